@@ -1,0 +1,214 @@
+"""The recorded history of one training run, and the questions the app asks of it.
+
+A Trace holds the corpus as distinct words with counts (in order of first appearance), the vocabulary
+in id order, and per merge step: the merged pair and new id, its count (and likelihood score for the
+course's WordPiece), the top competing candidates at that step, how many distinct words and corpus
+occurrences it rewrote. For every character boundary inside every word it also keeps the step that
+removed it (`boundary_steps`), so the segmentation of any word after any step k is a filter, not a
+replay: a boundary is still there after k merges iff its step is >= k.
+
+JSON schema (`to_json` / `from_json`), all lists indexed by step unless said otherwise:
+    {"format": "tokenizer-explorer-trace", "version": 1,
+     "config": {...TrainerConfig fields...},
+     "words": [str], "counts": [int],                  # per distinct word
+     "vocab": [str], "initial_vocab_size": int,         # vocab in id order; ids below it are initial
+     "merges": [[left_id, right_id, new_id]], "merge_counts": [int],
+     "merge_scores": [float|null], "words_changed": [int], "occurrences": [int],
+     "candidates": [[[left_id, right_id, count, score|null], ...]],   # best first, winner included
+     "stop_reason": str, "seconds": float,
+     "boundary_steps": [[int]]}                         # per word, per boundary; 2147483647 = never
+
+What it does not do: train (trainers/) or encode new text (models.py).
+"""
+
+from __future__ import annotations
+
+import json
+from array import array
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import accumulate
+
+NEVER = 2**31 - 1
+TRACE_FORMAT = "tokenizer-explorer-trace"
+
+
+@dataclass
+class Trace:
+    config: dict
+    words: list[str]
+    counts: list[int]
+    vocab: list[str]
+    initial_vocab_size: int
+    merges: list[tuple[int, int, int]]
+    merge_counts: list[int]
+    merge_scores: list[float | None]
+    words_changed: list[int]
+    occurrences: list[int]
+    candidates: list[list[tuple[int, int, int, float | None]]]
+    stop_reason: str
+    boundary_steps: list[array]
+    seconds: float = 0.0
+
+    # --- basic views -------------------------------------------------------------------------
+    @property
+    def steps(self) -> int:
+        return len(self.merges)
+
+    @property
+    def prefix(self) -> str:
+        prefix = self.config.get("continuing_subword_prefix")
+        if prefix is None:
+            return "##" if self.config.get("algorithm") == "wordpiece" else ""
+        return prefix
+
+    @property
+    def suffix(self) -> str:
+        return self.config.get("end_of_word_suffix") or ""
+
+    @property
+    def special_tokens(self) -> list[str]:
+        return list(self.config.get("special_tokens") or [])
+
+    def merge_strings(self) -> list[tuple[str, str]]:
+        """Merges as (left, right) token strings, in rank order (what merges.txt holds)."""
+        vocab = self.vocab
+        return [(vocab[left], vocab[right]) for left, right, _ in self.merges]
+
+    def token_ids(self) -> dict[str, int]:
+        return {token: index for index, token in enumerate(self.vocab)}
+
+    # --- segmentation after k merges ---------------------------------------------------------
+    def segment(self, word_index: int, k: int | None = None) -> list[str]:
+        """The tokens of one corpus word after the first k merges (all merges when k is None)."""
+        if k is None:
+            k = self.steps
+        word = self.words[word_index]
+        steps = self.boundary_steps[word_index]
+        cuts = [0]
+        cuts.extend(position + 1 for position, step in enumerate(steps) if step >= k)
+        cuts.append(len(word))
+        return self._decorate_pieces(word, cuts)
+
+    def _decorate_pieces(self, word: str, cuts: list[int]) -> list[str]:
+        prefix, suffix, end = self.prefix, self.suffix, len(word)
+        pieces = []
+        for start, stop in zip(cuts, cuts[1:]):
+            piece = word[start:stop]
+            if start and prefix:
+                piece = prefix + piece
+            if stop == end and suffix:
+                piece += suffix
+            pieces.append(piece)
+        return pieces
+
+    def segmentations_at(self, k: int, word_indices=None) -> list[list[str]]:
+        indices = range(len(self.words)) if word_indices is None else word_indices
+        return [self.segment(index, k) for index in indices]
+
+    def merge_positions(self, word_index: int, k: int) -> list[int]:
+        """Character offsets in the word where merge step k-1 (the k-th merge) joined two pieces."""
+        if k <= 0:
+            return []
+        return [position + 1 for position, step in enumerate(self.boundary_steps[word_index]) if step == k - 1]
+
+    def words_by_frequency(self) -> list[int]:
+        """Word indices, most frequent first (ties in order of first appearance)."""
+        return sorted(range(len(self.words)), key=lambda index: -self.counts[index])
+
+    # --- whole-run curves --------------------------------------------------------------------
+    @cached_property
+    def corpus_tokens(self) -> list[int]:
+        """Corpus token count after k merges, for k = 0..steps (the compression curve)."""
+        initial = sum(count * len(word) for word, count in zip(self.words, self.counts))
+        return list(accumulate(self.occurrences, lambda total, merged: total - merged, initial=initial))
+
+    @cached_property
+    def vocab_sizes(self) -> list[int]:
+        """Vocabulary size after k merges, for k = 0..steps (a merge may reuse an existing token)."""
+        sizes = [self.initial_vocab_size]
+        seen_max = self.initial_vocab_size - 1
+        for _, _, new_id in self.merges:
+            seen_max = max(seen_max, new_id)
+            sizes.append(seen_max + 1)
+        return sizes
+
+    @property
+    def corpus_characters(self) -> int:
+        return sum(count * len(word) for word, count in zip(self.words, self.counts))
+
+    # --- tokens ------------------------------------------------------------------------------
+    @cached_property
+    def merge_rank_of(self) -> dict[int, int]:
+        """Token id -> the first merge step that produced it."""
+        ranks: dict[int, int] = {}
+        for rank, (_, _, new_id) in enumerate(self.merges):
+            ranks.setdefault(new_id, rank)
+        return ranks
+
+    def merge_tree(self, token_id: int) -> dict:
+        """How a token was built: {"token", "id", "rank", "children": [left tree, right tree]}."""
+        rank = self.merge_rank_of.get(token_id)
+        node = {"token": self.vocab[token_id], "id": token_id, "rank": rank, "children": []}
+        if rank is not None:
+            left, right, _ = self.merges[rank]
+            node["children"] = [self.merge_tree(left), self.merge_tree(right)]
+        return node
+
+    @cached_property
+    def final_token_frequencies(self) -> dict[str, int]:
+        """How often each token occurs in the corpus once every merge is applied."""
+        frequencies: dict[str, int] = {}
+        for index, count in enumerate(self.counts):
+            for piece in self.segment(index):
+                frequencies[piece] = frequencies.get(piece, 0) + count
+        return frequencies
+
+    # --- serialization -----------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "format": TRACE_FORMAT,
+            "version": 1,
+            "config": self.config,
+            "words": self.words,
+            "counts": self.counts,
+            "vocab": self.vocab,
+            "initial_vocab_size": self.initial_vocab_size,
+            "merges": [list(m) for m in self.merges],
+            "merge_counts": self.merge_counts,
+            "merge_scores": self.merge_scores,
+            "words_changed": self.words_changed,
+            "occurrences": self.occurrences,
+            "candidates": [[list(c) for c in step] for step in self.candidates],
+            "stop_reason": self.stop_reason,
+            "seconds": self.seconds,
+            "boundary_steps": [list(steps) for steps in self.boundary_steps],
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Trace":
+        if data.get("format") != TRACE_FORMAT:
+            raise ValueError("not a Tokenizer Explorer trace (missing 'format': 'tokenizer-explorer-trace')")
+        return cls(
+            config=data["config"],
+            words=data["words"],
+            counts=data["counts"],
+            vocab=data["vocab"],
+            initial_vocab_size=data["initial_vocab_size"],
+            merges=[tuple(m) for m in data["merges"]],
+            merge_counts=data["merge_counts"],
+            merge_scores=data["merge_scores"],
+            words_changed=data["words_changed"],
+            occurrences=data["occurrences"],
+            candidates=[[tuple(c) for c in step] for step in data["candidates"]],
+            stop_reason=data["stop_reason"],
+            boundary_steps=[array("i", steps) for steps in data["boundary_steps"]],
+            seconds=data.get("seconds", 0.0),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> "Trace":
+        return cls.from_dict(json.loads(text))

@@ -1,0 +1,255 @@
+"""The incremental merge engine shared by every trainer (BPE and WordPiece, both flavors).
+
+State: each distinct word as a list of symbol ids, its corpus count, `pair_counts` (pair -> weighted
+number of adjacent occurrences, overlaps included, exactly as the `tokenizers` library counts them),
+and for the likelihood score the weighted frequency of every symbol. A merge rewrites only the words
+that hold the pair and reports the pair-count deltas the library's `Word::merge` reports, in the same
+order, so the library's priority queue can be replayed exactly. Nothing is ever re-counted.
+
+The engine also records, for every character boundary inside every word, the merge step that
+removed it (`boundary_steps`): that single array is what lets a Trace answer "how is every word
+segmented after step k" without replaying anything.
+
+What it does not do: choose the next pair (see `queues.py`), build vocabularies or ids, or
+pre-tokenize text.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import defaultdict
+
+# A pair (left id, right id) is packed into one int: hashing and comparing an int is much cheaper
+# than a tuple on the hot path, and `left << PAIR_SHIFT | right` orders pairs exactly like
+# the library's `(id_left, id_right)` tuple comparison.
+PAIR_SHIFT = 24
+PAIR_MASK = (1 << PAIR_SHIFT) - 1
+MAX_SYMBOLS = 1 << PAIR_SHIFT
+
+# Boundary never removed (int32 max, so it compares greater than every step).
+NEVER = 2**31 - 1
+
+# Words longer than this are rewritten by copying slices instead of in-place deletes, which keeps
+# a merge linear in the word length even for a 1,000,000-character pre-token.
+LONG_WORD = 256
+
+
+def pack(left: int, right: int) -> int:
+    return left << PAIR_SHIFT | right
+
+
+def unpack(key: int) -> tuple[int, int]:
+    return key >> PAIR_SHIFT, key & PAIR_MASK
+
+
+class MergeEngine:
+    """Words as symbol-id lists plus incrementally maintained pair counts."""
+
+    def __init__(
+        self,
+        words: list[list[int]],
+        counts: list[int],
+        symbol_lengths: list[int],
+        track_symbol_freqs: bool = False,
+        track_pair_words: bool = False,
+    ):
+        self.words = words
+        self.counts = counts
+        # Number of word characters each symbol id covers (decorations such as "##" excluded).
+        self.symbol_lengths = symbol_lengths
+        self.boundary_steps = [array("i", [NEVER]) * (len(w) - 1) if len(w) > 1 else array("i") for w in words]
+        self.pair_counts: defaultdict[int, int] = defaultdict(int)
+        # pair -> words that held it when it was counted (a superset: never pruned eagerly).
+        self.initial_pair_words: dict[int, set[int]] = {}
+        self.symbol_freqs: dict[int, int] | None = {} if track_symbol_freqs else None
+        self.pair_words: dict[int, set[int]] | None = None
+        self.pairs_by_symbol: dict[int, set[int]] | None = None
+        self._count_pairs()
+        if track_pair_words:
+            self.pair_words = {key: set(ws) for key, ws in self.initial_pair_words.items()}
+        if track_symbol_freqs:
+            self.pairs_by_symbol = {}
+            for key in self.pair_counts:
+                left, right = unpack(key)
+                self.pairs_by_symbol.setdefault(left, set()).add(key)
+                self.pairs_by_symbol.setdefault(right, set()).add(key)
+
+    def _count_pairs(self) -> None:
+        pair_counts = self.pair_counts
+        pair_words = self.initial_pair_words
+        symbol_freqs = self.symbol_freqs
+        for index, (symbols, count) in enumerate(zip(self.words, self.counts)):
+            if symbol_freqs is not None:
+                for symbol in symbols:
+                    symbol_freqs[symbol] = symbol_freqs.get(symbol, 0) + count
+            for left, right in zip(symbols, symbols[1:]):
+                key = left << PAIR_SHIFT | right
+                pair_counts[key] += count
+                holders = pair_words.get(key)
+                if holders is None:
+                    pair_words[key] = {index}
+                else:
+                    holders.add(index)
+
+    def merge(self, key: int, new_symbol: int, candidate_words, step: int):
+        """Merge `key` into `new_symbol` in every word of `candidate_words` that holds it.
+
+        Returns (new_pairs, words_changed, occurrences): `new_pairs` maps every pair that received
+        a positive delta to the set of words where it did (the library's `where_to_update`);
+        `occurrences` is the number of corpus occurrences merged (weighted by word counts).
+        """
+        left, right = key >> PAIR_SHIFT, key & PAIR_MASK
+        words = self.words
+        counts = self.counts
+        pair_counts = self.pair_counts
+        lengths = self.symbol_lengths
+        boundary_steps = self.boundary_steps
+        new_pairs: defaultdict[int, set[int]] = defaultdict(set)
+        words_changed = 0
+        occurrences = 0
+        new_shifted = new_symbol << PAIR_SHIFT
+        left_length = lengths[left]
+        merged_per_word = []
+
+        for index in candidate_words:
+            symbols = words[index]
+            size = len(symbols)
+            if size < 2:
+                continue
+            if size > LONG_WORD:
+                merged_here = self._merge_long_word(index, left, right, new_symbol, step, new_pairs)
+                if merged_here:
+                    merged_per_word.append(merged_here * counts[index])
+                continue
+            # Counting first (in C) makes a word that no longer holds the pair cost almost nothing.
+            remaining = symbols.count(left)
+            if not remaining:
+                continue
+            merged_here = 0
+            position = -1
+            while remaining:
+                position = symbols.index(left, position + 1)
+                remaining -= 1
+                if position >= size - 1:
+                    break
+                if symbols[position + 1] != right:
+                    continue
+                if right == left:
+                    remaining -= 1
+                if not merged_here:
+                    count = counts[index]
+                    steps = boundary_steps[index]
+                # The boundary removed sits after the left symbol's characters.
+                if position:
+                    steps[sum(map(lengths.__getitem__, symbols[:position])) + left_length - 1] = step
+                    previous = symbols[position - 1]
+                    pair_counts[previous << PAIR_SHIFT | left] -= count
+                    pair = previous << PAIR_SHIFT | new_symbol
+                    pair_counts[pair] += count
+                    new_pairs[pair].add(index)
+                else:
+                    steps[left_length - 1] = step
+                symbols[position] = new_symbol
+                del symbols[position + 1]
+                size -= 1
+                if position < size - 1:
+                    following = symbols[position + 1]
+                    pair_counts[right << PAIR_SHIFT | following] -= count
+                    pair = new_shifted | following
+                    pair_counts[pair] += count
+                    new_pairs[pair].add(index)
+                merged_here += 1
+            if merged_here:
+                merged_per_word.append(merged_here * count)
+        words_changed = len(merged_per_word)
+        occurrences = sum(merged_per_word)
+        if self.symbol_freqs is not None and occurrences:
+            freqs = self.symbol_freqs
+            freqs[left] -= occurrences
+            freqs[right] -= occurrences
+            freqs[new_symbol] = freqs.get(new_symbol, 0) + occurrences
+        if self.pair_words is not None:
+            pair_words = self.pair_words
+            for pair, holders in new_pairs.items():
+                known = pair_words.get(pair)
+                if known is None:
+                    pair_words[pair] = set(holders)
+                else:
+                    known |= holders
+        if self.pairs_by_symbol is not None:
+            by_symbol = self.pairs_by_symbol
+            for pair in new_pairs:
+                by_symbol.setdefault(pair >> PAIR_SHIFT, set()).add(pair)
+                by_symbol.setdefault(pair & PAIR_MASK, set()).add(pair)
+        return new_pairs, words_changed, occurrences
+
+    def _merge_long_word(self, index, left, right, new_symbol, step, new_pairs) -> int:
+        """Same deltas as the short-word loop, but builds the merged word by copying slices."""
+        symbols = self.words[index]
+        size = len(symbols)
+        count = self.counts[index]
+        pair_counts = self.pair_counts
+        lengths = self.symbol_lengths
+        steps = self.boundary_steps[index]
+        merged: list[int] = []
+        copied_from = 0
+        char_offset = 0  # characters covered by symbols[:copied_from]
+        merged_here = 0
+        position = 0
+        while True:
+            try:
+                position = symbols.index(left, position, size - 1)
+            except ValueError:
+                break
+            if symbols[position + 1] != right:
+                position += 1
+                continue
+            chunk = symbols[copied_from:position]
+            merged.extend(chunk)
+            char_offset += sum(map(lengths.__getitem__, chunk))
+            steps[char_offset + lengths[left] - 1] = step
+            char_offset += lengths[left] + lengths[right]
+            if merged:
+                previous = merged[-1]
+                pair = previous << PAIR_SHIFT | left
+                pair_counts[pair] -= count
+                pair = previous << PAIR_SHIFT | new_symbol
+                pair_counts[pair] += count
+                new_pairs[pair].add(index)
+            merged.append(new_symbol)
+            if position + 2 < size:
+                following = symbols[position + 2]
+                pair = right << PAIR_SHIFT | following
+                pair_counts[pair] -= count
+                pair = new_symbol << PAIR_SHIFT | following
+                pair_counts[pair] += count
+                new_pairs[pair].add(index)
+            position += 2
+            copied_from = position
+            merged_here += 1
+        if merged_here:
+            merged.extend(symbols[copied_from:])
+            self.words[index] = merged
+        return merged_here
+
+    def first_occurrence(self, key: int) -> tuple[int, int]:
+        """(word index, symbol position) of the pair's first occurrence in corpus order.
+
+        Needs `track_pair_words`. Prunes words that no longer hold the pair on the way.
+        """
+        left, right = key >> PAIR_SHIFT, key & PAIR_MASK
+        holders = self.pair_words[key]
+        for index in sorted(holders):
+            symbols = self.words[index]
+            position = 0
+            size = len(symbols)
+            while True:
+                try:
+                    position = symbols.index(left, position, size - 1)
+                except ValueError:
+                    break
+                if symbols[position + 1] == right:
+                    return index, position
+                position += 1
+            holders.discard(index)
+        raise LookupError("pair has no occurrence left")

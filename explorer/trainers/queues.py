@@ -1,0 +1,186 @@
+"""Which pair to merge next: the two selection rules, each a lazy priority queue over the engine.
+
+- `LibraryQueue` replays the `tokenizers` library's BpeTrainer queue exactly: a max-heap of
+  (count, smallest (id_left, id_right) first) entries, each carrying the set of words it will
+  rewrite; a popped entry whose count is stale is corrected and pushed back. Entries are only
+  pushed for pairs that gained occurrences in the last merge, with the words where they did; this
+  is the library's behaviour, quirks included (an entry only rewrites the words it carries).
+- `CourseQueue` reproduces the Hugging Face course loop (recount everything, take the first best
+  pair in dict order) without recounting: the score is the pair frequency (BPE) or the likelihood
+  count(ab) / (count(a) * count(b)) computed with the same float expression as the course
+  (WordPiece); ties go to the pair whose first occurrence comes first when scanning words in order
+  of first appearance, left to right, which is the course's dict insertion order.
+
+Both also report the top competing candidates at each step for the trace.
+What this module does not do: rewrite words (engine.py) or assign ids (trainers/__init__.py).
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from itertools import count as counter
+
+from explorer.trainers.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The pair chosen at one step, with the runners-up seen while choosing it."""
+
+    key: int
+    count: int
+    score: float | None
+    words: object  # the words to rewrite (a set of word indices)
+    candidates: list[tuple[int, int, float | None]]  # (key, count, score), best first, winner included
+
+
+class LibraryQueue:
+    """The library's BinaryHeap<Merge>, replayed with heapq (counts negated for a max-heap)."""
+
+    def __init__(self, engine: MergeEngine, candidates: int):
+        self.engine = engine
+        self.limit = candidates
+        self._sequence = counter()
+        pair_counts = engine.pair_counts
+        self.heap = [
+            (-pair_counts[key], key, next(self._sequence), words)
+            for key, words in engine.initial_pair_words.items()
+            if pair_counts[key] > 0
+        ]
+        heapq.heapify(self.heap)
+
+    def _pop_valid(self):
+        """Pop until an entry's count is current (the library's stale-entry loop)."""
+        heap = self.heap
+        pair_counts = self.engine.pair_counts
+        while heap:
+            entry = heapq.heappop(heap)
+            current = pair_counts[entry[1]]
+            if -entry[0] == current:
+                return entry
+            if current > 0:
+                # Pushed back with the corrected count (the library pushes zero counts back too,
+                # but a zero-count entry can only stop training once nothing positive is left,
+                # which an empty queue reports the same way).
+                heapq.heappush(heap, (-current, entry[1], entry[2], entry[3]))
+        return None
+
+    def pick(self) -> Pick | None:
+        top = self._pop_valid()
+        if top is None:
+            return None
+        candidates = [(top[1], -top[0], None)]
+        if self.limit > 1:
+            seen = {top[1]}
+            held = []
+            while len(seen) < self.limit:
+                entry = self._pop_valid()
+                if entry is None:
+                    break
+                held.append(entry)
+                if entry[1] not in seen:
+                    seen.add(entry[1])
+                    candidates.append((entry[1], -entry[0], None))
+            for entry in held:
+                heapq.heappush(self.heap, entry)
+        return Pick(top[1], -top[0], None, top[3], candidates)
+
+    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
+        pair_counts = self.engine.pair_counts
+        heap = self.heap
+        sequence = self._sequence
+        for pair, words in new_pairs.items():
+            current = pair_counts[pair]
+            if current > 0:
+                heapq.heappush(heap, (-current, pair, next(sequence), words))
+
+
+class CourseQueue:
+    """Max score first; exact ties broken by first occurrence in corpus scan order."""
+
+    def __init__(self, engine: MergeEngine, candidates: int, likelihood: bool):
+        self.engine = engine
+        self.limit = max(1, candidates)
+        self.likelihood = likelihood
+        self.heap = []
+        for key in engine.pair_counts:
+            score = self.score(key)
+            if score is not None:
+                self.heap.append((-score, key))
+        heapq.heapify(self.heap)
+
+    def score(self, key: int):
+        """The course's score for a pair, or None when the pair no longer occurs."""
+        pair_count = self.engine.pair_counts.get(key, 0)
+        if pair_count <= 0:
+            return None
+        if not self.likelihood:
+            return pair_count
+        freqs = self.engine.symbol_freqs
+        # Same expression as the course's compute_pair_scores: freq / (freq_a * freq_b).
+        return pair_count / (freqs[key >> PAIR_SHIFT] * freqs[key & PAIR_MASK])
+
+    def pick(self) -> Pick | None:
+        heap = self.heap
+        taken: dict[int, float] = {}
+        best = None
+        while heap:
+            stored = -heap[0][0]
+            if best is not None and stored < best and len(taken) >= self.limit:
+                break
+            key = heapq.heappop(heap)[1]
+            if key in taken:
+                continue  # a duplicate entry; one is pushed back below
+            current = self.score(key)
+            if current is None:
+                continue
+            if current != stored:
+                heapq.heappush(heap, (-current, key))
+                continue
+            if best is None:
+                best = current
+            taken[key] = current
+        if best is None:
+            return None
+        tied = [key for key, score in taken.items() if score == best]
+        winner = tied[0] if len(tied) == 1 else min(tied, key=self.engine.first_occurrence)
+        for key, score in taken.items():
+            if key != winner:
+                heapq.heappush(heap, (-score, key))
+        pair_counts = self.engine.pair_counts
+        ranked = sorted(taken.items(), key=lambda item: (-item[1], item[0] != winner, item[0]))
+        candidates = [
+            (key, pair_counts[key], score if self.likelihood else None) for key, score in ranked[: self.limit]
+        ]
+        return Pick(
+            winner,
+            pair_counts[winner],
+            best if self.likelihood else None,
+            self.engine.pair_words[winner],
+            candidates,
+        )
+
+    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
+        engine = self.engine
+        # The course recounts after merging: a merged pair has no occurrence left, whatever the
+        # overlap-counting deltas say (in `aaa`, (a, a) counted 2 but only 1 was merged).
+        engine.pair_counts[key] = 0
+        engine.pair_words.pop(key, None)
+        to_push = set(new_pairs)
+        if self.likelihood:
+            # Symbol frequencies of both parts dropped: every pair holding them scores higher now.
+            by_symbol = engine.pairs_by_symbol
+            pair_counts = engine.pair_counts
+            for symbol in (key >> PAIR_SHIFT, key & PAIR_MASK):
+                holders = by_symbol.get(symbol)
+                if not holders:
+                    continue
+                dead = [pair for pair in holders if pair_counts.get(pair, 0) <= 0]
+                holders.difference_update(dead)
+                to_push |= holders
+        heap = self.heap
+        for pair in to_push:
+            score = self.score(pair)
+            if score is not None:
+                heapq.heappush(heap, (-score, pair))

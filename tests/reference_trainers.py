@@ -1,0 +1,116 @@
+"""Plain re-count-every-step trainers: the slow, obviously-correct references for differential tests.
+
+`library_reference` follows the measured rules of the `tokenizers` BpeTrainer (shared reference
+notes): recount every pair (overlaps count), best = highest count then smallest (id_left, id_right),
+rewrite every word left to right. `course_reference` is the Hugging Face course's loop, nearly line
+for line (dict insertion order breaks ties; WordPiece scores freq / (freq_a * freq_b)).
+Kept in tests only: they are quadratic on purpose.
+"""
+
+from collections import defaultdict
+
+
+def _decorate(word, prefix, suffix):
+    out = []
+    for i, c in enumerate(word):
+        s = c
+        if prefix and i > 0:
+            s = prefix + s
+        if suffix and i == len(word) - 1:
+            s = s + suffix
+        out.append(s)
+    return out
+
+
+def library_reference(word_counts, vocab_size, special_tokens=(), min_frequency=0, prefix=None,
+                      suffix=None, initial_alphabet=(), decorated_order=None):
+    words = [w for w in word_counts if w]
+    counts = [word_counts[w] for w in words]
+    vocab, ids = [], {}
+
+    def add(token):
+        if token not in ids:
+            ids[token] = len(vocab)
+            vocab.append(token)
+        return ids[token]
+
+    for token in special_tokens:
+        add(token)
+    for c in sorted({c for w in words for c in w} | {a[0] for a in initial_alphabet if a}):
+        add(c)
+    splits = [_decorate(w, prefix, suffix) for w in words]
+    block = sorted({s for split in splits for s in split} - set(ids))
+    for token in decorated_order if decorated_order is not None else block:
+        add(token)
+    splits = [[ids[s] for s in split] for split in splits]
+    merges = []
+    while len(vocab) < vocab_size:
+        pair_counts = defaultdict(int)
+        for split, count in zip(splits, counts):
+            for pair in zip(split, split[1:]):
+                pair_counts[pair] += count
+        if not pair_counts:
+            break
+        best = min(pair_counts, key=lambda p: (-pair_counts[p], p))
+        if pair_counts[best] < max(1, min_frequency):
+            break
+        left, right = best
+        right_part = vocab[right]
+        if prefix and right_part.startswith(prefix):
+            right_part = right_part[len(prefix):]
+        new_id = add(vocab[left] + right_part)
+        merges.append((vocab[left], vocab[right]))
+        for index, split in enumerate(splits):
+            i, out = 0, []
+            while i < len(split):
+                if i + 1 < len(split) and split[i] == left and split[i + 1] == right:
+                    out.append(new_id)
+                    i += 2
+                else:
+                    out.append(split[i])
+                    i += 1
+            splits[index] = out
+    return vocab, merges
+
+
+def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False):
+    """The course notebooks' loop (BPE: chapter 6 section 5; WordPiece: section 6)."""
+    if wordpiece:
+        splits = {w: [c if i == 0 else f"##{c}" for i, c in enumerate(w)] for w in word_freqs if w}
+    else:
+        splits = {w: list(w) for w in word_freqs if w}
+    alphabet = sorted({s for split in splits.values() for s in split})
+    vocab = list(special_tokens) + alphabet
+    merges = []
+    while len(vocab) < vocab_size:
+        letter_freqs = defaultdict(int)
+        pair_freqs = defaultdict(int)
+        for word, split in splits.items():
+            freq = word_freqs[word]
+            for s in split:
+                letter_freqs[s] += freq
+            for i in range(len(split) - 1):
+                pair_freqs[(split[i], split[i + 1])] += freq
+        if wordpiece:
+            scores = {p: f / (letter_freqs[p[0]] * letter_freqs[p[1]]) for p, f in pair_freqs.items()}
+        else:
+            scores = dict(pair_freqs)
+        best_pair, max_score = None, None
+        for pair, score in scores.items():
+            if max_score is None or max_score < score:
+                best_pair, max_score = pair, score
+        if best_pair is None:
+            break
+        a, b = best_pair
+        merged = a + b[2:] if (wordpiece and b.startswith("##")) else a + b
+        for word, split in splits.items():
+            i = 0
+            while i < len(split) - 1:
+                if split[i] == a and split[i + 1] == b:
+                    split = split[:i] + [merged] + split[i + 2:]
+                else:
+                    i += 1
+            splits[word] = split
+        merges.append(best_pair)
+        vocab.append(merged)
+    return vocab, merges
