@@ -1,0 +1,150 @@
+"""How efficiently a tokenizer encodes a set of texts: the usual compression and fertility figures.
+
+What it does: runs an encoder over texts and counts tokens, characters, UTF-8 bytes, words, words
+split into several tokens and unknown tokens, then derives characters per token, bytes per token,
+fertility (tokens per word), the share of split words and the unknown-token rate.
+
+Word rule: a word is a maximal run of non-whitespace characters (`str.split()` without arguments,
+so "don't", "U.S.", "(hello)," are each one word). A token belongs to every word its character span
+[start, end) overlaps; a word is split when two or more tokens overlap it. Tokens with an empty
+span (added special tokens) overlap no word but still count as tokens.
+
+What it does not do: tokenize, normalise text, or know about a particular library. The encoder is
+any callable `text -> pieces` whose pieces have `start` and `end` (character offsets) and, for
+unknown-token counting, `id` or the token's text as `value`, `token` or `token_bytes`. Pass an
+encoder without a post-processor if [CLS]/[SEP]-style tokens should not count.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+import pandas as pd
+
+WORD = re.compile(r"\S+")
+
+Encoder = Callable[[str], Sequence[Any]]
+
+
+@dataclass(frozen=True)
+class TokenizerMetrics:
+    """Counts over a set of texts for one tokenizer; the ratios are derived properties.
+
+    A ratio whose denominator is zero (no tokens, no words) is NaN rather than a made-up number.
+    """
+
+    name: str
+    texts: int
+    tokens: int
+    characters: int
+    utf8_bytes: int
+    words: int
+    split_words: int
+    unknown_tokens: int
+
+    @property
+    def chars_per_token(self) -> float:
+        return _ratio(self.characters, self.tokens)
+
+    @property
+    def bytes_per_token(self) -> float:
+        return _ratio(self.utf8_bytes, self.tokens)
+
+    @property
+    def fertility(self) -> float:
+        """Tokens per word."""
+        return _ratio(self.tokens, self.words)
+
+    @property
+    def split_word_share(self) -> float:
+        """Share of words covered by two or more tokens."""
+        return _ratio(self.split_words, self.words)
+
+    @property
+    def unknown_rate(self) -> float:
+        """Share of tokens that are the unknown token."""
+        return _ratio(self.unknown_tokens, self.tokens)
+
+
+def _ratio(numerator: int, denominator: int) -> float:
+    return numerator / denominator if denominator else math.nan
+
+
+def word_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) character spans of the whitespace-separated words of `text`."""
+    return [match.span() for match in WORD.finditer(text)]
+
+
+def tokens_per_word(words: Sequence[tuple[int, int]], pieces: Iterable[Any]) -> list[int]:
+    """For each word span, how many pieces overlap it (see the module's word rule)."""
+    counts = [0] * len(words)
+    word_starts = [start for start, _ in words]
+    for piece in pieces:
+        if piece.end <= piece.start:
+            continue
+        # Words are disjoint and sorted: start from the last word beginning before the piece ends.
+        index = bisect.bisect_left(word_starts, piece.end) - 1
+        while index >= 0 and words[index][1] > piece.start:
+            counts[index] += 1
+            index -= 1
+    return counts
+
+
+def is_unknown(piece: Any, unknown_token: int | str | None) -> bool:
+    """Whether `piece` is the unknown token, given by id (int) or by its text (str)."""
+    if unknown_token is None:
+        return False
+    if isinstance(unknown_token, int):
+        return getattr(piece, "id", None) == unknown_token
+    # explorer.models.Token calls its text `value`; other pieces may say `token`.
+    token_text = getattr(piece, "value", getattr(piece, "token", None))
+    if token_text is not None:
+        return token_text == unknown_token
+    return getattr(piece, "token_bytes", None) == unknown_token.encode("utf-8")
+
+
+def compute_metrics(
+    name: str,
+    texts: Iterable[str],
+    encode: Encoder,
+    unknown_token: int | str | None = None,
+) -> TokenizerMetrics:
+    """Encode every text with `encode` and add up the counts behind `TokenizerMetrics`."""
+    totals = dict(texts=0, tokens=0, characters=0, utf8_bytes=0, words=0, split_words=0)
+    unknown_tokens = 0
+    for text in texts:
+        pieces = list(encode(text))
+        words = word_spans(text)
+        totals["texts"] += 1
+        totals["tokens"] += len(pieces)
+        totals["characters"] += len(text)
+        totals["utf8_bytes"] += len(text.encode("utf-8", errors="surrogatepass"))
+        totals["words"] += len(words)
+        totals["split_words"] += sum(1 for count in tokens_per_word(words, pieces) if count >= 2)
+        unknown_tokens += sum(1 for piece in pieces if is_unknown(piece, unknown_token))
+    return TokenizerMetrics(name=name, unknown_tokens=unknown_tokens, **totals)
+
+
+METRIC_COLUMNS = {
+    "tokens": "tokens",
+    "chars_per_token": "characters / token",
+    "bytes_per_token": "bytes / token",
+    "fertility": "tokens / word",
+    "split_word_share": "words split",
+    "unknown_rate": "unknown rate",
+}
+
+
+def metrics_table(metrics: Iterable[TokenizerMetrics]) -> pd.DataFrame:
+    """One row per tokenizer (indexed by name), one column per figure in `METRIC_COLUMNS`."""
+    rows = {
+        m.name: {label: getattr(m, field) for field, label in METRIC_COLUMNS.items()}
+        for m in metrics
+    }
+    table = pd.DataFrame.from_dict(rows, orient="index", columns=list(METRIC_COLUMNS.values()))
+    table.index.name = "tokenizer"
+    return table

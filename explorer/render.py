@@ -1,0 +1,252 @@
+"""Byte-honest, escaped rendering of tokens: readable token text and HTML token spans.
+
+What it does: shows a token exactly as the bytes it holds. Whole UTF-8 characters are shown as
+themselves, bytes that are only part of a character as `<0xE2>`, and whitespace and control
+characters as visible markers (`·` space, `↵` newline, `→` tab, `<0x00>` others). It never
+shows U+FFFD for bytes that are not a real U+FFFD. `token_spans_html` lays a text out as coloured
+token spans and outlines the tokens that together make up one user-perceived character (an
+extended grapheme cluster, regex `\\X`).
+
+Every string that comes from the user or a vocabulary goes through `escape_text`: HTML-escaped
+(quotes too) and with Markdown/Streamlit markup characters turned into numeric character references,
+so the output can be given to `st.markdown(..., unsafe_allow_html=True)` or `st.html` and `**x**`,
+`$x$`, `:red[x]` or `<script>` still show literally.
+
+What it does not do: import streamlit, choose fonts or themes, or encode anything: it draws pieces
+that a tokenizer produced (anything with `id`, `start`, `end` and, ideally, `token_bytes`).
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from typing import Protocol, Sequence
+
+import regex
+
+# One implementation of GPT-2's byte alphabet (explorer.bytelevel), re-exported for display code.
+from explorer.bytelevel import symbols_to_bytes as byte_level_symbols_to_bytes
+
+__all__ = [
+    "PALETTE",
+    "byte_escape",
+    "byte_level_symbols_to_bytes",
+    "escape_text",
+    "grapheme_groups",
+    "group_pieces_by_shared_clusters",
+    "legend_html",
+    "readable_token",
+    "token_spans_html",
+]
+
+SPACE_MARK = "·"
+NEWLINE_MARK = "↵"
+TAB_MARK = "→"
+WHITESPACE_MARKS = {" ": SPACE_MARK, "\n": NEWLINE_MARK, "\t": TAB_MARK}
+
+# Light backgrounds that keep dark text readable; neighbours always differ.
+PALETTE = (
+    "#fde2e4",
+    "#d7f0e4",
+    "#dfe7fd",
+    "#fff1c1",
+    "#e4d9f7",
+    "#cde7f0",
+    "#fbe0c8",
+    "#e2f0cb",
+)
+
+# Characters that Markdown or Streamlit's markdown would interpret; written as character
+# references they display literally in both HTML and Markdown. "#" is handled apart because the
+# references themselves contain it.
+_MARKUP_CHARACTERS = "*_`~$[]:\\|!^{}"
+_MARKUP_REFERENCES = str.maketrans({char: f"&#{ord(char)};" for char in _MARKUP_CHARACTERS})
+_HASH_NOT_IN_A_REFERENCE = re.compile(r"(?<!&)#")
+
+
+class Piece(Protocol):
+    """What `token_spans_html` needs from a token; `token_bytes` is optional (see there)."""
+
+    id: int
+    start: int
+    end: int
+
+
+def escape_text(text: str) -> str:
+    """Escape `text` for HTML (quotes included) and neutralise Markdown/Streamlit markup."""
+    escaped = html.escape(text, quote=True)  # its only "#" is in "&#x27;", right after "&"
+    escaped = _HASH_NOT_IN_A_REFERENCE.sub("&#35;", escaped)
+    return escaped.translate(_MARKUP_REFERENCES)
+
+
+def byte_escape(byte: int) -> str:
+    """One byte in the `<0xE2>` notation used for partial characters and control characters."""
+    return f"<0x{byte:02X}>"
+
+
+def _decode_one_character(data: bytes, offset: int) -> tuple[str | None, int]:
+    """The UTF-8 character starting at `offset` and its length, or (None, 1) if there is none.
+
+    The codec is the judge: the shortest slice of 1 to 4 bytes that decodes strictly is one whole
+    character. Truncated, overlong or stray continuation bytes never decode.
+    """
+    for length in range(1, 5):
+        chunk = data[offset : offset + length]
+        if len(chunk) < length:
+            break
+        try:
+            return chunk.decode("utf-8"), length
+        except UnicodeDecodeError:
+            continue
+    return None, 1
+
+
+def _visible_character(char: str) -> str:
+    if char in WHITESPACE_MARKS:
+        return WHITESPACE_MARKS[char]
+    # Line and paragraph separators would break the line invisibly, so they count as controls.
+    if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+        return "".join(byte_escape(byte) for byte in char.encode("utf-8"))
+    return char
+
+
+def readable_token(token_bytes: bytes) -> str:
+    """The token's bytes made visible: whole characters as text, everything else as `<0xNN>`.
+
+    >>> readable_token(" caf\\xc3\\xa9\\n".encode("latin-1"))
+    '·café↵'
+    >>> readable_token(b"\\xe2\\x82")
+    '<0xE2><0x82>'
+    """
+    parts = []
+    offset = 0
+    while offset < len(token_bytes):
+        char, length = _decode_one_character(token_bytes, offset)
+        if char is None:
+            parts.append(byte_escape(token_bytes[offset]))
+        else:
+            parts.append(_visible_character(char))
+        offset += length
+    return "".join(parts)
+
+
+def grapheme_groups(text: str) -> list[tuple[int, int]]:
+    """(start, end) character spans of the extended grapheme clusters of `text` (regex `\\X`)."""
+    return [match.span() for match in regex.finditer(r"\X", text)]
+
+
+def _piece_bytes(piece: Piece, text: str) -> bytes:
+    # Pieces without bytes (e.g. WordPiece "##ing") are shown as the source text they cover.
+    token_bytes = getattr(piece, "token_bytes", None)
+    if token_bytes is not None:
+        return token_bytes
+    return text[piece.start : piece.end].encode("utf-8")
+
+
+def _cluster_range(piece: Piece, cluster_of_char: list[int]) -> tuple[int, int] | None:
+    """First and last grapheme cluster a piece touches; None for an empty span."""
+    if piece.end <= piece.start:
+        return None
+    return cluster_of_char[piece.start], cluster_of_char[piece.end - 1]
+
+
+def group_pieces_by_shared_clusters(
+    text: str, pieces: Sequence[Piece]
+) -> list[list[int]]:
+    """Indices of consecutive pieces, grouped when they touch a common grapheme cluster.
+
+    A piece that shares no cluster with its neighbours is a group of one.
+    """
+    cluster_of_char = [0] * len(text)
+    for cluster_index, (start, end) in enumerate(grapheme_groups(text)):
+        cluster_of_char[start:end] = [cluster_index] * (end - start)
+
+    groups: list[list[int]] = []
+    last_cluster_of_group: int | None = None
+    for index, piece in enumerate(pieces):
+        clusters = _cluster_range(piece, cluster_of_char)
+        shares_cluster = (
+            clusters is not None
+            and last_cluster_of_group is not None
+            and clusters[0] <= last_cluster_of_group
+        )
+        if shares_cluster:
+            groups[-1].append(index)
+            last_cluster_of_group = max(last_cluster_of_group, clusters[1])
+        else:
+            groups.append([index])
+            last_cluster_of_group = None if clusters is None else clusters[1]
+    return groups
+
+
+def _token_span(piece: Piece, token_bytes: bytes, colour: str) -> str:
+    readable = readable_token(token_bytes)
+    title = f"id {piece.id}: {readable}"
+    line_breaks = "<br>" * token_bytes.count(b"\n")
+    return (
+        f'<span class="tok" title="{escape_text(title)}" style="background:{html.escape(colour, quote=True)};'
+        'color:#111;border-radius:3px;padding:0 1px;margin:0 1px;">'
+        f"{escape_text(readable)}</span>{line_breaks}"
+    )
+
+
+def token_spans_html(text: str, pieces: Sequence[Piece], palette: Sequence[str] = PALETTE) -> str:
+    """HTML with one coloured `<span>` per token, in order, on one line of markup.
+
+    Each span shows `readable_token` of the token's bytes and has the title "id N: readable".
+    Tokens that share a grapheme cluster (a partial emoji, a letter and its combining accent) are
+    wrapped in a dashed outline whose title says "N tokens form one character: X", followed by a
+    small label showing X. Colours cycle through `palette` by token position. Pieces without
+    `token_bytes` are shown as `text[start:end]`. No raw newline is emitted (newline tokens are
+    followed by `<br>`), so Markdown cannot end the HTML block early.
+    """
+    colours = list(palette)
+    parts = ['<div class="token-spans" style="line-height:1.9;white-space:pre-wrap;">']
+    for group in group_pieces_by_shared_clusters(text, pieces):
+        spans = [
+            _token_span(pieces[i], _piece_bytes(pieces[i], text), colours[i % len(colours)])
+            for i in group
+        ]
+        if len(group) == 1:
+            parts.extend(spans)
+            continue
+        shared_text = text[pieces[group[0]].start : max(pieces[i].end for i in group)]
+        readable_shared = readable_token(shared_text.encode("utf-8"))
+        if len(grapheme_groups(shared_text)) == 1:
+            title = f"{len(group)} tokens form one character: {readable_shared}"
+        else:
+            title = f"{len(group)} tokens share characters: {readable_shared}"
+        parts.append(
+            f'<span class="tok-group" title="{escape_text(title)}" '
+            'style="outline:1px dashed #666;outline-offset:1px;border-radius:3px;">'
+        )
+        parts.extend(spans)
+        parts.append(
+            '<span class="tok-group-label" style="font-size:0.7em;color:#666;">'
+            f"={escape_text(readable_shared)}</span></span>"
+        )
+    parts.append("</div>")
+    return "".join(parts)
+
+
+LEGEND = (
+    ("Ġ", "a space, in GPT-2 / RoBERTa byte-level vocabularies (Ċ is a newline)"),
+    ("##", "WordPiece: this token continues the word before it"),
+    ("▁", "SentencePiece: a space (start of a word)"),
+    (SPACE_MARK, "a space in the text"),
+    (NEWLINE_MARK, "a line break in the text"),
+    (TAB_MARK, "a tab in the text"),
+    ("<0xE2>", "one byte that is only part of a character (or a control character)"),
+    ("dashed outline", "several tokens that together form one character"),
+)
+
+
+def legend_html() -> str:
+    """A small HTML table explaining the markers used in token displays."""
+    rows = "".join(
+        f'<tr><td style="padding:0 0.6em;"><code>{escape_text(marker)}</code></td>'
+        f"<td>{escape_text(meaning)}</td></tr>"
+        for marker, meaning in LEGEND
+    )
+    return f'<table class="token-legend">{rows}</table>'
