@@ -75,6 +75,22 @@ class Trace:
         vocab = self.vocab
         return [(vocab[left], vocab[right]) for left, right, _ in self.merges]
 
+    def model_merges(self) -> list[tuple[str, str]]:
+        """The merges a model keeps: each pair once.
+
+        A pair can be merged twice (the library keeps a stale queue entry whose count still
+        matches; the course can re-form a pair). The library's trainer collects merges into a
+        map keyed by pair, so the last rank wins; the course's `merges` dict keeps a key at its
+        first position.
+        """
+        position: dict[tuple[int, int], int] = {}
+        keep_first = self.config.get("flavor") == "course"
+        for rank, (left, right, _) in enumerate(self.merges):
+            if not (keep_first and (left, right) in position):
+                position[(left, right)] = rank
+        ordered = sorted(position.items(), key=lambda item: item[1])
+        return [(self.vocab[left], self.vocab[right]) for (left, right), _ in ordered]
+
     def token_ids(self) -> dict[str, int]:
         return {token: index for index, token in enumerate(self.vocab)}
 

@@ -80,7 +80,8 @@ class TrainerConfig:
         return self.end_of_word_suffix or None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """Plain JSON types (tuples become lists), as stored in a Trace."""
+        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
 
 
 @dataclass
@@ -120,10 +121,13 @@ def train(
     config: TrainerConfig,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    decorated_order: Iterable[str] | None = None,
 ) -> Trace:
     """Learn merges from word counts (in order of first appearance) and return the full Trace.
 
     `progress(step, planned_steps)` and `should_stop()` are called every few dozen steps.
+    `decorated_order` replaces the code-point order of the library flavor's decorated character
+    block (`##x`, `x</w>`): parity tests pass the order one library run happened to use.
     """
     started = time.perf_counter()
     items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
@@ -140,7 +144,7 @@ def train(
         for char in alphabet:
             vocab.add(char)
         decorated = sorted({s for symbols in symbol_strings for s in symbols} - vocab.ids.keys())
-        for token in decorated:
+        for token in decorated if decorated_order is None else decorated_order:
             vocab.add(token)
         planned_size = config.vocab_size
     else:
@@ -152,16 +156,14 @@ def train(
         course_length = len(config.special_tokens) + len(initial)
     symbol_words = [[vocab.ids[s] for s in symbols] for symbols in symbol_strings]
     initial_vocab_size = len(vocab.tokens)
-    symbol_lengths = [len(token) for token in vocab.tokens]
-    for symbols, word in zip(symbol_strings, words):
-        for s in symbols:
-            symbol_lengths[vocab.ids[s]] = 1
+    token_lengths = [len(token) for token in vocab.tokens]
 
     likelihood = config.flavor == "course" and config.algorithm == "wordpiece"
     engine = MergeEngine(
         symbol_words,
         counts,
-        symbol_lengths,
+        token_lengths,
+        prefix_length=len(prefix or ""),
         track_symbol_freqs=likelihood,
         track_pair_words=config.flavor == "course",
     )
@@ -206,8 +208,8 @@ def train(
         if prefix and right_part.startswith(prefix):
             right_part = right_part[len(prefix) :]
         new_id = vocab.add(vocab.tokens[left] + right_part)
-        if new_id == len(symbol_lengths):
-            symbol_lengths.append(symbol_lengths[left] + symbol_lengths[right])
+        if new_id == len(token_lengths):
+            token_lengths.append(len(vocab.tokens[new_id]))
         new_pairs, changed, merged = engine.merge(pick.key, new_id, pick.words, step)
         queue.after_merge(pick.key, new_pairs)
         merges.append((left, right, new_id))

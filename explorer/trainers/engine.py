@@ -49,14 +49,18 @@ class MergeEngine:
         self,
         words: list[list[int]],
         counts: list[int],
-        symbol_lengths: list[int],
+        token_lengths: list[int],
+        prefix_length: int = 0,
         track_symbol_freqs: bool = False,
         track_pair_words: bool = False,
     ):
         self.words = words
         self.counts = counts
-        # Number of word characters each symbol id covers (decorations such as "##" excluded).
-        self.symbol_lengths = symbol_lengths
+        # Length of each token's string, decorations included. Every symbol's string is its
+        # characters with the prefix when it does not start the word (and the suffix when it ends
+        # it), so the characters before a boundary follow from these lengths and the position.
+        self.token_lengths = token_lengths
+        self.prefix_length = prefix_length
         self.boundary_steps = [array("i", [NEVER]) * (len(w) - 1) if len(w) > 1 else array("i") for w in words]
         self.pair_counts: defaultdict[int, int] = defaultdict(int)
         # pair -> words that held it when it was counted (a superset: never pruned eagerly).
@@ -102,7 +106,8 @@ class MergeEngine:
         words = self.words
         counts = self.counts
         pair_counts = self.pair_counts
-        lengths = self.symbol_lengths
+        lengths = self.token_lengths
+        prefix_length = self.prefix_length
         boundary_steps = self.boundary_steps
         new_pairs: defaultdict[int, set[int]] = defaultdict(set)
         words_changed = 0
@@ -139,9 +144,10 @@ class MergeEngine:
                 if not merged_here:
                     count = counts[index]
                     steps = boundary_steps[index]
-                # The boundary removed sits after the left symbol's characters.
+                # The boundary removed sits after the left symbol's characters (a prefix on every
+                # symbol but the first one is not a character of the word).
                 if position:
-                    steps[sum(map(lengths.__getitem__, symbols[:position])) + left_length - 1] = step
+                    steps[sum(map(lengths.__getitem__, symbols[:position])) + left_length - prefix_length * position - 1] = step
                     previous = symbols[position - 1]
                     pair_counts[previous << PAIR_SHIFT | left] -= count
                     pair = previous << PAIR_SHIFT | new_symbol
@@ -189,11 +195,12 @@ class MergeEngine:
         size = len(symbols)
         count = self.counts[index]
         pair_counts = self.pair_counts
-        lengths = self.symbol_lengths
+        lengths = self.token_lengths
+        prefix_length = self.prefix_length
         steps = self.boundary_steps[index]
         merged: list[int] = []
         copied_from = 0
-        char_offset = 0  # characters covered by symbols[:copied_from]
+        string_offset = 0  # total string length of symbols[:copied_from], decorations included
         merged_here = 0
         position = 0
         while True:
@@ -206,9 +213,9 @@ class MergeEngine:
                 continue
             chunk = symbols[copied_from:position]
             merged.extend(chunk)
-            char_offset += sum(map(lengths.__getitem__, chunk))
-            steps[char_offset + lengths[left] - 1] = step
-            char_offset += lengths[left] + lengths[right]
+            string_offset += sum(map(lengths.__getitem__, chunk))
+            steps[string_offset + lengths[left] - prefix_length * position - 1] = step
+            string_offset += lengths[left] + lengths[right]
             if merged:
                 previous = merged[-1]
                 pair = previous << PAIR_SHIFT | left

@@ -1,0 +1,147 @@
+"""Training speed and memory against the `tokenizers` library, measured in the same run.
+
+    .venv/bin/python bench/bench_train.py [--repeat 3]
+
+Every figure is a whole process (interpreter start, imports, reading the corpus, training, writing
+tokenizer.json and, for ours, the full trace JSON), best of --repeat runs, peak RSS from wait4.
+Cases, on ../shared/data/tinyshakespeare.txt (skipped with a message when absent):
+  1. BPE, library flavor, byte-level, vocab 5,000: ours vs BpeTrainer (same vocab, same merges).
+  2. WordPiece, course flavor (likelihood), bert pre-tokenizer, vocab 5,000 vs WordPieceTrainer.
+  3. The course's own loop (recount every pair every merge): first 200 merges timed, the rest
+     extrapolated linearly (each of its steps rescans the whole corpus), reported as such.
+  4. One pre-token of 1,000,000 characters ("ab" repeated with a few "c"s so that merges keep
+     coming), vocab 300: ours only (the library needs 46 s for 200,000 characters).
+This is a benchmark, not a test: it prints figures and ratios and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "data" / "tinyshakespeare.txt"
+PYTHON = sys.executable
+
+LIBRARY_SCRIPT = """
+import sys, time
+from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
+kind, corpus, out = sys.argv[1], sys.argv[2], sys.argv[3]
+lines = open(corpus, encoding="utf-8").read().split("\\n")
+if kind == "bpe":
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    trainer = trainers.BpeTrainer(vocab_size=5000, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+else:
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    trainer = trainers.WordPieceTrainer(vocab_size=5000, show_progress=False, special_tokens=["[UNK]"])
+tok.train_from_iterator(lines, trainer)
+tok.save(out)
+"""
+
+COURSE_LOOP_SCRIPT = """
+import sys, time
+from collections import defaultdict
+sys.path.insert(0, sys.argv[2])
+from explorer.corpus import count_words
+text = open(sys.argv[1], encoding="utf-8").read()
+word_freqs = count_words(text, (), "bert")
+splits = {w: [c if i == 0 else "##" + c for i, c in enumerate(w)] for w in word_freqs}
+started = time.perf_counter()
+for step in range(200):  # the course's compute_pair_scores + merge_pair, verbatim in substance
+    letter_freqs, pair_freqs = defaultdict(int), defaultdict(int)
+    for word, freq in word_freqs.items():
+        split = splits[word]
+        if len(split) == 1:
+            letter_freqs[split[0]] += freq
+            continue
+        for i in range(len(split) - 1):
+            letter_freqs[split[i]] += freq
+            pair_freqs[(split[i], split[i + 1])] += freq
+        letter_freqs[split[-1]] += freq
+    scores = {p: f / (letter_freqs[p[0]] * letter_freqs[p[1]]) for p, f in pair_freqs.items()}
+    best, top = None, None
+    for pair, score in scores.items():
+        if top is None or top < score:
+            best, top = pair, score
+    a, b = best
+    for word in word_freqs:
+        split = splits[word]
+        i = 0
+        while i < len(split) - 1:
+            if split[i] == a and split[i + 1] == b:
+                split = split[:i] + [a + b[2:] if b.startswith("##") else a + b] + split[i + 2 :]
+            else:
+                i += 1
+        splits[word] = split
+print(time.perf_counter() - started)
+"""
+
+
+def run(command: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS in MB and stdout of one whole process."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
+    output = process.stdout.read().decode()
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    if status != 0:
+        raise SystemExit(f"command failed: {' '.join(command)}")
+    return seconds, usage.ru_maxrss / 1024, output
+
+
+def best_of(repeat: int, command: list[str]) -> tuple[float, float]:
+    results = [run(command)[:2] for _ in range(repeat)]
+    return min(r[0] for r in results), max(r[1] for r in results)
+
+
+def ours(corpus: Path, out: Path, *options: str) -> list[str]:
+    return [PYTHON, "-m", "explorer", "train", str(corpus), *options, "--out", str(out / "ours.json"), "--trace", str(out / "trace.json")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    if not CORPUS.exists():
+        print(f"skipped: {CORPUS} is absent (the benchmark corpus lives in ../shared/data)")
+        return
+    print(f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; best of {args.repeat}; whole processes; cores: {os.cpu_count()}")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        bpe_ours = best_of(args.repeat, ours(CORPUS, out, "--algorithm", "bpe", "--flavor", "library", "--vocab-size", "5000", "--pre-tokenizer", "byte-level", "--special-tokens", ""))
+        bpe_lib = best_of(args.repeat, [PYTHON, "-c", LIBRARY_SCRIPT, "bpe", str(CORPUS), str(out / "lib.json")])
+        rows.append(("BPE library flavor, byte-level, 5k", bpe_ours, bpe_lib))
+        wp_ours = best_of(args.repeat, ours(CORPUS, out, "--algorithm", "wordpiece", "--flavor", "course", "--vocab-size", "5000", "--pre-tokenizer", "bert", "--special-tokens", "[UNK]"))
+        wp_lib = best_of(args.repeat, [PYTHON, "-c", LIBRARY_SCRIPT, "wordpiece", str(CORPUS), str(out / "lib.json")])
+        rows.append(("WordPiece course flavor (likelihood), bert, 5k", wp_ours, wp_lib))
+
+        print(f"\n| case | ours (s) | library (s) | ratio | ours peak RSS (MB) | library peak RSS (MB) |")
+        print("|---|---|---|---|---|---|")
+        for name, (our_s, our_mb), (lib_s, lib_mb) in rows:
+            print(f"| {name} | {our_s:.2f} | {lib_s:.2f} | {our_s / lib_s:.2f}x | {our_mb:.0f} | {lib_mb:.0f} |")
+
+        loop_seconds = float(run([PYTHON, "-c", COURSE_LOOP_SCRIPT, str(CORPUS), str(ROOT)])[2])
+        merges = 5000 - 5 - 65  # about the course WordPiece's merges to reach 5,000 (alphabet ~65 + [UNK])
+        extrapolated = loop_seconds / 200 * merges
+        print(
+            f"\ncourse loop: 200 merges in {loop_seconds:.1f} s -> about {extrapolated:.0f} s for {merges:,} merges "
+            f"(extrapolated linearly); ours {wp_ours[0]:.2f} s whole process: {extrapolated / wp_ours[0]:.0f}x faster"
+        )
+
+        long_word = out / "long.txt"
+        body = ("ab" * 499 + "c") * 1000  # 1,000,000 characters, no space
+        long_word.write_text(body, encoding="utf-8")
+        long_ours = best_of(args.repeat, ours(long_word, out, "--vocab-size", "300", "--pre-tokenizer", "whitespace-split", "--special-tokens", ""))
+        print(f"one 1,000,000-character pre-token, vocab 300: {long_ours[0]:.2f} s, peak {long_ours[1]:.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

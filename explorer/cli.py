@@ -1,0 +1,230 @@
+"""`python -m explorer`: train, encode and compare tokenizers from the command line.
+
+    train CORPUS --algorithm {bpe,wordpiece} --flavor {library,course} --vocab-size N
+          --pre-tokenizer {byte-level,bert,whitespace,whitespace-split} [--normalizer nfd,lowercase]
+          [--min-frequency N] [--special-tokens "A,B"] [--continuing-subword-prefix S]
+          [--end-of-word-suffix S] --out tokenizer.json [--trace trace.json]
+    encode (--tokenizer tokenizer.json | --pretrained NAME) [--json] TEXT...
+    compare [--tokenizer A.json ...] [--pretrained NAME ...] (--corpus FILE | TEXT...) [--json]
+
+CORPUS is a path or `-` for stdin; each line is one sequence (like `train_from_iterator(lines)`).
+Every error a user can cause prints one line on stderr and exits with status 2; never a traceback.
+What it does not do: anything the package does not (this module only parses and prints).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+EXIT_USAGE = 2
+
+
+class UserError(Exception):
+    """A problem with the user's input: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one clear line instead of usage + message
+        raise UserError(message)
+
+
+def _read_text(source: str, what: str) -> str:
+    try:
+        data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{what} {source!r} does not exist")
+    except IsADirectoryError:
+        raise UserError(f"{what} {source!r} is a directory, not a file")
+    except OSError as error:
+        raise UserError(f"cannot read {what} {source!r}: {error.strerror}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise UserError(f"{what} {source!r} is not UTF-8 text (byte {error.start} is invalid)")
+
+
+def _csv(value: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in value.split(",") if part.strip())
+
+
+def _progress_printer():
+    started = time.perf_counter()
+    shown = [False]
+
+    def report(step: int, planned: int) -> None:
+        if time.perf_counter() - started > 1.0:
+            shown[0] = True
+            print(f"\rtraining: {step:,}/{planned:,} merges", end="", file=sys.stderr, flush=True)
+
+    def finish() -> None:
+        if shown[0]:
+            print(file=sys.stderr)
+
+    return report, finish
+
+
+def _train(args) -> int:
+    from explorer.hf_json import save_tokenizer
+    from explorer.pipeline import tokenizer_from_trace, train_corpus
+    from explorer.trainers import STOP_REASONS, TrainerConfig
+
+    text = _read_text(args.corpus, "corpus")
+    if not text.strip():
+        raise UserError("the corpus is empty (it has no non-whitespace character)")
+    try:
+        config = TrainerConfig(
+            algorithm=args.algorithm,
+            flavor=args.flavor,
+            vocab_size=args.vocab_size,
+            min_frequency=args.min_frequency,
+            special_tokens=_csv(args.special_tokens),
+            continuing_subword_prefix=args.continuing_subword_prefix,
+            end_of_word_suffix=args.end_of_word_suffix,
+        )
+    except ValueError as error:
+        raise UserError(str(error))
+    pre_tokenizer = args.pre_tokenizer or ("byte-level" if args.algorithm == "bpe" else "bert")
+    report, finish = _progress_printer()
+    try:
+        trace = train_corpus(text, config, _csv(args.normalizer), pre_tokenizer, progress=report)
+    except ValueError as error:
+        raise UserError(str(error))
+    finally:
+        finish()
+    save_tokenizer(tokenizer_from_trace(trace), args.out)
+    if args.trace:
+        Path(args.trace).write_text(trace.to_json(), encoding="utf-8")
+    print(
+        f"{trace.steps:,} merges, vocab {len(trace.vocab):,}, stopped: {STOP_REASONS[trace.stop_reason]}, "
+        f"{trace.seconds:.2f} s -> {args.out}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _load_our_tokenizer(path: str):
+    from explorer.hf_json import tokenizer_from_json
+
+    try:
+        return tokenizer_from_json(_read_text(path, "tokenizer file"))
+    except ValueError as error:
+        raise UserError(f"{path}: {error}")
+
+
+def _pieces_for(args, text: str) -> tuple[str, list[dict]]:
+    if args.pretrained:
+        from explorer.pretrained import PRETRAINED, encode_pretrained
+        from explorer.render import readable_token
+
+        pieces = encode_pretrained(args.pretrained, text)
+        return PRETRAINED[args.pretrained].label, [
+            {"id": p.id, "token": readable_token(p.token_bytes), "start": p.start, "end": p.end} for p in pieces
+        ]
+    encoding = _load_our_tokenizer(args.tokenizer).encode(text)
+    return args.tokenizer, [
+        {"id": i, "token": t, "start": s, "end": e} for i, t, (s, e) in zip(encoding.ids, encoding.tokens, encoding.offsets)
+    ]
+
+
+def _encode(args) -> int:
+    if bool(args.tokenizer) == bool(args.pretrained):
+        raise UserError("give exactly one of --tokenizer FILE or --pretrained NAME")
+    results = []
+    for text in args.text:
+        name, pieces = _pieces_for(args, text)
+        results.append({"text": text, "tokenizer": name, "tokens": pieces})
+    if args.json:
+        print(json.dumps(results, ensure_ascii=False, indent=1))
+        return 0
+    for result in results:
+        print(f"{result['tokenizer']}: {len(result['tokens'])} tokens for {result['text']!r}")
+        for piece in result["tokens"]:
+            print(f"  {piece['id']:>7}  {piece['start']:>4}:{piece['end']:<4}  {piece['token']}")
+    return 0
+
+
+def _compare(args) -> int:
+    from explorer.metrics import compute_metrics, metrics_table
+    from explorer.pipeline import encode_pieces
+    from explorer.pretrained import PRETRAINED, encode_pretrained
+
+    if args.corpus:
+        from explorer.corpus import split_lines
+
+        texts = split_lines(_read_text(args.corpus, "corpus"))
+    else:
+        texts = list(args.text)
+    if not texts:
+        raise UserError("nothing to compare on: give --corpus FILE or some TEXT")
+    if not args.tokenizer and not args.pretrained:
+        raise UserError("give at least one --tokenizer FILE or --pretrained NAME")
+    results = []
+    for path in args.tokenizer:
+        tokenizer = _load_our_tokenizer(path)
+        unk = tokenizer.model.unk_token
+        results.append(compute_metrics(path, texts, lambda t, tok=tokenizer: encode_pieces(tok, t), unknown_token=unk))
+    for name in args.pretrained:
+        results.append(compute_metrics(PRETRAINED[name].label, texts, lambda t, n=name: encode_pretrained(n, t)))
+    table = metrics_table(results)
+    if args.json:
+        print(table.to_json(orient="records", force_ascii=False, indent=1))
+    else:
+        print(table.to_string(index=False))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from explorer.pretrained import PRETRAINED
+
+    parser = _Parser(prog="python -m explorer", description="Train, encode and compare subword tokenizers.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    train = commands.add_parser("train", help="train a tokenizer on a corpus and write tokenizer.json")
+    train.add_argument("corpus", help="corpus file, or - for stdin; one sequence per line")
+    train.add_argument("--algorithm", choices=["bpe", "wordpiece"], default="bpe")
+    train.add_argument("--flavor", choices=["library", "course"], default="library")
+    train.add_argument("--vocab-size", type=int, required=True)
+    train.add_argument("--pre-tokenizer", choices=["byte-level", "bert", "whitespace", "whitespace-split"])
+    train.add_argument("--normalizer", default="", help="comma-separated: nfd,nfkc,lowercase,strip-accents,bert")
+    train.add_argument("--min-frequency", type=int, default=0)
+    train.add_argument("--special-tokens", default=None, help='comma-separated; "" for none')
+    train.add_argument("--continuing-subword-prefix", default=None)
+    train.add_argument("--end-of-word-suffix", default=None)
+    train.add_argument("--out", required=True, help="where to write tokenizer.json")
+    train.add_argument("--trace", help="also write the training trace as JSON")
+
+    encode = commands.add_parser("encode", help="print tokens, ids and offsets")
+    encode.add_argument("--tokenizer", help="a tokenizer.json")
+    encode.add_argument("--pretrained", choices=sorted(PRETRAINED))
+    encode.add_argument("--json", action="store_true")
+    encode.add_argument("text", nargs="+")
+
+    compare = commands.add_parser("compare", help="metrics table for several tokenizers")
+    compare.add_argument("--tokenizer", action="append", default=[])
+    compare.add_argument("--pretrained", action="append", default=[], choices=sorted(PRETRAINED))
+    compare.add_argument("--corpus")
+    compare.add_argument("--json", action="store_true")
+    compare.add_argument("text", nargs="*")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command == "train":
+            if args.special_tokens is None:
+                args.special_tokens = "[PAD],[UNK],[CLS],[SEP],[MASK]" if args.algorithm == "wordpiece" else ""
+            return _train(args)
+        if args.command == "encode":
+            return _encode(args)
+        return _compare(args)
+    except UserError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""The project's two commands, each bootstrapping what it needs on a machine with only python3.
+
+    python3 tasks.py app    start the web app (http://localhost:8501)
+    python3 tasks.py test   run the whole test suite (extra arguments go to pytest)
+
+Both create `.venv` on first use and reinstall only when a requirements file changed. `test` also
+makes sure Debian's Chromium is present for the browser tests (installing it with apt-get when
+running as root); without it those tests are skipped with a message saying so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+PYTHON = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def _run(*command: str) -> None:
+    print("+", " ".join(command), flush=True)
+    subprocess.run(command, check=True)
+
+
+def ensure_venv(requirements: str) -> None:
+    files = [ROOT / "requirements.txt", ROOT / requirements]
+    digest = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()
+    stamp = VENV / f".installed-{requirements}"
+    if stamp.exists() and stamp.read_text() == digest and PYTHON.exists():
+        return
+    if not PYTHON.exists():
+        _run(sys.executable, "-m", "venv", str(VENV))
+    _run(str(PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", str(ROOT / requirements))
+    stamp.write_text(digest)
+
+
+def ensure_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env, stdout=subprocess.DEVNULL)
+    else:
+        print("note: /usr/bin/chromium is missing (Debian: apt-get install chromium); browser tests will be skipped")
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("app", "test"):
+        print(__doc__)
+        return 2
+    os.chdir(ROOT)
+    env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(ROOT))
+    if argv[0] == "app":
+        ensure_venv("requirements.txt")
+        command = [str(PYTHON), "-m", "streamlit", "run", "app.py", *argv[1:]]
+    else:
+        ensure_venv("requirements-dev.txt")
+        ensure_chromium()
+        command = [str(PYTHON), "-m", "pytest", *argv[1:]]
+    print("+", " ".join(command), flush=True)
+    return subprocess.call(command, env=env)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
