@@ -40,7 +40,7 @@ class LibraryQueue:
 
     def __init__(self, engine: MergeEngine, candidates: int):
         self.engine = engine
-        self.limit = candidates
+        self.limit = max(1, candidates)
         self._sequence = counter()
         pair_counts = engine.pair_counts
         self.heap = [
@@ -50,41 +50,39 @@ class LibraryQueue:
         ]
         heapq.heapify(self.heap)
 
-    def _pop_valid(self):
-        """Pop until an entry's count is current (the library's stale-entry loop)."""
+    def pick(self) -> Pick | None:
         heap = self.heap
         pair_counts = self.engine.pair_counts
-        while heap:
-            entry = heapq.heappop(heap)
-            current = pair_counts[entry[1]]
-            if -entry[0] == current:
-                return entry
-            if current > 0:
-                # Pushed back with the corrected count (the library pushes zero counts back too,
-                # but a zero-count entry can only stop training once nothing positive is left,
-                # which an empty queue reports the same way).
-                heapq.heappush(heap, (-current, entry[1], entry[2], entry[3]))
-        return None
-
-    def pick(self) -> Pick | None:
-        top = self._pop_valid()
-        if top is None:
-            return None
-        candidates = [(top[1], -top[0], None)]
-        if self.limit > 1:
-            seen = {top[1]}
-            held = []
-            while len(seen) < self.limit:
-                entry = self._pop_valid()
-                if entry is None:
-                    break
+        heappop, heappush = heapq.heappop, heapq.heappush
+        winner = None
+        seen: set[int] = set()
+        held = []
+        candidates = []
+        # Pop until `limit` distinct pairs with current counts are out: the first is the library's
+        # pick, the others are pushed back untouched. A popped entry whose count is stale is
+        # corrected and pushed back, as the library does when it reaches the top.
+        while heap and len(seen) < self.limit:
+            entry = heappop(heap)
+            key = entry[1]
+            current = pair_counts[key]
+            if -entry[0] != current:
+                if current > 0:
+                    # (The library pushes zero counts back too; such an entry can only stop
+                    # training once nothing positive is left, which an empty queue reports.)
+                    heappush(heap, (-current, key, entry[2], entry[3]))
+                continue
+            if winner is None:
+                winner = entry
+            else:
                 held.append(entry)
-                if entry[1] not in seen:
-                    seen.add(entry[1])
-                    candidates.append((entry[1], -entry[0], None))
-            for entry in held:
-                heapq.heappush(self.heap, entry)
-        return Pick(top[1], -top[0], None, top[3], candidates)
+            if key not in seen:
+                seen.add(key)
+                candidates.append((key, current, None))
+        for entry in held:
+            heappush(heap, entry)
+        if winner is None:
+            return None
+        return Pick(winner[1], -winner[0], None, winner[3], candidates)
 
     def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
         pair_counts = self.engine.pair_counts
