@@ -82,7 +82,7 @@ class Piece:
 
 def encode_pieces(tokenizer: Tokenizer, text: str, add_special_tokens: bool = False) -> list[Piece]:
     """Encode `text`; without `add_special_tokens` the post-processor's [CLS]/[SEP] are left out."""
-    encoding = tokenizer._encode_sequence(text, 0) if not add_special_tokens else tokenizer.encode(text)
+    encoding = tokenizer.encode(text, add_special_tokens=add_special_tokens)
     byte_level = isinstance(tokenizer.decoder, ByteLevelDecoder)
     return [
         Piece(token_id, token, start, end, symbols_to_bytes(token) if byte_level else None)

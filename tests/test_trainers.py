@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
@@ -44,6 +44,12 @@ SETTINGS = settings(max_examples=600, deadline=None, suppress_health_check=[Heal
 @SETTINGS
 @given(corpora(), library_options)
 def test_library_flavor_equals_recount_reference(word_counts, options):
+    # The library's counts equal a recount unless a merge result reuses a token id that already
+    # sits in words, which needs prefix/suffix characters inside the text (`<` + `>` = `<>`, the
+    # suffixed `<`): there the library keeps stale counts and re-merges pairs. Those corpora are
+    # checked against the library itself in test_bpe_library_parity_with_prefix_and_suffix.
+    decorations = (options["prefix"] or "") + (options["suffix"] or "")
+    assume(not any(c in decorations for word in word_counts for c in word))
     vocab, merges = library_reference(
         word_counts, options["vocab_size"], options["special_tokens"], options["min_frequency"],
         options["prefix"], options["suffix"],
@@ -100,7 +106,7 @@ def _word_counts(lines):
 
 
 text_lines = st.lists(
-    st.lists(st.text(st.sampled_from(list("abcdeéß中😀")), min_size=1, max_size=9), min_size=1, max_size=6).map(" ".join),
+    st.lists(st.text(st.sampled_from(list("abcdeéß中😀#<>")), min_size=1, max_size=9), min_size=1, max_size=6).map(" ".join),
     min_size=1,
     max_size=8,
 )
@@ -194,9 +200,8 @@ def _seed_list_after(text: str, marker: str) -> list:
     """The first Python list literal printed after `marker` in a seed file."""
     import ast
 
-    start = text.index(marker) + len(marker)
-    match = re.search(r"\[[^\[\]]*\]", text[start:], re.S)
-    return ast.literal_eval(match.group(0))
+    printed = text[text.index(marker) + len(marker) :].lstrip()
+    return ast.literal_eval(printed.split("\n", 1)[0])
 
 
 def _course_words(corpus, pre_tokenizer):
@@ -226,7 +231,7 @@ def test_course_wordpiece_tokenizations_from_the_seed():
         algorithm="wordpiece", flavor="course", vocab_size=70, special_tokens=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
     )
     tokenizer = tokenizer_from_trace(train_corpus("\n".join(COURSE_CORPUS), config, (), "bert"))
-    tokens = lambda text: tokenizer._encode_sequence(text, 0).tokens  # noqa: E731 (no [CLS]/[SEP])
+    tokens = lambda text: tokenizer.encode(text, add_special_tokens=False).tokens  # noqa: E731
     assert tokens("Hugging") == ["Hugg", "##i", "##n", "##g"]
     assert tokens("HOgging") == ["[UNK]"]
     assert tokens("This is the Hugging Face course!") == [
@@ -236,11 +241,10 @@ def test_course_wordpiece_tokenizations_from_the_seed():
 
 
 def _printed_merges(seed: str) -> list[tuple[str, str]]:
-    import ast
-
-    printed = seed[seed.index("print(merges)") :]
-    literal = re.search(r"\{\(.*?\}\n", printed, re.S).group(0)
-    return list(ast.literal_eval(literal).keys())
+    """The pairs of the merges dict printed after `print(merges)` (the GPT-2 seed's is cut short)."""
+    after = seed[seed.index("print(merges)") :]
+    line = next(line for line in after.splitlines() if line.startswith("{("))
+    return re.findall(r"\('([^']*)', '([^']*)'\): ", line)
 
 
 def test_course_bpe_on_the_german_seed_matches_a_clean_rerun():
@@ -253,7 +257,10 @@ def test_course_bpe_on_the_german_seed_matches_a_clean_rerun():
     trace = train(words, TrainerConfig(flavor="course", vocab_size=50, special_tokens=("<|endoftext|>",)))
     ours = trace.merge_strings()
     printed = _printed_merges(seed)
-    assert [m for m in ours if m != ("i", "n")] == printed
+    # The notebook merged ('i','n') in an earlier cell without adding it to the vocab, so its loop
+    # learned one merge more at the end.
+    assert ours[1] == ("i", "n")
+    assert ours[:1] + ours[2:] == printed[:-1]
     assert ours[1] == ("i", "n") and trace.merge_counts[1] == 5  # ('i','n'): 5 in the printed pair counts
     assert trace.vocab[:26] == ["<|endoftext|>"] + _seed_list_after(seed, "print(alphabet)\n")
 
@@ -269,7 +276,8 @@ def test_course_bpe_on_the_gpt2_seed_matches_a_clean_rerun():
     # The notebook merged ('Ġ','t') before its loop without adding it to the vocab, so its loop
     # learned one merge more at the end.
     assert ours[8] == ("Ġ", "t")
-    assert ours[:8] + ours[9:] == printed[:-1]
+    assert len(printed) == 42  # the seed's printout is cut after 42 complete merges
+    assert (ours[:8] + ours[9:])[:42] == printed
 
 
 def test_tutorial_seed_step_by_step_bpe_and_wordpiece():

@@ -1,0 +1,302 @@
+"""tokenizer.json, vocab.json + merges.txt and vocab.txt: in and out, as the `tokenizers` library
+writes and reads them (0.23.3).
+
+- `tokenizer_to_json` writes what `Tokenizer.to_str()` writes (compact) or, with `pretty=True`,
+  what `Tokenizer.save()` writes; same keys, same order, same escaping, so a tokenizer built here
+  and the same one built with the library serialize to the same text.
+- `tokenizer_from_json` reads a tokenizer.json written by the library or by us. Anything it does
+  not support (truncation, padding, non-special added tokens, other model/decoder/post-processor
+  types, ...) is a ValueError with a one-line message, never a half-working tokenizer.
+- `write_vocab_merges` / `write_vocab_txt` write what the library's `model.save(folder)` writes;
+  `bpe_from_vocab_merges` / `wordpiece_from_vocab_txt` read those files like `BPE.from_file` /
+  `WordPiece.from_file`.
+- `build_tokenizer` assembles the usual tokenizer around a trainer's vocab and merges.
+"""
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+
+from explorer.models import BPEModel, WordPieceModel, model_from_hf_json
+from explorer.normalizers import Identity, build_normalizer, normalizer_from_hf_json
+from explorer.pre_tokenizers import build_pre_tokenizer, pre_tokenizer_from_hf_json
+from explorer.tokenizer import (
+    BPEDecoder,
+    ByteLevelDecoder,
+    TemplateProcessing,
+    Tokenizer,
+    WordPieceDecoder,
+    decoder_from_hf_json,
+    post_processor_from_hf_json,
+)
+
+SOURCE = "tokenizer.json"
+ADDED_TOKEN_FLAGS = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+
+
+def _dumps(value: object, pretty: bool) -> str:
+    """serde_json's output: UTF-8 as is, only controls, quote and backslash escaped."""
+    if pretty:
+        return json.dumps(value, ensure_ascii=False, indent=2)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _component_json(component) -> dict | None:
+    # No normalizer is written as null, as the library does.
+    return None if component is None or isinstance(component, Identity) else component.to_hf_json()
+
+
+def tokenizer_to_hf_dict(tok: Tokenizer) -> dict:
+    added_tokens = [
+        {"id": token_id, "content": content, **ADDED_TOKEN_FLAGS}
+        for content, token_id in sorted(tok.special_token_ids.items(), key=lambda item: item[1])
+    ]
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": added_tokens,
+        "normalizer": _component_json(tok.normalizer),
+        "pre_tokenizer": _component_json(tok.pre_tokenizer),
+        "post_processor": _component_json(tok.post_processor),
+        "decoder": _component_json(tok.decoder),
+        "model": tok.model.to_hf_json(),
+    }
+
+
+def tokenizer_to_json(tok: Tokenizer, pretty: bool = False) -> str:
+    return _dumps(tokenizer_to_hf_dict(tok), pretty)
+
+
+def _special_tokens_from_json(raw: object) -> list[tuple[str, int]]:
+    if not isinstance(raw, list):
+        raise ValueError("added_tokens must be a list")
+    tokens = []
+    for index, entry in enumerate(raw):
+        where = f"added_tokens[{index}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("content"), str):
+            raise ValueError(f"{where} must be an object with a string 'content'")
+        token_id = entry.get("id")
+        if isinstance(token_id, bool) or not isinstance(token_id, int):
+            raise ValueError(f"{where} ({entry['content']!r}) must have an integer 'id'")
+        for flag, supported in ADDED_TOKEN_FLAGS.items():
+            if entry.get(flag, supported) != supported:
+                raise ValueError(
+                    f"{where} ({entry['content']!r}): {flag}={json.dumps(entry[flag])} is not supported "
+                    "(only special tokens that are matched on the raw text)"
+                )
+        tokens.append((entry["content"], token_id))
+    return tokens
+
+
+def tokenizer_from_hf_dict(data: object) -> Tokenizer:
+    if not isinstance(data, dict):
+        raise ValueError("the top level must be a JSON object")
+    version = data.get("version", "1.0")
+    if version != "1.0":
+        raise ValueError(f"version {version!r} is not supported (1.0)")
+    for key in ("truncation", "padding"):
+        if data.get(key) is not None:
+            raise ValueError(f"{key} is not supported (must be null)")
+    if "model" not in data:
+        raise ValueError("there is no model")
+    special_tokens = _special_tokens_from_json(data.get("added_tokens", []))
+    normalizer = data.get("normalizer")
+    pre_tokenizer = data.get("pre_tokenizer")
+    tok = Tokenizer(
+        normalizer=None if normalizer is None else normalizer_from_hf_json(normalizer),
+        pre_tokenizer=None if pre_tokenizer is None else pre_tokenizer_from_hf_json(pre_tokenizer),
+        model=model_from_hf_json(data["model"]),
+        special_tokens=[content for content, _ in special_tokens],
+        post_processor=post_processor_from_hf_json(data.get("post_processor")),
+        decoder=decoder_from_hf_json(data.get("decoder")),
+    )
+    for content, expected_id in special_tokens:
+        # The library re-adds the tokens too and only warns when an id moved.
+        if tok.special_token_ids[content] != expected_id:
+            warnings.warn(
+                f"{SOURCE}: token {content!r} was expected to have id {expected_id} "
+                f"but was given id {tok.special_token_ids[content]}",
+                stacklevel=2,
+            )
+    return tok
+
+
+def tokenizer_from_json(text: str) -> Tokenizer:
+    """Read a tokenizer.json; any problem is a ValueError starting with 'tokenizer.json: '."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{SOURCE}: not valid JSON ({error})") from None
+    try:
+        return tokenizer_from_hf_dict(data)
+    except ValueError as error:
+        raise ValueError(f"{SOURCE}: {error}") from None
+    except (KeyError, TypeError, AttributeError) as error:
+        # A component reader tripped over a malformed field: still one clear line.
+        raise ValueError(f"{SOURCE}: malformed component ({type(error).__name__}: {error})") from None
+
+
+def _write_text(path: Path, text: str) -> None:
+    path.write_bytes(text.encode("utf-8"))  # byte for byte: no newline translation
+
+
+def save_tokenizer(tok: Tokenizer, path: str | os.PathLike) -> Path:
+    """Write tokenizer.json the way the library's `Tokenizer.save` does (pretty-printed)."""
+    path = Path(path)
+    _write_text(path, tokenizer_to_json(tok, pretty=True))
+    return path
+
+
+def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
+    try:
+        text = Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{SOURCE}: {path} is not UTF-8 text ({error.reason} at byte {error.start})") from None
+    return tokenizer_from_json(text)
+
+
+# ---------------------------------------------------------------- vocab.json, merges.txt, vocab.txt
+
+
+def _vocab_in_id_order(model: BPEModel | WordPieceModel) -> dict[str, int]:
+    return model.to_hf_json()["vocab"]
+
+
+def write_vocab_merges(model: BPEModel, directory: str | os.PathLike) -> tuple[Path, Path]:
+    """vocab.json (compact, by id) and merges.txt ('#version: 0.2' then 'left right' lines)."""
+    directory = Path(directory)
+    vocab_path, merges_path = directory / "vocab.json", directory / "merges.txt"
+    _write_text(vocab_path, _dumps(_vocab_in_id_order(model), pretty=False))
+    _write_text(merges_path, "#version: 0.2\n" + "".join(f"{left} {right}\n" for left, right in model.merges))
+    return vocab_path, merges_path
+
+
+def write_vocab_txt(model: BPEModel | WordPieceModel, directory: str | os.PathLike) -> Path:
+    """vocab.txt: one token per line in id order (what `WordPiece.save` writes)."""
+    path = Path(directory) / "vocab.txt"
+    _write_text(path, "".join(f"{token}\n" for token in _vocab_in_id_order(model)))
+    return path
+
+
+def _lines(text: str) -> list[str]:
+    """Rust's `BufRead::lines`: split on \\n, drop one trailing \\r, no empty last line."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+def bpe_from_vocab_merges(vocab_json_text: str, merges_text: str, **options) -> BPEModel:
+    """A BPE model from vocab.json and merges.txt texts; `options` as for `BPEModel`."""
+    try:
+        vocab = json.loads(vocab_json_text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"vocab.json: not valid JSON ({error})") from None
+    if not isinstance(vocab, dict):
+        raise ValueError("vocab.json: must be a JSON object mapping token -> id")
+    for token, token_id in vocab.items():
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
+            raise ValueError(f"vocab.json: the id of {token!r} must be a non-negative integer, got {token_id!r}")
+    merges = []
+    lines = [line for line in _lines(merges_text) if not line.startswith("#version")]
+    for number, line in enumerate(lines, start=1):
+        parts = line.split(" ")
+        if len(parts) != 2:
+            raise ValueError(f"merges.txt: merge {number} ({line!r}) must be two tokens separated by one space")
+        merges.append((parts[0], parts[1]))
+    try:
+        return BPEModel(vocab, merges, **options)
+    except ValueError as error:
+        raise ValueError(f"merges.txt: {error}") from None
+
+
+def wordpiece_from_vocab_txt(text: str, **options) -> WordPieceModel:
+    """A WordPiece model from vocab.txt: line n (trailing whitespace trimmed) is token n.
+
+    As in the library, a token listed twice keeps its last line number.
+    """
+    vocab = {line.rstrip(): index for index, line in enumerate(_lines(text))}
+    return WordPieceModel(vocab, **options)
+
+
+# ---------------------------------------------------------------- from a trainer's output
+
+
+def build_tokenizer(
+    algorithm: str,
+    vocab: list[str],
+    merges: list[tuple[str, str]],
+    normalizer_names: list[str],
+    pre_tokenizer_name: str | None,
+    special_tokens: list[str],
+    continuing_subword_prefix: str | None = None,
+    end_of_word_suffix: str | None = None,
+    unk_token: str | None = None,
+) -> Tokenizer:
+    """The tokenizer a library user would assemble around a trainer's output.
+
+    - `vocab` is in id order (token i has id i); `merges` in the order learned.
+    - unk token: `unk_token` if given, else "[UNK]" when it is one of the special tokens, else
+      none for BPE (unknown characters are dropped, as in the library) and "[UNK]" for
+      WordPiece (a WordPiece model without one fails on the first word it cannot match, which
+      no user wants). The unk token is made a special token, and appended to the vocab (next
+      id) if the trainer did not put it there.
+    - WordPiece: prefix defaults to "##"; `end_of_word_suffix` is ignored (the library's
+      WordPiece model has no suffix). BPE: prefix and suffix as given.
+    - decoder: byte-level pre-tokenizer -> ByteLevel; else WordPiece -> WordPiece; else BPE with
+      a suffix -> BPEDecoder; else none (tokens joined with spaces).
+    - post-processor: '[CLS] $A [SEP]' / '[CLS] $A [SEP] $B:1 [SEP]:1' when both [CLS] and [SEP]
+      are special tokens.
+    """
+    if algorithm not in ("bpe", "wordpiece"):
+        raise ValueError(f"algorithm {algorithm!r} is not supported (bpe, wordpiece)")
+    vocab_ids = {token: token_id for token_id, token in enumerate(vocab)}
+    special_tokens = list(dict.fromkeys(special_tokens))
+    if unk_token is None and ("[UNK]" in special_tokens or algorithm == "wordpiece"):
+        unk_token = "[UNK]"
+    if unk_token is not None:
+        if unk_token not in special_tokens:
+            special_tokens.append(unk_token)
+        if unk_token not in vocab_ids:
+            # The model looks its unk token up in its own vocab, not among added tokens.
+            vocab_ids[unk_token] = len(vocab)
+
+    if algorithm == "wordpiece":
+        prefix = continuing_subword_prefix if continuing_subword_prefix is not None else "##"
+        model = WordPieceModel(vocab_ids, unk_token=unk_token, continuing_subword_prefix=prefix)
+    else:
+        model = BPEModel(
+            vocab_ids,
+            merges,
+            unk_token=unk_token,
+            continuing_subword_prefix=continuing_subword_prefix,
+            end_of_word_suffix=end_of_word_suffix,
+        )
+
+    if pre_tokenizer_name == "byte-level":
+        decoder = ByteLevelDecoder()
+    elif algorithm == "wordpiece":
+        decoder = WordPieceDecoder(prefix=model.continuing_subword_prefix)
+    elif end_of_word_suffix:
+        decoder = BPEDecoder(suffix=end_of_word_suffix)
+    else:
+        decoder = None
+
+    tokenizer = Tokenizer(
+        normalizer=build_normalizer(normalizer_names) if normalizer_names else None,
+        pre_tokenizer=build_pre_tokenizer(pre_tokenizer_name) if pre_tokenizer_name else None,
+        model=model,
+        special_tokens=special_tokens,
+        decoder=decoder,
+    )
+    if "[CLS]" in tokenizer.special_token_ids and "[SEP]" in tokenizer.special_token_ids:
+        ids = tokenizer.special_token_ids
+        tokenizer.post_processor = TemplateProcessing(
+            single="[CLS] $A [SEP]",
+            pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+            special_tokens=[("[CLS]", ids["[CLS]"]), ("[SEP]", ids["[SEP]"])],
+        )
+    return tokenizer

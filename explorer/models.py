@@ -1,0 +1,415 @@
+"""Encode one pre-token with a trained model: BPE or WordPiece, with character offsets.
+
+Follows the Hugging Face `tokenizers` models token for token (0.23.3; Rust sources
+`models/bpe/model.rs`, `models/bpe/word.rs`, `models/wordpiece/mod.rs`):
+
+- BPE: one symbol per character (`continuing_subword_prefix` on every character but the first,
+  `end_of_word_suffix` on the last), unknown characters dropped, or one unk token each, or one
+  per run with `fuse_unk`; then merges, lowest rank first and leftmost among equal ranks, with a
+  heap of candidate merges over a linked list of symbols (`word.rs` `merge_all`), so a long word
+  costs O(n log n), not O(n^2).
+- WordPiece: greedy longest-match-first; the whole pre-token becomes the unk token when some
+  position cannot be matched or when it is longer than `max_input_chars_per_word` characters.
+
+Offsets are character offsets into the pre-token. The library counts bytes and converts them to
+characters; ours are the same, including its quirk after a dropped unknown character (see
+`BPEModel._merge_word`).
+
+Does not implement BPE dropout or `byte_fallback` (reading a model that uses them is a
+ValueError), training (see `explorer.trainers`), normalization, pre-tokenization or decoding
+(see `explorer.tokenizer`).
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+# The library caches up to 10,000 words and only words shorter than 256 bytes (utils/cache.rs).
+CACHE_CAPACITY = 10_000
+CACHE_MAX_WORD_LENGTH = 256
+
+
+@dataclass(frozen=True)
+class Token:
+    """One token of a pre-token: its id, its string and its [start, end) character span."""
+
+    id: int
+    value: str
+    start: int
+    end: int
+
+
+def _vocab_from_json(value: object, where: str) -> dict[str, int]:
+    if not isinstance(value, dict):
+        raise ValueError(f"{where} must be an object mapping token -> id")
+    for token, token_id in value.items():
+        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
+            raise ValueError(f"{where}[{token!r}] must be a non-negative integer id, got {token_id!r}")
+    return dict(value)
+
+
+def _optional_str(d: dict, key: str, where: str) -> str | None:
+    value = d.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"{where}.{key} must be a string or null, got {value!r}")
+    return value
+
+
+def _bool(d: dict, key: str, where: str, default: bool = False) -> bool:
+    value = d.get(key, default)
+    if not isinstance(value, bool):
+        raise ValueError(f"{where}.{key} must be true or false, got {value!r}")
+    return value
+
+
+def _reverse_vocab(vocab: dict[str, int]) -> dict[int, str]:
+    return {token_id: token for token, token_id in vocab.items()}
+
+
+def _ordered_vocab(id_to_token: dict[int, str]) -> dict[str, int]:
+    """The vocab as the library writes it: by ascending id (its `OrderedVocabIter`)."""
+    return {id_to_token[token_id]: token_id for token_id in sorted(id_to_token)}
+
+
+def _strip_prefix_bytes(token: str, prefix_byte_length: int) -> str | None:
+    """`&b[prefix_len..]` in Rust: drop that many *bytes*, whether or not they are the prefix.
+
+    None where Rust would panic (token too short, or the cut falls inside a character).
+    """
+    data = token.encode("utf-8")
+    if len(data) < prefix_byte_length:
+        return None
+    try:
+        return data[prefix_byte_length:].decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+class BPEModel:
+    """A byte-pair-encoding model: a vocab and an ordered list of merges."""
+
+    type_name = "BPE"
+
+    def __init__(
+        self,
+        vocab: dict[str, int],
+        merges: list[tuple[str, str]],
+        unk_token: str | None = None,
+        fuse_unk: bool = False,
+        continuing_subword_prefix: str | None = None,
+        end_of_word_suffix: str | None = None,
+        ignore_merges: bool = False,
+    ):
+        self.vocab = dict(vocab)
+        self.unk_token = unk_token
+        self.fuse_unk = fuse_unk
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self.end_of_word_suffix = end_of_word_suffix
+        self.ignore_merges = ignore_merges
+        self._id_to_token = _reverse_vocab(self.vocab)
+        self.merge_map = self._build_merge_map(merges)
+        self._cache: dict[str, tuple[Token, ...]] = {}
+
+    def _build_merge_map(self, merges: list[tuple[str, str]]) -> dict[tuple[int, int], tuple[int, int]]:
+        """(left id, right id) -> (rank, merged id), like `BpeBuilder::build`.
+
+        A pair listed twice keeps its *later* rank: the library collects into a hash map, so the
+        later entry overwrites the earlier one.
+        """
+        prefix_byte_length = len(self.continuing_subword_prefix.encode("utf-8")) if self.continuing_subword_prefix else 0
+        merge_map: dict[tuple[int, int], tuple[int, int]] = {}
+        for rank, pair in enumerate(merges):
+            number = rank + 1  # merges are numbered from 1 in messages, like merges.txt lines
+            if len(pair) != 2 or not all(isinstance(side, str) for side in pair):
+                raise ValueError(f"merge {number} must be a pair of strings, got {pair!r}")
+            left, right = pair
+            right_rest = _strip_prefix_bytes(right, prefix_byte_length)
+            if right_rest is None:
+                raise ValueError(
+                    f"merge {number} ({left!r}, {right!r}): {right!r} cannot lose the "
+                    f"{self.continuing_subword_prefix!r} prefix's {prefix_byte_length} bytes"
+                )
+            merged = left + right_rest
+            for token in (left, right, merged):
+                if token not in self.vocab:
+                    raise ValueError(f"merge {number} ({left!r}, {right!r}): token {token!r} is not in the vocabulary")
+            merge_map[(self.vocab[left], self.vocab[right])] = (rank, self.vocab[merged])
+        return merge_map
+
+    @property
+    def merges(self) -> list[tuple[str, str]]:
+        """The merges in rank order, one per pair (what the library writes back)."""
+        by_rank = sorted(self.merge_map.items(), key=lambda item: item[1][0])
+        return [(self._id_to_token[left], self._id_to_token[right]) for (left, right), _ in by_rank]
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        return self._id_to_token.get(token_id)
+
+    def tokenize(self, word: str) -> list[Token]:
+        if not word:
+            return []
+        if self.ignore_merges and word in self.vocab:
+            return [Token(self.vocab[word], word, 0, len(word))]
+        tokens = self._cache.get(word)
+        if tokens is None:
+            tokens = self._merge_word(word)
+            if len(word) < CACHE_MAX_WORD_LENGTH and len(self._cache) < CACHE_CAPACITY:
+                self._cache[word] = tokens
+        return list(tokens)
+
+    def _initial_symbols(self, word: str) -> tuple[list[int], list[int]]:
+        """Symbol ids and UTF-8 byte lengths before any merge (`BPE::merge_word`)."""
+        prefix, suffix = self.continuing_subword_prefix, self.end_of_word_suffix
+        ascii_word = word.isascii()
+        ids: list[int] = []
+        lengths: list[int] = []
+        pending_unk: list[int] | None = None  # [unk id, length] not yet added
+        last = len(word) - 1
+        for position, char in enumerate(word):
+            symbol = char
+            if prefix and position > 0:
+                symbol = prefix + symbol
+            if suffix and position == last:
+                symbol = symbol + suffix
+            symbol_id = self.vocab.get(symbol)
+            byte_length = 1 if ascii_word else len(char.encode("utf-8"))
+            if symbol_id is not None:
+                if pending_unk is not None:
+                    ids.append(pending_unk[0])
+                    lengths.append(pending_unk[1])
+                    pending_unk = None
+                ids.append(symbol_id)
+                lengths.append(byte_length)
+            elif self.unk_token is not None:
+                if pending_unk is not None and self.fuse_unk:
+                    pending_unk[1] += byte_length
+                    continue
+                if pending_unk is not None:
+                    ids.append(pending_unk[0])
+                    lengths.append(pending_unk[1])
+                pending_unk = [self._unk_id(), byte_length]
+            # else: no unk token, the character is silently dropped
+        if pending_unk is not None:
+            ids.append(pending_unk[0])
+            lengths.append(pending_unk[1])
+        return ids, lengths
+
+    def _unk_id(self) -> int:
+        unk_id = self.vocab.get(self.unk_token)
+        if unk_id is None:
+            raise ValueError(
+                f"BPE: unk_token {self.unk_token!r} is not in the vocabulary; add it, or use "
+                "unk_token=None to drop unknown characters"
+            )
+        return unk_id
+
+    def _merge_word(self, word: str) -> tuple[Token, ...]:
+        ids, lengths = self._initial_symbols(word)
+        self._merge_all(ids, lengths)
+        # Offsets are counted in bytes from 0 over the symbols left, as in the library, then
+        # turned into the characters holding those bytes. This only differs from counting
+        # characters after a dropped unknown character: the library does not count its bytes,
+        # so later offsets shift left ("xab" with "x" unknown: "a" at (0, 1), "b" at (1, 2)).
+        char_of_byte = None if word.isascii() else [
+            index for index, char in enumerate(word) for _ in range(len(char.encode("utf-8")))
+        ]
+        tokens = []
+        start = 0
+        for symbol_id, length in zip(ids, lengths):
+            if length == 0:  # absorbed by its left neighbour
+                continue
+            end = start + length
+            if char_of_byte is None:
+                char_span = (start, end)
+            else:
+                char_span = (char_of_byte[start], char_of_byte[end - 1] + 1)
+            tokens.append(Token(symbol_id, self._id_to_token[symbol_id], *char_span))
+            start = end
+        return tuple(tokens)
+
+    def _merge_all(self, ids: list[int], lengths: list[int]) -> None:
+        """Apply merges in place, lowest rank first, leftmost first among equal ranks.
+
+        Symbols form a linked list over the arrays; a merged-away symbol gets length 0. Heap
+        entries go stale when a neighbour changes: an entry is only applied if the pair now at
+        its position still merges into the same id (exactly the library's check).
+        """
+        merge_map = self.merge_map
+        count = len(ids)
+        prev = list(range(-1, count - 1))
+        next_ = [*range(1, count), -1] if count else []
+        queue = []
+        for position in range(count - 1):
+            merge = merge_map.get((ids[position], ids[position + 1]))
+            if merge is not None:
+                queue.append((merge[0], position, merge[1]))
+        heapq.heapify(queue)
+        while queue:
+            _, position, merged_id = heapq.heappop(queue)
+            right = next_[position]
+            if lengths[position] == 0 or right == -1:
+                continue
+            current = merge_map.get((ids[position], ids[right]))
+            if current is None or current[1] != merged_id:
+                continue
+            ids[position] = merged_id
+            lengths[position] += lengths[right]
+            lengths[right] = 0
+            after = next_[right]
+            next_[position] = after
+            if after != -1:
+                prev[after] = position
+            before = prev[position]
+            if before >= 0:
+                merge = merge_map.get((ids[before], merged_id))
+                if merge is not None:
+                    heapq.heappush(queue, (merge[0], before, merge[1]))
+            if after != -1:
+                merge = merge_map.get((merged_id, ids[after]))
+                if merge is not None:
+                    heapq.heappush(queue, (merge[0], position, merge[1]))
+
+    def to_hf_json(self) -> dict:
+        return {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": self.unk_token,
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "end_of_word_suffix": self.end_of_word_suffix,
+            "fuse_unk": self.fuse_unk,
+            "byte_fallback": False,
+            "ignore_merges": self.ignore_merges,
+            "vocab": _ordered_vocab(self._id_to_token),
+            "merges": [list(pair) for pair in self.merges],
+        }
+
+    @classmethod
+    def from_hf_json(cls, d: dict) -> BPEModel:
+        where = "model"
+        if d.get("dropout") not in (None, 0, 0.0):
+            raise ValueError(f"{where}.dropout {d['dropout']!r} is not supported (only null)")
+        if _bool(d, "byte_fallback", where):
+            raise ValueError(f"{where}.byte_fallback true is not supported")
+        raw_merges = d.get("merges", [])
+        if not isinstance(raw_merges, list):
+            raise ValueError(f"{where}.merges must be a list")
+        merges = []
+        for rank, merge in enumerate(raw_merges):
+            # The library reads both ["a", "b"] and the older "a b" form.
+            if isinstance(merge, str):
+                merge = merge.split(" ")
+            if not isinstance(merge, list) or len(merge) != 2 or not all(isinstance(s, str) for s in merge):
+                raise ValueError(f"{where}.merges[{rank}] must be a pair of strings, got {merge!r}")
+            merges.append((merge[0], merge[1]))
+        try:
+            return cls(
+                _vocab_from_json(d.get("vocab", {}), f"{where}.vocab"),
+                merges,
+                unk_token=_optional_str(d, "unk_token", where),
+                fuse_unk=_bool(d, "fuse_unk", where),
+                continuing_subword_prefix=_optional_str(d, "continuing_subword_prefix", where),
+                end_of_word_suffix=_optional_str(d, "end_of_word_suffix", where),
+                ignore_merges=_bool(d, "ignore_merges", where),
+            )
+        except ValueError as error:
+            if str(error).startswith(where):
+                raise
+            raise ValueError(f"{where}: {error}") from None
+
+
+class WordPieceModel:
+    """A WordPiece model: a vocab, greedy longest-match-first encoding."""
+
+    type_name = "WordPiece"
+
+    def __init__(
+        self,
+        vocab: dict[str, int],
+        unk_token: str = "[UNK]",
+        continuing_subword_prefix: str = "##",
+        max_input_chars_per_word: int = 100,
+    ):
+        self.vocab = dict(vocab)
+        self.unk_token = unk_token
+        self.continuing_subword_prefix = continuing_subword_prefix
+        self.max_input_chars_per_word = max_input_chars_per_word
+        self._id_to_token = _reverse_vocab(self.vocab)
+        # No substring longer than the longest token can match: bounds the greedy search.
+        self._longest_token = max((len(token) for token in self.vocab), default=0)
+
+    def token_to_id(self, token: str) -> int | None:
+        return self.vocab.get(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        return self._id_to_token.get(token_id)
+
+    def _unk(self, word: str) -> list[Token]:
+        # Like the library, a missing unk token only fails when it is needed.
+        unk_id = self.vocab.get(self.unk_token)
+        if unk_id is None:
+            raise ValueError(
+                f"WordPiece: unk_token {self.unk_token!r} is not in the vocabulary, so {word!r} "
+                "cannot be encoded; add it to the vocabulary (e.g. as a special token)"
+            )
+        return [Token(unk_id, self.unk_token, 0, len(word))]
+
+    def tokenize(self, word: str) -> list[Token]:
+        if len(word) > self.max_input_chars_per_word:
+            return self._unk(word)
+        prefix = self.continuing_subword_prefix
+        tokens = []
+        start = 0
+        while start < len(word):
+            end = min(len(word), start + self._longest_token)
+            while end > start:
+                piece = word[start:end] if start == 0 else prefix + word[start:end]
+                piece_id = self.vocab.get(piece)
+                if piece_id is not None:
+                    tokens.append(Token(piece_id, piece, start, end))
+                    break
+                end -= 1
+            if end == start:
+                return self._unk(word)
+            start = end
+        return tokens
+
+    def to_hf_json(self) -> dict:
+        return {
+            "type": "WordPiece",
+            "unk_token": self.unk_token,
+            "continuing_subword_prefix": self.continuing_subword_prefix,
+            "max_input_chars_per_word": self.max_input_chars_per_word,
+            "vocab": _ordered_vocab(self._id_to_token),
+        }
+
+    @classmethod
+    def from_hf_json(cls, d: dict) -> WordPieceModel:
+        where = "model"
+        unk_token = d.get("unk_token", "[UNK]")
+        prefix = d.get("continuing_subword_prefix", "##")
+        max_chars = d.get("max_input_chars_per_word", 100)
+        for key, value in (("unk_token", unk_token), ("continuing_subword_prefix", prefix)):
+            if not isinstance(value, str):
+                raise ValueError(f"{where}.{key} must be a string, got {value!r}")
+        if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
+            raise ValueError(f"{where}.max_input_chars_per_word must be a non-negative integer, got {max_chars!r}")
+        return cls(_vocab_from_json(d.get("vocab", {}), f"{where}.vocab"), unk_token, prefix, max_chars)
+
+
+MODEL_TYPES = {"BPE": BPEModel, "WordPiece": WordPieceModel}
+
+
+def model_from_hf_json(d: object) -> BPEModel | WordPieceModel:
+    """The model of a tokenizer.json (its "model" object)."""
+    if not isinstance(d, dict):
+        raise ValueError("model must be an object")
+    model_type = d.get("type")
+    if model_type is None:
+        # The library also accepts an untagged model and guesses from its fields.
+        model_type = "BPE" if "merges" in d else "WordPiece" if "vocab" in d else None
+    if model_type not in MODEL_TYPES:
+        raise ValueError(f"model.type {model_type!r} is not supported ({', '.join(MODEL_TYPES)})")
+    return MODEL_TYPES[model_type].from_hf_json(d)
