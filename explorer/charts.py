@@ -1,0 +1,356 @@
+"""Figures of a training run, built by pure functions: a Trace (and a step) in, a Plotly figure out.
+
+- `candidates_animation`: the top competing pairs at each merge step as a horizontal bar chart,
+  animated with Plotly frames that play in the browser (no server round trip). One small frame
+  per sampled step, at most `max_frames` of them: a long run is sampled evenly, first and last
+  step always included.
+- `merge_timeline`: every merge's count (and likelihood score for the course's WordPiece), with
+  the current step marked.
+- `compression_curve`: corpus tokens against vocabulary size, with the current step marked.
+- `merge_tree_figure`: an icicle chart of how one token was built from characters.
+
+Every label that comes from the corpus is made readable (`token_labels`) and HTML-escaped,
+because Plotly interprets a subset of HTML in text and hover labels (`<b>`, `<a href>`, `<br>`).
+
+What it does not do: import streamlit, or train anything.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from explorer.bytelevel import symbols_to_bytes
+from explorer.render import readable_token
+from explorer.trace import Trace
+
+MAX_FRAMES = 300
+TOP_CANDIDATES = 10
+BAR_COLOUR = "#8fb8de"
+WINNER_COLOUR = "#e4572e"
+MARKER_COLOUR = "#e4572e"
+
+
+# ------------------------------------------------------------------------------------ labels
+
+
+def is_byte_level(trace: Trace) -> bool:
+    return trace.config.get("pre_tokenizer") == "byte-level"
+
+
+def readable_vocab_token(token: str, byte_level: bool) -> str:
+    """A vocabulary token made visible: byte-level symbols decoded to their bytes, then shown
+    with `render.readable_token` (space as ·, partial characters as <0xE2>). Tokens that are not
+    byte symbols (special tokens such as <|endoftext|>) are shown as their own text."""
+    if byte_level:
+        try:
+            return readable_token(symbols_to_bytes(token))
+        except ValueError:
+            pass
+    return readable_token(token.encode("utf-8", errors="surrogatepass"))
+
+
+def token_labels(trace: Trace) -> list[str]:
+    """The readable form of every vocabulary token, by id (not HTML-escaped)."""
+    byte_level = is_byte_level(trace)
+    return [readable_vocab_token(token, byte_level) for token in trace.vocab]
+
+
+def _escape(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def pair_label(labels: Sequence[str], left_id: int, right_id: int) -> str:
+    """'left + right' in readable form, HTML-escaped for Plotly."""
+    return f"{_escape(labels[left_id])} + {_escape(labels[right_id])}"
+
+
+def uses_scores(trace: Trace) -> bool:
+    """True when merges were chosen by a likelihood score (the course's WordPiece), not a count."""
+    return any(score is not None for score in trace.merge_scores)
+
+
+# ------------------------------------------------------------------------------------ helpers
+
+
+def sampled_steps(total_steps: int, max_frames: int = MAX_FRAMES) -> list[int]:
+    """Up to `max_frames` step indices in 0..total_steps-1, evenly spread, first and last kept."""
+    if total_steps <= 0:
+        return []
+    if max_frames <= 1:
+        return [0]
+    if total_steps <= max_frames:
+        return list(range(total_steps))
+    last = total_steps - 1
+    return sorted({round(i * last / (max_frames - 1)) for i in range(max_frames)})
+
+
+def candidate_values(trace: Trace, step: int) -> list[float]:
+    """What the candidates of one merge step compete on: likelihood scores or pair counts."""
+    scored = uses_scores(trace)
+    return [score if scored else count for _, _, count, score in trace.candidates[step]]
+
+
+# ------------------------------------------------------------------------------------ figures
+
+
+def _candidate_bars(trace: Trace, labels: Sequence[str], step: int, top: int, scored: bool) -> dict:
+    candidates = trace.candidates[step][:top]
+    names = [pair_label(labels, left, right) for left, right, _, _ in candidates]
+    values = [(score if scored else count) for _, _, count, score in candidates]
+    counts = [count for _, _, count, _ in candidates]
+    ranks = [f"#{rank}" for rank in range(1, len(candidates) + 1)]
+    colours = [WINNER_COLOUR] + [BAR_COLOUR] * (len(candidates) - 1)
+    hover = "%{text}<br>count %{customdata}" + ("<br>score %{x:.3g}" if scored else "") + "<extra></extra>"
+    return dict(
+        type="bar",
+        orientation="h",
+        x=values,
+        y=ranks,
+        text=names,
+        customdata=counts,
+        textposition="auto",
+        insidetextanchor="start",
+        textfont={"size": 15},
+        marker=dict(color=colours),
+        hovertemplate=hover,
+        cliponaxis=False,
+    )
+
+
+def candidates_animation(
+    trace: Trace,
+    labels: Sequence[str] | None = None,
+    max_frames: int = MAX_FRAMES,
+    top: int = TOP_CANDIDATES,
+) -> go.Figure:
+    """Animated bar chart of the top competing pairs, one frame per sampled merge step.
+
+    Frame `name` is the merge number (1-based: frame "1" shows the competition that chose the
+    first merge); the winner is the first bar, in a different colour.
+    """
+    labels = token_labels(trace) if labels is None else labels
+    scored = uses_scores(trace)
+    value_name = "likelihood score" if scored else "pair count"
+    steps = sampled_steps(trace.steps, max_frames)
+    figure = {
+        "data": [],
+        "layout": {
+            "title": {"text": "Top competing pairs at each merge"},
+            "xaxis": {"title": {"text": value_name}, "rangemode": "tozero"},
+            "yaxis": {"autorange": "reversed", "title": {"text": "rank"}},
+            "margin": {"l": 60, "r": 20, "t": 50, "b": 40},
+            "height": 420,
+            "showlegend": False,
+        },
+        "frames": [],
+    }
+    if not steps:
+        figure["layout"]["annotations"] = [
+            {"text": "no merges were learned", "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}
+        ]
+        return go.Figure(figure)
+
+    frames = []
+    for step in steps:
+        bars = _candidate_bars(trace, labels, step, top, scored)
+        largest = max(bars["x"], default=0) or 1
+        left, right, new_id = trace.merges[step]
+        frames.append(
+            {
+                "name": str(step + 1),
+                "data": [bars],
+                "layout": {
+                    "xaxis": {"range": [0, largest * 1.05]},
+                    "title": {"text": f"Merge {step + 1:,}: {pair_label(labels, left, right)} → {_escape(labels[new_id])}"},
+                },
+            }
+        )
+    figure["data"] = frames[0]["data"]
+    figure["layout"]["xaxis"]["range"] = frames[0]["layout"]["xaxis"]["range"]
+    figure["layout"]["title"] = frames[0]["layout"]["title"]
+    figure["frames"] = frames
+    figure["layout"]["updatemenus"] = [
+        {
+            "type": "buttons",
+            "direction": "left",
+            "x": 0,
+            "y": -0.12,
+            "xanchor": "left",
+            "yanchor": "top",
+            "showactive": False,
+            "buttons": [
+                {
+                    "label": "▶ Play",
+                    "method": "animate",
+                    "args": [None, {"frame": {"duration": 120, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}],
+                },
+                {
+                    "label": "❚❚ Pause",
+                    "method": "animate",
+                    "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}],
+                },
+            ],
+        }
+    ]
+    figure["layout"]["sliders"] = [
+        {
+            "active": 0,
+            "x": 0.2,
+            "len": 0.8,
+            "y": -0.08,
+            "yanchor": "top",
+            "currentvalue": {"prefix": "merge ", "visible": True},
+            "steps": [
+                {
+                    "label": frame["name"],
+                    "method": "animate",
+                    "args": [[frame["name"]], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}],
+                }
+                for frame in frames
+            ],
+        }
+    ]
+    figure["layout"]["margin"]["b"] = 110
+    figure["layout"]["height"] = 480
+    return go.Figure(figure)
+
+
+def merge_timeline(trace: Trace, current_step: int | None = None) -> go.Figure:
+    """Count of every merge (and its score when scored), x = merge number 1..steps.
+
+    `current_step` (number of merges applied, 0..steps) draws a vertical marker at that merge.
+    """
+    # numpy arrays: Plotly validates and serializes them an order of magnitude faster than lists,
+    # which matters because these two charts are redrawn on every move of the step slider.
+    merge_numbers = np.arange(1, trace.steps + 1)
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "pair count",
+            "x": merge_numbers,
+            "y": np.asarray(trace.merge_counts, dtype=np.int64),
+            "line": {"color": "#3a6ea5", "width": 1.5},
+            "hovertemplate": "merge %{x}<br>count %{y}<extra></extra>",
+        }
+    ]
+    layout = {
+        "title": {"text": "Count of each merged pair"},
+        "xaxis": {"title": {"text": "merge number"}},
+        "yaxis": {"title": {"text": "pair count"}, "rangemode": "tozero"},
+        "margin": {"l": 60, "r": 60, "t": 50, "b": 40},
+        "height": 320,
+        "legend": {"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"},
+    }
+    if uses_scores(trace):
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "likelihood score",
+                "x": merge_numbers,
+                "y": np.array([np.nan if score is None else score for score in trace.merge_scores], dtype=float),
+                "yaxis": "y2",
+                "line": {"color": "#e49b0f", "width": 1.5},
+                "hovertemplate": "merge %{x}<br>score %{y:.4g}<extra></extra>",
+            }
+        )
+        layout["yaxis2"] = {"title": {"text": "likelihood score"}, "overlaying": "y", "side": "right", "rangemode": "tozero"}
+        layout["title"]["text"] = "Count and score of each merged pair"
+    if current_step:
+        layout["shapes"] = [_vertical_marker(current_step)]
+    return go.Figure({"data": data, "layout": layout})
+
+
+def compression_curve(trace: Trace, current_step: int | None = None) -> go.Figure:
+    """Corpus length in tokens against vocabulary size, one point per merge step (0..steps)."""
+    sizes = np.asarray(trace.vocab_sizes, dtype=np.int64)
+    tokens = np.asarray(trace.corpus_tokens, dtype=np.int64)
+    data = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "name": "corpus tokens",
+            "x": sizes,
+            "y": tokens,
+            "line": {"color": "#3a6ea5", "width": 2},
+            "hovertemplate": "vocab %{x}<br>%{y} tokens<extra></extra>",
+        }
+    ]
+    if current_step is not None and 0 <= current_step < len(sizes):
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "markers",
+                "name": f"after {current_step:,} merges",
+                "x": [int(sizes[current_step])],
+                "y": [int(tokens[current_step])],
+                "marker": {"color": MARKER_COLOUR, "size": 11},
+                "hovertemplate": "vocab %{x}<br>%{y} tokens<extra>now</extra>",
+            }
+        )
+    layout = {
+        "title": {"text": "Compression: corpus tokens vs vocabulary size"},
+        "xaxis": {"title": {"text": "vocabulary size"}},
+        "yaxis": {"title": {"text": "tokens in the corpus"}, "rangemode": "tozero"},
+        "margin": {"l": 60, "r": 20, "t": 50, "b": 40},
+        "height": 320,
+        "showlegend": False,
+    }
+    return go.Figure({"data": data, "layout": layout})
+
+
+def _vertical_marker(x: float) -> dict:
+    return {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": x,
+        "x1": x,
+        "y0": 0,
+        "y1": 1,
+        "line": {"color": MARKER_COLOUR, "width": 2, "dash": "dot"},
+    }
+
+
+def merge_tree_figure(tree: dict, labels: Sequence[str]) -> go.Figure:
+    """Icicle chart of `Trace.merge_tree(token_id)`: the token on top, its two parents below, down
+    to characters. Box widths count the characters (initial symbols) each part covers."""
+    ids, parents, texts, values, hovers = [], [], [], [], []
+
+    def visit(node: dict, path: str, parent: str) -> int:
+        children = node["children"]
+        size = sum(visit(child, f"{path}/{index}", path) for index, child in enumerate(children)) if children else 1
+        ids.append(path)
+        parents.append(parent)
+        texts.append(_escape(labels[node["id"]]))
+        values.append(size)
+        rank = "initial symbol" if node["rank"] is None else f"merge {node['rank'] + 1:,}"
+        hovers.append(f"id {node['id']}, {rank}")
+        return size
+
+    visit(tree, "0", "")
+    return go.Figure(
+        {
+            "data": [
+                {
+                    "type": "icicle",
+                    "ids": ids,
+                    "parents": parents,
+                    "labels": texts,
+                    "values": values,
+                    "branchvalues": "total",
+                    "customdata": hovers,
+                    "hovertemplate": "%{label}<br>%{customdata}<extra></extra>",
+                    "tiling": {"orientation": "v"},
+                    "textfont": {"size": 16},
+                    "sort": False,
+                }
+            ],
+            "layout": {"margin": {"l": 10, "r": 10, "t": 10, "b": 10}, "height": 300},
+        }
+    )

@@ -1,0 +1,84 @@
+"""The frame every page shares: page config, the sidebar (navigation, current run, legend) and the
+friendly "train first" stop for pages that need a run.
+
+Navigation uses the legacy `pages/` folder (no `st.navigation`: it breaks AppTest from the second
+run and deep links on a fresh server). The automatic page list is hidden in
+.streamlit/config.toml so the home page can be called "Train" rather than "app".
+"""
+
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from explorer.render import escape_text, legend_html
+from explorer.ui import link, state
+from explorer.ui.runs import Run
+from explorer.ui.views import stop_reason_text
+
+PAGES = (
+    ("app.py", "Train", ":material/model_training:"),
+    ("pages/1_Merge_history.py", "Merge history", ":material/movie:"),
+    ("pages/2_Vocabulary.py", "Vocabulary", ":material/dictionary:"),
+    ("pages/3_Compare.py", "Compare", ":material/compare_arrows:"),
+)
+APP_TITLE = "Tokenizer Explorer"
+
+
+def page(title: str, intro: str = "") -> None:
+    """Set up a page: config, sidebar navigation, title. Call first on every page; call
+    `finish()` last (the sidebar's run card must see a run trained during this script run)."""
+    st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=":material/token:", layout="wide")
+    state.put(state.FIRST_RUN, not state.get(state.SESSION_STARTED))
+    state.put(state.SESSION_STARTED, True)
+    with st.sidebar:
+        st.markdown(f"### {APP_TITLE}")
+        for path, label, icon in PAGES:
+            st.page_link(path, label=label, icon=icon)
+        st.divider()
+    st.title(title)
+    if intro:
+        st.caption(intro)
+
+
+def finish() -> None:
+    """The end of the sidebar: the current run and the legend of token markers."""
+    with st.sidebar:
+        run = state.current_run()
+        if run is None:
+            st.caption("No tokenizer trained yet.")
+        else:
+            run_card(run)
+        with st.expander("How tokens are shown"):
+            st.html(legend_html())
+
+
+def run_card(run: Run) -> None:
+    """The current run in a few lines (names come from the user: escaped, shown as HTML)."""
+    trace = run.trace
+    st.html(
+        '<div class="run-card" style="font-size:0.9em;line-height:1.5;">'
+        f"<b>Current run</b><br>{html.escape(run.name, quote=True)}<br>"
+        f"{trace.steps:,} merges · vocabulary {len(trace.vocab):,}<br>"
+        f"<span style='color:#777;'>{html.escape(stop_reason_text(trace), quote=True)}</span></div>"
+    )
+
+
+def note(text: str) -> None:
+    """A small grey line of plain text (user text stays literal: escaped, shown as HTML)."""
+    st.html(f'<div class="note" style="color:#777;font-size:0.875rem;">{escape_text(text)}</div>')
+
+
+def require_run() -> Run:
+    """The current run, or a friendly message with a link to the Train page and a stop."""
+    run = state.current_run()
+    if run is None and state.get(state.FIRST_RUN):
+        run = link.train_from_link()  # a shared link opened on this page
+    if run is None:
+        st.info("No tokenizer yet: train one on the Train page first, then come back here.")
+        st.page_link("app.py", label="Train", icon=":material/model_training:")
+        finish()
+        st.stop()
+    link.show_current_run()
+    return run

@@ -1,0 +1,111 @@
+"""Training runs as the app keeps them: a Trace plus what the pages derive from it, and a bounded
+cache of runs keyed on content (sha256 of the corpus + every setting that changes the result).
+
+Pure Python (no streamlit): the Streamlit layer stores these objects in `st.session_state`
+through `explorer.ui.state`.
+
+- `Run` holds one finished training run and memoizes derived objects (tokenizer, labels, tables,
+  figures) in `Run.derived`, so a page rerun never rebuilds them. Runs compare by identity.
+- `RunCache` is a small LRU: at most `max_entries` runs and at most `max_characters` corpus
+  characters in total (a stand-in for memory: a trace grows with its corpus).
+
+What it does not do: train (explorer.pipeline) or render.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from explorer.trace import Trace
+from explorer.ui.settings import Settings
+
+_run_numbers = itertools.count(1)
+
+
+def corpus_digest(text: str) -> str:
+    """sha256 of the corpus's UTF-8 (lone surrogates kept), the content half of a cache key."""
+    return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class RunKey:
+    corpus_sha256: str
+    settings: Settings
+
+
+@dataclass(eq=False)
+class Run:
+    """One training run: the trace, where its corpus came from, and memoized derived objects."""
+
+    key: RunKey
+    trace: Trace
+    corpus_label: str
+    characters: int
+    sample_key: str | None = None  # the built-in sample it was trained on (None: pasted/uploaded)
+    number: int = field(default_factory=lambda: next(_run_numbers))
+    derived: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def settings(self) -> Settings:
+        return self.key.settings
+
+    @property
+    def words(self) -> int:
+        return sum(self.trace.counts)
+
+    @property
+    def distinct_words(self) -> int:
+        return len(self.trace.words)
+
+    @property
+    def final_vocab_size(self) -> int:
+        return len(self.trace.vocab)
+
+    @property
+    def name(self) -> str:
+        """A short name that tells runs apart: '#2 BPE 1000 · byte-level · Study in Scarlet'."""
+        return f"#{self.number} {self.settings.short_name()} · {self.corpus_label}"
+
+    def derive(self, name: str, build: Callable[[], Any]) -> Any:
+        """`build()` once per run and name; later calls return the same object."""
+        if name not in self.derived:
+            self.derived[name] = build()
+        return self.derived[name]
+
+
+class RunCache:
+    """LRU of runs by RunKey, bounded by entry count and total corpus characters."""
+
+    def __init__(self, max_entries: int = 4, max_characters: int = 12_000_000):
+        self.max_entries = max_entries
+        self.max_characters = max_characters
+        self._runs: OrderedDict[RunKey, Run] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+    def get(self, key: RunKey) -> Run | None:
+        run = self._runs.get(key)
+        if run is not None:
+            self._runs.move_to_end(key)
+        return run
+
+    def put(self, run: Run) -> None:
+        self._runs[run.key] = run
+        self._runs.move_to_end(run.key)
+        while len(self._runs) > 1 and (
+            len(self._runs) > self.max_entries
+            or sum(r.characters for r in self._runs.values()) > self.max_characters
+        ):
+            self._runs.popitem(last=False)
+
+
+def remember(history: list[Run], run: Run, limit: int) -> list[Run]:
+    """`history` with `run` first, without duplicates (same key), at most `limit` long."""
+    kept = [earlier for earlier in history if earlier.key != run.key]
+    return [run, *kept][:limit]

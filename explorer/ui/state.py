@@ -1,0 +1,125 @@
+"""The one owner of `st.session_state`: every key the app uses is named here, and pages read and
+write session data only through these names and helpers.
+
+Two kinds of keys:
+- data keys (module constants): values the app puts in the session itself (runs, the training
+  cache, the step of the merge player). They survive page switches.
+- widget keys (`Widget`): passed as `key=` to widgets. Widget state belongs to its page and
+  Streamlit drops it when the page is left, so the Train page's widgets use
+  `persist_state="session"`, and the merge player copies its step to a data key.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.ui.runs import Run, RunCache, remember
+
+# ---------------------------------------------------------------- data keys
+RUN_CACHE = "training_cache"  # RunCache: finished runs by (corpus sha256, settings)
+CURRENT_RUN = "current_run"  # Run: what every page shows
+HISTORY = "earlier_runs"  # list[Run]: earlier runs of this session, newest first
+OTHER_RUN = "other_algorithm_run"  # Run: the other algorithm trained on the current run's corpus
+TRAINED_CORPUS = "trained_corpus"  # (sha256, text) of the current run's corpus, to train the other algorithm
+URL_READ = "url_read"  # True once the Train page has applied the link's settings
+SESSION_STARTED = "session_started"  # True after the session's first script run
+FIRST_RUN = "first_run"  # True during the session's first script run (only then is the URL a link)
+STEP = "player_step"  # int: merges applied in the merge player (survives leaving the page)
+PLAYING = "player_playing"  # bool: the merge player is playing
+PAUSED_AT = "player_paused_at"  # time.monotonic() of the last pause
+COMPARE_TEXT = "compare_text"  # str: the Compare page's sentences (survives leaving the page)
+
+HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
+CACHE_ENTRIES = 4
+CACHE_CHARACTERS = 12_000_000
+
+
+class Widget:
+    """Widget keys (also the names browser tests and AppTest look widgets up by)."""
+
+    SAMPLE = "sample"
+    CORPUS = "corpus"
+    UPLOAD = "upload"
+    ALGORITHM = "algorithm"
+    FLAVOR = "flavor"
+    VOCAB_SLIDER = "vocab_size_slider"
+    VOCAB_NUMBER = "vocab_size"
+    PRE_TOKENIZER = "pre_tokenizer"
+    NORMALIZERS = "normalizers"
+    MIN_FREQUENCY = "min_frequency"
+    SPECIAL_TOKENS = "special_tokens"
+    PREFIX = "prefix"
+    SUFFIX = "suffix"
+    TRAIN = "train"
+    # Merge history
+    PLAY = "play"
+    PAUSE = "pause"
+    SPEED = "speed"
+    STEP = "step"
+    TREE_TOKEN = "tree_token"
+    # Vocabulary
+    SEARCH = "vocab_search"
+    KINDS = "vocab_kinds"
+    SORT = "vocab_sort"
+    DESCENDING = "vocab_descending"
+    GRID_START = "grid_start"
+    # Compare
+    SENTENCES = "sentences"
+    TRAIN_OTHER = "train_other"
+
+
+def get(key: str, default=None):
+    return st.session_state.get(key, default)
+
+
+def put(key: str, value) -> None:
+    st.session_state[key] = value
+
+
+def run_cache() -> RunCache:
+    if RUN_CACHE not in st.session_state:
+        st.session_state[RUN_CACHE] = RunCache(CACHE_ENTRIES, CACHE_CHARACTERS)
+    return st.session_state[RUN_CACHE]
+
+
+def current_run() -> Run | None:
+    return st.session_state.get(CURRENT_RUN)
+
+
+def earlier_runs() -> list[Run]:
+    return list(st.session_state.get(HISTORY, []))
+
+
+def set_current_run(run: Run, corpus_text: str) -> None:
+    """Make `run` the one every page shows; the previous one joins the earlier runs."""
+    previous = current_run()
+    if previous is run:
+        return
+    if previous is not None:
+        st.session_state[HISTORY] = remember(earlier_runs(), previous, HISTORY_LIMIT)
+    st.session_state[HISTORY] = [r for r in earlier_runs() if r.key != run.key]
+    st.session_state[CURRENT_RUN] = run
+    st.session_state[TRAINED_CORPUS] = (run.key.corpus_sha256, corpus_text)
+    st.session_state[STEP] = 0
+    st.session_state[PLAYING] = False
+    st.session_state.pop(Widget.STEP, None)
+
+
+def trained_corpus_text(run: Run) -> str | None:
+    """The corpus text of `run` if it is the one kept in the session (only the current one is)."""
+    kept = st.session_state.get(TRAINED_CORPUS)
+    if kept and kept[0] == run.key.corpus_sha256:
+        return kept[1]
+    return None
+
+
+def other_run(run: Run) -> Run | None:
+    """The other algorithm's run on the same corpus, if it was trained."""
+    other = st.session_state.get(OTHER_RUN)
+    if other is not None and other.key.corpus_sha256 == run.key.corpus_sha256 and other is not run:
+        return other
+    return None
+
+
+def set_other_run(run: Run) -> None:
+    st.session_state[OTHER_RUN] = run

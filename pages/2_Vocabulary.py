@@ -1,0 +1,65 @@
+"""Vocabulary: every token with its readable form, merge rank, parents and corpus frequency."""
+
+import streamlit as st
+
+from explorer.ui import frame, state, views
+
+W = state.Widget
+frame.page("Vocabulary", "Every token of the trained vocabulary; byte-level tokens shown as the bytes they hold.")
+run = frame.require_run()
+table = views.vocabulary_table(run)
+
+search, kinds, sort, order = st.columns([3, 3, 2, 1.4], vertical_alignment="bottom")
+query = search.text_input("Search tokens", key=W.SEARCH, placeholder="e.g. the, ing, ·")
+chosen_kinds = kinds.multiselect("Show", views.KINDS, default=list(views.KINDS), key=W.KINDS)
+sort_by = sort.selectbox("Sort by", list(views.SORT_COLUMNS), key=W.SORT)
+descending = order.toggle("Descending", key=W.DESCENDING)
+shown = views.filter_vocabulary(table, query, tuple(chosen_kinds), sort_by, descending)
+st.caption(f"{len(shown):,} of {len(table):,} tokens")
+st.dataframe(
+    shown,
+    hide_index=True,
+    column_config={
+        "id": st.column_config.NumberColumn("id", format="%d"),
+        "token": st.column_config.TextColumn("token", help="The token as stored in the vocabulary"),
+        "readable": st.column_config.TextColumn("readable", help="· space, ↵ newline, <0xE2> a byte that is part of a character"),
+        "merge rank": st.column_config.NumberColumn("merge rank", help="1 = the first merge", format="%d"),
+        "frequency": st.column_config.NumberColumn("frequency", help="Occurrences in the corpus once every merge is applied"),
+    },
+    height=420,
+)
+
+st.subheader("Grid view")
+st.caption("Ids in columns of 40, as in the tutorial's vocabulary table.")
+names = views.labels(run)
+page_size = 400
+start = st.columns(4)[0].number_input(
+    "Start at id", min_value=0, max_value=max(0, len(names) - 1), step=page_size, key=W.GRID_START
+)
+st.dataframe(views.vocabulary_grid(names, int(start)), hide_index=True, height=41 * 35 + 3)
+
+st.subheader("Downloads")
+stem = views.file_stem(run)
+trace = run.trace
+columns = st.columns(5)
+columns[0].download_button(
+    "Table (CSV)", lambda: shown.to_csv(index=False), file_name=f"{stem}-vocabulary.csv", mime="text/csv", on_click="ignore"
+)
+columns[1].download_button(
+    "tokenizer.json", lambda: views.tokenizer_json(run), file_name="tokenizer.json", mime="application/json", on_click="ignore"
+)
+if run.settings.algorithm == "bpe":
+    columns[2].download_button(
+        "vocab.json", lambda: views.vocab_and_merges(run)[0], file_name="vocab.json", mime="application/json", on_click="ignore"
+    )
+    columns[3].download_button(
+        "merges.txt", lambda: views.vocab_and_merges(run)[1], file_name="merges.txt", mime="text/plain", on_click="ignore"
+    )
+else:
+    columns[2].download_button(
+        "vocab.txt", lambda: views.vocab_txt(run), file_name="vocab.txt", mime="text/plain", on_click="ignore"
+    )
+columns[4].download_button(
+    "Trace (JSON)", trace.to_json, file_name=f"{stem}-trace.json", mime="application/json", on_click="ignore"
+)
+frame.finish()

@@ -1,0 +1,265 @@
+"""The Streamlit app through AppTest (no browser): every page, before and after training, bad input,
+escaping of hostile corpus text, shareable links and the merge player."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.corpus import count_words
+from explorer.samples import SAMPLES
+from explorer.ui.state import Widget as W
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+MERGES = "pages/1_Merge_history.py"
+VOCABULARY = "pages/2_Vocabulary.py"
+COMPARE = "pages/3_Compare.py"
+PAGES = (MERGES, VOCABULARY, COMPARE)
+XSS = "<script>alert(1)</script> <img src=x onerror=alert(1)> **bold** $x$ :red[x]"
+
+
+def new_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def train(at: AppTest) -> AppTest:
+    at.button(key=W.TRAIN).click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {metric.label: metric.value for metric in at.metric}
+
+
+def html_bodies(at: AppTest) -> list[str]:
+    return [element.proto.body for element in at.get("html")]
+
+
+def plotly_specs(at: AppTest) -> list[dict]:
+    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+
+
+def messages(at: AppTest, kind: str) -> str:
+    return " ".join(str(element.value) for element in getattr(at, kind))
+
+
+def test_app_loads_with_its_widgets():
+    at = new_app()
+    assert at.title[0].value == "Train"
+    assert at.text_area(key=W.CORPUS).label == "Corpus"
+    assert at.text_area(key=W.CORPUS).value == SAMPLES["scarlet"].text  # a sample is ready to train
+    assert at.button(key=W.TRAIN).label == "Train"
+    assert at.radio(key=W.ALGORITHM).value == "bpe"
+    assert at.number_input(key=W.VOCAB_NUMBER).value == 1000
+    assert at.slider(key=W.VOCAB_SLIDER).value == 1000
+    assert at.text_input(key=W.SPECIAL_TOKENS).value == "<|endoftext|>"
+    assert not at.metric  # nothing trained yet: no summary
+    assert (at.query_params["algorithm"], at.query_params["sample"]) == ("bpe", "scarlet")
+
+
+def test_sample_trains_and_summary_appears():
+    at = new_app()
+    at.selectbox(key=W.SAMPLE).set_value("hf-course").run()
+    assert at.text_area(key=W.CORPUS).value == SAMPLES["hf-course"].text
+    train(at)
+    summary = metrics(at)
+    for label in ("Merges learned", "Stop reason", "Time taken", "Corpus characters", "Words", "Distinct words", "Final vocabulary size"):
+        assert label in summary
+    assert summary["Corpus characters"] == f"{len(SAMPLES['hf-course'].text):,}"
+    word_counts = count_words(SAMPLES["hf-course"].text, (), "byte-level")
+    assert summary["Distinct words"] == str(len(word_counts))
+    assert summary["Words"] == str(sum(word_counts.values()))
+    assert summary["Stop reason"] == "no pair left to merge"
+    assert int(summary["Final vocabulary size"].replace(",", "")) == 257 + int(summary["Merges learned"])
+    assert any('class="tok"' in body for body in html_bodies(at))  # the sample sentences, tokenized
+    assert at.query_params["sample"] == "hf-course"
+
+
+def test_pasted_corpus_trains_and_leaves_the_link_without_a_corpus():
+    at = new_app()
+    at.text_area(key=W.CORPUS).set_value("low lower lowest\nnewer newest widest\nlow low").run()
+    assert at.selectbox(key=W.SAMPLE).value == ""  # no longer the sample
+    assert "sample" not in at.query_params
+    at.radio(key=W.ALGORITHM).set_value("wordpiece").run()
+    assert at.selectbox(key=W.PRE_TOKENIZER).value == "bert"  # the algorithm's defaults
+    assert at.text_input(key=W.PREFIX).value == "##"
+    assert at.text_input(key=W.SPECIAL_TOKENS).value == "[PAD],[UNK],[CLS],[SEP],[MASK]"
+    at.number_input(key=W.VOCAB_NUMBER).set_value(30).run()
+    assert at.slider(key=W.VOCAB_SLIDER).value == 30  # kept in sync
+    train(at)
+    summary = metrics(at)
+    assert summary["Distinct words"] == "6"
+    assert summary["Final vocabulary size"] == "30"
+    assert summary["Stop reason"] == "vocabulary size reached"
+    assert at.query_params["algorithm"] == "wordpiece" and at.query_params["vocab_size"] == "30"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_pages_before_training_show_a_friendly_message(page):
+    at = new_app()
+    at.switch_page(page).run()
+    assert not at.exception
+    assert "Train page first" in messages(at, "info")
+    assert [link.proto.label for link in at.main.get("page_link")] == ["Train"]  # the home page
+
+
+def test_pages_after_training():
+    at = train(new_app())
+    steps = int(metrics(at)["Merges learned"])
+    vocab_size = int(metrics(at)["Final vocabulary size"].replace(",", ""))
+
+    at.switch_page(MERGES).run()
+    assert not at.exception, at.exception
+    step = at.slider(key=W.STEP)
+    assert (step.label, step.value, step.max) == ("Step (merges applied)", 0, steps)
+    assert {button.label for button in at.button} >= {"Play", "Pause"}
+    specs = plotly_specs(at)
+    assert len(specs) == 4  # timeline, compression curve, competition animation, merge tree
+    animation = next(spec for spec in specs if spec.get("frames"))
+    assert len(animation["frames"]) == min(steps, 300)
+    at.slider(key=W.STEP).set_value(5).run()
+    bodies = html_bodies(at)
+    assert any("Merge <b>5</b>" in body for body in bodies)
+    assert any('class="tok tok-new"' in body for body in bodies)  # what merge 5 joined is outlined
+    assert any('class="merge-tree"' in body for body in bodies)
+
+    at.switch_page(VOCABULARY).run()
+    assert not at.exception, at.exception
+    table = at.dataframe[0].value
+    assert list(table.columns[:4]) == ["id", "token", "readable", "kind"]
+    assert len(table) == vocab_size
+    assert "·was" in set(table["readable"])  # byte-level "Ġwas" shown with a visible space
+    assert len(at.dataframe) == 2  # the table and the 40-per-column grid
+    assert list(at.dataframe[1].value.columns[:2]) == ["0 -> 40", "40 -> 80"]
+    downloads = {button.proto.label for button in at.get("download_button")}
+    assert downloads == {"Table (CSV)", "tokenizer.json", "vocab.json", "merges.txt", "Trace (JSON)"}
+    at.text_input(key=W.SEARCH).set_value("found").run()
+    assert all("found" in token for token in at.dataframe[0].value["readable"])
+
+    at.switch_page(COMPARE).run()
+    assert not at.exception, at.exception
+    assert any('class="token-spans"' in body and 'title="id ' in body for body in html_bodies(at))
+    at.button(key=W.TRAIN_OTHER).click().run()
+    assert not at.exception, at.exception
+    token_counts = [metric.value for metric in at.metric if metric.label == "Tokens"]
+    assert len(token_counts) == 2  # this run and WordPiece on the same corpus
+    assert len(at.dataframe[0].value) == 2
+
+    at.switch_page("app.py").run()  # back on Train: settings and summary are still there
+    assert not at.exception, at.exception
+    assert at.text_area(key=W.CORPUS).value == SAMPLES["scarlet"].text
+    assert at.radio(key=W.ALGORITHM).value == "bpe"
+    assert metrics(at)["Merges learned"] == str(steps)
+
+
+def test_merge_player_plays_and_pauses():
+    at = train(new_app())
+    at.switch_page(MERGES).run()
+    at.button(key=W.PLAY).click().run()
+    first = at.slider(key=W.STEP).value
+    at.run()  # one tick of the fragment
+    assert at.slider(key=W.STEP).value > first
+    at.button(key=W.PAUSE).click().run()
+    paused = at.slider(key=W.STEP).value
+    at.run()
+    assert at.slider(key=W.STEP).value == paused
+
+
+def test_empty_corpus_and_bad_vocab_size_show_messages():
+    at = new_app()
+    at.text_area(key=W.CORPUS).set_value("   ").run()
+    train(at)
+    assert "corpus is empty" in messages(at, "error")
+    assert not at.metric
+
+    at = new_app()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(0).run()
+    train(at)
+    assert "Vocabulary size must be a whole number of at least 1" in messages(at, "error")
+    assert not at.metric
+
+
+def test_trainer_value_error_is_a_message():
+    at = new_app()
+    at.radio(key=W.ALGORITHM).set_value("wordpiece").run()
+    at.radio(key=W.FLAVOR).set_value("course").run()
+    at.text_input(key=W.PREFIX).set_value("@@").run()
+    train(at)
+    assert "'##' continuing-subword prefix" in messages(at, "error")
+
+
+def test_hostile_corpus_is_escaped_everywhere():
+    at = new_app()
+    at.text_area(key=W.CORPUS).set_value("\n".join([XSS] * 3)).run()
+    at.selectbox(key=W.PRE_TOKENIZER).set_value("whitespace-split").run()
+    train(at)
+    at.switch_page(MERGES).run()
+    at.slider(key=W.STEP).set_value(at.slider(key=W.STEP).max).run()
+    at.switch_page(COMPARE).run()
+    at.text_area(key=W.SENTENCES).set_value(XSS).run()
+    assert not at.exception, at.exception
+    bodies = " ".join(html_bodies(at))
+    assert "&lt;script&gt;" in bodies and "&lt;img" in bodies
+    assert "<script" not in bodies and "<img" not in bodies
+    assert "**bold**" not in bodies and "$x$" not in bodies  # Markdown/LaTeX markup neutralised
+
+
+def test_hostile_corpus_tokens_escaped_in_the_merge_view():
+    at = new_app()
+    at.text_area(key=W.CORPUS).set_value("\n".join([XSS] * 3)).run()
+    at.selectbox(key=W.PRE_TOKENIZER).set_value("whitespace-split").run()
+    train(at)
+    at.switch_page(MERGES).run()
+    at.slider(key=W.STEP).set_value(at.slider(key=W.STEP).max).run()
+    bodies = " ".join(html_bodies(at))
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in bodies  # the whole word is one token by now
+    assert "<script" not in bodies and "<img" not in bodies
+
+
+def test_a_link_reproduces_the_view():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["algorithm"] = "wordpiece"
+    at.query_params["sample"] = "german"
+    at.query_params["vocab_size"] = "60"
+    at.run()
+    assert not at.exception, at.exception
+    assert at.radio(key=W.ALGORITHM).value == "wordpiece"
+    assert at.number_input(key=W.VOCAB_NUMBER).value == 60
+    assert at.text_area(key=W.CORPUS).value == SAMPLES["german"].text
+    assert metrics(at)["Final vocabulary size"] == "60"  # trained from the link
+
+
+def test_a_bad_link_value_is_a_warning():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["vocab_size"] = "lots"
+    at.query_params["pre_tokenizer"] = "magic"
+    at.run()
+    assert not at.exception
+    assert "Ignored vocab_size" in messages(at, "warning") and "Ignored pre_tokenizer" in messages(at, "warning")
+    assert at.number_input(key=W.VOCAB_NUMBER).value == 1000
+
+
+def test_uploaded_corpus_trains_and_a_non_utf8_upload_is_an_error():
+    at = new_app()
+    at.file_uploader(key=W.UPLOAD).upload("<b>notes</b>.txt", "naïve café\nnaïve\n".encode("utf-8"), "text/plain").run()
+    assert not at.exception, at.exception
+    train(at)
+    assert (metrics(at)["Words"], metrics(at)["Distinct words"]) == ("3", "2")  # naïve ×2, ·café
+    bodies = " ".join(html_bodies(at))
+    assert "&lt;b&gt;notes&lt;/b&gt;.txt" in bodies and "<b>notes" not in bodies  # the file name, escaped
+    assert "sample" not in at.query_params  # an uploaded corpus never goes into the link
+
+    at = new_app()
+    at.file_uploader(key=W.UPLOAD).upload("latin1.txt", "caf\u00e9".encode("latin-1"), "text/plain").run()
+    assert not at.exception
+    assert "not UTF-8 text" in messages(at, "error")
+    train(at)
+    assert not at.metric
