@@ -27,10 +27,12 @@ import importlib.util
 import json
 from dataclasses import dataclass, field
 
-import tiktoken
+from typing import TYPE_CHECKING
 
 from explorer.bytelevel import UNICODE_TO_BYTE
-from explorer.render import readable_token
+
+if TYPE_CHECKING:
+    import tiktoken
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"
@@ -254,7 +256,7 @@ def _info(name: str) -> PretrainedInfo:
 
 
 @functools.lru_cache(maxsize=len(PRETRAINED))
-def load_encoding(name: str) -> tiktoken.Encoding:
+def load_encoding(name: str) -> "tiktoken.Encoding":
     """The `tiktoken.Encoding` for "gpt2", "cl100k_base" or "o200k_base", built offline.
 
     Raises ValueError for an unknown name and PretrainedDataError when a file is missing or its
@@ -268,6 +270,8 @@ def load_encoding(name: str) -> tiktoken.Encoding:
     else:
         (tiktoken_file,) = contents
         mergeable_ranks = tiktoken_file_to_mergeable_ranks(tiktoken_file)
+    import tiktoken  # here, not at import time: `python -m explorer train` never needs it
+
     return tiktoken.Encoding(
         name=info.name,
         pat_str=info.pat_str,
@@ -331,22 +335,3 @@ def encode_pretrained(name: str, text: str) -> list[TokenPiece]:
     return pieces_from_token_bytes(
         clean_text, token_ids, encoding.decode_tokens_bytes(token_ids)
     )
-
-
-def format_encoding(name: str, text: str) -> str:
-    """Plain-text report of how `text` encodes, for a terminal: a header then one line per token.
-
-    Each line is "id<TAB>start:end<TAB>readable token" (see `render.readable_token`).
-    """
-    info = _info(name)
-    pieces = encode_pretrained(name, text)
-    header = (
-        f"{info.label}: {len(pieces)} tokens, {len(text)} characters, "
-        f"{len(replace_surrogates(text).encode('utf-8'))} bytes"
-    )
-    lines = [header]
-    lines.extend(
-        f"{piece.id}\t{piece.start}:{piece.end}\t{readable_token(piece.token_bytes)}"
-        for piece in pieces
-    )
-    return "\n".join(lines)

