@@ -23,7 +23,8 @@ Semantics matched (measured with tokenizers 0.23.3):
   lowercase.
 
 Unicode versions: the library mixes several, so Python's `unicodedata` (14.0 on Python 3.11) is
-corrected with small tables measured against the library character by character:
+corrected with small tables measured against the library character by character (they list
+characters up to Unicode 17.0, so a newer Python's unicodedata is corrected too):
 - NFD, NFKC and StripAccents use Unicode 9.0 tables: characters assigned later that have a
   decomposition or a combining class are plain starters there, later marks are not marks.
 - BertNormalizer's control and non-spacing-mark tests use Unicode 8.0 categories.
@@ -45,6 +46,7 @@ from functools import cache
 
 Alignment = tuple[int, int]
 Change = tuple[str, int]  # (output character, change) as in NormalizedString::transform
+CodePointRange = tuple[int, int]  # inclusive (first, last)
 
 
 @dataclass(frozen=True)
@@ -115,7 +117,7 @@ def _filter_changes(text: str, keep: Callable[[str], bool]) -> tuple[list[Change
 
 # Assigned after Unicode 9.0 with a decomposition or a non-zero combining class: the library's
 # normalization tables do not know them, so they neither decompose, reorder nor compose.
-_UNKNOWN_TO_UNICODE_9_NORMALIZATION: tuple[Alignment, ...] = (
+_UNKNOWN_TO_UNICODE_9_NORMALIZATION: tuple[CodePointRange, ...] = (
     (0x0558, 0x0558), (0x058B, 0x058C), (0x05C8, 0x05C9), (0x07FD, 0x07FD), (0x0897, 0x089F),
     (0x08CA, 0x08D3), (0x09FE, 0x09FE), (0x0C3C, 0x0C3C), (0x0D3B, 0x0D3C), (0x0EBA, 0x0EBA),
     (0x1715, 0x1715), (0x1ABF, 0x1AF0), (0x1DF6, 0x1DFA), (0x209D, 0x209F), (0x32FF, 0x32FF),
@@ -138,7 +140,7 @@ _UNKNOWN_TO_UNICODE_9_NORMALIZATION: tuple[Alignment, ...] = (
 )
 
 # Marks (Mn/Mc/Me) assigned after Unicode 9.0: the library's StripAccents keeps them.
-_MARKS_AFTER_UNICODE_9: tuple[Alignment, ...] = (
+_MARKS_AFTER_UNICODE_9: tuple[CodePointRange, ...] = (
     (0x05C8, 0x05C9), (0x07FD, 0x07FD), (0x0897, 0x089F), (0x08CA, 0x08D3), (0x09FE, 0x09FE),
     (0x0AFA, 0x0AFF), (0x0B53, 0x0B55), (0x0C04, 0x0C04), (0x0C3C, 0x0C3C), (0x0CF3, 0x0CF3),
     (0x0D00, 0x0D00), (0x0D3B, 0x0D3C), (0x0D81, 0x0D81), (0x0EBA, 0x0EBA), (0x0ECE, 0x0ECE),
@@ -165,12 +167,12 @@ _MARKS_AFTER_UNICODE_9: tuple[Alignment, ...] = (
     (0x1E6E6, 0x1E6E6), (0x1E6EE, 0x1E6EF), (0x1E6F5, 0x1E6F5),
 )
 # Characters the library's StripAccents removes although unicodedata says they are not marks.
-_MARKS_ONLY_IN_UNICODE_9: tuple[Alignment, ...] = (
+_MARKS_ONLY_IN_UNICODE_9: tuple[CodePointRange, ...] = (
     (0x1CF2, 0x1CF3),
 )
 
 # Non-spacing marks (Mn) assigned after Unicode 8.0: BertNormalizer's accent stripping keeps them.
-_NONSPACING_MARKS_AFTER_UNICODE_8: tuple[Alignment, ...] = (
+_NONSPACING_MARKS_AFTER_UNICODE_8: tuple[CodePointRange, ...] = (
     (0x05C8, 0x05C9), (0x07FD, 0x07FD), (0x0897, 0x089F), (0x08CA, 0x08E1), (0x09FE, 0x09FE),
     (0x0AFA, 0x0AFF), (0x0B53, 0x0B55), (0x0C04, 0x0C04), (0x0C3C, 0x0C3C), (0x0D00, 0x0D00),
     (0x0D3B, 0x0D3C), (0x0D81, 0x0D81), (0x0EBA, 0x0EBA), (0x0ECE, 0x0ECE), (0x180F, 0x180F),
@@ -200,12 +202,12 @@ _NONSPACING_MARKS_AFTER_UNICODE_8: tuple[Alignment, ...] = (
     (0x1E6E6, 0x1E6E6), (0x1E6EE, 0x1E6EF), (0x1E6F5, 0x1E6F5), (0x1E944, 0x1E94A),
 )
 # Characters that were Mn in Unicode 8.0 but have another category in unicodedata.
-_NONSPACING_MARKS_ONLY_IN_UNICODE_8: tuple[Alignment, ...] = (
+_NONSPACING_MARKS_ONLY_IN_UNICODE_8: tuple[CodePointRange, ...] = (
     (0x1734, 0x1734),
 )
 
 # Cc/Cf/Co characters assigned after Unicode 8.0: BertNormalizer's clean_text keeps them.
-_CONTROLS_AFTER_UNICODE_8: tuple[Alignment, ...] = (
+_CONTROLS_AFTER_UNICODE_8: tuple[CodePointRange, ...] = (
     (0x0890, 0x0891), (0x08E2, 0x08E2), (0x110CD, 0x110CD), (0x13430, 0x1343F),
 )
 
@@ -222,7 +224,7 @@ _LOWERCASE_NEWER_THAN_PYTHON: dict[int, str] = {
 }
 
 # CJK ideograph blocks, as BertNormalizer's `is_chinese_char` lists them.
-_CJK_IDEOGRAPHS: tuple[Alignment, ...] = (
+_CJK_IDEOGRAPHS: tuple[CodePointRange, ...] = (
     (0x3400, 0x4DBF),
     (0x4E00, 0x9FFF),
     (0xF900, 0xFAFF),
@@ -237,10 +239,10 @@ _WHITE_SPACE_CLASS = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u20
 
 # Every assigned character lives in planes 0-3 and 14, or in the private-use planes 15-16.
 _ASSIGNED_PLANES = (*range(0x00000, 0x40000), *range(0xE0000, 0xF0000))
-_PRIVATE_USE_PLANES: tuple[Alignment, ...] = ((0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
+_PRIVATE_USE_PLANES: tuple[CodePointRange, ...] = ((0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
 
 
-def _code_points(ranges: Iterable[Alignment]) -> frozenset[int]:
+def _code_points(ranges: Iterable[CodePointRange]) -> frozenset[int]:
     return frozenset(code_point for first, last in ranges for code_point in range(first, last + 1))
 
 
@@ -409,7 +411,8 @@ def _compose(first: str, second: str) -> str | None:
         syllable = (lead - _HANGUL_L_BASE) * _HANGUL_V_COUNT + (follow - _HANGUL_V_BASE)
         return chr(_HANGUL_S_BASE + syllable * _HANGUL_T_COUNT)
     syllable = lead - _HANGUL_S_BASE
-    if 0 <= syllable < _HANGUL_S_COUNT and syllable % _HANGUL_T_COUNT == 0 and 0 < follow - _HANGUL_T_BASE < _HANGUL_T_COUNT:
+    is_lv_syllable = 0 <= syllable < _HANGUL_S_COUNT and syllable % _HANGUL_T_COUNT == 0
+    if is_lv_syllable and 0 < follow - _HANGUL_T_BASE < _HANGUL_T_COUNT:
         return chr(lead + follow - _HANGUL_T_BASE)
     return _composition_pairs().get((first, second))
 
@@ -484,7 +487,7 @@ def _lowercase_str(text: str) -> str:
         lowered = "σ".join(part.lower() for part in text.split("Σ"))
     else:
         lowered = text.lower()
-    if _LOWERCASE_NEWER_REGEX.search(lowered):
+    if not lowered.isascii() and _LOWERCASE_NEWER_REGEX.search(lowered):
         lowered = lowered.translate(_LOWERCASE_NEWER_THAN_PYTHON)
     return lowered
 
@@ -722,7 +725,8 @@ def normalizer_from_hf_json(config: dict | None) -> Normalizer:
     simple = {"NFD": NFD, "NFKC": NFKC, "Lowercase": Lowercase, "StripAccents": StripAccents}
     if kind in simple:
         return simple[kind]()
-    raise ValueError(f"unsupported normalizer type {kind!r}; supported: {', '.join([*simple, 'BertNormalizer', 'Sequence'])}")
+    supported = ", ".join([*simple, "BertNormalizer", "Sequence"])
+    raise ValueError(f"unsupported normalizer type {kind!r}; supported: {supported}")
 
 
 NORMALIZERS: dict[str, Callable[[], Normalizer]] = {

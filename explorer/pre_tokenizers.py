@@ -141,7 +141,8 @@ class PreTokenizer:
     """One pipeline stage. Subclasses implement `split`, `words` and `to_hf_json`."""
 
     def pre_tokenize(self, text: str) -> list[Piece]:
-        return [(piece.text, piece.original_span(0, len(piece.text))) for piece in self.split(Normalized.unchanged(text))]
+        pieces = self.split(Normalized.unchanged(text))
+        return [(piece.text, piece.original_span(0, len(piece.text))) for piece in pieces]
 
     def split(self, normalized: Normalized) -> list[Normalized]:
         raise NotImplementedError
@@ -244,7 +245,8 @@ class ByteLevel(PreTokenizer):
             # after it, so both carry the first character's alignment.
             normalized = Normalized(" " + normalized.text, (normalized.alignments[0], *normalized.alignments))
         pieces = [
-            Normalized(piece, normalized.alignments[start:end]) for piece, (start, end) in self._raw_pieces(normalized.text)
+            Normalized(piece, normalized.alignments[start:end])
+            for piece, (start, end) in self._raw_pieces(normalized.text)
         ]
         return [_byte_symbols(piece) for piece in pieces]
 

@@ -1,0 +1,264 @@
+"""Pre-tokenizers and the byte-level map against the installed `tokenizers` library: pieces and
+offsets, offsets through a normalizer, tokenizer.json entries, and the registry."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+import pytest
+import regex
+import tokenizers
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tokenizers import pre_tokenizers as hf
+
+from explorer import normalizers
+from explorer import pre_tokenizers as ours
+from explorer.bytelevel import (
+    BYTE_LEVEL_ALPHABET,
+    BYTE_TO_UNICODE,
+    UNICODE_TO_BYTE,
+    bytes_to_symbols,
+    symbols_to_bytes,
+    text_to_symbols,
+)
+
+COMPONENTS = [
+    ("byte-level", ours.ByteLevel(), hf.ByteLevel(add_prefix_space=False)),
+    ("byte-level-prefix", ours.ByteLevel(add_prefix_space=True), hf.ByteLevel(add_prefix_space=True)),
+    ("byte-level-no-regex", ours.ByteLevel(use_regex=False), hf.ByteLevel(add_prefix_space=False, use_regex=False)),
+    (
+        "byte-level-prefix-no-regex",
+        ours.ByteLevel(add_prefix_space=True, use_regex=False),
+        hf.ByteLevel(add_prefix_space=True, use_regex=False),
+    ),
+    ("bert", ours.BertPreTokenizer(), hf.BertPreTokenizer()),
+    ("whitespace", ours.Whitespace(), hf.Whitespace()),
+    ("whitespace-split", ours.WhitespaceSplit(), hf.WhitespaceSplit()),
+    (
+        "split-then-byte-level",
+        ours.Sequence([ours.WhitespaceSplit(), ours.ByteLevel(add_prefix_space=True)]),
+        hf.Sequence([hf.WhitespaceSplit(), hf.ByteLevel(add_prefix_space=True)]),
+    ),
+    (
+        "byte-level-then-bert",
+        ours.Sequence([ours.ByteLevel(), ours.BertPreTokenizer()]),
+        hf.Sequence([hf.ByteLevel(add_prefix_space=False), hf.BertPreTokenizer()]),
+    ),
+]
+COMPONENT_IDS = [name for name, _, _ in COMPONENTS]
+
+EXAMPLES = [
+    "",
+    " ",
+    "Hello, world! It's 3.14 $100...",
+    "it's IT'S we'll WE'LL they're I'm you'd we've don't",
+    "  leading and trailing  \t\n",
+    "a\r\nb\tc\x0bd\x1ce\x85f\u2028g\u3000h\xa0i",
+    "Café naïve e\u0301",
+    "x² ½ ① ٣",
+    "中文字 日本語",
+    "👨\u200d👩\u200d👧 family",
+    "snake_case $+<=>^`|~ ¿¡ «»",
+    "\x00\ufffd",
+    "a\u166db a\U000111c9b a\u2e43b",  # punctuation in Unicode 8.0 only / added later
+    "a\u0558b 1\U00010940",  # letters of Unicode 17.0, unknown to the library's regex engine
+]
+
+# Characters and contraction fragments that exercise the interesting paths, mixed into arbitrary
+# Unicode.
+FRAGMENTS = [
+    *"aZ1 '\t\n\r!.,$_sStTdDmMlLrRvVeE\xa0\u2028\x1c\x85²é\u0301\u200d中٣½\u3000İ\x00",
+    "'s",
+    "'ll",
+    "'ve",
+    "'re",
+    "  ",
+    "\U0001f468",
+    "\u0558",
+    "\U00010940",
+    "\u166d",
+    "\u2e43",
+    "\U000111c9",
+]
+texts = st.lists(st.one_of(st.characters(codec="utf-8"), st.sampled_from(FRAGMENTS)), max_size=20).map("".join)
+
+
+def assert_matches_library(component: ours.PreTokenizer, library: hf.PreTokenizer, text: str) -> None:
+    expected = library.pre_tokenize_str(text)
+    assert component.pre_tokenize(text) == expected
+    assert component.words(text) == [piece for piece, _ in expected]
+    split = component.split(normalizers.Normalized.unchanged(text))
+    assert [(piece.text, piece.original_span(0, len(piece.text))) for piece in split] == expected
+
+
+@pytest.mark.parametrize("text", EXAMPLES)
+@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
+def test_examples_match_library(name, component, library, text):
+    assert_matches_library(component, library, text)
+
+
+@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
+@settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_fuzz_matches_library(name, component, library, text):
+    assert_matches_library(component, library, text)
+
+
+def test_documented_pieces():
+    text = "Hello, world! It's 3.14 $100..."
+    assert ours.BertPreTokenizer().words(text) == "Hello , world ! It ' s 3 . 14 $ 100 . . .".split()
+    assert ours.Whitespace().words(text) == "Hello , world ! It ' s 3 . 14 $ 100 ...".split()
+    assert ours.WhitespaceSplit().words(text) == "Hello, world! It's 3.14 $100...".split()
+    assert ours.ByteLevel().words(text) == "Hello , Ġworld ! ĠIt 's Ġ3 . 14 Ġ$ 100 ...".split()
+    assert ours.ByteLevel().words("IT'S") == ["IT", "'", "S"]  # contractions are lowercase only
+    assert ours.ByteLevel(add_prefix_space=True).pre_tokenize("Hi") == [("ĠHi", (0, 2))]
+    assert ours.Whitespace().words("x²") == ["x", "²"]
+
+
+@functools.cache
+def assigned_code_points() -> tuple[str, ...]:
+    """Every code point the `regex` module's Unicode assigns, except private use (unassigned and
+    private-use characters are "other" for both the library and the `regex` module). Of the
+    ~100,000 unified ideographs, all letters in every version, only one in 50 is kept, plus every
+    one in the version table, to keep the run short."""
+    unassigned = regex.compile(r"[\p{Cn}\p{Co}\p{Cs}]")
+    ideograph = regex.compile(r"\p{Unified_Ideograph}")
+    in_table = regex.compile(f"[{ours._class_items(ours._UNKNOWN_TO_LIBRARY_REGEX)}]")
+    return tuple(
+        char
+        for char in map(chr, range(0x110000))
+        if not unassigned.match(char) and (not ideograph.match(char) or ord(char) % 50 == 0 or in_table.match(char))
+    )
+
+
+# Per component, the neighbours that reveal a character's class: letter, number, other or space
+# for ByteLevel; word character, other or space for Whitespace; punctuation or space otherwise.
+CLASS_CONTEXTS = [
+    ("byte-level", ours.ByteLevel(), hf.ByteLevel(add_prefix_space=False), "a{0}a1{0}1!{0}! {0}\n"),
+    ("whitespace", ours.Whitespace(), hf.Whitespace(), "a{0}a!{0}!\n"),
+    ("bert", ours.BertPreTokenizer(), hf.BertPreTokenizer(), "a{0}a\n"),
+    ("whitespace-split", ours.WhitespaceSplit(), hf.WhitespaceSplit(), "a{0}a\n"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "component", "library", "context"), CLASS_CONTEXTS, ids=[name for name, *_ in CLASS_CONTEXTS]
+)
+def test_every_code_point_matches_library(name, component, library, context):
+    """Checks the Unicode version tables: every assigned character in the context that would
+    change the pieces if its class differed."""
+    chars = assigned_code_points()
+    for start in range(0, len(chars), 20_000):
+        text = "".join(context.format(char) for char in chars[start : start + 20_000])
+        assert component.pre_tokenize(text) == library.pre_tokenize_str(text)
+
+
+PIPELINES = [
+    ("bert", normalizers.BertNormalizer(), ours.BertPreTokenizer()),
+    ("nfkc-byte-level", normalizers.NFKC(), ours.ByteLevel(add_prefix_space=True)),
+    (
+        "nfd-strip-lowercase-whitespace",
+        normalizers.build_normalizer(["nfd", "strip-accents", "lowercase"]),
+        ours.Whitespace(),
+    ),
+    ("lowercase-split-byte-level", normalizers.Lowercase(), ours.Sequence([ours.WhitespaceSplit(), ours.ByteLevel()])),
+]
+
+
+def tokenizer_with(
+    normalizer_json: dict | None, pre_tokenizer_json: dict, vocab: dict[str, int]
+) -> tokenizers.Tokenizer:
+    document = {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [],
+        "normalizer": normalizer_json,
+        "pre_tokenizer": pre_tokenizer_json,
+        "post_processor": None,
+        "decoder": None,
+        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
+    }
+    return tokenizers.Tokenizer.from_str(json.dumps(document))
+
+
+@pytest.mark.parametrize(("name", "normalizer", "pre_tokenizer"), PIPELINES, ids=[name for name, _, _ in PIPELINES])
+@settings(max_examples=200, deadline=None)
+@given(text=texts)
+def test_split_after_normalizer_gives_the_library_token_offsets(name, normalizer, pre_tokenizer, text):
+    """With a WordLevel model that knows every piece, each token is one piece: its offsets are the
+    piece's alignments mapped back through the normalizer."""
+    pieces = pre_tokenizer.split(normalizer.normalize(text))
+    vocab = {"[UNK]": 0} | {piece.text: index + 1 for index, piece in enumerate(pieces)}
+    encoding = tokenizer_with(normalizer.to_hf_json(), pre_tokenizer.to_hf_json(), vocab).encode(text)
+    assert encoding.tokens == [piece.text for piece in pieces]
+    assert encoding.offsets == [piece.original_span(0, len(piece.text)) for piece in pieces]
+
+
+@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
+def test_to_hf_json_is_what_the_library_writes(name, component, library):
+    written = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    written.pre_tokenizer = library
+    assert json.loads(written.to_str())["pre_tokenizer"] == component.to_hf_json()
+
+
+@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
+def test_library_loads_our_json_and_splits_the_same(name, component, library):
+    loaded = tokenizer_with(None, component.to_hf_json(), {"[UNK]": 0})
+    for text in EXAMPLES:
+        assert loaded.pre_tokenizer.pre_tokenize_str(text) == component.pre_tokenize(text)
+    assert ours.pre_tokenizer_from_hf_json(component.to_hf_json()) == component
+
+
+def test_unsupported_json_is_a_clear_error():
+    with pytest.raises(ValueError, match="unsupported pre-tokenizer type 'Metaspace'.*ByteLevel"):
+        ours.pre_tokenizer_from_hf_json({"type": "Metaspace"})
+
+
+def test_registry():
+    assert set(ours.PRE_TOKENIZERS) == {"byte-level", "bert", "whitespace", "whitespace-split"}
+    assert ours.build_pre_tokenizer("byte-level") == ours.ByteLevel(add_prefix_space=False)
+    assert ours.build_pre_tokenizer("bert") == ours.BertPreTokenizer()
+    assert ours.build_pre_tokenizer("whitespace") == ours.Whitespace()
+    assert ours.build_pre_tokenizer("whitespace-split") == ours.WhitespaceSplit()
+
+
+def test_unknown_registry_name_lists_the_valid_ones():
+    valid = "byte-level, bert, whitespace, whitespace-split"
+    with pytest.raises(ValueError, match=f"unknown pre-tokenizer 'metaspace'.*{valid}"):
+        ours.build_pre_tokenizer("metaspace")
+
+
+# ----- the byte-level map -----
+
+
+def test_byte_level_alphabet_is_the_library_alphabet():
+    assert len(BYTE_LEVEL_ALPHABET) == 256
+    assert list(BYTE_LEVEL_ALPHABET) == sorted(hf.ByteLevel.alphabet())
+    assert list(BYTE_LEVEL_ALPHABET) == sorted(BYTE_LEVEL_ALPHABET)
+
+
+def test_gpt2_symbols():
+    assert [BYTE_TO_UNICODE[byte] for byte in b" \n\t\r\x00\xad!~"] == ["Ġ", "Ċ", "ĉ", "č", "Ā", "Ń", "!", "~"]
+    assert UNICODE_TO_BYTE["Ġ"] == 0x20
+    assert bytes_to_symbols("é".encode()) == "Ã©"
+
+
+def test_every_byte_round_trips():
+    every_byte = bytes(range(256))
+    assert symbols_to_bytes(bytes_to_symbols(every_byte)) == every_byte
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_text_to_symbols_maps_the_utf8_bytes(text):
+    assert text_to_symbols(text) == bytes_to_symbols(text.encode("utf-8"))
+    assert symbols_to_bytes(text_to_symbols(text)).decode("utf-8") == text
+
+
+@pytest.mark.parametrize("not_symbols", ["a b", "a\nb", "€"])
+def test_symbols_to_bytes_rejects_non_symbols(not_symbols):
+    with pytest.raises(ValueError, match="is not a byte-level symbol"):
+        symbols_to_bytes(not_symbols)
