@@ -31,6 +31,8 @@ Does not: Metaspace, Split, Punctuation, Digits, CharDelimiterSplit, UnicodeScri
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Callable
 from collections.abc import Sequence as SequenceOf
 
@@ -118,6 +120,25 @@ _GPT2_PATTERN = _VersionedPattern(
     ),
     differing=_UNKNOWN_TO_LIBRARY_REGEX,
 )
+# The same pattern for a whole corpus whose lines are separate sequences: white space never
+# includes "\n", so every match stays inside one line and the pieces equal those of each line.
+# The (?!\S) lookahead already treats "\n" like the end of a line.
+_GPT2_LINES_TEMPLATE = _GPT2_TEMPLATE.replace(r"\s+(?!\S)|\s+", r"[^\S\n]+(?!\S)|[^\S\n]+")
+_GPT2_LINES_PATTERN = _VersionedPattern(
+    fast=_GPT2_LINES_TEMPLATE.format(L=r"\p{L}", N=r"\p{N}", OTHER=r"[^\s\p{L}\p{N}]"),
+    exact=_GPT2_LINES_TEMPLATE.format(
+        L=rf"[\p{{L}}--{_UNKNOWN}]", N=rf"[\p{{N}}--{_UNKNOWN}]", OTHER=rf"[[^\s\p{{L}}\p{{N}}]{_UNKNOWN}]"
+    ),
+    differing=_UNKNOWN_TO_LIBRARY_REGEX,
+)
+# ... and for ASCII text with the standard `re` module, twice as fast as `regex` with Unicode
+# properties: there \p{L} = [A-Za-z], \p{N} = [0-9] and White_Space = [\t\n\x0b\x0c\r ].
+_ASCII_SPACE = r"\t\x0b\x0c\r "
+_GPT2_LINES_ASCII = re.compile(
+    rf"""'s|'t|'re|'ve|'m|'ll|'d| ?[A-Za-z]+| ?[0-9]+| ?[^\n{_ASCII_SPACE}A-Za-z0-9]+"""
+    rf"""|[{_ASCII_SPACE}]+(?![^\n{_ASCII_SPACE}])|[{_ASCII_SPACE}]+"""
+)
+
 _WHITESPACE_PATTERN = _VersionedPattern(
     fast=rf"[{_WORD_CHARS}]+|[^\s{_WORD_CHARS}]+",
     exact=rf"[[{_WORD_CHARS}]--{_UNKNOWN}]+|[[^\s{_WORD_CHARS}]{_UNKNOWN}]+",
@@ -150,6 +171,15 @@ class PreTokenizer:
     def words(self, text: str) -> list[str]:
         return [piece.text for piece in self.split(Normalized.unchanged(text))]
 
+    def count_line_words(self, text: str) -> Counter[str]:
+        """Pieces of every line of `text` (each line a separate sequence) with their counts, in
+        order of first appearance. Subclasses whose pieces never span a line break do it in one
+        pass over the whole text."""
+        counts: Counter[str] = Counter()
+        for line in text.split("\n"):
+            counts.update(self.words(line))
+        return counts
+
     def to_hf_json(self) -> dict:
         raise NotImplementedError
 
@@ -180,6 +210,10 @@ class _RegexPieces(PreTokenizer):
 
     def words(self, text: str) -> list[str]:
         return self.pattern.for_text(text).findall(text)
+
+    def count_line_words(self, text: str) -> Counter[str]:
+        # White space (line breaks included) separates pieces, so no piece spans two lines.
+        return Counter(self.words(text))
 
 
 class BertPreTokenizer(_RegexPieces):
@@ -255,6 +289,14 @@ class ByteLevel(PreTokenizer):
             text = " " + text
         pieces = _GPT2_PATTERN.for_text(text).findall(text) if self.use_regex else ([text] if text else [])
         return [text_to_symbols(piece) for piece in pieces]
+
+    def count_line_words(self, text: str) -> Counter[str]:
+        if self.add_prefix_space or not self.use_regex:
+            return super().count_line_words(text)
+        pattern = _GPT2_LINES_ASCII if text.isascii() else _GPT2_LINES_PATTERN.for_text(text)
+        raw_counts = Counter(pattern.findall(text))
+        # Each distinct piece is mapped to byte symbols once; the mapping keeps pieces distinct.
+        return Counter({text_to_symbols(piece): count for piece, count in raw_counts.items()})
 
     def to_hf_json(self) -> dict:
         return {
