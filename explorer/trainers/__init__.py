@@ -154,7 +154,7 @@ def train(
             vocab.add(token)
         # The course's `while len(vocab) < vocab_size` counts special tokens and alphabet as listed.
         course_length = len(config.special_tokens) + len(initial)
-    symbol_words = [[vocab.ids[s] for s in symbols] for symbols in symbol_strings]
+    symbol_words = [list(map(vocab.ids.__getitem__, symbols)) for symbols in symbol_strings]
     initial_vocab_size = len(vocab.tokens)
     token_lengths = [len(token) for token in vocab.tokens]
 

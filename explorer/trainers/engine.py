@@ -80,20 +80,16 @@ class MergeEngine:
 
     def _count_pairs(self) -> None:
         pair_counts = self.pair_counts
-        pair_words = self.initial_pair_words
+        pair_words: defaultdict[int, set[int]] = defaultdict(set)
         symbol_freqs = self.symbol_freqs
         for index, (symbols, count) in enumerate(zip(self.words, self.counts)):
             if symbol_freqs is not None:
                 for symbol in symbols:
                     symbol_freqs[symbol] = symbol_freqs.get(symbol, 0) + count
-            for left, right in zip(symbols, symbols[1:]):
-                key = left << PAIR_SHIFT | right
+            for key in [left << PAIR_SHIFT | right for left, right in zip(symbols, symbols[1:])]:
                 pair_counts[key] += count
-                holders = pair_words.get(key)
-                if holders is None:
-                    pair_words[key] = {index}
-                else:
-                    holders.add(index)
+                pair_words[key].add(index)
+        self.initial_pair_words = pair_words
 
     def merge(self, key: int, new_symbol: int, candidate_words, step: int):
         """Merge `key` into `new_symbol` in every word of `candidate_words` that holds it.

@@ -121,20 +121,24 @@ class CourseQueue:
 
     def pick(self) -> Pick | None:
         heap = self.heap
+        heappop, heappush = heapq.heappop, heapq.heappush
+        score = self.score
         taken: dict[int, float] = {}
         best = None
+        limit = self.limit
+        # Pop until the whole tie group at the best score and `limit` distinct pairs are out.
         while heap:
             stored = -heap[0][0]
-            if best is not None and stored < best and len(taken) >= self.limit:
+            if best is not None and stored < best and len(taken) >= limit:
                 break
-            key = heapq.heappop(heap)[1]
+            key = heappop(heap)[1]
             if key in taken:
                 continue  # a duplicate entry; one is pushed back below
-            current = self.score(key)
+            current = score(key)
             if current is None:
                 continue
             if current != stored:
-                heapq.heappush(heap, (-current, key))
+                heappush(heap, (-current, key))
                 continue
             if best is None:
                 best = current
@@ -161,24 +165,35 @@ class CourseQueue:
 
     def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
         engine = self.engine
+        pair_counts = engine.pair_counts
         # The course recounts after merging: a merged pair has no occurrence left, whatever the
         # overlap-counting deltas say (in `aaa`, (a, a) counted 2 but only 1 was merged).
-        engine.pair_counts[key] = 0
+        pair_counts[key] = 0
         engine.pair_words.pop(key, None)
-        to_push = set(new_pairs)
-        if self.likelihood:
-            # Symbol frequencies of both parts dropped: every pair holding them scores higher now.
-            by_symbol = engine.pairs_by_symbol
-            pair_counts = engine.pair_counts
-            for symbol in (key >> PAIR_SHIFT, key & PAIR_MASK):
-                holders = by_symbol.get(symbol)
-                if not holders:
-                    continue
-                dead = [pair for pair in holders if pair_counts.get(pair, 0) <= 0]
-                holders.difference_update(dead)
-                to_push |= holders
         heap = self.heap
+        heappush = heapq.heappush
+        if not self.likelihood:
+            for pair in new_pairs:
+                count = pair_counts[pair]
+                if count > 0:
+                    heappush(heap, (-count, pair))
+            return
+        # Symbol frequencies of both parts dropped: every pair holding them scores higher now, so
+        # each gets an entry with its new score (this loop is the likelihood's hot path: inlined).
+        freqs = engine.symbol_freqs
+        to_push = set(new_pairs)
+        by_symbol = engine.pairs_by_symbol
+        for symbol in (key >> PAIR_SHIFT, key & PAIR_MASK):
+            holders = by_symbol.get(symbol)
+            if holders:
+                to_push |= holders
+        dead = []
         for pair in to_push:
-            score = self.score(pair)
-            if score is not None:
-                heapq.heappush(heap, (-score, pair))
+            count = pair_counts.get(pair, 0)
+            if count > 0:
+                heappush(heap, (-(count / (freqs[pair >> PAIR_SHIFT] * freqs[pair & PAIR_MASK])), pair))
+            else:
+                dead.append(pair)
+        for pair in dead:
+            by_symbol.get(pair >> PAIR_SHIFT, set()).discard(pair)
+            by_symbol.get(pair & PAIR_MASK, set()).discard(pair)
