@@ -16,14 +16,18 @@ JSON schema (`to_json` / `from_json`), all lists indexed by step unless said oth
      "merge_scores": [float|null], "words_changed": [int], "occurrences": [int],
      "candidates": [[[left_id, right_id, count, score|null], ...]],   # best first, winner included
      "stop_reason": str, "seconds": float,
-     "boundary_steps": [[int]]}                         # per word, per boundary; 2147483647 = never
+     "boundary_steps": str}   # base64 of little-endian int32: for each word in order, one value
+                              # per boundary (len(word) - 1 of them), the step that removed it,
+                              # 2147483647 = never (compact and fast for 100,000s of boundaries)
 
 What it does not do: train (trainers/) or encode new text (models.py).
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import sys
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -32,6 +36,30 @@ from itertools import accumulate
 
 NEVER = 2**31 - 1
 TRACE_FORMAT = "tokenizer-explorer-trace"
+
+
+def _pack_steps(boundary_steps: list[array]) -> str:
+    flat = array("i")
+    for steps in boundary_steps:
+        flat.extend(steps)
+    if sys.byteorder == "big":
+        flat.byteswap()
+    return base64.b64encode(flat.tobytes()).decode("ascii")
+
+
+def _unpack_steps(packed: str, words: list[str]) -> list[array]:
+    flat = array("i")
+    flat.frombytes(base64.b64decode(packed))
+    if sys.byteorder == "big":
+        flat.byteswap()
+    result, start = [], 0
+    for word in words:
+        stop = start + max(len(word) - 1, 0)
+        result.append(flat[start:stop])
+        start = stop
+    if start != len(flat):
+        raise ValueError("trace: boundary_steps does not match the words")
+    return result
 
 
 @dataclass
@@ -211,15 +239,15 @@ class Trace:
             "counts": self.counts,
             "vocab": self.vocab,
             "initial_vocab_size": self.initial_vocab_size,
-            "merges": [list(m) for m in self.merges],
+            "merges": self.merges,  # tuples serialize as JSON arrays
             "merge_counts": self.merge_counts,
             "merge_scores": self.merge_scores,
             "words_changed": self.words_changed,
             "occurrences": self.occurrences,
-            "candidates": [[list(c) for c in step] for step in self.candidates],
+            "candidates": self.candidates,
             "stop_reason": self.stop_reason,
             "seconds": self.seconds,
-            "boundary_steps": [list(steps) for steps in self.boundary_steps],
+            "boundary_steps": _pack_steps(self.boundary_steps),
         }
 
     def to_json(self) -> str:
@@ -242,7 +270,7 @@ class Trace:
             occurrences=data["occurrences"],
             candidates=[[tuple(c) for c in step] for step in data["candidates"]],
             stop_reason=data["stop_reason"],
-            boundary_steps=[array("i", steps) for steps in data["boundary_steps"]],
+            boundary_steps=_unpack_steps(data["boundary_steps"], data["words"]),
             seconds=data.get("seconds", 0.0),
         )
 
