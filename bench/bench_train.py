@@ -137,7 +137,7 @@ def main() -> None:
         )
 
         long_word = out / "long.txt"
-        body = ("ab" * 499 + "c") * 1000  # 1,000,000 characters, no space
+        body = ("ab" * 499 + "cc") * 1000  # 1,000,000 characters, no space
         long_word.write_text(body, encoding="utf-8")
         long_ours = best_of(args.repeat, ours(long_word, out, "--vocab-size", "300", "--pre-tokenizer", "whitespace-split", "--special-tokens", ""))
         print(f"one 1,000,000-character pre-token, vocab 300: {long_ours[0]:.2f} s, peak {long_ours[1]:.0f} MB")

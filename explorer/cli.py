@@ -3,12 +3,16 @@
     train CORPUS --algorithm {bpe,wordpiece} --flavor {library,course} --vocab-size N
           --pre-tokenizer {byte-level,bert,whitespace,whitespace-split} [--normalizer nfd,lowercase]
           [--min-frequency N] [--special-tokens "A,B"] [--continuing-subword-prefix S]
-          [--end-of-word-suffix S] --out tokenizer.json [--trace trace.json]
+          [--end-of-word-suffix S] [--max-seconds S] [--max-steps N] [--max-corpus-mb MB]
+          --out tokenizer.json [--trace trace.json]
     encode (--tokenizer tokenizer.json | --pretrained NAME) [--json] TEXT...
     compare [--tokenizer A.json ...] [--pretrained NAME ...] (--corpus FILE | TEXT...) [--json]
 
 CORPUS is a path or `-` for stdin; each line is one sequence (like `train_from_iterator(lines)`).
+Files must be UTF-8 (explorer/inputs.py names what a file looks like otherwise). Unlike the hosted
+app, `train` has no size, time or step limit unless asked for one.
 Every error a user can cause prints one line on stderr and exits with status 2; never a traceback.
+Warnings (`warning: ...`) and notes (`note: ...`) go to stderr too and do not stop anything.
 What it does not do: anything the package does not (this module only parses and prints).
 """
 
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -33,6 +38,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _read_text(source: str, what: str) -> str:
+    from explorer.inputs import InputError, decode_upload
+
     try:
         data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
     except FileNotFoundError:
@@ -42,9 +49,27 @@ def _read_text(source: str, what: str) -> str:
     except OSError as error:
         raise UserError(f"cannot read {what} {source!r}: {error.strerror}")
     try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise UserError(f"{what} {source!r} is not UTF-8 text (byte {error.start} is invalid)")
+        return decode_upload(data, source)
+    except InputError as error:
+        raise UserError(f"{what} {error}")
+
+
+def _positive(kind):
+    def parse(value: str):
+        try:
+            number = kind(value)
+        except ValueError:
+            number = None
+        if number is None or not number > 0 or number == float("inf"):
+            raise argparse.ArgumentTypeError(f"must be a {'whole ' if kind is int else ''}number above 0, not {value!r}")
+        return number
+
+    return parse
+
+
+def _warn(lines, label: str = "warning") -> None:
+    for line in lines:
+        print(f"{label}: {line}", file=sys.stderr)
 
 
 def _csv(value: str) -> tuple[str, ...]:
@@ -69,28 +94,51 @@ def _progress_printer():
 
 def _train(args) -> int:
     from explorer.hf_json import save_tokenizer
+    from explorer.inputs import (
+        Budget,
+        Limits,
+        check_corpus,
+        check_special_tokens,
+        check_vocab_size,
+        explain_vocab_size,
+        special_token_notes,
+    )
     from explorer.pipeline import tokenizer_from_trace, train_corpus
     from explorer.trainers import STOP_REASONS, TrainerConfig
+    from explorer.trainers.engine import MAX_SYMBOLS
 
+    # A local tool: no limit unless asked (TrainerConfig still bounds the vocab size).
+    limits = Limits(max_corpus_mb=args.max_corpus_mb or math.inf, max_seconds=math.inf, max_steps=math.inf,
+                    max_vocab=MAX_SYMBOLS - 1)
     text = _read_text(args.corpus, "corpus")
-    if not text.strip():
-        raise UserError("the corpus is empty (it has no non-whitespace character)")
+    corpus_check = check_corpus(text, limits)
+    if corpus_check.errors:
+        raise UserError(" ".join(corpus_check.errors))
+    pre_tokenizer = args.pre_tokenizer or ("byte-level" if args.algorithm == "bpe" else "bert")
+    special_tokens = _csv(args.special_tokens)
+    tokens_check = check_special_tokens(special_tokens, pre_tokenizer)
+    if tokens_check.errors:
+        raise UserError(" ".join(tokens_check.errors))
     try:
+        check_vocab_size(args.vocab_size, limits)
         config = TrainerConfig(
             algorithm=args.algorithm,
             flavor=args.flavor,
             vocab_size=args.vocab_size,
             min_frequency=args.min_frequency,
-            special_tokens=_csv(args.special_tokens),
+            special_tokens=special_tokens,
             continuing_subword_prefix=args.continuing_subword_prefix,
             end_of_word_suffix=args.end_of_word_suffix,
         )
-    except ValueError as error:
+    except ValueError as error:  # InputError included
         raise UserError(str(error))
-    pre_tokenizer = args.pre_tokenizer or ("byte-level" if args.algorithm == "bpe" else "bert")
+    _warn(corpus_check.warnings + tokens_check.warnings)
     report, finish = _progress_printer()
+    budget = Budget(args.max_seconds, args.max_steps, progress=report)
     try:
-        trace = train_corpus(text, config, _csv(args.normalizer), pre_tokenizer, progress=report)
+        trace = train_corpus(
+            text, config, _csv(args.normalizer), pre_tokenizer, progress=budget.progress, should_stop=budget.should_stop
+        )
     except ValueError as error:
         raise UserError(str(error))
     finally:
@@ -103,6 +151,8 @@ def _train(args) -> int:
         f"{trace.seconds:.2f} s -> {args.out}",
         file=sys.stderr,
     )
+    print(explain_vocab_size(trace, args.vocab_size, budget.stopped_by), file=sys.stderr)
+    _warn(special_token_notes(trace), "note")
     return 0
 
 
@@ -194,6 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--special-tokens", default=None, help='comma-separated; "" for none')
     train.add_argument("--continuing-subword-prefix", default=None)
     train.add_argument("--end-of-word-suffix", default=None)
+    train.add_argument("--max-seconds", type=_positive(float), help="stop training after this many seconds")
+    train.add_argument("--max-steps", type=_positive(int), help="stop training after this many merges (checked every 32)")
+    train.add_argument("--max-corpus-mb", type=_positive(float), help="refuse a corpus larger than this (MB of UTF-8)")
     train.add_argument("--out", required=True, help="where to write tokenizer.json")
     train.add_argument("--trace", help="also write the training trace as JSON")
 

@@ -74,6 +74,21 @@ def test_compare_prints_a_metrics_table(tmp_path, corpus):
         (["train", "-", "--vocab-size", "10", "--algorithm", "unigram", "--out", "x.json"], b"hello", "invalid choice"),
         (["train", "-", "--vocab-size", "10", "--pre-tokenizer", "spaces", "--out", "x.json"], b"hello", "invalid choice"),
         (["train", "-", "--vocab-size", "10", "--normalizer", "nfd,upper", "--out", "x.json"], b"hello", "unknown normalizer"),
+        (["train", "-", "--vocab-size", "10", "--out", "x.json"], b"", "corpus '-' is empty (0 bytes)"),
+        (["train", "-", "--vocab-size", "10", "--out", "x.json"], "hello world\n".encode("utf-16-le"),
+         "is not UTF-8: it looks like UTF-16 (little-endian) text; open it in a text editor and save it as UTF-8"),
+        (["train", "-", "--vocab-size", "10", "--out", "x.json"], "Très café, déjà vu.\n".encode("latin-1"),
+         "it looks like Latin-1/Windows-1252 text"),
+        (["train", "-", "--vocab-size", "10", "--out", "x.json"], b"%PDF-1.7\n%\xe2\xe3", "looks like a PDF document, not text"),
+        (["train", "-", "--vocab-size", "10", "--out", "x.json"], b"\x89PNG\r\n\x1a\n\x00", "looks like a PNG image"),
+        (["train", "-", "--vocab-size", "10", "--out", "x.json"], b"text\x00\x00more", "looks like a binary file"),
+        (["train", "-", "--vocab-size", "10", "--max-corpus-mb", "0.001", "--out", "x.json"], b"word " * 400,
+         "The corpus is 2.0 KB of UTF-8 text; the limit is 1.0 KB. Train on its first 1.0 KB or on a random sample"),
+        (["train", "-", "--vocab-size", "10", "--special-tokens", "[X],[X]", "--out", "x.json"], b"hello", "'[X]' is listed twice"),
+        (["train", "-", "--vocab-size", "10", "--max-steps", "0", "--out", "x.json"], b"hello", "must be a whole number above 0"),
+        (["train", "-", "--vocab-size", "10", "--max-seconds", "soon", "--out", "x.json"], b"hello", "must be a number above 0"),
+        (["train", "-", "--vocab-size", "20000000", "--out", "x.json"], b"hello", "vocab_size must be from 1 to"),
+        (["encode", "--tokenizer", "-", "hi"], b"\xff\xfe{\x00}\x00", "tokenizer file '-' is not UTF-8"),
         (["encode", "--tokenizer", "missing.json", "hi"], None, "does not exist"),
         (["encode", "--pretrained", "bert", "hi"], None, "invalid choice"),
         (["encode", "hi"], None, "exactly one"),
@@ -93,3 +108,35 @@ def test_malformed_tokenizer_file(tmp_path):
     bad.write_text('{"model": {"type": "Foo"}}', encoding="utf-8")
     result = cli("encode", "--tokenizer", bad, "hi")
     assert result.returncode == 2 and "Traceback" not in result.stderr.decode()
+
+
+def test_train_prints_warnings_and_explains_the_vocab_size(tmp_path):
+    out = tmp_path / "tok.json"
+    corpus = b"beep\x07 beep\x07\nthe end\n"
+    result = cli("train", "-", "--vocab-size", "100", "--special-tokens", "the", "--out", out, stdin=corpus)
+    stderr = result.stderr.decode()
+    assert result.returncode == 0, stderr
+    assert "warning: The corpus has 2 control characters (U+0007 BEL x2)" in stderr
+    assert "warning: The special token 'the' is ordinary text" in stderr
+    assert "You asked for 100 tokens, but the starting alphabet alone has 257 (256 byte symbols and 1 special token)" in stderr
+    assert "Traceback" not in stderr
+
+
+def test_train_stops_at_max_steps_and_says_so(tmp_path):
+    out, trace_path = tmp_path / "tok.json", tmp_path / "trace.json"
+    corpus = " ".join(f"w{n}x{n * 7 % 13}y{n % 5}" for n in range(3000)).encode()
+    result = cli("train", "-", "--vocab-size", "5000", "--max-steps", "40", "--out", out, "--trace", trace_path, stdin=corpus)
+    stderr = result.stderr.decode()
+    assert result.returncode == 0, stderr
+    steps = len(json.loads(trace_path.read_text(encoding="utf-8"))["merges"])
+    assert 40 <= steps < 72
+    assert f"after {steps} merges, by the limit of 40 merges." in stderr
+
+
+def test_train_stops_at_max_seconds(tmp_path):
+    out = tmp_path / "tok.json"
+    result = cli("train", "-", "--vocab-size", "5000", "--max-seconds", "0.000001", "--out", out, stdin=CORPUS.encode())
+    stderr = result.stderr.decode()
+    assert result.returncode == 0, stderr
+    assert "after 0 merges, by the time limit (1e-06 s)." in stderr
+    assert Tokenizer.from_file(str(out)).get_vocab_size() == 256  # still a working tokenizer
