@@ -1,123 +1,355 @@
-"""The Compare page's columns: a tokenizer column is a name plus an encode function.
+"""The Compare page's Streamlit glue: which tokenizers are columns, the widgets that pick them, the
+upload, and the cached corpus measurements. The comparing itself is pure (`explorer.compare`).
 
-`encode(text)` returns pieces with `id`, `start`, `end` (character offsets into `text`) and, when
-known, `token_bytes`; exactly what `render.token_spans_html` and `metrics.compute_metrics` take.
-Trained runs give such columns through `explorer.pipeline.encode_pieces`; a pretrained tokenizer
-(e.g. `explorer.pretrained.encode_pretrained`) plugs in the same way:
+A column is `explorer.compare.TokenizerColumn` (a name plus an encode function): the current run,
+the other algorithm on the same corpus, earlier runs of the session, GPT-2 / GPT-4 / GPT-4o from
+the bundled files, and uploaded tokenizers. `run_column`, `column_html` and `sentences_from` are
+also what the Train and Merge history pages use to draw sentences.
 
-    TokenizerColumn("GPT-2", lambda text: encode_pretrained("gpt2", text))
-
-Pure Python (no streamlit).
+Keys: the widget and data keys below belong with the others in `explorer.ui.state`; they live here
+until they are moved there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import replace
 
 import pandas as pd
+import streamlit as st
 
-from explorer.metrics import compute_metrics, metrics_table
-from explorer.pipeline import Piece, encode_pieces
-from explorer.render import escape_text, readable_token, token_spans_html
-from explorer.tokenizer import Tokenizer
-from explorer.ui import views
+from explorer import charts
+from explorer.compare import (
+    CorpusMeasurement,
+    DiffSummary,
+    TokenizerColumn,
+    UploadedFile,
+    UploadedTokenizer,
+    boundary_diff,
+    boundary_diff_html,
+    column_html,
+    comparison_table,
+    content_key,
+    diff_legend_html,
+    diff_summary,
+    measure_corpus,
+    metrics_curve,
+    pretrained_column,
+    read_uploads,
+    sentences_from,
+    tokenizer_column,
+)
+from explorer.corpus import split_lines
+from explorer.hf_json import tokenizer_to_json
+from explorer.metrics import metrics_table
+from explorer.pretrained import PRETRAINED
+from explorer.render import legend_html
+from explorer.samples import SAMPLE_SENTENCES
+from explorer.ui import frame, state, training, views
 from explorer.ui.runs import Run
+from explorer.ui.settings import ALGORITHM_LABELS, other_algorithm, settings_for_other_algorithm
 
-Encoder = Callable[[str], Sequence[Any]]
+__all__ = ["TokenizerColumn", "column_html", "comparison_table", "run_column", "sentences_from"]
+
+W = state.Widget
+
+# ---------------------------------------------------------------- keys (to move to state.py)
+COLUMNS_KEY = "compare_columns"  # widget: the multiselect of shown columns (column keys)
+UPLOAD_KEY = "compare_upload"  # widget: the tokenizer file uploader
+DIFF_TOP_KEY = "compare_diff_top"  # widget: the boundary diff's top-row tokenizer
+DIFF_BOTTOM_KEY = "compare_diff_bottom"  # widget: ... and its bottom row
+SEEN_COLUMNS = "compare_seen_columns"  # data: column keys offered before (new ones start ticked)
+UPLOADED = "compare_uploaded"  # data: OrderedDict key -> UploadedTokenizer, the session's uploads
+LAST_UPLOAD = "compare_last_upload"  # data: (digest of the uploader's files, messages) read last
+
+UPLOAD_LIMIT = 4  # uploaded tokenizers kept per session (a GPT-2 sized one holds ~50k merges)
+MEASUREMENT_ENTRIES = 64  # cached corpus measurements: (corpus, tokenizer) pairs, all sessions
+PER_ROW = 3
+PERSIST = "session"
+
+METRIC_FORMATS = {
+    "_index": st.column_config.TextColumn("tokenizer", width="medium"),
+    "tokens": st.column_config.NumberColumn(format="%d"),
+    "characters / token": st.column_config.NumberColumn(format="%.2f"),
+    "bytes / token": st.column_config.NumberColumn(format="%.2f"),
+    "tokens / word": st.column_config.NumberColumn(format="%.2f"),
+    "words split": st.column_config.NumberColumn(format="percent"),
+    "unknown rate": st.column_config.NumberColumn(format="percent"),
+    "seconds": st.column_config.NumberColumn("time (s)", format="%.2f"),
+}
 
 
-@dataclass(frozen=True)
-class TokenizerColumn:
-    name: str
-    encode: Encoder
-    caption: str = ""
-    unknown_token: int | str | None = None
-
-
-def shown_pieces(tok: Tokenizer, text: str) -> list[Piece]:
-    """`encode_pieces`, with every piece carrying the bytes of the token it is: byte-level tokens
-    their bytes, other tokens their own text (so '[UNK]' and '##ing' show as such, not as the
-    source text they cover)."""
-    return [
-        piece if piece.token_bytes is not None else replace(piece, token_bytes=piece.value.encode("utf-8"))
-        for piece in encode_pieces(tok, text)
-    ]
+# ---------------------------------------------------------------- columns
 
 
 def run_column(run: Run, role: str) -> TokenizerColumn:
     """A column for a run trained in this app; `role` says which one it is ('this run', ...)."""
-    tok = views.tokenizer(run)
-    unknown = tok.model.unk_token if getattr(tok.model, "unk_token", None) else None
-    return TokenizerColumn(
-        name=run.name,
-        encode=lambda text: shown_pieces(tok, text),
-        caption=role,
-        unknown_token=unknown,
-    )
+
+    def build() -> TokenizerColumn:
+        tok = views.tokenizer(run)
+        exported = run.derive("tokenizer_json_compact", lambda: tokenizer_to_json(tok))
+        return tokenizer_column(tok, run.name, key=f"run:{run.number}", exported=exported)
+
+    return replace(run.derive("compare_column", build), caption=role)
 
 
-def sentences_from(text: str) -> list[str]:
-    """One sentence per non-empty line."""
-    return [line for line in text.splitlines() if line.strip()]
+def sentences_input() -> list[str]:
+    """The editable sample sentences (the tutorial's English and German ones at first)."""
+    if W.SENTENCES not in st.session_state:
+        st.session_state[W.SENTENCES] = state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES)
+    text = st.text_area("Sentences (one per line)", key=W.SENTENCES, height=110)
+    state.put(state.COMPARE_TEXT, text)
+    return sentences_from(text)
 
 
-# token_spans_html draws one block per call; lines of several runs flow inline and wrap
-# between tokens (not only at the block's edges).
-LINE_STYLE = (
-    "<style>.compare-line .token-spans{display:inline;}"
-    ".compare-line .tok{display:inline-block;}"
-    ".compare-line .gap{color:#bbb;padding:0 2px;}</style>"
-)
+def other_run(run: Run) -> Run | None:
+    """The other algorithm on the current run's corpus: trained already, or on this button."""
+    other = state.other_run(run)
+    if other is not None:
+        return other
+    label = ALGORITHM_LABELS[other_algorithm(run.settings.algorithm)]
+    corpus_text = state.trained_corpus_text(run)
+    if st.button(f"Train the other algorithm ({label})", key=W.TRAIN_OTHER, disabled=corpus_text is None):
+        other = training.train_run(corpus_text, settings_for_other_algorithm(run.settings), run.corpus_label, run.sample_key)
+        if other is not None:
+            state.set_other_run(other)
+            st.rerun()  # redraw without the button (and with the new column ticked)
+    return other
 
 
-def contiguous_runs(pieces: Sequence[Any]) -> list[tuple[int, list[Any]]]:
-    """Pieces grouped into runs that touch each other, each with the text offset where it starts.
+def uploaded_tokenizers() -> list[UploadedTokenizer]:
+    """The uploader, and every tokenizer uploaded in this session (the last `UPLOAD_LIMIT`).
 
-    Pieces of one run are adjacent or overlap (byte tokens sharing a character); between two runs
-    lies text that no token covers (e.g. spaces a BERT pre-tokenizer drops).
+    Files that cannot be used are `st.error` messages that say why; never a traceback.
     """
-    runs: list[tuple[int, list[Any]]] = []
-    end = None
-    for piece in pieces:
-        if end is None or piece.start > end:
-            runs.append((piece.start, []))
-        runs[-1][1].append(piece)
-        end = piece.end if end is None else max(end, piece.end)
-    return runs
-
-
-def line_html(text: str, pieces: Sequence[Any]) -> str:
-    """Token spans of one text; text that no token covers is shown faded, whitespace as markers."""
-    parts, covered = [], 0
-    for start, run in contiguous_runs(pieces):
-        if start > covered:
-            skipped = readable_token(text[covered:start].encode("utf-8", errors="surrogatepass"))
-            parts.append(f'<span class="gap" title="not part of any token">{escape_text(skipped)}</span>')
-        parts.append(token_spans_html(text, run))
-        covered = max(covered, max(piece.end for piece in run))
-    if covered < len(text):
-        skipped = readable_token(text[covered:].encode("utf-8", errors="surrogatepass"))
-        parts.append(f'<span class="gap" title="not part of any token">{escape_text(skipped)}</span>')
-    return f'<div class="compare-line" style="line-height:1.9;">{"".join(parts)}</div>'
-
-
-def column_html(column: TokenizerColumn, sentences: Sequence[str]) -> tuple[str, int]:
-    """Token spans of every sentence (ids on hover, whitespace visible) and the total token count."""
-    blocks, total = [LINE_STYLE], 0
-    for sentence in sentences:
-        pieces = list(column.encode(sentence))
-        total += len(pieces)
-        blocks.append(
-            f'<div class="compare-sentence" style="margin-bottom:0.8em;">{line_html(sentence, pieces)}'
-            f'<div style="color:#777;font-size:0.8em;">{len(pieces)} tokens</div></div>'
-        )
-    return "".join(blocks), total
-
-
-def comparison_table(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> pd.DataFrame:
-    """tokens, characters/token, bytes/token, tokens/word, words split, unknown rate per column."""
-    return metrics_table(
-        compute_metrics(column.name, sentences, column.encode, column.unknown_token) for column in columns
+    remembered: OrderedDict[str, UploadedTokenizer] = state.get(UPLOADED) or OrderedDict()
+    files = st.file_uploader(
+        "Tokenizer files: a tokenizer.json, a WordPiece vocab.txt, or a BPE vocab.json together with its merges.txt",
+        type=["json", "txt"],
+        accept_multiple_files=True,
+        key=UPLOAD_KEY,
     )
+    uploads = [UploadedFile(file.name, file.getvalue()) for file in files or []]
+    digest = content_key("files", b"\0".join(f"{u.name}\0".encode("utf-8", "replace") + u.data for u in uploads))
+    last = state.get(LAST_UPLOAD)
+    if uploads and (last is None or last[0] != digest):
+        try:
+            found, errors = read_uploads(uploads)
+        except Exception as error:  # a reader bug must not take the page down
+            found, errors = [], [f"Could not read the uploaded files: {error}"]
+        for tokenizer in found:
+            remembered.pop(tokenizer.key, None)
+            remembered[tokenizer.key] = tokenizer
+        while len(remembered) > UPLOAD_LIMIT:
+            remembered.popitem(last=False)
+        state.put(UPLOADED, remembered)
+        last = (digest, errors)
+        state.put(LAST_UPLOAD, last)
+    if uploads and last is not None:
+        for message in last[1]:
+            st.error(f"Cannot use this upload. {message}")
+    if remembered:
+        st.caption(
+            f"Uploaded tokenizers stay for this session (the last {UPLOAD_LIMIT}); untick them in the list of "
+            "tokenizers to hide them. A vocab.txt or vocab.json + merges.txt holds no normalizer or pre-tokenizer: "
+            "each column's note says which ones were assumed."
+        )
+    return list(remembered.values())
+
+
+def available_columns(run: Run, other: Run | None, uploads: Sequence[UploadedTokenizer]) -> tuple[list[TokenizerColumn], set[str]]:
+    """Every column the page can show, and the keys of those not shown unless asked (earlier runs)."""
+    other_label = ALGORITHM_LABELS[other_algorithm(run.settings.algorithm)]
+    columns = [run_column(run, "current run")]
+    if other is not None:
+        columns.append(run_column(other, f"{other_label} on the same corpus"))
+    earlier = [run_column(e, "earlier run") for e in state.earlier_runs() if e is not other and e is not run]
+    columns += earlier
+    columns += [pretrained_column(name) for name in PRETRAINED]
+    for upload in uploads:
+        try:
+            columns.append(upload.column)
+        except Exception as error:  # e.g. the library refuses a file it parsed before
+            st.error(f"Cannot use {upload.name}: {error}")
+    return columns, {column.key for column in earlier}
+
+
+def column_picker(columns: Sequence[TokenizerColumn], hidden_by_default: set[str]) -> list[TokenizerColumn]:
+    """The multiselect of shown columns. A column that appears (a new run, an upload) starts ticked
+    unless hidden by default; what the user unticked stays unticked."""
+    by_key = {column.key: column for column in columns}
+    seen = set(state.get(SEEN_COLUMNS) or ())
+    if COLUMNS_KEY in st.session_state:
+        chosen = set(st.session_state[COLUMNS_KEY])
+        chosen |= {key for key in by_key if key not in seen and key not in hidden_by_default}
+    else:
+        chosen = {key for key in by_key if key not in hidden_by_default}
+    st.session_state[COLUMNS_KEY] = [key for key in by_key if key in chosen]
+    state.put(SEEN_COLUMNS, seen | set(by_key))
+    picked = st.multiselect(
+        "Tokenizers to compare",
+        list(by_key),
+        format_func=lambda key: by_key[key].name,
+        key=COLUMNS_KEY,
+        persist_state=PERSIST,
+        help="Earlier runs of this session are listed too; they start unticked.",
+    )
+    return [by_key[key] for key in picked]
+
+
+def with_memo(columns: Sequence[TokenizerColumn]) -> list[TokenizerColumn]:
+    """Columns whose `encode` remembers its last few texts: the spans, the diff and the sentence
+    table of one script run then encode each sentence once."""
+    memoized = []
+    for column in columns:
+        cache: dict[str, list] = {}
+
+        def encode(text: str, encode=column.encode, cache=cache) -> list:
+            if text not in cache:
+                if len(cache) > 32:
+                    cache.clear()
+                cache[text] = list(encode(text))
+            return cache[text]
+
+        memoized.append(replace(column, encode=encode))
+    return memoized
+
+
+# ---------------------------------------------------------------- sections
+
+
+def legend() -> None:
+    with st.expander("How tokens are shown"):
+        st.html(legend_html())
+
+
+def token_columns(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
+    """Each tokenizer's tokens for the sentences, as coloured spans (id on hover), with a count."""
+    for first in range(0, len(columns), PER_ROW):
+        for column, slot in zip(columns[first : first + PER_ROW], st.columns(PER_ROW, gap="medium")):
+            with slot:
+                st.markdown(f"**{column.caption}**")
+                frame.note(column.name)
+                if column.note:
+                    frame.note(column.note)
+                try:
+                    body, total = column_html(column, sentences)
+                except Exception as error:  # an uploaded pipeline that fails on this text
+                    st.error(f"This tokenizer cannot encode these sentences: {error}")
+                    continue
+                st.metric("Tokens", f"{total:,}")
+                st.html(body)
+
+
+def _keep_choice(key: str, options: list[str], default: str) -> None:
+    """Before a selectbox is drawn: drop a remembered choice that is no longer an option."""
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = default
+
+
+def boundary_diff_section(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
+    """Pick two tokenizers; each sentence once, with both sets of token boundaries aligned."""
+    st.subheader("Where two tokenizers cut differently")
+    if len(columns) < 2:
+        st.info("Pick at least two tokenizers above to compare their token boundaries.")
+        return
+    by_key = {column.key: column for column in columns}
+    keys = list(by_key)
+    second = next((key for key in keys if key.startswith("pretrained:")), keys[1])
+    _keep_choice(DIFF_TOP_KEY, keys, keys[0])
+    _keep_choice(DIFF_BOTTOM_KEY, keys, second if second != keys[0] else keys[1])
+    left, right = st.columns(2)
+    top = left.selectbox("Top row", keys, format_func=lambda key: by_key[key].name, key=DIFF_TOP_KEY)
+    bottom = right.selectbox("Bottom row", keys, format_func=lambda key: by_key[key].name, key=DIFF_BOTTOM_KEY)
+    column_a, column_b = by_key[top], by_key[bottom]
+    bodies, totals = [], [0, 0, 0]
+    for sentence in sentences:
+        try:
+            segments = boundary_diff(sentence, column_a.encode(sentence), column_b.encode(sentence))
+        except Exception as error:
+            st.error(f"Cannot compare on {sentence[:40]!r}: {error}")
+            return
+        summary = diff_summary(segments)
+        totals = [totals[0] + summary.both, totals[1] + summary.only_a, totals[2] + summary.only_b]
+        bodies.append(boundary_diff_html(segments, column_a.name, column_b.name))
+    st.html(diff_legend_html(column_a.name, column_b.name, DiffSummary(*totals)) + "".join(bodies))
+
+
+@st.cache_data(max_entries=MEASUREMENT_ENTRIES, show_spinner=False)
+def _measure(corpus_sha256: str, tokenizer_key: str, _column: TokenizerColumn, _texts: list[str]) -> CorpusMeasurement:
+    """`measure_corpus`, cached on content: the corpus's sha256 and the tokenizer's content key."""
+    return measure_corpus(_column, _texts)
+
+
+def corpus_measurements(run: Run, columns: Sequence[TokenizerColumn]) -> pd.DataFrame | None:
+    """Every column measured on the current run's training corpus (cached), with the seconds the
+    measurement took; None when the corpus text is not in the session."""
+    corpus_text = state.trained_corpus_text(run)
+    if corpus_text is None:
+        st.info("The corpus of this run is no longer in the session: train again to measure on it.")
+        return None
+    texts = split_lines(corpus_text)
+    results, seconds = [], []
+    bar = st.progress(0.0, text="Measuring on the corpus …")
+    for index, column in enumerate(columns):
+        bar.progress(index / max(1, len(columns)), text=f"Measuring {column.name} on the corpus …")
+        try:
+            measurement = _measure(run.key.corpus_sha256, column.content_key or column.key, column, texts)
+        except Exception as error:
+            st.error(f"Could not measure {column.name} on the corpus: {error}")
+            continue
+        # The cache is keyed on content: the same tokenizer may have another name in this session.
+        results.append(replace(measurement.metrics, name=column.name))
+        seconds.append(measurement.seconds)
+    bar.empty()
+    table = metrics_table(results)
+    table["seconds"] = seconds
+    return table
+
+
+def metrics_section(run: Run, columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
+    """The metrics tables (sentences, whole corpus) and the bar chart of the corpus figures."""
+    st.subheader("Figures")
+    st.markdown("**On the sentences above**")
+    if sentences:
+        try:
+            st.dataframe(comparison_table(columns, sentences), column_config=METRIC_FORMATS)
+        except Exception as error:
+            st.error(f"Cannot measure on these sentences: {error}")
+    st.markdown("**On the whole training corpus**")
+    started = time.perf_counter()
+    table = corpus_measurements(run, columns)
+    if table is None or table.empty:
+        return
+    lines = len(split_lines(state.trained_corpus_text(run) or ""))
+    st.dataframe(table, column_config=METRIC_FORMATS)
+    frame.note(
+        f"Corpus: {run.corpus_label}, {lines:,} lines, {run.characters:,} characters. Words are "
+        "whitespace-separated; a word is split when two or more tokens overlap it. Our tokenizers are "
+        "encoded through their exported tokenizer.json by the tokenizers library, the GPT ones by tiktoken. "
+        "Time: how long each tokenizer took to encode and measure the corpus the first time (results are "
+        f"kept per corpus and tokenizer); {time.perf_counter() - started:.2f} s on this visit."
+    )
+    st.plotly_chart(charts.metrics_bar_chart(table), key="compare_bars")
+
+
+def curve_section(runs: Sequence[Run]) -> None:
+    """The trained tokenizers' metrics against vocabulary size, read from their traces."""
+    if not runs:
+        return
+    st.subheader("As the vocabulary grows")
+    curves = {run.name: run.derive("metrics_curve", lambda run=run: metrics_curve(run.trace)) for run in runs}
+    st.plotly_chart(charts.metrics_curve_figure(curves), key="compare_curve")
+    st.caption(
+        "Read from each run's training trace, about 100 points from the first to the last merge, without "
+        "encoding anything again. Unlike the tables, this curve counts the pre-tokenized words of each run's "
+        "own training corpus (with their repeats): fertility is tokens per pre-tokenized word."
+    )
+
+
+def runs_shown(columns: Sequence[TokenizerColumn], runs: Sequence[Run]) -> list[Run]:
+    """The runs whose columns are shown, in column order."""
+    by_key = {f"run:{run.number}": run for run in runs}
+    return [by_key[column.key] for column in columns if column.key in by_key]
