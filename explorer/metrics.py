@@ -17,12 +17,12 @@ encoder without a post-processor if [CLS]/[SEP]-style tokens should not count.
 
 from __future__ import annotations
 
-import bisect
 import math
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
+import numpy as np
 import pandas as pd
 
 WORD = re.compile(r"\S+")
@@ -79,21 +79,6 @@ def word_spans(text: str) -> list[tuple[int, int]]:
     return [match.span() for match in WORD.finditer(text)]
 
 
-def tokens_per_word(words: Sequence[tuple[int, int]], pieces: Iterable[Any]) -> list[int]:
-    """For each word span, how many pieces overlap it (see the module's word rule)."""
-    counts = [0] * len(words)
-    word_starts = [start for start, _ in words]
-    for piece in pieces:
-        if piece.end <= piece.start:
-            continue
-        # Words are disjoint and sorted: start from the last word beginning before the piece ends.
-        index = bisect.bisect_left(word_starts, piece.end) - 1
-        while index >= 0 and words[index][1] > piece.start:
-            counts[index] += 1
-            index -= 1
-    return counts
-
-
 def is_unknown(piece: Any, unknown_token: int | str | None) -> bool:
     """Whether `piece` is the unknown token, given by id (int) or by its text (str)."""
     if unknown_token is None:
@@ -113,20 +98,58 @@ def compute_metrics(
     encode: Encoder,
     unknown_token: int | str | None = None,
 ) -> TokenizerMetrics:
-    """Encode every text with `encode` and add up the counts behind `TokenizerMetrics`."""
-    totals = dict(texts=0, tokens=0, characters=0, utf8_bytes=0, words=0, split_words=0)
-    unknown_tokens = 0
+    """Encode every text with `encode` and add up the counts behind `TokenizerMetrics`.
+
+    Token and word spans of all texts are laid end to end and the overlaps counted with numpy, so
+    a whole book (300,000 tokens) costs tens of milliseconds beyond its encoding.
+    """
+    texts_seen = characters = utf8_bytes = unknown_tokens = 0
+    piece_starts: list[int] = []
+    piece_ends: list[int] = []
+    word_starts: list[int] = []
+    word_ends: list[int] = []
     for text in texts:
         pieces = list(encode(text))
-        words = word_spans(text)
-        totals["texts"] += 1
-        totals["tokens"] += len(pieces)
-        totals["characters"] += len(text)
-        totals["utf8_bytes"] += len(text.encode("utf-8", errors="surrogatepass"))
-        totals["words"] += len(words)
-        totals["split_words"] += sum(1 for count in tokens_per_word(words, pieces) if count >= 2)
-        unknown_tokens += sum(1 for piece in pieces if is_unknown(piece, unknown_token))
-    return TokenizerMetrics(name=name, unknown_tokens=unknown_tokens, **totals)
+        offset = characters + texts_seen  # one character of room between texts: no overlap
+        texts_seen += 1
+        characters += len(text)
+        utf8_bytes += len(text.encode("utf-8", errors="surrogatepass"))
+        piece_starts.extend(piece.start + offset for piece in pieces)
+        piece_ends.extend(piece.end + offset for piece in pieces)
+        for match in WORD.finditer(text):
+            word_starts.append(match.start() + offset)
+            word_ends.append(match.end() + offset)
+        if unknown_token is not None:
+            unknown_tokens += sum(1 for piece in pieces if is_unknown(piece, unknown_token))
+    return TokenizerMetrics(
+        name=name,
+        texts=texts_seen,
+        tokens=len(piece_starts),
+        characters=characters,
+        utf8_bytes=utf8_bytes,
+        words=len(word_starts),
+        split_words=_split_word_count(piece_starts, piece_ends, word_starts, word_ends),
+        unknown_tokens=unknown_tokens,
+    )
+
+
+def _split_word_count(piece_starts, piece_ends, word_starts, word_ends) -> int:
+    """How many words two or more pieces overlap (spans are half-open; words sorted, disjoint)."""
+    if not word_starts or not piece_starts:
+        return 0
+    starts, ends = np.asarray(piece_starts), np.asarray(piece_ends)
+    spans = ends > starts  # empty spans (added special tokens) overlap nothing
+    starts, ends = starts[spans], ends[spans]
+    words_start, words_end = np.asarray(word_starts), np.asarray(word_ends)
+    # A piece overlaps the words from the first one ending after its start to the last one
+    # starting before its end.
+    first = np.searchsorted(words_end, starts, side="right")
+    last = np.searchsorted(words_start, ends, side="left") - 1
+    overlapping = first <= last
+    change = np.zeros(len(words_start) + 1, dtype=np.int64)
+    np.add.at(change, first[overlapping], 1)
+    np.add.at(change, last[overlapping] + 1, -1)
+    return int((np.cumsum(change[:-1]) >= 2).sum())
 
 
 METRIC_COLUMNS = {

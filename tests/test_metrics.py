@@ -9,7 +9,6 @@ from explorer.metrics import (
     TokenizerMetrics,
     compute_metrics,
     metrics_table,
-    tokens_per_word,
     word_spans,
 )
 
@@ -40,13 +39,17 @@ def test_word_spans_are_whitespace_separated():
 
 
 def test_a_token_counts_for_every_word_it_overlaps():
-    # "ab cd": tokens "ab c" and "d" -> word "ab" has 1 token, word "cd" has 2.
-    assert tokens_per_word([(0, 2), (3, 5)], fixed_cuts(4)("ab cd")) == [1, 2]
+    # "ab cd": tokens "ab c" and "d" -> word "ab" has 1 token, word "cd" has 2: one split word.
+    assert compute_metrics("toy", ["ab cd"], fixed_cuts(4)).split_words == 1
+    # One token over both words splits neither; three tokens on one word split it once.
+    assert compute_metrics("toy", ["ab cd"], fixed_cuts()).split_words == 0
+    assert compute_metrics("toy", ["abc"], fixed_cuts(1, 2)).split_words == 1
 
 
 def test_empty_span_tokens_overlap_no_word():
     pieces = [Piece(101, "[CLS]", 0, 0), Piece(7, "ab", 0, 2)]
-    assert tokens_per_word([(0, 2)], pieces) == [1]
+    metrics = compute_metrics("toy", ["ab"], lambda text: pieces)
+    assert (metrics.tokens, metrics.split_words) == (2, 0)
 
 
 def test_hand_computed_metrics():
