@@ -385,7 +385,7 @@ def check_corpus(text: str, limits: Limits) -> Check:
             f"Train on its first {limit} or on a random sample of its lines instead.",
         ))
     errors = []
-    surrogates = len(_SURROGATES.findall(text))
+    surrogates = 0 if text.isascii() else len(_SURROGATES.findall(text))
     if surrogates:
         errors.append(
             f"The corpus has {surrogates:,} lone surrogate code point{'s' if surrogates != 1 else ''} "
@@ -418,9 +418,9 @@ def _corpus_warnings(text: str, stripped: str) -> list[str]:
             f"The corpus has {lone_returns:,} carriage return{'s' if lone_returns != 1 else ''} (\\r) "
             "without a line feed (old Mac line endings?): only \\n and \\r\\n end a line here."
         )
-    distinct = {char for char in set(stripped) if not char.isspace()}
-    if len(distinct) == 1:
-        (char,) = distinct
+    char = stripped[0]
+    others = stripped.replace(char, "")  # one distinct character: only white space is left
+    if not others or others.isspace():
         if len(stripped) == 1:
             warnings.append(
                 f"The corpus is a single character ({char!r}): there is no pair to merge, "
