@@ -106,6 +106,14 @@ def test_fuzz_matches_library(name, component, library, text):
     assert_matches_library(component, library, text)
 
 
+@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(st.characters(max_codepoint=127), max_size=40))
+def test_ascii_fast_path_matches_library(name, component, library, text):
+    """ASCII-only text takes the standard `re` patterns with ASCII classes."""
+    assert_matches_library(component, library, text)
+
+
 def test_documented_pieces():
     text = "Hello, world! It's 3.14 $100..."
     assert ours.BertPreTokenizer().words(text) == "Hello , world ! It ' s 3 . 14 $ 100 . . .".split()
