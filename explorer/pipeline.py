@@ -55,12 +55,13 @@ def train_corpus(
     return trace
 
 
-def tokenizer_from_trace(trace: Trace) -> Tokenizer:
+def tokenizer_from_trace(trace: Trace, k: int | None = None) -> Tokenizer:
+    """The trained tokenizer, or the one the first k merges make (vocabulary as it was then)."""
     config = trace.config
     return build_tokenizer(
         config["algorithm"],
-        trace.vocab,
-        trace.model_merges(),
+        trace.vocab if k is None else trace.vocab[: trace.vocab_sizes[k]],
+        trace.model_merges(k),
         list(config.get("normalizers") or []),
         config.get("pre_tokenizer"),
         list(config.get("special_tokens") or []),

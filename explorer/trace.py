@@ -104,8 +104,8 @@ class Trace:
         vocab = self.vocab
         return [(vocab[left], vocab[right]) for left, right, _ in self.merges]
 
-    def model_merges(self) -> list[tuple[str, str]]:
-        """The merges a model keeps: each pair once.
+    def model_merges(self, k: int | None = None) -> list[tuple[str, str]]:
+        """The merges a model keeps after the first k merges (all when k is None): each pair once.
 
         A pair can be merged twice (the library keeps a stale queue entry whose count still
         matches; the course can re-form a pair). The library's trainer collects merges into a
@@ -114,7 +114,7 @@ class Trace:
         """
         position: dict[tuple[int, int], int] = {}
         keep_first = self.config.get("flavor") == "course"
-        for rank, (left, right, _) in enumerate(self.merges):
+        for rank, (left, right, _) in enumerate(self.merges[:k]):
             if not (keep_first and (left, right) in position):
                 position[(left, right)] = rank
         ordered = sorted(position.items(), key=lambda item: item[1])
