@@ -1,86 +1,93 @@
-"""Screenshots of the four pages, taken with Playwright and Debian's Chromium.
+"""Screenshots of the four pages for the README, taken with Playwright and Debian's Chromium.
 
-    .venv/bin/python -m streamlit run app.py --server.headless true --server.port 8599 &
-    .venv/bin/python docs/take_screenshots.py [--port 8599] [--out docs/screenshots]
+    .venv/bin/python docs/take_screenshots.py [--out docs/screenshots] [--url http://127.0.0.1:8501]
 
-Trains the default sample (A Study in Scarlet, BPE byte-level) on the Train page, then visits
-Merge history (moved to a middle step), Vocabulary and Compare. Streamlit scrolls inside its own
-container, so `full_page` would cut the page: the viewport is made tall instead.
+Starts its own `streamlit run app.py` on a free loopback port (and stops it), unless --url names a
+server that is already running. Trains the default sample (A Study in Scarlet, BPE byte-level) on
+the Train page, then visits Merge history (moved to a middle step), Vocabulary and Compare (with the
+other algorithm trained). Streamlit scrolls inside its own container, so `full_page` would cut the
+page: the viewport is made tall instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sys
 import time
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
+from tests.browser_support import chromium, chromium_missing_reason, open_page, streamlit_server, wait_idle  # noqa: E402
+
+STEP_SLIDER = 'input[type="range"][aria-label="Step (merges applied)"]'
+WIDTH = 1400
 
 
-def wait_idle(page, extra: float = 0.8) -> None:
-    """Wait until Streamlit stops running the script (its status widget disappears)."""
+def shoot(page, path: Path) -> None:
+    page.mouse.move(WIDTH - 5, 5)  # no hover tooltip from the last click in the picture
     page.wait_for_timeout(300)
-    for _ in range(120):
-        if page.locator('[data-testid="stStatusWidget"]').count() == 0:
-            break
-        page.wait_for_timeout(250)
-    page.wait_for_timeout(int(extra * 1000))
+    page.screenshot(path=str(path))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--port", type=int, default=8599)
-    parser.add_argument("--out", default="docs/screenshots")
-    args = parser.parse_args()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    base = f"http://localhost:{args.port}"
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1700})
+def take(base_url: str, out: Path) -> None:
+    with chromium() as browser:
+        context = browser.new_context(viewport={"width": WIDTH, "height": 1700})
+        context.set_default_timeout(60_000)
+        page = context.new_page()
+        sidebar = page.locator('[data-testid="stSidebar"]')
         started = time.perf_counter()
-        page.goto(base + "/")
-        page.get_by_role("button", name="Train", exact=True).wait_for()
+        open_page(page, base_url, "/")
         print(f"first render: {time.perf_counter() - started:.1f} s")
         page.get_by_role("button", name="Train", exact=True).click()
-        page.get_by_text("Merges learned").wait_for()
-        wait_idle(page)
-        page.screenshot(path=str(out / "train.png"))
+        page.get_by_text("Merges learned", exact=True).wait_for()
+        wait_idle(page, 400)
+        shoot(page, out / "train.png")
 
-        page.get_by_role("link", name="Merge history").first.click()
-        page.get_by_text("Step (merges applied)").wait_for()
-        wait_idle(page, 2.0)
-        slider = page.get_by_role("slider").nth(1)  # the first one is the speed picker
-        slider.focus()
+        sidebar.get_by_role("link", name="Merge history").click()
+        page.locator(STEP_SLIDER).wait_for()
+        wait_idle(page, 400)
+        page.locator(STEP_SLIDER).focus()
         for _ in range(40):
             page.keyboard.press("ArrowRight")
-        wait_idle(page, 1.5)
-        page.set_viewport_size({"width": 1400, "height": 2600})
-        wait_idle(page, 1.5)
-        page.screenshot(path=str(out / "merge_history.png"))
+        wait_idle(page, 400)
+        page.set_viewport_size({"width": WIDTH, "height": 2600})
+        wait_idle(page, 800)
+        shoot(page, out / "merge_history.png")
 
-        page.set_viewport_size({"width": 1400, "height": 1700})
-        page.get_by_role("link", name="Vocabulary").first.click()
-        page.get_by_text("Grid view").wait_for()
-        wait_idle(page, 1.5)
-        page.screenshot(path=str(out / "vocabulary.png"))
+        page.set_viewport_size({"width": WIDTH, "height": 1700})
+        sidebar.get_by_role("link", name="Vocabulary").click()
+        page.get_by_text("Grid view", exact=True).wait_for()
+        wait_idle(page, 800)
+        shoot(page, out / "vocabulary.png")
 
-        page.get_by_role("link", name="Compare").first.click()
+        sidebar.get_by_role("link", name="Compare").click()
         page.get_by_role("button", name="Train the other algorithm (WordPiece)").click()
-        wait_idle(page, 1.5)
-        page.screenshot(path=str(out / "compare.png"))
-        browser.close()
-    print(f"screenshots in {out}")
+        page.get_by_text("WordPiece on the same corpus").first.wait_for()
+        wait_idle(page, 800)
+        shoot(page, out / "compare.png")
+        context.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
+    parser.add_argument("--url", help="a running server to use instead of starting one")
+    args = parser.parse_args()
+    reason = chromium_missing_reason()
+    if reason:
+        print(f"cannot take screenshots: {reason}")
+        return 1
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    server = contextlib.nullcontext(args.url.rstrip("/")) if args.url else streamlit_server("screenshots-server")
+    with server as base_url:
+        take(base_url, out)
+    print(f"screenshots in {out}: train.png, merge_history.png, vocabulary.png, compare.png")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

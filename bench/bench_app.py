@@ -1,0 +1,430 @@
+"""The app's speed as a person feels it: a real `streamlit run app.py` and Debian's Chromium.
+
+    .venv/bin/python bench/bench_app.py [--windows 5] [--moves 8]
+
+On ../shared/data/tinyshakespeare.txt (skipped with a message when absent), in one browser tab:
+  1. Train: upload the file (the upload widget, `set_input_files`), BPE, vocabulary 5,000, then the
+     wall time from the click on Train until the summary metrics are visible. The "Time taken"
+     metric (the trainer alone, server side) is printed next to it.
+  2. Page switch: sidebar link to Merge history until its step slider is there and the script is idle.
+  3. A step-slider move, three ways:
+     - browser: a keydown listener and a MutationObserver in the page give the time from the
+       ArrowRight key press to the merge line saying "Merge k of N" (the first thing that changes)
+       and to the end of the fragment's run (charts included);
+     - script run: the same observer records the app's `data-test-script-state` attribute
+       (stApp: running / notRunning), so "running" -> "notRunning" after the key press is the
+       fragment's server-side run as the browser is told of it (loopback: latency is negligible);
+     - in-process: the fragment's Python work (merge line, corpus words, sample sentences, the two
+       charts and their JSON) timed directly on a run trained in this process with the same
+       settings, without Streamlit;
+     - AppTest (server only, no browser): the same run put in an AppTest session, then the Merge
+       history page run after each step change. AppTest runs the whole page (it never reruns a
+       fragment alone), so this bounds the fragment's server-side time from above without the
+       browser's share, which the browser-observed figure includes: with 2 cores the tab's main
+       thread applies the new charts before it handles the "finished" message.
+     Moves alternate right and left from the middle of the run; medians (and max) are printed.
+  4. The player: Play for --windows seconds at speeds 1, 10 and 100 merges per tick; achieved merges
+     per second from the step slider's value (also as ticks per second; the timer is 0.3 s).
+  5. Responsiveness while playing (speed 10): animation frames per second the tab manages (and the
+     share of time in long tasks) paused and playing; mouse clicks on the "Token" selectbox (at the
+     element's position, no Playwright wait for a still element, clicked again after 3 s if nothing
+     opened, as a person would) until its list is open; picking a token until the merge tree shows it
+     (a whole-page rerun while the fragment ticks); whether the player still advances afterwards;
+     Pause until Play is enabled again.
+Browser figures depend on what else runs on the machine: the 1-minute load average before and after
+is printed with them (compare runs made at a similar load only). This is a benchmark, not a test: it
+prints figures and asserts nothing (a step that fails prints why and the figures it has). Every
+server and browser it starts is stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.browser_support import (  # noqa: E402
+    VIEWPORT,
+    chromium,
+    chromium_missing_reason,
+    open_page,
+    screenshot,
+    streamlit_server,
+    wait_idle,
+)
+
+CORPUS = ROOT.parent / "shared" / "data" / "tinyshakespeare.txt"
+VOCAB_SIZE = 5000
+STEP_SLIDER = 'input[type="range"][aria-label="Step (merges applied)"]'
+SPEED_SLIDER = 'input[type="range"][aria-label="Speed (merges per tick)"]'
+SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500)  # explorer.ui.player.SPEEDS
+TICK_SECONDS = 0.3  # explorer.ui.player.TICK_SECONDS
+COMMAND = ".venv/bin/python bench/bench_app.py"
+
+# Installed once per page load: times (performance.now(), ms) of key presses, of the script-state
+# changes of the app, and of the first moment the merge line names an awaited step.
+PROBE_JS = """() => {
+  const probe = window.__probe = {keys: [], states: [], seen: null, want: null};
+  document.addEventListener('keydown', () => probe.keys.push(performance.now()), true);
+  const app = document.querySelector('[data-testid="stApp"]');
+  new MutationObserver(() => probe.states.push([performance.now(), app.getAttribute('data-test-script-state')]))
+    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  new MutationObserver(() => {
+    if (probe.want === null || probe.seen !== null) return;
+    const line = document.querySelector('.merge-summary');
+    if (line && line.innerText.startsWith(probe.want)) probe.seen = performance.now();
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+def median_max(values: list[float]) -> str:
+    if not values:
+        return "n/a"
+    return f"{statistics.median(values):.0f} ms (max {max(values):.0f})"
+
+
+def step_of(page) -> int:
+    return int(page.locator(STEP_SLIDER).input_value())
+
+
+def set_slider(page, selector: str, index: int, home: bool = True) -> None:
+    """Move a slider with the keyboard: Home, then `index` ArrowRight presses (one rerun each)."""
+    page.locator(selector).focus()
+    if home:
+        page.keyboard.press("Home")
+        wait_idle(page)
+    for _ in range(index):
+        page.keyboard.press("ArrowRight")
+        wait_idle(page, settle_ms=150)
+
+
+# ---------------------------------------------------------------- 1-2 train, switch page
+
+
+def train(page, base_url: str, figures: dict) -> None:
+    open_page(page, base_url, "/")
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(CORPUS))
+    page.get_by_text("Using the uploaded file").wait_for(timeout=60_000)
+    wait_idle(page)
+    number = page.get_by_role("spinbutton", name="Exact vocabulary size")
+    number.fill(str(VOCAB_SIZE))
+    number.press("Enter")
+    wait_idle(page)
+    page.get_by_role("radio", name="BPE", exact=True).check()  # the default; said for clarity
+    wait_idle(page)
+    started = time.perf_counter()
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.get_by_text("Merges learned", exact=True).wait_for(timeout=180_000)
+    page.locator('[data-testid="stMetric"]').nth(7).wait_for()  # all eight metrics drawn
+    figures["train"] = time.perf_counter() - started
+    metrics = dict(zip(page.locator('[data-testid="stMetricLabel"]').all_inner_texts(),
+                       page.locator('[data-testid="stMetricValue"]').all_inner_texts()))
+    figures["train_metrics"] = {label.strip(): value.strip() for label, value in metrics.items()}
+    wait_idle(page)
+    screenshot(page, "bench-train")
+
+
+def switch_to_merge_history(page, figures: dict) -> None:
+    started = time.perf_counter()
+    page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Merge history").click()
+    page.locator(STEP_SLIDER).wait_for(timeout=60_000)
+    figures["switch_visible"] = time.perf_counter() - started
+    wait_idle(page)
+    figures["switch_idle"] = time.perf_counter() - started
+    figures["steps"] = int(page.locator(STEP_SLIDER).get_attribute("max"))
+
+
+# ---------------------------------------------------------------- 3 the step slider
+
+
+def slider_moves(page, moves: int, figures: dict) -> None:
+    page.evaluate(PROBE_JS)
+    set_slider(page, STEP_SLIDER, 0)
+    # Jump near the middle with PageUp presses (React Aria: a tenth of the range each), then time
+    # single ArrowRight / ArrowLeft moves.
+    for _ in range(5):
+        page.keyboard.press("PageUp")
+        wait_idle(page, settle_ms=150)
+    to_dom, to_done, script_runs = [], [], []
+    for move in range(moves):
+        step = step_of(page)
+        key, target = ("ArrowRight", step + 1) if move % 2 == 0 else ("ArrowLeft", step - 1)
+        page.evaluate(
+            "want => { const p = window.__probe; p.keys = []; p.states = []; p.seen = null; p.want = want; }",
+            f"Merge {target:,} of",
+        )
+        page.keyboard.press(key)
+        page.wait_for_function("() => window.__probe.seen !== null", timeout=30_000)
+        wait_idle(page, settle_ms=150)
+        probe = page.evaluate("() => window.__probe")
+        pressed = probe["keys"][0]
+        to_dom.append(probe["seen"] - pressed)
+        running = [t for t, state in probe["states"] if state == "running" and t >= pressed]
+        if running:
+            finished = [t for t, state in probe["states"] if state == "notRunning" and t > running[0]]
+            if finished:
+                script_runs.append(finished[0] - running[0])
+                to_done.append(finished[0] - pressed)
+    figures["move_dom"] = to_dom
+    figures["move_done"] = to_done
+    figures["move_script"] = script_runs
+    figures["move_at"] = step_of(page)
+
+
+def fragment_work_in_process(figures: dict) -> None:
+    """The fragment's Python work for one step, outside Streamlit, on the same corpus and settings."""
+    import logging
+
+    from explorer import charts
+    from explorer.pipeline import train_corpus
+    from explorer.samples import SAMPLE_SENTENCES
+    from explorer.ui import views
+    from explorer.ui.runs import Run, RunKey, corpus_digest
+    from explorer.ui.settings import Settings
+
+    # Called without a script run, Streamlit's caches warn "missing ScriptRunContext" on every call.
+    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    text = CORPUS.read_text(encoding="utf-8")
+    settings = Settings(vocab_size=VOCAB_SIZE)
+    trace = train_corpus(text, settings.trainer_config(), settings.normalizers, settings.pre_tokenizer)
+    run = Run(key=RunKey(corpus_digest(text), settings), trace=trace, corpus_label=CORPUS.name,
+              characters=len(text), sample_key=None)
+    sentences = list(SAMPLE_SENTENCES)
+    timings = []
+    middle = trace.steps // 2
+    for k in [middle + i for i in range(-4, 5)]:
+        started = time.perf_counter()
+        views.merge_summary_html(run, k)
+        views.words_at_step_html(run, k)
+        views.sentences_at_step_html(run, k, sentences)
+        charts.merge_timeline(trace, k).to_json()
+        charts.compression_curve(trace, k).to_json()
+        timings.append((time.perf_counter() - started) * 1000)
+    figures["move_python"] = timings[1:]  # the first call builds per-run caches (labels, top words)
+    figures["move_python_first"] = timings[0]
+    page_rerun_in_apptest(run, text, figures)
+
+
+def page_rerun_in_apptest(run, text: str, figures: dict) -> None:
+    """Server only, no browser: the Merge history page in AppTest with the same run in the session;
+    each step change is a whole-page run there (AppTest does not rerun fragments alone), so this is
+    an upper bound of the fragment's server-side time and the cost of a full-page rerun."""
+    from streamlit.testing.v1 import AppTest
+
+    from explorer.ui import state
+
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    app.session_state[state.CURRENT_RUN] = run
+    app.session_state[state.TRAINED_CORPUS] = (run.key.corpus_sha256, text)
+    app.session_state[state.STEP] = 0
+    app.session_state[state.PLAYING] = False
+    app.run()
+    app.switch_page("pages/1_Merge_history.py")
+    started = time.perf_counter()
+    app.run()
+    figures["apptest_first"] = (time.perf_counter() - started) * 1000
+    if app.exception:
+        print(f"AppTest: the page raised {app.exception}")
+        return
+    timings = []
+    middle = run.trace.steps // 2
+    for k in [middle + i for i in range(-4, 5)]:
+        app.slider(key=state.Widget.STEP).set_value(k)
+        started = time.perf_counter()
+        app.run()
+        timings.append((time.perf_counter() - started) * 1000)
+    figures["apptest_rerun"] = timings
+
+
+# ---------------------------------------------------------------- 4-5 the player
+
+
+def play_rate(page, speed: int, seconds: float) -> tuple[float, float]:
+    """Merges per second achieved at `speed`, from the step slider, over about `seconds`."""
+    set_slider(page, SPEED_SLIDER, SPEEDS.index(speed))
+    set_slider(page, STEP_SLIDER, 0)
+    page.get_by_role("button", name="Play", exact=True).click()
+    deadline = time.monotonic() + 20
+    while step_of(page) == 0 and time.monotonic() < deadline:  # the first tick
+        page.wait_for_timeout(50)
+    first_step, first_time = step_of(page), time.perf_counter()
+    page.wait_for_timeout(int(seconds * 1000))
+    last_step, last_time = step_of(page), time.perf_counter()
+    page.get_by_role("button", name="Pause", exact=True).click()
+    page.locator('button:has-text("Play"):enabled').wait_for(timeout=30_000)
+    wait_idle(page)
+    rate = (last_step - first_step) / (last_time - first_time)
+    return rate, rate / speed
+
+
+FRAMES_JS = """async seconds => {
+  let frames = 0, blocked = 0;
+  const observer = new PerformanceObserver(list => list.getEntries().forEach(e => blocked += e.duration));
+  observer.observe({type: 'longtask'});
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) {
+    await new Promise(resolve => requestAnimationFrame(resolve));
+    frames++;
+  }
+  observer.disconnect();
+  const elapsed = (performance.now() - start) / 1000;
+  return [frames / elapsed, blocked / 10 / elapsed];
+}"""
+
+
+def frames(page, seconds: float) -> tuple[float, float]:
+    """Animation frames per second the tab managed, and % of the time in long tasks (> 50 ms)."""
+    return tuple(page.evaluate(FRAMES_JS, seconds))
+
+
+def click_until(page, target, opened, attempts: int = 5, wait_ms: int = 3000) -> tuple[float, int]:
+    """Click the middle of `target` with the mouse (no Playwright wait for a still element: what a
+    person does) until `opened` is visible; (ms from the first click, clicks needed)."""
+    target.scroll_into_view_if_needed()
+    started = time.perf_counter()
+    for attempt in range(1, attempts + 1):
+        box = target.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        try:
+            opened.wait_for(timeout=wait_ms)
+            return (time.perf_counter() - started) * 1000, attempt
+        except Exception:  # not open yet: click again, as a person would
+            continue
+    return float("nan"), attempts
+
+
+def responsiveness(page, seconds: float, figures: dict) -> None:
+    set_slider(page, SPEED_SLIDER, SPEEDS.index(10))
+    set_slider(page, STEP_SLIDER, 0)
+    token = page.locator('[data-testid="stSelectbox"]').filter(has_text="Token")
+    token.scroll_into_view_if_needed()
+    figures["frames_paused"] = frames(page, seconds)
+    page.get_by_role("button", name="Play", exact=True).click()
+    page.wait_for_timeout(1000)
+    figures["frames_playing"] = frames(page, seconds)
+
+    tree_before = page.locator(".merge-tree").first.inner_text()
+    options = page.get_by_role("option")
+    # A React Aria combobox: its input does not open the list, its "Open" button does.
+    figures["select_open"] = click_until(page, token.get_by_role("button", name="Open"), options.first)
+    started = time.perf_counter()
+    try:  # the first option is the first merge's token (the selectbox starts on the last one)
+        box = options.first.bounding_box(timeout=5_000)
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_function("before => document.querySelector('.merge-tree')?.innerText !== before",
+                               arg=tree_before, timeout=60_000)
+        figures["select_pick"] = (time.perf_counter() - started) * 1000
+    except Exception as error:  # the list closed again before the pick: say so, carry on
+        print(f"could not pick a token while playing (the list closed or never opened): {type(error).__name__}", flush=True)
+        page.keyboard.press("Escape")
+
+    at = step_of(page)
+    page.wait_for_timeout(int(seconds * 1000))
+    figures["still_playing"] = step_of(page) - at
+
+    pause = page.get_by_role("button", name="Pause", exact=True)
+    figures["pause"] = click_until(page, pause, page.locator('button:has-text("Play"):enabled'), wait_ms=10_000)
+    wait_idle(page)
+    screenshot(page, "bench-merge_history")
+
+
+# ---------------------------------------------------------------- report
+
+
+def report(figures: dict, seconds: float) -> None:
+    metrics = figures.get("train_metrics", {})
+    rows = [("Train click -> summary visible (BPE 5,000, tinyshakespeare)",
+             f"{figures['train']:.2f} s" if "train" in figures else "n/a", "<= 3 s"),
+            ("  of which the trainer (\"Time taken\" metric)", metrics.get("Time taken", "n/a"), ""),
+            ("  merges learned", metrics.get("Merges learned", "n/a"), "")]
+    if "switch_idle" in figures:
+        rows.append(("Sidebar -> Merge history: slider visible / script idle",
+                     f"{figures['switch_visible']:.2f} s / {figures['switch_idle']:.2f} s", ""))
+    if "move_dom" in figures:
+        rows += [("Step slider key press -> merge line updated (browser)", median_max(figures["move_dom"]), ""),
+                 ("Step slider key press -> fragment run finished (browser)", median_max(figures["move_done"]), ""),
+                 ("Step slider: fragment script run (browser-observed)", median_max(figures["move_script"]), "")]
+    if "move_python" in figures:
+        rows.append(("Step slider: fragment's Python work in-process", median_max(figures["move_python"]),
+                     f"first call {figures['move_python_first']:.0f} ms"))
+    if "apptest_rerun" in figures:
+        rows.append(("Merge history whole-page run in AppTest, step changed (server only)",
+                     median_max(figures["apptest_rerun"]), f"first visit {figures['apptest_first']:.0f} ms"))
+    for speed in (1, 10, 100):
+        if speed in figures.get("rates", {}):
+            rate, ticks = figures["rates"][speed]
+            rows.append((f"Player at speed {speed}: merges/s (ticks/s)", f"{rate:.1f} ({ticks:.2f})",
+                         f"timer {1 / TICK_SECONDS:.2f} ticks/s"))
+    if "frames_playing" in figures:
+        rows.append(("Tab animation frames/s, paused / playing (long tasks % of time)",
+                     "{:.0f} / {:.0f} ({:.0f}% / {:.0f}%)".format(
+                         figures["frames_paused"][0], figures["frames_playing"][0],
+                         figures["frames_paused"][1], figures["frames_playing"][1]),
+                     "headless, software rendering"))
+    if "select_open" in figures:
+        open_ms, clicks = figures["select_open"]
+        opened = f"{open_ms:.0f} ms ({clicks} click(s))" if open_ms == open_ms else f"never opened ({clicks} clicks, 3 s apart)"
+        rows.append(("While playing: Token selectbox click -> list open", opened, "paused: at once"))
+    if "select_pick" in figures:
+        rows.append(("While playing: pick a token -> merge tree redrawn", f"{figures['select_pick']:.0f} ms", ""))
+    if "still_playing" in figures:
+        rows.append((f"While playing: merges advanced in {seconds:.0f} s after that", str(figures["still_playing"]),
+                     "> 0: still playing"))
+    if "pause" in figures:
+        pause_ms, clicks = figures["pause"]
+        rows.append(("While playing: Pause click -> Play enabled", f"{pause_ms:.0f} ms ({clicks} click(s))", ""))
+    print()
+    print(f"App figures ({figures.get('steps', '?')} merges; {os.cpu_count()} CPUs, 1-minute load average "
+          f"{figures['load_before']:.1f} before, {figures.get('load_after', float('nan')):.1f} after), "
+          f"reproduce with `{COMMAND}`:")
+    print()
+    print("| figure | measured | note |")
+    print("|---|---|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--windows", type=float, default=5.0, help="seconds of play per speed measured")
+    parser.add_argument("--moves", type=int, default=8, help="step-slider moves timed")
+    args = parser.parse_args()
+    if not CORPUS.exists():
+        print(f"skipped: {CORPUS} is missing")
+        return 0
+    reason = chromium_missing_reason()
+    if reason:
+        print(f"skipped: {reason}")
+        return 0
+    figures: dict = {"rates": {}, "load_before": os.getloadavg()[0]}
+    try:
+        with streamlit_server("bench-server") as base_url, chromium() as browser:
+            context = browser.new_context(viewport=VIEWPORT)
+            context.set_default_timeout(30_000)
+            page = context.new_page()
+            train(page, base_url, figures)
+            print(f"train: {figures['train']:.2f} s", flush=True)
+            switch_to_merge_history(page, figures)
+            slider_moves(page, args.moves, figures)
+            print(f"slider: {median_max(figures['move_dom'])}", flush=True)
+            for speed in (1, 10, 100):
+                figures["rates"][speed] = play_rate(page, speed, args.windows)
+                print(f"speed {speed}: {figures['rates'][speed][0]:.1f} merges/s", flush=True)
+            responsiveness(page, 2.0, figures)
+            context.close()
+    except Exception as error:  # a benchmark reports what it has
+        print(f"browser part stopped early: {type(error).__name__}: {str(error)[:800]}")
+    figures["load_after"] = os.getloadavg()[0]
+    fragment_work_in_process(figures)  # after the server is stopped: the two cores are free
+    report(figures, 2.0)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
