@@ -4,6 +4,7 @@ escaping of hostile corpus text, shareable links and the merge player."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -150,8 +151,8 @@ def test_pages_after_training():
     at.button(key=W.TRAIN_OTHER).click().run()
     assert not at.exception, at.exception
     token_counts = [metric.value for metric in at.metric if metric.label == "Tokens"]
-    assert len(token_counts) == 2  # this run and WordPiece on the same corpus
-    assert len(at.dataframe[0].value) == 2
+    assert len(token_counts) == 5  # this run, WordPiece on the same corpus, GPT-2, GPT-4, GPT-4o
+    assert len(at.dataframe[0].value) == 5
 
     at.switch_page("app.py").run()  # back on Train: settings and summary are still there
     assert not at.exception, at.exception
@@ -263,3 +264,74 @@ def test_uploaded_corpus_trains_and_a_non_utf8_upload_is_an_error():
     assert "not UTF-8 text" in messages(at, "error")
     train(at)
     assert not at.metric
+
+
+# ---------------------------------------------------------------- Compare: pretrained, metrics, uploads
+
+GPT2_MOUSE_EN = [32, 10211, 1444, 4767, 283, 10718, 319, 262, 13273, 19262, 287, 262, 32630, 10580, 13]
+
+
+def compare_column_bodies(at: AppTest) -> dict[str, str]:
+    """The token-span HTML of each Compare column, by its data-tokenizer name."""
+    columns = {}
+    for body in html_bodies(at):
+        match = re.search(r'class="compare-column" data-tokenizer="([^"]*)"', body)
+        if match:
+            columns[match[1]] = body
+    return columns
+
+
+def test_compare_shows_pretrained_tokenizers_metrics_and_charts():
+    at = train(new_app())
+    at.switch_page(COMPARE).run()
+    assert not at.exception, at.exception
+    columns = compare_column_bodies(at)
+    assert {"GPT-2", "GPT-4 (cl100k&#95;base)", "GPT-4o (o200k&#95;base)"} <= set(columns)
+    assert len(columns) == 4  # and the current run
+    english = columns["GPT-2"].split('class="compare-sentence"')[1]  # the first sentence: English
+    assert [int(i) for i in re.findall(r'title="id (\d+)&#58;', english)] == GPT2_MOUSE_EN
+    assert any('class="boundary-diff"' in body for body in html_bodies(at))
+
+    sentence_table, corpus_table = (frame.value for frame in at.dataframe)
+    assert list(sentence_table.index) == list(corpus_table.index) and len(corpus_table) == 4
+    assert {"tokens", "characters / token", "bytes / token", "tokens / word", "words split", "unknown rate"} <= set(
+        corpus_table.columns
+    )
+    assert "seconds" in corpus_table.columns  # how long each measurement took
+    assert corpus_table.loc["GPT-2", "tokens"] == 166  # the Study in Scarlet paragraph, line by line
+    specs = plotly_specs(at)
+    bars = [spec for spec in specs if spec["data"] and spec["data"][0]["type"] == "bar"]
+    assert len(bars) == 1 and len(bars[0]["data"]) == 4  # one panel per ratio
+    assert any(spec["data"][0]["type"] == "scatter" for spec in specs)  # the curve against vocab size
+    assert "pre-tokenized words" in " ".join(caption.value for caption in at.caption)
+
+
+def test_compare_columns_can_be_hidden_and_uploads_added():
+    at = train(new_app())
+    at.switch_page(COMPARE).run()
+    at.multiselect(key="compare_columns").unselect("pretrained:cl100k_base").run()
+    assert not at.exception, at.exception
+    assert "GPT-4 (cl100k&#95;base)" not in compare_column_bodies(at)
+    assert len(at.dataframe[1].value) == 3
+
+    vocab = "\n".join(["[UNK]", "[CLS]", "a", "mouse", "the", "##s", "t", "##o", "##w", "##e", "##r"]) + "\n"
+    at.file_uploader(key="compare_upload").upload("<b>tiny</b> vocab.txt", vocab.encode(), "text/plain").run()
+    assert not at.exception, at.exception
+    assert not at.error
+    columns = compare_column_bodies(at)
+    assert "&lt;b&gt;tiny&lt;/b&gt; vocab.txt (uploaded)" in columns  # a new column, ticked, escaped
+    assert "GPT-4 (cl100k&#95;base)" not in columns  # still hidden
+    assert "<b>tiny" not in " ".join(html_bodies(at))
+
+
+def test_compare_malformed_upload_is_an_error_message():
+    at = train(new_app())
+    at.switch_page(COMPARE).run()
+    at.file_uploader(key="compare_upload").set_value(
+        [("broken.json", b'{"model": ', "application/json"), ("vocab.json", b'{"a": 0}', "application/json")]
+    ).run()
+    assert not at.exception, at.exception
+    errors = messages(at, "error")
+    assert "broken.json: not valid JSON" in errors
+    assert "vocab.json: a vocab.json needs its merges.txt" in errors
+    assert len(compare_column_bodies(at)) == 4  # the page goes on without them
