@@ -1,35 +1,40 @@
 """Tokenizer Explorer, home page "Train": a corpus in, BPE or WordPiece settings, Train.
 
 Run with `streamlit run app.py`. The other pages live in pages/ (Streamlit's multipage folder).
+Every input is checked as it is typed (explorer.inputs through explorer.ui.train_panel); training
+runs in the background with a Stop button and a time and step budget (explorer.ui.training).
 """
 
 import streamlit as st
 
 from explorer.ui import frame, link, state, train_panel, training
+from explorer.ui.settings import limits_or_defaults
 
 frame.page(
     "Train",
     "Paste a corpus, pick BPE or WordPiece, train, then watch every merge on the Merge history page.",
 )
-notes, opened_from_link = train_panel.initialise()
+bounds, limits_problem = limits_or_defaults()
+if limits_problem:
+    frame.warning(limits_problem)
+notes, opened_from_link = train_panel.initialise(bounds)
 for note in notes:
-    st.warning(note)
+    frame.warning(note)
 
 corpus_column, settings_column = st.columns([5, 6], gap="large")
 with corpus_column:
-    corpus = train_panel.corpus_input()
+    corpus = train_panel.corpus_input(bounds)
+    corpus_ok, shrunk = train_panel.corpus_feedback(corpus, bounds)
 with settings_column:
-    settings = train_panel.settings_input()
+    settings = train_panel.settings_input(bounds)
+    settings_ok = train_panel.settings_feedback(settings, bounds)
 link.write(link.params_for(settings, corpus.sample_key if corpus else None))
 
-if st.button("Train", key=state.Widget.TRAIN, type="primary", icon=":material/play_arrow:") and corpus is not None:
-    run = training.train_run(corpus.text, settings, corpus.label, corpus.sample_key)
-    if run is not None:
-        state.set_current_run(run, corpus.text)
-elif opened_from_link and state.current_run() is None:
+train_panel.train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, bounds)
+if opened_from_link and state.current_run() is None and training.current_job() is None:
     link.train_from_link()
 
 run = state.current_run()
-if run is not None:
+if run is not None and training.current_job() is None:
     train_panel.summary(run)
 frame.finish()

@@ -48,8 +48,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # browser_support, as the tests import it
 
-from tests.browser_support import (  # noqa: E402
+from browser_support import (  # noqa: E402
     VIEWPORT,
     chromium,
     chromium_missing_reason,
@@ -188,8 +189,9 @@ def fragment_work_in_process(figures: dict) -> None:
     from explorer.ui.runs import Run, RunKey, corpus_digest
     from explorer.ui.settings import Settings
 
-    # Called without a script run, Streamlit's caches warn "missing ScriptRunContext" on every call.
-    logging.getLogger("streamlit").setLevel(logging.ERROR)
+    # Called without a script run, Streamlit's caches warn "missing ScriptRunContext" on every call
+    # (Streamlit sets each of its loggers' level itself, so a parent's level does not silence them).
+    logging.disable(logging.WARNING)
     text = CORPUS.read_text(encoding="utf-8")
     settings = Settings(vocab_size=VOCAB_SIZE)
     trace = train_corpus(text, settings.trainer_config(), settings.normalizers, settings.pre_tokenizer)

@@ -19,8 +19,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # browser_support, as the tests import it
 
-from tests.browser_support import chromium, chromium_missing_reason, open_page, streamlit_server, wait_idle  # noqa: E402
+from browser_support import chromium, chromium_missing_reason, open_page, streamlit_server, wait_idle  # noqa: E402
 
 STEP_SLIDER = 'input[type="range"][aria-label="Step (merges applied)"]'
 WIDTH = 1400

@@ -40,26 +40,7 @@ st.dataframe(views.vocabulary_grid(names, int(start)), hide_index=True, height=4
 
 st.subheader("Downloads")
 stem = views.file_stem(run)
-trace = run.trace
-columns = st.columns(5)
-columns[0].download_button(
-    "Table (CSV)", lambda: shown.to_csv(index=False), file_name=f"{stem}-vocabulary.csv", mime="text/csv", on_click="ignore"
-)
-columns[1].download_button(
-    "tokenizer.json", lambda: views.tokenizer_json(run), file_name="tokenizer.json", mime="application/json", on_click="ignore"
-)
-if run.settings.algorithm == "bpe":
-    columns[2].download_button(
-        "vocab.json", lambda: views.vocab_and_merges(run)[0], file_name="vocab.json", mime="application/json", on_click="ignore"
-    )
-    columns[3].download_button(
-        "merges.txt", lambda: views.vocab_and_merges(run)[1], file_name="merges.txt", mime="text/plain", on_click="ignore"
-    )
-else:
-    columns[2].download_button(
-        "vocab.txt", lambda: views.vocab_txt(run), file_name="vocab.txt", mime="text/plain", on_click="ignore"
-    )
-columns[4].download_button(
-    "Trace (JSON)", trace.to_json, file_name=f"{stem}-trace.json", mime="application/json", on_click="ignore"
-)
+files = [views.Download("Table (CSV)", shown.to_csv(index=False), f"{stem}-vocabulary.csv", "text/csv"), *views.downloads(run)]
+for column, file in zip(st.columns(len(files)), files):
+    column.download_button(file.label, file.data, file_name=file.file_name, mime=file.mime, on_click="ignore")
 frame.finish()

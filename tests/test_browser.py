@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from tests.browser_support import (  # noqa: F401  (fixtures are used by name)
+from browser_support import (  # noqa: F401  (fixtures are used by name)
     FRIENDLY_STOP,
     PAGE_PATHS,
     assert_no_errors,

@@ -1,5 +1,10 @@
-"""The frame every page shares: page config, the sidebar (navigation, current run, legend) and the
-friendly "train first" stop for pages that need a run.
+"""The frame every page shares: page config, the sidebar (navigation, current run, legend), the
+friendly "train first" stop for pages that need a run, and messages that may hold user text.
+
+Every page calls `page()` first: it also collects a training run that finished in the background
+(explorer.ui.training), so the new run is current on whichever page the visitor is.
+`error` / `warning` / `info` show a message through `views.markdown_literal`: file names, special
+tokens or link values in it stay characters, never Markdown, HTML or LaTeX.
 
 Navigation uses the legacy `pages/` folder (no `st.navigation`: it breaks AppTest from the second
 run and deep links on a fresh server). The automatic page list is hidden in
@@ -13,9 +18,9 @@ import html
 import streamlit as st
 
 from explorer.render import escape_text, legend_html
-from explorer.ui import link, state
+from explorer.ui import link, state, training
 from explorer.ui.runs import Run
-from explorer.ui.views import stop_reason_text
+from explorer.ui.views import markdown_literal, stop_reason_text
 
 PAGES = (
     ("app.py", "Train", ":material/model_training:"),
@@ -32,6 +37,7 @@ def page(title: str, intro: str = "") -> None:
     st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=":material/token:", layout="wide")
     state.put(state.FIRST_RUN, not state.get(state.SESSION_STARTED))
     state.put(state.SESSION_STARTED, True)
+    training.collect()
     with st.sidebar:
         st.markdown(f"### {APP_TITLE}")
         for path, label, icon in PAGES:
@@ -50,6 +56,8 @@ def finish() -> None:
             st.caption("No tokenizer trained yet.")
         else:
             run_card(run)
+        if training.current_job() is not None:
+            st.caption("A new run is training: its progress and Stop button are on the Train page.")
         with st.expander("How tokens are shown"):
             st.html(legend_html())
 
@@ -63,6 +71,18 @@ def run_card(run: Run) -> None:
         f"{trace.steps:,} merges · vocabulary {len(trace.vocab):,}<br>"
         f"<span style='color:#777;'>{html.escape(stop_reason_text(trace), quote=True)}</span></div>"
     )
+
+
+def error(text: str) -> None:
+    st.error(markdown_literal(text))
+
+
+def warning(text: str) -> None:
+    st.warning(markdown_literal(text))
+
+
+def info(text: str) -> None:
+    st.info(markdown_literal(text))
 
 
 def note(text: str) -> None:

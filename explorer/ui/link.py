@@ -10,7 +10,8 @@ import streamlit as st
 from explorer.samples import SAMPLES, sample_by_key
 from explorer.ui import state, training
 from explorer.ui.runs import Run
-from explorer.ui.settings import Settings, from_query_params
+from explorer.ui.settings import Settings, from_query_params, limits_or_defaults
+from explorer.ui.views import markdown_literal
 
 SAMPLE_PARAM = "sample"
 
@@ -34,7 +35,7 @@ def read() -> tuple[Settings, str | None, list[str]] | None:
     params = {key: st.query_params.get(key) for key in st.query_params}
     if not params:
         return None
-    settings, notes = from_query_params(params)
+    settings, notes = from_query_params(params, limits_or_defaults()[0])
     sample_key = params.get(SAMPLE_PARAM)
     if sample_key and sample_key not in SAMPLES:
         notes.append(f"Unknown sample {sample_key!r} in the link (choose from {', '.join(SAMPLES)}).")
@@ -58,7 +59,7 @@ def train_from_link() -> Run | None:
         return None
     settings, sample_key, notes = link
     for note in notes:
-        st.warning(note)
+        st.warning(markdown_literal(note))
     sample = sample_by_key(sample_key)
     if sample is None:
         return None

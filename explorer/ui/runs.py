@@ -7,7 +7,11 @@ through `explorer.ui.state`.
 - `Run` holds one finished training run and memoizes derived objects (tokenizer, labels, tables,
   figures) in `Run.derived`, so a page rerun never rebuilds them. Runs compare by identity.
 - `RunCache` is a small LRU: at most `max_entries` runs and at most `max_characters` corpus
-  characters in total (a stand-in for memory: a trace grows with its corpus).
+  characters in total (a stand-in for memory: a trace grows with its corpus). `remember` bounds
+  the list of earlier runs the same two ways.
+
+Run numbers are per session (the caller passes `number`): a visitor never learns from "#57" how
+many runs other visitors made.
 
 What it does not do: train (explorer.pipeline) or render.
 """
@@ -15,7 +19,6 @@ What it does not do: train (explorer.pipeline) or render.
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,9 +26,6 @@ from typing import Any
 
 from explorer.trace import Trace
 from explorer.ui.settings import Settings
-
-_run_numbers = itertools.count(1)
-
 
 def corpus_digest(text: str) -> str:
     """sha256 of the corpus's UTF-8 (lone surrogates kept), the content half of a cache key."""
@@ -47,7 +47,8 @@ class Run:
     corpus_label: str
     characters: int
     sample_key: str | None = None  # the built-in sample it was trained on (None: pasted/uploaded)
-    number: int = field(default_factory=lambda: next(_run_numbers))
+    number: int = 1  # the session's run number (explorer.ui.state.next_run_number)
+    stopped_by: str | None = None  # what ended a "stopped" run: the Stop button or a budget limit
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -105,7 +106,10 @@ class RunCache:
             self._runs.popitem(last=False)
 
 
-def remember(history: list[Run], run: Run, limit: int) -> list[Run]:
-    """`history` with `run` first, without duplicates (same key), at most `limit` long."""
-    kept = [earlier for earlier in history if earlier.key != run.key]
-    return [run, *kept][:limit]
+def remember(history: list[Run], run: Run, limit: int, max_characters: int | None = None) -> list[Run]:
+    """`history` with `run` first, without duplicates (same key), at most `limit` long and, when
+    `max_characters` is given, dropping the oldest while their corpora hold more characters."""
+    kept = [run, *(earlier for earlier in history if earlier.key != run.key)][:limit]
+    while max_characters is not None and len(kept) > 1 and sum(r.characters for r in kept) > max_characters:
+        kept.pop()
+    return kept

@@ -6,6 +6,10 @@
 defaults are written, and a hand-edited URL with a bad value falls back to the default with a
 note instead of failing.
 
+`limits()` is the app's one reading of the hosted demo's bounds (`Limits.from_env()`, see
+explorer/inputs.py): the vocabulary-size bound, the corpus size, the time and step budget all come
+from it, read again on every call so that an environment change (a test's) takes effect at once.
+
 Pure Python (no streamlit).
 """
 
@@ -14,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 
+from explorer.inputs import InputError, Limits, check_vocab_size
 from explorer.trainers import TrainerConfig
 
 ALGORITHM_LABELS = {"bpe": "BPE", "wordpiece": "WordPiece"}
@@ -31,8 +36,27 @@ NORMALIZER_LABELS = {
     "strip-accents": "strip accents",
     "bert": "BERT normalizer",
 }
-MAX_VOCAB_SIZE = 100_000
-SLIDER_MAX_VOCAB_SIZE = 20_000
+SLIDER_MAX_VOCAB_SIZE = 20_000  # the slider's reach; the exact number input goes to Limits.max_vocab
+
+
+def limits() -> Limits:
+    """The bounds from EXPLORER_MAX_* environment variables (defaults when unset).
+
+    Raises InputError naming the variable when one is malformed: `limits_or_defaults()` turns that
+    into the sentence the app shows while it runs with the defaults."""
+    return Limits.from_env()
+
+
+def limits_or_defaults() -> tuple[Limits, str | None]:
+    """`limits()`, or the defaults and a sentence saying which variable is wrong."""
+    try:
+        return limits(), None
+    except InputError as error:
+        return Limits(), f"The server's limits are misconfigured ({error}); the default limits apply."
+
+
+def slider_max_vocab_size(bounds: Limits) -> int:
+    return int(min(SLIDER_MAX_VOCAB_SIZE, bounds.max_vocab))
 
 
 @dataclass(frozen=True)
@@ -49,17 +73,21 @@ class Settings:
     prefix: str = ""
     suffix: str = ""
 
-    def special_token_list(self) -> tuple[str, ...]:
-        """The comma-separated special tokens, stripped, empty ones and repeats dropped."""
-        tokens = (token.strip() for token in self.special_tokens.split(","))
-        return tuple(dict.fromkeys(token for token in tokens if token))
+    def special_token_entries(self) -> tuple[str, ...]:
+        """The comma-separated special tokens as typed, each stripped; repeats and empty entries
+        ("a,,b") kept, for `check_special_tokens` to report. Nothing typed: no token."""
+        if not self.special_tokens.strip():
+            return ()
+        return tuple(token.strip() for token in self.special_tokens.split(","))
 
-    def trainer_config(self) -> TrainerConfig:
-        """The TrainerConfig for these settings; ValueError (clear message) when one is invalid."""
-        if not isinstance(self.vocab_size, int) or self.vocab_size < 1:
-            raise ValueError(f"Vocabulary size must be a whole number of at least 1 (got {self.vocab_size}).")
-        if self.vocab_size > MAX_VOCAB_SIZE:
-            raise ValueError(f"Vocabulary size must be at most {MAX_VOCAB_SIZE:,} (got {self.vocab_size:,}).")
+    def special_token_list(self) -> tuple[str, ...]:
+        """The special tokens trained with: the entries without empty ones and repeats."""
+        return tuple(dict.fromkeys(token for token in self.special_token_entries() if token))
+
+    def trainer_config(self, bounds: Limits | None = None) -> TrainerConfig:
+        """The TrainerConfig for these settings; ValueError (clear message) when one is invalid.
+        The vocabulary size is checked by `check_vocab_size` against `bounds` (default: `limits()`)."""
+        check_vocab_size(self.vocab_size, bounds or limits())
         if self.min_frequency < 0:
             raise ValueError("Min frequency cannot be negative.")
         return TrainerConfig(
@@ -120,8 +148,10 @@ def settings_for_other_algorithm(settings: Settings) -> Settings:
     )
 
 
-def from_query_params(params: Mapping[str, str]) -> tuple[Settings, list[str]]:
-    """Settings from a URL; unknown or invalid values fall back to defaults, with notes saying so."""
+def from_query_params(params: Mapping[str, str], bounds: Limits | None = None) -> tuple[Settings, list[str]]:
+    """Settings from a URL; unknown or invalid values fall back to defaults, with notes saying so.
+    The vocabulary size must pass `check_vocab_size` against `bounds` (default: `limits()`)."""
+    bounds = bounds or limits()
     notes: list[str] = []
     algorithm = params.get("algorithm", "bpe")
     if algorithm not in DEFAULTS:
@@ -143,11 +173,18 @@ def from_query_params(params: Mapping[str, str]) -> tuple[Settings, list[str]]:
         if name in params:
             try:
                 value = int(params[name].strip())
-                if value < low or (name == "vocab_size" and value > MAX_VOCAB_SIZE):
-                    raise ValueError
-                changes[name] = value
             except ValueError:
                 notes.append(f"Ignored {name}={params[name]!r} from the link (not a valid whole number).")
+                continue
+            if name == "vocab_size":
+                try:
+                    changes[name] = check_vocab_size(value, bounds)
+                except InputError as error:
+                    notes.append(f"Ignored {name}={params[name]!r} from the link: {error}")
+            elif value < low:
+                notes.append(f"Ignored {name}={params[name]!r} from the link (not a valid whole number).")
+            else:
+                changes[name] = value
     if "normalizers" in params:
         names = tuple(name for name in params["normalizers"].split(",") if name)
         valid = tuple(name for name in names if name in NORMALIZER_LABELS)

@@ -28,10 +28,18 @@ STEP = "player_step"  # int: merges applied in the merge player (survives leavin
 PLAYING = "player_playing"  # bool: the merge player is playing
 PAUSED_AT = "player_paused_at"  # time.monotonic() of the last pause
 COMPARE_TEXT = "compare_text"  # str: the Compare page's sentences (survives leaving the page)
+JOB = "training_job"  # training.Job: the run being trained in the background, until collected
+OUTCOME = "training_outcome"  # list[(kind, message)]: what the last training started said ("error", "caption")
+RUN_NUMBER = "run_number"  # int: the last run number given in this session
+CORPUS_CHECK = "corpus_check"  # (sha256, Limits, Check): the last corpus checked, not checked again
 
 HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
+# One session's runs, bounded by count and by corpus characters (a trace grows with its corpus;
+# 8,000,000 is two corpora at the default 4 MB limit). The cache and the earlier runs share the
+# objects, so a session holds at most the current run, the other algorithm's and these.
 CACHE_ENTRIES = 4
-CACHE_CHARACTERS = 12_000_000
+CACHE_CHARACTERS = 8_000_000
+HISTORY_CHARACTERS = 8_000_000
 
 
 class Widget:
@@ -51,6 +59,9 @@ class Widget:
     PREFIX = "prefix"
     SUFFIX = "suffix"
     TRAIN = "train"
+    STOP = "stop_training"
+    TRAIN_PREFIX = "train_prefix"  # "Train on the first X MB" of a corpus over the size limit
+    TRAIN_SAMPLE = "train_sample"  # "Train on a random sample of lines"
     # Merge history
     PLAY = "play"
     PAUSE = "pause"
@@ -82,6 +93,12 @@ def run_cache() -> RunCache:
     return st.session_state[RUN_CACHE]
 
 
+def next_run_number() -> int:
+    number = int(st.session_state.get(RUN_NUMBER, 0)) + 1
+    st.session_state[RUN_NUMBER] = number
+    return number
+
+
 def current_run() -> Run | None:
     return st.session_state.get(CURRENT_RUN)
 
@@ -96,7 +113,7 @@ def set_current_run(run: Run, corpus_text: str) -> None:
     if previous is run:
         return
     if previous is not None:
-        st.session_state[HISTORY] = remember(earlier_runs(), previous, HISTORY_LIMIT)
+        st.session_state[HISTORY] = remember(earlier_runs(), previous, HISTORY_LIMIT, HISTORY_CHARACTERS)
     st.session_state[HISTORY] = [r for r in earlier_runs() if r.key != run.key]
     st.session_state[CURRENT_RUN] = run
     st.session_state[TRAINED_CORPUS] = (run.key.corpus_sha256, corpus_text)

@@ -1,30 +1,48 @@
-"""The Train page's widgets (corpus, settings) and its summary of a finished run.
+"""The Train page's widgets (corpus, settings), the checks shown next to them, the Train / Stop
+controls and the summary of a finished run.
 
 Widget values live under `state.Widget` keys with `persist_state="session"`, so they survive a
 visit to another page. They are initialised once per session: from the link's query parameters,
 else from the current run, else from the defaults; the vocabulary slider and the exact number
 input are kept in sync by callbacks; switching algorithm loads that algorithm's defaults.
+
+Every input goes through explorer.inputs (via explorer.ui.training's checks): an upload through
+`decode_upload`, the corpus through `check_corpus` (shown as soon as it is typed; errors block
+training, warnings do not), a corpus over the size limit gets "Train on the first X MB" and "Train
+on a random sample of lines" (`corpus_prefix` / `sample_lines`), the special tokens and the
+vocabulary size through `check_special_tokens` and `check_vocab_size`. Messages that hold user
+text are shown through `frame.error` / `frame.warning` (Markdown kept literal).
 """
 
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import dataclass
 
 import streamlit as st
 
+from explorer.inputs import (
+    InputError,
+    Limits,
+    corpus_prefix,
+    decode_upload,
+    explain_vocab_size,
+    format_size,
+    sample_lines,
+    utf8_size,
+)
 from explorer.samples import SAMPLE_SENTENCES, SAMPLES
-from explorer.ui import compare, frame, link, state, views
+from explorer.ui import compare, frame, link, state, training, views
 from explorer.ui.runs import Run
 from explorer.ui.settings import (
     ALGORITHM_LABELS,
     FLAVOR_LABELS,
-    MAX_VOCAB_SIZE,
     NORMALIZER_LABELS,
     PRE_TOKENIZER_LABELS,
-    SLIDER_MAX_VOCAB_SIZE,
     Settings,
     defaults_for,
+    slider_max_vocab_size,
 )
 
 W = state.Widget
@@ -43,11 +61,11 @@ class Corpus:
 # ---------------------------------------------------------------- initial values
 
 
-def _load_settings(settings: Settings) -> None:
+def _load_settings(settings: Settings, bounds: Limits) -> None:
     st.session_state[W.ALGORITHM] = settings.algorithm
     st.session_state[W.FLAVOR] = settings.flavor
     st.session_state[W.VOCAB_NUMBER] = settings.vocab_size
-    st.session_state[W.VOCAB_SLIDER] = max(1, min(settings.vocab_size, SLIDER_MAX_VOCAB_SIZE))
+    st.session_state[W.VOCAB_SLIDER] = max(1, min(settings.vocab_size, slider_max_vocab_size(bounds)))
     st.session_state[W.PRE_TOKENIZER] = settings.pre_tokenizer
     st.session_state[W.NORMALIZERS] = list(settings.normalizers)
     st.session_state[W.MIN_FREQUENCY] = settings.min_frequency
@@ -61,7 +79,7 @@ def _load_sample(sample_key: str | None) -> None:
     st.session_state[W.CORPUS] = SAMPLES[sample_key].text if sample_key else ""
 
 
-def initialise() -> tuple[list[str], bool]:
+def initialise(bounds: Limits) -> tuple[list[str], bool]:
     """Set every widget's first value once per session.
 
     Returns notes about the link and whether this first run came with a link (then the page
@@ -74,13 +92,13 @@ def initialise() -> tuple[list[str], bool]:
     notes: list[str] = []
     if from_link is not None:
         settings, sample_key, notes = from_link
-        _load_settings(settings)
+        _load_settings(settings, bounds)
         _load_sample(sample_key)
     elif run is not None:
-        _load_settings(run.settings)
+        _load_settings(run.settings, bounds)
         _load_sample(run.sample_key)
     else:
-        _load_settings(defaults_for("bpe"))
+        _load_settings(defaults_for("bpe"), bounds)
         _load_sample(DEFAULT_SAMPLE)
     return notes, from_link is not None and bool(state.get(state.FIRST_RUN))
 
@@ -112,17 +130,33 @@ def _on_slider_change() -> None:
     st.session_state[W.VOCAB_NUMBER] = st.session_state[W.VOCAB_SLIDER]
 
 
-def _on_number_change() -> None:
+def _on_number_change(slider_max: int) -> None:
     value = st.session_state[W.VOCAB_NUMBER]
     if value is not None:
-        st.session_state[W.VOCAB_SLIDER] = int(max(1, min(value, SLIDER_MAX_VOCAB_SIZE)))
+        st.session_state[W.VOCAB_SLIDER] = int(max(1, min(value, slider_max)))
 
 
 # ---------------------------------------------------------------- widgets
 
 
-def corpus_input() -> Corpus | None:
-    """Sample picker, text area and upload; an upload wins over the text area. None on a bad upload."""
+def uploaded_corpus(data: bytes, name: str) -> tuple[Corpus | None, str | None]:
+    """An uploaded file as a corpus, or the message saying why it cannot be one (decode_upload)."""
+    try:
+        return Corpus(decode_upload(data, name), name, None), None
+    except InputError as error:
+        return None, str(error)
+
+
+PASTE_LIMIT_FACTOR = 2  # the text area takes up to twice the corpus limit (in characters)
+
+
+def corpus_input(bounds: Limits) -> Corpus | None:
+    """Sample picker, text area and upload; an upload wins over the text area. None on a bad upload
+    (its message is shown).
+
+    The text area takes at most twice the corpus limit in characters (the browser cuts a longer
+    paste), so a paste a little too large still gets the prefix / sample offer while a huge one
+    never reaches the server's memory; the uploader takes `Limits.max_upload_mb`."""
     st.selectbox(
         "Sample corpus",
         [NO_SAMPLE, *SAMPLES],
@@ -137,6 +171,7 @@ def corpus_input() -> Corpus | None:
         height=220,
         on_change=_on_corpus_change,
         placeholder="Paste text here: each line is one training sequence.",
+        max_chars=None if math.isinf(bounds.max_corpus_mb) else PASTE_LIMIT_FACTOR * bounds.max_corpus_bytes,
         help="Each line is one sequence, like `train_from_iterator(lines)` in the tokenizers library.",
         persist_state=PERSIST,
     )
@@ -145,18 +180,15 @@ def corpus_input() -> Corpus | None:
         type=["txt"],
         key=W.UPLOAD,
         help="The file is used instead of the text above. Links never contain an uploaded corpus.",
+        max_upload_size=bounds.max_upload_mb,
     )
     if upload is not None:
-        try:
-            text = upload.getvalue().decode("utf-8-sig")
-        except UnicodeDecodeError as error:
-            st.error(
-                f"The uploaded file is not UTF-8 text (invalid byte at position {error.start:,}). "
-                "Save it as UTF-8 and upload it again."
-            )
+        corpus, problem = uploaded_corpus(upload.getvalue(), upload.name)
+        if corpus is None:
+            frame.error(problem)
             return None
-        frame.note(f"Using the uploaded file {upload.name!r} ({len(text):,} characters) instead of the text above.")
-        return Corpus(text, upload.name, None)
+        frame.note(f"Using the uploaded file {upload.name!r} ({len(corpus.text):,} characters) instead of the text above.")
+        return corpus
     text = st.session_state.get(W.CORPUS) or ""
     sample_key = st.session_state.get(W.SAMPLE) or None
     if sample_key and text == SAMPLES[sample_key].text:
@@ -164,8 +196,51 @@ def corpus_input() -> Corpus | None:
     return Corpus(text, "pasted text", None)
 
 
-def settings_input() -> Settings:
-    """The training settings widgets; returns what they say (validated only when training)."""
+def shrunk_corpus(corpus: Corpus, bounds: Limits, how: str) -> Corpus:
+    """A corpus over the size limit made to fit: its first X MB, cut after a line break
+    (`how="prefix"`), or a random sample of its lines in their order, the same sample every time
+    (`how="sample"`)."""
+    limit = bounds.max_corpus_bytes
+    shown = format_size(limit)
+    if how == "prefix":
+        return Corpus(corpus_prefix(corpus.text, limit), f"first {shown} of {corpus.label}", None)
+    return Corpus(sample_lines(corpus.text, limit), f"random lines ({shown}) of {corpus.label}", None)
+
+
+def corpus_feedback(corpus: Corpus | None, bounds: Limits) -> tuple[bool, Corpus | None]:
+    """The corpus check, shown as soon as there is text: errors (`st.error`, they block training)
+    and warnings (`st.warning`). Over the size limit, two buttons offer a smaller corpus.
+
+    Returns (whether the corpus can be trained, the smaller corpus if one of the buttons was
+    clicked in this script run)."""
+    if corpus is None:
+        return False, None
+    if not corpus.text.strip():
+        return False, None  # "empty" is said when Train is clicked, not while typing
+    check = training.corpus_check(corpus.text, bounds)
+    for message in check.errors:
+        frame.error(message)
+    for message in check.warnings:
+        frame.warning(message)
+    if utf8_size(corpus.text) <= bounds.max_corpus_bytes:
+        return check.ok, None
+    prefix_column, sample_column = st.columns(2)
+    shown = format_size(bounds.max_corpus_bytes)
+    clicked_prefix = prefix_column.button(
+        f"Train on the first {shown}", key=W.TRAIN_PREFIX, icon=":material/content_cut:",
+        disabled=training.current_job() is not None,
+    )
+    clicked_sample = sample_column.button(
+        "Train on a random sample of lines", key=W.TRAIN_SAMPLE, icon=":material/shuffle:",
+        disabled=training.current_job() is not None,
+    )
+    if clicked_prefix or clicked_sample:
+        return False, shrunk_corpus(corpus, bounds, "prefix" if clicked_prefix else "sample")
+    return False, None
+
+
+def settings_input(bounds: Limits) -> Settings:
+    """The training settings widgets; returns what they say (checked by `settings_feedback`)."""
     left, right = st.columns(2)
     with left:
         st.radio(
@@ -193,7 +268,7 @@ def settings_input() -> Settings:
         st.slider(
             "Vocabulary size",
             min_value=1,
-            max_value=SLIDER_MAX_VOCAB_SIZE,
+            max_value=slider_max_vocab_size(bounds),
             key=W.VOCAB_SLIDER,
             on_change=_on_slider_change,
             persist_state=PERSIST,
@@ -204,7 +279,8 @@ def settings_input() -> Settings:
             step=1,
             key=W.VOCAB_NUMBER,
             on_change=_on_number_change,
-            help=f"From 1 to {MAX_VOCAB_SIZE:,}; the slider goes to {SLIDER_MAX_VOCAB_SIZE:,}.",
+            args=(slider_max_vocab_size(bounds),),
+            help=f"From 1 to {_shown_limit(bounds.max_vocab)}; the slider goes to {slider_max_vocab_size(bounds):,}.",
             persist_state=PERSIST,
         )
     left, right = st.columns(2)
@@ -255,6 +331,54 @@ def settings_input() -> Settings:
     )
 
 
+def _shown_limit(value: float) -> str:
+    return "any size" if math.isinf(value) else f"{int(value):,}"
+
+
+def settings_feedback(settings: Settings, bounds: Limits) -> bool:
+    """The settings check (vocabulary size, special tokens, the trainer's rules): errors and
+    warnings shown at once. Returns whether training may start."""
+    check = training.settings_check(settings, bounds)
+    for message in check.errors:
+        frame.error(message)
+    for message in check.warnings:
+        frame.warning(message)
+    return check.ok
+
+
+# ---------------------------------------------------------------- Train / Stop
+
+
+def train_controls(
+    corpus: Corpus | None, corpus_ok: bool, shrunk: Corpus | None, settings: Settings, settings_ok: bool, bounds: Limits
+) -> None:
+    """The Train button, the run in progress (Stop button, progress) and what the last training
+    said. A click on Train with inputs that block training says what to fix."""
+    job = training.current_job()
+    clicked = st.button(
+        "Train", key=W.TRAIN, type="primary", icon=":material/play_arrow:", disabled=job is not None,
+        help="Trains in the background: a Stop button ends it early and keeps the merges learned so far.",
+    )
+    chosen = shrunk
+    if clicked and corpus is not None:
+        if not corpus.text.strip():
+            empty = training.corpus_check(corpus.text, bounds).errors[0]
+            frame.error(f"{empty} Paste some text, upload a .txt file or pick a sample corpus.")
+        elif not (corpus_ok and settings_ok):
+            frame.error("Cannot train yet: fix the problems shown above first.")
+        else:
+            chosen = corpus
+    if chosen is not None and job is None:
+        if isinstance(training.start(chosen.text, settings, chosen.label, chosen.sample_key), training.Job):
+            st.rerun()  # draw the page again with Train disabled and the Stop button
+    training.show_job()
+    for kind, message in state.get(state.OUTCOME) or ():
+        if kind == "caption":
+            st.caption(message)
+        else:
+            frame.error(message)
+
+
 # ---------------------------------------------------------------- summary
 
 
@@ -272,11 +396,17 @@ def summary(run: Run) -> None:
     row[1].metric("Corpus characters", f"{run.characters:,}")
     row[2].metric("Words", f"{run.words:,}", help="Pre-tokenized words (pieces), counted with repeats.")
     row[3].metric("Distinct words", f"{run.distinct_words:,}")
-    if trace.steps == 0:
-        st.info(
-            f"No merge was learned ({views.stop_reason_text(trace)}). The initial vocabulary already has "
-            f"{trace.initial_vocab_size:,} tokens: choose a larger vocabulary size or a longer corpus."
+    frame.info(explain_vocab_size(trace, run.settings.vocab_size, run.stopped_by))
+    if trace.stop_reason == "stopped":
+        frame.warning(
+            f"Training was stopped by {run.stopped_by or 'the Stop button or a limit'} after {trace.steps:,} merges. "
+            "The merges learned so far are kept: every page shows this partial history."
         )
+    notes = views.special_token_messages(run)
+    if notes:
+        with st.expander(f"Special tokens: {len(notes)} note{'s' if len(notes) != 1 else ''}"):
+            for message in notes:
+                frame.info(message)
     st.subheader("The tutorial's sample sentences with this tokenizer")
     column = compare.run_column(run, "this run")
     body, _ = compare.column_html(column, list(SAMPLE_SENTENCES))

@@ -3,7 +3,9 @@ the vocabulary table and grid, the files to download. Pure Python (no streamlit)
 these and hand the result to `st.html`, `st.dataframe` or `st.download_button`.
 
 Every string from the corpus or the vocabulary goes through `render.escape_text` (HTML-escaped,
-quotes included, Markdown markup neutralised) before it becomes HTML.
+quotes included, Markdown markup neutralised) before it becomes HTML. Messages that hold user text
+(file names, special tokens, characters of the corpus, values from a link) and go to Streamlit's
+Markdown elements (`st.error`, `st.warning`, `st.info`) go through `markdown_literal` instead.
 
 Derived objects that do not depend on the step are memoized on the Run (`Run.derive`), so moving
 the merge player's slider only segments ~30 words and encodes the sample sentences.
@@ -12,6 +14,7 @@ the merge player's slider only segments ~30 words and encodes the sample sentenc
 from __future__ import annotations
 
 import tempfile
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +22,7 @@ import pandas as pd
 
 from explorer import charts
 from explorer.hf_json import build_tokenizer, tokenizer_to_json, write_vocab_merges, write_vocab_txt
+from explorer.inputs import check_special_tokens, special_token_notes
 from explorer.pipeline import encode_pieces, tokenizer_from_trace
 from explorer.render import PALETTE, escape_text, readable_token
 from explorer.tokenizer import Tokenizer
@@ -27,8 +31,49 @@ from explorer.trainers import STOP_REASONS
 from explorer.ui.runs import Run
 
 TOP_WORDS = 30
+# What one page draws at most, whatever was pasted: a word of 1,000,000 characters would be
+# hundreds of thousands of spans (tens of MB of HTML) on every tick of the merge player.
+WORD_CHARACTERS_SHOWN = 120  # a word's tokens drawn up to this many characters, then "+N more"
+SENTENCES_SHOWN = 12  # sample sentences drawn by the merge player
+SENTENCE_CHARACTERS_SHOWN = 600  # each cut to this many characters
 HIGHLIGHT_STYLE = "outline:2px solid #d1495b;outline-offset:0;font-weight:700;background:#ffd6a5;"
 SPAN_STYLE = "display:inline-block;color:#111;border-radius:3px;padding:1px 2px;margin:0 1px;font-family:ui-monospace,monospace;"
+
+
+# ---------------------------------------------------------------- Markdown shown literally
+
+# Streamlit's Markdown (CommonMark + GFM + math + its own directives) reads these anywhere in a
+# line: emphasis, code, links, HTML, math, strikethrough, tables, entities. A backslash makes
+# any of them literal. "_" inside a word ("vocab_size") is never emphasis and stays as it is.
+_MARKDOWN_INLINE = re.compile(r"([\\`*\[\]<>$~:&|@]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
+# ... and these only at the start of a line: headings, quotes, lists, setext underlines.
+_MARKDOWN_LINE_START = re.compile(r"(?m)^([ \t]*)(#|[-+=]|\d+(?=[.)]))")
+# Rewrites done on the parsed text, after backslashes are gone: ":smile:" emoji, ":material/x:"
+# icons, ":streamlit:", and GFM's bare "www." / e-mail autolinks. An invisible WORD JOINER after
+# the ":" or "@" (and inside "www.") breaks their patterns (measured in Chromium, streamlit 1.67).
+_WORD_JOINER = "\u2060"
+_WWW = re.compile(r"(?i)\b(www)\.")
+
+
+def markdown_literal(text: str) -> str:
+    """`text` as Markdown that Streamlit displays exactly as written: `**b**`, `$x$`, `:red[x]`,
+    `<script>`, `[a](javascript:...)`, `# title` stay characters (plus invisible word joiners)."""
+    escaped = _MARKDOWN_INLINE.sub(r"\\\1", text)
+    escaped = escaped.replace("\\:", "\\:" + _WORD_JOINER).replace("\\@", "\\@" + _WORD_JOINER)
+    escaped = _WWW.sub("\\1" + _WORD_JOINER + ".", escaped)
+
+    def line_start(match: re.Match) -> str:
+        indent, marker = match.groups()
+        if marker[0].isdigit():  # "1." / "2)": the punctuation after the number makes the list
+            return f"{indent}{marker}\\"
+        return f"{indent}\\{marker}"
+
+    return _MARKDOWN_LINE_START.sub(line_start, escaped)
+
+
+def literal_from_markdown(markdown: str) -> str:
+    """The text `markdown_literal` was given (for tests that read messages back)."""
+    return re.sub(r"\\(.)", r"\1", markdown.replace(_WORD_JOINER, ""), flags=re.DOTALL)
 
 
 # ---------------------------------------------------------------- memoized per run
@@ -50,6 +95,17 @@ def tokenizer(run: Run) -> Tokenizer:
 
 def top_word_indices(run: Run, limit: int = TOP_WORDS) -> list[int]:
     return run.derive(f"top_words_{limit}", lambda: run.trace.words_by_frequency()[:limit])
+
+
+def special_token_messages(run: Run) -> list[str]:
+    """What the run's special tokens do: notes from `check_special_tokens` (before training) and
+    `special_token_notes` (tokens that are also corpus characters or were rebuilt by a merge)."""
+
+    def build() -> list[str]:
+        before = check_special_tokens(run.settings.special_token_list(), run.trace.config.get("pre_tokenizer"))
+        return [*before.notes, *special_token_notes(run.trace)]
+
+    return run.derive("special_token_messages", build)
 
 
 def stop_reason_text(trace: Trace) -> str:
@@ -100,14 +156,17 @@ def word_pieces(trace: Trace, word_index: int, k: int) -> list[tuple[str, int, i
     return spans
 
 
-def word_span_tokens(run: Run, word_index: int, k: int) -> list[SpanToken]:
-    """A corpus word's tokens after k merges; the token that merge k just joined is highlighted."""
+def word_span_tokens(run: Run, word_index: int, k: int, max_characters: int | None = None) -> list[SpanToken]:
+    """A corpus word's tokens after k merges; the token that merge k just joined is highlighted.
+    With `max_characters`, only the tokens that start within that many characters."""
     trace = run.trace
     byte_level = charts.is_byte_level(trace)
     joined = trace.merge_positions(word_index, k)
     ids = token_ids(run)
     tokens = []
     for piece, start, end in word_pieces(trace, word_index, k):
+        if max_characters is not None and start >= max_characters:
+            break
         readable = charts.readable_vocab_token(piece, byte_level)
         highlight = any(start < position < end for position in joined)
         title = f"id {ids.get(piece, '?')}: {readable}" + (" (just merged)" if highlight else "")
@@ -145,27 +204,35 @@ def words_at_step_html(run: Run, k: int, limit: int = TOP_WORDS) -> str:
     trace = run.trace
     cards = []
     for index in top_word_indices(run, limit):
-        spans = spans_html(word_span_tokens(run, index, k))
+        spans = spans_html(word_span_tokens(run, index, k, WORD_CHARACTERS_SHOWN))
+        hidden = len(trace.words[index]) - WORD_CHARACTERS_SHOWN
+        if hidden > 0:
+            spans += f'<span class="more" style="color:#777;font-size:0.8em;">… +{hidden:,} characters</span>'
         cards.append(
             '<div style="display:inline-block;margin:3px 8px 3px 0;padding:2px 4px;'
-            'border:1px solid #e3e3e3;border-radius:4px;white-space:nowrap;">'
+            'border:1px solid #e3e3e3;border-radius:4px;white-space:nowrap;max-width:100%;overflow:hidden;">'
             f'{spans}<span style="color:#777;font-size:0.8em;margin-left:4px;">×{trace.counts[index]:,}</span></div>'
         )
     return f'<div class="top-words" style="line-height:2.1;">{"".join(cards)}</div>'
 
 
 def sentences_at_step_html(run: Run, k: int, sentences: list[str]) -> str:
-    """The sample sentences encoded with the first k merges; each with its token count."""
+    """The sample sentences encoded with the first k merges; each with its token count. At most
+    SENTENCES_SHOWN sentences of at most SENTENCE_CHARACTERS_SHOWN characters each are drawn."""
     trace = run.trace
     tok = tokenizer_at_step(trace, k)
     new_token = trace.vocab[trace.merges[k - 1][2]] if k else None
     rows = []
-    for sentence in sentences:
-        tokens = sentence_span_tokens(tok, sentence, new_token)
+    for sentence in sentences[:SENTENCES_SHOWN]:
+        cut = sentence[:SENTENCE_CHARACTERS_SHOWN]
+        tokens = sentence_span_tokens(tok, cut, new_token)
+        more = f" (first {SENTENCE_CHARACTERS_SHOWN:,} characters)" if len(sentence) > len(cut) else ""
         rows.append(
             f'<div style="margin:4px 0 10px 0;line-height:2.1;">{spans_html(tokens)}'
-            f'<span style="color:#777;font-size:0.8em;margin-left:6px;white-space:nowrap;">{len(tokens)} tokens</span></div>'
+            f'<span style="color:#777;font-size:0.8em;margin-left:6px;white-space:nowrap;">{len(tokens)} tokens{more}</span></div>'
         )
+    if len(sentences) > SENTENCES_SHOWN:
+        rows.append(f'<div style="color:#777;font-size:0.8em;">The first {SENTENCES_SHOWN} of {len(sentences):,} sentences.</div>')
     return f'<div class="step-sentences">{"".join(rows)}</div>'
 
 
@@ -320,6 +387,35 @@ def vocab_txt(run: Run) -> str:
     """vocab.txt as the library writes it (WordPiece)."""
     with tempfile.TemporaryDirectory() as folder:
         return Path(write_vocab_txt(tokenizer(run).model, folder)).read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Download:
+    label: str
+    data: str
+    file_name: str
+    mime: str
+
+
+def downloads(run: Run) -> list[Download]:
+    """The run's files (tokenizer.json, vocab.json + merges.txt or vocab.txt, the trace), built
+    once per run. The Vocabulary page hands their text to `st.download_button` directly rather than
+    a callable: Streamlit keeps a file made by a callable referenced by no session, and deletes it
+    after two script runs of any session, which under load can come before the browser fetches it
+    (measured: 2 of 8 simultaneous sessions got a cancelled download)."""
+
+    def build() -> list[Download]:
+        stem = file_stem(run)
+        files = [Download("tokenizer.json", tokenizer_json(run), "tokenizer.json", "application/json")]
+        if run.settings.algorithm == "bpe":
+            vocab, merges = vocab_and_merges(run)
+            files += [Download("vocab.json", vocab, "vocab.json", "application/json"), Download("merges.txt", merges, "merges.txt", "text/plain")]
+        else:
+            files.append(Download("vocab.txt", vocab_txt(run), "vocab.txt", "text/plain"))
+        files.append(Download("Trace (JSON)", run.trace.to_json(), f"{stem}-trace.json", "application/json"))
+        return files
+
+    return run.derive("downloads", build)
 
 
 def file_stem(run: Run) -> str:

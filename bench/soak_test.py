@@ -1,0 +1,136 @@
+"""Does the server's memory stop growing? One `streamlit run app.py` server, 100 distinct corpora
+trained one after another through a real browser, the server's RSS after each.
+
+    .venv/bin/python bench/soak_test.py [--corpora 100] [--sessions 4] [--words 3000] [--visit-every 10] [--timeout 1500]
+
+The corpora are split over `--sessions` browser sessions used one after another (each a fresh
+Playwright context, closed when its share is done), so both kinds of growth show: runs piling up
+inside one session (bounded by the session's run cache and list of earlier runs) and sessions
+piling up in the server. Every corpus is different (random words from its own seed, and its own
+marker word), trained with the default settings; every `--visit-every`-th run is also opened on
+Merge history, Vocabulary and Compare (which build the derived objects: charts, tables,
+tokenizers, corpus measurements).
+
+Printed: RSS every 10 corpora, the peak (VmHWM of /proc/PID/status), and whether it plateaued:
+the highest RSS of the second half of the corpora against the highest of the first half after
+warm-up (the first `--visit-every` corpora, which import and load everything once), and the
+least-squares slope over the second half in MB per corpus. Loopback only; every wait is bounded
+(--timeout for the whole run); the server and the browser are stopped however the run ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
+
+from browser_support import VIEWPORT, chromium, chromium_missing_reason, open_page, streamlit_server, wait_idle  # noqa: E402
+from load_test import SET_VALUE, corpus, marker, memory_mb, server_pid  # noqa: E402
+
+PAGES = (("Merge history", "Step (merges applied)"), ("Vocabulary", "Grid view"), ("Compare", "Figures"))
+ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+
+
+def slope(points: list[tuple[int, float]]) -> float:
+    """Least-squares slope of y over x."""
+    if len(points) < 2:
+        return 0.0
+    mean_x = sum(x for x, _ in points) / len(points)
+    mean_y = sum(y for _, y in points) / len(points)
+    spread = sum((x - mean_x) ** 2 for x, _ in points)
+    return sum((x - mean_x) * (y - mean_y) for x, y in points) / spread if spread else 0.0
+
+
+def train_one(page, index: int, run_number: int, words: int, deadline: float) -> None:
+    """Paste corpus `index`, click Train, wait for the summary of this session's run `run_number`."""
+    area = page.get_by_role("textbox", name="Corpus", exact=True)
+    area.evaluate(SET_VALUE, corpus(index, words))
+    area.press("Control+Enter")
+    wait_idle(page, timeout=max(1.0, deadline - time.monotonic()))
+    page.get_by_role("button", name="Train", exact=True).click()
+    page.get_by_text(f"Result of run #{run_number} ").wait_for(timeout=max(1.0, deadline - time.monotonic()) * 1000)
+    wait_idle(page, timeout=max(1.0, deadline - time.monotonic()))
+    errors = page.locator(ERROR_SELECTOR).all_inner_texts()
+    if errors:
+        raise AssertionError(f"corpus {index} ({marker(index)}): error element {errors[0][:200]!r}")
+
+
+def visit_pages(page, deadline: float) -> None:
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    for label, content in (*PAGES, ("Train", "Merges learned")):
+        sidebar.get_by_role("link", name=label).click()
+        page.get_by_text(content, exact=True).first.wait_for(timeout=max(1.0, deadline - time.monotonic()) * 1000)
+        wait_idle(page, timeout=max(1.0, deadline - time.monotonic()))
+        errors = page.locator(ERROR_SELECTOR).all_inner_texts()
+        if errors:
+            raise AssertionError(f"{label}: error element {errors[0][:200]!r}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpora", type=int, default=100)
+    parser.add_argument("--sessions", type=int, default=4, help="browser sessions used one after another")
+    parser.add_argument("--words", type=int, default=3_000, help="words per corpus (about 7 characters each)")
+    parser.add_argument("--visit-every", type=int, default=10)
+    parser.add_argument("--timeout", type=float, default=1500.0, help="seconds for the whole run")
+    args = parser.parse_args()
+    reason = chromium_missing_reason()
+    if reason:
+        print(f"skipped: {reason}")
+        return 0
+    deadline = time.monotonic() + args.timeout
+    per_session = -(-args.corpora // args.sessions)
+    series: list[tuple[int, float]] = []
+    started = time.monotonic()
+    with streamlit_server("soak-test") as base_url, chromium() as browser:
+        pid = server_pid(int(base_url.rsplit(":", 1)[1]))
+        if pid is None:
+            print("cannot find the server process")
+            return 1
+        print(f"server RSS at start: {memory_mb(pid)['VmRSS']:.0f} MB", flush=True)
+        index = 0
+        for session in range(args.sessions):
+            context = browser.new_context(viewport=VIEWPORT)
+            context.set_default_timeout(60_000)
+            try:
+                page = context.new_page()
+                open_page(page, base_url, "/")
+                for run_number in range(1, per_session + 1):
+                    if index >= args.corpora:
+                        break
+                    if time.monotonic() > deadline:
+                        raise TimeoutError(f"--timeout {args.timeout:.0f} s reached after {index} corpora")
+                    train_one(page, index, run_number, args.words, deadline)
+                    if (index + 1) % args.visit_every == 0:
+                        visit_pages(page, deadline)
+                    series.append((index + 1, memory_mb(pid)["VmRSS"]))
+                    if (index + 1) % 10 == 0:
+                        print(f"  {index + 1:4d} corpora (session {session + 1}): RSS {series[-1][1]:.0f} MB, {time.monotonic() - started:.0f} s", flush=True)
+                    index += 1
+            finally:
+                context.close()
+        time.sleep(2)
+        final = memory_mb(pid)
+    warm = args.visit_every
+    half = len(series) // 2
+    first = [rss for number, rss in series[:half] if number > warm]
+    second = [rss for _, rss in series[half:]]
+    print(f"corpora trained: {len(series)} in {time.monotonic() - started:.0f} s ({args.sessions} sessions one after another, "
+          f"~{len(corpus(0, args.words)) / 1024:.0f} KB each)")
+    print(f"server RSS: peak {final['VmHWM']:.0f} MB (VmHWM), {final['VmRSS']:.0f} MB at the end")
+    if first and second:
+        growth = slope(series[half:])
+        plateaued = max(second) <= max(first) * 1.10 + 20 and growth < 1.0
+        print(f"first half (after warm-up) max {max(first):.0f} MB, second half max {max(second):.0f} MB, "
+              f"second-half slope {growth:+.2f} MB per corpus")
+        print("plateaued: " + ("yes" if plateaued else "NO (memory still growing)"))
+        return 0 if plateaued else 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
