@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from explorer import charts
-from explorer.hf_json import build_tokenizer, tokenizer_to_json, write_vocab_merges, write_vocab_txt
+from explorer.hf_json import tokenizer_to_json, write_vocab_merges, write_vocab_txt
 from explorer.inputs import check_special_tokens, special_token_notes
 from explorer.pipeline import encode_pieces, tokenizer_from_trace
 from explorer.render import PALETTE, escape_text, readable_token
@@ -117,18 +117,7 @@ def stop_reason_text(trace: Trace) -> str:
 
 def tokenizer_at_step(trace: Trace, k: int) -> Tokenizer:
     """The tokenizer that knows only the first k merges (and the vocabulary they had made)."""
-    config = trace.config
-    size = trace.vocab_sizes[k]
-    return build_tokenizer(
-        config["algorithm"],
-        trace.vocab[:size],
-        trace.merge_strings()[:k] if k else [],
-        list(config.get("normalizers") or []),
-        config.get("pre_tokenizer"),
-        list(trace.special_tokens),
-        continuing_subword_prefix=trace.prefix or None,
-        end_of_word_suffix=trace.suffix or None,
-    )
+    return tokenizer_from_trace(trace, k)
 
 
 @dataclass(frozen=True)
