@@ -398,6 +398,25 @@ def _line_of(text: str, position: int) -> int:
     return text.count("\n", 0, position) + 1
 
 
+def _may_hold_run(text: str, length: int, separator: str | None) -> bool:
+    """False when `text` surely has no run of `length` characters without `separator` (None: white
+    space). Such a run would cover a whole block of length // 2 aligned characters, so looking
+    at every block in C is enough; the regular expressions then scan only texts that may hold one."""
+    block = max(1, length // 2)
+    for start in range(0, len(text) - block + 1, block):
+        chunk = text[start : start + block]
+        if separator is None:
+            if chunk.split(None, 1) == [chunk]:
+                return True
+        elif separator not in chunk:
+            return True
+    return False
+
+
+def _longest_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    return max(pattern.finditer(text), key=lambda match: len(match.group()), default=None)
+
+
 def _corpus_warnings(text: str, stripped: str) -> list[str]:
     warnings = []
     controls = Counter(_CONTROLS.findall(text))
@@ -431,7 +450,7 @@ def _corpus_warnings(text: str, stripped: str) -> list[str]:
                 f"The corpus has only one distinct character ({char!r}): the only tokens to learn are "
                 f"runs of it ({char * 2!r}, {char * 4!r}, ...)."
             )
-    longest_word = max(_LONG_WORD.finditer(text), key=lambda match: len(match.group()), default=None)
+    longest_word = _longest_match(_LONG_WORD, text) if _may_hold_run(text, LONG_WORD_CHARS, None) else None
     if longest_word is not None:
         length = len(longest_word.group())
         warnings.append(
@@ -439,7 +458,7 @@ def _corpus_warnings(text: str, stripped: str) -> list[str]:
             "space: whitespace pre-tokenizers keep it as one word, so training is slower and tokens may span "
             "what a reader sees as several words (expected for Chinese or Japanese)."
         )
-    longest_line = max(_LONG_LINE.finditer(text), key=lambda match: len(match.group()), default=None)
+    longest_line = _longest_match(_LONG_LINE, text) if _may_hold_run(text, LONG_LINE_CHARS, "\n") else None
     if longest_line is not None:
         warnings.append(
             f"Line {_line_of(text, longest_line.start()):,} is {len(longest_line.group()):,} characters long: "

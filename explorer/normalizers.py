@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable
 from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass
 from functools import cache
+from itertools import chain
 
 Alignment = tuple[int, int]
 Change = tuple[str, int]  # (output character, change) as in NormalizedString::transform
@@ -238,7 +239,7 @@ _CJK_IDEOGRAPHS: tuple[CodePointRange, ...] = (
 _WHITE_SPACE_CLASS = "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 
 # Every assigned character lives in planes 0-3 and 14, or in the private-use planes 15-16.
-_ASSIGNED_PLANES = (*range(0x00000, 0x40000), *range(0xE0000, 0xF0000))
+_ASSIGNED_PLANES = (range(0x00000, 0x40000), range(0xE0000, 0xF0000))
 _PRIVATE_USE_PLANES: tuple[CodePointRange, ...] = ((0xF0000, 0xFFFFD), (0x100000, 0x10FFFD))
 
 
@@ -290,7 +291,7 @@ def _categories() -> dict[str, frozenset[int]]:
     """unicodedata's general categories of interest, scanned once: M (any mark), Mn, and the
     controls BertNormalizer removes (Cc, Cf, Co)."""
     marks, nonspacing, controls = set(), set(), set()
-    for code_point in _ASSIGNED_PLANES:
+    for code_point in chain.from_iterable(_ASSIGNED_PLANES):
         category = unicodedata.category(chr(code_point))
         if category[0] == "M":
             marks.add(code_point)

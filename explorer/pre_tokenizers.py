@@ -35,6 +35,7 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from collections.abc import Sequence as SequenceOf
+from functools import cached_property
 
 import regex
 
@@ -94,15 +95,31 @@ class _VersionedPattern:
     """One split pattern compiled twice: `fast` with the `regex` module's own Unicode classes,
     `exact` with classes corrected to the library's Unicode versions. The corrections (set
     operations) make matching about twice as slow, so `exact` runs only on text holding one of
-    the characters on which the two disagree."""
+    the characters on which the two disagree. Each is compiled on first use (compiling them all
+    costs more than pre-tokenizing a megabyte of ASCII text)."""
 
     def __init__(self, fast: str, exact: str, differing: CodePointRanges, ascii: str | None = None) -> None:
-        self.fast = regex.compile(fast)
-        self.exact = regex.compile(f"(?V1){exact}")  # V1 enables the -- (difference) set operation
-        self.differing = regex.compile(f"[{_class_items(differing)}]") if differing else None
+        self._sources = (fast, exact, differing, ascii)
+
+    @cached_property
+    def fast(self) -> regex.Pattern[str]:
+        return regex.compile(self._sources[0])
+
+    @cached_property
+    def exact(self) -> regex.Pattern[str]:
+        return regex.compile(f"(?V1){self._sources[1]}")  # V1 enables the -- (difference) set operation
+
+    @cached_property
+    def differing(self) -> regex.Pattern[str] | None:
+        ranges = self._sources[2]
+        return regex.compile(f"[{_class_items(ranges)}]") if ranges else None
+
+    @cached_property
+    def ascii(self) -> re.Pattern[str] | None:
         # The same pattern written with ASCII classes for the standard `re` module, which is two
         # to three times faster than `regex` with Unicode properties, for ASCII-only text.
-        self.ascii = re.compile(ascii) if ascii else None
+        source = self._sources[3]
+        return re.compile(source) if source else None
 
     def for_text(self, text: str) -> regex.Pattern[str] | re.Pattern[str]:
         # Every differing character is non-ASCII, and str.isascii() costs nothing in CPython.

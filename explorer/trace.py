@@ -8,17 +8,21 @@ removed it (`boundary_steps`), so the segmentation of any word after any step k 
 replay: a boundary is still there after k merges iff its step is >= k.
 
 JSON schema (`to_json` / `from_json`), all lists indexed by step unless said otherwise:
-    {"format": "tokenizer-explorer-trace", "version": 1,
+    {"format": "tokenizer-explorer-trace", "version": 2,
      "config": {...TrainerConfig fields...},
      "words": [str], "counts": [int],                  # per distinct word
      "vocab": [str], "initial_vocab_size": int,         # vocab in id order; ids below it are initial
      "merges": [[left_id, right_id, new_id]], "merge_counts": [int],
      "merge_scores": [float|null], "words_changed": [int], "occurrences": [int],
-     "candidates": [[[left_id, right_id, count, score|null], ...]],   # best first, winner included
+     "candidates": {"ends": i32, "left": i32, "right": i32, "count": i64, "score": f64|null},
      "stop_reason": str, "seconds": float,
-     "boundary_steps": str}   # base64 of little-endian int32: for each word in order, one value
-                              # per boundary (len(word) - 1 of them), the step that removed it,
-                              # 2147483647 = never (compact and fast for 100,000s of boundaries)
+     "boundary_steps": i32}
+i32 / i64 / f64 are strings: base64 of a little-endian array of int32 / int64 / float64 (compact,
+exact, and fast for 100,000s of values). `candidates` holds, for every step, the top competing
+pairs, best first, winner included, as flat columns: step k's are rows ends[k-1] (0 for k = 0)
+to ends[k]; `score` is null when the run scores pairs by count. `boundary_steps` holds, for each
+word in order, one value per boundary (len(word) - 1 of them): the step that removed it,
+2147483647 = never. Version 1 files (candidates as nested lists) are read too.
 
 What it does not do: train (trainers/) or encode new text (models.py).
 """
@@ -30,6 +34,7 @@ import json
 import sys
 from array import array
 from bisect import bisect_right
+from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
@@ -38,20 +43,31 @@ NEVER = 2**31 - 1
 TRACE_FORMAT = "tokenizer-explorer-trace"
 
 
+def _pack(values: array) -> str:
+    """Base64 of the array's little-endian bytes."""
+    if sys.byteorder == "big":
+        values = array(values.typecode, values)
+        values.byteswap()
+    return base64.b64encode(values.tobytes()).decode("ascii")
+
+
+def _unpack(packed: str, typecode: str) -> array:
+    values = array(typecode)
+    values.frombytes(base64.b64decode(packed))
+    if sys.byteorder == "big":
+        values.byteswap()
+    return values
+
+
 def _pack_steps(boundary_steps: list[array]) -> str:
     flat = array("i")
     for steps in boundary_steps:
         flat.extend(steps)
-    if sys.byteorder == "big":
-        flat.byteswap()
-    return base64.b64encode(flat.tobytes()).decode("ascii")
+    return _pack(flat)
 
 
 def _unpack_steps(packed: str, words: list[str]) -> list[array]:
-    flat = array("i")
-    flat.frombytes(base64.b64decode(packed))
-    if sys.byteorder == "big":
-        flat.byteswap()
+    flat = _unpack(packed, "i")
     result, start = [], 0
     for word in words:
         stop = start + max(len(word) - 1, 0)
@@ -60,6 +76,80 @@ def _unpack_steps(packed: str, words: list[str]) -> list[array]:
     if start != len(flat):
         raise ValueError("trace: boundary_steps does not match the words")
     return result
+
+
+class Candidates(SequenceOf):
+    """Per step, the top competing pairs as (left_id, right_id, count, score) tuples, best first,
+    winner included (score None when pairs are ranked by count).
+
+    Stored as flat columns (`ends[k]` = rows up to the end of step k): ten candidates for each of
+    50,000 steps would otherwise be half a million tuples to build, keep and serialize.
+    """
+
+    def __init__(self, ends: array, lefts: array, rights: array, counts: array, scores: array | None):
+        if not len(lefts) == len(rights) == len(counts) == (len(ends) and ends[-1]):
+            raise ValueError("trace: candidate columns differ in length")
+        if scores is not None and len(scores) != len(lefts):
+            raise ValueError("trace: candidate scores differ in length")
+        self.ends, self.lefts, self.rights, self.counts, self.scores = ends, lefts, rights, counts, scores
+
+    @classmethod
+    def from_steps(cls, steps) -> "Candidates":
+        """From nested lists: [[(left, right, count, score), ...] per step] (version 1 files, tests)."""
+        ends, lefts, rights, counts, scores = array("i"), array("i"), array("i"), array("q"), array("d")
+        scored = False
+        for step in steps:
+            for left, right, count, score in step:
+                lefts.append(left)
+                rights.append(right)
+                counts.append(count)
+                scored = scored or score is not None
+                scores.append(float("nan") if score is None else score)
+            ends.append(len(lefts))
+        return cls(ends, lefts, rights, counts, scores if scored else None)
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def __getitem__(self, step):
+        if isinstance(step, slice):
+            return [self[index] for index in range(*step.indices(len(self)))]
+        if step < 0:
+            step += len(self.ends)
+        if not 0 <= step < len(self.ends):
+            raise IndexError("candidates: no such step")
+        start, stop = (self.ends[step - 1] if step else 0), self.ends[step]
+        scores = self.scores[start:stop] if self.scores is not None else [None] * (stop - start)
+        return list(zip(self.lefts[start:stop], self.rights[start:stop], self.counts[start:stop], scores))
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Candidates):
+            return NotImplemented
+        return (self.ends, self.lefts, self.rights, self.counts) == (other.ends, other.lefts, other.rights, other.counts) and (
+            (self.scores is None) == (other.scores is None) and (self.scores is None or self.scores == other.scores)
+        )
+
+    def to_dict(self) -> dict:
+        return {
+            "ends": _pack(self.ends),
+            "left": _pack(self.lefts),
+            "right": _pack(self.rights),
+            "count": _pack(self.counts),
+            "score": None if self.scores is None else _pack(self.scores),
+        }
+
+    @classmethod
+    def from_dict(cls, data) -> "Candidates":
+        if isinstance(data, list):  # version 1
+            return cls.from_steps(data)
+        scores = data.get("score")
+        return cls(
+            _unpack(data["ends"], "i"),
+            _unpack(data["left"], "i"),
+            _unpack(data["right"], "i"),
+            _unpack(data["count"], "q"),
+            None if scores is None else _unpack(scores, "d"),
+        )
 
 
 @dataclass
@@ -74,7 +164,7 @@ class Trace:
     merge_scores: list[float | None]
     words_changed: list[int]
     occurrences: list[int]
-    candidates: list[list[tuple[int, int, int, float | None]]]
+    candidates: Candidates
     stop_reason: str
     boundary_steps: list[array]
     seconds: float = 0.0
@@ -233,7 +323,7 @@ class Trace:
     def to_dict(self) -> dict:
         return {
             "format": TRACE_FORMAT,
-            "version": 1,
+            "version": 2,
             "config": self.config,
             "words": self.words,
             "counts": self.counts,
@@ -244,7 +334,7 @@ class Trace:
             "merge_scores": self.merge_scores,
             "words_changed": self.words_changed,
             "occurrences": self.occurrences,
-            "candidates": self.candidates,
+            "candidates": self.candidates.to_dict(),
             "stop_reason": self.stop_reason,
             "seconds": self.seconds,
             "boundary_steps": _pack_steps(self.boundary_steps),
@@ -268,7 +358,7 @@ class Trace:
             merge_scores=data["merge_scores"],
             words_changed=data["words_changed"],
             occurrences=data["occurrences"],
-            candidates=[[tuple(c) for c in step] for step in data["candidates"]],
+            candidates=Candidates.from_dict(data["candidates"]),
             stop_reason=data["stop_reason"],
             boundary_steps=_unpack_steps(data["boundary_steps"], data["words"]),
             seconds=data.get("seconds", 0.0),

@@ -24,8 +24,13 @@ def _decorate(word, prefix, suffix):
     return out
 
 
+TOP = 10  # candidates recorded per step, like TrainerConfig.candidates
+
+
 def library_reference(word_counts, vocab_size, special_tokens=(), min_frequency=0, prefix=None,
-                      suffix=None, initial_alphabet=(), decorated_order=None):
+                      suffix=None, initial_alphabet=(), decorated_order=None, candidates=None):
+    """(vocab, merges); with a list as `candidates`, appends each step's top pairs to it as
+    (left, right, count) strings and counts, best first."""
     words = [w for w in word_counts if w]
     counts = [word_counts[w] for w in words]
     vocab, ids = [], {}
@@ -56,6 +61,9 @@ def library_reference(word_counts, vocab_size, special_tokens=(), min_frequency=
         best = min(pair_counts, key=lambda p: (-pair_counts[p], p))
         if pair_counts[best] < max(1, min_frequency):
             break
+        if candidates is not None:
+            ranked = sorted(pair_counts, key=lambda p: (-pair_counts[p], p))[:TOP]
+            candidates.append([(vocab[a], vocab[b], pair_counts[(a, b)]) for a, b in ranked])
         left, right = best
         right_part = vocab[right]
         if prefix and right_part.startswith(prefix):
@@ -75,8 +83,13 @@ def library_reference(word_counts, vocab_size, special_tokens=(), min_frequency=
     return vocab, merges
 
 
-def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False):
-    """The course notebooks' loop (BPE: chapter 6 section 5; WordPiece: section 6)."""
+def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False, candidates=None):
+    """The course notebooks' loop (BPE: chapter 6 section 5; WordPiece: section 6).
+
+    With a list as `candidates`, appends each step's top pairs to it as (left, right, count,
+    score) with score None for BPE: best score first, the chosen pair first among equals, then
+    by (left id, right id) in the final vocabulary (ids are filled in once training ends).
+    """
     if wordpiece:
         splits = {w: [c if i == 0 else f"##{c}" for i, c in enumerate(w)] for w in word_freqs if w}
     else:
@@ -103,6 +116,8 @@ def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False)
                 best_pair, max_score = pair, score
         if best_pair is None:
             break
+        if candidates is not None:
+            candidates.append((best_pair, {p: (pair_freqs[p], scores[p] if wordpiece else None) for p in scores}))
         a, b = best_pair
         merged = a + b[2:] if (wordpiece and b.startswith("##")) else a + b
         for word, split in splits.items():
@@ -115,4 +130,9 @@ def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False)
             splits[word] = split
         merges.append(best_pair)
         vocab.append(merged)
+    if candidates is not None:
+        ids = {token: index for index, token in enumerate(dict.fromkeys(vocab))}
+        for step, (best, competing) in enumerate(candidates):
+            ranked = sorted(competing, key=lambda p: (-competing[p][0 if not wordpiece else 1], p != best, ids[p[0]], ids[p[1]]))
+            candidates[step] = [(a, b, *competing[(a, b)]) for a, b in ranked[:TOP]]
     return vocab, merges

@@ -50,9 +50,10 @@ def test_library_flavor_equals_recount_reference(word_counts, options):
     # checked against the library itself in test_bpe_library_parity_with_prefix_and_suffix.
     decorations = (options["prefix"] or "") + (options["suffix"] or "")
     assume(not any(c in decorations for word in word_counts for c in word))
+    candidates = []
     vocab, merges = library_reference(
         word_counts, options["vocab_size"], options["special_tokens"], options["min_frequency"],
-        options["prefix"], options["suffix"],
+        options["prefix"], options["suffix"], candidates=candidates,
     )
     config = TrainerConfig(
         vocab_size=options["vocab_size"],
@@ -64,6 +65,13 @@ def test_library_flavor_equals_recount_reference(word_counts, options):
     trace = train(word_counts, config)
     assert trace.vocab == vocab
     assert trace.model_merges() == _keep_last(merges)
+    assert _named_candidates(trace) == candidates
+
+
+def _named_candidates(trace):
+    """The library flavor's candidates as (left, right, count) with token strings for ids."""
+    vocab = trace.vocab
+    return [[(vocab[left], vocab[right], count) for left, right, count, _ in step] for step in trace.candidates]
 
 
 def _keep_last(merges):
@@ -75,12 +83,15 @@ def _keep_last(merges):
 @SETTINGS
 @given(corpora(), st.integers(1, 45), st.booleans(), st.lists(st.sampled_from(["[UNK]", "<s>"]), max_size=2, unique=True))
 def test_course_flavor_equals_course_loop(word_counts, vocab_size, wordpiece, specials):
-    vocab, merges = course_reference(word_counts, vocab_size, specials, wordpiece=wordpiece)
+    candidates = []
+    vocab, merges = course_reference(word_counts, vocab_size, specials, wordpiece=wordpiece, candidates=candidates)
     config = TrainerConfig(
         algorithm="wordpiece" if wordpiece else "bpe", flavor="course", vocab_size=vocab_size, special_tokens=tuple(specials)
     )
     trace = train(word_counts, config)
     assert trace.merge_strings() == merges
+    vocab_of = trace.vocab
+    assert [[(vocab_of[a], vocab_of[b], count, score) for a, b, count, score in step] for step in trace.candidates] == candidates
     # The course's vocab list may repeat a token learned twice; ours keeps it once.
     assert trace.vocab == list(dict.fromkeys(vocab))
 

@@ -21,12 +21,13 @@ Not supported: the library's `limit_alphabet` (it breaks ties at random) and `ma
 from __future__ import annotations
 
 import time
+from array import array
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 
-from explorer.trace import Trace
+from explorer.trace import Candidates, Trace
 from explorer.trainers.engine import MAX_SYMBOLS, PAIR_MASK, PAIR_SHIFT, MergeEngine
-from explorer.trainers.queues import CourseQueue, LibraryQueue
+from explorer.trainers.queues import CourseQueue, LibraryQueue, LikelihoodQueue
 
 ALGORITHMS = ("bpe", "wordpiece")
 FLAVORS = ("library", "course")
@@ -109,6 +110,8 @@ def _decorate(char: str, first: bool, last: bool, prefix: str | None, suffix: st
 def _initial_symbols(words: list[str], prefix: str | None, suffix: str | None) -> list[list[str]]:
     if not prefix and not suffix:
         return [list(word) for word in words]
+    if not suffix:  # WordPiece's usual case, on the fast path
+        return [[word[0], *[prefix + char for char in word[1:]]] for word in words]
     symbols = []
     for word in words:
         last = len(word) - 1
@@ -170,14 +173,15 @@ def train(
     if config.flavor == "library":
         queue = LibraryQueue(engine, config.candidates)
     else:
-        queue = CourseQueue(engine, config.candidates, likelihood)
+        queue = (LikelihoodQueue if likelihood else CourseQueue)(engine, config.candidates)
 
     merges: list[tuple[int, int, int]] = []
     merge_counts: list[int] = []
     merge_scores: list[float | None] = []
     words_changed: list[int] = []
     occurrences: list[int] = []
-    candidates: list[list[tuple[int, int, int, float | None]]] = []
+    candidate_ends, candidate_lefts, candidate_rights = array("i"), array("i"), array("i")
+    candidate_counts, candidate_scores = array("q"), array("d")
     min_count = max(1, config.min_frequency)
     planned = max(0, config.vocab_size - initial_vocab_size)
     stop_reason = None
@@ -211,15 +215,19 @@ def train(
         if new_id == len(token_lengths):
             token_lengths.append(len(vocab.tokens[new_id]))
         new_pairs, changed, merged = engine.merge(pick.key, new_id, pick.words, step)
-        queue.after_merge(pick.key, new_pairs)
+        queue.after_merge(pick.key, new_id, new_pairs)
         merges.append((left, right, new_id))
         merge_counts.append(pick.count)
         merge_scores.append(pick.score)
         words_changed.append(changed)
         occurrences.append(merged)
-        candidates.append(
-            [(key >> PAIR_SHIFT, key & PAIR_MASK, count, score) for key, count, score in pick.candidates]
-        )
+        keys = pick.candidate_keys
+        candidate_lefts.extend([key >> PAIR_SHIFT for key in keys])
+        candidate_rights.extend([key & PAIR_MASK for key in keys])
+        candidate_counts.extend(pick.candidate_counts)
+        if pick.candidate_scores is not None:
+            candidate_scores.extend(pick.candidate_scores)
+        candidate_ends.append(len(candidate_lefts))
         step += 1
     if progress is not None:
         progress(step, planned)
@@ -235,7 +243,9 @@ def train(
         merge_scores=merge_scores,
         words_changed=words_changed,
         occurrences=occurrences,
-        candidates=candidates,
+        candidates=Candidates(
+            candidate_ends, candidate_lefts, candidate_rights, candidate_counts, candidate_scores if likelihood else None
+        ),
         stop_reason=stop_reason,
         boundary_steps=engine.boundary_steps,
         seconds=time.perf_counter() - started,

@@ -32,7 +32,11 @@ class Pick:
     count: int
     score: float | None
     words: object  # the words to rewrite (a set of word indices)
-    candidates: list[tuple[int, int, float | None]]  # (key, count, score), best first, winner included
+    # The top competing pairs, best first, winner included, as columns: keys, counts, scores
+    # (scores None when pairs are ranked by count).
+    candidate_keys: list[int]
+    candidate_counts: list[int]
+    candidate_scores: list[float] | None
 
 
 class LibraryQueue:
@@ -55,13 +59,13 @@ class LibraryQueue:
         pair_counts = self.engine.pair_counts
         heappop, heappush = heapq.heappop, heapq.heappush
         winner = None
-        seen: set[int] = set()
         held = []
-        candidates = []
+        taken: dict[int, int] = {}
+        limit = self.limit
         # Pop until `limit` distinct pairs with current counts are out: the first is the library's
         # pick, the others are pushed back untouched. A popped entry whose count is stale is
         # corrected and pushed back, as the library does when it reaches the top.
-        while heap and len(seen) < self.limit:
+        while heap and len(taken) < limit:
             entry = heappop(heap)
             key = entry[1]
             current = pair_counts[key]
@@ -75,16 +79,15 @@ class LibraryQueue:
                 winner = entry
             else:
                 held.append(entry)
-            if key not in seen:
-                seen.add(key)
-                candidates.append((key, current, None))
+            if key not in taken:
+                taken[key] = current
         for entry in held:
             heappush(heap, entry)
         if winner is None:
             return None
-        return Pick(winner[1], -winner[0], None, winner[3], candidates)
+        return Pick(winner[1], -winner[0], None, winner[3], list(taken), list(taken.values()), None)
 
-    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
+    def after_merge(self, key: int, new_symbol: int, new_pairs: dict[int, set[int]]) -> None:
         pair_counts = self.engine.pair_counts
         heap = self.heap
         sequence = self._sequence
@@ -95,12 +98,17 @@ class LibraryQueue:
 
 
 class CourseQueue:
-    """Max score first; exact ties broken by first occurrence in corpus scan order."""
+    """Max score first; exact ties broken by first occurrence in corpus scan order.
 
-    def __init__(self, engine: MergeEngine, candidates: int, likelihood: bool):
+    Scored by pair frequency (the course's BPE). Invariant: the heap holds, for every live pair, an
+    entry at its current score or a stale higher one (which `pick` corrects when it surfaces), so
+    `after_merge` pushes every pair whose score rose.
+    """
+
+    def __init__(self, engine: MergeEngine, candidates: int):
         self.engine = engine
         self.limit = max(1, candidates)
-        self.likelihood = likelihood
+        self.likelihood = False
         self.heap = []
         for key in engine.pair_counts:
             score = self.score(key)
@@ -111,13 +119,7 @@ class CourseQueue:
     def score(self, key: int):
         """The course's score for a pair, or None when the pair no longer occurs."""
         pair_count = self.engine.pair_counts.get(key, 0)
-        if pair_count <= 0:
-            return None
-        if not self.likelihood:
-            return pair_count
-        freqs = self.engine.symbol_freqs
-        # Same expression as the course's compute_pair_scores: freq / (freq_a * freq_b).
-        return pair_count / (freqs[key >> PAIR_SHIFT] * freqs[key & PAIR_MASK])
+        return pair_count if pair_count > 0 else None
 
     def pick(self) -> Pick | None:
         heap = self.heap
@@ -138,7 +140,8 @@ class CourseQueue:
             if current is None:
                 continue
             if current != stored:
-                heappush(heap, (-current, key))
+                if current < stored:  # a risen score already has its entry (the invariant)
+                    heappush(heap, (-current, key))
                 continue
             if best is None:
                 best = current
@@ -149,45 +152,73 @@ class CourseQueue:
         winner = tied[0] if len(tied) == 1 else min(tied, key=self.engine.first_occurrence)
         for key, score in taken.items():
             if key != winner:
-                heapq.heappush(heap, (-score, key))
+                heappush(heap, (-score, key))
         pair_counts = self.engine.pair_counts
-        ranked = sorted(taken.items(), key=lambda item: (-item[1], item[0] != winner, item[0]))
-        candidates = [
-            (key, pair_counts[key], score if self.likelihood else None) for key, score in ranked[: self.limit]
-        ]
+        ranked = sorted(taken.items(), key=lambda item: (-item[1], item[0] != winner, item[0]))[: self.limit]
+        keys = [key for key, _ in ranked]
         return Pick(
             winner,
             pair_counts[winner],
             best if self.likelihood else None,
             self.engine.pair_words[winner],
-            candidates,
+            keys,
+            [pair_counts[key] for key in keys],
+            [score for _, score in ranked] if self.likelihood else None,
         )
 
-    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
-        engine = self.engine
-        pair_counts = engine.pair_counts
+    def after_merge(self, key: int, new_symbol: int, new_pairs: dict[int, set[int]]) -> None:
+        pair_counts = self.engine.pair_counts
+        self._forget(key)
+        heap = self.heap
+        for pair in new_pairs:
+            count = pair_counts[pair]
+            if count > 0:
+                heapq.heappush(heap, (-count, pair))
+
+    def _forget(self, key: int) -> None:
         # The course recounts after merging: a merged pair has no occurrence left, whatever the
         # overlap-counting deltas say (in `aaa`, (a, a) counted 2 but only 1 was merged).
-        pair_counts[key] = 0
-        engine.pair_words.pop(key, None)
-        heap = self.heap
-        heappush = heapq.heappush
-        if not self.likelihood:
-            for pair in new_pairs:
-                count = pair_counts[pair]
-                if count > 0:
-                    heappush(heap, (-count, pair))
-            return
-        # Symbol frequencies of both parts dropped: every pair holding them scores higher now, so
-        # each gets an entry with its new score (this loop is the likelihood's hot path: inlined).
-        freqs = engine.symbol_freqs
+        self.engine.pair_counts[key] = 0
+        self.engine.pair_words.pop(key, None)
+
+
+class LikelihoodQueue(CourseQueue):
+    """The course's WordPiece: score = count(ab) / (count(a) * count(b)), best first.
+
+    A merge lowers the frequencies of its two symbols, which raises the score of every pair
+    holding them: each of those pairs gets an entry at its new score (the heap invariant of
+    CourseQueue). Pairs whose score falls keep their stale higher entry until it surfaces.
+    """
+
+    def __init__(self, engine: MergeEngine, candidates: int):
+        super().__init__(engine, candidates)
+        self.likelihood = True
+
+    def score(self, key: int):
+        pair_count = self.engine.pair_counts.get(key, 0)
+        if pair_count <= 0:
+            return None
+        freqs = self.engine.symbol_freqs
+        # Same expression as the course's compute_pair_scores: freq / (freq_a * freq_b).
+        return pair_count / (freqs[key >> PAIR_SHIFT] * freqs[key & PAIR_MASK])
+
+    def after_merge(self, key: int, new_symbol: int, new_pairs: dict[int, set[int]]) -> None:
+        engine = self.engine
+        pair_counts, freqs, by_symbol = engine.pair_counts, engine.symbol_freqs, engine.pairs_by_symbol
+        self._forget(key)
         to_push = set(new_pairs)
-        by_symbol = engine.pairs_by_symbol
         for symbol in (key >> PAIR_SHIFT, key & PAIR_MASK):
+            if not freqs.get(symbol):
+                # Gone from the corpus: every pair holding it is dead.
+                by_symbol.pop(symbol, None)
+                continue
             holders = by_symbol.get(symbol)
             if holders:
                 to_push |= holders
+        heap = self.heap
+        heappush = heapq.heappush
         dead = []
+        # This loop is the likelihood's hot path (about 80 pairs per merge on a book): inlined.
         for pair in to_push:
             count = pair_counts.get(pair, 0)
             if count > 0:
