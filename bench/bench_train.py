@@ -112,6 +112,9 @@ def main() -> None:
     if not CORPUS.exists():
         print(f"skipped: {CORPUS} is absent (the benchmark corpus lives in ../shared/data)")
         return
+    # Byte-compile our package first, as an installed one would be (the library's is): with
+    # PYTHONDONTWRITEBYTECODE set, every run would otherwise compile its modules again.
+    subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "explorer")], check=True)
     print(f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; best of {args.repeat}; whole processes; cores: {os.cpu_count()}")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:

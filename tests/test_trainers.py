@@ -342,7 +342,32 @@ def test_trace_invariants(algorithm, flavor, word_counts, vocab_size):
     assert type(trace).from_json(trace.to_json()).to_dict() == trace.to_dict()
 
 
-def test_long_words_take_the_slice_copying_path_and_agree_with_the_reference():
+@settings(max_examples=200, deadline=None)
+@given(
+    word_counts=corpora(),
+    algorithm=st.sampled_from(["bpe", "wordpiece"]),
+    flavor=st.sampled_from(["library", "course"]),
+    suffix=st.sampled_from([None, "</w>"]),
+    vocab_size=st.integers(5, 45),
+)
+def test_whole_array_merges_of_long_words_equal_the_loop(word_counts, algorithm, flavor, suffix, vocab_size):
+    """With the long-word threshold lowered, every word of 3+ symbols takes the numpy path: the
+    whole trace (deltas, candidates, boundary steps) must be the loop's."""
+    from unittest import mock
+
+    from explorer.trainers import engine
+
+    if flavor == "course":
+        suffix = None  # the course has no end-of-word suffix
+    config = TrainerConfig(algorithm=algorithm, flavor=flavor, vocab_size=vocab_size, end_of_word_suffix=suffix)
+    looped = train(word_counts, config).to_dict()
+    with mock.patch.object(engine, "LONG_WORD", 2):
+        arrayed = train(word_counts, config).to_dict()
+    looped.pop("seconds"), arrayed.pop("seconds")
+    assert arrayed == looped
+
+
+def test_long_words_take_the_whole_array_path_and_agree_with_the_reference():
     from explorer.trainers.engine import LONG_WORD
 
     word = ("ab" * 37 + "c" + "ba" * 11 + "d") * 40

@@ -29,9 +29,10 @@ MAX_SYMBOLS = 1 << PAIR_SHIFT
 # Boundary never removed (int32 max, so it compares greater than every step).
 NEVER = 2**31 - 1
 
-# Words longer than this are rewritten by copying slices instead of in-place deletes, which keeps
-# a merge linear in the word length even for a 1,000,000-character pre-token.
-LONG_WORD = 256
+# Words longer than this are held as numpy arrays and merged with whole-array operations (same
+# results and deltas as the loop), which keeps a merge linear and fast even for a 1,000,000-
+# character pre-token; in-place list deletes would make it quadratic.
+LONG_WORD = 2048
 
 
 def pack(left: int, right: int) -> int:
@@ -70,7 +71,9 @@ class MergeEngine:
         self.pairs_by_symbol: dict[int, set[int]] | None = None
         self._count_pairs()
         if track_pair_words:
-            self.pair_words = {key: set(ws) for key, ws in self.initial_pair_words.items()}
+            # The course's queues keep no sets of their own: the engine's become the live index.
+            self.pair_words = dict(self.initial_pair_words)
+            self.initial_pair_words = {}
         if track_symbol_freqs:
             self.pairs_by_symbol = {}
             for key in self.pair_counts:
@@ -83,6 +86,9 @@ class MergeEngine:
         pair_words: defaultdict[int, set[int]] = defaultdict(set)
         symbol_freqs = self.symbol_freqs
         for index, (symbols, count) in enumerate(zip(self.words, self.counts)):
+            if len(symbols) > LONG_WORD:
+                self._count_long_word(index, pair_words)
+                continue
             if symbol_freqs is not None:
                 for symbol in symbols:
                     symbol_freqs[symbol] = symbol_freqs.get(symbol, 0) + count
@@ -90,6 +96,20 @@ class MergeEngine:
                 pair_counts[key] += count
                 pair_words[key].add(index)
         self.initial_pair_words = pair_words
+
+    def _count_long_word(self, index: int, pair_words) -> None:
+        import numpy as np
+
+        symbols = self.words[index] = np.array(self.words[index], dtype=np.int64)
+        count = self.counts[index]
+        if self.symbol_freqs is not None:
+            freqs = self.symbol_freqs
+            for symbol, times in zip(*(part.tolist() for part in np.unique(symbols, return_counts=True))):
+                freqs[symbol] = freqs.get(symbol, 0) + times * count
+        keys = symbols[:-1] << PAIR_SHIFT | symbols[1:]
+        for key, times in zip(*(part.tolist() for part in np.unique(keys, return_counts=True))):
+            self.pair_counts[key] += times * count
+            pair_words[key].add(index)
 
     def merge(self, key: int, new_symbol: int, candidate_words, step: int):
         """Merge `key` into `new_symbol` in every word of `candidate_words` that holds it.
@@ -186,54 +206,49 @@ class MergeEngine:
         return new_pairs, words_changed, occurrences
 
     def _merge_long_word(self, index, left, right, new_symbol, step, new_pairs) -> int:
-        """Same deltas as the short-word loop, but builds the merged word by copying slices."""
+        """The short-word loop's merge, deltas and boundary steps, as whole-array operations."""
+        import numpy as np
+
         symbols = self.words[index]
-        size = len(symbols)
+        size = symbols.size
+        starts = np.flatnonzero((symbols[:-1] == left) & (symbols[1:] == right))
+        if left == right and starts.size > 1:
+            # Overlapping occurrences (`aaa`): left to right, every other one of a run of starts.
+            run_begins = np.empty(starts.size, dtype=bool)
+            run_begins[0] = True
+            run_begins[1:] = np.diff(starts) != 1
+            run_start = np.maximum.accumulate(np.where(run_begins, starts, 0))
+            starts = starts[(starts - run_start) % 2 == 0]
+        if not starts.size:
+            return 0
         count = self.counts[index]
+        # Boundary removed: after the left symbol's characters (see the short-word loop).
+        lengths = np.array(self.token_lengths, dtype=np.int64)
+        char_lengths = lengths[symbols]
+        before = np.cumsum(char_lengths) - char_lengths
+        offsets = before[starts] + lengths[left] - self.prefix_length * starts - 1
+        np.frombuffer(self.boundary_steps[index], dtype=np.int32)[offsets] = step
+        # The loop's deltas: (previous, left) -> (previous, new), where previous is the new symbol
+        # right after an adjacent occurrence, and (right, following) -> (new, following).
+        adjacent = np.zeros(starts.size, dtype=bool)
+        adjacent[1:] = np.diff(starts) == 2
+        has_previous = starts > 0
+        previous = np.where(adjacent, new_symbol, symbols[np.maximum(starts - 1, 0)])[has_previous]
+        following = symbols[starts[starts + 2 < size] + 2]
+        lost = np.concatenate((previous << PAIR_SHIFT | left, right << PAIR_SHIFT | following))
+        gained = np.concatenate((previous << PAIR_SHIFT | new_symbol, new_symbol << PAIR_SHIFT | following))
         pair_counts = self.pair_counts
-        lengths = self.token_lengths
-        prefix_length = self.prefix_length
-        steps = self.boundary_steps[index]
-        merged: list[int] = []
-        copied_from = 0
-        string_offset = 0  # total string length of symbols[:copied_from], decorations included
-        merged_here = 0
-        position = 0
-        while True:
-            try:
-                position = symbols.index(left, position, size - 1)
-            except ValueError:
-                break
-            if symbols[position + 1] != right:
-                position += 1
-                continue
-            chunk = symbols[copied_from:position]
-            merged.extend(chunk)
-            string_offset += sum(map(lengths.__getitem__, chunk))
-            steps[string_offset + lengths[left] - prefix_length * position - 1] = step
-            string_offset += lengths[left] + lengths[right]
-            if merged:
-                previous = merged[-1]
-                pair = previous << PAIR_SHIFT | left
-                pair_counts[pair] -= count
-                pair = previous << PAIR_SHIFT | new_symbol
-                pair_counts[pair] += count
-                new_pairs[pair].add(index)
-            merged.append(new_symbol)
-            if position + 2 < size:
-                following = symbols[position + 2]
-                pair = right << PAIR_SHIFT | following
-                pair_counts[pair] -= count
-                pair = new_symbol << PAIR_SHIFT | following
-                pair_counts[pair] += count
-                new_pairs[pair].add(index)
-            position += 2
-            copied_from = position
-            merged_here += 1
-        if merged_here:
-            merged.extend(symbols[copied_from:])
-            self.words[index] = merged
-        return merged_here
+        for keys, change in ((lost, -count), (gained, count)):
+            for key, times in zip(*(part.tolist() for part in np.unique(keys, return_counts=True))):
+                pair_counts[key] += change * times
+        for key in np.unique(gained).tolist():
+            new_pairs[key].add(index)
+        symbols[starts] = new_symbol
+        keep = np.ones(size, dtype=bool)
+        keep[starts + 1] = False
+        merged = symbols[keep]
+        self.words[index] = merged if merged.size > LONG_WORD else merged.tolist()
+        return int(starts.size)
 
     def first_occurrence(self, key: int) -> tuple[int, int]:
         """(word index, symbol position) of the pair's first occurrence in corpus order.
@@ -244,6 +259,12 @@ class MergeEngine:
         holders = self.pair_words[key]
         for index in sorted(holders):
             symbols = self.words[index]
+            if len(symbols) > LONG_WORD:  # a numpy array
+                hits = (symbols[:-1] == left) & (symbols[1:] == right)
+                if hits.any():
+                    return index, int(hits.argmax())
+                holders.discard(index)
+                continue
             position = 0
             size = len(symbols)
             while True:

@@ -124,7 +124,7 @@ class CourseQueue:
     def pick(self) -> Pick | None:
         heap = self.heap
         heappop, heappush = heapq.heappop, heapq.heappush
-        score = self.score
+        pair_counts, freqs, likelihood = self.engine.pair_counts, self.engine.symbol_freqs, self.likelihood
         taken: dict[int, float] = {}
         best = None
         limit = self.limit
@@ -136,9 +136,11 @@ class CourseQueue:
             key = heappop(heap)[1]
             if key in taken:
                 continue  # a duplicate entry; one is pushed back below
-            current = score(key)
-            if current is None:
+            current = pair_counts.get(key, 0)  # self.score(key), inlined on this hot path
+            if current <= 0:
                 continue
+            if likelihood:
+                current = current / (freqs[key >> PAIR_SHIFT] * freqs[key & PAIR_MASK])
             if current != stored:
                 if current < stored:  # a risen score already has its entry (the invariant)
                     heappush(heap, (-current, key))
@@ -217,12 +219,14 @@ class LikelihoodQueue(CourseQueue):
                 to_push |= holders
         heap = self.heap
         heappush = heapq.heappush
+        shift, mask = PAIR_SHIFT, PAIR_MASK
         dead = []
         # This loop is the likelihood's hot path (about 80 pairs per merge on a book): inlined.
+        # (-count / product is exactly -(count / product): IEEE division is sign-symmetric.)
         for pair in to_push:
             count = pair_counts.get(pair, 0)
             if count > 0:
-                heappush(heap, (-(count / (freqs[pair >> PAIR_SHIFT] * freqs[pair & PAIR_MASK])), pair))
+                heappush(heap, (-count / (freqs[pair >> shift] * freqs[pair & mask]), pair))
             else:
                 dead.append(pair)
         for pair in dead:
