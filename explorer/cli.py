@@ -137,7 +137,13 @@ def _train(args) -> int:
     budget = Budget(args.max_seconds, args.max_steps, progress=report)
     try:
         trace = train_corpus(
-            text, config, _csv(args.normalizer), pre_tokenizer, progress=budget.progress, should_stop=budget.should_stop
+            text,
+            config,
+            _csv(args.normalizer),
+            pre_tokenizer,
+            progress=budget.progress,
+            should_stop=budget.should_stop,
+            max_steps=budget.step_limit,
         )
     except ValueError as error:
         raise UserError(str(error))
@@ -151,7 +157,7 @@ def _train(args) -> int:
         f"{trace.seconds:.2f} s -> {args.out}",
         file=sys.stderr,
     )
-    print(explain_vocab_size(trace, args.vocab_size, budget.stopped_by), file=sys.stderr)
+    print(explain_vocab_size(trace, args.vocab_size, budget.stop_cause(trace)), file=sys.stderr)
     _warn(special_token_notes(trace), "note")
     return 0
 
@@ -245,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--continuing-subword-prefix", default=None)
     train.add_argument("--end-of-word-suffix", default=None)
     train.add_argument("--max-seconds", type=_positive(float), help="stop training after this many seconds")
-    train.add_argument("--max-steps", type=_positive(int), help="stop training after this many merges (checked every 32)")
+    train.add_argument("--max-steps", type=_positive(int), help="stop training after this many merges")
     train.add_argument("--max-corpus-mb", type=_positive(float), help="refuse a corpus larger than this (MB of UTF-8)")
     train.add_argument("--out", required=True, help="where to write tokenizer.json")
     train.add_argument("--trace", help="also write the training trace as JSON")

@@ -50,7 +50,7 @@ from explorer.hf_json import (
     tokenizer_to_json,
     wordpiece_from_vocab_txt,
 )
-from explorer.metrics import TokenizerMetrics, compute_metrics, metrics_table
+from explorer.metrics import TokenizerMetrics, add_metrics, compute_metrics, metrics_table
 from explorer.normalizers import BertNormalizer
 from explorer.pipeline import Piece, encode_pieces
 from explorer.pre_tokenizers import build_pre_tokenizer
@@ -475,13 +475,21 @@ class CorpusMeasurement:
     seconds: float
 
 
+MEASURE_BATCH = 4096  # lines encoded at once by measure_corpus: bounds its memory on any corpus
+
+
 def measure_corpus(column: TokenizerColumn, texts: Sequence[str]) -> CorpusMeasurement:
-    """`compute_metrics` over `texts` (each distinct text encoded once), timed."""
+    """`compute_metrics` over `texts`, timed: `MEASURE_BATCH` lines at a time (each distinct line
+    of a batch encoded once), so only one batch's tokens are ever held."""
     started = time.perf_counter()
-    distinct = list(dict.fromkeys(texts))
     encode_batch = column.encode_batch or (lambda batch: [column.encode(text) for text in batch])
-    encoded = dict(zip(distinct, encode_batch(distinct)))
-    metrics = compute_metrics(column.name, texts, encoded.__getitem__, column.unknown_token)
+    parts = []
+    for first in range(0, len(texts), MEASURE_BATCH):
+        batch = texts[first : first + MEASURE_BATCH]
+        distinct = list(dict.fromkeys(batch))
+        encoded = dict(zip(distinct, encode_batch(distinct)))
+        parts.append(compute_metrics(column.name, batch, encoded.__getitem__, column.unknown_token))
+    metrics = add_metrics(parts, column.name) if parts else compute_metrics(column.name, (), column.encode)
     return CorpusMeasurement(metrics, time.perf_counter() - started)
 
 

@@ -134,17 +134,16 @@ _ENVIRONMENT = (
 
 
 class Budget:
-    """A time and step budget for one training run, as the callbacks `train_corpus` takes:
+    """A time and step budget for one training run:
 
         budget = limits.budget(progress=bar_update)
-        trace = train_corpus(text, config, progress=budget.progress, should_stop=budget.should_stop)
+        trace = train_corpus(text, config, progress=budget.progress, should_stop=budget.should_stop,
+                             max_steps=budget.step_limit)
+        why = budget.stop_cause(trace)
 
-    The trainer asks `should_stop()` every few dozen merges, just before it reports progress at the
-    same step, and says nothing about the step when it asks. The budget takes the step to be the
-    last one reported plus the interval between the last two reports (32, the trainer's, before
-    it has seen two), so a run stops at the first check at or after `max_steps`: at most 31
-    merges more. (An exact stop would need the trainer to take max_steps itself.)
-    `stopped_by` then says which limit it was, for `explain_vocab_size`.
+    The trainer stops exactly at `step_limit` merges, and asks `should_stop()` (the time limit)
+    every few dozen merges. `stop_cause` says which limit ended a stopped run, for
+    `explain_vocab_size` (None when it was neither: a Stop button).
     """
 
     def __init__(
@@ -156,39 +155,30 @@ class Budget:
     ):
         self.max_seconds = max_seconds
         self.max_steps = max_steps
+        self.step_limit = None if max_steps is None or math.isinf(max_steps) else int(max_steps)
         self._forward = progress
         self._clock = clock
         self._started = clock()
-        self.step = 0  # the last step reported
-        self._reports = 0
-        self._interval = 0  # between the last two reports
-        self.stopped_by: str | None = None
+        self.stopped_by: str | None = None  # set when should_stop says yes
 
     def progress(self, step: int, planned: int) -> None:
-        self._interval = step - self.step
-        self.step = step
-        self._reports += 1
         if self._forward is not None:
-            if self.max_steps is not None and not math.isinf(self.max_steps):
-                planned = min(planned, int(self.max_steps))
+            if self.step_limit is not None:
+                planned = min(planned, self.step_limit)
             self._forward(step, planned)
 
     def should_stop(self) -> bool:
         if self.max_seconds is not None and self._clock() - self._started >= self.max_seconds:
             self.stopped_by = f"the time limit ({self.max_seconds:g} s)"
             return True
-        if self.max_steps is not None and self._current_step() >= self.max_steps:
-            self.stopped_by = f"the limit of {int(self.max_steps):,} merges"
-            return True
         return False
 
-    def _current_step(self) -> int:
-        if self._reports == 0:
-            return 0  # the first check comes before the first report, at step 0
-        return self.step + (self._interval or _TRAINER_CHECK_INTERVAL)
-
-
-_TRAINER_CHECK_INTERVAL = 32  # trainers.train calls should_stop and progress when step % 32 == 0
+    def stop_cause(self, trace: Trace) -> str | None:
+        if trace.stop_reason != "stopped":
+            return None
+        if self.step_limit is not None and trace.steps >= self.step_limit:
+            return f"the limit of {self.step_limit:,} merge{'s' if self.step_limit != 1 else ''}"
+        return self.stopped_by
 
 
 # ---------------------------------------------------------------- uploads
@@ -287,9 +277,18 @@ def _wide_encoding(data: bytes) -> str | None:
 def _not_utf8_message(name: str, data: bytes, error: UnicodeDecodeError) -> str:
     line = data.count(b"\n", 0, error.start) + 1
     if error.reason == "unexpected end of data" and error.start >= len(data) - 3:
+        tail = data[error.start :]
+        if len(tail) > 1 or not data[: error.start].isascii():  # more of a character, or UTF-8 before
+            return (
+                f"{name} ends in the middle of a UTF-8 character (it was probably cut off): "
+                "remove the incomplete last character or save the file again as UTF-8."
+            )
+        # ASCII, then one byte that starts a multi-byte character: a cut UTF-8 file, or (quite as
+        # likely) Latin-1 text ending in a letter such as "é" (0xE9).
         return (
-            f"{name} ends in the middle of a UTF-8 character (it was probably cut off): "
-            "remove the incomplete last character or save the file again as UTF-8."
+            f"{name} is not UTF-8: it is ASCII text that ends with the byte 0x{tail[0]:02X}, which is "
+            f"{tail.decode('cp1252', errors='replace')!r} in Latin-1/Windows-1252 but only the start of a "
+            f"character in UTF-8 (a cut-off file?); {_SAVE_AS_UTF8}."
         )
     replaced = data.decode("utf-8", errors="replace")
     invalid = replaced.count("\ufffd") - data.decode("utf-8", errors="ignore").count("\ufffd")
@@ -603,7 +602,7 @@ def check_vocab_size(vocab_size: object, limits: Limits) -> int:
 def explain_vocab_size(trace: Trace, requested: int | None = None, stopped_by: str | None = None) -> str:
     """One sentence on how the vocabulary size compares with the one asked for, and why.
 
-    `stopped_by` names what stopped an interrupted run (see `Budget.stopped_by`).
+    `stopped_by` names what stopped an interrupted run (see `Budget.stop_cause`).
     """
     if requested is None:
         requested = trace.config.get("vocab_size", 0)

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 WORD = re.compile(r"\S+")
+SPAN_BATCH = 4096  # texts whose spans are held at once in compute_metrics
 
 Encoder = Callable[[str], Sequence[Any]]
 
@@ -100,15 +101,21 @@ def compute_metrics(
 ) -> TokenizerMetrics:
     """Encode every text with `encode` and add up the counts behind `TokenizerMetrics`.
 
-    Token and word spans of all texts are laid end to end and the overlaps counted with numpy, so
-    a whole book (300,000 tokens) costs tens of milliseconds beyond its encoding.
+    Token and word spans of the texts are laid end to end and the overlaps counted with numpy, so
+    a whole book (300,000 tokens) costs tens of milliseconds beyond its encoding; spans are counted
+    and dropped every `SPAN_BATCH` texts, so memory stays bounded whatever the number of texts.
     """
-    texts_seen = characters = utf8_bytes = unknown_tokens = 0
+    texts_seen = characters = utf8_bytes = unknown_tokens = tokens = words = split_words = 0
     piece_starts: list[int] = []
     piece_ends: list[int] = []
     word_starts: list[int] = []
     word_ends: list[int] = []
     for text in texts:
+        if texts_seen % SPAN_BATCH == 0 and texts_seen:
+            tokens += len(piece_starts)
+            words += len(word_starts)
+            split_words += _split_word_count(piece_starts, piece_ends, word_starts, word_ends)
+            piece_starts, piece_ends, word_starts, word_ends = [], [], [], []
         pieces = list(encode(text))
         offset = characters + texts_seen  # one character of room between texts: no overlap
         texts_seen += 1
@@ -124,12 +131,26 @@ def compute_metrics(
     return TokenizerMetrics(
         name=name,
         texts=texts_seen,
-        tokens=len(piece_starts),
+        tokens=tokens + len(piece_starts),
         characters=characters,
         utf8_bytes=utf8_bytes,
-        words=len(word_starts),
-        split_words=_split_word_count(piece_starts, piece_ends, word_starts, word_ends),
+        words=words + len(word_starts),
+        split_words=split_words + _split_word_count(piece_starts, piece_ends, word_starts, word_ends),
         unknown_tokens=unknown_tokens,
+    )
+
+
+def add_metrics(parts: Sequence[TokenizerMetrics], name: str) -> TokenizerMetrics:
+    """The metrics of several disjoint sets of texts taken together (every count adds up)."""
+    return TokenizerMetrics(
+        name=name,
+        texts=sum(part.texts for part in parts),
+        tokens=sum(part.tokens for part in parts),
+        characters=sum(part.characters for part in parts),
+        utf8_bytes=sum(part.utf8_bytes for part in parts),
+        words=sum(part.words for part in parts),
+        split_words=sum(part.split_words for part in parts),
+        unknown_tokens=sum(part.unknown_tokens for part in parts),
     )
 
 

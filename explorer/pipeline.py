@@ -6,7 +6,8 @@ do), trains, and records the pipeline settings in the trace's config so that
 `tokenizer_from_trace` can rebuild the matching Tokenizer (normalizer, pre-tokenizer, model,
 decoder, post-processor) for encoding and export.
 
-What it does not do: enforce size limits or time budgets (the callers pass `should_stop`).
+What it does not do: enforce size limits or time budgets (the callers pass `should_stop` and
+`max_steps`).
 """
 
 from __future__ import annotations
@@ -46,10 +47,17 @@ def train_corpus(
     pre_tokenizer: str = "byte-level",
     progress=None,
     should_stop=None,
+    max_steps: int | None = None,
 ) -> Trace:
     check_pipeline(tuple(normalizers), pre_tokenizer)
     word_counts = count_words(text, tuple(normalizers), pre_tokenizer)
-    trace = train(word_counts, effective_config(config, pre_tokenizer), progress=progress, should_stop=should_stop)
+    trace = train(
+        word_counts,
+        effective_config(config, pre_tokenizer),
+        progress=progress,
+        should_stop=should_stop,
+        max_steps=max_steps,
+    )
     trace.config["normalizers"] = list(normalizers)
     trace.config["pre_tokenizer"] = pre_tokenizer
     return trace

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.corpus import count_words
 from explorer.samples import SAMPLES
 from explorer.ui.state import Widget as W
+from explorer.ui.views import literal_from_markdown, markdown_literal
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -261,7 +262,7 @@ def test_uploaded_corpus_trains_and_a_non_utf8_upload_is_an_error():
     at = new_app()
     at.file_uploader(key=W.UPLOAD).upload("latin1.txt", "caf\u00e9".encode("latin-1"), "text/plain").run()
     assert not at.exception
-    assert "UTF-8" in messages(at, "error")  # a Latin-1 "é" at the very end reads as a cut UTF-8 character
+    assert "is 'é' in Latin-1/Windows-1252" in literal_from_markdown(messages(at, "error"))
     train(at)
     assert not at.metric
 
@@ -327,11 +328,13 @@ def test_compare_columns_can_be_hidden_and_uploads_added():
 def test_compare_malformed_upload_is_an_error_message():
     at = train(new_app())
     at.switch_page(COMPARE).run()
+    name = "**bold** $x$ :red[x].json"  # file names are user text: shown as typed, never as Markdown
     at.file_uploader(key="compare_upload").set_value(
-        [("broken.json", b'{"model": ', "application/json"), ("vocab.json", b'{"a": 0}', "application/json")]
+        [(name, b'{"model": ', "application/json"), ("vocab.json", b'{"a": 0}', "application/json")]
     ).run()
     assert not at.exception, at.exception
-    errors = messages(at, "error")
-    assert "broken.json: not valid JSON" in errors
-    assert "vocab.json: a vocab.json needs its merges.txt" in errors
+    errors = [literal_from_markdown(element.value) for element in at.error]
+    assert f"Cannot use this upload. {name}: not valid JSON" in " ".join(errors)
+    assert all(markdown_literal(text) == element.value for text, element in zip(errors, at.error))
+    assert "vocab.json: a vocab.json needs its merges.txt" in " ".join(errors)
     assert len(compare_column_bodies(at)) == 4  # the page goes on without them

@@ -225,6 +225,22 @@ def test_measuring_through_the_library_equals_our_encoder(trained):
     assert measured.seconds >= 0
 
 
+def test_measuring_in_small_batches_changes_no_figure(trained, monkeypatch):
+    import explorer.compare
+    import explorer.metrics
+
+    column = tokenizer_column(tokenizer_from_trace(trained), "ours")
+    corpus = (CORPUS + TEXTS) * 3
+    whole = compute_metrics("ours", corpus, column.encode, column.unknown_token)
+    assert len(corpus) < min(explorer.compare.MEASURE_BATCH, explorer.metrics.SPAN_BATCH)  # one batch
+    monkeypatch.setattr(explorer.compare, "MEASURE_BATCH", 4)
+    monkeypatch.setattr(explorer.metrics, "SPAN_BATCH", 3)
+    assert whole.split_words > 0 and whole.texts > 12
+    assert measure_corpus(column, corpus).metrics == whole
+    assert compute_metrics("ours", corpus, column.encode, column.unknown_token) == whole
+    assert measure_corpus(column, []).metrics.texts == 0
+
+
 def test_measuring_pretrained_equals_encoding_one_by_one():
     column = pretrained_column("cl100k_base")
     measured = measure_corpus(column, CORPUS)

@@ -128,7 +128,9 @@ def test_utf8_uploads_are_accepted(data, expected):
         pytest.param(LATIN1.encode("latin-1"), "is not UTF-8 (the first invalid byte is on line 1): it looks like Latin-1/Windows-1252", id="latin-1"),
         pytest.param(CP1252.encode("cp1252"), "it looks like Latin-1/Windows-1252 text", id="cp1252"),
         pytest.param("Привет, мир! Как дела?".encode("cp1251"), "another legacy encoding (such as Windows-1251", id="cp1251"),
-        pytest.param("ok\nstill ok\ncafé".encode()[:-1], "ends in the middle of a UTF-8 character", id="truncated utf-8"),
+        pytest.param("ok\nnaïve\ncafé".encode()[:-1], "ends in the middle of a UTF-8 character", id="truncated utf-8"),
+        pytest.param("ok\nstill ok\ncaf€".encode()[:-1], "ends in the middle of a UTF-8 character", id="truncated utf-8, 2 of 3 bytes"),
+        pytest.param("ok\ncafé".encode("latin-1"), "ASCII text that ends with the byte 0xE9, which is 'é' in Latin-1/Windows-1252", id="latin-1 ending in é"),
         pytest.param("héllo wörld ünïcode\n".encode() + "mais là\n".encode("latin-1"), "mostly UTF-8 but has 1 invalid byte sequence (the first on line 2)", id="mixed"),
         pytest.param(bytes(range(1, 256)) * 4, "does not look like text", id="binary without NUL"),
     ],
@@ -400,9 +402,9 @@ def test_explain_a_run_stopped_by_the_budget():
     text = " ".join(f"w{n}x{n * 7 % 13}y{n % 5}" for n in range(3000))
     budget = Budget(max_steps=40)
     trace = train_corpus(text, TrainerConfig(vocab_size=5000), (), "byte-level",
-                         progress=budget.progress, should_stop=budget.should_stop)
-    assert trace.stop_reason == "stopped" and 40 <= trace.steps < 40 + 32
-    assert explain_vocab_size(trace, 5000, budget.stopped_by) == (
+                         progress=budget.progress, should_stop=budget.should_stop, max_steps=budget.step_limit)
+    assert trace.stop_reason == "stopped" and trace.steps == 40  # exactly the limit
+    assert explain_vocab_size(trace, 5000, budget.stop_cause(trace)) == (
         f"Stopped at {len(trace.vocab):,} of the 5,000 tokens asked for, after {trace.steps} merges, "
         "by the limit of 40 merges."
     )
@@ -434,21 +436,31 @@ def test_budget_time_limit():
     assert budget.should_stop() and budget.stopped_by == "the time limit (60 s)"
 
 
-def test_budget_step_limit_follows_the_trainer_cadence_and_forwards_progress():
+@pytest.mark.parametrize("limit", [1, 31, 32, 33, 100])
+def test_budget_step_limit_stops_the_trainer_exactly_and_forwards_progress(limit):
+    text = " ".join(f"w{n}x{n * 7 % 13}y{n % 5}" for n in range(3000))
     reports = []
-    budget = Budget(max_steps=100, progress=lambda step, planned: reports.append((step, planned)))
-    stopped_at = None
-    for step in range(0, 1000, 32):  # what trainers.train does: should_stop, then progress, every 32 steps
-        if budget.should_stop():
-            stopped_at = step
-            break
-        budget.progress(step, 5000)
-    assert stopped_at == 128 and budget.stopped_by == "the limit of 100 merges"
-    assert reports[-1] == (96, 100)  # planned shows the step limit
-    assert Limits(max_steps=7, max_seconds=1).budget().max_steps == 7
+    budget = Budget(max_steps=limit, progress=lambda step, planned: reports.append((step, planned)))
+    trace = train_corpus(text, TrainerConfig(vocab_size=5000), (), "byte-level",
+                         progress=budget.progress, should_stop=budget.should_stop, max_steps=budget.step_limit)
+    assert trace.steps == limit and budget.stop_cause(trace) == f"the limit of {limit:,} merge{'s' if limit > 1 else ''}"
+    assert not budget.should_stop()  # the time limit alone is asked every 32 merges
+    assert reports[-1] == (limit, limit)  # planned shows the step limit
+    assert Limits(max_steps=7, max_seconds=1).budget().step_limit == 7
+    assert Budget(max_steps=math.inf).step_limit is None
+
+
+def test_a_stop_that_is_not_the_budgets_has_no_cause_from_it():
+    text = " ".join(f"w{n}x{n * 7 % 13}y{n % 5}" for n in range(300))
+    budget = Budget(max_steps=1000)
+    stopped = train_corpus(text, TrainerConfig(vocab_size=5000), (), "byte-level", should_stop=lambda: True,
+                           max_steps=budget.step_limit)
+    assert stopped.stop_reason == "stopped" and budget.stop_cause(stopped) is None  # a Stop button
+    finished = train_corpus(text, TrainerConfig(vocab_size=300), (), "byte-level", max_steps=budget.step_limit)
+    assert finished.stop_reason == "vocab_size" and budget.stop_cause(finished) is None
 
 
 def test_no_budget_never_stops():
     budget = Budget()
     budget.progress(10**9, 10**9)
-    assert not budget.should_stop() and budget.stopped_by is None
+    assert not budget.should_stop() and budget.stopped_by is None and budget.step_limit is None

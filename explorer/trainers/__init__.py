@@ -125,10 +125,12 @@ def train(
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     decorated_order: Iterable[str] | None = None,
+    max_steps: int | None = None,
 ) -> Trace:
     """Learn merges from word counts (in order of first appearance) and return the full Trace.
 
     `progress(step, planned_steps)` and `should_stop()` are called every few dozen steps.
+    With `max_steps`, training stops (reason `stopped`) after exactly that many merges.
     `decorated_order` replaces the code-point order of the library flavor's decorated character
     block (`##x`, `x</w>`): parity tests pass the order one library run happened to use.
     """
@@ -193,6 +195,9 @@ def train(
                 break
         elif course_length + step >= config.vocab_size:
             stop_reason = "vocab_size"
+            break
+        if step == max_steps:
+            stop_reason = "stopped"
             break
         if step % 32 == 0:
             if should_stop is not None and should_stop():

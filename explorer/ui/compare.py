@@ -66,6 +66,7 @@ LAST_UPLOAD = "compare_last_upload"  # data: (digest of the uploader's files, me
 
 UPLOAD_LIMIT = 4  # uploaded tokenizers kept per session (a GPT-2 sized one holds ~50k merges)
 MEASUREMENT_ENTRIES = 64  # cached corpus measurements: (corpus, tokenizer) pairs, all sessions
+MEASUREMENT_SECONDS = 3600  # and each is dropped an hour after it was made
 PER_ROW = 3
 PERSIST = "session"
 
@@ -149,7 +150,7 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
         state.put(LAST_UPLOAD, last)
     if uploads and last is not None:
         for message in last[1]:
-            st.error(f"Cannot use this upload. {message}")
+            frame.error(f"Cannot use this upload. {message}")
     if remembered:
         st.caption(
             f"Uploaded tokenizers stay for this session (the last {UPLOAD_LIMIT}); untick them in the list of "
@@ -172,7 +173,7 @@ def available_columns(run: Run, other: Run | None, uploads: Sequence[UploadedTok
         try:
             columns.append(upload.column)
         except Exception as error:  # e.g. the library refuses a file it parsed before
-            st.error(f"Cannot use {upload.name}: {error}")
+            frame.error(f"Cannot use {upload.name}: {error}")
     return columns, {column.key for column in earlier}
 
 
@@ -237,7 +238,7 @@ def token_columns(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) 
                 try:
                     body, total = column_html(column, sentences)
                 except Exception as error:  # an uploaded pipeline that fails on this text
-                    st.error(f"This tokenizer cannot encode these sentences: {error}")
+                    frame.error(f"This tokenizer cannot encode these sentences: {error}")
                     continue
                 st.metric("Tokens", f"{total:,}")
                 st.html(body)
@@ -269,7 +270,7 @@ def boundary_diff_section(columns: Sequence[TokenizerColumn], sentences: Sequenc
         try:
             segments = boundary_diff(sentence, column_a.encode(sentence), column_b.encode(sentence))
         except Exception as error:
-            st.error(f"Cannot compare on {sentence[:40]!r}: {error}")
+            frame.error(f"Cannot compare on {sentence[:40]!r}: {error}")
             return
         summary = diff_summary(segments)
         totals = [totals[0] + summary.both, totals[1] + summary.only_a, totals[2] + summary.only_b]
@@ -277,7 +278,7 @@ def boundary_diff_section(columns: Sequence[TokenizerColumn], sentences: Sequenc
     st.html(diff_legend_html(column_a.name, column_b.name, DiffSummary(*totals)) + "".join(bodies))
 
 
-@st.cache_data(max_entries=MEASUREMENT_ENTRIES, show_spinner=False)
+@st.cache_data(max_entries=MEASUREMENT_ENTRIES, ttl=MEASUREMENT_SECONDS, show_spinner=False)
 def _measure(corpus_sha256: str, tokenizer_key: str, _column: TokenizerColumn, _texts: list[str]) -> CorpusMeasurement:
     """`measure_corpus`, cached on content: the corpus's sha256 and the tokenizer's content key."""
     return measure_corpus(_column, _texts)
@@ -298,7 +299,7 @@ def corpus_measurements(run: Run, columns: Sequence[TokenizerColumn]) -> pd.Data
         try:
             measurement = _measure(run.key.corpus_sha256, column.content_key or column.key, column, texts)
         except Exception as error:
-            st.error(f"Could not measure {column.name} on the corpus: {error}")
+            frame.error(f"Could not measure {column.name} on the corpus: {error}")
             continue
         # The cache is keyed on content: the same tokenizer may have another name in this session.
         results.append(replace(measurement.metrics, name=column.name))
@@ -317,7 +318,7 @@ def metrics_section(run: Run, columns: Sequence[TokenizerColumn], sentences: Seq
         try:
             st.dataframe(comparison_table(columns, sentences), column_config=METRIC_FORMATS)
         except Exception as error:
-            st.error(f"Cannot measure on these sentences: {error}")
+            frame.error(f"Cannot measure on these sentences: {error}")
     st.markdown("**On the whole training corpus**")
     started = time.perf_counter()
     table = corpus_measurements(run, columns)

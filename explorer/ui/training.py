@@ -190,6 +190,7 @@ class Job:
                     request.settings.pre_tokenizer,
                     progress=budget.progress,
                     should_stop=lambda: self._should_stop(budget),
+                    max_steps=budget.step_limit,
                 )
             finally:
                 with _running_lock:
@@ -205,7 +206,7 @@ class Job:
                 characters=len(request.text),
                 sample_key=request.sample_key,
                 number=request.number,
-                stopped_by=self.stopped_by if trace.stop_reason == "stopped" else None,
+                stopped_by=(self.stopped_by or budget.stop_cause(trace)) if trace.stop_reason == "stopped" else None,
             )
         except MemoryError:
             self.error = "Training ran out of memory: try a smaller corpus or vocabulary size."
