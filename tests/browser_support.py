@@ -97,6 +97,7 @@ def streamlit_server(name: str = "server") -> Iterator[str]:
     base_url = f"http://127.0.0.1:{port}"
     log_path = ARTIFACTS / f"{_file_name(name)}.log"
     env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")
+    env.setdefault("MALLOC_ARENA_MAX", "2")  # as `tasks.py app` runs the server
     command = [
         sys.executable, "-m", "streamlit", "run", "app.py",
         "--server.headless", "true",

@@ -128,8 +128,10 @@ class MergeEngine:
         new_pairs: defaultdict[int, set[int]] = defaultdict(set)
         words_changed = 0
         occurrences = 0
-        new_shifted = new_symbol << PAIR_SHIFT
-        left_length = lengths[left]
+        shift = PAIR_SHIFT
+        new_shifted = new_symbol << shift
+        right_shifted = right << shift
+        last_character_of_left = lengths[left] - 1
         merged_per_word = []
 
         for index in candidate_words:
@@ -163,20 +165,20 @@ class MergeEngine:
                 # The boundary removed sits after the left symbol's characters (a prefix on every
                 # symbol but the first one is not a character of the word).
                 if position:
-                    steps[sum(map(lengths.__getitem__, symbols[:position])) + left_length - prefix_length * position - 1] = step
-                    previous = symbols[position - 1]
-                    pair_counts[previous << PAIR_SHIFT | left] -= count
-                    pair = previous << PAIR_SHIFT | new_symbol
+                    steps[sum(map(lengths.__getitem__, symbols[:position])) - prefix_length * position + last_character_of_left] = step
+                    previous_shifted = symbols[position - 1] << shift
+                    pair_counts[previous_shifted | left] -= count
+                    pair = previous_shifted | new_symbol
                     pair_counts[pair] += count
                     new_pairs[pair].add(index)
                 else:
-                    steps[left_length - 1] = step
+                    steps[last_character_of_left] = step
                 symbols[position] = new_symbol
                 del symbols[position + 1]
                 size -= 1
                 if position < size - 1:
                     following = symbols[position + 1]
-                    pair_counts[right << PAIR_SHIFT | following] -= count
+                    pair_counts[right_shifted | following] -= count
                     pair = new_shifted | following
                     pair_counts[pair] += count
                     new_pairs[pair].add(index)

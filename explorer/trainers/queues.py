@@ -18,6 +18,7 @@ What this module does not do: rewrite words (engine.py) or assign ids (trainers/
 from __future__ import annotations
 
 import heapq
+from bisect import insort
 from dataclasses import dataclass
 from itertools import count as counter
 
@@ -39,6 +40,16 @@ class Pick:
     candidate_scores: list[float] | None
 
 
+def _distinct_cutoff(entries: list[tuple], limit: int) -> int | None:
+    """Index of the entry where the `limit`-th distinct pair appears in sorted `entries`, or None."""
+    seen = set()
+    for index, entry in enumerate(entries):
+        seen.add(entry[1])
+        if len(seen) == limit:
+            return index
+    return None
+
+
 class LibraryQueue:
     """The library's BinaryHeap<Merge>, replayed with heapq (counts negated for a max-heap)."""
 
@@ -53,38 +64,54 @@ class LibraryQueue:
             if pair_counts[key] > 0
         ]
         heapq.heapify(self.heap)
+        self.held: list[tuple] = []  # valid entries popped for the last step's runners-up, sorted
 
     def pick(self) -> Pick | None:
-        heap = self.heap
+        heap, held = self.heap, self.held
         pair_counts = self.engine.pair_counts
         heappop, heappush = heapq.heappop, heapq.heappush
-        winner = None
-        held = []
-        taken: dict[int, int] = {}
         limit = self.limit
-        # Pop until `limit` distinct pairs with current counts are out: the first is the library's
-        # pick, the others are pushed back untouched. A popped entry whose count is stale is
-        # corrected and pushed back, as the library does when it reaches the top.
-        while heap and len(taken) < limit:
+        # The entries popped for the previous step's runners-up wait in `held` (sorted) instead of
+        # going back into the heap: first, those whose count changed since are corrected and
+        # pushed back (as the library does with a stale entry when it reaches the top).
+        kept = []
+        for entry in held:
+            current = pair_counts[entry[1]]
+            if -entry[0] == current:
+                kept.append(entry)
+            elif current > 0:
+                # (The library pushes zero counts back too; such an entry can only stop training
+                # once nothing positive is left, which an empty queue reports.)
+                heappush(heap, (-current, entry[1], entry[2], entry[3]))
+        held = kept
+        # Then pop until `limit` distinct pairs with current counts come before the heap's top:
+        # the first held entry is the library's pick, the others are the runners-up.
+        while heap:
+            cutoff = _distinct_cutoff(held, limit)
+            if cutoff is not None and heap[0] > held[cutoff]:
+                break
             entry = heappop(heap)
-            key = entry[1]
-            current = pair_counts[key]
+            current = pair_counts[entry[1]]
             if -entry[0] != current:
                 if current > 0:
-                    # (The library pushes zero counts back too; such an entry can only stop
-                    # training once nothing positive is left, which an empty queue reports.)
-                    heappush(heap, (-current, key, entry[2], entry[3]))
+                    heappush(heap, (-current, entry[1], entry[2], entry[3]))
                 continue
-            if winner is None:
-                winner = entry
-            else:
-                held.append(entry)
-            if key not in taken:
-                taken[key] = current
-        for entry in held:
-            heappush(heap, entry)
-        if winner is None:
+            insort(held, entry)
+        if not held:
+            self.held = held
             return None
+        cutoff = _distinct_cutoff(held, limit)
+        if cutoff is not None:  # entries beyond the runners-up go back
+            for entry in held[cutoff + 1 :]:
+                heappush(heap, entry)
+            del held[cutoff + 1 :]
+        winner = held.pop(0)
+        self.held = held
+        taken = {winner[1]: -winner[0]}
+        for entry in held:
+            if len(taken) >= limit:
+                break
+            taken.setdefault(entry[1], -entry[0])
         return Pick(winner[1], -winner[0], None, winner[3], list(taken), list(taken.values()), None)
 
     def after_merge(self, key: int, new_symbol: int, new_pairs: dict[int, set[int]]) -> None:
@@ -115,6 +142,7 @@ class CourseQueue:
             if score is not None:
                 self.heap.append((-score, key))
         heapq.heapify(self.heap)
+        self.held: list[tuple[float, int]] = []  # valid entries popped for the last step's runners-up
 
     def score(self, key: int):
         """The course's score for a pair, or None when the pair no longer occurs."""
@@ -122,50 +150,71 @@ class CourseQueue:
         return pair_count if pair_count > 0 else None
 
     def pick(self) -> Pick | None:
-        heap = self.heap
+        heap, held = self.heap, self.held
         heappop, heappush = heapq.heappop, heapq.heappush
         pair_counts, freqs, likelihood = self.engine.pair_counts, self.engine.symbol_freqs, self.likelihood
-        taken: dict[int, float] = {}
-        best = None
         limit = self.limit
-        # Pop until the whole tie group at the best score and `limit` distinct pairs are out.
+
+        def current_score(key: int):  # self.score(key), inlined on this hot path
+            count = pair_counts.get(key, 0)
+            if count <= 0:
+                return None
+            return count / (freqs[key >> PAIR_SHIFT] * freqs[key & PAIR_MASK]) if likelihood else count
+
+        # The last step's runners-up wait in `held` (sorted, one entry per pair): those whose
+        # score fell go back into the heap at their new score; a risen score already has its
+        # newer entry there (the invariant); a dead pair is dropped.
+        kept = []
+        for entry in held:
+            current = current_score(entry[1])
+            if current == -entry[0]:
+                kept.append(entry)
+            elif current is not None and current < -entry[0]:
+                heappush(heap, (-current, entry[1]))
+        held = kept
+        in_held = {entry[1] for entry in held}
+        # Pop until the whole tie group at the best score and `limit` distinct pairs are held.
         while heap:
-            stored = -heap[0][0]
-            if best is not None and stored < best and len(taken) >= limit:
+            top = heap[0]
+            if len(held) >= limit and top > held[limit - 1] and top[0] > held[0][0]:
                 break
-            key = heappop(heap)[1]
-            if key in taken:
-                continue  # a duplicate entry; one is pushed back below
-            current = pair_counts.get(key, 0)  # self.score(key), inlined on this hot path
-            if current <= 0:
+            heappop(heap)
+            key = top[1]
+            if key in in_held:
+                continue  # a duplicate entry
+            current = current_score(key)
+            if current is None:
                 continue
-            if likelihood:
-                current = current / (freqs[key >> PAIR_SHIFT] * freqs[key & PAIR_MASK])
-            if current != stored:
-                if current < stored:  # a risen score already has its entry (the invariant)
+            if current != -top[0]:
+                if current < -top[0]:
                     heappush(heap, (-current, key))
                 continue
-            if best is None:
-                best = current
-            taken[key] = current
-        if best is None:
+            insort(held, top)
+            in_held.add(key)
+        if not held:
+            self.held = held
             return None
-        tied = [key for key, score in taken.items() if score == best]
+        best = -held[0][0]
+        keep = limit  # the runners-up, and the whole tie group at the best score
+        while keep < len(held) and -held[keep][0] == best:
+            keep += 1
+        for entry in held[keep:]:
+            heappush(heap, entry)
+        del held[keep:]
+        tied = [entry[1] for entry in held if -entry[0] == best]
         winner = tied[0] if len(tied) == 1 else min(tied, key=self.engine.first_occurrence)
-        for key, score in taken.items():
-            if key != winner:
-                heappush(heap, (-score, key))
-        pair_counts = self.engine.pair_counts
-        ranked = sorted(taken.items(), key=lambda item: (-item[1], item[0] != winner, item[0]))[: self.limit]
-        keys = [key for key, _ in ranked]
+        position = next(index for index, entry in enumerate(held) if entry[1] == winner)
+        ranked = [held.pop(position)] + held[: limit - 1]
+        self.held = held
+        keys = [key for _, key in ranked]
         return Pick(
             winner,
             pair_counts[winner],
-            best if self.likelihood else None,
+            best if likelihood else None,
             self.engine.pair_words[winner],
             keys,
             [pair_counts[key] for key in keys],
-            [score for _, score in ranked] if self.likelihood else None,
+            [-negated for negated, _ in ranked] if likelihood else None,
         )
 
     def after_merge(self, key: int, new_symbol: int, new_pairs: dict[int, set[int]]) -> None:

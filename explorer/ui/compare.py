@@ -280,8 +280,11 @@ def boundary_diff_section(columns: Sequence[TokenizerColumn], sentences: Sequenc
 
 @st.cache_data(max_entries=MEASUREMENT_ENTRIES, ttl=MEASUREMENT_SECONDS, show_spinner=False)
 def _measure(corpus_sha256: str, tokenizer_key: str, _column: TokenizerColumn, _texts: list[str]) -> CorpusMeasurement:
-    """`measure_corpus`, cached on content: the corpus's sha256 and the tokenizer's content key."""
-    return measure_corpus(_column, _texts)
+    """`measure_corpus`, cached on content: the corpus's sha256 and the tokenizer's content key.
+    A measurement holds one of the server's work slots, like a training run: memory stays bounded
+    however many visitors open the page at once."""
+    with training.work_slot():
+        return measure_corpus(_column, _texts)
 
 
 def corpus_measurements(run: Run, columns: Sequence[TokenizerColumn]) -> pd.DataFrame | None:
