@@ -136,3 +136,63 @@ def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False,
             ranked = sorted(competing, key=lambda p: (-competing[p][0 if not wordpiece else 1], p != best, ids[p[0]], ids[p[1]]))
             candidates[step] = [(a, b, *competing[(a, b)]) for a, b in ranked[:TOP]]
     return vocab, merges
+
+
+# --- the queues' picks by scanning every pair every step (no ranking kept between steps) ---------
+
+import heapq  # noqa: E402
+
+from explorer.trainers.queues import CourseQueue, LibraryQueue, LikelihoodQueue, Pick  # noqa: E402
+
+
+def _scan(queue, scores: dict, winner: int) -> tuple[list[int], list]:
+    """Winner first, then the other pairs by score (ties: smallest pair), `limit` in all."""
+    ranked = sorted(scores, key=lambda key: (key != winner, -scores[key], key))[: queue.limit]
+    return ranked, [scores[key] for key in ranked]
+
+
+class PlainLibraryQueue(LibraryQueue):
+    """The library's loop on its heap's top, and the runners-up from a sort of every live pair."""
+
+    def pick(self):
+        heap, pair_counts = self.heap, self.engine.pair_counts
+        while heap:
+            entry = heapq.heappop(heap)
+            current = pair_counts[entry[1]]
+            if -entry[0] == current:
+                break
+            if current > 0:
+                heapq.heappush(heap, (-current, entry[1], entry[2], entry[3]))
+        else:
+            return None
+        # The pairs it could still pick: those with an entry in its heap (the winner's is out).
+        counts = {key: pair_counts[key] for _, key, _, _ in heap if pair_counts[key] > 0}
+        counts[entry[1]] = current
+        keys, values = _scan(self, counts, entry[1])
+        return Pick(entry[1], current, None, entry[3], keys, values, None)
+
+
+def _plain_course_pick(self):
+    score = self.scorer()
+    scores = {key: score(key) for key in self.engine.pair_counts}
+    scores = {key: score for key, score in scores.items() if score is not None}
+    if not scores:
+        return None
+    best = max(scores.values())
+    tied = [key for key, score in scores.items() if score == best]
+    winner = min(tied, key=self.engine.first_occurrence)
+    keys, values = _scan(self, scores, winner)
+    counts = self.engine.pair_counts
+    return Pick(winner, counts[winner], best if self.likelihood else None, self.engine.pair_words[winner],
+                keys, [counts[key] for key in keys], values if self.likelihood else None)
+
+
+class PlainCourseQueue(CourseQueue):
+    pick = _plain_course_pick
+
+
+class PlainLikelihoodQueue(LikelihoodQueue):
+    pick = _plain_course_pick
+
+
+PLAIN_QUEUES = {"LibraryQueue": PlainLibraryQueue, "CourseQueue": PlainCourseQueue, "LikelihoodQueue": PlainLikelihoodQueue}

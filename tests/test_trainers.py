@@ -367,6 +367,32 @@ def test_whole_array_merges_of_long_words_equal_the_loop(word_counts, algorithm,
     assert arrayed == looped
 
 
+@SETTINGS
+@given(word_counts=corpora(), options=library_options, flavor=st.sampled_from(["library", "course"]),
+       algorithm=st.sampled_from(["bpe", "wordpiece"]))
+def test_queues_equal_a_scan_of_every_pair(word_counts, options, flavor, algorithm):
+    """The queues rank pairs lazily and keep the best few between steps; scanning every pair
+    every step (tests/reference_trainers.py) must give the same trace, the library's quirks
+    included (prefix and suffix characters inside the text)."""
+    from unittest import mock
+
+    import explorer.trainers as trainers_package
+    from tests.reference_trainers import PLAIN_QUEUES
+
+    if flavor == "course":
+        options = dict(options, prefix="##" if algorithm == "wordpiece" else None, suffix=None)
+    config = TrainerConfig(
+        algorithm=algorithm, flavor=flavor, vocab_size=options["vocab_size"], special_tokens=options["special_tokens"],
+        min_frequency=options["min_frequency"], continuing_subword_prefix=options["prefix"] or "",
+        end_of_word_suffix=options["suffix"],
+    )
+    held = train(word_counts, config).to_dict()
+    with mock.patch.multiple(trainers_package, **PLAIN_QUEUES):
+        plain = train(word_counts, config).to_dict()
+    held.pop("seconds"), plain.pop("seconds")
+    assert held == plain
+
+
 def test_long_words_take_the_whole_array_path_and_agree_with_the_reference():
     from explorer.trainers.engine import LONG_WORD
 

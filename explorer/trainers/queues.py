@@ -2,16 +2,19 @@
 
 - `LibraryQueue` replays the `tokenizers` library's BpeTrainer queue exactly: a max-heap of
   (count, smallest (id_left, id_right) first) entries, each carrying the set of words it will
-  rewrite; a popped entry whose count is stale is corrected and pushed back. Entries are only
-  pushed for pairs that gained occurrences in the last merge, with the words where they did; this
-  is the library's behaviour, quirks included (an entry only rewrites the words it carries).
+  rewrite; only its top is ever looked at: a top entry whose count is stale is corrected and
+  pushed back. Entries are only pushed for pairs that gained occurrences in the last merge, with
+  the words where they did; this is the library's behaviour, quirks included (an entry only
+  rewrites the words it carries, and which of two entries of a pair comes first depends on when
+  each was corrected, so nothing but the top may be touched).
 - `CourseQueue` reproduces the Hugging Face course loop (recount everything, take the first best
   pair in dict order) without recounting: the score is the pair frequency (BPE) or the likelihood
   count(ab) / (count(a) * count(b)) computed with the same float expression as the course
-  (WordPiece); ties go to the pair whose first occurrence comes first when scanning words in order
-  of first appearance, left to right, which is the course's dict insertion order.
+  (WordPiece, `LikelihoodQueue`); ties go to the pair whose first occurrence comes first when
+  scanning words in order of first appearance, left to right, which is the course's dict
+  insertion order.
 
-Both also report the top competing candidates at each step for the trace.
+Both report the top competing candidates at each step for the trace, from a `Ranking`.
 What this module does not do: rewrite words (engine.py) or assign ids (trainers/__init__.py).
 """
 
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import insort
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import count as counter
 
@@ -40,14 +44,64 @@ class Pick:
     candidate_scores: list[float] | None
 
 
-def _distinct_cutoff(entries: list[tuple], limit: int) -> int | None:
-    """Index of the entry where the `limit`-th distinct pair appears in sorted `entries`, or None."""
-    seen = set()
-    for index, entry in enumerate(entries):
-        seen.add(entry[1])
-        if len(seen) == limit:
-            return index
-    return None
+class Ranking:
+    """Pairs by score, best first (ties: smallest key): a lazy max-heap of (-score, key) entries,
+    with the best few held out of it, sorted, from one call to the next.
+
+    Invariant, kept by the owner: every live pair has an entry at its current score or a stale
+    higher one, so whenever a pair's score rises it is `push`ed. A stale entry is corrected when
+    it surfaces; a held entry whose score fell goes back corrected, one whose score rose is
+    dropped (its newer entry is in the heap), a dead pair's entry is dropped.
+    """
+
+    def __init__(self, entries: list[tuple[float, int]], score: Callable[[int], float | int | None]):
+        self.heap = entries
+        heapq.heapify(self.heap)
+        self.held: list[tuple[float, int]] = []
+        self.score = score  # the pair's current score, None for a dead pair
+
+    def push(self, score: float | int, key: int) -> None:
+        heapq.heappush(self.heap, (-score, key))
+
+    def best(self, limit: int, whole_tie_group: bool = False) -> list[tuple[float, int]]:
+        """The `limit` best pairs as (-score, key), best first, one entry per pair (and with
+        `whole_tie_group`, every pair tied at the best score, however many)."""
+        heap, score = self.heap, self.score
+        heappop, heappush = heapq.heappop, heapq.heappush
+        held = []
+        for entry in self.held:
+            current = score(entry[1])
+            if current == -entry[0]:
+                held.append(entry)
+            elif current is not None and current < -entry[0]:
+                heappush(heap, (-current, entry[1]))
+        held_pairs = {entry[1] for entry in held}
+        while heap:
+            top = heap[0]
+            if len(held) >= limit and top > held[limit - 1] and (not whole_tie_group or top[0] > held[0][0]):
+                break
+            heappop(heap)
+            key = top[1]
+            if key in held_pairs:
+                continue  # the same entry again
+            current = score(key)
+            if current is None:
+                continue
+            if current != -top[0]:
+                if current < -top[0]:  # a risen score already has its newer entry
+                    heappush(heap, (-current, key))
+                continue
+            insort(held, top)
+            held_pairs.add(key)
+        keep = limit
+        if whole_tie_group and held:
+            while keep < len(held) and held[keep][0] == held[0][0]:
+                keep += 1
+        for entry in held[keep:]:
+            heappush(heap, entry)
+        del held[keep:]
+        self.held = held
+        return held
 
 
 class LibraryQueue:
@@ -64,55 +118,43 @@ class LibraryQueue:
             if pair_counts[key] > 0
         ]
         heapq.heapify(self.heap)
-        self.held: list[tuple] = []  # valid entries popped for the last step's runners-up, sorted
+        # The runners-up for the trace come from a ranking of their own, never from the heap:
+        # the pairs the library could still pick, i.e. with an entry in its heap (a merged pair
+        # keeps its count in the library's pair_counts, but not its entry).
+        self.entries = entries = dict.fromkeys((entry[1] for entry in self.heap), 1)  # pair -> entries in the heap
+
+        def pickable_count(key: int) -> int | None:
+            count = pair_counts[key]
+            return count if count > 0 and entries.get(key) else None
+
+        self.ranking = Ranking([(entry[0], entry[1]) for entry in self.heap], pickable_count)
 
     def pick(self) -> Pick | None:
-        heap, held = self.heap, self.held
+        heap = self.heap
         pair_counts = self.engine.pair_counts
         heappop, heappush = heapq.heappop, heapq.heappush
-        limit = self.limit
-        # The entries popped for the previous step's runners-up wait in `held` (sorted) instead of
-        # going back into the heap: first, those whose count changed since are corrected and
-        # pushed back (as the library does with a stale entry when it reaches the top).
-        kept = []
-        for entry in held:
-            current = pair_counts[entry[1]]
-            if -entry[0] == current:
-                kept.append(entry)
-            elif current > 0:
-                # (The library pushes zero counts back too; such an entry can only stop training
-                # once nothing positive is left, which an empty queue reports.)
-                heappush(heap, (-current, entry[1], entry[2], entry[3]))
-        held = kept
-        # Then pop until `limit` distinct pairs with current counts come before the heap's top:
-        # the first held entry is the library's pick, the others are the runners-up.
+        # The library's loop: pop the top; an entry whose count is stale is corrected and pushed
+        # back. (The library pushes zero counts back too; such an entry can only stop training
+        # once nothing positive is left, which an empty queue reports.)
+        entries = self.entries
         while heap:
-            cutoff = _distinct_cutoff(held, limit)
-            if cutoff is not None and heap[0] > held[cutoff]:
-                break
             entry = heappop(heap)
             current = pair_counts[entry[1]]
-            if -entry[0] != current:
-                if current > 0:
-                    heappush(heap, (-current, entry[1], entry[2], entry[3]))
-                continue
-            insort(held, entry)
-        if not held:
-            self.held = held
-            return None
-        cutoff = _distinct_cutoff(held, limit)
-        if cutoff is not None:  # entries beyond the runners-up go back
-            for entry in held[cutoff + 1 :]:
-                heappush(heap, entry)
-            del held[cutoff + 1 :]
-        winner = held.pop(0)
-        self.held = held
-        taken = {winner[1]: -winner[0]}
-        for entry in held:
-            if len(taken) >= limit:
+            if -entry[0] == current:
                 break
-            taken.setdefault(entry[1], -entry[0])
-        return Pick(winner[1], -winner[0], None, winner[3], list(taken), list(taken.values()), None)
+            if current > 0:
+                heappush(heap, (-current, entry[1], entry[2], entry[3]))
+            else:
+                entries[entry[1]] -= 1
+        else:
+            return None
+        winner = entry[1]
+        entries[winner] -= 1
+        # The library's pick is the pair with the highest count (ties: smallest pair), first.
+        others = [key for _, key in self.ranking.best(self.limit) if key != winner][: self.limit - 1]
+        return Pick(
+            winner, current, None, entry[3], [winner, *others], [current, *map(pair_counts.__getitem__, others)], None
+        )
 
     def after_merge(self, key: int, new_symbol: int, new_pairs: dict[int, set[int]]) -> None:
         pair_counts = self.engine.pair_counts
@@ -122,105 +164,63 @@ class LibraryQueue:
             current = pair_counts[pair]
             if current > 0:
                 heapq.heappush(heap, (-current, pair, next(sequence), words))
+                self.entries[pair] = self.entries.get(pair, 0) + 1
+                self.ranking.push(current, pair)
 
 
 class CourseQueue:
     """Max score first; exact ties broken by first occurrence in corpus scan order.
 
-    Scored by pair frequency (the course's BPE). Invariant: the heap holds, for every live pair, an
-    entry at its current score or a stale higher one (which `pick` corrects when it surfaces), so
-    `after_merge` pushes every pair whose score rose.
+    Scored by pair frequency (the course's BPE). The ranking's invariant: `after_merge` pushes
+    every pair whose score rose.
     """
+
+    likelihood = False
 
     def __init__(self, engine: MergeEngine, candidates: int):
         self.engine = engine
         self.limit = max(1, candidates)
-        self.likelihood = False
-        self.heap = []
+        score = self.scorer()
+        entries = []
         for key in engine.pair_counts:
-            score = self.score(key)
-            if score is not None:
-                self.heap.append((-score, key))
-        heapq.heapify(self.heap)
-        self.held: list[tuple[float, int]] = []  # valid entries popped for the last step's runners-up
+            value = score(key)
+            if value is not None:
+                entries.append((-value, key))
+        self.ranking = Ranking(entries, score)
 
-    def score(self, key: int):
+    def scorer(self) -> Callable[[int], float | int | None]:
         """The course's score for a pair, or None when the pair no longer occurs."""
-        pair_count = self.engine.pair_counts.get(key, 0)
-        return pair_count if pair_count > 0 else None
+        pair_counts = self.engine.pair_counts
+
+        def score(key: int) -> int | None:
+            count = pair_counts.get(key, 0)
+            return count if count > 0 else None
+
+        return score
 
     def pick(self) -> Pick | None:
-        heap, held = self.heap, self.held
-        heappop, heappush = heapq.heappop, heapq.heappush
-        pair_counts, freqs, likelihood = self.engine.pair_counts, self.engine.symbol_freqs, self.likelihood
-        limit = self.limit
-
-        def current_score(key: int):  # self.score(key), inlined on this hot path
-            count = pair_counts.get(key, 0)
-            if count <= 0:
-                return None
-            return count / (freqs[key >> PAIR_SHIFT] * freqs[key & PAIR_MASK]) if likelihood else count
-
-        # The last step's runners-up wait in `held` (sorted, one entry per pair): those whose
-        # score fell go back into the heap at their new score; a risen score already has its
-        # newer entry there (the invariant); a dead pair is dropped.
-        kept = []
-        for entry in held:
-            current = current_score(entry[1])
-            if current == -entry[0]:
-                kept.append(entry)
-            elif current is not None and current < -entry[0]:
-                heappush(heap, (-current, entry[1]))
-        held = kept
-        in_held = {entry[1] for entry in held}
-        # Pop until the whole tie group at the best score and `limit` distinct pairs are held.
-        while heap:
-            top = heap[0]
-            if len(held) >= limit and top > held[limit - 1] and top[0] > held[0][0]:
-                break
-            heappop(heap)
-            key = top[1]
-            if key in in_held:
-                continue  # a duplicate entry
-            current = current_score(key)
-            if current is None:
-                continue
-            if current != -top[0]:
-                if current < -top[0]:
-                    heappush(heap, (-current, key))
-                continue
-            insort(held, top)
-            in_held.add(key)
+        held = self.ranking.best(self.limit, whole_tie_group=True)
         if not held:
-            self.held = held
             return None
         best = -held[0][0]
-        keep = limit  # the runners-up, and the whole tie group at the best score
-        while keep < len(held) and -held[keep][0] == best:
-            keep += 1
-        for entry in held[keep:]:
-            heappush(heap, entry)
-        del held[keep:]
-        tied = [entry[1] for entry in held if -entry[0] == best]
+        tied = [key for negated, key in held if -negated == best]
         winner = tied[0] if len(tied) == 1 else min(tied, key=self.engine.first_occurrence)
-        position = next(index for index, entry in enumerate(held) if entry[1] == winner)
-        ranked = [held.pop(position)] + held[: limit - 1]
-        self.held = held
-        keys = [key for _, key in ranked]
+        ranked = [(best, winner)] + [(-negated, key) for negated, key in held if key != winner][: self.limit - 1]
+        pair_counts = self.engine.pair_counts
         return Pick(
             winner,
             pair_counts[winner],
-            best if likelihood else None,
+            best if self.likelihood else None,
             self.engine.pair_words[winner],
-            keys,
-            [pair_counts[key] for key in keys],
-            [-negated for negated, _ in ranked] if likelihood else None,
+            [key for _, key in ranked],
+            [pair_counts[key] for _, key in ranked],
+            [score for score, _ in ranked] if self.likelihood else None,
         )
 
     def after_merge(self, key: int, new_symbol: int, new_pairs: dict[int, set[int]]) -> None:
         pair_counts = self.engine.pair_counts
         self._forget(key)
-        heap = self.heap
+        heap = self.ranking.heap
         for pair in new_pairs:
             count = pair_counts[pair]
             if count > 0:
@@ -237,21 +237,23 @@ class LikelihoodQueue(CourseQueue):
     """The course's WordPiece: score = count(ab) / (count(a) * count(b)), best first.
 
     A merge lowers the frequencies of its two symbols, which raises the score of every pair
-    holding them: each of those pairs gets an entry at its new score (the heap invariant of
-    CourseQueue). Pairs whose score falls keep their stale higher entry until it surfaces.
+    holding them: each of those pairs gets an entry at its new score (the ranking's invariant).
+    Pairs whose score falls keep their stale higher entry until it surfaces.
     """
 
-    def __init__(self, engine: MergeEngine, candidates: int):
-        super().__init__(engine, candidates)
-        self.likelihood = True
+    likelihood = True
 
-    def score(self, key: int):
-        pair_count = self.engine.pair_counts.get(key, 0)
-        if pair_count <= 0:
-            return None
-        freqs = self.engine.symbol_freqs
-        # Same expression as the course's compute_pair_scores: freq / (freq_a * freq_b).
-        return pair_count / (freqs[key >> PAIR_SHIFT] * freqs[key & PAIR_MASK])
+    def scorer(self) -> Callable[[int], float | None]:
+        pair_counts, freqs = self.engine.pair_counts, self.engine.symbol_freqs
+
+        def score(key: int) -> float | None:
+            count = pair_counts.get(key, 0)
+            if count <= 0:
+                return None
+            # Same expression as the course's compute_pair_scores: freq / (freq_a * freq_b).
+            return count / (freqs[key >> PAIR_SHIFT] * freqs[key & PAIR_MASK])
+
+        return score
 
     def after_merge(self, key: int, new_symbol: int, new_pairs: dict[int, set[int]]) -> None:
         engine = self.engine
@@ -266,7 +268,7 @@ class LikelihoodQueue(CourseQueue):
             holders = by_symbol.get(symbol)
             if holders:
                 to_push |= holders
-        heap = self.heap
+        heap = self.ranking.heap
         heappush = heapq.heappush
         shift, mask = PAIR_SHIFT, PAIR_MASK
         dead = []
