@@ -280,7 +280,7 @@ UPLOADS = [
     pytest.param("Le café était très animé à Noël; déjà vu.\n".encode("latin-1"), "Latin-1/Windows-1252", id="latin-1"),
     pytest.param("Привет, как дела? Всё хорошо.\n".encode("cp1251"), "another legacy encoding", id="windows-1251"),
     pytest.param(b"", "is empty (0 bytes)", id="empty-file"),
-    pytest.param("ok text then a cut character \u00e9".encode()[:-1], "ends in the middle of a UTF-8 character", id="truncated"),
+    pytest.param("naïve text then a cut character \u00e9".encode()[:-1], "ends in the middle of a UTF-8 character", id="truncated"),
 ]
 
 
