@@ -4,6 +4,7 @@
 
 Every figure is a whole process (interpreter start, imports, reading the corpus, training, writing
 tokenizer.json and, for ours, the full trace JSON), best of --repeat runs, peak RSS from wait4.
+Ours and the library's runs alternate, so that the machine's speed, which drifts, drifts for both.
 Cases, on ../shared/data/tinyshakespeare.txt (skipped with a message when absent):
   1. BPE, library flavor, byte-level, vocab 5,000: ours vs BpeTrainer (same vocab, same merges).
   2. WordPiece, course flavor (likelihood), bert pre-tokenizer, vocab 5,000 vs WordPieceTrainer.
@@ -101,6 +102,17 @@ def best_of(repeat: int, command: list[str]) -> tuple[float, float]:
     return min(r[0] for r in results), max(r[1] for r in results)
 
 
+def paired_best_of(repeat: int, ours_command: list[str], library_command: list[str]):
+    """Best of `repeat` for both, run alternately (ours, library, ours, ...): this machine's speed
+    drifts over a minute, and alternating keeps the drift out of the ratio."""
+    ours_results, library_results = [], []
+    for _ in range(repeat):
+        ours_results.append(run(ours_command)[:2])
+        library_results.append(run(library_command)[:2])
+    best = lambda results: (min(r[0] for r in results), max(r[1] for r in results))  # noqa: E731
+    return best(ours_results), best(library_results)
+
+
 def ours(corpus: Path, out: Path, *options: str) -> list[str]:
     return [PYTHON, "-m", "explorer", "train", str(corpus), *options, "--out", str(out / "ours.json"), "--trace", str(out / "trace.json")]
 
@@ -119,11 +131,17 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        bpe_ours = best_of(args.repeat, ours(CORPUS, out, "--algorithm", "bpe", "--flavor", "library", "--vocab-size", "5000", "--pre-tokenizer", "byte-level", "--special-tokens", ""))
-        bpe_lib = best_of(args.repeat, [PYTHON, "-c", LIBRARY_SCRIPT, "bpe", str(CORPUS), str(out / "lib.json")])
+        bpe_ours, bpe_lib = paired_best_of(
+            args.repeat,
+            ours(CORPUS, out, "--algorithm", "bpe", "--flavor", "library", "--vocab-size", "5000", "--pre-tokenizer", "byte-level", "--special-tokens", ""),
+            [PYTHON, "-c", LIBRARY_SCRIPT, "bpe", str(CORPUS), str(out / "lib.json")],
+        )
         rows.append(("BPE library flavor, byte-level, 5k", bpe_ours, bpe_lib))
-        wp_ours = best_of(args.repeat, ours(CORPUS, out, "--algorithm", "wordpiece", "--flavor", "course", "--vocab-size", "5000", "--pre-tokenizer", "bert", "--special-tokens", "[UNK]"))
-        wp_lib = best_of(args.repeat, [PYTHON, "-c", LIBRARY_SCRIPT, "wordpiece", str(CORPUS), str(out / "lib.json")])
+        wp_ours, wp_lib = paired_best_of(
+            args.repeat,
+            ours(CORPUS, out, "--algorithm", "wordpiece", "--flavor", "course", "--vocab-size", "5000", "--pre-tokenizer", "bert", "--special-tokens", "[UNK]"),
+            [PYTHON, "-c", LIBRARY_SCRIPT, "wordpiece", str(CORPUS), str(out / "lib.json")],
+        )
         rows.append(("WordPiece course flavor (likelihood), bert, 5k", wp_ours, wp_lib))
 
         print(f"\n| case | ours (s) | library (s) | ratio | ours peak RSS (MB) | library peak RSS (MB) |")
