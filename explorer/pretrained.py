@@ -20,10 +20,7 @@ from __future__ import annotations
 
 import base64
 import functools
-import gzip
 import hashlib
-import importlib.resources
-import importlib.util
 import json
 from dataclasses import dataclass, field
 
@@ -183,6 +180,10 @@ class TokenPiece:
 
 def read_verified(module: str, data_file: DataFile) -> bytes:
     """Return the content of a packaged file after checking its sha256 (gunzipped if needed)."""
+    import gzip  # here, not at the top: the CLI imports this module for its names alone
+    import importlib.resources
+    import importlib.util
+
     if importlib.util.find_spec(module) is None:
         raise PretrainedDataError(
             f"The Python package {module!r} that holds the pretrained vocabulary is not installed. "

@@ -107,9 +107,9 @@ def _decorate(char: str, first: bool, last: bool, prefix: str | None, suffix: st
     return char
 
 
-def _initial_symbols(words: list[str], prefix: str | None, suffix: str | None) -> list[list[str]]:
+def _initial_symbols(words: list[str], prefix: str | None, suffix: str | None) -> list[str] | list[list[str]]:
     if not prefix and not suffix:
-        return [list(word) for word in words]
+        return words  # a word is already the sequence of its characters
     if not suffix:  # WordPiece's usual case, on the fast path
         return [[word[0], *[prefix + char for char in word[1:]]] for word in words]
     symbols = []
@@ -148,12 +148,12 @@ def train(
         alphabet = sorted({c for word in words for c in word} | {a[0] for a in config.initial_alphabet if a})
         for char in alphabet:
             vocab.add(char)
-        decorated = sorted({s for symbols in symbol_strings for s in symbols} - vocab.ids.keys())
+        decorated = sorted(set().union(*symbol_strings) - vocab.ids.keys())
         for token in decorated if decorated_order is None else decorated_order:
             vocab.add(token)
         planned_size = config.vocab_size
     else:
-        initial = {s for symbols in symbol_strings for s in symbols}
+        initial = set().union(*symbol_strings)
         initial |= {_decorate(a[0], True, False, None, None) for a in config.initial_alphabet if a}
         for token in sorted(initial):
             vocab.add(token)
