@@ -18,8 +18,9 @@ JSON schema (`to_json` / `from_json`), all lists indexed by step unless said oth
      "stop_reason": str, "seconds": float,
      "boundary_steps": i32}
 i32 / i64 / f64 are strings: base64 of a little-endian array of int32 / int64 / float64 (compact,
-exact, and fast for 100,000s of values). `candidates` holds, for every step, the top competing
-pairs, best first, winner included, as flat columns: step k's are rows ends[k-1] (0 for k = 0)
+exact, and fast for 100,000s of values). `candidates` holds, for every step, the chosen pair and
+then the best other pairs (the library can choose a pair below the best, see trainers/queues.py),
+as flat columns: step k's are rows ends[k-1] (0 for k = 0)
 to ends[k]; `score` is null when the run scores pairs by count. `boundary_steps` holds, for each
 word in order, one value per boundary (len(word) - 1 of them): the step that removed it,
 2147483647 = never. Version 1 files (candidates as nested lists) are read too.
@@ -79,8 +80,8 @@ def _unpack_steps(packed: str, words: list[str]) -> list[array]:
 
 
 class Candidates(SequenceOf):
-    """Per step, the top competing pairs as (left_id, right_id, count, score) tuples, best first,
-    winner included (score None when pairs are ranked by count).
+    """Per step, the competing pairs as (left_id, right_id, count, score) tuples: the chosen pair,
+    then the best others (score None when pairs are ranked by count).
 
     Stored as flat columns (`ends[k]` = rows up to the end of step k): ten candidates for each of
     50,000 steps would otherwise be half a million tuples to build, keep and serialize.

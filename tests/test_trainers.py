@@ -333,7 +333,11 @@ def test_trace_invariants(algorithm, flavor, word_counts, vocab_size):
     for step, (left, right, new_id) in enumerate(trace.merges):
         assert trace.candidates[step][0][:3] == (left, right, trace.merge_counts[step])
         counts = [c[2] if trace.merge_scores[step] is None else c[3] for c in trace.candidates[step]]
-        assert counts == sorted(counts, reverse=True)
+        assert counts[1:] == sorted(counts[1:], reverse=True)  # the runners-up, best first
+        if flavor == "course" or not any(c in "#" for word in word_counts for c in word):
+            assert counts[0] == max(counts)  # the chosen pair is the best one...
+        # ...except in the library when a prefix character sits inside the text: a merge can then
+        # make an existing token again, and the library keeps a stale count (trainers/queues.py).
     for index, word in enumerate(trace.words):
         pieces = trace.segment(index)
         stripped = [p.removeprefix(trace.prefix) if j else p for j, p in enumerate(pieces)]

@@ -37,8 +37,8 @@ class Pick:
     count: int
     score: float | None
     words: object  # the words to rewrite (a set of word indices)
-    # The top competing pairs, best first, winner included, as columns: keys, counts, scores
-    # (scores None when pairs are ranked by count).
+    # The competing pairs as columns: keys, counts, scores (None when pairs are ranked by count):
+    # the chosen pair first, then the best others.
     candidate_keys: list[int]
     candidate_counts: list[int]
     candidate_scores: list[float] | None
@@ -150,7 +150,8 @@ class LibraryQueue:
             return None
         winner = entry[1]
         entries[winner] -= 1
-        # The library's pick is the pair with the highest count (ties: smallest pair), first.
+        # The pick first (usually the pair with the highest count; not always when a merge made an
+        # existing token again and the library kept a stale count), then the best others.
         others = [key for _, key in self.ranking.best(self.limit) if key != winner][: self.limit - 1]
         return Pick(
             winner, current, None, entry[3], [winner, *others], [current, *map(pair_counts.__getitem__, others)], None
