@@ -154,7 +154,6 @@ class Budget:
         clock: Callable[[], float] = time.monotonic,
     ):
         self.max_seconds = max_seconds
-        self.max_steps = max_steps
         self.step_limit = None if max_steps is None or math.isinf(max_steps) else int(max_steps)
         self._forward = progress
         self._clock = clock

@@ -9,8 +9,8 @@ extended grapheme cluster, regex `\\X`).
 
 Every string that comes from the user or a vocabulary goes through `escape_text`: HTML-escaped
 (quotes too) and with Markdown/Streamlit markup characters turned into numeric character references,
-so the output can be given to `st.markdown(..., unsafe_allow_html=True)` or `st.html` and `**x**`,
-`$x$`, `:red[x]` or `<script>` still show literally.
+so that in `st.html` (the only way the app shows this HTML; it never uses `unsafe_allow_html`)
+`**x**`, `$x$`, `:red[x]` or `<script>` still show literally.
 
 What it does not do: import streamlit, choose fonts or themes, or encode anything: it draws pieces
 that a tokenizer produced (anything with `id`, `start`, `end` and, ideally, `token_bytes`).

@@ -20,8 +20,8 @@ JSON schema (`to_json` / `from_json`), all lists indexed by step unless said oth
 i32 / i64 / f64 are strings: base64 of a little-endian array of int32 / int64 / float64 (compact,
 exact, and fast for 100,000s of values). `candidates` holds, for every step, the chosen pair and
 then the best other pairs (the library can choose a pair below the best, see trainers/queues.py),
-as flat columns: step k's are rows ends[k-1] (0 for k = 0)
-to ends[k]; `score` is null when the run scores pairs by count. `boundary_steps` holds, for each
+as flat columns: step k's are rows ends[k-1] (0 for k = 0) to ends[k]; `score` is null when the
+run scores pairs by count. `boundary_steps` holds, for each
 word in order, one value per boundary (len(word) - 1 of them): the step that removed it,
 2147483647 = never. Version 1 files (candidates as nested lists) are read too.
 

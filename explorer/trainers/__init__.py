@@ -220,7 +220,7 @@ def train(
         if new_id == len(token_lengths):
             token_lengths.append(len(vocab.tokens[new_id]))
         new_pairs, changed, merged = engine.merge(pick.key, new_id, pick.words, step)
-        queue.after_merge(pick.key, new_id, new_pairs)
+        queue.after_merge(pick.key, new_pairs)
         merges.append((left, right, new_id))
         merge_counts.append(pick.count)
         merge_scores.append(pick.score)

@@ -157,7 +157,7 @@ class LibraryQueue:
             winner, current, None, entry[3], [winner, *others], [current, *map(pair_counts.__getitem__, others)], None
         )
 
-    def after_merge(self, key: int, new_symbol: int, new_pairs: dict[int, set[int]]) -> None:
+    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
         pair_counts = self.engine.pair_counts
         heap = self.heap
         sequence = self._sequence
@@ -218,7 +218,7 @@ class CourseQueue:
             [score for score, _ in ranked] if self.likelihood else None,
         )
 
-    def after_merge(self, key: int, new_symbol: int, new_pairs: dict[int, set[int]]) -> None:
+    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
         pair_counts = self.engine.pair_counts
         self._forget(key)
         heap = self.ranking.heap
@@ -256,7 +256,7 @@ class LikelihoodQueue(CourseQueue):
 
         return score
 
-    def after_merge(self, key: int, new_symbol: int, new_pairs: dict[int, set[int]]) -> None:
+    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
         engine = self.engine
         pair_counts, freqs, by_symbol = engine.pair_counts, engine.symbol_freqs, engine.pairs_by_symbol
         self._forget(key)
