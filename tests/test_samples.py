@@ -5,15 +5,11 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from pathlib import Path
 
-import pytest
 import regex
 
 from explorer.samples import GERMAN, HF_COURSE, MULTILINGUAL, SAMPLE_SENTENCES, SAMPLES, STUDY_IN_SCARLET, sample_by_key
-
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
-needs_seeds = pytest.mark.skipif(not SEEDS.is_dir(), reason="shared/seeds is not beside the repository")
+from tests.shared_files import seed_text
 
 
 def test_keys_and_lookup():
@@ -41,22 +37,19 @@ def test_sample_sentences_are_the_tutorials():
     )
 
 
-@needs_seeds
 def test_hf_course_corpus_matches_the_seed():
-    seed = (SEEDS / "hf-course-wordpiece.txt").read_text(encoding="utf-8")
+    seed = seed_text("hf-course-wordpiece.txt")
     block = re.search(r"corpus = \[(.*?)\]", seed, re.S).group(1)
     assert HF_COURSE.text.split("\n") == ast.literal_eval("[" + block + "]")
 
 
-@needs_seeds
 def test_german_corpus_matches_the_seed():
-    seed = (SEEDS / "bpe-german-demo.md").read_text(encoding="utf-8")
+    seed = seed_text("bpe-german-demo.md")
     block = re.search(r"corpus = \[(.*?)\]", seed, re.S).group(1)
     assert GERMAN.text.split("\n") == ast.literal_eval("[" + block + "]")
 
 
-@needs_seeds
 def test_study_in_scarlet_matches_the_seed():
-    seed = (SEEDS / "tokenization-tutorial-bpe-wordpiece.md").read_text(encoding="utf-8")
+    seed = seed_text("tokenization-tutorial-bpe-wordpiece.md")
     text_en = re.search(r'text_en = """\n(.*?)\n"""', seed, re.S).group(1).strip()
     assert STUDY_IN_SCARLET.text == text_en

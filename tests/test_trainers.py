@@ -3,7 +3,6 @@ library, the course seeds' printed outputs, and trace invariants."""
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -12,8 +11,8 @@ from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from explorer.trainers import TrainerConfig, train
 from tests.reference_trainers import course_reference, library_reference
+from tests.shared_files import seed_text
 
-SEEDS = Path(__file__).resolve().parent.parent.parent / "shared" / "seeds"
 ALPHABETS = ["ab", "abc", "abcde", "aé中😀", "xyz", "a\u0301bß", "ab#<>"]
 
 
@@ -193,7 +192,7 @@ def test_byte_level_bpe_parity_on_a_book_chapter():
 
 
 def _sample_text():
-    seed = (SEEDS / "tokenization-tutorial-bpe-wordpiece.md").read_text(encoding="utf-8")
+    seed = seed_text("tokenization-tutorial-bpe-wordpiece.md")
     return seed.split('text_en = """', 1)[1].split('"""', 1)[0] * 3 + seed[:4000]
 
 
@@ -222,7 +221,7 @@ def _course_words(corpus, pre_tokenizer):
 
 
 def test_course_wordpiece_reproduces_the_seed_vocabulary():
-    seed = (SEEDS / "hf-course-wordpiece.txt").read_text(encoding="utf-8")
+    seed = seed_text("hf-course-wordpiece.txt")
     expected = _seed_list_after(seed, "vocab.append(new_token)\nprint(vocab)\n")
     config = TrainerConfig(
         algorithm="wordpiece", flavor="course", vocab_size=70, special_tokens=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -260,7 +259,7 @@ def _printed_merges(seed: str) -> list[tuple[str, str]]:
 
 def test_course_bpe_on_the_german_seed_matches_a_clean_rerun():
     """The notebook's printed merges lack ('i', 'n'): a cell run out of order (see shared/README)."""
-    seed = (SEEDS / "bpe-german-demo.md").read_text(encoding="utf-8")
+    seed = seed_text("bpe-german-demo.md")
     corpus = ["Ich bin ein deutscher Text.", "Und ich bin ein etwas längerer deutscher Text.", "Auch ich bin deutschsprachig."]
     words = _course_words(corpus, "byte-level")
     assert words == {"Ich": 1, "Ġbin": 3, "Ġein": 2, "Ġdeutscher": 2, "ĠText": 2, ".": 3, "Und": 1, "Ġich": 2,
@@ -278,7 +277,7 @@ def test_course_bpe_on_the_german_seed_matches_a_clean_rerun():
 
 def test_course_bpe_on_the_gpt2_seed_matches_a_clean_rerun():
     """The printed merges lack ('Ġ', 't'), merged in an earlier cell of the notebook."""
-    seed = (SEEDS / "bpe-gpt2-demo.md").read_text(encoding="utf-8")
+    seed = seed_text("bpe-gpt2-demo.md")
     corpus = ["This is an introduction course.", "This is about tokenization.",
               "This section shows multiple tokenizer algorithms.", "Hope you like the content so far."]
     trace = train(_course_words(corpus, "byte-level"), TrainerConfig(flavor="course", vocab_size=100, special_tokens=("<|endoftext|>",)))

@@ -1,0 +1,19 @@
+"""The project's shared files (`../shared` beside the repository, or `EXPLORER_SHARED_DIR`): the seed
+notebooks whose printed outputs are the course flavor's ground truth. They are not in the
+repository; a test that needs one is skipped, saying so, when the folder is not there."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(os.environ.get("EXPLORER_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared")
+SEEDS = SHARED / "seeds"
+
+
+def seed_text(name: str) -> str:
+    path = SEEDS / name
+    if not path.is_file():
+        pytest.skip(f"{path} is absent: the seed notebooks live in ../shared/seeds beside the repository "
+                    "(or set EXPLORER_SHARED_DIR)")
+    return path.read_text(encoding="utf-8")
