@@ -18,14 +18,14 @@ encoder without a post-processor if [CLS]/[SEP]-style tokens should not count.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
-WORD = re.compile(r"\S+")
+from explorer.corpus import WORD
+
 SPAN_BATCH = 4096  # texts whose spans are held at once in compute_metrics
 
 Encoder = Callable[[str], Sequence[Any]]

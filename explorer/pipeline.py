@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
-from explorer.corpus import count_words
+from explorer.corpus import count_text, count_words
 from explorer.hf_json import build_tokenizer
 from explorer.normalizers import NORMALIZERS
 from explorer.pre_tokenizers import PRE_TOKENIZERS
@@ -60,6 +60,7 @@ def train_corpus(
     )
     trace.config["normalizers"] = list(normalizers)
     trace.config["pre_tokenizer"] = pre_tokenizer
+    trace.corpus = count_text(text)
     return trace
 
 

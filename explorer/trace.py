@@ -8,22 +8,28 @@ removed it (`boundary_steps`), so the segmentation of any word after any step k 
 replay: a boundary is still there after k merges iff its step is >= k.
 
 JSON schema (`to_json` / `from_json`), all lists indexed by step unless said otherwise:
-    {"format": "tokenizer-explorer-trace", "version": 2,
+    {"format": "tokenizer-explorer-trace", "version": 3,
      "config": {...TrainerConfig fields...},
      "words": [str], "counts": [int],                  # per distinct word
      "vocab": [str], "initial_vocab_size": int,         # vocab in id order; ids below it are initial
      "merges": [[left_id, right_id, new_id]], "merge_counts": [int],
      "merge_scores": [float|null], "words_changed": [int], "occurrences": [int],
-     "candidates": {"ends": i32, "left": i32, "right": i32, "count": i64, "score": f64|null},
+     "candidates": {"ends": i32, "left": i32, "right": i32, "count": i64, "score": f64|null,
+                    "left_count": i64, "right_count": i64},   # the last two: likelihood runs only
      "stop_reason": str, "seconds": float,
-     "boundary_steps": i32}
+     "boundary_steps": i32,
+     "corpus": {"lines": int, "characters": int, "utf8_bytes": int, "words": int} | null}
 i32 / i64 / f64 are strings: base64 of a little-endian array of int32 / int64 / float64 (compact,
 exact, and fast for 100,000s of values). `candidates` holds, for every step, the chosen pair and
 then the best other pairs (the library can choose a pair below the best, see trainers/queues.py),
 as flat columns: step k's are rows ends[k-1] (0 for k = 0) to ends[k]; `score` is null when the
-run scores pairs by count. `boundary_steps` holds, for each
+run scores pairs by count; `left_count` / `right_count` are count(a) and count(b) of each candidate
+(a, b), the denominators of its likelihood score. `boundary_steps` holds, for each
 word in order, one value per boundary (len(word) - 1 of them): the step that removed it,
-2147483647 = never. Version 1 files (candidates as nested lists) are read too.
+2147483647 = never. `corpus` counts the raw corpus the way the Compare page counts a text
+(explorer.corpus.count_text), so figures read from the trace and figures measured by encoding agree
+on what a character and a word are. Versions 1 (candidates as nested lists) and 2 (no symbol counts,
+no corpus counts) are read too.
 
 What it does not do: train (trainers/) or encode new text (models.py).
 """
@@ -87,12 +93,25 @@ class Candidates(SequenceOf):
     50,000 steps would otherwise be half a million tuples to build, keep and serialize.
     """
 
-    def __init__(self, ends: array, lefts: array, rights: array, counts: array, scores: array | None):
+    def __init__(
+        self,
+        ends: array,
+        lefts: array,
+        rights: array,
+        counts: array,
+        scores: array | None,
+        symbol_counts: tuple[array, array] | None = None,
+    ):
         if not len(lefts) == len(rights) == len(counts) == (len(ends) and ends[-1]):
             raise ValueError("trace: candidate columns differ in length")
         if scores is not None and len(scores) != len(lefts):
             raise ValueError("trace: candidate scores differ in length")
+        if symbol_counts is not None and not len(symbol_counts[0]) == len(symbol_counts[1]) == len(lefts):
+            raise ValueError("trace: candidate symbol counts differ in length")
         self.ends, self.lefts, self.rights, self.counts, self.scores = ends, lefts, rights, counts, scores
+        # count(a) and count(b) of each candidate (a, b) when scored by likelihood; None otherwise
+        # (and in traces written before version 3).
+        self.symbol_counts = symbol_counts
 
     @classmethod
     def from_steps(cls, steps) -> "Candidates":
@@ -123,33 +142,51 @@ class Candidates(SequenceOf):
         scores = self.scores[start:stop] if self.scores is not None else [None] * (stop - start)
         return list(zip(self.lefts[start:stop], self.rights[start:stop], self.counts[start:stop], scores))
 
+    def symbol_counts_at(self, step: int) -> list[tuple[int, int]] | None:
+        """count(a), count(b) of every candidate of one step, in order (likelihood runs only)."""
+        if self.symbol_counts is None:
+            return None
+        start, stop = (self.ends[step - 1] if step else 0), self.ends[step]
+        lefts, rights = self.symbol_counts
+        return list(zip(lefts[start:stop], rights[start:stop]))
+
     def __eq__(self, other) -> bool:
         if not isinstance(other, Candidates):
             return NotImplemented
-        return (self.ends, self.lefts, self.rights, self.counts) == (other.ends, other.lefts, other.rights, other.counts) and (
-            (self.scores is None) == (other.scores is None) and (self.scores is None or self.scores == other.scores)
+        return (
+            (self.ends, self.lefts, self.rights, self.counts) == (other.ends, other.lefts, other.rights, other.counts)
+            and (self.scores is None) == (other.scores is None)
+            and (self.scores is None or self.scores == other.scores)
+            and self.symbol_counts == other.symbol_counts
         )
 
     def to_dict(self) -> dict:
-        return {
+        packed = {
             "ends": _pack(self.ends),
             "left": _pack(self.lefts),
             "right": _pack(self.rights),
             "count": _pack(self.counts),
             "score": None if self.scores is None else _pack(self.scores),
         }
+        if self.symbol_counts is not None:
+            packed["left_count"], packed["right_count"] = (_pack(column) for column in self.symbol_counts)
+        return packed
 
     @classmethod
     def from_dict(cls, data) -> "Candidates":
         if isinstance(data, list):  # version 1
             return cls.from_steps(data)
         scores = data.get("score")
+        symbol_counts = None
+        if data.get("left_count") is not None:
+            symbol_counts = (_unpack(data["left_count"], "q"), _unpack(data["right_count"], "q"))
         return cls(
             _unpack(data["ends"], "i"),
             _unpack(data["left"], "i"),
             _unpack(data["right"], "i"),
             _unpack(data["count"], "q"),
             None if scores is None else _unpack(scores, "d"),
+            symbol_counts,
         )
 
 
@@ -169,6 +206,9 @@ class Trace:
     stop_reason: str
     boundary_steps: list[array]
     seconds: float = 0.0
+    # The raw corpus counted as the Compare page counts a text (explorer.corpus.count_text):
+    # {"lines", "characters", "utf8_bytes", "words"}; None in traces written before version 3.
+    corpus: dict | None = None
 
     # --- basic views -------------------------------------------------------------------------
     @property
@@ -324,7 +364,7 @@ class Trace:
     def to_dict(self) -> dict:
         return {
             "format": TRACE_FORMAT,
-            "version": 2,
+            "version": 3,
             "config": self.config,
             "words": self.words,
             "counts": self.counts,
@@ -339,6 +379,7 @@ class Trace:
             "stop_reason": self.stop_reason,
             "seconds": self.seconds,
             "boundary_steps": _pack_steps(self.boundary_steps),
+            "corpus": self.corpus,
         }
 
     def to_json(self) -> str:
@@ -363,6 +404,7 @@ class Trace:
             stop_reason=data["stop_reason"],
             boundary_steps=_unpack_steps(data["boundary_steps"], data["words"]),
             seconds=data.get("seconds", 0.0),
+            corpus=data.get("corpus"),
         )
 
     @classmethod

@@ -83,12 +83,14 @@ def library_reference(word_counts, vocab_size, special_tokens=(), min_frequency=
     return vocab, merges
 
 
-def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False, candidates=None):
+def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False, candidates=None, symbol_counts=None):
     """The course notebooks' loop (BPE: chapter 6 section 5; WordPiece: section 6).
 
     With a list as `candidates`, appends each step's top pairs to it as (left, right, count,
     score) with score None for BPE: best score first, the chosen pair first among equals, then
     by (left id, right id) in the final vocabulary (ids are filled in once training ends).
+    With a list as `symbol_counts` too, appends each step's (count(left), count(right)) of the same
+    pairs, in the same order: the course's `letter_freqs` of the two symbols.
     """
     if wordpiece:
         splits = {w: [c if i == 0 else f"##{c}" for i, c in enumerate(w)] for w in word_freqs if w}
@@ -118,6 +120,8 @@ def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False,
             break
         if candidates is not None:
             candidates.append((best_pair, {p: (pair_freqs[p], scores[p] if wordpiece else None) for p in scores}))
+            if symbol_counts is not None:
+                symbol_counts.append(dict(letter_freqs))
         a, b = best_pair
         merged = a + b[2:] if (wordpiece and b.startswith("##")) else a + b
         for word, split in splits.items():
@@ -135,6 +139,9 @@ def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False,
         for step, (best, competing) in enumerate(candidates):
             ranked = sorted(competing, key=lambda p: (-competing[p][0 if not wordpiece else 1], p != best, ids[p[0]], ids[p[1]]))
             candidates[step] = [(a, b, *competing[(a, b)]) for a, b in ranked[:TOP]]
+            if symbol_counts is not None:
+                letters = symbol_counts[step]
+                symbol_counts[step] = [(letters[a], letters[b]) for a, b in ranked[:TOP]]
     return vocab, merges
 
 
@@ -143,6 +150,7 @@ def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False,
 import heapq  # noqa: E402
 
 from explorer.trainers.queues import CourseQueue, LibraryQueue, LikelihoodQueue, Pick  # noqa: E402
+from explorer.trainers.engine import PAIR_MASK, PAIR_SHIFT  # noqa: E402
 
 
 def _scan(queue, scores: dict, winner: int) -> tuple[list[int], list]:
@@ -182,9 +190,10 @@ def _plain_course_pick(self):
     tied = [key for key, score in scores.items() if score == best]
     winner = min(tied, key=self.engine.first_occurrence)
     keys, values = _scan(self, scores, winner)
-    counts = self.engine.pair_counts
+    counts, freqs = self.engine.pair_counts, self.engine.symbol_freqs
+    symbol_counts = [(freqs[key >> PAIR_SHIFT], freqs[key & PAIR_MASK]) for key in keys] if self.likelihood else None
     return Pick(winner, counts[winner], best if self.likelihood else None, self.engine.pair_words[winner],
-                keys, [counts[key] for key in keys], values if self.likelihood else None)
+                keys, [counts[key] for key in keys], values if self.likelihood else None, symbol_counts)
 
 
 class PlainCourseQueue(CourseQueue):

@@ -82,8 +82,10 @@ def _keep_last(merges):
 @SETTINGS
 @given(corpora(), st.integers(1, 45), st.booleans(), st.lists(st.sampled_from(["[UNK]", "<s>"]), max_size=2, unique=True))
 def test_course_flavor_equals_course_loop(word_counts, vocab_size, wordpiece, specials):
-    candidates = []
-    vocab, merges = course_reference(word_counts, vocab_size, specials, wordpiece=wordpiece, candidates=candidates)
+    candidates, symbol_counts = [], []
+    vocab, merges = course_reference(
+        word_counts, vocab_size, specials, wordpiece=wordpiece, candidates=candidates, symbol_counts=symbol_counts
+    )
     config = TrainerConfig(
         algorithm="wordpiece" if wordpiece else "bpe", flavor="course", vocab_size=vocab_size, special_tokens=tuple(specials)
     )
@@ -91,6 +93,9 @@ def test_course_flavor_equals_course_loop(word_counts, vocab_size, wordpiece, sp
     assert trace.merge_strings() == merges
     vocab_of = trace.vocab
     assert [[(vocab_of[a], vocab_of[b], count, score) for a, b, count, score in step] for step in trace.candidates] == candidates
+    # The likelihood's denominators: count(a) and count(b) of every candidate, as the course counts them.
+    recorded = [trace.candidates.symbol_counts_at(step) for step in range(trace.steps)]
+    assert recorded == (symbol_counts if wordpiece else [None] * trace.steps)
     # The course's vocab list may repeat a token learned twice; ours keeps it once.
     assert trace.vocab == list(dict.fromkeys(vocab))
 
@@ -333,6 +338,11 @@ def test_trace_invariants(algorithm, flavor, word_counts, vocab_size):
         assert trace.candidates[step][0][:3] == (left, right, trace.merge_counts[step])
         counts = [c[2] if trace.merge_scores[step] is None else c[3] for c in trace.candidates[step]]
         assert counts[1:] == sorted(counts[1:], reverse=True)  # the runners-up, best first
+        symbol_counts = trace.candidates.symbol_counts_at(step)
+        if trace.merge_scores[step] is not None:  # each score is count(ab) / (count(a) * count(b))
+            assert [c[3] for c in trace.candidates[step]] == [c[2] / (a * b) for c, (a, b) in zip(trace.candidates[step], symbol_counts)]
+        else:
+            assert symbol_counts is None
         if flavor == "course" or not any(c in "#" for word in word_counts for c in word):
             assert counts[0] == max(counts)  # the chosen pair is the best one...
         # ...except in the library when a prefix character sits inside the text: a merge can then

@@ -184,6 +184,7 @@ def train(
     occurrences: list[int] = []
     candidate_ends, candidate_lefts, candidate_rights = array("i"), array("i"), array("i")
     candidate_counts, candidate_scores = array("q"), array("d")
+    candidate_left_counts, candidate_right_counts = array("q"), array("q")
     min_count = max(1, config.min_frequency)
     planned = max(0, config.vocab_size - initial_vocab_size)
     stop_reason = None
@@ -232,6 +233,9 @@ def train(
         candidate_counts.extend(pick.candidate_counts)
         if pick.candidate_scores is not None:
             candidate_scores.extend(pick.candidate_scores)
+            for left_count, right_count in pick.candidate_symbol_counts:
+                candidate_left_counts.append(left_count)
+                candidate_right_counts.append(right_count)
         candidate_ends.append(len(candidate_lefts))
         step += 1
     if progress is not None:
@@ -249,7 +253,12 @@ def train(
         words_changed=words_changed,
         occurrences=occurrences,
         candidates=Candidates(
-            candidate_ends, candidate_lefts, candidate_rights, candidate_counts, candidate_scores if likelihood else None
+            candidate_ends,
+            candidate_lefts,
+            candidate_rights,
+            candidate_counts,
+            candidate_scores if likelihood else None,
+            (candidate_left_counts, candidate_right_counts) if likelihood else None,
         ),
         stop_reason=stop_reason,
         boundary_steps=engine.boundary_steps,

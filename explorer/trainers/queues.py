@@ -42,6 +42,9 @@ class Pick:
     candidate_keys: list[int]
     candidate_counts: list[int]
     candidate_scores: list[float] | None
+    # For likelihood scores: the frequencies of each candidate's two symbols, count(a) and
+    # count(b), the denominators of count(ab) / (count(a) * count(b)), in the same order.
+    candidate_symbol_counts: list[tuple[int, int]] | None = None
 
 
 class Ranking:
@@ -208,14 +211,20 @@ class CourseQueue:
         winner = tied[0] if len(tied) == 1 else min(tied, key=self.engine.first_occurrence)
         ranked = [(best, winner)] + [(-negated, key) for negated, key in held if key != winner][: self.limit - 1]
         pair_counts = self.engine.pair_counts
+        keys = [key for _, key in ranked]
+        symbol_counts = None
+        if self.likelihood:
+            freqs = self.engine.symbol_freqs
+            symbol_counts = [(freqs[key >> PAIR_SHIFT], freqs[key & PAIR_MASK]) for key in keys]
         return Pick(
             winner,
             pair_counts[winner],
             best if self.likelihood else None,
             self.engine.pair_words[winner],
-            [key for _, key in ranked],
-            [pair_counts[key] for _, key in ranked],
+            keys,
+            [pair_counts[key] for key in keys],
             [score for score, _ in ranked] if self.likelihood else None,
+            symbol_counts,
         )
 
     def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
