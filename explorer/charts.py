@@ -358,8 +358,17 @@ def merge_tree_figure(tree: dict, labels: Sequence[str]) -> go.Figure:
 
 # ------------------------------------------------------------------------------------ comparing tokenizers
 
-# The ratios the Compare page draws, as named in `metrics.TokenizerMetrics` / `metrics.METRIC_COLUMNS`.
-COMPARED_METRICS = ("chars_per_token", "bytes_per_token", "fertility", "split_word_share")
+# What the Compare page's bar chart draws, as named in `metrics.TokenizerMetrics` /
+# `metrics.METRIC_COLUMNS`: the ratios, and beside them the characters no token spells out.
+COMPARED_METRICS = ("chars_per_token", "bytes_per_token", "fertility", "split_word_share", "lost_characters")
+# The curve's panels (`compare.metrics_curve` columns): the first three are the table's measures;
+# the split share there is of pre-tokens, a measure of its own.
+CURVE_PANELS = {
+    "chars_per_token": "characters / token",
+    "bytes_per_token": "bytes / token",
+    "fertility": "tokens per word",
+    "split_pre_token_share": "pre-tokens split",
+}
 SERIES_COLOURS = ("#3a6ea5", "#e4572e", "#76b041", "#8e6fbf", "#e49b0f", "#17a2b8", "#b5446e", "#6c757d")
 MAX_NAME_LENGTH = 42
 
@@ -377,8 +386,9 @@ def short_names(names: Sequence[str], limit: int = MAX_NAME_LENGTH) -> list[str]
 
 
 def metrics_bar_chart(table, title: str = "") -> go.Figure:
-    """One panel of horizontal bars per ratio (chars/token, bytes/token, tokens/word, words split),
-    one bar per tokenizer; `table` is `metrics.metrics_table(...)` (tokenizer names as index)."""
+    """One panel of horizontal bars per figure (characters / token, bytes / token, tokens per word,
+    words split, and characters lost: a tokenizer cannot look efficient by dropping text), one bar
+    per tokenizer; `table` is `metrics.metrics_table(...)` (tokenizer names as index)."""
     from plotly.subplots import make_subplots
 
     from explorer.metrics import METRIC_COLUMNS
@@ -390,6 +400,7 @@ def metrics_bar_chart(table, title: str = "") -> go.Figure:
     for position, label in enumerate(labels, start=1):
         values = np.asarray(table[label], dtype=float) if label in table else np.full(len(names), np.nan)
         percent = label == METRIC_COLUMNS["split_word_share"]
+        count = label == METRIC_COLUMNS["lost_characters"]
         figure.add_trace(
             go.Bar(
                 x=values,
@@ -397,9 +408,9 @@ def metrics_bar_chart(table, title: str = "") -> go.Figure:
                 orientation="h",
                 marker={"color": [SERIES_COLOURS[i % len(SERIES_COLOURS)] for i in range(len(names))]},
                 customdata=[_escape(name) for name in names],
-                text=[("" if np.isnan(v) else (f"{v:.0%}" if percent else f"{v:.2f}")) for v in values],
+                text=[_bar_text(v, percent, count) for v in values],
                 textposition="auto",
-                hovertemplate="%{customdata}<br>" + _escape(label) + " %{x:.3f}<extra></extra>",
+                hovertemplate="%{customdata}<br>" + _escape(label) + (" %{x:,}" if count else " %{x:.3f}") + "<extra></extra>",
                 showlegend=False,
             ),
             row=1,
@@ -418,19 +429,22 @@ def metrics_bar_chart(table, title: str = "") -> go.Figure:
     return figure
 
 
+def _bar_text(value: float, percent: bool, count: bool) -> str:
+    if np.isnan(value):
+        return ""
+    return f"{value:.0%}" if percent else f"{value:,.0f}" if count else f"{value:.2f}"
+
+
 def metrics_curve_figure(curves) -> go.Figure:
-    """Chars/token, bytes/token, tokens per word and the split-word share against vocabulary size
-    (2 x 2 panels), one line per training run; `curves` maps a run's name to
-    `compare.metrics_curve(trace)` (columns vocab_size, merges and the ratios)."""
+    """`CURVE_PANELS` against vocabulary size (2 x 2 panels), one line per training run; `curves`
+    maps a run's name to `compare.metrics_curve(trace)` (columns vocab_size, merges, the ratios)."""
     from plotly.subplots import make_subplots
 
-    from explorer.metrics import METRIC_COLUMNS
-
-    labels = [METRIC_COLUMNS[field] for field in COMPARED_METRICS]
+    labels = list(CURVE_PANELS.values())
     figure = make_subplots(rows=2, cols=2, subplot_titles=labels, horizontal_spacing=0.08, vertical_spacing=0.14)
     for index, (name, curve) in enumerate(curves.items()):
         colour = SERIES_COLOURS[index % len(SERIES_COLOURS)]
-        for position, field in enumerate(COMPARED_METRICS):
+        for position, field in enumerate(CURVE_PANELS):
             figure.add_trace(
                 go.Scatter(
                     x=np.asarray(curve["vocab_size"], dtype=np.int64),

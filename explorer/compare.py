@@ -63,7 +63,9 @@ from explorer.pretrained import (
 )
 from explorer.render import PALETTE, escape_text, readable_token, token_spans_html
 from explorer.tokenizer import ByteLevelDecoder, Tokenizer, WordPieceDecoder
+from explorer.tokens import DROPPED, kind_of, lost_characters, tokens_only
 from explorer.trace import Trace
+from explorer.wording import plural
 
 Encoder = Callable[[str], Sequence[Any]]
 BatchEncoder = Callable[[Sequence[str]], list[Sequence[Any]]]
@@ -121,7 +123,9 @@ def content_key(kind: str, text: str | bytes) -> str:
 def tokenizer_column(
     tok: Tokenizer, name: str, caption: str = "", key: str = "", note: str = "", exported: str | None = None
 ) -> TokenizerColumn:
-    """A column for one of our tokenizers; a whole corpus goes through the `tokenizers` library.
+    """A column for one of our tokenizers; a whole corpus goes through the `tokenizers` library,
+    unless the tokenizer may drop characters: the library's offsets do not count a dropped
+    character, so our encoder (exact offsets, `DROPPED` pieces) measures those.
 
     `exported` is `tokenizer_to_json(tok)` when the caller already has it.
     """
@@ -133,7 +137,7 @@ def tokenizer_column(
         unknown_token=unknown_id(tok),
         key=key or content_key("ours", exported),
         content_key=content_key("ours", exported),
-        encode_batch=library_batch_encoder(exported),
+        encode_batch=None if tok.may_drop_characters() else library_batch_encoder(exported),
         note=note,
     )
 
@@ -181,28 +185,38 @@ def _gap_html(text: str) -> str:
     return f'<span class="gap" title="not part of any token">{escape_text(skipped)}</span>'
 
 
-def line_html(text: str, pieces: Sequence[Any]) -> str:
-    """Token spans of one text; text that no token covers is shown faded, whitespace as markers."""
+def line_html(text: str, pieces: Sequence[Any], show_ids: bool = False) -> str:
+    """Token spans of one text; text that no token covers is shown faded, whitespace as markers
+    (a character the model drops is not faded: it has a `DROPPED` piece, drawn as a marked box)."""
     parts, covered = [], 0
     for start, run in contiguous_runs(pieces):
         if start > covered:
             parts.append(_gap_html(text[covered:start]))
-        parts.append(token_spans_html(text, run))
+        parts.append(token_spans_html(text, run, show_ids=show_ids))
         covered = max(covered, max(piece.end for piece in run))
     if covered < len(text):
         parts.append(_gap_html(text[covered:]))
     return f'<div class="compare-line" style="line-height:1.9;">{"".join(parts)}</div>'
 
 
-def column_html(column: TokenizerColumn, sentences: Sequence[str]) -> tuple[str, int]:
-    """Token spans of every sentence (ids on hover, whitespace visible) and the total token count."""
+def count_note(pieces: Sequence[Any], unknown_token: int | str | None = None) -> str:
+    """'12 tokens', and what is lost when something is: '12 tokens · 2 characters lost'."""
+    tokens = len(tokens_only(pieces))
+    lost = lost_characters(pieces, unknown_token)
+    note = plural(tokens, "token")
+    return note + (f" · {plural(lost, 'character')} lost (unknown or dropped)" if lost else "")
+
+
+def column_html(column: TokenizerColumn, sentences: Sequence[str], show_ids: bool = False) -> tuple[str, int]:
+    """Token spans of every sentence (ids on hover, or shown), whitespace visible, each sentence's
+    token count (and the characters no token spells out), and the total token count."""
     blocks, total = [LINE_STYLE], 0
     for sentence in sentences:
         pieces = list(column.encode(sentence))
-        total += len(pieces)
+        total += len(tokens_only(pieces))
         blocks.append(
-            f'<div class="compare-sentence" style="margin-bottom:0.8em;">{line_html(sentence, pieces)}'
-            f'<div style="color:#777;font-size:0.8em;">{len(pieces)} tokens</div></div>'
+            f'<div class="compare-sentence" style="margin-bottom:0.8em;">{line_html(sentence, pieces, show_ids)}'
+            f'<div style="color:#777;font-size:0.8em;">{escape_text(count_note(pieces, column.unknown_token))}</div></div>'
         )
     return f'<div class="compare-column" data-tokenizer="{escape_text(column.name)}">{"".join(blocks)}</div>', total
 
@@ -235,6 +249,8 @@ class DiffSegment:
     b_cut: bool
     a_tokens: tuple[int, ...]
     b_tokens: tuple[int, ...]
+    a_dropped: bool = False  # tokenizer A drops this text (its model has no token for it)
+    b_dropped: bool = False
 
     @property
     def a_splits_character(self) -> bool:
@@ -270,9 +286,13 @@ def boundary_diff(text: str, pieces_a: Sequence[Any], pieces_b: Sequence[Any]) -
     anything with character offsets `start`/`end` into `text` (tokens of one character may overlap,
     as byte-level tokens sharing a character do).
     """
+    dropped_a = [piece for piece in pieces_a if kind_of(piece) == DROPPED]
+    dropped_b = [piece for piece in pieces_b if kind_of(piece) == DROPPED]
+    pieces_a, pieces_b = tokens_only(pieces_a), tokens_only(pieces_b)
     cuts_a = token_boundaries(text, pieces_a)
     cuts_b = token_boundaries(text, pieces_b)
-    offsets = [0, *sorted(cuts_a | cuts_b), len(text)]
+    # A dropped character is cut off from its neighbours in the row of the tokenizer that drops it.
+    offsets = [0, *sorted(cuts_a | cuts_b | token_boundaries(text, dropped_a + dropped_b)), len(text)]
     segments = []
     for start, end in zip(offsets, offsets[1:]):
         if end <= start:
@@ -286,6 +306,8 @@ def boundary_diff(text: str, pieces_a: Sequence[Any], pieces_b: Sequence[Any]) -
                 b_cut=start in cuts_b,
                 a_tokens=_covering(pieces_a, start, end),
                 b_tokens=_covering(pieces_b, start, end),
+                a_dropped=bool(_covering(dropped_a, start, end)),
+                b_dropped=bool(_covering(dropped_b, start, end)),
             )
         )
     return segments
@@ -315,6 +337,7 @@ DIFF_STYLE = (
     f".boundary-diff .cut{{border-left-color:{SHARED_CUT_COLOUR};}}"
     f".boundary-diff .cut-only{{border-left-color:{ONLY_CUT_COLOUR};box-shadow:inset 2px 0 0 {ONLY_CUT_COLOUR};}}"
     ".boundary-diff .uncovered{color:#bbb;background:transparent !important;}"
+    ".boundary-diff .dropped{color:#b00020;background:transparent !important;outline:1.5px dashed #b00020;outline-offset:-2px;}"
     ".boundary-diff .split-char{text-decoration:underline dotted #d1495b;}</style>"
 )
 
@@ -323,11 +346,15 @@ def _diff_cell(segment: DiffSegment, side: str, label: str) -> str:
     cut = segment.a_cut if side == "a" else segment.b_cut
     other_cut = segment.b_cut if side == "a" else segment.a_cut
     tokens = segment.a_tokens if side == "a" else segment.b_tokens
+    dropped = segment.a_dropped if side == "a" else segment.b_dropped
     classes = [f"diff-cell diff-{side}"]
     if cut:
         classes.append("cut" if other_cut else f"cut cut-only diff-only-{side}")
     title = f"{label}: "
-    if not tokens:
+    if dropped and not tokens:
+        classes.append("dropped")
+        title += "dropped: no token for this character and no unknown token"
+    elif not tokens:
         classes.append("uncovered")
         title += "not part of any token"
     else:
@@ -503,7 +530,7 @@ CURVE_COLUMNS = (
     "chars_per_token",
     "bytes_per_token",
     "fertility",
-    "split_word_share",
+    "split_pre_token_share",
 )
 
 
@@ -530,21 +557,29 @@ def word_lengths(trace: Trace) -> tuple[list[int], list[int]]:
 
 
 def metrics_curve(trace: Trace, points: int = 100) -> pd.DataFrame:
-    """The corpus metrics after k merges, for about `points` values of k from 0 to the last.
+    """The corpus figures after k merges, for about `points` values of k from 0 to the last.
 
-    Counts are over the pre-tokenized words of the training corpus, with their counts: tokens
-    `trace.corpus_tokens[k]`, words `sum(trace.counts)`. A word is split after k merges iff one of
-    its boundaries is removed at step >= k (or never), i.e. iff its latest boundary step is >= k;
-    so one sort of those steps answers every k. Nothing is re-encoded and nothing retrained.
-    Columns: `CURVE_COLUMNS` (the ratios named as in `metrics.TokenizerMetrics`).
+    Tokens after k merges are `trace.corpus_tokens[k]`. Characters, bytes and words are the raw
+    corpus counted as the Compare page counts a text (`trace.corpus`, from `corpus.count_text`),
+    so characters / token, bytes / token and tokens per word mean exactly what they mean in the
+    whole-corpus table (they agree at the last merge, up to special tokens and the rare word that
+    applying merges by rank cuts otherwise than training did). The split share is of a different
+    thing, pre-tokens (the words as the pre-tokenizer cuts them, with repeats), hence its own name:
+    a pre-token is split after k merges iff its latest boundary step is >= k, so one sort of those
+    steps answers every k. Nothing is re-encoded and nothing retrained. A trace written before
+    version 3 has no corpus counts: its pre-tokens stand in for the words and their text.
     """
-    characters_per_word, bytes_per_word = word_lengths(trace)
-    words = sum(trace.counts)
-    characters = sum(c * n for c, n in zip(characters_per_word, trace.counts))
-    utf8_bytes = sum(b * n for b, n in zip(bytes_per_word, trace.counts))
+    pre_tokens = sum(trace.counts)
+    if trace.corpus is not None:
+        characters, utf8_bytes, words = (trace.corpus[key] for key in ("characters", "utf8_bytes", "words"))
+    else:
+        characters_per_word, bytes_per_word = word_lengths(trace)
+        characters = sum(c * n for c, n in zip(characters_per_word, trace.counts))
+        utf8_bytes = sum(b * n for b, n in zip(bytes_per_word, trace.counts))
+        words = pre_tokens
 
-    # Latest boundary step of each word (-1: one symbol, never split), sorted, with the counts of
-    # the words from each position to the end: the split words after k merges are a suffix.
+    # Latest boundary step of each pre-token (-1: one symbol, never split), sorted, with the counts
+    # from each position to the end: the split pre-tokens after k merges are a suffix.
     latest = sorted(
         (max(steps, default=-1), count) for steps, count in zip(trace.boundary_steps, trace.counts)
     )
@@ -563,7 +598,7 @@ def metrics_curve(trace: Trace, points: int = 100) -> pd.DataFrame:
                 _ratio(characters, tokens),
                 _ratio(utf8_bytes, tokens),
                 _ratio(tokens, words),
-                _ratio(split, words),
+                _ratio(split, pre_tokens),
             )
         )
     return pd.DataFrame(rows, columns=list(CURVE_COLUMNS))

@@ -1,8 +1,11 @@
 """How efficiently a tokenizer encodes a set of texts: the usual compression and fertility figures.
 
 What it does: runs an encoder over texts and counts tokens, characters, UTF-8 bytes, words, words
-split into several tokens and unknown tokens, then derives characters per token, bytes per token,
-fertility (tokens per word), the share of split words and the unknown-token rate.
+split into several tokens, unknown tokens and the characters no token spells out (under an unknown
+token, or dropped by the model: explorer.tokens), then derives characters per token, bytes per
+token, fertility (tokens per word), the share of split words and the unknown-token rate. A
+tokenizer cannot look efficient by dropping text: the lost characters are counted beside the
+ratios. `METRIC_DEFINITIONS` says in one line what each figure means; every page uses those names.
 
 Word rule: a word is a maximal run of non-whitespace characters (`str.split()` without arguments,
 so "don't", "U.S.", "(hello)," are each one word). A token belongs to every word its character span
@@ -25,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.corpus import WORD
+from explorer.tokens import is_unknown, lost_characters, tokens_only
 
 SPAN_BATCH = 4096  # texts whose spans are held at once in compute_metrics
 
@@ -46,6 +50,7 @@ class TokenizerMetrics:
     words: int
     split_words: int
     unknown_tokens: int
+    lost_characters: int = 0  # characters no token spells out: unknown or dropped
 
     @property
     def chars_per_token(self) -> float:
@@ -70,6 +75,11 @@ class TokenizerMetrics:
         """Share of tokens that are the unknown token."""
         return _ratio(self.unknown_tokens, self.tokens)
 
+    @property
+    def lost_share(self) -> float:
+        """Share of the characters that no token spells out (under an unknown token, or dropped)."""
+        return _ratio(self.lost_characters, self.characters)
+
 
 def _ratio(numerator: int, denominator: int) -> float:
     return numerator / denominator if denominator else math.nan
@@ -78,19 +88,6 @@ def _ratio(numerator: int, denominator: int) -> float:
 def word_spans(text: str) -> list[tuple[int, int]]:
     """(start, end) character spans of the whitespace-separated words of `text`."""
     return [match.span() for match in WORD.finditer(text)]
-
-
-def is_unknown(piece: Any, unknown_token: int | str | None) -> bool:
-    """Whether `piece` is the unknown token, given by id (int) or by its text (str)."""
-    if unknown_token is None:
-        return False
-    if isinstance(unknown_token, int):
-        return getattr(piece, "id", None) == unknown_token
-    # explorer.models.Token calls its text `value`; other pieces may say `token`.
-    token_text = getattr(piece, "value", getattr(piece, "token", None))
-    if token_text is not None:
-        return token_text == unknown_token
-    return getattr(piece, "token_bytes", None) == unknown_token.encode("utf-8")
 
 
 def compute_metrics(
@@ -105,7 +102,7 @@ def compute_metrics(
     a whole book (300,000 tokens) costs tens of milliseconds beyond its encoding; spans are counted
     and dropped every `SPAN_BATCH` texts, so memory stays bounded whatever the number of texts.
     """
-    texts_seen = characters = utf8_bytes = unknown_tokens = tokens = words = split_words = 0
+    texts_seen = characters = utf8_bytes = unknown_tokens = lost = tokens = words = split_words = 0
     piece_starts: list[int] = []
     piece_ends: list[int] = []
     word_starts: list[int] = []
@@ -117,6 +114,14 @@ def compute_metrics(
             split_words += _split_word_count(piece_starts, piece_ends, word_starts, word_ends)
             piece_starts, piece_ends, word_starts, word_ends = [], [], [], []
         pieces = list(encode(text))
+        # Pieces with kinds (ours) may hold DROPPED markers, which are not tokens; the corpus
+        # encoders' light spans never do.
+        kinded = bool(pieces) and hasattr(pieces[0], "kind")
+        if kinded or unknown_token is not None:
+            lost += lost_characters(pieces, unknown_token)
+            unknown_tokens += sum(1 for piece in pieces if is_unknown(piece, unknown_token))
+        if kinded:
+            pieces = tokens_only(pieces)
         offset = characters + texts_seen  # one character of room between texts: no overlap
         texts_seen += 1
         characters += len(text)
@@ -126,8 +131,6 @@ def compute_metrics(
         for match in WORD.finditer(text):
             word_starts.append(match.start() + offset)
             word_ends.append(match.end() + offset)
-        if unknown_token is not None:
-            unknown_tokens += sum(1 for piece in pieces if is_unknown(piece, unknown_token))
     return TokenizerMetrics(
         name=name,
         texts=texts_seen,
@@ -137,6 +140,7 @@ def compute_metrics(
         words=words + len(word_starts),
         split_words=split_words + _split_word_count(piece_starts, piece_ends, word_starts, word_ends),
         unknown_tokens=unknown_tokens,
+        lost_characters=lost,
     )
 
 
@@ -151,6 +155,7 @@ def add_metrics(parts: Sequence[TokenizerMetrics], name: str) -> TokenizerMetric
         words=sum(part.words for part in parts),
         split_words=sum(part.split_words for part in parts),
         unknown_tokens=sum(part.unknown_tokens for part in parts),
+        lost_characters=sum(part.lost_characters for part in parts),
     )
 
 
@@ -177,9 +182,20 @@ METRIC_COLUMNS = {
     "tokens": "tokens",
     "chars_per_token": "characters / token",
     "bytes_per_token": "bytes / token",
-    "fertility": "tokens / word",
+    "fertility": "tokens per word",
     "split_word_share": "words split",
-    "unknown_rate": "unknown rate",
+    "unknown_rate": "unknown tokens",
+    "lost_characters": "characters lost",
+}
+# One line per figure, shown wherever the figure is (table headers, chart captions).
+METRIC_DEFINITIONS = {
+    "tokens": "how many tokens the texts become",
+    "characters / token": "characters of the texts (line breaks excluded) ÷ tokens",
+    "bytes / token": "UTF-8 bytes of the texts ÷ tokens",
+    "tokens per word": "tokens ÷ words, a word being a run of non-white-space characters",
+    "words split": "share of the words that two or more tokens cover",
+    "unknown tokens": "share of the tokens that are the unknown token",
+    "characters lost": "characters no token spells out: under an unknown token, or dropped",
 }
 
 

@@ -206,6 +206,53 @@ class BPEModel:
             )
         return unk_id
 
+    def tokenize_exactly(self, word: str) -> tuple[list[Token], list[int]]:
+        """`tokenize` with offsets that count every character, and the positions of the characters
+        it drops (not in the vocabulary, and no unk token), in order.
+
+        `tokenize` gives the library's offsets, which do not count a dropped character (so the
+        offsets after one shift left): right for parity, wrong for drawing the text. Here every
+        symbol keeps the characters it came from; a token spans its first symbol's first character
+        to its last symbol's last character (so a token merged across a dropped character spans
+        it too: the dropped position says what is missing). Not cached: for display texts.
+        """
+        if not word:
+            return [], []
+        prefix, suffix, vocab = self.continuing_subword_prefix, self.end_of_word_suffix, self.vocab
+        ids: list[int] = []
+        spans: list[list[int]] = []  # [first character, end] of each symbol
+        dropped: list[int] = []
+        last = len(word) - 1
+        for position, char in enumerate(word):
+            symbol = (prefix + char if prefix and position else char) + (suffix if suffix and position == last else "")
+            symbol_id = vocab.get(symbol)
+            if symbol_id is None and self.unk_token is None:
+                dropped.append(position)
+                continue
+            if symbol_id is None:
+                symbol_id = self._unk_id()
+                if self.fuse_unk and ids and ids[-1] == symbol_id and spans[-1][1] == position and vocab.get(
+                    self._symbol_of(word, spans[-1][0])
+                ) is None:
+                    spans[-1][1] = position + 1  # one unk token for the run of unknown characters
+                    continue
+            ids.append(symbol_id)
+            spans.append([position, position + 1])
+        lengths = [1] * len(ids)
+        self._merge_all(ids, lengths)
+        kept = [index for index, length in enumerate(lengths) if length]
+        tokens = []
+        for order, index in enumerate(kept):
+            last_symbol = kept[order + 1] - 1 if order + 1 < len(kept) else len(ids) - 1
+            tokens.append(Token(ids[index], self._id_to_token[ids[index]], spans[index][0], spans[last_symbol][1]))
+        return tokens, dropped
+
+    def _symbol_of(self, word: str, position: int) -> str:
+        """The initial symbol of the character at `position`: decorated like `_initial_symbols`."""
+        prefix, suffix = self.continuing_subword_prefix, self.end_of_word_suffix
+        symbol = prefix + word[position] if prefix and position else word[position]
+        return symbol + suffix if suffix and position == len(word) - 1 else symbol
+
     def _merge_word(self, word: str) -> tuple[Token, ...]:
         ids, lengths = self._initial_symbols(word)
         self._merge_all(ids, lengths)
@@ -355,6 +402,11 @@ class WordPieceModel:
                 "cannot be encoded; add it to the vocabulary (e.g. as a special token)"
             )
         return [Token(unk_id, self.unk_token, 0, len(word))]
+
+    def tokenize_exactly(self, word: str) -> tuple[list[Token], list[int]]:
+        """`tokenize`, whose offsets are exact already; WordPiece never drops a character (a word
+        it cannot match becomes one unk token)."""
+        return self.tokenize(word), []
 
     def tokenize(self, word: str) -> list[Token]:
         if len(word) > self.max_input_chars_per_word:

@@ -12,7 +12,7 @@ What it does not do: enforce size limits or time budgets (the callers pass `shou
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
 from explorer.corpus import count_text, count_words
@@ -20,6 +20,7 @@ from explorer.hf_json import build_tokenizer
 from explorer.normalizers import NORMALIZERS
 from explorer.pre_tokenizers import PRE_TOKENIZERS
 from explorer.tokenizer import ByteLevelDecoder, Tokenizer
+from explorer.tokens import DROPPED, SPECIAL, TOKEN, UNKNOWN, Piece, tokens_only  # noqa: F401 (re-exported)
 from explorer.trace import Trace
 from explorer.trainers import TrainerConfig, train
 
@@ -79,22 +80,25 @@ def tokenizer_from_trace(trace: Trace, k: int | None = None) -> Tokenizer:
     )
 
 
-@dataclass(frozen=True)
-class Piece:
-    """One token of an encoded text, in the shape renderers and metrics take."""
-
-    id: int
-    value: str
-    start: int
-    end: int
-    token_bytes: bytes | None  # the token's own bytes when they are known exactly (byte-level)
-
-
-def encode_pieces(tokenizer: Tokenizer, text: str, add_special_tokens: bool = False) -> list[Piece]:
-    """Encode `text`; without `add_special_tokens` the post-processor's [CLS]/[SEP] are left out."""
-    encoding = tokenizer.encode(text, add_special_tokens=add_special_tokens)
+def encode_pieces(tokenizer: Tokenizer, text: str) -> list[Piece]:
+    """Encode `text` for display and measurement: no post-processor ([CLS]/[SEP] left out),
+    offsets that count every character (`Tokenizer.encode_exactly`), each piece's kind, and a
+    `DROPPED` piece for every character the model drops, in text order."""
+    encoding, dropped = tokenizer.encode_exactly(text)
     byte_level = isinstance(tokenizer.decoder, ByteLevelDecoder)
-    return [
-        Piece(token_id, token, start, end, symbols_to_bytes(token) if byte_level else None)
-        for token_id, token, (start, end) in zip(encoding.ids, encoding.tokens, encoding.offsets)
-    ]
+    unknown = tokenizer.token_to_id(tokenizer.model.unk_token) if tokenizer.model.unk_token else None
+    pieces = []
+    for token_id, token, (start, end), special in zip(
+        encoding.ids, encoding.tokens, encoding.offsets, encoding.special_tokens_mask
+    ):
+        if special:
+            pieces.append(Piece(token_id, token, start, end, token.encode("utf-8"), SPECIAL))
+        elif token_id == unknown:  # shown as itself ("[UNK]"), never as the text it stands for
+            pieces.append(Piece(token_id, token, start, end, token.encode("utf-8"), UNKNOWN))
+        else:
+            pieces.append(Piece(token_id, token, start, end, symbols_to_bytes(token) if byte_level else None))
+    if dropped:
+        pieces += [Piece(-1, text[start:end], start, end, text[start:end].encode("utf-8", "surrogatepass"), DROPPED)
+                   for start, end in dropped]
+        pieces.sort(key=lambda piece: piece.start)
+    return pieces

@@ -27,6 +27,7 @@ import regex
 
 # One implementation of GPT-2's byte alphabet (explorer.bytelevel), re-exported for display code.
 from explorer.bytelevel import symbols_to_bytes as byte_level_symbols_to_bytes
+from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, kind_of
 
 __all__ = [
     "PALETTE",
@@ -180,32 +181,48 @@ def group_pieces_by_shared_clusters(
     return groups
 
 
-def _token_span(piece: Piece, token_bytes: bytes, colour: str) -> str:
+def _token_span(piece: Piece, text: str, token_bytes: bytes, colour: str, show_ids: bool) -> str:
+    """One token as a coloured span; an unknown token as `[UNK] ← 서울` (the text it stands for),
+    a dropped character as `dropped: P`, both in a dashed box, never as nothing."""
     readable = readable_token(token_bytes)
-    title = f"id {piece.id}: {readable}"
+    kind = kind_of(piece)
+    source = readable_token(text[piece.start : piece.end].encode("utf-8", errors="surrogatepass"))
     line_breaks = "<br>" * token_bytes.count(b"\n")
+    if kind == DROPPED:
+        title = f"dropped: the tokenizer has no token for {source} (and no unknown token), so it leaves it out"
+        return f'<span class="tok tok-dropped" title="{escape_text(title)}">dropped: {escape_text(source)}</span>{line_breaks}'
+    identifier = f'<span class="tok-id">{piece.id}</span>' if show_ids else ""
+    if kind == UNKNOWN:
+        title = f"id {piece.id}: the unknown token {readable}, standing for {source}, which the vocabulary cannot spell"
+        return (
+            f'<span class="tok tok-unk" title="{escape_text(title)}">{escape_text(readable)}'
+            f'<span class="tok-unk-source"> ← {escape_text(source)}</span>{identifier}</span>'
+        )
+    css_class = "tok tok-special" if kind == SPECIAL else "tok"
+    title = f"id {piece.id}: {readable}" + (" (special token)" if kind == SPECIAL else "")
     return (
-        f'<span class="tok" title="{escape_text(title)}" style="background:{html.escape(colour, quote=True)};'
-        'color:#111;border-radius:3px;padding:0 1px;margin:0 1px;">'
-        f"{escape_text(readable)}</span>{line_breaks}"
+        f'<span class="{css_class}" title="{escape_text(title)}" style="background:{html.escape(colour, quote=True)};">'
+        f"{escape_text(readable)}{identifier}</span>{line_breaks}"
     )
 
 
-def token_spans_html(text: str, pieces: Sequence[Piece], palette: Sequence[str] = PALETTE) -> str:
+def token_spans_html(text: str, pieces: Sequence[Piece], palette: Sequence[str] = PALETTE, show_ids: bool = False) -> str:
     """HTML with one coloured `<span>` per token, in order, on one line of markup.
 
-    Each span shows `readable_token` of the token's bytes and has the title "id N: readable".
+    Each span shows `readable_token` of the token's bytes and has the title "id N: readable"
+    (with `show_ids`, the id is also written under the token, for keyboard and touch users).
     Tokens that share a grapheme cluster (a partial emoji, a letter and its combining accent) are
     wrapped in a dashed outline whose title says "N tokens form one character: X", followed by a
-    small label showing X. Colours cycle through `palette` by token position. Pieces without
-    `token_bytes` are shown as `text[start:end]`. No raw newline is emitted (newline tokens are
-    followed by `<br>`), so Markdown cannot end the HTML block early.
+    label showing X. Colours cycle through `palette` by token position. Pieces without
+    `token_bytes` are shown as `text[start:end]`; unknown tokens and dropped characters as marked
+    boxes (see `_token_span`). No raw newline is emitted (newline tokens are followed by `<br>`),
+    so Markdown cannot end the HTML block early. Styles: `STYLESHEET` (classes only).
     """
     colours = list(palette)
-    parts = ['<div class="token-spans" style="line-height:1.9;white-space:pre-wrap;">']
+    parts = ['<div class="token-spans">']
     for group in group_pieces_by_shared_clusters(text, pieces):
         spans = [
-            _token_span(pieces[i], _piece_bytes(pieces[i], text), colours[i % len(colours)])
+            _token_span(pieces[i], text, _piece_bytes(pieces[i], text), colours[i % len(colours)], show_ids)
             for i in group
         ]
         if len(group) == 1:
@@ -217,15 +234,9 @@ def token_spans_html(text: str, pieces: Sequence[Piece], palette: Sequence[str] 
             title = f"{len(group)} tokens form one character: {readable_shared}"
         else:
             title = f"{len(group)} tokens share characters: {readable_shared}"
-        parts.append(
-            f'<span class="tok-group" title="{escape_text(title)}" '
-            'style="outline:1px dashed #666;outline-offset:1px;border-radius:3px;">'
-        )
+        parts.append(f'<span class="tok-group" title="{escape_text(title)}">')
         parts.extend(spans)
-        parts.append(
-            '<span class="tok-group-label" style="font-size:0.7em;color:#666;">'
-            f"={escape_text(readable_shared)}</span></span>"
-        )
+        parts.append(f'<span class="tok-group-label">={escape_text(readable_shared)}</span></span>')
     parts.append("</div>")
     return "".join(parts)
 
@@ -238,8 +249,28 @@ LEGEND = (
     (NEWLINE_MARK, "a line break in the text"),
     (TAB_MARK, "a tab in the text"),
     ("<0xE2>", "one byte that is only part of a character (or a control character)"),
-    ("dashed outline", "several tokens that together form one character"),
+    ("dashed outline", "several tokens that together form one character (the character after =)"),
+    ("[UNK] ← 서울", "the unknown token, and the text it stands for: the vocabulary cannot spell it"),
+    ("dropped: P", "a character the tokenizer leaves out: no token for it and no unknown token"),
 )
+
+# The one stylesheet of every token display, injected once per page (explorer.ui.frame.page).
+# Markup carries classes only; colours that depend on a token's position come inline.
+STYLESHEET = """
+.token-spans{line-height:1.9;white-space:pre-wrap;}
+.tok{color:#111;border-radius:3px;padding:0 1px;margin:0 1px;}
+.tok-id{display:inline-block;font-size:0.68em;color:#555;vertical-align:sub;margin-left:2px;font-family:ui-monospace,monospace;}
+.tok-special{outline:1px solid #555;font-weight:600;}
+.tok-new{outline:2px solid #d1495b;outline-offset:0;font-weight:700;background:#ffd6a5 !important;}
+.tok-unk{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-weight:600;}
+.tok-unk-source{font-weight:400;color:#333;}
+.tok-dropped{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-size:0.9em;}
+.tok-group{outline:1px dashed #666;outline-offset:1px;border-radius:3px;}
+.tok-group-label{font-size:0.85em;color:#222;background:#eef0f3;border-radius:3px;padding:0 3px;margin-left:2px;}
+.mono-tok{display:inline-block;border-radius:3px;padding:1px 2px;margin:0 1px;font-family:ui-monospace,monospace;}
+.muted{color:#666;}
+.small{font-size:0.85em;}
+"""
 
 
 def legend_html() -> str:

@@ -383,6 +383,17 @@ class Tokenizer:
         """Model vocab plus the special tokens it does not hold (`get_vocab_size(True)`)."""
         return len(self.model.vocab.keys() | self.special_token_ids.keys())
 
+    def may_drop_characters(self) -> bool:
+        """Whether some text could lose characters silently: a BPE model without an unk token drops
+        every character it has no symbol for, unless it is byte-level with a symbol for each of
+        the 256 bytes (and no prefix or suffix to decorate them)."""
+        model = self.model
+        if not isinstance(model, BPEModel) or model.unk_token is not None:
+            return False
+        plain_symbols = not model.continuing_subword_prefix and not model.end_of_word_suffix
+        every_byte = isinstance(self.decoder, ByteLevelDecoder) and all(symbol in model.vocab for symbol in UNICODE_TO_BYTE)
+        return not (plain_symbols and every_byte)
+
     # -- encoding
 
     def encode(self, text: str, pair: str | None = None, add_special_tokens: bool = True) -> Encoding:
@@ -421,6 +432,12 @@ class Tokenizer:
                 encoding.append(token.id, token.value, (part_start + start, part_start + end), type_id, special=False)
         return encoding
 
+    def _pre_tokens(self, text: str) -> list[Normalized]:
+        normalized = Normalized.unchanged(text) if self.normalizer is None else self.normalizer.normalize(text)
+        if self.pre_tokenizer is not None:
+            return self.pre_tokenizer.split(normalized)
+        return [normalized] if normalized.text else []
+
     def _encode_plain(self, text: str) -> list[tuple[Token, tuple[int, int]]]:
         """Model tokens of text without special tokens, with offsets into `text`.
 
@@ -428,16 +445,33 @@ class Tokenizer:
         (byte-level symbols share their character's span), so a token's offsets are its first
         character's start and its last character's end, as in the library.
         """
-        normalized = Normalized.unchanged(text) if self.normalizer is None else self.normalizer.normalize(text)
-        if self.pre_tokenizer is not None:
-            pieces = self.pre_tokenizer.split(normalized)
-        else:
-            pieces = [normalized] if normalized.text else []
         return [
             (token, piece.original_span(token.start, token.end))
-            for piece in pieces
+            for piece in self._pre_tokens(text)
             for token in self.model.tokenize(piece.text)
         ]
+
+    def encode_exactly(self, text: str) -> tuple[Encoding, list[tuple[int, int]]]:
+        """`encode` without the post-processor, with offsets that count every character, and the
+        spans of `text` whose characters the model drops (a BPE model without an unk token drops
+        a character it has no symbol for; the library's offsets then shift, see
+        `BPEModel.tokenize_exactly`). For drawing tokens over their text; parity uses `encode`."""
+        encoding, dropped = Encoding(), []
+        for part, part_start, part_end, is_special in self.split_special_tokens(text):
+            if is_special:
+                encoding.append(self.special_token_ids[part], part, (part_start, part_end), 0, special=True)
+                continue
+            for piece in self._pre_tokens(part):
+                tokens, dropped_positions = self.model.tokenize_exactly(piece.text)
+                for token in tokens:
+                    start, end = piece.original_span(token.start, token.end)
+                    encoding.append(token.id, token.value, (part_start + start, part_start + end), 0, special=False)
+                for position in dropped_positions:
+                    start, end = piece.original_span(position, position + 1)
+                    span = (part_start + start, part_start + end)
+                    if not dropped or dropped[-1] != span:  # the bytes of one character drop together
+                        dropped.append(span)
+        return encoding, dropped
 
     # -- decoding
 

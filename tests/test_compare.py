@@ -140,23 +140,23 @@ def trained(request):
     return train_corpus("\n".join(CORPUS), config, (), pre_tokenizer)
 
 
-def direct_metrics(trace, k):
-    """The curve's figures after k merges, recomputed from every word's segmentation."""
-    characters, utf8_bytes = word_lengths(trace)
+def direct_metrics(trace, k, corpus_text):
+    """The curve's figures after k merges: tokens from every word's segmentation, characters,
+    bytes and words counted on the corpus lines as compute_metrics counts a text."""
     segmentations = trace.segmentations_at(k)
-    words = sum(trace.counts)
+    lines = [line for line in corpus_text.split("\n") if line]
+    pre_tokens = sum(trace.counts)
     tokens = sum(count * len(seg) for seg, count in zip(segmentations, trace.counts))
     split = sum(count for seg, count in zip(segmentations, trace.counts) if len(seg) >= 2)
-    total_characters = sum(c * n for c, n in zip(characters, trace.counts))
-    total_bytes = sum(b * n for b, n in zip(utf8_bytes, trace.counts))
+    counted = compute_metrics("text", lines, lambda text: [])
     return {
         "merges": k,
         "vocab_size": trace.vocab_sizes[k],
         "tokens": tokens,
-        "chars_per_token": total_characters / tokens,
-        "bytes_per_token": total_bytes / tokens,
-        "fertility": tokens / words,
-        "split_word_share": split / words,
+        "chars_per_token": counted.characters / tokens,
+        "bytes_per_token": counted.utf8_bytes / tokens,
+        "fertility": tokens / counted.words,
+        "split_pre_token_share": split / pre_tokens,
     }
 
 
@@ -168,8 +168,21 @@ def test_metrics_curve_equals_direct_recomputation(trained):
     assert list(curve["merges"]) == list(range(trace.steps + 1))
     for k in (0, 1, 7, trace.steps // 2, trace.steps):
         row = curve.iloc[k].to_dict()
-        expected = direct_metrics(trace, k)
+        expected = direct_metrics(trace, k, "\n".join(CORPUS))
         assert row == pytest.approx(expected), k
+
+
+def test_metrics_curve_ends_on_the_whole_corpus_tables_figures(trained):
+    """The curve and the whole-corpus table name the same measures: at the last merge they agree
+    (this corpus has no special tokens, and encoding cuts every word as training did)."""
+    corpus_lines = [line for line in CORPUS if line]
+    column = tokenizer_column(tokenizer_from_trace(trained), "ours")
+    table = measure_corpus(column, corpus_lines).metrics
+    last = metrics_curve(trained).iloc[-1]
+    assert last["tokens"] == table.tokens
+    assert last["chars_per_token"] == pytest.approx(table.chars_per_token)
+    assert last["bytes_per_token"] == pytest.approx(table.bytes_per_token)
+    assert last["fertility"] == pytest.approx(table.fertility)
 
 
 def test_metrics_curve_samples_the_run(trained):
@@ -177,7 +190,7 @@ def test_metrics_curve_samples_the_run(trained):
     assert len(curve) == 10
     assert curve["merges"].iloc[0] == 0 and curve["merges"].iloc[-1] == trained.steps
     assert curve["tokens"].is_monotonic_decreasing
-    assert curve["split_word_share"].is_monotonic_decreasing
+    assert curve["split_pre_token_share"].is_monotonic_decreasing
 
 
 def test_curve_counts_bytes_and_characters_of_the_text():
@@ -189,6 +202,12 @@ def test_curve_counts_bytes_and_characters_of_the_text():
     )
     first = metrics_curve(trace).iloc[0]
     assert first["tokens"] == 2 + 3 * 2 + 3  # one token per byte before any merge
+    assert first["bytes_per_token"] == pytest.approx(len("é é é ab".encode()) / 11)
+    assert first["chars_per_token"] == pytest.approx(len("é é é ab") / 11)
+    assert first["fertility"] == pytest.approx(11 / 4)
+    # A trace written before version 3 has no corpus counts: its pre-tokens stand in.
+    trace.corpus = None
+    first = metrics_curve(trace).iloc[0]
     assert first["bytes_per_token"] == 1.0
     assert first["chars_per_token"] == pytest.approx((1 + 2 * 2 + 3) / 11)
 
@@ -197,7 +216,7 @@ def test_curve_of_a_run_without_merges():
     trace = train_corpus("a b a", TrainerConfig(vocab_size=1), (), "whitespace-split")
     curve = metrics_curve(trace)
     assert list(curve["merges"]) == [0]
-    assert curve["split_word_share"].iloc[0] == 0
+    assert curve["split_pre_token_share"].iloc[0] == 0
 
 
 # ---------------------------------------------------------------- a whole corpus, in batches
@@ -432,12 +451,13 @@ def test_metrics_bar_chart_has_a_panel_per_ratio():
     table = metrics_table(compute_metrics(c.name, TEXTS, c.encode) for c in columns)
     table.loc["<b>evil</b>"] = table.iloc[0]
     figure = charts.metrics_bar_chart(table)
-    assert len(figure.data) == 4
+    assert len(figure.data) == 5
     assert list(figure.data[0].x) == pytest.approx(list(table["characters / token"]))
     assert list(figure.data[3].x) == pytest.approx(list(table["words split"]))
+    assert list(figure.data[4].x) == list(table["characters lost"])
     assert "&lt;b&gt;evil&lt;/b&gt;" in figure.data[0].y and "<b>evil</b>" not in figure.to_json()
     titles = [annotation.text for annotation in figure.layout.annotations]
-    assert titles == ["characters / token", "bytes / token", "tokens / word", "words split"]
+    assert titles == ["characters / token", "bytes / token", "tokens per word", "words split", "characters lost"]
 
 
 def test_metrics_curve_figure_draws_each_run_in_each_panel(trained):
@@ -447,7 +467,9 @@ def test_metrics_curve_figure_draws_each_run_in_each_panel(trained):
     assert [trace.showlegend for trace in figure.data] == [True, False, False, False] * 2
     assert figure.data[0].name == "run &lt;1&gt;"
     assert list(figure.data[0].x) == list(curve["vocab_size"])
-    assert list(figure.data[3].y) == pytest.approx(list(curve["split_word_share"]))
+    assert list(figure.data[3].y) == pytest.approx(list(curve["split_pre_token_share"]))
+    titles = [annotation.text for annotation in figure.layout.annotations]
+    assert titles == ["characters / token", "bytes / token", "tokens per word", "pre-tokens split"]
     assert not any(math.isnan(v) for v in figure.data[0].y)
 
 

@@ -1,0 +1,29 @@
+"""Small helpers for the sentences the app writes: counts with the right noun form.
+
+What it does not do: translate, or format numbers other than counts.
+"""
+
+from __future__ import annotations
+
+# Nouns whose plural is not noun + "s".
+_IRREGULAR = {"entry": "entries"}
+
+
+def plural(count: int, noun: str, plural_form: str | None = None) -> str:
+    """'1 merge', '2 merges', '1,000 distinct words'.
+
+    >>> plural(1, "merge"), plural(2, "merge"), plural(1000, "distinct word"), plural(0, "entry")
+    ('1 merge', '2 merges', '1,000 distinct words', '0 entries')
+    """
+    return f"{count:,} {noun_for(count, noun, plural_form)}"
+
+
+def noun_for(count: int, noun: str, plural_form: str | None = None) -> str:
+    """The noun alone, singular for exactly one (the last word is the one that changes)."""
+    if count == 1:
+        return noun
+    if plural_form is not None:
+        return plural_form
+    head, _, last = noun.rpartition(" ")
+    last = _IRREGULAR.get(last, last + ("es" if last.endswith(("s", "x", "ch", "sh")) else "s"))
+    return f"{head} {last}" if head else last
