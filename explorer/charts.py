@@ -1,11 +1,9 @@
 """Figures of a training run, built by pure functions: a Trace (and a step) in, a Plotly figure out.
 
-- `candidates_animation`: the top competing pairs at each merge step as a horizontal bar chart,
-  animated with Plotly frames that play in the browser (no server round trip). One small frame
-  per sampled step, at most `max_frames` of them: a long run is sampled evenly, first and last
-  step always included.
+- `competition_figure`: the pairs that competed for one merge, as labelled bars (the merge
+  player draws it at every step; the app's player is the animation).
 - `merge_timeline`: every merge's count (and likelihood score for the course's WordPiece), with
-  the current step marked.
+  the current step marked, on a linear or a log scale.
 - `compression_curve`: corpus tokens against vocabulary size, with the current step marked.
 - `merge_tree_figure`: an icicle chart of how one token was built from characters.
 
@@ -27,7 +25,7 @@ from explorer.bytelevel import symbols_to_bytes
 from explorer.render import readable_token
 from explorer.trace import Trace
 
-MAX_FRAMES = 300
+MAX_FRAMES = 300  # points sampled from a long run (`sampled_steps`)
 TOP_CANDIDATES = 10
 BAR_COLOUR = "#8fb8de"
 WINNER_COLOUR = "#e4572e"
@@ -88,141 +86,65 @@ def sampled_steps(total_steps: int, max_frames: int = MAX_FRAMES) -> list[int]:
     return sorted({round(i * last / (max_frames - 1)) for i in range(max_frames)})
 
 
-def candidate_values(trace: Trace, step: int) -> list[float]:
-    """What the candidates of one merge step compete on: likelihood scores or pair counts."""
-    scored = uses_scores(trace)
-    return [score if scored else count for _, _, count, score in trace.candidates[step]]
-
-
-# ------------------------------------------------------------------------------------ figures
-
-
-def _candidate_bars(trace: Trace, labels: Sequence[str], step: int, top: int, scored: bool) -> dict:
-    candidates = trace.candidates[step][:top]
+def competition_figure(trace: Trace, merge: int, labels: Sequence[str] | None = None, top: int = TOP_CANDIDATES) -> go.Figure:
+    """The pairs that competed for merge number `merge` (1-based) as horizontal bars, the chosen
+    one first and in red, each bar labelled with its pair and its value (count, or likelihood
+    score with count(ab) / (count(a) × count(b))). Drawn on every step of the merge player, so a
+    learner sees the competition of the step the rest of the page shows."""
+    labels = token_labels(trace) if labels is None else labels
+    candidates = trace.candidates[merge - 1][:top]
+    scored = candidates[0][3] is not None
+    symbol_counts = trace.candidates.symbol_counts_at(merge - 1) or [None] * len(candidates)
+    values = [score if scored else count for _, _, count, score in candidates]
     names = [pair_label(labels, left, right) for left, right, _, _ in candidates]
-    values = [(score if scored else count) for _, _, count, score in candidates]
-    counts = [count for _, _, count, _ in candidates]
-    ranks = [f"#{rank}" for rank in range(1, len(candidates) + 1)]
-    colours = [WINNER_COLOUR] + [BAR_COLOUR] * (len(candidates) - 1)
-    hover = "%{text}<br>count %{customdata}" + ("<br>score %{x:.3g}" if scored else "") + "<extra></extra>"
-    return dict(
-        type="bar",
-        orientation="h",
-        x=values,
-        y=ranks,
-        text=names,
-        customdata=counts,
-        textposition="auto",
-        insidetextanchor="start",
-        textfont={"size": 15},
-        marker=dict(color=colours),
-        hovertemplate=hover,
-        cliponaxis=False,
+    value_texts = []
+    for (_, _, count, score), counts in zip(candidates, symbol_counts):
+        if not scored:
+            value_texts.append(f"{count:,}")
+        elif counts is None:
+            value_texts.append(f"{score:.4g}")
+        else:
+            value_texts.append(f"{score:.4g} = {count:,} / ({counts[0]:,} × {counts[1]:,})")
+    largest = max(values, default=0) or 1
+    left, right, new_id = trace.merges[merge - 1]
+    return go.Figure(
+        {
+            "data": [
+                {
+                    "type": "bar",
+                    "orientation": "h",
+                    "x": values,
+                    "y": [f"#{rank}" for rank in range(1, len(candidates) + 1)],
+                    "text": [f"{name}   {value}" for name, value in zip(names, value_texts)],
+                    "textposition": "outside",
+                    "cliponaxis": False,
+                    "textfont": {"size": 14},
+                    "marker": {"color": [WINNER_COLOUR] + [BAR_COLOUR] * (len(candidates) - 1)},
+                    "hovertemplate": "%{text}<extra></extra>",
+                }
+            ],
+            "layout": {
+                "title": {"text": f"The competition for merge {merge:,}: {pair_label(labels, left, right)} → {_escape(labels[new_id])}"},
+                "xaxis": {
+                    "title": {"text": "likelihood score" if scored else "pair count"},
+                    "range": [0, largest * 1.9],  # room for the labels outside the bars
+                    "rangemode": "tozero",
+                },
+                "yaxis": {"autorange": "reversed", "title": {"text": "rank"}},
+                "margin": {"l": 50, "r": 20, "t": 50, "b": 40},
+                "height": 110 + 28 * len(candidates),
+                "showlegend": False,
+            },
+        }
     )
 
 
-def candidates_animation(
-    trace: Trace,
-    labels: Sequence[str] | None = None,
-    max_frames: int = MAX_FRAMES,
-    top: int = TOP_CANDIDATES,
-) -> go.Figure:
-    """Animated bar chart of the top competing pairs, one frame per sampled merge step.
-
-    Frame `name` is the merge number (1-based: frame "1" shows the competition that chose the
-    first merge); the winner is the first bar, in a different colour.
-    """
-    labels = token_labels(trace) if labels is None else labels
-    scored = uses_scores(trace)
-    value_name = "likelihood score" if scored else "pair count"
-    steps = sampled_steps(trace.steps, max_frames)
-    figure = {
-        "data": [],
-        "layout": {
-            "title": {"text": "Top competing pairs at each merge"},
-            "xaxis": {"title": {"text": value_name}, "rangemode": "tozero"},
-            "yaxis": {"autorange": "reversed", "title": {"text": "rank"}},
-            "margin": {"l": 60, "r": 20, "t": 50, "b": 40},
-            "height": 420,
-            "showlegend": False,
-        },
-        "frames": [],
-    }
-    if not steps:
-        figure["layout"]["annotations"] = [
-            {"text": "no merges were learned", "showarrow": False, "xref": "paper", "yref": "paper", "x": 0.5, "y": 0.5}
-        ]
-        return go.Figure(figure)
-
-    frames = []
-    for step in steps:
-        bars = _candidate_bars(trace, labels, step, top, scored)
-        largest = max(bars["x"], default=0) or 1
-        left, right, new_id = trace.merges[step]
-        frames.append(
-            {
-                "name": str(step + 1),
-                "data": [bars],
-                "layout": {
-                    "xaxis": {"range": [0, largest * 1.05]},
-                    "title": {"text": f"Merge {step + 1:,}: {pair_label(labels, left, right)} → {_escape(labels[new_id])}"},
-                },
-            }
-        )
-    figure["data"] = frames[0]["data"]
-    figure["layout"]["xaxis"]["range"] = frames[0]["layout"]["xaxis"]["range"]
-    figure["layout"]["title"] = frames[0]["layout"]["title"]
-    figure["frames"] = frames
-    figure["layout"]["updatemenus"] = [
-        {
-            "type": "buttons",
-            "direction": "left",
-            "x": 0,
-            "y": -0.12,
-            "xanchor": "left",
-            "yanchor": "top",
-            "showactive": False,
-            "buttons": [
-                {
-                    "label": "▶ Play",
-                    "method": "animate",
-                    "args": [None, {"frame": {"duration": 120, "redraw": True}, "fromcurrent": True, "transition": {"duration": 0}}],
-                },
-                {
-                    "label": "❚❚ Pause",
-                    "method": "animate",
-                    "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate", "transition": {"duration": 0}}],
-                },
-            ],
-        }
-    ]
-    figure["layout"]["sliders"] = [
-        {
-            "active": 0,
-            "x": 0.2,
-            "len": 0.8,
-            "y": -0.08,
-            "yanchor": "top",
-            "currentvalue": {"prefix": "merge ", "visible": True},
-            "steps": [
-                {
-                    "label": frame["name"],
-                    "method": "animate",
-                    "args": [[frame["name"]], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate", "transition": {"duration": 0}}],
-                }
-                for frame in frames
-            ],
-        }
-    ]
-    figure["layout"]["margin"]["b"] = 110
-    figure["layout"]["height"] = 480
-    return go.Figure(figure)
-
-
-def merge_timeline(trace: Trace, current_step: int | None = None) -> go.Figure:
+def merge_timeline(trace: Trace, current_step: int | None = None, log_scale: bool = False) -> go.Figure:
     """Count of every merge (and its score when scored), x = merge number 1..steps.
 
-    `current_step` (number of merges applied, 0..steps) draws a vertical marker at that merge.
+    `current_step` (number of merges applied, 0..steps) draws a vertical marker at that merge;
+    `log_scale` puts the counts (and scores) on a logarithmic axis, where the long tail of rare
+    pairs late in training stays readable.
     """
     # numpy arrays: Plotly validates and serializes them an order of magnitude faster than lists,
     # which matters because these two charts are redrawn on every move of the step slider.
@@ -241,7 +163,7 @@ def merge_timeline(trace: Trace, current_step: int | None = None) -> go.Figure:
     layout = {
         "title": {"text": "Count of each merged pair"},
         "xaxis": {"title": {"text": "merge number"}},
-        "yaxis": {"title": {"text": "pair count"}, "rangemode": "tozero"},
+        "yaxis": {"title": {"text": "pair count"}, **({"type": "log"} if log_scale else {"rangemode": "tozero"})},
         "margin": {"l": 60, "r": 60, "t": 50, "b": 40},
         "height": 320,
         "legend": {"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"},
@@ -259,7 +181,12 @@ def merge_timeline(trace: Trace, current_step: int | None = None) -> go.Figure:
                 "hovertemplate": "merge %{x}<br>score %{y:.4g}<extra></extra>",
             }
         )
-        layout["yaxis2"] = {"title": {"text": "likelihood score"}, "overlaying": "y", "side": "right", "rangemode": "tozero"}
+        layout["yaxis2"] = {
+            "title": {"text": "likelihood score"},
+            "overlaying": "y",
+            "side": "right",
+            **({"type": "log"} if log_scale else {"rangemode": "tozero"}),
+        }
         layout["title"]["text"] = "Count and score of each merged pair"
     if current_step:
         layout["shapes"] = [_vertical_marker(current_step)]

@@ -155,15 +155,6 @@ def pretrained_column(name: str) -> TokenizerColumn:
     )
 
 
-# token_spans_html draws one block per call; lines of several runs flow inline and wrap
-# between tokens (not only at the block's edges).
-LINE_STYLE = (
-    "<style>.compare-line .token-spans{display:inline;}"
-    ".compare-line .tok{display:inline-block;}"
-    ".compare-line .gap{color:#bbb;padding:0 2px;}</style>"
-)
-
-
 def contiguous_runs(pieces: Sequence[Any]) -> list[tuple[int, list[Any]]]:
     """Pieces grouped into runs that touch each other, each with the text offset where it starts.
 
@@ -185,14 +176,15 @@ def _gap_html(text: str) -> str:
     return f'<span class="gap" title="not part of any token">{escape_text(skipped)}</span>'
 
 
-def line_html(text: str, pieces: Sequence[Any], show_ids: bool = False) -> str:
+def line_html(text: str, pieces: Sequence[Any], show_ids: bool = False, new_token: str | None = None) -> str:
     """Token spans of one text; text that no token covers is shown faded, whitespace as markers
-    (a character the model drops is not faded: it has a `DROPPED` piece, drawn as a marked box)."""
+    (a character the model drops is not faded: it has a `DROPPED` piece, drawn as a marked box).
+    Tokens equal to `new_token` are outlined (`render.token_spans_html`)."""
     parts, covered = [], 0
     for start, run in contiguous_runs(pieces):
         if start > covered:
             parts.append(_gap_html(text[covered:start]))
-        parts.append(token_spans_html(text, run, show_ids=show_ids))
+        parts.append(token_spans_html(text, run, show_ids=show_ids, new_token=new_token))
         covered = max(covered, max(piece.end for piece in run))
     if covered < len(text):
         parts.append(_gap_html(text[covered:]))
@@ -210,7 +202,7 @@ def count_note(pieces: Sequence[Any], unknown_token: int | str | None = None) ->
 def column_html(column: TokenizerColumn, sentences: Sequence[str], show_ids: bool = False) -> tuple[str, int]:
     """Token spans of every sentence (ids on hover, or shown), whitespace visible, each sentence's
     token count (and the characters no token spells out), and the total token count."""
-    blocks, total = [LINE_STYLE], 0
+    blocks, total = [], 0
     for sentence in sentences:
         pieces = list(column.encode(sentence))
         total += len(tokens_only(pieces))

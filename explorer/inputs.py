@@ -515,6 +515,10 @@ def sample_lines(text: str, max_bytes: int, seed: int = 0) -> str:
 # ---------------------------------------------------------------- special tokens and vocab size
 
 
+# The shapes special tokens usually have: [CLS], <s>, </s>, <unk>, <|endoftext|>.
+_USUAL_MARKER = re.compile(r"\[[^\[\]\s]+\]|<\|[^<>|\s]+\|>|</?[^<>|\s]+>")
+
+
 def check_special_tokens(tokens: list[str] | tuple[str, ...], pre_tokenizer: str | None = None) -> Check:
     """What the special tokens will do, before training.
 
@@ -526,7 +530,8 @@ def check_special_tokens(tokens: list[str] | tuple[str, ...], pre_tokenizer: str
       of letters or digits only, or of one character: it is cut out of every text that contains
       it, even from inside longer words ("theory" -> "the" + "ory");
     - notes: a token the chosen pre-tokenizer would split (white space, punctuation): harmless,
-      it is still matched whole on the raw text.
+      it is still matched whole on the raw text. Not for the usual marker shapes (`[CLS]`,
+      `<s>`, `</s>`, `<|endoftext|>`): every BERT or GPT user's tokens would get one otherwise.
     """
     from explorer.pre_tokenizers import build_pre_tokenizer
 
@@ -553,7 +558,7 @@ def check_special_tokens(tokens: list[str] | tuple[str, ...], pre_tokenizer: str
                 f"The special token {token!r} is ordinary text: it will be cut out of every text that "
                 "contains it, even from inside longer words."
             )
-        elif splitter is not None and len(splitter.pre_tokenize(token)) > 1:
+        elif splitter is not None and not _USUAL_MARKER.fullmatch(token) and len(splitter.pre_tokenize(token)) > 1:
             what = "contains white space" if any(char.isspace() for char in token) else "has separators"
             notes.append(
                 f"The special token {token!r} {what} that the {pre_tokenizer} pre-tokenizer splits on: "

@@ -181,7 +181,7 @@ def group_pieces_by_shared_clusters(
     return groups
 
 
-def _token_span(piece: Piece, text: str, token_bytes: bytes, colour: str, show_ids: bool) -> str:
+def _token_span(piece: Piece, text: str, token_bytes: bytes, colour: str, show_ids: bool, new: bool = False) -> str:
     """One token as a coloured span; an unknown token as `[UNK] ← 서울` (the text it stands for),
     a dropped character as `dropped: P`, both in a dashed box, never as nothing."""
     readable = readable_token(token_bytes)
@@ -198,15 +198,21 @@ def _token_span(piece: Piece, text: str, token_bytes: bytes, colour: str, show_i
             f'<span class="tok tok-unk" title="{escape_text(title)}">{escape_text(readable)}'
             f'<span class="tok-unk-source"> ← {escape_text(source)}</span>{identifier}</span>'
         )
-    css_class = "tok tok-special" if kind == SPECIAL else "tok"
-    title = f"id {piece.id}: {readable}" + (" (special token)" if kind == SPECIAL else "")
+    css_class = "tok tok-special" if kind == SPECIAL else "tok tok-new" if new else "tok"
+    title = f"id {piece.id}: {readable}" + (" (special token)" if kind == SPECIAL else " (just merged)" if new else "")
     return (
         f'<span class="{css_class}" title="{escape_text(title)}" style="background:{html.escape(colour, quote=True)};">'
         f"{escape_text(readable)}{identifier}</span>{line_breaks}"
     )
 
 
-def token_spans_html(text: str, pieces: Sequence[Piece], palette: Sequence[str] = PALETTE, show_ids: bool = False) -> str:
+def token_spans_html(
+    text: str,
+    pieces: Sequence[Piece],
+    palette: Sequence[str] = PALETTE,
+    show_ids: bool = False,
+    new_token: str | None = None,
+) -> str:
     """HTML with one coloured `<span>` per token, in order, on one line of markup.
 
     Each span shows `readable_token` of the token's bytes and has the title "id N: readable"
@@ -215,14 +221,22 @@ def token_spans_html(text: str, pieces: Sequence[Piece], palette: Sequence[str] 
     wrapped in a dashed outline whose title says "N tokens form one character: X", followed by a
     label showing X. Colours cycle through `palette` by token position. Pieces without
     `token_bytes` are shown as `text[start:end]`; unknown tokens and dropped characters as marked
-    boxes (see `_token_span`). No raw newline is emitted (newline tokens are followed by `<br>`),
+    boxes (see `_token_span`). Tokens whose `value` is `new_token` (the merge player's last merge)
+    are outlined. No raw newline is emitted (newline tokens are followed by `<br>`),
     so Markdown cannot end the HTML block early. Styles: `STYLESHEET` (classes only).
     """
     colours = list(palette)
     parts = ['<div class="token-spans">']
     for group in group_pieces_by_shared_clusters(text, pieces):
         spans = [
-            _token_span(pieces[i], text, _piece_bytes(pieces[i], text), colours[i % len(colours)], show_ids)
+            _token_span(
+                pieces[i],
+                text,
+                _piece_bytes(pieces[i], text),
+                colours[i % len(colours)],
+                show_ids,
+                new_token is not None and getattr(pieces[i], "value", None) == new_token,
+            )
             for i in group
         ]
         if len(group) == 1:
@@ -255,7 +269,9 @@ LEGEND = (
 )
 
 # The one stylesheet of every token display, injected once per page (explorer.ui.frame.page).
-# Markup carries classes only; colours that depend on a token's position come inline.
+# Markup carries classes only; colours that depend on a token's position come inline. A line of
+# text (`compare.line_html`) draws one `.token-spans` block per run of touching tokens: inside a
+# line they flow inline and wrap between tokens.
 STYLESHEET = """
 .token-spans{line-height:1.9;white-space:pre-wrap;}
 .tok{color:#111;border-radius:3px;padding:0 1px;margin:0 1px;}
@@ -268,8 +284,23 @@ STYLESHEET = """
 .tok-group{outline:1px dashed #666;outline-offset:1px;border-radius:3px;}
 .tok-group-label{font-size:0.85em;color:#222;background:#eef0f3;border-radius:3px;padding:0 3px;margin-left:2px;}
 .mono-tok{display:inline-block;border-radius:3px;padding:1px 2px;margin:0 1px;font-family:ui-monospace,monospace;}
+.mono-tok.later{opacity:0.45;}
 .muted{color:#666;}
 .small{font-size:0.85em;}
+.top-words{line-height:2.1;}
+.word-card{display:inline-block;margin:3px 8px 3px 0;padding:2px 4px;border:1px solid #e3e3e3;border-radius:4px;white-space:nowrap;max-width:100%;overflow:hidden;}
+.word-count{margin-left:4px;}
+.step-sentence{margin:4px 0 10px 0;line-height:2.1;}
+.merge-tree{line-height:1.7;font-size:0.95em;}
+.compare-line .token-spans{display:inline;}
+.compare-line .tok{display:inline-block;}
+.compare-line .gap{color:#bbb;padding:0 2px;}
+.column-head{margin-bottom:4px;}
+.step-bar{padding:2px 0 8px 0;}
+.step-bar-label{font-size:0.875rem;margin-bottom:6px;}
+.step-bar-track{height:4px;background:#e6e9ef;border-radius:2px;}
+.step-bar-fill{height:4px;background:#d1495b;border-radius:2px;}
+.why{background:#f6f8fa;border-left:4px solid #d1495b;padding:6px 10px;margin:6px 0;border-radius:3px;}
 """
 
 

@@ -1,6 +1,6 @@
-"""Small helpers for the sentences the app writes: counts with the right noun form.
+"""Small helpers for the sentences the app writes: counts with the right noun form, durations.
 
-What it does not do: translate, or format numbers other than counts.
+What it does not do: translate, or format other numbers.
 """
 
 from __future__ import annotations
@@ -27,3 +27,12 @@ def noun_for(count: int, noun: str, plural_form: str | None = None) -> str:
     head, _, last = noun.rpartition(" ")
     last = _IRREGULAR.get(last, last + ("es" if last.endswith(("s", "x", "ch", "sh")) else "s"))
     return f"{head} {last}" if head else last
+
+
+def format_seconds(seconds: float) -> str:
+    """'1.25 s', or '8 ms' below a tenth of a second ('0.00 s' would say nothing).
+
+    >>> format_seconds(1.2549), format_seconds(0.0081), format_seconds(0.0)
+    ('1.25 s', '8 ms', '0 ms')
+    """
+    return f"{seconds:.2f} s" if seconds >= 0.1 else f"{seconds * 1000:.0f} ms"

@@ -23,7 +23,9 @@ st.dataframe(
         "id": st.column_config.NumberColumn("id", format="%d"),
         "token": st.column_config.TextColumn("token", help="The token as stored in the vocabulary"),
         "readable": st.column_config.TextColumn("readable", help="· space, ↵ newline, <0xE2> a byte that is part of a character"),
-        "merge rank": st.column_config.NumberColumn("merge rank", help="1 = the first merge", format="%d"),
+        "merge rank": st.column_config.TextColumn(
+            "merge rank", help="1 = the first merge; characters and special tokens are not made by a merge"
+        ),
         "frequency": st.column_config.NumberColumn("frequency", help="Occurrences in the corpus once every merge is applied"),
     },
     height=420,
@@ -39,8 +41,9 @@ start = st.columns(4)[0].number_input(
 st.dataframe(views.vocabulary_grid(names, int(start)), hide_index=True, height=41 * 35 + 3)
 
 st.subheader("Downloads")
-stem = views.file_stem(run)
-files = [views.Download("Table (CSV)", shown.to_csv(index=False), f"{stem}-vocabulary.csv", "text/csv"), *views.downloads(run)]
+csv_name = views.vocabulary_csv_name(run, len(shown), len(table))
+label = "Table (CSV)" if len(shown) == len(table) else f"Table (CSV, {len(shown):,} rows shown)"
+files = [views.Download(label, shown.to_csv(index=False), csv_name, "text/csv"), *views.downloads(run)]
 for column, file in zip(st.columns(len(files)), files):
     column.download_button(file.label, file.data, file_name=file.file_name, mime=file.mime, on_click="ignore")
 frame.finish()

@@ -83,14 +83,17 @@ def library_reference(word_counts, vocab_size, special_tokens=(), min_frequency=
     return vocab, merges
 
 
-def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False, candidates=None, symbol_counts=None):
+def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False, candidates=None, symbol_counts=None,
+                     pair_tables=None):
     """The course notebooks' loop (BPE: chapter 6 section 5; WordPiece: section 6).
 
     With a list as `candidates`, appends each step's top pairs to it as (left, right, count,
     score) with score None for BPE: best score first, the chosen pair first among equals, then
     by (left id, right id) in the final vocabulary (ids are filled in once training ends).
     With a list as `symbol_counts` too, appends each step's (count(left), count(right)) of the same
-    pairs, in the same order: the course's `letter_freqs` of the two symbols.
+    pairs, in the same order: the course's `letter_freqs` of the two symbols. With a list as
+    `pair_tables`, appends each step's whole table as the course computes it, in its dict order:
+    [(left, right, pair count, count(left), count(right), score or None)].
     """
     if wordpiece:
         splits = {w: [c if i == 0 else f"##{c}" for i, c in enumerate(w)] for w in word_freqs if w}
@@ -112,6 +115,9 @@ def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False,
             scores = {p: f / (letter_freqs[p[0]] * letter_freqs[p[1]]) for p, f in pair_freqs.items()}
         else:
             scores = dict(pair_freqs)
+        if pair_tables is not None:
+            pair_tables.append([(a, b, f, letter_freqs[a], letter_freqs[b], scores[(a, b)] if wordpiece else None)
+                                for (a, b), f in pair_freqs.items()])
         best_pair, max_score = None, None
         for pair, score in scores.items():
             if max_score is None or max_score < score:

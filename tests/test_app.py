@@ -38,7 +38,13 @@ def train(at: AppTest) -> AppTest:
 
 
 def metrics(at: AppTest) -> dict[str, str]:
-    return {metric.label: metric.value for metric in at.metric}
+    """The summary's metrics, and its stop reason (a sentence: a metric would cut it off)."""
+    summary = {metric.label: metric.value for metric in at.metric}
+    for element in at.markdown:
+        found = re.fullmatch(r"Stop reason: \*\*(.*)\*\*", str(element.value))
+        if found:
+            summary["Stop reason"] = found.group(1)
+    return summary
 
 
 def html_bodies(at: AppTest) -> list[str]:
@@ -122,16 +128,15 @@ def test_pages_after_training():
     assert not at.exception, at.exception
     step = at.slider(key=W.STEP)
     assert (step.label, step.value, step.max) == ("Step (merges applied)", 0, steps)
-    assert {button.label for button in at.button} >= {"Play", "Pause"}
+    assert {button.label for button in at.button} >= {"Play", "Pause", "Back", "Next"}
     specs = plotly_specs(at)
-    assert len(specs) == 4  # timeline, compression curve, competition animation, merge tree
-    animation = next(spec for spec in specs if spec.get("frames"))
-    assert len(animation["frames"]) == min(steps, 300)
+    assert len(specs) == 3  # competition for merge 1, timeline, compression curve (no token made yet)
     at.slider(key=W.STEP).set_value(5).run()
     bodies = html_bodies(at)
     assert any("Merge <b>5</b>" in body for body in bodies)
-    assert any('class="tok tok-new"' in body for body in bodies)  # what merge 5 joined is outlined
-    assert any('class="merge-tree"' in body for body in bodies)
+    assert any('class="tok mono-tok tok-new"' in body for body in bodies)  # what merge 5 joined is outlined
+    assert any('class="merge-tree"' in body for body in bodies)  # the token merge 5 made
+    assert len(plotly_specs(at)) == 4
 
     at.switch_page(VOCABULARY).run()
     assert not at.exception, at.exception
@@ -162,15 +167,23 @@ def test_pages_after_training():
     assert metrics(at)["Merges learned"] == str(steps)
 
 
+def playing_step(at: AppTest) -> int:
+    """The step the player shows while playing (a bar, not the slider)."""
+    bars = [body for body in html_bodies(at) if 'class="step-bar"' in body]
+    assert len(bars) == 1, "no step bar: the player is not playing"
+    return int(re.search(r'aria-valuenow="(\d+)"', bars[0]).group(1))
+
+
 def test_merge_player_plays_and_pauses():
     at = train(new_app())
     at.switch_page(MERGES).run()
     at.button(key=W.PLAY).click().run()
-    first = at.slider(key=W.STEP).value
+    first = playing_step(at)
     at.run()  # one tick of the fragment
-    assert at.slider(key=W.STEP).value > first
+    assert playing_step(at) > first
     at.button(key=W.PAUSE).click().run()
     paused = at.slider(key=W.STEP).value
+    assert paused == at.session_state["player_step"]
     at.run()
     assert at.slider(key=W.STEP).value == paused
 
@@ -295,16 +308,18 @@ def test_compare_shows_pretrained_tokenizers_metrics_and_charts():
 
     sentence_table, corpus_table = (frame.value for frame in at.dataframe)
     assert list(sentence_table.index) == list(corpus_table.index) and len(corpus_table) == 4
-    assert {"tokens", "characters / token", "bytes / token", "tokens / word", "words split", "unknown rate"} <= set(
+    assert {"tokens", "characters / token", "bytes / token", "tokens per word", "words split", "unknown tokens", "characters lost"} <= set(
         corpus_table.columns
     )
     assert "seconds" in corpus_table.columns  # how long each measurement took
     assert corpus_table.loc["GPT-2", "tokens"] == 166  # the Study in Scarlet paragraph, line by line
     specs = plotly_specs(at)
     bars = [spec for spec in specs if spec["data"] and spec["data"][0]["type"] == "bar"]
-    assert len(bars) == 1 and len(bars[0]["data"]) == 4  # one panel per ratio
+    assert len(bars) == 1 and len(bars[0]["data"]) == 5  # one panel per ratio, and the characters lost
     assert any(spec["data"][0]["type"] == "scatter" for spec in specs)  # the curve against vocab size
-    assert "pre-tokenized words" in " ".join(caption.value for caption in at.caption)
+    captions = " ".join(caption.value for caption in at.caption)
+    assert "**pre-tokens split** is a measure of its own" in captions  # one name, one meaning
+    assert "**tokens per word**: tokens ÷ words" in captions
 
 
 def test_compare_columns_can_be_hidden_and_uploads_added():

@@ -116,7 +116,13 @@ def joined(at: AppTest, kind: str) -> str:
 
 
 def metrics(at: AppTest) -> dict[str, str]:
-    return {metric.label: metric.value for metric in at.metric}
+    """The summary's metrics, and its stop reason (a sentence: a metric would cut it off)."""
+    summary = {metric.label: metric.value for metric in at.metric}
+    for element in at.markdown:
+        found = re.fullmatch(r"Stop reason: \*\*(.*)\*\*", str(element.value))
+        if found:
+            summary["Stop reason"] = found.group(1)
+    return summary
 
 
 def html_bodies(at: AppTest) -> list[str]:
@@ -371,7 +377,7 @@ SPECIAL_TOKENS = [
     pytest.param("the", "warning", "The special token 'the' is ordinary text", True, id="ordinary-word"),
     pytest.param("e", "warning", "The special token 'e' is ordinary text", True, id="one-character"),
     pytest.param("<s> </s>", "info", "contains white space that the byte-level pre-tokenizer splits on", True, id="contains-white-space"),
-    pytest.param("<|end|>,<|sep|>", "info", "has separators that the byte-level pre-tokenizer splits on", True, id="has-separators"),
+    pytest.param("end-of-text,sep.", "info", "has separators that the byte-level pre-tokenizer splits on", True, id="has-separators"),
 ]
 
 

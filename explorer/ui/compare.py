@@ -43,9 +43,9 @@ from explorer.compare import (
 )
 from explorer.corpus import split_lines
 from explorer.hf_json import tokenizer_to_json
-from explorer.metrics import metrics_table
+from explorer.metrics import METRIC_DEFINITIONS, metrics_table
 from explorer.pretrained import PRETRAINED
-from explorer.render import legend_html
+from explorer.render import escape_text, legend_html
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.ui import frame, state, training, views
 from explorer.ui.runs import Run
@@ -72,12 +72,13 @@ PERSIST = "session"
 
 METRIC_FORMATS = {
     "_index": st.column_config.TextColumn("tokenizer", width="medium"),
-    "tokens": st.column_config.NumberColumn(format="%d"),
-    "characters / token": st.column_config.NumberColumn(format="%.2f"),
-    "bytes / token": st.column_config.NumberColumn(format="%.2f"),
-    "tokens / word": st.column_config.NumberColumn(format="%.2f"),
-    "words split": st.column_config.NumberColumn(format="percent"),
-    "unknown rate": st.column_config.NumberColumn(format="percent"),
+    "tokens": st.column_config.NumberColumn(format="%d", help=METRIC_DEFINITIONS["tokens"]),
+    "characters / token": st.column_config.NumberColumn(format="%.2f", help=METRIC_DEFINITIONS["characters / token"]),
+    "bytes / token": st.column_config.NumberColumn(format="%.2f", help=METRIC_DEFINITIONS["bytes / token"]),
+    "tokens per word": st.column_config.NumberColumn(format="%.2f", help=METRIC_DEFINITIONS["tokens per word"]),
+    "words split": st.column_config.NumberColumn(format="percent", help=METRIC_DEFINITIONS["words split"]),
+    "unknown tokens": st.column_config.NumberColumn(format="percent", help=METRIC_DEFINITIONS["unknown tokens"]),
+    "characters lost": st.column_config.NumberColumn(format="%d", help=METRIC_DEFINITIONS["characters lost"]),
     "seconds": st.column_config.NumberColumn("time (s)", format="%.2f"),
 }
 
@@ -231,12 +232,14 @@ def token_columns(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) 
     for first in range(0, len(columns), PER_ROW):
         for column, slot in zip(columns[first : first + PER_ROW], st.columns(PER_ROW, gap="medium")):
             with slot:
-                st.markdown(f"**{column.caption}**")
-                frame.note(column.name)
+                st.html(
+                    f'<div class="column-head"><b>{escape_text(column.name)}</b>'
+                    f'<div class="muted small">{escape_text(column.caption)}</div></div>'
+                )
                 if column.note:
                     frame.note(column.note)
                 try:
-                    body, total = column_html(column, sentences)
+                    body, total = column_html(column, sentences, show_ids=state.show_ids())
                 except Exception as error:  # an uploaded pipeline that fails on this text
                     frame.error(f"This tokenizer cannot encode these sentences: {error}")
                     continue
@@ -316,6 +319,11 @@ def corpus_measurements(run: Run, columns: Sequence[TokenizerColumn]) -> pd.Data
 def metrics_section(run: Run, columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
     """The metrics tables (sentences, whole corpus) and the bar chart of the corpus figures."""
     st.subheader("Figures")
+    st.caption(
+        "A word is a run of non-white-space characters. " + " · ".join(
+            f"**{name}**: {definition}" for name, definition in METRIC_DEFINITIONS.items() if name != "tokens"
+        )
+    )
     st.markdown("**On the sentences above**")
     if sentences:
         try:
@@ -332,7 +340,8 @@ def metrics_section(run: Run, columns: Sequence[TokenizerColumn], sentences: Seq
     frame.note(
         f"Corpus: {run.corpus_label}, {lines:,} lines, {run.characters:,} characters. Words are "
         "whitespace-separated; a word is split when two or more tokens overlap it. Our tokenizers are "
-        "encoded through their exported tokenizer.json by the tokenizers library, the GPT ones by tiktoken. "
+        "encoded through their exported tokenizer.json by the tokenizers library (by our own encoder when "
+        "they may drop characters, so that each lost character is counted), the GPT ones by tiktoken. "
         "Time: how long each tokenizer took to encode and measure the corpus the first time (results are "
         f"kept per corpus and tokenizer); {time.perf_counter() - started:.2f} s on this visit."
     )
@@ -348,8 +357,10 @@ def curve_section(runs: Sequence[Run]) -> None:
     st.plotly_chart(charts.metrics_curve_figure(curves), key="compare_curve")
     st.caption(
         "Read from each run's training trace, about 100 points from the first to the last merge, without "
-        "encoding anything again. Unlike the tables, this curve counts the pre-tokenized words of each run's "
-        "own training corpus (with their repeats): fertility is tokens per pre-tokenized word."
+        "encoding anything again, on each run's own training corpus. Characters / token, bytes / token and "
+        "tokens per word mean what they mean in the whole-corpus table (at the last merge the two agree). "
+        "**pre-tokens split** is a measure of its own: the share of pre-tokens (the words as the pre-tokenizer "
+        "cuts them, counted with repeats) that two or more tokens cover."
     )
 
 

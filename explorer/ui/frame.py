@@ -17,7 +17,7 @@ import html
 
 import streamlit as st
 
-from explorer.render import escape_text, legend_html
+from explorer.render import STYLESHEET, escape_text, legend_html
 from explorer.ui import link, state, training
 from explorer.ui.runs import Run
 from explorer.ui.views import markdown_literal, stop_reason_text
@@ -38,6 +38,7 @@ def page(title: str, intro: str = "") -> None:
     state.put(state.FIRST_RUN, not state.get(state.SESSION_STARTED))
     state.put(state.SESSION_STARTED, True)
     training.collect()
+    st.html(f"<style>{STYLESHEET}</style>")  # the token displays' classes, once per page
     with st.sidebar:
         st.markdown(f"### {APP_TITLE}")
         for path, label, icon in PAGES:
@@ -58,6 +59,10 @@ def finish() -> None:
             run_card(run)
         if training.current_job() is not None:
             st.caption("A new run is training: its progress and Stop button are on the Train page.")
+        st.toggle(
+            "Show token ids", key=state.Widget.SHOW_IDS, persist_state="session",
+            help="Write each token's id under it (otherwise it shows when you hover over the token).",
+        )
         with st.expander("How tokens are shown"):
             st.html(legend_html())
 
@@ -90,8 +95,9 @@ def note(text: str) -> None:
     st.html(f'<div class="note" style="color:#777;font-size:0.875rem;">{escape_text(text)}</div>')
 
 
-def require_run() -> Run:
-    """The current run, or a friendly message with a link to the Train page and a stop."""
+def require_run(keep_params: tuple[str, ...] = ()) -> Run:
+    """The current run, or a friendly message with a link to the Train page and a stop.
+    `keep_params`: the page's own URL parameters (the player's step), kept beside the run's."""
     run = state.current_run()
     if run is None and state.get(state.FIRST_RUN):
         run = link.train_from_link()  # a shared link opened on this page
@@ -100,5 +106,5 @@ def require_run() -> Run:
         st.page_link("app.py", label="Train", icon=":material/model_training:")
         finish()
         st.stop()
-    link.show_current_run()
+    link.show_current_run(keep_params)
     return run

@@ -43,11 +43,14 @@ def read() -> tuple[Settings, str | None, list[str]] | None:
     return settings, sample_key, notes
 
 
-def show_current_run() -> None:
-    """On pages other than Train: the URL names the current run, if it came from a sample."""
+def show_current_run(keep_params: tuple[str, ...] = ()) -> None:
+    """On pages other than Train: the URL names the current run, if it came from a sample, and
+    keeps the page's own parameters listed in `keep_params` (the player's step)."""
     run = state.current_run()
     if run is not None and run.sample_key:
-        write(params_for(run.settings, run.sample_key))
+        params = params_for(run.settings, run.sample_key)
+        params.update({key: st.query_params[key] for key in keep_params if key in st.query_params})
+        write(params)
 
 
 def train_from_link() -> Run | None:

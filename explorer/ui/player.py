@@ -1,16 +1,22 @@
-"""The merge player: Play / Pause, speed (merges per tick) and a step slider to scrub.
+"""The merge player: Play / Pause, a speed, step back / forward, and a step slider; and the view of
+step k that follows it, every panel of it (explorer.ui.step_panels).
 
-The step view is an `st.fragment` whose `run_every` is set only while playing, so a paused player
-costs nothing and moving the slider reruns only the fragment (segment ~30 words, encode the sample
-sentences, redraw two small charts), never the whole page. Play/Pause are outside the fragment:
-they rerun the page so that the fragment is registered again with or without its timer.
+Speeds are either seconds per merge (2, 1, 0.5, 0.25: slow enough to read what happened) or, for
+long runs, merges per tick of `TICK_SECONDS`. The step view is an `st.fragment` whose `run_every`
+is the speed's tick, set only while playing, so a paused player costs nothing and moving the slider
+or a step button reruns only the fragment, never the whole page. Play, Pause and the speed are
+outside the fragment: they rerun the page so that the fragment is registered again with or
+without its timer.
 
 The step lives in a data key (`state.STEP`), which is the truth while playing: a tick sets the
-slider from it and never reads the slider back, because a tick request can carry a slider value
-the browser had not yet updated (measured: reading it back made playback stall and jump back).
-Paused, the slider is the person's: its value becomes the step, except for a short grace period
-after Pause, when a tick the browser had already sent arrives with an old slider value (measured:
-without the grace period the player paused one or two steps back from where it showed it paused).
+slider from it, before the slider is drawn, and never reads the slider back, because a tick
+request can carry a slider value the browser had not yet updated (measured: reading it back made
+playback stall and jump back). Paused, the slider is the person's: its value becomes the step,
+except for a short grace period after Pause, when a tick the browser had already sent arrives
+with an old slider value. Reaching the last merge stops the player (the page is rerun, so Play
+is enabled again); nothing writes a widget's value after the widget is drawn.
+
+While paused, the URL carries `step=k`, so a link opens the same step (`start_from_link`).
 """
 
 from __future__ import annotations
@@ -19,20 +25,39 @@ import time
 
 import streamlit as st
 
-from explorer import charts
-from explorer.ui import state, views
+from explorer.ui import state, step_panels, views
 from explorer.ui.runs import Run
 
 W = state.Widget
-TICK_SECONDS = 0.3
-STALE_TICK_SECONDS = 3 * TICK_SECONDS
-SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500)
+TICK_SECONDS = 0.3  # the tick of the fast speeds
+STALE_TICK_SECONDS = 0.9  # after Pause, a tick arriving this soon was sent before it (old slider value)
+STEP_PARAM = "step"
+# Label -> (seconds per tick, merges per tick).
+SPEEDS: dict[str, tuple[float, int]] = {
+    "2 s per merge": (2.0, 1),
+    "1 s per merge": (1.0, 1),
+    "0.5 s per merge": (0.5, 1),
+    "0.25 s per merge": (0.25, 1),
+    "5 merges per tick": (TICK_SECONDS, 5),
+    "20 merges per tick": (TICK_SECONDS, 20),
+    "100 merges per tick": (TICK_SECONDS, 100),
+    "500 merges per tick": (TICK_SECONDS, 500),
+}
+LONG_RUN = 300  # runs with more merges start at a fast speed
+
+
+def speed() -> tuple[float, int]:
+    return SPEEDS.get(st.session_state.get(W.SPEED), SPEEDS["1 s per merge"])
+
+
+def _set_step(step: int) -> None:
+    """Only from callbacks and before the slider is drawn: the step and the slider's value."""
+    state.put(state.STEP, step)
+    st.session_state[W.STEP] = step
 
 
 def _play(steps: int) -> None:
-    if state.get(state.STEP, 0) >= steps:
-        state.put(state.STEP, 0)
-    st.session_state[W.STEP] = state.get(state.STEP, 0)
+    _set_step(0 if state.get(state.STEP, 0) >= steps else state.get(state.STEP, 0))
     state.put(state.PLAYING, True)
 
 
@@ -42,52 +67,91 @@ def _pause() -> None:
     st.session_state[W.STEP] = state.get(state.STEP, 0)
 
 
+def _step_by(delta: int, steps: int) -> None:
+    _set_step(max(0, min(steps, state.get(state.STEP, 0) + delta)))
+
+
+def start_from_link(steps: int) -> None:
+    """On the session's first run, a `step` in the URL becomes the player's step."""
+    if not state.get(state.FIRST_RUN):
+        return
+    raw = st.query_params.get(STEP_PARAM)
+    try:
+        step = int(raw) if raw is not None else None
+    except ValueError:
+        step = None
+    if step is not None:
+        _set_step(max(0, min(steps, step)))
+
+
 def controls(run: Run) -> None:
-    """Play / Pause buttons and the speed picker (outside the fragment: they rerun the page)."""
+    """Play / Pause and the speed (outside the fragment: they rerun the page)."""
+    steps = run.trace.steps
     playing = bool(state.get(state.PLAYING))
-    play, pause, speed = st.columns([1, 1, 5], vertical_alignment="bottom")
-    play.button("Play", key=W.PLAY, icon=":material/play_arrow:", on_click=_play, args=(run.trace.steps,), disabled=playing)
+    play, pause, speed_column = st.columns([1, 1, 5], vertical_alignment="bottom")
+    play.button("Play", key=W.PLAY, icon=":material/play_arrow:", on_click=_play, args=(steps,), disabled=playing,
+                help="Play the merges one after another from this step (from the first one at the end).")
     pause.button("Pause", key=W.PAUSE, icon=":material/pause:", on_click=_pause, disabled=not playing)
     if W.SPEED not in st.session_state:
-        st.session_state[W.SPEED] = 1 if run.trace.steps <= 300 else 10
-    speed.select_slider("Speed (merges per tick)", SPEEDS, key=W.SPEED, persist_state="session")
+        st.session_state[W.SPEED] = "20 merges per tick" if steps > LONG_RUN else "1 s per merge"
+    speed_column.select_slider(
+        "Speed", list(SPEEDS), key=W.SPEED, persist_state="session",
+        help="Seconds per merge to follow each one; merges per tick to sweep through a long run.",
+    )
 
 
 def _advance(steps: int) -> None:
-    """One tick: move the step on by the speed (merges per tick)."""
-    step = min(steps, state.get(state.STEP, 0) + int(st.session_state.get(W.SPEED, 1)))
-    state.put(state.STEP, step)
-    st.session_state[W.STEP] = step
+    """One tick: move the step on by the speed's merges per tick."""
+    _set_step(min(steps, state.get(state.STEP, 0) + speed()[1]))
+
+
+def step_bar_html(k: int, steps: int) -> str:
+    """The step while playing: the slider's label, track and value, as a still picture."""
+    percent = 100 * k / steps if steps else 0
+    return (
+        f'<div class="step-bar" role="progressbar" aria-label="Step (merges applied)" aria-valuenow="{k}" '
+        f'aria-valuemin="0" aria-valuemax="{steps}"><div class="step-bar-label">Step (merges applied): '
+        f"<b>{k:,}</b> of {steps:,} · playing</div>"
+        f'<div class="step-bar-track"><div class="step-bar-fill" style="width:{percent:.2f}%"></div></div></div>'
+    )
 
 
 def step_view(run: Run, sentences: list[str]) -> None:
-    """The fragment: slider, what merge k did, the words and sentences after k merges, the charts."""
+    """The fragment: step buttons and slider, then every panel at step k."""
     steps = run.trace.steps
     playing = bool(state.get(state.PLAYING))
 
-    @st.fragment(run_every=TICK_SECONDS if playing else None)
+    @st.fragment(run_every=speed()[0] if playing else None)
     def view() -> None:
         if W.STEP not in st.session_state:
             st.session_state[W.STEP] = max(0, min(state.get(state.STEP, 0), steps))
-        if state.get(state.PLAYING):
+        now_playing = bool(state.get(state.PLAYING))
+        if now_playing:
             _advance(steps)
         elif time.monotonic() - state.get(state.PAUSED_AT, 0.0) < STALE_TICK_SECONDS:
             st.session_state[W.STEP] = state.get(state.STEP, 0)  # a late tick: keep the paused step
-        k = st.slider("Step (merges applied)", min_value=0, max_value=steps, key=W.STEP)
+        if now_playing:
+            # Playing, the step and the merge line are one HTML element: a widget's new value shows
+            # only when the fragment run ends, and elements in columns later than those outside
+            # (measured: the slider, or a bar in its column, a merge behind the text for most of
+            # each run); one element cannot disagree with itself.
+            k = state.get(state.STEP, 0)
+            st.html(step_bar_html(k, steps) + views.merge_summary_html(run, k))
+        else:
+            back, slider, forward = st.columns([1.6, 11, 1.6], vertical_alignment="bottom")
+            back.button("Back", key=W.STEP_BACK, icon=":material/skip_previous:", on_click=_step_by, args=(-1, steps),
+                        disabled=state.get(state.STEP, 0) <= 0, help="One merge back")
+            k = slider.slider("Step (merges applied)", min_value=0, max_value=steps, key=W.STEP)
+            forward.button("Next", key=W.STEP_FORWARD, icon=":material/skip_next:", on_click=_step_by, args=(1, steps),
+                           disabled=k >= steps, help="One merge forward")
+            st.html(views.merge_summary_html(run, k))
         state.put(state.STEP, k)
-        st.html(views.merge_summary_html(run, k))
-        words, sentences_column = st.columns([3, 2], gap="large")
-        with words:
-            st.markdown("**Most frequent corpus words** (the token the last merge made is outlined)")
-            st.html(views.words_at_step_html(run, k))
-        with sentences_column:
-            st.markdown(f"**Sample sentences after {k:,} merges**")
-            st.html(views.sentences_at_step_html(run, k, sentences))
-        timeline, compression = st.columns(2)
-        timeline.plotly_chart(charts.merge_timeline(run.trace, k), key="merge_timeline")
-        compression.plotly_chart(charts.compression_curve(run.trace, k), key="compression_curve")
-        if state.get(state.PLAYING) and k >= steps:
-            _pause()
-            st.rerun(scope="app")
+        if not now_playing and st.query_params.get(STEP_PARAM) != str(k):
+            st.query_params[STEP_PARAM] = str(k)
+        step_panels.show(run, k, sentences)
+        if now_playing and k >= steps:
+            state.put(state.PLAYING, False)
+            state.put(state.PAUSED_AT, time.monotonic())
+            st.rerun(scope="app")  # the fragment again without its timer, Play enabled
 
     view()

@@ -67,7 +67,11 @@ class Widget:
     PAUSE = "pause"
     SPEED = "speed"
     STEP = "step"
+    STEP_BACK = "step_back"
+    STEP_FORWARD = "step_forward"
     TREE_TOKEN = "tree_token"
+    LOG_SCALE = "merge_counts_log_scale"
+    ENCODE_TEXT = "encode_steps_text"
     # Vocabulary
     SEARCH = "vocab_search"
     KINDS = "vocab_kinds"
@@ -77,6 +81,13 @@ class Widget:
     # Compare
     SENTENCES = "sentences"
     TRAIN_OTHER = "train_other"
+    # Every page (sidebar)
+    SHOW_IDS = "show_token_ids"
+
+
+def show_ids() -> bool:
+    """The sidebar's "Show token ids" toggle: ids written under tokens, not only on hover."""
+    return bool(st.session_state.get(Widget.SHOW_IDS))
 
 
 def get(key: str, default=None):

@@ -33,6 +33,8 @@ from explorer.inputs import (
     utf8_size,
 )
 from explorer.samples import SAMPLE_SENTENCES, SAMPLES
+from explorer.tokens import lost_characters
+from explorer.wording import format_seconds, plural
 from explorer.ui import compare, frame, link, state, training, views
 from explorer.ui.runs import Run
 from explorer.ui.settings import (
@@ -383,32 +385,44 @@ def train_controls(
 
 
 def summary(run: Run) -> None:
-    """Metric rows about a finished run, then the sample sentences it tokenizes."""
+    """Metric rows about a finished run, then the sample sentences it tokenizes (with what it cannot
+    represent of them, marked and counted)."""
     trace = run.trace
     st.html(f'<div style="font-weight:600;">Result of run {html.escape(run.name, quote=True)}</div>')
     row = st.columns(4)
     row[0].metric("Merges learned", f"{trace.steps:,}")
     row[1].metric("Final vocabulary size", f"{len(trace.vocab):,}")
     row[2].metric("Initial vocabulary", f"{trace.initial_vocab_size:,}", help="Special tokens and the alphabet.")
-    row[3].metric("Time taken", f"{trace.seconds:.2f} s")
+    row[3].metric("Time taken", format_seconds(trace.seconds))
     row = st.columns([2, 1, 1, 1])
-    row[0].metric("Stop reason", views.stop_reason_text(trace))
+    # A sentence, not a metric: a metric cuts long text off.
+    row[0].markdown(f"Stop reason: **{views.stop_reason_text(trace)}**")
     row[1].metric("Corpus characters", f"{run.characters:,}")
     row[2].metric("Words", f"{run.words:,}", help="Pre-tokenized words (pieces), counted with repeats.")
     row[3].metric("Distinct words", f"{run.distinct_words:,}")
     frame.info(explain_vocab_size(trace, run.settings.vocab_size, run.stopped_by))
     if trace.stop_reason == "stopped":
         frame.warning(
-            f"Training was stopped by {run.stopped_by or 'the Stop button or a limit'} after {trace.steps:,} merges. "
+            f"Training was stopped by {run.stopped_by or 'the Stop button or a limit'} after {plural(trace.steps, 'merge')}. "
             "The merges learned so far are kept: every page shows this partial history."
         )
     notes = views.special_token_messages(run)
     if notes:
-        with st.expander(f"Special tokens: {len(notes)} note{'s' if len(notes) != 1 else ''}"):
+        with st.expander(f"Special tokens: {plural(len(notes), 'note')}"):
             for message in notes:
                 frame.info(message)
     st.subheader("The tutorial's sample sentences with this tokenizer")
     column = compare.run_column(run, "this run")
-    body, _ = compare.column_html(column, list(SAMPLE_SENTENCES))
+    sentences = list(SAMPLE_SENTENCES)
+    body, _ = compare.column_html(column, sentences, show_ids=state.show_ids())
     st.html(body)
+    lost = sum(lost_characters(column.encode(sentence), column.unknown_token) for sentence in sentences)
+    if lost:
+        frame.warning(
+            f"This tokenizer cannot represent {plural(lost, 'character')} of these sentences: each is shown in a "
+            "dashed box, as the unknown token with the text it stands for, or as dropped. A character it never saw "
+            "in the corpus has no token (byte-level BPE with the library's 256-byte alphabet never drops one)."
+        )
+    else:
+        st.caption("Every character of these sentences is represented by some token.")
     st.page_link("pages/1_Merge_history.py", label="Watch the merges happen", icon=":material/movie:")

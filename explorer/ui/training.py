@@ -39,6 +39,7 @@ from explorer.ui import state
 from explorer.ui.runs import Run, RunKey, corpus_digest
 from explorer.ui.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
 from explorer.ui.views import markdown_literal
+from explorer.wording import format_seconds, plural
 
 LOG = logging.getLogger(__name__)
 
@@ -317,7 +318,8 @@ def _poller() -> None:
 
 def show_job() -> bool:
     """While a job runs: the Stop button and its progress (waiting up to INLINE_SECONDS in this
-    script run first). Returns True while it is still running after that."""
+    script run first). A job that finishes meanwhile is collected and the page drawn again (its
+    Train button was drawn disabled); otherwise the poller takes over and this returns True."""
     job = current_job()
     if job is None:
         return False
@@ -332,7 +334,8 @@ def show_job() -> bool:
         stop_slot.empty()
         bar_slot.empty()
         collect()
-        return False
+        # The Train button above was drawn disabled while the job ran: draw the page again.
+        st.rerun()
     bar_slot.empty()
     _poller()
     return True
@@ -366,6 +369,6 @@ def train_run(corpus_text: str, settings: Settings, corpus_label: str, sample_ke
         return None
     trace = job.run.trace
     label = ALGORITHM_LABELS[settings.algorithm]
-    bar.progress(1.0, text=f"{label}: {trace.steps:,} merges in {trace.seconds:.2f} s ({STOP_REASONS.get(trace.stop_reason, trace.stop_reason)})")
+    bar.progress(1.0, text=f"{label}: {plural(trace.steps, 'merge')} in {format_seconds(trace.seconds)} ({STOP_REASONS.get(trace.stop_reason, trace.stop_reason)})")
     state.run_cache().put(job.run)
     return job.run

@@ -23,12 +23,15 @@ import pandas as pd
 from explorer import charts
 from explorer.hf_json import tokenizer_to_json, write_vocab_merges, write_vocab_txt
 from explorer.inputs import check_special_tokens, special_token_notes
+from explorer.compare import count_note, line_html
+from explorer.merge_step import candidates_at, pair_table, splits_at
 from explorer.pipeline import encode_pieces, tokenizer_from_trace
-from explorer.render import PALETTE, escape_text, readable_token
+from explorer.render import PALETTE, escape_text
 from explorer.tokenizer import Tokenizer
 from explorer.trace import Trace
 from explorer.trainers import STOP_REASONS
 from explorer.ui.runs import Run
+from explorer.wording import plural
 
 TOP_WORDS = 30
 # What one page draws at most, whatever was pasted: a word of 1,000,000 characters would be
@@ -36,8 +39,6 @@ TOP_WORDS = 30
 WORD_CHARACTERS_SHOWN = 120  # a word's tokens drawn up to this many characters, then "+N more"
 SENTENCES_SHOWN = 12  # sample sentences drawn by the merge player
 SENTENCE_CHARACTERS_SHOWN = 600  # each cut to this many characters
-HIGHLIGHT_STYLE = "outline:2px solid #d1495b;outline-offset:0;font-weight:700;background:#ffd6a5;"
-SPAN_STYLE = "display:inline-block;color:#111;border-radius:3px;padding:1px 2px;margin:0 1px;font-family:ui-monospace,monospace;"
 
 
 # ---------------------------------------------------------------- Markdown shown literally
@@ -122,11 +123,12 @@ def tokenizer_at_step(trace: Trace, k: int) -> Tokenizer:
 
 @dataclass(frozen=True)
 class SpanToken:
-    """One token to draw: what to show, its hover text, and whether the last merge made it."""
+    """One token to draw: what to show, its hover text, its id, and whether the last merge made it."""
 
     text: str
     title: str
     highlight: bool = False
+    token_id: int | None = None
 
 
 def word_pieces(trace: Trace, word_index: int, k: int) -> list[tuple[str, int, int]]:
@@ -158,55 +160,42 @@ def word_span_tokens(run: Run, word_index: int, k: int, max_characters: int | No
             break
         readable = charts.readable_vocab_token(piece, byte_level)
         highlight = any(start < position < end for position in joined)
-        title = f"id {ids.get(piece, '?')}: {readable}" + (" (just merged)" if highlight else "")
-        tokens.append(SpanToken(readable, title, highlight))
+        token_id = ids.get(piece)
+        title = f"id {token_id if token_id is not None else '?'}: {readable}" + (" (just merged)" if highlight else "")
+        tokens.append(SpanToken(readable, title, highlight, token_id))
     return tokens
 
 
-def sentence_span_tokens(tok: Tokenizer, text: str, new_token: str | None) -> list[SpanToken]:
-    """`text` encoded by `tok`; tokens equal to `new_token` (the last merge's result) highlighted."""
-    tokens = []
-    for piece in encode_pieces(tok, text):
-        shown = piece.token_bytes if piece.token_bytes is not None else piece.value.encode("utf-8")
-        readable = readable_token(shown)
-        highlight = new_token is not None and piece.value == new_token
-        tokens.append(SpanToken(readable, f"id {piece.id}: {readable}", highlight))
-    return tokens
-
-
-def spans_html(tokens: list[SpanToken]) -> str:
-    """Coloured, escaped spans; highlighted ones outlined and bold."""
+def spans_html(tokens: list[SpanToken], show_ids: bool = False) -> str:
+    """Coloured, escaped spans (classes from `render.STYLESHEET`); highlighted ones outlined."""
     parts = []
     for position, token in enumerate(tokens):
         colour = PALETTE[position % len(PALETTE)]
-        extra = HIGHLIGHT_STYLE if token.highlight else ""
-        css_class = "tok tok-new" if token.highlight else "tok"
+        css_class = "tok mono-tok tok-new" if token.highlight else "tok mono-tok"
+        identifier = f'<span class="tok-id">{token.token_id}</span>' if show_ids and token.token_id is not None else ""
         parts.append(
             f'<span class="{css_class}" title="{escape_text(token.title)}" '
-            f'style="background:{colour};{SPAN_STYLE}{extra}">{escape_text(token.text)}</span>'
+            f'style="background:{colour};">{escape_text(token.text)}{identifier}</span>'
         )
     return "".join(parts)
 
 
-def words_at_step_html(run: Run, k: int, limit: int = TOP_WORDS) -> str:
+def words_at_step_html(run: Run, k: int, limit: int = TOP_WORDS, show_ids: bool = False) -> str:
     """The most frequent corpus words after k merges, as cards of token spans with their counts."""
     trace = run.trace
     cards = []
     for index in top_word_indices(run, limit):
-        spans = spans_html(word_span_tokens(run, index, k, WORD_CHARACTERS_SHOWN))
+        spans = spans_html(word_span_tokens(run, index, k, WORD_CHARACTERS_SHOWN), show_ids)
         hidden = len(trace.words[index]) - WORD_CHARACTERS_SHOWN
         if hidden > 0:
-            spans += f'<span class="more" style="color:#777;font-size:0.8em;">… +{hidden:,} characters</span>'
-        cards.append(
-            '<div style="display:inline-block;margin:3px 8px 3px 0;padding:2px 4px;'
-            'border:1px solid #e3e3e3;border-radius:4px;white-space:nowrap;max-width:100%;overflow:hidden;">'
-            f'{spans}<span style="color:#777;font-size:0.8em;margin-left:4px;">×{trace.counts[index]:,}</span></div>'
-        )
-    return f'<div class="top-words" style="line-height:2.1;">{"".join(cards)}</div>'
+            spans += f'<span class="more muted small">… +{hidden:,} characters</span>'
+        cards.append(f'<div class="word-card">{spans}<span class="muted small word-count">×{trace.counts[index]:,}</span></div>')
+    return f'<div class="top-words">{"".join(cards)}</div>'
 
 
-def sentences_at_step_html(run: Run, k: int, sentences: list[str]) -> str:
-    """The sample sentences encoded with the first k merges; each with its token count. At most
+def sentences_at_step_html(run: Run, k: int, sentences: list[str], show_ids: bool = False) -> str:
+    """The sample sentences encoded with the first k merges, the last merge's token outlined,
+    characters the tokenizer drops or cannot spell marked, each with its token count. At most
     SENTENCES_SHOWN sentences of at most SENTENCE_CHARACTERS_SHOWN characters each are drawn."""
     trace = run.trace
     tok = tokenizer_at_step(trace, k)
@@ -214,25 +203,26 @@ def sentences_at_step_html(run: Run, k: int, sentences: list[str]) -> str:
     rows = []
     for sentence in sentences[:SENTENCES_SHOWN]:
         cut = sentence[:SENTENCE_CHARACTERS_SHOWN]
-        tokens = sentence_span_tokens(tok, cut, new_token)
+        pieces = encode_pieces(tok, cut)
         more = f" (first {SENTENCE_CHARACTERS_SHOWN:,} characters)" if len(sentence) > len(cut) else ""
         rows.append(
-            f'<div style="margin:4px 0 10px 0;line-height:2.1;">{spans_html(tokens)}'
-            f'<span style="color:#777;font-size:0.8em;margin-left:6px;white-space:nowrap;">{len(tokens)} tokens{more}</span></div>'
+            f'<div class="step-sentence">{line_html(cut, pieces, show_ids, new_token)}'
+            f'<span class="muted small">{escape_text(count_note(pieces))}{more}</span></div>'
         )
     if len(sentences) > SENTENCES_SHOWN:
-        rows.append(f'<div style="color:#777;font-size:0.8em;">The first {SENTENCES_SHOWN} of {len(sentences):,} sentences.</div>')
+        rows.append(f'<div class="muted small">The first {SENTENCES_SHOWN} of {len(sentences):,} sentences.</div>')
     return f'<div class="step-sentences">{"".join(rows)}</div>'
 
 
 def merge_summary_html(run: Run, k: int) -> str:
-    """One line about merge k: the pair, the new token, its count (and score), what it rewrote."""
+    """One line about step k: merge k's pair, the new token, its count (and score), what it
+    rewrote; or, at k = 0, the corpus before any merge."""
     trace = run.trace
     names = labels(run)
     if k == 0:
         return (
-            f'<div class="merge-summary">Before any merge: {trace.initial_vocab_size:,} initial tokens, '
-            f"the corpus is {trace.corpus_tokens[0]:,} tokens long.</div>"
+            f'<div class="merge-summary">Before any merge: {plural(trace.initial_vocab_size, "initial token")}, '
+            f"the corpus is {plural(trace.corpus_tokens[0], 'token')} long.</div>"
         )
     left, right, new_id = trace.merges[k - 1]
     score = trace.merge_scores[k - 1]
@@ -241,10 +231,60 @@ def merge_summary_html(run: Run, k: int) -> str:
         f'<div class="merge-summary">Merge <b>{k:,}</b> of {trace.steps:,}: '
         f"{spans_html([SpanToken(names[left], f'id {left}')])} + {spans_html([SpanToken(names[right], f'id {right}')])}"
         f" → {spans_html([SpanToken(names[new_id], f'id {new_id}', True)])} "
-        f"(count {trace.merge_counts[k - 1]:,}{score_text}; rewrote {trace.words_changed[k - 1]:,} distinct words, "
-        f"{trace.occurrences[k - 1]:,} occurrences). Vocabulary: {trace.vocab_sizes[k]:,} tokens; "
-        f"corpus: {trace.corpus_tokens[k]:,} tokens.</div>"
+        f"(count {trace.merge_counts[k - 1]:,}{score_text}; rewrote {plural(trace.words_changed[k - 1], 'distinct word')}, "
+        f"{plural(trace.occurrences[k - 1], 'occurrence')}). Vocabulary: {plural(trace.vocab_sizes[k], 'token')}; "
+        f"corpus: {plural(trace.corpus_tokens[k], 'token')}.</div>"
     )
+
+
+def candidates_frame(run: Run, merge: int) -> pd.DataFrame:
+    """The pairs that competed for merge number `merge`, one row each, the chosen one first:
+    rank, the pair readable and as stored, its count, and for likelihood scores count(a),
+    count(b) and the score."""
+    names = labels(run)
+    candidates = candidates_at(run.trace, merge)
+    scored = candidates[0].score is not None
+    rows = []
+    for candidate in candidates:
+        row = {
+            "rank": f"{candidate.rank} ✓" if candidate.rank == 1 else str(candidate.rank),
+            "pair": f"{names[candidate.left_id]} + {names[candidate.right_id]}",
+            "as stored": f"({candidate.left!r}, {candidate.right!r})",
+            "count(ab)" if scored else "count": candidate.count,
+        }
+        if scored:
+            row["count(a)"] = candidate.left_count
+            row["count(b)"] = candidate.right_count
+            row["score"] = candidate.score
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def splits_frame(run: Run, k: int) -> pd.DataFrame:
+    """Every distinct word with its count and its split after k merges, as the course prints
+    its `splits` (a list of the tokens as stored)."""
+    return pd.DataFrame(
+        [{"word": word, "count": count, "split": repr(list(split))} for word, count, split in splits_at(run.trace, k)]
+    )
+
+
+def pair_table_frame(run: Run, k: int) -> pd.DataFrame:
+    """Every pair of the splits after k merges, in the course's dict order, with its frequency
+    (and count(a), count(b), the likelihood score when the run scores pairs); the pair merge
+    k + 1 chose is ticked."""
+    trace = run.trace
+    scored = charts.uses_scores(trace)
+    chosen = None
+    if k < trace.steps:
+        left, right, _ = trace.merges[k]
+        chosen = (trace.vocab[left], trace.vocab[right])
+    rows = []
+    for row in pair_table(trace, k, scored):
+        record = {"chosen": "✓" if (row.left, row.right) == chosen else "", "pair": repr((row.left, row.right)), "count": row.count}
+        if scored:
+            record.update({"count(a)": row.left_count, "count(b)": row.right_count, "score": row.score})
+        rows.append(record)
+    return pd.DataFrame(rows)
 
 
 # ---------------------------------------------------------------- merge tree
@@ -255,15 +295,18 @@ def merged_token_ids(run: Run) -> list[int]:
     return run.derive("merged_ids", lambda: sorted(run.trace.merge_rank_of, key=run.trace.merge_rank_of.get))
 
 
-def merge_tree_html(tree: dict, names: list[str]) -> str:
-    """The merge tree as an indented text tree (box-drawing lines), escaped, in a <pre>."""
+def merge_tree_html(tree: dict, names: list[str], k: int | None = None) -> str:
+    """The merge tree as an indented text tree (box-drawing lines), escaped, in a <pre>. With `k`
+    (the merges applied), tokens made by a later merge are marked "not made yet at step k"."""
     lines: list[str] = []
 
     def node_text(node: dict) -> str:
         how = "character" if node["rank"] is None else f"merge {node['rank'] + 1:,}"
+        later = k is not None and node["rank"] is not None and node["rank"] >= k
         return (
-            f'<span class="tok" style="background:{PALETTE[2]};{SPAN_STYLE}">{escape_text(names[node["id"]])}</span>'
-            f' <span style="color:#777;">id {node["id"]}, {how}</span>'
+            f'<span class="tok mono-tok{" later" if later else ""}" style="background:{PALETTE[2]};">'
+            f'{escape_text(names[node["id"]])}</span>'
+            f' <span class="muted">id {node["id"]}, {how}{f" (not made yet at step {k:,})" if later else ""}</span>'
         )
 
     def visit(node: dict, lead: str, branch: str) -> None:
@@ -274,7 +317,7 @@ def merge_tree_html(tree: dict, names: list[str]) -> str:
             visit(child, child_lead, "└─ " if index == len(children) - 1 else "├─ ")
 
     visit(tree, "", "")
-    return '<pre class="merge-tree" style="line-height:1.7;font-size:0.95em;">' + "\n".join(lines) + "</pre>"
+    return '<pre class="merge-tree">' + "\n".join(lines) + "</pre>"
 
 
 # ---------------------------------------------------------------- vocabulary
@@ -319,7 +362,8 @@ def vocabulary_table(run: Run) -> pd.DataFrame:
                 "readable": names,
                 "kind": kinds,
                 "length": token_lengths(trace),
-                "merge rank": pd.array([ranks[i] + 1 if i in ranks else None for i in range(len(trace.vocab))], dtype="Int64"),
+                # Text: a rank, or what the token is when no merge made it ("character", "special").
+                "merge rank": [f"{ranks[i] + 1}" if i in ranks else kinds[i] for i in range(len(trace.vocab))],
                 "left parent": lefts,
                 "right parent": rights,
                 "frequency": [frequencies.get(token, 0) for token in trace.vocab],
@@ -345,6 +389,9 @@ def filter_vocabulary(
     column = SORT_COLUMNS.get(sort, "id")
     if column == "id":
         return rows.sort_values("id", ascending=not descending)
+    if column == "merge rank":  # by the number; tokens no merge made (characters, specials) last
+        order = pd.to_numeric(rows["merge rank"], errors="coerce")
+        return rows.assign(_order=order).sort_values(["_order", "id"], ascending=[not descending, True], na_position="last").drop(columns="_order")
     return rows.sort_values([column, "id"], ascending=[not descending, True], na_position="last")
 
 
@@ -410,3 +457,9 @@ def downloads(run: Run) -> list[Download]:
 def file_stem(run: Run) -> str:
     settings = run.settings
     return f"{settings.algorithm}-{settings.vocab_size}-run{run.number}"
+
+
+def vocabulary_csv_name(run: Run, shown: int, total: int) -> str:
+    """'bpe-1000-run1-vocabulary.csv', or with '-filtered-12-of-1000' when rows are left out."""
+    filtered = f"-filtered-{shown}-of-{total}" if shown != total else ""
+    return f"{file_stem(run)}-vocabulary{filtered}.csv"

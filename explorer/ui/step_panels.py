@@ -1,0 +1,110 @@
+"""Every panel of the Merge history page at step k (drawn by the player's fragment on each tick):
+what merge k did and why its pair won, the competition it won (table and bars), the words and the
+sample sentences after k merges, the course's own tables for course-sized corpora, the count and
+compression curves, and how a token was built.
+
+Merge k is the last one applied at step k; at step 0 the panels show the competition for merge 1,
+the next one. Everything is read from the run's trace (explorer.merge_step, explorer.ui.views,
+explorer.charts); nothing here trains or encodes beyond the sample sentences.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer import charts
+from explorer.merge_step import is_course_sized, stop_sentence, why_chosen
+from explorer.render import escape_text
+from explorer.ui import state, views
+from explorer.ui.runs import Run
+
+W = state.Widget
+FOLLOW_STEP = -1  # the merge tree's choice "the token made at this step"
+
+
+def show(run: Run, k: int, sentences: list[str]) -> None:
+    """Everything below the step line (explorer.ui.player draws the step and what merge k did)."""
+    trace = run.trace
+    names = views.labels(run)
+    show_ids = state.show_ids()
+    merge = max(k, 1)  # the merge whose competition is shown: merge k, or the first one at step 0
+    lead = "Next, merge 1. " if k == 0 else ""
+    st.html(f'<div class="why"><b>Why this pair {"will win" if k == 0 else "won"}.</b> {lead}{escape_text(why_chosen(trace, merge, names))}</div>')
+    if k == trace.steps:
+        st.caption(stop_sentence(trace))
+
+    table_column, chart_column = st.columns([3, 2], gap="medium")
+    with table_column:
+        st.markdown(f"**The pairs that competed for merge {merge:,}** (the chosen one first)")
+        st.dataframe(views.candidates_frame(run, merge), hide_index=True, column_config=CANDIDATE_COLUMNS)
+    chart_column.plotly_chart(charts.competition_figure(trace, merge, names), key="competition")
+
+    words, sentences_column = st.columns([3, 2], gap="large")
+    with words:
+        st.markdown(f"**Most frequent corpus words after {k:,} merges** (the token merge {k:,} made is outlined)" if k
+                    else "**Most frequent corpus words before any merge**")
+        st.html(views.words_at_step_html(run, k, show_ids=show_ids))
+    with sentences_column:
+        st.markdown(f"**Sample sentences after {k:,} merges**")
+        st.html(views.sentences_at_step_html(run, k, sentences, show_ids=show_ids))
+
+    if is_course_sized(trace):
+        course_tables(run, k, merge)
+
+    timeline, compression = st.columns(2)
+    with timeline:
+        log_scale = st.toggle("Log scale", key=W.LOG_SCALE, help="Counts (and scores) on a logarithmic axis.")
+        st.plotly_chart(charts.merge_timeline(trace, k, log_scale=log_scale), key="merge_timeline")
+    compression.plotly_chart(charts.compression_curve(trace, k), key="compression_curve")
+
+    merge_tree(run, k)
+
+
+CANDIDATE_COLUMNS = {
+    "rank": st.column_config.TextColumn("rank", width="small", help="✓ the pair chosen"),
+    "chosen": st.column_config.TextColumn("", width="small", help="✓ the pair chosen"),
+    "pair": st.column_config.TextColumn("pair", help="· a space, ↵ a newline, <0xE2> a byte that is part of a character"),
+    "as stored": st.column_config.TextColumn("as stored", help="The two tokens exactly as the vocabulary holds them"),
+    "count": st.column_config.NumberColumn("count", format="%d", help="Occurrences of the pair in the corpus"),
+    "count(ab)": st.column_config.NumberColumn("count(ab)", format="%d", help="Occurrences of the pair"),
+    "count(a)": st.column_config.NumberColumn("count(a)", format="%d", help="Occurrences of the left token"),
+    "count(b)": st.column_config.NumberColumn("count(b)", format="%d", help="Occurrences of the right token"),
+    "score": st.column_config.NumberColumn("score", format="%.4g", help="count(ab) / (count(a) × count(b))"),
+}
+
+
+def course_tables(run: Run, k: int, merge: int) -> None:
+    """The course's printouts at step k: `splits` after k merges, and every pair merge `merge`
+    was chosen from, with its frequency (or score), in the course's dict order."""
+    scored = charts.uses_scores(run.trace)
+    with st.expander("As the course prints it: every word's split and every pair", expanded=True):
+        splits, pairs = st.columns([1, 1], gap="medium")
+        with splits:
+            st.markdown(f"**`splits` after {k:,} merges** (with `word_freqs`)")
+            st.dataframe(views.splits_frame(run, k), hide_index=True, height=320)
+        with pairs:
+            function = "compute_pair_scores" if scored else "compute_pair_freqs"
+            st.markdown(f"**Every pair merge {merge:,} was chosen from** (`{function}()` on the splits before it)")
+            st.dataframe(views.pair_table_frame(run, merge - 1), hide_index=True, height=320, column_config=CANDIDATE_COLUMNS)
+
+
+def merge_tree(run: Run, k: int) -> None:
+    """How a token was built, down to characters: the token merge k made, unless another is picked."""
+    st.subheader("How a token was built")
+    names = views.labels(run)
+    merged = views.merged_token_ids(run)
+    choice = st.selectbox(
+        "Token",
+        [FOLLOW_STEP, *merged],
+        format_func=lambda token_id: "the token made at this step" if token_id == FOLLOW_STEP else f"{names[token_id]}   (id {token_id})",
+        key=W.TREE_TOKEN,
+        help="Follows the player's step; type to search among the tokens made by merges.",
+    )
+    token_id = run.trace.merges[k - 1][2] if choice == FOLLOW_STEP and k else choice
+    if token_id == FOLLOW_STEP:
+        st.caption("No token has been made yet at step 0: step forward, or pick a token.")
+        return
+    tree = run.trace.merge_tree(token_id)
+    left, right = st.columns([2, 3])
+    left.html(views.merge_tree_html(tree, names, k))
+    right.plotly_chart(charts.merge_tree_figure(tree, names), key="merge_tree")
