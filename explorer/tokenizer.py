@@ -428,16 +428,19 @@ class Tokenizer:
         (byte-level symbols share their character's span), so a token's offsets are its first
         character's start and its last character's end, as in the library.
         """
-        normalized = Normalized.unchanged(text) if self.normalizer is None else self.normalizer.normalize(text)
-        if self.pre_tokenizer is not None:
-            pieces = self.pre_tokenizer.split(normalized)
-        else:
-            pieces = [normalized] if normalized.text else []
         return [
             (token, piece.original_span(token.start, token.end))
-            for piece in pieces
+            for piece in self.pre_tokenize(text)
             for token in self.model.tokenize(piece.text)
         ]
+
+    def pre_tokenize(self, text: str) -> list[Normalized]:
+        """The pre-tokens the model sees in `text` (no special tokens in it), each knowing the
+        span of `text` every one of its characters comes from."""
+        normalized = Normalized.unchanged(text) if self.normalizer is None else self.normalizer.normalize(text)
+        if self.pre_tokenizer is not None:
+            return self.pre_tokenizer.split(normalized)
+        return [normalized] if normalized.text else []
 
     # -- decoding
 
