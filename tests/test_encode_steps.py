@@ -21,7 +21,7 @@ from explorer.encode_steps import (
     explain_initial_symbols,
     pretrained_encode_steps,
 )
-from explorer.models import BPEModel
+from explorer.models import BPEModel, WordPieceModel
 from explorer.pipeline import tokenizer_from_trace, train_corpus
 from explorer.pre_tokenizers import build_pre_tokenizer
 from explorer.pretrained import encode_pretrained, load_encoding
@@ -173,6 +173,25 @@ def assert_wordpiece_steps_follow_the_rule(pre_token, model) -> None:
 @given(text=TEXTS)
 def test_final_pieces_are_encode_and_every_step_follows_the_rule(name, k, text):
     assert_final_is_encode(tokenizer(name, k), text)
+
+
+@functools.cache
+def library_tokenizer(name: str):
+    """The `tokenizers` library loading our tokenizer.json."""
+    from tokenizers import Tokenizer as LibraryTokenizer
+
+    from explorer.hf_json import tokenizer_to_json
+
+    return LibraryTokenizer.from_str(tokenizer_to_json(tokenizer(name)))
+
+
+@pytest.mark.parametrize("name", list(TRAINED))
+@DIFFERENTIAL
+@given(text=TEXTS)
+def test_final_pieces_are_the_librarys(name, text):
+    expected = library_tokenizer(name).encode(text, add_special_tokens=False)
+    final = encode_steps(tokenizer(name), text).final_pieces()
+    assert [(p.id, p.value, p.start, p.end) for p in final] == list(zip(expected.ids, expected.tokens, *zip(*expected.offsets)))
 
 
 @DIFFERENTIAL
@@ -418,6 +437,28 @@ def test_course_wordpiece_tokenize_from_the_seed_step_by_step():
 @given(text=st.lists(st.sampled_from(sorted(set(HF_COURSE.text)) + list("PQ!é")), max_size=40).map("".join))
 def test_course_wordpiece_encode_word_finds_our_pieces(text):
     assert our_wordpiece(text) == course_wordpiece(text)
+
+
+def test_course_encode_word_never_ends_when_the_prefix_characters_are_tokens():
+    """The course's encode_word also tries "##" and "#" as candidates (it shortens "##z" down to
+    one character). With "#" in the vocabulary (a corpus with '#', e.g. Python code) a word whose
+    continuation cannot match loops for ever: "#" is found, the rest becomes "###z", and so on.
+    The library (and we) never try the bare prefix: the word becomes [UNK]."""
+    vocab = ["[UNK]", "T", "##a", "##g", "#"]
+    found = []
+
+    def stop_after_eight(piece):
+        found.append(piece)
+        if len(found) == 8:
+            raise RuntimeError("still going")
+
+    with pytest.raises(RuntimeError):
+        course_tokenize.encode_word("Tagz", vocab, stop_after_eight)
+    assert found == ["T", "##a", "##g"] + ["#"] * 5
+    tok = Tokenizer(None, build_pre_tokenizer("bert"), WordPieceModel({token: i for i, token in enumerate(vocab)}))
+    (pre_token,) = encode_steps(tok, "Tagz").pre_tokens
+    assert [step.kind for step in pre_token.steps] == ["start", "prefix", "continuation", "continuation", "no-match"]
+    assert [p.value for p in pre_token.final] == ["[UNK]"]
 
 
 def test_course_wordpiece_has_no_word_length_limit():
