@@ -25,7 +25,8 @@ input a piece really stands for.
 
 Bounds: pre-tokens longer than `MAX_SYMBOLS_WITH_STEPS` symbols, and all pre-tokens once
 `MAX_RECORDED_PIECES` pieces have been recorded for one text, get their final tokens from the
-plain encoder and a note instead of steps, so a 100,000-character word costs what `encode` costs.
+merge loop alone and a note instead of steps: a 100,000-character word then costs O(n log n) like
+`encode` (about half a second), not the quadratic time and memory of recording every step.
 
 What it does not do: render anything (see `encode_steps_output` for the JSON and the text lines;
 the app draws the pieces), pairs of sequences, or tiktoken's special tokens (their text is encoded as
@@ -85,7 +86,8 @@ class Step:
     of the merge in the model; tiktoken: the merged token's rank), `pair_positions` (indices of
     the two pieces in the previous step's pieces). WordPiece: `merged` is the piece found,
     `word_span` its (start, end) characters in the pre-token, `tried` the longer candidates looked
-    up in vain (longest first); for "no-match" `word_span` is (position, position).
+    up in vain (longest first); for "no-match" `word_span` is (position, position). "whole-word":
+    `merged` is the pre-token's own token, the only piece.
     """
 
     kind: str
@@ -131,6 +133,13 @@ class EncodeSteps:
     def final_pieces(self) -> list[StepPiece]:
         """The tokens of the whole text, as `encode` gives them."""
         return [piece for pre_token in self.pre_tokens for piece in pre_token.final]
+
+    def unrepresented(self) -> list[StepPiece]:
+        """What the tokenizer cannot represent, in text order: dropped characters and unknown
+        tokens (each with the characters it stands for in `source`)."""
+        pieces = [piece for pre_token in self.pre_tokens for piece in (*pre_token.dropped, *pre_token.final)
+                  if piece.kind in ("dropped", "unk")]
+        return sorted(pieces, key=lambda piece: piece.source_span)
 
     @property
     def notes(self) -> list[str]:
@@ -220,7 +229,7 @@ def whole_word_step(final: tuple[StepPiece, ...], whole: StepPiece) -> Step | No
     """The lookup of the whole pre-token, when it changes what the merges gave."""
     if len(final) == 1 and final[0].id == whole.id:
         return None
-    return Step("whole-word", (whole,), merged=whole.value, rank=whole.id)
+    return Step("whole-word", (whole,), merged=whole.value)
 
 
 # ------------------------------------------------------------------ our tokenizers

@@ -116,7 +116,8 @@ def step_line(step: Step, tiktoken: bool = False) -> str:
         left, right = step.pair
         return f"{rule}: {left!r} + {right!r} -> {step.merged!r}   pieces: {pieces}"
     if step.kind == "whole-word":
-        return f"the whole pre-token is token {step.rank:,} ({step.merged!r}), looked up before any merge   pieces: {pieces}"
+        return (f"the whole pre-token is in the vocabulary, and the tokenizer looks it up before merging: "
+                f"{step.merged!r} (id {step.pieces[0].id:,})   pieces: {pieces}")
     if step.kind in ("prefix", "continuation"):
         start, end = step.word_span
         what = "longest prefix" if step.kind == "prefix" else "continuation"

@@ -226,10 +226,14 @@ def test_dropped_and_unknown_characters_are_pieces_with_their_source():
     e = petar.final[1]
     assert (e.value, e.start, e.end, e.source, e.source_span) == ("e", 15, 16, "e", (16, 17))
 
+    assert [(p.kind, p.source) for p in course.unrepresented()] == [("dropped", "A"), ("dropped", "P")]
+
     unk = encode_steps(tokenizer("bpe-library-whitespace-unk"), "서울")
     assert [(p.value, p.source) for p in unk.final_pieces()] == [("[UNK]", "서"), ("[UNK]", "울")]
     fused = encode_steps(fused_unk_tokenizer(), "서울")
     assert [(p.value, p.kind, p.source) for p in fused.final_pieces()] == [("[UNK]", "unk", "서울")]
+    wordpiece = encode_steps(tokenizer("wordpiece-course-bert"), "Hugging 서울 Face!")
+    assert [(p.kind, p.source) for p in wordpiece.unrepresented()] == [("unk", "서울"), ("unk", "!")]
 
 
 def test_special_tokens_are_cut_out_first_and_the_template_is_added_on_request():
