@@ -216,9 +216,20 @@ def _encode_steps(args) -> int:
     return 0
 
 
+def _check_text_is_utf8(texts: list[str]) -> None:
+    """Bytes that are not UTF-8 reach argv as lone surrogates, which no tokenizer.json pipeline can
+    encode (the pretrained ones read them as U+FFFD, like tiktoken)."""
+    for text in texts:
+        bad = next((char for char in text if "\udc80" <= char <= "\udcff"), None)
+        if bad is not None:
+            raise UserError(f"TEXT {text!r} is not UTF-8 (it holds the byte 0x{ord(bad) - 0xDC00:02X}); pass UTF-8 text")
+
+
 def _encode(args) -> int:
     if bool(args.tokenizer) == bool(args.pretrained):
         raise UserError("give exactly one of --tokenizer FILE or --pretrained NAME")
+    if args.tokenizer:
+        _check_text_is_utf8(args.text)
     if args.steps:
         return _encode_steps(args)
     results = []

@@ -477,7 +477,8 @@ def test_course_wordpiece_has_no_word_length_limit():
 
 
 def cli(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "explorer", *map(str, args)], capture_output=True, cwd=cwd, timeout=120,
+    argv = [arg if isinstance(arg, bytes) else str(arg) for arg in args]  # bytes: argv that is not UTF-8
+    return subprocess.run([sys.executable, "-m", "explorer", *argv], capture_output=True, cwd=cwd, timeout=120,
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
 
 
@@ -530,9 +531,11 @@ def test_cli_steps_pretrained_ends_on_tiktoken():
     (["encode", "--steps", "hi"], "exactly one"),
     (["encode", "--steps", "--tokenizer", "missing.json", "hi"], "does not exist"),
     (["encode", "--steps", "--pretrained", "bert", "hi"], "invalid choice"),
+    (["encode", "--steps", "--tokenizer", "tok.json", b"a\xffb"], "is not UTF-8 (it holds the byte 0xFF)"),
+    (["encode", "--tokenizer", "tok.json", b"a\xffb"], "is not UTF-8 (it holds the byte 0xFF)"),
 ])
 def test_cli_steps_bad_input_gets_one_clear_line(tmp_path, args, message):
     result = cli(*args, cwd=tmp_path)
-    stderr = result.stderr.decode()
+    stderr = result.stderr.decode("utf-8", "replace")
     assert result.returncode == 2 and message in stderr
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
