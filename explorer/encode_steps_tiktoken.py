@@ -15,16 +15,18 @@ from __future__ import annotations
 
 import functools
 
+import regex
+
 from explorer.encode_steps import EncodeSteps, PreTokenSteps, Step, StepBudget, StepPiece, record_merges, whole_word_step
 from explorer.models import merge_all
+from explorer.pretrained import PRETRAINED, byte_to_char_index, load_encoding, replace_surrogates
+from explorer.render import readable_token
+
 
 @functools.lru_cache(maxsize=4)
 def _tiktoken_tables(name: str):
-    """(split regex, {token bytes: rank}, {rank: token bytes}) of a pretrained encoding."""
-    import regex
-
-    from explorer.pretrained import load_encoding
-
+    """(split regex, {token bytes: rank}, {rank: token bytes}) of a pretrained encoding; a
+    ValueError naming the choices for an unknown name."""
     encoding = load_encoding(name)
     # tiktoken's own `_educational.SimpleBytePairEncoding.from_tiktoken` reads these two too.
     ranks = encoding._mergeable_ranks
@@ -32,9 +34,6 @@ def _tiktoken_tables(name: str):
 
 
 def _tiktoken_pre_token(name: str, word: str, start: int, text: str, budget: StepBudget) -> PreTokenSteps:
-    from explorer.pretrained import byte_to_char_index
-    from explorer.render import readable_token
-
     _, ranks, decoder = _tiktoken_tables(name)
     data = word.encode("utf-8")
     owners = byte_to_char_index(word)
@@ -75,9 +74,6 @@ def _tiktoken_pre_token(name: str, word: str, start: int, text: str, budget: Ste
 
 def tiktoken_encode_steps(name: str, text: str) -> EncodeSteps:
     """`encode_pretrained(name, text)` step by step: tiktoken's split pattern, then byte merges."""
-    from explorer.pretrained import PRETRAINED, _info, replace_surrogates
-
-    _info(name)  # a clear ValueError for an unknown name
     split_pattern, _, _ = _tiktoken_tables(name)
     clean_text = replace_surrogates(text)
     budget = StepBudget()
