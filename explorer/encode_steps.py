@@ -26,7 +26,7 @@ input a piece really stands for.
 Bounds: pre-tokens longer than `MAX_SYMBOLS_WITH_STEPS` symbols, and all pre-tokens once
 `MAX_RECORDED_PIECES` pieces have been recorded for one text, get their final tokens from the
 merge loop alone and a note instead of steps: a 100,000-character word then costs O(n log n) like
-`encode` (about half a second), not the quadratic time and memory of recording every step.
+`encode`, not the quadratic time and memory of recording every step (bench/bench_encode_steps.py).
 
 What it does not do: render anything (see `encode_steps_output` for the JSON and the text lines;
 the app draws the pieces), pairs of sequences, or tiktoken's special tokens (their text is encoded as
