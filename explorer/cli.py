@@ -5,7 +5,7 @@
           [--min-frequency N] [--special-tokens "A,B"] [--continuing-subword-prefix S]
           [--end-of-word-suffix S] [--max-seconds S] [--max-steps N] [--max-corpus-mb MB]
           --out tokenizer.json [--trace trace.json]
-    encode (--tokenizer tokenizer.json | --pretrained NAME) [--json] TEXT...
+    encode (--tokenizer tokenizer.json | --pretrained NAME) [--steps] [--json] TEXT...
     compare [--tokenizer A.json ...] [--pretrained NAME ...] (--corpus FILE | TEXT...) [--json]
 
 CORPUS is a path or `-` for stdin; each line is one sequence (like `train_from_iterator(lines)`).
@@ -193,9 +193,45 @@ def _pieces_for(args, text: str) -> tuple[str, list[dict]]:
     ]
 
 
+def _encode_steps(args) -> int:
+    from explorer.encode_steps import encode_steps, pretrained_encode_steps
+    from explorer.encode_steps_output import steps_text_lines, steps_to_json
+
+    tokenizer = None if args.pretrained else _load_our_tokenizer(args.tokenizer)
+    results = []
+    for text in args.text:
+        try:
+            if tokenizer is None:
+                results.append(pretrained_encode_steps(args.pretrained, text))
+            else:
+                # Like plain `encode`: the post-processor's [CLS]/[SEP] included.
+                results.append(encode_steps(tokenizer, text, args.tokenizer, add_special_tokens=True))
+        except ValueError as error:
+            raise UserError(str(error))
+    if args.json:
+        print(json.dumps([steps_to_json(result) for result in results], ensure_ascii=False, indent=1))
+        return 0
+    for result in results:
+        print("\n".join(steps_text_lines(result)))
+    return 0
+
+
+def _check_text_is_utf8(texts: list[str]) -> None:
+    """Bytes that are not UTF-8 reach argv as lone surrogates, which no tokenizer.json pipeline can
+    encode (the pretrained ones read them as U+FFFD, like tiktoken)."""
+    for text in texts:
+        bad = next((char for char in text if "\udc80" <= char <= "\udcff"), None)
+        if bad is not None:
+            raise UserError(f"TEXT {text!r} is not UTF-8 (it holds the byte 0x{ord(bad) - 0xDC00:02X}); pass UTF-8 text")
+
+
 def _encode(args) -> int:
     if bool(args.tokenizer) == bool(args.pretrained):
         raise UserError("give exactly one of --tokenizer FILE or --pretrained NAME")
+    if args.tokenizer:
+        _check_text_is_utf8(args.text)
+    if args.steps:
+        return _encode_steps(args)
     results = []
     for text in args.text:
         name, pieces = _pieces_for(args, text)
@@ -267,6 +303,8 @@ def build_parser() -> argparse.ArgumentParser:
     encode.add_argument("--tokenizer", help="a tokenizer.json")
     encode.add_argument("--pretrained", choices=sorted(PRETRAINED))
     encode.add_argument("--json", action="store_true")
+    encode.add_argument("--steps", action="store_true",
+                        help="show every merge (BPE) or every piece found (WordPiece), pre-token by pre-token")
     encode.add_argument("text", nargs="+")
 
     compare = commands.add_parser("compare", help="metrics table for several tokenizers")

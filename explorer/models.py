@@ -22,6 +22,7 @@ ValueError), training (see `explorer.trainers`), normalization, pre-tokenization
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass
 
 # The library caches up to 10,000 words and only words shorter than 256 bytes (utils/cache.rs).
@@ -83,6 +84,57 @@ def _strip_prefix_bytes(token: str, prefix_byte_length: int) -> str | None:
         return data[prefix_byte_length:].decode("utf-8")
     except UnicodeDecodeError:
         return None
+
+
+def merge_all(
+    ids: list[int],
+    lengths: list[int],
+    lookup: Callable[[tuple[int, int]], tuple[int, int] | None],
+    on_merge: Callable[[int, int, int], None] | None = None,
+) -> None:
+    """Apply merges in place, lowest rank first, leftmost first among equal ranks.
+
+    `lookup((left id, right id))` gives (rank, merged id) or None. Symbols form a linked list
+    over the arrays; a merged-away symbol gets length 0. Heap entries go stale when a neighbour
+    changes: an entry is only applied if the pair now at its position still merges into the
+    same id (exactly the library's check, and tiktoken's). `on_merge(left, right, rank)` is
+    told each merge as it happens (indices into the arrays), for the step-by-step view.
+    """
+    count = len(ids)
+    prev = list(range(-1, count - 1))
+    next_ = [*range(1, count), -1] if count else []
+    queue = []
+    for position in range(count - 1):
+        merge = lookup((ids[position], ids[position + 1]))
+        if merge is not None:
+            queue.append((merge[0], position, merge[1]))
+    heapq.heapify(queue)
+    while queue:
+        _, position, merged_id = heapq.heappop(queue)
+        right = next_[position]
+        if lengths[position] == 0 or right == -1:
+            continue
+        current = lookup((ids[position], ids[right]))
+        if current is None or current[1] != merged_id:
+            continue
+        if on_merge is not None:
+            on_merge(position, right, current[0])
+        ids[position] = merged_id
+        lengths[position] += lengths[right]
+        lengths[right] = 0
+        after = next_[right]
+        next_[position] = after
+        if after != -1:
+            prev[after] = position
+        before = prev[position]
+        if before >= 0:
+            merge = lookup((ids[before], merged_id))
+            if merge is not None:
+                heapq.heappush(queue, (merge[0], before, merge[1]))
+        if after != -1:
+            merge = lookup((merged_id, ids[after]))
+            if merge is not None:
+                heapq.heappush(queue, (merge[0], position, merge[1]))
 
 
 class BPEModel:
@@ -239,7 +291,7 @@ class BPEModel:
             ids.append(symbol_id)
             spans.append([position, position + 1])
         lengths = [1] * len(ids)
-        self._merge_all(ids, lengths)
+        merge_all(ids, lengths, self.merge_map.get)
         kept = [index for index, length in enumerate(lengths) if length]
         tokens = []
         for order, index in enumerate(kept):
@@ -255,7 +307,7 @@ class BPEModel:
 
     def _merge_word(self, word: str) -> tuple[Token, ...]:
         ids, lengths = self._initial_symbols(word)
-        self._merge_all(ids, lengths)
+        merge_all(ids, lengths, self.merge_map.get)
         # Offsets are counted in bytes from 0 over the symbols left, as in the library, then
         # turned into the characters holding those bytes. This only differs from counting
         # characters after a dropped unknown character: the library does not count its bytes,
@@ -276,48 +328,6 @@ class BPEModel:
             tokens.append(Token(symbol_id, self._id_to_token[symbol_id], *char_span))
             start = end
         return tuple(tokens)
-
-    def _merge_all(self, ids: list[int], lengths: list[int]) -> None:
-        """Apply merges in place, lowest rank first, leftmost first among equal ranks.
-
-        Symbols form a linked list over the arrays; a merged-away symbol gets length 0. Heap
-        entries go stale when a neighbour changes: an entry is only applied if the pair now at
-        its position still merges into the same id (exactly the library's check).
-        """
-        merge_map = self.merge_map
-        count = len(ids)
-        prev = list(range(-1, count - 1))
-        next_ = [*range(1, count), -1] if count else []
-        queue = []
-        for position in range(count - 1):
-            merge = merge_map.get((ids[position], ids[position + 1]))
-            if merge is not None:
-                queue.append((merge[0], position, merge[1]))
-        heapq.heapify(queue)
-        while queue:
-            _, position, merged_id = heapq.heappop(queue)
-            right = next_[position]
-            if lengths[position] == 0 or right == -1:
-                continue
-            current = merge_map.get((ids[position], ids[right]))
-            if current is None or current[1] != merged_id:
-                continue
-            ids[position] = merged_id
-            lengths[position] += lengths[right]
-            lengths[right] = 0
-            after = next_[right]
-            next_[position] = after
-            if after != -1:
-                prev[after] = position
-            before = prev[position]
-            if before >= 0:
-                merge = merge_map.get((ids[before], merged_id))
-                if merge is not None:
-                    heapq.heappush(queue, (merge[0], before, merge[1]))
-            if after != -1:
-                merge = merge_map.get((merged_id, ids[after]))
-                if merge is not None:
-                    heapq.heappush(queue, (merge[0], position, merge[1]))
 
     def to_hf_json(self) -> dict:
         return {

@@ -432,12 +432,6 @@ class Tokenizer:
                 encoding.append(token.id, token.value, (part_start + start, part_start + end), type_id, special=False)
         return encoding
 
-    def _pre_tokens(self, text: str) -> list[Normalized]:
-        normalized = Normalized.unchanged(text) if self.normalizer is None else self.normalizer.normalize(text)
-        if self.pre_tokenizer is not None:
-            return self.pre_tokenizer.split(normalized)
-        return [normalized] if normalized.text else []
-
     def _encode_plain(self, text: str) -> list[tuple[Token, tuple[int, int]]]:
         """Model tokens of text without special tokens, with offsets into `text`.
 
@@ -447,9 +441,17 @@ class Tokenizer:
         """
         return [
             (token, piece.original_span(token.start, token.end))
-            for piece in self._pre_tokens(text)
+            for piece in self.pre_tokenize(text)
             for token in self.model.tokenize(piece.text)
         ]
+
+    def pre_tokenize(self, text: str) -> list[Normalized]:
+        """The pre-tokens the model sees in `text` (no special tokens in it), each knowing the
+        span of `text` every one of its characters comes from."""
+        normalized = Normalized.unchanged(text) if self.normalizer is None else self.normalizer.normalize(text)
+        if self.pre_tokenizer is not None:
+            return self.pre_tokenizer.split(normalized)
+        return [normalized] if normalized.text else []
 
     def encode_exactly(self, text: str) -> tuple[Encoding, list[tuple[int, int]]]:
         """`encode` without the post-processor, with offsets that count every character, and the
@@ -461,7 +463,7 @@ class Tokenizer:
             if is_special:
                 encoding.append(self.special_token_ids[part], part, (part_start, part_end), 0, special=True)
                 continue
-            for piece in self._pre_tokens(part):
+            for piece in self.pre_tokenize(part):
                 tokens, dropped_positions = self.model.tokenize_exactly(piece.text)
                 for token in tokens:
                     start, end = piece.original_span(token.start, token.end)
