@@ -44,6 +44,7 @@ import tokenizers
 
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
 from explorer.charts import is_byte_level, sampled_steps
+from explorer.encode_steps import encode_steps, pretrained_encode_steps
 from explorer.hf_json import (
     bpe_from_vocab_merges,
     tokenizer_from_json,
@@ -92,6 +93,7 @@ class TokenizerColumn:
     content_key: str = ""
     encode_batch: BatchEncoder | None = None
     note: str = ""
+    steps: Callable[[str], Any] | None = None  # text -> encode_steps.EncodeSteps, when it can show them
 
 
 def sentences_from(text: str) -> list[str]:
@@ -139,6 +141,7 @@ def tokenizer_column(
         content_key=content_key("ours", exported),
         encode_batch=None if tok.may_drop_characters() else library_batch_encoder(exported),
         note=note,
+        steps=functools.partial(encode_steps, tok, name=name),
     )
 
 
@@ -152,6 +155,7 @@ def pretrained_column(name: str) -> TokenizerColumn:
         key=f"pretrained:{name}",
         content_key=f"pretrained:{name}:" + ",".join(data_file.sha256 for data_file in info.files),
         encode_batch=pretrained_batch_encoder(name),
+        steps=functools.partial(pretrained_encode_steps, name),
     )
 
 

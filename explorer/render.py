@@ -296,6 +296,15 @@ STYLESHEET = """
 .compare-line .tok{display:inline-block;}
 .compare-line .gap{color:#bbb;padding:0 2px;}
 .column-head{margin-bottom:4px;}
+.tok-rest{background:#fff;border:1px dotted #999;color:#777;padding:0 2px;}
+.encode-steps{line-height:2.0;}
+.steps-head{margin-bottom:6px;}
+.steps-head .lost{color:#b00020;}
+.steps-pre-token{margin:4px 0;}
+.steps-pre-token summary{cursor:pointer;}
+.steps-table{border-collapse:collapse;margin:2px 0 8px 18px;font-size:0.92em;}
+.steps-table td{padding:1px 8px;vertical-align:top;border-bottom:1px solid #f0f0f0;}
+.steps-pieces{white-space:nowrap;}
 .step-bar{padding:2px 0 8px 0;}
 .step-bar-label{font-size:0.875rem;margin-bottom:6px;}
 .step-bar-track{height:4px;background:#e6e9ef;border-radius:2px;}

@@ -28,6 +28,7 @@ else:
     compare.token_columns(shown, sentences)
     compare.boundary_diff_section(shown, sentences)
 if shown:
+    compare.steps_section(shown)
     compare.metrics_section(run, shown, sentences)
     compare.curve_section(compare.runs_shown(shown, [run, *([other] if other else []), *state.earlier_runs()]))
 frame.finish()

@@ -353,3 +353,21 @@ def test_compare_malformed_upload_is_an_error_message():
     assert all(markdown_literal(text) == element.value for text, element in zip(errors, at.error))
     assert "vocab.json: a vocab.json needs its merges.txt" in " ".join(errors)
     assert len(compare_column_bodies(at)) == 4  # the page goes on without them
+
+
+def test_train_summary_counts_what_the_tokenizer_cannot_represent():
+    from explorer.pipeline import encode_pieces, tokenizer_from_trace
+    from explorer.samples import SAMPLE_SENTENCES
+    from explorer.tokens import lost_characters
+
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in {"algorithm": "bpe", "flavor": "course", "vocab_size": "50", "sample": "hf-course"}.items():
+        at.query_params[key] = value
+    at.run()
+    assert not at.exception, at.exception
+    tokenizer = tokenizer_from_trace(at.session_state["current_run"].trace)
+    lost = sum(lost_characters(encode_pieces(tokenizer, sentence)) for sentence in SAMPLE_SENTENCES)
+    assert lost >= 2  # at least "A" and "P": the course's four sentences have neither
+    assert f"This tokenizer cannot represent {lost} characters of these sentences" in messages(at, "warning")
+    body = next(body for body in html_bodies(at) if 'class="compare-column"' in body)
+    assert "dropped: A" in body and "dropped: P" in body

@@ -169,3 +169,38 @@ def test_competition_chart_shows_step_k_with_values(wordpiece_page):
     a, b = trace.candidates.symbol_counts_at(2)[0]
     assert bars["text"][0].endswith(f"= {trace.candidates[2][0][2]:,} / ({a:,} × {b:,})")
     assert "merge 3:" in competition["layout"]["title"]["text"]
+
+
+def test_step_by_step_panel_encodes_with_the_tokenizer_of_step_k(wordpiece_page):
+    from explorer.pipeline import tokenizer_from_trace
+
+    at = wordpiece_page
+    trace = trace_of(at)
+    go_to(at, 6)
+    at.text_input(key=W.STEPS_TEXT).set_value("This is not a token.").run()
+    panel = body_with(at, "encode-steps")
+    tokenizer = tokenizer_from_trace(trace, 6)
+    expected = tokenizer.encode("This is not a token.", add_special_tokens=False)
+    assert f"<b>{len(expected.ids)} tokens</b>" in panel
+    summaries = re.findall(r"<summary>.*?</summary>", panel)
+    assert len(summaries) == len(tokenizer.pre_tokenize("This is not a token."))  # one block per pre-token
+    shown = [int(i) for summary in summaries for i in re.findall(r'title="id (\d+)&#58;', summary)]
+    assert shown == expected.ids  # each block ends on exactly what encode gives
+
+
+def test_compare_shows_any_columns_steps(wordpiece_page):
+    import tiktoken  # noqa: F401  (the GPT-2 column encodes with it)
+
+    from explorer.pretrained import encode_pretrained
+
+    at = wordpiece_page
+    at.switch_page("pages/3_Compare.py").run()
+    assert not at.exception, at.exception
+    at.selectbox(key=W.STEPS_COLUMN).set_value("pretrained:gpt2").run()
+    at.text_input(key=W.COMPARE_STEPS_TEXT).set_value("unbelievable tokenization").run()
+    panel = body_with(at, "encode-steps")
+    ids = [piece.id for piece in encode_pretrained("gpt2", "unbelievable tokenization")]
+    summaries = re.findall(r"<summary>.*?</summary>", panel)
+    shown = [int(i) for summary in summaries for i in re.findall(r'title="id (\d+)&#58;', summary)]
+    assert shown == ids
+    assert "merge (rank" in unescape(panel)

@@ -47,7 +47,7 @@ from explorer.metrics import METRIC_DEFINITIONS, metrics_table
 from explorer.pretrained import PRETRAINED
 from explorer.render import escape_text, legend_html
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui import frame, state, training, views
+from explorer.ui import encode_panel, frame, state, training, views
 from explorer.ui.runs import Run
 from explorer.ui.settings import ALGORITHM_LABELS, other_algorithm, settings_for_other_algorithm
 
@@ -368,3 +368,16 @@ def runs_shown(columns: Sequence[TokenizerColumn], runs: Sequence[Run]) -> list[
     """The runs whose columns are shown, in column order."""
     by_key = {f"run:{run.number}": run for run in runs}
     return [by_key[column.key] for column in columns if column.key in by_key]
+
+
+def steps_section(columns: Sequence[TokenizerColumn]) -> None:
+    """How any shown tokenizer encodes a text, step by step (those that can show their steps)."""
+    able = {column.key: column for column in columns if column.steps is not None}
+    st.subheader("How a text is tokenized, step by step")
+    if not able:
+        st.info("None of the tokenizers shown can show its steps (an upload the tokenizers library encodes cannot).")
+        return
+    keys = list(able)
+    _keep_choice(W.STEPS_COLUMN, keys, keys[0])
+    column = able[st.selectbox("Tokenizer", keys, format_func=lambda key: able[key].name, key=W.STEPS_COLUMN)]
+    encode_panel.show(column.steps, key=W.COMPARE_STEPS_TEXT)

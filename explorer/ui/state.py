@@ -28,6 +28,7 @@ STEP = "player_step"  # int: merges applied in the merge player (survives leavin
 PLAYING = "player_playing"  # bool: the merge player is playing
 PAUSED_AT = "player_paused_at"  # time.monotonic() of the last pause
 COMPARE_TEXT = "compare_text"  # str: the Compare page's sentences (survives leaving the page)
+ENCODE_TEXT = "encode_steps_text"  # str: the text of the step-by-step panels (Merge history, Compare)
 JOB = "training_job"  # training.Job: the run being trained in the background, until collected
 OUTCOME = "training_outcome"  # list[(kind, message)]: what the last training started said ("error", "caption")
 RUN_NUMBER = "run_number"  # int: the last run number given in this session
@@ -71,7 +72,7 @@ class Widget:
     STEP_FORWARD = "step_forward"
     TREE_TOKEN = "tree_token"
     LOG_SCALE = "merge_counts_log_scale"
-    ENCODE_TEXT = "encode_steps_text"
+    STEPS_TEXT = "merge_history_steps_text"
     # Vocabulary
     SEARCH = "vocab_search"
     KINDS = "vocab_kinds"
@@ -81,6 +82,8 @@ class Widget:
     # Compare
     SENTENCES = "sentences"
     TRAIN_OTHER = "train_other"
+    STEPS_COLUMN = "compare_steps_column"
+    COMPARE_STEPS_TEXT = "compare_steps_text"
     # Every page (sidebar)
     SHOW_IDS = "show_token_ids"
 

@@ -15,7 +15,8 @@ import streamlit as st
 from explorer import charts
 from explorer.merge_step import is_course_sized, stop_sentence, why_chosen
 from explorer.render import escape_text
-from explorer.ui import state, views
+from explorer.encode_steps import encode_steps
+from explorer.ui import encode_panel, state, views
 from explorer.ui.runs import Run
 
 W = state.Widget
@@ -59,6 +60,17 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
 
     merge_tree(run, k)
 
+    st.subheader(f"How a text is tokenized, step by step, after {k:,} merges")
+    st.caption(
+        "The run's tokenizer as it was at this step (only the first k merges): each pre-token starts as "
+        "characters (bytes for byte-level) and takes the merge of lowest rank present, again and again; "
+        "WordPiece takes the longest piece it knows, then the longest ## continuation."
+    )
+    tokenizer = views.tokenizer_at_step(run, k)
+    encode_panel.show(
+        lambda text: encode_steps(tokenizer, text, name=f"{run.name}, after {k:,} merges"), key=W.STEPS_TEXT
+    )
+
 
 CANDIDATE_COLUMNS = {
     "rank": st.column_config.TextColumn("rank", width="small", help="✓ the pair chosen"),
@@ -85,7 +97,10 @@ def course_tables(run: Run, k: int, merge: int) -> None:
         with pairs:
             function = "compute_pair_scores" if scored else "compute_pair_freqs"
             st.markdown(f"**Every pair merge {merge:,} was chosen from** (`{function}()` on the splits before it)")
-            st.dataframe(views.pair_table_frame(run, merge - 1), hide_index=True, height=320, column_config=CANDIDATE_COLUMNS)
+            table = views.pair_table_frame(run, merge - 1)
+            chosen_row = table["chosen"] == "✓"
+            styled = table.style.apply(lambda column: ["background-color:#ffd6a5" if hit else "" for hit in chosen_row])
+            st.dataframe(styled, hide_index=True, height=320, column_config=CANDIDATE_COLUMNS)
 
 
 def merge_tree(run: Run, k: int) -> None:

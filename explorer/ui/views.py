@@ -116,9 +116,15 @@ def stop_reason_text(trace: Trace) -> str:
 # ---------------------------------------------------------------- the state after k merges
 
 
-def tokenizer_at_step(trace: Trace, k: int) -> Tokenizer:
-    """The tokenizer that knows only the first k merges (and the vocabulary they had made)."""
-    return tokenizer_from_trace(trace, k)
+def tokenizer_at_step(run: Run, k: int) -> Tokenizer:
+    """The tokenizer that knows only the first k merges (and the vocabulary they had made); the
+    last two asked for are kept (one step view asks twice; a book-size run takes ~15 ms to build)."""
+    kept: dict[int, Tokenizer] = run.derive("tokenizers_at_step", dict)
+    if k not in kept:
+        while len(kept) >= 2:
+            kept.pop(next(iter(kept)))
+        kept[k] = tokenizer_from_trace(run.trace, k)
+    return kept[k]
 
 
 @dataclass(frozen=True)
@@ -198,7 +204,7 @@ def sentences_at_step_html(run: Run, k: int, sentences: list[str], show_ids: boo
     characters the tokenizer drops or cannot spell marked, each with its token count. At most
     SENTENCES_SHOWN sentences of at most SENTENCE_CHARACTERS_SHOWN characters each are drawn."""
     trace = run.trace
-    tok = tokenizer_at_step(trace, k)
+    tok = tokenizer_at_step(run, k)
     new_token = trace.vocab[trace.merges[k - 1][2]] if k else None
     rows = []
     for sentence in sentences[:SENTENCES_SHOWN]:
