@@ -1,12 +1,14 @@
-"""Screenshots of the four pages for the README, taken with Playwright and Debian's Chromium.
+"""Screenshots of the pages for the README, taken with Playwright and Debian's Chromium.
 
     .venv/bin/python docs/take_screenshots.py [--out docs/screenshots] [--url http://127.0.0.1:8501]
 
 Starts its own `streamlit run app.py` on a free loopback port (and stops it), unless --url names a
 server that is already running. Trains the default sample (A Study in Scarlet, BPE byte-level) on
-the Train page, then visits Merge history (moved to a middle step), Vocabulary and Compare (with the
-other algorithm trained). Streamlit scrolls inside its own container, so `full_page` would cut the
-page: the viewport is made tall instead.
+the Train page, then visits Vocabulary and Compare (with the other algorithm trained); opens
+Merge history from links: the course's WordPiece at a tie (merge_history.png) and the course's BPE
+with its step-by-step panel (merge_history_steps.png); and the Train summary of the course's BPE at
+vocabulary 50, which drops "A" and "P" (lost_characters.png). Streamlit scrolls inside its own
+container, so `full_page` would cut the page: the viewport is made tall instead.
 """
 
 from __future__ import annotations
@@ -23,8 +25,13 @@ sys.path.insert(0, str(ROOT / "tests"))  # browser_support, as the tests import 
 
 from browser_support import chromium, chromium_missing_reason, open_page, streamlit_server, wait_idle  # noqa: E402
 
-STEP_SLIDER = 'input[type="range"][aria-label="Step (merges applied)"]'
 WIDTH = 1400
+# (file name, link, viewport height, text to scroll to)
+SHOTS_FROM_LINKS = (
+    ("merge_history", "algorithm=wordpiece&flavor=course&vocab_size=70&sample=hf-course&step=3", 2300, None),
+    ("merge_history_steps", "algorithm=bpe&flavor=course&vocab_size=45&sample=hf-course&step=14", 1500, "How a token was built"),
+    ("lost_characters", "algorithm=bpe&flavor=course&vocab_size=50&sample=hf-course", 1500, "The tutorial's sample sentences"),
+)
 
 
 def shoot(page, path: Path) -> None:
@@ -47,17 +54,6 @@ def take(base_url: str, out: Path) -> None:
         wait_idle(page, 400)
         shoot(page, out / "train.png")
 
-        sidebar.get_by_role("link", name="Merge history").click()
-        page.locator(STEP_SLIDER).wait_for()
-        wait_idle(page, 400)
-        page.locator(STEP_SLIDER).focus()
-        for _ in range(40):
-            page.keyboard.press("ArrowRight")
-        wait_idle(page, 400)
-        page.set_viewport_size({"width": WIDTH, "height": 2600})
-        wait_idle(page, 800)
-        shoot(page, out / "merge_history.png")
-
         page.set_viewport_size({"width": WIDTH, "height": 1700})
         sidebar.get_by_role("link", name="Vocabulary").click()
         page.get_by_text("Grid view", exact=True).wait_for()
@@ -70,6 +66,18 @@ def take(base_url: str, out: Path) -> None:
         wait_idle(page, 800)
         shoot(page, out / "compare.png")
         context.close()
+
+        for name, query, height, scroll_to in SHOTS_FROM_LINKS:
+            context = browser.new_context(viewport={"width": WIDTH, "height": height})
+            context.set_default_timeout(60_000)
+            page = context.new_page()
+            path = "/" if name == "lost_characters" else "/Merge_history"
+            open_page(page, base_url, path, query)
+            if scroll_to:
+                page.get_by_text(scroll_to).first.scroll_into_view_if_needed()
+            wait_idle(page, 800)
+            shoot(page, out / f"{name}.png")
+            context.close()
 
 
 def main() -> int:
@@ -86,7 +94,8 @@ def main() -> int:
     server = contextlib.nullcontext(args.url.rstrip("/")) if args.url else streamlit_server("screenshots-server")
     with server as base_url:
         take(base_url, out)
-    print(f"screenshots in {out}: train.png, merge_history.png, vocabulary.png, compare.png")
+    names = ["train", "vocabulary", "compare", *(name for name, *_ in SHOTS_FROM_LINKS)]
+    print(f"screenshots in {out}: {', '.join(name + '.png' for name in names)}")
     return 0
 
 

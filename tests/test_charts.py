@@ -31,19 +31,6 @@ def wordpiece_trace():
     return trace
 
 
-@pytest.fixture(scope="module")
-def long_trace():
-    """A byte-level run with many more merges than the frame cap."""
-    text = " ".join(f"w{i % 97}x{i % 89}y{i % 83}" for i in range(4000)) + " caf\u00e9 \U0001F600"
-    counts: dict[str, int] = {}
-    for word in text.split(" "):
-        symbols = bytes_to_symbols((" " + word).encode("utf-8"))
-        counts[symbols] = counts.get(symbols, 0) + 1
-    trace = train(counts, TrainerConfig(vocab_size=1200, initial_alphabet=BYTE_LEVEL_ALPHABET))
-    trace.config["pre_tokenizer"] = "byte-level"
-    return trace
-
-
 def test_sampled_steps_caps_and_keeps_ends():
     assert charts.sampled_steps(0) == []
     assert charts.sampled_steps(5, 300) == [0, 1, 2, 3, 4]
@@ -53,39 +40,27 @@ def test_sampled_steps_caps_and_keeps_ends():
     assert steps == sorted(set(steps))
 
 
-def test_candidates_animation_frames_hold_the_traces_counts(bpe_trace):
-    figure = charts.candidates_animation(bpe_trace)
-    assert len(figure.frames) == bpe_trace.steps  # fewer steps than the cap: one frame per step
-    for frame in figure.frames:
-        step = int(frame.name) - 1
-        bars = frame.data[0]
-        assert list(bars.x) == [count for _, _, count, _ in bpe_trace.candidates[step]][: charts.TOP_CANDIDATES]
-        left, right, _, _ = bpe_trace.candidates[step][0]
-        assert (left, right) == bpe_trace.merges[step][:2]  # the winner comes first
-    assert figure.data[0].x == figure.frames[0].data[0].x
-    assert figure.layout.sliders[0].steps[-1].label == str(bpe_trace.steps)
+def test_competition_figure_holds_each_steps_candidates_with_values(bpe_trace):
+    for merge in (1, 2, bpe_trace.steps // 2, bpe_trace.steps):
+        figure = charts.competition_figure(bpe_trace, merge)
+        bars = figure.data[0]
+        recorded = bpe_trace.candidates[merge - 1][: charts.TOP_CANDIDATES]
+        assert list(bars.x) == [count for _, _, count, _ in recorded]
+        assert [text.rsplit(" ", 1)[1] for text in bars.text] == [f"{count:,}" for _, _, count, _ in recorded]
+        left, right, _, _ = recorded[0]
+        assert (left, right) == bpe_trace.merges[merge - 1][:2]  # the winner comes first, in red
+        assert bars.marker.color[0] == charts.WINNER_COLOUR
+        assert f"merge {merge}:" in figure.layout.title.text
+        assert figure.layout.xaxis.title.text == "pair count"
 
 
-def test_candidates_animation_is_capped(long_trace):
-    assert long_trace.steps > charts.MAX_FRAMES
-    figure = charts.candidates_animation(long_trace)
-    assert len(figure.frames) == charts.MAX_FRAMES
-    names = [int(frame.name) for frame in figure.frames]
-    assert names[0] == 1 and names[-1] == long_trace.steps
-    for frame in figure.frames:
-        assert len(frame.data) == 1  # one small frame per step, never cumulative
-        assert len(frame.data[0].x) <= charts.TOP_CANDIDATES
-    step = names[150] - 1
-    assert list(figure.frames[150].data[0].customdata) == [c for _, _, c, _ in long_trace.candidates[step]][: charts.TOP_CANDIDATES]
-
-
-def test_wordpiece_course_animates_scores(wordpiece_trace):
-    assert charts.uses_scores(wordpiece_trace)
-    figure = charts.candidates_animation(wordpiece_trace)
-    first = figure.frames[0].data[0]
-    assert list(first.x) == [score for _, _, _, score in wordpiece_trace.candidates[0]][: charts.TOP_CANDIDATES]
-    assert first.x[0] == pytest.approx(0.2)  # the course's first pick: ('a', '##b') with score 0.2
-    assert "a + ##b" in first.text[0]
+def test_competition_figure_of_a_likelihood_run_shows_the_formula(wordpiece_trace):
+    figure = charts.competition_figure(wordpiece_trace, 1)
+    bars = figure.data[0]
+    assert list(bars.x) == [score for _, _, _, score in wordpiece_trace.candidates[0]][: charts.TOP_CANDIDATES]
+    assert bars.x[0] == pytest.approx(0.2)  # the course's first pick: ('a', '##b') with score 0.2
+    a, b = wordpiece_trace.candidates.symbol_counts_at(0)[0]
+    assert bars.text[0] == f"a + ##b   0.2 = {wordpiece_trace.candidates[0][0][2]} / ({a} × {b})"
     assert figure.layout.xaxis.title.text == "likelihood score"
 
 
@@ -96,6 +71,7 @@ def test_merge_timeline_values_and_marker(bpe_trace, wordpiece_trace):
     assert list(figure.data[0].x) == list(range(1, bpe_trace.steps + 1))
     assert figure.layout.shapes[0].x0 == 7
     assert not charts.merge_timeline(bpe_trace, current_step=0).layout.shapes
+    assert figure.layout.yaxis.type != "log" and charts.merge_timeline(bpe_trace, 7, log_scale=True).layout.yaxis.type == "log"
     scored = charts.merge_timeline(wordpiece_trace, current_step=3)
     assert [trace.name for trace in scored.data] == ["pair count", "likelihood score"]
     assert list(scored.data[1].y) == pytest.approx(wordpiece_trace.merge_scores)
@@ -132,6 +108,5 @@ def test_figures_for_a_run_without_merges():
     trace = train({"a": 1}, TrainerConfig(vocab_size=1))
     trace.config["pre_tokenizer"] = "whitespace"
     assert trace.steps == 0
-    assert charts.candidates_animation(trace).frames == ()
     assert len(charts.merge_timeline(trace).data[0].x) == 0
     assert list(charts.compression_curve(trace, 0).data[0].y) == [1]
