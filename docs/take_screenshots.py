@@ -29,7 +29,7 @@ WIDTH = 1400
 # (file name, link, viewport height, text to scroll to)
 SHOTS_FROM_LINKS = (
     ("merge_history", "algorithm=wordpiece&flavor=course&vocab_size=70&sample=hf-course&step=3", 2300, None),
-    ("merge_history_steps", "algorithm=bpe&flavor=course&vocab_size=45&sample=hf-course&step=14", 1500, "How a token was built"),
+    ("merge_history_steps", "algorithm=bpe&flavor=course&vocab_size=45&sample=hf-course&step=14", 1500, "How a text is tokenized"),
     ("lost_characters", "algorithm=bpe&flavor=course&vocab_size=50&sample=hf-course", 1500, "The tutorial's sample sentences"),
 )
 

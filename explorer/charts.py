@@ -127,7 +127,8 @@ def competition_figure(trace: Trace, merge: int, labels: Sequence[str] | None = 
                 "title": {"text": f"The competition for merge {merge:,}: {pair_label(labels, left, right)} → {_escape(labels[new_id])}"},
                 "xaxis": {
                     "title": {"text": "likelihood score" if scored else "pair count"},
-                    "range": [0, largest * 1.9],  # room for the labels outside the bars
+                    # Room for the labels outside the bars (a score's label holds its formula).
+                    "range": [0, largest * (2.9 if scored else 1.9)],
                     "rangemode": "tozero",
                 },
                 "yaxis": {"autorange": "reversed", "title": {"text": "rank"}},

@@ -77,8 +77,10 @@ def _value_text(candidate: Candidate) -> str:
 
 
 def _listed(names: list[str], limit: int = 6) -> str:
-    shown = ", ".join(names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    """'a, b and c'; past `limit` names, 'a, b, … and 4 more'."""
+    if len(names) > limit:
+        return ", ".join(names[:limit]) + f" and {len(names) - limit} more"
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def first_occurrences(trace: Trace, k: int, pairs: list[tuple[int, int]]) -> dict[tuple[int, int], tuple[int, int]]:
@@ -127,12 +129,9 @@ def why_chosen(trace: Trace, merge: int, labels) -> str:
             return f"{won}; it was the only pair left."
         return f"{won}; next came {pair_name(labels, runner_up.left_id, runner_up.right_id)} with {_value_text(runner_up)}."
     some = "at least " if len(tied) == len(candidates) and len(candidates) >= trace.config.get("candidates", 10) else ""
-    others = [pair_name(labels, c.left_id, c.right_id) for c in tied[1:]]
-    if chosen.score is None:
-        value = f"{chosen.count:,}"
-    else:
-        value = f"count(ab) / (count(a) × count(b)) = {score_formula(chosen)} for {name}"
-    tie = f"{some}{len(tied)} pairs tie at the highest {measure}, {value} ({name}, {_listed(others)})"
+    names = [pair_name(labels, c.left_id, c.right_id) for c in tied]
+    value = f"{chosen.count:,}" if chosen.score is None else f"count(ab) / (count(a) × count(b)) = {score_formula(chosen)}"
+    tie = f"{some}{len(tied)} pairs tie at the highest {measure}, {value}: {_listed(names)}"
     if some:
         tie += "; the trace keeps the top 10"
     if not course:

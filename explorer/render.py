@@ -157,7 +157,9 @@ def group_pieces_by_shared_clusters(
 ) -> list[list[int]]:
     """Indices of consecutive pieces, grouped when they touch a common grapheme cluster.
 
-    A piece that shares no cluster with its neighbours is a group of one.
+    A piece that shares no cluster with its neighbours is a group of one, and so is a `DROPPED`
+    marker: it is not a token, and a token merged across a dropped character spans it (a BPE model
+    lets the neighbours of a dropped character merge), which is no shared character.
     """
     cluster_of_char = [0] * len(text)
     for cluster_index, (start, end) in enumerate(grapheme_groups(text)):
@@ -166,6 +168,10 @@ def group_pieces_by_shared_clusters(
     groups: list[list[int]] = []
     last_cluster_of_group: int | None = None
     for index, piece in enumerate(pieces):
+        if kind_of(piece) == DROPPED:
+            groups.append([index])
+            last_cluster_of_group = None
+            continue
         clusters = _cluster_range(piece, cluster_of_char)
         shares_cluster = (
             clusters is not None

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.corpus import count_words
 from explorer.samples import SAMPLES
 from explorer.ui.state import Widget as W
-from explorer.ui.views import literal_from_markdown, markdown_literal
+from explorer.ui.views import literal_from_markdown, markdown_literal, vocabulary_csv_name
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -71,6 +71,23 @@ def test_app_loads_with_its_widgets():
     assert at.text_input(key=W.SPECIAL_TOKENS).value == "<|endoftext|>"
     assert not at.metric  # nothing trained yet: no summary
     assert (at.query_params["algorithm"], at.query_params["sample"]) == ("bpe", "scarlet")
+
+
+def test_train_is_enabled_again_after_a_fast_run():
+    at = train(new_app())
+    assert metrics(at)["Merges learned"]
+    assert not at.button(key=W.TRAIN).disabled  # the run ended within the inline wait: no stale disabled button
+
+
+def test_show_ids_writes_every_tokens_id_under_it():
+    at = train(new_app())
+    column = next(body for body in html_bodies(at) if 'class="compare-column"' in body)
+    assert 'class="tok-id"' not in column
+    at.toggle(key=W.SHOW_IDS).set_value(True).run()
+    column = next(body for body in html_bodies(at) if 'class="compare-column"' in body)
+    hovered = re.findall(r'title="id (\d+)&#58;', column)
+    written = re.findall(r'<span class="tok-id">(\d+)</span>', column)
+    assert written and written == hovered
 
 
 def test_sample_trains_and_summary_appears():
@@ -148,8 +165,16 @@ def test_pages_after_training():
     assert list(at.dataframe[1].value.columns[:2]) == ["0 -> 40", "40 -> 80"]
     downloads = {button.proto.label for button in at.get("download_button")}
     assert downloads == {"Table (CSV)", "tokenizer.json", "vocab.json", "merges.txt", "Trace (JSON)"}
+    ranks = dict(zip(table["kind"], table["merge rank"]))  # a rank, or what made the token
+    assert ranks["character"] == "character" and ranks["special"] == "special" and ranks["merged"].isdigit()
     at.text_input(key=W.SEARCH).set_value("found").run()
-    assert all("found" in token for token in at.dataframe[0].value["readable"])
+    shown = at.dataframe[0].value
+    assert all("found" in token for token in shown["readable"])
+    csv = next(button.proto for button in at.get("download_button") if button.proto.label.startswith("Table (CSV"))
+    assert csv.label == f"Table (CSV, {len(shown)} rows shown)"
+    run = at.session_state["current_run"]
+    assert vocabulary_csv_name(run, len(shown), vocab_size) == f"bpe-1000-run1-vocabulary-filtered-{len(shown)}-of-{vocab_size}.csv"
+    assert vocabulary_csv_name(run, vocab_size, vocab_size) == "bpe-1000-run1-vocabulary.csv"
 
     at.switch_page(COMPARE).run()
     assert not at.exception, at.exception
