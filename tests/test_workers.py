@@ -74,6 +74,14 @@ def test_a_job_runs_in_another_process_and_returns_its_result(make_pool):
     assert job.result == job.worker_pid != os.getpid()
 
 
+def test_workers_run_at_a_lower_priority_than_the_server(make_pool):
+    make, _ = make_pool
+    job = make(size=1).submit("nice", worker_tasks.niceness)
+    assert job.wait(TIMEOUT) and job.result == min(19, os.nice(0) + 10)
+    polite = make(size=1, niceness=0).submit("as nice as the server", worker_tasks.niceness)
+    assert polite.wait(TIMEOUT) and polite.result == os.nice(0)
+
+
 def test_progress_arrives_while_the_job_runs(make_pool):
     make, _ = make_pool
     pool = make(size=1, report_interval=0.05)

@@ -68,3 +68,7 @@ def big(reporter, size):
 
 def unpicklable_result(reporter):
     return lambda: None
+
+
+def niceness(reporter):
+    return os.nice(0)

@@ -90,6 +90,7 @@ class JobHandle:
         self.job = job
         # The finalizer must not refer to the handle itself, or the handle would never be collected.
         self._finalizer = weakref.finalize(self, on_release, job)
+        self._finalizer.atexit = False  # at exit the pool shuts down anyway
 
     @property
     def released(self) -> bool:

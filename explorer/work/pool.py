@@ -2,6 +2,8 @@
 
 `WorkerPool(size)` keeps at most `size` worker processes (explorer/work/worker.py), started when
 work arrives and kept for `tasks_per_worker` jobs each, then replaced, so memory cannot creep.
+Workers run at a lower priority (`niceness`, default 10): when every core is busy, the server's
+own page reruns still get the CPU first.
 `submit(key, function, *args)` queues `function(reporter, *args)` (a module-level function: the
 worker imports it by name) and returns a `Job` (explorer/work/jobs.py); a job with the same key
 that is still queued or running is returned instead, so thirty visitors asking for one run get one
@@ -68,9 +70,10 @@ class WorkerPool:
         cancel_grace: float = 2.0,
         time_limit: float | None = 600.0,
         report_interval: float = 0.1,
-        keep_finished: int = 16,
-        keep_seconds: float = 300.0,
+        keep_finished: int = 8,
+        keep_seconds: float = 120.0,
         preload: tuple[str, ...] = (),
+        niceness: int = 10,
     ):
         self.size = max(1, size if size is not None else _cpu_count())
         if tasks_per_worker < 1:
@@ -82,6 +85,7 @@ class WorkerPool:
         self.keep_finished = keep_finished
         self.keep_seconds = keep_seconds
         self.preload = tuple(preload)
+        self.niceness = niceness
         self._lock = threading.Lock()
         self._queue: deque[Job] = deque()
         self._active: dict[str, Job] = {}  # key -> queued or running job
@@ -257,7 +261,7 @@ class WorkerPool:
 
     def _start_worker(self) -> None:
         try:
-            self._workers.append(WorkerProcess(list(sys.path), self.report_interval, self.preload))
+            self._workers.append(WorkerProcess(list(sys.path), self.report_interval, self.preload, self.niceness))
         except OSError:
             LOG.exception("could not start a worker process")
             self._note_start_failure("the server could not start a worker process")

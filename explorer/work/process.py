@@ -47,7 +47,7 @@ def exit_description(returncode: int | None) -> str:
 class WorkerProcess:
     """A started worker: its process, its connection, and what the pool tracks about it."""
 
-    def __init__(self, sys_path: list[str], report_interval: float, preload: tuple[str, ...]):
+    def __init__(self, sys_path: list[str], report_interval: float, preload: tuple[str, ...], niceness: int = 0):
         parent_end, child_end = socket.socketpair()
         try:
             self.process = subprocess.Popen(
@@ -67,7 +67,7 @@ class WorkerProcess:
         self.ready = False
         self.job: Job | None = None
         self.tasks_done = 0
-        self.connection.send(("setup", sys_path, report_interval, tuple(preload)))
+        self.connection.send(("setup", sys_path, report_interval, tuple(preload), niceness))
 
     @property
     def idle(self) -> bool:

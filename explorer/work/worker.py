@@ -4,7 +4,7 @@ A worker is a fresh Python interpreter (`python -m explorer.work.worker FD`) tha
 server over one Unix socket, wrapped in a `multiprocessing.connection.Connection` (length-prefixed
 pickles). Messages, as tuples:
 
-    server -> worker   ("setup", sys_path, report_interval, preload)   once, first
+    server -> worker   ("setup", sys_path, report_interval, preload, niceness)   once, first
                        ("task", task_id, pickled (function, args))
                        ("cancel", task_id)                              only while that task runs
                        ("exit",)
@@ -106,7 +106,9 @@ def run_task(connection: Connection, task_id: int, payload: bytes, interval: flo
 
 def serve(connection: Connection) -> None:
     """Set up as the server says, then run tasks until told to exit or the server goes away."""
-    _, sys_path, interval, preload = connection.recv()
+    _, sys_path, interval, preload, niceness = connection.recv()
+    if niceness:
+        os.nice(niceness)  # the server's page reruns go first when the cores are busy
     sys.path[:] = list(dict.fromkeys([*sys_path, *sys.path]))
     for module in preload:  # import the heavy modules before the first task, not during it
         importlib.import_module(module)
