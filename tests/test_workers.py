@@ -151,6 +151,15 @@ def test_a_cancelled_job_that_checks_should_stop_returns_and_keeps_its_worker(ma
     assert after.wait(TIMEOUT) and after.result == pid
 
 
+def test_a_job_that_saw_the_cancel_gets_longer_than_the_grace_period_to_return(make_pool):
+    make, _ = make_pool
+    pool = make(size=1, cancel_grace=0.3, finish_grace=30)
+    job = pool.submit("slow to stop", worker_tasks.slow_to_stop, 1.0)
+    running(job)
+    job.cancel()
+    assert job.wait(TIMEOUT) and job.state == DONE and job.result == "wrapped up"
+
+
 def test_cancelling_a_running_job_that_ignores_it_terminates_its_worker(make_pool):
     make, _ = make_pool
     pool = make(size=1, cancel_grace=0.3)
@@ -294,7 +303,7 @@ def test_many_jobs_on_two_workers_start_in_order_two_at_a_time(make_pool):
 def test_a_failing_job_gives_one_sentence_and_logs_its_traceback(make_pool, caplog):
     make, _ = make_pool
     pool = make(size=1)
-    with caplog.at_level(logging.ERROR, logger="explorer.work.pool"):
+    with caplog.at_level(logging.ERROR, logger="explorer.work"):
         user_error = pool.submit("bad", worker_tasks.bad_input)
         bug = pool.submit("bug", worker_tasks.bug)
         assert user_error.wait(TIMEOUT) and bug.wait(TIMEOUT)

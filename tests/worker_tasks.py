@@ -72,3 +72,11 @@ def unpicklable_result(reporter):
 
 def niceness(reporter):
     return os.nice(0)
+
+
+def slow_to_stop(reporter, seconds_to_wrap_up):
+    """Sees the cancel at once, then takes a while to return (like building a big trace)."""
+    while not reporter.should_stop():
+        time.sleep(0.01)
+    time.sleep(seconds_to_wrap_up)
+    return "wrapped up"

@@ -10,6 +10,7 @@ pickles). Messages, as tuples:
                        ("exit",)
     worker -> server   ("ready", pid)                                   after setup
                        ("progress", task_id, {name: value})
+                       ("stopping", task_id)                            the cancel was seen
                        ("done", task_id, result)
                        ("failed", task_id, sentence, traceback_text)
 
@@ -77,6 +78,9 @@ class Reporter:
             # earlier task is ignored.
             if message == ("cancel", self._task_id):
                 self.cancelled = True
+                # The function is wrapping up: the server gives it longer than a function
+                # that never looks (building and sending a big trace on a busy machine takes time).
+                self._connection.send(("stopping", self._task_id))
         if os.getppid() != self._parent:  # orphaned: nobody will read the result
             self.cancelled = True
         self._send_if_due()  # a report held back by the throttle goes out on the next check
