@@ -12,6 +12,7 @@ import logging
 import os
 import signal
 import sys
+import threading
 import time
 import types
 from multiprocessing.connection import Pipe
@@ -224,6 +225,27 @@ def test_the_same_key_gives_the_same_job_while_it_is_queued_or_running(make_pool
     assert again is not queued and again.wait(TIMEOUT) and again.result == "again"
 
 
+def test_thirty_sessions_asking_at_once_share_one_job(make_pool):
+    make, _ = make_pool
+    pool = make(size=2)
+    handles, start = [], threading.Barrier(30)
+
+    def session() -> None:
+        start.wait()
+        handles.append(pool.request("the class's sample", worker_tasks.count, 3, 0.05))
+
+    sessions = [threading.Thread(target=session) for _ in range(30)]
+    for thread in sessions:
+        thread.start()
+    for thread in sessions:
+        thread.join()
+    jobs = {id(handle.job) for handle in handles}
+    assert len(handles) == 30 and len(jobs) == 1
+    job = handles[0].job
+    assert job.interest == 30 and job.wait(TIMEOUT) and job.state == DONE
+    assert pool.load().workers == 1  # one job: one worker was needed
+
+
 def test_the_last_handle_garbage_collected_cancels_a_running_job(make_pool):
     make, _ = make_pool
     pool = make(size=1)
@@ -392,3 +414,19 @@ def test_pool_settings_from_the_environment():
         pool_settings({"EXPLORER_WORKERS": "two"})
     with pytest.raises(ValueError, match="EXPLORER_TASKS_PER_WORKER"):
         pool_settings({"EXPLORER_TASKS_PER_WORKER": "0"})
+
+
+def test_the_default_pool_is_one_pool_made_again_once_closed(monkeypatch):
+    from explorer.work import config
+
+    monkeypatch.setattr(config, "_default", None)
+    monkeypatch.setenv("EXPLORER_WORKERS", "1")
+    pool = config.default_pool()
+    try:
+        assert config.default_pool() is pool and pool.size == 1 and pool.preload == config.PRELOAD
+        pool.shutdown()
+        assert pool.closed
+        replacement = config.default_pool()
+        assert replacement is not pool and not replacement.closed
+    finally:
+        config.default_pool().shutdown()

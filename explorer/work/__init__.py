@@ -2,6 +2,7 @@
 
 - `pool.WorkerPool`: a bounded, self-healing pool of worker processes; `submit` / `request` give a
   `Job` / `JobHandle` (jobs.py) shared by key, with progress, cancel and a hard time limit.
+- `dispatch`: the pool's dispatcher thread, the only one that talks to worker processes.
 - `worker`: the worker process's side (`Reporter.report`, `Reporter.should_stop`).
 - `process`: starting, ending and describing one worker process.
 - `tasks`: the real jobs, `train_task` and `measure_task`, taking plain data.

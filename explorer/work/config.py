@@ -56,10 +56,10 @@ def pool_settings(environ: Mapping[str, str] | None = None) -> dict:
 
 
 def default_pool() -> WorkerPool:
-    """The process-wide pool, created on first call."""
+    """The process-wide pool, created on first call (and again if the last one has closed)."""
     global _default
     with _default_lock:
-        if _default is None:
+        if _default is None or _default.closed:
             try:
                 settings = pool_settings()
             except ValueError as error:

@@ -118,6 +118,11 @@ class WorkerPool(Dispatcher):
         """`submit(...)` and `attach()` at once: what a visitor's session should hold."""
         return self._submit(key, function, args, time_limit, attach=True)
 
+    @property
+    def closed(self) -> bool:
+        """True after `shutdown()`, or when the dispatcher thread has died (logged)."""
+        return self._closing or not self._thread.is_alive()
+
     def find(self, key: str) -> Job | None:
         """The queued or running job for `key`, else one that ended lately (for late readers)."""
         with self._lock:
