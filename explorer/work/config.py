@@ -1,0 +1,69 @@
+"""The server's one worker pool, sized from the environment.
+
+    EXPLORER_WORKERS            worker processes (default: the cores this process may use, >= 1)
+    EXPLORER_TASKS_PER_WORKER   jobs a worker runs before it is replaced (default 20)
+
+`default_pool()` creates the pool on first use (its workers start when work arrives, or at
+`warm_up()`), preloading explorer.work.tasks in every worker so a job does not pay for imports.
+A malformed variable is logged and its default used: a typo must not take the demo down.
+
+What it does not do: read the training limits (explorer.inputs.Limits) or the store's settings
+(explorer.runstore).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Mapping
+
+from explorer.work.pool import WorkerPool
+
+LOG = logging.getLogger(__name__)
+
+DEFAULT_TASKS_PER_WORKER = 20
+PRELOAD = ("explorer.work.tasks",)
+
+_default: WorkerPool | None = None
+_default_lock = threading.Lock()
+
+
+def _positive_int(environ: Mapping[str, str], name: str) -> int | None:
+    raw = environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise ValueError(f"{name} must be a whole number of at least 1, not {raw!r}")
+    return value
+
+
+def pool_settings(environ: Mapping[str, str] | None = None) -> dict:
+    """WorkerPool keyword arguments from the environment; ValueError naming a bad variable."""
+    environ = os.environ if environ is None else environ
+    settings = {"tasks_per_worker": DEFAULT_TASKS_PER_WORKER, "preload": PRELOAD}
+    size = _positive_int(environ, "EXPLORER_WORKERS")
+    if size is not None:
+        settings["size"] = size
+    tasks = _positive_int(environ, "EXPLORER_TASKS_PER_WORKER")
+    if tasks is not None:
+        settings["tasks_per_worker"] = tasks
+    return settings
+
+
+def default_pool() -> WorkerPool:
+    """The process-wide pool, created on first call (and again if the last one has closed)."""
+    global _default
+    with _default_lock:
+        if _default is None or _default.closed:
+            try:
+                settings = pool_settings()
+            except ValueError as error:
+                LOG.warning("%s; using the default worker pool settings", error)
+                settings = {"tasks_per_worker": DEFAULT_TASKS_PER_WORKER, "preload": PRELOAD}
+            _default = WorkerPool(**settings)
+        return _default

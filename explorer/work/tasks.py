@@ -1,0 +1,153 @@
+"""The real jobs of the worker pool, taking and returning plain data (small where possible).
+
+- `train_task(reporter, corpus_text, settings, limits, store=None)`: `explorer.pipeline.train_corpus`
+  under the run's budget (`Limits.budget()`), reporting {"phase": "counting"} and then
+  {"phase": "training", "step", "planned"}, stopping when the reporter says so (Stop, a visitor
+  gone) or the budget does. `settings` is `training_settings(...)`'s dict, `limits` a
+  `dataclasses.asdict(Limits)`. Returns {"trace_json", "stored_key", "steps", "stop_reason",
+  "stopped_by", "seconds"}; with a `store` dict
+  (`SQLiteRunStore.location()` plus "key", "meta" and "keep_corpus") a run that was not stopped
+  by the visitor is written to that store by the worker (compression included) and only its key
+  comes back (`trace_json` None).
+- `measure_task(reporter, corpus_text, tokenizer, sample)`: `explorer.compare.measure_corpus` over
+  the corpus or a stated sample of it, `MEASURE_CHUNK` lines at a time with progress
+  {"lines_done", "lines"}. `tokenizer` is {"name", "tokenizer_json"} or {"pretrained": "gpt2"};
+  `sample` is {"kind": "whole"}, {"kind": "first", "max_bytes"} or {"kind": "lines",
+  "max_bytes", "seed"} (explorer.inputs.corpus_prefix / sample_lines). Returns {"metrics":
+  TokenizerMetrics fields, "seconds", "lines", "characters", "complete"}.
+
+Bad input raises ValueError with a sentence, which becomes the job's error.
+
+What it does not do: check a corpus or settings for the visitor first (explorer.inputs does,
+before submitting), or decide a run's key (explorer.runstore.run_key).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from explorer.corpus import split_lines
+from explorer.inputs import Limits, corpus_prefix, sample_lines
+from explorer.pipeline import train_corpus
+from explorer.trainers import TrainerConfig
+
+STOP_BUTTON = "the Stop button"
+NO_WORDS = "The corpus has no words once normalized and pre-tokenized: try another pre-tokenizer or corpus."
+MEASURE_CHUNK = 8 * 4096  # lines measured between two progress reports and stop checks
+PIPELINE_FIELDS = ("normalizers", "pre_tokenizer")
+
+
+def training_settings(config: TrainerConfig, normalizers: tuple[str, ...] | list[str], pre_tokenizer: str) -> dict:
+    """The plain-data settings `train_task` takes (and whose canonical JSON keys a run)."""
+    settings = config.to_dict()
+    settings.update(normalizers=list(normalizers), pre_tokenizer=pre_tokenizer)
+    return settings
+
+
+def _config(settings: dict) -> tuple[TrainerConfig, tuple[str, ...], str]:
+    fields = {field.name for field in dataclasses.fields(TrainerConfig)}
+    unknown = set(settings) - fields - set(PIPELINE_FIELDS)
+    if unknown:
+        raise ValueError(f"unknown training setting {sorted(unknown)[0]!r}")
+    values = {name: tuple(value) if isinstance(value, list) else value for name, value in settings.items() if name in fields}
+    return TrainerConfig(**values), tuple(settings.get("normalizers") or ()), settings.get("pre_tokenizer", "byte-level")
+
+
+def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: dict | None = None) -> dict:
+    config, normalizers, pre_tokenizer = _config(settings)
+    budget = Limits(**limits).budget(progress=lambda step, planned: reporter.report(phase="training", step=step, planned=planned))
+    reporter.report(phase="counting")
+    trace = train_corpus(
+        corpus_text,
+        config,
+        normalizers,
+        pre_tokenizer,
+        progress=budget.progress,
+        should_stop=lambda: reporter.should_stop() or budget.should_stop(),
+        max_steps=budget.step_limit,
+    )
+    if not trace.words:
+        raise ValueError(NO_WORDS)
+    stopped_by = None
+    if trace.stop_reason == "stopped":
+        stopped_by = STOP_BUTTON if reporter.cancelled else budget.stop_cause(trace)
+    result = {
+        "trace_json": trace.to_json(),
+        "stored_key": None,
+        "steps": trace.steps,
+        "stop_reason": trace.stop_reason,
+        "stopped_by": stopped_by,
+        "seconds": trace.seconds,
+    }
+    # A run the visitor stopped is theirs alone: stored under the content key, it would be served
+    # to the next visitor asking for the whole run.
+    if store is not None and not reporter.cancelled:
+        result["stored_key"] = _store_run(store, result, corpus_text)
+        if result["stored_key"] is not None:
+            result["trace_json"] = None
+    return result
+
+
+def _store_run(store: dict, result: dict, corpus_text: str) -> str | None:
+    from explorer.runstore import SQLiteRunStore
+
+    run_store = SQLiteRunStore.at(store)
+    meta = {**store.get("meta", {}), **{name: result[name] for name in ("steps", "stop_reason", "stopped_by", "seconds")}}
+    corpus = corpus_text.encode("utf-8", "surrogatepass") if store.get("keep_corpus", True) else None
+    stored = run_store.put(store["key"], result["trace_json"].encode("utf-8"), corpus, meta)
+    run_store.close()
+    return store["key"] if stored else None
+
+
+# ---------------------------------------------------------------- measuring
+
+
+def sampled_text(corpus_text: str, sample: dict) -> str:
+    kind = sample.get("kind", "whole")
+    if kind == "whole":
+        return corpus_text
+    if kind == "first":
+        return corpus_prefix(corpus_text, int(sample["max_bytes"]))
+    if kind == "lines":
+        return sample_lines(corpus_text, int(sample["max_bytes"]), int(sample.get("seed", 0)))
+    raise ValueError(f"unknown sample kind {kind!r} (choose whole, first or lines)")
+
+
+def _column(tokenizer: dict):
+    from explorer.compare import pretrained_column, tokenizer_column
+    from explorer.hf_json import tokenizer_from_json
+    from explorer.pretrained import PRETRAINED
+
+    if "pretrained" in tokenizer:
+        if tokenizer["pretrained"] not in PRETRAINED:
+            raise ValueError(f"unknown pretrained tokenizer {tokenizer['pretrained']!r} (choose from {', '.join(PRETRAINED)})")
+        return pretrained_column(tokenizer["pretrained"])
+    exported = tokenizer["tokenizer_json"]
+    return tokenizer_column(tokenizer_from_json(exported), tokenizer.get("name", "tokenizer"), exported=exported)
+
+
+def measure_task(reporter, corpus_text: str, tokenizer: dict, sample: dict) -> dict:
+    from explorer.compare import measure_corpus
+    from explorer.metrics import add_metrics
+
+    started = time.perf_counter()
+    column = _column(tokenizer)
+    texts = split_lines(sampled_text(corpus_text, sample))
+    parts, complete = [], True
+    for first in range(0, len(texts), MEASURE_CHUNK):
+        if reporter.should_stop():
+            complete = False
+            break
+        reporter.report(lines_done=first, lines=len(texts))
+        parts.append(measure_corpus(column, texts[first : first + MEASURE_CHUNK]).metrics)
+    if not parts:
+        parts.append(measure_corpus(column, []).metrics)
+    metrics = add_metrics(parts, column.name)
+    return {
+        "metrics": dataclasses.asdict(metrics),
+        "seconds": time.perf_counter() - started,
+        "lines": metrics.texts,
+        "characters": metrics.characters,
+        "complete": complete,
+    }
