@@ -37,7 +37,10 @@ from dataclasses import dataclass
 
 from explorer.trace import Trace
 
-MB = 1024 * 1024  # Streamlit's megabyte (server.maxUploadSize * 1024 * 1024): one unit everywhere
+# One unit everywhere, in every message, chip and button: MB = 1,000,000 bytes, the unit Streamlit's
+# file uploader uses on Linux and macOS (its chip shows a 4,700,000-byte file as "4.7MB" and it
+# refuses a file over server.maxUploadSize x 1,000,000 bytes; its server would take a little more).
+MB = 1_000_000
 
 
 class InputError(ValueError):
@@ -51,7 +54,7 @@ class InputError(ValueError):
 class Limits:
     """Bounds for one visitor's run on a shared host. Defaults, and why:
 
-    - max_corpus_mb = 4 (UTF-8, MB of 1,048,576 bytes): plenty to watch merges happen (4x
+    - max_corpus_mb = 4 (UTF-8, MB of 1,000,000 bytes): plenty to watch merges happen (4x
       tinyshakespeare); ordinary text that size trains to 5,000 tokens in about 2 s and 100 MB.
       Adversarial text costs far more (4 MB of random letters to 20,000 tokens: 74 s, 1.2 GB), so
       the cap bounds memory while the time budget bounds the rest.
@@ -61,9 +64,10 @@ class Limits:
       (21,000 steps on tinyshakespeare is a 5 MB trace), and charts sample 300 frames anyway.
     - max_vocab = 100,000: the size of the largest vocabularies people compare with
       (cl100k_base); what the Train page's number input accepts.
-    - max_upload_mb = 5: must equal `server.maxUploadSize` in .streamlit/config.toml (a test
-      checks it). Slightly above the corpus limit on purpose: a file a little too large still
-      arrives and gets our message offering a prefix or a sample, not Streamlit's rejection.
+    - max_upload_mb = 50: must equal `server.maxUploadSize` in .streamlit/config.toml (a test
+      checks it). Well above the corpus limit on purpose: a file too large to train whole still
+      arrives and gets the offer of its first 4 MB or a random sample of its lines, instead of
+      Streamlit's rejection.
 
     `from_env()` reads EXPLORER_MAX_CORPUS_MB, EXPLORER_MAX_SECONDS, EXPLORER_MAX_STEPS,
     EXPLORER_MAX_VOCAB and EXPLORER_MAX_UPLOAD_MB. Any limit may be `math.inf` (no limit; the CLI
@@ -74,7 +78,7 @@ class Limits:
     max_seconds: float = 60.0
     max_steps: int | float = 50_000
     max_vocab: int | float = 100_000
-    max_upload_mb: int = 5
+    max_upload_mb: int = 50
 
     def __post_init__(self):
         for name in ("max_corpus_mb", "max_seconds", "max_steps", "max_vocab", "max_upload_mb"):
@@ -362,8 +366,12 @@ def utf8_size(text: str) -> int:
 
 
 def format_size(size: int) -> str:
-    """'6.2 MB' (of 1,048,576 bytes, like Streamlit), '12.5 KB' below a tenth of a MB."""
-    return f"{size / MB:.1f} MB" if size >= MB // 10 else f"{size / 1024:.1f} KB"
+    """'6.2 MB' (of 1,000,000 bytes, like Streamlit's uploader), '12.5 KB' below a tenth of a MB.
+
+    >>> format_size(4_700_000), format_size(12_500), format_size(4_000_000)
+    ('4.7 MB', '12.5 KB', '4.0 MB')
+    """
+    return f"{size / MB:.1f} MB" if size >= MB // 10 else f"{size / 1000:.1f} KB"
 
 
 def check_corpus(text: str, limits: Limits) -> Check:

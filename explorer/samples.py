@@ -5,30 +5,55 @@ The corpora come from the project's seed material: the Hugging Face course's fou
 and the "A Study in Scarlet" paragraph (Project Gutenberg 244) with the English/German sample
 sentences of the BPE/WordPiece tokenization tutorial. The multilingual sample is ours: it packs the
 cases a tokenizer display has to get right (ZWJ emoji sequences, flags, CJK, combining accents,
-right-to-left scripts, code with indentation).
+right-to-left scripts, code with indentation). The book-size sample is tinyshakespeare (1.1 MB of
+public-domain Shakespeare from karpathy/char-rnn, explorer/data/README.md), read from the package
+the first time it is asked for.
 
-What it does not do: read files, or decide training settings (the app's defaults do that).
+What it does not do: decide training settings (the app's defaults do that).
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent / "data"
+# Samples above this size are not put in the Train page's text area: every rerun would send them
+# back to the server with the widget state (a preview is shown instead).
+LARGE_SAMPLE_CHARACTERS = 100_000
 
 
 @dataclass(frozen=True)
 class Sample:
-    """A built-in corpus: `key` goes into shareable URLs, `label` is what people see."""
+    """A built-in corpus: `key` goes into shareable URLs, `label` is what people see. Its text is
+    `inline` or, for a large one, the file `file_name` of explorer/data, read on first use."""
 
     key: str
     label: str
-    text: str
-    source: str
+    inline: str = ""
+    source: str = ""
+    file_name: str = ""
+
+    @property
+    def text(self) -> str:
+        return _read_data(self.file_name) if self.file_name else self.inline
+
+    @property
+    def large(self) -> bool:
+        """Too large for the Train page's text area (it shows a preview instead)."""
+        return len(self.text) > LARGE_SAMPLE_CHARACTERS
+
+
+@functools.lru_cache(maxsize=4)
+def _read_data(file_name: str) -> str:
+    return (DATA / file_name).read_text(encoding="utf-8")
 
 
 HF_COURSE = Sample(
     key="hf-course",
     label="Hugging Face course (4 sentences)",
-    text="\n".join(
+    inline="\n".join(
         [
             "This is the Hugging Face Course.",
             "This chapter is about tokenization.",
@@ -42,7 +67,7 @@ HF_COURSE = Sample(
 GERMAN = Sample(
     key="german",
     label="German demo (3 sentences)",
-    text="\n".join(
+    inline="\n".join(
         [
             "Ich bin ein deutscher Text.",
             "Und ich bin ein etwas längerer deutscher Text.",
@@ -55,7 +80,7 @@ GERMAN = Sample(
 STUDY_IN_SCARLET = Sample(
     key="scarlet",
     label="A Study in Scarlet (one paragraph)",
-    text="\n".join(
+    inline="\n".join(
         [
             "This was a lofty chamber, lined and littered with countless bottles.",
             "Broad, low tables were scattered about, which bristled with retorts,",
@@ -75,7 +100,7 @@ STUDY_IN_SCARLET = Sample(
 MULTILINGUAL = Sample(
     key="multilingual",
     label="Multilingual, emoji and code",
-    text="\n".join(
+    inline="\n".join(
         [
             "The family \U0001F468\u200D\U0001F469\u200D\U0001F467\u200D\U0001F466 went to Berlin \U0001F1E9\U0001F1EA and Tokyo \U0001F1EF\U0001F1F5.",
             "The family ate cake in the caf\u00e9 and the children laughed \U0001F602\U0001F602.",
@@ -95,8 +120,15 @@ MULTILINGUAL = Sample(
     source="written for this app",
 )
 
+SHAKESPEARE = Sample(
+    key="shakespeare",
+    label="Shakespeare (1.1 MB, a book)",
+    file_name="tinyshakespeare.txt",
+    source="tinyshakespeare from karpathy/char-rnn: Shakespeare's plays, public domain",
+)
+
 SAMPLES: dict[str, Sample] = {
-    sample.key: sample for sample in (HF_COURSE, GERMAN, STUDY_IN_SCARLET, MULTILINGUAL)
+    sample.key: sample for sample in (HF_COURSE, GERMAN, STUDY_IN_SCARLET, MULTILINGUAL, SHAKESPEARE)
 }
 
 # The tutorial's two sentences: the same meaning in English and German.

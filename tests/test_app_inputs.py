@@ -240,12 +240,12 @@ def test_million_character_word_trains_within_a_step_budget(monkeypatch):
 
 
 def test_over_the_size_limit_offers_a_prefix_and_a_sample(monkeypatch):
-    monkeypatch.setenv("EXPLORER_MAX_CORPUS_MB", "0.001")  # 1,048 bytes
+    monkeypatch.setenv("EXPLORER_MAX_CORPUS_MB", "0.001")  # 1,000 bytes
     corpus = "\n".join(f"line {index:03d} alpha beta gamma delta" for index in range(60))  # 2,039 bytes
     at = paste(new_app(), corpus)
     assert "the limit is 1.0 KB" in joined(at, "error")
     labels = {button.label for button in at.button}
-    assert {"Train on the first 1.0 KB", "Train on a random sample of lines"} <= labels
+    assert {"Train on the first 1.0 KB", "Train on a random sample of lines (1.0 KB)"} <= labels
     click(at, W.TRAIN)
     assert "fix the problems shown above" in joined(at, "error")
     assert_not_trained(at)
@@ -253,7 +253,7 @@ def test_over_the_size_limit_offers_a_prefix_and_a_sample(monkeypatch):
     click(at, W.TRAIN_PREFIX)
     prefix_summary = assert_trained(at)
     characters = int(prefix_summary["Corpus characters"].replace(",", ""))
-    assert 1_000 <= characters <= 1_048
+    assert 950 <= characters <= 1_000
     assert any("first 1.0 KB of pasted text" in body for body in html_bodies(at))
     visit_every_page(at)
 

@@ -148,7 +148,7 @@ def test_decode_upload_accepts_utf8_text_as_is(text):
 @FUZZ
 @given(text=st.text(max_size=80), max_bytes=st.integers(0, 120))  # surrogates included on purpose
 def test_corpus_checks_and_shrinking_never_fail(text, max_bytes):
-    check = check_corpus(text, Limits(max_corpus_mb=60 / 1024 / 1024))
+    check = check_corpus(text, Limits(max_corpus_mb=60 / 1_000_000))
     assert all(isinstance(message, str) and message for message in check.errors + check.warnings)
     has_surrogate = any("\ud800" <= char <= "\udfff" for char in text)
     assert has_surrogate <= (not check.ok)

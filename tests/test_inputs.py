@@ -30,7 +30,7 @@ from explorer.pipeline import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.trainers import TrainerConfig
 
 ROOT = Path(__file__).resolve().parent.parent
-SMALL = Limits(max_corpus_mb=0.01)  # 10,485 bytes
+SMALL = Limits(max_corpus_mb=0.01)  # 10,000 bytes
 
 
 # ---------------------------------------------------------------- limits
@@ -39,15 +39,15 @@ SMALL = Limits(max_corpus_mb=0.01)  # 10,485 bytes
 def test_default_limits_are_documented_values():
     limits = Limits()
     assert (limits.max_corpus_mb, limits.max_seconds, limits.max_steps, limits.max_vocab, limits.max_upload_mb) == (
-        4.0, 60.0, 50_000, 100_000, 5
+        4.0, 60.0, 50_000, 100_000, 50
     )
-    assert limits.max_corpus_bytes == 4 * 1024 * 1024
+    assert limits.max_corpus_bytes == 4_000_000
 
 
 def test_upload_limit_agrees_with_streamlit_config():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["server"]["maxUploadSize"] == Limits().max_upload_mb
-    assert Limits().max_upload_mb >= Limits().max_corpus_mb  # a slightly too large file still gets our message
+    assert Limits().max_upload_mb >= 10 * Limits().max_corpus_mb  # a file too large to train still gets our offer
 
 
 def test_limits_from_environment():
@@ -158,9 +158,9 @@ def test_decode_never_transcodes_silently():
     [
         pytest.param("", "The corpus is empty.", id="empty"),
         pytest.param(" \n\t\u3000\n", "The corpus is empty: it has only white space (5 characters).", id="whitespace only"),
-        pytest.param("word " * 2500, "The corpus is 12.2 KB of UTF-8 text; the limit is 10.2 KB. Train on its first 10.2 KB "
+        pytest.param("word " * 2500, "The corpus is 12.5 KB of UTF-8 text; the limit is 10.0 KB. Train on its first 10.0 KB "
                      "or on a random sample of its lines instead.", id="over the limit"),
-        pytest.param("é" * 5243, "The corpus is 10,486 bytes of UTF-8 text; the limit is 10,485 bytes", id="one byte over"),
+        pytest.param("é" * 5000 + "x", "The corpus is 10,001 bytes of UTF-8 text; the limit is 10,000 bytes", id="one byte over"),
         pytest.param("ab\ud800cd", "1 lone surrogate code point (U+D800 to U+DFFF)", id="lone surrogate"),
     ],
 )

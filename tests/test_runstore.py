@@ -212,7 +212,7 @@ def test_the_secret_is_created_once_with_mode_0600(tmp_path):
 def test_settings_from_the_environment(tmp_path):
     environ = {"EXPLORER_STORE_PATH": str(tmp_path / "x" / "runs.db"), "EXPLORER_STORE_MB": "2", "EXPLORER_STORE_DAYS": "0.5"}
     store = SQLiteRunStore.from_env(environ)
-    assert store.path == tmp_path / "x" / "runs.db" and store.max_bytes == 2 * 1024 * 1024 and store.max_age == DAY / 2
+    assert store.path == tmp_path / "x" / "runs.db" and store.max_bytes == 2_000_000 and store.max_age == DAY / 2
     assert (tmp_path / "x" / SECRET_FILE).exists()
     assert default_path({"XDG_CACHE_HOME": "/cache"}) == Path("/cache/tokenizer-explorer/runs.sqlite3")
     with pytest.raises(ValueError, match="EXPLORER_STORE_MB must be a number above 0, not 'lots'"):

@@ -33,6 +33,7 @@ JOB = "training_job"  # training.Job: the run being trained in the background, u
 OUTCOME = "training_outcome"  # list[(kind, message)]: what the last training started said ("error", "caption")
 RUN_NUMBER = "run_number"  # int: the last run number given in this session
 CORPUS_CHECK = "corpus_check"  # (sha256, Limits, Check): the last corpus checked, not checked again
+UPLOADED_CORPUS = "uploaded_corpus"  # train_panel.Corpus: the file read last (the uploader forgets it on a page switch)
 
 HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
 # One session's runs, bounded by count and by corpus characters (a trace grows with its corpus;
@@ -63,6 +64,7 @@ class Widget:
     STOP = "stop_training"
     TRAIN_PREFIX = "train_prefix"  # "Train on the first X MB" of a corpus over the size limit
     TRAIN_SAMPLE = "train_sample"  # "Train on a random sample of lines"
+    FORGET_UPLOAD = "forget_upload"
     # Merge history
     PLAY = "play"
     PAUSE = "pause"

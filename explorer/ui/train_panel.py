@@ -78,7 +78,14 @@ def _load_settings(settings: Settings, bounds: Limits) -> None:
 
 def _load_sample(sample_key: str | None) -> None:
     st.session_state[W.SAMPLE] = sample_key or NO_SAMPLE
-    st.session_state[W.CORPUS] = SAMPLES[sample_key].text if sample_key else ""
+    st.session_state[W.CORPUS] = _text_area_text(sample_key)
+
+
+def _text_area_text(sample_key: str | None) -> str:
+    """What the corpus text area holds for a sample: its text, or nothing for a large one (every
+    rerun would send a 1 MB text area back to the server; a preview is shown instead)."""
+    sample = SAMPLES.get(sample_key) if sample_key else None
+    return "" if sample is None or sample.large else sample.text
 
 
 def initialise(bounds: Limits) -> tuple[list[str], bool]:
@@ -111,13 +118,24 @@ def initialise(bounds: Limits) -> tuple[list[str], bool]:
 def _on_sample_change() -> None:
     key = st.session_state[W.SAMPLE]
     if key:
-        st.session_state[W.CORPUS] = SAMPLES[key].text
+        st.session_state[W.CORPUS] = _text_area_text(key)
 
 
 def _on_corpus_change() -> None:
     key = st.session_state.get(W.SAMPLE)
-    if key and st.session_state[W.CORPUS] != SAMPLES[key].text:
+    if key and st.session_state[W.CORPUS] != _text_area_text(key):
         st.session_state[W.SAMPLE] = NO_SAMPLE
+
+
+def _on_upload_change() -> None:
+    """The visitor added or removed a file: a removed one is forgotten. (A page switch clears the
+    uploader without this callback: the file read last is kept, see `corpus_input`.)"""
+    if st.session_state.get(W.UPLOAD) is None:
+        state.put(state.UPLOADED_CORPUS, None)
+
+
+def _forget_upload() -> None:
+    state.put(state.UPLOADED_CORPUS, None)
 
 
 def _on_algorithm_change() -> None:
@@ -167,35 +185,53 @@ def corpus_input(bounds: Limits) -> Corpus | None:
         on_change=_on_sample_change,
         persist_state=PERSIST,
     )
-    st.text_area(
-        "Corpus",
-        key=W.CORPUS,
-        height=220,
-        on_change=_on_corpus_change,
-        placeholder="Paste text here: each line is one training sequence.",
-        max_chars=None if math.isinf(bounds.max_corpus_mb) else PASTE_LIMIT_FACTOR * bounds.max_corpus_bytes,
-        help="Each line is one sequence, like `train_from_iterator(lines)` in the tokenizers library.",
-        persist_state=PERSIST,
-    )
+    sample_key = st.session_state.get(W.SAMPLE) or None
+    sample = SAMPLES.get(sample_key) if sample_key else None
+    if sample is not None and sample.large:
+        lines = sample.text.splitlines()
+        st.caption(f"{sample.label}: {len(sample.text):,} characters, {len(lines):,} lines ({sample.source}). The first lines:")
+        st.code("\n".join(lines[:12]), language=None, height=220)
+    else:
+        st.text_area(
+            "Corpus",
+            key=W.CORPUS,
+            height=220,
+            on_change=_on_corpus_change,
+            placeholder="Paste text here: each line is one training sequence.",
+            max_chars=None if math.isinf(bounds.max_corpus_mb) else PASTE_LIMIT_FACTOR * bounds.max_corpus_bytes,
+            help="Each line is one sequence, like `train_from_iterator(lines)` in the tokenizers library.",
+            persist_state=PERSIST,
+        )
     upload = st.file_uploader(
-        "Or upload a .txt file (UTF-8)",
+        f"Or upload a .txt file (UTF-8, up to {bounds.max_upload_mb:,} MB)",
         type=["txt"],
         key=W.UPLOAD,
-        help="The file is used instead of the text above. Links never contain an uploaded corpus.",
+        on_change=_on_upload_change,
+        help="The file is used instead of the text above; it stays when you visit other pages, and it is "
+        "stored with its run so that a reload or the run's link brings it back. A link never shows it to "
+        "anyone who does not have the link.",
         max_upload_size=bounds.max_upload_mb,
     )
     if upload is not None:
         corpus, problem = uploaded_corpus(upload.getvalue(), upload.name)
         if corpus is None:
             frame.error(problem)
+            state.put(state.UPLOADED_CORPUS, None)
             return None
-        frame.note(f"Using the uploaded file {upload.name!r} ({len(corpus.text):,} characters) instead of the text above.")
-        return corpus
-    text = st.session_state.get(W.CORPUS) or ""
-    sample_key = st.session_state.get(W.SAMPLE) or None
-    if sample_key and text == SAMPLES[sample_key].text:
-        return Corpus(text, SAMPLES[sample_key].label, sample_key)
-    return Corpus(text, "pasted text", None)
+        state.put(state.UPLOADED_CORPUS, corpus)
+    remembered = state.get(state.UPLOADED_CORPUS)
+    if remembered is not None:
+        note, forget = st.columns([4, 1], vertical_alignment="center")
+        with note:
+            frame.note(
+                f"Using the uploaded file {remembered.label!r} ({len(remembered.text):,} characters, "
+                f"{format_size(utf8_size(remembered.text))}) instead of the text above."
+            )
+        forget.button("Forget it", key=W.FORGET_UPLOAD, on_click=_forget_upload, icon=":material/close:")
+        return remembered
+    if sample is not None and (sample.large or st.session_state.get(W.CORPUS) == sample.text):
+        return Corpus(sample.text, sample.label, sample_key)
+    return Corpus(st.session_state.get(W.CORPUS) or "", "pasted text", None)
 
 
 def shrunk_corpus(corpus: Corpus, bounds: Limits, how: str) -> Corpus:
@@ -226,15 +262,15 @@ def corpus_feedback(corpus: Corpus | None, bounds: Limits) -> tuple[bool, Corpus
         frame.warning(message)
     if utf8_size(corpus.text) <= bounds.max_corpus_bytes:
         return check.ok, None
-    prefix_column, sample_column = st.columns(2)
     shown = format_size(bounds.max_corpus_bytes)
-    clicked_prefix = prefix_column.button(
+    # One per row, full width: side by side, the second label was cut off ("Train on a random sa…").
+    clicked_prefix = st.button(
         f"Train on the first {shown}", key=W.TRAIN_PREFIX, icon=":material/content_cut:",
-        disabled=training.current_job() is not None,
+        disabled=training.current_job() is not None, width="stretch",
     )
-    clicked_sample = sample_column.button(
-        "Train on a random sample of lines", key=W.TRAIN_SAMPLE, icon=":material/shuffle:",
-        disabled=training.current_job() is not None,
+    clicked_sample = st.button(
+        f"Train on a random sample of lines ({shown})", key=W.TRAIN_SAMPLE, icon=":material/shuffle:",
+        disabled=training.current_job() is not None, width="stretch",
     )
     if clicked_prefix or clicked_sample:
         return False, shrunk_corpus(corpus, bounds, "prefix" if clicked_prefix else "sample")
