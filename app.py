@@ -2,7 +2,8 @@
 
 Run with `streamlit run app.py`. The other pages live in pages/ (Streamlit's multipage folder).
 Every input is checked as it is typed (explorer.inputs through explorer.ui.train_panel); training
-runs in the background with a Stop button and a time and step budget (explorer.ui.training).
+runs in a worker process with a Stop button and a time and step budget (explorer.ui.training), and
+its result is kept in the server's run store, so the URL (which names the run) brings it back.
 """
 
 import streamlit as st
@@ -17,9 +18,7 @@ frame.page(
 bounds, limits_problem = limits_or_defaults()
 if limits_problem:
     frame.warning(limits_problem)
-notes, opened_from_link = train_panel.initialise(bounds)
-for note in notes:
-    frame.warning(note)
+train_panel.initialise(bounds)
 
 corpus_column, settings_column = st.columns([5, 6], gap="large")
 with corpus_column:
@@ -28,12 +27,10 @@ with corpus_column:
 with settings_column:
     settings = train_panel.settings_input(bounds)
     settings_ok = train_panel.settings_feedback(settings, bounds)
-link.write(link.params_for(settings, corpus.sample_key if corpus else None))
+current = state.current_run()
+link.write(link.params_for(settings, corpus.sample_key if corpus else None, current.store_key if current else None))
 
 train_panel.train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, bounds)
-if opened_from_link and state.current_run() is None and training.current_job() is None:
-    link.train_from_link()
-
 run = state.current_run()
 if run is not None and training.current_job() is None:
     train_panel.summary(run)

@@ -94,6 +94,9 @@ class TokenizerColumn:
     encode_batch: BatchEncoder | None = None
     note: str = ""
     steps: Callable[[str], Any] | None = None  # text -> encode_steps.EncodeSteps, when it can show them
+    # How a worker process rebuilds it to measure a whole corpus (explorer.work.tasks.measure_task):
+    # {"name", "tokenizer_json"}, {"name", "library_json"} or {"pretrained": name}; None: it cannot.
+    spec: dict | None = None
 
 
 def sentences_from(text: str) -> list[str]:
@@ -142,6 +145,7 @@ def tokenizer_column(
         encode_batch=None if tok.may_drop_characters() else library_batch_encoder(exported),
         note=note,
         steps=functools.partial(encode_steps, tok, name=name),
+        spec={"name": name, "tokenizer_json": exported},
     )
 
 
@@ -156,6 +160,7 @@ def pretrained_column(name: str) -> TokenizerColumn:
         content_key=f"pretrained:{name}:" + ",".join(data_file.sha256 for data_file in info.files),
         encode_batch=pretrained_batch_encoder(name),
         steps=functools.partial(pretrained_encode_steps, name),
+        spec={"pretrained": name},
     )
 
 
@@ -648,6 +653,7 @@ class UploadedTokenizer:
             content_key=self.key,
             encode_batch=library_batch_encoder(self.library_json),
             note=self.note,
+            spec={"name": self.name, "library_json": self.library_json},
         )
 
 

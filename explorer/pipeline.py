@@ -20,7 +20,7 @@ from explorer.hf_json import build_tokenizer
 from explorer.normalizers import NORMALIZERS
 from explorer.pre_tokenizers import PRE_TOKENIZERS
 from explorer.tokenizer import ByteLevelDecoder, Tokenizer
-from explorer.tokens import DROPPED, SPECIAL, TOKEN, UNKNOWN, Piece, tokens_only  # noqa: F401 (re-exported)
+from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
 from explorer.trace import Trace
 from explorer.trainers import TrainerConfig, train
 

@@ -508,25 +508,23 @@ def test_misconfigured_limits_are_a_warning_and_defaults_apply(monkeypatch):
     assert_trained(at)
 
 
-def test_an_exception_in_the_training_thread_is_a_message(monkeypatch):
+def test_an_exception_in_the_training_worker_is_a_message(monkeypatch):
     import explorer.ui.training as training
+    from tests import worker_tasks
 
-    def broken(*args, **kwargs):
-        raise RuntimeError("secret internal detail")
-
-    monkeypatch.setattr(training, "train_corpus", broken)
+    monkeypatch.setattr(training.tasks, "train_task", worker_tasks.broken_training)
     at = paste(new_app(), "text that will not train")
     click(at, W.TRAIN)
     assert_not_trained(at)
     errors = joined(at, "error")
-    assert "Training failed unexpectedly (RuntimeError)" in errors and "secret internal detail" not in errors
+    assert "Training failed" in errors and "RuntimeError" in errors and "secret internal detail" not in errors
 
 
 # ---------------------------------------------------------------- bounded session memory
 
 
 def _run(characters: int, name: str) -> Run:
-    return Run(key=RunKey(name, Settings()), trace=None, corpus_label=name, characters=characters)
+    return Run(key=RunKey(name, Settings()), trace=None, corpus_label=name, characters=characters, store_key=name)
 
 
 def test_run_cache_and_earlier_runs_are_bounded_by_count_and_characters():
@@ -557,16 +555,3 @@ def test_run_numbers_are_per_session():
     assert names == ["#1", "#1"]
 
 
-def test_work_slots_are_shared_and_bounded():
-    import contextlib
-
-    import explorer.ui.training as training
-
-    with contextlib.ExitStack() as held:
-        for _ in range(training.TRAINING_SLOTS):
-            held.enter_context(training.work_slot())
-        with pytest.raises(TimeoutError, match="the server is busy"):
-            with training.work_slot(timeout=0.1):
-                pass
-    with training.work_slot(timeout=0.1):  # released again
-        pass

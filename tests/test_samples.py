@@ -13,7 +13,7 @@ from tests.shared_files import seed_text
 
 
 def test_keys_and_lookup():
-    assert list(SAMPLES) == ["hf-course", "german", "scarlet", "multilingual"]
+    assert list(SAMPLES) == ["hf-course", "german", "scarlet", "multilingual", "shakespeare"]
     assert all(key == sample.key and sample.label and sample.text.strip() for key, sample in SAMPLES.items())
     assert sample_by_key("german") is GERMAN
     assert sample_by_key("nope") is None and sample_by_key(None) is None and sample_by_key("") is None
@@ -53,3 +53,14 @@ def test_study_in_scarlet_matches_the_seed():
     seed = seed_text("tokenization-tutorial-bpe-wordpiece.md")
     text_en = re.search(r'text_en = """\n(.*?)\n"""', seed, re.S).group(1).strip()
     assert STUDY_IN_SCARLET.text == text_en
+
+
+def test_the_book_size_sample_is_tinyshakespeare_and_stays_out_of_the_text_area():
+    import hashlib
+
+    from explorer.samples import SHAKESPEARE
+
+    data = SHAKESPEARE.text.encode("utf-8")
+    assert hashlib.sha256(data).hexdigest() == "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
+    assert SHAKESPEARE.text.startswith("First Citizen:\nBefore we proceed any further, hear me speak.")
+    assert SHAKESPEARE.large and not any(sample.large for sample in SAMPLES.values() if sample is not SHAKESPEARE)

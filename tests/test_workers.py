@@ -140,7 +140,9 @@ def test_cancelling_a_queued_job_removes_it(make_pool):
     assert first.wait(TIMEOUT) and third.wait(TIMEOUT) and third.result == "third"
 
 
-def test_a_cancelled_job_that_checks_should_stop_returns_and_keeps_its_worker(make_pool):
+def test_a_cancelled_job_that_checks_should_stop_returns_and_its_worker_is_retired(make_pool):
+    """A Stop ends the work for real: the function returns what it has (a stopped trainer's merges
+    so far), then its worker process exits and the next job gets a new one."""
     make, _ = make_pool
     pool = make(size=1)
     job = pool.submit("polite", worker_tasks.until_stopped)
@@ -149,7 +151,11 @@ def test_a_cancelled_job_that_checks_should_stop_returns_and_keeps_its_worker(ma
     assert job.wait(TIMEOUT)
     assert job.state == DONE and job.result == "stopped" and job.cancel_requested
     after = pool.submit("after", worker_tasks.whoami)
-    assert after.wait(TIMEOUT) and after.result == pid
+    assert after.wait(TIMEOUT) and after.result != pid
+    deadline = time.monotonic() + TIMEOUT
+    while alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(pid)
 
 
 def test_a_job_that_saw_the_cancel_gets_longer_than_the_grace_period_to_return(make_pool):

@@ -80,3 +80,8 @@ def slow_to_stop(reporter, seconds_to_wrap_up):
         time.sleep(0.01)
     time.sleep(seconds_to_wrap_up)
     return "wrapped up"
+
+
+def broken_training(reporter, *args):
+    """Stands in for train_task in a test of the app: an unexpected error inside the worker."""
+    raise RuntimeError("secret internal detail")

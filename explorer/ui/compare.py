@@ -12,17 +12,14 @@ until they are moved there.
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 
-import pandas as pd
 import streamlit as st
 
 from explorer import charts
 from explorer.compare import (
-    CorpusMeasurement,
     DiffSummary,
     TokenizerColumn,
     UploadedFile,
@@ -34,20 +31,19 @@ from explorer.compare import (
     content_key,
     diff_legend_html,
     diff_summary,
-    measure_corpus,
     metrics_curve,
     pretrained_column,
     read_uploads,
     sentences_from,
     tokenizer_column,
 )
-from explorer.corpus import split_lines
 from explorer.hf_json import tokenizer_to_json
+from explorer.inputs import format_size, utf8_size
 from explorer.metrics import METRIC_DEFINITIONS, metrics_table
 from explorer.pretrained import PRETRAINED
 from explorer.render import escape_text, legend_html
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui import encode_panel, frame, state, training, views
+from explorer.ui import encode_panel, frame, measuring, state, training, views
 from explorer.ui.runs import Run
 from explorer.ui.settings import ALGORITHM_LABELS, other_algorithm, settings_for_other_algorithm
 
@@ -65,8 +61,6 @@ UPLOADED = "compare_uploaded"  # data: OrderedDict key -> UploadedTokenizer, the
 LAST_UPLOAD = "compare_last_upload"  # data: (digest of the uploader's files, messages) read last
 
 UPLOAD_LIMIT = 4  # uploaded tokenizers kept per session (a GPT-2 sized one holds ~50k merges)
-MEASUREMENT_ENTRIES = 64  # cached corpus measurements: (corpus, tokenizer) pairs, all sessions
-MEASUREMENT_SECONDS = 3600  # and each is dropped an hour after it was made
 PER_ROW = 3
 PERSIST = "session"
 
@@ -94,7 +88,7 @@ def run_column(run: Run, role: str) -> TokenizerColumn:
         exported = run.derive("tokenizer_json_compact", lambda: tokenizer_to_json(tok))
         return tokenizer_column(tok, run.name, key=f"run:{run.number}", exported=exported)
 
-    return replace(run.derive("compare_column", build), caption=role)
+    return replace(run.derive("compare_column", build, own=True), caption=role)
 
 
 def sentences_input() -> list[str]:
@@ -281,43 +275,58 @@ def boundary_diff_section(columns: Sequence[TokenizerColumn], sentences: Sequenc
     st.html(diff_legend_html(column_a.name, column_b.name, DiffSummary(*totals)) + "".join(bodies))
 
 
-@st.cache_data(max_entries=MEASUREMENT_ENTRIES, ttl=MEASUREMENT_SECONDS, show_spinner=False)
-def _measure(corpus_sha256: str, tokenizer_key: str, _column: TokenizerColumn, _texts: list[str]) -> CorpusMeasurement:
-    """`measure_corpus`, cached on content: the corpus's sha256 and the tokenizer's content key.
-    A measurement holds one of the server's work slots, like a training run: memory stays bounded
-    however many visitors open the page at once."""
-    with training.work_slot():
-        return measure_corpus(_column, _texts)
-
-
-def corpus_measurements(run: Run, columns: Sequence[TokenizerColumn]) -> pd.DataFrame | None:
-    """Every column measured on the current run's training corpus (cached), with the seconds the
-    measurement took; None when the corpus text is not in the session."""
+def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
+    """Every column measured on the run's training corpus in worker processes (a stated sample by
+    default, the whole corpus on request), kept in the run store; redrawn once a second while
+    measurements are still running."""
     corpus_text = state.trained_corpus_text(run)
     if corpus_text is None:
         st.info("The corpus of this run is no longer in the session: train again to measure on it.")
-        return None
-    texts = split_lines(corpus_text)
-    results, seconds = [], []
-    bar = st.progress(0.0, text="Measuring on the corpus …")
-    for index, column in enumerate(columns):
-        bar.progress(index / max(1, len(columns)), text=f"Measuring {column.name} on the corpus …")
-        try:
-            measurement = _measure(run.key.corpus_sha256, column.content_key or column.key, column, texts)
-        except Exception as error:
-            frame.error(f"Could not measure {column.name} on the corpus: {error}")
-            continue
-        # The cache is keyed on content: the same tokenizer may have another name in this session.
-        results.append(replace(measurement.metrics, name=column.name))
-        seconds.append(measurement.seconds)
+        return
+    whole = bool(state.get(state.MEASURE_WHOLE))
+    sample_text = measuring.sample_note(corpus_text, whole)
+    if measuring.sample_for(corpus_text, False)["kind"] != "whole" and not whole:
+        st.button(f"Measure the whole corpus ({format_size(utf8_size(corpus_text))})", key=W.MEASURE_WHOLE_BUTTON,
+                  on_click=state.put, args=(state.MEASURE_WHOLE, True), icon=":material/straighten:",
+                  help="Runs in a worker process; the figures below are then of every line.")
+    st.markdown(f"**On the training corpus**: {sample_text}")
+    bar = st.progress(0.0, text="Measuring …")
+    found, failed, pending = measuring.measurements(
+        run, columns, corpus_text, whole, progress=lambda done, total: bar.progress(done / max(1, total), text=f"Measured {done} of {total} …")
+    )
     bar.empty()
-    table = metrics_table(results)
-    table["seconds"] = seconds
-    return table
+    for key, problem in failed.items():
+        name = next(column.name for column in columns if column.key == key)
+        frame.error(f"Could not measure {name} on the corpus: {problem}")
+    if pending:
+        _measuring_poller(pending)
+    measured = [found[column.key] for column in columns if column.key in found]
+    if not measured:
+        return
+    table = metrics_table(entry.metrics for entry in measured)
+    table["seconds"] = [entry.seconds for entry in measured]
+    st.dataframe(table, column_config=METRIC_FORMATS)
+    frame.note(
+        f"Corpus: {run.corpus_label}. Words are whitespace-separated; a word is split when two or more tokens overlap "
+        "it. Measured in the server's worker processes: our tokenizers through their exported tokenizer.json by the "
+        "tokenizers library (by our own encoder when they may drop characters, so that each lost character is "
+        "counted), the GPT ones by tiktoken. Time: how long each tokenizer took to encode and measure this text the "
+        "first time; results are kept with the run."
+    )
+    st.plotly_chart(charts.metrics_bar_chart(table), key="compare_bars")
+
+
+@st.fragment(run_every=1.0)
+def _measuring_poller(pending: int) -> None:
+    """While measurements run in workers: a line, and a rerun of the page once they are all in."""
+    jobs = state.get(state.MEASURE_JOBS) or {}
+    if not any(not handle.job.finished for handle in jobs.values()):
+        st.rerun(scope="app")
+    st.caption(f"Still measuring {pending} tokenizer{'s' if pending != 1 else ''} in a worker …")
 
 
 def metrics_section(run: Run, columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
-    """The metrics tables (sentences, whole corpus) and the bar chart of the corpus figures."""
+    """The metrics tables (sentences, training corpus) and the bar chart of the corpus figures."""
     st.subheader("Figures")
     st.caption(
         "A word is a run of non-white-space characters. " + " · ".join(
@@ -330,22 +339,7 @@ def metrics_section(run: Run, columns: Sequence[TokenizerColumn], sentences: Seq
             st.dataframe(comparison_table(columns, sentences), column_config=METRIC_FORMATS)
         except Exception as error:
             frame.error(f"Cannot measure on these sentences: {error}")
-    st.markdown("**On the whole training corpus**")
-    started = time.perf_counter()
-    table = corpus_measurements(run, columns)
-    if table is None or table.empty:
-        return
-    lines = len(split_lines(state.trained_corpus_text(run) or ""))
-    st.dataframe(table, column_config=METRIC_FORMATS)
-    frame.note(
-        f"Corpus: {run.corpus_label}, {lines:,} lines, {run.characters:,} characters. Words are "
-        "whitespace-separated; a word is split when two or more tokens overlap it. Our tokenizers are "
-        "encoded through their exported tokenizer.json by the tokenizers library (by our own encoder when "
-        "they may drop characters, so that each lost character is counted), the GPT ones by tiktoken. "
-        "Time: how long each tokenizer took to encode and measure the corpus the first time (results are "
-        f"kept per corpus and tokenizer); {time.perf_counter() - started:.2f} s on this visit."
-    )
-    st.plotly_chart(charts.metrics_bar_chart(table), key="compare_bars")
+    corpus_figures(run, columns)
 
 
 def curve_section(runs: Sequence[Run]) -> None:

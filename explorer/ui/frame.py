@@ -47,6 +47,8 @@ def page(title: str, intro: str = "") -> None:
     st.title(title)
     if intro:
         st.caption(intro)
+    if state.get(state.FIRST_RUN):
+        link.open_from_url()  # a reload, a bookmark or a shared link: the run it names
 
 
 def finish() -> None:
@@ -96,13 +98,21 @@ def note(text: str) -> None:
 
 
 def require_run(keep_params: tuple[str, ...] = ()) -> Run:
-    """The current run, or a friendly message with a link to the Train page and a stop.
-    `keep_params`: the page's own URL parameters (the player's step), kept beside the run's."""
+    """The current run; else, while the run this session waits for is training (a reload during
+    training), its progress; else a friendly message (train first, or the link's run expired) with
+    a link to the Train page, and a stop. `keep_params`: the page's own URL parameters (the
+    player's step, the vocabulary search), kept beside the run's."""
     run = state.current_run()
-    if run is None and state.get(state.FIRST_RUN):
-        run = link.train_from_link()  # a shared link opened on this page
+    if run is None and training.current_job() is not None:
+        st.info("The run in this link is still training: it shows here as soon as it is done.")
+        training.show_job(stop_button=False)
+        finish()
+        st.stop()
     if run is None:
-        st.info("No tokenizer yet: train one on the Train page first, then come back here.")
+        if state.get(state.LINK_EXPIRED):
+            info(link.EXPIRED)
+        else:
+            st.info("No tokenizer yet: train one on the Train page first, then come back here.")
         st.page_link("app.py", label="Train", icon=":material/model_training:")
         finish()
         st.stop()

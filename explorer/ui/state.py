@@ -29,7 +29,10 @@ PLAYING = "player_playing"  # bool: the merge player is playing
 PAUSED_AT = "player_paused_at"  # time.monotonic() of the last pause
 COMPARE_TEXT = "compare_text"  # str: the Compare page's sentences (survives leaving the page)
 ENCODE_TEXT = "encode_steps_text"  # str: the text of the step-by-step panels (Merge history, Compare)
-JOB = "training_job"  # training.Job: the run being trained in the background, until collected
+JOB = "training_job"  # training.TrainingJob: the run a worker is training for this session, until collected
+LINK_EXPIRED = "link_expired"  # True when the URL named a run the store no longer holds
+MEASURE_JOBS = "measure_jobs"  # {measurement key: JobHandle}: Compare's corpus measurements still running
+MEASURE_WHOLE = "measure_whole"  # True once "Measure the whole corpus" was clicked (for the current run)
 OUTCOME = "training_outcome"  # list[(kind, message)]: what the last training started said ("error", "caption")
 RUN_NUMBER = "run_number"  # int: the last run number given in this session
 CORPUS_CHECK = "corpus_check"  # (sha256, Limits, Check): the last corpus checked, not checked again
@@ -85,6 +88,7 @@ class Widget:
     SENTENCES = "sentences"
     TRAIN_OTHER = "train_other"
     STEPS_COLUMN = "compare_steps_column"
+    MEASURE_WHOLE_BUTTON = "measure_whole_corpus"
     COMPARE_STEPS_TEXT = "compare_steps_text"
     # Every page (sidebar)
     SHOW_IDS = "show_token_ids"
@@ -130,11 +134,12 @@ def set_current_run(run: Run, corpus_text: str) -> None:
         return
     if previous is not None:
         st.session_state[HISTORY] = remember(earlier_runs(), previous, HISTORY_LIMIT, HISTORY_CHARACTERS)
-    st.session_state[HISTORY] = [r for r in earlier_runs() if r.key != run.key]
+    st.session_state[HISTORY] = [r for r in earlier_runs() if r.store_key != run.store_key]
     st.session_state[CURRENT_RUN] = run
     st.session_state[TRAINED_CORPUS] = (run.key.corpus_sha256, corpus_text)
     st.session_state[STEP] = 0
     st.session_state[PLAYING] = False
+    st.session_state[MEASURE_WHOLE] = False
     st.session_state.pop(Widget.STEP, None)
 
 

@@ -88,28 +88,36 @@ def _text_area_text(sample_key: str | None) -> str:
     return "" if sample is None or sample.large else sample.text
 
 
-def initialise(bounds: Limits) -> tuple[list[str], bool]:
-    """Set every widget's first value once per session.
-
-    Returns notes about the link and whether this first run came with a link (then the page
-    trains it, so that the link reproduces the view)."""
+def initialise(bounds: Limits) -> None:
+    """Set every widget's first value once per session: from the link (its settings; its sample,
+    or the corpus of the run it names when that was pasted or uploaded), else from the current
+    run, else from the defaults. (The frame has already opened the link's run: explorer.ui.link.)"""
     if state.get(state.URL_READ):
-        return [], False
+        return
     state.put(state.URL_READ, True)
     from_link = link.read()
     run = state.current_run()
-    notes: list[str] = []
     if from_link is not None:
-        settings, sample_key, notes = from_link
+        settings, sample_key, _ = from_link
         _load_settings(settings, bounds)
         _load_sample(sample_key)
+        if not sample_key and run is not None and run.sample_key is None:
+            _load_pasted(run)
     elif run is not None:
         _load_settings(run.settings, bounds)
         _load_sample(run.sample_key)
+        if run.sample_key is None:
+            _load_pasted(run)
     else:
         _load_settings(defaults_for("bpe"), bounds)
         _load_sample(DEFAULT_SAMPLE)
-    return notes, from_link is not None and bool(state.get(state.FIRST_RUN))
+
+
+def _load_pasted(run: Run) -> None:
+    """The corpus of a pasted or uploaded run, back in the text area (a reload brings it back)."""
+    text = state.trained_corpus_text(run)
+    if text is not None:
+        st.session_state[W.CORPUS] = text
 
 
 # ---------------------------------------------------------------- callbacks
@@ -407,7 +415,7 @@ def train_controls(
         else:
             chosen = corpus
     if chosen is not None and job is None:
-        if isinstance(training.start(chosen.text, settings, chosen.label, chosen.sample_key), training.Job):
+        if isinstance(training.start(chosen.text, settings, chosen.label, chosen.sample_key), training.TrainingJob):
             st.rerun()  # draw the page again with Train disabled and the Stop button
     training.show_job()
     for kind, message in state.get(state.OUTCOME) or ():

@@ -1,73 +1,58 @@
-"""Training from the app: the checks that block a run, a time and step budget, a Stop button, the
-session's bounded cache of runs (key = sha256 of the corpus + settings), and a process-wide cap on
-how many runs train at once.
+"""Training from the app: the checks that block a run, then the run itself in a worker process of the
+server's pool, shared by key with every visitor asking for the same corpus and settings, and kept
+in the run store (explorer.ui.serving).
 
-Why a thread: Streamlit reruns the script when a button is clicked, interrupting whatever the
-script was doing, so a training loop run by the script could never be stopped with its partial
-history kept. A run therefore trains in a background thread owned by the session: a `Job` kept in
-`st.session_state` (thread, progress, stop flag, result). The Train page waits for it briefly
-(a quick run shows its result in the same script run, which is also what AppTest sees), then shows
-a progress poller (`st.fragment(run_every=...)`) next to a Stop button that sets the job's flag;
-the trainer's `should_stop` reads that flag as well as the budget (`Limits.budget()`), so a stopped
-run ends within a few dozen merges with stop_reason "stopped" and its trace is explorable on every
-page like any other. `collect()` (called by every page's frame) turns a finished job into the
-current run, or into a message.
+How a training goes:
+- `start` checks the corpus and settings, computes the run's key and looks for it in the session's
+  cache, then in the store (a class opening one sample gets the run one of them trained, at once),
+  then asks the pool for it: `pool.request(key, train_task, ...)` returns a handle on the job
+  that trains it, a new one or the one another visitor started. The session keeps a `TrainingJob`
+  (the handle and what the run is) in `st.session_state`. The URL gets the run's key at once, so a
+  reload finds the job (still training) or the stored run.
+- The Train page shows the progress (first inline for `INLINE_SECONDS`, then an
+  `st.fragment(run_every=POLL_SECONDS)` poller) and a Stop button: `handle.cancel()` stops the
+  job when this visitor is the only one waiting for it (the trainer checks every 32 merges and
+  returns the merges learned so far, stop_reason "stopped"), and otherwise only lets go of it.
+- `collect()` (every page's frame calls it) turns a finished job into the current run, or into
+  one sentence: a failure, a crash of the worker (the pool starts a new one), a cancellation.
+  A run the visitor stopped is stored by the server under a key of its own.
+- A visitor who closes the tab: Streamlit drops the session after `server.disconnectedSessionTTL`,
+  the handle with it, and a job nobody holds any more is cancelled (explorer.work.jobs).
 
-The thread never calls streamlit. Any exception in it becomes one sentence for the visitor (the
-traceback goes to the server log only). At most `TRAINING_SLOTS` runs train at once in the whole
-server, whoever started them; the others wait (their progress says so) for at most
-`QUEUE_SECONDS`.
-
-`train_run` is the synchronous form (same checks, budget and cache) for the shareable-link and
-Compare pages, which train tiny samples or a corpus already accepted.
+No training runs in a thread of this process: one GIL serves every visitor. `train_run` is the
+synchronous form (same checks, key, store and pool) for links and the Compare page, which wait in
+their script run (sleeping, not computing) with a progress bar.
 """
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import logging
-import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import streamlit as st
 
 from explorer.inputs import Check, InputError, Limits, check_corpus, check_special_tokens, check_vocab_size
-from explorer.pipeline import train_corpus
-from explorer.trainers import STOP_REASONS, TrainerConfig
-from explorer.ui import state
+from explorer.trace import Trace
+from explorer.trainers import STOP_REASONS
+from explorer.ui import serving, state
 from explorer.ui.runs import Run, RunKey, corpus_digest
 from explorer.ui.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
 from explorer.ui.views import markdown_literal
+from explorer.work import tasks
+from explorer.work.jobs import CANCELLED, CRASHED, DONE, QUEUED, JobHandle
 from explorer.wording import format_seconds, plural
 
 LOG = logging.getLogger(__name__)
 
-TRAINING_SLOTS = 2  # runs training at once in the server (one per core of a small host)
-QUEUE_SECONDS = 300.0  # the longest a run waits for a slot before giving up with a message
 INLINE_SECONDS = 1.5  # the script waits this long for a job before handing over to the poller
 # The poller's tick. Every rerun, a fragment's too, uploads the state of every widget, the corpus
 # text area included (measured: 842 KB per tick for an 821 KB corpus), so it ticks once a second.
 POLL_SECONDS = 1.0
 PROGRESS_INTERVAL_SECONDS = 0.1
-STOP_BUTTON = "the Stop button"
-
-_slots = threading.BoundedSemaphore(TRAINING_SLOTS)
-_running = [0]  # runs holding a slot now (read for the "waiting" message only)
-_running_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def work_slot(timeout: float = QUEUE_SECONDS):
-    """Hold one of the server's `TRAINING_SLOTS` for other heavy work on a visitor's corpus (such
-    as measuring tokenizers on all of it), so that at most that many such jobs use memory at once.
-    Raises TimeoutError when no slot frees up within `timeout` seconds."""
-    if not _slots.acquire(timeout=timeout):
-        raise TimeoutError(f"the server is busy (no free slot within {timeout:.0f} s): try again in a minute")
-    try:
-        yield
-    finally:
-        _slots.release()
+EXTRA_SECONDS = 60.0  # the pool's hard limit on a job: the time budget plus this
+REUSED = "Same corpus and settings as a run trained before (by you or another visitor): its result was reused."
 
 
 # ---------------------------------------------------------------- checks
@@ -105,204 +90,183 @@ def settings_check(settings: Settings, bounds: Limits) -> Check:
 # ---------------------------------------------------------------- the job
 
 
-@dataclass(frozen=True)
-class Request:
-    """Everything one training run needs; built in the script, read by the thread."""
+@dataclass
+class TrainingJob:
+    """One session's interest in a training job of the pool, and the run it will make."""
 
+    handle: JobHandle
+    key: str
     text: str
     settings: Settings
-    config: TrainerConfig
-    bounds: Limits
-    key: RunKey
     corpus_label: str
     sample_key: str | None
     number: int
+    bounds: Limits
+    started: float = field(default_factory=time.monotonic)
+    stopping: bool = False
 
-
-class Job:
-    """One run training in a background thread. Written by the thread, read by the script:
-    plain attributes, each replaced whole, and `done` set last."""
-
-    def __init__(self, request: Request):
-        self.request = request
-        self.stop_requested = threading.Event()
-        self.done = threading.Event()
-        self.phase = "waiting"  # waiting -> counting -> training -> finished
-        self.step = 0
-        self.planned = 0
-        self.started = time.monotonic()
-        self.training_started: float | None = None
-        self.run: Run | None = None
-        self.error: str | None = None
-        self.stopped_by: str | None = None
-        self.thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self.thread = threading.Thread(target=self.work, name=f"train-run-{self.request.number}", daemon=True)
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.stop_requested.set()
-
-    def _report(self, step: int, planned: int) -> None:
-        self.phase = "training"
-        self.planned = planned
-        self.step = step
-
-    def _should_stop(self, budget) -> bool:
-        if self.stop_requested.is_set():
-            self.stopped_by = STOP_BUTTON
-            return True
-        if budget.should_stop():
-            self.stopped_by = budget.stopped_by
-            return True
-        return False
-
-    def _wait_for_slot(self) -> bool:
-        deadline = time.monotonic() + QUEUE_SECONDS
-        while not _slots.acquire(timeout=0.2):
-            if self.stop_requested.is_set():
-                self.error = "Training was stopped before it started: nothing was learned."
-                return False
-            if time.monotonic() > deadline:
-                self.error = (
-                    f"The server is busy training for other visitors (waited {QUEUE_SECONDS:.0f} s): "
-                    "try again in a minute."
-                )
-                return False
-        return True
-
-    def work(self) -> None:
-        """Train (in the thread, or in the script for `train_run`); never raises."""
-        request = self.request
-        try:
-            if not self._wait_for_slot():
-                return
-            with _running_lock:
-                _running[0] += 1
-            try:
-                self.phase = "counting"
-                self.training_started = time.monotonic()
-                budget = request.bounds.budget(progress=self._report)
-                trace = train_corpus(
-                    request.text,
-                    request.config,
-                    request.settings.normalizers,
-                    request.settings.pre_tokenizer,
-                    progress=budget.progress,
-                    should_stop=lambda: self._should_stop(budget),
-                    max_steps=budget.step_limit,
-                )
-            finally:
-                with _running_lock:
-                    _running[0] -= 1
-                _slots.release()
-            if not trace.words:
-                self.error = "The corpus has no words once normalized and pre-tokenized: try another pre-tokenizer or corpus."
-                return
-            self.run = Run(
-                key=request.key,
-                trace=trace,
-                corpus_label=request.corpus_label,
-                characters=len(request.text),
-                sample_key=request.sample_key,
-                number=request.number,
-                stopped_by=(self.stopped_by or budget.stop_cause(trace)) if trace.stop_reason == "stopped" else None,
-            )
-        except MemoryError:
-            self.error = "Training ran out of memory: try a smaller corpus or vocabulary size."
-        except ValueError as error:
-            self.error = f"Training failed: {error}"
-        except Exception as error:  # a bug must reach the visitor as a sentence, the log as a traceback
-            LOG.exception("training run %s failed", request.number)
-            self.error = f"Training failed unexpectedly ({type(error).__name__}). Try other settings or a smaller corpus."
-        finally:
-            self.phase = "finished"
-            self.done.set()
+    @property
+    def job(self):
+        return self.handle.job
 
     def progress(self) -> tuple[float, str]:
         """(fraction, text) for a progress bar."""
-        label = ALGORITHM_LABELS[self.request.settings.algorithm]
-        if self.phase == "waiting":
+        label = ALGORITHM_LABELS[self.settings.algorithm]
+        job = self.job
+        if job.state == QUEUED:
+            load = serving.pool().load()
+            ahead = job.ahead()
             waited = time.monotonic() - self.started
-            return 0.0, f"Waiting for a free trainer ({_running[0]} runs training now, {waited:.0f} s) …"
-        if self.phase == "counting":
+            return 0.0, (
+                f"Waiting for a free worker: {plural(ahead, 'run')} ahead of this one, {load.running} training now "
+                f"({waited:.0f} s) …"
+            )
+        progress = job.progress
+        if progress.get("phase") != "training":
             return 0.0, f"Training {label}: counting words …"
-        elapsed = time.monotonic() - (self.training_started or self.started)
-        fraction = min(1.0, self.step / self.planned) if self.planned > 0 else 1.0
-        limit = self.request.bounds.max_seconds
-        return fraction, f"Training {label}: merge {self.step:,} of at most {self.planned:,} · {elapsed:.0f} s of at most {limit:g} s"
+        step, planned = progress.get("step", 0), progress.get("planned", 0)
+        fraction = min(1.0, step / planned) if planned > 0 else 1.0
+        elapsed = time.monotonic() - (job.started or self.started)
+        stopping = " · stopping …" if self.stopping else ""
+        return fraction, (
+            f"Training {label}: merge {step:,} of at most {planned:,} · {elapsed:.0f} s of at most "
+            f"{self.bounds.max_seconds:g} s{stopping}"
+        )
 
 
-def current_job() -> Job | None:
+def current_job() -> TrainingJob | None:
     return state.get(state.JOB)
 
 
 def request_stop() -> None:
-    """The Stop button's callback: the trainer stops at its next check (every 32 merges)."""
+    """The Stop button's callback: the trainer stops at its next check (every 32 merges), unless
+    other visitors wait for the same run: then this session only lets go of it."""
     job = current_job()
-    if job is not None:
-        job.stop()
+    if job is None:
+        return
+    if job.handle.cancel():
+        job.stopping = True
+        return
+    state.put(state.JOB, None)
+    state.put(state.OUTCOME, [("caption", "Other visitors are waiting for this same run, so it goes on training for them. "
+                                          "Train again to wait for it with them.")])
 
 
-def _request(text: str, settings: Settings, corpus_label: str, sample_key: str | None, bounds: Limits) -> Request | Run | None:
-    """The cached run for this corpus and settings, a Request to train it, or None after showing
-    why it cannot be trained (`st.error`, markup shown literally)."""
+def _request(text: str, settings: Settings, corpus_label: str, sample_key: str | None, bounds: Limits):
+    """The run for this corpus and settings (session cache or store), the key to train it under,
+    or None after showing why it cannot be trained (`st.error`, markup shown literally)."""
     problems = list(corpus_check(text, bounds).errors) + list(settings_check(settings, bounds).errors)
     if problems:
         for problem in problems:
             st.error(markdown_literal(problem))
         return None
-    key = RunKey(corpus_digest(text), settings)
+    key = serving.training_key(text, settings, bounds)
     cached = state.run_cache().get(key)
     if cached is not None:
         return cached
-    return Request(
-        text=text,
-        settings=settings,
-        config=settings.trainer_config(bounds),
-        bounds=bounds,
-        key=key,
-        corpus_label=corpus_label,
-        sample_key=sample_key,
-        number=state.next_run_number(),
+    loaded = serving.load_run(key, state.next_run_number())
+    if loaded is not None:
+        run, _ = loaded
+        state.run_cache().put(run)
+        return run
+    return key
+
+
+def _submit(key: str, text: str, settings: Settings, corpus_label: str, sample_key: str | None, bounds: Limits) -> TrainingJob:
+    meta = serving.run_meta(settings, corpus_label, sample_key, text)
+    handle = serving.pool().request(
+        key,
+        tasks.train_task,
+        text,
+        serving.training_spec(settings, bounds),
+        dataclasses.asdict(bounds),
+        serving.store_spec(key, meta, keep_corpus=sample_key is None),
+        time_limit=bounds.max_seconds + EXTRA_SECONDS,
     )
+    return TrainingJob(handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), bounds)
 
 
-def start(text: str, settings: Settings, corpus_label: str, sample_key: str | None = None) -> Run | Job | None:
-    """Start training in the background; a cached run is returned at once instead (and made
-    current). None (after an `st.error`) when the inputs block training."""
+def start(text: str, settings: Settings, corpus_label: str, sample_key: str | None = None) -> Run | TrainingJob | None:
+    """Start training in a worker; a run already trained (this session, or anyone's in the store)
+    is made current at once instead. None (after an `st.error`) when the inputs block training."""
     bounds, _ = limits_or_defaults()
     state.put(state.OUTCOME, [])
     found = _request(text, settings, corpus_label, sample_key, bounds)
     if found is None:
         return None
     if isinstance(found, Run):
-        state.put(state.OUTCOME, [("caption", "Same corpus and settings as an earlier run in this session: its result was reused.")])
+        state.put(state.OUTCOME, [("caption", REUSED)])
         state.set_current_run(found, text)
         return found
-    job = Job(found)
+    job = _submit(found, text, settings, corpus_label, sample_key, bounds)
     state.put(state.JOB, job)
-    job.start()
     return job
+
+
+def attach(key: str) -> bool:
+    """A reload or a link during training: wait for the job training `key`, if there is one. Its
+    run will be read from the store (the worker stores it), so what it trains need not be known."""
+    job = serving.pool().find(key)
+    if job is None or job.finished or job.cancel_requested or serving.store() is None:
+        return False
+    waiting = TrainingJob(job.attach(), key, "", Settings(), "", None, state.next_run_number(), limits_or_defaults()[0])
+    state.put(state.JOB, waiting)
+    return True
+
+
+def finish(job: TrainingJob) -> tuple[Run, str] | str:
+    """(the run a finished job made, its corpus text), or the sentence saying why there is none."""
+    ended = job.job
+    if ended.state == DONE:
+        result = ended.result
+        if result.get("stored_key"):
+            loaded = serving.load_run(result["stored_key"], job.number)
+            if loaded is not None:
+                return loaded
+        if result.get("trace_json") is None or not job.text:
+            return "Training finished, but its result could not be read back from the run store: train again."
+        trace = Trace.from_json(result["trace_json"])
+        run = Run(
+            key=RunKey(corpus_digest(job.text), job.settings),
+            trace=trace,
+            corpus_label=job.corpus_label,
+            characters=len(job.text),
+            sample_key=job.sample_key,
+            number=job.number,
+            stopped_by=result.get("stopped_by"),
+            store_key=job.key,
+        )
+        if trace.stop_reason == "stopped" and result.get("stopped_by") == tasks.STOP_BUTTON:
+            # Stopped by its visitor: theirs alone, under a key of its own (not the shared one).
+            run.store_key = serving.training_key(job.text, job.settings, job.bounds, stopped_at=trace.steps)
+            serving.save_run(run, job.text)
+        return run, job.text
+    if ended.state == CANCELLED:
+        return "Training was stopped before it learned anything."
+    if ended.state == CRASHED:
+        return f"Training failed: {ended.error}. The server has started a new worker: train again to retry."
+    return f"Training failed: {ended.error or 'unknown error'}."
 
 
 def collect() -> Run | None:
     """If the session's job has finished: its run becomes the current one (and enters the cache),
-    or its error becomes the outcome to show. Returns the new run, if any."""
+    or its sentence becomes the outcome to show. Returns the new run, if any."""
     job = current_job()
-    if job is None or not job.done.is_set():
+    if job is None or not job.job.finished:
         return None
     state.put(state.JOB, None)
-    if job.run is None:
-        state.put(state.OUTCOME, [("error", job.error or "Training did not finish.")])
+    outcome = finish(job)
+    job.handle.release()
+    if isinstance(outcome, str):
+        state.put(state.OUTCOME, [("error", outcome)])
         return None
-    state.run_cache().put(job.run)
-    state.set_current_run(job.run, job.request.text)
-    return job.run
+    run, text = outcome
+    state.run_cache().put(run)
+    state.set_current_run(run, text)
+    return run
 
 
-def _progress_slot(job: Job, slot) -> None:
+def _progress_slot(job: TrainingJob, slot) -> None:
     fraction, text = job.progress()
     slot.progress(fraction, text=text)
 
@@ -311,30 +275,31 @@ def _progress_slot(job: Job, slot) -> None:
 def _poller() -> None:
     """Redraws the progress bar every tick; when the job is over, reruns the page to show it."""
     job = current_job()
-    if job is None or job.done.is_set():
+    if job is None or job.job.finished:
         st.rerun(scope="app")
     _progress_slot(job, st.empty())
 
 
-def show_job() -> bool:
-    """While a job runs: the Stop button and its progress (waiting up to INLINE_SECONDS in this
-    script run first). A job that finishes meanwhile is collected and the page drawn again (its
-    Train button was drawn disabled); otherwise the poller takes over and this returns True."""
+def show_job(stop_button: bool = True) -> bool:
+    """While a job runs: its progress and (on the Train page) the Stop button, waiting up to
+    INLINE_SECONDS in this script run first. A job that finishes meanwhile is collected and the
+    page drawn again (its Train button was drawn disabled); otherwise the poller takes over and
+    this returns True. False when there is no job."""
     job = current_job()
     if job is None:
         return False
     stop_slot, bar_slot = st.empty(), st.empty()
-    if not job.done.is_set():
-        stop_slot.button("Stop", key=state.Widget.STOP, icon=":material/stop_circle:", on_click=request_stop,
-                         help="End training now: the merges learned so far are kept and can be explored.")
+    if not job.job.finished:
+        if stop_button:
+            stop_slot.button("Stop", key=state.Widget.STOP, icon=":material/stop_circle:", on_click=request_stop,
+                             help="End training now: the merges learned so far are kept and can be explored.")
         deadline = time.monotonic() + INLINE_SECONDS
-        while not job.done.wait(PROGRESS_INTERVAL_SECONDS) and time.monotonic() < deadline:
+        while not job.job.wait(PROGRESS_INTERVAL_SECONDS) and time.monotonic() < deadline:
             _progress_slot(job, bar_slot)
-    if job.done.is_set():
+    if job.job.finished:
         stop_slot.empty()
         bar_slot.empty()
         collect()
-        # The Train button above was drawn disabled while the job ran: draw the page again.
         st.rerun()
     bar_slot.empty()
     _poller()
@@ -345,30 +310,30 @@ def show_job() -> bool:
 
 
 def train_run(corpus_text: str, settings: Settings, corpus_label: str, sample_key: str | None = None) -> Run | None:
-    """The run for this corpus and settings: from the cache, or trained now in this script run
-    (same checks, budget and slots as `start`) with a progress bar. Problems are `st.error`s
-    and give None."""
+    """The run for this corpus and settings: from the session, the store, or trained now by the
+    pool while this script run waits (sleeping) with a progress bar. Problems are `st.error`s and
+    give None."""
     bounds, _ = limits_or_defaults()
     found = _request(corpus_text, settings, corpus_label, sample_key, bounds)
     if found is None or isinstance(found, Run):
         if found is not None:
-            st.caption("Same corpus and settings as an earlier run in this session: its result was reused.")
+            st.caption(REUSED)
         return found
-    job = Job(found)
+    job = _submit(found, corpus_text, settings, corpus_label, sample_key, bounds)
     bar = st.progress(0.0, text=job.progress()[1])
-    job.start()
     try:
-        while not job.done.wait(PROGRESS_INTERVAL_SECONDS):
+        while not job.job.wait(PROGRESS_INTERVAL_SECONDS):
             _progress_slot(job, bar)
+        outcome = finish(job)
     finally:
-        if not job.done.is_set():  # the script was interrupted (a click): nobody will collect the run
-            job.stop()
-    if job.run is None:
+        job.handle.release()  # a script interrupted (a click) lets go of the job: cancelled if nobody else waits
+    if isinstance(outcome, str):
         bar.empty()
-        st.error(markdown_literal(job.error or "Training did not finish."))
+        st.error(markdown_literal(outcome))
         return None
-    trace = job.run.trace
+    run, _ = outcome
+    trace = run.trace
     label = ALGORITHM_LABELS[settings.algorithm]
     bar.progress(1.0, text=f"{label}: {plural(trace.steps, 'merge')} in {format_seconds(trace.seconds)} ({STOP_REASONS.get(trace.stop_reason, trace.stop_reason)})")
-    state.run_cache().put(job.run)
-    return job.run
+    state.run_cache().put(run)
+    return run

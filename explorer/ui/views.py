@@ -119,7 +119,7 @@ def stop_reason_text(trace: Trace) -> str:
 def tokenizer_at_step(run: Run, k: int) -> Tokenizer:
     """The tokenizer that knows only the first k merges (and the vocabulary they had made); the
     last two asked for are kept (one step view asks twice; a book-size run takes ~15 ms to build)."""
-    kept: dict[int, Tokenizer] = run.derive("tokenizers_at_step", dict)
+    kept: dict[int, Tokenizer] = run.derive("tokenizers_at_step", dict, own=True)
     if k not in kept:
         while len(kept) >= 2:
             kept.pop(next(iter(kept)))
@@ -457,7 +457,7 @@ def downloads(run: Run) -> list[Download]:
         files.append(Download("Trace (JSON)", run.trace.to_json(), f"{stem}-trace.json", "application/json"))
         return files
 
-    return run.derive("downloads", build)
+    return run.derive("downloads", build, own=True)
 
 
 def file_stem(run: Run) -> str:

@@ -4,7 +4,7 @@
 takes work from callers; the dispatcher thread hands queued jobs to idle workers, records progress
 and results, sends cancels, terminates a worker whose job outlived its cancel grace period or its
 hard time limit, notices a worker that died (its job becomes `crashed`), retires workers after
-`tasks_per_worker` jobs, and at shutdown ends them all. The methods under "job states" run with
+`tasks_per_worker` jobs or a cancelled one, and at shutdown ends them all. The methods under "job states" run with
 `self._lock` held; reading from a worker and ending one happen outside it (a result can be large,
 a worker slow to end), so callers are never kept waiting by a process.
 
@@ -231,6 +231,10 @@ class Dispatcher:
             return
         worker.job = None
         worker.tasks_done += 1
+        if job.cancel_requested:
+            # A cancelled job's worker is retired once it has returned what it had (a stopped
+            # trainer's merges so far): a Stop ends the work for real, its process included.
+            worker.tasks_done = max(worker.tasks_done, self.tasks_per_worker)
         if kind == "done":
             self._end_job(job, DONE, result=message[2])
         else:

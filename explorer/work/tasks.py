@@ -11,7 +11,8 @@
   comes back (`trace_json` None).
 - `measure_task(reporter, corpus_text, tokenizer, sample)`: `explorer.compare.measure_corpus` over
   the corpus or a stated sample of it, `MEASURE_CHUNK` lines at a time with progress
-  {"lines_done", "lines"}. `tokenizer` is {"name", "tokenizer_json"} or {"pretrained": "gpt2"};
+  {"lines_done", "lines"}. `tokenizer` is a `TokenizerColumn.spec`: {"name", "tokenizer_json"},
+  {"name", "library_json"} or {"pretrained": "gpt2"};
   `sample` is {"kind": "whole"}, {"kind": "first", "max_bytes"} or {"kind": "lines",
   "max_bytes", "seed"} (explorer.inputs.corpus_prefix / sample_lines). Returns {"metrics":
   TokenizerMetrics fields, "seconds", "lines", "characters", "complete"}.
@@ -115,7 +116,8 @@ def sampled_text(corpus_text: str, sample: dict) -> str:
 
 
 def _column(tokenizer: dict):
-    from explorer.compare import pretrained_column, tokenizer_column
+    """The column a `TokenizerColumn.spec` describes (explorer.compare)."""
+    from explorer.compare import UploadedTokenizer, pretrained_column, tokenizer_column
     from explorer.hf_json import tokenizer_from_json
     from explorer.pretrained import PRETRAINED
 
@@ -123,6 +125,9 @@ def _column(tokenizer: dict):
         if tokenizer["pretrained"] not in PRETRAINED:
             raise ValueError(f"unknown pretrained tokenizer {tokenizer['pretrained']!r} (choose from {', '.join(PRETRAINED)})")
         return pretrained_column(tokenizer["pretrained"])
+    if "library_json" in tokenizer:  # an upload only the tokenizers library reads (a Unigram model)
+        name = tokenizer.get("name", "tokenizer")
+        return UploadedTokenizer(key=name, name=name, kind="tokenizer.json", library_json=tokenizer["library_json"]).column
     exported = tokenizer["tokenizer_json"]
     return tokenizer_column(tokenizer_from_json(exported), tokenizer.get("name", "tokenizer"), exported=exported)
 
