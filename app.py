@@ -19,6 +19,8 @@ bounds, limits_problem = limits_or_defaults()
 if limits_problem:
     frame.warning(limits_problem)
 train_panel.initialise(bounds)
+if state.get(state.LINK_EXPIRED) and state.current_run() is None:
+    frame.info(link.EXPIRED)
 
 corpus_column, settings_column = st.columns([5, 6], gap="large")
 with corpus_column:

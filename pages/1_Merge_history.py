@@ -3,7 +3,7 @@
 import streamlit as st
 
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui import compare, frame, player, state, views
+from explorer.ui import compare, frame, literal, player, state
 
 frame.page(
     "Merge history",
@@ -12,7 +12,7 @@ frame.page(
 run = frame.require_run(keep_params=(player.STEP_PARAM,))
 
 if run.trace.steps == 0:
-    st.info(f"This run learned no merge ({views.stop_reason_text(run.trace)}): there is nothing to play.")
+    st.info(f"This run learned no merge ({literal.stop_reason_text(run.trace)}): there is nothing to play.")
 else:
     player.start_from_link(run.trace.steps)
     player.controls(run)

@@ -2,15 +2,19 @@
 
 import streamlit as st
 
-from explorer.ui import frame, state, views
+from explorer.ui import frame, link, state, views
 
 W = state.Widget
+SEARCH_PARAM = "search"
 frame.page("Vocabulary", "Every token of the trained vocabulary; byte-level tokens shown as the bytes they hold.")
-run = frame.require_run()
+run = frame.require_run(keep_params=(SEARCH_PARAM,))
 table = views.vocabulary_table(run)
+if state.get(state.FIRST_RUN) and SEARCH_PARAM in st.query_params:  # a link with a search
+    st.session_state[W.SEARCH] = st.query_params[SEARCH_PARAM]
 
 search, kinds, sort, order = st.columns([3, 3, 2, 1.4], vertical_alignment="bottom")
 query = search.text_input("Search tokens", key=W.SEARCH, placeholder="e.g. the, ing, ·")
+link.set_param(SEARCH_PARAM, query)
 chosen_kinds = kinds.multiselect("Show", views.KINDS, default=list(views.KINDS), key=W.KINDS)
 sort_by = sort.selectbox("Sort by", list(views.SORT_COLUMNS), key=W.SORT)
 descending = order.toggle("Descending", key=W.DESCENDING)

@@ -13,7 +13,8 @@ from streamlit.testing.v1 import AppTest
 from explorer.corpus import count_words
 from explorer.samples import SAMPLES
 from explorer.ui.state import Widget as W
-from explorer.ui.views import literal_from_markdown, markdown_literal, vocabulary_csv_name
+from explorer.ui.literal import literal_from_markdown, markdown_literal
+from explorer.ui.views import vocabulary_csv_name
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

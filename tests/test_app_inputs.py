@@ -24,7 +24,7 @@ from explorer.ui.runs import Run, RunCache, RunKey, remember
 from explorer.ui.settings import Settings, from_query_params
 from explorer.ui.state import JOB
 from explorer.ui.state import Widget as W
-from explorer.ui.views import literal_from_markdown, markdown_literal
+from explorer.ui.literal import literal_from_markdown, markdown_literal
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

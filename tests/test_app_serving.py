@@ -205,3 +205,15 @@ def test_a_crashed_worker_is_a_sentence_and_the_next_training_works():
     assert run_of(at) is None
     train_pasted(at, words(300, seed=9))
     assert run_of(at) is not None and run_of(at).trace.steps > 0
+
+
+def test_the_vocabulary_search_is_in_the_link():
+    at = train_pasted(new_app(), words(400, seed=10))
+    at.switch_page(VOCABULARY).run()
+    at.text_input(key=W.SEARCH).set_value("ab").run()
+    link = query(at)
+    assert link["search"] == "ab" and link["run"] == run_of(at).store_key
+    again = new_app(link, VOCABULARY)
+    assert again.text_input(key=W.SEARCH).value == "ab"
+    shown = again.dataframe[0].value
+    assert len(shown) and all("ab" in f"{token} {readable}".casefold() for token, readable in zip(shown["token"], shown["readable"]))

@@ -20,7 +20,7 @@ import streamlit as st
 from explorer.render import STYLESHEET, escape_text, legend_html
 from explorer.ui import link, state, training
 from explorer.ui.runs import Run
-from explorer.ui.views import markdown_literal, stop_reason_text
+from explorer.ui.literal import markdown_literal, stop_reason_text
 
 PAGES = (
     ("app.py", "Train", ":material/model_training:"),

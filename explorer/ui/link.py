@@ -20,7 +20,7 @@ from explorer.samples import SAMPLES, sample_by_key
 from explorer.ui import serving, state, training
 from explorer.ui.runs import Run
 from explorer.ui.settings import Settings, from_query_params, limits_or_defaults
-from explorer.ui.views import markdown_literal
+from explorer.ui.literal import markdown_literal
 
 SAMPLE_PARAM = "sample"
 RUN_PARAM = "run"

@@ -35,7 +35,7 @@ from explorer.inputs import (
 from explorer.samples import SAMPLE_SENTENCES, SAMPLES
 from explorer.tokens import lost_characters
 from explorer.wording import format_seconds, plural
-from explorer.ui import compare, frame, link, state, training, views
+from explorer.ui import frame, link, literal, state, training
 from explorer.ui.runs import Run
 from explorer.ui.settings import (
     ALGORITHM_LABELS,
@@ -431,6 +431,8 @@ def train_controls(
 def summary(run: Run) -> None:
     """Metric rows about a finished run, then the sample sentences it tokenizes (with what it cannot
     represent of them, marked and counted)."""
+    from explorer.ui import compare, views  # here: the page's first view (no run yet) needs neither
+
     trace = run.trace
     st.html(f'<div style="font-weight:600;">Result of run {html.escape(run.name, quote=True)}</div>')
     row = st.columns(4)
@@ -440,7 +442,7 @@ def summary(run: Run) -> None:
     row[3].metric("Time taken", format_seconds(trace.seconds))
     row = st.columns([2, 1, 1, 1])
     # A sentence, not a metric: a metric cuts long text off.
-    row[0].markdown(f"Stop reason: **{views.stop_reason_text(trace)}**")
+    row[0].markdown(f"Stop reason: **{literal.stop_reason_text(trace)}**")
     row[1].metric("Corpus characters", f"{run.characters:,}")
     row[2].metric("Words", f"{run.words:,}", help="Pre-tokenized words (pieces), counted with repeats.")
     row[3].metric("Distinct words", f"{run.distinct_words:,}")

@@ -39,7 +39,7 @@ from explorer.trainers import STOP_REASONS
 from explorer.ui import serving, state
 from explorer.ui.runs import Run, RunKey, corpus_digest
 from explorer.ui.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
-from explorer.ui.views import markdown_literal
+from explorer.ui.literal import markdown_literal
 from explorer.work import tasks
 from explorer.work.jobs import CANCELLED, CRASHED, DONE, QUEUED, JobHandle
 from explorer.wording import format_seconds, plural

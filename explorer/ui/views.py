@@ -5,7 +5,7 @@ these and hand the result to `st.html`, `st.dataframe` or `st.download_button`.
 Every string from the corpus or the vocabulary goes through `render.escape_text` (HTML-escaped,
 quotes included, Markdown markup neutralised) before it becomes HTML. Messages that hold user text
 (file names, special tokens, characters of the corpus, values from a link) and go to Streamlit's
-Markdown elements (`st.error`, `st.warning`, `st.info`) go through `markdown_literal` instead.
+Markdown elements (`st.error`, `st.warning`, `st.info`) go through `literal.markdown_literal`.
 
 Derived objects that do not depend on the step are memoized on the Run (`Run.derive`), so moving
 the merge player's slider only segments ~30 words and encodes the sample sentences.
@@ -14,7 +14,6 @@ the merge player's slider only segments ~30 words and encodes the sample sentenc
 from __future__ import annotations
 
 import tempfile
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +28,6 @@ from explorer.pipeline import encode_pieces, tokenizer_from_trace
 from explorer.render import PALETTE, escape_text
 from explorer.tokenizer import Tokenizer
 from explorer.trace import Trace
-from explorer.trainers import STOP_REASONS
 from explorer.ui.runs import Run
 from explorer.wording import plural
 
@@ -39,42 +37,6 @@ TOP_WORDS = 30
 WORD_CHARACTERS_SHOWN = 120  # a word's tokens drawn up to this many characters, then "+N more"
 SENTENCES_SHOWN = 12  # sample sentences drawn by the merge player
 SENTENCE_CHARACTERS_SHOWN = 600  # each cut to this many characters
-
-
-# ---------------------------------------------------------------- Markdown shown literally
-
-# Streamlit's Markdown (CommonMark + GFM + math + its own directives) reads these anywhere in a
-# line: emphasis, code, links, HTML, math, strikethrough, tables, entities. A backslash makes
-# any of them literal. "_" inside a word ("vocab_size") is never emphasis and stays as it is.
-_MARKDOWN_INLINE = re.compile(r"([\\`*\[\]<>$~:&|@]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z]))")
-# ... and these only at the start of a line: headings, quotes, lists, setext underlines.
-_MARKDOWN_LINE_START = re.compile(r"(?m)^([ \t]*)(#|[-+=]|\d+(?=[.)]))")
-# Rewrites done on the parsed text, after backslashes are gone: ":smile:" emoji, ":material/x:"
-# icons, ":streamlit:", and GFM's bare "www." / e-mail autolinks. An invisible WORD JOINER after
-# the ":" or "@" (and inside "www.") breaks their patterns (measured in Chromium, streamlit 1.67).
-_WORD_JOINER = "\u2060"
-_WWW = re.compile(r"(?i)\b(www)\.")
-
-
-def markdown_literal(text: str) -> str:
-    """`text` as Markdown that Streamlit displays exactly as written: `**b**`, `$x$`, `:red[x]`,
-    `<script>`, `[a](javascript:...)`, `# title` stay characters (plus invisible word joiners)."""
-    escaped = _MARKDOWN_INLINE.sub(r"\\\1", text)
-    escaped = escaped.replace("\\:", "\\:" + _WORD_JOINER).replace("\\@", "\\@" + _WORD_JOINER)
-    escaped = _WWW.sub("\\1" + _WORD_JOINER + ".", escaped)
-
-    def line_start(match: re.Match) -> str:
-        indent, marker = match.groups()
-        if marker[0].isdigit():  # "1." / "2)": the punctuation after the number makes the list
-            return f"{indent}{marker}\\"
-        return f"{indent}\\{marker}"
-
-    return _MARKDOWN_LINE_START.sub(line_start, escaped)
-
-
-def literal_from_markdown(markdown: str) -> str:
-    """The text `markdown_literal` was given (for tests that read messages back)."""
-    return re.sub(r"\\(.)", r"\1", markdown.replace(_WORD_JOINER, ""), flags=re.DOTALL)
 
 
 # ---------------------------------------------------------------- memoized per run
@@ -109,8 +71,6 @@ def special_token_messages(run: Run) -> list[str]:
     return run.derive("special_token_messages", build)
 
 
-def stop_reason_text(trace: Trace) -> str:
-    return STOP_REASONS.get(trace.stop_reason, trace.stop_reason or "")
 
 
 # ---------------------------------------------------------------- the state after k merges

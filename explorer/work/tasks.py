@@ -30,7 +30,6 @@ import time
 
 from explorer.corpus import split_lines
 from explorer.inputs import Limits, corpus_prefix, sample_lines
-from explorer.pipeline import train_corpus
 from explorer.trainers import TrainerConfig
 
 STOP_BUTTON = "the Stop button"
@@ -56,6 +55,8 @@ def _config(settings: dict) -> tuple[TrainerConfig, tuple[str, ...], str]:
 
 
 def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: dict | None = None) -> dict:
+    from explorer.pipeline import train_corpus  # here: the server imports this module for its names alone
+
     config, normalizers, pre_tokenizer = _config(settings)
     budget = Limits(**limits).budget(progress=lambda step, planned: reporter.report(phase="training", step=step, planned=planned))
     reporter.report(phase="counting")
