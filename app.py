@@ -19,6 +19,7 @@ bounds, limits_problem = limits_or_defaults()
 if limits_problem:
     frame.warning(limits_problem)
 train_panel.initialise(bounds)
+train_panel.restore_pasted_corpus()
 if state.get(state.LINK_EXPIRED) and state.current_run() is None:
     frame.info(link.EXPIRED)
 
@@ -29,8 +30,9 @@ with corpus_column:
 with settings_column:
     settings = train_panel.settings_input(bounds)
     settings_ok = train_panel.settings_feedback(settings, bounds)
-current = state.current_run()
-link.write(link.params_for(settings, corpus.sample_key if corpus else None, current.store_key if current else None))
+# The run this page shows, or the one training for it: a reload finds it (explorer.ui.link).
+named = training.current_job() or state.current_run()
+link.write(link.params_for(settings, corpus.sample_key if corpus else None, named.key if isinstance(named, training.TrainingJob) else named.store_key if named else None))
 
 train_panel.train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, bounds)
 run = state.current_run()

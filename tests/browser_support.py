@@ -88,15 +88,21 @@ def _stop(process: subprocess.Popen) -> None:
             continue
 
 
+# base URL -> the server's process, for tests that look at its worker processes
+SERVER_PROCESSES: dict[str, subprocess.Popen] = {}
+
+
 @contextlib.contextmanager
-def streamlit_server(name: str = "server") -> Iterator[str]:
+def streamlit_server(name: str = "server", options: tuple[str, ...] = (), environ: dict[str, str] | None = None) -> Iterator[str]:
     """Run `streamlit run app.py` on a free loopback port; yield its base URL once /_stcore/health
-    answers, stop it on exit. Its output goes to artifacts/<name>.log (shown when it fails to start)."""
+    answers, stop it on exit. Its output goes to artifacts/<name>.log (shown when it fails to start).
+    `options`: more command-line options for `streamlit run` ("--server.disconnectedSessionTTL", "2");
+    `environ`: more environment variables for it."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     log_path = ARTIFACTS / f"{_file_name(name)}.log"
-    env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", **(environ or {}))
     env.setdefault("MALLOC_ARENA_MAX", "2")  # as `tasks.py app` runs the server
     command = [
         sys.executable, "-m", "streamlit", "run", "app.py",
@@ -105,6 +111,7 @@ def streamlit_server(name: str = "server") -> Iterator[str]:
         "--server.port", str(port),
         "--browser.gatherUsageStats", "false",
         "--server.fileWatcherType", "none",
+        *options,
     ]
     with open(log_path, "wb") as log:
         process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -115,8 +122,10 @@ def streamlit_server(name: str = "server") -> Iterator[str]:
                     output = log_path.read_text(errors="replace")[-3000:]
                     raise RuntimeError(f"streamlit did not start on {base_url} (exit code {process.poll()}):\n{output}")
                 time.sleep(0.2)
+            SERVER_PROCESSES[base_url] = process
             yield base_url
         finally:
+            SERVER_PROCESSES.pop(base_url, None)
             _stop(process)
 
 

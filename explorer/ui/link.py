@@ -86,7 +86,7 @@ def open_from_url() -> Run | None:
         return state.current_run()
     key = st.query_params.get(RUN_PARAM)
     if key and is_run_key(key):
-        loaded = serving.load_run(key, state.next_run_number())
+        loaded = state.numbered(serving.load_run(key))
         if loaded is not None:
             run, text = loaded
             state.run_cache().put(run)

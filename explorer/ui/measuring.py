@@ -27,7 +27,7 @@ from explorer.corpus import split_lines
 from explorer.inputs import utf8_size
 from explorer.metrics import TokenizerMetrics
 from explorer.runstore import canonical_json, run_key
-from explorer.ui import serving, state
+from explorer.ui import abandoned, serving, state
 from explorer.ui.runs import Run
 from explorer.work import tasks
 from explorer.work.jobs import DONE
@@ -103,6 +103,7 @@ def measurements(run: Run, columns: Sequence[TokenizerColumn], corpus_text: str,
         handle = held.get(key)
         if handle is None:
             handle = serving.pool().request(key, tasks.measure_task, corpus_text, column.spec, sample, time_limit=MEASURE_TIME_LIMIT)
+            abandoned.hold(handle)
             held[key] = handle
         pending[column.key] = (key, handle)
     state.put(state.MEASURE_JOBS, held)
@@ -114,6 +115,7 @@ def measurements(run: Run, columns: Sequence[TokenizerColumn], corpus_text: str,
                 continue
             del pending[column_key]
             held.pop(key, None)
+            abandoned.forget(handle)
             handle.release()
             name = next(column.name for column in columns if column.key == column_key)
             if job.state == DONE:

@@ -7,7 +7,7 @@ from it, parsed once per process.
 - `training_key(text, settings, bounds)`: a run's key in the store, an HMAC of the corpus and the
   settings under the deployment's secret. Thirty visitors of one sample with one set of settings
   have one key, so one training (`pool().request` shares a job by key) and one stored run.
-- `load_run(key, number)`: the stored run as a `Run`, or None. Its Trace and derived objects are
+- `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its Trace and derived objects are
   kept in a small process-wide LRU (`SHARED_RUNS`), so a class opening the same run parses it once
   and holds it once.
 - `save_run(run, corpus_text)`: store a run the server made itself (one stopped by its visitor,
@@ -123,7 +123,7 @@ def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[Trace, dic
     return found[0], found[1]
 
 
-def load_run(key: str, number: int) -> tuple[Run, str] | None:
+def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
     """The stored run with this key and its corpus text, or None (not stored, expired, no store,
     or a key that is not one)."""
     run_store = store()

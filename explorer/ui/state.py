@@ -36,6 +36,7 @@ MEASURE_WHOLE = "measure_whole"  # True once "Measure the whole corpus" was clic
 OUTCOME = "training_outcome"  # list[(kind, message)]: what the last training started said ("error", "caption")
 RUN_NUMBER = "run_number"  # int: the last run number given in this session
 CORPUS_CHECK = "corpus_check"  # (sha256, Limits, Check): the last corpus checked, not checked again
+CORPUS_RESTORED = "corpus_restored"  # store key of the run whose pasted corpus the text area got back
 UPLOADED_CORPUS = "uploaded_corpus"  # train_panel.Corpus: the file read last (the uploader forgets it on a page switch)
 
 HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
@@ -111,6 +112,13 @@ def run_cache() -> RunCache:
     if RUN_CACHE not in st.session_state:
         st.session_state[RUN_CACHE] = RunCache(CACHE_ENTRIES, CACHE_CHARACTERS)
     return st.session_state[RUN_CACHE]
+
+
+def numbered(loaded):
+    """A (run, text) loaded from the store, given the session's next run number (None stays None)."""
+    if loaded is not None:
+        loaded[0].number = next_run_number()
+    return loaded
 
 
 def next_run_number() -> int:

@@ -97,6 +97,8 @@ def initialise(bounds: Limits) -> None:
     state.put(state.URL_READ, True)
     from_link = link.read()
     run = state.current_run()
+    if run is not None:
+        state.put(state.CORPUS_RESTORED, run.store_key)
     if from_link is not None:
         settings, sample_key, _ = from_link
         _load_settings(settings, bounds)
@@ -111,6 +113,17 @@ def initialise(bounds: Limits) -> None:
     else:
         _load_settings(defaults_for("bpe"), bounds)
         _load_sample(DEFAULT_SAMPLE)
+
+
+def restore_pasted_corpus() -> None:
+    """A run that arrived after the first view (a reload during its training): when it was pasted
+    or uploaded and the text area is still empty, its corpus comes back there, once."""
+    run = state.current_run()
+    if run is None or run.sample_key is not None or state.get(state.CORPUS_RESTORED) == run.store_key:
+        return
+    state.put(state.CORPUS_RESTORED, run.store_key)
+    if not st.session_state.get(W.CORPUS) and not st.session_state.get(W.SAMPLE):
+        _load_pasted(run)
 
 
 def _load_pasted(run: Run) -> None:

@@ -16,8 +16,8 @@ How a training goes:
 - `collect()` (every page's frame calls it) turns a finished job into the current run, or into
   one sentence: a failure, a crash of the worker (the pool starts a new one), a cancellation.
   A run the visitor stopped is stored by the server under a key of its own.
-- A visitor who closes the tab: Streamlit drops the session after `server.disconnectedSessionTTL`,
-  the handle with it, and a job nobody holds any more is cancelled (explorer.work.jobs).
+- A visitor who closes the tab: the session's handle is released once it has been disconnected
+  for a while (explorer.ui.abandoned), and a job nobody holds any more is cancelled.
 
 No training runs in a thread of this process: one GIL serves every visitor. `train_run` is the
 synchronous form (same checks, key, store and pool) for links and the Compare page, which wait in
@@ -36,7 +36,7 @@ import streamlit as st
 from explorer.inputs import Check, InputError, Limits, check_corpus, check_special_tokens, check_vocab_size
 from explorer.trace import Trace
 from explorer.trainers import STOP_REASONS
-from explorer.ui import serving, state
+from explorer.ui import abandoned, serving, state
 from explorer.ui.runs import Run, RunKey, corpus_digest
 from explorer.ui.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
 from explorer.ui.literal import markdown_literal
@@ -147,6 +147,7 @@ def request_stop() -> None:
     if job.handle.cancel():
         job.stopping = True
         return
+    abandoned.forget(job.handle)
     state.put(state.JOB, None)
     state.put(state.OUTCOME, [("caption", "Other visitors are waiting for this same run, so it goes on training for them. "
                                           "Train again to wait for it with them.")])
@@ -164,7 +165,7 @@ def _request(text: str, settings: Settings, corpus_label: str, sample_key: str |
     cached = state.run_cache().get(key)
     if cached is not None:
         return cached
-    loaded = serving.load_run(key, state.next_run_number())
+    loaded = state.numbered(serving.load_run(key))
     if loaded is not None:
         run, _ = loaded
         state.run_cache().put(run)
@@ -183,6 +184,7 @@ def _submit(key: str, text: str, settings: Settings, corpus_label: str, sample_k
         serving.store_spec(key, meta, keep_corpus=sample_key is None),
         time_limit=bounds.max_seconds + EXTRA_SECONDS,
     )
+    abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.abandoned)
     return TrainingJob(handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), bounds)
 
 
@@ -209,7 +211,9 @@ def attach(key: str) -> bool:
     job = serving.pool().find(key)
     if job is None or job.finished or job.cancel_requested or serving.store() is None:
         return False
-    waiting = TrainingJob(job.attach(), key, "", Settings(), "", None, state.next_run_number(), limits_or_defaults()[0])
+    handle = job.attach()
+    abandoned.hold(handle)
+    waiting = TrainingJob(handle, key, "", Settings(), "", None, state.next_run_number(), limits_or_defaults()[0])
     state.put(state.JOB, waiting)
     return True
 
@@ -256,6 +260,7 @@ def collect() -> Run | None:
         return None
     state.put(state.JOB, None)
     outcome = finish(job)
+    abandoned.forget(job.handle)
     job.handle.release()
     if isinstance(outcome, str):
         state.put(state.OUTCOME, [("error", outcome)])
@@ -326,6 +331,7 @@ def train_run(corpus_text: str, settings: Settings, corpus_label: str, sample_ke
             _progress_slot(job, bar)
         outcome = finish(job)
     finally:
+        abandoned.forget(job.handle)
         job.handle.release()  # a script interrupted (a click) lets go of the job: cancelled if nobody else waits
     if isinstance(outcome, str):
         bar.empty()
