@@ -1,0 +1,381 @@
+"""Serving a class: the hosted demo's figures, measured with real browser sessions against a real
+`streamlit run app.py` (Debian's Chromium through Playwright), each server with a run store of its
+own in a temporary folder.
+
+    .venv/bin/python bench/serving_bench.py cold              # first page load on a fresh server
+    .venv/bin/python bench/serving_bench.py classroom         # a class opening one sample link
+    .venv/bin/python bench/serving_bench.py distinct          # 8 visitors training 1 MB each at once
+    .venv/bin/python bench/serving_bench.py latency [--moves 25]
+    .venv/bin/python bench/serving_bench.py compare           # Compare's figures on a 4 MB corpus
+    .venv/bin/python bench/serving_bench.py all
+
+- cold: a new server; the time from `goto` to the Train page's Train button, for the first visit
+  and for a second one (the browser on the same 2 cores: an upper bound).
+- classroom: N visitors open the same sample link at once (Shakespeare, BPE 5,000, on the Train
+  page): each one's time to the summary, and how many runs were trained (rows of the run store: 1
+  means one training for the whole class). Visitors are websocket sessions (bench/visitors.py:
+  the server cannot tell them from browser tabs, but they draw nothing) for 16, 32 and 64 at once,
+  then 16 real tabs of one Chromium, whose drawing on the same 2 cores is most of what they wait.
+- distinct: 8 websocket visitors each paste a different 1 MB corpus and train it to 5,000 at once:
+  the slowest and median time from the Train click to the summary.
+- latency: one visitor (a browser tab) scrubs Merge history with the keyboard (ArrowRight, waiting
+  for the merge line to change) on a trained run: median and maximum key-to-update time, first with
+  nobody else on the server, then while a websocket visitor trains 1 MB to vocab 20,000.
+- compare: the Compare page of a 4 MB corpus: the time from opening it to the figures' table.
+Server memory: the peak of the server's RSS plus its worker processes' (sampled every 0.25 s).
+
+A benchmark: it prints figures (no pass/fail besides failures to finish).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import sqlite3
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+from browser_support import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SERVER_PROCESSES,
+    VIEWPORT,
+    chromium,
+    chromium_missing_reason,
+    streamlit_server,
+)
+
+SAMPLE_LINK = "algorithm=bpe&sample=shakespeare&vocab_size=5000"
+STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
+
+
+# ---------------------------------------------------------------- the server and its workers
+
+
+def family(pid: int) -> list[int]:
+    """The server and its worker processes (its children)."""
+    pids = [pid]
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                pids.append(int(stat.parent.name))
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mb(pids: list[int]) -> float:
+    total = 0.0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return total
+
+
+class Memory:
+    """Peak RSS of the server plus its workers, sampled in a thread."""
+
+    def __init__(self, pid: int):
+        self.pid, self.peak = pid, 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.25):
+            self.peak = max(self.peak, rss_mb(family(self.pid)))
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(5)
+
+
+class Server:
+    """A server with a run store of its own."""
+
+    def __init__(self, name: str):
+        self.folder = tempfile.mkdtemp(prefix="serving-bench-")
+        self.store = Path(self.folder) / "runs.sqlite3"
+        self._context = streamlit_server(name, environ={"EXPLORER_STORE_PATH": str(self.store)})
+
+    def __enter__(self) -> Server:
+        self.url = self._context.__enter__()
+        self.pid = SERVER_PROCESSES[self.url].pid
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._context.__exit__(*exc)
+
+    def stored_runs(self) -> int:
+        with sqlite3.connect(self.store) as connection:
+            return connection.execute("SELECT count(*) FROM runs WHERE meta LIKE '%\"settings\"%'").fetchone()[0]
+
+
+def wait_idle(page, settle_ms: int = 250, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    calm = 0
+    while calm < 2 and time.monotonic() < deadline:
+        page.wait_for_timeout(settle_ms)
+        state = page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state")
+        calm = calm + 1 if state == "notRunning" else 0
+
+
+# ---------------------------------------------------------------- cold start
+
+
+def cold() -> None:
+    with chromium() as browser:
+        started = time.monotonic()
+        with Server("bench-cold") as server:
+            ready = time.monotonic() - started
+            loads = []
+            for _ in range(2):
+                page = browser.new_context(viewport=VIEWPORT).new_page()
+                begun = time.monotonic()
+                page.goto(server.url + "/", wait_until="domcontentloaded")
+                page.get_by_role("button", name="Train", exact=True).wait_for(timeout=60_000)
+                loads.append(time.monotonic() - begun)
+                page.context.close()
+    print(f"cold start: server answers {ready:.2f} s after launch; first page load {loads[0]:.2f} s, second {loads[1]:.2f} s")
+
+
+# ---------------------------------------------------------------- a class opening one link
+
+
+async def _student(context, url: str, timeout: float) -> tuple[float, str, str]:
+    page = await context.new_page()
+    try:
+        begun = time.monotonic()
+        await page.goto(url, wait_until="domcontentloaded")
+        await page.get_by_text("Merges learned", exact=True).wait_for()
+        elapsed = time.monotonic() - begun
+        taken = await page.locator('[data-testid="stMetric"]').filter(has_text="Time taken").inner_text()
+        errors = await page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').all_inner_texts()
+        return elapsed, taken.split("\n")[-1], "; ".join(errors)
+    except Exception as error:  # reported, not raised: one failure must not hide the others' figures
+        return float("nan"), "", f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
+    finally:
+        await page.close()
+
+
+def classroom(sessions: int, timeout: float = 300.0) -> None:
+    from playwright.async_api import async_playwright
+
+    from visitors import visit
+
+    async def tabs(url: str):
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+            try:
+                # One tab per student (each tab is a Streamlit session of its own), in one browser
+                # profile so that the tabs share its cache of Streamlit's scripts, as students'
+                # browsers each have theirs after the first visit.
+                context = await browser.new_context(viewport=VIEWPORT)
+                context.set_default_timeout(timeout * 1000)
+                return await asyncio.gather(*[_student(context, url, timeout) for _ in range(sessions)])
+            finally:
+                await browser.close()
+
+    async def sockets(base_url: str, count: int):
+        return await asyncio.gather(*[visit(base_url, SAMPLE_LINK, "Merges learned", timeout) for _ in range(count)])
+
+    print(f"classroom: visitors open /?{SAMPLE_LINK} at once (each a new server with an empty store)")
+    for count in (16, 32, 64):
+        with Server(f"bench-classroom-{count}") as server, Memory(server.pid) as memory:
+            begun = time.monotonic()
+            times = sorted(asyncio.run(sockets(server.url, count)))
+            wall = time.monotonic() - begun
+            print(f"  {count} websocket visitors: to the summary median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; "
+                  f"runs trained {server.stored_runs()}; wall {wall:.1f} s; server + workers peak RSS {memory.peak:.0f} MB")
+    with Server("bench-classroom-tabs") as server, Memory(server.pid) as memory:
+        cpu_before = {pid: cpu_seconds(pid) for pid in family(server.pid)}
+        begun = time.monotonic()
+        results = asyncio.run(tabs(f"{server.url}/?{SAMPLE_LINK}"))
+        wall = time.monotonic() - begun
+        server_cpu = cpu_seconds(server.pid) - cpu_before.get(server.pid, 0.0)
+        workers_cpu = sum(cpu_seconds(pid) - cpu_before.get(pid, 0.0) for pid in family(server.pid)[1:])
+        trained = server.stored_runs()
+    times = sorted(result[0] for result in results)
+    failures = [result[2] for result in results if result[2]]
+    print(f"  {sessions} Chromium tabs: to the summary median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; "
+          f"runs trained {trained}; summaries' 'Time taken' {sorted({result[1] for result in results})}")
+    print(f"    wall {wall:.1f} s; CPU: server {server_cpu:.1f} s, workers {workers_cpu:.1f} s, the tabs the rest of "
+          f"{2 * wall:.0f} core-seconds; peak RSS {memory.peak:.0f} MB; failures: {failures or 'none'}")
+
+
+def distinct(sessions: int = 8, megabytes: float = 1.0, vocab: int = 5000) -> None:
+    from visitors import paste_and_train
+
+    corpora = [_random_corpus(megabytes, seed=index) for index in range(sessions)]
+
+    async def run(base_url: str):
+        return await asyncio.gather(*[paste_and_train(base_url, text, vocab) for text in corpora])
+
+    with Server("bench-distinct") as server, Memory(server.pid) as memory:
+        begun = time.monotonic()
+        times = sorted(asyncio.run(run(server.url)))
+        wall = time.monotonic() - begun
+        trained = server.stored_runs()
+    print(f"distinct: {sessions} websocket visitors each paste a different {megabytes:g} MB corpus and train it to {vocab:,} at once")
+    print(f"  Train click -> summary: median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; runs trained {trained}; "
+          f"wall {wall:.1f} s; server + workers peak RSS {memory.peak:.0f} MB")
+
+
+# ---------------------------------------------------------------- an idle visitor's latency
+
+
+def _random_corpus(megabytes: float, seed: int) -> str:
+    rng = random.Random(seed)
+    vocabulary = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(40_000)]
+    lines, size = [], 0
+    while size < megabytes * 1_000_000:
+        line = " ".join(rng.choice(vocabulary) for _ in range(14))
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines)
+
+
+def _letters_corpus(megabytes: float, seed: int) -> str:
+    """Lines of random letters without spaces: each line one long pre-token, slow to train."""
+    rng = random.Random(seed)
+    return "\n".join("".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(100)) for _ in range(int(megabytes * 10_000)))
+
+
+def _scrub(page, moves: int, while_running: threading.Thread | None = None) -> list[float]:
+    """Key-to-update delays of `moves` ArrowRight presses (or, with `while_running`, of the presses
+    made while that thread runs, at most `moves`)."""
+    slider = page.locator(STEP_INPUT)
+    slider.focus()
+    delays = []
+    for _ in range(moves):
+        if while_running is not None and not while_running.is_alive():
+            break
+        before = page.locator(".merge-summary").inner_text()
+        begun = time.monotonic()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(
+            "previous => (document.querySelector('.merge-summary')?.innerText || '') !== previous", arg=before, timeout=60_000
+        )
+        delays.append((time.monotonic() - begun) * 1000)
+        wait_idle(page, settle_ms=100)
+    return delays
+
+
+def _paste_and_train(page, url: str, text: str, vocab: int) -> None:
+    page.goto(url + "/", wait_until="domcontentloaded")
+    page.get_by_role("button", name="Train", exact=True).wait_for(timeout=60_000)
+    page.get_by_role("combobox", name="Sample corpus").click()
+    page.get_by_role("option", name="none: paste or upload your own").click()
+    wait_idle(page)
+    area = page.get_by_role("textbox", name="Corpus", exact=True)
+    area.evaluate(
+        """(element, text) => { const set = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
+           set.call(element, text); element.dispatchEvent(new Event('input', {bubbles: true})); }""",
+        text,
+    )
+    area.press("Control+Enter")
+    wait_idle(page)
+    number = page.get_by_role("spinbutton", name="Exact vocabulary size")
+    number.fill(str(vocab))
+    number.press("Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Train", exact=True).click()
+
+
+def latency(moves: int) -> None:
+    from visitors import paste_and_train
+
+    with chromium() as browser, Server("bench-latency") as server, Memory(server.pid) as memory:
+        visitor = browser.new_context(viewport=VIEWPORT).new_page()
+        visitor.goto(f"{server.url}/Merge_history?{SAMPLE_LINK}", wait_until="domcontentloaded")
+        visitor.locator(STEP_INPUT).wait_for(timeout=120_000)
+        wait_idle(visitor)
+        idle = _scrub(visitor, moves)
+        training: dict[str, float] = {}
+
+        def train_other() -> None:
+            training["seconds"] = asyncio.run(paste_and_train(server.url, _letters_corpus(1.0, seed=3), 20_000))
+
+        other = threading.Thread(target=train_other)
+        other.start()
+        time.sleep(2)  # pasting, counting words
+        busy = _scrub(visitor, 10 * moves, while_running=other)
+        other.join()
+    print(f"latency: key press -> merge line updated")
+    print(f"  idle server ({len(idle)} moves): median {statistics.median(idle):.0f} ms, max {max(idle):.0f} ms")
+    print(f"  while a websocket visitor trains 1 MB (lines of random letters) to vocab 20,000 in a worker "
+          f"({training['seconds']:.1f} s from its click; {len(busy)} moves during it): median {statistics.median(busy):.0f} ms, "
+          f"max {max(busy):.0f} ms")
+    print(f"  ratio of medians: {statistics.median(busy) / statistics.median(idle):.2f}x; server + workers peak RSS {memory.peak:.0f} MB")
+
+
+# ---------------------------------------------------------------- Compare on a big corpus
+
+
+def compare() -> None:
+    with chromium() as browser, Server("bench-compare") as server:
+        page = browser.new_context(viewport=VIEWPORT).new_page()
+        _paste_and_train(page, server.url, _random_corpus(3.9, seed=4), 2_000)
+        page.get_by_text("Merges learned", exact=True).wait_for(timeout=300_000)
+        wait_idle(page)
+        begun = time.monotonic()
+        page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Compare").click()
+        page.get_by_text("On the training corpus", exact=False).wait_for(timeout=120_000)
+        page.locator('[data-testid="stDataFrame"]').nth(1).wait_for(timeout=300_000)
+        figures = time.monotonic() - begun
+        note = page.get_by_text("On the training corpus", exact=False).first.inner_text()
+    print(f"compare: 3.9 MB corpus, 4 tokenizers (this run, GPT-2, GPT-4, GPT-4o): page opened -> figures table {figures:.1f} s")
+    print(f"  {note}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("what", choices=["cold", "classroom", "distinct", "latency", "compare", "all"])
+    parser.add_argument("--sessions", type=int, default=16)
+    parser.add_argument("--moves", type=int, default=25)
+    args = parser.parse_args()
+    reason = chromium_missing_reason()
+    if reason:
+        print(f"skipped: {reason}")
+        return 0
+    print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} before")
+    if args.what in ("cold", "all"):
+        cold()
+    if args.what in ("classroom", "all"):
+        classroom(args.sessions)
+    if args.what in ("distinct", "all"):
+        distinct()
+    if args.what in ("latency", "all"):
+        latency(args.moves)
+    if args.what in ("compare", "all"):
+        compare()
+    print(f"load average {os.getloadavg()[0]:.2f} after")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
