@@ -10,7 +10,9 @@ Checked: every session finishes, none shows an error box, each sees its own mark
 another session's (page HTML of every page, and the vocabulary CSV).
 Printed: the slowest and median session (Train click to summary, and the whole visit), total
 wall time and the server's CPU time (the browser runs on the same machine: on 2 cores its tabs take
-much of it), the server's peak RSS (VmHWM of /proc/PID/status) and its RSS before and after.
+much of it; trainings and measurements run in the server's worker processes), the server's peak
+RSS (VmHWM of /proc/PID/status), its RSS before and after, and the peak of the server plus its
+workers (sampled). The server has a run store of its own, in a temporary folder.
 `--skip Compare` leaves a page out, to see what it costs.
 
 Corpora are pasted by setting the text area's value and committing it with Control+Enter (typing
@@ -94,6 +96,36 @@ def memory_mb(pid: int) -> dict[str, float]:
     return values
 
 
+def family(pid: int) -> list[int]:
+    """The server and its worker processes (its children)."""
+    pids = [pid]
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                pids.append(int(stat.parent.name))
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def family_rss_mb(pid: int) -> float:
+    """RSS of the server plus its worker processes, in MB (a process that just ended counts 0)."""
+    total = 0.0
+    for member in family(pid):
+        try:
+            total += memory_mb(member)["VmRSS"]
+        except (OSError, KeyError):
+            continue
+    return total
+
+
+def temporary_store() -> dict[str, str]:
+    """A run store of its own for a benchmark's server (nothing of a developer's reused or left)."""
+    import tempfile
+
+    return {"EXPLORER_STORE_PATH": str(Path(tempfile.mkdtemp(prefix="bench-store-")) / "runs.sqlite3")}
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU time the process has used so far (/proc/PID/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -112,10 +144,7 @@ class MemorySampler:
     def _run(self) -> None:
         started = time.monotonic()
         while not self._stop.wait(self.interval):
-            try:
-                self.samples.append((time.monotonic() - started, memory_mb(self.pid)["VmRSS"]))
-            except OSError:
-                return
+            self.samples.append((time.monotonic() - started, family_rss_mb(self.pid)))
 
     def __enter__(self) -> MemorySampler:
         self._thread.start()
@@ -280,7 +309,7 @@ def main() -> int:
     if reason:
         print(f"skipped: {reason}")
         return 0
-    with streamlit_server("load-test") as base_url:
+    with streamlit_server("load-test", environ=temporary_store()) as base_url:
         port = int(base_url.rsplit(":", 1)[1])
         pid = server_pid(port)
         if pid is None:
@@ -306,7 +335,8 @@ def main() -> int:
         print(f"Train click -> summary: slowest {max(trains):.1f} s, median {statistics.median(trains):.1f} s")
         print(f"whole visit (open, paste, train, {len(pages)} more pages): slowest {max(totals):.1f} s, median {statistics.median(totals):.1f} s")
     print(f"wall time: {wall:.1f} s; server CPU {server_cpu:.1f} s ({server_cpu / wall:.0%} of one core; the browser's tabs use the rest)")
-    print(f"server RSS: {before:.0f} MB before, peak {max(after['VmHWM'], sampler.peak):.0f} MB (VmHWM), {after['VmRSS']:.0f} MB after")
+    print(f"server RSS: {before:.0f} MB before, server peak {after['VmHWM']:.0f} MB (VmHWM), {after['VmRSS']:.0f} MB after; "
+          f"server + worker processes peak {sampler.peak:.0f} MB")
     print("isolation: " + ("every session saw only its own marker" if not failures else f"{len(failures)} session(s) failed"))
     return 1 if failures else 0
 

@@ -1,5 +1,6 @@
 """Does the server's memory stop growing? One `streamlit run app.py` server, 100 distinct corpora
-trained one after another through a real browser, the server's RSS after each.
+trained one after another through a real browser, the RSS of the server and its worker processes
+after each (workers are recycled after `EXPLORER_TASKS_PER_WORKER` jobs, 20 by default).
 
     .venv/bin/python bench/soak_test.py [--corpora 100] [--sessions 4] [--words 3000] [--visit-every 10] [--timeout 1500]
 
@@ -29,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
 from browser_support import VIEWPORT, chromium, chromium_missing_reason, open_page, streamlit_server, wait_idle  # noqa: E402
-from load_test import SET_VALUE, corpus, marker, memory_mb, server_pid  # noqa: E402
+from load_test import SET_VALUE, corpus, family_rss_mb, marker, memory_mb, server_pid, temporary_store  # noqa: E402
 
 PAGES = (("Merge history", "Step (merges applied)"), ("Vocabulary", "Grid view"), ("Compare", "Figures"))
 ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError"]'
@@ -86,12 +87,12 @@ def main() -> int:
     per_session = -(-args.corpora // args.sessions)
     series: list[tuple[int, float]] = []
     started = time.monotonic()
-    with streamlit_server("soak-test") as base_url, chromium() as browser:
+    with streamlit_server("soak-test", environ=temporary_store()) as base_url, chromium() as browser:
         pid = server_pid(int(base_url.rsplit(":", 1)[1]))
         if pid is None:
             print("cannot find the server process")
             return 1
-        print(f"server RSS at start: {memory_mb(pid)['VmRSS']:.0f} MB", flush=True)
+        print(f"server RSS at start: {memory_mb(pid)['VmRSS']:.0f} MB (with its worker processes: {family_rss_mb(pid):.0f} MB)", flush=True)
         index = 0
         for session in range(args.sessions):
             context = browser.new_context(viewport=VIEWPORT)
@@ -107,9 +108,10 @@ def main() -> int:
                     train_one(page, index, run_number, args.words, deadline)
                     if (index + 1) % args.visit_every == 0:
                         visit_pages(page, deadline)
-                    series.append((index + 1, memory_mb(pid)["VmRSS"]))
+                    series.append((index + 1, family_rss_mb(pid)))
                     if (index + 1) % 10 == 0:
-                        print(f"  {index + 1:4d} corpora (session {session + 1}): RSS {series[-1][1]:.0f} MB, {time.monotonic() - started:.0f} s", flush=True)
+                        print(f"  {index + 1:4d} corpora (session {session + 1}): RSS (server + workers) {series[-1][1]:.0f} MB, "
+                              f"{time.monotonic() - started:.0f} s", flush=True)
                     index += 1
             finally:
                 context.close()
@@ -121,7 +123,8 @@ def main() -> int:
     second = [rss for _, rss in series[half:]]
     print(f"corpora trained: {len(series)} in {time.monotonic() - started:.0f} s ({args.sessions} sessions one after another, "
           f"~{len(corpus(0, args.words)) / 1024:.0f} KB each)")
-    print(f"server RSS: peak {final['VmHWM']:.0f} MB (VmHWM), {final['VmRSS']:.0f} MB at the end")
+    print(f"server RSS: peak {final['VmHWM']:.0f} MB (VmHWM), {final['VmRSS']:.0f} MB at the end; "
+          f"with its workers {series[-1][1]:.0f} MB after the last corpus")
     if first and second:
         growth = slope(series[half:])
         plateaued = max(second) <= max(first) * 1.10 + 20 and growth < 1.0
