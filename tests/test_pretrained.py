@@ -197,7 +197,7 @@ def test_loading_needs_no_network_and_writes_no_cache(tmp_path):
     cache_dir.mkdir()
     env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(cache_dir)}
     env.pop("DATA_GYM_CACHE_DIR", None)
-    project_root = os.path.dirname(os.path.dirname(pretrained.__file__))
+    project_root = os.path.dirname(os.path.dirname(os.path.dirname(pretrained.__file__)))
     result = subprocess.run(
         [sys.executable, "-c", NO_NETWORK_SCRIPT],
         cwd=project_root,
