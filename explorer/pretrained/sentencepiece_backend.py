@@ -94,7 +94,7 @@ def model_facts(data: bytes) -> ModelFacts:
     trainer_spec (2: model_type 3, byte_fallback 35) and normalizer_spec (3: name 1)."""
     pieces, model_type, byte_fallback, normalizer = 0, 1, False, ""
     for number, value in protobuf_fields(data):
-        if number == 1:
+        if number == 1 and isinstance(value, bytes):
             pieces += 1
         elif number == 2 and isinstance(value, bytes):
             for inner, inner_value in protobuf_fields(value):
