@@ -29,6 +29,7 @@ from explorer.pretrained import (
     vocab_size,
 )
 from explorer.pretrained.pieces import normalize_with_spans
+from explorer.pretrained.tiktoken_backend import mergeable_ranks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -99,8 +100,8 @@ def test_llama_gives_llama_models_ids(name):
 
 
 def test_llama3_first_100000_ranks_are_cl100k_bases():
-    llama3 = load_encoding("llama3")._mergeable_ranks
-    cl100k = load_encoding("cl100k_base")._mergeable_ranks
+    llama3, _ = mergeable_ranks("llama3")
+    cl100k, _ = mergeable_ranks("cl100k_base")
     first = {token: rank for token, rank in llama3.items() if rank < 100_000}
     assert len(first) == 100_000
     assert first == {token: rank for token, rank in cl100k.items() if rank < 100_000}

@@ -47,36 +47,46 @@ if TYPE_CHECKING:
     import tiktoken
 
 
+def mergeable_ranks(name: str) -> tuple[dict[bytes, int], str]:
+    """{token bytes: id} of a bundled tiktoken-style tokenizer and its split pattern, read from
+    its verified file (each call reads it again: the encoder keeps no copy, see `load_encoding`)."""
+    info = info_for(name)
+    if info.kind not in TIKTOKEN_KINDS:
+        raise ValueError(f"{name!r} is a {info.kind} tokenizer, not one tiktoken encodes.")
+    contents = [read_verified(info.module, data_file) for data_file in info.files]
+    if info.kind == DATA_GYM:
+        encoder_json, vocab_bpe = contents
+        return data_gym_to_mergeable_ranks(vocab_bpe, encoder_json), info.pat_str
+    if info.kind == TEKKEN:
+        ranks, config = tekken_to_mergeable_ranks(contents[0])
+        return ranks, config["pattern"]
+    return tiktoken_file_to_mergeable_ranks(contents[0]), info.pat_str
+
+
 @functools.lru_cache(maxsize=len(BUNDLED))
 def load_encoding(name: str) -> "tiktoken.Encoding":
     """The `tiktoken.Encoding` of a bundled tiktoken-style tokenizer ("gpt2", "llama3", ...), built offline.
 
     Raises ValueError for an unknown name or one that tiktoken does not encode (a tokenizer.json
     or SentencePiece model), PretrainedDataError when a file is missing or its hash differs.
-    Loaded once per process (o200k takes about a second).
+    Loaded once per process (o200k takes about half a second).
     """
     info = info_for(name)
-    if info.kind not in TIKTOKEN_KINDS:
-        raise ValueError(f"{name!r} is a {info.kind} tokenizer, not one tiktoken encodes.")
-    contents = [read_verified(info.module, data_file) for data_file in info.files]
-    pat_str = info.pat_str
-    if info.kind == DATA_GYM:
-        encoder_json, vocab_bpe = contents
-        mergeable_ranks = data_gym_to_mergeable_ranks(vocab_bpe, encoder_json)
-    elif info.kind == TEKKEN:
-        mergeable_ranks, config = tekken_to_mergeable_ranks(contents[0])
-        pat_str = config["pattern"]
-    else:
-        mergeable_ranks = tiktoken_file_to_mergeable_ranks(contents[0])
+    ranks, pat_str = mergeable_ranks(name)
     import tiktoken  # here, not at import time: `python -m explorer train` never needs it
 
-    return tiktoken.Encoding(
+    encoding = tiktoken.Encoding(
         name=info.name,
         pat_str=pat_str,
-        mergeable_ranks=mergeable_ranks,
+        mergeable_ranks=ranks,
         special_tokens=dict(info.special_tokens),
         explicit_n_vocab=info.explicit_n_vocab,
     )
+    # tiktoken keeps this Python dict only to pickle the Encoding (its Rust core holds its own
+    # tables): dropping it saves a third of the memory, 24 of 78 MB for o200k_base. Nothing here
+    # pickles an Encoding; `mergeable_ranks(name)` reads the ranks again for whoever needs them.
+    encoding._mergeable_ranks = None
+    return encoding
 
 
 class TiktokenTokenizer:
