@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import regex
 import tiktoken
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from explorer.bytelevel import symbols_to_bytes
 from explorer.pretrained import (
@@ -366,3 +368,22 @@ def test_every_bundled_tokenizer_loads_offline_without_a_cache_or_the_packages_c
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "offline ok"
+
+
+# ---------------------------------------------------------------- any text
+
+
+BYTE_LEVEL = [name for name, info in BUNDLED.items() if info.kind != "sentencepiece"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40),
+       name=st.sampled_from(BYTE_LEVEL), special_tokens=st.booleans())
+def test_byte_level_pieces_spell_the_text_and_cover_it_in_order(text, name, special_tokens):
+    pieces = encode(name, text, special_tokens)
+    expected = unicodedata.normalize("NFC", text) if info_for(name).normalization else text
+    assert b"".join(p.token_bytes for p in pieces) == expected.encode("utf-8")
+    assert all(0 <= p.start < p.end <= len(text) for p in pieces)
+    if pieces:
+        assert pieces[0].start == 0 and max(p.end for p in pieces) == len(text)
+    assert decode(name, [p.id for p in pieces]).text == expected
