@@ -14,8 +14,8 @@ Modules, one idea each: `registry` (what is bundled, from where), `files` (readi
 file, sha256-checked, without importing the package), `rank_files` (tiktoken-style vocabularies),
 `special_tokens` (patterns and special tokens copied from each package's code), `pieces` (tokens
 with character spans), `tiktoken_backend`, `library_backend` (tokenizer.json), `sentencepiece_backend`,
-`decoding` (ids in, text out), `bundled` (one entry point over the three), `uploads` (a
-SentencePiece upload as a Compare column).
+`decoding` (ids in, text out), `bundled` (one entry point over the three). An uploaded
+SentencePiece model becomes a Compare column in explorer.compare (`sentencepiece_upload`).
 
 What it does not do: train, or import the code of the packages whose files it reads.
 """

@@ -61,10 +61,11 @@ def load_tokenizer(name: str) -> PretrainedTokenizer:
     """The bundled tokenizer `name`, loaded on first use (ValueError for an unknown name,
     PretrainedDataError when its package or file is missing or not the verified one)."""
     info_for(name)
-    with _loading:
-        tokenizer = _load(name)
-        _loaded.add(name)
-    return tokenizer
+    if name not in _loaded:  # a loaded one is handed out without waiting for another's load
+        with _loading:
+            _load(name)
+            _loaded.add(name)
+    return _load(name)
 
 
 _loaded: set[str] = set()
