@@ -5,8 +5,14 @@
           [--min-frequency N] [--special-tokens "A,B"] [--continuing-subword-prefix S]
           [--end-of-word-suffix S] [--max-seconds S] [--max-steps N] [--max-corpus-mb MB]
           --out tokenizer.json [--trace trace.json]
-    encode (--tokenizer tokenizer.json | --pretrained NAME) [--steps] [--json] TEXT...
+    encode (--tokenizer tokenizer.json|X.model | --pretrained NAME) [--special-tokens] [--steps] [--json] TEXT...
+    encode --list-pretrained
+    decode (--tokenizer tokenizer.json|X.model | --pretrained NAME) [--json] IDS...
     compare [--tokenizer A.json ...] [--pretrained NAME ...] (--corpus FILE | TEXT...) [--json]
+
+IDS are comma- or space-separated numbers, or a JSON list ("[1, 2, 3]"); ids a tokenizer does not
+have are named in a warning and left out of the text. `--special-tokens` makes special-token text
+in TEXT ("<|endoftext|>", "[INST]") the model's special tokens instead of ordinary text.
 
 CORPUS is a path or `-` for stdin; each line is one sequence (like `train_from_iterator(lines)`).
 Files must be UTF-8 (explorer/inputs.py names what a file looks like otherwise). Unlike the hosted
@@ -178,18 +184,40 @@ def _load_our_tokenizer(path: str):
         raise UserError(f"{path}: {error}")
 
 
-def _pieces_for(args, text: str) -> tuple[str, list[dict]]:
-    if args.pretrained:
-        from explorer.pretrained import PRETRAINED, encode_pretrained
-        from explorer.render import readable_token
+def _is_sentencepiece(path: str) -> bool:
+    from explorer.compare import is_sentencepiece_name
 
-        pieces = encode_pretrained(args.pretrained, text)
-        return PRETRAINED[args.pretrained].label, [
-            {"id": p.id, "token": readable_token(p.token_bytes), "start": p.start, "end": p.end} for p in pieces
-        ]
-    encoding = _load_our_tokenizer(args.tokenizer).encode(text)
-    return args.tokenizer, [
-        {"id": i, "token": t, "start": s, "end": e} for i, t, (s, e) in zip(encoding.ids, encoding.tokens, encoding.offsets)
+    return is_sentencepiece_name(path)
+
+
+def _load_sentencepiece(path: str):
+    from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as error:
+        raise UserError(f"cannot read tokenizer file {path!r}: {error.strerror}")
+    try:
+        return SentencePieceTokenizer.from_bytes(data, path)
+    except ValueError as error:
+        raise UserError(f"{path}: {error}")
+
+
+def _pretrained(name: str):
+    from explorer.pretrained import PretrainedDataError, load_tokenizer
+
+    try:
+        return load_tokenizer(name)
+    except PretrainedDataError as error:
+        raise UserError(str(error))
+
+
+def _piece_rows(pieces) -> list[dict]:
+    from explorer.render import readable_token
+
+    return [
+        {"id": p.id, "token": readable_token(p.token_bytes), "start": p.start, "end": p.end, "special": p.special}
+        for p in pieces
     ]
 
 
@@ -225,9 +253,37 @@ def _check_text_is_utf8(texts: list[str]) -> None:
             raise UserError(f"TEXT {text!r} is not UTF-8 (it holds the byte 0x{ord(bad) - 0xDC00:02X}); pass UTF-8 text")
 
 
+def _pieces_for(args, text: str) -> tuple[str, list[dict]]:
+    if args.pretrained:
+        from explorer.pretrained import info_for
+
+        return info_for(args.pretrained).label, _piece_rows(_pretrained(args.pretrained).encode(text, args.special_tokens))
+    if _is_sentencepiece(args.tokenizer):
+        return args.tokenizer, _piece_rows(_load_sentencepiece(args.tokenizer).encode(text, args.special_tokens))
+    encoding = _load_our_tokenizer(args.tokenizer).encode(text)
+    return args.tokenizer, [
+        {"id": i, "token": t, "start": s, "end": e, "special": bool(special)}
+        for i, t, (s, e), special in zip(encoding.ids, encoding.tokens, encoding.offsets, encoding.special_tokens_mask)
+    ]
+
+
+def _list_pretrained() -> int:
+    from explorer.pretrained import by_family
+
+    for family, infos in by_family().items():
+        print(f"{family}:")
+        for info in infos:
+            print(f"  {info.name:<16} {info.vocab_size:>9,} ids  {info.label}  ({info.models})")
+    return 0
+
+
 def _encode(args) -> int:
+    if args.list_pretrained:
+        return _list_pretrained()
     if bool(args.tokenizer) == bool(args.pretrained):
         raise UserError("give exactly one of --tokenizer FILE or --pretrained NAME")
+    if not args.text:
+        raise UserError("nothing to encode: give some TEXT")
     if args.tokenizer:
         _check_text_is_utf8(args.text)
     if args.steps:
@@ -242,14 +298,71 @@ def _encode(args) -> int:
     for result in results:
         print(f"{result['tokenizer']}: {len(result['tokens'])} tokens for {result['text']!r}")
         for piece in result["tokens"]:
-            print(f"  {piece['id']:>7}  {piece['start']:>4}:{piece['end']:<4}  {piece['token']}")
+            marker = "  (special)" if piece["special"] else ""
+            print(f"  {piece['id']:>7}  {piece['start']:>4}:{piece['end']:<4}  {piece['token']}{marker}")
+    return 0
+
+
+def _library_decoding(path: str, ids: list[int]):
+    """Decode with the `tokenizers` library, which reads any tokenizer.json (ours included)."""
+    import tokenizers
+
+    from explorer.pretrained import DecodedToken, Decoding
+    from explorer.pretrained.decoding import UNUSED, out_of_range
+
+    try:
+        library = tokenizers.Tokenizer.from_str(_read_text(path, "tokenizer file"))
+    except Exception as error:  # the library raises plain Exceptions with serde's message
+        raise UserError(f"{path}: the tokenizers library cannot read it ({str(error).splitlines()[0]})")
+    size = library.get_vocab_size(with_added_tokens=True)
+    tokens = []
+    for token_id in ids:
+        token = library.id_to_token(token_id) if 0 <= token_id < 2**32 else None
+        if token is None:
+            problem = out_of_range(size) if not 0 <= token_id < size else UNUSED
+            tokens.append(DecodedToken(token_id, b"", problem=problem))
+        else:
+            tokens.append(DecodedToken(token_id, token.encode("utf-8", errors="surrogatepass")))
+    text = library.decode([t.id for t in tokens if not t.problem], skip_special_tokens=False)
+    return Decoding(text, tuple(tokens))
+
+
+def _decode(args) -> int:
+    from explorer.pretrained import info_for, parse_ids
+    from explorer.render import readable_token
+
+    if bool(args.tokenizer) == bool(args.pretrained):
+        raise UserError("give exactly one of --tokenizer FILE or --pretrained NAME")
+    try:
+        ids = parse_ids(" ".join(args.ids))
+    except ValueError as error:
+        raise UserError(str(error))
+    if args.pretrained:
+        name, decoding = info_for(args.pretrained).label, _pretrained(args.pretrained).decode(ids)
+    elif _is_sentencepiece(args.tokenizer):
+        name, decoding = args.tokenizer, _load_sentencepiece(args.tokenizer).decode(ids)
+    else:
+        name, decoding = args.tokenizer, _library_decoding(args.tokenizer, ids)
+    rows = [
+        {"id": t.id, "token": readable_token(t.token_bytes), "special": t.special, "problem": t.problem}
+        for t in decoding.tokens
+    ]
+    if args.json:
+        print(json.dumps({"tokenizer": name, "text": decoding.text, "tokens": rows, "problems": decoding.problems},
+                         ensure_ascii=False, indent=1))
+    else:
+        print(f"{name}: {len(ids)} ids -> {decoding.text!r}")
+        for row in rows:
+            shown = f"({row['problem']})" if row["problem"] else row["token"] + ("  (special)" if row["special"] else "")
+            print(f"  {row['id']:>7}  {shown}")
+    _warn(decoding.problems)
     return 0
 
 
 def _compare(args) -> int:
     from explorer.metrics import compute_metrics, metrics_table
     from explorer.pipeline import encode_pieces
-    from explorer.pretrained import PRETRAINED, encode_pretrained
+    from explorer.pretrained import encode_pretrained, info_for
 
     if args.corpus:
         from explorer.corpus import split_lines
@@ -267,7 +380,7 @@ def _compare(args) -> int:
         unk = tokenizer.model.unk_token
         results.append(compute_metrics(path, texts, lambda t, tok=tokenizer: encode_pieces(tok, t), unknown_token=unk))
     for name in args.pretrained:
-        results.append(compute_metrics(PRETRAINED[name].label, texts, lambda t, n=name: encode_pretrained(n, t)))
+        results.append(compute_metrics(info_for(name).label, texts, lambda t, n=name: encode_pretrained(n, t)))
     table = metrics_table(results)
     if args.json:
         print(table.to_json(orient="records", force_ascii=False, indent=1))
@@ -277,7 +390,7 @@ def _compare(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from explorer.pretrained import PRETRAINED
+    from explorer.pretrained import BUNDLED
 
     parser = _Parser(prog="python -m explorer", description="Train, encode and compare subword tokenizers.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -300,16 +413,26 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--trace", help="also write the training trace as JSON")
 
     encode = commands.add_parser("encode", help="print tokens, ids and offsets")
-    encode.add_argument("--tokenizer", help="a tokenizer.json")
-    encode.add_argument("--pretrained", choices=sorted(PRETRAINED))
+    encode.add_argument("--tokenizer", help="a tokenizer.json, or a SentencePiece .model")
+    encode.add_argument("--pretrained", choices=list(BUNDLED), metavar="NAME",
+                        help="a bundled tokenizer (--list-pretrained lists them)")
+    encode.add_argument("--list-pretrained", action="store_true", help="list the bundled tokenizers and exit")
+    encode.add_argument("--special-tokens", action="store_true",
+                        help='special-token text such as "<|endoftext|>" becomes the special token')
     encode.add_argument("--json", action="store_true")
     encode.add_argument("--steps", action="store_true",
                         help="show every merge (BPE) or every piece found (WordPiece), pre-token by pre-token")
-    encode.add_argument("text", nargs="+")
+    encode.add_argument("text", nargs="*")
+
+    decode = commands.add_parser("decode", help="turn token ids back into text")
+    decode.add_argument("--tokenizer", help="a tokenizer.json, or a SentencePiece .model")
+    decode.add_argument("--pretrained", choices=list(BUNDLED), metavar="NAME")
+    decode.add_argument("--json", action="store_true")
+    decode.add_argument("ids", nargs="+", help='ids, comma or space separated, or a JSON list "[1, 2]"')
 
     compare = commands.add_parser("compare", help="metrics table for several tokenizers")
     compare.add_argument("--tokenizer", action="append", default=[])
-    compare.add_argument("--pretrained", action="append", default=[], choices=sorted(PRETRAINED))
+    compare.add_argument("--pretrained", action="append", default=[], choices=list(BUNDLED), metavar="NAME")
     compare.add_argument("--corpus")
     compare.add_argument("--json", action="store_true")
     compare.add_argument("text", nargs="*")
@@ -325,6 +448,8 @@ def main(argv: list[str] | None = None) -> int:
             return _train(args)
         if args.command == "encode":
             return _encode(args)
+        if args.command == "decode":
+            return _decode(args)
         return _compare(args)
     except UserError as error:
         print(f"error: {error}", file=sys.stderr)

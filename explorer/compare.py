@@ -4,7 +4,7 @@ tokenizers uploaded as files.
 
 - A `TokenizerColumn` is a name plus `encode(text) -> pieces` (pieces have `id`, `start`, `end`
   character offsets and, when known, `token_bytes`), optionally with `encode_batch(texts)` for a
-  whole corpus. Trained runs, the pretrained GPT tokenizers and uploads all become columns.
+  whole corpus. Trained runs, the bundled pretrained tokenizers and uploads all become columns.
 - `boundary_diff` lines two tokenizations of one text up by character offsets and flags the token
   boundaries that only one of them has; `boundary_diff_html` draws them as two aligned rows.
 - `measure_corpus` runs `metrics.compute_metrics` over a corpus through a column's batch encoder:
@@ -13,8 +13,8 @@ tokenizers uploaded as files.
   pure-Python encoder needs about 8 s per MB.
 - `metrics_curve` reads chars/token, bytes/token, fertility and the split-word share against
   vocabulary size straight from a training Trace, without encoding anything again.
-- `read_uploads` turns uploaded tokenizer.json, vocab.txt (WordPiece) and vocab.json + merges.txt
-  (BPE) files into columns, or into one-line error messages.
+- `read_uploads` turns uploaded tokenizer.json, vocab.txt (WordPiece), vocab.json + merges.txt
+  (BPE) and SentencePiece `.model` files into columns, or into one-line error messages.
 
 Every string from a user, a corpus or a vocabulary is escaped (`render.escape_text`) before it
 becomes HTML.
@@ -56,12 +56,15 @@ from explorer.normalizers import BertNormalizer
 from explorer.pipeline import Piece, encode_pieces
 from explorer.pre_tokenizers import build_pre_tokenizer
 from explorer.pretrained import (
-    PRETRAINED,
+    BUNDLED,
     byte_to_char_index,
-    encode_pretrained,
+    encode,
+    info_for,
     load_encoding,
     replace_surrogates,
 )
+from explorer.pretrained.registry import TIKTOKEN_KINDS
+from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.render import PALETTE, escape_text, readable_token, token_spans_html
 from explorer.tokenizer import ByteLevelDecoder, Tokenizer, WordPieceDecoder
 from explorer.tokens import DROPPED, kind_of, lost_characters, tokens_only
@@ -149,18 +152,22 @@ def tokenizer_column(
     )
 
 
-def pretrained_column(name: str) -> TokenizerColumn:
-    """GPT-2, cl100k_base or o200k_base from the bundled files (see explorer.pretrained)."""
-    info = PRETRAINED[name]
+def pretrained_column(name: str, special_tokens: bool = False) -> TokenizerColumn:
+    """A bundled pretrained tokenizer (explorer.pretrained.BUNDLED); nothing is loaded until the
+    column first encodes. `special_tokens`: special-token text in the sentences becomes the
+    model's special tokens (a column of its own, keyed apart) instead of ordinary text."""
+    info = info_for(name)
+    switch = "special tokens on" if special_tokens else "special-token text is plain text"
     return TokenizerColumn(
         name=info.label,
-        encode=functools.partial(encode_pretrained, name),
-        caption=f"pretrained, from {info.package} {info.package_version}",
-        key=f"pretrained:{name}",
-        content_key=f"pretrained:{name}:" + ",".join(data_file.sha256 for data_file in info.files),
-        encode_batch=pretrained_batch_encoder(name),
-        steps=functools.partial(pretrained_encode_steps, name),
-        spec={"pretrained": name},
+        encode=functools.partial(encode, name, special_tokens=special_tokens),
+        caption=f"pretrained, {info.vocab_size:,} ids, from {info.package} {info.package_version}",
+        key=f"pretrained:{name}" + (":special" if special_tokens else ""),
+        content_key=f"pretrained:{name}:{int(special_tokens)}:" + ",".join(data_file.sha256 for data_file in info.files),
+        encode_batch=pretrained_batch_encoder(name, special_tokens),
+        note=f"{info.models}. File: {info.file_names}; {switch}.",
+        steps=functools.partial(pretrained_encode_steps, name) if info.kind in TIKTOKEN_KINDS and not (special_tokens or info.normalization) else None,
+        spec={"pretrained": name, "special_tokens": special_tokens},
     )
 
 
@@ -429,7 +436,7 @@ def spans_from_byte_lengths(text: str, token_ids: Sequence[int], lengths: Sequen
 _new_span = functools.partial(tuple.__new__, Span)
 
 
-@functools.lru_cache(maxsize=len(PRETRAINED))
+@functools.lru_cache(maxsize=len(BUNDLED))
 def _token_byte_lengths(name: str) -> list[int]:
     """Byte length of every token id of a pretrained encoding (0 for ids it does not use).
 
@@ -449,15 +456,21 @@ BATCH_CHUNK = 2_000  # texts per task of the pretrained batch encoder
 BATCH_THREADS = 4
 
 
-def pretrained_batch_encoder(name: str) -> BatchEncoder:
+def pretrained_batch_encoder(name: str, special_tokens: bool = False) -> BatchEncoder:
     """Encode many texts with tiktoken on a few threads (tiktoken's Rust encoder releases the GIL),
     as `encode_pretrained` does one at a time: special-token text is plain text, lone surrogates
-    count as U+FFFD.
+    count as U+FFFD. Tokenizers that tiktoken does not encode as is (Qwen's normalizes first,
+    DeepSeek's and SentencePiece models are not tiktoken's) and the special-token switch go
+    through `explorer.pretrained.encode`, one text at a time.
 
     Like `Encoding.encode_ordinary_batch`, but in chunks: that method submits one thread-pool task
     per text, and for corpus lines the task overhead is several times the encoding (1.0 s against
     0.2 s for the 26,000 distinct lines of tinyshakespeare).
     """
+
+    info = info_for(name)
+    if special_tokens or info.kind not in TIKTOKEN_KINDS or info.normalization:
+        return lambda texts: [encode(name, text, special_tokens) for text in texts]
 
     def encode_chunk(texts: Sequence[str]) -> list[list[Span]]:
         encoding, lengths = load_encoding(name), _token_byte_lengths(name)
@@ -620,10 +633,12 @@ class UploadedFile:
 
 @dataclass
 class UploadedTokenizer:
-    """A tokenizer read from uploaded files: ours when our readers can read it, else the library's.
+    """A tokenizer read from uploaded files: ours when our readers can read it, else the library's,
+    or a SentencePiece model read by the `sentencepiece` package.
 
-    Exactly one of `tokenizer` (ours, with `exported`, its tokenizer.json) and `library_json` (a
-    tokenizer.json only the `tokenizers` library reads, e.g. a Unigram model) is set.
+    Exactly one of `tokenizer` (ours, with `exported`, its tokenizer.json), `library_json` (a
+    tokenizer.json only the `tokenizers` library reads, e.g. a Unigram model) and `sentencepiece`
+    (a `.model` file) is set.
     """
 
     key: str
@@ -633,6 +648,7 @@ class UploadedTokenizer:
     exported: str | None = None
     library_json: str | None = None
     note: str = ""
+    sentencepiece: SentencePieceTokenizer | None = None
 
     @cached_property
     def column(self) -> TokenizerColumn:
@@ -642,6 +658,8 @@ class UploadedTokenizer:
                 self.tokenizer, self.name, f"uploaded {self.kind}", self.key, self.note, self.exported
             )
             return replace(column, content_key=self.key)
+        if self.sentencepiece is not None:
+            return sentencepiece_column(self.sentencepiece, self.name, self.key, self.note)
         data = json.loads(self.library_json)
         library = tokenizers.Tokenizer.from_str(self.library_json)
         return TokenizerColumn(
@@ -655,6 +673,43 @@ class UploadedTokenizer:
             note=self.note,
             spec={"name": self.name, "library_json": self.library_json},
         )
+
+
+def sentencepiece_column(
+    model: SentencePieceTokenizer, name: str, key: str, note: str = "", special_tokens: bool = False
+) -> TokenizerColumn:
+    """A column for a SentencePiece model: pieces with `▁` for spaces, byte-fallback pieces as
+    their byte, the unknown piece counted as unknown. `special_tokens`: control pieces such as
+    `<s>` or `[INST]` in the sentences become their ids (a column keyed apart)."""
+    return TokenizerColumn(
+        name=name,
+        encode=functools.partial(model.encode, special_tokens=special_tokens),
+        caption=f"uploaded SentencePiece model, {model.vocab_size:,} ids",
+        unknown_token=model.unknown_id,
+        key=key + (":special" if special_tokens else ""),
+        content_key=key + (":special" if special_tokens else ""),
+        note=note,
+    )
+
+
+def sentencepiece_upload(upload: UploadedFile) -> UploadedTokenizer:
+    """A SentencePiece `.model` (Llama 2, Mistral v1-v3, T5, Gemma...), Unigram or BPE; ValueError
+    naming the file and what is wrong with it otherwise."""
+    try:
+        model = SentencePieceTokenizer.from_bytes(upload.data, upload.name)
+    except ValueError as error:
+        raise ValueError(f"{upload.name}: {error}") from None
+    facts = model.facts
+    fallback = "unknown characters become their UTF-8 bytes (<0xE2>...)" if facts.byte_fallback else (
+        "no byte fallback: characters outside the vocabulary become the unknown piece"
+    )
+    return UploadedTokenizer(
+        key=content_key("upload", upload.data),
+        name=f"{upload.name} (uploaded)",
+        kind="SentencePiece .model",
+        sentencepiece=model,
+        note=f"SentencePiece {facts.model_type} model, normalizer {facts.normalizer or 'none'}; {fallback}; ▁ marks a space.",
+    )
 
 
 def library_pieces(tok: tokenizers.Tokenizer, byte_level: bool, text: str) -> list[Piece]:
@@ -827,9 +882,18 @@ def vocab_merges_upload(vocab: UploadedFile, merges: UploadedFile) -> UploadedTo
     )
 
 
+def is_sentencepiece_name(name: str) -> bool:
+    """'tokenizer.model', 'spiece.model', Mistral's 'tokenizer.model.v3'..."""
+    lowered = name.lower()
+    return lowered.endswith(".model") or ".model.v" in lowered
+
+
 def upload_kind(upload: UploadedFile) -> str:
-    """'tokenizer.json', 'vocab.json', 'merges.txt' or 'vocab.txt', from the content (and name)."""
+    """'tokenizer.json', 'vocab.json', 'merges.txt', 'vocab.txt' or 'sentencepiece', from the
+    content (and name)."""
     name = upload.name.lower()
+    if is_sentencepiece_name(name):
+        return "sentencepiece"
     if name.endswith(".json"):
         try:
             data = json.loads(_text(upload))
@@ -846,7 +910,10 @@ def upload_kind(upload: UploadedFile) -> str:
     if name.endswith(".txt"):
         first_line = _text(upload).split("\n", 1)[0]
         return "merges.txt" if "merges" in name or first_line.startswith("#version") else "vocab.txt"
-    raise ValueError(f"{upload.name}: expected a tokenizer.json, a vocab.txt, or a vocab.json with its merges.txt")
+    raise ValueError(
+        f"{upload.name}: expected a tokenizer.json, a vocab.txt, a vocab.json with its merges.txt, "
+        "or a SentencePiece .model"
+    )
 
 
 def _pair_stem(name: str, kind: str) -> str:
@@ -872,6 +939,8 @@ def read_uploads(files: Sequence[UploadedFile]) -> tuple[list[UploadedTokenizer]
                 halves[kind].append(upload)
             elif kind == "tokenizer.json":
                 found.append(tokenizer_json_upload(upload))
+            elif kind == "sentencepiece":
+                found.append(sentencepiece_upload(upload))
             else:
                 found.append(vocab_txt_upload(upload))
         except ValueError as error:

@@ -1,4 +1,5 @@
-"""Step-by-step BPE over bytes for the pretrained tiktoken encodings (GPT-2, cl100k_base, o200k_base).
+"""Step-by-step BPE over bytes for the bundled tiktoken-style encodings (GPT-2, cl100k_base,
+o200k_base, Llama 3 and 4, Qwen, Mistral's tekken).
 
 Follows tiktoken (0.14.0): the text is split with the encoding's pattern; a pre-token that is
 itself a token is looked up whole (`_encode_ordinary_native`); otherwise its bytes are merged,
@@ -19,22 +20,39 @@ import regex
 
 from explorer.encode_steps import EncodeSteps, PreTokenSteps, Step, StepBudget, StepPiece, record_merges, whole_word_step
 from explorer.models import merge_all
-from explorer.pretrained import PRETRAINED, byte_to_char_index, load_encoding, replace_surrogates
+from explorer.pretrained import byte_to_char_index, info_for, load_encoding, replace_surrogates
 from explorer.render import readable_token
 
 
-@functools.lru_cache(maxsize=4)
+class _Ranks:
+    """A pretrained encoding's ranks, asked of tiktoken itself (the Python dict of them is dropped
+    once the encoding is built: explorer.pretrained): `rank(token bytes)` or None, and `token(rank)`.
+    An ordinary token's id is its rank."""
+
+    def __init__(self, encoding):
+        self.encoding = encoding
+
+    def rank(self, token_bytes: bytes) -> int | None:
+        try:
+            return self.encoding.encode_single_token(token_bytes)
+        except KeyError:
+            return None
+
+    def token(self, rank: int) -> bytes:
+        return self.encoding.decode_single_token_bytes(rank)
+
+
+@functools.lru_cache(maxsize=16)
 def _tiktoken_tables(name: str):
-    """(split regex, {token bytes: rank}, {rank: token bytes}) of a pretrained encoding; a
-    ValueError naming the choices for an unknown name."""
+    """(split regex, ranks) of a pretrained tiktoken encoding; a ValueError naming the choices for
+    an unknown name."""
     encoding = load_encoding(name)
-    # tiktoken's own `_educational.SimpleBytePairEncoding.from_tiktoken` reads these two too.
-    ranks = encoding._mergeable_ranks
-    return regex.compile(encoding._pat_str), ranks, {rank: token for token, rank in ranks.items()}
+    # tiktoken's own `_educational.SimpleBytePairEncoding.from_tiktoken` reads the pattern too.
+    return regex.compile(encoding._pat_str), _Ranks(encoding)
 
 
 def _tiktoken_pre_token(name: str, word: str, start: int, text: str, budget: StepBudget) -> PreTokenSteps:
-    _, ranks, decoder = _tiktoken_tables(name)
+    _, ranks = _tiktoken_tables(name)
     data = word.encode("utf-8")
     owners = byte_to_char_index(word)
 
@@ -44,14 +62,14 @@ def _tiktoken_pre_token(name: str, word: str, start: int, text: str, budget: Ste
         return StepPiece(readable_token(token_bytes), token_id, *span, "token", text[slice(*span)], span, token_bytes)
 
     def lookup(pair: tuple[int, int]):
-        rank = ranks.get(decoder[pair[0]] + decoder[pair[1]])
+        rank = ranks.rank(ranks.token(pair[0]) + ranks.token(pair[1]))
         return None if rank is None else (rank, rank)
 
     def merged_piece(first: int, last: int, _left, _right, merged_id: int) -> StepPiece:
         # Symbols start as one byte each: array symbols first..last are those bytes.
         return make(first, last + 1, merged_id)
 
-    ids = [ranks[data[i:i + 1]] for i in range(len(data))]
+    ids = [ranks.rank(data[i:i + 1]) for i in range(len(data))]
     lengths = [1] * len(ids)
     note = budget.refusal(len(data))
     if note:  # no step: only the final pieces, made from the merged arrays
@@ -64,8 +82,9 @@ def _tiktoken_pre_token(name: str, word: str, start: int, text: str, budget: Ste
         merges, final = record_merges(pieces, list(range(len(ids))), ids, lengths, lookup, merged_piece, True)
         steps = [Step("start", tuple(pieces)), *merges]
     # tiktoken looks the whole pre-token up before merging (`_encode_ordinary_native`).
-    if data in ranks:
-        step = whole_word_step(final, make(0, len(data), ranks[data]))
+    whole = ranks.rank(data)
+    if whole is not None:
+        step = whole_word_step(final, make(0, len(data), whole))
         if step is not None:
             steps += [] if note else [step]
             final = step.pieces
@@ -74,11 +93,11 @@ def _tiktoken_pre_token(name: str, word: str, start: int, text: str, budget: Ste
 
 def tiktoken_encode_steps(name: str, text: str) -> EncodeSteps:
     """`encode_pretrained(name, text)` step by step: tiktoken's split pattern, then byte merges."""
-    split_pattern, _, _ = _tiktoken_tables(name)
+    split_pattern, _ = _tiktoken_tables(name)
     clean_text = replace_surrogates(text)
     budget = StepBudget()
     pre_tokens = tuple(
         _tiktoken_pre_token(name, match.group(), match.start(), clean_text, budget)
         for match in split_pattern.finditer(clean_text)
     )
-    return EncodeSteps(clean_text, PRETRAINED[name].label, "BPE (tiktoken)", True, pre_tokens)
+    return EncodeSteps(clean_text, info_for(name).label, "BPE (tiktoken)", True, pre_tokens)

@@ -266,6 +266,13 @@ def test_wordpiece_word_longer_than_the_limit_becomes_unknown():
 # ------------------------------------------------------------------ differential: tiktoken
 
 
+@functools.lru_cache(maxsize=3)
+def _ranks_from_the_file(name: str) -> dict[bytes, int]:
+    from explorer.pretrained.tiktoken_backend import mergeable_ranks
+
+    return mergeable_ranks(name)[0]
+
+
 @pytest.mark.parametrize("name", ["gpt2", "cl100k_base", "o200k_base"])
 @DIFFERENTIAL
 @given(text=TEXTS)
@@ -276,7 +283,7 @@ def test_pretrained_steps_end_on_tiktoken(name, text):
     assert [p.id for p in final] == encoding.encode_ordinary(text)
     assert [(p.id, p.token_bytes, p.start, p.end) for p in final] == [
         (p.id, p.token_bytes, p.start, p.end) for p in encode_pretrained(name, text)]
-    ranks = encoding._mergeable_ranks
+    ranks = _ranks_from_the_file(name)  # read again from the verified file: independent of the steps' lookups
     decoder = {rank: token for token, rank in ranks.items()}
     for pre_token in result.pre_tokens:
         assert_bpe_steps_follow_the_rule(pre_token, lambda a, b: ranks.get(decoder[a] + decoder[b]))
@@ -299,10 +306,11 @@ def test_a_pretrained_token_unreachable_by_merges_is_looked_up_whole(monkeypatch
     import tiktoken
 
     ranks = {bytes([byte]): byte for byte in range(256)} | {b"abc": 256, b"cd": 257}
-    tables = (regex.compile(r"\w+| "), ranks, {rank: token for token, rank in ranks.items()})
+    encoding = tiktoken.Encoding("test", pat_str=r"\w+| ", mergeable_ranks=ranks, special_tokens={})
+    tables = (regex.compile(r"\w+| "), encode_steps_tiktoken._Ranks(encoding))
     monkeypatch.setattr(encode_steps_tiktoken, "_tiktoken_tables", lambda name: tables)
     result = encode_steps_tiktoken.tiktoken_encode_steps("gpt2", "abc abcd")
-    expected = tiktoken.Encoding("test", pat_str=r"\w+| ", mergeable_ranks=ranks, special_tokens={}).encode_ordinary("abc abcd")
+    expected = encoding.encode_ordinary("abc abcd")
     assert [p.id for p in result.final_pieces()] == expected == [256, 32, 97, 98, 257]
     assert [step.kind for step in result.pre_tokens[0].steps] == ["start", "whole-word"]
     assert [step.kind for step in result.pre_tokens[2].steps] == ["start", "merge"]
@@ -488,7 +496,9 @@ def final_of(stdout: bytes) -> list[list[dict]]:
 
 
 def plain_tokens(stdout: bytes) -> list[list[dict]]:
-    return [result["tokens"] for result in json.loads(stdout)]
+    """Plain `encode --json`'s tokens, the fields the steps' final pieces have (id, token, offsets)."""
+    return [[{key: token[key] for key in ("id", "token", "start", "end")} for token in result["tokens"]]
+            for result in json.loads(stdout)]
 
 
 @pytest.mark.parametrize("algorithm, pre_tokenizer", [("bpe", "byte-level"), ("wordpiece", "bert")])

@@ -20,6 +20,7 @@ from explorer.pretrained import (
     load_encoding,
     read_verified,
 )
+from explorer.pretrained.tiktoken_backend import mergeable_ranks
 
 MOUSE_EN = "A mouse called Petar sits on the legendary throne in the ivory tower."
 MOUSE_DE = "Auf dem legendären Thron im Elfenbeinturm sitzt eine Maus namens Petar."
@@ -96,13 +97,13 @@ def test_gpt2_ranks_equal_tiktokens_own_conversion(monkeypatch):
         data / "encoder.json"
     ) as encoder_json:
         reference = tiktoken.load.data_gym_to_mergeable_bpe_ranks(str(vocab_bpe), str(encoder_json))
-    assert load_encoding("gpt2")._mergeable_ranks == reference
+    assert mergeable_ranks("gpt2")[0] == reference
 
 
 @pytest.mark.parametrize("name", list(PRETRAINED))
 def test_patterns_and_special_tokens_match_tiktoken_ext(name, monkeypatch):
     """tiktoken's constructors, with the file loading swapped for ours, build the same thing."""
-    ranks = load_encoding(name)._mergeable_ranks
+    ranks, _ = mergeable_ranks(name)
     monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: ranks)
     monkeypatch.setattr(
         openai_public, "data_gym_to_mergeable_bpe_ranks", lambda *args, **kwargs: ranks
@@ -197,7 +198,7 @@ def test_loading_needs_no_network_and_writes_no_cache(tmp_path):
     cache_dir.mkdir()
     env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(cache_dir)}
     env.pop("DATA_GYM_CACHE_DIR", None)
-    project_root = os.path.dirname(os.path.dirname(pretrained.__file__))
+    project_root = os.path.dirname(os.path.dirname(os.path.dirname(pretrained.__file__)))
     result = subprocess.run(
         [sys.executable, "-c", NO_NETWORK_SCRIPT],
         cwd=project_root,

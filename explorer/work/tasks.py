@@ -120,12 +120,12 @@ def _column(tokenizer: dict):
     """The column a `TokenizerColumn.spec` describes (explorer.compare)."""
     from explorer.compare import UploadedTokenizer, pretrained_column, tokenizer_column
     from explorer.hf_json import tokenizer_from_json
-    from explorer.pretrained import PRETRAINED
+    from explorer.pretrained import BUNDLED
 
     if "pretrained" in tokenizer:
-        if tokenizer["pretrained"] not in PRETRAINED:
-            raise ValueError(f"unknown pretrained tokenizer {tokenizer['pretrained']!r} (choose from {', '.join(PRETRAINED)})")
-        return pretrained_column(tokenizer["pretrained"])
+        if tokenizer["pretrained"] not in BUNDLED:
+            raise ValueError(f"unknown pretrained tokenizer {tokenizer['pretrained']!r} (choose from {', '.join(BUNDLED)})")
+        return pretrained_column(tokenizer["pretrained"], bool(tokenizer.get("special_tokens")))
     if "library_json" in tokenizer:  # an upload only the tokenizers library reads (a Unigram model)
         name = tokenizer.get("name", "tokenizer")
         return UploadedTokenizer(key=name, name=name, kind="tokenizer.json", library_json=tokenizer["library_json"]).column
