@@ -12,8 +12,8 @@ Follows the Hugging Face `tokenizers` `Tokenizer` (0.23.3; Rust `tokenizer/mod.r
   token spans its first character's start to its last character's end.
 - `TemplateProcessing` adds [CLS]/[SEP]-style tokens with offsets (0, 0); without a
   post-processor a pair is simply concatenated, its tokens with type id 1.
-- Decoders `ByteLevelDecoder`, `WordPieceDecoder`, `BPEDecoder` behave like the library's
-  `ByteLevel`, `WordPiece` and `BPEDecoder`; with no decoder tokens are joined with spaces.
+- Decoders `ByteLevelDecoder`, `WordPieceDecoder`, `BPEDecoder`, `MetaspaceDecoder` behave like
+  the library's `ByteLevel`, `WordPiece`, `BPEDecoder` and `Metaspace`; with no decoder tokens are joined with spaces.
 
 Does not do: truncation, padding, batches, non-special added tokens (lstrip, rstrip, single_word,
 normalized matching), other post-processors or decoders. tokenizer.json lives in `hf_json`.
@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from explorer.bytelevel import UNICODE_TO_BYTE
 from explorer.models import BPEModel, Token, WordPieceModel
 from explorer.normalizers import Normalized
+from explorer.pre_tokenizers import Metaspace
 
 Model = BPEModel | WordPieceModel
 
@@ -135,7 +136,28 @@ class BPEDecoder:
         return {"type": "BPEDecoder", "suffix": self.suffix}
 
 
-Decoder = ByteLevelDecoder | WordPieceDecoder | BPEDecoder
+class MetaspaceDecoder:
+    """The library's Metaspace decoder: every replacement character becomes a space, except in
+    the first token where they are all dropped (unless prepend_scheme is "never")."""
+
+    def __init__(self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True):
+        self.replacement = replacement
+        self.prepend_scheme = prepend_scheme
+        self.split = split  # not used to decode: carried for tokenizer.json
+
+    def decode(self, tokens: list[str]) -> str:
+        pieces = []
+        for position, token in enumerate(tokens):
+            drop = position == 0 and self.prepend_scheme != "never"
+            pieces.append(token.replace(self.replacement, "" if drop else " "))
+        return "".join(pieces)
+
+    def to_hf_json(self) -> dict:
+        # One struct serves as pre-tokenizer and decoder in the library.
+        return Metaspace(self.replacement, self.prepend_scheme, self.split).to_hf_json()
+
+
+Decoder = ByteLevelDecoder | WordPieceDecoder | BPEDecoder | MetaspaceDecoder
 
 
 def _string_field(d: dict, key: str, default: str, where: str) -> str:
@@ -161,7 +183,13 @@ def decoder_from_hf_json(d: object) -> Decoder | None:
         return WordPieceDecoder(_string_field(d, "prefix", "##", "decoder"), cleanup)
     if decoder_type == "BPEDecoder":
         return BPEDecoder(_string_field(d, "suffix", "</w>", "decoder"))
-    raise ValueError(f"decoder.type {decoder_type!r} is not supported (ByteLevel, WordPiece, BPEDecoder)")
+    if decoder_type == "Metaspace":
+        try:  # the same fields and checks as the pre-tokenizer
+            settings = Metaspace.from_hf_json(d)
+        except ValueError as error:
+            raise ValueError(f"decoder: {error}") from None
+        return MetaspaceDecoder(settings.replacement, settings.prepend_scheme, settings.split_at_replacement)
+    raise ValueError(f"decoder.type {decoder_type!r} is not supported (ByteLevel, WordPiece, BPEDecoder, Metaspace)")
 
 
 # ---------------------------------------------------------------- post-processor
@@ -417,12 +445,15 @@ class Tokenizer:
             if is_special:
                 encoding.append(self.special_token_ids[part], part, (part_start, part_end), type_id, special=False)
                 continue
-            for token, (start, end) in self._encode_plain(part):
+            for token, (start, end) in self._encode_plain(part, first_part=part_start == 0):
                 encoding.append(token.id, token.value, (part_start + start, part_start + end), type_id, special=False)
         return encoding
 
-    def _encode_plain(self, text: str) -> list[tuple[Token, tuple[int, int]]]:
+    def _encode_plain(self, text: str, first_part: bool = True) -> list[tuple[Token, tuple[int, int]]]:
         """Model tokens of text without special tokens, with offsets into `text`.
+
+        `first_part`: `text` begins the encoded text (false after a special token; the
+        library's Metaspace with prepend_scheme "first" reads it).
 
         Every stage keeps, for each character it outputs, the span of `text` it comes from
         (byte-level symbols share their character's span), so a token's offsets are its first
@@ -430,7 +461,7 @@ class Tokenizer:
         """
         normalized = Normalized.unchanged(text) if self.normalizer is None else self.normalizer.normalize(text)
         if self.pre_tokenizer is not None:
-            pieces = self.pre_tokenizer.split(normalized)
+            pieces = self.pre_tokenizer.split(normalized, first_part)
         else:
             pieces = [normalized] if normalized.text else []
         return [
