@@ -28,7 +28,7 @@ from explorer.models import BPEModel, Token, WordPieceModel
 from explorer.normalizers import Normalized
 from explorer.pre_tokenizers import Metaspace
 
-Model = BPEModel | WordPieceModel
+Model = BPEModel | WordPieceModel  # or explorer.unigram_model.UnigramModel: same interface
 
 
 @dataclass
