@@ -89,7 +89,16 @@ class UnigramModel:
 
     type_name = "Unigram"
 
-    def __init__(self, pieces: list[tuple[str, float]], unk_id: int | None = None, byte_fallback: bool = False):
+    def __init__(
+        self,
+        pieces: list[tuple[str, float]],
+        unk_id: int | None = None,
+        byte_fallback: bool = False,
+        start_score: float = 0.0,
+    ):
+        # `start_score`: the score of the empty prefix, 0 in the library; the course's
+        # encode_word starts at 1 (see unigram_trace). Not part of tokenizer.json.
+        self.start_score = start_score
         self.pieces = [(piece, float(score)) for piece, score in pieces]
         if unk_id is not None:
             if not self.pieces:
@@ -139,6 +148,7 @@ class UnigramModel:
         """Best score and last edge for every end position, and every edge tried."""
         length = len(word)
         best_score = [0.0] * (length + 1)
+        best_score[0] = self.start_score
         best_edge: list[LatticeEdge | None] = [None] * (length + 1)
         tried = []
         for start in range(length):
