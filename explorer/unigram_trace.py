@@ -23,7 +23,7 @@ JSON (`to_json` / `from_json`):
      "words": [str], "counts": [int], "seeds": [str], "seed_counts": i64, "seed_scores": f64,
      "rounds": [{"kind", "size_before", "size_after", "losses": [float], "em_sizes": [int],
                  "threshold": float|null, "removed": {"piece": i32, "reason": i8, "score": f64,
-                 "value": f64}, "alive": i32, "scores": f64}],
+                 "value": f64}, "alive": i32, "scores": f64, "added": [str]}],
      "final_pieces": [[str, float]], "unk_id": int|null, "stop_reason": str, "seconds": float}
 i32 / i64 / i8 / f64 are base64 strings of little-endian arrays (exact and compact). `alive` and
 `scores` are the snapshot after the round: seed indices in model order and their scores (the
@@ -89,6 +89,7 @@ class UnigramRound:
     removed_values: np.ndarray
     alive: np.ndarray  # seed indices in model order after the round
     scores: np.ndarray  # their scores
+    added: list[str] = field(default_factory=list)  # final assembly: characters put back
 
     def to_dict(self) -> dict:
         return {
@@ -106,6 +107,7 @@ class UnigramRound:
             },
             "alive": pack(self.alive, "i32"),
             "scores": pack(self.scores, "f64"),
+            "added": self.added,
         }
 
     @classmethod
@@ -124,6 +126,7 @@ class UnigramRound:
             removed_values=unpack(removed["value"], "f64"),
             alive=unpack(data["alive"], "i32"),
             scores=unpack(data["scores"], "f64"),
+            added=list(data.get("added", [])),
         )
 
 
@@ -140,6 +143,7 @@ class RoundRecorder:
     losses: list[float] = field(default_factory=list)
     em_sizes: list[int] = field(default_factory=list)
     threshold: float | None = None
+    added: list[str] = field(default_factory=list)
     rows: dict = field(default_factory=_empty_rows)
 
     def remove(self, pieces, reason: str, scores, values=None) -> None:
@@ -169,6 +173,7 @@ class RoundRecorder:
             removed_values=joined("values", np.float64),
             alive=alive,
             scores=np.asarray(scores, dtype=np.float64),
+            added=list(self.added),
         )
 
 
