@@ -385,7 +385,7 @@ def set_path(data: dict, path: str, value) -> dict:
 @pytest.mark.parametrize(
     "path, value, message",
     [
-        ("model.type", "Foo", "tokenizer.json: model.type 'Foo' is not supported (BPE, WordPiece)"),
+        ("model.type", "Foo", "tokenizer.json: model.type 'Foo' is not supported (BPE, WordPiece, Unigram)"),
         ("model.vocab", [], "tokenizer.json: model.vocab must be an object"),
         ("version", "2.0", "tokenizer.json: version '2.0' is not supported (1.0)"),
         ("truncation", {"max_length": 5}, "tokenizer.json: truncation is not supported"),
