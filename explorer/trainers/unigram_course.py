@@ -64,37 +64,54 @@ def model_values(freqs: dict[str, int]) -> dict[str, float]:
     return {piece: -log(freq / total) for piece, freq in freqs.items()}
 
 
-def encode_word(word: str, model: dict[str, float], excluded: str | None = None, longest: int | None = None):
+def encode_word(word: str, model: dict[str, float], excluded: str | None = None):
     """The course's encode_word: (tokens, score), or (["<unk>"], None). `excluded` acts as if that
-    piece were not in the model; `longest` only skips substrings that cannot be pieces."""
-    length = len(word)
-    best_start: list[int | None] = [0] + [None] * length
-    best_score: list[float | None] = [1] + [None] * length
-    for start in range(length):
-        at_start = best_score[start]
-        if at_start is None:
-            continue
-        last = length if longest is None else min(length, start + longest)
-        for end in range(start + 1, last + 1):
-            token = word[start:end]
-            value = model.get(token)
-            if value is None or token == excluded:
-                continue
-            score = value + at_start
-            current = best_score[end]
-            if current is None or current > score:
-                best_score[end] = score
-                best_start[end] = start
-    if best_score[length] is None:
+    piece were not in the model."""
+    longest = max(map(len, model), default=1)
+    score, spans = encode_edges(len(word), word_edges(word, model, longest), model, excluded)
+    if score is None:
         return ["<unk>"], None
-    tokens = []
+    return [word[start:end] for start, end in spans], score
+
+
+def word_edges(word: str, pieces, longest: int) -> list[tuple[int, int, str]]:
+    """The substrings of `word` that are seed pieces, as (start, end, piece), in the order the
+    course's encode_word tries them (start, then end)."""
+    length = len(word)
+    return [
+        (start, end, word[start:end])
+        for start in range(length)
+        for end in range(start + 1, min(length, start + longest) + 1)
+        if word[start:end] in pieces
+    ]
+
+
+def encode_edges(length: int, edges, model: dict[str, float], excluded: str | None = None):
+    """`encode_word` over a word's precomputed edges: its score and its tokens' (start, end)
+    (None when the word cannot be segmented). Same candidates, same order, same arithmetic."""
+    best_score: list[float | None] = [1] + [None] * length
+    best_start = [0] * (length + 1)
+    for start, end, token in edges:
+        at_start = best_score[start]
+        if at_start is None or token == excluded:
+            continue
+        value = model.get(token)
+        if value is None:
+            continue
+        score = value + at_start
+        current = best_score[end]
+        if current is None or current > score:
+            best_score[end] = score
+            best_start[end] = start
+    if best_score[length] is None:
+        return None, []
+    spans = []
     end = length
     while end > 0:
-        start = best_start[end]
-        tokens.append(word[start:end])
-        end = start
-    tokens.reverse()
-    return tokens, best_score[length]
+        spans.append((best_start[end], end))
+        end = best_start[end]
+    spans.reverse()
+    return best_score[length], spans
 
 
 def sequential_sum(terms: np.ndarray, start: int = 0, initial: float = 0.0) -> float:
@@ -105,19 +122,23 @@ def sequential_sum(terms: np.ndarray, start: int = 0, initial: float = 0.0) -> f
     return float(np.add.accumulate(np.concatenate(([initial], terms[start:])))[-1])
 
 
-def loss_increases(words, counts, model, longest=None, should_stop=None):
+def loss_increases(words, counts, model, longest=None, should_stop=None, edges=None):
     """The course's compute_scores: (model loss, {piece: loss increase if removed}) for every piece
-    longer than one character, in model order; None if `should_stop()` said so."""
+    longer than one character, in model order; None if `should_stop()` said so. `edges`: each
+    word's `word_edges` (computed here when not given)."""
+    if edges is None:
+        pieces = set(model)
+        longest = longest or max(map(len, pieces), default=1)
+        edges = [word_edges(word, pieces, longest) for word in words]
     # 1. Every word's best segmentation and score under the current model.
-    encodings = [encode_word(word, model, longest=longest) for word in words]
-    terms = np.asarray(counts, dtype=np.float64) * np.asarray([score for _, score in encodings], dtype=np.float64)
+    encodings = [encode_edges(len(word), word_edge_list, model) for word, word_edge_list in zip(words, edges)]
+    terms = np.asarray(counts, dtype=np.float64) * np.asarray([score for score, _ in encodings], dtype=np.float64)
     prefix = np.concatenate(([0.0], np.add.accumulate(terms)))
     model_loss = float(prefix[-1])
     users: dict[str, list[int]] = defaultdict(list)
-    for index, (tokens, _) in enumerate(encodings):
-        for token in dict.fromkeys(tokens):
-            if len(token) > 1:
-                users[token].append(index)
+    for index, (word, (_, spans)) in enumerate(zip(words, encodings)):
+        for token in dict.fromkeys(word[start:end] for start, end in spans if end - start > 1):
+            users[token].append(index)
     # 2. The loss without each piece: only the words using it change, from the first of them on.
     scores: dict[str, float] = {}
     for scored, token in enumerate(piece for piece in model if len(piece) > 1):
@@ -130,7 +151,7 @@ def loss_increases(words, counts, model, longest=None, should_stop=None):
         first = affected[0]
         changed = terms[first:].copy()
         for index in affected:
-            _, score = encode_word(words[index], model, excluded=token, longest=longest)
+            score, _ = encode_edges(len(words[index]), edges[index], model, excluded=token)
             changed[index - first] = counts[index] * score
         scores[token] = sequential_sum(changed, 0, prefix[first]) - model_loss
     return model_loss, scores
@@ -150,6 +171,7 @@ def train_course(words, counts, config, progress=None, should_stop=None) -> Unig
     seeds, seed_freqs = seed_pieces(words, counts, config.effective_seed_size, max_length)
     seed_index = {piece: index for index, piece in enumerate(seeds)}
     longest = max((len(piece) for piece in seeds), default=1)
+    edges = [word_edges(word, seed_index.keys(), longest) for word in words]
     freqs = dict(zip(seeds, seed_freqs))
     model = model_values(freqs)
     planned = _planned_rounds(len(model), config.vocab_size, config.percent_to_remove)
@@ -166,7 +188,7 @@ def train_course(words, counts, config, progress=None, should_stop=None) -> Unig
         if to_remove == 0:
             stop_reason = "stuck"
             break
-        result = loss_increases(words, counts, model, longest, should_stop)
+        result = loss_increases(words, counts, model, longest, should_stop, edges)
         if result is None:
             stop_reason = "stopped"
             break
