@@ -12,8 +12,9 @@ The course, step by step, and what is kept to the last bit here:
    Python loop does (so the same floats).
 5. Round: the loss increase of removing each piece longer than one character (the course
    recomputes the whole loss per piece; a piece that is not in a word's best segmentation
-   cannot change that word's score, so only the words using it are encoded again and the sum is
-   redone from the first of them); remove the `int(len(model) * percent_to_remove)` smallest
+   cannot change that word's score, so only the words using it are encoded again, all such
+   (piece, word) pairs at once with numpy (unigram_course_lattices.py), and the sum is redone
+   from the first of them); remove the `int(len(model) * percent_to_remove)` smallest
    increases (stable sort: ties in model order), recompute the model; until at most
    `vocab_size` pieces are left.
 
@@ -37,6 +38,7 @@ from math import log
 
 import numpy as np
 
+from explorer.trainers.unigram_course_lattices import CourseLattices
 from explorer.unigram_trace import RoundRecorder, UnigramTrace
 
 STOP_CHECK_EVERY = 32  # pieces scored between two should_stop() calls
@@ -122,37 +124,53 @@ def sequential_sum(terms: np.ndarray, start: int = 0, initial: float = 0.0) -> f
     return float(np.add.accumulate(np.concatenate(([initial], terms[start:])))[-1])
 
 
-def loss_increases(words, counts, model, longest=None, should_stop=None, edges=None):
+def loss_increases(words, counts, model, should_stop=None, lattices=None, seed_index=None):
     """The course's compute_scores: (model loss, {piece: loss increase if removed}) for every piece
-    longer than one character, in model order; None if `should_stop()` said so. `edges`: each
-    word's `word_edges` (computed here when not given)."""
-    if edges is None:
-        pieces = set(model)
-        longest = longest or max(map(len, pieces), default=1)
-        edges = [word_edges(word, pieces, longest) for word in words]
+    longer than one character, in model order; None if `should_stop()` said so. `lattices` and
+    `seed_index` (a CourseLattices over the seed pieces, and piece -> seed index) are built from
+    the model when not given."""
+    if lattices is None:
+        seed_index = {piece: index for index, piece in enumerate(model)}
+        lattices = CourseLattices(words, list(model), max(map(len, model), default=1))
+    values = np.full(len(seed_index), np.inf)
+    alive = np.zeros(len(seed_index), dtype=bool)
+    model_indices = np.asarray([seed_index[token] for token in model], dtype=np.int64)
+    values[model_indices] = list(model.values())
+    alive[model_indices] = True
+    count_array = np.asarray(counts, dtype=np.float64)
+    edges, first_edge, edge_count = lattices.alive_edges(alive)
     # 1. Every word's best segmentation and score under the current model.
-    encodings = [encode_edges(len(word), word_edge_list, model) for word, word_edge_list in zip(words, edges)]
-    terms = np.asarray(counts, dtype=np.float64) * np.asarray([score for score, _ in encodings], dtype=np.float64)
+    totals, token_word, token_piece = lattices.best(
+        np.arange(len(words)), edges, lattices.edge_word[edges], values, paths=True
+    )
+    terms = count_array * totals
     prefix = np.concatenate(([0.0], np.add.accumulate(terms)))
     model_loss = float(prefix[-1])
-    users: dict[str, list[int]] = defaultdict(list)
-    for index, (word, (_, spans)) in enumerate(zip(words, encodings)):
-        for token in dict.fromkeys(word[start:end] for start, end in spans if end - start > 1):
-            users[token].append(index)
-    # 2. The loss without each piece: only the words using it change, from the first of them on.
+    # 2. The loss without each piece: only the words using it change. All (piece, word) pairs
+    #    are encoded at once, each word without that piece.
+    piece_length = np.asarray([len(piece) for piece in seed_index], dtype=np.int64)
+    longer = piece_length[token_piece] > 1
+    pairs = np.unique(token_piece[longer] * len(words) + token_word[longer])
+    pair_piece, pair_word = pairs // max(len(words), 1), pairs % max(len(words), 1)
+    sizes = edge_count[pair_word]
+    owner = np.repeat(np.arange(len(pairs)), sizes)
+    within = np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    pair_edges = edges[np.repeat(first_edge[pair_word], sizes) + within]
+    keep = lattices.edge_piece[pair_edges] != pair_piece[owner]
+    new_terms = count_array[pair_word] * lattices.best(pair_word, pair_edges[keep], owner[keep], values)
+    bounds = np.searchsorted(pair_piece, np.arange(len(seed_index) + 1))
     scores: dict[str, float] = {}
     for scored, token in enumerate(piece for piece in model if len(piece) > 1):
         if scored % STOP_CHECK_EVERY == STOP_CHECK_EVERY - 1 and should_stop is not None and should_stop():
             return None
-        affected = users.get(token)
-        if not affected:
+        low, high = bounds[seed_index[token]], bounds[seed_index[token] + 1]
+        if low == high:
             scores[token] = model_loss - model_loss  # the same sum, term for term
             continue
-        first = affected[0]
+        affected = pair_word[low:high]  # in corpus order
+        first = int(affected[0])
         changed = terms[first:].copy()
-        for index in affected:
-            score, _ = encode_edges(len(words[index]), edges[index], model, excluded=token)
-            changed[index - first] = counts[index] * score
+        changed[affected - first] = new_terms[low:high]
         scores[token] = sequential_sum(changed, 0, prefix[first]) - model_loss
     return model_loss, scores
 
@@ -170,8 +188,7 @@ def train_course(words, counts, config, progress=None, should_stop=None) -> Unig
     max_length = config.effective_max_piece_length
     seeds, seed_freqs = seed_pieces(words, counts, config.effective_seed_size, max_length)
     seed_index = {piece: index for index, piece in enumerate(seeds)}
-    longest = max((len(piece) for piece in seeds), default=1)
-    edges = [word_edges(word, seed_index.keys(), longest) for word in words]
+    lattices = CourseLattices(words, seeds, max((len(piece) for piece in seeds), default=1))
     freqs = dict(zip(seeds, seed_freqs))
     model = model_values(freqs)
     planned = _planned_rounds(len(model), config.vocab_size, config.percent_to_remove)
@@ -188,7 +205,7 @@ def train_course(words, counts, config, progress=None, should_stop=None) -> Unig
         if to_remove == 0:
             stop_reason = "stuck"
             break
-        result = loss_increases(words, counts, model, longest, should_stop, edges)
+        result = loss_increases(words, counts, model, should_stop, lattices, seed_index)
         if result is None:
             stop_reason = "stopped"
             break
