@@ -65,15 +65,18 @@ class CorpusLattices:
         self.char_piece = seeds.char_piece
         self.in_word = np.arange(n) < self.word_end_of
         self.multiplier = max_length + 2
+        # Edges are kept in 32 bits (a corpus of 2**31 characters is far beyond anything here);
+        # sort keys are recomputed in 64 bits when unknown edges must be merged in.
         starts, lengths_, pieces = seeds.edge_starts, seeds.edge_lengths, seeds.edge_pieces
-        self._seed = (starts, lengths_, pieces)
         self._orders = {}
         for name in ("forward", "backward", "by_start"):
-            keys = self._keys(name, starts, lengths_)
-            order = np.argsort(keys, kind="stable")
-            self._orders[name] = (keys[order], starts[order], lengths_[order], pieces[order])
+            order = np.argsort(self._keys(name, starts, lengths_), kind="stable")
+            self._orders[name] = (
+                starts[order].astype(np.int32), lengths_[order].astype(np.int32), pieces[order].astype(np.int32)
+            )
 
     def _keys(self, name, starts, lengths):
+        starts, lengths = starts.astype(np.int64), lengths.astype(np.int64)
         n, m = self.n + 1, self.multiplier
         if name == "forward":  # by end depth, end, then start (longest first)
             ends = starts + lengths
@@ -87,14 +90,14 @@ class CorpusLattices:
         char_piece = self.char_piece
         unknown = np.flatnonzero(self.in_word & ((char_piece < 0) | ~alive[np.maximum(char_piece, 0)]))
         result = {}
-        for name, (keys, starts, lengths, pieces) in self._orders.items():
+        for name, (starts, lengths, pieces) in self._orders.items():
             keep = alive[pieces]
-            columns = [keys[keep], starts[keep], lengths[keep], pieces[keep]]
+            columns = [starts[keep], lengths[keep], pieces[keep]]
             if len(unknown):
-                ones = np.ones(len(unknown), dtype=np.int64)
-                extra = [self._keys(name, unknown, ones), unknown, ones, np.full(len(unknown), self.unk)]
-                columns = _sorted_merge(columns[0], columns, extra[0], extra)
-            result[name] = columns[1:]
+                ones = np.ones(len(unknown), dtype=np.int32)
+                extra = [unknown.astype(np.int32), ones, np.full(len(unknown), self.unk, dtype=np.int32)]
+                columns = _sorted_merge(self._keys(name, columns[0], columns[1]), columns, self._keys(name, unknown, ones), extra)
+            result[name] = columns
         result["forward"] = self._with_steps(*result["forward"], by_end=True)
         result["backward"] = self._with_steps(*result["backward"], by_end=False)
         return result
