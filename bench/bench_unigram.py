@@ -131,9 +131,10 @@ def main() -> None:
         )
         one_loss = float(run([PYTHON, "-c", COURSE_LOOP_SCRIPT, str(CORPUS), str(ROOT), "time"])[2])
         estimate = one_loss * losses
+        shown = f"{estimate / 60:.1f} min" if estimate < 3600 else f"{estimate / 3600:.1f} h"
         print(
             f"\ncourse flavor, whole text, vocab 100: ours {mine_full[0]:.2f} s (peak {mine_full[1]:.0f} MB); the course's "
-            f"loop computes the whole loss {losses:,} times, {one_loss:.2f} s each: about {estimate / 3600:.1f} h "
+            f"loop computes the whole loss {losses:,} times, {one_loss:.2f} s each: about {shown} "
             f"(extrapolated), {estimate / mine_full[0]:,.0f}x ours"
         )
 
