@@ -276,7 +276,9 @@ class UnigramTrace:
         return [word[start:end] for start, end in model.segment(word)]
 
     def lattice(self, word: str, r: int | None = None) -> Lattice:
-        """Every candidate piece of `word` after round r, the best path and its score."""
+        """Every candidate piece of `word` after round r (scores: log-probabilities), the best
+        path and its score. For a course run the score starts at -1, so that minus the best
+        score is exactly the course's encode_word score (1 + sum of -log p)."""
         return self.model_at(len(self.rounds) if r is None else r).lattice(word)
 
     # --- serialization -----------------------------------------------------------------------

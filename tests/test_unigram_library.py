@@ -46,7 +46,7 @@ def library_run(text: str, vocab_size: int, **options) -> list[tuple[str, float]
     trainer = trainers.UnigramTrainer(vocab_size=vocab_size, show_progress=False, **options)
     for name, value in options.items():  # seed_size is only a keyword: check it was taken
         assert name == "special_tokens" or getattr(trainer, name, value) == value
-    tokenizer.train_from_iterator(text.split("\n"), trainer)
+    tokenizer.train_from_iterator(text.replace("\r\n", "\n").split("\n"), trainer)  # as count_words splits
     return [tuple(entry) for entry in json.loads(tokenizer.to_str())["model"]["vocab"]]
 
 

@@ -23,7 +23,7 @@ stages, on numpy lattices of the whole corpus (unigram_lattices.py).
    is not one of them.
 
 Where the library is not deterministic this trainer picks one way: the library iterates a hash
-map of words (sums in another order, so scores differ around the 1e-12 level, and its own runs
+map of words (sums in another order, so scores differ around the 1e-10 level, and its own runs
 differ in the 4th decimal) and of required characters (which removed character gets which
 penalty); here words come in order of first appearance and characters in code-point order.
 Where the library never finishes (a round that removes nothing while the size is still above
