@@ -102,7 +102,9 @@ def test_course_segmentations_after_every_round_are_the_course_loops(text, vocab
                 del token_freqs[token]
         model = course.model_from(token_freqs)
         for word in counts:
-            assert trace.segment(word, r) == course.encode_word(word, model)[0]
+            tokens, score = course.encode_word(word, model)
+            assert trace.segment(word, r) == tokens
+            assert -trace.lattice(word, r).best_score == score
         assert trace.segment("zz", r) == ["<unk>"]
 
 
