@@ -290,3 +290,15 @@ def test_stop_button_finishes_with_the_current_model():
     assert len(trace.rounds[0].losses) == 1
     assert progress[0][0] == 0 and progress[0][1] >= 1  # round 0 of the rounds the library plans
     assert len(trace.final_pieces) <= 20
+
+
+def test_a_long_word_is_stopped_inside_a_pass():
+    """should_stop() is also asked every 256 positions inside a pass: a very long word cannot hold
+    a run past its time limit for a whole EM iteration."""
+    counts = {"▁" + "abcab" * 120: 1, "▁ab": 3}
+    asked = []
+    trace = train_unigram(counts, UnigramConfig(vocab_size=20), should_stop=lambda: asked.append(True) or len(asked) >= 2)
+    assert trace.stop_reason == "stopped"
+    assert [round_.kind for round_ in trace.rounds] == ["em", "final"]
+    assert trace.rounds[0].losses == []  # the first E step was interrupted
+    assert set(trace.vocab) >= {"a", "b", "c", "▁"}

@@ -34,14 +34,38 @@ import numpy as np
 from explorer.trainers.unigram_seeds import FlatCorpus, Seeds
 
 
+class StopTraining(Exception):
+    """`should_stop()` said yes in the middle of a pass (a very long word can make one pass long)."""
+
+
+CHECK_EVERY = 256  # depths between two should_stop() calls inside a pass
+
+
 @dataclass
 class _Edges:
-    """Edges sorted for one pass, with the slices of each depth and their groups."""
+    """Edges sorted for one pass, grouped by the position they update (end, or start going
+    backward); groups sorted by depth."""
 
     starts: np.ndarray
     lengths: np.ndarray
     pieces: np.ndarray
-    steps: list  # per depth: (first, stop, group offsets within the slice, group positions)
+    group_first: list  # per group: its first edge; one more entry: the number of edges
+    group_sizes: np.ndarray
+    group_anchor: np.ndarray  # the position each group updates
+    depth_groups: list  # per depth (from 1): its first group; one more entry: the number of groups
+
+    def steps(self, should_stop=None):
+        """Per depth: (first edge, stop edge, group offsets in the slice, group sizes, positions)."""
+        first_of, depth_groups = self.group_first, self.depth_groups
+        for depth in range(len(depth_groups) - 1):
+            low, high = depth_groups[depth], depth_groups[depth + 1]
+            if low == high:
+                continue
+            if should_stop is not None and depth % CHECK_EVERY == CHECK_EVERY - 1 and should_stop():
+                raise StopTraining
+            first, stop = first_of[low], first_of[high]
+            offsets = np.asarray(first_of[low:high]) - first
+            yield first, stop, offsets, self.group_sizes[low:high], self.group_anchor[low:high]
 
 
 def _sorted_merge(base_keys, base, extra_keys, extra):
@@ -109,32 +133,32 @@ class CorpusLattices:
             depth, anchor = ends - self.word_start_of[starts], ends
         else:
             depth, anchor = self.word_end_of[starts] - starts, starts
-        bounds = np.searchsorted(depth, np.arange(1, int(depth.max(initial=0)) + 2))
         new_group = np.ones(len(anchor), dtype=bool)
         new_group[1:] = anchor[1:] != anchor[:-1]
-        steps = []
-        for first, stop in zip(bounds[:-1], bounds[1:]):
-            if stop > first:
-                offsets = np.flatnonzero(new_group[first:stop])
-                steps.append((first, stop, offsets, anchor[first:stop][offsets]))
-        return _Edges(starts, lengths, pieces, steps)
+        group_first = np.flatnonzero(new_group)
+        group_sizes = np.diff(np.append(group_first, len(anchor)))
+        depth_groups = np.searchsorted(depth[group_first], np.arange(1, int(depth.max(initial=0)) + 2))
+        return _Edges(
+            starts, lengths, pieces, group_first.tolist() + [len(anchor)], group_sizes, anchor[group_first],
+            depth_groups.tolist(),
+        )
 
     # -- the E step
 
-    def expected_counts(self, edges: dict, scores: np.ndarray) -> tuple[np.ndarray, float]:
+    def expected_counts(self, edges: dict, scores: np.ndarray, should_stop=None) -> tuple[np.ndarray, float]:
         """Expected count of every piece (index `unk` for unknown edges) and the library's
         objective: minus the count-weighted mean log-likelihood of the words."""
         forward, backward = edges["forward"], edges["backward"]
         alpha = np.zeros(self.n + 1)
         edge_scores = scores[forward.pieces]
-        for first, stop, offsets, ends in forward.steps:
+        for first, stop, offsets, sizes, ends in forward.steps(should_stop):
             values = alpha[forward.starts[first:stop]] + edge_scores[first:stop]
-            alpha[ends] = _log_sum_exp_groups(values, offsets)
+            alpha[ends] = _log_sum_exp_groups(values, offsets, sizes)
         beta = np.zeros(self.n + 1)
         back_scores = scores[backward.pieces]
-        for first, stop, offsets, starts in backward.steps:
+        for first, stop, offsets, sizes, starts in backward.steps(should_stop):
             values = back_scores[first:stop] + beta[backward.starts[first:stop] + backward.lengths[first:stop]]
-            beta[starts] = _log_sum_exp_groups(values, offsets)
+            beta[starts] = _log_sum_exp_groups(values, offsets, sizes)
         starts, ends = forward.starts, forward.starts + forward.lengths
         z = alpha[self.word_end_of[starts]]
         total = alpha[starts] + edge_scores + beta[ends] - z
@@ -146,15 +170,15 @@ class CorpusLattices:
 
     # -- Viterbi
 
-    def viterbi_counts(self, edges: dict, scores: np.ndarray) -> np.ndarray:
+    def viterbi_counts(self, edges: dict, scores: np.ndarray, should_stop=None) -> np.ndarray:
         """How often each piece occurs in the words' best segmentations (count-weighted)."""
         forward = edges["forward"]
         best = np.zeros(self.n + 1)
         best_edge = np.zeros(self.n + 1, dtype=np.int64)
         edge_scores = scores[forward.pieces]
-        for first, stop, offsets, ends in forward.steps:
+        for first, stop, offsets, sizes, ends in forward.steps(should_stop):
             values = best[forward.starts[first:stop]] + edge_scores[first:stop]
-            maxima, winners = _first_maximum_groups(values, offsets)
+            maxima, winners = _first_maximum_groups(values, offsets, sizes)
             best[ends] = maxima
             best_edge[ends] = winners + first
         freq = np.zeros(self.unk + 1)
@@ -171,17 +195,20 @@ class CorpusLattices:
         return freq
 
 
-def _log_sum_exp_groups(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+def _log_sum_exp_groups(values: np.ndarray, offsets: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    if len(offsets) == 1:  # one position at this depth (a long word's tail): no grouping needed
+        maximum = values.max()
+        return maximum + np.log(np.exp(values - maximum).sum(keepdims=True))
     maxima = np.maximum.reduceat(values, offsets)
-    sizes = np.diff(np.append(offsets, len(values)))
     sums = np.add.reduceat(np.exp(values - np.repeat(maxima, sizes)), offsets)
     return maxima + np.log(sums)
 
 
-def _first_maximum_groups(values: np.ndarray, offsets: np.ndarray):
+def _first_maximum_groups(values: np.ndarray, offsets: np.ndarray, sizes: np.ndarray | None = None):
     """Per group: the maximum and the index (in `values`) of the first element reaching it."""
     maxima = np.maximum.reduceat(values, offsets)
-    sizes = np.diff(np.append(offsets, len(values)))
+    if sizes is None:
+        sizes = np.diff(np.append(offsets, len(values)))
     reaching = values == np.repeat(maxima, sizes)
     indices = np.where(reaching, np.arange(len(values)), len(values))
     return maxima, np.minimum.reduceat(indices, offsets)

@@ -40,7 +40,7 @@ import time
 
 import numpy as np
 
-from explorer.trainers.unigram_lattices import CorpusLattices
+from explorer.trainers.unigram_lattices import CorpusLattices, StopTraining
 from explorer.trainers.unigram_nbest import piece_alternatives
 from explorer.trainers.unigram_seeds import library_seeds
 from explorer.unigram_trace import TRAINING_UNK, RoundRecorder, UnigramTrace
@@ -79,8 +79,9 @@ def _planned_rounds(pieces: int, desired: int, shrinking_factor: float) -> int:
 class _Run:
     """The state of one training run: the model is `order` (seed indices) with `scores`."""
 
-    def __init__(self, words, counts, config):
+    def __init__(self, words, counts, config, should_stop=None):
         self.config = config
+        self.should_stop = should_stop  # also asked inside long passes (StopTraining)
         self.max_length = config.effective_max_piece_length
         self.flat, self.seeds = library_seeds(words, counts, self.max_length, config.effective_seed_size)
         self.lattices = CorpusLattices(self.flat, self.seeds, self.max_length)
@@ -106,7 +107,7 @@ class _Run:
     # 2. One EM iteration.
     def em_iteration(self, recorder: RoundRecorder) -> None:
         edges, scores = self.current_edges()
-        expected, objective = self.lattices.expected_counts(edges, scores)
+        expected, objective = self.lattices.expected_counts(edges, scores, self.should_stop)
         recorder.losses.append(objective)
         freq = expected[self.order]
         keep = freq >= EXPECTED_COUNT_THRESHOLD
@@ -120,7 +121,7 @@ class _Run:
     # 4. Pruning.
     def prune(self, recorder: RoundRecorder) -> None:
         edges, scores = self.current_edges()
-        freq_all = self.lattices.viterbi_counts(edges, scores)
+        freq_all = self.lattices.viterbi_counts(edges, scores, self.should_stop)
         order, size = self.order, self.size
         multi = self.lengths[order] > 1
         candidates = order[multi]
@@ -213,29 +214,32 @@ def train_library(words, counts, config, progress=None, should_stop=None) -> Uni
         )
     if not words:
         return _empty_trace(config, time.perf_counter() - started)
-    run = _Run(words, counts, config)
+    run = _Run(words, counts, config, should_stop)
     planned = _planned_rounds(run.size, run.desired, config.shrinking_factor)
     rounds = []
     stop_reason = "vocab_size"
     while True:
         recorder = RoundRecorder("prune", len(run.order))
-        for _ in range(config.n_sub_iterations):
-            if should_stop is not None and should_stop():
-                stop_reason = "stopped"
-                break
-            if progress is not None:
-                progress(len(rounds), planned)
-            run.em_iteration(recorder)
-        if stop_reason == "stopped" or run.size <= run.desired:
-            recorder.kind = "em"
-            rounds.append(recorder.finish(run.order, run.scores[run.order]))
-            break
-        if should_stop is not None and should_stop():
+        pruned = False
+        try:
+            for _ in range(config.n_sub_iterations):
+                if should_stop is not None and should_stop():
+                    raise StopTraining
+                if progress is not None:
+                    progress(len(rounds), planned)
+                run.em_iteration(recorder)
+            # 3. Stop once small enough, else 4. prune (and start the next round with EM).
+            if run.size > run.desired:
+                if should_stop is not None and should_stop():
+                    raise StopTraining
+                run.prune(recorder)
+                pruned = True
+        except StopTraining:  # the model stays as the last finished step left it
             stop_reason = "stopped"
+        if not pruned:
             recorder.kind = "em"
             rounds.append(recorder.finish(run.order, run.scores[run.order]))
             break
-        run.prune(recorder)
         rounds.append(recorder.finish(run.order, run.scores[run.order]))
         if len(run.order) == recorder.size_before:
             stop_reason = "stuck"
