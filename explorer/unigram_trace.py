@@ -16,7 +16,8 @@ Rounds (r = 1..len(rounds)); "after round 0" means the seeds:
   "loss": the smallest losses); `kind` "em": the last EM iterations, once the size is reached;
   `kind` "final": the final assembly (required characters first, trimmed to the vocabulary size,
   reason "final"; special tokens and the unk token first). Sizes count pieces, not the library's
-  training-only "<UNK>" placeholder.
+  training-only "<UNK>" placeholder; the "final" round's size after is the whole final
+  vocabulary (special tokens and unk token included), its snapshot `final_pieces`.
 
 JSON (`to_json` / `from_json`):
     {"format": "tokenizer-explorer-unigram-trace", "version": 1, "config": {...},

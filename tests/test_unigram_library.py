@@ -57,7 +57,8 @@ def put_back(pieces: list[tuple[str, float]], words) -> set[str]:
         return set()
     lowest = min(scores)
     characters = {char for word in words for char in word}
-    return {piece for piece, score in pieces if piece in characters and score - lowest < 0.01 and score != 0.0}
+    highest = lowest + 0.0001 * len(characters) + 1e-9  # the k-th put back scores lowest + 0.0001 k
+    return {piece for piece, score in pieces if piece in characters and score <= highest and score != 0.0}
 
 
 def assert_parity(ours: list[tuple[str, float]], library: list[tuple[str, float]], words, tolerance=1e-3):
