@@ -355,6 +355,13 @@ def _special_token_pattern(special_tokens: list[str]) -> re.Pattern | None:
     return re.compile("|".join(re.escape(token) for token in by_length))
 
 
+def _model_size(model) -> int:
+    """The library's `Model::get_vocab_size`: a Unigram model counts every piece it lists, a piece
+    listed twice included (its vocab maps the piece to one id)."""
+    pieces = getattr(model, "pieces", None)
+    return len(pieces) if pieces is not None else len(model.vocab)
+
+
 class Tokenizer:
     """A full pipeline: normalizer, pre-tokenizer, model, special tokens, post-processor, decoder.
 
@@ -389,7 +396,7 @@ class Tokenizer:
         model_id = self.model.token_to_id(token)
         if model_id is not None:
             return model_id
-        vocab_size = len(self.model.vocab)
+        vocab_size = _model_size(self.model)
         if not self.special_token_ids:
             return vocab_size
         highest = max(self.special_token_ids.values())
@@ -409,7 +416,7 @@ class Tokenizer:
 
     def vocab_size(self) -> int:
         """Model vocab plus the special tokens it does not hold (`get_vocab_size(True)`)."""
-        return len(self.model.vocab.keys() | self.special_token_ids.keys())
+        return _model_size(self.model) + len(self.special_token_ids.keys() - self.model.vocab.keys())
 
     # -- encoding
 

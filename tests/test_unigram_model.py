@@ -252,3 +252,14 @@ def test_numbers_are_read_as_the_library_reads_them(texts):
 def test_every_readable_score_is_written_to_be_read_back_exactly(value):
     held = library_float(value)
     assert library_json_float(library_float_text(held)) == held
+
+
+def test_a_piece_listed_twice_counts_twice_like_the_library():
+    """Unigram's vocab size is its list's length: an added token gets the id after the list."""
+    library = HFTokenizer(hf_models.Unigram([("<unk>", 0.0), ("a", -1.0), ("a", -2.0), ("b", -1.5)], 0, False))
+    library.add_special_tokens(["[X]"])
+    ours = tokenizer_from_json(library.to_str())
+    assert (ours.vocab_size(), ours.token_to_id("[X]"), ours.token_to_id("a")) == (
+        library.get_vocab_size(), library.token_to_id("[X]"), library.token_to_id("a")
+    )
+    assert ours.encode("ab[X]").ids == library.encode("ab[X]").ids
