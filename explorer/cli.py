@@ -1,10 +1,11 @@
 """`python -m explorer`: train, encode and compare tokenizers from the command line.
 
-    train CORPUS --algorithm {bpe,wordpiece} --flavor {library,course} --vocab-size N
-          --pre-tokenizer {byte-level,bert,whitespace,whitespace-split} [--normalizer nfd,lowercase]
-          [--min-frequency N] [--special-tokens "A,B"] [--continuing-subword-prefix S]
-          [--end-of-word-suffix S] [--max-seconds S] [--max-steps N] [--max-corpus-mb MB]
-          --out tokenizer.json [--trace trace.json]
+    train CORPUS --algorithm {bpe,wordpiece,unigram} --flavor {library,course} --vocab-size N
+          --pre-tokenizer {byte-level,bert,whitespace,whitespace-split,metaspace}
+          [--normalizer nfd,lowercase] [--min-frequency N] [--special-tokens "A,B"]
+          [--continuing-subword-prefix S] [--end-of-word-suffix S]
+          [--seed-size N] [--shrinking-factor F] [--max-piece-length N]   (unigram)
+          [--max-seconds S] [--max-steps N] [--max-corpus-mb MB] --out tokenizer.json [--trace trace.json]
     encode (--tokenizer tokenizer.json|X.model | --pretrained NAME) [--special-tokens] [--steps] [--json] TEXT...
     encode --list-pretrained
     decode (--tokenizer tokenizer.json|X.model | --pretrained NAME) [--json] IDS...
@@ -83,14 +84,14 @@ def _csv(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.split(",") if part.strip())
 
 
-def _progress_printer():
+def _progress_printer(unit: str = "merges"):
     started = time.perf_counter()
     shown = [False]
 
     def report(step: int, planned: int) -> None:
         if time.perf_counter() - started > 1.0:
             shown[0] = True
-            print(f"\rtraining: {step:,}/{planned:,} merges", end="", file=sys.stderr, flush=True)
+            print(f"\rtraining: {step:,}/{planned:,} {unit}", end="", file=sys.stderr, flush=True)
 
     def finish() -> None:
         if shown[0]:
@@ -121,11 +122,17 @@ def _train(args) -> int:
     corpus_check = check_corpus(text, limits)
     if corpus_check.errors:
         raise UserError(" ".join(corpus_check.errors))
-    pre_tokenizer = args.pre_tokenizer or ("byte-level" if args.algorithm == "bpe" else "bert")
+    default_pre_tokenizer = {"bpe": "byte-level", "wordpiece": "bert", "unigram": "metaspace"}[args.algorithm]
+    pre_tokenizer = args.pre_tokenizer or default_pre_tokenizer
     special_tokens = _csv(args.special_tokens)
     tokens_check = check_special_tokens(special_tokens, pre_tokenizer)
     if tokens_check.errors:
         raise UserError(" ".join(tokens_check.errors))
+    if args.algorithm == "unigram":
+        return _train_unigram(args, text, limits, pre_tokenizer, special_tokens, corpus_check.warnings + tokens_check.warnings)
+    unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
+    if unigram_only:
+        raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
     try:
         check_vocab_size(args.vocab_size, limits)
         config = TrainerConfig(
@@ -172,6 +179,65 @@ def _train(args) -> int:
     )
     print(explain_vocab_size(trace, args.vocab_size, budget.stop_cause(trace)), file=sys.stderr)
     _warn(special_token_notes(trace), "note")
+    return 0
+
+
+def _unigram_options(args) -> dict:
+    return {
+        "--seed-size": args.seed_size,
+        "--shrinking-factor": args.shrinking_factor,
+        "--max-piece-length": args.max_piece_length,
+    }
+
+
+def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, warnings) -> int:
+    """`train --algorithm unigram`: the same checks and outputs, a UnigramTrace."""
+    from explorer.hf_json import save_tokenizer
+    from explorer.inputs import Budget, check_vocab_size
+    from explorer.pipeline import tokenizer_from_trace, train_corpus
+    from explorer.trainers.unigram import UNIGRAM_STOP_REASONS, UnigramConfig
+
+    if args.max_steps is not None:
+        raise UserError("--max-steps counts merges; a Unigram run has rounds: use --max-seconds")
+    if args.min_frequency or args.continuing_subword_prefix is not None or args.end_of_word_suffix is not None:
+        raise UserError("--min-frequency, --continuing-subword-prefix and --end-of-word-suffix are BPE/WordPiece settings")
+    try:
+        check_vocab_size(args.vocab_size, limits)
+        config = UnigramConfig(
+            flavor=args.flavor,
+            vocab_size=args.vocab_size,
+            seed_size=args.seed_size,
+            shrinking_factor=0.75 if args.shrinking_factor is None else args.shrinking_factor,
+            max_piece_length=args.max_piece_length,
+            special_tokens=special_tokens,
+        )
+    except ValueError as error:  # InputError included
+        raise UserError(str(error))
+    _warn(warnings)
+    report, finish = _progress_printer("rounds")
+    budget = Budget(args.max_seconds, None, progress=report)
+    gc.disable()  # see _train
+    try:
+        trace = train_corpus(
+            text, config, _csv(args.normalizer), pre_tokenizer, progress=budget.progress, should_stop=budget.should_stop
+        )
+        tokenizer = tokenizer_from_trace(trace)
+    except ValueError as error:
+        raise UserError(str(error))
+    finally:
+        gc.enable()
+        finish()
+    save_tokenizer(tokenizer, args.out)
+    if args.trace:
+        Path(args.trace).write_text(trace.to_json(), encoding="utf-8")
+    stopped = UNIGRAM_STOP_REASONS[trace.stop_reason]
+    if trace.stop_reason == "stopped" and budget.stopped_by:
+        stopped = f"stopped by {budget.stopped_by}"
+    print(
+        f"{len(trace.seeds):,} seed pieces, {len(trace.rounds):,} rounds, vocab {len(trace.vocab):,}, "
+        f"stopped: {stopped}, {trace.seconds:.2f} s -> {args.out}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -397,15 +463,18 @@ def build_parser() -> argparse.ArgumentParser:
 
     train = commands.add_parser("train", help="train a tokenizer on a corpus and write tokenizer.json")
     train.add_argument("corpus", help="corpus file, or - for stdin; one sequence per line")
-    train.add_argument("--algorithm", choices=["bpe", "wordpiece"], default="bpe")
+    train.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe")
     train.add_argument("--flavor", choices=["library", "course"], default="library")
     train.add_argument("--vocab-size", type=int, required=True)
-    train.add_argument("--pre-tokenizer", choices=["byte-level", "bert", "whitespace", "whitespace-split"])
+    train.add_argument("--pre-tokenizer", choices=["byte-level", "bert", "whitespace", "whitespace-split", "metaspace"])
     train.add_argument("--normalizer", default="", help="comma-separated: nfd,nfkc,lowercase,strip-accents,bert")
     train.add_argument("--min-frequency", type=int, default=0)
     train.add_argument("--special-tokens", default=None, help='comma-separated; "" for none')
     train.add_argument("--continuing-subword-prefix", default=None)
     train.add_argument("--end-of-word-suffix", default=None)
+    train.add_argument("--seed-size", type=_positive(int), help="unigram: seed pieces (library 1,000,000; course 300)")
+    train.add_argument("--shrinking-factor", type=float, help="unigram library: share of pieces kept per round (0.75)")
+    train.add_argument("--max-piece-length", type=_positive(int), help="unigram: longest piece (library 16; course none)")
     train.add_argument("--max-seconds", type=_positive(float), help="stop training after this many seconds")
     train.add_argument("--max-steps", type=_positive(int), help="stop training after this many merges")
     train.add_argument("--max-corpus-mb", type=_positive(float), help="refuse a corpus larger than this (MB of UTF-8)")

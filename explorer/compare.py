@@ -52,6 +52,7 @@ from explorer.hf_json import (
     wordpiece_from_vocab_txt,
 )
 from explorer.metrics import TokenizerMetrics, add_metrics, compute_metrics, metrics_table
+from explorer.models import BPEModel, WordPieceModel
 from explorer.normalizers import BertNormalizer
 from explorer.pipeline import Piece, encode_pieces
 from explorer.pre_tokenizers import build_pre_tokenizer
@@ -147,7 +148,7 @@ def tokenizer_column(
         content_key=content_key("ours", exported),
         encode_batch=None if tok.may_drop_characters() else library_batch_encoder(exported),
         note=note,
-        steps=functools.partial(encode_steps, tok, name=name),
+        steps=functools.partial(encode_steps, tok, name=name) if isinstance(tok.model, (BPEModel, WordPieceModel)) else None,
         spec={"name": name, "tokenizer_json": exported},
     )
 

@@ -380,7 +380,7 @@ def encode_steps(tokenizer: Tokenizer, text: str, name: str = "tokenizer", add_s
         if is_special:
             pre_tokens.append(_special_pre_token(part, tokenizer.special_token_ids[part], part_start, part_end))
             continue
-        for piece in tokenizer.pre_tokenize(part):
+        for piece in tokenizer.pre_tokenize(part, first_part=part_start == 0):
             piece = _shifted(piece, part_start)
             if isinstance(model, BPEModel):
                 pre_tokens.append(_bpe_pre_token(model, piece, text, byte_level, budget))

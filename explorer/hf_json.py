@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import uuid
 import warnings
 from pathlib import Path
 
+from explorer.json_numbers import library_float_text, library_json_float
 from explorer.models import BPEModel, WordPieceModel, model_from_hf_json
 from explorer.normalizers import Identity, build_normalizer, normalizer_from_hf_json
 from explorer.pre_tokenizers import build_pre_tokenizer, pre_tokenizer_from_hf_json
@@ -37,10 +40,31 @@ ADDED_TOKEN_FLAGS = {"single_word": False, "lstrip": False, "rstrip": False, "no
 
 
 def _dumps(value: object, pretty: bool) -> str:
-    """serde_json's output: UTF-8 as is, only controls, quote and backslash escaped."""
+    """serde_json's output: UTF-8 as is, only controls, quote and backslash escaped. Floats (the
+    Unigram scores) are written so that the library reads them back exactly (json_numbers.py):
+    each goes into the document as a marker string, replaced by its text afterwards."""
+    numbers: list[str] = []
+    nonce = uuid.uuid4().hex
+
+    def mark(item):
+        if isinstance(item, float):
+            numbers.append(library_float_text(item))
+            return f"\0{nonce}{len(numbers) - 1}\0"
+        if isinstance(item, dict):
+            return {key: mark(inner) for key, inner in item.items()}
+        if isinstance(item, list | tuple):
+            return [mark(inner) for inner in item]
+        return item
+
+    marked = mark(value)
     if pretty:
-        return json.dumps(value, ensure_ascii=False, indent=2)
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        text = json.dumps(marked, ensure_ascii=False, indent=2)
+    else:
+        text = json.dumps(marked, ensure_ascii=False, separators=(",", ":"))
+    if not numbers:
+        return text
+    marker = re.compile(r'"\\u0000' + nonce + r'(\d+)\\u0000"')
+    return marker.sub(lambda match: numbers[int(match.group(1))], text)
 
 
 def _component_json(component) -> dict | None:
@@ -127,9 +151,12 @@ def tokenizer_from_hf_dict(data: object) -> Tokenizer:
 def tokenizer_from_json(text: str) -> Tokenizer:
     """Read a tokenizer.json; any problem is a ValueError starting with 'tokenizer.json: '."""
     try:
-        data = json.loads(text)
+        # Numbers as the library reads them (see json_numbers.py), so both load the same model.
+        data = json.loads(text, parse_float=library_json_float)
     except json.JSONDecodeError as error:
         raise ValueError(f"{SOURCE}: not valid JSON ({error})") from None
+    except ValueError as error:  # a number out of the library's range
+        raise ValueError(f"{SOURCE}: {error}") from None
     try:
         return tokenizer_from_hf_dict(data)
     except ValueError as error:

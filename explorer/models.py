@@ -15,6 +15,8 @@ Offsets are character offsets into the pre-token. The library counts bytes and c
 characters; ours are the same, including its quirk after a dropped unknown character (see
 `BPEModel._merge_word`).
 
+Unigram models live in `explorer.unigram_model` (`model_from_hf_json` reads all three).
+
 Does not implement BPE dropout or `byte_fallback` (reading a model that uses them is a
 ValueError), training (see `explorer.trainers`), normalization, pre-tokenization or decoding
 (see `explorer.tokenizer`).
@@ -461,17 +463,26 @@ class WordPieceModel:
         return cls(_vocab_from_json(d.get("vocab", {}), f"{where}.vocab"), unk_token, prefix, max_chars)
 
 
-MODEL_TYPES = {"BPE": BPEModel, "WordPiece": WordPieceModel}
+MODEL_TYPES = {"BPE": BPEModel, "WordPiece": WordPieceModel, "Unigram": None}  # Unigram: unigram_model.py
 
 
-def model_from_hf_json(d: object) -> BPEModel | WordPieceModel:
-    """The model of a tokenizer.json (its "model" object)."""
+def model_from_hf_json(d: object):
+    """The model of a tokenizer.json (its "model" object): BPEModel, WordPieceModel or UnigramModel."""
     if not isinstance(d, dict):
         raise ValueError("model must be an object")
     model_type = d.get("type")
     if model_type is None:
         # The library also accepts an untagged model and guesses from its fields.
-        model_type = "BPE" if "merges" in d else "WordPiece" if "vocab" in d else None
+        if "merges" in d:
+            model_type = "BPE"
+        elif isinstance(d.get("vocab"), list):
+            model_type = "Unigram"
+        elif "vocab" in d:
+            model_type = "WordPiece"
     if model_type not in MODEL_TYPES:
         raise ValueError(f"model.type {model_type!r} is not supported ({', '.join(MODEL_TYPES)})")
+    if model_type == "Unigram":
+        from explorer.unigram_model import UnigramModel  # it imports Token from here
+
+        return UnigramModel.from_hf_json(d)
     return MODEL_TYPES[model_type].from_hf_json(d)

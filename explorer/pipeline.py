@@ -6,6 +6,10 @@ do), trains, and records the pipeline settings in the trace's config so that
 `tokenizer_from_trace` can rebuild the matching Tokenizer (normalizer, pre-tokenizer, model,
 decoder, post-processor) for encoding and export.
 
+Unigram (a `UnigramConfig`; see the section at the end): `train_corpus` returns a UnigramTrace,
+and `tokenizer_from_trace` rebuilds a Unigram tokenizer from it (Metaspace pre-tokenizer and
+decoder when the run used "metaspace", the pre-tokenizer XLNet and the course use).
+
 What it does not do: enforce size limits or time budgets (the callers pass `should_stop` and
 `max_steps`).
 """
@@ -17,12 +21,16 @@ from dataclasses import replace
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
 from explorer.corpus import count_text, count_words
 from explorer.hf_json import build_tokenizer
-from explorer.normalizers import NORMALIZERS
-from explorer.pre_tokenizers import PRE_TOKENIZERS
-from explorer.tokenizer import ByteLevelDecoder, Tokenizer
+from explorer.json_numbers import library_float
+from explorer.normalizers import NORMALIZERS, build_normalizer
+from explorer.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer
+from explorer.tokenizer import ByteLevelDecoder, MetaspaceDecoder, TemplateProcessing, Tokenizer
 from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
 from explorer.trace import Trace
 from explorer.trainers import TrainerConfig, train
+from explorer.trainers.unigram import UnigramConfig, train_unigram
+from explorer.unigram_model import UnigramModel
+from explorer.unigram_trace import UnigramTrace
 
 
 def check_pipeline(normalizers: tuple[str, ...], pre_tokenizer: str) -> None:
@@ -43,15 +51,17 @@ def effective_config(config: TrainerConfig, pre_tokenizer: str) -> TrainerConfig
 
 def train_corpus(
     text: str,
-    config: TrainerConfig,
+    config: TrainerConfig | UnigramConfig,
     normalizers: tuple[str, ...] = (),
     pre_tokenizer: str = "byte-level",
     progress=None,
     should_stop=None,
     max_steps: int | None = None,
-) -> Trace:
+) -> Trace | UnigramTrace:
     check_pipeline(tuple(normalizers), pre_tokenizer)
     word_counts = count_words(text, tuple(normalizers), pre_tokenizer)
+    if isinstance(config, UnigramConfig):
+        return _train_unigram(word_counts, config, normalizers, pre_tokenizer, progress, should_stop, max_steps)
     trace = train(
         word_counts,
         effective_config(config, pre_tokenizer),
@@ -65,8 +75,11 @@ def train_corpus(
     return trace
 
 
-def tokenizer_from_trace(trace: Trace, k: int | None = None) -> Tokenizer:
-    """The trained tokenizer, or the one the first k merges make (vocabulary as it was then)."""
+def tokenizer_from_trace(trace: Trace | UnigramTrace, k: int | None = None) -> Tokenizer:
+    """The trained tokenizer, or the one the first k merges make (vocabulary as it was then).
+    For a UnigramTrace, k is a round (see `unigram_tokenizer`)."""
+    if isinstance(trace, UnigramTrace):
+        return unigram_tokenizer(trace, k)
     config = trace.config
     return build_tokenizer(
         config["algorithm"],
@@ -102,3 +115,49 @@ def encode_pieces(tokenizer: Tokenizer, text: str) -> list[Piece]:
                    for start, end in dropped]
         pieces.sort(key=lambda piece: piece.start)
     return pieces
+
+
+# ---------------------------------------------------------------- Unigram
+
+
+def _train_unigram(word_counts, config, normalizers, pre_tokenizer, progress, should_stop, max_steps) -> UnigramTrace:
+    if max_steps is not None:
+        raise ValueError("a step limit counts merges; a Unigram run has rounds, limit it by time instead")
+    trace = train_unigram(word_counts, config, progress=progress, should_stop=should_stop)
+    trace.config["normalizers"] = list(normalizers)
+    trace.config["pre_tokenizer"] = pre_tokenizer
+    return trace
+
+
+def unigram_tokenizer(trace: UnigramTrace, r: int | None = None) -> Tokenizer:
+    """The tokenizer a Unigram run gives: its final vocabulary (special tokens and the unk token
+    first), or the pieces after round r (for showing the history: intermediate models keep the
+    trainer's own unknown piece and cannot be exported)."""
+    config = trace.config
+    if r is None or r == len(trace.rounds):
+        # Scores as the library reads them back from our tokenizer.json (one ulp off for a few
+        # doubles it cannot read exactly), so that both encode alike.
+        pieces = [(piece, library_float(score)) for piece, score in trace.final_pieces]
+        model = UnigramModel(pieces, trace.unk_id)
+    else:
+        model = trace.model_at(r)
+    normalizer_names = list(config.get("normalizers") or [])
+    pre_tokenizer_name = config.get("pre_tokenizer")
+    # As after the library's training: its special tokens become added tokens; an unk token the
+    # trainer put first without being one of them stays a plain piece.
+    special_tokens = trace.special_tokens
+    tokenizer = Tokenizer(
+        normalizer=build_normalizer(normalizer_names) if normalizer_names else None,
+        pre_tokenizer=build_pre_tokenizer(pre_tokenizer_name) if pre_tokenizer_name else None,
+        model=model,
+        special_tokens=special_tokens,
+        decoder=MetaspaceDecoder() if pre_tokenizer_name == "metaspace" else None,
+    )
+    ids = tokenizer.special_token_ids
+    if "[CLS]" in ids and "[SEP]" in ids:
+        tokenizer.post_processor = TemplateProcessing(
+            single="[CLS] $A [SEP]",
+            pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+            special_tokens=[("[CLS]", ids["[CLS]"]), ("[SEP]", ids["[SEP]"])],
+        )
+    return tokenizer

@@ -19,13 +19,23 @@ Components (library semantics, measured with tokenizers 0.23.3):
   (so `x²` splits in two, combining marks and ZWJ stay inside words).
 - WhitespaceSplit: splits on Unicode White_Space (not Python's str.split, which also splits on
   U+001C..U+001F).
+- Metaspace: every ' ' (U+0020 only) becomes the replacement character (default '▁', keeping the
+  space's offsets); `prepend_scheme` "always" puts one before text that does not start with it,
+  "first" only before a piece whose first character is the text's first character (the
+  library's `offsets_original().0 == 0`: not after a special token, nor after characters a
+  normalizer removed, nor on a piece an earlier pre-tokenizer cut further right), "never" not at
+  all; the prepended character shares the first character's offsets. With `split`
+  the text is then cut before every replacement character ("▁a▁▁b" -> "▁a", "▁", "▁b").
 - Sequence: each pre-tokenizer splits the pieces of the previous one.
 
 Unicode versions: the library's regex engines know Unicode 16.0 and its punctuation table is
 Unicode 8.0, while the `regex` module used here knows Unicode 17.0. Small tables, measured against
 the library one code point at a time, remove the difference (tests re-check every code point).
 
-Does not: Metaspace, Split, Punctuation, Digits, CharDelimiterSplit, UnicodeScripts; ByteLevel's
+`split(normalized, first_part)`: `first_part` is false for the text after a special token, whose
+alignments count from the end of that token (only Metaspace's "first" scheme reads it).
+
+Does not: Split, Punctuation, Digits, CharDelimiterSplit, UnicodeScripts; ByteLevel's
 `trim_offsets` (a post-processing option, only carried through tokenizer.json).
 """
 
@@ -195,7 +205,7 @@ class PreTokenizer:
         pieces = self.split(Normalized.unchanged(text))
         return [(piece.text, piece.original_span(0, len(piece.text))) for piece in pieces]
 
-    def split(self, normalized: Normalized) -> list[Normalized]:
+    def split(self, normalized: Normalized, first_part: bool = True) -> list[Normalized]:
         raise NotImplementedError
 
     def words(self, text: str) -> list[str]:
@@ -231,7 +241,7 @@ class _RegexPieces(PreTokenizer):
     def pre_tokenize(self, text: str) -> list[Piece]:
         return [(match.group(), match.span()) for match in self.pattern.for_text(text).finditer(text)]
 
-    def split(self, normalized: Normalized) -> list[Normalized]:
+    def split(self, normalized: Normalized, first_part: bool = True) -> list[Normalized]:
         text = normalized.text
         return [
             Normalized(match.group(), normalized.alignments[match.start() : match.end()])
@@ -303,7 +313,7 @@ class ByteLevel(PreTokenizer):
             return [(text, (0, len(text)))] if text else []
         return [(match.group(), match.span()) for match in _GPT2_PATTERN.for_text(text).finditer(text)]
 
-    def split(self, normalized: Normalized) -> list[Normalized]:
+    def split(self, normalized: Normalized, first_part: bool = True) -> list[Normalized]:
         if self._needs_prefix(normalized.text):
             # The library's prepend: the space replaces the first character, which is re-inserted
             # after it, so both carry the first character's alignment.
@@ -336,16 +346,96 @@ class ByteLevel(PreTokenizer):
         }
 
 
+class Metaspace(PreTokenizer):
+    """SentencePiece's convention: spaces become '▁', and every piece starts at a '▁'."""
+
+    PREPEND_SCHEMES = ("always", "first", "never")
+
+    def __init__(self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True) -> None:
+        if not isinstance(replacement, str) or len(replacement) != 1:
+            raise ValueError(f"the Metaspace replacement must be one character, not {replacement!r}")
+        if prepend_scheme not in self.PREPEND_SCHEMES:
+            raise ValueError(
+                f"prepend_scheme must be one of {', '.join(self.PREPEND_SCHEMES)}, not {prepend_scheme!r}"
+            )
+        if not isinstance(split, bool):
+            raise ValueError(f"split must be true or false, not {split!r}")
+        self.replacement = replacement
+        self.prepend_scheme = prepend_scheme
+        self.split_at_replacement = split
+        mark = re.escape(replacement)
+        # Pieces start at every replacement character (the library's MergedWithNext split).
+        self._pieces = re.compile(f"{mark}[^{mark}]*|[^{mark}]+")
+        self._line_pieces = re.compile(f"{mark}[^{mark}\\n]*|[^{mark}\\n]+" if split else "[^\\n]+")
+        self._line_start = re.compile(f"^(?=[^{mark}\\n])", re.MULTILINE)
+
+    def _prepends(self, text: str, starts_text: bool) -> bool:
+        if not text or text.startswith(self.replacement):
+            return False
+        return self.prepend_scheme == "always" or (self.prepend_scheme == "first" and starts_text)
+
+    def split(self, normalized: Normalized, first_part: bool = True) -> list[Normalized]:
+        # Each space is replaced one for one, so it keeps its own alignment.
+        text = normalized.text.replace(" ", self.replacement)
+        alignments = normalized.alignments
+        # The library slices every normalized part, so a part whose first characters the
+        # normalizer dropped does not start at offset 0 any more.
+        starts_text = first_part and bool(alignments) and alignments[0][0] == 0
+        if self._prepends(text, starts_text):
+            # The library's prepend: the first character's alignment is shared by both.
+            text = self.replacement + text
+            alignments = (alignments[0], *alignments)
+        if not text:
+            return []
+        if not self.split_at_replacement:
+            return [Normalized(text, alignments)]
+        return [Normalized(match.group(), alignments[match.start() : match.end()]) for match in self._pieces.finditer(text)]
+
+    def words(self, text: str) -> list[str]:
+        text = text.replace(" ", self.replacement)
+        if self._prepends(text, True):
+            text = self.replacement + text
+        if not self.split_at_replacement:
+            return [text] if text else []
+        return self._pieces.findall(text)
+
+    def count_line_words(self, text: str) -> Counter[str]:
+        # Every line is a sequence of its own, so "first" prepends to each line like "always".
+        text = text.replace(" ", self.replacement)
+        if self.prepend_scheme != "never":
+            text = self._line_start.sub(self.replacement, text)
+        return Counter(self._line_pieces.findall(text))
+
+    def to_hf_json(self) -> dict:
+        return {
+            "type": "Metaspace",
+            "replacement": self.replacement,
+            "prepend_scheme": self.prepend_scheme,
+            "split": self.split_at_replacement,
+        }
+
+    @classmethod
+    def from_hf_json(cls, config: dict) -> Metaspace:
+        """Like the library: `prepend_scheme` defaults to "always", `split` to true; the older
+        `add_prefix_space: false` must come with `prepend_scheme: "never"`."""
+        prepend_scheme = config.get("prepend_scheme", "always")
+        add_prefix_space = config.get("add_prefix_space")
+        if add_prefix_space is False:
+            if prepend_scheme != "never":
+                raise ValueError("Metaspace: add_prefix_space false does not match the declared prepend_scheme")
+        return cls(config.get("replacement", "▁"), prepend_scheme, config.get("split", True))
+
+
 class Sequence(PreTokenizer):
     """Each pre-tokenizer splits every piece of the previous one."""
 
     def __init__(self, pre_tokenizers: SequenceOf[PreTokenizer]) -> None:
         self.pre_tokenizers = tuple(pre_tokenizers)
 
-    def split(self, normalized: Normalized) -> list[Normalized]:
+    def split(self, normalized: Normalized, first_part: bool = True) -> list[Normalized]:
         pieces = [normalized] if normalized.text else []
         for pre_tokenizer in self.pre_tokenizers:
-            pieces = [smaller for piece in pieces for smaller in pre_tokenizer.split(piece)]
+            pieces = [smaller for piece in pieces for smaller in pre_tokenizer.split(piece, first_part)]
         return pieces
 
     def to_hf_json(self) -> dict:
@@ -357,6 +447,8 @@ def pre_tokenizer_from_hf_json(config: dict) -> PreTokenizer:
     kind = config.get("type")
     if kind == "Sequence":
         return Sequence([pre_tokenizer_from_hf_json(item) for item in config["pretokenizers"]])
+    if kind == "Metaspace":
+        return Metaspace.from_hf_json(config)
     if kind == "ByteLevel":
         return ByteLevel(
             add_prefix_space=config.get("add_prefix_space", True),
@@ -367,7 +459,7 @@ def pre_tokenizer_from_hf_json(config: dict) -> PreTokenizer:
     if kind in simple:
         return simple[kind]()
     raise ValueError(
-        f"unsupported pre-tokenizer type {kind!r}; supported: {', '.join(['ByteLevel', *simple, 'Sequence'])}"
+        f"unsupported pre-tokenizer type {kind!r}; supported: {', '.join(['ByteLevel', 'Metaspace', *simple, 'Sequence'])}"
     )
 
 
@@ -377,6 +469,8 @@ PRE_TOKENIZERS: dict[str, Callable[[], PreTokenizer]] = {
     "bert": BertPreTokenizer,
     "whitespace": Whitespace,
     "whitespace-split": WhitespaceSplit,
+    # SentencePiece's (XLNet, T5, ALBERT): '▁' for spaces and before every line.
+    "metaspace": Metaspace,
 }
 
 

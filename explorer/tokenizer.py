@@ -12,8 +12,8 @@ Follows the Hugging Face `tokenizers` `Tokenizer` (0.23.3; Rust `tokenizer/mod.r
   token spans its first character's start to its last character's end.
 - `TemplateProcessing` adds [CLS]/[SEP]-style tokens with offsets (0, 0); without a
   post-processor a pair is simply concatenated, its tokens with type id 1.
-- Decoders `ByteLevelDecoder`, `WordPieceDecoder`, `BPEDecoder` behave like the library's
-  `ByteLevel`, `WordPiece` and `BPEDecoder`; with no decoder tokens are joined with spaces.
+- Decoders `ByteLevelDecoder`, `WordPieceDecoder`, `BPEDecoder`, `MetaspaceDecoder` behave like
+  the library's `ByteLevel`, `WordPiece`, `BPEDecoder` and `Metaspace`; with no decoder tokens are joined with spaces.
 
 Does not do: truncation, padding, batches, non-special added tokens (lstrip, rstrip, single_word,
 normalized matching), other post-processors or decoders. tokenizer.json lives in `hf_json`.
@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 from explorer.bytelevel import UNICODE_TO_BYTE
 from explorer.models import BPEModel, Token, WordPieceModel
 from explorer.normalizers import Normalized
+from explorer.pre_tokenizers import Metaspace
 
-Model = BPEModel | WordPieceModel
+Model = BPEModel | WordPieceModel  # or explorer.unigram_model.UnigramModel: same interface
 
 
 @dataclass
@@ -135,7 +136,28 @@ class BPEDecoder:
         return {"type": "BPEDecoder", "suffix": self.suffix}
 
 
-Decoder = ByteLevelDecoder | WordPieceDecoder | BPEDecoder
+class MetaspaceDecoder:
+    """The library's Metaspace decoder: every replacement character becomes a space, except in
+    the first token where they are all dropped (unless prepend_scheme is "never")."""
+
+    def __init__(self, replacement: str = "▁", prepend_scheme: str = "always", split: bool = True):
+        self.replacement = replacement
+        self.prepend_scheme = prepend_scheme
+        self.split = split  # not used to decode: carried for tokenizer.json
+
+    def decode(self, tokens: list[str]) -> str:
+        pieces = []
+        for position, token in enumerate(tokens):
+            drop = position == 0 and self.prepend_scheme != "never"
+            pieces.append(token.replace(self.replacement, "" if drop else " "))
+        return "".join(pieces)
+
+    def to_hf_json(self) -> dict:
+        # One struct serves as pre-tokenizer and decoder in the library.
+        return Metaspace(self.replacement, self.prepend_scheme, self.split).to_hf_json()
+
+
+Decoder = ByteLevelDecoder | WordPieceDecoder | BPEDecoder | MetaspaceDecoder
 
 
 def _string_field(d: dict, key: str, default: str, where: str) -> str:
@@ -161,7 +183,13 @@ def decoder_from_hf_json(d: object) -> Decoder | None:
         return WordPieceDecoder(_string_field(d, "prefix", "##", "decoder"), cleanup)
     if decoder_type == "BPEDecoder":
         return BPEDecoder(_string_field(d, "suffix", "</w>", "decoder"))
-    raise ValueError(f"decoder.type {decoder_type!r} is not supported (ByteLevel, WordPiece, BPEDecoder)")
+    if decoder_type == "Metaspace":
+        try:  # the same fields and checks as the pre-tokenizer
+            settings = Metaspace.from_hf_json(d)
+        except ValueError as error:
+            raise ValueError(f"decoder: {error}") from None
+        return MetaspaceDecoder(settings.replacement, settings.prepend_scheme, settings.split_at_replacement)
+    raise ValueError(f"decoder.type {decoder_type!r} is not supported (ByteLevel, WordPiece, BPEDecoder, Metaspace)")
 
 
 # ---------------------------------------------------------------- post-processor
@@ -327,6 +355,13 @@ def _special_token_pattern(special_tokens: list[str]) -> re.Pattern | None:
     return re.compile("|".join(re.escape(token) for token in by_length))
 
 
+def _model_size(model) -> int:
+    """The library's `Model::get_vocab_size`: a Unigram model counts every piece it lists, a piece
+    listed twice included (its vocab maps the piece to one id)."""
+    pieces = getattr(model, "pieces", None)
+    return len(pieces) if pieces is not None else len(model.vocab)
+
+
 class Tokenizer:
     """A full pipeline: normalizer, pre-tokenizer, model, special tokens, post-processor, decoder.
 
@@ -361,7 +396,7 @@ class Tokenizer:
         model_id = self.model.token_to_id(token)
         if model_id is not None:
             return model_id
-        vocab_size = len(self.model.vocab)
+        vocab_size = _model_size(self.model)
         if not self.special_token_ids:
             return vocab_size
         highest = max(self.special_token_ids.values())
@@ -381,7 +416,7 @@ class Tokenizer:
 
     def vocab_size(self) -> int:
         """Model vocab plus the special tokens it does not hold (`get_vocab_size(True)`)."""
-        return len(self.model.vocab.keys() | self.special_token_ids.keys())
+        return _model_size(self.model) + len(self.special_token_ids.keys() - self.model.vocab.keys())
 
     def may_drop_characters(self) -> bool:
         """Whether some text could lose characters silently: a BPE model without an unk token drops
@@ -428,12 +463,15 @@ class Tokenizer:
             if is_special:
                 encoding.append(self.special_token_ids[part], part, (part_start, part_end), type_id, special=False)
                 continue
-            for token, (start, end) in self._encode_plain(part):
+            for token, (start, end) in self._encode_plain(part, first_part=part_start == 0):
                 encoding.append(token.id, token.value, (part_start + start, part_start + end), type_id, special=False)
         return encoding
 
-    def _encode_plain(self, text: str) -> list[tuple[Token, tuple[int, int]]]:
+    def _encode_plain(self, text: str, first_part: bool = True) -> list[tuple[Token, tuple[int, int]]]:
         """Model tokens of text without special tokens, with offsets into `text`.
+
+        `first_part`: `text` begins the encoded text (false after a special token; the
+        library's Metaspace with prepend_scheme "first" reads it).
 
         Every stage keeps, for each character it outputs, the span of `text` it comes from
         (byte-level symbols share their character's span), so a token's offsets are its first
@@ -441,16 +479,16 @@ class Tokenizer:
         """
         return [
             (token, piece.original_span(token.start, token.end))
-            for piece in self.pre_tokenize(text)
+            for piece in self.pre_tokenize(text, first_part)
             for token in self.model.tokenize(piece.text)
         ]
 
-    def pre_tokenize(self, text: str) -> list[Normalized]:
+    def pre_tokenize(self, text: str, first_part: bool = True) -> list[Normalized]:
         """The pre-tokens the model sees in `text` (no special tokens in it), each knowing the
-        span of `text` every one of its characters comes from."""
+        span of `text` every one of its characters comes from. `first_part`: see `_encode_plain`."""
         normalized = Normalized.unchanged(text) if self.normalizer is None else self.normalizer.normalize(text)
         if self.pre_tokenizer is not None:
-            return self.pre_tokenizer.split(normalized)
+            return self.pre_tokenizer.split(normalized, first_part)
         return [normalized] if normalized.text else []
 
     def encode_exactly(self, text: str) -> tuple[Encoding, list[tuple[int, int]]]:
@@ -463,7 +501,7 @@ class Tokenizer:
             if is_special:
                 encoding.append(self.special_token_ids[part], part, (part_start, part_end), 0, special=True)
                 continue
-            for piece in self.pre_tokenize(part):
+            for piece in self.pre_tokenize(part, first_part=part_start == 0):
                 tokens, dropped_positions = self.model.tokenize_exactly(piece.text)
                 for token in tokens:
                     start, end = piece.original_span(token.start, token.end)

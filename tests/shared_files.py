@@ -17,3 +17,9 @@ def seed_text(name: str) -> str:
         pytest.skip(f"{path} is absent: the seed notebooks live in ../shared/seeds beside the repository "
                     "(or set EXPLORER_SHARED_DIR)")
     return path.read_text(encoding="utf-8")
+
+
+def shared_file(relative: str) -> Path | None:
+    """A file of the shared folder (e.g. "data/tinyshakespeare.txt"), or None when it is absent."""
+    path = SHARED / relative
+    return path if path.is_file() else None

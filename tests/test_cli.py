@@ -71,7 +71,7 @@ def test_compare_prints_a_metrics_table(tmp_path, corpus):
         (["train", "-", "--vocab-size", "10", "--out", "x.json"], b"  \n\t\n", "empty"),
         (["train", "-", "--vocab-size", "0", "--out", "x.json"], b"hello", "vocab_size"),
         (["train", "-", "--vocab-size", "ten", "--out", "x.json"], b"hello", "invalid int"),
-        (["train", "-", "--vocab-size", "10", "--algorithm", "unigram", "--out", "x.json"], b"hello", "invalid choice"),
+        (["train", "-", "--vocab-size", "10", "--algorithm", "sentencepiece", "--out", "x.json"], b"hello", "invalid choice"),
         (["train", "-", "--vocab-size", "10", "--pre-tokenizer", "spaces", "--out", "x.json"], b"hello", "invalid choice"),
         (["train", "-", "--vocab-size", "10", "--normalizer", "nfd,upper", "--out", "x.json"], b"hello", "unknown normalizer"),
         (["train", "-", "--vocab-size", "10", "--out", "x.json"], b"", "corpus '-' is empty (0 bytes)"),

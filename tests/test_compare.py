@@ -358,11 +358,10 @@ def unigram_json() -> str:
     return tok.to_str()
 
 
-def test_a_unigram_tokenizer_json_falls_back_to_the_library():
+def test_a_unigram_tokenizer_json_is_read_by_ours_and_encodes_like_the_library():
     text = unigram_json()
     upload = tokenizer_json_upload(UploadedFile("unigram.json", text.encode()))
-    assert upload.tokenizer is None and upload.library_json == text
-    assert upload.note.startswith("Encoded by the tokenizers library: our reader does not support it (")
+    assert upload.tokenizer is not None and upload.library_json is None
     column = upload.column
     library = LibraryTokenizer.from_str(text)
     for sentence in ["the a theatre", "xyz the", ""]:
@@ -374,6 +373,23 @@ def test_a_unigram_tokenizer_json_falls_back_to_the_library():
     body, total = column_html(column, ["the xyz"])
     assert total == len(library.encode("the xyz").ids) and "▁the" in body
     assert measure_corpus(column, ["the xyz", "a the"]).metrics.unknown_tokens > 0
+
+
+def wordlevel_json() -> str:
+    tok = LibraryTokenizer(models.WordLevel({"[UNK]": 0, "the": 1, "a": 2}, unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    return tok.to_str()
+
+
+def test_a_tokenizer_json_our_reader_does_not_support_falls_back_to_the_library():
+    text = wordlevel_json()
+    upload = tokenizer_json_upload(UploadedFile("wordlevel.json", text.encode()))
+    assert upload.tokenizer is None and upload.library_json == text
+    assert upload.note.startswith("Encoded by the tokenizers library: our reader does not support it (")
+    library = LibraryTokenizer.from_str(text)
+    for sentence in ["the a theatre", "xyz the", ""]:
+        assert [p.id for p in upload.column.encode(sentence)] == library.encode(sentence, add_special_tokens=False).ids
+    assert upload.column.unknown_token == 0
 
 
 @pytest.mark.parametrize(

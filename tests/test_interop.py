@@ -385,13 +385,13 @@ def set_path(data: dict, path: str, value) -> dict:
 @pytest.mark.parametrize(
     "path, value, message",
     [
-        ("model.type", "Foo", "tokenizer.json: model.type 'Foo' is not supported (BPE, WordPiece)"),
+        ("model.type", "Foo", "tokenizer.json: model.type 'Foo' is not supported (BPE, WordPiece, Unigram)"),
         ("model.vocab", [], "tokenizer.json: model.vocab must be an object"),
         ("version", "2.0", "tokenizer.json: version '2.0' is not supported (1.0)"),
         ("truncation", {"max_length": 5}, "tokenizer.json: truncation is not supported"),
         ("added_tokens.0.lstrip", True, "tokenizer.json: added_tokens[0] ('[UNK]'): lstrip=true is not supported"),
         ("added_tokens", {}, "tokenizer.json: added_tokens must be a list"),
-        ("decoder", {"type": "Metaspace"}, "tokenizer.json: decoder.type 'Metaspace' is not supported"),
+        ("decoder", {"type": "Strip"}, "tokenizer.json: decoder.type 'Strip' is not supported"),
         ("post_processor", {"type": "BertProcessing"}, "tokenizer.json: post_processor.type 'BertProcessing' is not supported"),
         ("post_processor.single", [{"Nope": {}}], "tokenizer.json: post_processor.single: cannot read template piece"),
         ("normalizer", {"type": "Nope"}, "tokenizer.json: "),

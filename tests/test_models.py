@@ -186,7 +186,7 @@ def test_bpe_json_reads_legacy_merge_strings():
 @pytest.mark.parametrize(
     "model, message",
     [
-        ({"type": "Foo"}, "model.type 'Foo' is not supported (BPE, WordPiece)"),
+        ({"type": "Foo"}, "model.type 'Foo' is not supported (BPE, WordPiece, Unigram)"),
         ({"type": "BPE", "vocab": [], "merges": []}, "model.vocab must be an object"),
         ({"type": "BPE", "vocab": {"a": "0"}, "merges": []}, "model.vocab['a'] must be a non-negative integer"),
         ({"type": "BPE", "vocab": {"a": 0}, "merges": [["a"]]}, "model.merges[0] must be a pair of strings"),

@@ -41,6 +41,25 @@ COMPONENTS = [
         ours.Sequence([ours.WhitespaceSplit(), ours.ByteLevel(add_prefix_space=True)]),
         hf.Sequence([hf.WhitespaceSplit(), hf.ByteLevel(add_prefix_space=True)]),
     ),
+    ("metaspace", ours.Metaspace(), hf.Metaspace()),
+    ("metaspace-first", ours.Metaspace(prepend_scheme="first"), hf.Metaspace(prepend_scheme="first")),
+    ("metaspace-never", ours.Metaspace(prepend_scheme="never"), hf.Metaspace(prepend_scheme="never")),
+    ("metaspace-no-split", ours.Metaspace(split=False), hf.Metaspace(split=False)),
+    (
+        "metaspace-underscore-never-no-split",
+        ours.Metaspace("_", prepend_scheme="never", split=False),
+        hf.Metaspace("_", prepend_scheme="never", split=False),
+    ),
+    (
+        "split-then-metaspace-first",
+        ours.Sequence([ours.WhitespaceSplit(), ours.Metaspace(prepend_scheme="first")]),
+        hf.Sequence([hf.WhitespaceSplit(), hf.Metaspace(prepend_scheme="first")]),
+    ),
+    (
+        "metaspace-then-bert",
+        ours.Sequence([ours.Metaspace(), ours.BertPreTokenizer()]),
+        hf.Sequence([hf.Metaspace(), hf.BertPreTokenizer()]),
+    ),
     (
         "byte-level-then-bert",
         ours.Sequence([ours.ByteLevel(), ours.BertPreTokenizer()]),
@@ -81,6 +100,9 @@ FRAGMENTS = [
     "\u166d",
     "\u2e43",
     "\U000111c9",
+    "▁",
+    " ▁",
+    "_",
 ]
 texts = st.lists(st.one_of(st.characters(codec="utf-8"), st.sampled_from(FRAGMENTS)), max_size=20).map("".join)
 
@@ -221,12 +243,13 @@ def test_library_loads_our_json_and_splits_the_same(name, component, library):
 
 
 def test_unsupported_json_is_a_clear_error():
-    with pytest.raises(ValueError, match="unsupported pre-tokenizer type 'Metaspace'.*ByteLevel"):
-        ours.pre_tokenizer_from_hf_json({"type": "Metaspace"})
+    with pytest.raises(ValueError, match="unsupported pre-tokenizer type 'Split'.*ByteLevel, Metaspace"):
+        ours.pre_tokenizer_from_hf_json({"type": "Split"})
 
 
 def test_registry():
-    assert set(ours.PRE_TOKENIZERS) == {"byte-level", "bert", "whitespace", "whitespace-split"}
+    assert set(ours.PRE_TOKENIZERS) == {"byte-level", "bert", "whitespace", "whitespace-split", "metaspace"}
+    assert ours.build_pre_tokenizer("metaspace") == ours.Metaspace("▁", "always", split=True)
     assert ours.build_pre_tokenizer("byte-level") == ours.ByteLevel(add_prefix_space=False)
     assert ours.build_pre_tokenizer("bert") == ours.BertPreTokenizer()
     assert ours.build_pre_tokenizer("whitespace") == ours.Whitespace()
@@ -234,9 +257,9 @@ def test_registry():
 
 
 def test_unknown_registry_name_lists_the_valid_ones():
-    valid = "byte-level, bert, whitespace, whitespace-split"
-    with pytest.raises(ValueError, match=f"unknown pre-tokenizer 'metaspace'.*{valid}"):
-        ours.build_pre_tokenizer("metaspace")
+    valid = "byte-level, bert, whitespace, whitespace-split, metaspace"
+    with pytest.raises(ValueError, match=f"unknown pre-tokenizer 'punctuation'.*{valid}"):
+        ours.build_pre_tokenizer("punctuation")
 
 
 # ----- the byte-level map -----

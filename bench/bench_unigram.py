@@ -1,0 +1,143 @@
+"""Unigram training speed against the `tokenizers` library and against the course's own loop.
+
+    .venv/bin/python bench/bench_unigram.py [--repeat 5]
+
+Every figure is a whole process (interpreter start, imports, reading the corpus, training, writing
+tokenizer.json and, for ours, the trace JSON), peak RSS from wait4; ours and the other alternate
+run by run (the machine's speed drifts), best and median of --repeat. On
+../shared/data/tinyshakespeare.txt (EXPLORER_SHARED_DIR overrides ../shared; skipped with a
+message when absent):
+  1. Library flavor, vocab 8,000, Metaspace, unk "<unk>": ours vs the library's UnigramTrainer.
+  2. Course flavor, vocab 100, seed 300, on the first 5,000 characters (482 distinct words):
+     ours vs the course's loop (tests/reference_unigram_course.py), both measured.
+  3. Course flavor on the whole text: ours measured; the course's loop extrapolated. It computes
+     the whole loss once per round plus once per piece scored: one loss computation is timed
+     (best of 3) and multiplied by their number in our run (the same rounds and pieces).
+This is a benchmark, not a test: it prints figures and ratios and asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_train import PYTHON, ROOT, run  # noqa: E402  (the same process runner)
+
+sys.path.insert(0, str(ROOT))
+from explorer.unigram_trace import UnigramTrace  # noqa: E402
+
+CORPUS = Path(os.environ.get("EXPLORER_SHARED_DIR") or ROOT.parent / "shared") / "data" / "tinyshakespeare.txt"
+
+LIBRARY_SCRIPT = """
+import sys
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+corpus, vocab_size, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+tok = Tokenizer(models.Unigram())
+tok.pre_tokenizer = pre_tokenizers.Metaspace()
+trainer = trainers.UnigramTrainer(vocab_size=vocab_size, unk_token="<unk>", show_progress=False)
+tok.train_from_iterator(open(corpus, encoding="utf-8").read().split("\\n"), trainer)
+tok.save(out)
+"""
+
+COURSE_LOOP_SCRIPT = """
+import sys, time
+sys.path.insert(0, sys.argv[2]); sys.path.insert(0, sys.argv[2] + "/tests")
+import reference_unigram_course as course
+from explorer.corpus import count_words
+word_freqs = count_words(open(sys.argv[1], encoding="utf-8").read(), (), "metaspace")
+if sys.argv[3] == "train":
+    course.train(word_freqs, 100, 300)
+else:  # time one compute_loss of the initial model, best of 3
+    model = course.model_from(course.initial_token_freqs(word_freqs, 300))
+    times = []
+    for _ in range(3):
+        started = time.perf_counter()
+        course.compute_loss(model, word_freqs)
+        times.append(time.perf_counter() - started)
+    print(min(times))
+"""
+
+
+def paired(repeat: int, ours_command: list[str], other_command: list[str]):
+    """(ours, other): each (best s, median s, peak MB), run alternately."""
+    ours_runs, other_runs = [], []
+    for _ in range(repeat):
+        ours_runs.append(run(ours_command)[:2])
+        other_runs.append(run(other_command)[:2])
+
+    def summary(runs):
+        seconds = [s for s, _ in runs]
+        return min(seconds), statistics.median(seconds), max(mb for _, mb in runs)
+
+    return summary(ours_runs), summary(other_runs)
+
+
+def ours(corpus: Path, out: Path, flavor: str, vocab_size: int) -> list[str]:
+    return [
+        PYTHON, "-m", "explorer", "train", str(corpus), "--algorithm", "unigram", "--flavor", flavor,
+        "--vocab-size", str(vocab_size), "--out", str(out / "ours.json"), "--trace", str(out / "trace.json"),
+    ]
+
+
+def row(name: str, mine, other) -> str:
+    return (
+        f"| {name} | {mine[0]:.2f} / {mine[1]:.2f} | {other[0]:.2f} / {other[1]:.2f} | "
+        f"{mine[0] / other[0]:.2f}x / {mine[1] / other[1]:.2f}x | {mine[2]:.0f} | {other[2]:.0f} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    if not CORPUS.exists():
+        print(f"skipped: {CORPUS} is absent (the benchmark corpus lives in ../shared/data)")
+        return
+    subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "explorer")], check=True)
+    print(f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; {args.repeat} runs each, alternating; whole processes")
+    print("\n| case | ours best / median (s) | other best / median (s) | ratio best / median | ours peak MB | other peak MB |")
+    print("|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        mine, library = paired(
+            args.repeat,
+            ours(CORPUS, out, "library", 8000),
+            [PYTHON, "-c", LIBRARY_SCRIPT, str(CORPUS), "8000", str(out / "library.json")],
+        )
+        print(row("library flavor, vocab 8,000 vs UnigramTrainer", mine, library))
+
+        small = out / "small.txt"
+        small.write_text(CORPUS.read_text(encoding="utf-8")[:5000], encoding="utf-8")
+        mine, loop = paired(
+            args.repeat,
+            ours(small, out, "course", 100),
+            [PYTHON, "-c", COURSE_LOOP_SCRIPT, str(small), str(ROOT), "train"],
+        )
+        print(row("course flavor, 5,000 characters, vocab 100 vs the course's loop", mine, loop))
+
+        mine_full = run(ours(CORPUS, out, "course", 100))
+        trace = json.loads((out / "trace.json").read_text(encoding="utf-8"))
+        # The course computes the loss once per round and once per piece longer than one character.
+        course_trace = UnigramTrace.from_dict(trace)
+        losses = sum(
+            1 + sum(len(piece) > 1 for piece, _ in course_trace.pieces_at(r)) for r in range(len(course_trace.rounds))
+        )
+        one_loss = float(run([PYTHON, "-c", COURSE_LOOP_SCRIPT, str(CORPUS), str(ROOT), "time"])[2])
+        estimate = one_loss * losses
+        shown = f"{estimate / 60:.1f} min" if estimate < 3600 else f"{estimate / 3600:.1f} h"
+        print(
+            f"\ncourse flavor, whole text, vocab 100: ours {mine_full[0]:.2f} s (peak {mine_full[1]:.0f} MB); the course's "
+            f"loop computes the whole loss {losses:,} times, {one_loss:.2f} s each: about {shown} "
+            f"(extrapolated), {estimate / mine_full[0]:,.0f}x ours"
+        )
+
+
+if __name__ == "__main__":
+    main()
