@@ -21,7 +21,7 @@ import uuid
 import warnings
 from pathlib import Path
 
-from explorer.json_numbers import library_float_text, library_json_float
+from explorer.json_numbers import library_float_text, library_json_float, library_json_int
 from explorer.models import BPEModel, WordPieceModel, model_from_hf_json
 from explorer.normalizers import Identity, build_normalizer, normalizer_from_hf_json
 from explorer.pre_tokenizers import build_pre_tokenizer, pre_tokenizer_from_hf_json
@@ -152,7 +152,7 @@ def tokenizer_from_json(text: str) -> Tokenizer:
     """Read a tokenizer.json; any problem is a ValueError starting with 'tokenizer.json: '."""
     try:
         # Numbers as the library reads them (see json_numbers.py), so both load the same model.
-        data = json.loads(text, parse_float=library_json_float)
+        data = json.loads(text, parse_float=library_json_float, parse_int=library_json_int)
     except json.JSONDecodeError as error:
         raise ValueError(f"{SOURCE}: not valid JSON ({error})") from None
     except ValueError as error:  # a number out of the library's range

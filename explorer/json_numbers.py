@@ -7,7 +7,8 @@ double too), two roundings instead of one. So a number written with Python's sho
 and the library's own save-then-load can change a Unigram score. A Unigram model whose scores
 differ by one ulp can break a tie the other way, so:
 - `library_json_float(text)` reads a number as the library does (`json.loads(...,
-  parse_float=library_json_float)`): what we load is what the library loads from the same file;
+  parse_float=library_json_float, parse_int=library_json_int)`): what we load is what the
+  library loads from the same file, integers too long for 64 bits included;
 - `library_float_text(value)` writes a number the library reads back as exactly `value` (the
   shortest repr when that works, else 17 to 20 significant digits, else the integers next to
   value * 10**k for every usable k). Some doubles cannot be read by the library from any text
@@ -17,7 +18,7 @@ Ported from serde_json 1.0 `de.rs` (`parse_integer`, `parse_decimal`, `parse_exp
 `f64_from_parts` without `float_roundtrip`); tests compare it with the library on thousands of
 numbers.
 
-What it does not do: integers beyond 64 bits in integer form (the library reads them as floats
+What it does not do: keep integers beyond 64 bits as integers (the library reads them as floats
 too; no tokenizer.json field needs them).
 """
 
@@ -90,6 +91,16 @@ def library_json_float(text: str) -> float:
             return 0.0 if positive else -0.0
         exponent += written
     return _from_parts(positive, significand, exponent)
+
+
+def library_json_int(text: str) -> int | float:
+    """A JSON integer (as json.loads hands it to `parse_int`) read as the library reads it: an
+    integer while it fits 64 bits, else a float scaled from its first digits (parse_long_integer),
+    not the nearest double to the whole integer."""
+    number = int(text)
+    if abs(number) <= _U64_MAX:
+        return number
+    return library_json_float(text)
 
 
 def library_float_text(value: float) -> str:

@@ -247,6 +247,19 @@ def test_numbers_are_read_as_the_library_reads_them(texts):
     assert [score for _, score in tokenizer_from_json(document).model.pieces] == held
 
 
+def test_an_integer_too_long_for_64_bits_is_read_as_the_library_reads_it():
+    """serde_json scales the first 20 digits by a power of ten: 1 ulp from the nearest double."""
+    text = "283352087234368835158016"
+    document = (
+        '{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],"normalizer":null,'
+        '"pre_tokenizer":null,"post_processor":null,"decoder":null,"model":{"type":"Unigram",'
+        f'"unk_id":null,"vocab":[["a",{text}],["b",-{text}]],"byte_fallback":false}}}}'
+    )
+    held = [score for _, score in json.loads(HFTokenizer.from_str(document).to_str())["model"]["vocab"]]
+    assert held[0] != float(int(text))  # the case that matters: not the nearest double
+    assert [score for _, score in tokenizer_from_json(document).model.pieces] == held
+
+
 @settings(max_examples=300, deadline=None)
 @given(value=st.floats(allow_nan=False, allow_infinity=False, width=64))
 def test_every_readable_score_is_written_to_be_read_back_exactly(value):
