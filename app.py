@@ -32,7 +32,13 @@ with settings_column:
     settings_ok = train_panel.settings_feedback(settings, bounds)
 # The run this page shows, or the one training for it: a reload finds it (explorer.ui.link).
 named = training.current_job() or state.current_run()
-link.write(link.params_for(settings, corpus.sample_key if corpus else None, named.key if isinstance(named, training.TrainingJob) else named.store_key if named else None))
+link.write(
+    link.params_for(
+        settings,
+        corpus.sample_key if corpus else None,
+        named.key if isinstance(named, training.TrainingJob) else named.store_key if named else None,
+    )
+)
 
 train_panel.train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, bounds)
 run = state.current_run()

@@ -37,7 +37,16 @@ def ensure_venv(requirements: str) -> None:
         return
     if not PYTHON.exists():
         _run(sys.executable, "-m", "venv", str(VENV))
-    _run(str(PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-r", str(ROOT / requirements))
+    _run(
+        str(PYTHON),
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "-r",
+        str(ROOT / requirements),
+    )
     stamp.write_text(digest)
 
 
@@ -47,9 +56,13 @@ def ensure_chromium() -> None:
     if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
-        subprocess.run(["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env, stdout=subprocess.DEVNULL
+        )
     else:
-        print("note: /usr/bin/chromium is missing (Debian: apt-get install chromium); browser tests will be skipped")
+        print(
+            "note: /usr/bin/chromium is missing (Debian: apt-get install chromium); browser tests will be skipped"
+        )
 
 
 def main(argv: list[str]) -> int:

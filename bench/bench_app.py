@@ -124,8 +124,12 @@ def train(page, base_url: str, figures: dict) -> None:
     page.get_by_text("Merges learned", exact=True).wait_for(timeout=180_000)
     page.locator('[data-testid="stMetric"]').nth(7).wait_for()  # all eight metrics drawn
     figures["train"] = time.perf_counter() - started
-    metrics = dict(zip(page.locator('[data-testid="stMetricLabel"]').all_inner_texts(),
-                       page.locator('[data-testid="stMetricValue"]').all_inner_texts()))
+    metrics = dict(
+        zip(
+            page.locator('[data-testid="stMetricLabel"]').all_inner_texts(),
+            page.locator('[data-testid="stMetricValue"]').all_inner_texts(),
+        )
+    )
     figures["train_metrics"] = {label.strip(): value.strip() for label, value in metrics.items()}
     wait_idle(page)
     screenshot(page, "bench-train")
@@ -195,8 +199,13 @@ def fragment_work_in_process(figures: dict) -> None:
     text = CORPUS.read_text(encoding="utf-8")
     settings = Settings(vocab_size=VOCAB_SIZE)
     trace = train_corpus(text, settings.trainer_config(), settings.normalizers, settings.pre_tokenizer)
-    run = Run(key=RunKey(corpus_digest(text), settings), trace=trace, corpus_label=CORPUS.name,
-              characters=len(text), sample_key=None)
+    run = Run(
+        key=RunKey(corpus_digest(text), settings),
+        trace=trace,
+        corpus_label=CORPUS.name,
+        characters=len(text),
+        sample_key=None,
+    )
     sentences = list(SAMPLE_SENTENCES)
     timings = []
     middle = trace.steps // 2
@@ -319,11 +328,17 @@ def responsiveness(page, seconds: float, figures: dict) -> None:
     try:  # the first option is the first merge's token (the selectbox starts on the last one)
         box = options.first.bounding_box(timeout=5_000)
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-        page.wait_for_function("before => document.querySelector('.merge-tree')?.innerText !== before",
-                               arg=tree_before, timeout=60_000)
+        page.wait_for_function(
+            "before => document.querySelector('.merge-tree')?.innerText !== before",
+            arg=tree_before,
+            timeout=60_000,
+        )
         figures["select_pick"] = (time.perf_counter() - started) * 1000
     except Exception as error:  # the list closed again before the pick: say so, carry on
-        print(f"could not pick a token while playing (the list closed or never opened): {type(error).__name__}", flush=True)
+        print(
+            f"could not pick a token while playing (the list closed or never opened): {type(error).__name__}",
+            flush=True,
+        )
         page.keyboard.press("Escape")
 
     at = step_of(page)
@@ -331,7 +346,9 @@ def responsiveness(page, seconds: float, figures: dict) -> None:
     figures["still_playing"] = step_of(page) - at
 
     pause = page.get_by_role("button", name="Pause", exact=True)
-    figures["pause"] = click_until(page, pause, page.locator('button:has-text("Play"):enabled'), wait_ms=10_000)
+    figures["pause"] = click_until(
+        page, pause, page.locator('button:has-text("Play"):enabled'), wait_ms=10_000
+    )
     wait_idle(page)
     screenshot(page, "bench-merge_history")
 
@@ -341,50 +358,103 @@ def responsiveness(page, seconds: float, figures: dict) -> None:
 
 def report(figures: dict, seconds: float) -> None:
     metrics = figures.get("train_metrics", {})
-    rows = [("Train click -> summary visible (BPE 5,000, tinyshakespeare)",
-             f"{figures['train']:.2f} s" if "train" in figures else "n/a", "<= 3 s"),
-            ("  of which the trainer (\"Time taken\" metric)", metrics.get("Time taken", "n/a"), ""),
-            ("  merges learned", metrics.get("Merges learned", "n/a"), "")]
+    rows = [
+        (
+            "Train click -> summary visible (BPE 5,000, tinyshakespeare)",
+            f"{figures['train']:.2f} s" if "train" in figures else "n/a",
+            "<= 3 s",
+        ),
+        ('  of which the trainer ("Time taken" metric)', metrics.get("Time taken", "n/a"), ""),
+        ("  merges learned", metrics.get("Merges learned", "n/a"), ""),
+    ]
     if "switch_idle" in figures:
-        rows.append(("Sidebar -> Merge history: slider visible / script idle",
-                     f"{figures['switch_visible']:.2f} s / {figures['switch_idle']:.2f} s", ""))
+        rows.append(
+            (
+                "Sidebar -> Merge history: slider visible / script idle",
+                f"{figures['switch_visible']:.2f} s / {figures['switch_idle']:.2f} s",
+                "",
+            )
+        )
     if "move_dom" in figures:
-        rows += [("Step slider key press -> merge line updated (browser)", median_max(figures["move_dom"]), ""),
-                 ("Step slider key press -> fragment run finished (browser)", median_max(figures["move_done"]), ""),
-                 ("Step slider: fragment script run (browser-observed)", median_max(figures["move_script"]), "")]
+        rows += [
+            ("Step slider key press -> merge line updated (browser)", median_max(figures["move_dom"]), ""),
+            (
+                "Step slider key press -> fragment run finished (browser)",
+                median_max(figures["move_done"]),
+                "",
+            ),
+            ("Step slider: fragment script run (browser-observed)", median_max(figures["move_script"]), ""),
+        ]
     if "move_python" in figures:
-        rows.append(("Step slider: fragment's Python work in-process", median_max(figures["move_python"]),
-                     f"first call {figures['move_python_first']:.0f} ms"))
+        rows.append(
+            (
+                "Step slider: fragment's Python work in-process",
+                median_max(figures["move_python"]),
+                f"first call {figures['move_python_first']:.0f} ms",
+            )
+        )
     if "apptest_rerun" in figures:
-        rows.append(("Merge history whole-page run in AppTest, step changed (server only)",
-                     median_max(figures["apptest_rerun"]), f"first visit {figures['apptest_first']:.0f} ms"))
+        rows.append(
+            (
+                "Merge history whole-page run in AppTest, step changed (server only)",
+                median_max(figures["apptest_rerun"]),
+                f"first visit {figures['apptest_first']:.0f} ms",
+            )
+        )
     for speed in (1, 10, 100):
         if speed in figures.get("rates", {}):
             rate, ticks = figures["rates"][speed]
-            rows.append((f"Player at speed {speed}: merges/s (ticks/s)", f"{rate:.1f} ({ticks:.2f})",
-                         f"timer {1 / TICK_SECONDS:.2f} ticks/s"))
+            rows.append(
+                (
+                    f"Player at speed {speed}: merges/s (ticks/s)",
+                    f"{rate:.1f} ({ticks:.2f})",
+                    f"timer {1 / TICK_SECONDS:.2f} ticks/s",
+                )
+            )
     if "frames_playing" in figures:
-        rows.append(("Tab animation frames/s, paused / playing (long tasks % of time)",
-                     "{:.0f} / {:.0f} ({:.0f}% / {:.0f}%)".format(
-                         figures["frames_paused"][0], figures["frames_playing"][0],
-                         figures["frames_paused"][1], figures["frames_playing"][1]),
-                     "headless, software rendering"))
+        rows.append(
+            (
+                "Tab animation frames/s, paused / playing (long tasks % of time)",
+                "{:.0f} / {:.0f} ({:.0f}% / {:.0f}%)".format(
+                    figures["frames_paused"][0],
+                    figures["frames_playing"][0],
+                    figures["frames_paused"][1],
+                    figures["frames_playing"][1],
+                ),
+                "headless, software rendering",
+            )
+        )
     if "select_open" in figures:
         open_ms, clicks = figures["select_open"]
-        opened = f"{open_ms:.0f} ms ({clicks} click(s))" if open_ms == open_ms else f"never opened ({clicks} clicks, 3 s apart)"
+        opened = (
+            f"{open_ms:.0f} ms ({clicks} click(s))"
+            if open_ms == open_ms
+            else f"never opened ({clicks} clicks, 3 s apart)"
+        )
         rows.append(("While playing: Token selectbox click -> list open", opened, "paused: at once"))
     if "select_pick" in figures:
-        rows.append(("While playing: pick a token -> merge tree redrawn", f"{figures['select_pick']:.0f} ms", ""))
+        rows.append(
+            ("While playing: pick a token -> merge tree redrawn", f"{figures['select_pick']:.0f} ms", "")
+        )
     if "still_playing" in figures:
-        rows.append((f"While playing: merges advanced in {seconds:.0f} s after that", str(figures["still_playing"]),
-                     "> 0: still playing"))
+        rows.append(
+            (
+                f"While playing: merges advanced in {seconds:.0f} s after that",
+                str(figures["still_playing"]),
+                "> 0: still playing",
+            )
+        )
     if "pause" in figures:
         pause_ms, clicks = figures["pause"]
-        rows.append(("While playing: Pause click -> Play enabled", f"{pause_ms:.0f} ms ({clicks} click(s))", ""))
+        rows.append(
+            ("While playing: Pause click -> Play enabled", f"{pause_ms:.0f} ms ({clicks} click(s))", "")
+        )
     print()
-    print(f"App figures ({figures.get('steps', '?')} merges; {os.cpu_count()} CPUs, 1-minute load average "
-          f"{figures['load_before']:.1f} before, {figures.get('load_after', float('nan')):.1f} after), "
-          f"reproduce with `{COMMAND}`:")
+    print(
+        f"App figures ({figures.get('steps', '?')} merges; {os.cpu_count()} CPUs, 1-minute load average "
+        f"{figures['load_before']:.1f} before, {figures.get('load_after', float('nan')):.1f} after), "
+        f"reproduce with `{COMMAND}`:"
+    )
     print()
     print("| figure | measured | note |")
     print("|---|---|---|")

@@ -40,18 +40,36 @@ def best_ms(function, *args, runs: int = 5) -> float:
 def main() -> None:
     random.seed(1)
     huge_word = "".join(random.choice("abcdefghij") for _ in range(100_000))
-    ours = tokenizer_from_trace(train_corpus("\n".join([HF_COURSE.text, GERMAN.text, MULTILINGUAL.text]),
-                                             TrainerConfig(vocab_size=400), (), "byte-level"))
+    ours = tokenizer_from_trace(
+        train_corpus(
+            "\n".join([HF_COURSE.text, GERMAN.text, MULTILINGUAL.text]),
+            TrainerConfig(vocab_size=400),
+            (),
+            "byte-level",
+        )
+    )
     rows = []
     for name in ("gpt2", "cl100k_base", "o200k_base"):
         load_encoding(name)
         pretrained_encode_steps(name, "warm up")
         for label, text, runs in (("sentence", SENTENCE, 5), ("100,000-letter word", huge_word, 1)):
-            rows.append((name, label, best_ms(pretrained_encode_steps, name, text, runs=runs),
-                         best_ms(encode_pretrained, name, text, runs=runs)))
+            rows.append(
+                (
+                    name,
+                    label,
+                    best_ms(pretrained_encode_steps, name, text, runs=runs),
+                    best_ms(encode_pretrained, name, text, runs=runs),
+                )
+            )
     for label, text, runs in (("sentence", SENTENCE, 5), ("100,000-letter word", huge_word, 1)):
-        rows.append(("ours (byte-level BPE, 400)", label, best_ms(encode_steps, ours, text, runs=runs),
-                     best_ms(ours.encode, text, runs=runs)))
+        rows.append(
+            (
+                "ours (byte-level BPE, 400)",
+                label,
+                best_ms(encode_steps, ours, text, runs=runs),
+                best_ms(ours.encode, text, runs=runs),
+            )
+        )
     print(f"{'tokenizer':<28} {'text':<20} {'steps ms':>10} {'plain ms':>10} {'ratio':>7}")
     for name, label, steps, plain in rows:
         print(f"{name:<28} {label:<20} {steps:>10.2f} {plain:>10.2f} {steps / plain:>7.1f}")

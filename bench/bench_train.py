@@ -114,7 +114,18 @@ def paired_best_of(repeat: int, ours_command: list[str], library_command: list[s
 
 
 def ours(corpus: Path, out: Path, *options: str) -> list[str]:
-    return [PYTHON, "-m", "explorer", "train", str(corpus), *options, "--out", str(out / "ours.json"), "--trace", str(out / "trace.json")]
+    return [
+        PYTHON,
+        "-m",
+        "explorer",
+        "train",
+        str(corpus),
+        *options,
+        "--out",
+        str(out / "ours.json"),
+        "--trace",
+        str(out / "trace.json"),
+    ]
 
 
 def main() -> None:
@@ -127,19 +138,47 @@ def main() -> None:
     # Byte-compile our package first, as an installed one would be (the library's is): with
     # PYTHONDONTWRITEBYTECODE set, every run would otherwise compile its modules again.
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "explorer")], check=True)
-    print(f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; best of {args.repeat}; whole processes; cores: {os.cpu_count()}")
+    print(
+        f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; best of {args.repeat}; whole processes; cores: {os.cpu_count()}"
+    )
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         bpe_ours, bpe_lib = paired_best_of(
             args.repeat,
-            ours(CORPUS, out, "--algorithm", "bpe", "--flavor", "library", "--vocab-size", "5000", "--pre-tokenizer", "byte-level", "--special-tokens", ""),
+            ours(
+                CORPUS,
+                out,
+                "--algorithm",
+                "bpe",
+                "--flavor",
+                "library",
+                "--vocab-size",
+                "5000",
+                "--pre-tokenizer",
+                "byte-level",
+                "--special-tokens",
+                "",
+            ),
             [PYTHON, "-c", LIBRARY_SCRIPT, "bpe", str(CORPUS), str(out / "lib.json")],
         )
         rows.append(("BPE library flavor, byte-level, 5k", bpe_ours, bpe_lib))
         wp_ours, wp_lib = paired_best_of(
             args.repeat,
-            ours(CORPUS, out, "--algorithm", "wordpiece", "--flavor", "course", "--vocab-size", "5000", "--pre-tokenizer", "bert", "--special-tokens", "[UNK]"),
+            ours(
+                CORPUS,
+                out,
+                "--algorithm",
+                "wordpiece",
+                "--flavor",
+                "course",
+                "--vocab-size",
+                "5000",
+                "--pre-tokenizer",
+                "bert",
+                "--special-tokens",
+                "[UNK]",
+            ),
             [PYTHON, "-c", LIBRARY_SCRIPT, "wordpiece", str(CORPUS), str(out / "lib.json")],
         )
         rows.append(("WordPiece course flavor (likelihood), bert, 5k", wp_ours, wp_lib))
@@ -147,7 +186,9 @@ def main() -> None:
         print(f"\n| case | ours (s) | library (s) | ratio | ours peak RSS (MB) | library peak RSS (MB) |")
         print("|---|---|---|---|---|---|")
         for name, (our_s, our_mb), (lib_s, lib_mb) in rows:
-            print(f"| {name} | {our_s:.2f} | {lib_s:.2f} | {our_s / lib_s:.2f}x | {our_mb:.0f} | {lib_mb:.0f} |")
+            print(
+                f"| {name} | {our_s:.2f} | {lib_s:.2f} | {our_s / lib_s:.2f}x | {our_mb:.0f} | {lib_mb:.0f} |"
+            )
 
         loop_seconds = float(run([PYTHON, "-c", COURSE_LOOP_SCRIPT, str(CORPUS), str(ROOT)])[2])
         merges = 5000 - 5 - 65  # about the course WordPiece's merges to reach 5,000 (alphabet ~65 + [UNK])
@@ -160,8 +201,22 @@ def main() -> None:
         long_word = out / "long.txt"
         body = ("ab" * 499 + "cc") * 1000  # 1,000,000 characters, no space
         long_word.write_text(body, encoding="utf-8")
-        long_ours = best_of(args.repeat, ours(long_word, out, "--vocab-size", "300", "--pre-tokenizer", "whitespace-split", "--special-tokens", ""))
-        print(f"one 1,000,000-character pre-token, vocab 300: {long_ours[0]:.2f} s, peak {long_ours[1]:.0f} MB")
+        long_ours = best_of(
+            args.repeat,
+            ours(
+                long_word,
+                out,
+                "--vocab-size",
+                "300",
+                "--pre-tokenizer",
+                "whitespace-split",
+                "--special-tokens",
+                "",
+            ),
+        )
+        print(
+            f"one 1,000,000-character pre-token, vocab 300: {long_ours[0]:.2f} s, peak {long_ours[1]:.0f} MB"
+        )
 
 
 if __name__ == "__main__":

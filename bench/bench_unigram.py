@@ -33,7 +33,9 @@ from bench_train import PYTHON, ROOT, run  # noqa: E402  (the same process runne
 sys.path.insert(0, str(ROOT))
 from explorer.unigram_trace import UnigramTrace  # noqa: E402
 
-CORPUS = Path(os.environ.get("EXPLORER_SHARED_DIR") or ROOT.parent / "shared") / "data" / "tinyshakespeare.txt"
+CORPUS = (
+    Path(os.environ.get("EXPLORER_SHARED_DIR") or ROOT.parent / "shared") / "data" / "tinyshakespeare.txt"
+)
 
 LIBRARY_SCRIPT = """
 import sys
@@ -81,8 +83,21 @@ def paired(repeat: int, ours_command: list[str], other_command: list[str]):
 
 def ours(corpus: Path, out: Path, flavor: str, vocab_size: int) -> list[str]:
     return [
-        PYTHON, "-m", "explorer", "train", str(corpus), "--algorithm", "unigram", "--flavor", flavor,
-        "--vocab-size", str(vocab_size), "--out", str(out / "ours.json"), "--trace", str(out / "trace.json"),
+        PYTHON,
+        "-m",
+        "explorer",
+        "train",
+        str(corpus),
+        "--algorithm",
+        "unigram",
+        "--flavor",
+        flavor,
+        "--vocab-size",
+        str(vocab_size),
+        "--out",
+        str(out / "ours.json"),
+        "--trace",
+        str(out / "trace.json"),
     ]
 
 
@@ -101,8 +116,12 @@ def main() -> None:
         print(f"skipped: {CORPUS} is absent (the benchmark corpus lives in ../shared/data)")
         return
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "explorer")], check=True)
-    print(f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; {args.repeat} runs each, alternating; whole processes")
-    print("\n| case | ours best / median (s) | other best / median (s) | ratio best / median | ours peak MB | other peak MB |")
+    print(
+        f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; {args.repeat} runs each, alternating; whole processes"
+    )
+    print(
+        "\n| case | ours best / median (s) | other best / median (s) | ratio best / median | ours peak MB | other peak MB |"
+    )
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
@@ -127,7 +146,8 @@ def main() -> None:
         # The course computes the loss once per round and once per piece longer than one character.
         course_trace = UnigramTrace.from_dict(trace)
         losses = sum(
-            1 + sum(len(piece) > 1 for piece, _ in course_trace.pieces_at(r)) for r in range(len(course_trace.rounds))
+            1 + sum(len(piece) > 1 for piece, _ in course_trace.pieces_at(r))
+            for r in range(len(course_trace.rounds))
         )
         one_loss = float(run([PYTHON, "-c", COURSE_LOOP_SCRIPT, str(CORPUS), str(ROOT), "time"])[2])
         estimate = one_loss * losses

@@ -48,7 +48,9 @@ LIMITS = dataclasses.asdict(Limits(max_seconds=600))
 
 
 def settings(vocab: int) -> dict:
-    return training_settings(TrainerConfig(vocab_size=vocab, special_tokens=("<|endoftext|>",)), (), "byte-level")
+    return training_settings(
+        TrainerConfig(vocab_size=vocab, special_tokens=("<|endoftext|>",)), (), "byte-level"
+    )
 
 
 def best(values):
@@ -76,7 +78,9 @@ def start_up(repeat: int) -> None:
         trips.append(time.perf_counter() - started)
         assert job.state == DONE and job.result == index, job
     pool.shutdown()
-    print(f"   a tiny job on a warm worker, submit to result: median {statistics.median(trips) * 1000:.1f} ms")
+    print(
+        f"   a tiny job on a warm worker, submit to result: median {statistics.median(trips) * 1000:.1f} ms"
+    )
 
 
 def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> str:
@@ -88,7 +92,9 @@ def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> str:
     for vocab in vocabs:
         pipe, via_store, parse, read = [], [], [], []
         for attempt in range(repeat):
-            job = pool.submit(f"pipe-{vocab}-{attempt}", ship_tasks.train_and_stamp, corpus, settings(vocab), LIMITS)
+            job = pool.submit(
+                f"pipe-{vocab}-{attempt}", ship_tasks.train_and_stamp, corpus, settings(vocab), LIMITS
+            )
             job.wait()
             received = time.time()
             assert job.state == DONE, job.error
@@ -99,7 +105,9 @@ def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> str:
             parse.append(time.perf_counter() - started)
             key = f"{vocab:064d}"[-64:]
             spec = {**store.location(), "key": key, "meta": {}, "keep_corpus": False}
-            job = pool.submit(f"store-{vocab}-{attempt}", ship_tasks.train_and_stamp, corpus, settings(vocab), LIMITS, spec)
+            job = pool.submit(
+                f"store-{vocab}-{attempt}", ship_tasks.train_and_stamp, corpus, settings(vocab), LIMITS, spec
+            )
             job.wait()
             via_store.append(job.result["store_seconds"])
             started = time.perf_counter()
@@ -108,10 +116,14 @@ def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> str:
             read.append(time.perf_counter() - started)
         steps = job.result["steps"]
         print(f"   BPE {vocab:,} ({steps:,} merges), trace JSON {len(trace_json.encode()) / 1e6:.1f} MB:")
-        print(f"     (a) pickled through the pool: {best(pipe) * 1000:.0f} ms, then Trace.from_json {best(parse) * 1000:.0f} ms "
-              f"(server total {(best(pipe) + best(parse)) * 1000:.0f} ms)")
-        print(f"     (b) via the store: the worker's put {best(via_store) * 1000:.0f} ms; the server's get + from_json "
-              f"{best(read) * 1000:.0f} ms; stored {store.stored_bytes() / 1e6:.2f} MB in all so far")
+        print(
+            f"     (a) pickled through the pool: {best(pipe) * 1000:.0f} ms, then Trace.from_json {best(parse) * 1000:.0f} ms "
+            f"(server total {(best(pipe) + best(parse)) * 1000:.0f} ms)"
+        )
+        print(
+            f"     (b) via the store: the worker's put {best(via_store) * 1000:.0f} ms; the server's get + from_json "
+            f"{best(read) * 1000:.0f} ms; stored {store.stored_bytes() / 1e6:.2f} MB in all so far"
+        )
         largest_json = trace_json
     pool.shutdown()
     return largest_json
@@ -136,8 +148,10 @@ def compression(trace_json: str, repeat: int) -> None:
             started = time.perf_counter()
             decompress(packed)
             unpacked_times.append(time.perf_counter() - started)
-        print(f"   {name}: {len(packed) / 1e3:,.0f} KB ({len(packed) / len(data):.1%}), compress "
-              f"{best(packed_times) * 1000:.0f} ms, decompress {best(unpacked_times) * 1000:.1f} ms")
+        print(
+            f"   {name}: {len(packed) / 1e3:,.0f} KB ({len(packed) / len(data):.1%}), compress "
+            f"{best(packed_times) * 1000:.0f} ms, decompress {best(unpacked_times) * 1000:.1f} ms"
+        )
 
 
 def probe(stop: threading.Event, lateness: list[float]) -> None:
@@ -164,7 +178,9 @@ def while_probing(work) -> tuple[list[float], float, float]:
 
 def server_cpu(corpus: str, vocab: int) -> None:
     print(f"4. The server while BPE {vocab:,} trains; a server thread asks to run every 1 ms meanwhile")
-    print(f"   (load average before: {', '.join(f'{load:.1f}' for load in os.getloadavg())}: other work on the machine shows too)")
+    print(
+        f"   (load average before: {', '.join(f'{load:.1f}' for load in os.getloadavg())}: other work on the machine shows too)"
+    )
     pool = WorkerPool(size=1, preload=("explorer.work.tasks",))
     pool.warm_up()
     config = TrainerConfig(vocab_size=vocab, special_tokens=("<|endoftext|>",))
@@ -181,13 +197,17 @@ def server_cpu(corpus: str, vocab: int) -> None:
         lateness, cpu, wall = while_probing(work)
         lateness.sort()
         median, p99 = lateness[len(lateness) // 2], lateness[int(len(lateness) * 0.99)]
-        print(f"   {name}: {wall:.1f} s; server CPU {cpu:.2f} s (probe included); probe late by median "
-              f"{median * 1000:.2f} ms, p99 {p99 * 1000:.1f} ms, max {lateness[-1] * 1000:.1f} ms")
+        print(
+            f"   {name}: {wall:.1f} s; server CPU {cpu:.2f} s (probe included); probe late by median "
+            f"{median * 1000:.2f} ms, p99 {p99 * 1000:.1f} ms, max {lateness[-1] * 1000:.1f} ms"
+        )
     quiet_cpu = time.process_time()
     started = time.perf_counter()
     in_worker()
-    print(f"   without the probe, the server's CPU while a worker trained for {time.perf_counter() - started:.1f} s: "
-          f"{time.process_time() - quiet_cpu:.3f} s (dispatcher, progress, receiving the result)")
+    print(
+        f"   without the probe, the server's CPU while a worker trained for {time.perf_counter() - started:.1f} s: "
+        f"{time.process_time() - quiet_cpu:.3f} s (dispatcher, progress, receiving the result)"
+    )
     pool.shutdown()
 
 
@@ -202,7 +222,9 @@ def main() -> None:
         return
     corpus = args.corpus.read_text(encoding="utf-8")
     vocabs = [int(value) for value in args.vocab.split(",")]
-    print(f"corpus {args.corpus.name}: {len(corpus.encode()) / 1e6:.2f} MB; {os.cpu_count()} cores; Python {sys.version.split()[0]}")
+    print(
+        f"corpus {args.corpus.name}: {len(corpus.encode()) / 1e6:.2f} MB; {os.cpu_count()} cores; Python {sys.version.split()[0]}"
+    )
     start_up(args.repeat)
     with tempfile.TemporaryDirectory() as folder:
         largest_json = ship(corpus, vocabs, args.repeat, Path(folder))

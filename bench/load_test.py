@@ -56,14 +56,19 @@ SET_VALUE = """(element, text) => {
 
 def marker(index: int) -> str:
     """A word found in no other session's corpus (and no substring of another marker)."""
-    name = MARKER_NAMES[index % len(MARKER_NAMES)] + ("" if index < len(MARKER_NAMES) else f"x{index // len(MARKER_NAMES)}x")
+    name = MARKER_NAMES[index % len(MARKER_NAMES)] + (
+        "" if index < len(MARKER_NAMES) else f"x{index // len(MARKER_NAMES)}x"
+    )
     return f"qx{name}qx"
 
 
 def corpus(index: int, words: int) -> str:
     """Random lower-case words with the session's marker as the most frequent word."""
     rng = random.Random(index)
-    vocabulary = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(words // 4 + 1)]
+    vocabulary = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9)))
+        for _ in range(words // 4 + 1)
+    ]
     mark = marker(index)
     chosen = [mark if position % 7 == 0 else rng.choice(vocabulary) for position in range(words)]
     return "\n".join(" ".join(chosen[start : start + 14]) for start in range(0, len(chosen), 14))
@@ -180,7 +185,9 @@ async def wait_idle(page, timeout: float, settle_ms: int = 250) -> None:
     while calm < 2:
         if time.monotonic() > deadline:
             raise TimeoutError(f"the app was still running after {timeout:.0f} s")
-        state = await page.locator('[data-testid="stApp"]').get_attribute("data-test-script-state", timeout=timeout * 1000)
+        state = await page.locator('[data-testid="stApp"]').get_attribute(
+            "data-test-script-state", timeout=timeout * 1000
+        )
         calm = calm + 1 if state == "notRunning" else 0
         await page.wait_for_timeout(settle_ms)
 
@@ -221,7 +228,14 @@ class StartGate:
 
 
 async def one_session(
-    browser, base_url: str, index: int, markers: list[str], words: int, vocab: int, timeout: float, start_gate: StartGate,
+    browser,
+    base_url: str,
+    index: int,
+    markers: list[str],
+    words: int,
+    vocab: int,
+    timeout: float,
+    start_gate: StartGate,
     pages: tuple[tuple[str, str], ...] = PAGES,
 ) -> SessionResult:
     result = SessionResult(index, markers[index])
@@ -263,7 +277,11 @@ async def one_session(
                 readable = {row["readable"] for row in csv.DictReader(io.StringIO(table))}
                 if not any(result.marker in token for token in readable):
                     result.problems.append("Vocabulary CSV: the session's own marker is not a token")
-                leaked = [other for other in markers if other != result.marker and any(other in token for token in readable)]
+                leaked = [
+                    other
+                    for other in markers
+                    if other != result.marker and any(other in token for token in readable)
+                ]
                 if leaked:
                     result.problems.append(f"Vocabulary CSV: holds another session's marker {leaked}")
     except Exception as error:  # a timeout or a crash is this session's failure, reported
@@ -275,7 +293,12 @@ async def one_session(
 
 
 async def run_sessions(
-    base_url: str, sessions: int, words: int, vocab: int, timeout: float, pages: tuple[tuple[str, str], ...] = PAGES
+    base_url: str,
+    sessions: int,
+    words: int,
+    vocab: int,
+    timeout: float,
+    pages: tuple[tuple[str, str], ...] = PAGES,
 ) -> list[SessionResult]:
     """Drive `sessions` browser sessions against `base_url` at once; their results, in order.
     `pages`: (sidebar label, text it shows) of the pages each session visits after training."""
@@ -283,10 +306,15 @@ async def run_sessions(
 
     markers = [marker(index) for index in range(sessions)]
     async with async_playwright() as playwright:
-        browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        browser = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
         try:
             gate = StartGate(sessions, fallback=timeout / 3)
-            tasks = [one_session(browser, base_url, index, markers, words, vocab, timeout, gate, pages) for index in range(sessions)]
+            tasks = [
+                one_session(browser, base_url, index, markers, words, vocab, timeout, gate, pages)
+                for index in range(sessions)
+            ]
             return await asyncio.wait_for(asyncio.gather(*tasks), timeout=timeout)
         finally:
             await browser.close()
@@ -298,11 +326,18 @@ async def run_sessions(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=8)
-    parser.add_argument("--words", type=int, default=20_000, help="words per corpus (about 7 characters each)")
+    parser.add_argument(
+        "--words", type=int, default=20_000, help="words per corpus (about 7 characters each)"
+    )
     parser.add_argument("--vocab", type=int, default=2_000)
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds for the whole run")
-    parser.add_argument("--skip", action="append", default=[], choices=[label for label, _ in PAGES],
-                        help="a page not to visit (to see what it costs); repeatable")
+    parser.add_argument(
+        "--skip",
+        action="append",
+        default=[],
+        choices=[label for label, _ in PAGES],
+        help="a page not to visit (to see what it costs); repeatable",
+    )
     args = parser.parse_args()
     pages = tuple(page for page in PAGES if page[0] not in args.skip)
     reason = chromium_missing_reason()
@@ -319,25 +354,42 @@ def main() -> int:
         cpu_before = cpu_seconds(pid)
         started = time.monotonic()
         with MemorySampler(pid) as sampler:
-            results = asyncio.run(run_sessions(base_url, args.sessions, args.words, args.vocab, args.timeout, pages))
+            results = asyncio.run(
+                run_sessions(base_url, args.sessions, args.words, args.vocab, args.timeout, pages)
+            )
         wall = time.monotonic() - started
         after = memory_mb(pid)
         server_cpu = cpu_seconds(pid) - cpu_before
     failures = [result for result in results if result.problems]
     trains = [result.train_seconds for result in results if not result.problems]
     totals = [result.total_seconds for result in results if not result.problems]
-    print(f"sessions: {len(results)} at once, {args.words:,} words each (~{len(corpus(0, args.words)) / 1024:.0f} KB), vocab {args.vocab:,}; "
-          f"pages: Train, {', '.join(label for label, _ in pages) or 'no other'}")
+    print(
+        f"sessions: {len(results)} at once, {args.words:,} words each (~{len(corpus(0, args.words)) / 1024:.0f} KB), vocab {args.vocab:,}; "
+        f"pages: Train, {', '.join(label for label, _ in pages) or 'no other'}"
+    )
     for result in results:
         status = "ok" if not result.problems else "FAILED: " + "; ".join(result.problems)
-        print(f"  #{result.index} {result.marker}: train {result.train_seconds:5.1f} s, visit {result.total_seconds:5.1f} s, {result.pages_checked} pages checked, {status}")
+        print(
+            f"  #{result.index} {result.marker}: train {result.train_seconds:5.1f} s, visit {result.total_seconds:5.1f} s, {result.pages_checked} pages checked, {status}"
+        )
     if trains:
-        print(f"Train click -> summary: slowest {max(trains):.1f} s, median {statistics.median(trains):.1f} s")
-        print(f"whole visit (open, paste, train, {len(pages)} more pages): slowest {max(totals):.1f} s, median {statistics.median(totals):.1f} s")
-    print(f"wall time: {wall:.1f} s; server CPU {server_cpu:.1f} s ({server_cpu / wall:.0%} of one core; the browser's tabs use the rest)")
-    print(f"server RSS: {before:.0f} MB before, server peak {after['VmHWM']:.0f} MB (VmHWM), {after['VmRSS']:.0f} MB after; "
-          f"server + worker processes peak {sampler.peak:.0f} MB")
-    print("isolation: " + ("every session saw only its own marker" if not failures else f"{len(failures)} session(s) failed"))
+        print(
+            f"Train click -> summary: slowest {max(trains):.1f} s, median {statistics.median(trains):.1f} s"
+        )
+        print(
+            f"whole visit (open, paste, train, {len(pages)} more pages): slowest {max(totals):.1f} s, median {statistics.median(totals):.1f} s"
+        )
+    print(
+        f"wall time: {wall:.1f} s; server CPU {server_cpu:.1f} s ({server_cpu / wall:.0%} of one core; the browser's tabs use the rest)"
+    )
+    print(
+        f"server RSS: {before:.0f} MB before, server peak {after['VmHWM']:.0f} MB (VmHWM), {after['VmRSS']:.0f} MB after; "
+        f"server + worker processes peak {sampler.peak:.0f} MB"
+    )
+    print(
+        "isolation: "
+        + ("every session saw only its own marker" if not failures else f"{len(failures)} session(s) failed")
+    )
     return 1 if failures else 0
 
 

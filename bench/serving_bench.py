@@ -100,7 +100,9 @@ class Server:
 
     def stored_runs(self) -> int:
         with sqlite3.connect(self.store) as connection:
-            return connection.execute("SELECT count(*) FROM runs WHERE meta LIKE '%\"settings\"%'").fetchone()[0]
+            return connection.execute(
+                "SELECT count(*) FROM runs WHERE meta LIKE '%\"settings\"%'"
+            ).fetchone()[0]
 
 
 def wait_idle(page, settle_ms: int = 250, timeout: float = 120.0) -> None:
@@ -128,7 +130,9 @@ def cold() -> None:
                 page.get_by_role("button", name="Train", exact=True).wait_for(timeout=60_000)
                 loads.append(time.monotonic() - begun)
                 page.context.close()
-    print(f"cold start: server answers {ready:.2f} s after launch; first page load {loads[0]:.2f} s, second {loads[1]:.2f} s")
+    print(
+        f"cold start: server answers {ready:.2f} s after launch; first page load {loads[0]:.2f} s, second {loads[1]:.2f} s"
+    )
 
 
 # ---------------------------------------------------------------- a class opening one link
@@ -142,7 +146,9 @@ async def _student(context, url: str, timeout: float) -> tuple[float, str, str]:
         await page.get_by_text("Merges learned", exact=True).wait_for()
         elapsed = time.monotonic() - begun
         taken = await page.locator('[data-testid="stMetric"]').filter(has_text="Time taken").inner_text()
-        errors = await page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]').all_inner_texts()
+        errors = await page.locator(
+            '[data-testid="stException"], [data-testid="stAlertContentError"]'
+        ).all_inner_texts()
         return elapsed, taken.split("\n")[-1], "; ".join(errors)
     except Exception as error:  # reported, not raised: one failure must not hide the others' figures
         return float("nan"), "", f"{type(error).__name__}: {str(error).splitlines()[0][:200]}"
@@ -157,7 +163,9 @@ def classroom(sessions: int, timeout: float = 300.0) -> None:
 
     async def tabs(url: str):
         async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+            browser = await playwright.chromium.launch(
+                executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+            )
             try:
                 # One tab per student (each tab is a Streamlit session of its own), in one browser
                 # profile so that the tabs share its cache of Streamlit's scripts, as students'
@@ -169,7 +177,9 @@ def classroom(sessions: int, timeout: float = 300.0) -> None:
                 await browser.close()
 
     async def sockets(base_url: str, count: int):
-        return await asyncio.gather(*[visit(base_url, SAMPLE_LINK, "Merges learned", timeout) for _ in range(count)])
+        return await asyncio.gather(
+            *[visit(base_url, SAMPLE_LINK, "Merges learned", timeout) for _ in range(count)]
+        )
 
     print(f"classroom: visitors open /?{SAMPLE_LINK} at once (each a new server with an empty store)")
     for count in (16, 32, 64):
@@ -177,8 +187,10 @@ def classroom(sessions: int, timeout: float = 300.0) -> None:
             begun = time.monotonic()
             times = sorted(asyncio.run(sockets(server.url, count)))
             wall = time.monotonic() - begun
-            print(f"  {count} websocket visitors: to the summary median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; "
-                  f"runs trained {server.stored_runs()}; wall {wall:.1f} s; server + workers peak RSS {memory.peak:.0f} MB")
+            print(
+                f"  {count} websocket visitors: to the summary median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; "
+                f"runs trained {server.stored_runs()}; wall {wall:.1f} s; server + workers peak RSS {memory.peak:.0f} MB"
+            )
     with Server("bench-classroom-tabs") as server, Memory(server.pid) as memory:
         cpu_before = {pid: cpu_seconds(pid) for pid in family(server.pid)}
         begun = time.monotonic()
@@ -189,10 +201,14 @@ def classroom(sessions: int, timeout: float = 300.0) -> None:
         trained = server.stored_runs()
     times = sorted(result[0] for result in results)
     failures = [result[2] for result in results if result[2]]
-    print(f"  {sessions} Chromium tabs: to the summary median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; "
-          f"runs trained {trained}; summaries' 'Time taken' {sorted({result[1] for result in results})}")
-    print(f"    wall {wall:.1f} s; CPU: server {server_cpu:.1f} s, workers {workers_cpu:.1f} s, the tabs the rest of "
-          f"{2 * wall:.0f} core-seconds; peak RSS {memory.peak:.0f} MB; failures: {failures or 'none'}")
+    print(
+        f"  {sessions} Chromium tabs: to the summary median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; "
+        f"runs trained {trained}; summaries' 'Time taken' {sorted({result[1] for result in results})}"
+    )
+    print(
+        f"    wall {wall:.1f} s; CPU: server {server_cpu:.1f} s, workers {workers_cpu:.1f} s, the tabs the rest of "
+        f"{2 * wall:.0f} core-seconds; peak RSS {memory.peak:.0f} MB; failures: {failures or 'none'}"
+    )
 
 
 def distinct(sessions: int = 8, megabytes: float = 1.0, vocab: int = 5000) -> None:
@@ -208,9 +224,13 @@ def distinct(sessions: int = 8, megabytes: float = 1.0, vocab: int = 5000) -> No
         times = sorted(asyncio.run(run(server.url)))
         wall = time.monotonic() - begun
         trained = server.stored_runs()
-    print(f"distinct: {sessions} websocket visitors each paste a different {megabytes:g} MB corpus and train it to {vocab:,} at once")
-    print(f"  Train click -> summary: median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; runs trained {trained}; "
-          f"wall {wall:.1f} s; server + workers peak RSS {memory.peak:.0f} MB")
+    print(
+        f"distinct: {sessions} websocket visitors each paste a different {megabytes:g} MB corpus and train it to {vocab:,} at once"
+    )
+    print(
+        f"  Train click -> summary: median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; runs trained {trained}; "
+        f"wall {wall:.1f} s; server + workers peak RSS {memory.peak:.0f} MB"
+    )
 
 
 # ---------------------------------------------------------------- an idle visitor's latency
@@ -218,7 +238,10 @@ def distinct(sessions: int = 8, megabytes: float = 1.0, vocab: int = 5000) -> No
 
 def _random_corpus(megabytes: float, seed: int) -> str:
     rng = random.Random(seed)
-    vocabulary = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9))) for _ in range(40_000)]
+    vocabulary = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9)))
+        for _ in range(40_000)
+    ]
     lines, size = [], 0
     while size < megabytes * 1_000_000:
         line = " ".join(rng.choice(vocabulary) for _ in range(14))
@@ -230,7 +253,10 @@ def _random_corpus(megabytes: float, seed: int) -> str:
 def _letters_corpus(megabytes: float, seed: int) -> str:
     """Lines of random letters without spaces: each line one long pre-token, slow to train."""
     rng = random.Random(seed)
-    return "\n".join("".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(100)) for _ in range(int(megabytes * 10_000)))
+    return "\n".join(
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(100))
+        for _ in range(int(megabytes * 10_000))
+    )
 
 
 def _scrub(page, moves: int, while_running: threading.Thread | None = None) -> list[float]:
@@ -246,7 +272,9 @@ def _scrub(page, moves: int, while_running: threading.Thread | None = None) -> l
         begun = time.monotonic()
         page.keyboard.press("ArrowRight")
         page.wait_for_function(
-            "previous => (document.querySelector('.merge-summary')?.innerText || '') !== previous", arg=before, timeout=60_000
+            "previous => (document.querySelector('.merge-summary')?.innerText || '') !== previous",
+            arg=before,
+            timeout=60_000,
         )
         delays.append((time.monotonic() - begun) * 1000)
         wait_idle(page, settle_ms=100)
@@ -286,7 +314,9 @@ def latency(moves: int) -> None:
         training: dict[str, float] = {}
 
         def train_other() -> None:
-            training["seconds"] = asyncio.run(paste_and_train(server.url, _letters_corpus(1.0, seed=3), 20_000))
+            training["seconds"] = asyncio.run(
+                paste_and_train(server.url, _letters_corpus(1.0, seed=3), 20_000)
+            )
 
         other = threading.Thread(target=train_other)
         other.start()
@@ -294,11 +324,17 @@ def latency(moves: int) -> None:
         busy = _scrub(visitor, 10 * moves, while_running=other)
         other.join()
     print("latency: key press -> merge line updated")
-    print(f"  idle server ({len(idle)} moves): median {statistics.median(idle):.0f} ms, max {max(idle):.0f} ms")
-    print(f"  while a websocket visitor trains 1 MB (lines of random letters) to vocab 20,000 in a worker "
-          f"({training['seconds']:.1f} s from its click; {len(busy)} moves during it): median {statistics.median(busy):.0f} ms, "
-          f"max {max(busy):.0f} ms")
-    print(f"  ratio of medians: {statistics.median(busy) / statistics.median(idle):.2f}x; server + workers peak RSS {memory.peak:.0f} MB")
+    print(
+        f"  idle server ({len(idle)} moves): median {statistics.median(idle):.0f} ms, max {max(idle):.0f} ms"
+    )
+    print(
+        f"  while a websocket visitor trains 1 MB (lines of random letters) to vocab 20,000 in a worker "
+        f"({training['seconds']:.1f} s from its click; {len(busy)} moves during it): median {statistics.median(busy):.0f} ms, "
+        f"max {max(busy):.0f} ms"
+    )
+    print(
+        f"  ratio of medians: {statistics.median(busy) / statistics.median(idle):.2f}x; server + workers peak RSS {memory.peak:.0f} MB"
+    )
 
 
 # ---------------------------------------------------------------- Compare on a big corpus
@@ -320,8 +356,12 @@ def compare() -> None:
             page.locator('[data-testid="stDataFrame"]').nth(1).wait_for(timeout=300_000)
             timings.append(time.monotonic() - begun)
             note = page.get_by_text("On the training corpus", exact=False).first.inner_text()
-    print("compare: a 3.9 MB corpus, 4 tokenizers (this run, GPT-2, GPT-4, GPT-4o): Compare opened -> figures table")
-    print(f"  first visit of a fresh server: {timings[0]:.1f} s; another 3.9 MB corpus afterwards: {timings[1]:.1f} s")
+    print(
+        "compare: a 3.9 MB corpus, 4 tokenizers (this run, GPT-2, GPT-4, GPT-4o): Compare opened -> figures table"
+    )
+    print(
+        f"  first visit of a fresh server: {timings[0]:.1f} s; another 3.9 MB corpus afterwards: {timings[1]:.1f} s"
+    )
     print(f"  {note.strip()}")
 
 

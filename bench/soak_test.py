@@ -29,7 +29,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
 
-from browser_support import VIEWPORT, chromium, chromium_missing_reason, open_page, streamlit_server, wait_idle  # noqa: E402
+from browser_support import (
+    VIEWPORT,
+    chromium,
+    chromium_missing_reason,
+    open_page,
+    streamlit_server,
+    wait_idle,
+)  # noqa: E402
 from load_test import SET_VALUE, corpus, family_rss_mb, marker, memory_mb, server_pid, temporary_store  # noqa: E402
 
 PAGES = (("Merge history", "Step (merges applied)"), ("Vocabulary", "Grid view"), ("Compare", "Figures"))
@@ -53,7 +60,9 @@ def train_one(page, index: int, run_number: int, words: int, deadline: float) ->
     area.press("Control+Enter")
     wait_idle(page, timeout=max(1.0, deadline - time.monotonic()))
     page.get_by_role("button", name="Train", exact=True).click()
-    page.get_by_text(f"Result of run #{run_number} ").wait_for(timeout=max(1.0, deadline - time.monotonic()) * 1000)
+    page.get_by_text(f"Result of run #{run_number} ").wait_for(
+        timeout=max(1.0, deadline - time.monotonic()) * 1000
+    )
     wait_idle(page, timeout=max(1.0, deadline - time.monotonic()))
     errors = page.locator(ERROR_SELECTOR).all_inner_texts()
     if errors:
@@ -64,7 +73,9 @@ def visit_pages(page, deadline: float) -> None:
     sidebar = page.locator('[data-testid="stSidebar"]')
     for label, content in (*PAGES, ("Train", "Merges learned")):
         sidebar.get_by_role("link", name=label).click()
-        page.get_by_text(content, exact=True).first.wait_for(timeout=max(1.0, deadline - time.monotonic()) * 1000)
+        page.get_by_text(content, exact=True).first.wait_for(
+            timeout=max(1.0, deadline - time.monotonic()) * 1000
+        )
         wait_idle(page, timeout=max(1.0, deadline - time.monotonic()))
         errors = page.locator(ERROR_SELECTOR).all_inner_texts()
         if errors:
@@ -92,7 +103,10 @@ def main() -> int:
         if pid is None:
             print("cannot find the server process")
             return 1
-        print(f"server RSS at start: {memory_mb(pid)['VmRSS']:.0f} MB (with its worker processes: {family_rss_mb(pid):.0f} MB)", flush=True)
+        print(
+            f"server RSS at start: {memory_mb(pid)['VmRSS']:.0f} MB (with its worker processes: {family_rss_mb(pid):.0f} MB)",
+            flush=True,
+        )
         index = 0
         for session in range(args.sessions):
             context = browser.new_context(viewport=VIEWPORT)
@@ -110,8 +124,11 @@ def main() -> int:
                         visit_pages(page, deadline)
                     series.append((index + 1, family_rss_mb(pid)))
                     if (index + 1) % 10 == 0:
-                        print(f"  {index + 1:4d} corpora (session {session + 1}): RSS (server + workers) {series[-1][1]:.0f} MB, "
-                              f"{time.monotonic() - started:.0f} s", flush=True)
+                        print(
+                            f"  {index + 1:4d} corpora (session {session + 1}): RSS (server + workers) {series[-1][1]:.0f} MB, "
+                            f"{time.monotonic() - started:.0f} s",
+                            flush=True,
+                        )
                     index += 1
             finally:
                 context.close()
@@ -121,15 +138,21 @@ def main() -> int:
     half = len(series) // 2
     first = [rss for number, rss in series[:half] if number > warm]
     second = [rss for _, rss in series[half:]]
-    print(f"corpora trained: {len(series)} in {time.monotonic() - started:.0f} s ({args.sessions} sessions one after another, "
-          f"~{len(corpus(0, args.words)) / 1024:.0f} KB each)")
-    print(f"server RSS: peak {final['VmHWM']:.0f} MB (VmHWM), {final['VmRSS']:.0f} MB at the end; "
-          f"with its workers {series[-1][1]:.0f} MB after the last corpus")
+    print(
+        f"corpora trained: {len(series)} in {time.monotonic() - started:.0f} s ({args.sessions} sessions one after another, "
+        f"~{len(corpus(0, args.words)) / 1024:.0f} KB each)"
+    )
+    print(
+        f"server RSS: peak {final['VmHWM']:.0f} MB (VmHWM), {final['VmRSS']:.0f} MB at the end; "
+        f"with its workers {series[-1][1]:.0f} MB after the last corpus"
+    )
     if first and second:
         growth = slope(series[half:])
         plateaued = max(second) <= max(first) * 1.10 + 20 and growth < 1.0
-        print(f"first half (after warm-up) max {max(first):.0f} MB, second half max {max(second):.0f} MB, "
-              f"second-half slope {growth:+.2f} MB per corpus")
+        print(
+            f"first half (after warm-up) max {max(first):.0f} MB, second half max {max(second):.0f} MB, "
+            f"second-half slope {growth:+.2f} MB per corpus"
+        )
         print("plateaued: " + ("yes" if plateaued else "NO (memory still growing)"))
         return 0 if plateaued else 1
     return 0

@@ -91,7 +91,9 @@ class Session:
             kind = forward.WhichOneof("type")
             if kind == "auto_rerun":
                 self.timers[forward.auto_rerun.fragment_id] = forward.auto_rerun.interval
-                self.next_tick[forward.auto_rerun.fragment_id] = time.monotonic() + forward.auto_rerun.interval
+                self.next_tick[forward.auto_rerun.fragment_id] = (
+                    time.monotonic() + forward.auto_rerun.interval
+                )
             elif kind == "stop_auto_rerun":
                 for fragment_id in forward.stop_auto_rerun.fragment_ids:
                     self.timers.pop(fragment_id, None)
@@ -109,7 +111,9 @@ class Session:
                 return seen
 
 
-async def paste_and_train(base_url: str, corpus: str, vocab_size: int, wanted: str = "Merges learned", timeout: float = 300.0) -> float:
+async def paste_and_train(
+    base_url: str, corpus: str, vocab_size: int, wanted: str = "Merges learned", timeout: float = 300.0
+) -> float:
     """Open the Train page, paste `corpus`, set the vocabulary size and click Train, as a browser
     sends those widget states; return the seconds from the click until `wanted` was drawn."""
     host = base_url.split("//", 1)[1]

@@ -29,8 +29,18 @@ WIDTH = 1400
 # (file name, link, viewport height, text to scroll to)
 SHOTS_FROM_LINKS = (
     ("merge_history", "algorithm=wordpiece&flavor=course&vocab_size=70&sample=hf-course&step=3", 2300, None),
-    ("merge_history_steps", "algorithm=bpe&flavor=course&vocab_size=45&sample=hf-course&step=14", 1500, "How a text is tokenized"),
-    ("lost_characters", "algorithm=bpe&flavor=course&vocab_size=50&sample=hf-course", 1500, "The tutorial's sample sentences"),
+    (
+        "merge_history_steps",
+        "algorithm=bpe&flavor=course&vocab_size=45&sample=hf-course&step=14",
+        1500,
+        "How a text is tokenized",
+    ),
+    (
+        "lost_characters",
+        "algorithm=bpe&flavor=course&vocab_size=50&sample=hf-course",
+        1500,
+        "The tutorial's sample sentences",
+    ),
 )
 
 
@@ -91,7 +101,9 @@ def main() -> int:
         return 1
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    server = contextlib.nullcontext(args.url.rstrip("/")) if args.url else streamlit_server("screenshots-server")
+    server = (
+        contextlib.nullcontext(args.url.rstrip("/")) if args.url else streamlit_server("screenshots-server")
+    )
     with server as base_url:
         take(base_url, out)
     names = ["train", "vocabulary", "compare", *(name for name, *_ in SHOTS_FROM_LINKS)]

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 
 def _gpt2_byte_to_unicode() -> dict[int, str]:
-    printable = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
+    printable = [
+        *range(ord("!"), ord("~") + 1),
+        *range(ord("¡"), ord("¬") + 1),
+        *range(ord("®"), ord("ÿ") + 1),
+    ]
     mapping = {byte: chr(byte) for byte in printable}
     next_free = 256
     for byte in range(256):

@@ -86,7 +86,9 @@ def sampled_steps(total_steps: int, max_frames: int = MAX_FRAMES) -> list[int]:
     return sorted({round(i * last / (max_frames - 1)) for i in range(max_frames)})
 
 
-def competition_figure(trace: Trace, merge: int, labels: Sequence[str] | None = None, top: int = TOP_CANDIDATES) -> go.Figure:
+def competition_figure(
+    trace: Trace, merge: int, labels: Sequence[str] | None = None, top: int = TOP_CANDIDATES
+) -> go.Figure:
     """The pairs that competed for merge number `merge` (1-based) as horizontal bars, the chosen
     one first and in red, each bar labelled with its pair and its value (count, or likelihood
     score with count(ab) / (count(a) × count(b))). Drawn on every step of the merge player, so a
@@ -124,7 +126,9 @@ def competition_figure(trace: Trace, merge: int, labels: Sequence[str] | None = 
                 }
             ],
             "layout": {
-                "title": {"text": f"The competition for merge {merge:,}: {pair_label(labels, left, right)} → {_escape(labels[new_id])}"},
+                "title": {
+                    "text": f"The competition for merge {merge:,}: {pair_label(labels, left, right)} → {_escape(labels[new_id])}"
+                },
                 "xaxis": {
                     "title": {"text": "likelihood score" if scored else "pair count"},
                     # Room for the labels outside the bars (a score's label holds its formula).
@@ -164,7 +168,10 @@ def merge_timeline(trace: Trace, current_step: int | None = None, log_scale: boo
     layout = {
         "title": {"text": "Count of each merged pair"},
         "xaxis": {"title": {"text": "merge number"}},
-        "yaxis": {"title": {"text": "pair count"}, **({"type": "log"} if log_scale else {"rangemode": "tozero"})},
+        "yaxis": {
+            "title": {"text": "pair count"},
+            **({"type": "log"} if log_scale else {"rangemode": "tozero"}),
+        },
         "margin": {"l": 60, "r": 60, "t": 50, "b": 40},
         "height": 320,
         "legend": {"orientation": "h", "y": 1.12, "x": 1, "xanchor": "right"},
@@ -176,7 +183,9 @@ def merge_timeline(trace: Trace, current_step: int | None = None, log_scale: boo
                 "mode": "lines",
                 "name": "likelihood score",
                 "x": merge_numbers,
-                "y": np.array([np.nan if score is None else score for score in trace.merge_scores], dtype=float),
+                "y": np.array(
+                    [np.nan if score is None else score for score in trace.merge_scores], dtype=float
+                ),
                 "yaxis": "y2",
                 "line": {"color": "#e49b0f", "width": 1.5},
                 "hovertemplate": "merge %{x}<br>score %{y:.4g}<extra></extra>",
@@ -252,7 +261,11 @@ def merge_tree_figure(tree: dict, labels: Sequence[str]) -> go.Figure:
 
     def visit(node: dict, path: str, parent: str) -> int:
         children = node["children"]
-        size = sum(visit(child, f"{path}/{index}", path) for index, child in enumerate(children)) if children else 1
+        size = (
+            sum(visit(child, f"{path}/{index}", path) for index, child in enumerate(children))
+            if children
+            else 1
+        )
         ids.append(path)
         parents.append(parent)
         texts.append(_escape(labels[node["id"]]))
@@ -324,7 +337,9 @@ def metrics_bar_chart(table, title: str = "") -> go.Figure:
     labels = [METRIC_COLUMNS[field] for field in COMPARED_METRICS]
     names = [str(name) for name in table.index]
     shown = [_escape(name) for name in short_names(names)]
-    figure = make_subplots(rows=1, cols=len(labels), shared_yaxes=True, subplot_titles=labels, horizontal_spacing=0.03)
+    figure = make_subplots(
+        rows=1, cols=len(labels), shared_yaxes=True, subplot_titles=labels, horizontal_spacing=0.03
+    )
     for position, label in enumerate(labels, start=1):
         values = np.asarray(table[label], dtype=float) if label in table else np.full(len(names), np.nan)
         percent = label == METRIC_COLUMNS["split_word_share"]
@@ -338,7 +353,10 @@ def metrics_bar_chart(table, title: str = "") -> go.Figure:
                 customdata=[_escape(name) for name in names],
                 text=[_bar_text(v, percent, count) for v in values],
                 textposition="auto",
-                hovertemplate="%{customdata}<br>" + _escape(label) + (" %{x:,}" if count else " %{x:.3f}") + "<extra></extra>",
+                hovertemplate="%{customdata}<br>"
+                + _escape(label)
+                + (" %{x:,}" if count else " %{x:.3f}")
+                + "<extra></extra>",
                 showlegend=False,
             ),
             row=1,
@@ -369,7 +387,9 @@ def metrics_curve_figure(curves) -> go.Figure:
     from plotly.subplots import make_subplots
 
     labels = list(CURVE_PANELS.values())
-    figure = make_subplots(rows=2, cols=2, subplot_titles=labels, horizontal_spacing=0.08, vertical_spacing=0.14)
+    figure = make_subplots(
+        rows=2, cols=2, subplot_titles=labels, horizontal_spacing=0.08, vertical_spacing=0.14
+    )
     for index, (name, curve) in enumerate(curves.items()):
         colour = SERIES_COLOURS[index % len(SERIES_COLOURS)]
         for position, field in enumerate(CURVE_PANELS):

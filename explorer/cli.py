@@ -69,7 +69,9 @@ def _positive(kind):
         except ValueError:
             number = None
         if number is None or not number > 0 or number == float("inf"):
-            raise argparse.ArgumentTypeError(f"must be a {'whole ' if kind is int else ''}number above 0, not {value!r}")
+            raise argparse.ArgumentTypeError(
+                f"must be a {'whole ' if kind is int else ''}number above 0, not {value!r}"
+            )
         return number
 
     return parse
@@ -116,8 +118,12 @@ def _train(args) -> int:
     from explorer.trainers.engine import MAX_SYMBOLS
 
     # A local tool: no limit unless asked (TrainerConfig still bounds the vocab size).
-    limits = Limits(max_corpus_mb=args.max_corpus_mb or math.inf, max_seconds=math.inf, max_steps=math.inf,
-                    max_vocab=MAX_SYMBOLS - 1)
+    limits = Limits(
+        max_corpus_mb=args.max_corpus_mb or math.inf,
+        max_seconds=math.inf,
+        max_steps=math.inf,
+        max_vocab=MAX_SYMBOLS - 1,
+    )
     text = _read_text(args.corpus, "corpus")
     corpus_check = check_corpus(text, limits)
     if corpus_check.errors:
@@ -129,7 +135,9 @@ def _train(args) -> int:
     if tokens_check.errors:
         raise UserError(" ".join(tokens_check.errors))
     if args.algorithm == "unigram":
-        return _train_unigram(args, text, limits, pre_tokenizer, special_tokens, corpus_check.warnings + tokens_check.warnings)
+        return _train_unigram(
+            args, text, limits, pre_tokenizer, special_tokens, corpus_check.warnings + tokens_check.warnings
+        )
     unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
     if unigram_only:
         raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
@@ -199,8 +207,14 @@ def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, 
 
     if args.max_steps is not None:
         raise UserError("--max-steps counts merges; a Unigram run has rounds: use --max-seconds")
-    if args.min_frequency or args.continuing_subword_prefix is not None or args.end_of_word_suffix is not None:
-        raise UserError("--min-frequency, --continuing-subword-prefix and --end-of-word-suffix are BPE/WordPiece settings")
+    if (
+        args.min_frequency
+        or args.continuing_subword_prefix is not None
+        or args.end_of_word_suffix is not None
+    ):
+        raise UserError(
+            "--min-frequency, --continuing-subword-prefix and --end-of-word-suffix are BPE/WordPiece settings"
+        )
     try:
         check_vocab_size(args.vocab_size, limits)
         config = UnigramConfig(
@@ -219,7 +233,12 @@ def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, 
     gc.disable()  # see _train
     try:
         trace = train_corpus(
-            text, config, _csv(args.normalizer), pre_tokenizer, progress=budget.progress, should_stop=budget.should_stop
+            text,
+            config,
+            _csv(args.normalizer),
+            pre_tokenizer,
+            progress=budget.progress,
+            should_stop=budget.should_stop,
         )
         tokenizer = tokenizer_from_trace(trace)
     except ValueError as error:
@@ -282,7 +301,13 @@ def _piece_rows(pieces) -> list[dict]:
     from explorer.render import readable_token
 
     return [
-        {"id": p.id, "token": readable_token(p.token_bytes), "start": p.start, "end": p.end, "special": p.special}
+        {
+            "id": p.id,
+            "token": readable_token(p.token_bytes),
+            "start": p.start,
+            "end": p.end,
+            "special": p.special,
+        }
         for p in pieces
     ]
 
@@ -316,20 +341,28 @@ def _check_text_is_utf8(texts: list[str]) -> None:
     for text in texts:
         bad = next((char for char in text if "\udc80" <= char <= "\udcff"), None)
         if bad is not None:
-            raise UserError(f"TEXT {text!r} is not UTF-8 (it holds the byte 0x{ord(bad) - 0xDC00:02X}); pass UTF-8 text")
+            raise UserError(
+                f"TEXT {text!r} is not UTF-8 (it holds the byte 0x{ord(bad) - 0xDC00:02X}); pass UTF-8 text"
+            )
 
 
 def _pieces_for(args, text: str) -> tuple[str, list[dict]]:
     if args.pretrained:
         from explorer.pretrained import info_for
 
-        return info_for(args.pretrained).label, _piece_rows(_pretrained(args.pretrained).encode(text, args.special_tokens))
+        return info_for(args.pretrained).label, _piece_rows(
+            _pretrained(args.pretrained).encode(text, args.special_tokens)
+        )
     if _is_sentencepiece(args.tokenizer):
-        return args.tokenizer, _piece_rows(_load_sentencepiece(args.tokenizer).encode(text, args.special_tokens))
+        return args.tokenizer, _piece_rows(
+            _load_sentencepiece(args.tokenizer).encode(text, args.special_tokens)
+        )
     encoding = _load_our_tokenizer(args.tokenizer).encode(text)
     return args.tokenizer, [
         {"id": i, "token": t, "start": s, "end": e, "special": bool(special)}
-        for i, t, (s, e), special in zip(encoding.ids, encoding.tokens, encoding.offsets, encoding.special_tokens_mask)
+        for i, t, (s, e), special in zip(
+            encoding.ids, encoding.tokens, encoding.offsets, encoding.special_tokens_mask
+        )
     ]
 
 
@@ -414,12 +447,21 @@ def _decode(args) -> int:
         for t in decoding.tokens
     ]
     if args.json:
-        print(json.dumps({"tokenizer": name, "text": decoding.text, "tokens": rows, "problems": decoding.problems},
-                         ensure_ascii=False, indent=1))
+        print(
+            json.dumps(
+                {"tokenizer": name, "text": decoding.text, "tokens": rows, "problems": decoding.problems},
+                ensure_ascii=False,
+                indent=1,
+            )
+        )
     else:
         print(f"{name}: {len(ids)} ids -> {decoding.text!r}")
         for row in rows:
-            shown = f"({row['problem']})" if row["problem"] else row["token"] + ("  (special)" if row["special"] else "")
+            shown = (
+                f"({row['problem']})"
+                if row["problem"]
+                else row["token"] + ("  (special)" if row["special"] else "")
+            )
             print(f"  {row['id']:>7}  {shown}")
     _warn(decoding.problems)
     return 0
@@ -444,9 +486,13 @@ def _compare(args) -> int:
     for path in args.tokenizer:
         tokenizer = _load_our_tokenizer(path)
         unk = tokenizer.model.unk_token
-        results.append(compute_metrics(path, texts, lambda t, tok=tokenizer: encode_pieces(tok, t), unknown_token=unk))
+        results.append(
+            compute_metrics(path, texts, lambda t, tok=tokenizer: encode_pieces(tok, t), unknown_token=unk)
+        )
     for name in args.pretrained:
-        results.append(compute_metrics(info_for(name).label, texts, lambda t, n=name: encode_pretrained(n, t)))
+        results.append(
+            compute_metrics(info_for(name).label, texts, lambda t, n=name: encode_pretrained(n, t))
+        )
     table = metrics_table(results)
     if args.json:
         print(table.to_json(orient="records", force_ascii=False, indent=1))
@@ -466,31 +512,53 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe")
     train.add_argument("--flavor", choices=["library", "course"], default="library")
     train.add_argument("--vocab-size", type=int, required=True)
-    train.add_argument("--pre-tokenizer", choices=["byte-level", "bert", "whitespace", "whitespace-split", "metaspace"])
-    train.add_argument("--normalizer", default="", help="comma-separated: nfd,nfkc,lowercase,strip-accents,bert")
+    train.add_argument(
+        "--pre-tokenizer", choices=["byte-level", "bert", "whitespace", "whitespace-split", "metaspace"]
+    )
+    train.add_argument(
+        "--normalizer", default="", help="comma-separated: nfd,nfkc,lowercase,strip-accents,bert"
+    )
     train.add_argument("--min-frequency", type=int, default=0)
     train.add_argument("--special-tokens", default=None, help='comma-separated; "" for none')
     train.add_argument("--continuing-subword-prefix", default=None)
     train.add_argument("--end-of-word-suffix", default=None)
-    train.add_argument("--seed-size", type=_positive(int), help="unigram: seed pieces (library 1,000,000; course 300)")
-    train.add_argument("--shrinking-factor", type=float, help="unigram library: share of pieces kept per round (0.75)")
-    train.add_argument("--max-piece-length", type=_positive(int), help="unigram: longest piece (library 16; course none)")
+    train.add_argument(
+        "--seed-size", type=_positive(int), help="unigram: seed pieces (library 1,000,000; course 300)"
+    )
+    train.add_argument(
+        "--shrinking-factor", type=float, help="unigram library: share of pieces kept per round (0.75)"
+    )
+    train.add_argument(
+        "--max-piece-length", type=_positive(int), help="unigram: longest piece (library 16; course none)"
+    )
     train.add_argument("--max-seconds", type=_positive(float), help="stop training after this many seconds")
     train.add_argument("--max-steps", type=_positive(int), help="stop training after this many merges")
-    train.add_argument("--max-corpus-mb", type=_positive(float), help="refuse a corpus larger than this (MB of UTF-8)")
+    train.add_argument(
+        "--max-corpus-mb", type=_positive(float), help="refuse a corpus larger than this (MB of UTF-8)"
+    )
     train.add_argument("--out", required=True, help="where to write tokenizer.json")
     train.add_argument("--trace", help="also write the training trace as JSON")
 
     encode = commands.add_parser("encode", help="print tokens, ids and offsets")
     encode.add_argument("--tokenizer", help="a tokenizer.json, or a SentencePiece .model")
-    encode.add_argument("--pretrained", choices=list(BUNDLED), metavar="NAME",
-                        help="a bundled tokenizer (--list-pretrained lists them)")
+    encode.add_argument(
+        "--pretrained",
+        choices=list(BUNDLED),
+        metavar="NAME",
+        help="a bundled tokenizer (--list-pretrained lists them)",
+    )
     encode.add_argument("--list-pretrained", action="store_true", help="list the bundled tokenizers and exit")
-    encode.add_argument("--special-tokens", action="store_true",
-                        help='special-token text such as "<|endoftext|>" becomes the special token')
+    encode.add_argument(
+        "--special-tokens",
+        action="store_true",
+        help='special-token text such as "<|endoftext|>" becomes the special token',
+    )
     encode.add_argument("--json", action="store_true")
-    encode.add_argument("--steps", action="store_true",
-                        help="show every merge (BPE) or every piece found (WordPiece), pre-token by pre-token")
+    encode.add_argument(
+        "--steps",
+        action="store_true",
+        help="show every merge (BPE) or every piece found (WordPiece), pre-token by pre-token",
+    )
     encode.add_argument("text", nargs="*")
 
     decode = commands.add_parser("decode", help="turn token ids back into text")
@@ -513,7 +581,9 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
         if args.command == "train":
             if args.special_tokens is None:
-                args.special_tokens = "[PAD],[UNK],[CLS],[SEP],[MASK]" if args.algorithm == "wordpiece" else ""
+                args.special_tokens = (
+                    "[PAD],[UNK],[CLS],[SEP],[MASK]" if args.algorithm == "wordpiece" else ""
+                )
             return _train(args)
         if args.command == "encode":
             return _encode(args)

@@ -148,7 +148,9 @@ def tokenizer_column(
         content_key=content_key("ours", exported),
         encode_batch=None if tok.may_drop_characters() else library_batch_encoder(exported),
         note=note,
-        steps=functools.partial(encode_steps, tok, name=name) if isinstance(tok.model, (BPEModel, WordPieceModel)) else None,
+        steps=functools.partial(encode_steps, tok, name=name)
+        if isinstance(tok.model, (BPEModel, WordPieceModel))
+        else None,
         spec={"name": name, "tokenizer_json": exported},
     )
 
@@ -164,10 +166,13 @@ def pretrained_column(name: str, special_tokens: bool = False) -> TokenizerColum
         encode=functools.partial(encode, name, special_tokens=special_tokens),
         caption=f"pretrained, {info.vocab_size:,} ids, from {info.package} {info.package_version}",
         key=f"pretrained:{name}" + (":special" if special_tokens else ""),
-        content_key=f"pretrained:{name}:{int(special_tokens)}:" + ",".join(data_file.sha256 for data_file in info.files),
+        content_key=f"pretrained:{name}:{int(special_tokens)}:"
+        + ",".join(data_file.sha256 for data_file in info.files),
         encode_batch=pretrained_batch_encoder(name, special_tokens),
         note=f"{info.models}. File: {info.file_names}; {switch}.",
-        steps=functools.partial(pretrained_encode_steps, name) if info.kind in TIKTOKEN_KINDS and not (special_tokens or info.normalization) else None,
+        steps=functools.partial(pretrained_encode_steps, name)
+        if info.kind in TIKTOKEN_KINDS and not (special_tokens or info.normalization)
+        else None,
         spec={"pretrained": name, "special_tokens": special_tokens},
     )
 
@@ -227,7 +232,10 @@ def column_html(column: TokenizerColumn, sentences: Sequence[str], show_ids: boo
             f'<div class="compare-sentence" style="margin-bottom:0.8em;">{line_html(sentence, pieces, show_ids)}'
             f'<div style="color:#777;font-size:0.8em;">{escape_text(count_note(pieces, column.unknown_token))}</div></div>'
         )
-    return f'<div class="compare-column" data-tokenizer="{escape_text(column.name)}">{"".join(blocks)}</div>', total
+    return (
+        f'<div class="compare-column" data-tokenizer="{escape_text(column.name)}">{"".join(blocks)}</div>',
+        total,
+    )
 
 
 def comparison_table(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> pd.DataFrame:
@@ -367,7 +375,11 @@ def _diff_cell(segment: DiffSegment, side: str, label: str) -> str:
         classes.append("uncovered")
         title += "not part of any token"
     else:
-        title += f"token {tokens[0] + 1}" if len(tokens) == 1 else f"tokens {tokens[0] + 1}-{tokens[-1] + 1} share this character"
+        title += (
+            f"token {tokens[0] + 1}"
+            if len(tokens) == 1
+            else f"tokens {tokens[0] + 1}-{tokens[-1] + 1} share this character"
+        )
         if len(tokens) >= 2:
             classes.append("split-char")
     if cut:
@@ -479,7 +491,9 @@ def pretrained_batch_encoder(name: str, special_tokens: bool = False) -> BatchEn
         for text in texts:
             clean = text if text.isascii() else replace_surrogates(text)
             token_ids = encoding.encode_ordinary(clean)
-            spans.append(spans_from_byte_lengths(clean, token_ids, [lengths[token_id] for token_id in token_ids]))
+            spans.append(
+                spans_from_byte_lengths(clean, token_ids, [lengths[token_id] for token_id in token_ids])
+            )
         return spans
 
     def encode_batch(texts: Sequence[str]) -> list[list[Span]]:
@@ -701,8 +715,10 @@ def sentencepiece_upload(upload: UploadedFile) -> UploadedTokenizer:
     except ValueError as error:
         raise ValueError(f"{upload.name}: {error}") from None
     facts = model.facts
-    fallback = "unknown characters become their UTF-8 bytes (<0xE2>...)" if facts.byte_fallback else (
-        "no byte fallback: characters outside the vocabulary become the unknown piece"
+    fallback = (
+        "unknown characters become their UTF-8 bytes (<0xE2>...)"
+        if facts.byte_fallback
+        else ("no byte fallback: characters outside the vocabulary become the unknown piece")
     )
     return UploadedTokenizer(
         key=content_key("upload", upload.data),
@@ -785,7 +801,9 @@ def tokenizer_json_upload(upload: UploadedFile) -> UploadedTokenizer:
             library_json=text,
             note=f"Encoded by the tokenizers library: our reader does not support it ({reason}).",
         )
-    return UploadedTokenizer(key=key, name=name, kind="tokenizer.json", tokenizer=ours, exported=tokenizer_to_json(ours))
+    return UploadedTokenizer(
+        key=key, name=name, kind="tokenizer.json", tokenizer=ours, exported=tokenizer_to_json(ours)
+    )
 
 
 UNKNOWN_TOKENS = ("[UNK]", "<unk>", "<UNK>")
@@ -819,7 +837,9 @@ def vocab_txt_upload(upload: UploadedFile) -> UploadedTokenizer:
         )
     unk = next((token for token in UNKNOWN_TOKENS if token in model.vocab), None)
     if unk is None:
-        raise ValueError(f"{upload.name}: no unknown token ([UNK] or <unk>) in the vocabulary; WordPiece needs one")
+        raise ValueError(
+            f"{upload.name}: no unknown token ([UNK] or <unk>) in the vocabulary; WordPiece needs one"
+        )
     model.unk_token = unk
     lowercase = not _has_capitals(tokens)
     tok = Tokenizer(
@@ -852,18 +872,26 @@ def vocab_merges_upload(vocab: UploadedFile, merges: UploadedFile) -> UploadedTo
         parsed_vocab = json.loads(vocab_text)
     except json.JSONDecodeError as error:
         raise ValueError(f"{vocab.name}: not valid JSON ({error})") from None
-    byte_level = isinstance(parsed_vocab, dict) and all(symbol in parsed_vocab for symbol in BYTE_LEVEL_ALPHABET)
+    byte_level = isinstance(parsed_vocab, dict) and all(
+        symbol in parsed_vocab for symbol in BYTE_LEVEL_ALPHABET
+    )
     suffix = None
-    if isinstance(parsed_vocab, dict) and not byte_level and any(token.endswith("</w>") for token in parsed_vocab):
+    if (
+        isinstance(parsed_vocab, dict)
+        and not byte_level
+        and any(token.endswith("</w>") for token in parsed_vocab)
+    ):
         suffix = "</w>"
-    unk = next((token for token in UNKNOWN_TOKENS if isinstance(parsed_vocab, dict) and token in parsed_vocab), None)
+    unk = next(
+        (token for token in UNKNOWN_TOKENS if isinstance(parsed_vocab, dict) and token in parsed_vocab), None
+    )
     try:
         model = bpe_from_vocab_merges(vocab_text, merges_text, unk_token=unk, end_of_word_suffix=suffix)
     except ValueError as error:
         message = str(error)
         for prefix, name in (("vocab.json: ", vocab.name), ("merges.txt: ", merges.name)):
             if message.startswith(prefix):
-                message = f"{name}: {message[len(prefix):]}"
+                message = f"{name}: {message[len(prefix) :]}"
         raise ValueError(message) from None
     tok = Tokenizer(
         normalizer=None,
@@ -872,7 +900,11 @@ def vocab_merges_upload(vocab: UploadedFile, merges: UploadedFile) -> UploadedTo
         special_tokens=[unk] if unk else [],
         decoder=ByteLevelDecoder() if byte_level else None,
     )
-    how = "byte-level, like GPT-2" if byte_level else "whitespace pre-tokenizer" + (", '</w>' suffix" if suffix else "")
+    how = (
+        "byte-level, like GPT-2"
+        if byte_level
+        else "whitespace pre-tokenizer" + (", '</w>' suffix" if suffix else "")
+    )
     return UploadedTokenizer(
         key=content_key("upload", vocab.data + b"\0" + merges.data),
         name=f"{vocab.name} + {merges.name} (uploaded)",
@@ -906,7 +938,7 @@ def upload_kind(upload: UploadedFile) -> str:
         if isinstance(data, dict) and isinstance(data.get("model"), dict):
             return "tokenizer.json"
         raise ValueError(
-            f"{upload.name}: neither a tokenizer.json (no \"model\") nor a vocab.json (an object token -> id)"
+            f'{upload.name}: neither a tokenizer.json (no "model") nor a vocab.json (an object token -> id)'
         )
     if name.endswith(".txt"):
         first_line = _text(upload).split("\n", 1)[0]

@@ -62,7 +62,9 @@ def count_words_in(text: str) -> int:
     return marks.count(b" x") + marks.startswith(b"x")
 
 
-def count_words(text: str, normalizers: tuple[str, ...] | list[str] = (), pre_tokenizer: str = "byte-level") -> dict[str, int]:
+def count_words(
+    text: str, normalizers: tuple[str, ...] | list[str] = (), pre_tokenizer: str = "byte-level"
+) -> dict[str, int]:
     """Distinct pre-tokenized words of the corpus with their counts, in order of first appearance."""
     text = text.replace("\r\n", "\n")
     pre = build_pre_tokenizer(pre_tokenizer)

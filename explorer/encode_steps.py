@@ -137,8 +137,12 @@ class EncodeSteps:
     def unrepresented(self) -> list[StepPiece]:
         """What the tokenizer cannot represent, in text order: dropped characters and unknown
         tokens (each with the characters it stands for in `source`)."""
-        pieces = [piece for pre_token in self.pre_tokens for piece in (*pre_token.dropped, *pre_token.final)
-                  if piece.kind in ("dropped", "unk")]
+        pieces = [
+            piece
+            for pre_token in self.pre_tokens
+            for piece in (*pre_token.dropped, *pre_token.final)
+            if piece.kind in ("dropped", "unk")
+        ]
         return sorted(pieces, key=lambda piece: piece.source_span)
 
     @property
@@ -165,8 +169,10 @@ class StepBudget:
     def refusal(self, symbol_count: int) -> str:
         """Why this pre-token gets no steps, or "" when it may have them (and pays for them)."""
         if symbol_count > MAX_SYMBOLS_WITH_STEPS:
-            return (f"{symbol_count:,} symbols: steps are shown for pre-tokens of up to "
-                    f"{MAX_SYMBOLS_WITH_STEPS:,} symbols; only its final tokens are shown")
+            return (
+                f"{symbol_count:,} symbols: steps are shown for pre-tokens of up to "
+                f"{MAX_SYMBOLS_WITH_STEPS:,} symbols; only its final tokens are shown"
+            )
         cost = symbol_count * (symbol_count + 1) // 2
         if cost > self.left:
             return "the text is too long to show every step; only this pre-token's final tokens are shown"
@@ -198,7 +204,8 @@ def record_merges(
         starts = [symbol for symbol in range(len(ids)) if lengths[symbol]]
         ends = [*starts[1:], len(ids)]
         return [], tuple(
-            pieces[kept[first]] if end == first + 1
+            pieces[kept[first]]
+            if end == first + 1
             else merged_piece(first, end - 1, pieces[kept[first]], pieces[kept[end - 1]], ids[first])
             for first, end in zip(starts, ends)
         )
@@ -218,8 +225,16 @@ def record_merges(
         right_index = next(i for i in range(left_index + 1, len(current)) if current[i] is right_piece)
         current[left_index] = new_piece
         del current[right_index]
-        steps.append(Step("merge", tuple(current), (left_piece.value, right_piece.value), new_piece.value,
-                          rank, (left_index, right_index)))
+        steps.append(
+            Step(
+                "merge",
+                tuple(current),
+                (left_piece.value, right_piece.value),
+                new_piece.value,
+                rank,
+                (left_index, right_index),
+            )
+        )
 
     merge_all(ids, lengths, lookup, on_merge)
     return steps, tuple(piece_of_symbol[symbol] for symbol in range(len(ids)) if lengths[symbol])
@@ -245,7 +260,9 @@ def explain_initial_symbols(model: BPEModel, word: str) -> list[tuple[str, int |
     result: list[list] = []
     last = len(word) - 1
     for position, char in enumerate(word):
-        symbol = (prefix + char if prefix and position > 0 else char) + (suffix if suffix and position == last else "")
+        symbol = (prefix + char if prefix and position > 0 else char) + (
+            suffix if suffix and position == last else ""
+        )
         symbol_id = model.vocab.get(symbol)
         if symbol_id is not None:
             result.append(["token", symbol_id, symbol, position, position + 1])
@@ -262,7 +279,9 @@ def _byte_length(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def _bpe_pre_token(model: BPEModel, piece: Normalized, text: str, byte_level: bool, budget: StepBudget) -> PreTokenSteps:
+def _bpe_pre_token(
+    model: BPEModel, piece: Normalized, text: str, byte_level: bool, budget: StepBudget
+) -> PreTokenSteps:
     """One pre-token through our BPE model: its initial symbols, then every merge."""
     word = piece.text
     # Offsets as the library counts them: bytes from 0 over the symbols kept (dropped ones do not
@@ -273,7 +292,9 @@ def _bpe_pre_token(model: BPEModel, piece: Normalized, text: str, byte_level: bo
         start, end = piece.original_span(*word_span)
         source_span = piece.original_span(*source_word_span)
         token_bytes = _symbol_bytes(value) if byte_level and kind == "token" else None
-        return StepPiece(value, symbol_id, start, end, kind, text[slice(*source_span)], source_span, token_bytes)
+        return StepPiece(
+            value, symbol_id, start, end, kind, text[slice(*source_span)], source_span, token_bytes
+        )
 
     pieces, kept, ids, lengths = [], [], [], []
     byte_start = 0
@@ -292,8 +313,16 @@ def _bpe_pre_token(model: BPEModel, piece: Normalized, text: str, byte_level: bo
     def merged_piece(_first, _last, left: StepPiece, right: StepPiece, merged_id: int) -> StepPiece:
         value = model.id_to_token(merged_id)
         source_span = (left.source_span[0], right.source_span[1])
-        return StepPiece(value, merged_id, left.start, right.end, "token", text[slice(*source_span)], source_span,
-                         _symbol_bytes(value) if byte_level else None)
+        return StepPiece(
+            value,
+            merged_id,
+            left.start,
+            right.end,
+            "token",
+            text[slice(*source_span)],
+            source_span,
+            _symbol_bytes(value) if byte_level else None,
+        )
 
     note = budget.refusal(len(pieces))
     merges, final = record_merges(pieces, kept, ids, lengths, model.merge_map.get, merged_piece, not note)
@@ -304,9 +333,15 @@ def _bpe_pre_token(model: BPEModel, piece: Normalized, text: str, byte_level: bo
         if step is not None:
             final = (whole,)
             steps += [] if note else [step]
-    return PreTokenSteps(word, *piece.original_span(0, len(word)), tuple(steps), final,
-                         _symbol_bytes(word) if byte_level else None,
-                         dropped=tuple(p for p in pieces if p.kind == "dropped"), note=note)
+    return PreTokenSteps(
+        word,
+        *piece.original_span(0, len(word)),
+        tuple(steps),
+        final,
+        _symbol_bytes(word) if byte_level else None,
+        dropped=tuple(p for p in pieces if p.kind == "dropped"),
+        note=note,
+    )
 
 
 def _symbol_bytes(value: str) -> bytes | None:
@@ -316,7 +351,9 @@ def _symbol_bytes(value: str) -> bytes | None:
         return None
 
 
-def _wordpiece_pre_token(model: WordPieceModel, piece: Normalized, text: str, budget: StepBudget) -> PreTokenSteps:
+def _wordpiece_pre_token(
+    model: WordPieceModel, piece: Normalized, text: str, budget: StepBudget
+) -> PreTokenSteps:
     """One pre-token through WordPiece: each longest piece found, as `WordPieceModel.tokenize`."""
     word = piece.text
     span = piece.original_span(0, len(word))
@@ -331,8 +368,10 @@ def _wordpiece_pre_token(model: WordPieceModel, piece: Normalized, text: str, bu
 
     note = budget.refusal(len(word))
     if note:
-        final = tuple(make(t.value, t.id, t.start, t.end, "unk" if t.value == model.unk_token else "token")
-                      for t in model.tokenize(word))
+        final = tuple(
+            make(t.value, t.id, t.start, t.end, "unk" if t.value == model.unk_token else "token")
+            for t in model.tokenize(word)
+        )
         return PreTokenSteps(word, *span, (), final, note=note)
     steps = [Step("start", (make(word, None, 0, len(word), "rest"),))] if word else []
     if len(word) > model.max_input_chars_per_word:
@@ -350,12 +389,23 @@ def _wordpiece_pre_token(model: WordPieceModel, piece: Normalized, text: str, bu
             tried.append(candidate)
             end -= 1
         if end == start:
-            steps.append(Step("no-match", (unk(),), merged=model.unk_token, word_span=(start, start), tried=tuple(tried)))
+            steps.append(
+                Step(
+                    "no-match", (unk(),), merged=model.unk_token, word_span=(start, start), tried=tuple(tried)
+                )
+            )
             break
         found.append(make(candidate, candidate_id, start, end, "token"))
         rest = (make(word[end:], None, end, len(word), "rest"),) if end < len(word) else ()
-        steps.append(Step("prefix" if start == 0 else "continuation", (*found, *rest), merged=candidate,
-                          word_span=(start, end), tried=tuple(tried)))
+        steps.append(
+            Step(
+                "prefix" if start == 0 else "continuation",
+                (*found, *rest),
+                merged=candidate,
+                word_span=(start, end),
+                tried=tuple(tried),
+            )
+        )
         start = end
     final = steps[-1].pieces if len(steps) > 1 else ()
     return PreTokenSteps(word, *span, tuple(steps), final)
@@ -366,7 +416,9 @@ def _special_pre_token(value: str, token_id: int, start: int, end: int, note: st
     return PreTokenSteps(value, start, end, (), (piece,), special=True, note=note)
 
 
-def encode_steps(tokenizer: Tokenizer, text: str, name: str = "tokenizer", add_special_tokens: bool = False) -> EncodeSteps:
+def encode_steps(
+    tokenizer: Tokenizer, text: str, name: str = "tokenizer", add_special_tokens: bool = False
+) -> EncodeSteps:
     """`tokenizer.encode(text, add_special_tokens=...)`, step by step.
 
     With `add_special_tokens`, the post-processor's tokens ([CLS], [SEP]) are step-less special
@@ -378,7 +430,9 @@ def encode_steps(tokenizer: Tokenizer, text: str, name: str = "tokenizer", add_s
     pre_tokens = []
     for part, part_start, part_end, is_special in tokenizer.split_special_tokens(text):
         if is_special:
-            pre_tokens.append(_special_pre_token(part, tokenizer.special_token_ids[part], part_start, part_end))
+            pre_tokens.append(
+                _special_pre_token(part, tokenizer.special_token_ids[part], part_start, part_end)
+            )
             continue
         for piece in tokenizer.pre_tokenize(part, first_part=part_start == 0):
             piece = _shifted(piece, part_start)

@@ -116,8 +116,10 @@ def step_line(step: Step, tiktoken: bool = False) -> str:
         left, right = step.pair
         return f"{rule}: {left!r} + {right!r} -> {step.merged!r}   pieces: {pieces}"
     if step.kind == "whole-word":
-        return (f"the whole pre-token is in the vocabulary, and the tokenizer looks it up before merging: "
-                f"{step.merged!r} (id {step.pieces[0].id:,})   pieces: {pieces}")
+        return (
+            f"the whole pre-token is in the vocabulary, and the tokenizer looks it up before merging: "
+            f"{step.merged!r} (id {step.pieces[0].id:,})   pieces: {pieces}"
+        )
     if step.kind in ("prefix", "continuation"):
         start, end = step.word_span
         what = "longest prefix" if step.kind == "prefix" else "continuation"
@@ -125,8 +127,10 @@ def step_line(step: Step, tiktoken: bool = False) -> str:
         return f"{what} found: {step.merged!r} (characters {start}-{end}{tried})   pieces: {pieces}"
     if step.kind == "no-match":
         tried = f" ({_tried_label(step.tried)})" if step.tried else ""
-        return (f"no piece matches at position {step.word_span[0]}{tried}: "
-                f"the whole word becomes {step.merged}   pieces: {pieces}")
+        return (
+            f"no piece matches at position {step.word_span[0]}{tried}: "
+            f"the whole word becomes {step.merged}   pieces: {pieces}"
+        )
     if step.kind == "too-long":
         length = step.word_span[1]
         return f"the word has {length:,} characters, more than max_input_chars_per_word: it becomes {step.merged}"
@@ -137,7 +141,9 @@ def steps_text_lines(result: EncodeSteps) -> list[str]:
     """The whole step-by-step encoding as lines of text (what the CLI prints)."""
     tiktoken = is_tiktoken(result)
     final = result.final_pieces()
-    lines = [f"{result.tokenizer} · {result.model}: {len(final):,} token{'s' * (len(final) != 1)} for {result.text!r}"]
+    lines = [
+        f"{result.tokenizer} · {result.model}: {len(final):,} token{'s' * (len(final) != 1)} for {result.text!r}"
+    ]
     for pre_token in result.pre_tokens:
         where = f"{pre_token.start}:{pre_token.end}"
         if pre_token.special:
@@ -146,11 +152,15 @@ def steps_text_lines(result: EncodeSteps) -> list[str]:
             continue
         lines.append(f"pre-token {pre_token.text!r} ({where})")
         for number, step in enumerate(pre_token.steps):
-            lines.append(f"  {number:>3}. {step_line(step, tiktoken)}" if number else f"       {step_line(step)}")
+            lines.append(
+                f"  {number:>3}. {step_line(step, tiktoken)}" if number else f"       {step_line(step)}"
+            )
         if pre_token.note:
             lines.append(f"       (steps not shown: {pre_token.note})")
         ids = " ".join(str(piece.id) for piece in pre_token.final)
         dropped = ", ".join(repr(piece.source) for piece in pre_token.dropped)
-        lines.append(f"       final: {pieces_label(pre_token.final) or '(nothing)'}   ids: {ids or '-'}"
-                     + (f"   dropped: {dropped}" if dropped else ""))
+        lines.append(
+            f"       final: {pieces_label(pre_token.final) or '(nothing)'}   ids: {ids or '-'}"
+            + (f"   dropped: {dropped}" if dropped else "")
+        )
     return lines

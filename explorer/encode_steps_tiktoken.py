@@ -18,7 +18,15 @@ import functools
 
 import regex
 
-from explorer.encode_steps import EncodeSteps, PreTokenSteps, Step, StepBudget, StepPiece, record_merges, whole_word_step
+from explorer.encode_steps import (
+    EncodeSteps,
+    PreTokenSteps,
+    Step,
+    StepBudget,
+    StepPiece,
+    record_merges,
+    whole_word_step,
+)
 from explorer.models import merge_all
 from explorer.pretrained import byte_to_char_index, info_for, load_encoding, replace_surrogates
 from explorer.render import readable_token
@@ -59,7 +67,9 @@ def _tiktoken_pre_token(name: str, word: str, start: int, text: str, budget: Ste
     def make(first_byte: int, end_byte: int, token_id: int) -> StepPiece:
         token_bytes = data[first_byte:end_byte]
         span = (start + owners[first_byte], start + owners[end_byte - 1] + 1)
-        return StepPiece(readable_token(token_bytes), token_id, *span, "token", text[slice(*span)], span, token_bytes)
+        return StepPiece(
+            readable_token(token_bytes), token_id, *span, "token", text[slice(*span)], span, token_bytes
+        )
 
     def lookup(pair: tuple[int, int]):
         rank = ranks.rank(ranks.token(pair[0]) + ranks.token(pair[1]))
@@ -69,7 +79,7 @@ def _tiktoken_pre_token(name: str, word: str, start: int, text: str, budget: Ste
         # Symbols start as one byte each: array symbols first..last are those bytes.
         return make(first, last + 1, merged_id)
 
-    ids = [ranks.rank(data[i:i + 1]) for i in range(len(data))]
+    ids = [ranks.rank(data[i : i + 1]) for i in range(len(data))]
     lengths = [1] * len(ids)
     note = budget.refusal(len(data))
     if note:  # no step: only the final pieces, made from the merged arrays

@@ -12,6 +12,7 @@ writes and reads them (0.23.3).
   `WordPiece.from_file`.
 - `build_tokenizer` assembles the usual tokenizer around a trainer's vocab and merges.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,7 +37,13 @@ from explorer.tokenizer import (
 )
 
 SOURCE = "tokenizer.json"
-ADDED_TOKEN_FLAGS = {"single_word": False, "lstrip": False, "rstrip": False, "normalized": False, "special": True}
+ADDED_TOKEN_FLAGS = {
+    "single_word": False,
+    "lstrip": False,
+    "rstrip": False,
+    "normalized": False,
+    "special": True,
+}
 
 
 def _dumps(value: object, pretty: bool) -> str:
@@ -181,7 +188,9 @@ def load_tokenizer(path: str | os.PathLike) -> Tokenizer:
     try:
         text = Path(path).read_bytes().decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ValueError(f"{SOURCE}: {path} is not UTF-8 text ({error.reason} at byte {error.start})") from None
+        raise ValueError(
+            f"{SOURCE}: {path} is not UTF-8 text ({error.reason} at byte {error.start})"
+        ) from None
     return tokenizer_from_json(text)
 
 
@@ -226,13 +235,17 @@ def bpe_from_vocab_merges(vocab_json_text: str, merges_text: str, **options) -> 
         raise ValueError("vocab.json: must be a JSON object mapping token -> id")
     for token, token_id in vocab.items():
         if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
-            raise ValueError(f"vocab.json: the id of {token!r} must be a non-negative integer, got {token_id!r}")
+            raise ValueError(
+                f"vocab.json: the id of {token!r} must be a non-negative integer, got {token_id!r}"
+            )
     merges = []
     lines = [line for line in _lines(merges_text) if not line.startswith("#version")]
     for number, line in enumerate(lines, start=1):
         parts = line.split(" ")
         if len(parts) != 2:
-            raise ValueError(f"merges.txt: merge {number} ({line!r}) must be two tokens separated by one space")
+            raise ValueError(
+                f"merges.txt: merge {number} ({line!r}) must be two tokens separated by one space"
+            )
         merges.append((parts[0], parts[1]))
     try:
         return BPEModel(vocab, merges, **options)

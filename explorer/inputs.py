@@ -229,7 +229,7 @@ def decode_upload(data: bytes, filename: str) -> str:
         if data.startswith(bom):
             raise InputError(f"{name} is not UTF-8: it is {encoding} text; {_SAVE_AS_UTF8}.")
     if data.startswith(_UTF8_BOM):
-        data = data[len(_UTF8_BOM):]
+        data = data[len(_UTF8_BOM) :]
         if not data:
             raise InputError(f"{name} is empty (only a byte order mark): choose a file with some text in it.")
     for magic, kind, advice in _MAGIC_NUMBERS:
@@ -262,7 +262,10 @@ def _wide_encoding(data: bytes) -> str | None:
         candidates.append(("utf-32-le", "UTF-32 (little-endian)"))
     if min(nul_share[:3]) > 0.7 and nul_share[3] < 0.3:
         candidates.append(("utf-32-be", "UTF-32 (big-endian)"))
-    odd = (sample[1::2].count(0) / max(1, len(sample[1::2])), sample[0::2].count(0) / max(1, len(sample[0::2])))
+    odd = (
+        sample[1::2].count(0) / max(1, len(sample[1::2])),
+        sample[0::2].count(0) / max(1, len(sample[0::2])),
+    )
     if odd[0] > 0.3 and odd[1] < 0.05:
         candidates.append(("utf-16-le", "UTF-16 (little-endian)"))
     if odd[1] > 0.3 and odd[0] < 0.05:
@@ -386,10 +389,12 @@ def check_corpus(text: str, limits: Limits) -> Check:
         shown, limit = format_size(size), format_size(limits.max_corpus_bytes)
         if shown == limit:  # just over: one decimal would make them look equal
             shown, limit = f"{size:,} bytes", f"{limits.max_corpus_bytes:,} bytes"
-        return Check(errors=(
-            f"The corpus is {shown} of UTF-8 text; the limit is {limit}. "
-            f"Train on its first {limit} or on a random sample of its lines instead.",
-        ))
+        return Check(
+            errors=(
+                f"The corpus is {shown} of UTF-8 text; the limit is {limit}. "
+                f"Train on its first {limit} or on a random sample of its lines instead.",
+            )
+        )
     errors = []
     surrogates = 0 if text.isascii() else len(_SURROGATES.findall(text))
     if surrogates:
@@ -555,7 +560,9 @@ def check_special_tokens(tokens: list[str] | tuple[str, ...], pre_tokenizer: str
             continue
         seen.add(token)
         if _SURROGATES.search(token):
-            errors.append(f"The special token {token!r} holds a lone surrogate (U+D800 to U+DFFF), which is not text.")
+            errors.append(
+                f"The special token {token!r} holds a lone surrogate (U+D800 to U+DFFF), which is not text."
+            )
         elif token.isspace():
             warnings.append(
                 f"The special token {token!r} is only white space: it will replace that white space "
@@ -566,7 +573,11 @@ def check_special_tokens(tokens: list[str] | tuple[str, ...], pre_tokenizer: str
                 f"The special token {token!r} is ordinary text: it will be cut out of every text that "
                 "contains it, even from inside longer words."
             )
-        elif splitter is not None and not _USUAL_MARKER.fullmatch(token) and len(splitter.pre_tokenize(token)) > 1:
+        elif (
+            splitter is not None
+            and not _USUAL_MARKER.fullmatch(token)
+            and len(splitter.pre_tokenize(token)) > 1
+        ):
             what = "contains white space" if any(char.isspace() for char in token) else "has separators"
             notes.append(
                 f"The special token {token!r} {what} that the {pre_tokenizer} pre-tokenizer splits on: "
@@ -624,7 +635,9 @@ def explain_vocab_size(trace: Trace, requested: int | None = None, stopped_by: s
     if merges == 0 and requested <= initial:
         specials = len(set(trace.special_tokens))
         symbols = "byte symbols" if trace.config.get("pre_tokenizer") == "byte-level" else "characters"
-        parts = f"{initial - specials:,} {symbols}" + (f" and {specials:,} special token{'s' if specials != 1 else ''}" if specials else "")
+        parts = f"{initial - specials:,} {symbols}" + (
+            f" and {specials:,} special token{'s' if specials != 1 else ''}" if specials else ""
+        )
         if requested == initial:
             return f"The starting alphabet ({parts}) is exactly the {requested:,} tokens asked for: no merge was needed."
         return (

@@ -56,7 +56,9 @@ def candidates_at(trace: Trace, merge: int) -> list[Candidate]:
     vocab = trace.vocab
     return [
         Candidate(rank, left, right, vocab[left], vocab[right], count, score, left_count, right_count)
-        for rank, ((left, right, count, score), (left_count, right_count)) in enumerate(zip(rows, symbol_counts), start=1)
+        for rank, ((left, right, count, score), (left_count, right_count)) in enumerate(
+            zip(rows, symbol_counts), start=1
+        )
     ]
 
 
@@ -83,7 +85,9 @@ def _listed(names: list[str], limit: int = 6) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
-def first_occurrences(trace: Trace, k: int, pairs: list[tuple[int, int]]) -> dict[tuple[int, int], tuple[int, int]]:
+def first_occurrences(
+    trace: Trace, k: int, pairs: list[tuple[int, int]]
+) -> dict[tuple[int, int], tuple[int, int]]:
     """Where each pair (of ids) first occurs in the corpus after k merges, scanning the words in
     order of first appearance, left to right (the course's dict order): pair -> (word index,
     position). Stops as soon as every pair is found."""
@@ -128,9 +132,17 @@ def why_chosen(trace: Trace, merge: int, labels) -> str:
         if runner_up is None:
             return f"{won}; it was the only pair left."
         return f"{won}; next came {pair_name(labels, runner_up.left_id, runner_up.right_id)} with {_value_text(runner_up)}."
-    some = "at least " if len(tied) == len(candidates) and len(candidates) >= trace.config.get("candidates", 10) else ""
+    some = (
+        "at least "
+        if len(tied) == len(candidates) and len(candidates) >= trace.config.get("candidates", 10)
+        else ""
+    )
     names = [pair_name(labels, c.left_id, c.right_id) for c in tied]
-    value = f"{chosen.count:,}" if chosen.score is None else f"count(ab) / (count(a) × count(b)) = {score_formula(chosen)}"
+    value = (
+        f"{chosen.count:,}"
+        if chosen.score is None
+        else f"count(ab) / (count(a) × count(b)) = {score_formula(chosen)}"
+    )
     tie = f"{some}{len(tied)} pairs tie at the highest {measure}, {value}: {_listed(names)}"
     if some:
         tie += "; the trace keeps the top 10"
@@ -177,7 +189,10 @@ def is_course_sized(trace: Trace) -> bool:
 def splits_at(trace: Trace, k: int) -> list[tuple[str, int, tuple[str, ...]]]:
     """(word, count, its tokens after k merges) for every distinct word, in order of first
     appearance: the course's `splits` dict with `word_freqs` beside it."""
-    return [(word, count, tuple(trace.segment(index, k))) for index, (word, count) in enumerate(zip(trace.words, trace.counts))]
+    return [
+        (word, count, tuple(trace.segment(index, k)))
+        for index, (word, count) in enumerate(zip(trace.words, trace.counts))
+    ]
 
 
 @dataclass(frozen=True)

@@ -201,10 +201,7 @@ METRIC_DEFINITIONS = {
 
 def metrics_table(metrics: Iterable[TokenizerMetrics]) -> pd.DataFrame:
     """One row per tokenizer (indexed by name), one column per figure in `METRIC_COLUMNS`."""
-    rows = {
-        m.name: {label: getattr(m, field) for field, label in METRIC_COLUMNS.items()}
-        for m in metrics
-    }
+    rows = {m.name: {label: getattr(m, field) for field, label in METRIC_COLUMNS.items()} for m in metrics}
     table = pd.DataFrame.from_dict(rows, orient="index", columns=list(METRIC_COLUMNS.values()))
     table.index.name = "tokenizer"
     return table

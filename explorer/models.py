@@ -21,6 +21,7 @@ Does not implement BPE dropout or `byte_fallback` (reading a model that uses the
 ValueError), training (see `explorer.trainers`), normalization, pre-tokenization or decoding
 (see `explorer.tokenizer`).
 """
+
 from __future__ import annotations
 
 import heapq
@@ -170,7 +171,9 @@ class BPEModel:
         A pair listed twice keeps its *later* rank: the library collects into a hash map, so the
         later entry overwrites the earlier one.
         """
-        prefix_byte_length = len(self.continuing_subword_prefix.encode("utf-8")) if self.continuing_subword_prefix else 0
+        prefix_byte_length = (
+            len(self.continuing_subword_prefix.encode("utf-8")) if self.continuing_subword_prefix else 0
+        )
         merge_map: dict[tuple[int, int], tuple[int, int]] = {}
         for rank, pair in enumerate(merges):
             number = rank + 1  # merges are numbered from 1 in messages, like merges.txt lines
@@ -186,7 +189,9 @@ class BPEModel:
             merged = left + right_rest
             for token in (left, right, merged):
                 if token not in self.vocab:
-                    raise ValueError(f"merge {number} ({left!r}, {right!r}): token {token!r} is not in the vocabulary")
+                    raise ValueError(
+                        f"merge {number} ({left!r}, {right!r}): token {token!r} is not in the vocabulary"
+                    )
             merge_map[(self.vocab[left], self.vocab[right])] = (rank, self.vocab[merged])
         return merge_map
 
@@ -278,16 +283,22 @@ class BPEModel:
         dropped: list[int] = []
         last = len(word) - 1
         for position, char in enumerate(word):
-            symbol = (prefix + char if prefix and position else char) + (suffix if suffix and position == last else "")
+            symbol = (prefix + char if prefix and position else char) + (
+                suffix if suffix and position == last else ""
+            )
             symbol_id = vocab.get(symbol)
             if symbol_id is None and self.unk_token is None:
                 dropped.append(position)
                 continue
             if symbol_id is None:
                 symbol_id = self._unk_id()
-                if self.fuse_unk and ids and ids[-1] == symbol_id and spans[-1][1] == position and vocab.get(
-                    self._symbol_of(word, spans[-1][0])
-                ) is None:
+                if (
+                    self.fuse_unk
+                    and ids
+                    and ids[-1] == symbol_id
+                    and spans[-1][1] == position
+                    and vocab.get(self._symbol_of(word, spans[-1][0])) is None
+                ):
                     spans[-1][1] = position + 1  # one unk token for the run of unknown characters
                     continue
             ids.append(symbol_id)
@@ -298,7 +309,9 @@ class BPEModel:
         tokens = []
         for order, index in enumerate(kept):
             last_symbol = kept[order + 1] - 1 if order + 1 < len(kept) else len(ids) - 1
-            tokens.append(Token(ids[index], self._id_to_token[ids[index]], spans[index][0], spans[last_symbol][1]))
+            tokens.append(
+                Token(ids[index], self._id_to_token[ids[index]], spans[index][0], spans[last_symbol][1])
+            )
         return tokens, dropped
 
     def _symbol_of(self, word: str, position: int) -> str:
@@ -314,9 +327,11 @@ class BPEModel:
         # turned into the characters holding those bytes. This only differs from counting
         # characters after a dropped unknown character: the library does not count its bytes,
         # so later offsets shift left ("xab" with "x" unknown: "a" at (0, 1), "b" at (1, 2)).
-        char_of_byte = None if word.isascii() else [
-            index for index, char in enumerate(word) for _ in range(len(char.encode("utf-8")))
-        ]
+        char_of_byte = (
+            None
+            if word.isascii()
+            else [index for index, char in enumerate(word) for _ in range(len(char.encode("utf-8")))]
+        )
         tokens = []
         start = 0
         for symbol_id, length in zip(ids, lengths):
@@ -459,7 +474,9 @@ class WordPieceModel:
             if not isinstance(value, str):
                 raise ValueError(f"{where}.{key} must be a string, got {value!r}")
         if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
-            raise ValueError(f"{where}.max_input_chars_per_word must be a non-negative integer, got {max_chars!r}")
+            raise ValueError(
+                f"{where}.max_input_chars_per_word must be a non-negative integer, got {max_chars!r}"
+            )
         return cls(_vocab_from_json(d.get("vocab", {}), f"{where}.vocab"), unk_token, prefix, max_chars)
 
 

@@ -61,7 +61,9 @@ def train_corpus(
     check_pipeline(tuple(normalizers), pre_tokenizer)
     word_counts = count_words(text, tuple(normalizers), pre_tokenizer)
     if isinstance(config, UnigramConfig):
-        return _train_unigram(word_counts, config, normalizers, pre_tokenizer, progress, should_stop, max_steps)
+        return _train_unigram(
+            word_counts, config, normalizers, pre_tokenizer, progress, should_stop, max_steps
+        )
     trace = train(
         word_counts,
         effective_config(config, pre_tokenizer),
@@ -111,8 +113,10 @@ def encode_pieces(tokenizer: Tokenizer, text: str) -> list[Piece]:
         else:
             pieces.append(Piece(token_id, token, start, end, symbols_to_bytes(token) if byte_level else None))
     if dropped:
-        pieces += [Piece(-1, text[start:end], start, end, text[start:end].encode("utf-8", "surrogatepass"), DROPPED)
-                   for start, end in dropped]
+        pieces += [
+            Piece(-1, text[start:end], start, end, text[start:end].encode("utf-8", "surrogatepass"), DROPPED)
+            for start, end in dropped
+        ]
         pieces.sort(key=lambda piece: piece.start)
     return pieces
 
@@ -120,7 +124,9 @@ def encode_pieces(tokenizer: Tokenizer, text: str) -> list[Piece]:
 # ---------------------------------------------------------------- Unigram
 
 
-def _train_unigram(word_counts, config, normalizers, pre_tokenizer, progress, should_stop, max_steps) -> UnigramTrace:
+def _train_unigram(
+    word_counts, config, normalizers, pre_tokenizer, progress, should_stop, max_steps
+) -> UnigramTrace:
     if max_steps is not None:
         raise ValueError("a step limit counts merges; a Unigram run has rounds, limit it by time instead")
     trace = train_unigram(word_counts, config, progress=progress, should_stop=should_stop)

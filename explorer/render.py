@@ -152,9 +152,7 @@ def _cluster_range(piece: Piece, cluster_of_char: list[int]) -> tuple[int, int] 
     return cluster_of_char[piece.start], cluster_of_char[piece.end - 1]
 
 
-def group_pieces_by_shared_clusters(
-    text: str, pieces: Sequence[Piece]
-) -> list[list[int]]:
+def group_pieces_by_shared_clusters(text: str, pieces: Sequence[Piece]) -> list[list[int]]:
     """Indices of consecutive pieces, grouped when they touch a common grapheme cluster.
 
     A piece that shares no cluster with its neighbours is a group of one, and so is a `DROPPED`
@@ -187,7 +185,9 @@ def group_pieces_by_shared_clusters(
     return groups
 
 
-def _token_span(piece: Piece, text: str, token_bytes: bytes, colour: str, show_ids: bool, new: bool = False) -> str:
+def _token_span(
+    piece: Piece, text: str, token_bytes: bytes, colour: str, show_ids: bool, new: bool = False
+) -> str:
     """One token as a coloured span; an unknown token as `[UNK] ← 서울` (the text it stands for),
     a dropped character as `dropped: P`, both in a dashed box, never as nothing."""
     readable = readable_token(token_bytes)
@@ -195,7 +195,9 @@ def _token_span(piece: Piece, text: str, token_bytes: bytes, colour: str, show_i
     source = readable_token(text[piece.start : piece.end].encode("utf-8", errors="surrogatepass"))
     line_breaks = "<br>" * token_bytes.count(b"\n")
     if kind == DROPPED:
-        title = f"dropped: the tokenizer has no token for {source} (and no unknown token), so it leaves it out"
+        title = (
+            f"dropped: the tokenizer has no token for {source} (and no unknown token), so it leaves it out"
+        )
         return f'<span class="tok tok-dropped" title="{escape_text(title)}">dropped: {escape_text(source)}</span>{line_breaks}'
     identifier = f'<span class="tok-id">{piece.id}</span>' if show_ids else ""
     if kind == UNKNOWN:
@@ -205,7 +207,9 @@ def _token_span(piece: Piece, text: str, token_bytes: bytes, colour: str, show_i
             f'<span class="tok-unk-source"> ← {escape_text(source)}</span>{identifier}</span>'
         )
     css_class = "tok tok-special" if kind == SPECIAL else "tok tok-new" if new else "tok"
-    title = f"id {piece.id}: {readable}" + (" (special token)" if kind == SPECIAL else " (just merged)" if new else "")
+    title = f"id {piece.id}: {readable}" + (
+        " (special token)" if kind == SPECIAL else " (just merged)" if new else ""
+    )
     return (
         f'<span class="{css_class}" title="{escape_text(title)}" style="background:{html.escape(colour, quote=True)};">'
         f"{escape_text(readable)}{identifier}</span>{line_breaks}"

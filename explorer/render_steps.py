@@ -32,7 +32,13 @@ def piece_html(piece: StepPiece, position: int, made_here: bool = False, show_id
         )
     if piece.kind == "rest":
         return f'<span class="tok tok-rest" title="not matched yet">{escape_text(piece.value)}</span>'
-    css = "tok mono-tok tok-new" if made_here else "tok mono-tok tok-special" if piece.kind == "special" else "tok mono-tok"
+    css = (
+        "tok mono-tok tok-new"
+        if made_here
+        else "tok mono-tok tok-special"
+        if piece.kind == "special"
+        else "tok mono-tok"
+    )
     title = f"id {piece.id}: {shown}" if piece.id is not None else shown
     return (
         f'<span class="{css}" title="{escape_text(title)}" style="background:{PALETTE[position % len(PALETTE)]};">'
@@ -52,13 +58,21 @@ def _made_here(step: Step) -> int | None:
 
 
 def _pieces_row(pieces, made: int | None, show_ids: bool) -> str:
-    return "".join(piece_html(piece, position, position == made, show_ids) for position, piece in enumerate(pieces))
+    return "".join(
+        piece_html(piece, position, position == made, show_ids) for position, piece in enumerate(pieces)
+    )
 
 
-def pre_token_html(pre_token: PreTokenSteps, tiktoken: bool, show_ids: bool = False, opened: bool = True) -> str:
+def pre_token_html(
+    pre_token: PreTokenSteps, tiktoken: bool, show_ids: bool = False, opened: bool = True
+) -> str:
     """One pre-token in a <details> block: every step as (number, sentence, pieces after it)."""
     final = _pieces_row(pre_token.final, None, show_ids)
-    raw = pre_token.token_bytes if pre_token.token_bytes is not None else pre_token.text.encode("utf-8", errors="surrogatepass")
+    raw = (
+        pre_token.token_bytes
+        if pre_token.token_bytes is not None
+        else pre_token.text.encode("utf-8", errors="surrogatepass")
+    )
     title = readable_token(raw)
     if pre_token.special:
         return (
@@ -89,7 +103,11 @@ def encode_steps_html(result: EncodeSteps, show_ids: bool = False) -> str:
     head = (
         f'<div class="steps-head">{escape_text(result.tokenizer)} · {escape_text(result.model)}: '
         f"<b>{plural(len([piece for piece in final if piece.is_token]), 'token')}</b>"
-        + (f' · <span class="lost">{plural(len(lost), "piece")} of the text it cannot spell</span>' if lost else "")
+        + (
+            f' · <span class="lost">{plural(len(lost), "piece")} of the text it cannot spell</span>'
+            if lost
+            else ""
+        )
         + "</div>"
     )
     blocks = [

@@ -221,7 +221,11 @@ class SQLiteRunStore:
             identity = os.stat(self.path).st_ino
         except FileNotFoundError:
             identity = None
-        if getattr(local, "connection", None) is not None and local.pid == os.getpid() and local.identity == identity:
+        if (
+            getattr(local, "connection", None) is not None
+            and local.pid == os.getpid()
+            and local.identity == identity
+        ):
             return local.connection
         if getattr(local, "connection", None) is not None:
             local.connection.close()
@@ -270,7 +274,12 @@ class SQLiteRunStore:
                 if healthy:
                     return  # another thread has already recreated it
                 aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
-                LOG.warning("run store %s is unreadable (%s): moved to %s, starting an empty one", self.path, error, aside)
+                LOG.warning(
+                    "run store %s is unreadable (%s): moved to %s, starting an empty one",
+                    self.path,
+                    error,
+                    aside,
+                )
                 self.path.replace(aside)
                 self._remove_journal(self.path, aside)
 
@@ -304,7 +313,9 @@ class SQLiteRunStore:
         meta_json = canonical_json(meta)
         size = len(packed_payload) + len(packed_corpus or b"") + len(meta_json.encode("utf-8")) + len(key)
         if size > self.max_bytes:
-            LOG.info("run %s not stored: %d bytes is over the store's bound of %d", key[:8], size, self.max_bytes)
+            LOG.info(
+                "run %s not stored: %d bytes is over the store's bound of %d", key[:8], size, self.max_bytes
+            )
             return False
 
         def write(connection: sqlite3.Connection) -> bool:
@@ -342,8 +353,14 @@ class SQLiteRunStore:
                 return None
             if now - accessed >= TOUCH_SECONDS:
                 connection.execute("UPDATE runs SET accessed = ? WHERE key = ?", (now, key))
-            return Entry(key, zlib.decompress(payload), None if corpus is None else zlib.decompress(corpus),
-                         json.loads(meta), created, accessed)
+            return Entry(
+                key,
+                zlib.decompress(payload),
+                None if corpus is None else zlib.decompress(corpus),
+                json.loads(meta),
+                created,
+                accessed,
+            )
 
         return self._run(read, None)
 
@@ -366,7 +383,9 @@ class SQLiteRunStore:
 
     def stored_bytes(self) -> int:
         """The total size the byte bound applies to (for tests and the operator's log)."""
-        return self._run(lambda connection: connection.execute("SELECT coalesce(sum(size), 0) FROM runs").fetchone()[0], 0)
+        return self._run(
+            lambda connection: connection.execute("SELECT coalesce(sum(size), 0) FROM runs").fetchone()[0], 0
+        )
 
     def _evict(self, connection: sqlite3.Connection, now: float, keep: str | None) -> None:
         """Drop entries past their age, then the least recently read ones until under the bound."""

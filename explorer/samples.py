@@ -102,8 +102,8 @@ MULTILINGUAL = Sample(
     label="Multilingual, emoji and code",
     inline="\n".join(
         [
-            "The family \U0001F468\u200D\U0001F469\u200D\U0001F467\u200D\U0001F466 went to Berlin \U0001F1E9\U0001F1EA and Tokyo \U0001F1EF\U0001F1F5.",
-            "The family ate cake in the caf\u00e9 and the children laughed \U0001F602\U0001F602.",
+            "The family \U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466 went to Berlin \U0001f1e9\U0001f1ea and Tokyo \U0001f1ef\U0001f1f5.",
+            "The family ate cake in the caf\u00e9 and the children laughed \U0001f602\U0001f602.",
             "Na\u00efve people in Z\u00fcrich order a cr\u00e8me br\u00fbl\u00e9e; se\u00f1ora Mu\u00f1oz orders a\u0301 decomposed one.",
             "\u6771\u4eac\u306f\u65e5\u672c\u306e\u9996\u90fd\u3067\u3059\u3002\u6771\u4eac\u306e\u4eba\u53e3\u306f\u591a\u3044\u3002",
             "\u6211\u559c\u6b22\u5b66\u4e60\u4e2d\u6587\uff0c\u4e2d\u6587\u5f88\u6709\u610f\u601d\u3002",
@@ -114,7 +114,7 @@ MULTILINGUAL = Sample(
             "def tokenize(text):",
             "    tokens = text.split()  # split on whitespace",
             "    return [token.lower() for token in tokens if token]",
-            "if __name__ == \"__main__\": print(tokenize(\"Hello, World!\"))",
+            'if __name__ == "__main__": print(tokenize("Hello, World!"))',
         ]
     ),
     source="written for this app",

@@ -18,6 +18,7 @@ Follows the Hugging Face `tokenizers` `Tokenizer` (0.23.3; Rust `tokenizer/mod.r
 Does not do: truncation, padding, batches, non-special added tokens (lstrip, rstrip, single_word,
 normalized matching), other post-processors or decoders. tokenizer.json lives in `hf_json`.
 """
+
 from __future__ import annotations
 
 import re
@@ -41,7 +42,9 @@ class Encoding:
     type_ids: list[int] = field(default_factory=list)
     special_tokens_mask: list[int] = field(default_factory=list)
 
-    def append(self, token_id: int, token: str, offsets: tuple[int, int], type_id: int, special: bool) -> None:
+    def append(
+        self, token_id: int, token: str, offsets: tuple[int, int], type_id: int, special: bool
+    ) -> None:
         self.ids.append(token_id)
         self.tokens.append(token)
         self.offsets.append(offsets)
@@ -86,8 +89,17 @@ class ByteLevelDecoder:
 
 # What the library's WordPiece decoder undoes, token by token, when `cleanup` is on.
 _CLEANUP_REPLACEMENTS = (
-    (" .", "."), (" ?", "?"), (" !", "!"), (" ,", ","), (" ' ", "'"), (" n't", "n't"),
-    (" 'm", "'m"), (" do not", " don't"), (" 's", "'s"), (" 've", "'ve"), (" 're", "'re"),
+    (" .", "."),
+    (" ?", "?"),
+    (" !", "!"),
+    (" ,", ","),
+    (" ' ", "'"),
+    (" n't", "n't"),
+    (" 'm", "'m"),
+    (" do not", " don't"),
+    (" 's", "'s"),
+    (" 've", "'ve"),
+    (" 're", "'re"),
 )
 
 
@@ -112,7 +124,7 @@ class WordPieceDecoder:
         pieces = []
         for position, token in enumerate(tokens):
             if position > 0:
-                token = token[len(self.prefix):] if token.startswith(self.prefix) else " " + token
+                token = token[len(self.prefix) :] if token.startswith(self.prefix) else " " + token
             if self.cleanup:
                 token = cleanup_tokenization_spaces(token)
             pieces.append(token)
@@ -189,7 +201,9 @@ def decoder_from_hf_json(d: object) -> Decoder | None:
         except ValueError as error:
             raise ValueError(f"decoder: {error}") from None
         return MetaspaceDecoder(settings.replacement, settings.prepend_scheme, settings.split_at_replacement)
-    raise ValueError(f"decoder.type {decoder_type!r} is not supported (ByteLevel, WordPiece, BPEDecoder, Metaspace)")
+    raise ValueError(
+        f"decoder.type {decoder_type!r} is not supported (ByteLevel, WordPiece, BPEDecoder, Metaspace)"
+    )
 
 
 # ---------------------------------------------------------------- post-processor
@@ -249,7 +263,9 @@ class TemplateProcessing:
             pair = "$A $B:1"  # the library's default pair template
         self.pair = parse_template(pair) if isinstance(pair, str) else list(pair)
         if isinstance(special_tokens, dict):
-            self.special_tokens = {name: (list(ids), list(tokens)) for name, (ids, tokens) in special_tokens.items()}
+            self.special_tokens = {
+                name: (list(ids), list(tokens)) for name, (ids, tokens) in special_tokens.items()
+            }
         else:
             self.special_tokens = {name: ([token_id], [name]) for name, token_id in special_tokens}
         self._validate()
@@ -262,12 +278,16 @@ class TemplateProcessing:
                 raise ValueError(f"the {label} template must hold {wanted} exactly once")
         for piece in self.single + self.pair:
             if piece.kind == "special" and piece.name not in self.special_tokens:
-                raise ValueError(f"template uses {piece.name!r} but it is not among the template's special tokens")
+                raise ValueError(
+                    f"template uses {piece.name!r} but it is not among the template's special tokens"
+                )
         for name, (ids, tokens) in self.special_tokens.items():
             if len(ids) != len(tokens):
                 raise ValueError(f"special token {name!r}: ids and tokens differ in length")
 
-    def process(self, first: Encoding, second: Encoding | None = None, add_special_tokens: bool = True) -> Encoding:
+    def process(
+        self, first: Encoding, second: Encoding | None = None, add_special_tokens: bool = True
+    ) -> Encoding:
         """Without special tokens the template still sets the sequences' type ids (library)."""
         template = self.single if second is None else self.pair
         result = Encoding()
@@ -323,9 +343,15 @@ class TemplateProcessing:
         for name, body in raw_specials.items():
             ids = body.get("ids") if isinstance(body, dict) else None
             tokens = body.get("tokens") if isinstance(body, dict) else None
-            if not (isinstance(ids, list) and all(isinstance(i, int) for i in ids)
-                    and isinstance(tokens, list) and all(isinstance(t, str) for t in tokens)):
-                raise ValueError(f"{where}.special_tokens[{name!r}] must have a list of ids and a list of tokens")
+            if not (
+                isinstance(ids, list)
+                and all(isinstance(i, int) for i in ids)
+                and isinstance(tokens, list)
+                and all(isinstance(t, str) for t in tokens)
+            ):
+                raise ValueError(
+                    f"{where}.special_tokens[{name!r}] must have a list of ids and a list of tokens"
+                )
             special_tokens[name] = (ids, tokens)
         try:
             return cls(templates[0], templates[1], special_tokens)
@@ -426,7 +452,9 @@ class Tokenizer:
         if not isinstance(model, BPEModel) or model.unk_token is not None:
             return False
         plain_symbols = not model.continuing_subword_prefix and not model.end_of_word_suffix
-        every_byte = isinstance(self.decoder, ByteLevelDecoder) and all(symbol in model.vocab for symbol in UNICODE_TO_BYTE)
+        every_byte = isinstance(self.decoder, ByteLevelDecoder) and all(
+            symbol in model.vocab for symbol in UNICODE_TO_BYTE
+        )
         return not (plain_symbols and every_byte)
 
     # -- encoding
@@ -450,7 +478,7 @@ class Tokenizer:
         position = 0
         for match in self._special_pattern.finditer(text):
             if match.start() > position:
-                parts.append((text[position:match.start()], position, match.start(), False))
+                parts.append((text[position : match.start()], position, match.start(), False))
             parts.append((match.group(), match.start(), match.end(), True))
             position = match.end()
         if position < len(text):
@@ -461,10 +489,14 @@ class Tokenizer:
         encoding = Encoding()
         for part, part_start, part_end, is_special in self.split_special_tokens(text):
             if is_special:
-                encoding.append(self.special_token_ids[part], part, (part_start, part_end), type_id, special=False)
+                encoding.append(
+                    self.special_token_ids[part], part, (part_start, part_end), type_id, special=False
+                )
                 continue
             for token, (start, end) in self._encode_plain(part, first_part=part_start == 0):
-                encoding.append(token.id, token.value, (part_start + start, part_start + end), type_id, special=False)
+                encoding.append(
+                    token.id, token.value, (part_start + start, part_start + end), type_id, special=False
+                )
         return encoding
 
     def _encode_plain(self, text: str, first_part: bool = True) -> list[tuple[Token, tuple[int, int]]]:
@@ -486,7 +518,9 @@ class Tokenizer:
     def pre_tokenize(self, text: str, first_part: bool = True) -> list[Normalized]:
         """The pre-tokens the model sees in `text` (no special tokens in it), each knowing the
         span of `text` every one of its characters comes from. `first_part`: see `_encode_plain`."""
-        normalized = Normalized.unchanged(text) if self.normalizer is None else self.normalizer.normalize(text)
+        normalized = (
+            Normalized.unchanged(text) if self.normalizer is None else self.normalizer.normalize(text)
+        )
         if self.pre_tokenizer is not None:
             return self.pre_tokenizer.split(normalized, first_part)
         return [normalized] if normalized.text else []
@@ -505,7 +539,9 @@ class Tokenizer:
                 tokens, dropped_positions = self.model.tokenize_exactly(piece.text)
                 for token in tokens:
                     start, end = piece.original_span(token.start, token.end)
-                    encoding.append(token.id, token.value, (part_start + start, part_start + end), 0, special=False)
+                    encoding.append(
+                        token.id, token.value, (part_start + start, part_start + end), 0, special=False
+                    )
                 for position in dropped_positions:
                     start, end = piece.original_span(position, position + 1)
                     span = (part_start + start, part_start + end)

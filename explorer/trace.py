@@ -154,7 +154,8 @@ class Candidates(SequenceOf):
         if not isinstance(other, Candidates):
             return NotImplemented
         return (
-            (self.ends, self.lefts, self.rights, self.counts) == (other.ends, other.lefts, other.rights, other.counts)
+            (self.ends, self.lefts, self.rights, self.counts)
+            == (other.ends, other.lefts, other.rights, other.counts)
             and (self.scores is None) == (other.scores is None)
             and (self.scores is None or self.scores == other.scores)
             and self.symbol_counts == other.symbol_counts
@@ -306,7 +307,9 @@ class Trace:
         """Character offsets in the word where merge step k-1 (the k-th merge) joined two pieces."""
         if k <= 0:
             return []
-        return [position + 1 for position, step in enumerate(self.boundary_steps[word_index]) if step == k - 1]
+        return [
+            position + 1 for position, step in enumerate(self.boundary_steps[word_index]) if step == k - 1
+        ]
 
     def words_by_frequency(self) -> list[int]:
         """Word indices, most frequent first (ties in order of first appearance)."""

@@ -141,7 +141,9 @@ class UnigramModel:
             if piece_id is not None:
                 edges.append(LatticeEdge(start, end, word[start:end], piece_id, self.scores[piece_id]))
         if not edges or edges[0].end != start + 1:
-            edges.append(LatticeEdge(start, start + 1, word[start], self.unk_id, self.unk_score, unknown=True))
+            edges.append(
+                LatticeEdge(start, start + 1, word[start], self.unk_id, self.unk_score, unknown=True)
+            )
         return edges
 
     def _viterbi(self, word: str) -> tuple[list[float], list[LatticeEdge | None], list[LatticeEdge]]:
@@ -240,7 +242,9 @@ class UnigramModel:
     def to_hf_json(self) -> dict:
         for piece, score in self.pieces:
             if not math.isfinite(score):
-                raise ValueError(f"Unigram: the score of {piece!r} is {score}, which tokenizer.json cannot hold")
+                raise ValueError(
+                    f"Unigram: the score of {piece!r} is {score}, which tokenizer.json cannot hold"
+                )
         return {
             "type": "Unigram",
             "unk_id": self.unk_id,

@@ -232,7 +232,12 @@ class UnigramTrace:
         """The pieces round r removed, in the order it removed them."""
         round_ = self.rounds[r - 1]
         return [
-            Removal(self.seeds[index], REMOVAL_REASONS[reason], float(score), None if math.isnan(value) else float(value))
+            Removal(
+                self.seeds[index],
+                REMOVAL_REASONS[reason],
+                float(score),
+                None if math.isnan(value) else float(value),
+            )
             for index, reason, score, value in zip(
                 round_.removed_pieces, round_.removed_reasons, round_.removed_scores, round_.removed_values
             )

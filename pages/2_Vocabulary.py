@@ -6,7 +6,9 @@ from explorer.ui import frame, link, state, views
 
 W = state.Widget
 SEARCH_PARAM = "search"
-frame.page("Vocabulary", "Every token of the trained vocabulary; byte-level tokens shown as the bytes they hold.")
+frame.page(
+    "Vocabulary", "Every token of the trained vocabulary; byte-level tokens shown as the bytes they hold."
+)
 run = frame.require_run(keep_params=(SEARCH_PARAM,))
 table = views.vocabulary_table(run)
 if state.get(state.FIRST_RUN) and SEARCH_PARAM in st.query_params:  # a link with a search
@@ -26,11 +28,15 @@ st.dataframe(
     column_config={
         "id": st.column_config.NumberColumn("id", format="%d"),
         "token": st.column_config.TextColumn("token", help="The token as stored in the vocabulary"),
-        "readable": st.column_config.TextColumn("readable", help="· space, ↵ newline, <0xE2> a byte that is part of a character"),
+        "readable": st.column_config.TextColumn(
+            "readable", help="· space, ↵ newline, <0xE2> a byte that is part of a character"
+        ),
         "merge rank": st.column_config.TextColumn(
             "merge rank", help="1 = the first merge; characters and special tokens are not made by a merge"
         ),
-        "frequency": st.column_config.NumberColumn("frequency", help="Occurrences in the corpus once every merge is applied"),
+        "frequency": st.column_config.NumberColumn(
+            "frequency", help="Occurrences in the corpus once every merge is applied"
+        ),
     },
     height=420,
 )

@@ -30,5 +30,7 @@ else:
 if shown:
     compare.steps_section(shown)
     compare.metrics_section(run, shown, sentences)
-    compare.curve_section(compare.runs_shown(shown, [run, *([other] if other else []), *state.earlier_runs()]))
+    compare.curve_section(
+        compare.runs_shown(shown, [run, *([other] if other else []), *state.earlier_runs()])
+    )
 frame.finish()

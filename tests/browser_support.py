@@ -48,7 +48,12 @@ VIEWPORT = {"width": 1400, "height": 1600}
 ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 APP_SELECTOR = '[data-testid="stApp"]'
 FRIENDLY_STOP = "No tokenizer yet: train one on the Train page first"
-PAGE_PATHS = {"Train": "/", "Merge history": "/Merge_history", "Vocabulary": "/Vocabulary", "Compare": "/Compare"}
+PAGE_PATHS = {
+    "Train": "/",
+    "Merge history": "/Merge_history",
+    "Vocabulary": "/Vocabulary",
+    "Compare": "/Compare",
+}
 
 
 # ---------------------------------------------------------------- the server
@@ -93,7 +98,9 @@ SERVER_PROCESSES: dict[str, subprocess.Popen] = {}
 
 
 @contextlib.contextmanager
-def streamlit_server(name: str = "server", options: tuple[str, ...] = (), environ: dict[str, str] | None = None) -> Iterator[str]:
+def streamlit_server(
+    name: str = "server", options: tuple[str, ...] = (), environ: dict[str, str] | None = None
+) -> Iterator[str]:
     """Run `streamlit run app.py` on a free loopback port; yield its base URL once /_stcore/health
     answers, stop it on exit. Its output goes to artifacts/<name>.log (shown when it fails to start).
     `options`: more command-line options for `streamlit run` ("--server.disconnectedSessionTTL", "2");
@@ -105,22 +112,35 @@ def streamlit_server(name: str = "server", options: tuple[str, ...] = (), enviro
     env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", **(environ or {}))
     env.setdefault("MALLOC_ARENA_MAX", "2")  # as `tasks.py app` runs the server
     command = [
-        sys.executable, "-m", "streamlit", "run", "app.py",
-        "--server.headless", "true",
-        "--server.address", "127.0.0.1",
-        "--server.port", str(port),
-        "--browser.gatherUsageStats", "false",
-        "--server.fileWatcherType", "none",
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
         *options,
     ]
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         try:
             deadline = time.monotonic() + STARTUP_SECONDS
             while not _healthy(base_url):
                 if process.poll() is not None or time.monotonic() > deadline:
                     output = log_path.read_text(errors="replace")[-3000:]
-                    raise RuntimeError(f"streamlit did not start on {base_url} (exit code {process.poll()}):\n{output}")
+                    raise RuntimeError(
+                        f"streamlit did not start on {base_url} (exit code {process.poll()}):\n{output}"
+                    )
                 time.sleep(0.2)
             SERVER_PROCESSES[base_url] = process
             yield base_url

@@ -27,8 +27,17 @@ def _decorate(word, prefix, suffix):
 TOP = 10  # candidates recorded per step, like TrainerConfig.candidates
 
 
-def library_reference(word_counts, vocab_size, special_tokens=(), min_frequency=0, prefix=None,
-                      suffix=None, initial_alphabet=(), decorated_order=None, candidates=None):
+def library_reference(
+    word_counts,
+    vocab_size,
+    special_tokens=(),
+    min_frequency=0,
+    prefix=None,
+    suffix=None,
+    initial_alphabet=(),
+    decorated_order=None,
+    candidates=None,
+):
     """(vocab, merges); with a list as `candidates`, appends each step's top pairs to it as
     (left, right, count) strings and counts, best first."""
     words = [w for w in word_counts if w]
@@ -67,7 +76,7 @@ def library_reference(word_counts, vocab_size, special_tokens=(), min_frequency=
         left, right = best
         right_part = vocab[right]
         if prefix and right_part.startswith(prefix):
-            right_part = right_part[len(prefix):]
+            right_part = right_part[len(prefix) :]
         new_id = add(vocab[left] + right_part)
         merges.append((vocab[left], vocab[right]))
         for index, split in enumerate(splits):
@@ -83,8 +92,15 @@ def library_reference(word_counts, vocab_size, special_tokens=(), min_frequency=
     return vocab, merges
 
 
-def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False, candidates=None, symbol_counts=None,
-                     pair_tables=None):
+def course_reference(
+    word_freqs,
+    vocab_size,
+    special_tokens=(),
+    wordpiece=False,
+    candidates=None,
+    symbol_counts=None,
+    pair_tables=None,
+):
     """The course notebooks' loop (BPE: chapter 6 section 5; WordPiece: section 6).
 
     With a list as `candidates`, appends each step's top pairs to it as (left, right, count,
@@ -116,8 +132,12 @@ def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False,
         else:
             scores = dict(pair_freqs)
         if pair_tables is not None:
-            pair_tables.append([(a, b, f, letter_freqs[a], letter_freqs[b], scores[(a, b)] if wordpiece else None)
-                                for (a, b), f in pair_freqs.items()])
+            pair_tables.append(
+                [
+                    (a, b, f, letter_freqs[a], letter_freqs[b], scores[(a, b)] if wordpiece else None)
+                    for (a, b), f in pair_freqs.items()
+                ]
+            )
         best_pair, max_score = None, None
         for pair, score in scores.items():
             if max_score is None or max_score < score:
@@ -125,7 +145,9 @@ def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False,
         if best_pair is None:
             break
         if candidates is not None:
-            candidates.append((best_pair, {p: (pair_freqs[p], scores[p] if wordpiece else None) for p in scores}))
+            candidates.append(
+                (best_pair, {p: (pair_freqs[p], scores[p] if wordpiece else None) for p in scores})
+            )
             if symbol_counts is not None:
                 symbol_counts.append(dict(letter_freqs))
         a, b = best_pair
@@ -134,7 +156,7 @@ def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False,
             i = 0
             while i < len(split) - 1:
                 if split[i] == a and split[i + 1] == b:
-                    split = split[:i] + [merged] + split[i + 2:]
+                    split = split[:i] + [merged] + split[i + 2 :]
                 else:
                     i += 1
             splits[word] = split
@@ -143,7 +165,10 @@ def course_reference(word_freqs, vocab_size, special_tokens=(), wordpiece=False,
     if candidates is not None:
         ids = {token: index for index, token in enumerate(dict.fromkeys(vocab))}
         for step, (best, competing) in enumerate(candidates):
-            ranked = sorted(competing, key=lambda p: (-competing[p][0 if not wordpiece else 1], p != best, ids[p[0]], ids[p[1]]))
+            ranked = sorted(
+                competing,
+                key=lambda p: (-competing[p][0 if not wordpiece else 1], p != best, ids[p[0]], ids[p[1]]),
+            )
             candidates[step] = [(a, b, *competing[(a, b)]) for a, b in ranked[:TOP]]
             if symbol_counts is not None:
                 letters = symbol_counts[step]
@@ -197,9 +222,19 @@ def _plain_course_pick(self):
     winner = min(tied, key=self.engine.first_occurrence)
     keys, values = _scan(self, scores, winner)
     counts, freqs = self.engine.pair_counts, self.engine.symbol_freqs
-    symbol_counts = [(freqs[key >> PAIR_SHIFT], freqs[key & PAIR_MASK]) for key in keys] if self.likelihood else None
-    return Pick(winner, counts[winner], best if self.likelihood else None, self.engine.pair_words[winner],
-                keys, [counts[key] for key in keys], values if self.likelihood else None, symbol_counts)
+    symbol_counts = (
+        [(freqs[key >> PAIR_SHIFT], freqs[key & PAIR_MASK]) for key in keys] if self.likelihood else None
+    )
+    return Pick(
+        winner,
+        counts[winner],
+        best if self.likelihood else None,
+        self.engine.pair_words[winner],
+        keys,
+        [counts[key] for key in keys],
+        values if self.likelihood else None,
+        symbol_counts,
+    )
 
 
 class PlainCourseQueue(CourseQueue):
@@ -210,4 +245,8 @@ class PlainLikelihoodQueue(LikelihoodQueue):
     pick = _plain_course_pick
 
 
-PLAIN_QUEUES = {"LibraryQueue": PlainLibraryQueue, "CourseQueue": PlainCourseQueue, "LikelihoodQueue": PlainLikelihoodQueue}
+PLAIN_QUEUES = {
+    "LibraryQueue": PlainLibraryQueue,
+    "CourseQueue": PlainCourseQueue,
+    "LikelihoodQueue": PlainLikelihoodQueue,
+}

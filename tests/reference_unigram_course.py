@@ -56,14 +56,19 @@ def model_from(token_freqs):
 
 
 def encode_word(word, model):
-    best_segmentations = [{"start": 0, "score": 1}] + [{"start": None, "score": None} for _ in range(len(word))]
+    best_segmentations = [{"start": 0, "score": 1}] + [
+        {"start": None, "score": None} for _ in range(len(word))
+    ]
     for start_idx in range(len(word)):
         best_score_at_start = best_segmentations[start_idx]["score"]
         for end_idx in range(start_idx + 1, len(word) + 1):
             token = word[start_idx:end_idx]
             if token in model and best_score_at_start is not None:
                 score = model[token] + best_score_at_start
-                if best_segmentations[end_idx]["score"] is None or best_segmentations[end_idx]["score"] > score:
+                if (
+                    best_segmentations[end_idx]["score"] is None
+                    or best_segmentations[end_idx]["score"] > score
+                ):
                     best_segmentations[end_idx] = {"start": start_idx, "score": score}
     segmentation = best_segmentations[-1]
     if segmentation["score"] is None:

@@ -239,12 +239,16 @@ class Lattice:
             for rnode in self.begin_nodes[pos]:
                 for lnode in self.end_nodes[pos]:
                     first = lnode.id == self.end_nodes[pos][0].id  # Node's == compares ids
-                    alpha[rnode.node_id] = _log_sum_exp(alpha[rnode.node_id], lnode.score + alpha[lnode.node_id], first)
+                    alpha[rnode.node_id] = _log_sum_exp(
+                        alpha[rnode.node_id], lnode.score + alpha[lnode.node_id], first
+                    )
         for pos in range(self.len, -1, -1):
             for lnode in self.end_nodes[pos]:
                 for rnode in self.begin_nodes[pos]:
                     first = rnode.id == self.begin_nodes[pos][0].id
-                    beta[lnode.node_id] = _log_sum_exp(beta[lnode.node_id], rnode.score + beta[rnode.node_id], first)
+                    beta[lnode.node_id] = _log_sum_exp(
+                        beta[lnode.node_id], rnode.score + beta[rnode.node_id], first
+                    )
         z = alpha[self.begin_nodes[self.len][0].node_id]
         for pos in range(self.len):
             for node in self.begin_nodes[pos]:
@@ -298,7 +302,11 @@ def digamma(x):
     xx2 = xx * xx
     xx4 = xx2 * xx2
     result += (
-        math.log(x) + (1.0 / 24.0) * xx2 - 7.0 / 960.0 * xx4 + (31.0 / 8064.0) * xx4 * xx2 - (127.0 / 30720.0) * xx4 * xx4
+        math.log(x)
+        + (1.0 / 24.0) * xx2
+        - 7.0 / 960.0 * xx4
+        + (31.0 / 8064.0) * xx4 * xx2
+        - (127.0 / 30720.0) * xx4 * xx4
     )
     return result
 
@@ -322,7 +330,9 @@ def seed_pieces(sentences, max_piece_length=16, seed_size=1_000_000):
         if len(string) <= 1 or "\0" in string or len(string) > max_piece_length:
             continue
         substrings.append((freq * len(string), string))
-    seeds = [(char, float(count)) for count, char in sorted(((c, ch) for ch, c in all_chars.items()), reverse=True)]
+    seeds = [
+        (char, float(count)) for count, char in sorted(((c, ch) for ch, c in all_chars.items()), reverse=True)
+    ]
     substrings.sort(reverse=True)
     for score, string in substrings:
         seeds.append((string, float(score)))
@@ -452,8 +462,17 @@ def finalize(model, required_chars, vocab_size, special_tokens, unk_token):
     return specials + pieces, unk_id
 
 
-def train(word_counts, vocab_size=8000, shrinking_factor=0.75, n_sub_iterations=2, max_piece_length=16,
-          seed_size=1_000_000, special_tokens=(), unk_token=None, history=None):
+def train(
+    word_counts,
+    vocab_size=8000,
+    shrinking_factor=0.75,
+    n_sub_iterations=2,
+    max_piece_length=16,
+    seed_size=1_000_000,
+    special_tokens=(),
+    unk_token=None,
+    history=None,
+):
     """(final pieces, unk_id); with a list as `history`, appends per round
     (objectives, pieces after the EM, pieces after pruning, {piece: loss})."""
     sentences = [(word, count) for word, count in word_counts.items()]

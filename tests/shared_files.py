@@ -14,8 +14,10 @@ SEEDS = SHARED / "seeds"
 def seed_text(name: str) -> str:
     path = SEEDS / name
     if not path.is_file():
-        pytest.skip(f"{path} is absent: the seed notebooks live in ../shared/seeds beside the repository "
-                    "(or set EXPLORER_SHARED_DIR)")
+        pytest.skip(
+            f"{path} is absent: the seed notebooks live in ../shared/seeds beside the repository "
+            "(or set EXPLORER_SHARED_DIR)"
+        )
     return path.read_text(encoding="utf-8")
 
 

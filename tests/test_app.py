@@ -77,7 +77,9 @@ def test_app_loads_with_its_widgets():
 def test_train_is_enabled_again_after_a_fast_run():
     at = train(new_app())
     assert metrics(at)["Merges learned"]
-    assert not at.button(key=W.TRAIN).disabled  # the run ended within the inline wait: no stale disabled button
+    assert not at.button(
+        key=W.TRAIN
+    ).disabled  # the run ended within the inline wait: no stale disabled button
 
 
 def test_show_ids_writes_every_tokens_id_under_it():
@@ -97,7 +99,15 @@ def test_sample_trains_and_summary_appears():
     assert at.text_area(key=W.CORPUS).value == SAMPLES["hf-course"].text
     train(at)
     summary = metrics(at)
-    for label in ("Merges learned", "Stop reason", "Time taken", "Corpus characters", "Words", "Distinct words", "Final vocabulary size"):
+    for label in (
+        "Merges learned",
+        "Stop reason",
+        "Time taken",
+        "Corpus characters",
+        "Words",
+        "Distinct words",
+        "Final vocabulary size",
+    ):
         assert label in summary
     assert summary["Corpus characters"] == f"{len(SAMPLES['hf-course'].text):,}"
     word_counts = count_words(SAMPLES["hf-course"].text, (), "byte-level")
@@ -171,10 +181,15 @@ def test_pages_after_training():
     at.text_input(key=W.SEARCH).set_value("found").run()
     shown = at.dataframe[0].value
     assert all("found" in token for token in shown["readable"])
-    csv = next(button.proto for button in at.get("download_button") if button.proto.label.startswith("Table (CSV"))
+    csv = next(
+        button.proto for button in at.get("download_button") if button.proto.label.startswith("Table (CSV")
+    )
     assert csv.label == f"Table (CSV, {len(shown)} rows shown)"
     run = at.session_state["current_run"]
-    assert vocabulary_csv_name(run, len(shown), vocab_size) == f"bpe-1000-run1-vocabulary-filtered-{len(shown)}-of-{vocab_size}.csv"
+    assert (
+        vocabulary_csv_name(run, len(shown), vocab_size)
+        == f"bpe-1000-run1-vocabulary-filtered-{len(shown)}-of-{vocab_size}.csv"
+    )
     assert vocabulary_csv_name(run, vocab_size, vocab_size) == "bpe-1000-run1-vocabulary.csv"
 
     at.switch_page(COMPARE).run()
@@ -284,13 +299,17 @@ def test_a_bad_link_value_is_a_warning():
     at.query_params["pre_tokenizer"] = "magic"
     at.run()
     assert not at.exception
-    assert "Ignored vocab_size" in messages(at, "warning") and "Ignored pre_tokenizer" in messages(at, "warning")
+    assert "Ignored vocab_size" in messages(at, "warning") and "Ignored pre_tokenizer" in messages(
+        at, "warning"
+    )
     assert at.number_input(key=W.VOCAB_NUMBER).value == 1000
 
 
 def test_uploaded_corpus_trains_and_a_non_utf8_upload_is_an_error():
     at = new_app()
-    at.file_uploader(key=W.UPLOAD).upload("<b>notes</b>.txt", "naïve café\nnaïve\n".encode("utf-8"), "text/plain").run()
+    at.file_uploader(key=W.UPLOAD).upload(
+        "<b>notes</b>.txt", "naïve café\nnaïve\n".encode("utf-8"), "text/plain"
+    ).run()
     assert not at.exception, at.exception
     train(at)
     assert (metrics(at)["Words"], metrics(at)["Distinct words"]) == ("3", "2")  # naïve ×2, ·café
@@ -334,9 +353,15 @@ def test_compare_shows_pretrained_tokenizers_metrics_and_charts():
 
     sentence_table, corpus_table = (frame.value for frame in at.dataframe)
     assert list(sentence_table.index) == list(corpus_table.index) and len(corpus_table) == 4
-    assert {"tokens", "characters / token", "bytes / token", "tokens per word", "words split", "unknown tokens", "characters lost"} <= set(
-        corpus_table.columns
-    )
+    assert {
+        "tokens",
+        "characters / token",
+        "bytes / token",
+        "tokens per word",
+        "words split",
+        "unknown tokens",
+        "characters lost",
+    } <= set(corpus_table.columns)
     assert "seconds" in corpus_table.columns  # how long each measurement took
     assert corpus_table.loc["GPT-2", "tokens"] == 166  # the Study in Scarlet paragraph, line by line
     specs = plotly_specs(at)
@@ -387,7 +412,12 @@ def test_train_summary_counts_what_the_tokenizer_cannot_represent():
     from explorer.tokens import lost_characters
 
     at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in {"algorithm": "bpe", "flavor": "course", "vocab_size": "50", "sample": "hf-course"}.items():
+    for key, value in {
+        "algorithm": "bpe",
+        "flavor": "course",
+        "vocab_size": "50",
+        "sample": "hf-course",
+    }.items():
         at.query_params[key] = value
     at.run()
     assert not at.exception, at.exception

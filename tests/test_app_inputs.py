@@ -32,7 +32,13 @@ MERGES = "pages/1_Merge_history.py"
 VOCABULARY = "pages/2_Vocabulary.py"
 COMPARE = "pages/3_Compare.py"
 TRAIN_WAIT_SECONDS = 120
-ENVIRONMENT = ("EXPLORER_MAX_CORPUS_MB", "EXPLORER_MAX_SECONDS", "EXPLORER_MAX_STEPS", "EXPLORER_MAX_VOCAB", "EXPLORER_MAX_UPLOAD_MB")
+ENVIRONMENT = (
+    "EXPLORER_MAX_CORPUS_MB",
+    "EXPLORER_MAX_SECONDS",
+    "EXPLORER_MAX_STEPS",
+    "EXPLORER_MAX_VOCAB",
+    "EXPLORER_MAX_UPLOAD_MB",
+)
 
 USER_MARKERS = ("onerror", "xss", "bold", "title", "red[", "**b**", "**9**")
 HOSTILE = [
@@ -131,7 +137,11 @@ def html_bodies(at: AppTest) -> list[str]:
 
 def markdown_bodies(at: AppTest) -> list[str]:
     """Everything Streamlit renders as Markdown: markdown, captions, alerts, metric labels."""
-    bodies = [str(element.value) for kind in ("markdown", "caption", "error", "warning", "info", "success") for element in getattr(at, kind)]
+    bodies = [
+        str(element.value)
+        for kind in ("markdown", "caption", "error", "warning", "info", "success")
+        for element in getattr(at, kind)
+    ]
     return bodies + [metric.label for metric in at.metric]
 
 
@@ -163,7 +173,10 @@ def visit_every_page(at: AppTest) -> None:
 
 def random_words(count: int, seed: int = 1) -> str:
     rng = random.Random(seed)
-    words = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 12))) for _ in range(count)]
+    words = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 12)))
+        for _ in range(count)
+    ]
     return "\n".join(" ".join(words[i : i + 12]) for i in range(0, len(words), 12))
 
 
@@ -172,9 +185,23 @@ def random_words(count: int, seed: int = 1) -> str:
 # (id, corpus, setup: environment + widget values, expected: what the page must say)
 CORPORA = [
     pytest.param("", {}, {"error": "The corpus is empty."}, False, id="empty"),
-    pytest.param(" \n\t  \n", {}, {"error": "The corpus is empty: it has only white space"}, False, id="whitespace"),
-    pytest.param("a", {}, {"warning": "The corpus is a single character ('a')", "info": "no pair is left to merge"}, True, id="one-character"),
-    pytest.param("zzzz zzzz zzzz", {}, {"warning": "only one distinct character ('z')"}, True, id="one-distinct-character"),
+    pytest.param(
+        " \n\t  \n", {}, {"error": "The corpus is empty: it has only white space"}, False, id="whitespace"
+    ),
+    pytest.param(
+        "a",
+        {},
+        {"warning": "The corpus is a single character ('a')", "info": "no pair is left to merge"},
+        True,
+        id="one-character",
+    ),
+    pytest.param(
+        "zzzz zzzz zzzz",
+        {},
+        {"warning": "only one distinct character ('z')"},
+        True,
+        id="one-distinct-character",
+    ),
     pytest.param(
         "tab\tNUL\x00 bell\x07 escape\x1b[31m DEL\x7f\nline two\n" * 3,
         {},
@@ -182,7 +209,13 @@ CORPORA = [
         True,
         id="nul-and-control-characters",
     ),
-    pytest.param("old\rmac\rline\rendings\r" * 4, {}, {"warning": "carriage returns (\\r) without a line feed"}, True, id="lone-carriage-returns"),
+    pytest.param(
+        "old\rmac\rline\rendings\r" * 4,
+        {},
+        {"warning": "carriage returns (\\r) without a line feed"},
+        True,
+        id="lone-carriage-returns",
+    ),
     pytest.param(
         "東京は日本の首都です。大阪は食べ物で有名です。北京是中国的首都。서울은한국의수도입니다。\n" * 5,
         {"pre_tokenizer": "whitespace-split"},
@@ -198,7 +231,9 @@ CORPORA = [
         True,
         id="emoji-flags-combining-rtl",
     ),
-    pytest.param("\n".join(HOSTILE * 4), {"pre_tokenizer": "whitespace-split"}, {}, True, id="html-markdown-latex"),
+    pytest.param(
+        "\n".join(HOSTILE * 4), {"pre_tokenizer": "whitespace-split"}, {}, True, id="html-markdown-latex"
+    ),
 ]
 
 
@@ -224,7 +259,9 @@ def test_million_character_word_trains_within_a_step_budget(monkeypatch):
     rng = random.Random(0)
     word = "".join(rng.choice("abcdefgh") for _ in range(1_000_000))
     at = paste(new_app(), word)
-    assert "a run of 1,000,000 characters without white space" in joined(at, "warning")  # said before training
+    assert "a run of 1,000,000 characters without white space" in joined(
+        at, "warning"
+    )  # said before training
     click(at, W.TRAIN)
     summary = assert_trained(at)
     assert summary["Stop reason"].startswith("stopped")
@@ -277,16 +314,32 @@ def test_an_upload_over_the_limit_offers_the_same(monkeypatch):
 # ---------------------------------------------------------------- uploads that are not UTF-8 text
 
 UPLOADS = [
-    pytest.param(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n", "looks like a PDF document", id="pdf"),
+    pytest.param(
+        b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n",
+        "looks like a PDF document",
+        id="pdf",
+    ),
     pytest.param(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "looks like a PNG image", id="png"),
     pytest.param(b"PK\x03\x04\x14\x00\x06\x00word/document.xml", "looks like a ZIP archive", id="docx"),
     pytest.param(random.Random(3).randbytes(4096), "looks like a binary file", id="random-binary"),
-    pytest.param("\ufeffhello world\nsecond line\n".encode("utf-16-le"), "UTF-16 (little-endian)", id="utf-16-bom"),
-    pytest.param("hello world, plain ASCII in UTF-16\n".encode("utf-16-be"), "UTF-16 (big-endian)", id="utf-16-no-bom"),
-    pytest.param("Le café était très animé à Noël; déjà vu.\n".encode("latin-1"), "Latin-1/Windows-1252", id="latin-1"),
-    pytest.param("Привет, как дела? Всё хорошо.\n".encode("cp1251"), "another legacy encoding", id="windows-1251"),
+    pytest.param(
+        "\ufeffhello world\nsecond line\n".encode("utf-16-le"), "UTF-16 (little-endian)", id="utf-16-bom"
+    ),
+    pytest.param(
+        "hello world, plain ASCII in UTF-16\n".encode("utf-16-be"), "UTF-16 (big-endian)", id="utf-16-no-bom"
+    ),
+    pytest.param(
+        "Le café était très animé à Noël; déjà vu.\n".encode("latin-1"), "Latin-1/Windows-1252", id="latin-1"
+    ),
+    pytest.param(
+        "Привет, как дела? Всё хорошо.\n".encode("cp1251"), "another legacy encoding", id="windows-1251"
+    ),
     pytest.param(b"", "is empty (0 bytes)", id="empty-file"),
-    pytest.param("naïve text then a cut character \u00e9".encode()[:-1], "ends in the middle of a UTF-8 character", id="truncated"),
+    pytest.param(
+        "naïve text then a cut character \u00e9".encode()[:-1],
+        "ends in the middle of a UTF-8 character",
+        id="truncated",
+    ),
 ]
 
 
@@ -347,11 +400,14 @@ def test_vocab_size_above_what_the_corpus_can_reach_is_explained():
     assert "You asked for 50,000 tokens, but this corpus can only give" in joined(at, "info")
 
 
-@pytest.mark.parametrize("environment, value, message", [
-    ({}, 0, "vocab_size must be from 1 to 100,000 (got 0)."),
-    ({}, 100_001, "vocab_size must be from 1 to 100,000 (got 100,001)."),
-    ({"EXPLORER_MAX_VOCAB": "500"}, 600, "vocab_size must be from 1 to 500 (got 600)."),
-])
+@pytest.mark.parametrize(
+    "environment, value, message",
+    [
+        ({}, 0, "vocab_size must be from 1 to 100,000 (got 0)."),
+        ({}, 100_001, "vocab_size must be from 1 to 100,000 (got 100,001)."),
+        ({"EXPLORER_MAX_VOCAB": "500"}, 600, "vocab_size must be from 1 to 500 (got 600)."),
+    ],
+)
 def test_vocab_size_out_of_bounds_blocks_training(monkeypatch, environment, value, message):
     for name, setting in environment.items():
         monkeypatch.setenv(name, setting)
@@ -372,12 +428,30 @@ def test_the_vocab_slider_reach_comes_from_the_limits(monkeypatch):
 # ---------------------------------------------------------------- special tokens
 
 SPECIAL_TOKENS = [
-    pytest.param("[PAD],[PAD]", "error", "The special token '[PAD]' is listed twice; keep one.", False, id="listed-twice"),
+    pytest.param(
+        "[PAD],[PAD]",
+        "error",
+        "The special token '[PAD]' is listed twice; keep one.",
+        False,
+        id="listed-twice",
+    ),
     pytest.param("[PAD],,[CLS]", "error", "A special token is empty", False, id="empty-entry"),
     pytest.param("the", "warning", "The special token 'the' is ordinary text", True, id="ordinary-word"),
     pytest.param("e", "warning", "The special token 'e' is ordinary text", True, id="one-character"),
-    pytest.param("<s> </s>", "info", "contains white space that the byte-level pre-tokenizer splits on", True, id="contains-white-space"),
-    pytest.param("end-of-text,sep.", "info", "has separators that the byte-level pre-tokenizer splits on", True, id="has-separators"),
+    pytest.param(
+        "<s> </s>",
+        "info",
+        "contains white space that the byte-level pre-tokenizer splits on",
+        True,
+        id="contains-white-space",
+    ),
+    pytest.param(
+        "end-of-text,sep.",
+        "info",
+        "has separators that the byte-level pre-tokenizer splits on",
+        True,
+        id="has-separators",
+    ),
 ]
 
 
@@ -409,7 +483,12 @@ def test_special_tokens_with_markup_are_shown_literally():
     click(at, W.TRAIN)
     assert_trained(at)
     notes = joined(at, "info")
-    assert "'**b**'" in notes and "'$x$'" in notes and "':red[x]'" in notes and "'<img src=x onerror=alert(1)>'" in notes
+    assert (
+        "'**b**'" in notes
+        and "'$x$'" in notes
+        and "':red[x]'" in notes
+        and "'<img src=x onerror=alert(1)>'" in notes
+    )
     assert_markdown_is_literal(at)
 
 
@@ -434,7 +513,9 @@ def test_hostile_corpus_reaches_html_escaped_and_markdown_never():
 
 
 def test_a_hostile_link_is_a_literal_warning():
-    at = new_app({"vocab_size": "**9** $x$", "pre_tokenizer": "<img src=x onerror=alert(1)>", "sample": ":red[x]"})
+    at = new_app(
+        {"vocab_size": "**9** $x$", "pre_tokenizer": "<img src=x onerror=alert(1)>", "sample": ":red[x]"}
+    )
     warnings = joined(at, "warning")
     assert "Ignored vocab_size='**9** $x$'" in warnings
     assert "Ignored pre_tokenizer='<img src=x onerror=alert(1)>'" in warnings
@@ -442,12 +523,15 @@ def test_a_hostile_link_is_a_literal_warning():
     assert_markdown_is_literal(at)
 
 
-@pytest.mark.parametrize("text", [
-    *HOSTILE,
-    "- item\n# title\n> quote\n1. one\n---",
-    "a_b_c _e_ x|y ~~s~~ `c` &lt; &amp; www.example.com a@b.com :smile: :material/home: :streamlit:",
-    "\\ \\* trailing backslash \\",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        *HOSTILE,
+        "- item\n# title\n> quote\n1. one\n---",
+        "a_b_c _e_ x|y ~~s~~ `c` &lt; &amp; www.example.com a@b.com :smile: :material/home: :streamlit:",
+        "\\ \\* trailing backslash \\",
+    ],
+)
 def test_markdown_literal_round_trips(text):
     escaped = markdown_literal(text)
     assert literal_from_markdown(escaped) == text
@@ -524,7 +608,9 @@ def test_an_exception_in_the_training_worker_is_a_message(monkeypatch):
 
 
 def _run(characters: int, name: str) -> Run:
-    return Run(key=RunKey(name, Settings()), trace=None, corpus_label=name, characters=characters, store_key=name)
+    return Run(
+        key=RunKey(name, Settings()), trace=None, corpus_label=name, characters=characters, store_key=name
+    )
 
 
 def test_run_cache_and_earlier_runs_are_bounded_by_count_and_characters():
@@ -553,5 +639,3 @@ def test_run_numbers_are_per_session():
     click(second, W.TRAIN)
     names = [re.search(r"Result of run (#\d+)", " ".join(html_bodies(at)))[1] for at in (first, second)]
     assert names == ["#1", "#1"]
-
-

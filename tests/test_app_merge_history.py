@@ -113,7 +113,11 @@ def test_every_panel_shows_step_k_of_a_course_wordpiece_run(wordpiece_page):
 def test_a_library_tie_names_the_smallest_id_pair_rule():
     at = open_merge_history(LIBRARY_BPE)
     trace = trace_of(at)
-    tie_steps = [k for k in range(1, trace.steps + 1) if sum(row[2] == trace.candidates[k - 1][0][2] for row in trace.candidates[k - 1]) > 1]
+    tie_steps = [
+        k
+        for k in range(1, trace.steps + 1)
+        if sum(row[2] == trace.candidates[k - 1][0][2] for row in trace.candidates[k - 1]) > 1
+    ]
     assert tie_steps
     k = tie_steps[0]
     go_to(at, k)

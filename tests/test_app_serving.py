@@ -41,7 +41,9 @@ def new_app(query: dict[str, str] | None = None, page: str | None = None) -> App
 
 def words(count: int, seed: int, marker: str = "") -> str:
     rng = random.Random(seed)
-    vocabulary = ["".join(rng.choice("abcdefghijklmnop") for _ in range(rng.randint(3, 9))) for _ in range(count)]
+    vocabulary = [
+        "".join(rng.choice("abcdefghijklmnop") for _ in range(rng.randint(3, 9))) for _ in range(count)
+    ]
     lines = [" ".join(vocabulary[i : i + 10]) for i in range(0, count, 10)]
     return "\n".join(lines + ([marker] * 5 if marker else []))
 
@@ -148,7 +150,9 @@ def test_the_stores_bounds_evict_the_least_recently_used(monkeypatch, tmp_path):
     assert small.get(run_of(second).store_key) is not None
     assert small.get(run_of(first).store_key) is None  # the least recently read went
     expired = new_app(query(first), MERGES)
-    assert run_of(expired) is None and "no longer on this server" in " ".join(str(e.value) for e in expired.info)
+    assert run_of(expired) is None and "no longer on this server" in " ".join(
+        str(e.value) for e in expired.info
+    )
 
 
 def _training_worker(at: AppTest, seconds: float = 60.0) -> int:
@@ -216,4 +220,6 @@ def test_the_vocabulary_search_is_in_the_link():
     again = new_app(link, VOCABULARY)
     assert again.text_input(key=W.SEARCH).value == "ab"
     shown = again.dataframe[0].value
-    assert len(shown) and all("ab" in f"{token} {readable}".casefold() for token, readable in zip(shown["token"], shown["readable"]))
+    assert len(shown) and all(
+        "ab" in f"{token} {readable}".casefold() for token, readable in zip(shown["token"], shown["readable"])
+    )

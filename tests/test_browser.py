@@ -128,7 +128,9 @@ def wait_for_step(page, predicate, timeout_ms: int = 20_000) -> int:
 def assert_frame(page, title: str) -> None:
     """The shared frame rendered: the sidebar with its four page links and the page's title
     (retried for a while: a rerun may be redrawing them)."""
-    expect(sidebar(page).get_by_role("link")).to_have_text([re.compile(rf"{label}$") for label in PAGE_PATHS], timeout=30_000)
+    expect(sidebar(page).get_by_role("link")).to_have_text(
+        [re.compile(rf"{label}$") for label in PAGE_PATHS], timeout=30_000
+    )
     expect(page.locator('[data-testid="stMainBlockContainer"] h1').first).to_have_text(title, timeout=30_000)
 
 
@@ -236,7 +238,9 @@ DEEP_LINKS = [
 ]
 
 
-@pytest.mark.parametrize(("path", "query", "title", "expected"), DEEP_LINKS, ids=[f"{p}?{q}" for p, q, *_ in DEEP_LINKS])
+@pytest.mark.parametrize(
+    ("path", "query", "title", "expected"), DEEP_LINKS, ids=[f"{p}?{q}" for p, q, *_ in DEEP_LINKS]
+)
 def test_deep_link_is_the_first_request(fresh_server, page, path, query, title, expected):
     open_page(page, fresh_server, path, query)
     assert_frame(page, title)
@@ -244,7 +248,9 @@ def test_deep_link_is_the_first_request(fresh_server, page, path, query, title, 
     wait_idle(page)
     assert_no_errors(page, f"{path}?{query}")
     if query:  # the link's sample and settings were applied: the sidebar shows the run it trained
-        sample_label = {"hf-course": "Hugging Face course", "german": "German demo"}[re.search(r"sample=([\w-]+)", query)[1]]
+        sample_label = {"hf-course": "Hugging Face course", "german": "German demo"}[
+            re.search(r"sample=([\w-]+)", query)[1]
+        ]
         assert sample_label in sidebar(page).locator(".run-card").inner_text()
         assert "sample=" in page.url
     screenshot(page, f"deep-link-{title}-{query.split('&')[1] if query else 'no-params'}")
@@ -265,7 +271,9 @@ def assert_nothing_ran(page, where: str) -> None:
             katex: document.querySelectorAll('[data-testid="stMain"] .katex').length,
         })"""
     )
-    assert injected == {"img": 0, "script": 0, "javascript_href": 0, "handlers": 0, "katex": 0}, f"{where}: {injected}"
+    assert injected == {"img": 0, "script": 0, "javascript_href": 0, "handlers": 0, "katex": 0}, (
+        f"{where}: {injected}"
+    )
 
 
 def visible_text(page) -> str:
@@ -319,4 +327,3 @@ def test_corpus_markup_is_shown_never_run(server, page):
     assert page.get_by_role("textbox", name="Corpus", exact=True).input_value() == XSS_CORPUS
     assert_no_errors(page, "Train again")
     assert_nothing_ran(page, "Train again")
-

@@ -101,9 +101,13 @@ def panels_at(page, k: int) -> dict[str, str]:
         "slider": page.locator(STEP_INPUT).input_value(),
         "line": main(page).locator(".merge-summary").inner_text(),
         "why": main(page).locator(".why").inner_text(),
-        "competition": main(page).locator("text.gtitle", has_text="The competition for merge").first.text_content(),
+        "competition": main(page)
+        .locator("text.gtitle", has_text="The competition for merge")
+        .first.text_content(),
         "tree": main(page).locator(".merge-tree").inner_text().split("\n")[0],
-        "steps": main(page).get_by_text(re.compile(r"^How a text is tokenized, step by step, after")).inner_text(),
+        "steps": main(page)
+        .get_by_text(re.compile(r"^How a text is tokenized, step by step, after"))
+        .inner_text(),
         "sentences": main(page).get_by_text(re.compile(r"^Sample sentences after")).inner_text(),
     }
 

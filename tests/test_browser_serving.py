@@ -34,7 +34,10 @@ STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
 
 def words(count: int, seed: int, marker: str) -> str:
     rng = random.Random(seed)
-    vocabulary = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 10))) for _ in range(count)]
+    vocabulary = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 10)))
+        for _ in range(count)
+    ]
     return "\n".join([" ".join(vocabulary[i : i + 12]) for i in range(0, count, 12)] + [marker] * 3)
 
 
@@ -42,7 +45,10 @@ def slow_corpus(folder: Path, megabytes: float, marker: str) -> Path:
     """Lines of random letters without spaces: every line one long pre-token, so training to a
     large vocabulary takes a while (2 MB to 20,000 tokens: about 12 s on an idle 2-core machine)."""
     rng = random.Random(megabytes)
-    lines = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(100)) for _ in range(int(megabytes * 10_000))]
+    lines = [
+        "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(100))
+        for _ in range(int(megabytes * 10_000))
+    ]
     path = folder / "slow.txt"
     path.write_text("\n".join([*lines, marker]), encoding="utf-8")
     return path
@@ -116,7 +122,9 @@ def test_a_reload_and_a_link_elsewhere_keep_the_run_and_the_step(server, fresh_s
         assert "Merge 4 of" in other.locator(".merge-summary").inner_text()
         assert_no_errors(other, "the link in another browser")
         open_page(other, fresh_server, "/", query)  # its Train page: the pasted corpus is back
-        expect(other.get_by_role("textbox", name="Corpus", exact=True)).to_have_value(re.compile("reloadmarker"))
+        expect(other.get_by_role("textbox", name="Corpus", exact=True)).to_have_value(
+            re.compile("reloadmarker")
+        )
         screenshot(other, "serving-link-elsewhere")
     finally:
         other.context.close()

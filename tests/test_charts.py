@@ -9,23 +9,53 @@ from explorer.bytelevel import BYTE_LEVEL_ALPHABET, bytes_to_symbols
 from explorer.trainers import TrainerConfig, train
 
 COURSE_WORDS = {
-    "This": 3, "is": 2, "the": 1, "Hugging": 1, "Face": 1, "Course": 1, ".": 4, "chapter": 1, "about": 1,
-    "tokenization": 1, "section": 1, "shows": 1, "several": 1, "tokenizer": 1, "algorithms": 1,
-    "Hopefully": 1, ",": 1, "you": 1, "will": 1, "be": 1, "able": 1, "to": 1, "understand": 1, "how": 1,
-    "they": 1, "are": 1, "trained": 1, "and": 1, "generate": 1, "tokens": 1,
+    "This": 3,
+    "is": 2,
+    "the": 1,
+    "Hugging": 1,
+    "Face": 1,
+    "Course": 1,
+    ".": 4,
+    "chapter": 1,
+    "about": 1,
+    "tokenization": 1,
+    "section": 1,
+    "shows": 1,
+    "several": 1,
+    "tokenizer": 1,
+    "algorithms": 1,
+    "Hopefully": 1,
+    ",": 1,
+    "you": 1,
+    "will": 1,
+    "be": 1,
+    "able": 1,
+    "to": 1,
+    "understand": 1,
+    "how": 1,
+    "they": 1,
+    "are": 1,
+    "trained": 1,
+    "and": 1,
+    "generate": 1,
+    "tokens": 1,
 }  # the course's word_freqs
 
 
 @pytest.fixture(scope="module")
 def bpe_trace():
-    trace = train(COURSE_WORDS, TrainerConfig("bpe", "course", vocab_size=80, special_tokens=("<|endoftext|>",)))
+    trace = train(
+        COURSE_WORDS, TrainerConfig("bpe", "course", vocab_size=80, special_tokens=("<|endoftext|>",))
+    )
     trace.config["pre_tokenizer"] = "whitespace"
     return trace
 
 
 @pytest.fixture(scope="module")
 def wordpiece_trace():
-    config = TrainerConfig("wordpiece", "course", vocab_size=70, special_tokens=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"))
+    config = TrainerConfig(
+        "wordpiece", "course", vocab_size=70, special_tokens=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+    )
     trace = train(COURSE_WORDS, config)
     trace.config["pre_tokenizer"] = "bert"
     return trace
@@ -57,7 +87,9 @@ def test_competition_figure_holds_each_steps_candidates_with_values(bpe_trace):
 def test_competition_figure_of_a_likelihood_run_shows_the_formula(wordpiece_trace):
     figure = charts.competition_figure(wordpiece_trace, 1)
     bars = figure.data[0]
-    assert list(bars.x) == [score for _, _, _, score in wordpiece_trace.candidates[0]][: charts.TOP_CANDIDATES]
+    assert (
+        list(bars.x) == [score for _, _, _, score in wordpiece_trace.candidates[0]][: charts.TOP_CANDIDATES]
+    )
     assert bars.x[0] == pytest.approx(0.2)  # the course's first pick: ('a', '##b') with score 0.2
     a, b = wordpiece_trace.candidates.symbol_counts_at(0)[0]
     assert bars.text[0] == f"a + ##b   0.2 = {wordpiece_trace.candidates[0][0][2]} / ({a} × {b})"
@@ -71,7 +103,10 @@ def test_merge_timeline_values_and_marker(bpe_trace, wordpiece_trace):
     assert list(figure.data[0].x) == list(range(1, bpe_trace.steps + 1))
     assert figure.layout.shapes[0].x0 == 7
     assert not charts.merge_timeline(bpe_trace, current_step=0).layout.shapes
-    assert figure.layout.yaxis.type != "log" and charts.merge_timeline(bpe_trace, 7, log_scale=True).layout.yaxis.type == "log"
+    assert (
+        figure.layout.yaxis.type != "log"
+        and charts.merge_timeline(bpe_trace, 7, log_scale=True).layout.yaxis.type == "log"
+    )
     scored = charts.merge_timeline(wordpiece_trace, current_step=3)
     assert [trace.name for trace in scored.data] == ["pair count", "likelihood score"]
     assert list(scored.data[1].y) == pytest.approx(wordpiece_trace.merge_scores)

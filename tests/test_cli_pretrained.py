@@ -16,7 +16,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def cli(*args, stdin: bytes | None = None):
     return subprocess.run(
-        [sys.executable, "-m", "explorer", *map(str, args)], input=stdin, capture_output=True, cwd=ROOT, timeout=120
+        [sys.executable, "-m", "explorer", *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
     )
 
 
@@ -42,7 +46,9 @@ def test_encode_knows_every_bundled_name(name):
 
 def test_special_tokens_switch_on_the_command_line():
     text = "<|begin_of_text|>hi<|eot_id|>"
-    on = json.loads(cli("encode", "--pretrained", "llama3", "--special-tokens", "--json", text).stdout)[0]["tokens"]
+    on = json.loads(cli("encode", "--pretrained", "llama3", "--special-tokens", "--json", text).stdout)[0][
+        "tokens"
+    ]
     assert [(t["id"], t["special"]) for t in on] == [(128000, True), (6151, False), (128009, True)]
     off = json.loads(cli("encode", "--pretrained", "llama3", "--json", text).stdout)[0]["tokens"]
     assert not any(t["special"] for t in off) and len(off) > 3
@@ -71,7 +77,10 @@ def test_decode_with_a_tokenizer_file_and_a_sentencepiece_model(tmp_path):
     corpus.write_text("hello world\nhello tokens\n" * 20, encoding="utf-8")
     out = tmp_path / "tok.json"
     assert cli("train", corpus, "--vocab-size", 280, "--out", out).returncode == 0
-    ids = [t["id"] for t in json.loads(cli("encode", "--tokenizer", out, "--json", "hello world").stdout)[0]["tokens"]]
+    ids = [
+        t["id"]
+        for t in json.loads(cli("encode", "--tokenizer", out, "--json", "hello world").stdout)[0]["tokens"]
+    ]
     decoded = json.loads(cli("decode", "--tokenizer", out, "--json", json.dumps(ids + [100000])).stdout)
     assert decoded["text"] == "hello world"
     size = len(json.loads(out.read_text(encoding="utf-8"))["model"]["vocab"])
@@ -79,15 +88,20 @@ def test_decode_with_a_tokenizer_file_and_a_sentencepiece_model(tmp_path):
 
     model = io.BytesIO()
     sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=iter(["hello world", "hello tokens"] * 20), model_writer=model, vocab_size=30,
-        hard_vocab_limit=False, minloglevel=2,
+        sentence_iterator=iter(["hello world", "hello tokens"] * 20),
+        model_writer=model,
+        vocab_size=30,
+        hard_vocab_limit=False,
+        minloglevel=2,
     )
     path = tmp_path / "tiny.model"
     path.write_bytes(model.getvalue())
     reference = sentencepiece.SentencePieceProcessor(model_file=str(path))
     encoded = json.loads(cli("encode", "--tokenizer", path, "--json", "hello world").stdout)[0]["tokens"]
     assert [t["id"] for t in encoded] == reference.encode("hello world")
-    decoded = json.loads(cli("decode", "--tokenizer", path, "--json", *map(str, reference.encode("hello world"))).stdout)
+    decoded = json.loads(
+        cli("decode", "--tokenizer", path, "--json", *map(str, reference.encode("hello world"))).stdout
+    )
     assert decoded["text"] == "hello world"
 
 
@@ -107,8 +121,13 @@ def test_decode_with_a_tokenizer_file_and_a_sentencepiece_model(tmp_path):
 )
 def test_bad_input_gets_one_clear_line(tmp_path, args, message):
     (tmp_path / "bad.model").write_bytes(b"\xff\xff\xff\xff")
-    result = subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, cwd=tmp_path, timeout=60,
-                            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-m", "explorer", *args],
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=60,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
     stderr = result.stderr.decode()
     assert result.returncode == 2, stderr
     assert message in stderr and len(stderr.strip().splitlines()) == 1, stderr

@@ -90,7 +90,11 @@ def test_different_cuts_are_flagged_on_their_side():
 def test_text_one_tokenizer_drops_is_uncovered_for_it():
     # BERT drops the space; GPT-2 glues it to the next word: "a", "·b"
     segments = boundary_diff("a b", spans((0, 1), (2, 3)), spans((0, 1), (1, 3)))
-    assert cuts(segments) == [(0, 1, False, False, False), (1, 2, True, True, False), (2, 3, True, False, True)]
+    assert cuts(segments) == [
+        (0, 1, False, False, False),
+        (1, 2, True, True, False),
+        (2, 3, True, False, True),
+    ]
     assert segments[1].a_tokens == () and segments[1].b_tokens == (1,)
 
 
@@ -227,7 +231,9 @@ def test_pretrained_batch_encoder_gives_encode_pretrained_spans():
     for name in PRETRAINED:
         batch = pretrained_batch_encoder(name)(texts)
         for text, got in zip(texts, batch):
-            assert [(s.id, s.start, s.end) for s in got] == [(p.id, p.start, p.end) for p in encode_pretrained(name, text)]
+            assert [(s.id, s.start, s.end) for s in got] == [
+                (p.id, p.start, p.end) for p in encode_pretrained(name, text)
+            ]
 
 
 def test_spans_from_byte_lengths_widen_partial_characters():
@@ -275,7 +281,10 @@ def library_byte_level():
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=400, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), special_tokens=["<|endoftext|>"], show_progress=False
+        vocab_size=400,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        special_tokens=["<|endoftext|>"],
+        show_progress=False,
     )
     tok.train_from_iterator(CORPUS, trainer)
     return tok
@@ -302,7 +311,9 @@ def assert_encodes_like(column, library: LibraryTokenizer) -> None:
         assert [p.id for p in pieces] == expected.ids, text
         assert [(p.start, p.end) for p in pieces] == expected.offsets, text
     batch = column.encode_batch(texts)
-    assert [[s.id for s in spans] for spans in batch] == [library.encode(t, add_special_tokens=False).ids for t in texts]
+    assert [[s.id for s in spans] for spans in batch] == [
+        library.encode(t, add_special_tokens=False).ids for t in texts
+    ]
 
 
 def test_our_exported_tokenizer_json_uploads(trained):
@@ -324,7 +335,8 @@ def test_a_library_made_tokenizer_json_uploads(which, request):
 def test_library_vocab_and_merges_upload(library_byte_level, tmp_path):
     vocab_path, merges_path = library_byte_level.model.save(str(tmp_path))
     upload = vocab_merges_upload(
-        UploadedFile("vocab.json", open(vocab_path, "rb").read()), UploadedFile("merges.txt", open(merges_path, "rb").read())
+        UploadedFile("vocab.json", open(vocab_path, "rb").read()),
+        UploadedFile("merges.txt", open(merges_path, "rb").read()),
     )
     assert "byte-level" in upload.note
     plain = LibraryTokenizer.from_str(library_byte_level.to_str())
@@ -343,7 +355,9 @@ def test_library_vocab_txt_upload(library_wordpiece, tmp_path):
 def test_gpt2_files_as_vocab_json_and_merges_txt_give_gpt2_ids():
     info = PRETRAINED["gpt2"]
     encoder_json, vocab_bpe = (read_verified(info.module, data_file) for data_file in info.files)
-    found, errors = read_uploads([UploadedFile("merges.txt", vocab_bpe), UploadedFile("vocab.json", encoder_json)])
+    found, errors = read_uploads(
+        [UploadedFile("merges.txt", vocab_bpe), UploadedFile("vocab.json", encoder_json)]
+    )
     assert errors == [] and len(found) == 1  # GPT-2's vocab holds a token "model": still a vocab.json
     column = found[0].column
     for text in TEXTS:
@@ -388,7 +402,9 @@ def test_a_tokenizer_json_our_reader_does_not_support_falls_back_to_the_library(
     assert upload.note.startswith("Encoded by the tokenizers library: our reader does not support it (")
     library = LibraryTokenizer.from_str(text)
     for sentence in ["the a theatre", "xyz the", ""]:
-        assert [p.id for p in upload.column.encode(sentence)] == library.encode(sentence, add_special_tokens=False).ids
+        assert [p.id for p in upload.column.encode(sentence)] == library.encode(
+            sentence, add_special_tokens=False
+        ).ids
     assert upload.column.unknown_token == 0
 
 
@@ -396,7 +412,10 @@ def test_a_tokenizer_json_our_reader_does_not_support_falls_back_to_the_library(
     ("files", "message"),
     [
         ([("tokenizer.json", b"{not json")], "tokenizer.json: not valid JSON"),
-        ([("tokenizer.json", b'{"model": {"type": "Magic"}}')], "the tokenizers library cannot read it either"),
+        (
+            [("tokenizer.json", b'{"model": {"type": "Magic"}}')],
+            "the tokenizers library cannot read it either",
+        ),
         ([("tokenizer.json", b"[1, 2]")], "neither a tokenizer.json"),
         ([("vocab.txt", b"")], "vocab.txt: the vocabulary is empty"),
         ([("vocab.txt", b"a\nb\n##c\n")], "no unknown token"),
@@ -404,7 +423,10 @@ def test_a_tokenizer_json_our_reader_does_not_support_falls_back_to_the_library(
         ([("tokenizer.bin", b"\0\1")], "expected a tokenizer.json, a vocab.txt"),
         ([("vocab.json", b'{"a": 0, "b": 1}')], "vocab.json: a vocab.json needs its merges.txt"),
         ([("merges.txt", b"#version: 0.2\na b\n")], "merges.txt: a merges.txt needs its vocab.json"),
-        ([("vocab.json", b'{"a": 0, "b": 1}'), ("merges.txt", b"#version: 0.2\na b c\n")], "merges.txt: merge 1"),
+        (
+            [("vocab.json", b'{"a": 0, "b": 1}'), ("merges.txt", b"#version: 0.2\na b c\n")],
+            "merges.txt: merge 1",
+        ),
         ([("vocab.json", b'{"a": 0, "b": 1}'), ("merges.txt", b"a b\n")], "'ab' is not in the vocabulary"),
         ([("vocab.json", b'{"a": -1}'), ("merges.txt", b"")], "vocab.json: the id of 'a'"),
     ],
@@ -457,7 +479,10 @@ def test_column_html_names_the_tokenizer_escaped():
     column = pretrained_column("gpt2")
     body, total = column_html(column, TEXTS[:1])
     assert 'data-tokenizer="GPT-2"' in body and total == 15
-    evil = tokenizer_column(tokenizer_from_trace(train_corpus("ab ab", TrainerConfig(vocab_size=260), (), "byte-level")), '"><script>')
+    evil = tokenizer_column(
+        tokenizer_from_trace(train_corpus("ab ab", TrainerConfig(vocab_size=260), (), "byte-level")),
+        '"><script>',
+    )
     body, _ = column_html(evil, ["ab"])
     assert "<script>" not in body and 'data-tokenizer="&quot;&gt;&lt;script&gt;"' in body
 
@@ -473,7 +498,13 @@ def test_metrics_bar_chart_has_a_panel_per_ratio():
     assert list(figure.data[4].x) == list(table["characters lost"])
     assert "&lt;b&gt;evil&lt;/b&gt;" in figure.data[0].y and "<b>evil</b>" not in figure.to_json()
     titles = [annotation.text for annotation in figure.layout.annotations]
-    assert titles == ["characters / token", "bytes / token", "tokens per word", "words split", "characters lost"]
+    assert titles == [
+        "characters / token",
+        "bytes / token",
+        "tokens per word",
+        "words split",
+        "characters lost",
+    ]
 
 
 def test_metrics_curve_figure_draws_each_run_in_each_panel(trained):

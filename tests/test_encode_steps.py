@@ -34,7 +34,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
 CORPUS = "\n".join([HF_COURSE.text, GERMAN.text, MULTILINGUAL.text])
 # Characters of the corpus, characters it lacks (dropped or unknown), and special-token text.
-SOME_CHARACTERS = sorted(set(CORPUS)) + list("PQXZ#é서울😀\u0301\u200d \n\t") + ["[CLS]", "<|endoftext|>", "[UNK]"]
+SOME_CHARACTERS = (
+    sorted(set(CORPUS)) + list("PQXZ#é서울😀\u0301\u200d \n\t") + ["[CLS]", "<|endoftext|>", "[UNK]"]
+)
 TEXTS = st.one_of(
     st.lists(st.sampled_from(SOME_CHARACTERS), max_size=30).map("".join),
     st.text(st.characters(exclude_categories=["Cs"]), max_size=20),
@@ -43,18 +45,42 @@ DIFFERENTIAL = settings(max_examples=60, deadline=None, suppress_health_check=[H
 
 # name -> (config, normalizers, pre-tokenizer, corpus)
 TRAINED = {
-    "bpe-library-byte-level": (TrainerConfig(vocab_size=400, special_tokens=("<|endoftext|>",)), (), "byte-level", CORPUS),
-    "bpe-library-whitespace-unk": (TrainerConfig(vocab_size=200, special_tokens=("[UNK]",)), (), "whitespace", CORPUS),
+    "bpe-library-byte-level": (
+        TrainerConfig(vocab_size=400, special_tokens=("<|endoftext|>",)),
+        (),
+        "byte-level",
+        CORPUS,
+    ),
+    "bpe-library-whitespace-unk": (
+        TrainerConfig(vocab_size=200, special_tokens=("[UNK]",)),
+        (),
+        "whitespace",
+        CORPUS,
+    ),
     "bpe-library-whitespace-prefix-suffix": (
-        TrainerConfig(vocab_size=700, continuing_subword_prefix="##", end_of_word_suffix="</w>"), ("nfd", "lowercase"),
-        "whitespace-split", CORPUS),
+        TrainerConfig(vocab_size=700, continuing_subword_prefix="##", end_of_word_suffix="</w>"),
+        ("nfd", "lowercase"),
+        "whitespace-split",
+        CORPUS,
+    ),
     "bpe-course-byte-level": (
-        TrainerConfig(flavor="course", vocab_size=50, special_tokens=("<|endoftext|>",)), (), "byte-level", HF_COURSE.text),
+        TrainerConfig(flavor="course", vocab_size=50, special_tokens=("<|endoftext|>",)),
+        (),
+        "byte-level",
+        HF_COURSE.text,
+    ),
     "wordpiece-library-bert": (
-        TrainerConfig(algorithm="wordpiece", vocab_size=300, special_tokens=BERT_SPECIALS), ("bert",), "bert", CORPUS),
+        TrainerConfig(algorithm="wordpiece", vocab_size=300, special_tokens=BERT_SPECIALS),
+        ("bert",),
+        "bert",
+        CORPUS,
+    ),
     "wordpiece-course-bert": (
-        TrainerConfig(algorithm="wordpiece", flavor="course", vocab_size=70, special_tokens=BERT_SPECIALS), (), "bert",
-        HF_COURSE.text),
+        TrainerConfig(algorithm="wordpiece", flavor="course", vocab_size=70, special_tokens=BERT_SPECIALS),
+        (),
+        "bert",
+        HF_COURSE.text,
+    ),
 }
 
 
@@ -93,7 +119,9 @@ def assert_final_is_encode(tok: Tokenizer, text: str) -> None:
         if pre_token.steps and pre_token.steps[-1].kind not in ("no-match", "too-long"):
             assert [p for p in pre_token.steps[-1].pieces if p.is_token] == list(pre_token.final)
         if isinstance(tok.model, BPEModel):
-            assert_bpe_steps_follow_the_rule(pre_token, lambda a, b: (tok.model.merge_map.get((a, b)) or (None,))[0])
+            assert_bpe_steps_follow_the_rule(
+                pre_token, lambda a, b: (tok.model.merge_map.get((a, b)) or (None,))[0]
+            )
         elif not pre_token.special:
             assert_wordpiece_steps_follow_the_rule(pre_token, tok.model)
 
@@ -125,7 +153,7 @@ def assert_bpe_steps_follow_the_rule(pre_token, rank_of) -> None:
         expected = list(previous)
         del expected[right_index]
         assert step.pieces[:left_index] == tuple(expected[:left_index])
-        assert step.pieces[left_index + 1:] == tuple(expected[left_index + 1:])
+        assert step.pieces[left_index + 1 :] == tuple(expected[left_index + 1 :])
         merged = step.pieces[left_index]
         assert merged.value == step.merged and merged.kind == "token"
         assert (merged.start, merged.end) == (previous[left_index].start, previous[right_index].end)
@@ -152,7 +180,9 @@ def assert_wordpiece_steps_follow_the_rule(pre_token, model) -> None:
             first, end = step.word_span
             assert first == position < end
             assert step.kind == ("prefix" if first == 0 else "continuation")
-            assert step.merged == (pre_token.text[first:end] if first == 0 else "##" + pre_token.text[first:end])
+            assert step.merged == (
+                pre_token.text[first:end] if first == 0 else "##" + pre_token.text[first:end]
+            )
             assert step.merged in model.vocab
             assert all(len(candidate) > len(step.merged) for candidate in step.tried)
             position = end
@@ -191,7 +221,9 @@ def library_tokenizer(name: str):
 def test_final_pieces_are_the_librarys(name, text):
     expected = library_tokenizer(name).encode(text, add_special_tokens=False)
     final = encode_steps(tokenizer(name), text).final_pieces()
-    assert [(p.id, p.value, p.start, p.end) for p in final] == list(zip(expected.ids, expected.tokens, *zip(*expected.offsets)))
+    assert [(p.id, p.value, p.start, p.end) for p in final] == list(
+        zip(expected.ids, expected.tokens, *zip(*expected.offsets))
+    )
 
 
 @DIFFERENTIAL
@@ -203,8 +235,12 @@ def test_fused_unknown_characters(text):
 @DIFFERENTIAL
 @given(word=st.text(st.sampled_from("abcxyzé서"), max_size=12))
 def test_initial_symbols_are_the_models(word):
-    for model in (tokenizer("bpe-library-whitespace-unk").model, fused_unk_tokenizer().model,
-                  tokenizer("bpe-library-whitespace-prefix-suffix").model, tokenizer("bpe-course-byte-level").model):
+    for model in (
+        tokenizer("bpe-library-whitespace-unk").model,
+        fused_unk_tokenizer().model,
+        tokenizer("bpe-library-whitespace-prefix-suffix").model,
+        tokenizer("bpe-course-byte-level").model,
+    ):
         explained = explain_initial_symbols(model, word)
         ids, lengths = model._initial_symbols(word)
         assert [symbol_id for kind, symbol_id, *_ in explained if kind != "dropped"] == ids
@@ -240,7 +276,12 @@ def test_special_tokens_are_cut_out_first_and_the_template_is_added_on_request()
     tok = tokenizer("wordpiece-course-bert")
     result = encode_steps(tok, "This[SEP]is", add_special_tokens=True)
     assert [(p.text, p.special, len(p.steps)) for p in result.pre_tokens] == [
-        ("[CLS]", True, 0), ("This", False, 4), ("[SEP]", True, 0), ("is", False, 2), ("[SEP]", True, 0)]
+        ("[CLS]", True, 0),
+        ("This", False, 4),
+        ("[SEP]", True, 0),
+        ("is", False, 2),
+        ("[SEP]", True, 0),
+    ]
     expected = tok.encode("This[SEP]is")
     assert [p.id for p in result.final_pieces()] == expected.ids
     assert [(p.start, p.end) for p in result.final_pieces()] == expected.offsets
@@ -260,7 +301,11 @@ def test_wordpiece_word_longer_than_the_limit_becomes_unknown():
     tok = tokenizer("wordpiece-library-bert")
     (pre_token,) = encode_steps(tok, "a" * 101).pre_tokens
     assert [step.kind for step in pre_token.steps] == ["start", "too-long"]
-    assert [p.value for p in pre_token.final] == tok.encode("a" * 101, add_special_tokens=False).tokens == ["[UNK]"]
+    assert (
+        [p.value for p in pre_token.final]
+        == tok.encode("a" * 101, add_special_tokens=False).tokens
+        == ["[UNK]"]
+    )
 
 
 # ------------------------------------------------------------------ differential: tiktoken
@@ -282,7 +327,8 @@ def test_pretrained_steps_end_on_tiktoken(name, text):
     final = result.final_pieces()
     assert [p.id for p in final] == encoding.encode_ordinary(text)
     assert [(p.id, p.token_bytes, p.start, p.end) for p in final] == [
-        (p.id, p.token_bytes, p.start, p.end) for p in encode_pretrained(name, text)]
+        (p.id, p.token_bytes, p.start, p.end) for p in encode_pretrained(name, text)
+    ]
     ranks = _ranks_from_the_file(name)  # read again from the verified file: independent of the steps' lookups
     decoder = {rank: token for token, rank in ranks.items()}
     for pre_token in result.pre_tokens:
@@ -291,9 +337,26 @@ def test_pretrained_steps_end_on_tiktoken(name, text):
 
 
 def test_the_gpt2_tutorial_sentence_step_by_step():
-    result = pretrained_encode_steps("gpt2", "A mouse called Petar sits on the legendary throne in the ivory tower.")
-    assert [p.id for p in result.final_pieces()] == [32, 10211, 1444, 4767, 283, 10718, 319, 262, 13273, 19262, 287,
-                                                     262, 32630, 10580, 13]  # tests/test_cli.py's seed ids
+    result = pretrained_encode_steps(
+        "gpt2", "A mouse called Petar sits on the legendary throne in the ivory tower."
+    )
+    assert [p.id for p in result.final_pieces()] == [
+        32,
+        10211,
+        1444,
+        4767,
+        283,
+        10718,
+        319,
+        262,
+        13273,
+        19262,
+        287,
+        262,
+        32630,
+        10580,
+        13,
+    ]  # tests/test_cli.py's seed ids
     petar = next(p for p in result.pre_tokens if p.text == " Petar")
     assert [p.value for p in petar.steps[0].pieces] == ["·", "P", "e", "t", "a", "r"]
     assert [p.value for p in petar.final] == ["·Pet", "ar"]
@@ -343,11 +406,37 @@ def test_the_step_budget_stops_recording_and_says_so():
 
 # Printed by the course, chapter 6 section 5 (huggingface/course chapters/en/chapter6/5.mdx).
 COURSE_BPE_MERGES = [
-    ("Ġ", "t"), ("i", "s"), ("e", "r"), ("Ġ", "a"), ("Ġt", "o"), ("e", "n"), ("T", "h"), ("Th", "is"), ("o", "u"),
-    ("s", "e"), ("Ġto", "k"), ("Ġtok", "en"), ("n", "d"), ("Ġ", "is"), ("Ġt", "h"), ("Ġth", "e"), ("i", "n"),
-    ("Ġa", "b"), ("Ġtoken", "i"),
+    ("Ġ", "t"),
+    ("i", "s"),
+    ("e", "r"),
+    ("Ġ", "a"),
+    ("Ġt", "o"),
+    ("e", "n"),
+    ("T", "h"),
+    ("Th", "is"),
+    ("o", "u"),
+    ("s", "e"),
+    ("Ġto", "k"),
+    ("Ġtok", "en"),
+    ("n", "d"),
+    ("Ġ", "is"),
+    ("Ġt", "h"),
+    ("Ġth", "e"),
+    ("i", "n"),
+    ("Ġa", "b"),
+    ("Ġtoken", "i"),
 ]
-COURSE_BPE_TOKENIZE = ["This", "Ġis", "Ġ", "n", "o", "t", "Ġa", "Ġtoken", "."]  # tokenize("This is not a token.")
+COURSE_BPE_TOKENIZE = [
+    "This",
+    "Ġis",
+    "Ġ",
+    "n",
+    "o",
+    "t",
+    "Ġa",
+    "Ġtoken",
+    ".",
+]  # tokenize("This is not a token.")
 
 
 def course_bpe_states(text: str) -> list[list[list[str]]]:
@@ -402,7 +491,9 @@ def test_course_bpe_keeps_unknown_characters_where_the_library_drops_them():
     text = "A mouse called Petar"
     trace = trained("bpe-course-byte-level")
     merges = {(left, right): left + right for left, right in trace.merge_strings()}
-    course = course_tokenize.bpe_tokenize(text, tokenizer("bpe-course-byte-level").pre_tokenizer.pre_tokenize, merges)
+    course = course_tokenize.bpe_tokenize(
+        text, tokenizer("bpe-course-byte-level").pre_tokenizer.pre_tokenize, merges
+    )
     ours = encode_steps(tokenizer("bpe-course-byte-level"), text)
     dropped = [p.source for pre_token in ours.pre_tokens for p in pre_token.dropped]
     assert dropped == ["A", "P"]
@@ -432,7 +523,9 @@ def test_course_wordpiece_tokenize_from_the_seed_step_by_step():
     seed = seed_text("hf-course-wordpiece.txt")
     printed = seed[seed.index('tokenize("This is the Hugging Face course!")') :].splitlines()[1]
     assert our_wordpiece("This is the Hugging Face course!")[0] == ast.literal_eval(printed)
-    assert our_wordpiece("This is the Hugging Face course!") == course_wordpiece("This is the Hugging Face course!")
+    assert our_wordpiece("This is the Hugging Face course!") == course_wordpiece(
+        "This is the Hugging Face course!"
+    )
     (hugging,) = encode_steps(tokenizer("wordpiece-course-bert"), "Hugging").pre_tokens
     assert [(s.kind, s.merged, s.tried) for s in hugging.steps[1:]] == [
         ("prefix", "Hugg", ("Hugging", "Huggin", "Huggi")),
@@ -467,9 +560,17 @@ def test_course_encode_word_never_ends_when_the_prefix_characters_are_tokens():
     with pytest.raises(RuntimeError):
         course_tokenize.encode_word("Tagz", vocab, stop_after_eight)
     assert found == ["T", "##a", "##g"] + ["#"] * 5
-    tok = Tokenizer(None, build_pre_tokenizer("bert"), WordPieceModel({token: i for i, token in enumerate(vocab)}))
+    tok = Tokenizer(
+        None, build_pre_tokenizer("bert"), WordPieceModel({token: i for i, token in enumerate(vocab)})
+    )
     (pre_token,) = encode_steps(tok, "Tagz").pre_tokens
-    assert [step.kind for step in pre_token.steps] == ["start", "prefix", "continuation", "continuation", "no-match"]
+    assert [step.kind for step in pre_token.steps] == [
+        "start",
+        "prefix",
+        "continuation",
+        "continuation",
+        "no-match",
+    ]
     assert [p.value for p in pre_token.final] == ["[UNK]"]
 
 
@@ -486,42 +587,67 @@ def test_course_wordpiece_has_no_word_length_limit():
 
 def cli(*args, cwd=ROOT):
     argv = [arg if isinstance(arg, bytes) else str(arg) for arg in args]  # bytes: argv that is not UTF-8
-    return subprocess.run([sys.executable, "-m", "explorer", *argv], capture_output=True, cwd=cwd, timeout=120,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", *argv],
+        capture_output=True,
+        cwd=cwd,
+        timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
 
 
 def final_of(stdout: bytes) -> list[list[dict]]:
-    return [[{key: piece[key] for key in ("id", "token", "start", "end")} for piece in result["final"]]
-            for result in json.loads(stdout)]
+    return [
+        [{key: piece[key] for key in ("id", "token", "start", "end")} for piece in result["final"]]
+        for result in json.loads(stdout)
+    ]
 
 
 def plain_tokens(stdout: bytes) -> list[list[dict]]:
     """Plain `encode --json`'s tokens, the fields the steps' final pieces have (id, token, offsets)."""
-    return [[{key: token[key] for key in ("id", "token", "start", "end")} for token in result["tokens"]]
-            for result in json.loads(stdout)]
+    return [
+        [{key: token[key] for key in ("id", "token", "start", "end")} for token in result["tokens"]]
+        for result in json.loads(stdout)
+    ]
 
 
 @pytest.mark.parametrize("algorithm, pre_tokenizer", [("bpe", "byte-level"), ("wordpiece", "bert")])
 def test_cli_steps_end_on_plain_encode(tmp_path, algorithm, pre_tokenizer):
     corpus, out = tmp_path / "corpus.txt", tmp_path / "tok.json"
     corpus.write_text(CORPUS, encoding="utf-8")
-    trained_run = cli("train", corpus, "--algorithm", algorithm, "--vocab-size", 300, "--pre-tokenizer", pre_tokenizer,
-                      "--out", out)
+    trained_run = cli(
+        "train",
+        corpus,
+        "--algorithm",
+        algorithm,
+        "--vocab-size",
+        300,
+        "--pre-tokenizer",
+        pre_tokenizer,
+        "--out",
+        out,
+    )
     assert trained_run.returncode == 0, trained_run.stderr.decode()
     texts = ["Hugging tokenization!", "A mouse called Petar 서울 😀 [SEP] x"]
     steps = cli("encode", "--steps", "--tokenizer", out, "--json", *texts)
     plain = cli("encode", "--tokenizer", out, "--json", *texts)
     assert steps.returncode == 0, steps.stderr.decode()
     assert final_of(steps.stdout) == plain_tokens(plain.stdout)
-    assert all(pre["special"] or pre["steps"][0]["kind"] == "start"
-               for result in json.loads(steps.stdout) for pre in result["pre_tokens"])
+    assert all(
+        pre["special"] or pre["steps"][0]["kind"] == "start"
+        for result in json.loads(steps.stdout)
+        for pre in result["pre_tokens"]
+    )
     text = cli("encode", "--steps", "--tokenizer", out, *texts).stdout.decode()
     if algorithm == "bpe":
-        assert re.search(r"^ +\d+\. merge \d+ \(rank \d+\): '.+' \+ '.+' -> '.+'   pieces: ", text, re.MULTILINE)
+        assert re.search(
+            r"^ +\d+\. merge \d+ \(rank \d+\): '.+' \+ '.+' -> '.+'   pieces: ", text, re.MULTILINE
+        )
     else:
         assert "longest prefix found: " in text and "continuation found: '##" in text
-    assert text.count("final: ") == sum(len(r["pre_tokens"]) - sum(p["special"] for p in r["pre_tokens"])
-                                        for r in json.loads(steps.stdout))
+    assert text.count("final: ") == sum(
+        len(r["pre_tokens"]) - sum(p["special"] for p in r["pre_tokens"]) for r in json.loads(steps.stdout)
+    )
 
 
 def test_cli_steps_pretrained_ends_on_tiktoken():
@@ -532,18 +658,28 @@ def test_cli_steps_pretrained_ends_on_tiktoken():
     assert final_of(steps.stdout) == plain_tokens(plain.stdout)
     (result,) = json.loads(steps.stdout)
     merge = next(step for pre in result["pre_tokens"] for step in pre["steps"] if step["kind"] == "merge")
-    assert isinstance(merge["rank"], int) and len(merge["pair"]) == 2 and merge["description"].startswith("merge (rank ")
+    assert (
+        isinstance(merge["rank"], int)
+        and len(merge["pair"]) == 2
+        and merge["description"].startswith("merge (rank ")
+    )
     lines = cli("encode", "--steps", "--pretrained", "o200k_base", text).stdout.decode().splitlines()
     assert lines[0] == f"GPT-4o (o200k_base) · BPE (tiktoken): {len(result['final'])} tokens for {text!r}"
 
 
-@pytest.mark.parametrize("args, message", [
-    (["encode", "--steps", "hi"], "exactly one"),
-    (["encode", "--steps", "--tokenizer", "missing.json", "hi"], "does not exist"),
-    (["encode", "--steps", "--pretrained", "bert", "hi"], "invalid choice"),
-    (["encode", "--steps", "--tokenizer", "tok.json", b"a\xffb"], "is not UTF-8 (it holds the byte 0xFF)"),
-    (["encode", "--tokenizer", "tok.json", b"a\xffb"], "is not UTF-8 (it holds the byte 0xFF)"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["encode", "--steps", "hi"], "exactly one"),
+        (["encode", "--steps", "--tokenizer", "missing.json", "hi"], "does not exist"),
+        (["encode", "--steps", "--pretrained", "bert", "hi"], "invalid choice"),
+        (
+            ["encode", "--steps", "--tokenizer", "tok.json", b"a\xffb"],
+            "is not UTF-8 (it holds the byte 0xFF)",
+        ),
+        (["encode", "--tokenizer", "tok.json", b"a\xffb"], "is not UTF-8 (it holds the byte 0xFF)"),
+    ],
+)
 def test_cli_steps_bad_input_gets_one_clear_line(tmp_path, args, message):
     result = cli(*args, cwd=tmp_path)
     stderr = result.stderr.decode("utf-8", "replace")

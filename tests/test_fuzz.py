@@ -68,7 +68,13 @@ def test_every_pre_tokenizer_gives_ordered_pieces_within_the_text(text, name):
 
 def check_trace(trace: Trace, config: TrainerConfig) -> None:
     assert trace.steps == len(trace.merges)
-    per_step = (trace.merge_counts, trace.merge_scores, trace.words_changed, trace.occurrences, trace.candidates)
+    per_step = (
+        trace.merge_counts,
+        trace.merge_scores,
+        trace.words_changed,
+        trace.occurrences,
+        trace.candidates,
+    )
     assert all(len(values) == trace.steps for values in per_step)
     assert trace.stop_reason in STOP_REASONS
     assert len(trace.vocab) == len(set(trace.vocab)) >= trace.initial_vocab_size
@@ -92,12 +98,18 @@ def check_trace(trace: Trace, config: TrainerConfig) -> None:
     special_tokens=st.sampled_from([(), ("[UNK]",), ("<|endoftext|>", "[CLS]", "[SEP]")]),
     suffix=st.sampled_from([None, "</w>"]),
 )
-def test_train_encode_decode_anything(corpus, probe, algorithm, flavor, pre_tokenizer, normalizers, vocab_size,
-                                      special_tokens, suffix):
+def test_train_encode_decode_anything(
+    corpus, probe, algorithm, flavor, pre_tokenizer, normalizers, vocab_size, special_tokens, suffix
+):
     if flavor == "course" and algorithm == "wordpiece":
         suffix = None
-    config = TrainerConfig(algorithm=algorithm, flavor=flavor, vocab_size=vocab_size,
-                           special_tokens=special_tokens, end_of_word_suffix=suffix)
+    config = TrainerConfig(
+        algorithm=algorithm,
+        flavor=flavor,
+        vocab_size=vocab_size,
+        special_tokens=special_tokens,
+        end_of_word_suffix=suffix,
+    )
     trace = train_corpus(corpus, config, tuple(normalizers), pre_tokenizer)
     check_trace(trace, config)
 
@@ -108,8 +120,13 @@ def test_train_encode_decode_anything(corpus, probe, algorithm, flavor, pre_toke
         warnings.simplefilter("ignore")
         library = LibraryTokenizer.from_str(exported)
     # WordPiece (## prefix) and a suffix leave markers the ByteLevel decoder does not strip.
-    round_trips = (pre_tokenizer == "byte-level" and not normalizers and flavor == "library"
-                   and algorithm == "bpe" and suffix is None)
+    round_trips = (
+        pre_tokenizer == "byte-level"
+        and not normalizers
+        and flavor == "library"
+        and algorithm == "bpe"
+        and suffix is None
+    )
     for text in [probe, *corpus.split("\n")]:
         encoding = tokenizer.encode(text)
         assert_offsets_within(encoding.offsets, text)
@@ -139,7 +156,9 @@ def test_decode_upload_on_any_bytes_gives_text_or_a_message(data):
 @given(text=st.text(CHARACTERS, min_size=1, max_size=60))
 def test_decode_upload_accepts_utf8_text_as_is(text):
     data = text.encode("utf-8")
-    binary_looking = "\x00" in text or text.startswith(("\ufeff", "%PDF-", "PK\x03\x04", "PK\x05\x06", "GIF87a", "GIF89a"))
+    binary_looking = "\x00" in text or text.startswith(
+        ("\ufeff", "%PDF-", "PK\x03\x04", "PK\x05\x06", "GIF87a", "GIF89a")
+    )
     if binary_looking:
         return
     assert decode_upload(data, "f.txt") == text

@@ -38,16 +38,22 @@ SMALL = Limits(max_corpus_mb=0.01)  # 10,000 bytes
 
 def test_default_limits_are_documented_values():
     limits = Limits()
-    assert (limits.max_corpus_mb, limits.max_seconds, limits.max_steps, limits.max_vocab, limits.max_upload_mb) == (
-        4.0, 60.0, 50_000, 100_000, 50
-    )
+    assert (
+        limits.max_corpus_mb,
+        limits.max_seconds,
+        limits.max_steps,
+        limits.max_vocab,
+        limits.max_upload_mb,
+    ) == (4.0, 60.0, 50_000, 100_000, 50)
     assert limits.max_corpus_bytes == 4_000_000
 
 
 def test_upload_limit_agrees_with_streamlit_config():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["server"]["maxUploadSize"] == Limits().max_upload_mb
-    assert Limits().max_upload_mb >= 10 * Limits().max_corpus_mb  # a file too large to train still gets our offer
+    assert (
+        Limits().max_upload_mb >= 10 * Limits().max_corpus_mb
+    )  # a file too large to train still gets our offer
 
 
 def test_limits_from_environment():
@@ -81,7 +87,9 @@ def test_bad_environment_values_name_the_variable(environ, message):
         Limits.from_env(environ)
 
 
-@pytest.mark.parametrize("field, value", [("max_steps", 0), ("max_vocab", 1.5), ("max_upload_mb", math.inf), ("max_seconds", True)])
+@pytest.mark.parametrize(
+    "field, value", [("max_steps", 0), ("max_vocab", 1.5), ("max_upload_mb", math.inf), ("max_seconds", True)]
+)
 def test_limits_reject_nonsense(field, value):
     with pytest.raises(InputError, match=field):
         Limits(**{field: value})
@@ -110,28 +118,74 @@ def test_utf8_uploads_are_accepted(data, expected):
     [
         pytest.param(b"", "is empty (0 bytes)", id="empty"),
         pytest.param(codecs.BOM_UTF8, "is empty (only a byte order mark)", id="only a BOM"),
-        pytest.param("hello\n".encode("utf-16"), "is not UTF-8: it is UTF-16 (little-endian) text", id="utf-16 BOM"),
-        pytest.param(codecs.BOM_UTF16_BE + "hi".encode("utf-16-be"), "UTF-16 (big-endian)", id="utf-16-be BOM"),
-        pytest.param("hello world\n".encode("utf-16-le"), "it looks like UTF-16 (little-endian) text", id="utf-16-le"),
-        pytest.param("hello world\n".encode("utf-16-be"), "it looks like UTF-16 (big-endian) text", id="utf-16-be"),
-        pytest.param(codecs.BOM_UTF32_LE + "hi".encode("utf-32-le"), "UTF-32 (little-endian)", id="utf-32 BOM"),
-        pytest.param(codecs.BOM_UTF32_BE + "hi".encode("utf-32-be"), "UTF-32 (big-endian)", id="utf-32-be BOM"),
-        pytest.param("hello world\n".encode("utf-32-le"), "it looks like UTF-32 (little-endian) text", id="utf-32-le"),
-        pytest.param(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj", "looks like a PDF document, not text", id="pdf"),
-        pytest.param(b"PK\x03\x04\x14\x00\x06\x00word/document.xml", "looks like a ZIP archive (.docx", id="zip/docx"),
+        pytest.param(
+            "hello\n".encode("utf-16"), "is not UTF-8: it is UTF-16 (little-endian) text", id="utf-16 BOM"
+        ),
+        pytest.param(
+            codecs.BOM_UTF16_BE + "hi".encode("utf-16-be"), "UTF-16 (big-endian)", id="utf-16-be BOM"
+        ),
+        pytest.param(
+            "hello world\n".encode("utf-16-le"), "it looks like UTF-16 (little-endian) text", id="utf-16-le"
+        ),
+        pytest.param(
+            "hello world\n".encode("utf-16-be"), "it looks like UTF-16 (big-endian) text", id="utf-16-be"
+        ),
+        pytest.param(
+            codecs.BOM_UTF32_LE + "hi".encode("utf-32-le"), "UTF-32 (little-endian)", id="utf-32 BOM"
+        ),
+        pytest.param(
+            codecs.BOM_UTF32_BE + "hi".encode("utf-32-be"), "UTF-32 (big-endian)", id="utf-32-be BOM"
+        ),
+        pytest.param(
+            "hello world\n".encode("utf-32-le"), "it looks like UTF-32 (little-endian) text", id="utf-32-le"
+        ),
+        pytest.param(
+            b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj", "looks like a PDF document, not text", id="pdf"
+        ),
+        pytest.param(
+            b"PK\x03\x04\x14\x00\x06\x00word/document.xml", "looks like a ZIP archive (.docx", id="zip/docx"
+        ),
         pytest.param(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1\x00\x00", "old Microsoft Office file", id="doc"),
         pytest.param(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "looks like a PNG image, not text", id="png"),
         pytest.param(b"\xff\xd8\xff\xe0\x00\x10JFIF", "looks like a JPEG image", id="jpeg"),
         pytest.param(b"GIF89a\x01\x00\x01\x00", "looks like a GIF image", id="gif"),
-        pytest.param(gzip.compress(b"hello"), "gzip-compressed file, not text: decompress it first", id="gzip"),
-        pytest.param(b"ELF header\x00\x01\x02 and then text", "binary file, not text (it has NUL bytes, the first at byte 10)", id="NUL bytes"),
-        pytest.param(LATIN1.encode("latin-1"), "is not UTF-8 (the first invalid byte is on line 1): it looks like Latin-1/Windows-1252", id="latin-1"),
+        pytest.param(
+            gzip.compress(b"hello"), "gzip-compressed file, not text: decompress it first", id="gzip"
+        ),
+        pytest.param(
+            b"ELF header\x00\x01\x02 and then text",
+            "binary file, not text (it has NUL bytes, the first at byte 10)",
+            id="NUL bytes",
+        ),
+        pytest.param(
+            LATIN1.encode("latin-1"),
+            "is not UTF-8 (the first invalid byte is on line 1): it looks like Latin-1/Windows-1252",
+            id="latin-1",
+        ),
         pytest.param(CP1252.encode("cp1252"), "it looks like Latin-1/Windows-1252 text", id="cp1252"),
-        pytest.param("Привет, мир! Как дела?".encode("cp1251"), "another legacy encoding (such as Windows-1251", id="cp1251"),
-        pytest.param("ok\nnaïve\ncafé".encode()[:-1], "ends in the middle of a UTF-8 character", id="truncated utf-8"),
-        pytest.param("ok\nstill ok\ncaf€".encode()[:-1], "ends in the middle of a UTF-8 character", id="truncated utf-8, 2 of 3 bytes"),
-        pytest.param("ok\ncafé".encode("latin-1"), "ASCII text that ends with the byte 0xE9, which is 'é' in Latin-1/Windows-1252", id="latin-1 ending in é"),
-        pytest.param("héllo wörld ünïcode\n".encode() + "mais là\n".encode("latin-1"), "mostly UTF-8 but has 1 invalid byte sequence (the first on line 2)", id="mixed"),
+        pytest.param(
+            "Привет, мир! Как дела?".encode("cp1251"),
+            "another legacy encoding (such as Windows-1251",
+            id="cp1251",
+        ),
+        pytest.param(
+            "ok\nnaïve\ncafé".encode()[:-1], "ends in the middle of a UTF-8 character", id="truncated utf-8"
+        ),
+        pytest.param(
+            "ok\nstill ok\ncaf€".encode()[:-1],
+            "ends in the middle of a UTF-8 character",
+            id="truncated utf-8, 2 of 3 bytes",
+        ),
+        pytest.param(
+            "ok\ncafé".encode("latin-1"),
+            "ASCII text that ends with the byte 0xE9, which is 'é' in Latin-1/Windows-1252",
+            id="latin-1 ending in é",
+        ),
+        pytest.param(
+            "héllo wörld ünïcode\n".encode() + "mais là\n".encode("latin-1"),
+            "mostly UTF-8 but has 1 invalid byte sequence (the first on line 2)",
+            id="mixed",
+        ),
         pytest.param(bytes(range(1, 256)) * 4, "does not look like text", id="binary without NUL"),
     ],
 )
@@ -157,10 +211,22 @@ def test_decode_never_transcodes_silently():
     "text, message",
     [
         pytest.param("", "The corpus is empty.", id="empty"),
-        pytest.param(" \n\t\u3000\n", "The corpus is empty: it has only white space (5 characters).", id="whitespace only"),
-        pytest.param("word " * 2500, "The corpus is 12.5 KB of UTF-8 text; the limit is 10.0 KB. Train on its first 10.0 KB "
-                     "or on a random sample of its lines instead.", id="over the limit"),
-        pytest.param("é" * 5000 + "x", "The corpus is 10,001 bytes of UTF-8 text; the limit is 10,000 bytes", id="one byte over"),
+        pytest.param(
+            " \n\t\u3000\n",
+            "The corpus is empty: it has only white space (5 characters).",
+            id="whitespace only",
+        ),
+        pytest.param(
+            "word " * 2500,
+            "The corpus is 12.5 KB of UTF-8 text; the limit is 10.0 KB. Train on its first 10.0 KB "
+            "or on a random sample of its lines instead.",
+            id="over the limit",
+        ),
+        pytest.param(
+            "é" * 5000 + "x",
+            "The corpus is 10,001 bytes of UTF-8 text; the limit is 10,000 bytes",
+            id="one byte over",
+        ),
         pytest.param("ab\ud800cd", "1 lone surrogate code point (U+D800 to U+DFFF)", id="lone surrogate"),
     ],
 )
@@ -173,12 +239,28 @@ def test_blocking_corpus_errors(text, message):
 @pytest.mark.parametrize(
     "text, message",
     [
-        pytest.param("a\x00b\x00c\x1b[31m\x7f", "4 control characters (U+0000 NUL x2, U+001B ESC x1, U+007F DEL x1): "
-                     "they are trained on like any other character (the BERT normalizer removes them).", id="NUL and controls"),
-        pytest.param("line one\rline two\rthree", "2 carriage returns (\\r) without a line feed", id="old Mac line endings"),
-        pytest.param("a", "The corpus is a single character ('a'): there is no pair to merge", id="single character"),
-        pytest.param("aaa aa\naaaa", "only one distinct character ('a'): the only tokens to learn are runs of it", id="one distinct character"),
-        pytest.param("x " + "ab" * 600, "Line 1 has a run of 1,200 characters without white space", id="long word"),
+        pytest.param(
+            "a\x00b\x00c\x1b[31m\x7f",
+            "4 control characters (U+0000 NUL x2, U+001B ESC x1, U+007F DEL x1): "
+            "they are trained on like any other character (the BERT normalizer removes them).",
+            id="NUL and controls",
+        ),
+        pytest.param(
+            "line one\rline two\rthree",
+            "2 carriage returns (\\r) without a line feed",
+            id="old Mac line endings",
+        ),
+        pytest.param(
+            "a", "The corpus is a single character ('a'): there is no pair to merge", id="single character"
+        ),
+        pytest.param(
+            "aaa aa\naaaa",
+            "only one distinct character ('a'): the only tokens to learn are runs of it",
+            id="one distinct character",
+        ),
+        pytest.param(
+            "x " + "ab" * 600, "Line 1 has a run of 1,200 characters without white space", id="long word"
+        ),
         pytest.param("short\n" + "word " * 30_000, "Line 2 is 150,000 characters long", id="long line"),
     ],
 )
@@ -205,7 +287,7 @@ UNICODE_CORPORA = {
 MARKUP_CORPORA = {
     "script tag": "<script>alert('x')</script>\n<script src=//evil.example></script>",
     "img onerror": '<img src=x onerror="alert(1)">\n<img onerror=alert(document.cookie)>',
-    "javascript url": "[click](javascript:alert(1))\n<a href=\"javascript:void(0)\">x</a>",
+    "javascript url": '[click](javascript:alert(1))\n<a href="javascript:void(0)">x</a>',
     "markdown": "# Title\n**bold** _it_ `code` [link](http://x)\n| a | b |\n:red[colour] $math$",
     "latex": "$$\\frac{a}{b} + \\sqrt{x^2}$$\n\\begin{equation} E = mc^2 \\end{equation}",
 }
@@ -226,7 +308,7 @@ def test_odd_corpora_are_accepted_and_survive_training(name):
                 assert tokenizer.decode([piece.id for piece in pieces]) == line
             else:
                 assert "".join(piece.value for piece in pieces) == "".join(line.split())
-            assert all(line[piece.start:piece.end] for piece in pieces)
+            assert all(line[piece.start : piece.end] for piece in pieces)
 
 
 @pytest.mark.parametrize("name", list(MARKUP_CORPORA))
@@ -301,7 +383,11 @@ def test_a_shrunk_corpus_passes_the_check():
         (["\n"], "warnings", "is only white space: it will replace that white space in every text"),
         (["the"], "warnings", "'the' is ordinary text: it will be cut out of every text that contains it"),
         (["|"], "warnings", "'|' is ordinary text"),
-        (["<end of text>"], "notes", "contains white space that the byte-level pre-tokenizer splits on: it still works whole"),
+        (
+            ["<end of text>"],
+            "notes",
+            "contains white space that the byte-level pre-tokenizer splits on: it still works whole",
+        ),
         (["end-of-text"], "notes", "has separators that the byte-level pre-tokenizer splits on"),
     ],
 )
@@ -314,7 +400,18 @@ def test_special_token_problems(tokens, kind, message):
 
 def test_usual_special_tokens_have_no_problem():
     """Not even a note: the app's own WordPiece and BPE defaults, and the usual marker shapes."""
-    usual = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "<|endoftext|>", "<s>", "</s>", "<unk>", "<|im_start|>"]
+    usual = [
+        "[PAD]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        "<|endoftext|>",
+        "<s>",
+        "</s>",
+        "<unk>",
+        "<|im_start|>",
+    ]
     for pre_tokenizer in ("byte-level", "bert", "whitespace", "whitespace-split", None):
         check = check_special_tokens(usual, pre_tokenizer)
         assert check.ok and not check.warnings and not check.notes, check
@@ -340,7 +437,9 @@ def _library_bpe(corpus: str, special_tokens: list[str]) -> LibraryTokenizer:
 def test_special_token_behaviour_matches_the_library(special, text, expected_tokens):
     corpus = "the end of the text\nthe other end"
     library = _library_bpe(corpus, [special])
-    trace = train_corpus(corpus, TrainerConfig(vocab_size=100, special_tokens=(special,)), (), "whitespace-split")
+    trace = train_corpus(
+        corpus, TrainerConfig(vocab_size=100, special_tokens=(special,)), (), "whitespace-split"
+    )
     ours = tokenizer_from_trace(trace).encode(text)
     theirs = library.encode(text)
     assert ours.tokens == theirs.tokens == expected_tokens
@@ -350,13 +449,18 @@ def test_special_token_behaviour_matches_the_library(special, text, expected_tok
 def test_a_merge_that_rebuilds_a_special_token_reuses_its_id_like_the_library():
     corpus = "the theory of the end\nthe end theory"
     library = _library_bpe(corpus, ["theory", "e"])
-    trace = train_corpus(corpus, TrainerConfig(vocab_size=100, special_tokens=("theory", "e")), (), "whitespace-split")
+    trace = train_corpus(
+        corpus, TrainerConfig(vocab_size=100, special_tokens=("theory", "e")), (), "whitespace-split"
+    )
     assert library.get_vocab() == trace.token_ids()
     assert library.token_to_id("theory") == 0 and library.get_vocab_size() == len(trace.vocab)
     notes = special_token_notes(trace)
     assert "The special token 'e' is also a character of the corpus: both share id 1." in notes
-    assert any(note.startswith("Merge ") and "rebuilt the special token 'theory': it reuses the special token's id 0" in note
-               for note in notes)
+    assert any(
+        note.startswith("Merge ")
+        and "rebuilt the special token 'theory': it reuses the special token's id 0" in note
+        for note in notes
+    )
 
 
 # ---------------------------------------------------------------- vocab size
@@ -380,17 +484,37 @@ CORPUS = "This is the Hugging Face Course.\nThis chapter is about tokenization.\
 @pytest.mark.parametrize(
     "settings, requested, expected",
     [
-        (dict(pre_tokenizer="byte-level"), 100,
-         "You asked for 100 tokens, but the starting alphabet alone has 256 (256 byte symbols). "
-         "It is always kept whole, so no merge was learned."),
-        (dict(pre_tokenizer="whitespace", special_tokens=("[UNK]",)), 5,
-         "You asked for 5 tokens, but the starting alphabet alone has 25 (24 characters and 1 special token)."),
-        (dict(pre_tokenizer="whitespace"), 24, "The starting alphabet (24 characters) is exactly the 24 tokens asked for"),
-        (dict(pre_tokenizer="whitespace"), 5000,
-         "You asked for 5,000 tokens, but this corpus can only give 70: after 46 merges no pair is left to merge"),
-        (dict(pre_tokenizer="whitespace"), 40, "Reached the 40 tokens asked for: 24 to start with, plus 16 merges."),
-        (dict(pre_tokenizer="whitespace", min_frequency=3), 5000,
-         "the most frequent remaining pair occurs fewer than 3 times (min_frequency)"),
+        (
+            dict(pre_tokenizer="byte-level"),
+            100,
+            "You asked for 100 tokens, but the starting alphabet alone has 256 (256 byte symbols). "
+            "It is always kept whole, so no merge was learned.",
+        ),
+        (
+            dict(pre_tokenizer="whitespace", special_tokens=("[UNK]",)),
+            5,
+            "You asked for 5 tokens, but the starting alphabet alone has 25 (24 characters and 1 special token).",
+        ),
+        (
+            dict(pre_tokenizer="whitespace"),
+            24,
+            "The starting alphabet (24 characters) is exactly the 24 tokens asked for",
+        ),
+        (
+            dict(pre_tokenizer="whitespace"),
+            5000,
+            "You asked for 5,000 tokens, but this corpus can only give 70: after 46 merges no pair is left to merge",
+        ),
+        (
+            dict(pre_tokenizer="whitespace"),
+            40,
+            "Reached the 40 tokens asked for: 24 to start with, plus 16 merges.",
+        ),
+        (
+            dict(pre_tokenizer="whitespace", min_frequency=3),
+            5000,
+            "the most frequent remaining pair occurs fewer than 3 times (min_frequency)",
+        ),
     ],
 )
 def test_explain_vocab_size(settings, requested, expected):
@@ -403,8 +527,15 @@ def test_explain_vocab_size(settings, requested, expected):
 def test_explain_a_run_stopped_by_the_budget():
     text = " ".join(f"w{n}x{n * 7 % 13}y{n % 5}" for n in range(3000))
     budget = Budget(max_steps=40)
-    trace = train_corpus(text, TrainerConfig(vocab_size=5000), (), "byte-level",
-                         progress=budget.progress, should_stop=budget.should_stop, max_steps=budget.step_limit)
+    trace = train_corpus(
+        text,
+        TrainerConfig(vocab_size=5000),
+        (),
+        "byte-level",
+        progress=budget.progress,
+        should_stop=budget.should_stop,
+        max_steps=budget.step_limit,
+    )
     assert trace.stop_reason == "stopped" and trace.steps == 40  # exactly the limit
     assert explain_vocab_size(trace, 5000, budget.stop_cause(trace)) == (
         f"Stopped at {len(trace.vocab):,} of the 5,000 tokens asked for, after {trace.steps} merges, "
@@ -415,7 +546,10 @@ def test_explain_a_run_stopped_by_the_budget():
 
 def test_explain_a_corpus_with_no_words():
     trace = train_corpus("\x00\x01", TrainerConfig(vocab_size=10), ("bert",), "whitespace")
-    assert explain_vocab_size(trace, 10) == "The corpus has no words once normalized and pre-tokenized, so nothing was learned."
+    assert (
+        explain_vocab_size(trace, 10)
+        == "The corpus has no words once normalized and pre-tokenized, so nothing was learned."
+    )
 
 
 # ---------------------------------------------------------------- budget
@@ -443,9 +577,19 @@ def test_budget_step_limit_stops_the_trainer_exactly_and_forwards_progress(limit
     text = " ".join(f"w{n}x{n * 7 % 13}y{n % 5}" for n in range(3000))
     reports = []
     budget = Budget(max_steps=limit, progress=lambda step, planned: reports.append((step, planned)))
-    trace = train_corpus(text, TrainerConfig(vocab_size=5000), (), "byte-level",
-                         progress=budget.progress, should_stop=budget.should_stop, max_steps=budget.step_limit)
-    assert trace.steps == limit and budget.stop_cause(trace) == f"the limit of {limit:,} merge{'s' if limit > 1 else ''}"
+    trace = train_corpus(
+        text,
+        TrainerConfig(vocab_size=5000),
+        (),
+        "byte-level",
+        progress=budget.progress,
+        should_stop=budget.should_stop,
+        max_steps=budget.step_limit,
+    )
+    assert (
+        trace.steps == limit
+        and budget.stop_cause(trace) == f"the limit of {limit:,} merge{'s' if limit > 1 else ''}"
+    )
     assert not budget.should_stop()  # the time limit alone is asked every 32 merges
     assert reports[-1] == (limit, limit)  # planned shows the step limit
     assert Limits(max_steps=7, max_seconds=1).budget().step_limit == 7
@@ -455,10 +599,18 @@ def test_budget_step_limit_stops_the_trainer_exactly_and_forwards_progress(limit
 def test_a_stop_that_is_not_the_budgets_has_no_cause_from_it():
     text = " ".join(f"w{n}x{n * 7 % 13}y{n % 5}" for n in range(300))
     budget = Budget(max_steps=1000)
-    stopped = train_corpus(text, TrainerConfig(vocab_size=5000), (), "byte-level", should_stop=lambda: True,
-                           max_steps=budget.step_limit)
+    stopped = train_corpus(
+        text,
+        TrainerConfig(vocab_size=5000),
+        (),
+        "byte-level",
+        should_stop=lambda: True,
+        max_steps=budget.step_limit,
+    )
     assert stopped.stop_reason == "stopped" and budget.stop_cause(stopped) is None  # a Stop button
-    finished = train_corpus(text, TrainerConfig(vocab_size=300), (), "byte-level", max_steps=budget.step_limit)
+    finished = train_corpus(
+        text, TrainerConfig(vocab_size=300), (), "byte-level", max_steps=budget.step_limit
+    )
     assert finished.stop_reason == "vocab_size" and budget.stop_cause(finished) is None
 
 

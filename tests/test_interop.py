@@ -1,5 +1,6 @@
 """Whole tokenizers against the `tokenizers` library: encodings, decoding, tokenizer.json and the
 vocab/merges files, on tokenizers trained by the library itself."""
+
 import json
 
 import pytest
@@ -45,19 +46,45 @@ fragments = st.one_of(
     st.text(max_size=8),
     st.text(alphabet="abcdefghijklmnopqrstuvwxyz .,!?'-\n\t", max_size=20),
     st.sampled_from(SPECIALS + ["[CLS", "SEP]", "[[SEP]]"]),
-    st.sampled_from(["😀", "👍🏽", "日本語", "中文", "Café", "naïve", "ﬁ", "İ", "ΟΔΟΣ", "x²", "e\u0301", "  ", "\u00a0", "\x00"]),
+    st.sampled_from(
+        [
+            "😀",
+            "👍🏽",
+            "日本語",
+            "中文",
+            "Café",
+            "naïve",
+            "ﬁ",
+            "İ",
+            "ΟΔΟΣ",
+            "x²",
+            "e\u0301",
+            "  ",
+            "\u00a0",
+            "\x00",
+        ]
+    ),
 )
 texts = st.lists(fragments, max_size=6).map("".join)
 
 
 def library_skeleton(pre_tokenizer_json, normalizer_json=None, model=None) -> HFTokenizer:
     """A library tokenizer with our stages' JSON, ready to train."""
-    return HFTokenizer.from_str(json.dumps({
-        "version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
-        "normalizer": normalizer_json, "pre_tokenizer": pre_tokenizer_json,
-        "post_processor": None, "decoder": None,
-        "model": model or {"type": "BPE", "vocab": {}, "merges": []},
-    }))
+    return HFTokenizer.from_str(
+        json.dumps(
+            {
+                "version": "1.0",
+                "truncation": None,
+                "padding": None,
+                "added_tokens": [],
+                "normalizer": normalizer_json,
+                "pre_tokenizer": pre_tokenizer_json,
+                "post_processor": None,
+                "decoder": None,
+                "model": model or {"type": "BPE", "vocab": {}, "merges": []},
+            }
+        )
+    )
 
 
 def add_cls_sep_template(tokenizer: HFTokenizer) -> None:
@@ -83,10 +110,13 @@ def normalizer_json(names):
 def byte_level_pair():
     """(library tokenizer, ours) for byte-level BPE, both built from one library training run."""
     library = library_skeleton(
-        build_pre_tokenizer("byte-level").to_hf_json(), model={"type": "BPE", "vocab": {}, "merges": [], "unk_token": "[UNK]"}
+        build_pre_tokenizer("byte-level").to_hf_json(),
+        model={"type": "BPE", "vocab": {}, "merges": [], "unk_token": "[UNK]"},
     )
     trainer = hf_trainers.BpeTrainer(
-        vocab_size=500, special_tokens=SPECIALS, initial_alphabet=hf_pre_tokenizers.ByteLevel.alphabet(),
+        vocab_size=500,
+        special_tokens=SPECIALS,
+        initial_alphabet=hf_pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
     library.train_from_iterator(CORPUS, trainer)
@@ -101,9 +131,15 @@ def byte_level_pair():
 def wordpiece_pair():
     """WordPiece with the BERT normalizer and pre-tokenizer, trained by WordPieceTrainer."""
     library = library_skeleton(
-        build_pre_tokenizer("bert").to_hf_json(), normalizer_json(["bert"]),
-        model={"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
-               "max_input_chars_per_word": 100, "vocab": {}},
+        build_pre_tokenizer("bert").to_hf_json(),
+        normalizer_json(["bert"]),
+        model={
+            "type": "WordPiece",
+            "unk_token": "[UNK]",
+            "continuing_subword_prefix": "##",
+            "max_input_chars_per_word": 100,
+            "vocab": {},
+        },
     )
     trainer = hf_trainers.WordPieceTrainer(vocab_size=300, special_tokens=SPECIALS, show_progress=False)
     library.train_from_iterator(CORPUS, trainer)
@@ -118,12 +154,15 @@ def decorated_bpe_pair(unk_token: str | None, suffix: str | None):
     """BPE with a prefix (and maybe a suffix) over whitespace pre-tokens of normalized text."""
     names = ["nfd", "lowercase", "strip-accents"]
     library = library_skeleton(
-        build_pre_tokenizer("whitespace").to_hf_json(), normalizer_json(names),
+        build_pre_tokenizer("whitespace").to_hf_json(),
+        normalizer_json(names),
         model={"type": "BPE", "vocab": {}, "merges": [], "unk_token": unk_token},
     )
     specials = ["[UNK]", "[MASK]"] if unk_token else ["[MASK]"]
     decorations = {"continuing_subword_prefix": "##"} | ({"end_of_word_suffix": suffix} if suffix else {})
-    trainer = hf_trainers.BpeTrainer(vocab_size=250, special_tokens=specials, show_progress=False, **decorations)
+    trainer = hf_trainers.BpeTrainer(
+        vocab_size=250, special_tokens=specials, show_progress=False, **decorations
+    )
     library.train_from_iterator(CORPUS[:3], trainer)  # not all characters: leaves unknown ones
     if suffix:
         library.decoder = hf_decoders.BPEDecoder(suffix=suffix)
@@ -188,7 +227,9 @@ def test_encodings_match_the_library(all_pairs, name, text, pair):
     bare = library.encode(text, pair, add_special_tokens=False)
     assert_same_encoding(ours.encode(text, pair, add_special_tokens=False), bare)
     for skip in (True, False):
-        assert ours.decode(expected.ids, skip_special_tokens=skip) == library.decode(expected.ids, skip_special_tokens=skip)
+        assert ours.decode(expected.ids, skip_special_tokens=skip) == library.decode(
+            expected.ids, skip_special_tokens=skip
+        )
 
 
 @pytest.fixture(scope="module")
@@ -292,7 +333,9 @@ def test_template_processing_json_and_encoding_match_the_library():
 
 
 @FUZZ
-@given(tokens=st.lists(st.text(alphabet="".join(BYTE_LEVEL_ALPHABET[::7]) + "ĠðŁĺĢ[] é", max_size=4), max_size=8))
+@given(
+    tokens=st.lists(st.text(alphabet="".join(BYTE_LEVEL_ALPHABET[::7]) + "ĠðŁĺĢ[] é", max_size=4), max_size=8)
+)
 def test_byte_level_decoder(tokens):
     assert ByteLevelDecoder().decode(tokens) == hf_decoders.ByteLevel().decode(tokens)
 
@@ -301,7 +344,9 @@ def test_byte_level_decoder(tokens):
 @FUZZ
 @given(tokens=st.lists(st.text(alphabet="#' .,?!ndotsmrve", max_size=6), max_size=8))
 def test_wordpiece_decoder(cleanup, tokens):
-    assert WordPieceDecoder("##", cleanup).decode(tokens) == hf_decoders.WordPiece("##", cleanup).decode(tokens)
+    assert WordPieceDecoder("##", cleanup).decode(tokens) == hf_decoders.WordPiece("##", cleanup).decode(
+        tokens
+    )
 
 
 @pytest.mark.parametrize("suffix", ["</w>", ">", ""])
@@ -324,7 +369,9 @@ def test_vocab_and_merges_files_match_the_library(all_pairs, tmp_path):
     assert merges_path.read_bytes() == (tmp_path / "library" / "merges.txt").read_bytes()
     assert merges_path.read_text(encoding="utf-8").startswith("#version: 0.2\n")
     options = dict(unk_token="[UNK]", continuing_subword_prefix="##", end_of_word_suffix="</w>")
-    again = bpe_from_vocab_merges(vocab_path.read_text(encoding="utf-8"), merges_path.read_text(encoding="utf-8"), **options)
+    again = bpe_from_vocab_merges(
+        vocab_path.read_text(encoding="utf-8"), merges_path.read_text(encoding="utf-8"), **options
+    )
     assert again.to_hf_json() == ours.model.to_hf_json()
 
 
@@ -357,7 +404,9 @@ def test_wordpiece_without_unk_gets_one():
 
 def test_bpe_decoder_choice():
     vocab = ["a", "b", "a</w>", "b</w>", "ab</w>"]
-    tokenizer = build_tokenizer("bpe", vocab, [("a", "b</w>")], [], "whitespace", [], end_of_word_suffix="</w>")
+    tokenizer = build_tokenizer(
+        "bpe", vocab, [("a", "b</w>")], [], "whitespace", [], end_of_word_suffix="</w>"
+    )
     assert isinstance(tokenizer.decoder, BPEDecoder)
     assert tokenizer.decode(tokenizer.encode("ab b a").ids) == "ab b a"
     assert tokenizer.post_processor is None
@@ -389,11 +438,23 @@ def set_path(data: dict, path: str, value) -> dict:
         ("model.vocab", [], "tokenizer.json: model.vocab must be an object"),
         ("version", "2.0", "tokenizer.json: version '2.0' is not supported (1.0)"),
         ("truncation", {"max_length": 5}, "tokenizer.json: truncation is not supported"),
-        ("added_tokens.0.lstrip", True, "tokenizer.json: added_tokens[0] ('[UNK]'): lstrip=true is not supported"),
+        (
+            "added_tokens.0.lstrip",
+            True,
+            "tokenizer.json: added_tokens[0] ('[UNK]'): lstrip=true is not supported",
+        ),
         ("added_tokens", {}, "tokenizer.json: added_tokens must be a list"),
         ("decoder", {"type": "Strip"}, "tokenizer.json: decoder.type 'Strip' is not supported"),
-        ("post_processor", {"type": "BertProcessing"}, "tokenizer.json: post_processor.type 'BertProcessing' is not supported"),
-        ("post_processor.single", [{"Nope": {}}], "tokenizer.json: post_processor.single: cannot read template piece"),
+        (
+            "post_processor",
+            {"type": "BertProcessing"},
+            "tokenizer.json: post_processor.type 'BertProcessing' is not supported",
+        ),
+        (
+            "post_processor.single",
+            [{"Nope": {}}],
+            "tokenizer.json: post_processor.single: cannot read template piece",
+        ),
         ("normalizer", {"type": "Nope"}, "tokenizer.json: "),
         ("pre_tokenizer", {"type": "Nope"}, "tokenizer.json: "),
         ("normalizer", {"type": "Sequence"}, "tokenizer.json: "),
@@ -408,8 +469,11 @@ def test_malformed_tokenizer_json(all_pairs, path, value, message):
 
 @pytest.mark.parametrize(
     "text, message",
-    [("{", "tokenizer.json: not valid JSON"), ("[]", "tokenizer.json: the top level must be a JSON object"),
-     ("{}", "tokenizer.json: there is no model")],
+    [
+        ("{", "tokenizer.json: not valid JSON"),
+        ("[]", "tokenizer.json: the top level must be a JSON object"),
+        ("{}", "tokenizer.json: there is no model"),
+    ],
 )
 def test_not_a_tokenizer_json(text, message):
     with pytest.raises(ValueError, match="^" + message.replace(".", r"\.")):
@@ -419,7 +483,10 @@ def test_not_a_tokenizer_json(text, message):
 def test_bpe_merges_out_of_vocabulary(all_pairs):
     data = json.loads(all_pairs["bpe-no-unk"][0].to_str())
     data["model"]["merges"].append(["##zz", "##q"])
-    with pytest.raises(ValueError, match=r"^tokenizer\.json: model: merge \d+ \('##zz', '##q'\): token '##zz' is not in the vocabulary$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^tokenizer\.json: model: merge \d+ \('##zz', '##q'\): token '##zz' is not in the vocabulary$",
+    ):
         tokenizer_from_json(json.dumps(data))
 
 
@@ -429,8 +496,16 @@ def test_bpe_merges_out_of_vocabulary(all_pairs):
         ("[1]", "", "vocab.json: must be a JSON object mapping token -> id"),
         ('{"a": 0', "", "vocab.json: not valid JSON"),
         ('{"a": -1}', "", "vocab.json: the id of 'a' must be a non-negative integer, got -1"),
-        ('{"a": 0}', "#version: 0.2\na b c\n", "merges.txt: merge 1 ('a b c') must be two tokens separated by one space"),
-        ('{"a": 0}', "#version: 0.2\na b\n", "merges.txt: merge 1 ('a', 'b'): token 'b' is not in the vocabulary"),
+        (
+            '{"a": 0}',
+            "#version: 0.2\na b c\n",
+            "merges.txt: merge 1 ('a b c') must be two tokens separated by one space",
+        ),
+        (
+            '{"a": 0}',
+            "#version: 0.2\na b\n",
+            "merges.txt: merge 1 ('a', 'b'): token 'b' is not in the vocabulary",
+        ),
     ],
 )
 def test_malformed_vocab_and_merges(vocab, merges, message):

@@ -21,7 +21,9 @@ TIMEOUT_SECONDS = 150
 
 
 def test_three_sessions_at_once_keep_their_corpora_to_themselves(server):  # noqa: F811
-    results = asyncio.run(run_sessions(server, sessions=SESSIONS, words=600, vocab=300, timeout=TIMEOUT_SECONDS))
+    results = asyncio.run(
+        run_sessions(server, sessions=SESSIONS, words=600, vocab=300, timeout=TIMEOUT_SECONDS)
+    )
     assert len(results) == SESSIONS
     for result in results:
         assert not result.problems, f"session {result.index} ({result.marker}): {result.problems}"

@@ -28,7 +28,9 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 @pytest.fixture(scope="module")
 def course_bpe():
     """The course's BPE on its sample at vocab 50: no symbol for "A" or "P", and no unk token."""
-    return tokenizer_from_trace(train_corpus(HF_COURSE.text, TrainerConfig(flavor="course", vocab_size=50), (), "byte-level"))
+    return tokenizer_from_trace(
+        train_corpus(HF_COURSE.text, TrainerConfig(flavor="course", vocab_size=50), (), "byte-level")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +91,9 @@ def test_unknown_tokens_show_the_text_they_stand_for(course_wordpiece):
     unknown = [piece for piece in pieces if piece.kind == UNKNOWN]
     assert [(piece.value, text[piece.start : piece.end]) for piece in unknown] == [("[UNK]", "서울")]
     html = token_spans_html(text, pieces)
-    assert escape_text("[UNK]") + "<span class=\"tok-unk-source\"> ← 서울</span>" in html and "tok tok-unk" in html
+    assert (
+        escape_text("[UNK]") + '<span class="tok-unk-source"> ← 서울</span>' in html and "tok tok-unk" in html
+    )
     assert lost_characters(pieces) == 2
 
 
@@ -109,8 +113,12 @@ def test_a_tokenizer_that_may_drop_is_measured_by_our_encoder(course_bpe):
     assert course_bpe.may_drop_characters() and column.encode_batch is None
     body, total = column_html(column, ["A mouse called Petar"])
     assert total == 16 and "dropped: P" in body and "2 characters lost" in body
-    library_bpe = tokenizer_from_trace(train_corpus(HF_COURSE.text, TrainerConfig(vocab_size=300), (), "byte-level"))
-    assert not library_bpe.may_drop_characters() and tokenizer_column(library_bpe, "x").encode_batch is not None
+    library_bpe = tokenizer_from_trace(
+        train_corpus(HF_COURSE.text, TrainerConfig(vocab_size=300), (), "byte-level")
+    )
+    assert (
+        not library_bpe.may_drop_characters() and tokenizer_column(library_bpe, "x").encode_batch is not None
+    )
 
 
 def test_boundary_diff_marks_the_dropped_characters(course_bpe):

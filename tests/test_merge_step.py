@@ -22,12 +22,18 @@ corpora = st.dictionaries(words, st.integers(1, 6), min_size=1, max_size=8)
 def test_pair_table_is_the_course_loops_table_at_every_step(word_counts, vocab_size, wordpiece):
     tables = []
     course_reference(word_counts, vocab_size, wordpiece=wordpiece, pair_tables=tables)
-    trace = train(word_counts, TrainerConfig(algorithm="wordpiece" if wordpiece else "bpe", flavor="course", vocab_size=vocab_size))
+    trace = train(
+        word_counts,
+        TrainerConfig(algorithm="wordpiece" if wordpiece else "bpe", flavor="course", vocab_size=vocab_size),
+    )
     if len(tables) == trace.steps + 1:  # the loop counted pairs once more and found none left
         assert tables.pop() == [] and pair_table(trace, trace.steps, wordpiece) == []
     assert trace.steps == len(tables)
     for k, table in enumerate(tables):
-        ours = [(row.left, row.right, row.count, row.left_count, row.right_count, row.score) for row in pair_table(trace, k, wordpiece)]
+        ours = [
+            (row.left, row.right, row.count, row.left_count, row.right_count, row.score)
+            for row in pair_table(trace, k, wordpiece)
+        ]
         assert ours == table  # same pairs, same order (the course's dict order), same floats
         assert splits_at(trace, k)[0][0] == trace.words[0]
 
@@ -53,7 +59,10 @@ def test_library_ties_go_to_the_smallest_id_pair_and_the_sentence_says_so(word_c
 @SETTINGS
 @given(corpora, st.integers(6, 30), st.booleans())
 def test_course_ties_go_to_the_pair_seen_first(word_counts, vocab_size, wordpiece):
-    trace = train(word_counts, TrainerConfig(algorithm="wordpiece" if wordpiece else "bpe", flavor="course", vocab_size=vocab_size))
+    trace = train(
+        word_counts,
+        TrainerConfig(algorithm="wordpiece" if wordpiece else "bpe", flavor="course", vocab_size=vocab_size),
+    )
     labels = token_labels(trace)
     for merge in range(1, trace.steps + 1):
         candidates = candidates_at(trace, merge)
@@ -72,7 +81,9 @@ def test_the_librarys_stale_count_is_named_when_it_chooses_a_pair_below_the_best
     # Found by a random search: prefix and suffix characters inside the text make a merge rebuild
     # an existing token, and the library then keeps a stale count in its queue.
     word_counts = {"<>>bba": 3, "bb>>a>": 4, ">><b": 2, "aa": 5, "aa>>>": 2}
-    trace = train(word_counts, TrainerConfig(vocab_size=40, continuing_subword_prefix="<", end_of_word_suffix=">"))
+    trace = train(
+        word_counts, TrainerConfig(vocab_size=40, continuing_subword_prefix="<", end_of_word_suffix=">")
+    )
     candidates = candidates_at(trace, 3)
     assert max(c.count for c in candidates) > candidates[0].count
     sentence = why_chosen(trace, 3, token_labels(trace))

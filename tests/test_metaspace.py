@@ -30,13 +30,29 @@ def tokenizer_json(pre_tokenizer: dict, normalizer: dict | None, alphabet: str) 
     pieces' characters and the offsets show their alignments."""
     vocab = {char: index for index, char in enumerate(sorted(set(alphabet) | {"▁", "_"}))}
     vocab[SPECIAL] = len(vocab)
-    return json.dumps({
-        "version": "1.0", "truncation": None, "padding": None,
-        "added_tokens": [{"id": vocab[SPECIAL], "content": SPECIAL, "single_word": False, "lstrip": False,
-                          "rstrip": False, "normalized": False, "special": True}],
-        "normalizer": normalizer, "pre_tokenizer": pre_tokenizer, "post_processor": None, "decoder": None,
-        "model": {"type": "BPE", "vocab": vocab, "merges": []},
-    })
+    return json.dumps(
+        {
+            "version": "1.0",
+            "truncation": None,
+            "padding": None,
+            "added_tokens": [
+                {
+                    "id": vocab[SPECIAL],
+                    "content": SPECIAL,
+                    "single_word": False,
+                    "lstrip": False,
+                    "rstrip": False,
+                    "normalized": False,
+                    "special": True,
+                }
+            ],
+            "normalizer": normalizer,
+            "pre_tokenizer": pre_tokenizer,
+            "post_processor": None,
+            "decoder": None,
+            "model": {"type": "BPE", "vocab": vocab, "merges": []},
+        }
+    )
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
@@ -60,7 +76,9 @@ def test_whole_tokenizer_matches_the_library(scheme, normalizer, text):
 @FUZZ
 @given(text=texts)
 def test_first_scheme_in_a_sequence_matches_the_library(scheme, text):
-    pre_tokenizer = ours.Sequence([ours.WhitespaceSplit(), ours.Metaspace(prepend_scheme=scheme)]).to_hf_json()
+    pre_tokenizer = ours.Sequence(
+        [ours.WhitespaceSplit(), ours.Metaspace(prepend_scheme=scheme)]
+    ).to_hf_json()
     document = tokenizer_json(pre_tokenizer, None, text)
     library = HFTokenizer.from_str(document).encode(text)
     encoding = tokenizer_from_json(document).encode(text)
@@ -97,7 +115,9 @@ def test_decoder_matches_the_library(scheme, tokens):
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_decoder_json_is_what_the_library_writes(scheme):
-    written = json.loads(hf_decoders.Metaspace(replacement="_", prepend_scheme=scheme, split=False).__getstate__())
+    written = json.loads(
+        hf_decoders.Metaspace(replacement="_", prepend_scheme=scheme, split=False).__getstate__()
+    )
     decoder = MetaspaceDecoder("_", scheme, split=False)
     assert decoder.to_hf_json() == written
     assert decoder_from_hf_json(written).to_hf_json() == written

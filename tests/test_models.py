@@ -1,4 +1,5 @@
 """explorer.models against the `tokenizers` library's own models, token for token."""
+
 import json
 
 import pytest
@@ -64,7 +65,10 @@ def test_duplicate_pair_keeps_its_later_rank():
 
 def test_different_pairs_with_the_same_result():
     vocab = {"a": 0, "b": 1, "c": 2, "ab": 3, "bc": 4, "abc": 5}
-    for merges in ([("b", "c"), ("a", "b"), ("ab", "c"), ("a", "bc")], [("a", "bc"), ("a", "b"), ("b", "c"), ("ab", "c")]):
+    for merges in (
+        [("b", "c"), ("a", "b"), ("ab", "c"), ("a", "bc")],
+        [("a", "bc"), ("a", "b"), ("b", "c"), ("ab", "c")],
+    ):
         for word in ("abc", "abcabc", "aabcc"):
             assert as_triples(BPEModel(vocab, merges).tokenize(word)) == as_triples(
                 hf_models.BPE(vocab, merges).tokenize(word), word
@@ -88,7 +92,18 @@ def test_cache_returns_equal_fresh_lists():
 
 # ---------------------------------------------------------------- BPE unknown characters, prefix, suffix
 
-UNK_VOCAB = {"[UNK]": 0, "a": 1, "b": 2, "ab": 3, "##a": 4, "##b": 5, "a</w>": 6, "##b</w>": 7, "b</w>": 8, "##a</w>": 9}
+UNK_VOCAB = {
+    "[UNK]": 0,
+    "a": 1,
+    "b": 2,
+    "ab": 3,
+    "##a": 4,
+    "##b": 5,
+    "a</w>": 6,
+    "##b</w>": 7,
+    "b</w>": 8,
+    "##a</w>": 9,
+}
 
 
 @pytest.mark.parametrize("unk_token", [None, "[UNK]"])
@@ -108,7 +123,10 @@ def decorated_bpe():
     corpus = ["the theme thesis then the other brother bathes", "ab aab abab ba bab aba"] * 3
     tokenizer = HFTokenizer(hf_models.BPE(unk_token="[UNK]"))
     trainer = hf_trainers.BpeTrainer(
-        vocab_size=80, special_tokens=["[UNK]"], continuing_subword_prefix="##", end_of_word_suffix="</w>",
+        vocab_size=80,
+        special_tokens=["[UNK]"],
+        continuing_subword_prefix="##",
+        end_of_word_suffix="</w>",
         show_progress=False,
     )
     tokenizer.train_from_iterator(corpus, trainer)
@@ -121,7 +139,9 @@ def decorated_bpe():
 @given(word=st.text(alphabet="thesiorbaxz", max_size=14))
 def test_prefix_and_suffix(decorated_bpe, unk_token, fuse_unk, word):
     vocab, merges = decorated_bpe
-    options = dict(unk_token=unk_token, fuse_unk=fuse_unk, continuing_subword_prefix="##", end_of_word_suffix="</w>")
+    options = dict(
+        unk_token=unk_token, fuse_unk=fuse_unk, continuing_subword_prefix="##", end_of_word_suffix="</w>"
+    )
     ours = BPEModel(vocab, merges, **options).tokenize(word)
     library = hf_models.BPE(vocab, merges, **options).tokenize(word)
     assert as_triples(ours) == as_triples(library, word)
@@ -168,9 +188,12 @@ def test_merge_out_of_vocabulary_is_a_clear_error():
 
 # ---------------------------------------------------------------- BPE json
 
+
 def test_bpe_json_matches_the_library(decorated_bpe):
     vocab, merges = decorated_bpe
-    options = dict(unk_token="[UNK]", fuse_unk=True, continuing_subword_prefix="##", end_of_word_suffix="</w>")
+    options = dict(
+        unk_token="[UNK]", fuse_unk=True, continuing_subword_prefix="##", end_of_word_suffix="</w>"
+    )
     ours = BPEModel(vocab, merges, **options).to_hf_json()
     library = library_json(hf_models.BPE(vocab, merges, **options))
     assert json.dumps(ours) == json.dumps(library)  # same keys in the same order
@@ -188,12 +211,24 @@ def test_bpe_json_reads_legacy_merge_strings():
     [
         ({"type": "Foo"}, "model.type 'Foo' is not supported (BPE, WordPiece, Unigram)"),
         ({"type": "BPE", "vocab": [], "merges": []}, "model.vocab must be an object"),
-        ({"type": "BPE", "vocab": {"a": "0"}, "merges": []}, "model.vocab['a'] must be a non-negative integer"),
+        (
+            {"type": "BPE", "vocab": {"a": "0"}, "merges": []},
+            "model.vocab['a'] must be a non-negative integer",
+        ),
         ({"type": "BPE", "vocab": {"a": 0}, "merges": [["a"]]}, "model.merges[0] must be a pair of strings"),
-        ({"type": "BPE", "vocab": {"a": 0}, "merges": [["a", "a"]]}, "model: merge 1 ('a', 'a'): token 'aa' is not in the vocabulary"),
-        ({"type": "BPE", "vocab": {}, "merges": [], "byte_fallback": True}, "byte_fallback true is not supported"),
+        (
+            {"type": "BPE", "vocab": {"a": 0}, "merges": [["a", "a"]]},
+            "model: merge 1 ('a', 'a'): token 'aa' is not in the vocabulary",
+        ),
+        (
+            {"type": "BPE", "vocab": {}, "merges": [], "byte_fallback": True},
+            "byte_fallback true is not supported",
+        ),
         ({"type": "BPE", "vocab": {}, "merges": [], "dropout": 0.5}, "dropout 0.5 is not supported"),
-        ({"type": "WordPiece", "vocab": {}, "max_input_chars_per_word": "x"}, "max_input_chars_per_word must be"),
+        (
+            {"type": "WordPiece", "vocab": {}, "max_input_chars_per_word": "x"},
+            "max_input_chars_per_word must be",
+        ),
     ],
 )
 def test_malformed_model_json(model, message):
@@ -205,8 +240,21 @@ def test_malformed_model_json(model, message):
 # ---------------------------------------------------------------- WordPiece
 
 WP_VOCAB = {
-    "[UNK]": 0, "a": 1, "b": 2, "ab": 3, "abc": 4, "##a": 5, "##b": 6, "##c": 7, "##bc": 8, "##abc": 9,
-    "c": 10, "é": 11, "##é": 12, "##": 13, "###": 14,
+    "[UNK]": 0,
+    "a": 1,
+    "b": 2,
+    "ab": 3,
+    "abc": 4,
+    "##a": 5,
+    "##b": 6,
+    "##c": 7,
+    "##bc": 8,
+    "##abc": 9,
+    "c": 10,
+    "é": 11,
+    "##é": 12,
+    "##": 13,
+    "###": 14,
 }
 
 
@@ -215,7 +263,9 @@ WP_VOCAB = {
 @given(word=st.text(alphabet="abcé#x", max_size=9))
 def test_wordpiece_matches_the_library(max_chars, word):
     ours = WordPieceModel(WP_VOCAB, max_input_chars_per_word=max_chars).tokenize(word)
-    library = hf_models.WordPiece(WP_VOCAB, unk_token="[UNK]", max_input_chars_per_word=max_chars).tokenize(word)
+    library = hf_models.WordPiece(WP_VOCAB, unk_token="[UNK]", max_input_chars_per_word=max_chars).tokenize(
+        word
+    )
     assert as_triples(ours) == as_triples(library, word)
 
 
@@ -237,7 +287,9 @@ def test_wordpiece_missing_unk_token_is_a_clear_error():
 
 
 def test_wordpiece_json_matches_the_library():
-    ours = WordPieceModel(WP_VOCAB, unk_token="[UNK]", continuing_subword_prefix="##", max_input_chars_per_word=50)
+    ours = WordPieceModel(
+        WP_VOCAB, unk_token="[UNK]", continuing_subword_prefix="##", max_input_chars_per_word=50
+    )
     library = library_json(hf_models.WordPiece(WP_VOCAB, unk_token="[UNK]", max_input_chars_per_word=50))
     assert json.dumps(ours.to_hf_json()) == json.dumps(library)
     assert model_from_hf_json(library).to_hf_json() == library

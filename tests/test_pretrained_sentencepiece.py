@@ -131,7 +131,9 @@ def test_protobuf_reader_agrees_with_sentencepieces_own_proto():
 
 
 def test_bundled_mistral_model_as_an_upload():
-    data = (package_directory("mistral_common") / "data" / "mistral_instruct_tokenizer_240323.model.v3").read_bytes()
+    data = (
+        package_directory("mistral_common") / "data" / "mistral_instruct_tokenizer_240323.model.v3"
+    ).read_bytes()
     upload = UploadedFile("tokenizer.model.v3", data)
     assert upload_kind(upload) == "sentencepiece"
     found, errors = read_uploads([upload])

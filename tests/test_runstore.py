@@ -59,10 +59,17 @@ def digest(text: str) -> str:
 
 def test_round_trip(tmp_path):
     store = store_at(tmp_path)
-    payload, corpus = '{"format": "tokenizer-explorer-trace"}'.encode() * 1000, "Ünïcode corpus\n".encode() * 500
+    payload, corpus = (
+        '{"format": "tokenizer-explorer-trace"}'.encode() * 1000,
+        "Ünïcode corpus\n".encode() * 500,
+    )
     assert store.put("a" * 64, payload, corpus, {"label": "Shakespeare", "steps": 3})
     entry = store.get("a" * 64)
-    assert (entry.payload, entry.corpus, entry.meta) == (payload, corpus, {"label": "Shakespeare", "steps": 3})
+    assert (entry.payload, entry.corpus, entry.meta) == (
+        payload,
+        corpus,
+        {"label": "Shakespeare", "steps": 3},
+    )
     assert store.stored_bytes() < len(payload) + len(corpus)  # compressed
     assert store.put("b" * 64, b"no corpus", None, {})
     assert store.get("b" * 64).corpus is None
@@ -143,7 +150,9 @@ for index in range(60):
 def test_two_processes_write_to_one_store(tmp_path):
     path = tmp_path / "runs.sqlite3"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), name], env=env) for name in ("one", "two")]
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(path), name], env=env) for name in ("one", "two")
+    ]
     store = SQLiteRunStore(path, secret=SECRET)
     for index in range(60):  # and this process too, meanwhile
         assert store.put(f"three-{index}", b"y" * 5000, None, {})
@@ -163,7 +172,10 @@ def test_keys_depend_on_corpus_settings_and_secret_and_on_nothing_else():
         run_key(b"t" * 32, digest("corpus"), settings),
     }
     assert key not in others and len(others) == 3
-    assert key != digest("corpus") and key != hashlib.sha256((digest("corpus") + "\n" + settings).encode()).hexdigest()
+    assert (
+        key != digest("corpus")
+        and key != hashlib.sha256((digest("corpus") + "\n" + settings).encode()).hexdigest()
+    )
     with pytest.raises(ValueError, match="64 lowercase hex"):
         run_key(SECRET, "not a digest", settings)
     assert not is_run_key(key.upper()) and not is_run_key(key[:-1]) and not is_run_key(None)
@@ -196,7 +208,9 @@ def test_a_database_deleted_while_open_is_recreated(tmp_path, caplog):
 def test_the_secret_is_created_once_with_mode_0600(tmp_path):
     folder = tmp_path / "store"
     secrets_read = []
-    threads = [threading.Thread(target=lambda: secrets_read.append(load_secret(folder, {}))) for _ in range(8)]
+    threads = [
+        threading.Thread(target=lambda: secrets_read.append(load_secret(folder, {}))) for _ in range(8)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -210,9 +224,15 @@ def test_the_secret_is_created_once_with_mode_0600(tmp_path):
 
 
 def test_settings_from_the_environment(tmp_path):
-    environ = {"EXPLORER_STORE_PATH": str(tmp_path / "x" / "runs.db"), "EXPLORER_STORE_MB": "2", "EXPLORER_STORE_DAYS": "0.5"}
+    environ = {
+        "EXPLORER_STORE_PATH": str(tmp_path / "x" / "runs.db"),
+        "EXPLORER_STORE_MB": "2",
+        "EXPLORER_STORE_DAYS": "0.5",
+    }
     store = SQLiteRunStore.from_env(environ)
-    assert store.path == tmp_path / "x" / "runs.db" and store.max_bytes == 2_000_000 and store.max_age == DAY / 2
+    assert (
+        store.path == tmp_path / "x" / "runs.db" and store.max_bytes == 2_000_000 and store.max_age == DAY / 2
+    )
     assert (tmp_path / "x" / SECRET_FILE).exists()
     assert default_path({"XDG_CACHE_HOME": "/cache"}) == Path("/cache/tokenizer-explorer/runs.sqlite3")
     with pytest.raises(ValueError, match="EXPLORER_STORE_MB must be a number above 0, not 'lots'"):

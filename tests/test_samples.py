@@ -8,7 +8,15 @@ import unicodedata
 
 import regex
 
-from explorer.samples import GERMAN, HF_COURSE, MULTILINGUAL, SAMPLE_SENTENCES, SAMPLES, STUDY_IN_SCARLET, sample_by_key
+from explorer.samples import (
+    GERMAN,
+    HF_COURSE,
+    MULTILINGUAL,
+    SAMPLE_SENTENCES,
+    SAMPLES,
+    STUDY_IN_SCARLET,
+    sample_by_key,
+)
 from tests.shared_files import seed_text
 
 
@@ -23,7 +31,11 @@ def test_multilingual_sample_covers_the_hard_cases():
     text = MULTILINGUAL.text
     assert "\u200d" in text  # a ZWJ emoji sequence (family)
     assert regex.search(r"\p{Regional_Indicator}{2}", text)  # a flag
-    assert regex.search(r"\p{Han}", text) and regex.search(r"\p{Hiragana}", text) and regex.search(r"\p{Hangul}", text)
+    assert (
+        regex.search(r"\p{Han}", text)
+        and regex.search(r"\p{Hiragana}", text)
+        and regex.search(r"\p{Hangul}", text)
+    )
     assert any(unicodedata.combining(char) for char in text)  # a decomposed accent
     assert "é" in text  # and precomposed ones
     assert regex.search(r"\p{Arabic}", text) and regex.search(r"\p{Hebrew}", text)  # right-to-left
@@ -61,6 +73,10 @@ def test_the_book_size_sample_is_tinyshakespeare_and_stays_out_of_the_text_area(
     from explorer.samples import SHAKESPEARE
 
     data = SHAKESPEARE.text.encode("utf-8")
-    assert hashlib.sha256(data).hexdigest() == "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
+    assert (
+        hashlib.sha256(data).hexdigest() == "86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"
+    )
     assert SHAKESPEARE.text.startswith("First Citizen:\nBefore we proceed any further, hear me speak.")
-    assert SHAKESPEARE.large and not any(sample.large for sample in SAMPLES.values() if sample is not SHAKESPEARE)
+    assert SHAKESPEARE.large and not any(
+        sample.large for sample in SAMPLES.values() if sample is not SHAKESPEARE
+    )

@@ -30,7 +30,9 @@ def corpora(draw):
 library_options = st.fixed_dictionaries(
     {
         "vocab_size": st.integers(1, 45),
-        "special_tokens": st.lists(st.sampled_from(["[UNK]", "a", "<s>", "##a"]), max_size=3, unique=True).map(tuple),
+        "special_tokens": st.lists(
+            st.sampled_from(["[UNK]", "a", "<s>", "##a"]), max_size=3, unique=True
+        ).map(tuple),
         "min_frequency": st.sampled_from([0, 0, 2, 3]),
         "prefix": st.sampled_from([None, None, "##", "#"]),
         "suffix": st.sampled_from([None, None, "</w>", ">"]),
@@ -51,8 +53,13 @@ def test_library_flavor_equals_recount_reference(word_counts, options):
     assume(not any(c in decorations for word in word_counts for c in word))
     candidates = []
     vocab, merges = library_reference(
-        word_counts, options["vocab_size"], options["special_tokens"], options["min_frequency"],
-        options["prefix"], options["suffix"], candidates=candidates,
+        word_counts,
+        options["vocab_size"],
+        options["special_tokens"],
+        options["min_frequency"],
+        options["prefix"],
+        options["suffix"],
+        candidates=candidates,
     )
     config = TrainerConfig(
         vocab_size=options["vocab_size"],
@@ -70,7 +77,9 @@ def test_library_flavor_equals_recount_reference(word_counts, options):
 def _named_candidates(trace):
     """The library flavor's candidates as (left, right, count) with token strings for ids."""
     vocab = trace.vocab
-    return [[(vocab[left], vocab[right], count) for left, right, count, _ in step] for step in trace.candidates]
+    return [
+        [(vocab[left], vocab[right], count) for left, right, count, _ in step] for step in trace.candidates
+    ]
 
 
 def _keep_last(merges):
@@ -80,19 +89,34 @@ def _keep_last(merges):
 
 
 @SETTINGS
-@given(corpora(), st.integers(1, 45), st.booleans(), st.lists(st.sampled_from(["[UNK]", "<s>"]), max_size=2, unique=True))
+@given(
+    corpora(),
+    st.integers(1, 45),
+    st.booleans(),
+    st.lists(st.sampled_from(["[UNK]", "<s>"]), max_size=2, unique=True),
+)
 def test_course_flavor_equals_course_loop(word_counts, vocab_size, wordpiece, specials):
     candidates, symbol_counts = [], []
     vocab, merges = course_reference(
-        word_counts, vocab_size, specials, wordpiece=wordpiece, candidates=candidates, symbol_counts=symbol_counts
+        word_counts,
+        vocab_size,
+        specials,
+        wordpiece=wordpiece,
+        candidates=candidates,
+        symbol_counts=symbol_counts,
     )
     config = TrainerConfig(
-        algorithm="wordpiece" if wordpiece else "bpe", flavor="course", vocab_size=vocab_size, special_tokens=tuple(specials)
+        algorithm="wordpiece" if wordpiece else "bpe",
+        flavor="course",
+        vocab_size=vocab_size,
+        special_tokens=tuple(specials),
     )
     trace = train(word_counts, config)
     assert trace.merge_strings() == merges
     vocab_of = trace.vocab
-    assert [[(vocab_of[a], vocab_of[b], count, score) for a, b, count, score in step] for step in trace.candidates] == candidates
+    assert [
+        [(vocab_of[a], vocab_of[b], count, score) for a, b, count, score in step] for step in trace.candidates
+    ] == candidates
     # The likelihood's denominators: count(a) and count(b) of every candidate, as the course counts them.
     recorded = [trace.candidates.symbol_counts_at(step) for step in range(trace.steps)]
     assert recorded == (symbol_counts if wordpiece else [None] * trace.steps)
@@ -102,8 +126,13 @@ def test_course_flavor_equals_course_loop(word_counts, vocab_size, wordpiece, sp
 
 # --- parity with the installed tokenizers library ------------------------------------------------
 
+
 def _library_train(lines, trainer):
-    model = models.WordPiece(unk_token="[UNK]") if isinstance(trainer, trainers.WordPieceTrainer) else models.BPE()
+    model = (
+        models.WordPiece(unk_token="[UNK]")
+        if isinstance(trainer, trainers.WordPieceTrainer)
+        else models.BPE()
+    )
     tokenizer = Tokenizer(model)
     tokenizer.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
     tokenizer.train_from_iterator(lines, trainer)
@@ -121,18 +150,27 @@ def _word_counts(lines):
 
 
 text_lines = st.lists(
-    st.lists(st.text(st.sampled_from(list("abcdeéß中😀#<>")), min_size=1, max_size=9), min_size=1, max_size=6).map(" ".join),
+    st.lists(
+        st.text(st.sampled_from(list("abcdeéß中😀#<>")), min_size=1, max_size=9), min_size=1, max_size=6
+    ).map(" ".join),
     min_size=1,
     max_size=8,
 )
 
 
 @settings(max_examples=250, deadline=None)
-@given(text_lines, st.integers(1, 60), st.sampled_from([0, 2]), st.lists(st.sampled_from(["[UNK]", "a", "<s>"]), max_size=2, unique=True))
+@given(
+    text_lines,
+    st.integers(1, 60),
+    st.sampled_from([0, 2]),
+    st.lists(st.sampled_from(["[UNK]", "a", "<s>"]), max_size=2, unique=True),
+)
 def test_bpe_library_parity(lines, vocab_size, min_frequency, specials):
     expected = _library_train(
         lines,
-        trainers.BpeTrainer(vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=specials, show_progress=False),
+        trainers.BpeTrainer(
+            vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=specials, show_progress=False
+        ),
     )
     config = TrainerConfig(vocab_size=vocab_size, min_frequency=min_frequency, special_tokens=tuple(specials))
     trace = train(_word_counts(lines), config)
@@ -141,7 +179,9 @@ def test_bpe_library_parity(lines, vocab_size, min_frequency, specials):
 
 def _decorated_block(expected_vocab, word_counts, specials, prefix, suffix):
     """The order in which this library run added the decorated characters (hash-map order)."""
-    initial = list(dict.fromkeys(specials)) + sorted({c for word in word_counts for c in word} - set(specials))
+    initial = list(dict.fromkeys(specials)) + sorted(
+        {c for word in word_counts for c in word} - set(specials)
+    )
     decorated = set()
     for word in word_counts:
         for i, c in enumerate(word):
@@ -156,11 +196,17 @@ def test_bpe_library_parity_with_prefix_and_suffix(lines, vocab_size, prefix, su
     options = {"continuing_subword_prefix": prefix} if prefix else {}
     options.update({"end_of_word_suffix": suffix} if suffix else {})
     expected_vocab, expected_merges = _library_train(
-        lines, trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["[UNK]"], show_progress=False, **options)
+        lines,
+        trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=["[UNK]"], show_progress=False, **options),
     )
     word_counts = _word_counts(lines)
     block = _decorated_block(expected_vocab, word_counts, ["[UNK]"], prefix, suffix)
-    config = TrainerConfig(vocab_size=vocab_size, special_tokens=("[UNK]",), continuing_subword_prefix=prefix or "", end_of_word_suffix=suffix)
+    config = TrainerConfig(
+        vocab_size=vocab_size,
+        special_tokens=("[UNK]",),
+        continuing_subword_prefix=prefix or "",
+        end_of_word_suffix=suffix,
+    )
     trace = train(word_counts, config, decorated_order=block)
     assert (trace.vocab, trace.model_merges()) == (expected_vocab, expected_merges)
 
@@ -187,10 +233,17 @@ def test_byte_level_bpe_parity_on_a_book_chapter():
     tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tokenizer.train_from_iterator(
         split_lines(text),
-        trainers.BpeTrainer(vocab_size=600, special_tokens=["<|endoftext|>"], initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False),
+        trainers.BpeTrainer(
+            vocab_size=600,
+            special_tokens=["<|endoftext|>"],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        ),
     )
     model = json.loads(tokenizer.to_str())["model"]
-    config = TrainerConfig(vocab_size=600, special_tokens=("<|endoftext|>",), initial_alphabet=BYTE_LEVEL_ALPHABET)
+    config = TrainerConfig(
+        vocab_size=600, special_tokens=("<|endoftext|>",), initial_alphabet=BYTE_LEVEL_ALPHABET
+    )
     trace = train(count_words(text, (), "byte-level"), config)
     assert trace.token_ids() == model["vocab"]
     assert trace.model_merges() == [tuple(m) for m in model["merges"]]
@@ -229,7 +282,10 @@ def test_course_wordpiece_reproduces_the_seed_vocabulary():
     seed = seed_text("hf-course-wordpiece.txt")
     expected = _seed_list_after(seed, "vocab.append(new_token)\nprint(vocab)\n")
     config = TrainerConfig(
-        algorithm="wordpiece", flavor="course", vocab_size=70, special_tokens=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+        algorithm="wordpiece",
+        flavor="course",
+        vocab_size=70,
+        special_tokens=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"),
     )
     trace = train(_course_words(COURSE_CORPUS, "bert"), config)
     assert len(expected) == 70
@@ -243,15 +299,35 @@ def test_course_wordpiece_tokenizations_from_the_seed():
     from explorer.pipeline import tokenizer_from_trace, train_corpus
 
     config = TrainerConfig(
-        algorithm="wordpiece", flavor="course", vocab_size=70, special_tokens=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
+        algorithm="wordpiece",
+        flavor="course",
+        vocab_size=70,
+        special_tokens=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"),
     )
     tokenizer = tokenizer_from_trace(train_corpus("\n".join(COURSE_CORPUS), config, (), "bert"))
     tokens = lambda text: tokenizer.encode(text, add_special_tokens=False).tokens  # noqa: E731
     assert tokens("Hugging") == ["Hugg", "##i", "##n", "##g"]
     assert tokens("HOgging") == ["[UNK]"]
     assert tokens("This is the Hugging Face course!") == [
-        "Th", "##i", "##s", "is", "th", "##e", "Hugg", "##i", "##n", "##g", "Fac", "##e",
-        "c", "##o", "##u", "##r", "##s", "##e", "[UNK]",
+        "Th",
+        "##i",
+        "##s",
+        "is",
+        "th",
+        "##e",
+        "Hugg",
+        "##i",
+        "##n",
+        "##g",
+        "Fac",
+        "##e",
+        "c",
+        "##o",
+        "##u",
+        "##r",
+        "##s",
+        "##e",
+        "[UNK]",
     ]
 
 
@@ -265,10 +341,26 @@ def _printed_merges(seed: str) -> list[tuple[str, str]]:
 def test_course_bpe_on_the_german_seed_matches_a_clean_rerun():
     """The notebook's printed merges lack ('i', 'n'): a cell run out of order (see shared/README)."""
     seed = seed_text("bpe-german-demo.md")
-    corpus = ["Ich bin ein deutscher Text.", "Und ich bin ein etwas längerer deutscher Text.", "Auch ich bin deutschsprachig."]
+    corpus = [
+        "Ich bin ein deutscher Text.",
+        "Und ich bin ein etwas längerer deutscher Text.",
+        "Auch ich bin deutschsprachig.",
+    ]
     words = _course_words(corpus, "byte-level")
-    assert words == {"Ich": 1, "Ġbin": 3, "Ġein": 2, "Ġdeutscher": 2, "ĠText": 2, ".": 3, "Und": 1, "Ġich": 2,
-                     "Ġetwas": 1, "ĠlÃ¤ngerer": 1, "Auch": 1, "Ġdeutschsprachig": 1}
+    assert words == {
+        "Ich": 1,
+        "Ġbin": 3,
+        "Ġein": 2,
+        "Ġdeutscher": 2,
+        "ĠText": 2,
+        ".": 3,
+        "Und": 1,
+        "Ġich": 2,
+        "Ġetwas": 1,
+        "ĠlÃ¤ngerer": 1,
+        "Auch": 1,
+        "Ġdeutschsprachig": 1,
+    }
     trace = train(words, TrainerConfig(flavor="course", vocab_size=50, special_tokens=("<|endoftext|>",)))
     ours = trace.merge_strings()
     printed = _printed_merges(seed)
@@ -283,9 +375,16 @@ def test_course_bpe_on_the_german_seed_matches_a_clean_rerun():
 def test_course_bpe_on_the_gpt2_seed_matches_a_clean_rerun():
     """The printed merges lack ('Ġ', 't'), merged in an earlier cell of the notebook."""
     seed = seed_text("bpe-gpt2-demo.md")
-    corpus = ["This is an introduction course.", "This is about tokenization.",
-              "This section shows multiple tokenizer algorithms.", "Hope you like the content so far."]
-    trace = train(_course_words(corpus, "byte-level"), TrainerConfig(flavor="course", vocab_size=100, special_tokens=("<|endoftext|>",)))
+    corpus = [
+        "This is an introduction course.",
+        "This is about tokenization.",
+        "This section shows multiple tokenizer algorithms.",
+        "Hope you like the content so far.",
+    ]
+    trace = train(
+        _course_words(corpus, "byte-level"),
+        TrainerConfig(flavor="course", vocab_size=100, special_tokens=("<|endoftext|>",)),
+    )
     ours = trace.merge_strings()
     printed = _printed_merges(seed)
     # The notebook merged ('Ġ','t') before its loop without adding it to the vocab, so its loop
@@ -300,17 +399,28 @@ def test_tutorial_seed_step_by_step_bpe_and_wordpiece():
     words = {"this": 2, "course": 1, "is": 1, "about": 1, "topic": 1}
     bpe = train(words, TrainerConfig(flavor="course", vocab_size=20))
     assert " ".join(sorted(bpe.vocab)) == "a b c cou cour cours course e h i is o ou p r s t th this u"
-    assert [bpe.segment(i) for i in range(5)] == [["this"], ["course"], ["is"], ["a", "b", "ou", "t"], ["t", "o", "p", "i", "c"]]
+    assert [bpe.segment(i) for i in range(5)] == [
+        ["this"],
+        ["course"],
+        ["is"],
+        ["a", "b", "ou", "t"],
+        ["t", "o", "p", "i", "c"],
+    ]
     wordpiece = train(words, TrainerConfig(algorithm="wordpiece", flavor="course", vocab_size=25))
     assert " ".join(sorted(wordpiece.vocab)) == (
         "##b ##c ##e ##h ##i ##o ##p ##pi ##pic ##r ##s ##t ##u ##ur ##ut a ab abo c co cour i t th thi"
     )
     assert [wordpiece.segment(i) for i in range(5)] == [
-        ["thi", "##s"], ["cour", "##s", "##e"], ["i", "##s"], ["abo", "##ut"], ["t", "##o", "##pic"]
+        ["thi", "##s"],
+        ["cour", "##s", "##e"],
+        ["i", "##s"],
+        ["abo", "##ut"],
+        ["t", "##o", "##pic"],
     ]
 
 
 # --- stop reasons, trace invariants ------------------------------------------------------------
+
 
 def test_stop_reasons():
     words = {"abab": 3, "ab": 1}
@@ -340,7 +450,9 @@ def test_trace_invariants(algorithm, flavor, word_counts, vocab_size):
         assert counts[1:] == sorted(counts[1:], reverse=True)  # the runners-up, best first
         symbol_counts = trace.candidates.symbol_counts_at(step)
         if trace.merge_scores[step] is not None:  # each score is count(ab) / (count(a) * count(b))
-            assert [c[3] for c in trace.candidates[step]] == [c[2] / (a * b) for c, (a, b) in zip(trace.candidates[step], symbol_counts)]
+            assert [c[3] for c in trace.candidates[step]] == [
+                c[2] / (a * b) for c, (a, b) in zip(trace.candidates[step], symbol_counts)
+            ]
         else:
             assert symbol_counts is None
         if flavor == "course" or not any(c in "#" for word in word_counts for c in word):
@@ -372,7 +484,9 @@ def test_whole_array_merges_of_long_words_equal_the_loop(word_counts, algorithm,
 
     if flavor == "course":
         suffix = None  # the course has no end-of-word suffix
-    config = TrainerConfig(algorithm=algorithm, flavor=flavor, vocab_size=vocab_size, end_of_word_suffix=suffix)
+    config = TrainerConfig(
+        algorithm=algorithm, flavor=flavor, vocab_size=vocab_size, end_of_word_suffix=suffix
+    )
     looped = train(word_counts, config).to_dict()
     with mock.patch.object(engine, "LONG_WORD", 2):
         arrayed = train(word_counts, config).to_dict()
@@ -381,8 +495,12 @@ def test_whole_array_merges_of_long_words_equal_the_loop(word_counts, algorithm,
 
 
 @SETTINGS
-@given(word_counts=corpora(), options=library_options, flavor=st.sampled_from(["library", "course"]),
-       algorithm=st.sampled_from(["bpe", "wordpiece"]))
+@given(
+    word_counts=corpora(),
+    options=library_options,
+    flavor=st.sampled_from(["library", "course"]),
+    algorithm=st.sampled_from(["bpe", "wordpiece"]),
+)
 def test_queues_equal_a_scan_of_every_pair(word_counts, options, flavor, algorithm):
     """The queues rank pairs lazily and keep the best few between steps; scanning every pair
     every step (tests/reference_trainers.py) must give the same trace, the library's quirks
@@ -395,8 +513,12 @@ def test_queues_equal_a_scan_of_every_pair(word_counts, options, flavor, algorit
     if flavor == "course":
         options = dict(options, prefix="##" if algorithm == "wordpiece" else None, suffix=None)
     config = TrainerConfig(
-        algorithm=algorithm, flavor=flavor, vocab_size=options["vocab_size"], special_tokens=options["special_tokens"],
-        min_frequency=options["min_frequency"], continuing_subword_prefix=options["prefix"] or "",
+        algorithm=algorithm,
+        flavor=flavor,
+        vocab_size=options["vocab_size"],
+        special_tokens=options["special_tokens"],
+        min_frequency=options["min_frequency"],
+        continuing_subword_prefix=options["prefix"] or "",
         end_of_word_suffix=options["suffix"],
     )
     held = train(word_counts, config).to_dict()

@@ -41,7 +41,16 @@ def test_most_frequent_subwords_as_printed(word_counts, initial_model):
     pieces, freqs, _ = initial_model
     characters = len({char for word in word_counts for char in word})
     assert list(zip(pieces, freqs))[characters : characters + 10] == [
-        ("▁t", 7), ("is", 5), ("er", 5), ("▁a", 5), ("▁to", 4), ("to", 4), ("en", 4), ("▁T", 3), ("▁Th", 3), ("▁Thi", 3)
+        ("▁t", 7),
+        ("is", 5),
+        ("er", 5),
+        ("▁a", 5),
+        ("▁to", 4),
+        ("to", 4),
+        ("en", 4),
+        ("▁T", 3),
+        ("▁Th", 3),
+        ("▁Thi", 3),
     ]
     assert len(pieces) == 300
 
@@ -77,7 +86,9 @@ TOY_VOCAB = ["h", "u", "g", "hu", "ug", "p", "pu", "n", "un", "b", "bu", "s", "h
 
 @pytest.fixture(scope="module")
 def toy_model():
-    freqs = {piece: sum(count * word.count(piece) for word, count in TOY_COUNTS.items()) for piece in TOY_VOCAB}
+    freqs = {
+        piece: sum(count * word.count(piece) for word, count in TOY_COUNTS.items()) for piece in TOY_VOCAB
+    }
     return freqs, model_values(freqs)
 
 
@@ -88,8 +99,21 @@ def probability(model, tokens):
 def test_toy_frequencies_as_printed(toy_model):
     freqs, _ = toy_model
     assert list(freqs.items()) == [
-        ("h", 15), ("u", 36), ("g", 20), ("hu", 15), ("ug", 20), ("p", 17), ("pu", 17), ("n", 16),
-        ("un", 16), ("b", 4), ("bu", 4), ("s", 5), ("hug", 15), ("gs", 5), ("ugs", 5),
+        ("h", 15),
+        ("u", 36),
+        ("g", 20),
+        ("hu", 15),
+        ("ug", 20),
+        ("p", 17),
+        ("pu", 17),
+        ("n", 16),
+        ("un", 16),
+        ("b", 4),
+        ("bu", 4),
+        ("s", 5),
+        ("hug", 15),
+        ("gs", 5),
+        ("ugs", 5),
     ]
     assert sum(freqs.values()) == 210
 
@@ -111,7 +135,11 @@ def test_toy_unhug_table(toy_model):
         tokens, score = encode_word("unhug"[:end], model)
         best.append((tokens, round(math.exp(1 - score), 6)))
     assert best == [
-        (["u"], 0.171429), (["un"], 0.07619), (["un", "h"], 0.005442), (["un", "hu"], 0.005442), (["un", "hug"], 0.005442)
+        (["u"], 0.171429),
+        (["un"], 0.07619),
+        (["un", "h"], 0.005442),
+        (["un", "hu"], 0.005442),
+        (["un", "hug"], 0.005442),
     ]
 
 
@@ -127,8 +155,19 @@ def test_toy_loss_and_removals(toy_model):
     assert round(loss - sum(TOY_COUNTS.values()), 1) == 169.8
     assert increases["pu"] == 0.0
     assert round(increases["hug"], 1) == 23.5
-    assert [encode_word(word, model)[0] for word in TOY_COUNTS] == [["hug"], ["p", "ug"], ["p", "un"], ["b", "un"], ["h", "ugs"]]
-    pairs = ((["p", "ug"], ["pu", "g"]), (["p", "un"], ["pu", "n"]), (["b", "un"], ["bu", "n"]), (["h", "ugs"], ["hug", "s"]))
+    assert [encode_word(word, model)[0] for word in TOY_COUNTS] == [
+        ["hug"],
+        ["p", "ug"],
+        ["p", "un"],
+        ["b", "un"],
+        ["h", "ugs"],
+    ]
+    pairs = (
+        (["p", "ug"], ["pu", "g"]),
+        (["p", "un"], ["pu", "n"]),
+        (["b", "un"], ["bu", "n"]),
+        (["h", "ugs"], ["hug", "s"]),
+    )
     for first, second in pairs:
         assert probability(model, first) == probability(model, second)
 
@@ -152,7 +191,8 @@ def test_same_run_as_the_course_loop(counts, seed_size, vocab_size, percent):
     history = []
     expected = course.train(counts, vocab_size, seed_size, percent, history)
     trace = train_unigram(
-        counts, UnigramConfig(flavor="course", vocab_size=vocab_size, seed_size=seed_size, percent_to_remove=percent)
+        counts,
+        UnigramConfig(flavor="course", vocab_size=vocab_size, seed_size=seed_size, percent_to_remove=percent),
     )
     last = len(trace.rounds)
     assert [(piece, -score) for piece, score in trace.pieces_at(last)] == list(expected.items())

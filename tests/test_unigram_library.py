@@ -63,7 +63,9 @@ def put_back(pieces: list[tuple[str, float]], words) -> set[str]:
 
 def assert_parity(ours: list[tuple[str, float]], library: list[tuple[str, float]], words, tolerance=1e-3):
     assert set(dict(ours)) == set(dict(library))
-    assert [piece for piece, score in ours if score == 0.0] == [piece for piece, score in library if score == 0.0]
+    assert [piece for piece, score in ours if score == 0.0] == [
+        piece for piece, score in library if score == 0.0
+    ]
     loose = put_back(library, words) | put_back(ours, words)
     ours_scores, library_scores = dict(ours), dict(library)
     for piece in ours_scores:
@@ -90,7 +92,23 @@ def test_seeds_are_the_suffix_tree_nodes(text, max_length, seed_size):
 def test_esaxx_nodes_on_the_library_example():
     """The library's own unit test (trainer.rs test_unigram_chars): its seed pieces in order."""
     _, seeds = library_seeds(["This is a", "こんにちは友達"], [1, 1], 16, 1_000_000)
-    assert seeds.pieces == ["s", "i", " ", "達", "友", "ん", "は", "に", "ち", "こ", "h", "a", "T", "is ", "s "]
+    assert seeds.pieces == [
+        "s",
+        "i",
+        " ",
+        "達",
+        "友",
+        "ん",
+        "は",
+        "に",
+        "ち",
+        "こ",
+        "h",
+        "a",
+        "T",
+        "is ",
+        "s ",
+    ]
     assert seeds.scores[-2:] == pytest.approx([-1.4663370687934272, -1.8718021769015916])
 
 
@@ -115,7 +133,9 @@ def test_alternatives_are_the_library_second_best(text, score_choices, dead):
     edges = lattices.edges(alive)
     lengths = np.array([len(piece) for piece in seeds.pieces])
     candidates = np.flatnonzero(alive & (lengths > 1))
-    result = piece_alternatives(lattices, edges, scores, candidates, seeds.representative[candidates], lengths[candidates])
+    result = piece_alternatives(
+        lattices, edges, scores, candidates, seeds.representative[candidates], lengths[candidates]
+    )
     # The reference lattice: piece 0 is "<UNK>", then the alive pieces.
     order = np.flatnonzero(alive)
     model = reference.Model([("<UNK>", math.nan)] + [(seeds.pieces[i], scores[i]) for i in order])
@@ -134,7 +154,9 @@ def test_alternatives_are_the_library_second_best(text, score_choices, dead):
 @given(
     length=st.integers(1, 6),
     nodes=st.lists(
-        st.tuples(st.integers(0, 5), st.integers(1, 3), st.integers(0, 6), st.sampled_from([-1.0, -2.0, -0.5])),
+        st.tuples(
+            st.integers(0, 5), st.integers(1, 3), st.integers(0, 6), st.sampled_from([-1.0, -2.0, -0.5])
+        ),
         max_size=12,
     ),
 )
@@ -160,10 +182,18 @@ def test_same_run_as_the_library_port(text, extra, special):
     counts = some_words(text)
     characters = len({char for word in counts for char in word})
     vocab_size = characters + extra
-    options = {"special_tokens": ["<s>", "<unk>"] if special else [], "unk_token": "<unk>" if special else None}
+    options = {
+        "special_tokens": ["<s>", "<unk>"] if special else [],
+        "unk_token": "<unk>" if special else None,
+    }
     history = []
     trace = train_unigram(
-        counts, UnigramConfig(vocab_size=vocab_size, special_tokens=tuple(options["special_tokens"]), unk_token=options["unk_token"])
+        counts,
+        UnigramConfig(
+            vocab_size=vocab_size,
+            special_tokens=tuple(options["special_tokens"]),
+            unk_token=options["unk_token"],
+        ),
     )
     if trace.stop_reason == "stuck":
         return  # the library (and its port) would loop forever
@@ -201,19 +231,29 @@ def test_same_pieces_as_the_library(text, extra):
 def book_chapter():
     path = shared_file("data/tinyshakespeare.txt")
     if path is None:
-        pytest.skip("data/tinyshakespeare.txt is not in the shared folder (../shared beside the repository, or "
-                    "EXPLORER_SHARED_DIR): the book chapter test reads its first 50 KB")
+        pytest.skip(
+            "data/tinyshakespeare.txt is not in the shared folder (../shared beside the repository, or "
+            "EXPLORER_SHARED_DIR): the book chapter test reads its first 50 KB"
+        )
     return path.read_text(encoding="utf-8")[:50_000]
 
 
 BOOK_SETTINGS = [
     {"vocab_size": 400},
     {"vocab_size": 1500},
-    {"vocab_size": 800, "seed_size": 3000, "max_piece_length": 6, "shrinking_factor": 0.5, "n_sub_iterations": 1},
+    {
+        "vocab_size": 800,
+        "seed_size": 3000,
+        "max_piece_length": 6,
+        "shrinking_factor": 0.5,
+        "n_sub_iterations": 1,
+    },
 ]
 
 
-@pytest.mark.parametrize("options", BOOK_SETTINGS, ids=["400", "1500", "small-seeds-short-pieces-fast-shrink"])
+@pytest.mark.parametrize(
+    "options", BOOK_SETTINGS, ids=["400", "1500", "small-seeds-short-pieces-fast-shrink"]
+)
 def test_book_chapter_same_pieces_as_the_library(book_chapter, options):
     counts = word_counts(book_chapter)
     vocab_size = options["vocab_size"]
@@ -237,7 +277,9 @@ def test_special_tokens_and_unk_like_the_library_tests(options):
     """trainer.rs test_unk_token / test_special_tokens: [("The", 12), ("are", 11)]."""
     text = "\n".join(["The"] * 12 + ["are"] * 11)
     config = UnigramConfig(
-        vocab_size=8000, special_tokens=tuple(options.get("special_tokens", ())), unk_token=options.get("unk_token")
+        vocab_size=8000,
+        special_tokens=tuple(options.get("special_tokens", ())),
+        unk_token=options.get("unk_token"),
     )
     trace = train_unigram({"The": 12, "are": 11}, config)
     library = Tokenizer(models.Unigram())
@@ -298,7 +340,9 @@ def test_a_long_word_is_stopped_inside_a_pass():
     a run past its time limit for a whole EM iteration."""
     counts = {"▁" + "abcab" * 120: 1, "▁ab": 3}
     asked = []
-    trace = train_unigram(counts, UnigramConfig(vocab_size=20), should_stop=lambda: asked.append(True) or len(asked) >= 2)
+    trace = train_unigram(
+        counts, UnigramConfig(vocab_size=20), should_stop=lambda: asked.append(True) or len(asked) >= 2
+    )
     assert trace.stop_reason == "stopped"
     assert [round_.kind for round_ in trace.rounds] == ["em", "final"]
     assert trace.rounds[0].losses == []  # the first E step was interrupted

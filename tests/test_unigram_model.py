@@ -50,7 +50,9 @@ def models(draw):
     unk_id = next((index for index, (piece, _) in enumerate(vocab) if piece == "<unk>"), None)
     byte_fallback = draw(st.booleans())
     if byte_fallback:
-        vocab += [(f"<0x{byte:02X}>", -6.0) for byte in draw(st.sets(st.sampled_from(b"xy\xc3\xa9"), max_size=4))]
+        vocab += [
+            (f"<0x{byte:02X}>", -6.0) for byte in draw(st.sets(st.sampled_from(b"xy\xc3\xa9"), max_size=4))
+        ]
     return vocab, unk_id, byte_fallback
 
 
@@ -96,15 +98,24 @@ def test_lattice_agrees_with_the_encoding(model, word):
 
 def test_documented_example():
     """The library's own doc example (model.rs): "abcdacdxx" -> abcd a cd xx."""
-    vocab = [("<unk>", 0.0), ("a", 0.0), ("b", 0.0), ("c", 0.0), ("d", 0.0), ("cd", 1.0), ("ab", 2.0),
-             ("abc", 5.0), ("abcd", 10.0)]
+    vocab = [
+        ("<unk>", 0.0),
+        ("a", 0.0),
+        ("b", 0.0),
+        ("c", 0.0),
+        ("d", 0.0),
+        ("cd", 1.0),
+        ("ab", 2.0),
+        ("abc", 5.0),
+        ("abcd", 10.0),
+    ]
     ours = UnigramModel(vocab, 0)
     assert [token.value for token in ours.tokenize("abcdacdxx")] == ["abcd", "a", "cd", "xx"]
     assert our_triples(ours, "abcdacdxx") == library_triples(hf_models.Unigram(vocab, 0, False), "abcdacdxx")
 
 
 def test_ties_keep_the_smallest_start():
-    """"pug" with p+ug and pu+g equally likely: the last token starting first wins, p + ug."""
+    """ "pug" with p+ug and pu+g equally likely: the last token starting first wins, p + ug."""
     vocab = [("<unk>", 0.0), ("p", -1.0), ("u", -1.0), ("g", -1.0), ("pu", -1.5), ("ug", -1.5)]
     assert [token.value for token in UnigramModel(vocab, 0).tokenize("pug")] == ["p", "ug"]
 
@@ -113,7 +124,11 @@ def test_lattice_of_a_word():
     vocab = [("<unk>", 0.0), ("u", -1.0), ("n", -2.0), ("un", -1.5), ("h", -3.0)]
     lattice = UnigramModel(vocab, 0).lattice("unhx")
     assert [(edge.start, edge.end, edge.piece) for edge in lattice.edges] == [
-        (0, 1, "u"), (0, 2, "un"), (1, 2, "n"), (2, 3, "h"), (3, 4, "x")
+        (0, 1, "u"),
+        (0, 2, "un"),
+        (1, 2, "n"),
+        (2, 3, "h"),
+        (3, 4, "x"),
     ]
     assert lattice.edges[-1].unknown and lattice.edges[-1].score == -13.0
     assert [edge.piece for edge in lattice.best_path] == ["un", "h", "x"]
@@ -167,8 +182,10 @@ CORPUS = [
 ] * 3
 
 texts = st.lists(
-    st.one_of(st.sampled_from(["This", " is", "token", "ization", "  ", "<unk>", "中", "é", "\n", ".", "Q"]),
-              st.text(max_size=4)),
+    st.one_of(
+        st.sampled_from(["This", " is", "token", "ization", "  ", "<unk>", "中", "é", "\n", ".", "Q"]),
+        st.text(max_size=4),
+    ),
     max_size=8,
 ).map("".join)
 
@@ -187,7 +204,11 @@ def test_library_trained_tokenizer_encodes_and_decodes_the_same(trained_pair, te
     ours, library = trained_pair
     expected = library.encode(text)
     encoding = ours.encode(text)
-    assert (encoding.ids, encoding.tokens, encoding.offsets) == (expected.ids, expected.tokens, expected.offsets)
+    assert (encoding.ids, encoding.tokens, encoding.offsets) == (
+        expected.ids,
+        expected.tokens,
+        expected.offsets,
+    )
     assert ours.decode(encoding.ids) == library.decode(expected.ids)
 
 
@@ -203,7 +224,9 @@ def test_the_library_reads_what_we_write_as_its_own_file(trained_pair):
 @given(model=models(), text=texts)
 def test_our_tokenizer_json_loads_in_the_library_and_encodes_the_same(model, text):
     vocab, unk_id, byte_fallback = model
-    ours = Tokenizer(None, Metaspace(), UnigramModel(vocab, unk_id, byte_fallback), decoder=MetaspaceDecoder())
+    ours = Tokenizer(
+        None, Metaspace(), UnigramModel(vocab, unk_id, byte_fallback), decoder=MetaspaceDecoder()
+    )
     library = HFTokenizer.from_str(tokenizer_to_json(ours))
     try:
         expected = library.encode(text)
@@ -212,7 +235,11 @@ def test_our_tokenizer_json_loads_in_the_library_and_encodes_the_same(model, tex
             ours.encode(text)
         return
     encoding = ours.encode(text)
-    assert (encoding.ids, encoding.tokens, encoding.offsets) == (expected.ids, expected.tokens, expected.offsets)
+    assert (encoding.ids, encoding.tokens, encoding.offsets) == (
+        expected.ids,
+        expected.tokens,
+        expected.offsets,
+    )
     assert ours.decode(encoding.ids) == library.decode(expected.ids)
     assert json.loads(library.to_str())["model"] == ours.model.to_hf_json()
 
@@ -269,10 +296,14 @@ def test_every_readable_score_is_written_to_be_read_back_exactly(value):
 
 def test_a_piece_listed_twice_counts_twice_like_the_library():
     """Unigram's vocab size is its list's length: an added token gets the id after the list."""
-    library = HFTokenizer(hf_models.Unigram([("<unk>", 0.0), ("a", -1.0), ("a", -2.0), ("b", -1.5)], 0, False))
+    library = HFTokenizer(
+        hf_models.Unigram([("<unk>", 0.0), ("a", -1.0), ("a", -2.0), ("b", -1.5)], 0, False)
+    )
     library.add_special_tokens(["[X]"])
     ours = tokenizer_from_json(library.to_str())
     assert (ours.vocab_size(), ours.token_to_id("[X]"), ours.token_to_id("a")) == (
-        library.get_vocab_size(), library.token_to_id("[X]"), library.token_to_id("a")
+        library.get_vocab_size(),
+        library.token_to_id("[X]"),
+        library.token_to_id("a"),
     )
     assert ours.encode("ab[X]").ids == library.encode("ab[X]").ids

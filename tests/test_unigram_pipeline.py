@@ -19,17 +19,22 @@ from explorer.trainers.unigram import UnigramConfig
 from explorer.unigram_trace import UnigramTrace
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = "\n".join([
-    "This is the Hugging Face Course.",
-    "This chapter is about tokenization.",
-    "This section shows several tokenizer algorithms.",
-    "Hopefully, you will be able to understand how they are trained and generate tokens.",
-    "Unigram starts from a big vocabulary and removes pieces until it reaches the target size.",
-] * 2)
+CORPUS = "\n".join(
+    [
+        "This is the Hugging Face Course.",
+        "This chapter is about tokenization.",
+        "This section shows several tokenizer algorithms.",
+        "Hopefully, you will be able to understand how they are trained and generate tokens.",
+        "Unigram starts from a big vocabulary and removes pieces until it reaches the target size.",
+    ]
+    * 2
+)
 
 texts = st.lists(
     st.one_of(
-        st.sampled_from(["This", " is", "token", "ization", "  ", "<unk>", "[CLS]", "中", "é", "\n", ".", "Qz", "▁"]),
+        st.sampled_from(
+            ["This", " is", "token", "ization", "  ", "<unk>", "[CLS]", "中", "é", "\n", ".", "Qz", "▁"]
+        ),
         st.text(max_size=4),
     ),
     max_size=8,
@@ -66,7 +71,10 @@ def test_exported_tokenizer_encodes_like_ours_in_the_library(trained, text, pair
         return
     encoding = ours.encode(text, pair)
     assert (encoding.ids, encoding.tokens, encoding.offsets, encoding.type_ids) == (
-        expected.ids, expected.tokens, expected.offsets, expected.type_ids
+        expected.ids,
+        expected.tokens,
+        expected.offsets,
+        expected.type_ids,
     )
     assert ours.decode(encoding.ids) == library.decode(expected.ids)
 
@@ -79,7 +87,9 @@ def test_tokenizer_json_round_trips(trained):
     # The trained scores, each as the library reads it back (at most one ulp away).
     written = json.loads(document, parse_float=library_json_float)["model"]["vocab"]
     assert written == [[piece, library_float(score)] for piece, score in trace.final_pieces]
-    assert all(abs(held - score) <= math.ulp(score) for (_, held), (_, score) in zip(written, trace.final_pieces))
+    assert all(
+        abs(held - score) <= math.ulp(score) for (_, held), (_, score) in zip(written, trace.final_pieces)
+    )
 
 
 def test_trace_config_names_the_pipeline(trained):
@@ -110,14 +120,34 @@ def corpus(tmp_path):
 @pytest.mark.parametrize("flavor", ["library", "course"])
 def test_cli_trains_unigram(tmp_path, corpus, flavor):
     out, trace_path = tmp_path / "tok.json", tmp_path / "trace.json"
-    result = cli("train", corpus, "--algorithm", "unigram", "--flavor", flavor, "--vocab-size", 70,
-                 "--seed-size", 400, "--max-piece-length", 8, "--out", out, "--trace", trace_path)
+    result = cli(
+        "train",
+        corpus,
+        "--algorithm",
+        "unigram",
+        "--flavor",
+        flavor,
+        "--vocab-size",
+        70,
+        "--seed-size",
+        400,
+        "--max-piece-length",
+        8,
+        "--out",
+        out,
+        "--trace",
+        trace_path,
+    )
     assert result.returncode == 0, result.stderr.decode()
     assert "rounds" in result.stderr.decode()
     library = LibraryTokenizer.from_file(str(out))
-    encoded = json.loads(cli("encode", "--tokenizer", out, "--json", "Hugging tokenization!").stdout)[0]["tokens"]
+    encoded = json.loads(cli("encode", "--tokenizer", out, "--json", "Hugging tokenization!").stdout)[0][
+        "tokens"
+    ]
     expected = library.encode("Hugging tokenization!")
-    assert [(t["id"], t["start"], t["end"]) for t in encoded] == list(zip(expected.ids, *zip(*expected.offsets)))
+    assert [(t["id"], t["start"], t["end"]) for t in encoded] == list(
+        zip(expected.ids, *zip(*expected.offsets))
+    )
     trace = UnigramTrace.from_json(trace_path.read_text(encoding="utf-8"))
     assert trace.config["flavor"] == flavor and trace.config["seed_size"] == 400
     assert trace.config["max_piece_length"] == 8

@@ -13,12 +13,14 @@ from explorer.corpus import count_words
 from explorer.trainers.unigram import UnigramConfig, train_unigram
 from explorer.unigram_trace import REMOVAL_REASONS, UnigramTrace
 
-CORPUS = "\n".join([
-    "This is the Hugging Face Course.",
-    "This chapter is about tokenization.",
-    "This section shows several tokenizer algorithms.",
-    "Hopefully, you will be able to understand how they are trained and generate tokens.",
-])
+CORPUS = "\n".join(
+    [
+        "This is the Hugging Face Course.",
+        "This chapter is about tokenization.",
+        "This section shows several tokenizer algorithms.",
+        "Hopefully, you will be able to understand how they are trained and generate tokens.",
+    ]
+)
 RUNS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 corpora = st.lists(st.text(st.sampled_from("abcab d▁"), max_size=14), min_size=1, max_size=6).map("\n".join)
 
@@ -38,7 +40,9 @@ def test_rounds_chain_their_sizes(trace):
         if round_.kind != "final":
             assert len(trace.pieces_at(r)) == sizes[r] == round_.size_after
             assert round_.size_after == round_.size_before - len(trace.removed_at(r))
-    assert trace.vocab == [piece for piece, _ in trace.pieces_at(len(trace.rounds))] or trace.flavor == "course"
+    assert (
+        trace.vocab == [piece for piece, _ in trace.pieces_at(len(trace.rounds))] or trace.flavor == "course"
+    )
 
 
 def test_removed_pieces_leave_for_their_reason(trace):
@@ -58,7 +62,9 @@ def test_removed_pieces_leave_for_their_reason(trace):
             assert after == before - {removal.piece for removal in removed}
     if trace.flavor == "library":
         assert [round_.kind for round_ in trace.rounds][-1] == "final"
-        assert all(len(round_.losses) == len(round_.em_sizes) for round_ in trace.rounds if round_.kind != "final")
+        assert all(
+            len(round_.losses) == len(round_.em_sizes) for round_ in trace.rounds if round_.kind != "final"
+        )
 
 
 def test_json_round_trip(trace):
@@ -132,7 +138,9 @@ def test_library_segmentations_after_every_round_are_the_library_ports(text, ext
 def test_progress_is_reported_per_round_and_em_iteration():
     counts = count_words(CORPUS, (), "metaspace")
     calls = []
-    trace = train_unigram(counts, UnigramConfig(vocab_size=40), progress=lambda r, planned: calls.append((r, planned)))
+    trace = train_unigram(
+        counts, UnigramConfig(vocab_size=40), progress=lambda r, planned: calls.append((r, planned))
+    )
     em_iterations = sum(len(round_.losses) for round_ in trace.rounds)
     assert len(calls) == em_iterations + 1
     assert [r for r, _ in calls] == sorted(r for r, _ in calls)

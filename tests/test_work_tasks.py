@@ -59,7 +59,11 @@ def test_training_in_a_task_gives_the_same_trace_as_training_here():
     result = train_task(reporter, CORPUS, SETTINGS, LIMITS)
     expected = train_corpus(CORPUS, CONFIG, ("nfkc",), "byte-level")
     assert without_seconds(Trace.from_json(result["trace_json"])) == without_seconds(expected)
-    assert (result["steps"], result["stop_reason"], result["stopped_by"]) == (expected.steps, "vocab_size", None)
+    assert (result["steps"], result["stop_reason"], result["stopped_by"]) == (
+        expected.steps,
+        "vocab_size",
+        None,
+    )
     assert reporter.reports[0] == {"phase": "counting"}
     training = reporter.reports[1:]
     assert training and all(report["phase"] == "training" for report in training)
@@ -128,7 +132,9 @@ def test_measuring_in_a_task_gives_what_measure_corpus_gives(trained_json, sampl
     reporter = FakeReporter()
     result = measure_task(reporter, CORPUS, {"name": "ours", "tokenizer_json": trained_json}, sample)
     assert result["metrics"] == dataclasses.asdict(expected)
-    assert result["complete"] and result["lines"] == len(lines) and result["characters"] == expected.characters
+    assert (
+        result["complete"] and result["lines"] == len(lines) and result["characters"] == expected.characters
+    )
     assert reporter.reports[-1] == {"lines_done": 7 * ((len(lines) - 1) // 7), "lines": len(lines)}
 
 
@@ -140,7 +146,9 @@ def test_measuring_a_pretrained_tokenizer():
 
 
 def test_a_stopped_measurement_says_it_is_incomplete(trained_json):
-    result = measure_task(FakeReporter(stop_after=0), CORPUS, {"tokenizer_json": trained_json}, {"kind": "whole"})
+    result = measure_task(
+        FakeReporter(stop_after=0), CORPUS, {"tokenizer_json": trained_json}, {"kind": "whole"}
+    )
     assert result["complete"] is False and result["lines"] == 0
 
 
@@ -163,7 +171,10 @@ def test_training_through_the_pool_and_stopping_it():
         expected = train_corpus(CORPUS, CONFIG, ("nfkc",), "byte-level")
         assert without_seconds(Trace.from_json(small.result["trace_json"])) == without_seconds(expected)
         letters = random.Random(0)  # 60,000 made-up words: far more merges to learn than we wait for
-        words = ["".join(letters.choices("abcdefghijklmnopqrstuvwxyz", k=letters.randint(4, 12))) for _ in range(60_000)]
+        words = [
+            "".join(letters.choices("abcdefghijklmnopqrstuvwxyz", k=letters.randint(4, 12)))
+            for _ in range(60_000)
+        ]
         big_settings = training_settings(TrainerConfig(vocab_size=50_000), (), "whitespace")
         big = pool.submit("big", train_task, " ".join(words), big_settings, LIMITS)
         while big.state != RUNNING or big.progress.get("phase") != "training":

@@ -336,7 +336,10 @@ def test_a_failing_job_gives_one_sentence_and_logs_its_traceback(make_pool, capl
         bug = pool.submit("bug", worker_tasks.bug)
         assert user_error.wait(TIMEOUT) and bug.wait(TIMEOUT)
     assert user_error.state == FAILED and user_error.error == "The corpus is empty."
-    assert bug.state == FAILED and bug.error == "it failed unexpectedly (KeyError); the details are in the server log"
+    assert (
+        bug.state == FAILED
+        and bug.error == "it failed unexpectedly (KeyError); the details are in the server log"
+    )
     assert "Traceback" not in bug.error
     assert any("KeyError: 'missing'" in record.getMessage() for record in caplog.records)
     fine = pool.submit("fine", worker_tasks.echo, "ok")  # the worker lives on
@@ -345,7 +348,10 @@ def test_a_failing_job_gives_one_sentence_and_logs_its_traceback(make_pool, capl
 
 def test_failure_sentences():
     assert failure_sentence(MemoryError()) == "it ran out of memory: try a smaller corpus or vocabulary size"
-    assert failure_sentence(ValueError("")) == "it failed unexpectedly (ValueError); the details are in the server log"
+    assert (
+        failure_sentence(ValueError(""))
+        == "it failed unexpectedly (ValueError); the details are in the server log"
+    )
 
 
 def test_a_result_that_cannot_be_pickled_fails_the_job_not_the_worker(make_pool):
@@ -395,7 +401,9 @@ def test_workers_that_cannot_start_fail_the_queued_jobs(make_pool):
     pool = make(size=1, preload=("no_such_module_for_the_workers",))
     job = pool.submit("doomed", worker_tasks.echo, 1)
     assert job.wait(TIMEOUT)
-    assert job.state == FAILED and job.error.startswith("the server could not start a worker process (exit code 1)")
+    assert job.state == FAILED and job.error.startswith(
+        "the server could not start a worker process (exit code 1)"
+    )
 
 
 def test_shutdown_cancels_everything_and_leaves_no_process(make_pool):

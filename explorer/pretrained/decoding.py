@@ -53,7 +53,9 @@ def parse_ids(text: str) -> list[int]:
         try:
             values = json.loads(stripped)
         except json.JSONDecodeError as error:
-            raise ValueError(f"Not a valid JSON list of ids ({error.msg} at character {error.pos + 1}).") from None
+            raise ValueError(
+                f"Not a valid JSON list of ids ({error.msg} at character {error.pos + 1})."
+            ) from None
         if not isinstance(values, list):
             raise ValueError("Not a JSON list of ids.")
         for value in values:
@@ -65,7 +67,9 @@ def parse_ids(text: str) -> list[int]:
         ids = []
         for part in parts:
             if not re.fullmatch(r"[+-]?\d+", part):
-                raise ValueError(f"{part[:40]!r} is not a token id: ids are whole numbers, separated by commas or spaces.")
+                raise ValueError(
+                    f"{part[:40]!r} is not a token id: ids are whole numbers, separated by commas or spaces."
+                )
             ids.append(int(part))
     if not ids:
         raise ValueError("No token ids given: the list is empty.")

@@ -36,7 +36,9 @@ class LibraryTokenizer:
         self.library = tokenizers.Tokenizer.from_str(text)
         added = json.loads(text).get("added_tokens", [])
         self.added_tokens: dict[int, str] = {entry["id"]: entry["content"] for entry in added}
-        self.special_tokens: dict[str, int] = {entry["content"]: entry["id"] for entry in added if entry.get("special")}
+        self.special_tokens: dict[str, int] = {
+            entry["content"]: entry["id"] for entry in added if entry.get("special")
+        }
         self.special_ids = frozenset(self.special_tokens.values())
         self.vocab_size = self.library.get_vocab_size(with_added_tokens=True)
         # The switch is a property of the shared tokenizer: set and encode under one lock, so two
@@ -57,7 +59,9 @@ class LibraryTokenizer:
             self.library.encode_special_tokens = not special_tokens
             encoding = self.library.encode(clean, add_special_tokens=False)
         return [
-            TokenPiece(token_id, self._bytes_of(token_id, token), start, end, special=token_id in self.special_ids)
+            TokenPiece(
+                token_id, self._bytes_of(token_id, token), start, end, special=token_id in self.special_ids
+            )
             for token_id, token, (start, end) in zip(encoding.ids, encoding.tokens, encoding.offsets)
         ]
 

@@ -63,9 +63,7 @@ def byte_to_char_index(text: str) -> list[int]:
     return owners
 
 
-def pieces_from_token_bytes(
-    text: str, token_ids: list[int], token_bytes: list[bytes]
-) -> list[TokenPiece]:
+def pieces_from_token_bytes(text: str, token_ids: list[int], token_bytes: list[bytes]) -> list[TokenPiece]:
     """Attach character spans to tokens whose bytes, concatenated, are `text`'s UTF-8.
 
     Offsets: a token covers the bytes [b, b + len(token)) where b is the sum of the lengths of
@@ -143,7 +141,9 @@ def normalize_with_spans(text: str, form: str) -> tuple[str, list[tuple[int, int
     chunks: list[tuple[int, int]] = []
     start, end = cuts[0], cuts[1]
     for following in cuts[2:]:
-        if normalize(form, text[start:following]) == normalize(form, text[start:end]) + normalize(form, text[end:following]):
+        if normalize(form, text[start:following]) == normalize(form, text[start:end]) + normalize(
+            form, text[end:following]
+        ):
             chunks.append((start, end))
             start = end
         end = following

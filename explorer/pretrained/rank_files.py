@@ -31,6 +31,7 @@ def data_gym_to_mergeable_ranks(vocab_bpe: bytes, encoder_json: bytes) -> dict[b
     memory (that function reads paths or URLs through tiktoken's download cache). Ranks: the 256
     single bytes first, then one token per merge line, in file order.
     """
+
     def to_bytes(symbols: str) -> bytes:
         return bytes(UNICODE_TO_BYTE[symbol] for symbol in symbols)
 

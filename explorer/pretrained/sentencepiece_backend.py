@@ -127,7 +127,9 @@ class SentencePieceTokenizer:
         size = self.vocab_size
         self.unknown_id = processor.unk_id() if processor.unk_id() >= 0 else None
         self.special_tokens: dict[str, int] = {
-            processor.id_to_piece(i): i for i in range(size) if processor.is_control(i) or processor.is_unknown(i)
+            processor.id_to_piece(i): i
+            for i in range(size)
+            if processor.is_control(i) or processor.is_unknown(i)
         }
         self.control_ids = frozenset(i for i in self.special_tokens.values() if processor.is_control(i))
         self._special_pattern = special_token_pattern(self.special_tokens)
@@ -180,7 +182,9 @@ class SentencePieceTokenizer:
                 pieces.append(TokenPiece(waiting_id, waiting_bytes, start + offset, end + offset))
             waiting = []
             pieces.append(
-                TokenPiece(token_id, token_bytes, start + offset, end + offset, unknown=token_id == self.unknown_id)
+                TokenPiece(
+                    token_id, token_bytes, start + offset, end + offset, unknown=token_id == self.unknown_id
+                )
             )
         for waiting_id, waiting_bytes in waiting:  # cannot happen: the last byte carries the span
             pieces.append(TokenPiece(waiting_id, waiting_bytes, offset + len(text) - 1, offset + len(text)))
@@ -191,13 +195,21 @@ class SentencePieceTokenizer:
         if not special_tokens:
             return self._ordinary(clean, 0)
         pieces: list[TokenPiece] = []
-        for start, end, special_id in split_at_special_tokens(clean, self.special_tokens, self._special_pattern):
+        for start, end, special_id in split_at_special_tokens(
+            clean, self.special_tokens, self._special_pattern
+        ):
             if special_id is None:
                 pieces.extend(self._ordinary(clean[start:end], start))
             else:
                 pieces.append(
-                    TokenPiece(special_id, clean[start:end].encode("utf-8"), start, end, special=True,
-                               unknown=special_id == self.unknown_id)
+                    TokenPiece(
+                        special_id,
+                        clean[start:end].encode("utf-8"),
+                        start,
+                        end,
+                        special=True,
+                        unknown=special_id == self.unknown_id,
+                    )
                 )
         return pieces
 

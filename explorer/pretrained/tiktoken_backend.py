@@ -104,15 +104,21 @@ class TiktokenTokenizer:
 
     def encode(self, text: str, special_tokens: bool = False) -> list[TokenPiece]:
         clean = replace_surrogates(text)
-        normalized, spans = normalize_with_spans(clean, self.normalization) if self.normalization else (clean, None)
+        normalized, spans = (
+            normalize_with_spans(clean, self.normalization) if self.normalization else (clean, None)
+        )
         if not special_tokens:
             return map_spans(self._ordinary(normalized), spans)
         pieces: list[TokenPiece] = []
-        for start, end, special_id in split_at_special_tokens(normalized, self.special_tokens, self._special_pattern):
+        for start, end, special_id in split_at_special_tokens(
+            normalized, self.special_tokens, self._special_pattern
+        ):
             if special_id is None:
                 pieces.extend(shifted(self._ordinary(normalized[start:end]), start))
             else:
-                pieces.append(TokenPiece(special_id, normalized[start:end].encode("utf-8"), start, end, special=True))
+                pieces.append(
+                    TokenPiece(special_id, normalized[start:end].encode("utf-8"), start, end, special=True)
+                )
         return map_spans(pieces, spans)
 
     def _ordinary(self, text: str) -> list[TokenPiece]:

@@ -82,7 +82,9 @@ class TrainerConfig:
 
     def to_dict(self) -> dict:
         """Plain JSON types (tuples become lists), as stored in a Trace."""
-        return {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
+        return {
+            key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()
+        }
 
 
 @dataclass

@@ -62,7 +62,9 @@ class MergeEngine:
         # it), so the characters before a boundary follow from these lengths and the position.
         self.token_lengths = token_lengths
         self.prefix_length = prefix_length
-        self.boundary_steps = [array("i", [NEVER]) * (len(w) - 1) if len(w) > 1 else array("i") for w in words]
+        self.boundary_steps = [
+            array("i", [NEVER]) * (len(w) - 1) if len(w) > 1 else array("i") for w in words
+        ]
         self.pair_counts: defaultdict[int, int] = defaultdict(int)
         # pair -> words that held it when it was counted (a superset: never pruned eagerly).
         self.initial_pair_words: dict[int, set[int]] = {}
@@ -165,7 +167,11 @@ class MergeEngine:
                 # The boundary removed sits after the left symbol's characters (a prefix on every
                 # symbol but the first one is not a character of the word).
                 if position:
-                    steps[sum(map(lengths.__getitem__, symbols[:position])) - prefix_length * position + last_character_of_left] = step
+                    steps[
+                        sum(map(lengths.__getitem__, symbols[:position]))
+                        - prefix_length * position
+                        + last_character_of_left
+                    ] = step
                     previous_shifted = symbols[position - 1] << shift
                     pair_counts[previous_shifted | left] -= count
                     pair = previous_shifted | new_symbol

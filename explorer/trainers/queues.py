@@ -124,7 +124,9 @@ class LibraryQueue:
         # The runners-up for the trace come from a ranking of their own, never from the heap:
         # the pairs the library could still pick, i.e. with an entry in its heap (a merged pair
         # keeps its count in the library's pair_counts, but not its entry).
-        self.entries = entries = dict.fromkeys((entry[1] for entry in self.heap), 1)  # pair -> entries in the heap
+        self.entries = entries = dict.fromkeys(
+            (entry[1] for entry in self.heap), 1
+        )  # pair -> entries in the heap
 
         def pickable_count(key: int) -> int | None:
             count = pair_counts[key]
@@ -157,7 +159,13 @@ class LibraryQueue:
         # existing token again and the library kept a stale count), then the best others.
         others = [key for _, key in self.ranking.best(self.limit) if key != winner][: self.limit - 1]
         return Pick(
-            winner, current, None, entry[3], [winner, *others], [current, *map(pair_counts.__getitem__, others)], None
+            winner,
+            current,
+            None,
+            entry[3],
+            [winner, *others],
+            [current, *map(pair_counts.__getitem__, others)],
+            None,
         )
 
     def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
@@ -209,7 +217,9 @@ class CourseQueue:
         best = -held[0][0]
         tied = [key for negated, key in held if -negated == best]
         winner = tied[0] if len(tied) == 1 else min(tied, key=self.engine.first_occurrence)
-        ranked = [(best, winner)] + [(-negated, key) for negated, key in held if key != winner][: self.limit - 1]
+        ranked = [(best, winner)] + [(-negated, key) for negated, key in held if key != winner][
+            : self.limit - 1
+        ]
         pair_counts = self.engine.pair_counts
         keys = [key for _, key in ranked]
         symbol_counts = None

@@ -60,9 +60,13 @@ class UnigramConfig:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
         if not 0 < self.shrinking_factor < 1:
-            raise ValueError(f"shrinking_factor must be between 0 and 1 (exclusive), not {self.shrinking_factor!r}")
+            raise ValueError(
+                f"shrinking_factor must be between 0 and 1 (exclusive), not {self.shrinking_factor!r}"
+            )
         if not 0 < self.percent_to_remove < 1:
-            raise ValueError(f"percent_to_remove must be between 0 and 1 (exclusive), not {self.percent_to_remove!r}")
+            raise ValueError(
+                f"percent_to_remove must be between 0 and 1 (exclusive), not {self.percent_to_remove!r}"
+            )
         if self.unk_token == "":
             raise ValueError("unk_token cannot be empty (use None for no unk token)")
         if any(not isinstance(token, str) or not token for token in self.special_tokens):
@@ -78,10 +82,14 @@ class UnigramConfig:
 
     @property
     def effective_max_piece_length(self) -> int | None:
-        return self.max_piece_length if self.max_piece_length is not None else self.defaults["max_piece_length"]
+        return (
+            self.max_piece_length if self.max_piece_length is not None else self.defaults["max_piece_length"]
+        )
 
     def to_dict(self) -> dict:
-        data = {key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()}
+        data = {
+            key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()
+        }
         data["algorithm"] = self.algorithm
         data["seed_size"] = self.effective_seed_size
         data["max_piece_length"] = self.effective_max_piece_length

@@ -226,11 +226,15 @@ def train_course(words, counts, config, progress=None, should_stop=None) -> Unig
         for token, _ in ranked:
             del freqs[token]
         model = model_values(freqs)
-        rounds.append(recorder.finish([seed_index[token] for token in model], [-value for value in model.values()]))
+        rounds.append(
+            recorder.finish([seed_index[token] for token in model], [-value for value in model.values()])
+        )
     if progress is not None:
         progress(len(rounds), planned)
 
-    special = list(dict.fromkeys(([config.unk_token] if config.unk_token else []) + list(config.special_tokens)))
+    special = list(
+        dict.fromkeys(([config.unk_token] if config.unk_token else []) + list(config.special_tokens))
+    )
     final_pieces = [(token, 0.0) for token in special] + [(token, -value) for token, value in model.items()]
     seed_total = sum(seed_freqs)
     return UnigramTrace(

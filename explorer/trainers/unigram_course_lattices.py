@@ -31,7 +31,9 @@ class CourseLattices:
             for start, end, piece in word_edges(word, index, longest)
         ]
         table = np.array(rows, dtype=np.int64).reshape(-1, 4)
-        self.edge_word, self.edge_start, self.edge_end, self.edge_piece = (table[:, column].copy() for column in range(4))
+        self.edge_word, self.edge_start, self.edge_end, self.edge_piece = (
+            table[:, column].copy() for column in range(4)
+        )
         self.lengths = np.asarray([len(word) for word in words], dtype=np.int64)
 
     def alive_edges(self, alive: np.ndarray):
@@ -40,7 +42,9 @@ class CourseLattices:
         count = np.bincount(self.edge_word[edges], minlength=len(self.lengths))
         return edges, np.cumsum(count) - count, count
 
-    def best(self, items: np.ndarray, edges: np.ndarray, item_of_edge: np.ndarray, values: np.ndarray, paths=False):
+    def best(
+        self, items: np.ndarray, edges: np.ndarray, item_of_edge: np.ndarray, values: np.ndarray, paths=False
+    ):
         """Best score of every batch item (a word index in `items`) over its candidate `edges`;
         with `paths`, also (item, piece) for each token of each best segmentation."""
         lengths = self.lengths[items]

@@ -97,7 +97,9 @@ class CorpusLattices:
         for name in ("forward", "backward", "by_start"):
             order = np.argsort(self._keys(name, starts, lengths_), kind="stable")
             self._orders[name] = (
-                starts[order].astype(np.int32), lengths_[order].astype(np.int32), pieces[order].astype(np.int32)
+                starts[order].astype(np.int32),
+                lengths_[order].astype(np.int32),
+                pieces[order].astype(np.int32),
             )
 
     def _keys(self, name, starts, lengths):
@@ -121,7 +123,9 @@ class CorpusLattices:
             if len(unknown):
                 ones = np.ones(len(unknown), dtype=np.int32)
                 extra = [unknown.astype(np.int32), ones, np.full(len(unknown), self.unk, dtype=np.int32)]
-                columns = _sorted_merge(self._keys(name, columns[0], columns[1]), columns, self._keys(name, unknown, ones), extra)
+                columns = _sorted_merge(
+                    self._keys(name, columns[0], columns[1]), columns, self._keys(name, unknown, ones), extra
+                )
             result[name] = columns
         result["forward"] = self._with_steps(*result["forward"], by_end=True)
         result["backward"] = self._with_steps(*result["backward"], by_end=False)
@@ -139,7 +143,12 @@ class CorpusLattices:
         group_sizes = np.diff(np.append(group_first, len(anchor)))
         depth_groups = np.searchsorted(depth[group_first], np.arange(1, int(depth.max(initial=0)) + 2))
         return _Edges(
-            starts, lengths, pieces, group_first.tolist() + [len(anchor)], group_sizes, anchor[group_first],
+            starts,
+            lengths,
+            pieces,
+            group_first.tolist() + [len(anchor)],
+            group_sizes,
+            anchor[group_first],
             depth_groups.tolist(),
         )
 
@@ -157,7 +166,9 @@ class CorpusLattices:
         beta = np.zeros(self.n + 1)
         back_scores = scores[backward.pieces]
         for first, stop, offsets, sizes, starts in backward.steps(should_stop):
-            values = back_scores[first:stop] + beta[backward.starts[first:stop] + backward.lengths[first:stop]]
+            values = (
+                back_scores[first:stop] + beta[backward.starts[first:stop] + backward.lengths[first:stop]]
+            )
             beta[starts] = _log_sum_exp_groups(values, offsets, sizes)
         starts, ends = forward.starts, forward.starts + forward.lengths
         z = alpha[self.word_end_of[starts]]

@@ -63,7 +63,13 @@ def digamma(values: np.ndarray) -> np.ndarray:
     xx = 1.0 / x
     xx2 = xx * xx
     xx4 = xx2 * xx2
-    result += np.log(x) + (1.0 / 24.0) * xx2 - 7.0 / 960.0 * xx4 + (31.0 / 8064.0) * xx4 * xx2 - (127.0 / 30720.0) * xx4 * xx4
+    result += (
+        np.log(x)
+        + (1.0 / 24.0) * xx2
+        - 7.0 / 960.0 * xx4
+        + (31.0 / 8064.0) * xx4 * xx2
+        - (127.0 / 30720.0) * xx4 * xx4
+    )
     return result
 
 
@@ -126,7 +132,12 @@ class _Run:
         multi = self.lengths[order] > 1
         candidates = order[multi]
         alternatives = piece_alternatives(
-            self.lattices, edges, scores, candidates, self.seeds.representative[candidates], self.lengths[candidates]
+            self.lattices,
+            edges,
+            scores,
+            candidates,
+            self.seeds.representative[candidates],
+            self.lengths[candidates],
         )
         always_keep = np.ones(len(order), dtype=bool)  # a character is its own only segmentation
         always_keep[multi] = alternatives.is_own_best
@@ -159,7 +170,9 @@ class _Run:
             recorder.remove(order[unused], "unused", self.scores[order[unused]])
         dropped = ranking[take:]
         if len(dropped):
-            recorder.remove(scored_pieces[dropped], "loss", self.scores[scored_pieces[dropped]], losses[dropped])
+            recorder.remove(
+                scored_pieces[dropped], "loss", self.scores[scored_pieces[dropped]], losses[dropped]
+            )
             recorder.threshold = float(losses[dropped].max())
         self.order = np.concatenate((order[kept], scored_pieces[ranking[:take]]))
 
@@ -204,7 +217,7 @@ def train_library(words, counts, config, progress=None, should_stop=None) -> Uni
         if TRAINING_UNK in word:
             raise ValueError(
                 f"the corpus contains {TRAINING_UNK!r} (in {word!r}): the library's UnigramTrainer uses that "
-                "string for its own unknown piece and fails on such text (\"likelihood is NAN\")"
+                'string for its own unknown piece and fails on such text ("likelihood is NAN")'
             )
     required = sorted({char for word in words for char in word})
     if len(required) > config.vocab_size:

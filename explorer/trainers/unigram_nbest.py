@@ -49,7 +49,9 @@ def piece_alternatives(lattices, edges, scores, candidates, representative, leng
     stop = np.searchsorted(keys, position * multiplier + (lengths[row_window] - row_offset), side="right")
     sizes = stop - first
     pair_row = np.repeat(np.arange(len(sizes)), sizes)
-    pair_edge = np.repeat(first, sizes) + np.arange(len(pair_row)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    pair_edge = (
+        np.repeat(first, sizes) + np.arange(len(pair_row)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    )
     pair_window, pair_offset = row_window[pair_row], row_offset[pair_row]
     pair_piece = edge_pieces[pair_edge]
     pair_end = pair_offset + edge_lengths[pair_edge]
@@ -110,7 +112,9 @@ def piece_alternatives(lattices, edges, scores, candidates, representative, leng
     result = Alternatives(own_best, pieces)
     for index in np.flatnonzero(tie).tolist():
         mine = np.flatnonzero(pair_window == index)
-        nodes = sorted(zip(pair_offset[mine], pair_end[mine] - pair_offset[mine], pair_piece[mine], pair_score[mine]))
+        nodes = sorted(
+            zip(pair_offset[mine], pair_end[mine] - pair_offset[mine], pair_piece[mine], pair_score[mine])
+        )
         paths = exact_nbest(nodes, int(lengths[index]), lattices.unk)
         result.is_own_best[index] = len(paths) > 1 and len(paths[0]) == 1
         result.pieces[index] = -1

@@ -69,7 +69,9 @@ class FlatCorpus:
 @dataclass
 class Seeds:
     pieces: list[str]
-    counts: np.ndarray  # the count behind each initial score (characters: weighted; others: occurrences x length)
+    counts: (
+        np.ndarray
+    )  # the count behind each initial score (characters: weighted; others: occurrences x length)
     scores: np.ndarray  # initial log-probabilities
     # Every occurrence of a seed piece in the flat corpus: a candidate token of the lattices.
     edge_starts: np.ndarray
@@ -102,7 +104,9 @@ def _repeated_substrings(flat: FlatCorpus, max_length: int):
     return levels
 
 
-def library_seeds(words: list[str], counts: list[int], max_length: int, seed_size: int) -> tuple[FlatCorpus, Seeds]:
+def library_seeds(
+    words: list[str], counts: list[int], max_length: int, seed_size: int
+) -> tuple[FlatCorpus, Seeds]:
     flat = FlatCorpus.of(words, counts)
     # Characters, weighted by word counts; "\0" is the separator and never a piece.
     word_of_position = np.repeat(np.arange(len(words)), [len(word) + 1 for word in words])
@@ -119,7 +123,9 @@ def library_seeds(words: list[str], counts: list[int], max_length: int, seed_siz
         first_position = np.full(len(occurrences), -1, dtype=np.int64)
         first_position[ids[::-1]] = positions[::-1]
         for node in nodes.tolist():
-            candidates.append((int(occurrences[node]) * length, flat.text(first_position[node], length), length, node))
+            candidates.append(
+                (int(occurrences[node]) * length, flat.text(first_position[node], length), length, node)
+            )
     candidates.sort(key=lambda item: (item[0], item[1]), reverse=True)
 
     pieces = [chr(flat.alphabet[rank]) for rank in char_ranks]

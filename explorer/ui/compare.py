@@ -67,11 +67,17 @@ PERSIST = "session"
 METRIC_FORMATS = {
     "_index": st.column_config.TextColumn("tokenizer", width="medium"),
     "tokens": st.column_config.NumberColumn(format="%d", help=METRIC_DEFINITIONS["tokens"]),
-    "characters / token": st.column_config.NumberColumn(format="%.2f", help=METRIC_DEFINITIONS["characters / token"]),
+    "characters / token": st.column_config.NumberColumn(
+        format="%.2f", help=METRIC_DEFINITIONS["characters / token"]
+    ),
     "bytes / token": st.column_config.NumberColumn(format="%.2f", help=METRIC_DEFINITIONS["bytes / token"]),
-    "tokens per word": st.column_config.NumberColumn(format="%.2f", help=METRIC_DEFINITIONS["tokens per word"]),
+    "tokens per word": st.column_config.NumberColumn(
+        format="%.2f", help=METRIC_DEFINITIONS["tokens per word"]
+    ),
     "words split": st.column_config.NumberColumn(format="percent", help=METRIC_DEFINITIONS["words split"]),
-    "unknown tokens": st.column_config.NumberColumn(format="percent", help=METRIC_DEFINITIONS["unknown tokens"]),
+    "unknown tokens": st.column_config.NumberColumn(
+        format="percent", help=METRIC_DEFINITIONS["unknown tokens"]
+    ),
     "characters lost": st.column_config.NumberColumn(format="%d", help=METRIC_DEFINITIONS["characters lost"]),
     "seconds": st.column_config.NumberColumn("time (s)", format="%.2f"),
 }
@@ -108,7 +114,9 @@ def other_run(run: Run) -> Run | None:
     label = ALGORITHM_LABELS[other_algorithm(run.settings.algorithm)]
     corpus_text = state.trained_corpus_text(run)
     if st.button(f"Train the other algorithm ({label})", key=W.TRAIN_OTHER, disabled=corpus_text is None):
-        other = training.train_run(corpus_text, settings_for_other_algorithm(run.settings), run.corpus_label, run.sample_key)
+        other = training.train_run(
+            corpus_text, settings_for_other_algorithm(run.settings), run.corpus_label, run.sample_key
+        )
         if other is not None:
             state.set_other_run(other)
             st.rerun()  # redraw without the button (and with the new column ticked)
@@ -128,7 +136,9 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
         key=UPLOAD_KEY,
     )
     uploads = [UploadedFile(file.name, file.getvalue()) for file in files or []]
-    digest = content_key("files", b"\0".join(f"{u.name}\0".encode("utf-8", "replace") + u.data for u in uploads))
+    digest = content_key(
+        "files", b"\0".join(f"{u.name}\0".encode("utf-8", "replace") + u.data for u in uploads)
+    )
     last = state.get(LAST_UPLOAD)
     if uploads and (last is None or last[0] != digest):
         try:
@@ -155,7 +165,9 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
     return list(remembered.values())
 
 
-def available_columns(run: Run, other: Run | None, uploads: Sequence[UploadedTokenizer]) -> tuple[list[TokenizerColumn], set[str]]:
+def available_columns(
+    run: Run, other: Run | None, uploads: Sequence[UploadedTokenizer]
+) -> tuple[list[TokenizerColumn], set[str]]:
     """Every column the page can show, and the keys of those not shown unless asked (earlier runs)."""
     other_label = ALGORITHM_LABELS[other_algorithm(run.settings.algorithm)]
     columns = [run_column(run, "current run")]
@@ -260,7 +272,9 @@ def boundary_diff_section(columns: Sequence[TokenizerColumn], sentences: Sequenc
     _keep_choice(DIFF_BOTTOM_KEY, keys, second if second != keys[0] else keys[1])
     left, right = st.columns(2)
     top = left.selectbox("Top row", keys, format_func=lambda key: by_key[key].name, key=DIFF_TOP_KEY)
-    bottom = right.selectbox("Bottom row", keys, format_func=lambda key: by_key[key].name, key=DIFF_BOTTOM_KEY)
+    bottom = right.selectbox(
+        "Bottom row", keys, format_func=lambda key: by_key[key].name, key=DIFF_BOTTOM_KEY
+    )
     column_a, column_b = by_key[top], by_key[bottom]
     bodies, totals = [], [0, 0, 0]
     for sentence in sentences:
@@ -286,13 +300,22 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
     whole = bool(state.get(state.MEASURE_WHOLE))
     sample_text = measuring.sample_note(corpus_text, whole)
     if measuring.sample_for(corpus_text, False)["kind"] != "whole" and not whole:
-        st.button(f"Measure the whole corpus ({format_size(utf8_size(corpus_text))})", key=W.MEASURE_WHOLE_BUTTON,
-                  on_click=state.put, args=(state.MEASURE_WHOLE, True), icon=":material/straighten:",
-                  help="Runs in a worker process; the figures below are then of every line.")
+        st.button(
+            f"Measure the whole corpus ({format_size(utf8_size(corpus_text))})",
+            key=W.MEASURE_WHOLE_BUTTON,
+            on_click=state.put,
+            args=(state.MEASURE_WHOLE, True),
+            icon=":material/straighten:",
+            help="Runs in a worker process; the figures below are then of every line.",
+        )
     st.markdown(f"**On the training corpus**: {sample_text}")
     bar = st.progress(0.0, text="Measuring …")
     found, failed, pending = measuring.measurements(
-        run, columns, corpus_text, whole, progress=lambda done, total: bar.progress(done / max(1, total), text=f"Measured {done} of {total} …")
+        run,
+        columns,
+        corpus_text,
+        whole,
+        progress=lambda done, total: bar.progress(done / max(1, total), text=f"Measured {done} of {total} …"),
     )
     bar.empty()
     for key, problem in failed.items():
@@ -329,7 +352,8 @@ def metrics_section(run: Run, columns: Sequence[TokenizerColumn], sentences: Seq
     """The metrics tables (sentences, training corpus) and the bar chart of the corpus figures."""
     st.subheader("Figures")
     st.caption(
-        "A word is a run of non-white-space characters. " + " · ".join(
+        "A word is a run of non-white-space characters. "
+        + " · ".join(
             f"**{name}**: {definition}" for name, definition in METRIC_DEFINITIONS.items() if name != "tokens"
         )
     )
@@ -369,7 +393,9 @@ def steps_section(columns: Sequence[TokenizerColumn]) -> None:
     able = {column.key: column for column in columns if column.steps is not None}
     st.subheader("How a text is tokenized, step by step")
     if not able:
-        st.info("None of the tokenizers shown can show its steps (an upload the tokenizers library encodes cannot).")
+        st.info(
+            "None of the tokenizers shown can show its steps (an upload the tokenizers library encodes cannot)."
+        )
         return
     keys = list(able)
     _keep_choice(W.STEPS_COLUMN, keys, keys[0])

@@ -24,7 +24,9 @@ def show(make: Callable[[str], EncodeSteps], key: str) -> None:
     if key not in st.session_state:
         st.session_state[key] = state.get(state.ENCODE_TEXT) or DEFAULT_TEXT
     text = st.text_input(
-        "A word or a sentence to encode", key=key, max_chars=MAX_CHARACTERS,
+        "A word or a sentence to encode",
+        key=key,
+        max_chars=MAX_CHARACTERS,
         help="Each pre-token is encoded on its own: BPE applies the lowest-rank merge present until none "
         "applies; WordPiece takes the longest piece of the vocabulary, then the longest ## continuation.",
     )

@@ -62,7 +62,9 @@ def finish() -> None:
         if training.current_job() is not None:
             st.caption("A new run is training: its progress and Stop button are on the Train page.")
         st.toggle(
-            "Show token ids", key=state.Widget.SHOW_IDS, persist_state="session",
+            "Show token ids",
+            key=state.Widget.SHOW_IDS,
+            persist_state="session",
             help="Write each token's id under it (otherwise it shows when you hover over the token).",
         )
         with st.expander("How tokens are shown"):

@@ -46,7 +46,6 @@ def literal_from_markdown(markdown: str) -> str:
     return re.sub(r"\\(.)", r"\1", markdown.replace(_WORD_JOINER, ""), flags=re.DOTALL)
 
 
-
 def stop_reason_text(trace) -> str:
     """Why a run stopped, in words (the trainer's stop reason)."""
     return STOP_REASONS.get(trace.stop_reason, trace.stop_reason or "")

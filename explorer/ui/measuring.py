@@ -82,7 +82,9 @@ def _store(key: str, result: dict) -> None:
         run_store.put(key, json.dumps(result).encode("utf-8"), None, {"kind": "measurement"})
 
 
-def measurements(run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, whole: bool, progress=None) -> tuple[dict[str, Measured], dict[str, str], int]:
+def measurements(
+    run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, whole: bool, progress=None
+) -> tuple[dict[str, Measured], dict[str, str], int]:
     """(measured by column key, failures by column key: one sentence each, how many still run).
 
     `progress(done, total)` is called while waiting inline."""
@@ -102,7 +104,9 @@ def measurements(run: Run, columns: Sequence[TokenizerColumn], corpus_text: str,
             continue
         handle = held.get(key)
         if handle is None:
-            handle = serving.pool().request(key, tasks.measure_task, corpus_text, column.spec, sample, time_limit=MEASURE_TIME_LIMIT)
+            handle = serving.pool().request(
+                key, tasks.measure_task, corpus_text, column.spec, sample, time_limit=MEASURE_TIME_LIMIT
+            )
             abandoned.hold(handle)
             held[key] = handle
         pending[column.key] = (key, handle)

@@ -89,13 +89,23 @@ def controls(run: Run) -> None:
     steps = run.trace.steps
     playing = bool(state.get(state.PLAYING))
     play, pause, speed_column = st.columns([1, 1, 5], vertical_alignment="bottom")
-    play.button("Play", key=W.PLAY, icon=":material/play_arrow:", on_click=_play, args=(steps,), disabled=playing,
-                help="Play the merges one after another from this step (from the first one at the end).")
+    play.button(
+        "Play",
+        key=W.PLAY,
+        icon=":material/play_arrow:",
+        on_click=_play,
+        args=(steps,),
+        disabled=playing,
+        help="Play the merges one after another from this step (from the first one at the end).",
+    )
     pause.button("Pause", key=W.PAUSE, icon=":material/pause:", on_click=_pause, disabled=not playing)
     if W.SPEED not in st.session_state:
         st.session_state[W.SPEED] = "20 merges per tick" if steps > LONG_RUN else "1 s per merge"
     speed_column.select_slider(
-        "Speed", list(SPEEDS), key=W.SPEED, persist_state="session",
+        "Speed",
+        list(SPEEDS),
+        key=W.SPEED,
+        persist_state="session",
         help="Seconds per merge to follow each one; merges per tick to sweep through a long run.",
     )
 
@@ -139,11 +149,25 @@ def step_view(run: Run, sentences: list[str]) -> None:
             st.html(step_bar_html(k, steps) + views.merge_summary_html(run, k))
         else:
             back, slider, forward = st.columns([1.6, 11, 1.6], vertical_alignment="bottom")
-            back.button("Back", key=W.STEP_BACK, icon=":material/skip_previous:", on_click=_step_by, args=(-1, steps),
-                        disabled=state.get(state.STEP, 0) <= 0, help="One merge back")
+            back.button(
+                "Back",
+                key=W.STEP_BACK,
+                icon=":material/skip_previous:",
+                on_click=_step_by,
+                args=(-1, steps),
+                disabled=state.get(state.STEP, 0) <= 0,
+                help="One merge back",
+            )
             k = slider.slider("Step (merges applied)", min_value=0, max_value=steps, key=W.STEP)
-            forward.button("Next", key=W.STEP_FORWARD, icon=":material/skip_next:", on_click=_step_by, args=(1, steps),
-                           disabled=k >= steps, help="One merge forward")
+            forward.button(
+                "Next",
+                key=W.STEP_FORWARD,
+                icon=":material/skip_next:",
+                on_click=_step_by,
+                args=(1, steps),
+                disabled=k >= steps,
+                help="One merge forward",
+            )
             st.html(views.merge_summary_html(run, k))
         state.put(state.STEP, k)
         if not now_playing and st.query_params.get(STEP_PARAM) != str(k):

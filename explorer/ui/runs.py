@@ -27,6 +27,7 @@ from typing import Any
 from explorer.trace import Trace
 from explorer.ui.settings import Settings
 
+
 def corpus_digest(text: str) -> str:
     """sha256 of the corpus's UTF-8 (lone surrogates kept), the content half of a cache key."""
     return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()

@@ -67,14 +67,20 @@ def secret() -> bytes:
 
 def training_spec(settings: Settings, bounds: Limits) -> dict:
     """The plain-data settings `tasks.train_task` takes (ValueError when they are invalid)."""
-    return tasks.training_settings(settings.trainer_config(bounds), settings.normalizers, settings.pre_tokenizer)
+    return tasks.training_settings(
+        settings.trainer_config(bounds), settings.normalizers, settings.pre_tokenizer
+    )
 
 
 def training_key(text: str, settings: Settings, bounds: Limits, stopped_at: int | None = None) -> str:
     """The store key of training `text` with `settings` under the step limit of `bounds` (the
     time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
     of its own (`stopped_at`: its merges), never the shared one."""
-    described = {**training_spec(settings, bounds), "max_steps": bounds.max_steps, "trace_version": TRACE_VERSION}
+    described = {
+        **training_spec(settings, bounds),
+        "max_steps": bounds.max_steps,
+        "trace_version": TRACE_VERSION,
+    }
     if stopped_at is not None:
         described["stopped_at"] = stopped_at
     return run_key(secret(), corpus_digest(text), canonical_json(described))

@@ -165,7 +165,9 @@ def from_query_params(params: Mapping[str, str], bounds: Limits | None = None) -
             if params[name] in allowed:
                 changes[name] = params[name]
             else:
-                notes.append(f"Ignored {name}={params[name]!r} from the link (choose from {', '.join(allowed)}).")
+                notes.append(
+                    f"Ignored {name}={params[name]!r} from the link (choose from {', '.join(allowed)})."
+                )
 
     choice("flavor", FLAVOR_LABELS)
     choice("pre_tokenizer", PRE_TOKENIZER_LABELS)

@@ -33,11 +33,15 @@ JOB = "training_job"  # training.TrainingJob: the run a worker is training for t
 LINK_EXPIRED = "link_expired"  # True when the URL named a run the store no longer holds
 MEASURE_JOBS = "measure_jobs"  # {measurement key: JobHandle}: Compare's corpus measurements still running
 MEASURE_WHOLE = "measure_whole"  # True once "Measure the whole corpus" was clicked (for the current run)
-OUTCOME = "training_outcome"  # list[(kind, message)]: what the last training started said ("error", "caption")
+OUTCOME = (
+    "training_outcome"  # list[(kind, message)]: what the last training started said ("error", "caption")
+)
 RUN_NUMBER = "run_number"  # int: the last run number given in this session
 CORPUS_CHECK = "corpus_check"  # (sha256, Limits, Check): the last corpus checked, not checked again
 CORPUS_RESTORED = "corpus_restored"  # store key of the run whose pasted corpus the text area got back
-UPLOADED_CORPUS = "uploaded_corpus"  # train_panel.Corpus: the file read last (the uploader forgets it on a page switch)
+UPLOADED_CORPUS = (
+    "uploaded_corpus"  # train_panel.Corpus: the file read last (the uploader forgets it on a page switch)
+)
 
 HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
 # One session's runs, bounded by count and by corpus characters (a trace grows with its corpus;

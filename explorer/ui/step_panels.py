@@ -30,7 +30,9 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
     show_ids = state.show_ids()
     merge = max(k, 1)  # the merge whose competition is shown: merge k, or the first one at step 0
     lead = "Next, merge 1. " if k == 0 else ""
-    st.html(f'<div class="why"><b>Why this pair {"will win" if k == 0 else "won"}.</b> {lead}{escape_text(why_chosen(trace, merge, names))}</div>')
+    st.html(
+        f'<div class="why"><b>Why this pair {"will win" if k == 0 else "won"}.</b> {lead}{escape_text(why_chosen(trace, merge, names))}</div>'
+    )
     if k == trace.steps:
         st.caption(stop_sentence(trace))
 
@@ -42,8 +44,11 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
 
     words, sentences_column = st.columns([3, 2], gap="large")
     with words:
-        st.markdown(f"**Most frequent corpus words after {k:,} merges** (the token merge {k:,} made is outlined)" if k
-                    else "**Most frequent corpus words before any merge**")
+        st.markdown(
+            f"**Most frequent corpus words after {k:,} merges** (the token merge {k:,} made is outlined)"
+            if k
+            else "**Most frequent corpus words before any merge**"
+        )
         st.html(views.words_at_step_html(run, k, show_ids=show_ids))
     with sentences_column:
         st.markdown(f"**Sample sentences after {k:,} merges**")
@@ -75,9 +80,15 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
 CANDIDATE_COLUMNS = {
     "rank": st.column_config.TextColumn("rank", width="small", help="✓ the pair chosen"),
     "chosen": st.column_config.TextColumn("", width="small", help="✓ the pair chosen"),
-    "pair": st.column_config.TextColumn("pair", help="· a space, ↵ a newline, <0xE2> a byte that is part of a character"),
-    "as stored": st.column_config.TextColumn("as stored", help="The two tokens exactly as the vocabulary holds them"),
-    "count": st.column_config.NumberColumn("count", format="%d", help="Occurrences of the pair in the corpus"),
+    "pair": st.column_config.TextColumn(
+        "pair", help="· a space, ↵ a newline, <0xE2> a byte that is part of a character"
+    ),
+    "as stored": st.column_config.TextColumn(
+        "as stored", help="The two tokens exactly as the vocabulary holds them"
+    ),
+    "count": st.column_config.NumberColumn(
+        "count", format="%d", help="Occurrences of the pair in the corpus"
+    ),
     "count(ab)": st.column_config.NumberColumn("count(ab)", format="%d", help="Occurrences of the pair"),
     "count(a)": st.column_config.NumberColumn("count(a)", format="%d", help="Occurrences of the left token"),
     "count(b)": st.column_config.NumberColumn("count(b)", format="%d", help="Occurrences of the right token"),
@@ -96,10 +107,14 @@ def course_tables(run: Run, k: int, merge: int) -> None:
             st.dataframe(views.splits_frame(run, k), hide_index=True, height=320)
         with pairs:
             function = "compute_pair_scores" if scored else "compute_pair_freqs"
-            st.markdown(f"**Every pair merge {merge:,} was chosen from** (`{function}()` on the splits before it)")
+            st.markdown(
+                f"**Every pair merge {merge:,} was chosen from** (`{function}()` on the splits before it)"
+            )
             table = views.pair_table_frame(run, merge - 1)
             chosen_row = table["chosen"] == "✓"
-            styled = table.style.apply(lambda column: ["background-color:#ffd6a5" if hit else "" for hit in chosen_row])
+            styled = table.style.apply(
+                lambda column: ["background-color:#ffd6a5" if hit else "" for hit in chosen_row]
+            )
             st.dataframe(styled, hide_index=True, height=320, column_config=CANDIDATE_COLUMNS)
 
 
@@ -111,7 +126,11 @@ def merge_tree(run: Run, k: int) -> None:
     choice = st.selectbox(
         "Token",
         [FOLLOW_STEP, *merged],
-        format_func=lambda token_id: "the token made at this step" if token_id == FOLLOW_STEP else f"{names[token_id]}   (id {token_id})",
+        format_func=lambda token_id: (
+            "the token made at this step"
+            if token_id == FOLLOW_STEP
+            else f"{names[token_id]}   (id {token_id})"
+        ),
         key=W.TREE_TOKEN,
         help="Follows the player's step; type to search among the tokens made by merges.",
     )

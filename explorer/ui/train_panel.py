@@ -210,7 +210,9 @@ def corpus_input(bounds: Limits) -> Corpus | None:
     sample = SAMPLES.get(sample_key) if sample_key else None
     if sample is not None and sample.large:
         lines = sample.text.splitlines()
-        st.caption(f"{sample.label}: {len(sample.text):,} characters, {len(lines):,} lines ({sample.source}). The first lines:")
+        st.caption(
+            f"{sample.label}: {len(sample.text):,} characters, {len(lines):,} lines ({sample.source}). The first lines:"
+        )
         st.code("\n".join(lines[:12]), language=None, height=220)
     else:
         st.text_area(
@@ -219,7 +221,9 @@ def corpus_input(bounds: Limits) -> Corpus | None:
             height=220,
             on_change=_on_corpus_change,
             placeholder="Paste text here: each line is one training sequence.",
-            max_chars=None if math.isinf(bounds.max_corpus_mb) else PASTE_LIMIT_FACTOR * bounds.max_corpus_bytes,
+            max_chars=None
+            if math.isinf(bounds.max_corpus_mb)
+            else PASTE_LIMIT_FACTOR * bounds.max_corpus_bytes,
             help="Each line is one sequence, like `train_from_iterator(lines)` in the tokenizers library.",
             persist_state=PERSIST,
         )
@@ -286,12 +290,18 @@ def corpus_feedback(corpus: Corpus | None, bounds: Limits) -> tuple[bool, Corpus
     shown = format_size(bounds.max_corpus_bytes)
     # One per row, full width: side by side, the second label was cut off ("Train on a random sa…").
     clicked_prefix = st.button(
-        f"Train on the first {shown}", key=W.TRAIN_PREFIX, icon=":material/content_cut:",
-        disabled=training.current_job() is not None, width="stretch",
+        f"Train on the first {shown}",
+        key=W.TRAIN_PREFIX,
+        icon=":material/content_cut:",
+        disabled=training.current_job() is not None,
+        width="stretch",
     )
     clicked_sample = st.button(
-        f"Train on a random sample of lines ({shown})", key=W.TRAIN_SAMPLE, icon=":material/shuffle:",
-        disabled=training.current_job() is not None, width="stretch",
+        f"Train on a random sample of lines ({shown})",
+        key=W.TRAIN_SAMPLE,
+        icon=":material/shuffle:",
+        disabled=training.current_job() is not None,
+        width="stretch",
     )
     if clicked_prefix or clicked_sample:
         return False, shrunk_corpus(corpus, bounds, "prefix" if clicked_prefix else "sample")
@@ -374,7 +384,10 @@ def settings_input(bounds: Limits) -> Settings:
         )
     with columns[3]:
         st.text_input(
-            "End-of-word suffix", key=W.SUFFIX, help="Marks a token that ends a word (e.g. </w>).", persist_state=PERSIST
+            "End-of-word suffix",
+            key=W.SUFFIX,
+            help="Marks a token that ends a word (e.g. </w>).",
+            persist_state=PERSIST,
         )
     vocab_size = st.session_state.get(W.VOCAB_NUMBER)
     return Settings(
@@ -409,13 +422,22 @@ def settings_feedback(settings: Settings, bounds: Limits) -> bool:
 
 
 def train_controls(
-    corpus: Corpus | None, corpus_ok: bool, shrunk: Corpus | None, settings: Settings, settings_ok: bool, bounds: Limits
+    corpus: Corpus | None,
+    corpus_ok: bool,
+    shrunk: Corpus | None,
+    settings: Settings,
+    settings_ok: bool,
+    bounds: Limits,
 ) -> None:
     """The Train button, the run in progress (Stop button, progress) and what the last training
     said. A click on Train with inputs that block training says what to fix."""
     job = training.current_job()
     clicked = st.button(
-        "Train", key=W.TRAIN, type="primary", icon=":material/play_arrow:", disabled=job is not None,
+        "Train",
+        key=W.TRAIN,
+        type="primary",
+        icon=":material/play_arrow:",
+        disabled=job is not None,
         help="Trains in the background: a Stop button ends it early and keeps the merges learned so far.",
     )
     chosen = shrunk
@@ -428,7 +450,9 @@ def train_controls(
         else:
             chosen = corpus
     if chosen is not None and job is None:
-        if isinstance(training.start(chosen.text, settings, chosen.label, chosen.sample_key), training.TrainingJob):
+        if isinstance(
+            training.start(chosen.text, settings, chosen.label, chosen.sample_key), training.TrainingJob
+        ):
             st.rerun()  # draw the page again with Train disabled and the Stop button
     training.show_job()
     for kind, message in state.get(state.OUTCOME) or ():
@@ -451,7 +475,9 @@ def summary(run: Run) -> None:
     row = st.columns(4)
     row[0].metric("Merges learned", f"{trace.steps:,}")
     row[1].metric("Final vocabulary size", f"{len(trace.vocab):,}")
-    row[2].metric("Initial vocabulary", f"{trace.initial_vocab_size:,}", help="Special tokens and the alphabet.")
+    row[2].metric(
+        "Initial vocabulary", f"{trace.initial_vocab_size:,}", help="Special tokens and the alphabet."
+    )
     row[3].metric("Time taken", format_seconds(trace.seconds))
     row = st.columns([2, 1, 1, 1])
     # A sentence, not a metric: a metric cuts long text off.

@@ -52,7 +52,9 @@ INLINE_SECONDS = 1.5  # the script waits this long for a job before handing over
 POLL_SECONDS = 1.0
 PROGRESS_INTERVAL_SECONDS = 0.1
 EXTRA_SECONDS = 60.0  # the pool's hard limit on a job: the time budget plus this
-REUSED = "Same corpus and settings as a run trained before (by you or another visitor): its result was reused."
+REUSED = (
+    "Same corpus and settings as a run trained before (by you or another visitor): its result was reused."
+)
 
 
 # ---------------------------------------------------------------- checks
@@ -149,8 +151,16 @@ def request_stop() -> None:
         return
     abandoned.forget(job.handle)
     state.put(state.JOB, None)
-    state.put(state.OUTCOME, [("caption", "Other visitors are waiting for this same run, so it goes on training for them. "
-                                          "Train again to wait for it with them.")])
+    state.put(
+        state.OUTCOME,
+        [
+            (
+                "caption",
+                "Other visitors are waiting for this same run, so it goes on training for them. "
+                "Train again to wait for it with them.",
+            )
+        ],
+    )
 
 
 def _request(text: str, settings: Settings, corpus_label: str, sample_key: str | None, bounds: Limits):
@@ -173,7 +183,9 @@ def _request(text: str, settings: Settings, corpus_label: str, sample_key: str |
     return key
 
 
-def _submit(key: str, text: str, settings: Settings, corpus_label: str, sample_key: str | None, bounds: Limits) -> TrainingJob:
+def _submit(
+    key: str, text: str, settings: Settings, corpus_label: str, sample_key: str | None, bounds: Limits
+) -> TrainingJob:
     meta = serving.run_meta(settings, corpus_label, sample_key, text)
     handle = serving.pool().request(
         key,
@@ -188,7 +200,9 @@ def _submit(key: str, text: str, settings: Settings, corpus_label: str, sample_k
     return TrainingJob(handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), bounds)
 
 
-def start(text: str, settings: Settings, corpus_label: str, sample_key: str | None = None) -> Run | TrainingJob | None:
+def start(
+    text: str, settings: Settings, corpus_label: str, sample_key: str | None = None
+) -> Run | TrainingJob | None:
     """Start training in a worker; a run already trained (this session, or anyone's in the store)
     is made current at once instead. None (after an `st.error`) when the inputs block training."""
     bounds, _ = limits_or_defaults()
@@ -213,7 +227,9 @@ def attach(key: str) -> bool:
         return False
     handle = job.attach()
     abandoned.hold(handle)
-    waiting = TrainingJob(handle, key, "", Settings(), "", None, state.next_run_number(), limits_or_defaults()[0])
+    waiting = TrainingJob(
+        handle, key, "", Settings(), "", None, state.next_run_number(), limits_or_defaults()[0]
+    )
     state.put(state.JOB, waiting)
     return True
 
@@ -296,8 +312,13 @@ def show_job(stop_button: bool = True) -> bool:
     stop_slot, bar_slot = st.empty(), st.empty()
     if not job.job.finished:
         if stop_button:
-            stop_slot.button("Stop", key=state.Widget.STOP, icon=":material/stop_circle:", on_click=request_stop,
-                             help="End training now: the merges learned so far are kept and can be explored.")
+            stop_slot.button(
+                "Stop",
+                key=state.Widget.STOP,
+                icon=":material/stop_circle:",
+                on_click=request_stop,
+                help="End training now: the merges learned so far are kept and can be explored.",
+            )
         deadline = time.monotonic() + INLINE_SECONDS
         while not job.job.wait(PROGRESS_INTERVAL_SECONDS) and time.monotonic() < deadline:
             _progress_slot(job, bar_slot)
@@ -314,7 +335,9 @@ def show_job(stop_button: bool = True) -> bool:
 # ---------------------------------------------------------------- synchronous
 
 
-def train_run(corpus_text: str, settings: Settings, corpus_label: str, sample_key: str | None = None) -> Run | None:
+def train_run(
+    corpus_text: str, settings: Settings, corpus_label: str, sample_key: str | None = None
+) -> Run | None:
     """The run for this corpus and settings: from the session, the store, or trained now by the
     pool while this script run waits (sleeping) with a progress bar. Problems are `st.error`s and
     give None."""
@@ -340,6 +363,9 @@ def train_run(corpus_text: str, settings: Settings, corpus_label: str, sample_ke
     run, _ = outcome
     trace = run.trace
     label = ALGORITHM_LABELS[settings.algorithm]
-    bar.progress(1.0, text=f"{label}: {plural(trace.steps, 'merge')} in {format_seconds(trace.seconds)} ({STOP_REASONS.get(trace.stop_reason, trace.stop_reason)})")
+    bar.progress(
+        1.0,
+        text=f"{label}: {plural(trace.steps, 'merge')} in {format_seconds(trace.seconds)} ({STOP_REASONS.get(trace.stop_reason, trace.stop_reason)})",
+    )
     state.run_cache().put(run)
     return run

@@ -65,12 +65,12 @@ def special_token_messages(run: Run) -> list[str]:
     `special_token_notes` (tokens that are also corpus characters or were rebuilt by a merge)."""
 
     def build() -> list[str]:
-        before = check_special_tokens(run.settings.special_token_list(), run.trace.config.get("pre_tokenizer"))
+        before = check_special_tokens(
+            run.settings.special_token_list(), run.trace.config.get("pre_tokenizer")
+        )
         return [*before.notes, *special_token_notes(run.trace)]
 
     return run.derive("special_token_messages", build)
-
-
 
 
 # ---------------------------------------------------------------- the state after k merges
@@ -127,7 +127,9 @@ def word_span_tokens(run: Run, word_index: int, k: int, max_characters: int | No
         readable = charts.readable_vocab_token(piece, byte_level)
         highlight = any(start < position < end for position in joined)
         token_id = ids.get(piece)
-        title = f"id {token_id if token_id is not None else '?'}: {readable}" + (" (just merged)" if highlight else "")
+        title = f"id {token_id if token_id is not None else '?'}: {readable}" + (
+            " (just merged)" if highlight else ""
+        )
         tokens.append(SpanToken(readable, title, highlight, token_id))
     return tokens
 
@@ -138,7 +140,9 @@ def spans_html(tokens: list[SpanToken], show_ids: bool = False) -> str:
     for position, token in enumerate(tokens):
         colour = PALETTE[position % len(PALETTE)]
         css_class = "tok mono-tok tok-new" if token.highlight else "tok mono-tok"
-        identifier = f'<span class="tok-id">{token.token_id}</span>' if show_ids and token.token_id is not None else ""
+        identifier = (
+            f'<span class="tok-id">{token.token_id}</span>' if show_ids and token.token_id is not None else ""
+        )
         parts.append(
             f'<span class="{css_class}" title="{escape_text(token.title)}" '
             f'style="background:{colour};">{escape_text(token.text)}{identifier}</span>'
@@ -155,7 +159,9 @@ def words_at_step_html(run: Run, k: int, limit: int = TOP_WORDS, show_ids: bool 
         hidden = len(trace.words[index]) - WORD_CHARACTERS_SHOWN
         if hidden > 0:
             spans += f'<span class="more muted small">… +{hidden:,} characters</span>'
-        cards.append(f'<div class="word-card">{spans}<span class="muted small word-count">×{trace.counts[index]:,}</span></div>')
+        cards.append(
+            f'<div class="word-card">{spans}<span class="muted small word-count">×{trace.counts[index]:,}</span></div>'
+        )
     return f'<div class="top-words">{"".join(cards)}</div>'
 
 
@@ -176,7 +182,9 @@ def sentences_at_step_html(run: Run, k: int, sentences: list[str], show_ids: boo
             f'<span class="muted small">{escape_text(count_note(pieces))}{more}</span></div>'
         )
     if len(sentences) > SENTENCES_SHOWN:
-        rows.append(f'<div class="muted small">The first {SENTENCES_SHOWN} of {len(sentences):,} sentences.</div>')
+        rows.append(
+            f'<div class="muted small">The first {SENTENCES_SHOWN} of {len(sentences):,} sentences.</div>'
+        )
     return f'<div class="step-sentences">{"".join(rows)}</div>'
 
 
@@ -230,7 +238,10 @@ def splits_frame(run: Run, k: int) -> pd.DataFrame:
     """Every distinct word with its count and its split after k merges, as the course prints
     its `splits` (a list of the tokens as stored)."""
     return pd.DataFrame(
-        [{"word": word, "count": count, "split": repr(list(split))} for word, count, split in splits_at(run.trace, k)]
+        [
+            {"word": word, "count": count, "split": repr(list(split))}
+            for word, count, split in splits_at(run.trace, k)
+        ]
     )
 
 
@@ -246,7 +257,11 @@ def pair_table_frame(run: Run, k: int) -> pd.DataFrame:
         chosen = (trace.vocab[left], trace.vocab[right])
     rows = []
     for row in pair_table(trace, k, scored):
-        record = {"chosen": "✓" if (row.left, row.right) == chosen else "", "pair": repr((row.left, row.right)), "count": row.count}
+        record = {
+            "chosen": "✓" if (row.left, row.right) == chosen else "",
+            "pair": repr((row.left, row.right)),
+            "count": row.count,
+        }
         if scored:
             record.update({"count(a)": row.left_count, "count(b)": row.right_count, "score": row.score})
         rows.append(record)
@@ -271,7 +286,7 @@ def merge_tree_html(tree: dict, names: list[str], k: int | None = None) -> str:
         later = k is not None and node["rank"] is not None and node["rank"] >= k
         return (
             f'<span class="tok mono-tok{" later" if later else ""}" style="background:{PALETTE[2]};">'
-            f'{escape_text(names[node["id"]])}</span>'
+            f"{escape_text(names[node['id']])}</span>"
             f' <span class="muted">id {node["id"]}, {how}{f" (not made yet at step {k:,})" if later else ""}</span>'
         )
 
@@ -290,7 +305,13 @@ def merge_tree_html(tree: dict, names: list[str], k: int | None = None) -> str:
 
 
 KINDS = ("special", "character", "merged")
-SORT_COLUMNS = {"id": "id", "frequency": "frequency", "length": "length", "merge rank": "merge rank", "token": "readable"}
+SORT_COLUMNS = {
+    "id": "id",
+    "frequency": "frequency",
+    "length": "length",
+    "merge rank": "merge rank",
+    "token": "readable",
+}
 
 
 def token_lengths(trace: Trace) -> list[int]:
@@ -318,7 +339,11 @@ def vocabulary_table(run: Run) -> pd.DataFrame:
             left, right, _ = trace.merges[rank]
             lefts[token_id], rights[token_id] = names[left], names[right]
         kinds = [
-            "special" if token in specials else "character" if token_id < trace.initial_vocab_size else "merged"
+            "special"
+            if token in specials
+            else "character"
+            if token_id < trace.initial_vocab_size
+            else "merged"
             for token_id, token in enumerate(trace.vocab)
         ]
         table = pd.DataFrame(
@@ -329,7 +354,9 @@ def vocabulary_table(run: Run) -> pd.DataFrame:
                 "kind": kinds,
                 "length": token_lengths(trace),
                 # Text: a rank, or what the token is when no merge made it ("character", "special").
-                "merge rank": [f"{ranks[i] + 1}" if i in ranks else kinds[i] for i in range(len(trace.vocab))],
+                "merge rank": [
+                    f"{ranks[i] + 1}" if i in ranks else kinds[i] for i in range(len(trace.vocab))
+                ],
                 "left parent": lefts,
                 "right parent": rights,
                 "frequency": [frequencies.get(token, 0) for token in trace.vocab],
@@ -341,23 +368,31 @@ def vocabulary_table(run: Run) -> pd.DataFrame:
 
 
 def filter_vocabulary(
-    table: pd.DataFrame, search: str = "", kinds: tuple[str, ...] = KINDS, sort: str = "id", descending: bool = False
+    table: pd.DataFrame,
+    search: str = "",
+    kinds: tuple[str, ...] = KINDS,
+    sort: str = "id",
+    descending: bool = False,
 ) -> pd.DataFrame:
     """Rows whose token or readable form contains `search` (case-insensitive), of the given kinds,
     sorted by one of SORT_COLUMNS (ties by id)."""
     rows = table[table["kind"].isin(kinds)]
     if search:
         needle = search.casefold()
-        matches = rows["token"].str.casefold().str.contains(needle, regex=False) | rows["readable"].str.casefold().str.contains(
-            needle, regex=False
-        )
+        matches = rows["token"].str.casefold().str.contains(needle, regex=False) | rows[
+            "readable"
+        ].str.casefold().str.contains(needle, regex=False)
         rows = rows[matches]
     column = SORT_COLUMNS.get(sort, "id")
     if column == "id":
         return rows.sort_values("id", ascending=not descending)
     if column == "merge rank":  # by the number; tokens no merge made (characters, specials) last
         order = pd.to_numeric(rows["merge rank"], errors="coerce")
-        return rows.assign(_order=order).sort_values(["_order", "id"], ascending=[not descending, True], na_position="last").drop(columns="_order")
+        return (
+            rows.assign(_order=order)
+            .sort_values(["_order", "id"], ascending=[not descending, True], na_position="last")
+            .drop(columns="_order")
+        )
     return rows.sort_values([column, "id"], ascending=[not descending, True], na_position="last")
 
 
@@ -411,7 +446,10 @@ def downloads(run: Run) -> list[Download]:
         files = [Download("tokenizer.json", tokenizer_json(run), "tokenizer.json", "application/json")]
         if run.settings.algorithm == "bpe":
             vocab, merges = vocab_and_merges(run)
-            files += [Download("vocab.json", vocab, "vocab.json", "application/json"), Download("merges.txt", merges, "merges.txt", "text/plain")]
+            files += [
+                Download("vocab.json", vocab, "vocab.json", "application/json"),
+                Download("merges.txt", merges, "merges.txt", "text/plain"),
+            ]
         else:
             files.append(Download("vocab.txt", vocab_txt(run), "vocab.txt", "text/plain"))
         files.append(Download("Trace (JSON)", run.trace.to_json(), f"{stem}-trace.json", "application/json"))

@@ -16,6 +16,16 @@ from explorer.work.jobs import CANCELLED, CRASHED, DONE, FAILED, FINAL_STATES, Q
 from explorer.work.pool import PoolLoad, WorkerPool
 
 __all__ = [
-    "CANCELLED", "CRASHED", "DONE", "FAILED", "FINAL_STATES", "QUEUED", "RUNNING",
-    "Job", "JobHandle", "PoolLoad", "WorkerPool", "default_pool",
+    "CANCELLED",
+    "CRASHED",
+    "DONE",
+    "FAILED",
+    "FINAL_STATES",
+    "QUEUED",
+    "RUNNING",
+    "Job",
+    "JobHandle",
+    "PoolLoad",
+    "WorkerPool",
+    "default_pool",
 ]

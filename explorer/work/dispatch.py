@@ -75,7 +75,9 @@ class Dispatcher:
 
     def _start_worker(self) -> None:
         try:
-            self._workers.append(WorkerProcess(list(sys.path), self.report_interval, self.preload, self.niceness))
+            self._workers.append(
+                WorkerProcess(list(sys.path), self.report_interval, self.preload, self.niceness)
+            )
         except OSError:
             LOG.exception("could not start a worker process")
             self._note_start_failure("the server could not start a worker process")
@@ -138,7 +140,9 @@ class Dispatcher:
             if job._cancel_deadline is not None and now >= job._cancel_deadline:
                 overdue.append((worker, CANCELLED, "it was cancelled"))
             elif job.time_limit is not None and now - job.started >= job.time_limit:
-                overdue.append((worker, FAILED, f"it ran longer than its limit of {job.time_limit:g} s and was stopped"))
+                overdue.append(
+                    (worker, FAILED, f"it ran longer than its limit of {job.time_limit:g} s and was stopped")
+                )
         return overdue
 
     def _end_worker(self, worker: WorkerProcess, state: str, error: str) -> None:
@@ -207,7 +211,9 @@ class Dispatcher:
             gone = True
         except Exception:  # a result that cannot be unpickled here
             LOG.exception("could not read a message from worker %d", worker.pid)
-            messages.append(("failed", worker.job._task_id if worker.job else 0, "its result could not be read", ""))
+            messages.append(
+                ("failed", worker.job._task_id if worker.job else 0, "its result could not be read", "")
+            )
         with self._lock:
             for message in messages:
                 self._handle(worker, message)

@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from explorer.work.pool import WorkerPool
 
-QUEUED, RUNNING, DONE, FAILED, CANCELLED, CRASHED = "queued", "running", "done", "failed", "cancelled", "crashed"
+QUEUED, RUNNING, DONE, FAILED, CANCELLED, CRASHED = (
+    "queued",
+    "running",
+    "done",
+    "failed",
+    "cancelled",
+    "crashed",
+)
 FINAL_STATES = (DONE, FAILED, CANCELLED, CRASHED)
 
 

@@ -165,7 +165,9 @@ class WorkerPool(Dispatcher):
         if existing is not None:
             return existing
         if getattr(function, "__module__", None) == "__main__":
-            raise ValueError(f"{function!r} must be defined in an importable module: a worker imports it by name")
+            raise ValueError(
+                f"{function!r} must be defined in an importable module: a worker imports it by name"
+            )
         try:
             payload = pickle.dumps((function, args), protocol=pickle.HIGHEST_PROTOCOL)
         except Exception as error:

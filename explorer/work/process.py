@@ -47,7 +47,9 @@ def exit_description(returncode: int | None) -> str:
 class WorkerProcess:
     """A started worker: its process, its connection, and what the pool tracks about it."""
 
-    def __init__(self, sys_path: list[str], report_interval: float, preload: tuple[str, ...], niceness: int = 0):
+    def __init__(
+        self, sys_path: list[str], report_interval: float, preload: tuple[str, ...], niceness: int = 0
+    ):
         parent_end, child_end = socket.socketpair()
         try:
             self.process = subprocess.Popen(

@@ -38,7 +38,9 @@ MEASURE_CHUNK = 8 * 4096  # lines measured between two progress reports and stop
 PIPELINE_FIELDS = ("normalizers", "pre_tokenizer")
 
 
-def training_settings(config: TrainerConfig, normalizers: tuple[str, ...] | list[str], pre_tokenizer: str) -> dict:
+def training_settings(
+    config: TrainerConfig, normalizers: tuple[str, ...] | list[str], pre_tokenizer: str
+) -> dict:
     """The plain-data settings `train_task` takes (and whose canonical JSON keys a run)."""
     settings = config.to_dict()
     settings.update(normalizers=list(normalizers), pre_tokenizer=pre_tokenizer)
@@ -50,15 +52,25 @@ def _config(settings: dict) -> tuple[TrainerConfig, tuple[str, ...], str]:
     unknown = set(settings) - fields - set(PIPELINE_FIELDS)
     if unknown:
         raise ValueError(f"unknown training setting {sorted(unknown)[0]!r}")
-    values = {name: tuple(value) if isinstance(value, list) else value for name, value in settings.items() if name in fields}
-    return TrainerConfig(**values), tuple(settings.get("normalizers") or ()), settings.get("pre_tokenizer", "byte-level")
+    values = {
+        name: tuple(value) if isinstance(value, list) else value
+        for name, value in settings.items()
+        if name in fields
+    }
+    return (
+        TrainerConfig(**values),
+        tuple(settings.get("normalizers") or ()),
+        settings.get("pre_tokenizer", "byte-level"),
+    )
 
 
 def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: dict | None = None) -> dict:
     from explorer.pipeline import train_corpus  # here: the server imports this module for its names alone
 
     config, normalizers, pre_tokenizer = _config(settings)
-    budget = Limits(**limits).budget(progress=lambda step, planned: reporter.report(phase="training", step=step, planned=planned))
+    budget = Limits(**limits).budget(
+        progress=lambda step, planned: reporter.report(phase="training", step=step, planned=planned)
+    )
     reporter.report(phase="counting")
     trace = train_corpus(
         corpus_text,
@@ -95,7 +107,10 @@ def _store_run(store: dict, result: dict, corpus_text: str) -> str | None:
     from explorer.runstore import SQLiteRunStore
 
     run_store = SQLiteRunStore.at(store)
-    meta = {**store.get("meta", {}), **{name: result[name] for name in ("steps", "stop_reason", "stopped_by", "seconds")}}
+    meta = {
+        **store.get("meta", {}),
+        **{name: result[name] for name in ("steps", "stop_reason", "stopped_by", "seconds")},
+    }
     corpus = corpus_text.encode("utf-8", "surrogatepass") if store.get("keep_corpus", True) else None
     stored = run_store.put(store["key"], result["trace_json"].encode("utf-8"), corpus, meta)
     run_store.close()
@@ -124,13 +139,19 @@ def _column(tokenizer: dict):
 
     if "pretrained" in tokenizer:
         if tokenizer["pretrained"] not in BUNDLED:
-            raise ValueError(f"unknown pretrained tokenizer {tokenizer['pretrained']!r} (choose from {', '.join(BUNDLED)})")
+            raise ValueError(
+                f"unknown pretrained tokenizer {tokenizer['pretrained']!r} (choose from {', '.join(BUNDLED)})"
+            )
         return pretrained_column(tokenizer["pretrained"], bool(tokenizer.get("special_tokens")))
     if "library_json" in tokenizer:  # an upload only the tokenizers library reads (a Unigram model)
         name = tokenizer.get("name", "tokenizer")
-        return UploadedTokenizer(key=name, name=name, kind="tokenizer.json", library_json=tokenizer["library_json"]).column
+        return UploadedTokenizer(
+            key=name, name=name, kind="tokenizer.json", library_json=tokenizer["library_json"]
+        ).column
     exported = tokenizer["tokenizer_json"]
-    return tokenizer_column(tokenizer_from_json(exported), tokenizer.get("name", "tokenizer"), exported=exported)
+    return tokenizer_column(
+        tokenizer_from_json(exported), tokenizer.get("name", "tokenizer"), exported=exported
+    )
 
 
 def measure_task(reporter, corpus_text: str, tokenizer: dict, sample: dict) -> dict:
