@@ -183,7 +183,7 @@ def main() -> None:
         )
         rows.append(("WordPiece course flavor (likelihood), bert, 5k", wp_ours, wp_lib))
 
-        print(f"\n| case | ours (s) | library (s) | ratio | ours peak RSS (MB) | library peak RSS (MB) |")
+        print("\n| case | ours (s) | library (s) | ratio | ours peak RSS (MB) | library peak RSS (MB) |")
         print("|---|---|---|---|---|---|")
         for name, (our_s, our_mb), (lib_s, lib_mb) in rows:
             print(

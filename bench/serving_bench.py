@@ -43,7 +43,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from load_test import cpu_seconds, family, family_rss_mb, temporary_store  # noqa: E402
 from browser_support import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -53,6 +52,7 @@ from browser_support import (  # noqa: E402
     chromium_missing_reason,
     streamlit_server,
 )
+from load_test import cpu_seconds, family, family_rss_mb, temporary_store  # noqa: E402
 
 SAMPLE_LINK = "algorithm=bpe&sample=shakespeare&vocab_size=5000"
 STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
@@ -158,7 +158,6 @@ async def _student(context, url: str, timeout: float) -> tuple[float, str, str]:
 
 def classroom(sessions: int, timeout: float = 300.0) -> None:
     from playwright.async_api import async_playwright
-
     from visitors import visit
 
     async def tabs(url: str):

@@ -21,8 +21,9 @@ encoder without a post-processor if [CLS]/[SEP]-style tokens should not count.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd

@@ -21,7 +21,8 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 import regex
 

@@ -114,7 +114,7 @@ class Candidates(SequenceOf):
         self.symbol_counts = symbol_counts
 
     @classmethod
-    def from_steps(cls, steps) -> "Candidates":
+    def from_steps(cls, steps) -> Candidates:
         """From nested lists: [[(left, right, count, score), ...] per step] (version 1 files, tests)."""
         ends, lefts, rights, counts, scores = array("i"), array("i"), array("i"), array("q"), array("d")
         scored = False
@@ -174,7 +174,7 @@ class Candidates(SequenceOf):
         return packed
 
     @classmethod
-    def from_dict(cls, data) -> "Candidates":
+    def from_dict(cls, data) -> Candidates:
         if isinstance(data, list):  # version 1
             return cls.from_steps(data)
         scores = data.get("score")
@@ -389,7 +389,7 @@ class Trace:
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Trace":
+    def from_dict(cls, data: dict) -> Trace:
         if data.get("format") != TRACE_FORMAT:
             raise ValueError("not a Tokenizer Explorer trace (missing 'format': 'tokenizer-explorer-trace')")
         return cls(
@@ -411,5 +411,5 @@ class Trace:
         )
 
     @classmethod
-    def from_json(cls, text: str) -> "Trace":
+    def from_json(cls, text: str) -> Trace:
         return cls.from_dict(json.loads(text))

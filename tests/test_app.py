@@ -12,8 +12,8 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.corpus import count_words
 from explorer.samples import SAMPLES
-from explorer.ui.state import Widget as W
 from explorer.ui.literal import literal_from_markdown, markdown_literal
+from explorer.ui.state import Widget as W
 from explorer.ui.views import vocabulary_csv_name
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -308,7 +308,7 @@ def test_a_bad_link_value_is_a_warning():
 def test_uploaded_corpus_trains_and_a_non_utf8_upload_is_an_error():
     at = new_app()
     at.file_uploader(key=W.UPLOAD).upload(
-        "<b>notes</b>.txt", "naïve café\nnaïve\n".encode("utf-8"), "text/plain"
+        "<b>notes</b>.txt", "naïve café\nnaïve\n".encode(), "text/plain"
     ).run()
     assert not at.exception, at.exception
     train(at)

@@ -20,11 +20,11 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.inputs import Limits
 from explorer.ui import train_panel
+from explorer.ui.literal import literal_from_markdown, markdown_literal
 from explorer.ui.runs import Run, RunCache, RunKey, remember
 from explorer.ui.settings import Settings, from_query_params
 from explorer.ui.state import JOB
 from explorer.ui.state import Widget as W
-from explorer.ui.literal import literal_from_markdown, markdown_literal
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from explorer import charts
-from explorer.bytelevel import BYTE_LEVEL_ALPHABET, bytes_to_symbols
+from explorer.bytelevel import bytes_to_symbols
 from explorer.trainers import TrainerConfig, train
 
 COURSE_WORDS = {
@@ -133,7 +133,7 @@ def test_merge_tree_figure_goes_down_to_characters(bpe_trace):
 
 
 def test_labels_are_readable_and_escaped_for_plotly():
-    symbols = bytes_to_symbols(" <b>\n".encode()) + bytes_to_symbols("\u20ac".encode())[:1]
+    symbols = bytes_to_symbols(b" <b>\n") + bytes_to_symbols("\u20ac".encode())[:1]
     assert charts.readable_vocab_token(symbols, byte_level=True) == "·<b>↵<0xE2>"
     assert charts.readable_vocab_token("<|endoftext|>", byte_level=True) == "<|endoftext|>"
     assert charts.pair_label(["<script>", "&"], 0, 1) == "&lt;script&gt; + &amp;"

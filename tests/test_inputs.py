@@ -5,13 +5,14 @@ import codecs
 import gzip
 import json
 import math
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 from tokenizers import Tokenizer as LibraryTokenizer
 from tokenizers import models, pre_tokenizers, trainers
 
+from explorer.hf_json import tokenizer_to_json
 from explorer.inputs import (
     Budget,
     InputError,
@@ -25,7 +26,6 @@ from explorer.inputs import (
     sample_lines,
     special_token_notes,
 )
-from explorer.hf_json import tokenizer_to_json
 from explorer.pipeline import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.trainers import TrainerConfig
 
@@ -105,7 +105,7 @@ CP1252 = "He said “quoted” and paid €5 – a bargain.\nNaïve café.\n"
     "data, expected",
     [
         pytest.param("hello wörld\n".encode(), "hello wörld\n", id="utf-8"),
-        pytest.param(codecs.BOM_UTF8 + "hello\n".encode(), "hello\n", id="utf-8 with BOM (removed)"),
+        pytest.param(codecs.BOM_UTF8 + b"hello\n", "hello\n", id="utf-8 with BOM (removed)"),
         pytest.param("日本語のテキスト".encode(), "日本語のテキスト", id="utf-8 CJK"),
     ],
 )

@@ -60,7 +60,7 @@ def digest(text: str) -> str:
 def test_round_trip(tmp_path):
     store = store_at(tmp_path)
     payload, corpus = (
-        '{"format": "tokenizer-explorer-trace"}'.encode() * 1000,
+        b'{"format": "tokenizer-explorer-trace"}' * 1000,
         "Ünïcode corpus\n".encode() * 500,
     )
     assert store.put("a" * 64, payload, corpus, {"label": "Shakespeare", "steps": 3})

@@ -5,10 +5,10 @@ the course's own loop (tests/reference_unigram_course.py) on random corpora."""
 import math
 
 import pytest
+import reference_unigram_course as course
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import reference_unigram_course as course
 from explorer.corpus import count_words
 from explorer.trainers.unigram import UnigramConfig, train_unigram
 from explorer.trainers.unigram_course import encode_word, loss_increases, model_values, seed_pieces

@@ -11,17 +11,17 @@ import math
 
 import numpy as np
 import pytest
+import reference_unigram_library as reference
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from shared_files import shared_file
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-import reference_unigram_library as reference
 from explorer.corpus import count_words
 from explorer.trainers.unigram import UnigramConfig, train_unigram
 from explorer.trainers.unigram_lattices import CorpusLattices
 from explorer.trainers.unigram_nbest import exact_nbest, piece_alternatives
 from explorer.trainers.unigram_seeds import library_seeds
-from shared_files import shared_file
 
 LIBRARY_RUNS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 REFERENCE_RUNS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

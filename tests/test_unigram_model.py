@@ -13,8 +13,8 @@ from tokenizers import models as hf_models
 from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
 from explorer.json_numbers import library_float, library_float_text, library_json_float
 from explorer.models import model_from_hf_json
-from explorer.tokenizer import MetaspaceDecoder, Tokenizer
 from explorer.pre_tokenizers import Metaspace
+from explorer.tokenizer import MetaspaceDecoder, Tokenizer
 from explorer.unigram_model import UnigramModel
 
 FUZZ = settings(max_examples=300, deadline=None)

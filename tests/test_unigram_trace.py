@@ -4,11 +4,11 @@ word after any round (against the reference implementations' models at that roun
 import math
 
 import pytest
+import reference_unigram_course as course
+import reference_unigram_library as reference
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import reference_unigram_course as course
-import reference_unigram_library as reference
 from explorer.corpus import count_words
 from explorer.trainers.unigram import UnigramConfig, train_unigram
 from explorer.unigram_trace import REMOVAL_REASONS, UnigramTrace

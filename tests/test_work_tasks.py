@@ -19,8 +19,7 @@ from explorer.runstore import SQLiteRunStore
 from explorer.samples import MULTILINGUAL, STUDY_IN_SCARLET
 from explorer.trace import Trace
 from explorer.trainers import TrainerConfig
-from explorer.work import DONE, RUNNING, WorkerPool
-from explorer.work import tasks
+from explorer.work import DONE, RUNNING, WorkerPool, tasks
 from explorer.work.tasks import NO_WORDS, measure_task, train_task, training_settings
 
 CORPUS = (STUDY_IN_SCARLET.text + "\n" + MULTILINGUAL.text + "\n") * 3

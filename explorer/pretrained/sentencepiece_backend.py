@@ -135,7 +135,7 @@ class SentencePieceTokenizer:
         self._special_pattern = special_token_pattern(self.special_tokens)
 
     @classmethod
-    def from_bytes(cls, data: bytes, name: str = "") -> "SentencePieceTokenizer":
+    def from_bytes(cls, data: bytes, name: str = "") -> SentencePieceTokenizer:
         """A model from the bytes of a `.model` file; ValueError saying what is wrong otherwise."""
         if not data:
             raise ValueError("the file is empty")

@@ -64,7 +64,7 @@ def mergeable_ranks(name: str) -> tuple[dict[bytes, int], str]:
 
 
 @functools.lru_cache(maxsize=len(BUNDLED))
-def load_encoding(name: str) -> "tiktoken.Encoding":
+def load_encoding(name: str) -> tiktoken.Encoding:
     """The `tiktoken.Encoding` of a bundled tiktoken-style tokenizer ("gpt2", "llama3", ...), built offline.
 
     Raises ValueError for an unknown name or one that tiktoken does not encode (a tokenizer.json

@@ -19,8 +19,8 @@ import streamlit as st
 
 from explorer.render import STYLESHEET, escape_text, legend_html
 from explorer.ui import link, state, training
-from explorer.ui.runs import Run
 from explorer.ui.literal import markdown_literal, stop_reason_text
+from explorer.ui.runs import Run
 
 PAGES = (
     ("app.py", "Train", ":material/model_training:"),

@@ -18,9 +18,9 @@ import streamlit as st
 from explorer.runstore import is_run_key
 from explorer.samples import SAMPLES, sample_by_key
 from explorer.ui import serving, state, training
+from explorer.ui.literal import markdown_literal
 from explorer.ui.runs import Run
 from explorer.ui.settings import Settings, from_query_params, limits_or_defaults
-from explorer.ui.literal import markdown_literal
 
 SAMPLE_PARAM = "sample"
 RUN_PARAM = "run"

@@ -13,9 +13,9 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import charts
+from explorer.encode_steps import encode_steps
 from explorer.merge_step import is_course_sized, stop_sentence, why_chosen
 from explorer.render import escape_text
-from explorer.encode_steps import encode_steps
 from explorer.ui import encode_panel, state, views
 from explorer.ui.runs import Run
 

@@ -34,7 +34,6 @@ from explorer.inputs import (
 )
 from explorer.samples import SAMPLE_SENTENCES, SAMPLES
 from explorer.tokens import lost_characters
-from explorer.wording import format_seconds, plural
 from explorer.ui import frame, link, literal, state, training
 from explorer.ui.runs import Run
 from explorer.ui.settings import (
@@ -46,6 +45,7 @@ from explorer.ui.settings import (
     defaults_for,
     slider_max_vocab_size,
 )
+from explorer.wording import format_seconds, plural
 
 W = state.Widget
 DEFAULT_SAMPLE = "scarlet"

@@ -37,12 +37,12 @@ from explorer.inputs import Check, InputError, Limits, check_corpus, check_speci
 from explorer.trace import Trace
 from explorer.trainers import STOP_REASONS
 from explorer.ui import abandoned, serving, state
+from explorer.ui.literal import markdown_literal
 from explorer.ui.runs import Run, RunKey, corpus_digest
 from explorer.ui.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
-from explorer.ui.literal import markdown_literal
+from explorer.wording import format_seconds, plural
 from explorer.work import tasks
 from explorer.work.jobs import CANCELLED, CRASHED, DONE, QUEUED, JobHandle
-from explorer.wording import format_seconds, plural
 
 LOG = logging.getLogger(__name__)
 
