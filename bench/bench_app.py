@@ -198,7 +198,7 @@ def fragment_work_in_process(figures: dict) -> None:
     logging.disable(logging.WARNING)
     text = CORPUS.read_text(encoding="utf-8")
     settings = Settings(vocab_size=VOCAB_SIZE)
-    trace = train_corpus(text, settings.trainer_config(), settings.normalizers, settings.pre_tokenizer)
+    trace = train_corpus(text, settings.run_config())
     run = Run(
         key=RunKey(corpus_digest(text), settings),
         trace=trace,

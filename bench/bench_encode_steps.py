@@ -23,7 +23,7 @@ from explorer.encode_steps import encode_steps, pretrained_encode_steps  # noqa:
 from explorer.pipeline import tokenizer_from_trace, train_corpus  # noqa: E402
 from explorer.pretrained import encode_pretrained, load_encoding  # noqa: E402
 from explorer.samples import GERMAN, HF_COURSE, MULTILINGUAL  # noqa: E402
-from explorer.trainers import TrainerConfig  # noqa: E402
+from explorer.run_config import RunConfig, TrainerConfig  # noqa: E402
 
 SENTENCE = "A mouse called Petar sits on the legendary throne in the ivory tower. 서울 😀 naïve café"
 
@@ -43,9 +43,7 @@ def main() -> None:
     ours = tokenizer_from_trace(
         train_corpus(
             "\n".join([HF_COURSE.text, GERMAN.text, MULTILINGUAL.text]),
-            TrainerConfig(vocab_size=400),
-            (),
-            "byte-level",
+            RunConfig(TrainerConfig(vocab_size=400)),
         )
     )
     rows = []

@@ -39,18 +39,15 @@ from explorer.inputs import Limits  # noqa: E402
 from explorer.pipeline import train_corpus  # noqa: E402
 from explorer.runstore import SQLiteRunStore  # noqa: E402
 from explorer.trace import Trace  # noqa: E402
-from explorer.trainers import TrainerConfig  # noqa: E402
+from explorer.run_config import RunConfig, TrainerConfig  # noqa: E402
 from explorer.work import DONE, WorkerPool  # noqa: E402
-from explorer.work.tasks import training_settings  # noqa: E402
 
 SHARED = Path(os.environ.get("EXPLORER_SHARED_DIR") or ROOT.parent / "shared")
 LIMITS = dataclasses.asdict(Limits(max_seconds=600))
 
 
 def settings(vocab: int) -> dict:
-    return training_settings(
-        TrainerConfig(vocab_size=vocab, special_tokens=("<|endoftext|>",)), (), "byte-level"
-    )
+    return RunConfig(TrainerConfig(vocab_size=vocab, special_tokens=("<|endoftext|>",))).to_dict()
 
 
 def best(values):
@@ -183,7 +180,7 @@ def server_cpu(corpus: str, vocab: int) -> None:
     )
     pool = WorkerPool(size=1, preload=("explorer.work.tasks",))
     pool.warm_up()
-    config = TrainerConfig(vocab_size=vocab, special_tokens=("<|endoftext|>",))
+    config = RunConfig(TrainerConfig(vocab_size=vocab, special_tokens=("<|endoftext|>",)))
 
     def in_worker() -> None:
         pool.submit(f"cpu-{time.time()}", ship_tasks.train_and_stamp, corpus, settings(vocab), LIMITS).wait()
@@ -191,7 +188,7 @@ def server_cpu(corpus: str, vocab: int) -> None:
     cases = [
         ("idle (2 s)", lambda: time.sleep(2.0)),
         ("training in a worker", in_worker),
-        ("training in a server thread", lambda: train_corpus(corpus, config, (), "byte-level")),
+        ("training in a server thread", lambda: train_corpus(corpus, config)),
     ]
     for name, work in cases:
         lateness, cpu, wall = while_probing(work)

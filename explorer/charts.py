@@ -35,10 +35,6 @@ MARKER_COLOUR = "#e4572e"
 # ------------------------------------------------------------------------------------ labels
 
 
-def is_byte_level(trace: Trace) -> bool:
-    return trace.config.get("pre_tokenizer") == "byte-level"
-
-
 def readable_vocab_token(token: str, byte_level: bool) -> str:
     """A vocabulary token made visible: byte-level symbols decoded to their bytes, then shown
     with `render.readable_token` (space as ·, partial characters as <0xE2>). Tokens that are not
@@ -53,7 +49,7 @@ def readable_vocab_token(token: str, byte_level: bool) -> str:
 
 def token_labels(trace: Trace) -> list[str]:
     """The readable form of every vocabulary token, by id (not HTML-escaped)."""
-    byte_level = is_byte_level(trace)
+    byte_level = trace.config.is_byte_level
     return [readable_vocab_token(token, byte_level) for token in trace.vocab]
 
 

@@ -114,8 +114,8 @@ def _train(args) -> int:
         special_token_notes,
     )
     from explorer.pipeline import tokenizer_from_trace, train_corpus
-    from explorer.trainers import STOP_REASONS, TrainerConfig
-    from explorer.trainers.engine import MAX_SYMBOLS
+    from explorer.run_config import MAX_SYMBOLS, RunConfig, TrainerConfig
+    from explorer.trainers import STOP_REASONS
 
     # A local tool: no limit unless asked (TrainerConfig still bounds the vocab size).
     limits = Limits(
@@ -143,7 +143,7 @@ def _train(args) -> int:
         raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
     try:
         check_vocab_size(args.vocab_size, limits)
-        config = TrainerConfig(
+        trainer = TrainerConfig(
             algorithm=args.algorithm,
             flavor=args.flavor,
             vocab_size=args.vocab_size,
@@ -152,6 +152,7 @@ def _train(args) -> int:
             continuing_subword_prefix=args.continuing_subword_prefix,
             end_of_word_suffix=args.end_of_word_suffix,
         )
+        run = RunConfig(trainer, _csv(args.normalizer), pre_tokenizer)
     except ValueError as error:  # InputError included
         raise UserError(str(error))
     _warn(corpus_check.warnings + tokens_check.warnings)
@@ -164,13 +165,7 @@ def _train(args) -> int:
     gc.disable()
     try:
         trace = train_corpus(
-            text,
-            config,
-            _csv(args.normalizer),
-            pre_tokenizer,
-            progress=budget.progress,
-            should_stop=budget.should_stop,
-            max_steps=budget.step_limit,
+            text, run, progress=budget.progress, should_stop=budget.should_stop, max_steps=budget.step_limit
         )
     except ValueError as error:
         raise UserError(str(error))
@@ -203,7 +198,8 @@ def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, 
     from explorer.hf_json import save_tokenizer
     from explorer.inputs import Budget, check_vocab_size
     from explorer.pipeline import tokenizer_from_trace, train_corpus
-    from explorer.trainers.unigram import UNIGRAM_STOP_REASONS, UnigramConfig
+    from explorer.run_config import RunConfig, UnigramConfig
+    from explorer.trainers.unigram import UNIGRAM_STOP_REASONS
 
     if args.max_steps is not None:
         raise UserError("--max-steps counts merges; a Unigram run has rounds: use --max-seconds")
@@ -217,7 +213,7 @@ def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, 
         )
     try:
         check_vocab_size(args.vocab_size, limits)
-        config = UnigramConfig(
+        trainer = UnigramConfig(
             flavor=args.flavor,
             vocab_size=args.vocab_size,
             seed_size=args.seed_size,
@@ -225,6 +221,7 @@ def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, 
             max_piece_length=args.max_piece_length,
             special_tokens=special_tokens,
         )
+        run = RunConfig(trainer, _csv(args.normalizer), pre_tokenizer)
     except ValueError as error:  # InputError included
         raise UserError(str(error))
     _warn(warnings)
@@ -232,14 +229,7 @@ def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, 
     budget = Budget(args.max_seconds, None, progress=report)
     gc.disable()  # see _train
     try:
-        trace = train_corpus(
-            text,
-            config,
-            _csv(args.normalizer),
-            pre_tokenizer,
-            progress=budget.progress,
-            should_stop=budget.should_stop,
-        )
+        trace = train_corpus(text, run, progress=budget.progress, should_stop=budget.should_stop)
         tokenizer = tokenizer_from_trace(trace)
     except ValueError as error:
         raise UserError(str(error))

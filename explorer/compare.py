@@ -43,7 +43,7 @@ import pandas as pd
 import tokenizers
 
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
-from explorer.charts import is_byte_level, sampled_steps
+from explorer.charts import sampled_steps
 from explorer.encode_steps import encode_steps, pretrained_encode_steps
 from explorer.hf_json import (
     bpe_from_vocab_merges,
@@ -570,7 +570,7 @@ def word_lengths(trace: Trace) -> tuple[list[int], list[int]]:
     the text it encodes. Any other word is text already.
     """
     characters, utf8_bytes = [], []
-    byte_level = is_byte_level(trace)
+    byte_level = trace.config.is_byte_level
     for word in trace.words:
         if byte_level:
             try:

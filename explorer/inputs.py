@@ -141,7 +141,7 @@ class Budget:
     """A time and step budget for one training run:
 
         budget = limits.budget(progress=bar_update)
-        trace = train_corpus(text, config, progress=budget.progress, should_stop=budget.should_stop,
+        trace = train_corpus(text, run, progress=budget.progress, should_stop=budget.should_stop,
                              max_steps=budget.step_limit)
         why = budget.stop_cause(trace)
 
@@ -628,13 +628,13 @@ def explain_vocab_size(trace: Trace, requested: int | None = None, stopped_by: s
     `stopped_by` names what stopped an interrupted run (see `Budget.stop_cause`).
     """
     if requested is None:
-        requested = trace.config.get("vocab_size", 0)
+        requested = trace.config.vocab_size
     size, initial, merges = len(trace.vocab), trace.initial_vocab_size, trace.steps
     if not trace.words:
         return "The corpus has no words once normalized and pre-tokenized, so nothing was learned."
     if merges == 0 and requested <= initial:
         specials = len(set(trace.special_tokens))
-        symbols = "byte symbols" if trace.config.get("pre_tokenizer") == "byte-level" else "characters"
+        symbols = "byte symbols" if trace.config.is_byte_level else "characters"
         parts = f"{initial - specials:,} {symbols}" + (
             f" and {specials:,} special token{'s' if specials != 1 else ''}" if specials else ""
         )
@@ -658,7 +658,7 @@ def explain_vocab_size(trace: Trace, requested: int | None = None, stopped_by: s
             "no pair is left to merge (every word is a single token). Add text to learn more."
         )
     if reason == "min_frequency":
-        minimum = trace.config.get("min_frequency", 0)
+        minimum = trace.config.trainer.min_frequency
         return (
             f"Stopped at {size:,} of the {requested:,} tokens asked for, after {merges:,} merges: the most "
             f"frequent remaining pair occurs fewer than {minimum:,} times (min_frequency)."

@@ -109,7 +109,7 @@ def why_chosen(trace: Trace, merge: int, labels) -> str:
     candidates = candidates_at(trace, merge)
     chosen = candidates[0]
     name = pair_name(labels, chosen.left_id, chosen.right_id)
-    course = trace.config.get("flavor") == "course"
+    course = trace.config.flavor == "course"
     measure = "count" if chosen.score is None else "likelihood score"
     best = max(candidates, key=lambda candidate: candidate.value)
     if best.value > chosen.value:
@@ -134,7 +134,7 @@ def why_chosen(trace: Trace, merge: int, labels) -> str:
         return f"{won}; next came {pair_name(labels, runner_up.left_id, runner_up.right_id)} with {_value_text(runner_up)}."
     some = (
         "at least "
-        if len(tied) == len(candidates) and len(candidates) >= trace.config.get("candidates", 10)
+        if len(tied) == len(candidates) and len(candidates) >= trace.config.trainer.candidates
         else ""
     )
     names = [pair_name(labels, c.left_id, c.right_id) for c in tied]
@@ -170,7 +170,7 @@ def why_chosen(trace: Trace, merge: int, labels) -> str:
 def _word_label(trace: Trace, index: int) -> str:
     """A corpus word as a person reads it (byte-level symbols turned back into text)."""
     word = trace.words[index]
-    if trace.config.get("pre_tokenizer") == "byte-level":
+    if trace.config.is_byte_level:
         try:
             return readable_token(symbols_to_bytes(word))
         except ValueError:

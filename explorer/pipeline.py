@@ -1,12 +1,12 @@
 """Corpus text -> trained Trace -> Tokenizer: the whole pipeline in two calls.
 
-`train_corpus` counts words (normalizers + pre-tokenizer, see corpus.py), gives the byte-level
-library run its 256-symbol initial alphabet (as GPT-2 and the library's ByteLevelBPETokenizer
-do), trains, and records the pipeline settings in the trace's config so that
-`tokenizer_from_trace` can rebuild the matching Tokenizer (normalizer, pre-tokenizer, model,
-decoder, post-processor) for encoding and export.
+`train_corpus(text, run)` counts words (the RunConfig's normalizers + pre-tokenizer, see
+corpus.py), gives the byte-level library run its 256-symbol initial alphabet (as GPT-2 and the
+library's ByteLevelBPETokenizer do), trains, and leaves the RunConfig in the trace (`trace.config`)
+so that `tokenizer_from_trace` can rebuild the matching Tokenizer (normalizer, pre-tokenizer,
+model, decoder, post-processor) for encoding and export.
 
-Unigram (a `UnigramConfig`; see the section at the end): `train_corpus` returns a UnigramTrace,
+Unigram (a RunConfig whose trainer is a `UnigramConfig`): `train_corpus` returns a UnigramTrace,
 and `tokenizer_from_trace` rebuilds a Unigram tokenizer from it (Metaspace pre-tokenizer and
 decoder when the run used "metaspace", the pre-tokenizer XLNet and the course use).
 
@@ -22,58 +22,52 @@ from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
 from explorer.corpus import count_text, count_words
 from explorer.hf_json import build_tokenizer
 from explorer.json_numbers import library_float
-from explorer.normalizers import NORMALIZERS, build_normalizer
-from explorer.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer
+from explorer.normalizers import build_normalizer
+from explorer.pre_tokenizers import build_pre_tokenizer
+from explorer.run_config import RunConfig
 from explorer.tokenizer import ByteLevelDecoder, MetaspaceDecoder, TemplateProcessing, Tokenizer
 from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
 from explorer.trace import Trace
-from explorer.trainers import TrainerConfig, train
-from explorer.trainers.unigram import UnigramConfig, train_unigram
+from explorer.trainers import train
+from explorer.trainers.unigram import train_unigram
 from explorer.unigram_model import UnigramModel
 from explorer.unigram_trace import UnigramTrace
 
 
-def check_pipeline(normalizers: tuple[str, ...], pre_tokenizer: str) -> None:
-    """Raise ValueError with the valid names when a stage name is unknown."""
-    unknown = [name for name in normalizers if name not in NORMALIZERS]
-    if unknown:
-        raise ValueError(f"unknown normalizer {unknown[0]!r} (choose from {', '.join(NORMALIZERS)})")
-    if pre_tokenizer not in PRE_TOKENIZERS:
-        raise ValueError(f"unknown pre-tokenizer {pre_tokenizer!r} (choose from {', '.join(PRE_TOKENIZERS)})")
-
-
-def effective_config(config: TrainerConfig, pre_tokenizer: str) -> TrainerConfig:
+def effective_config(run: RunConfig) -> RunConfig:
     """The library flavor with byte-level starts from all 256 byte symbols."""
-    if pre_tokenizer == "byte-level" and config.flavor == "library" and not config.initial_alphabet:
-        return replace(config, initial_alphabet=tuple(BYTE_LEVEL_ALPHABET))
-    return config
+    trainer = run.trainer
+    if (
+        run.is_byte_level
+        and not run.is_unigram
+        and trainer.flavor == "library"
+        and not trainer.initial_alphabet
+    ):
+        return replace(run, trainer=replace(trainer, initial_alphabet=tuple(BYTE_LEVEL_ALPHABET)))
+    return run
 
 
 def train_corpus(
     text: str,
-    config: TrainerConfig | UnigramConfig,
-    normalizers: tuple[str, ...] = (),
-    pre_tokenizer: str = "byte-level",
+    run: RunConfig,
     progress=None,
     should_stop=None,
     max_steps: int | None = None,
 ) -> Trace | UnigramTrace:
-    check_pipeline(tuple(normalizers), pre_tokenizer)
-    word_counts = count_words(text, tuple(normalizers), pre_tokenizer)
-    if isinstance(config, UnigramConfig):
-        return _train_unigram(
-            word_counts, config, normalizers, pre_tokenizer, progress, should_stop, max_steps
+    """Count the words of `text` through the run's normalizers and pre-tokenizer, train, and
+    return the trace, which carries the run's config (the trainer's as it ran)."""
+    word_counts = count_words(text, run.normalizers, run.pre_tokenizer)
+    run = effective_config(run)
+    if run.is_unigram:
+        if max_steps is not None:
+            raise ValueError("a step limit counts merges; a Unigram run has rounds, limit it by time instead")
+        trace = train_unigram(word_counts, run.trainer, progress=progress, should_stop=should_stop)
+    else:
+        trace = train(
+            word_counts, run.trainer, progress=progress, should_stop=should_stop, max_steps=max_steps
         )
-    trace = train(
-        word_counts,
-        effective_config(config, pre_tokenizer),
-        progress=progress,
-        should_stop=should_stop,
-        max_steps=max_steps,
-    )
-    trace.config["normalizers"] = list(normalizers)
-    trace.config["pre_tokenizer"] = pre_tokenizer
-    trace.corpus = count_text(text)
+        trace.corpus = count_text(text)
+    trace.config = run
     return trace
 
 
@@ -84,12 +78,12 @@ def tokenizer_from_trace(trace: Trace | UnigramTrace, k: int | None = None) -> T
         return unigram_tokenizer(trace, k)
     config = trace.config
     return build_tokenizer(
-        config["algorithm"],
+        config.algorithm,
         trace.vocab if k is None else trace.vocab[: trace.vocab_sizes[k]],
         trace.model_merges(k),
-        list(config.get("normalizers") or []),
-        config.get("pre_tokenizer"),
-        list(config.get("special_tokens") or []),
+        list(config.normalizers),
+        config.pre_tokenizer,
+        list(config.special_tokens),
         continuing_subword_prefix=trace.prefix or None,
         end_of_word_suffix=trace.suffix or None,
     )
@@ -124,17 +118,6 @@ def encode_pieces(tokenizer: Tokenizer, text: str) -> list[Piece]:
 # ---------------------------------------------------------------- Unigram
 
 
-def _train_unigram(
-    word_counts, config, normalizers, pre_tokenizer, progress, should_stop, max_steps
-) -> UnigramTrace:
-    if max_steps is not None:
-        raise ValueError("a step limit counts merges; a Unigram run has rounds, limit it by time instead")
-    trace = train_unigram(word_counts, config, progress=progress, should_stop=should_stop)
-    trace.config["normalizers"] = list(normalizers)
-    trace.config["pre_tokenizer"] = pre_tokenizer
-    return trace
-
-
 def unigram_tokenizer(trace: UnigramTrace, r: int | None = None) -> Tokenizer:
     """The tokenizer a Unigram run gives: its final vocabulary (special tokens and the unk token
     first), or the pieces after round r (for showing the history: intermediate models keep the
@@ -147,8 +130,8 @@ def unigram_tokenizer(trace: UnigramTrace, r: int | None = None) -> Tokenizer:
         model = UnigramModel(pieces, trace.unk_id)
     else:
         model = trace.model_at(r)
-    normalizer_names = list(config.get("normalizers") or [])
-    pre_tokenizer_name = config.get("pre_tokenizer")
+    normalizer_names = list(config.normalizers)
+    pre_tokenizer_name = config.pre_tokenizer
     # As after the library's training: its special tokens become added tokens; an unk token the
     # trainer put first without being one of them stays a plain piece.
     special_tokens = trace.special_tokens

@@ -9,7 +9,7 @@ replay: a boundary is still there after k merges iff its step is >= k.
 
 JSON schema (`to_json` / `from_json`), all lists indexed by step unless said otherwise:
     {"format": "tokenizer-explorer-trace", "version": 3,
-     "config": {...TrainerConfig fields...},
+     "config": {...},                                   # RunConfig.to_dict()
      "words": [str], "counts": [int],                  # per distinct word
      "vocab": [str], "initial_vocab_size": int,         # vocab in id order; ids below it are initial
      "merges": [[left_id, right_id, new_id]], "merge_counts": [int],
@@ -45,6 +45,8 @@ from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
+
+from explorer.run_config import RunConfig
 
 NEVER = 2**31 - 1
 TRACE_FORMAT = "tokenizer-explorer-trace"
@@ -193,7 +195,7 @@ class Candidates(SequenceOf):
 
 @dataclass
 class Trace:
-    config: dict
+    config: RunConfig
     words: list[str]
     counts: list[int]
     vocab: list[str]
@@ -218,18 +220,15 @@ class Trace:
 
     @property
     def prefix(self) -> str:
-        prefix = self.config.get("continuing_subword_prefix")
-        if prefix is None:
-            return "##" if self.config.get("algorithm") == "wordpiece" else ""
-        return prefix
+        return self.config.prefix
 
     @property
     def suffix(self) -> str:
-        return self.config.get("end_of_word_suffix") or ""
+        return self.config.suffix
 
     @property
     def special_tokens(self) -> list[str]:
-        return list(self.config.get("special_tokens") or [])
+        return list(self.config.special_tokens)
 
     def merge_strings(self) -> list[tuple[str, str]]:
         """Merges as (left, right) token strings, in rank order (what merges.txt holds)."""
@@ -245,7 +244,7 @@ class Trace:
         first position.
         """
         position: dict[tuple[int, int], int] = {}
-        keep_first = self.config.get("flavor") == "course"
+        keep_first = self.config.flavor == "course"
         for rank, (left, right, _) in enumerate(self.merges[:k]):
             if not (keep_first and (left, right) in position):
                 position[(left, right)] = rank
@@ -368,7 +367,7 @@ class Trace:
         return {
             "format": TRACE_FORMAT,
             "version": 3,
-            "config": self.config,
+            "config": self.config.to_dict(),
             "words": self.words,
             "counts": self.counts,
             "vocab": self.vocab,
@@ -393,7 +392,7 @@ class Trace:
         if data.get("format") != TRACE_FORMAT:
             raise ValueError("not a Tokenizer Explorer trace (missing 'format': 'tokenizer-explorer-trace')")
         return cls(
-            config=data["config"],
+            config=RunConfig.from_dict(data["config"]),
             words=data["words"],
             counts=data["counts"],
             vocab=data["vocab"],

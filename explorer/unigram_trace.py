@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.run_config import RunConfig
 from explorer.unigram_model import Lattice, UnigramModel
 
 UNIGRAM_TRACE_FORMAT = "tokenizer-explorer-unigram-trace"
@@ -180,7 +181,7 @@ class RoundRecorder:
 
 @dataclass
 class UnigramTrace:
-    config: dict
+    config: RunConfig
     words: list[str]
     counts: list[int]
     seeds: list[str]
@@ -196,11 +197,11 @@ class UnigramTrace:
     # --- basic views -------------------------------------------------------------------------
     @property
     def flavor(self) -> str:
-        return self.config["flavor"]
+        return self.config.flavor
 
     @property
     def special_tokens(self) -> list[str]:
-        return list(self.config.get("special_tokens") or [])
+        return list(self.config.special_tokens)
 
     @property
     def unk_token(self) -> str | None:
@@ -292,7 +293,7 @@ class UnigramTrace:
         return {
             "format": UNIGRAM_TRACE_FORMAT,
             "version": 1,
-            "config": self.config,
+            "config": self.config.to_dict(),
             "words": self.words,
             "counts": self.counts,
             "seeds": self.seeds,
@@ -314,7 +315,7 @@ class UnigramTrace:
             raise ValueError(f"not a Unigram trace (missing 'format': '{UNIGRAM_TRACE_FORMAT}')")
         try:
             return cls(
-                config=data["config"],
+                config=RunConfig.from_dict(data["config"]),
                 words=list(data["words"]),
                 counts=list(data["counts"]),
                 seeds=list(data["seeds"]),

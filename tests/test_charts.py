@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from explorer import charts
@@ -47,7 +49,7 @@ def bpe_trace():
     trace = train(
         COURSE_WORDS, TrainerConfig("bpe", "course", vocab_size=80, special_tokens=("<|endoftext|>",))
     )
-    trace.config["pre_tokenizer"] = "whitespace"
+    trace.config = replace(trace.config, pre_tokenizer="whitespace")
     return trace
 
 
@@ -57,7 +59,7 @@ def wordpiece_trace():
         "wordpiece", "course", vocab_size=70, special_tokens=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
     )
     trace = train(COURSE_WORDS, config)
-    trace.config["pre_tokenizer"] = "bert"
+    trace.config = replace(trace.config, pre_tokenizer="bert")
     return trace
 
 
@@ -141,7 +143,7 @@ def test_labels_are_readable_and_escaped_for_plotly():
 
 def test_figures_for_a_run_without_merges():
     trace = train({"a": 1}, TrainerConfig(vocab_size=1))
-    trace.config["pre_tokenizer"] = "whitespace"
+    trace.config = replace(trace.config, pre_tokenizer="whitespace")
     assert trace.steps == 0
     assert len(charts.merge_timeline(trace).data[0].x) == 0
     assert list(charts.compression_curve(trace, 0).data[0].y) == [1]

@@ -33,6 +33,7 @@ from explorer.hf_json import tokenizer_to_json
 from explorer.metrics import compute_metrics, metrics_table
 from explorer.pipeline import tokenizer_from_trace, train_corpus
 from explorer.pretrained import PRETRAINED, encode_pretrained, read_verified
+from explorer.run_config import RunConfig
 from explorer.trainers import TrainerConfig
 
 CORPUS = [
@@ -141,7 +142,7 @@ def trained(request):
     pre_tokenizer = "byte-level" if algorithm == "bpe" else "bert"
     specials = ("[UNK]",) if algorithm == "wordpiece" else ()
     config = TrainerConfig(algorithm=algorithm, vocab_size=320, special_tokens=specials)
-    return train_corpus("\n".join(CORPUS), config, (), pre_tokenizer)
+    return train_corpus("\n".join(CORPUS), RunConfig(config, (), pre_tokenizer))
 
 
 def direct_metrics(trace, k, corpus_text):
@@ -198,7 +199,7 @@ def test_metrics_curve_samples_the_run(trained):
 
 
 def test_curve_counts_bytes_and_characters_of_the_text():
-    trace = train_corpus("é é é ab", TrainerConfig(vocab_size=300), (), "byte-level")
+    trace = train_corpus("é é é ab", RunConfig(TrainerConfig(vocab_size=300), (), "byte-level"))
     # words: "é" (2 bytes) x1, "Ġé" x2, "Ġab" x1 as byte symbols
     characters, utf8_bytes = word_lengths(trace)
     assert sorted(zip(trace.words, characters, utf8_bytes)) == sorted(
@@ -217,7 +218,7 @@ def test_curve_counts_bytes_and_characters_of_the_text():
 
 
 def test_curve_of_a_run_without_merges():
-    trace = train_corpus("a b a", TrainerConfig(vocab_size=1), (), "whitespace-split")
+    trace = train_corpus("a b a", RunConfig(TrainerConfig(vocab_size=1), (), "whitespace-split"))
     curve = metrics_curve(trace)
     assert list(curve["merges"]) == [0]
     assert curve["split_pre_token_share"].iloc[0] == 0
@@ -480,7 +481,9 @@ def test_column_html_names_the_tokenizer_escaped():
     body, total = column_html(column, TEXTS[:1])
     assert 'data-tokenizer="GPT-2"' in body and total == 15
     evil = tokenizer_column(
-        tokenizer_from_trace(train_corpus("ab ab", TrainerConfig(vocab_size=260), (), "byte-level")),
+        tokenizer_from_trace(
+            train_corpus("ab ab", RunConfig(TrainerConfig(vocab_size=260), (), "byte-level"))
+        ),
         '"><script>',
     )
     body, _ = column_html(evil, ["ab"])

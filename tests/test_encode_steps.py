@@ -25,6 +25,7 @@ from explorer.models import BPEModel, WordPieceModel
 from explorer.pipeline import tokenizer_from_trace, train_corpus
 from explorer.pre_tokenizers import build_pre_tokenizer
 from explorer.pretrained import encode_pretrained, load_encoding
+from explorer.run_config import RunConfig
 from explorer.samples import GERMAN, HF_COURSE, MULTILINGUAL
 from explorer.tokenizer import Tokenizer
 from explorer.trainers import TrainerConfig
@@ -87,7 +88,7 @@ TRAINED = {
 @functools.cache
 def trained(name: str):
     config, normalizers, pre_tokenizer, corpus = TRAINED[name]
-    return train_corpus(corpus, config, normalizers, pre_tokenizer)
+    return train_corpus(corpus, RunConfig(config, normalizers, pre_tokenizer))
 
 
 @functools.cache

@@ -31,6 +31,7 @@ from explorer.inputs import (
 from explorer.normalizers import NORMALIZERS, build_normalizer
 from explorer.pipeline import tokenizer_from_trace, train_corpus
 from explorer.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer
+from explorer.run_config import RunConfig
 from explorer.trace import Trace
 from explorer.trainers import STOP_REASONS, TrainerConfig
 
@@ -110,7 +111,7 @@ def test_train_encode_decode_anything(
         special_tokens=special_tokens,
         end_of_word_suffix=suffix,
     )
-    trace = train_corpus(corpus, config, tuple(normalizers), pre_tokenizer)
+    trace = train_corpus(corpus, RunConfig(config, tuple(normalizers), pre_tokenizer))
     check_trace(trace, config)
 
     tokenizer = tokenizer_from_trace(trace)

@@ -27,6 +27,7 @@ from explorer.inputs import (
     special_token_notes,
 )
 from explorer.pipeline import encode_pieces, tokenizer_from_trace, train_corpus
+from explorer.run_config import RunConfig
 from explorer.trainers import TrainerConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -298,7 +299,7 @@ def test_odd_corpora_are_accepted_and_survive_training(name):
     text = {**UNICODE_CORPORA, **MARKUP_CORPORA}[name]
     assert check_corpus(text, Limits()) == check_corpus("plain", Limits())  # no error, no warning
     for pre_tokenizer in ("byte-level", "whitespace-split"):
-        trace = train_corpus(text, TrainerConfig(vocab_size=300), (), pre_tokenizer)
+        trace = train_corpus(text, RunConfig(TrainerConfig(vocab_size=300), (), pre_tokenizer))
         tokenizer = tokenizer_from_trace(trace)
         for line in text.split("\n"):
             pieces = encode_pieces(tokenizer, line)
@@ -314,7 +315,7 @@ def test_odd_corpora_are_accepted_and_survive_training(name):
 @pytest.mark.parametrize("name", list(MARKUP_CORPORA))
 def test_markup_tokens_are_literal_and_exported_unescaped(name):
     text = MARKUP_CORPORA[name]
-    trace = train_corpus(text, TrainerConfig(vocab_size=400), (), "whitespace-split")
+    trace = train_corpus(text, RunConfig(TrainerConfig(vocab_size=400), (), "whitespace-split"))
     tokenizer = tokenizer_from_trace(trace)
     tokens = tokenizer.encode(text.split("\n")[0]).tokens
     first_word = text.split()[0]
@@ -329,7 +330,7 @@ def test_a_million_character_word_trains():
     word = ("ab" * 499 + "cd") * 1000
     assert len(word) == 1_000_000
     assert any("1,000,000 characters without white space" in w for w in check_corpus(word, Limits()).warnings)
-    trace = train_corpus(word, TrainerConfig(vocab_size=300), (), "whitespace-split")
+    trace = train_corpus(word, RunConfig(TrainerConfig(vocab_size=300), (), "whitespace-split"))
     assert trace.stop_reason in ("vocab_size", "no_pair_left") and trace.steps > 0
     assert "".join(trace.segment(0)) == word
 
@@ -438,7 +439,7 @@ def test_special_token_behaviour_matches_the_library(special, text, expected_tok
     corpus = "the end of the text\nthe other end"
     library = _library_bpe(corpus, [special])
     trace = train_corpus(
-        corpus, TrainerConfig(vocab_size=100, special_tokens=(special,)), (), "whitespace-split"
+        corpus, RunConfig(TrainerConfig(vocab_size=100, special_tokens=(special,)), (), "whitespace-split")
     )
     ours = tokenizer_from_trace(trace).encode(text)
     theirs = library.encode(text)
@@ -450,7 +451,8 @@ def test_a_merge_that_rebuilds_a_special_token_reuses_its_id_like_the_library():
     corpus = "the theory of the end\nthe end theory"
     library = _library_bpe(corpus, ["theory", "e"])
     trace = train_corpus(
-        corpus, TrainerConfig(vocab_size=100, special_tokens=("theory", "e")), (), "whitespace-split"
+        corpus,
+        RunConfig(TrainerConfig(vocab_size=100, special_tokens=("theory", "e")), (), "whitespace-split"),
     )
     assert library.get_vocab() == trace.token_ids()
     assert library.token_to_id("theory") == 0 and library.get_vocab_size() == len(trace.vocab)
@@ -519,7 +521,9 @@ CORPUS = "This is the Hugging Face Course.\nThis chapter is about tokenization.\
 )
 def test_explain_vocab_size(settings, requested, expected):
     pre_tokenizer = settings.pop("pre_tokenizer")
-    trace = train_corpus(CORPUS, TrainerConfig(vocab_size=requested, **settings), (), pre_tokenizer)
+    trace = train_corpus(
+        CORPUS, RunConfig(TrainerConfig(vocab_size=requested, **settings), (), pre_tokenizer)
+    )
     assert expected in explain_vocab_size(trace, requested)
     assert explain_vocab_size(trace) == explain_vocab_size(trace, requested)
 
@@ -529,9 +533,7 @@ def test_explain_a_run_stopped_by_the_budget():
     budget = Budget(max_steps=40)
     trace = train_corpus(
         text,
-        TrainerConfig(vocab_size=5000),
-        (),
-        "byte-level",
+        RunConfig(TrainerConfig(vocab_size=5000), (), "byte-level"),
         progress=budget.progress,
         should_stop=budget.should_stop,
         max_steps=budget.step_limit,
@@ -545,7 +547,7 @@ def test_explain_a_run_stopped_by_the_budget():
 
 
 def test_explain_a_corpus_with_no_words():
-    trace = train_corpus("\x00\x01", TrainerConfig(vocab_size=10), ("bert",), "whitespace")
+    trace = train_corpus("\x00\x01", RunConfig(TrainerConfig(vocab_size=10), ("bert",), "whitespace"))
     assert (
         explain_vocab_size(trace, 10)
         == "The corpus has no words once normalized and pre-tokenized, so nothing was learned."
@@ -579,9 +581,7 @@ def test_budget_step_limit_stops_the_trainer_exactly_and_forwards_progress(limit
     budget = Budget(max_steps=limit, progress=lambda step, planned: reports.append((step, planned)))
     trace = train_corpus(
         text,
-        TrainerConfig(vocab_size=5000),
-        (),
-        "byte-level",
+        RunConfig(TrainerConfig(vocab_size=5000), (), "byte-level"),
         progress=budget.progress,
         should_stop=budget.should_stop,
         max_steps=budget.step_limit,
@@ -601,15 +601,13 @@ def test_a_stop_that_is_not_the_budgets_has_no_cause_from_it():
     budget = Budget(max_steps=1000)
     stopped = train_corpus(
         text,
-        TrainerConfig(vocab_size=5000),
-        (),
-        "byte-level",
+        RunConfig(TrainerConfig(vocab_size=5000), (), "byte-level"),
         should_stop=lambda: True,
         max_steps=budget.step_limit,
     )
     assert stopped.stop_reason == "stopped" and budget.stop_cause(stopped) is None  # a Stop button
     finished = train_corpus(
-        text, TrainerConfig(vocab_size=300), (), "byte-level", max_steps=budget.step_limit
+        text, RunConfig(TrainerConfig(vocab_size=300), (), "byte-level"), max_steps=budget.step_limit
     )
     assert finished.stop_reason == "vocab_size" and budget.stop_cause(finished) is None
 

@@ -18,6 +18,7 @@ from explorer.compare import boundary_diff, column_html, count_note, tokenizer_c
 from explorer.metrics import compute_metrics
 from explorer.pipeline import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.render import escape_text, token_spans_html
+from explorer.run_config import RunConfig
 from explorer.samples import HF_COURSE
 from explorer.tokens import DROPPED, UNKNOWN, lost_characters, tokens_only
 from explorer.trainers import TrainerConfig
@@ -29,14 +30,16 @@ TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 def course_bpe():
     """The course's BPE on its sample at vocab 50: no symbol for "A" or "P", and no unk token."""
     return tokenizer_from_trace(
-        train_corpus(HF_COURSE.text, TrainerConfig(flavor="course", vocab_size=50), (), "byte-level")
+        train_corpus(
+            HF_COURSE.text, RunConfig(TrainerConfig(flavor="course", vocab_size=50), (), "byte-level")
+        )
     )
 
 
 @pytest.fixture(scope="module")
 def course_wordpiece():
     config = TrainerConfig(algorithm="wordpiece", flavor="course", vocab_size=70, special_tokens=("[UNK]",))
-    return tokenizer_from_trace(train_corpus(HF_COURSE.text, config, (), "bert"))
+    return tokenizer_from_trace(train_corpus(HF_COURSE.text, RunConfig(config, (), "bert")))
 
 
 def test_the_course_bpe_drops_a_and_p_and_says_so(course_bpe):
@@ -114,7 +117,7 @@ def test_a_tokenizer_that_may_drop_is_measured_by_our_encoder(course_bpe):
     body, total = column_html(column, ["A mouse called Petar"])
     assert total == 16 and "dropped: P" in body and "2 characters lost" in body
     library_bpe = tokenizer_from_trace(
-        train_corpus(HF_COURSE.text, TrainerConfig(vocab_size=300), (), "byte-level")
+        train_corpus(HF_COURSE.text, RunConfig(TrainerConfig(vocab_size=300), (), "byte-level"))
     )
     assert (
         not library_bpe.may_drop_characters() and tokenizer_column(library_bpe, "x").encode_batch is not None

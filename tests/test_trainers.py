@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
+from explorer.run_config import RunConfig
 from explorer.trainers import TrainerConfig, train
 from tests.reference_trainers import course_reference, library_reference
 from tests.shared_files import seed_text
@@ -304,7 +305,7 @@ def test_course_wordpiece_tokenizations_from_the_seed():
         vocab_size=70,
         special_tokens=("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"),
     )
-    tokenizer = tokenizer_from_trace(train_corpus("\n".join(COURSE_CORPUS), config, (), "bert"))
+    tokenizer = tokenizer_from_trace(train_corpus("\n".join(COURSE_CORPUS), RunConfig(config, (), "bert")))
     tokens = lambda text: tokenizer.encode(text, add_special_tokens=False).tokens  # noqa: E731
     assert tokens("Hugging") == ["Hugg", "##i", "##n", "##g"]
     assert tokens("HOgging") == ["[UNK]"]

@@ -15,6 +15,7 @@ from tokenizers import Tokenizer as LibraryTokenizer
 from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
 from explorer.json_numbers import library_float, library_json_float
 from explorer.pipeline import tokenizer_from_trace, train_corpus
+from explorer.run_config import RunConfig
 from explorer.trainers.unigram import UnigramConfig
 from explorer.unigram_trace import UnigramTrace
 
@@ -52,7 +53,7 @@ def trained(request):
     config = CONFIGS[request.param]
     pre_tokenizer = "metaspace"
     normalizers = ("nfkc",) if request.param == "course" else ()
-    trace = train_corpus(CORPUS, config, normalizers, pre_tokenizer)
+    trace = train_corpus(CORPUS, RunConfig(config, normalizers, pre_tokenizer))
     ours = tokenizer_from_trace(trace)
     library = LibraryTokenizer.from_str(tokenizer_to_json(ours))
     return trace, ours, library
@@ -94,14 +95,14 @@ def test_tokenizer_json_round_trips(trained):
 
 def test_trace_config_names_the_pipeline(trained):
     trace, _, _ = trained
-    assert trace.config["algorithm"] == "unigram"
-    assert trace.config["pre_tokenizer"] == "metaspace"
+    assert trace.config.algorithm == "unigram"
+    assert trace.config.pre_tokenizer == "metaspace"
     assert UnigramTrace.from_json(trace.to_json()).to_dict() == trace.to_dict()
 
 
 def test_step_limit_is_refused_for_unigram():
     with pytest.raises(ValueError, match="rounds"):
-        train_corpus(CORPUS, UnigramConfig(vocab_size=50), (), "metaspace", max_steps=3)
+        train_corpus(CORPUS, RunConfig(UnigramConfig(vocab_size=50), (), "metaspace"), max_steps=3)
 
 
 def cli(*args):
@@ -149,8 +150,8 @@ def test_cli_trains_unigram(tmp_path, corpus, flavor):
         zip(expected.ids, *zip(*expected.offsets))
     )
     trace = UnigramTrace.from_json(trace_path.read_text(encoding="utf-8"))
-    assert trace.config["flavor"] == flavor and trace.config["seed_size"] == 400
-    assert trace.config["max_piece_length"] == 8
+    assert trace.config.flavor == flavor and trace.config.trainer.seed_size == 400
+    assert trace.config.trainer.max_piece_length == 8
     assert max(len(piece) for piece in trace.seeds) <= 8
 
 

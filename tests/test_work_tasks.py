@@ -15,16 +15,17 @@ from explorer.corpus import split_lines
 from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
 from explorer.inputs import Limits, corpus_prefix, sample_lines
 from explorer.pipeline import tokenizer_from_trace, train_corpus
+from explorer.run_config import RunConfig
 from explorer.runstore import SQLiteRunStore
 from explorer.samples import MULTILINGUAL, STUDY_IN_SCARLET
 from explorer.trace import Trace
 from explorer.trainers import TrainerConfig
 from explorer.work import DONE, RUNNING, WorkerPool, tasks
-from explorer.work.tasks import NO_WORDS, measure_task, train_task, training_settings
+from explorer.work.tasks import NO_WORDS, measure_task, train_task
 
 CORPUS = (STUDY_IN_SCARLET.text + "\n" + MULTILINGUAL.text + "\n") * 3
 CONFIG = TrainerConfig(vocab_size=400, special_tokens=("<|endoftext|>",))
-SETTINGS = training_settings(CONFIG, ("nfkc",), "byte-level")
+SETTINGS = RunConfig(CONFIG, ("nfkc",), "byte-level").to_dict()
 LIMITS = dataclasses.asdict(Limits())
 
 
@@ -56,7 +57,7 @@ def without_seconds(trace: Trace) -> dict:
 def test_training_in_a_task_gives_the_same_trace_as_training_here():
     reporter = FakeReporter()
     result = train_task(reporter, CORPUS, SETTINGS, LIMITS)
-    expected = train_corpus(CORPUS, CONFIG, ("nfkc",), "byte-level")
+    expected = train_corpus(CORPUS, RunConfig(CONFIG, ("nfkc",), "byte-level"))
     assert without_seconds(Trace.from_json(result["trace_json"])) == without_seconds(expected)
     assert (result["steps"], result["stop_reason"], result["stopped_by"]) == (
         expected.steps,
@@ -94,7 +95,7 @@ def test_a_finished_run_is_stored_by_the_worker_and_only_its_key_returned(tmp_pa
     entry = store.get(key)
     assert entry.corpus.decode("utf-8") == CORPUS
     assert entry.meta["label"] == "Study in Scarlet" and entry.meta["steps"] == result["steps"]
-    expected = train_corpus(CORPUS, CONFIG, ("nfkc",), "byte-level")
+    expected = train_corpus(CORPUS, RunConfig(CONFIG, ("nfkc",), "byte-level"))
     assert without_seconds(Trace.from_json(entry.payload.decode("utf-8"))) == without_seconds(expected)
     train_task(FakeReporter(), CORPUS, SETTINGS, LIMITS, {**spec, "key": "f" * 64, "keep_corpus": False})
     assert store.get("f" * 64).corpus is None  # a built-in sample need not be stored again
@@ -102,17 +103,17 @@ def test_a_finished_run_is_stored_by_the_worker_and_only_its_key_returned(tmp_pa
 
 def test_bad_training_input_is_one_sentence():
     with pytest.raises(ValueError, match="^The corpus has no words"):
-        train_task(FakeReporter(), "\n\n\n", training_settings(CONFIG, (), "whitespace"), LIMITS)
+        train_task(FakeReporter(), "\n\n\n", RunConfig(CONFIG, (), "whitespace").to_dict(), LIMITS)
     assert NO_WORDS.endswith(".")
     with pytest.raises(ValueError, match="algorithm must be one of"):
-        train_task(FakeReporter(), CORPUS, {**SETTINGS, "algorithm": "unigram"}, LIMITS)
+        train_task(FakeReporter(), CORPUS, {**SETTINGS, "algorithm": "bogus"}, LIMITS)
     with pytest.raises(ValueError, match="unknown training setting 'colour'"):
         train_task(FakeReporter(), CORPUS, {**SETTINGS, "colour": "blue"}, LIMITS)
 
 
 @pytest.fixture(scope="module")
 def trained_json() -> str:
-    return tokenizer_to_json(tokenizer_from_trace(train_corpus(CORPUS, CONFIG, (), "byte-level")))
+    return tokenizer_to_json(tokenizer_from_trace(train_corpus(CORPUS, RunConfig(CONFIG, (), "byte-level"))))
 
 
 @pytest.mark.parametrize(
@@ -167,14 +168,14 @@ def test_training_through_the_pool_and_stopping_it():
     try:
         small = pool.submit("small", train_task, CORPUS, SETTINGS, LIMITS)
         assert small.wait(60) and small.state == DONE, small.error
-        expected = train_corpus(CORPUS, CONFIG, ("nfkc",), "byte-level")
+        expected = train_corpus(CORPUS, RunConfig(CONFIG, ("nfkc",), "byte-level"))
         assert without_seconds(Trace.from_json(small.result["trace_json"])) == without_seconds(expected)
         letters = random.Random(0)  # 60,000 made-up words: far more merges to learn than we wait for
         words = [
             "".join(letters.choices("abcdefghijklmnopqrstuvwxyz", k=letters.randint(4, 12)))
             for _ in range(60_000)
         ]
-        big_settings = training_settings(TrainerConfig(vocab_size=50_000), (), "whitespace")
+        big_settings = RunConfig(TrainerConfig(vocab_size=50_000), (), "whitespace").to_dict()
         big = pool.submit("big", train_task, " ".join(words), big_settings, LIMITS)
         while big.state != RUNNING or big.progress.get("phase") != "training":
             assert not big.wait(0.01), f"the big run ended before it could be stopped: {big.state}"

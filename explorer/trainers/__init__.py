@@ -23,68 +23,19 @@ from __future__ import annotations
 import time
 from array import array
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
+from explorer.run_config import RunConfig, TrainerConfig
 from explorer.trace import Candidates, Trace
-from explorer.trainers.engine import MAX_SYMBOLS, PAIR_MASK, PAIR_SHIFT, MergeEngine
+from explorer.trainers.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
 from explorer.trainers.queues import CourseQueue, LibraryQueue, LikelihoodQueue
 
-ALGORITHMS = ("bpe", "wordpiece")
-FLAVORS = ("library", "course")
 STOP_REASONS = {
     "vocab_size": "vocabulary size reached",
     "no_pair_left": "no pair left to merge",
     "min_frequency": "best pair count below min_frequency",
     "stopped": "stopped before the end (Stop button or budget)",
 }
-
-
-@dataclass(frozen=True)
-class TrainerConfig:
-    """Everything that decides a training run (hashable: used as a cache key)."""
-
-    algorithm: str = "bpe"
-    flavor: str = "library"
-    vocab_size: int = 1000
-    min_frequency: int = 0
-    special_tokens: tuple[str, ...] = ()
-    # None means the algorithm's default: no prefix for BPE, "##" for WordPiece.
-    continuing_subword_prefix: str | None = None
-    end_of_word_suffix: str | None = None
-    # Characters always in the vocabulary (the byte-level pre-tokenizer passes all 256 symbols).
-    initial_alphabet: tuple[str, ...] = ()
-    # How many competing pairs the trace keeps per step (winner included).
-    candidates: int = 10
-
-    def __post_init__(self):
-        if self.algorithm not in ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {', '.join(ALGORITHMS)}, not {self.algorithm!r}")
-        if self.flavor not in FLAVORS:
-            raise ValueError(f"flavor must be one of {', '.join(FLAVORS)}, not {self.flavor!r}")
-        if not isinstance(self.vocab_size, int) or self.vocab_size < 1:
-            raise ValueError(f"vocab_size must be a whole number of at least 1, not {self.vocab_size!r}")
-        if self.vocab_size >= MAX_SYMBOLS:
-            raise ValueError(f"vocab_size must be below {MAX_SYMBOLS:,}")
-        if self.min_frequency < 0:
-            raise ValueError("min_frequency cannot be negative")
-        if self.flavor == "course" and self.algorithm == "wordpiece" and self.prefix != "##":
-            raise ValueError("the course's WordPiece always uses the '##' continuing-subword prefix")
-
-    @property
-    def prefix(self) -> str | None:
-        if self.continuing_subword_prefix is not None:
-            return self.continuing_subword_prefix or None
-        return "##" if self.algorithm == "wordpiece" else None
-
-    @property
-    def suffix(self) -> str | None:
-        return self.end_of_word_suffix or None
-
-    def to_dict(self) -> dict:
-        """Plain JSON types (tuples become lists), as stored in a Trace."""
-        return {
-            key: list(value) if isinstance(value, tuple) else value for key, value in asdict(self).items()
-        }
 
 
 @dataclass
@@ -153,7 +104,6 @@ def train(
         decorated = sorted(set().union(*symbol_strings) - vocab.ids.keys())
         for token in decorated if decorated_order is None else decorated_order:
             vocab.add(token)
-        planned_size = config.vocab_size
     else:
         initial = set().union(*symbol_strings)
         initial |= {_decorate(a[0], True, False, None, None) for a in config.initial_alphabet if a}
@@ -244,7 +194,7 @@ def train(
         progress(step, planned)
 
     return Trace(
-        config=config.to_dict(),
+        config=RunConfig(config, pre_tokenizer=None),
         words=words,
         counts=counts,
         vocab=vocab.tokens,

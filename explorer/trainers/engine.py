@@ -19,12 +19,14 @@ from __future__ import annotations
 from array import array
 from collections import defaultdict
 
+from explorer.run_config import MAX_SYMBOLS
+
 # A pair (left id, right id) is packed into one int: hashing and comparing an int is much cheaper
 # than a tuple on the hot path, and `left << PAIR_SHIFT | right` orders pairs exactly like
 # the library's `(id_left, id_right)` tuple comparison.
-PAIR_SHIFT = 24
+# Ids stay below MAX_SYMBOLS (a TrainerConfig checks its vocab_size against it).
+PAIR_SHIFT = MAX_SYMBOLS.bit_length() - 1
 PAIR_MASK = (1 << PAIR_SHIFT) - 1
-MAX_SYMBOLS = 1 << PAIR_SHIFT
 
 # Boundary never removed (int32 max, so it compares greater than every step).
 NEVER = 2**31 - 1

@@ -38,6 +38,7 @@ from math import log
 
 import numpy as np
 
+from explorer.run_config import RunConfig
 from explorer.trainers.unigram_course_lattices import CourseLattices
 from explorer.unigram_trace import RoundRecorder, UnigramTrace
 
@@ -185,8 +186,8 @@ def _planned_rounds(size: int, vocab_size: int, percent: float) -> int:
 
 def train_course(words, counts, config, progress=None, should_stop=None) -> UnigramTrace:
     started = time.perf_counter()
-    max_length = config.effective_max_piece_length
-    seeds, seed_freqs = seed_pieces(words, counts, config.effective_seed_size, max_length)
+    max_length = config.max_piece_length
+    seeds, seed_freqs = seed_pieces(words, counts, config.seed_size, max_length)
     seed_index = {piece: index for index, piece in enumerate(seeds)}
     lattices = CourseLattices(words, seeds, max((len(piece) for piece in seeds), default=1))
     freqs = dict(zip(seeds, seed_freqs))
@@ -238,7 +239,7 @@ def train_course(words, counts, config, progress=None, should_stop=None) -> Unig
     final_pieces = [(token, 0.0) for token in special] + [(token, -value) for token, value in model.items()]
     seed_total = sum(seed_freqs)
     return UnigramTrace(
-        config=config.to_dict(),
+        config=RunConfig(config, pre_tokenizer=None),
         words=list(words),
         counts=list(counts),
         seeds=seeds,

@@ -40,6 +40,7 @@ import time
 
 import numpy as np
 
+from explorer.run_config import RunConfig
 from explorer.trainers.unigram_lattices import CorpusLattices, StopTraining
 from explorer.trainers.unigram_nbest import piece_alternatives
 from explorer.trainers.unigram_seeds import library_seeds
@@ -88,8 +89,8 @@ class _Run:
     def __init__(self, words, counts, config, should_stop=None):
         self.config = config
         self.should_stop = should_stop  # also asked inside long passes (StopTraining)
-        self.max_length = config.effective_max_piece_length
-        self.flat, self.seeds = library_seeds(words, counts, self.max_length, config.effective_seed_size)
+        self.max_length = config.max_piece_length
+        self.flat, self.seeds = library_seeds(words, counts, self.max_length, config.seed_size)
         self.lattices = CorpusLattices(self.flat, self.seeds, self.max_length)
         self.unk = len(self.seeds.pieces)
         self.lengths = np.asarray([len(piece) for piece in self.seeds.pieces], dtype=np.int64)
@@ -270,7 +271,7 @@ def train_library(words, counts, config, progress=None, should_stop=None) -> Uni
     final_round.size_after = len(final_pieces)
     rounds.append(final_round)
     return UnigramTrace(
-        config=config.to_dict(),
+        config=RunConfig(config, pre_tokenizer=None),
         words=list(words),
         counts=list(counts),
         seeds=list(run.seeds.pieces),
@@ -291,7 +292,7 @@ def _empty_trace(config, seconds: float) -> UnigramTrace:
     need_unk = unk is not None and unk not in special_tokens
     tokens = ([unk] if need_unk else []) + special_tokens
     return UnigramTrace(
-        config=config.to_dict(),
+        config=RunConfig(config, pre_tokenizer=None),
         words=[],
         counts=[],
         seeds=[],

@@ -67,9 +67,7 @@ def secret() -> bytes:
 
 def training_spec(settings: Settings, bounds: Limits) -> dict:
     """The plain-data settings `tasks.train_task` takes (ValueError when they are invalid)."""
-    return tasks.training_settings(
-        settings.trainer_config(bounds), settings.normalizers, settings.pre_tokenizer
-    )
+    return settings.run_config(bounds).to_dict()
 
 
 def training_key(text: str, settings: Settings, bounds: Limits, stopped_at: int | None = None) -> str:

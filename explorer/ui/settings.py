@@ -1,7 +1,7 @@
 """Training settings as the Train page edits them, their defaults per algorithm, and their URL form.
 
-`Settings` is what the widgets hold (strings as typed); `trainer_config()` turns it into a
-`TrainerConfig` and raises ValueError with a message a person can act on. `to_query_params` /
+`Settings` is what the widgets hold (strings as typed); `run_config()` turns it into a
+`RunConfig` and raises ValueError with a message a person can act on. `to_query_params` /
 `from_query_params` give the shareable-URL form: only values that differ from the algorithm's
 defaults are written, and a hand-edited URL with a bad value falls back to the default with a
 note instead of failing.
@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 
 from explorer.inputs import InputError, Limits, check_vocab_size
-from explorer.trainers import TrainerConfig
+from explorer.run_config import RunConfig, TrainerConfig
 
 ALGORITHM_LABELS = {"bpe": "BPE", "wordpiece": "WordPiece"}
 FLAVOR_LABELS = {"library": "`tokenizers` library", "course": "Hugging Face course"}
@@ -84,13 +84,13 @@ class Settings:
         """The special tokens trained with: the entries without empty ones and repeats."""
         return tuple(dict.fromkeys(token for token in self.special_token_entries() if token))
 
-    def trainer_config(self, bounds: Limits | None = None) -> TrainerConfig:
-        """The TrainerConfig for these settings; ValueError (clear message) when one is invalid.
+    def run_config(self, bounds: Limits | None = None) -> RunConfig:
+        """The RunConfig for these settings; ValueError (clear message) when one is invalid.
         The vocabulary size is checked by `check_vocab_size` against `bounds` (default: `limits()`)."""
         check_vocab_size(self.vocab_size, bounds or limits())
         if self.min_frequency < 0:
             raise ValueError("Min frequency cannot be negative.")
-        return TrainerConfig(
+        trainer = TrainerConfig(
             algorithm=self.algorithm,
             flavor=self.flavor,
             vocab_size=self.vocab_size,
@@ -99,6 +99,7 @@ class Settings:
             continuing_subword_prefix=self.prefix,
             end_of_word_suffix=self.suffix or None,
         )
+        return RunConfig(trainer, self.normalizers, self.pre_tokenizer)
 
     def short_name(self) -> str:
         flavor = "course" if self.flavor == "course" else "library"

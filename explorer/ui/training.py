@@ -83,7 +83,7 @@ def settings_check(settings: Settings, bounds: Limits) -> Check:
     errors.extend(tokens.errors)
     if not errors:
         try:
-            settings.trainer_config(bounds)
+            settings.run_config(bounds)
         except ValueError as error:
             errors.append(f"Cannot train with these settings: {error}")
     return Check(tuple(errors), tokens.warnings, tokens.notes)

@@ -65,9 +65,7 @@ def special_token_messages(run: Run) -> list[str]:
     `special_token_notes` (tokens that are also corpus characters or were rebuilt by a merge)."""
 
     def build() -> list[str]:
-        before = check_special_tokens(
-            run.settings.special_token_list(), run.trace.config.get("pre_tokenizer")
-        )
+        before = check_special_tokens(run.settings.special_token_list(), run.trace.config.pre_tokenizer)
         return [*before.notes, *special_token_notes(run.trace)]
 
     return run.derive("special_token_messages", build)
@@ -117,7 +115,7 @@ def word_span_tokens(run: Run, word_index: int, k: int, max_characters: int | No
     """A corpus word's tokens after k merges; the token that merge k just joined is highlighted.
     With `max_characters`, only the tokens that start within that many characters."""
     trace = run.trace
-    byte_level = charts.is_byte_level(trace)
+    byte_level = trace.config.is_byte_level
     joined = trace.merge_positions(word_index, k)
     ids = token_ids(run)
     tokens = []

@@ -3,7 +3,7 @@
 - `train_task(reporter, corpus_text, settings, limits, store=None)`: `explorer.pipeline.train_corpus`
   under the run's budget (`Limits.budget()`), reporting {"phase": "counting"} and then
   {"phase": "training", "step", "planned"}, stopping when the reporter says so (Stop, a visitor
-  gone) or the budget does. `settings` is `training_settings(...)`'s dict, `limits` a
+  gone) or the budget does. `settings` is a `RunConfig.to_dict()`, `limits` a
   `dataclasses.asdict(Limits)`. Returns {"trace_json", "stored_key", "steps", "stop_reason",
   "stopped_by", "seconds"}; with a `store` dict
   (`SQLiteRunStore.location()` plus "key", "meta" and "keep_corpus") a run that was not stopped
@@ -30,53 +30,24 @@ import time
 
 from explorer.corpus import split_lines
 from explorer.inputs import Limits, corpus_prefix, sample_lines
-from explorer.trainers import TrainerConfig
+from explorer.run_config import RunConfig
 
 STOP_BUTTON = "the Stop button"
 NO_WORDS = "The corpus has no words once normalized and pre-tokenized: try another pre-tokenizer or corpus."
 MEASURE_CHUNK = 8 * 4096  # lines measured between two progress reports and stop checks
-PIPELINE_FIELDS = ("normalizers", "pre_tokenizer")
-
-
-def training_settings(
-    config: TrainerConfig, normalizers: tuple[str, ...] | list[str], pre_tokenizer: str
-) -> dict:
-    """The plain-data settings `train_task` takes (and whose canonical JSON keys a run)."""
-    settings = config.to_dict()
-    settings.update(normalizers=list(normalizers), pre_tokenizer=pre_tokenizer)
-    return settings
-
-
-def _config(settings: dict) -> tuple[TrainerConfig, tuple[str, ...], str]:
-    fields = {field.name for field in dataclasses.fields(TrainerConfig)}
-    unknown = set(settings) - fields - set(PIPELINE_FIELDS)
-    if unknown:
-        raise ValueError(f"unknown training setting {sorted(unknown)[0]!r}")
-    values = {
-        name: tuple(value) if isinstance(value, list) else value
-        for name, value in settings.items()
-        if name in fields
-    }
-    return (
-        TrainerConfig(**values),
-        tuple(settings.get("normalizers") or ()),
-        settings.get("pre_tokenizer", "byte-level"),
-    )
 
 
 def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: dict | None = None) -> dict:
     from explorer.pipeline import train_corpus  # here: the server imports this module for its names alone
 
-    config, normalizers, pre_tokenizer = _config(settings)
+    run = RunConfig.from_dict(settings, strict=True)
     budget = Limits(**limits).budget(
         progress=lambda step, planned: reporter.report(phase="training", step=step, planned=planned)
     )
     reporter.report(phase="counting")
     trace = train_corpus(
         corpus_text,
-        config,
-        normalizers,
-        pre_tokenizer,
+        run,
         progress=budget.progress,
         should_stop=lambda: reporter.should_stop() or budget.should_stop(),
         max_steps=budget.step_limit,

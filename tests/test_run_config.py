@@ -1,0 +1,78 @@
+"""RunConfig: the one description of a training run that a trace carries."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from explorer.pipeline import train_corpus
+from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
+from explorer.trace import Trace
+from explorer.unigram_trace import UnigramTrace
+
+CONFIGS = [
+    RunConfig(),
+    RunConfig(
+        TrainerConfig("wordpiece", "course", vocab_size=70, special_tokens=("[UNK]",)), ("nfkc",), "bert"
+    ),
+    RunConfig(TrainerConfig(continuing_subword_prefix="##", end_of_word_suffix="</w>"), (), "whitespace"),
+    RunConfig(
+        UnigramConfig(vocab_size=50, seed_size=400, special_tokens=("<pad>",)), ("lowercase",), "metaspace"
+    ),
+    RunConfig(TrainerConfig(vocab_size=5), pre_tokenizer=None),
+]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=repr)
+def test_the_json_form_reads_back_as_the_same_config(config):
+    data = json.loads(json.dumps(config.to_dict()))
+    assert RunConfig.from_dict(data, strict=True) == config
+
+
+def test_a_unigram_config_is_written_with_its_flavor_defaults_resolved():
+    data = RunConfig(UnigramConfig(flavor="course", vocab_size=50), (), "metaspace").to_dict()
+    assert data["algorithm"] == "unigram" and data["seed_size"] == 300 and data["max_piece_length"] is None
+
+
+def test_what_the_app_asks_of_a_run():
+    wordpiece = RunConfig(TrainerConfig("wordpiece", vocab_size=100), (), "bert")
+    assert (wordpiece.prefix, wordpiece.suffix, wordpiece.is_byte_level, wordpiece.is_unigram) == (
+        "##",
+        "",
+        False,
+        False,
+    )
+    bpe = RunConfig(TrainerConfig(end_of_word_suffix="</w>"))
+    assert (bpe.prefix, bpe.suffix, bpe.is_byte_level) == ("", "</w>", True)
+    unigram = RunConfig(UnigramConfig(vocab_size=50), (), "metaspace")
+    assert (unigram.prefix, unigram.suffix, unigram.is_unigram, unigram.algorithm) == (
+        "",
+        "",
+        True,
+        "unigram",
+    )
+
+
+def test_unknown_stages_and_settings_are_sentences():
+    with pytest.raises(ValueError, match="unknown normalizer 'nfkx' \\(choose from "):
+        RunConfig(TrainerConfig(), ("nfkx",))
+    with pytest.raises(ValueError, match="unknown pre-tokenizer 'spaces' \\(choose from "):
+        RunConfig(TrainerConfig(), (), "spaces")
+    with pytest.raises(ValueError, match="unknown training setting 'colour'"):
+        RunConfig.from_dict({**RunConfig().to_dict(), "colour": "blue"}, strict=True)
+    assert RunConfig.from_dict({**RunConfig().to_dict(), "colour": "blue"}) == RunConfig()
+
+
+def test_an_older_trace_config_without_the_pipeline_reads_as_words_given_directly():
+    old = TrainerConfig(vocab_size=300).to_dict()  # what traces of version 1 stored
+    assert RunConfig.from_dict(old) == RunConfig(TrainerConfig(vocab_size=300), (), None)
+
+
+@pytest.mark.parametrize("trainer", [TrainerConfig(vocab_size=300), UnigramConfig(vocab_size=40)], ids=repr)
+def test_a_trace_carries_its_run_config_through_json(trainer):
+    run = RunConfig(trainer, ("nfkc",), "metaspace" if isinstance(trainer, UnigramConfig) else "byte-level")
+    trace = train_corpus("the cat sat on the mat with the hat\nthe end", run)
+    kind = UnigramTrace if isinstance(trainer, UnigramConfig) else Trace
+    assert kind.from_json(trace.to_json()).config == trace.config
+    assert trace.config.normalizers == ("nfkc",) and trace.config.algorithm == run.algorithm
