@@ -26,6 +26,7 @@ What it does not do: anything the package does not (this module only parses and 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import json
 import math
@@ -289,6 +290,7 @@ def _pretrained(name: str):
 
 def _piece_rows(pieces) -> list[dict]:
     from explorer.render import readable_token
+    from explorer.tokens import SPECIAL
 
     return [
         {
@@ -296,7 +298,7 @@ def _piece_rows(pieces) -> list[dict]:
             "token": readable_token(p.token_bytes),
             "start": p.start,
             "end": p.end,
-            "special": p.special,
+            "special": p.kind == SPECIAL,
         }
         for p in pieces
     ]
@@ -475,10 +477,7 @@ def _compare(args) -> int:
     results = []
     for path in args.tokenizer:
         tokenizer = _load_our_tokenizer(path)
-        unk = tokenizer.model.unk_token
-        results.append(
-            compute_metrics(path, texts, lambda t, tok=tokenizer: encode_pieces(tok, t), unknown_token=unk)
-        )
+        results.append(compute_metrics(path, texts, functools.partial(encode_pieces, tokenizer)))
     for name in args.pretrained:
         results.append(
             compute_metrics(info_for(name).label, texts, lambda t, n=name: encode_pretrained(n, t))

@@ -36,13 +36,13 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cached_property
-from itertools import accumulate
-from typing import Any, NamedTuple
+from itertools import accumulate, repeat
+from typing import Any
 
 import pandas as pd
 import tokenizers
 
-from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
+from explorer.bytelevel import BYTE_LEVEL_ALPHABET, bytes_to_symbols, symbols_to_bytes
 from explorer.charts import sampled_steps
 from explorer.encode_steps import encode_steps, pretrained_encode_steps
 from explorer.hf_json import (
@@ -54,7 +54,7 @@ from explorer.hf_json import (
 from explorer.metrics import TokenizerMetrics, add_metrics, compute_metrics, metrics_table
 from explorer.models import BPEModel, WordPieceModel
 from explorer.normalizers import BertNormalizer
-from explorer.pipeline import Piece, encode_pieces
+from explorer.pipeline import encode_pieces
 from explorer.pre_tokenizers import build_pre_tokenizer
 from explorer.pretrained import (
     BUNDLED,
@@ -68,12 +68,12 @@ from explorer.pretrained.registry import TIKTOKEN_KINDS
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.render import PALETTE, escape_text, readable_token, token_spans_html
 from explorer.tokenizer import ByteLevelDecoder, Tokenizer, WordPieceDecoder
-from explorer.tokens import DROPPED, kind_of, lost_characters, tokens_only
+from explorer.tokens import DROPPED, SPECIAL, TOKEN, UNKNOWN, Piece, lost_characters, tokens_only
 from explorer.trace import Trace
 from explorer.wording import plural
 
-Encoder = Callable[[str], Sequence[Any]]
-BatchEncoder = Callable[[Sequence[str]], list[Sequence[Any]]]
+Encoder = Callable[[str], Sequence[Piece]]
+BatchEncoder = Callable[[Sequence[str]], list[Sequence[Piece]]]
 
 
 # ---------------------------------------------------------------- columns
@@ -84,15 +84,14 @@ class TokenizerColumn:
     """One tokenizer on the Compare page.
 
     `key` tells columns apart in the page's widgets; `content_key` names what the tokenizer *is*
-    (a hash of its files), so measurements can be cached across runs and sessions. `unknown_token`
-    is an id (or the token's text, for pieces with a `value`). `encode_batch` is a fast path for a
-    whole corpus; without it `encode` is called once per text.
+    (a hash of its files), so measurements can be cached across runs and sessions. `encode` gives
+    `explorer.tokens.Piece`s; `encode_batch` is a fast path for a whole corpus; without it
+    `encode` is called once per text.
     """
 
     name: str
     encode: Encoder
     caption: str = ""
-    unknown_token: int | str | None = None
     key: str = ""
     content_key: str = ""
     encode_batch: BatchEncoder | None = None
@@ -106,22 +105,6 @@ class TokenizerColumn:
 def sentences_from(text: str) -> list[str]:
     """One sentence per non-empty line."""
     return [line for line in text.splitlines() if line.strip()]
-
-
-def shown_pieces(tok: Tokenizer, text: str) -> list[Piece]:
-    """`encode_pieces`, with every piece carrying the bytes of the token it is: byte-level tokens
-    their bytes, other tokens their own text (so '[UNK]' and '##ing' show as such, not as the
-    source text they cover)."""
-    return [
-        piece if piece.token_bytes is not None else replace(piece, token_bytes=piece.value.encode("utf-8"))
-        for piece in encode_pieces(tok, text)
-    ]
-
-
-def unknown_id(tok: Tokenizer) -> int | None:
-    """The id of the model's unknown token, if it has one in its vocabulary."""
-    unk = getattr(tok.model, "unk_token", None)
-    return tok.token_to_id(unk) if unk else None
 
 
 def content_key(kind: str, text: str | bytes) -> str:
@@ -141,9 +124,8 @@ def tokenizer_column(
     exported = tokenizer_to_json(tok) if exported is None else exported
     return TokenizerColumn(
         name=name,
-        encode=functools.partial(shown_pieces, tok),
+        encode=functools.partial(encode_pieces, tok),
         caption=caption,
-        unknown_token=unknown_id(tok),
         key=key or content_key("ours", exported),
         content_key=content_key("ours", exported),
         encode_batch=None if tok.may_drop_characters() else library_batch_encoder(exported),
@@ -177,13 +159,13 @@ def pretrained_column(name: str, special_tokens: bool = False) -> TokenizerColum
     )
 
 
-def contiguous_runs(pieces: Sequence[Any]) -> list[tuple[int, list[Any]]]:
+def contiguous_runs(pieces: Sequence[Piece]) -> list[tuple[int, list[Piece]]]:
     """Pieces grouped into runs that touch each other, each with the text offset where it starts.
 
     Pieces of one run are adjacent or overlap (byte tokens sharing a character); between two runs
     lies text that no token covers (e.g. spaces a BERT pre-tokenizer drops).
     """
-    runs: list[tuple[int, list[Any]]] = []
+    runs: list[tuple[int, list[Piece]]] = []
     end = None
     for piece in pieces:
         if end is None or piece.start > end:
@@ -198,7 +180,9 @@ def _gap_html(text: str) -> str:
     return f'<span class="gap" title="not part of any token">{escape_text(skipped)}</span>'
 
 
-def line_html(text: str, pieces: Sequence[Any], show_ids: bool = False, new_token: str | None = None) -> str:
+def line_html(
+    text: str, pieces: Sequence[Piece], show_ids: bool = False, new_token: str | None = None
+) -> str:
     """Token spans of one text; text that no token covers is shown faded, whitespace as markers
     (a character the model drops is not faded: it has a `DROPPED` piece, drawn as a marked box).
     Tokens equal to `new_token` are outlined (`render.token_spans_html`)."""
@@ -213,10 +197,10 @@ def line_html(text: str, pieces: Sequence[Any], show_ids: bool = False, new_toke
     return f'<div class="compare-line" style="line-height:1.9;">{"".join(parts)}</div>'
 
 
-def count_note(pieces: Sequence[Any], unknown_token: int | str | None = None) -> str:
+def count_note(pieces: Sequence[Piece]) -> str:
     """'12 tokens', and what is lost when something is: '12 tokens · 2 characters lost'."""
     tokens = len(tokens_only(pieces))
-    lost = lost_characters(pieces, unknown_token)
+    lost = lost_characters(pieces)
     note = plural(tokens, "token")
     return note + (f" · {plural(lost, 'character')} lost (unknown or dropped)" if lost else "")
 
@@ -230,7 +214,7 @@ def column_html(column: TokenizerColumn, sentences: Sequence[str], show_ids: boo
         total += len(tokens_only(pieces))
         blocks.append(
             f'<div class="compare-sentence" style="margin-bottom:0.8em;">{line_html(sentence, pieces, show_ids)}'
-            f'<div style="color:#777;font-size:0.8em;">{escape_text(count_note(pieces, column.unknown_token))}</div></div>'
+            f'<div style="color:#777;font-size:0.8em;">{escape_text(count_note(pieces))}</div></div>'
         )
     return (
         f'<div class="compare-column" data-tokenizer="{escape_text(column.name)}">{"".join(blocks)}</div>',
@@ -240,9 +224,7 @@ def column_html(column: TokenizerColumn, sentences: Sequence[str], show_ids: boo
 
 def comparison_table(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> pd.DataFrame:
     """tokens, characters/token, bytes/token, tokens/word, words split, unknown rate per column."""
-    return metrics_table(
-        compute_metrics(column.name, sentences, column.encode, column.unknown_token) for column in columns
-    )
+    return metrics_table(compute_metrics(column.name, sentences, column.encode) for column in columns)
 
 
 # ---------------------------------------------------------------- boundary diff
@@ -283,7 +265,7 @@ class DiffSegment:
         return self.a_cut != self.b_cut or self.a_splits_character != self.b_splits_character
 
 
-def token_boundaries(text: str, pieces: Sequence[Any]) -> set[int]:
+def token_boundaries(text: str, pieces: Sequence[Piece]) -> set[int]:
     """Offsets strictly inside `text` where a piece starts or ends (empty-span pieces ignored)."""
     cuts: set[int] = set()
     for piece in pieces:
@@ -292,19 +274,19 @@ def token_boundaries(text: str, pieces: Sequence[Any]) -> set[int]:
     return {cut for cut in cuts if 0 < cut < len(text)}
 
 
-def _covering(pieces: Sequence[Any], start: int, end: int) -> tuple[int, ...]:
+def _covering(pieces: Sequence[Piece], start: int, end: int) -> tuple[int, ...]:
     return tuple(index for index, piece in enumerate(pieces) if piece.start < end and piece.end > start)
 
 
-def boundary_diff(text: str, pieces_a: Sequence[Any], pieces_b: Sequence[Any]) -> list[DiffSegment]:
+def boundary_diff(text: str, pieces_a: Sequence[Piece], pieces_b: Sequence[Piece]) -> list[DiffSegment]:
     """`text` cut at every boundary of either tokenization, each stretch saying whose it is.
 
     Segments tile the text in order; together their flags say where A and B agree. Pieces are
     anything with character offsets `start`/`end` into `text` (tokens of one character may overlap,
     as byte-level tokens sharing a character do).
     """
-    dropped_a = [piece for piece in pieces_a if kind_of(piece) == DROPPED]
-    dropped_b = [piece for piece in pieces_b if kind_of(piece) == DROPPED]
+    dropped_a = [piece for piece in pieces_a if piece.kind == DROPPED]
+    dropped_b = [piece for piece in pieces_b if piece.kind == DROPPED]
     pieces_a, pieces_b = tokens_only(pieces_a), tokens_only(pieces_b)
     cuts_a = token_boundaries(text, pieces_a)
     cuts_b = token_boundaries(text, pieces_b)
@@ -421,48 +403,41 @@ def diff_legend_html(name_a: str, name_b: str, summary: DiffSummary) -> str:
 # ---------------------------------------------------------------- a whole corpus
 
 
-class Span(NamedTuple):
-    """The least a corpus measurement needs of a token (cheap to make by the hundred thousand)."""
-
-    id: int
-    start: int
-    end: int
-
-
-def spans_from_byte_lengths(text: str, token_ids: Sequence[int], lengths: Sequence[int]) -> list[Span]:
-    """Character spans of tokens whose UTF-8 byte lengths, in order, add up to `text`'s.
-
-    Same offsets as `pretrained.pieces_from_token_bytes` (a token holding part of a character gets
-    the whole character's span); ASCII text, where bytes are characters, skips the byte map.
-    """
+def pieces_from_byte_lengths(
+    text: str, token_ids: Sequence[int], lengths: Sequence[int], spellings: Sequence[str]
+) -> list[Piece]:
+    """Pieces of tokens whose UTF-8 byte lengths, in order, add up to `text`'s; `spellings` are
+    their values. Same spans as `pretrained.pieces_from_token_bytes` (a token holding part of a
+    character gets the whole character's span); ASCII text, where bytes are characters, skips the
+    byte map. No `token_bytes`: a measurement does not draw."""
     ends = list(accumulate(lengths))
     starts = [0, *ends[:-1]]
     if not text.isascii():
         owners = byte_to_char_index(text)
         starts = [owners[start] for start in starts]
         ends = [owners[end - 1] + 1 for end in ends]
-    return list(map(_new_span, zip(token_ids, starts, ends)))
+    return list(map(_new_piece, zip(token_ids, spellings, starts, ends, repeat(None), repeat(TOKEN))))
 
 
-# Span(*fields) goes through a Python-level __new__; tuple.__new__ builds the same Span in C, which
-# halves the cost of the ~400,000 spans of a 1 MB corpus.
-_new_span = functools.partial(tuple.__new__, Span)
+# Piece(*fields) goes through a Python-level __new__; tuple.__new__ builds the same Piece in C, which
+# halves the cost of the ~400,000 pieces of a 1 MB corpus.
+_new_piece = functools.partial(tuple.__new__, Piece)
 
 
 @functools.lru_cache(maxsize=len(BUNDLED))
-def _token_byte_lengths(name: str) -> list[int]:
-    """Byte length of every token id of a pretrained encoding (0 for ids it does not use).
-
-    One table lookup per token instead of one call into tiktoken (0.3 s once for o200k_base).
-    """
+def _token_tables(name: str) -> tuple[list[int], list[str]]:
+    """Byte length and spelling (GPT-2's byte symbols) of every token id of a pretrained encoding
+    (0 and "" for ids it does not use): one table lookup per token instead of one call into
+    tiktoken (0.3 s once for o200k_base)."""
     encoding = load_encoding(name)
-    lengths = [0] * encoding.n_vocab
+    lengths, spellings = [0] * encoding.n_vocab, [""] * encoding.n_vocab
     for token_id in range(encoding.n_vocab):
         try:
-            lengths[token_id] = len(encoding.decode_single_token_bytes(token_id))
+            token_bytes = encoding.decode_single_token_bytes(token_id)
         except KeyError:  # a gap between the ordinary and the special tokens
-            pass
-    return lengths
+            continue
+        lengths[token_id], spellings[token_id] = len(token_bytes), bytes_to_symbols(token_bytes)
+    return lengths, spellings
 
 
 BATCH_CHUNK = 2_000  # texts per task of the pretrained batch encoder
@@ -485,18 +460,23 @@ def pretrained_batch_encoder(name: str, special_tokens: bool = False) -> BatchEn
     if special_tokens or info.kind not in TIKTOKEN_KINDS or info.normalization:
         return lambda texts: [encode(name, text, special_tokens) for text in texts]
 
-    def encode_chunk(texts: Sequence[str]) -> list[list[Span]]:
-        encoding, lengths = load_encoding(name), _token_byte_lengths(name)
-        spans = []
+    def encode_chunk(texts: Sequence[str]) -> list[list[Piece]]:
+        encoding, (lengths, spellings) = load_encoding(name), _token_tables(name)
+        pieces = []
         for text in texts:
             clean = text if text.isascii() else replace_surrogates(text)
             token_ids = encoding.encode_ordinary(clean)
-            spans.append(
-                spans_from_byte_lengths(clean, token_ids, [lengths[token_id] for token_id in token_ids])
+            pieces.append(
+                pieces_from_byte_lengths(
+                    clean,
+                    token_ids,
+                    [lengths[token_id] for token_id in token_ids],
+                    [spellings[token_id] for token_id in token_ids],
+                )
             )
-        return spans
+        return pieces
 
-    def encode_batch(texts: Sequence[str]) -> list[list[Span]]:
+    def encode_batch(texts: Sequence[str]) -> list[list[Piece]]:
         chunks = [texts[start : start + BATCH_CHUNK] for start in range(0, len(texts), BATCH_CHUNK)]
         if len(chunks) <= 1:
             return encode_chunk(texts)
@@ -514,13 +494,15 @@ def library_batch_encoder(tokenizer_json: str) -> BatchEncoder:
     does, which needs about 8 s per MB where the library, in Rust on all cores, needs well under
     one. The library is loaded on first use. Like `encode_pieces`, no [CLS]/[SEP] are added.
     """
-    loaded: list[tokenizers.Tokenizer] = []
+    loaded: list[tuple[tokenizers.Tokenizer, int | None]] = []
 
-    def encode_batch(texts: Sequence[str]) -> list[list[Span]]:
+    def encode_batch(texts: Sequence[str]) -> list[list[Piece]]:
         if not loaded:
-            loaded.append(tokenizers.Tokenizer.from_str(tokenizer_json))
-        encodings = loaded[0].encode_batch(list(texts), add_special_tokens=False)
-        return [list(map(_new_span, zip(e.ids, *zip(*e.offsets)))) if e.ids else [] for e in encodings]
+            library = tokenizers.Tokenizer.from_str(tokenizer_json)
+            loaded.append((library, _library_unknown_id(json.loads(tokenizer_json), library)))
+        library, unknown = loaded[0]
+        encodings = library.encode_batch(list(texts), add_special_tokens=False)
+        return [_library_pieces(encoding, unknown) for encoding in encodings]
 
     return encode_batch
 
@@ -544,7 +526,7 @@ def measure_corpus(column: TokenizerColumn, texts: Sequence[str]) -> CorpusMeasu
         batch = texts[first : first + MEASURE_BATCH]
         distinct = list(dict.fromkeys(batch))
         encoded = dict(zip(distinct, encode_batch(distinct)))
-        parts.append(compute_metrics(column.name, batch, encoded.__getitem__, column.unknown_token))
+        parts.append(compute_metrics(column.name, batch, encoded.__getitem__))
     metrics = add_metrics(parts, column.name) if parts else compute_metrics(column.name, (), column.encode)
     return CorpusMeasurement(metrics, time.perf_counter() - started)
 
@@ -679,9 +661,10 @@ class UploadedTokenizer:
         library = tokenizers.Tokenizer.from_str(self.library_json)
         return TokenizerColumn(
             name=self.name,
-            encode=functools.partial(library_pieces, library, _mentions_byte_level(data)),
+            encode=functools.partial(
+                library_pieces, library, _mentions_byte_level(data), _library_unknown_id(data, library)
+            ),
             caption=f"uploaded {self.kind}",
-            unknown_token=_library_unknown_id(data, library),
             key=self.key,
             content_key=self.key,
             encode_batch=library_batch_encoder(self.library_json),
@@ -700,7 +683,6 @@ def sentencepiece_column(
         name=name,
         encode=functools.partial(model.encode, special_tokens=special_tokens),
         caption=f"uploaded SentencePiece model, {model.vocab_size:,} ids",
-        unknown_token=model.unknown_id,
         key=key + (":special" if special_tokens else ""),
         content_key=key + (":special" if special_tokens else ""),
         note=note,
@@ -729,19 +711,38 @@ def sentencepiece_upload(upload: UploadedFile) -> UploadedTokenizer:
     )
 
 
-def library_pieces(tok: tokenizers.Tokenizer, byte_level: bool, text: str) -> list[Piece]:
-    """Encode with the `tokenizers` library into the pieces the page draws (no [CLS]/[SEP])."""
+def library_pieces(
+    tok: tokenizers.Tokenizer, byte_level: bool, unknown: int | None, text: str
+) -> list[Piece]:
+    """Encode with the `tokenizers` library into the pieces the page draws (no [CLS]/[SEP]);
+    `unknown`: the id of the model's unknown token."""
     encoding = tok.encode(text, add_special_tokens=False)
     pieces = []
-    for token_id, token, (start, end) in zip(encoding.ids, encoding.tokens, encoding.offsets):
-        token_bytes = token.encode("utf-8", errors="surrogatepass")
-        if byte_level:
+    for piece in _library_pieces(encoding, unknown):
+        token_bytes = None
+        if byte_level and piece.kind == TOKEN:
             try:
-                token_bytes = symbols_to_bytes(token)
+                token_bytes = symbols_to_bytes(piece.value)
             except ValueError:  # an added token such as "<s>" is plain text
                 pass
-        pieces.append(Piece(token_id, token, start, end, token_bytes))
+        pieces.append(piece._replace(token_bytes=token_bytes))
     return pieces
+
+
+def _library_pieces(encoding: tokenizers.Encoding, unknown: int | None) -> list[Piece]:
+    """The pieces of a library Encoding: special tokens by its mask, the unknown token by id."""
+    if not encoding.ids:
+        return []
+    kinds = [
+        SPECIAL if special else UNKNOWN if token_id == unknown else TOKEN
+        for token_id, special in zip(encoding.ids, encoding.special_tokens_mask)
+    ]
+    return list(
+        map(
+            _new_piece,
+            zip(encoding.ids, encoding.tokens, *zip(*encoding.offsets), repeat(None), kinds),
+        )
+    )
 
 
 def _mentions_byte_level(component: object) -> bool:

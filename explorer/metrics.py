@@ -13,8 +13,7 @@ so "don't", "U.S.", "(hello)," are each one word). A token belongs to every word
 span (added special tokens) overlap no word but still count as tokens.
 
 What it does not do: tokenize, normalise text, or know about a particular library. The encoder is
-any callable `text -> pieces` whose pieces have `start` and `end` (character offsets) and, for
-unknown-token counting, `id` or the token's text as `value`, `token` or `token_bytes`. Pass an
+any callable `text -> [explorer.tokens.Piece]` (their spans and kinds are what counts). Pass an
 encoder without a post-processor if [CLS]/[SEP]-style tokens should not count.
 """
 
@@ -23,17 +22,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from explorer.corpus import WORD
-from explorer.tokens import is_unknown, lost_characters, tokens_only
+from explorer.tokens import DROPPED, UNKNOWN, Piece, lost_characters, tokens_only
 
 SPAN_BATCH = 4096  # texts whose spans are held at once in compute_metrics
 
-Encoder = Callable[[str], Sequence[Any]]
+Encoder = Callable[[str], Sequence[Piece]]
 
 
 @dataclass(frozen=True)
@@ -95,7 +93,6 @@ def compute_metrics(
     name: str,
     texts: Iterable[str],
     encode: Encoder,
-    unknown_token: int | str | None = None,
 ) -> TokenizerMetrics:
     """Encode every text with `encode` and add up the counts behind `TokenizerMetrics`.
 
@@ -115,14 +112,10 @@ def compute_metrics(
             split_words += _split_word_count(piece_starts, piece_ends, word_starts, word_ends)
             piece_starts, piece_ends, word_starts, word_ends = [], [], [], []
         pieces = list(encode(text))
-        # Pieces with kinds (ours) may hold DROPPED markers, which are not tokens; the corpus
-        # encoders' light spans never do.
-        kinded = bool(pieces) and hasattr(pieces[0], "kind")
-        if kinded or unknown_token is not None:
-            lost += lost_characters(pieces, unknown_token)
-            unknown_tokens += sum(1 for piece in pieces if is_unknown(piece, unknown_token))
-        if kinded:
-            pieces = tokens_only(pieces)
+        if any(piece.kind in (UNKNOWN, DROPPED) for piece in pieces):
+            lost += lost_characters(pieces)
+            unknown_tokens += sum(1 for piece in pieces if piece.kind == UNKNOWN)
+            pieces = tokens_only(pieces)  # DROPPED markers are not tokens
         offset = characters + texts_seen  # one character of room between texts: no overlap
         texts_seen += 1
         characters += len(text)

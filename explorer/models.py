@@ -26,21 +26,12 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable
-from dataclasses import dataclass
+
+from explorer.tokens import Piece
 
 # The library caches up to 10,000 words and only words shorter than 256 bytes (utils/cache.rs).
 CACHE_CAPACITY = 10_000
 CACHE_MAX_WORD_LENGTH = 256
-
-
-@dataclass(frozen=True)
-class Token:
-    """One token of a pre-token: its id, its string and its [start, end) character span."""
-
-    id: int
-    value: str
-    start: int
-    end: int
 
 
 def _vocab_from_json(value: object, where: str) -> dict[str, int]:
@@ -163,7 +154,7 @@ class BPEModel:
         self.ignore_merges = ignore_merges
         self._id_to_token = _reverse_vocab(self.vocab)
         self.merge_map = self._build_merge_map(merges)
-        self._cache: dict[str, tuple[Token, ...]] = {}
+        self._cache: dict[str, tuple[Piece, ...]] = {}
 
     def _build_merge_map(self, merges: list[tuple[str, str]]) -> dict[tuple[int, int], tuple[int, int]]:
         """(left id, right id) -> (rank, merged id), like `BpeBuilder::build`.
@@ -207,11 +198,11 @@ class BPEModel:
     def id_to_token(self, token_id: int) -> str | None:
         return self._id_to_token.get(token_id)
 
-    def tokenize(self, word: str) -> list[Token]:
+    def tokenize(self, word: str) -> list[Piece]:
         if not word:
             return []
         if self.ignore_merges and word in self.vocab:
-            return [Token(self.vocab[word], word, 0, len(word))]
+            return [Piece(self.vocab[word], word, 0, len(word))]
         tokens = self._cache.get(word)
         if tokens is None:
             tokens = self._merge_word(word)
@@ -265,7 +256,7 @@ class BPEModel:
             )
         return unk_id
 
-    def tokenize_exactly(self, word: str) -> tuple[list[Token], list[int]]:
+    def tokenize_exactly(self, word: str) -> tuple[list[Piece], list[int]]:
         """`tokenize` with offsets that count every character, and the positions of the characters
         it drops (not in the vocabulary, and no unk token), in order.
 
@@ -310,7 +301,7 @@ class BPEModel:
         for order, index in enumerate(kept):
             last_symbol = kept[order + 1] - 1 if order + 1 < len(kept) else len(ids) - 1
             tokens.append(
-                Token(ids[index], self._id_to_token[ids[index]], spans[index][0], spans[last_symbol][1])
+                Piece(ids[index], self._id_to_token[ids[index]], spans[index][0], spans[last_symbol][1])
             )
         return tokens, dropped
 
@@ -320,7 +311,7 @@ class BPEModel:
         symbol = prefix + word[position] if prefix and position else word[position]
         return symbol + suffix if suffix and position == len(word) - 1 else symbol
 
-    def _merge_word(self, word: str) -> tuple[Token, ...]:
+    def _merge_word(self, word: str) -> tuple[Piece, ...]:
         ids, lengths = self._initial_symbols(word)
         merge_all(ids, lengths, self.merge_map.get)
         # Offsets are counted in bytes from 0 over the symbols left, as in the library, then
@@ -342,7 +333,7 @@ class BPEModel:
                 char_span = (start, end)
             else:
                 char_span = (char_of_byte[start], char_of_byte[end - 1] + 1)
-            tokens.append(Token(symbol_id, self._id_to_token[symbol_id], *char_span))
+            tokens.append(Piece(symbol_id, self._id_to_token[symbol_id], *char_span))
             start = end
         return tuple(tokens)
 
@@ -420,7 +411,7 @@ class WordPieceModel:
     def id_to_token(self, token_id: int) -> str | None:
         return self._id_to_token.get(token_id)
 
-    def _unk(self, word: str) -> list[Token]:
+    def _unk(self, word: str) -> list[Piece]:
         # Like the library, a missing unk token only fails when it is needed.
         unk_id = self.vocab.get(self.unk_token)
         if unk_id is None:
@@ -428,14 +419,14 @@ class WordPieceModel:
                 f"WordPiece: unk_token {self.unk_token!r} is not in the vocabulary, so {word!r} "
                 "cannot be encoded; add it to the vocabulary (e.g. as a special token)"
             )
-        return [Token(unk_id, self.unk_token, 0, len(word))]
+        return [Piece(unk_id, self.unk_token, 0, len(word))]
 
-    def tokenize_exactly(self, word: str) -> tuple[list[Token], list[int]]:
+    def tokenize_exactly(self, word: str) -> tuple[list[Piece], list[int]]:
         """`tokenize`, whose offsets are exact already; WordPiece never drops a character (a word
         it cannot match becomes one unk token)."""
         return self.tokenize(word), []
 
-    def tokenize(self, word: str) -> list[Token]:
+    def tokenize(self, word: str) -> list[Piece]:
         if len(word) > self.max_input_chars_per_word:
             return self._unk(word)
         prefix = self.continuing_subword_prefix
@@ -447,7 +438,7 @@ class WordPieceModel:
                 piece = word[start:end] if start == 0 else prefix + word[start:end]
                 piece_id = self.vocab.get(piece)
                 if piece_id is not None:
-                    tokens.append(Token(piece_id, piece, start, end))
+                    tokens.append(Piece(piece_id, piece, start, end))
                     break
                 end -= 1
             if end == start:
@@ -499,7 +490,7 @@ def model_from_hf_json(d: object):
     if model_type not in MODEL_TYPES:
         raise ValueError(f"model.type {model_type!r} is not supported ({', '.join(MODEL_TYPES)})")
     if model_type == "Unigram":
-        from explorer.unigram_model import UnigramModel  # it imports Token from here
+        from explorer.unigram_model import UnigramModel  # it imports the cache sizes from here
 
         return UnigramModel.from_hf_json(d)
     return MODEL_TYPES[model_type].from_hf_json(d)

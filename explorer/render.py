@@ -22,13 +22,12 @@ import html
 import re
 import unicodedata
 from collections.abc import Sequence
-from typing import Protocol
 
 import regex
 
 # One implementation of GPT-2's byte alphabet (explorer.bytelevel), re-exported for display code.
 from explorer.bytelevel import symbols_to_bytes as byte_level_symbols_to_bytes
-from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, kind_of
+from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
 
 __all__ = [
     "PALETTE",
@@ -65,14 +64,6 @@ PALETTE = (
 _MARKUP_CHARACTERS = "*_`~$[]:\\|!^{}"
 _MARKUP_REFERENCES = str.maketrans({char: f"&#{ord(char)};" for char in _MARKUP_CHARACTERS})
 _HASH_NOT_IN_A_REFERENCE = re.compile(r"(?<!&)#")
-
-
-class Piece(Protocol):
-    """What `token_spans_html` needs from a token; `token_bytes` is optional (see there)."""
-
-    id: int
-    start: int
-    end: int
 
 
 def escape_text(text: str) -> str:
@@ -138,12 +129,13 @@ def grapheme_groups(text: str) -> list[tuple[int, int]]:
     return [match.span() for match in regex.finditer(r"\X", text)]
 
 
-def _piece_bytes(piece: Piece, text: str) -> bytes:
-    # Pieces without bytes (e.g. WordPiece "##ing") are shown as the source text they cover.
-    token_bytes = getattr(piece, "token_bytes", None)
-    if token_bytes is not None:
-        return token_bytes
-    return text[piece.start : piece.end].encode("utf-8")
+def _shown_bytes(piece: Piece) -> bytes:
+    """What a token shows: its own bytes when they are known exactly (byte-level tokens, where a
+    token can hold part of a character), else its value as the vocabulary spells it ("##ing",
+    "[UNK]", "▁the")."""
+    if piece.token_bytes is not None:
+        return piece.token_bytes
+    return piece.value.encode("utf-8", errors="surrogatepass")
 
 
 def _cluster_range(piece: Piece, cluster_of_char: list[int]) -> tuple[int, int] | None:
@@ -167,7 +159,7 @@ def group_pieces_by_shared_clusters(text: str, pieces: Sequence[Piece]) -> list[
     groups: list[list[int]] = []
     last_cluster_of_group: int | None = None
     for index, piece in enumerate(pieces):
-        if kind_of(piece) == DROPPED:
+        if piece.kind == DROPPED:
             groups.append([index])
             last_cluster_of_group = None
             continue
@@ -192,7 +184,7 @@ def _token_span(
     """One token as a coloured span; an unknown token as `[UNK] ← 서울` (the text it stands for),
     a dropped character as `dropped: P`, both in a dashed box, never as nothing."""
     readable = readable_token(token_bytes)
-    kind = kind_of(piece)
+    kind = piece.kind
     source = readable_token(text[piece.start : piece.end].encode("utf-8", errors="surrogatepass"))
     line_breaks = "<br>" * token_bytes.count(b"\n")
     if kind == DROPPED:
@@ -243,10 +235,10 @@ def token_spans_html(
             _token_span(
                 pieces[i],
                 text,
-                _piece_bytes(pieces[i], text),
+                _shown_bytes(pieces[i]),
                 colours[i % len(colours)],
                 show_ids,
-                new_token is not None and getattr(pieces[i], "value", None) == new_token,
+                new_token is not None and pieces[i].value == new_token,
             )
             for i in group
         ]

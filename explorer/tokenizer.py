@@ -25,9 +25,10 @@ import re
 from dataclasses import dataclass, field
 
 from explorer.bytelevel import UNICODE_TO_BYTE
-from explorer.models import BPEModel, Token, WordPieceModel
+from explorer.models import BPEModel, WordPieceModel
 from explorer.normalizers import Normalized
 from explorer.pre_tokenizers import Metaspace
+from explorer.tokens import Piece
 
 Model = BPEModel | WordPieceModel  # or explorer.unigram_model.UnigramModel: same interface
 
@@ -499,7 +500,7 @@ class Tokenizer:
                 )
         return encoding
 
-    def _encode_plain(self, text: str, first_part: bool = True) -> list[tuple[Token, tuple[int, int]]]:
+    def _encode_plain(self, text: str, first_part: bool = True) -> list[tuple[Piece, tuple[int, int]]]:
         """Model tokens of text without special tokens, with offsets into `text`.
 
         `first_part`: `text` begins the encoded text (false after a special token; the

@@ -31,7 +31,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from explorer.models import CACHE_CAPACITY, CACHE_MAX_WORD_LENGTH, Token
+from explorer.models import CACHE_CAPACITY, CACHE_MAX_WORD_LENGTH
+from explorer.tokens import Piece
 
 UNKNOWN_PENALTY = 10.0  # the library's K_UNK_PENALTY: unknown edges score min(score) - 10
 
@@ -114,7 +115,7 @@ class UnigramModel:
         self.unk_score = self.min_score - UNKNOWN_PENALTY
         # The empty piece is never matched: the library's trie yields prefixes of one byte or more.
         self._longest = max((len(piece) for piece in self.vocab), default=0)
-        self._cache: dict[str, tuple[Token, ...]] = {}
+        self._cache: dict[str, tuple[Piece, ...]] = {}
 
     def pieces_only(self) -> list[str]:
         return [piece for piece, _ in self.pieces]
@@ -201,12 +202,12 @@ class UnigramModel:
         spans.reverse()
         return spans
 
-    def tokenize_exactly(self, word: str) -> tuple[list[Token], list[int]]:
+    def tokenize_exactly(self, word: str) -> tuple[list[Piece], list[int]]:
         """`tokenize`, whose offsets are exact already; a Unigram model never drops a character
         (an unknown one becomes the unk token, runs of them one)."""
         return self.tokenize(word), []
 
-    def tokenize(self, word: str) -> list[Token]:
+    def tokenize(self, word: str) -> list[Piece]:
         if not word:
             return []
         tokens = self._cache.get(word)
@@ -216,26 +217,26 @@ class UnigramModel:
                 self._cache[word] = tokens
         return list(tokens)
 
-    def _tokens(self, word: str) -> list[Token]:
+    def _tokens(self, word: str) -> list[Piece]:
         tokens = []
         for start, end in self.segment(word):
             text = word[start:end]
             token_id = self.vocab.get(text)
             if token_id is not None:
-                tokens.append(Token(token_id, text, start, end))
+                tokens.append(Piece(token_id, text, start, end))
                 continue
             byte_tokens = self._byte_tokens(text, start, end) if self.byte_fallback else None
             if byte_tokens is not None:
                 tokens.extend(byte_tokens)
             else:
-                tokens.append(Token(self.unk_id, text, start, end))
+                tokens.append(Piece(self.unk_id, text, start, end))
         return tokens
 
-    def _byte_tokens(self, text: str, start: int, end: int) -> list[Token] | None:
+    def _byte_tokens(self, text: str, start: int, end: int) -> list[Piece] | None:
         names = [f"<0x{byte:02X}>" for byte in text.encode("utf-8")]
         if not all(name in self.vocab for name in names):
             return None
-        return [Token(self.vocab[name], name, start, end) for name in names]
+        return [Piece(self.vocab[name], name, start, end) for name in names]
 
     # -- tokenizer.json
 

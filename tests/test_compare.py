@@ -19,10 +19,10 @@ from explorer.compare import (
     diff_summary,
     measure_corpus,
     metrics_curve,
+    pieces_from_byte_lengths,
     pretrained_batch_encoder,
     pretrained_column,
     read_uploads,
-    spans_from_byte_lengths,
     tokenizer_column,
     tokenizer_json_upload,
     vocab_merges_upload,
@@ -34,6 +34,7 @@ from explorer.metrics import compute_metrics, metrics_table
 from explorer.pipeline import tokenizer_from_trace, train_corpus
 from explorer.pretrained import PRETRAINED, encode_pretrained, read_verified
 from explorer.run_config import RunConfig
+from explorer.tokens import TOKEN, UNKNOWN, Piece
 from explorer.trainers import TrainerConfig
 
 CORPUS = [
@@ -51,11 +52,9 @@ TEXTS = [
 ]
 
 
-class P:
+def P(start: int, end: int, id: int = 0) -> Piece:
     """A hand-made piece: character offsets and an id."""
-
-    def __init__(self, start: int, end: int, id: int = 0):
-        self.start, self.end, self.id = start, end, id
+    return Piece(id, "", start, end)
 
 
 def spans(*bounds):
@@ -237,16 +236,20 @@ def test_pretrained_batch_encoder_gives_encode_pretrained_spans():
             ]
 
 
-def test_spans_from_byte_lengths_widen_partial_characters():
-    assert spans_from_byte_lengths("aé", [1, 2, 3], [1, 1, 1]) == [(1, 0, 1), (2, 1, 2), (3, 1, 2)]
-    assert spans_from_byte_lengths("ab", [7], [2]) == [(7, 0, 2)]
+def test_pieces_from_byte_lengths_widen_partial_characters():
+    assert pieces_from_byte_lengths("aé", [1, 2, 3], [1, 1, 1], ["a", "Ã", "©"]) == [
+        Piece(1, "a", 0, 1),
+        Piece(2, "Ã", 1, 2),
+        Piece(3, "©", 1, 2),
+    ]
+    assert pieces_from_byte_lengths("ab", [7], [2], ["ab"]) == [Piece(7, "ab", 0, 2)]
 
 
 def test_measuring_through_the_library_equals_our_encoder(trained):
     column = tokenizer_column(tokenizer_from_trace(trained), "ours")
     corpus = CORPUS + TEXTS
     measured = measure_corpus(column, corpus)
-    direct = compute_metrics("ours", corpus, column.encode, column.unknown_token)
+    direct = compute_metrics("ours", corpus, column.encode)
     assert measured.metrics == direct
     assert measured.seconds >= 0
 
@@ -257,13 +260,13 @@ def test_measuring_in_small_batches_changes_no_figure(trained, monkeypatch):
 
     column = tokenizer_column(tokenizer_from_trace(trained), "ours")
     corpus = (CORPUS + TEXTS) * 3
-    whole = compute_metrics("ours", corpus, column.encode, column.unknown_token)
+    whole = compute_metrics("ours", corpus, column.encode)
     assert len(corpus) < min(explorer.compare.MEASURE_BATCH, explorer.metrics.SPAN_BATCH)  # one batch
     monkeypatch.setattr(explorer.compare, "MEASURE_BATCH", 4)
     monkeypatch.setattr(explorer.metrics, "SPAN_BATCH", 3)
     assert whole.split_words > 0 and whole.texts > 12
     assert measure_corpus(column, corpus).metrics == whole
-    assert compute_metrics("ours", corpus, column.encode, column.unknown_token) == whole
+    assert compute_metrics("ours", corpus, column.encode) == whole
     assert measure_corpus(column, []).metrics.texts == 0
 
 
@@ -350,7 +353,8 @@ def test_library_vocab_txt_upload(library_wordpiece, tmp_path):
     upload = vocab_txt_upload(UploadedFile("vocab.txt", open(vocab_path, "rb").read()))
     assert "uncased" in upload.note  # the library's BertNormalizer lowercased the corpus
     assert_encodes_like(upload.column, library_wordpiece)
-    assert upload.column.unknown_token == library_wordpiece.token_to_id("[UNK]")
+    unknown = [p.id for p in upload.column.encode("the ☃") if p.kind == UNKNOWN]
+    assert unknown == [library_wordpiece.token_to_id("[UNK]")]
 
 
 def test_gpt2_files_as_vocab_json_and_merges_txt_give_gpt2_ids():
@@ -383,8 +387,8 @@ def test_a_unigram_tokenizer_json_is_read_by_ours_and_encodes_like_the_library()
         expected = library.encode(sentence, add_special_tokens=False)
         pieces = column.encode(sentence)
         assert [p.id for p in pieces] == expected.ids
-        assert [p.token_bytes.decode() for p in pieces] == expected.tokens  # "▁the" shown as is
-    assert column.unknown_token == 0
+        assert [p.value for p in pieces] == expected.tokens  # "▁the" shown as is
+    assert [p.id for p in column.encode("the xyz") if p.kind == UNKNOWN] == [0]
     body, total = column_html(column, ["the xyz"])
     assert total == len(library.encode("the xyz").ids) and "▁the" in body
     assert measure_corpus(column, ["the xyz", "a the"]).metrics.unknown_tokens > 0
@@ -406,7 +410,7 @@ def test_a_tokenizer_json_our_reader_does_not_support_falls_back_to_the_library(
         assert [p.id for p in upload.column.encode(sentence)] == library.encode(
             sentence, add_special_tokens=False
         ).ids
-    assert upload.column.unknown_token == 0
+    assert [p.kind for p in upload.column.encode("xyz the")] == [UNKNOWN, TOKEN]
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,6 @@
 """Tokenizer metrics on small cases computed by hand."""
 
 import math
-from dataclasses import dataclass
 
 import pytest
 
@@ -11,14 +10,7 @@ from explorer.metrics import (
     metrics_table,
     word_spans,
 )
-
-
-@dataclass(frozen=True)
-class Piece:
-    id: int
-    token: str
-    start: int
-    end: int
+from explorer.tokens import UNKNOWN, Piece
 
 
 def fixed_cuts(*cuts):
@@ -79,47 +71,18 @@ def test_counts_add_up_over_texts():
     assert metrics.fertility == pytest.approx(4 / 3)
 
 
-@pytest.mark.parametrize("unknown", [0, "[UNK]"])
-def test_unknown_rate_by_id_or_text(unknown):
+def test_unknown_tokens_are_the_pieces_their_encoder_marks_unknown():
     def encode(text):
         return [
-            Piece(0, "[UNK]", 0, 1),
+            Piece(0, "[UNK]", 0, 1, kind=UNKNOWN),
             Piece(5, "b", 1, 2),
-            Piece(0, "[UNK]", 2, 3),
+            Piece(0, "[UNK]", 2, 3, kind=UNKNOWN),
             Piece(6, "d", 3, 4),
         ]
 
-    metrics = compute_metrics("toy", ["abcd"], encode, unknown_token=unknown)
-    assert metrics.unknown_tokens == 2
+    metrics = compute_metrics("toy", ["abcd"], encode)
+    assert metrics.unknown_tokens == 2 and metrics.lost_characters == 2
     assert metrics.unknown_rate == 0.5
-
-
-def test_unknown_by_text_reads_a_value_field():
-    @dataclass(frozen=True)
-    class ModelToken:  # the shape of explorer.models.Token
-        id: int
-        value: str
-        start: int
-        end: int
-
-    def encode(text):
-        return [ModelToken(0, "[UNK]", 0, 1), ModelToken(4, "x", 1, 2)]
-
-    assert compute_metrics("toy", ["?x"], encode, unknown_token="[UNK]").unknown_tokens == 1
-
-
-def test_unknown_by_text_works_with_token_bytes():
-    @dataclass(frozen=True)
-    class BytePiece:
-        id: int
-        token_bytes: bytes
-        start: int
-        end: int
-
-    def encode(text):
-        return [BytePiece(3, b"<unk>", 0, 1), BytePiece(4, b"x", 1, 2)]
-
-    assert compute_metrics("toy", ["?x"], encode, unknown_token="<unk>").unknown_tokens == 1
 
 
 def test_empty_input_gives_nan_ratios_not_errors():

@@ -9,13 +9,14 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models as hf_models
 from tokenizers import trainers as hf_trainers
 
-from explorer.models import BPEModel, Token, WordPieceModel, model_from_hf_json
+from explorer.models import BPEModel, WordPieceModel, model_from_hf_json
+from explorer.tokens import Piece
 
 FUZZ = settings(max_examples=250, deadline=None)
 
 
 def as_triples(tokens, word: str = "") -> list[tuple[int, str, tuple[int, int]]]:
-    """Ours (Token) and the library's (tokenizers.Token) in one comparable shape.
+    """Ours (Piece) and the library's (tokenizers.Token) in one comparable shape.
 
     A library model called directly gives byte offsets into `word`; its Tokenizer turns them
     into the characters holding those bytes, as ours do from the start.
@@ -23,7 +24,7 @@ def as_triples(tokens, word: str = "") -> list[tuple[int, str, tuple[int, int]]]
     char_of_byte = [index for index, char in enumerate(word) for _ in char.encode("utf-8")]
     return [
         (t.id, t.value, (t.start, t.end))
-        if isinstance(t, Token)
+        if isinstance(t, Piece)
         else (t.id, t.value, (char_of_byte[t.offsets[0]], char_of_byte[t.offsets[1] - 1] + 1))
         for t in tokens
     ]

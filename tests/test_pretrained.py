@@ -15,12 +15,12 @@ from explorer.pretrained import (
     PRETRAINED,
     DataFile,
     PretrainedDataError,
-    TokenPiece,
     encode_pretrained,
     load_encoding,
     read_verified,
 )
 from explorer.pretrained.tiktoken_backend import mergeable_ranks
+from explorer.tokens import Piece
 
 MOUSE_EN = "A mouse called Petar sits on the legendary throne in the ivory tower."
 MOUSE_DE = "Auf dem legendären Thron im Elfenbeinturm sitzt eine Maus namens Petar."
@@ -135,9 +135,9 @@ def test_partial_characters_get_the_whole_characters_span():
     # o200k: " " + the first 3 bytes of 👩 form one token, the 4th byte another.
     pieces = encode_pretrained("o200k_base", "a 👩")
     assert pieces == [
-        TokenPiece(id=64, token_bytes=b"a", start=0, end=1),
-        TokenPiece(id=61138, token_bytes=b" \xf0\x9f\x91", start=1, end=3),
-        TokenPiece(id=102, token_bytes=b"\xa9", start=2, end=3),
+        Piece(64, "a", 0, 1, b"a"),
+        Piece(61138, "ĠðŁĳ", 1, 3, b" \xf0\x9f\x91"),
+        Piece(102, "©", 2, 3, b"\xa9"),
     ]
 
 

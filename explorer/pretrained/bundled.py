@@ -4,7 +4,7 @@ special_tokens)`, `decode(name, ids)`, `load_tokenizer(name)`.
 Each tokenizer is loaded on first use and kept for the life of the process (one per name):
 tiktoken for GPT, Llama, Qwen and tekken files, the `tokenizers` library for DeepSeek's
 tokenizer.json, `sentencepiece` for Mistral's `.model` files. All three hand out the same
-`TokenPiece`s and `Decoding`s.
+`Piece`s and `Decoding`s.
 
 What it does not do: download anything (every file comes from an installed package, checked
 against its sha256), or cache encodings (callers that need it do).
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from explorer.pretrained.decoding import DecodedToken, Decoding
-from explorer.pretrained.pieces import TokenPiece
 from explorer.pretrained.registry import BUNDLED, SENTENCEPIECE, TIKTOKEN_KINDS, TOKENIZER_JSON, info_for
+from explorer.tokens import Piece
 
 
 class PretrainedTokenizer(Protocol):
@@ -27,7 +27,7 @@ class PretrainedTokenizer(Protocol):
     vocab_size: int  # ids are 0 .. vocab_size - 1 (some may be unused)
     special_tokens: dict[str, int]
 
-    def encode(self, text: str, special_tokens: bool = False) -> list[TokenPiece]: ...
+    def encode(self, text: str, special_tokens: bool = False) -> list[Piece]: ...
 
     def token(self, token_id: int) -> DecodedToken: ...
 
@@ -76,7 +76,7 @@ def is_loaded(name: str) -> bool:
     return name in _loaded
 
 
-def encode(name: str, text: str, special_tokens: bool = False) -> list[TokenPiece]:
+def encode(name: str, text: str, special_tokens: bool = False) -> list[Piece]:
     """Encode `text` with the bundled tokenizer `name`.
 
     `special_tokens=False`: special-token text such as "<|endoftext|>" or "[INST]" is ordinary text
@@ -87,7 +87,7 @@ def encode(name: str, text: str, special_tokens: bool = False) -> list[TokenPiec
     return tokenizer.encode(text, special_tokens)
 
 
-def encode_pretrained(name: str, text: str) -> list[TokenPiece]:
+def encode_pretrained(name: str, text: str) -> list[Piece]:
     """Encode `text` with special-token text treated as plain text (`encode(..., False)`)."""
     return encode(name, text, special_tokens=False)
 

@@ -1,6 +1,6 @@
 """A bundled tokenizer.json (DeepSeek V4) encoded by the `tokenizers` library.
 
-`LibraryTokenizer.encode(text, special_tokens)` gives `TokenPiece`s: byte-level tokens carry their
+`LibraryTokenizer.encode(text, special_tokens)` gives `Piece`s: byte-level tokens carry their
 bytes (the symbols Ġ, Ċ... turned back into bytes), added tokens their own text, and the
 library's offsets as character spans. The special-token switch is the library's own:
 `encode_special_tokens = True` makes it encode special added tokens' text as ordinary text.
@@ -21,8 +21,9 @@ from collections.abc import Sequence
 from explorer.bytelevel import symbols_to_bytes
 from explorer.pretrained.decoding import UNUSED, DecodedToken, Decoding, out_of_range
 from explorer.pretrained.files import read_verified
-from explorer.pretrained.pieces import TokenPiece, replace_surrogates
+from explorer.pretrained.pieces import replace_surrogates
 from explorer.pretrained.registry import info_for
+from explorer.tokens import SPECIAL, TOKEN, Piece
 
 
 class LibraryTokenizer:
@@ -53,14 +54,19 @@ class LibraryTokenizer:
         except ValueError:  # not a byte-level symbol string (cannot happen in a byte-level vocabulary)
             return token.encode("utf-8", errors="surrogatepass")
 
-    def encode(self, text: str, special_tokens: bool = False) -> list[TokenPiece]:
+    def encode(self, text: str, special_tokens: bool = False) -> list[Piece]:
         clean = replace_surrogates(text)  # Rust strings cannot hold lone surrogates
         with self._lock:
             self.library.encode_special_tokens = not special_tokens
             encoding = self.library.encode(clean, add_special_tokens=False)
         return [
-            TokenPiece(
-                token_id, self._bytes_of(token_id, token), start, end, special=token_id in self.special_ids
+            Piece(
+                token_id,
+                token,
+                start,
+                end,
+                self._bytes_of(token_id, token),
+                SPECIAL if token_id in self.special_ids else TOKEN,
             )
             for token_id, token, (start, end) in zip(encoding.ids, encoding.tokens, encoding.offsets)
         ]

@@ -1,7 +1,5 @@
-"""Tokens with their character spans: the one shape every pretrained tokenizer here encodes into.
+"""Character spans for the tokens of pretrained tokenizers, which encode into `explorer.tokens.Piece`.
 
-- `TokenPiece`: id, the token's bytes, its character span in the text, whether it is a special
-  token (`<|endoftext|>`, `[INST]`) or the unknown token.
 - `pieces_from_token_bytes`: spans for byte-level tokens whose bytes add up to the text's UTF-8;
   a token holding part of a character gets the whole character's span (as the `tokenizers`
   library reports offsets).
@@ -18,29 +16,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True)
-class TokenPiece:
-    """One token of an encoded text.
-
-    `token_bytes` are the token's exact bytes (possibly only part of a UTF-8 character); for a
-    SentencePiece model they are the piece as the vocabulary spells it ("▁the", with `▁` for a
-    space) or the one byte of a byte-fallback piece ("<0xE2>" carries b"\\xe2").
-    `start`/`end` are character offsets into the encoded `str`: `text[start:end]` is the smallest
-    run of whole characters containing the token's bytes. A token holding part of a multi-byte
-    character therefore gets that character's span, and two tokens can share a character.
-    `special`: a special token matched in the text (only when special tokens are switched on).
-    `unknown`: the model's unknown token (SentencePiece models without byte fallback).
-    """
-
-    id: int
-    token_bytes: bytes
-    start: int
-    end: int
-    special: bool = False
-    unknown: bool = False
+from explorer.bytelevel import bytes_to_symbols
+from explorer.tokens import Piece
 
 
 def replace_surrogates(text: str) -> str:
@@ -63,8 +41,9 @@ def byte_to_char_index(text: str) -> list[int]:
     return owners
 
 
-def pieces_from_token_bytes(text: str, token_ids: list[int], token_bytes: list[bytes]) -> list[TokenPiece]:
-    """Attach character spans to tokens whose bytes, concatenated, are `text`'s UTF-8.
+def pieces_from_token_bytes(text: str, token_ids: list[int], token_bytes: list[bytes]) -> list[Piece]:
+    """Attach character spans to tokens whose bytes, concatenated, are `text`'s UTF-8; each
+    piece's value spells its bytes in GPT-2's byte symbols.
 
     Offsets: a token covers the bytes [b, b + len(token)) where b is the sum of the lengths of
     the tokens before it; its start is the character owning byte b, its end is one past the
@@ -78,19 +57,16 @@ def pieces_from_token_bytes(text: str, token_ids: list[int], token_bytes: list[b
     for token_id, piece_bytes in zip(token_ids, token_bytes, strict=True):
         start = owners[byte_offset]
         end = owners[byte_offset + len(piece_bytes) - 1] + 1
-        pieces.append(TokenPiece(token_id, piece_bytes, start, end))
+        pieces.append(Piece(token_id, bytes_to_symbols(piece_bytes), start, end, piece_bytes))
         byte_offset += len(piece_bytes)
     return pieces
 
 
-def shifted(pieces: list[TokenPiece], offset: int) -> list[TokenPiece]:
+def shifted(pieces: list[Piece], offset: int) -> list[Piece]:
     """The same pieces with their spans moved `offset` characters to the right."""
     if not offset:
         return pieces
-    return [
-        TokenPiece(p.id, p.token_bytes, p.start + offset, p.end + offset, p.special, p.unknown)
-        for p in pieces
-    ]
+    return [piece._replace(start=piece.start + offset, end=piece.end + offset) for piece in pieces]
 
 
 def special_token_pattern(special_tokens: Mapping[str, int]) -> re.Pattern | None:
@@ -157,11 +133,8 @@ def normalize_with_spans(text: str, form: str) -> tuple[str, list[tuple[int, int
     return normalized, spans
 
 
-def map_spans(pieces: list[TokenPiece], spans: list[tuple[int, int]] | None) -> list[TokenPiece]:
+def map_spans(pieces: list[Piece], spans: list[tuple[int, int]] | None) -> list[Piece]:
     """Pieces over a normalized text moved back onto the original (see `normalize_with_spans`)."""
     if spans is None:
         return pieces
-    return [
-        TokenPiece(p.id, p.token_bytes, spans[p.start][0], spans[p.end - 1][1], p.special, p.unknown)
-        for p in pieces
-    ]
+    return [piece._replace(start=spans[piece.start][0], end=spans[piece.end - 1][1]) for piece in pieces]

@@ -2,7 +2,7 @@
 `sentencepiece` package: Unigram and BPE models alike.
 
 `SentencePieceTokenizer.from_bytes(data)` reads a model (ValueError with a sentence for anything
-that is not one); `encode(text, special_tokens)` gives `TokenPiece`s whose `token_bytes` are the
+that is not one); `encode(text, special_tokens)` gives `Piece`s whose `token_bytes` are the
 piece as the vocabulary spells it, `▁` marking a space, except byte-fallback pieces (`<0xE2>`),
 which carry their one byte so the display groups them into their character like any other
 byte-level tokens; the unknown piece is flagged `unknown`. Spans come from sentencepiece's own
@@ -27,11 +27,11 @@ from dataclasses import dataclass
 
 from explorer.pretrained.decoding import DecodedToken, Decoding, out_of_range
 from explorer.pretrained.pieces import (
-    TokenPiece,
     replace_surrogates,
     special_token_pattern,
     split_at_special_tokens,
 )
+from explorer.tokens import SPECIAL, TOKEN, UNKNOWN, Piece
 
 MODEL_TYPES = {1: "Unigram", 2: "BPE", 3: "word", 4: "char"}
 
@@ -165,52 +165,42 @@ class SentencePieceTokenizer:
             return bytes([int(piece[3:5], 16)])  # "<0xE2>"
         return piece.encode("utf-8")
 
-    def _ordinary(self, text: str, offset: int) -> list[TokenPiece]:
+    def _ordinary(self, text: str, offset: int) -> list[Piece]:
         if not text:
             return []
         result = self.processor.encode(text, return_type="offset_mapping")
-        pieces: list[TokenPiece] = []
-        waiting: list[tuple[int, bytes]] = []  # byte pieces before the one that carries the span
+        pieces: list[Piece] = []
+        waiting: list[tuple[int, str, bytes]] = []  # byte pieces before the one that carries the span
         for token_id, piece, (start, end) in zip(result["ids"], result["pieces"], result["offsets"]):
             token_bytes = self._bytes_of(token_id, piece)
             if self.processor.is_byte(token_id) and start == end and start < len(text):
-                waiting.append((token_id, token_bytes))
+                waiting.append((token_id, piece, token_bytes))
                 continue
             if waiting and end == start:
                 end = start + 1
-            for waiting_id, waiting_bytes in waiting:
-                pieces.append(TokenPiece(waiting_id, waiting_bytes, start + offset, end + offset))
+            for waiting_id, waiting_piece, waiting_bytes in waiting:
+                pieces.append(Piece(waiting_id, waiting_piece, start + offset, end + offset, waiting_bytes))
             waiting = []
-            pieces.append(
-                TokenPiece(
-                    token_id, token_bytes, start + offset, end + offset, unknown=token_id == self.unknown_id
-                )
-            )
-        for waiting_id, waiting_bytes in waiting:  # cannot happen: the last byte carries the span
-            pieces.append(TokenPiece(waiting_id, waiting_bytes, offset + len(text) - 1, offset + len(text)))
+            kind = UNKNOWN if token_id == self.unknown_id else TOKEN
+            pieces.append(Piece(token_id, piece, start + offset, end + offset, token_bytes, kind))
+        last = (offset + len(text) - 1, offset + len(text))
+        for waiting_id, waiting_piece, waiting_bytes in waiting:  # cannot happen: the last carries the span
+            pieces.append(Piece(waiting_id, waiting_piece, *last, waiting_bytes))
         return pieces
 
-    def encode(self, text: str, special_tokens: bool = False) -> list[TokenPiece]:
+    def encode(self, text: str, special_tokens: bool = False) -> list[Piece]:
         clean = replace_surrogates(text)
         if not special_tokens:
             return self._ordinary(clean, 0)
-        pieces: list[TokenPiece] = []
+        pieces: list[Piece] = []
         for start, end, special_id in split_at_special_tokens(
             clean, self.special_tokens, self._special_pattern
         ):
             if special_id is None:
                 pieces.extend(self._ordinary(clean[start:end], start))
             else:
-                pieces.append(
-                    TokenPiece(
-                        special_id,
-                        clean[start:end].encode("utf-8"),
-                        start,
-                        end,
-                        special=True,
-                        unknown=special_id == self.unknown_id,
-                    )
-                )
+                value = clean[start:end]
+                pieces.append(Piece(special_id, value, start, end, value.encode("utf-8"), SPECIAL))
         return pieces
 
     def token(self, token_id: int) -> DecodedToken:

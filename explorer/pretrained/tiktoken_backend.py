@@ -3,7 +3,7 @@ Qwen, and Mistral's tekken.
 
 `load_encoding(name)` builds the `tiktoken.Encoding` from the verified package file (never
 `tiktoken.get_encoding`, which downloads and writes a cache). `TiktokenTokenizer` wraps it with
-what the app needs: `encode(text, special_tokens)` into `TokenPiece`s with character spans, and
+what the app needs: `encode(text, special_tokens)` into `Piece`s with character spans, and
 `decode(ids)` that names ids out of range instead of raising.
 
 Special tokens: when switched on, special-token text in the input is cut out first
@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING
 from explorer.pretrained.decoding import UNUSED, DecodedToken, Decoding, out_of_range
 from explorer.pretrained.files import read_verified
 from explorer.pretrained.pieces import (
-    TokenPiece,
     map_spans,
     normalize_with_spans,
     pieces_from_token_bytes,
@@ -42,6 +41,7 @@ from explorer.pretrained.rank_files import (
     tiktoken_file_to_mergeable_ranks,
 )
 from explorer.pretrained.registry import BUNDLED, DATA_GYM, TEKKEN, TIKTOKEN_KINDS, info_for
+from explorer.tokens import SPECIAL, Piece
 
 if TYPE_CHECKING:
     import tiktoken
@@ -102,26 +102,25 @@ class TiktokenTokenizer:
         self.normalization = info.normalization
         self._special_pattern = special_token_pattern(self.special_tokens)
 
-    def encode(self, text: str, special_tokens: bool = False) -> list[TokenPiece]:
+    def encode(self, text: str, special_tokens: bool = False) -> list[Piece]:
         clean = replace_surrogates(text)
         normalized, spans = (
             normalize_with_spans(clean, self.normalization) if self.normalization else (clean, None)
         )
         if not special_tokens:
             return map_spans(self._ordinary(normalized), spans)
-        pieces: list[TokenPiece] = []
+        pieces: list[Piece] = []
         for start, end, special_id in split_at_special_tokens(
             normalized, self.special_tokens, self._special_pattern
         ):
             if special_id is None:
                 pieces.extend(shifted(self._ordinary(normalized[start:end]), start))
             else:
-                pieces.append(
-                    TokenPiece(special_id, normalized[start:end].encode("utf-8"), start, end, special=True)
-                )
+                value = normalized[start:end]
+                pieces.append(Piece(special_id, value, start, end, value.encode("utf-8"), SPECIAL))
         return map_spans(pieces, spans)
 
-    def _ordinary(self, text: str) -> list[TokenPiece]:
+    def _ordinary(self, text: str) -> list[Piece]:
         token_ids = self.encoding.encode_ordinary(text)
         return pieces_from_token_bytes(text, token_ids, self.encoding.decode_tokens_bytes(token_ids))
 

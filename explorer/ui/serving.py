@@ -31,7 +31,6 @@ from explorer.samples import SAMPLES
 from explorer.trace import Trace
 from explorer.ui.runs import Run, RunKey, corpus_digest
 from explorer.ui.settings import Settings
-from explorer.work import tasks
 from explorer.work.config import default_pool
 from explorer.work.pool import WorkerPool
 

@@ -501,7 +501,7 @@ def summary(run: Run) -> None:
     sentences = list(SAMPLE_SENTENCES)
     body, _ = compare.column_html(column, sentences, show_ids=state.show_ids())
     st.html(body)
-    lost = sum(lost_characters(column.encode(sentence), column.unknown_token) for sentence in sentences)
+    lost = sum(lost_characters(column.encode(sentence)) for sentence in sentences)
     if lost:
         frame.warning(
             f"This tokenizer cannot represent {plural(lost, 'character')} of these sentences: each is shown in a "
