@@ -3,6 +3,7 @@
 
     python3 tasks.py app    start the web app (http://localhost:8501)
     python3 tasks.py test   run the whole test suite (extra arguments go to pytest)
+    python3 tasks.py lint   check formatting and lint with the pinned ruff (`ruff format` fixes layout)
 
 Both create `.venv` on first use and reinstall only when a requirements file changed. `test` also
 makes sure Debian's Chromium is present for the browser tests (installing it with apt-get when
@@ -66,7 +67,7 @@ def ensure_chromium() -> None:
 
 
 def main(argv: list[str]) -> int:
-    if not argv or argv[0] not in ("app", "test"):
+    if not argv or argv[0] not in ("app", "test", "lint"):
         print(__doc__)
         return 2
     os.chdir(ROOT)
@@ -78,6 +79,14 @@ def main(argv: list[str]) -> int:
         # bench/load_test.py with 2 arenas). An explicit setting wins.
         env.setdefault("MALLOC_ARENA_MAX", "2")
         command = [str(PYTHON), "-m", "streamlit", "run", "app.py", *argv[1:]]
+    elif argv[0] == "lint":
+        ensure_venv("requirements-dev.txt")
+        ruff = [str(PYTHON), "-m", "ruff"]
+        for command in ([*ruff, "format", "--check", "."], [*ruff, "check", "."]):
+            print("+", " ".join(command), flush=True)
+            if subprocess.call(command, env=env):
+                return 1
+        return 0
     else:
         ensure_venv("requirements-dev.txt")
         ensure_chromium()
