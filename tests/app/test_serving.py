@@ -1,0 +1,224 @@
+"""A hosted demo for a class, through AppTest: training in worker processes, the shared run store,
+and URLs that keep the view (a reload, a link in another browser, an expired run), Stop and a
+crashed worker. Each AppTest is a session of its own; they share this process's pool and store
+(the store is the test session's own: tests/conftest.py).
+
+The browser-side half (a real reload, a link in a fresh browser context, a closed tab) is in
+tests/browser/test_serving.py.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.runstore import SQLiteRunStore
+from explorer.ui import serving
+from explorer.ui.state import Widget as W
+from tests import ROOT
+
+APP = str(ROOT / "app.py")
+MERGES = "pages/1_Merge_history.py"
+VOCABULARY = "pages/2_Vocabulary.py"
+
+
+def new_app(query: dict[str, str] | None = None, page: str | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=120)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    if page:
+        at.switch_page(page)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def words(count: int, seed: int, marker: str = "") -> str:
+    rng = random.Random(seed)
+    vocabulary = [
+        "".join(rng.choice("abcdefghijklmnop") for _ in range(rng.randint(3, 9))) for _ in range(count)
+    ]
+    lines = [" ".join(vocabulary[i : i + 10]) for i in range(0, count, 10)]
+    return "\n".join(lines + ([marker] * 5 if marker else []))
+
+
+def train_pasted(at: AppTest, text: str, vocab_size: int = 300) -> AppTest:
+    at.selectbox(key=W.SAMPLE).set_value("").run()
+    at.text_area(key=W.CORPUS).set_value(text).run()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(vocab_size).run()
+    at.button(key=W.TRAIN).click().run()
+    settle(at)
+    return at
+
+
+def settle(at: AppTest, seconds: float = 120.0) -> AppTest:
+    """Run the page (its poller ticks) until the session holds no training job."""
+    deadline = time.monotonic() + seconds
+    while session_value(at, "training_job") is not None and time.monotonic() < deadline:
+        time.sleep(0.2)
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def session_value(at: AppTest, key: str):
+    return at.session_state[key] if key in at.session_state else None
+
+
+def run_of(at: AppTest):
+    return session_value(at, "current_run")
+
+
+def query(at: AppTest) -> dict[str, str]:
+    return {key: at.query_params[key] for key in at.query_params}
+
+
+def test_a_reload_keeps_the_run_and_the_step():
+    first = train_pasted(new_app(), words(600, seed=1, marker="zanzibarquux"))
+    run = run_of(first)
+    assert run is not None and len(run.store_key) == 64
+    assert query(first)["run"] == run.store_key  # the URL names the run at once
+    first.switch_page(MERGES).run()
+    first.slider(key=W.STEP).set_value(7).run()
+    link = query(first)
+    assert link["step"] == "7" and "corpus" not in link  # a pasted corpus never goes into a link
+
+    again = new_app(link, MERGES)  # a reload: a new session, the same URL
+    assert again.slider(key=W.STEP).value == 7
+    reloaded = run_of(again)
+    assert reloaded.store_key == run.store_key and reloaded.trace.merges == run.trace.merges
+    home = new_app(link)  # the Train page of that link: the pasted corpus is back in the text area
+    assert "zanzibarquux" in home.text_area(key=W.CORPUS).value
+
+
+def test_one_sample_for_a_whole_class_is_trained_once():
+    link = {"algorithm": "bpe", "sample": "german", "vocab_size": "70", "min_frequency": "0"}
+    sessions = [new_app(link, MERGES) for _ in range(4)]
+    runs = [run_of(at) for at in sessions]
+    assert len({run.store_key for run in runs}) == 1
+    # One training: every session shows the trace that one worker made (the same timing to the
+    # nanosecond), read from the store and parsed once for the whole server.
+    assert len({run.trace.seconds for run in runs}) == 1
+    assert len({id(run.trace) for run in runs}) == 1
+
+
+def test_two_visitors_never_see_each_others_corpus():
+    alice = train_pasted(new_app(), words(500, seed=2, marker="alicesecretword"))
+    bob = train_pasted(new_app(), words(500, seed=3, marker="bobsecretword"))
+    alice_run, bob_run = run_of(alice), run_of(bob)
+    assert alice_run.store_key != bob_run.store_key
+    assert "alicesecretword" in alice_run.trace.words and "alicesecretword" not in bob_run.trace.words
+    bob.switch_page(VOCABULARY).run()
+    assert not bob.dataframe[0].value["token"].str.contains("alicesecret").any()
+    # The keys are HMACs under the deployment's secret: Bob cannot make Alice's key from her
+    # settings without her corpus, and the store lists nothing.
+    assert not hasattr(serving.store(), "keys") and not hasattr(serving.store(), "list")
+
+
+def test_an_expired_pasted_run_says_what_to_do():
+    at = train_pasted(new_app(), words(300, seed=4))
+    link = query(at)
+    serving.store().delete(link["run"])
+    later = new_app(link, MERGES)
+    text = " ".join(str(element.value) for element in later.info)
+    assert "no longer on this server" in text and "paste or upload it again" in text
+    assert run_of(later) is None
+
+
+def test_an_expired_sample_run_is_trained_again():
+    link = {"algorithm": "bpe", "sample": "hf-course", "vocab_size": "90", "flavor": "course"}
+    first = new_app(link, MERGES)
+    key = run_of(first).store_key
+    serving.store().delete(key)
+    again = new_app({**query(first)}, MERGES)
+    assert run_of(again) is not None and run_of(again).store_key == key
+
+
+def test_the_stores_bounds_evict_the_least_recently_used(monkeypatch, tmp_path):
+    small = SQLiteRunStore(tmp_path / "runs.sqlite3", max_bytes=50_000_000, secret=b"s" * 32)
+    monkeypatch.setattr(serving, "_store", [small])
+    first = train_pasted(new_app(), words(400, seed=5))
+    assert small.get(run_of(first).store_key) is not None
+    small.max_bytes = small.stored_bytes() * 3 // 2  # room for one such run, not two
+    second = train_pasted(new_app(), words(400, seed=6))
+    assert small.get(run_of(second).store_key) is not None
+    assert small.get(run_of(first).store_key) is None  # the least recently read went
+    expired = new_app(query(first), MERGES)
+    assert run_of(expired) is None and "no longer on this server" in " ".join(
+        str(e.value) for e in expired.info
+    )
+
+
+def _training_worker(at: AppTest, seconds: float = 60.0) -> int:
+    """The pid of the worker training this session's job, once it trains."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        job = session_value(at, "training_job")
+        if job is not None and job.job.state == "running" and job.job.progress.get("phase") == "training":
+            return job.job.worker_pid
+        time.sleep(0.05)
+    raise AssertionError("the training never started in a worker")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.slow
+def test_stop_ends_the_work_for_real_and_keeps_the_merges_so_far():
+    at = new_app()
+    at.selectbox(key=W.SAMPLE).set_value("").run()
+    at.text_area(key=W.CORPUS).set_value(words(60_000, seed=7)).run()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(20_000).run()
+    at.button(key=W.TRAIN).click().run()
+    pid = _training_worker(at)
+    at.button(key=W.STOP).click().run()
+    settle(at)
+    run = run_of(at)
+    assert run is not None and run.trace.stop_reason == "stopped" and run.stopped_by == "the Stop button"
+    deadline = time.monotonic() + 30
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(pid)  # the worker that trained it is gone
+    # Stopped by its visitor, the run is theirs under a key of its own, and a reload brings it back.
+    assert query(at)["run"] == run.store_key
+    assert run_of(new_app(query(at), MERGES)).trace.steps == run.trace.steps
+
+
+@pytest.mark.slow
+def test_a_crashed_worker_is_a_sentence_and_the_next_training_works():
+    at = new_app()
+    at.selectbox(key=W.SAMPLE).set_value("").run()
+    at.text_area(key=W.CORPUS).set_value(words(60_000, seed=8)).run()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(20_000).run()
+    at.button(key=W.TRAIN).click().run()
+    os.kill(_training_worker(at), signal.SIGKILL)
+    settle(at)
+    errors = " ".join(str(element.value) for element in at.error)
+    assert "Training failed" in errors and "ended unexpectedly" in errors and "train again" in errors
+    assert run_of(at) is None
+    train_pasted(at, words(300, seed=9))
+    assert run_of(at) is not None and run_of(at).trace.steps > 0
+
+
+def test_the_vocabulary_search_is_in_the_link():
+    at = train_pasted(new_app(), words(400, seed=10))
+    at.switch_page(VOCABULARY).run()
+    at.text_input(key=W.SEARCH).set_value("ab").run()
+    link = query(at)
+    assert link["search"] == "ab" and link["run"] == run_of(at).store_key
+    again = new_app(link, VOCABULARY)
+    assert again.text_input(key=W.SEARCH).value == "ab"
+    shown = again.dataframe[0].value
+    assert len(shown) and all(
+        "ab" in f"{token} {readable}".casefold() for token, readable in zip(shown["token"], shown["readable"])
+    )
