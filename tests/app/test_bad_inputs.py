@@ -17,11 +17,8 @@ import time
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.inputs import Limits
 from explorer.ui import train_panel
 from explorer.ui.literal import literal_from_markdown, markdown_literal
-from explorer.ui.runs import Run, RunCache, RunKey, remember
-from explorer.ui.settings import Settings, from_query_params
 from explorer.ui.state import JOB
 from explorer.ui.state import Widget as W
 from tests import ROOT
@@ -603,33 +600,7 @@ def test_an_exception_in_the_training_worker_is_a_message(monkeypatch):
     assert "Training failed" in errors and "RuntimeError" in errors and "secret internal detail" not in errors
 
 
-# ---------------------------------------------------------------- bounded session memory
-
-
-def _run(characters: int, name: str) -> Run:
-    return Run(
-        key=RunKey(name, Settings()), trace=None, corpus_label=name, characters=characters, store_key=name
-    )
-
-
-def test_run_cache_and_earlier_runs_are_bounded_by_count_and_characters():
-    cache = RunCache(max_entries=3, max_characters=1_000)
-    for index in range(10):
-        cache.put(_run(300, f"c{index}"))
-    assert len(cache) == 3
-    cache.put(_run(900, "big"))
-    assert len(cache) == 1  # the big one alone fits
-    history: list[Run] = []
-    for index in range(10):
-        history = remember(history, _run(400, f"h{index}"), limit=4, max_characters=1_000)
-    assert [run.corpus_label for run in history] == ["h9", "h8"]
-
-
-def test_link_vocab_size_is_checked_against_the_limits():
-    settings, notes = from_query_params({"vocab_size": "600"}, Limits(max_vocab=500))
-    assert settings.vocab_size == 1000 and "vocab_size must be from 1 to 500" in notes[0]
-    settings, notes = from_query_params({"vocab_size": "400"}, Limits(max_vocab=500))
-    assert settings.vocab_size == 400 and not notes
+# ---------------------------------------------------------------- per session
 
 
 def test_run_numbers_are_per_session():
