@@ -2,10 +2,11 @@
 Playwright, and the checks every browser test repeats (no error element, wait for the script to
 finish, screenshots under artifacts/screenshots/).
 
-Used by the tests of tests/browser/ (as pytest fixtures), bench/bench_app.py and docs/take_screenshots.py
-(as plain context managers). Playwright's own browsers are not used: `playwright install` needs the
-network, Debian's /usr/bin/chromium does not. Without it (or without the playwright package) the
-browser tests are skipped with a message saying how to get it.
+Used by the tests of tests/browser/ (their fixtures, in conftest.py, are built on these), and by
+bench/ and docs/take_screenshots.py (as plain context managers). Playwright's own browsers are not
+used: `playwright install` needs the network, Debian's /usr/bin/chromium does not. Without it
+(or without the playwright package) the browser tests are skipped with a message saying how to
+get it.
 
 Every server runs in its own process group and is stopped (SIGTERM, then SIGKILL) however the
 test ends; every wait is bounded.
@@ -26,8 +27,6 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
 from tests import ROOT
 
 ARTIFACTS = ROOT / "artifacts"
@@ -46,6 +45,9 @@ STOP_SECONDS = 10.0
 IDLE_SECONDS = 60.0
 VIEWPORT = {"width": 1400, "height": 1600}
 
+# The step slider of Merge history. Its accessible name repeats the label (aria-labelledby names
+# the input and its group), so an exact role-name match fails: select it by its aria-label.
+STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
 ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 APP_SELECTOR = '[data-testid="stApp"]'
 FRIENDLY_STOP = "No tokenizer yet: train one on the Train page first"
@@ -60,9 +62,14 @@ PAGE_PATHS = {
 # ---------------------------------------------------------------- the server
 
 
-def _file_name(name: str) -> str:
+def safe_file_name(name: str) -> str:
     """`name` with anything but letters, digits, `_`, `.` and `-` turned into `_` (test ids hold `/`)."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")
+
+
+def server_log_path(name: str) -> Path:
+    """Where `streamlit_server(name)` writes the server's output."""
+    return ARTIFACTS / f"{safe_file_name(name)}.log"
 
 
 def free_port() -> int:
@@ -109,7 +116,7 @@ def streamlit_server(
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
-    log_path = ARTIFACTS / f"{_file_name(name)}.log"
+    log_path = server_log_path(name)
     env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", **(environ or {}))
     env.setdefault("MALLOC_ARENA_MAX", "2")  # as `tasks.py app` runs the server
     command = [
@@ -156,7 +163,10 @@ def streamlit_server(
 def chromium_missing_reason() -> str | None:
     """Why the browser tests cannot run here, or None when they can."""
     if not CHROMIUM.exists():
-        return f"{CHROMIUM} is missing: install Debian's Chromium (apt-get install chromium) to run the browser tests"
+        return (
+            f"{CHROMIUM} is missing: install Debian's Chromium (apt-get install chromium) "
+            "to run the browser tests"
+        )
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
@@ -215,11 +225,27 @@ def screenshot(page, name: str, directory: Path = SCREENSHOTS) -> Path:
     """Save a viewport screenshot as <directory>/<name>.png (Streamlit scrolls its own container,
     so `full_page` would not show more: make the viewport taller instead)."""
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / f"{_file_name(name)}.png"
+    path = directory / f"{safe_file_name(name)}.png"
     page.mouse.move(VIEWPORT["width"] - 5, 5)  # no hover tooltip from the last click in the picture
     page.wait_for_timeout(200)
     page.screenshot(path=str(path))
     return path
+
+
+def main(page):
+    """The main area of the page (not the sidebar)."""
+    return page.locator('[data-testid="stMain"]')
+
+
+def sidebar(page):
+    return page.locator('[data-testid="stSidebar"]')
+
+
+def train(page) -> None:
+    """Click Train and wait for the run's summary."""
+    page.get_by_role("button", name="Train", exact=True).click()
+    main(page).get_by_text("Merges learned", exact=True).wait_for(timeout=60_000)
+    wait_idle(page)
 
 
 def title_of(page) -> str:
@@ -228,62 +254,3 @@ def title_of(page) -> str:
 
 def slider_value(slider) -> int:
     return int(slider.get_attribute("aria-valuenow"))
-
-
-# ---------------------------------------------------------------- pytest fixtures
-
-
-def _skip_without_chromium() -> None:
-    reason = chromium_missing_reason()
-    if reason:
-        pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """One Chromium for the module (each test opens its own context: fresh cookies, fresh session)."""
-    _skip_without_chromium()
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture(scope="module")
-def server():
-    """One server for the module (sessions are per browser tab, so tests do not share state)."""
-    _skip_without_chromium()
-    with streamlit_server("server-shared") as base_url:
-        yield base_url
-
-
-@pytest.fixture
-def fresh_server(request):
-    """A server started for this test alone: its first request is the test's."""
-    _skip_without_chromium()
-    with streamlit_server(f"server-{request.node.name}") as base_url:
-        yield base_url
-
-
-@pytest.fixture
-def page(browser, request):
-    """A new browser context and tab; dialogs are recorded (and dismissed) in `page.dialogs`.
-    When the test fails, the tab is saved as artifacts/screenshots/FAILED-<test>.png."""
-    failures_before = request.session.testsfailed
-    failed_shot = f"FAILED-{request.node.name}"
-    (SCREENSHOTS / f"{_file_name(failed_shot)}.png").unlink(missing_ok=True)  # from an earlier run
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(30_000)
-    tab = context.new_page()
-    tab.dialogs = []
-
-    def on_dialog(dialog) -> None:
-        tab.dialogs.append(f"{dialog.type}: {dialog.message}")
-        dialog.dismiss()
-
-    tab.on("dialog", on_dialog)
-    try:
-        yield tab
-        if request.session.testsfailed > failures_before:
-            with contextlib.suppress(Exception):
-                screenshot(tab, failed_shot)
-    finally:
-        context.close()

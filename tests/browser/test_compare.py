@@ -11,15 +11,15 @@ from __future__ import annotations
 import pytest
 
 from explorer.pretrained import PRETRAINED
-from tests.browser.helpers import (  # noqa: F401  (fixtures are used by name)
+from tests.browser.helpers import (
     ROOT,
     assert_no_errors,
-    browser,
+    main,
     open_page,
-    page,
     screenshot,
-    server,
+    sidebar,
     title_of,
+    train,
     wait_idle,
 )
 
@@ -29,21 +29,15 @@ DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
 GPT2_MOUSE_EN_FIRST_TOKENS = ["id 32: A", "id 10211: ·mouse", "id 1444: ·called"]
 
 
-def main(page):
-    return page.locator('[data-testid="stMain"]')
-
-
 def column(page, name: str):
     return main(page).locator(f'.compare-column[data-tokenizer="{name}"]')
 
 
 def test_compare_shows_every_bundled_tokenizer(server, page):
     open_page(page, server, "/")
-    page.get_by_role("button", name="Train", exact=True).click()
-    main(page).get_by_text("Merges learned", exact=True).wait_for(timeout=60_000)
-    wait_idle(page)
+    train(page)
 
-    page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Compare").click()
+    sidebar(page).get_by_role("link", name="Compare").click()
     main(page).get_by_text("Figures", exact=True).wait_for(timeout=60_000)
     wait_idle(page)
     assert title_of(page) == "Compare"

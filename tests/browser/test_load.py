@@ -12,7 +12,6 @@ import asyncio
 import pytest
 
 from bench.load_test import run_sessions
-from tests.browser.helpers import server  # noqa: F401  (a fixture, used by name)
 
 pytestmark = pytest.mark.browser
 
@@ -20,7 +19,7 @@ SESSIONS = 3
 TIMEOUT_SECONDS = 150
 
 
-def test_three_sessions_at_once_keep_their_corpora_to_themselves(server):  # noqa: F811
+def test_three_sessions_at_once_keep_their_corpora_to_themselves(server):
     results = asyncio.run(
         run_sessions(server, sessions=SESSIONS, words=600, vocab=300, timeout=TIMEOUT_SECONDS)
     )

@@ -13,16 +13,16 @@ import re
 
 import pytest
 
-from tests.browser.helpers import (  # noqa: F401  (fixtures are used by name)
+from tests.browser.helpers import (
     FRIENDLY_STOP,
     PAGE_PATHS,
+    STEP_INPUT,
     assert_no_errors,
-    browser,
-    fresh_server,
+    main,
     open_page,
-    page,
     screenshot,
-    server,
+    sidebar,
+    train,
     wait_idle,
 )
 
@@ -61,25 +61,11 @@ CONTENT_MARKERS = {  # text each page shows once it has a run
 # ---------------------------------------------------------------- helpers
 
 
-def sidebar(page):
-    return page.locator('[data-testid="stSidebar"]')
-
-
-def main(page):
-    return page.locator('[data-testid="stMain"]')
-
-
 def paste_corpus(page, text: str) -> None:
     """Type a corpus into the text area and commit it (Control+Enter), as a person would."""
     area = page.get_by_role("textbox", name="Corpus", exact=True)
     area.fill(text)
     area.press("Control+Enter")
-    wait_idle(page)
-
-
-def train(page) -> None:
-    page.get_by_role("button", name="Train", exact=True).click()
-    main(page).get_by_text("Merges learned", exact=True).wait_for(timeout=60_000)
     wait_idle(page)
 
 
@@ -94,9 +80,7 @@ def go_by_sidebar(page, label: str) -> None:
 
 
 def step_slider(page):
-    # Its accessible name repeats the label (aria-labelledby names the input and its group), so
-    # an exact role-name match fails: select the range input by its aria-label instead.
-    return page.locator('input[type="range"][aria-label="Step (merges applied)"]')
+    return page.locator(STEP_INPUT)
 
 
 def step_of(page) -> int:

@@ -10,16 +10,13 @@ import re
 
 import pytest
 
-from tests.browser.helpers import (  # noqa: F401  (fixtures are used by name)
-    ARTIFACTS,
-    _file_name,
+from tests.browser.helpers import (
+    STEP_INPUT,
     assert_no_errors,
-    browser,
-    fresh_server,
+    main,
     open_page,
-    page,
     screenshot,
-    server,
+    server_log_path,
     wait_idle,
 )
 
@@ -28,11 +25,6 @@ expect = pytest.importorskip("playwright.sync_api", reason="the playwright packa
 
 # The course's BPE on its own sample: 15 merges, each with a competition worth reading.
 LINK = "algorithm=bpe&flavor=course&vocab_size=45&sample=hf-course"
-STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
-
-
-def main(page):
-    return page.locator('[data-testid="stMain"]')
 
 
 def step_of(page) -> int:
@@ -50,7 +42,7 @@ def set_speed(page, key: str) -> str:
 
 
 def server_log(name: str) -> str:
-    return (ARTIFACTS / f"{_file_name(name)}.log").read_text(errors="replace")
+    return server_log_path(name).read_text(errors="replace")
 
 
 def shown_step_while_playing(page) -> tuple[int | None, int | None]:

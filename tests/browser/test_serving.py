@@ -14,23 +14,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.helpers import (  # noqa: F401  (fixtures are used by name)
+from tests.browser.helpers import (
     SERVER_PROCESSES,
+    STEP_INPUT,
     assert_no_errors,
-    browser,
-    fresh_server,
     open_page,
-    page,
     screenshot,
-    server,
+    sidebar,
     streamlit_server,
     wait_idle,
 )
 
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing").expect
-
-STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
 
 
 def words(count: int, seed: int, marker: str) -> str:
@@ -64,10 +60,6 @@ def upload_and_train(page, path: Path, vocab_size: int) -> None:
     wait_idle(page)
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text(re.compile(r"Training BPE: merge")).first.wait_for(timeout=60_000)
-
-
-def sidebar(page):
-    return page.locator('[data-testid="stSidebar"]')
 
 
 def paste_and_train(page, text: str, vocab_size: int | None = None, wait: bool = True) -> None:
