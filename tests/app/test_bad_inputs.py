@@ -1,33 +1,34 @@
 """Every bad input of issue 5 ("Hardening for a public hosted demo") through the app (AppTest, no
 browser): each gives a clear message, never an exception, and odd but valid text trains.
 
-Training runs in a background thread (explorer.ui.training): a click on Train waits briefly and
-then hands over to a poller, so `train` below reruns the app until the job is collected (bounded).
 Limits are set through their environment variables (`monkeypatch.setenv`); the app reads them on
-every script run. Messages that hold user text are Markdown-escaped by the app
-(`views.markdown_literal`); `texts` reads them back as the visitor sees them.
+every script run. Training, and reading messages back as the visitor sees them: tests/app/helpers.py.
 """
 
 from __future__ import annotations
 
 import random
 import re
-import time
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.ui import train_panel
 from explorer.ui.literal import literal_from_markdown, markdown_literal
-from explorer.ui.state import JOB
 from explorer.ui.state import Widget as W
-from tests import ROOT
+from tests.app.helpers import (
+    COMPARE,
+    MERGES,
+    TRAIN,
+    VOCABULARY,
+    click,
+    html_bodies,
+    job_running,
+    joined,
+    metrics,
+    new_app,
+)
 
-APP = str(ROOT / "app.py")
-MERGES = "pages/1_Merge_history.py"
-VOCABULARY = "pages/2_Vocabulary.py"
-COMPARE = "pages/3_Compare.py"
-TRAIN_WAIT_SECONDS = 120
 ENVIRONMENT = (
     "EXPLORER_MAX_CORPUS_MB",
     "EXPLORER_MAX_SECONDS",
@@ -69,66 +70,10 @@ def default_limits(monkeypatch):
 # ---------------------------------------------------------------- helpers
 
 
-def new_app(query: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TRAIN_WAIT_SECONDS)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def job_running(at: AppTest) -> bool:
-    try:
-        return at.session_state[JOB] is not None
-    except KeyError:
-        return False
-
-
-def settle(at: AppTest, seconds: float = TRAIN_WAIT_SECONDS) -> AppTest:
-    """Rerun (each run is one tick of the poller) until the session's training job is collected."""
-    deadline = time.monotonic() + seconds
-    while job_running(at):
-        assert time.monotonic() < deadline, f"training still running after {seconds} s"
-        time.sleep(0.2)
-        at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def click(at: AppTest, key: str) -> AppTest:
-    at.button(key=key).click().run()
-    assert not at.exception, at.exception
-    return settle(at)
-
-
 def paste(at: AppTest, text: str) -> AppTest:
     at.text_area(key=W.CORPUS).set_value(text).run()
     assert not at.exception, at.exception
     return at
-
-
-def texts(at: AppTest, kind: str) -> list[str]:
-    """The messages of one kind ("error", "warning", "info", "caption") as the visitor reads them."""
-    return [literal_from_markdown(str(element.value)) for element in getattr(at, kind)]
-
-
-def joined(at: AppTest, kind: str) -> str:
-    return " | ".join(texts(at, kind))
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    """The summary's metrics, and its stop reason (a sentence: a metric would cut it off)."""
-    summary = {metric.label: metric.value for metric in at.metric}
-    for element in at.markdown:
-        found = re.fullmatch(r"Stop reason: \*\*(.*)\*\*", str(element.value))
-        if found:
-            summary["Stop reason"] = found.group(1)
-    return summary
-
-
-def html_bodies(at: AppTest) -> list[str]:
-    return [element.proto.body for element in at.get("html")]
 
 
 def markdown_bodies(at: AppTest) -> list[str]:
@@ -163,7 +108,7 @@ def visit_every_page(at: AppTest) -> None:
     assert not at.exception, at.exception
     at.switch_page(COMPARE).run()
     assert not at.exception, at.exception
-    at.switch_page("app.py").run()
+    at.switch_page(TRAIN).run()
     assert not at.exception, at.exception
 
 

@@ -9,7 +9,6 @@ nothing here is a hard-coded output of the page.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -17,9 +16,8 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.charts import token_labels
 from explorer.ui.state import Widget as W
-from tests import ROOT
+from tests.app.helpers import COMPARE, MERGES, html_bodies, new_app, plotly_specs, run_of
 
-MERGES = "pages/1_Merge_history.py"
 COURSE_WORDPIECE = {"algorithm": "wordpiece", "flavor": "course", "vocab_size": "70", "sample": "hf-course"}
 LIBRARY_BPE = {"algorithm": "bpe", "flavor": "library", "vocab_size": "330", "sample": "scarlet"}
 
@@ -27,20 +25,11 @@ LIBRARY_BPE = {"algorithm": "bpe", "flavor": "library", "vocab_size": "330", "sa
 def open_merge_history(params: dict[str, str]) -> AppTest:
     """The Merge history page opened from a link, as the session's first page (it trains the
     sample with those settings)."""
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page(MERGES).run()
-    assert not at.exception, at.exception
-    return at
+    return new_app(params, MERGES)
 
 
 def trace_of(at: AppTest):
-    return at.session_state["current_run"].trace
-
-
-def html_bodies(at: AppTest) -> list[str]:
-    return [element.proto.body for element in at.get("html")]
+    return run_of(at).trace
 
 
 def body_with(at: AppTest, css_class: str) -> str:
@@ -163,9 +152,7 @@ def test_competition_chart_shows_step_k_with_values(wordpiece_page):
     trace = trace_of(at)
     go_to(at, 3)
     competition = next(
-        json.loads(element.proto.spec)
-        for element in at.get("plotly_chart")
-        if "competition for merge" in json.loads(element.proto.spec)["layout"]["title"]["text"]
+        spec for spec in plotly_specs(at) if "competition for merge" in spec["layout"]["title"]["text"]
     )
     bars = competition["data"][0]
     assert bars["x"] == [score for *_, score in trace.candidates[2]]
@@ -197,7 +184,7 @@ def test_compare_shows_any_columns_steps(wordpiece_page):
     from explorer.pretrained import encode_pretrained
 
     at = wordpiece_page
-    at.switch_page("pages/3_Compare.py").run()
+    at.switch_page(COMPARE).run()
     assert not at.exception, at.exception
     at.selectbox(key=W.STEPS_COLUMN).set_value("pretrained:gpt2").run()
     at.text_input(key=W.COMPARE_STEPS_TEXT).set_value("unbelievable tokenization").run()

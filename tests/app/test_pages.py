@@ -3,7 +3,6 @@ escaping of hostile corpus text, shareable links and the merge player."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -14,49 +13,22 @@ from explorer.samples import SAMPLES
 from explorer.ui.literal import literal_from_markdown, markdown_literal
 from explorer.ui.state import Widget as W
 from explorer.ui.views import vocabulary_csv_name
-from tests import ROOT
+from tests.app.helpers import (
+    COMPARE,
+    MERGES,
+    PAGES,
+    TRAIN,
+    VOCABULARY,
+    html_bodies,
+    messages,
+    metrics,
+    new_app,
+    plotly_specs,
+    run_of,
+    train,
+)
 
-APP = str(ROOT / "app.py")
-MERGES = "pages/1_Merge_history.py"
-VOCABULARY = "pages/2_Vocabulary.py"
-COMPARE = "pages/3_Compare.py"
-PAGES = (MERGES, VOCABULARY, COMPARE)
 XSS = "<script>alert(1)</script> <img src=x onerror=alert(1)> **bold** $x$ :red[x]"
-
-
-def new_app() -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def train(at: AppTest) -> AppTest:
-    at.button(key=W.TRAIN).click().run()
-    assert not at.exception, at.exception
-    return at
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    """The summary's metrics, and its stop reason (a sentence: a metric would cut it off)."""
-    summary = {metric.label: metric.value for metric in at.metric}
-    for element in at.markdown:
-        found = re.fullmatch(r"Stop reason: \*\*(.*)\*\*", str(element.value))
-        if found:
-            summary["Stop reason"] = found.group(1)
-    return summary
-
-
-def html_bodies(at: AppTest) -> list[str]:
-    return [element.proto.body for element in at.get("html")]
-
-
-def plotly_specs(at: AppTest) -> list[dict]:
-    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
-
-
-def messages(at: AppTest, kind: str) -> str:
-    return " ".join(str(element.value) for element in getattr(at, kind))
 
 
 def test_app_loads_with_its_widgets():
@@ -74,11 +46,11 @@ def test_app_loads_with_its_widgets():
 
 
 def test_train_is_enabled_again_after_a_fast_run():
-    at = train(new_app())
+    at = new_app()
+    at.button(key=W.TRAIN).click().run()  # one click, no polling: the run ends within the inline wait
+    assert not at.exception, at.exception
     assert metrics(at)["Merges learned"]
-    assert not at.button(
-        key=W.TRAIN
-    ).disabled  # the run ended within the inline wait: no stale disabled button
+    assert not at.button(key=W.TRAIN).disabled  # no stale disabled button
 
 
 def test_show_ids_writes_every_tokens_id_under_it():
@@ -184,7 +156,7 @@ def test_pages_after_training():
         button.proto for button in at.get("download_button") if button.proto.label.startswith("Table (CSV")
     )
     assert csv.label == f"Table (CSV, {len(shown)} rows shown)"
-    run = at.session_state["current_run"]
+    run = run_of(at)
     assert (
         vocabulary_csv_name(run, len(shown), vocab_size)
         == f"bpe-1000-run1-vocabulary-filtered-{len(shown)}-of-{vocab_size}.csv"
@@ -200,7 +172,7 @@ def test_pages_after_training():
     assert len(token_counts) == 5  # this run, WordPiece on the same corpus, GPT-2, GPT-4, GPT-4o
     assert len(at.dataframe[0].value) == 5
 
-    at.switch_page("app.py").run()  # back on Train: settings and summary are still there
+    at.switch_page(TRAIN).run()  # back on Train: settings and summary are still there
     assert not at.exception, at.exception
     assert at.text_area(key=W.CORPUS).value == SAMPLES["scarlet"].text
     assert at.radio(key=W.ALGORITHM).value == "bpe"
@@ -251,13 +223,19 @@ def test_trainer_value_error_is_a_message():
     assert "'##' continuing-subword prefix" in messages(at, "error")
 
 
-def test_hostile_corpus_is_escaped_everywhere():
+def merge_history_at_the_last_step_of_a_hostile_corpus() -> AppTest:
+    """XSS three times as a corpus, trained (split on white space only), on Merge history's last step."""
     at = new_app()
     at.text_area(key=W.CORPUS).set_value("\n".join([XSS] * 3)).run()
     at.selectbox(key=W.PRE_TOKENIZER).set_value("whitespace-split").run()
     train(at)
     at.switch_page(MERGES).run()
     at.slider(key=W.STEP).set_value(at.slider(key=W.STEP).max).run()
+    return at
+
+
+def test_hostile_corpus_is_escaped_everywhere():
+    at = merge_history_at_the_last_step_of_a_hostile_corpus()
     at.switch_page(COMPARE).run()
     at.text_area(key=W.SENTENCES).set_value(XSS).run()
     assert not at.exception, at.exception
@@ -267,25 +245,15 @@ def test_hostile_corpus_is_escaped_everywhere():
     assert "**bold**" not in bodies and "$x$" not in bodies  # Markdown/LaTeX markup neutralised
 
 
-def test_hostile_corpus_tokens_escaped_in_the_merge_view():
-    at = new_app()
-    at.text_area(key=W.CORPUS).set_value("\n".join([XSS] * 3)).run()
-    at.selectbox(key=W.PRE_TOKENIZER).set_value("whitespace-split").run()
-    train(at)
-    at.switch_page(MERGES).run()
-    at.slider(key=W.STEP).set_value(at.slider(key=W.STEP).max).run()
+def test_hostile_corpus_tokens_are_escaped_in_the_merge_view():
+    at = merge_history_at_the_last_step_of_a_hostile_corpus()
     bodies = " ".join(html_bodies(at))
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in bodies  # the whole word is one token by now
     assert "<script" not in bodies and "<img" not in bodies
 
 
 def test_a_link_reproduces_the_view():
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["algorithm"] = "wordpiece"
-    at.query_params["sample"] = "german"
-    at.query_params["vocab_size"] = "60"
-    at.run()
-    assert not at.exception, at.exception
+    at = new_app({"algorithm": "wordpiece", "sample": "german", "vocab_size": "60"})
     assert at.radio(key=W.ALGORITHM).value == "wordpiece"
     assert at.number_input(key=W.VOCAB_NUMBER).value == 60
     assert at.text_area(key=W.CORPUS).value == SAMPLES["german"].text
@@ -293,11 +261,7 @@ def test_a_link_reproduces_the_view():
 
 
 def test_a_bad_link_value_is_a_warning():
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params["vocab_size"] = "lots"
-    at.query_params["pre_tokenizer"] = "magic"
-    at.run()
-    assert not at.exception
+    at = new_app({"vocab_size": "lots", "pre_tokenizer": "magic"})
     assert "Ignored vocab_size" in messages(at, "warning") and "Ignored pre_tokenizer" in messages(
         at, "warning"
     )
@@ -410,17 +374,8 @@ def test_train_summary_counts_what_the_tokenizer_cannot_represent():
     from explorer.samples import SAMPLE_SENTENCES
     from explorer.tokens import lost_characters
 
-    at = AppTest.from_file(APP, default_timeout=60)
-    for key, value in {
-        "algorithm": "bpe",
-        "flavor": "course",
-        "vocab_size": "50",
-        "sample": "hf-course",
-    }.items():
-        at.query_params[key] = value
-    at.run()
-    assert not at.exception, at.exception
-    tokenizer = tokenizer_from_trace(at.session_state["current_run"].trace)
+    at = new_app({"algorithm": "bpe", "flavor": "course", "vocab_size": "50", "sample": "hf-course"})
+    tokenizer = tokenizer_from_trace(run_of(at).trace)
     lost = sum(lost_characters(encode_pieces(tokenizer, sentence)) for sentence in SAMPLE_SENTENCES)
     assert lost >= 2  # at least "A" and "P": the course's four sentences have neither
     assert f"This tokenizer cannot represent {lost} characters of these sentences" in messages(at, "warning")

@@ -12,30 +12,27 @@ from __future__ import annotations
 import os
 import random
 import signal
-import time
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.runstore import SQLiteRunStore
 from explorer.ui import serving
+from explorer.ui.state import JOB
 from explorer.ui.state import Widget as W
-from tests import ROOT
-
-APP = str(ROOT / "app.py")
-MERGES = "pages/1_Merge_history.py"
-VOCABULARY = "pages/2_Vocabulary.py"
-
-
-def new_app(query: dict[str, str] | None = None, page: str | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=120)
-    for key, value in (query or {}).items():
-        at.query_params[key] = value
-    if page:
-        at.switch_page(page)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+from tests.app.helpers import (
+    MERGES,
+    VOCABULARY,
+    click,
+    messages,
+    new_app,
+    query,
+    run_of,
+    session_value,
+    settle,
+    train,
+)
+from tests.helpers.processes import alive, wait_until
 
 
 def words(count: int, seed: int, marker: str = "") -> str:
@@ -51,31 +48,7 @@ def train_pasted(at: AppTest, text: str, vocab_size: int = 300) -> AppTest:
     at.selectbox(key=W.SAMPLE).set_value("").run()
     at.text_area(key=W.CORPUS).set_value(text).run()
     at.number_input(key=W.VOCAB_NUMBER).set_value(vocab_size).run()
-    at.button(key=W.TRAIN).click().run()
-    settle(at)
-    return at
-
-
-def settle(at: AppTest, seconds: float = 120.0) -> AppTest:
-    """Run the page (its poller ticks) until the session holds no training job."""
-    deadline = time.monotonic() + seconds
-    while session_value(at, "training_job") is not None and time.monotonic() < deadline:
-        time.sleep(0.2)
-        at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def session_value(at: AppTest, key: str):
-    return at.session_state[key] if key in at.session_state else None
-
-
-def run_of(at: AppTest):
-    return session_value(at, "current_run")
-
-
-def query(at: AppTest) -> dict[str, str]:
-    return {key: at.query_params[key] for key in at.query_params}
+    return train(at)
 
 
 def test_a_reload_keeps_the_run_and_the_step():
@@ -125,7 +98,7 @@ def test_an_expired_pasted_run_says_what_to_do():
     link = query(at)
     serving.store().delete(link["run"])
     later = new_app(link, MERGES)
-    text = " ".join(str(element.value) for element in later.info)
+    text = messages(later, "info")
     assert "no longer on this server" in text and "paste or upload it again" in text
     assert run_of(later) is None
 
@@ -149,46 +122,33 @@ def test_the_stores_bounds_evict_the_least_recently_used(monkeypatch, tmp_path):
     assert small.get(run_of(second).store_key) is not None
     assert small.get(run_of(first).store_key) is None  # the least recently read went
     expired = new_app(query(first), MERGES)
-    assert run_of(expired) is None and "no longer on this server" in " ".join(
-        str(e.value) for e in expired.info
-    )
+    assert run_of(expired) is None and "no longer on this server" in messages(expired, "info")
 
 
-def _training_worker(at: AppTest, seconds: float = 60.0) -> int:
-    """The pid of the worker training this session's job, once it trains."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        job = session_value(at, "training_job")
-        if job is not None and job.job.state == "running" and job.job.progress.get("phase") == "training":
-            return job.job.worker_pid
-        time.sleep(0.05)
-    raise AssertionError("the training never started in a worker")
+def training_started(at: AppTest) -> bool:
+    job = session_value(at, JOB)
+    return job is not None and job.job.state == "running" and job.job.progress.get("phase") == "training"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
+def start_a_long_training(seed: int) -> tuple[AppTest, int]:
+    """A session training 60,000 pasted words to a vocabulary of 20,000 (long enough to act on
+    while it runs); the session and the pid of the worker training it, once it trains."""
+    at = new_app()
+    at.selectbox(key=W.SAMPLE).set_value("").run()
+    at.text_area(key=W.CORPUS).set_value(words(60_000, seed=seed)).run()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(20_000).run()
+    at.button(key=W.TRAIN).click().run()
+    wait_until(lambda: training_started(at), 60, "the training to start in a worker")
+    return at, session_value(at, JOB).job.worker_pid
 
 
 @pytest.mark.slow
 def test_stop_ends_the_work_for_real_and_keeps_the_merges_so_far():
-    at = new_app()
-    at.selectbox(key=W.SAMPLE).set_value("").run()
-    at.text_area(key=W.CORPUS).set_value(words(60_000, seed=7)).run()
-    at.number_input(key=W.VOCAB_NUMBER).set_value(20_000).run()
-    at.button(key=W.TRAIN).click().run()
-    pid = _training_worker(at)
-    at.button(key=W.STOP).click().run()
-    settle(at)
+    at, pid = start_a_long_training(seed=7)
+    click(at, W.STOP)
     run = run_of(at)
     assert run is not None and run.trace.stop_reason == "stopped" and run.stopped_by == "the Stop button"
-    deadline = time.monotonic() + 30
-    while _alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not _alive(pid)  # the worker that trained it is gone
+    wait_until(lambda: not alive(pid), 30, "the worker that trained it to exit")  # it is gone
     # Stopped by its visitor, the run is theirs under a key of its own, and a reload brings it back.
     assert query(at)["run"] == run.store_key
     assert run_of(new_app(query(at), MERGES)).trace.steps == run.trace.steps
@@ -196,14 +156,10 @@ def test_stop_ends_the_work_for_real_and_keeps_the_merges_so_far():
 
 @pytest.mark.slow
 def test_a_crashed_worker_is_a_sentence_and_the_next_training_works():
-    at = new_app()
-    at.selectbox(key=W.SAMPLE).set_value("").run()
-    at.text_area(key=W.CORPUS).set_value(words(60_000, seed=8)).run()
-    at.number_input(key=W.VOCAB_NUMBER).set_value(20_000).run()
-    at.button(key=W.TRAIN).click().run()
-    os.kill(_training_worker(at), signal.SIGKILL)
+    at, pid = start_a_long_training(seed=8)
+    os.kill(pid, signal.SIGKILL)
     settle(at)
-    errors = " ".join(str(element.value) for element in at.error)
+    errors = messages(at, "error")
     assert "Training failed" in errors and "ended unexpectedly" in errors and "train again" in errors
     assert run_of(at) is None
     train_pasted(at, words(300, seed=9))

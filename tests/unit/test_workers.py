@@ -23,24 +23,9 @@ from explorer.work import CANCELLED, CRASHED, DONE, FAILED, QUEUED, RUNNING, Wor
 from explorer.work.config import pool_settings
 from explorer.work.worker import Reporter, failure_sentence
 from tests.helpers import worker_tasks
+from tests.helpers.processes import alive, wait_until
 
 TIMEOUT = 30.0
-
-
-def wait_until(predicate, timeout: float = TIMEOUT, what: str = "condition") -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.01)
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 @pytest.fixture
@@ -57,7 +42,7 @@ def make_pool():
         seen.update(pool.worker_pids())
         pool.shutdown()
     for pid in seen:
-        wait_until(lambda: not alive(pid), 10, f"worker {pid} to end")
+        wait_until(lambda pid=pid: not alive(pid), 10, f"worker {pid} to end")
 
 
 def running(job):
@@ -152,10 +137,7 @@ def test_a_cancelled_job_that_checks_should_stop_returns_and_its_worker_is_retir
     assert job.state == DONE and job.result == "stopped" and job.cancel_requested
     after = pool.submit("after", worker_tasks.whoami)
     assert after.wait(TIMEOUT) and after.result != pid
-    deadline = time.monotonic() + TIMEOUT
-    while alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(pid)
+    wait_until(lambda: not alive(pid), TIMEOUT, f"worker {pid} to end")
 
 
 def test_a_job_that_saw_the_cancel_gets_longer_than_the_grace_period_to_return(make_pool):
