@@ -6,8 +6,6 @@ import ast
 import functools
 import json
 import re
-import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -28,7 +26,7 @@ from explorer.run_config import RunConfig
 from explorer.samples import GERMAN, HF_COURSE, MULTILINGUAL
 from explorer.tokenizer import Tokenizer
 from explorer.trainers import TrainerConfig
-from tests import ROOT
+from tests.helpers.cli import cli
 from tests.reference import course_tokenize
 
 BERT_SPECIALS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")
@@ -585,17 +583,6 @@ def test_course_wordpiece_has_no_word_length_limit():
 # ------------------------------------------------------------------ the command line
 
 
-def cli(*args, cwd=ROOT):
-    argv = [arg if isinstance(arg, bytes) else str(arg) for arg in args]  # bytes: argv that is not UTF-8
-    return subprocess.run(
-        [sys.executable, "-m", "explorer", *argv],
-        capture_output=True,
-        cwd=cwd,
-        timeout=120,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
-
-
 def final_of(stdout: bytes) -> list[list[dict]]:
     return [
         [{key: piece[key] for key in ("id", "token", "start", "end")} for piece in result["final"]]
@@ -681,7 +668,7 @@ def test_cli_steps_pretrained_ends_on_tiktoken():
     ],
 )
 def test_cli_steps_bad_input_gets_one_clear_line(tmp_path, args, message):
-    result = cli(*args, cwd=tmp_path)
+    result = cli(*args, cwd=tmp_path, bare=True)
     stderr = result.stderr.decode("utf-8", "replace")
     assert result.returncode == 2 and message in stderr
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1

@@ -3,8 +3,6 @@
 
 import json
 import math
-import subprocess
-import sys
 
 import pytest
 from hypothesis import given, settings
@@ -17,7 +15,7 @@ from explorer.pipeline import tokenizer_from_trace, train_corpus
 from explorer.run_config import RunConfig
 from explorer.trainers.unigram import UnigramConfig
 from explorer.unigram_trace import UnigramTrace
-from tests import ROOT
+from tests.helpers.cli import cli
 
 CORPUS = "\n".join(
     [
@@ -102,12 +100,6 @@ def test_trace_config_names_the_pipeline(trained):
 def test_step_limit_is_refused_for_unigram():
     with pytest.raises(ValueError, match="rounds"):
         train_corpus(CORPUS, RunConfig(UnigramConfig(vocab_size=50), (), "metaspace"), max_steps=3)
-
-
-def cli(*args):
-    return subprocess.run(
-        [sys.executable, "-m", "explorer", *map(str, args)], capture_output=True, cwd=ROOT, timeout=120
-    )
 
 
 @pytest.fixture()

@@ -1,25 +1,13 @@
 """`python -m explorer`: train / encode / compare, and one clear line for every bad input."""
 
 import json
-import subprocess
-import sys
 
 import pytest
 from tokenizers import Tokenizer
 
-from tests import ROOT
+from tests.helpers.cli import cli
 
 CORPUS = "This is the Hugging Face Course.\nThis chapter is about tokenization.\nHope you like it!\n"
-
-
-def cli(*args, stdin: bytes | None = None):
-    return subprocess.run(
-        [sys.executable, "-m", "explorer", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        cwd=ROOT,
-        timeout=120,
-    )
 
 
 @pytest.fixture()
@@ -183,14 +171,7 @@ def test_compare_prints_a_metrics_table(tmp_path, corpus):
     ],
 )
 def test_bad_input_gets_one_clear_line(tmp_path, args, stdin, message):
-    result = subprocess.run(
-        [sys.executable, "-m", "explorer", *args],
-        input=stdin,
-        capture_output=True,
-        cwd=tmp_path,
-        timeout=60,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
+    result = cli(*args, stdin=stdin, cwd=tmp_path, bare=True)
     stderr = result.stderr.decode()
     assert result.returncode == 2
     assert message in stderr

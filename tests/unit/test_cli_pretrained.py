@@ -2,24 +2,12 @@
 
 import io
 import json
-import subprocess
-import sys
 
 import pytest
 import sentencepiece
 
 from explorer.pretrained import BUNDLED, encode
-from tests import ROOT
-
-
-def cli(*args, stdin: bytes | None = None):
-    return subprocess.run(
-        [sys.executable, "-m", "explorer", *map(str, args)],
-        input=stdin,
-        capture_output=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+from tests.helpers.cli import cli
 
 
 def test_list_pretrained_names_every_bundled_tokenizer_with_its_vocabulary_size():
@@ -119,13 +107,7 @@ def test_decode_with_a_tokenizer_file_and_a_sentencepiece_model(tmp_path):
 )
 def test_bad_input_gets_one_clear_line(tmp_path, args, message):
     (tmp_path / "bad.model").write_bytes(b"\xff\xff\xff\xff")
-    result = subprocess.run(
-        [sys.executable, "-m", "explorer", *args],
-        capture_output=True,
-        cwd=tmp_path,
-        timeout=60,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-    )
+    result = cli(*args, cwd=tmp_path, bare=True)
     stderr = result.stderr.decode()
     assert result.returncode == 2, stderr
     assert message in stderr and len(stderr.strip().splitlines()) == 1, stderr
