@@ -12,6 +12,7 @@ from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 from explorer.run_config import RunConfig
 from explorer.trainers import TrainerConfig, train
 from tests.helpers.shared_files import seed_text
+from tests.reference.course_corpus import COURSE_CORPUS
 from tests.reference.trainers import course_reference, library_reference
 
 ALPHABETS = ["ab", "abc", "abcde", "aé中😀", "xyz", "a\u0301bß", "ab#<>"]
@@ -256,13 +257,6 @@ def _sample_text():
 
 
 # --- course seeds -------------------------------------------------------------------------------
-
-COURSE_CORPUS = [
-    "This is the Hugging Face Course.",
-    "This chapter is about tokenization.",
-    "This section shows several tokenizer algorithms.",
-    "Hopefully, you will be able to understand how they are trained and generate tokens.",
-]
 
 
 def _seed_list_after(text: str, marker: str) -> list:

@@ -12,13 +12,7 @@ from explorer.corpus import count_words
 from explorer.trainers.unigram import UnigramConfig, train_unigram
 from explorer.trainers.unigram_course import encode_word, loss_increases, model_values, seed_pieces
 from tests.reference import unigram_course as course
-
-COURSE_CORPUS = [
-    "This is the Hugging Face Course.",
-    "This chapter is about tokenization.",
-    "This section shows several tokenizer algorithms.",
-    "Hopefully, you will be able to understand how they are trained and generate tokens.",
-]
+from tests.reference.course_corpus import COURSE_CORPUS
 
 
 @pytest.fixture(scope="module")

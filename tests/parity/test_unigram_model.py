@@ -16,6 +16,7 @@ from explorer.models import model_from_hf_json
 from explorer.pre_tokenizers import Metaspace
 from explorer.tokenizer import MetaspaceDecoder, Tokenizer
 from explorer.unigram_model import UnigramModel
+from tests.reference.course_corpus import COURSE_CORPUS
 
 FUZZ = settings(max_examples=300, deadline=None)
 ALPHABET = "abcé▁"
@@ -174,12 +175,7 @@ def library_unigram(text_lines: list[str], vocab_size: int, special_tokens: list
     return tokenizer
 
 
-CORPUS = [
-    "This is the Hugging Face Course.",
-    "This chapter is about tokenization.",
-    "This section shows several tokenizer algorithms.",
-    "Hopefully, you will be able to understand how they are trained and generate tokens.",
-] * 3
+CORPUS = COURSE_CORPUS * 3
 
 texts = st.lists(
     st.one_of(
@@ -198,11 +194,8 @@ def trained_pair():
     return tokenizer_from_json(document), HFTokenizer.from_str(document)
 
 
-@FUZZ
-@given(text=texts)
-def test_library_trained_tokenizer_encodes_and_decodes_the_same(trained_pair, text):
-    ours, library = trained_pair
-    expected = library.encode(text)
+def assert_encodes_and_decodes_like(ours: Tokenizer, library: HFTokenizer, text: str, expected) -> None:
+    """Our encoding of `text` is the library's (`expected`): ids, tokens, offsets; and so is its decoding."""
     encoding = ours.encode(text)
     assert (encoding.ids, encoding.tokens, encoding.offsets) == (
         expected.ids,
@@ -210,6 +203,14 @@ def test_library_trained_tokenizer_encodes_and_decodes_the_same(trained_pair, te
         expected.offsets,
     )
     assert ours.decode(encoding.ids) == library.decode(expected.ids)
+
+
+@FUZZ
+@given(text=texts)
+def test_library_trained_tokenizer_encodes_and_decodes_the_same(trained_pair, text):
+    ours, library = trained_pair
+    expected = library.encode(text)
+    assert_encodes_and_decodes_like(ours, library, text, expected)
 
 
 def test_the_library_reads_what_we_write_as_its_own_file(trained_pair):
@@ -234,13 +235,7 @@ def test_our_tokenizer_json_loads_in_the_library_and_encodes_the_same(model, tex
         with pytest.raises(ValueError):
             ours.encode(text)
         return
-    encoding = ours.encode(text)
-    assert (encoding.ids, encoding.tokens, encoding.offsets) == (
-        expected.ids,
-        expected.tokens,
-        expected.offsets,
-    )
-    assert ours.decode(encoding.ids) == library.decode(expected.ids)
+    assert_encodes_and_decodes_like(ours, library, text, expected)
     assert json.loads(library.to_str())["model"] == ours.model.to_hf_json()
 
 

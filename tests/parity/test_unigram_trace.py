@@ -12,15 +12,9 @@ from explorer.trainers.unigram import UnigramConfig, train_unigram
 from explorer.unigram_trace import REMOVAL_REASONS, UnigramTrace
 from tests.reference import unigram_course as course
 from tests.reference import unigram_library as reference
+from tests.reference.course_corpus import COURSE_CORPUS
 
-CORPUS = "\n".join(
-    [
-        "This is the Hugging Face Course.",
-        "This chapter is about tokenization.",
-        "This section shows several tokenizer algorithms.",
-        "Hopefully, you will be able to understand how they are trained and generate tokens.",
-    ]
-)
+CORPUS = "\n".join(COURSE_CORPUS)
 RUNS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 corpora = st.lists(st.text(st.sampled_from("abcab d▁"), max_size=14), min_size=1, max_size=6).map("\n".join)
 

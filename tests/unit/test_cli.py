@@ -90,80 +90,45 @@ def test_compare_prints_a_metrics_table(tmp_path, corpus):
     assert len(rows) == 2
 
 
+def train_from_stdin(*options: str, vocab_size: str = "10") -> list[str]:
+    """The arguments of `train` reading its corpus from stdin, with `options` before --out."""
+    return ["train", "-", "--vocab-size", vocab_size, *options, "--out", "x.json"]
+
+
 @pytest.mark.parametrize(
     "args, stdin, message",
     [
         (["train", "missing.txt", "--vocab-size", "10", "--out", "x.json"], None, "does not exist"),
-        (["train", "-", "--vocab-size", "10", "--out", "x.json"], b"\xff\xfe\x00bad", "not UTF-8"),
-        (["train", "-", "--vocab-size", "10", "--out", "x.json"], b"  \n\t\n", "empty"),
-        (["train", "-", "--vocab-size", "0", "--out", "x.json"], b"hello", "vocab_size"),
-        (["train", "-", "--vocab-size", "ten", "--out", "x.json"], b"hello", "invalid int"),
+        (train_from_stdin(), b"\xff\xfe\x00bad", "not UTF-8"),
+        (train_from_stdin(), b"  \n\t\n", "empty"),
+        (train_from_stdin(vocab_size="0"), b"hello", "vocab_size"),
+        (train_from_stdin(vocab_size="ten"), b"hello", "invalid int"),
+        (train_from_stdin("--algorithm", "sentencepiece"), b"hello", "invalid choice"),
+        (train_from_stdin("--pre-tokenizer", "spaces"), b"hello", "invalid choice"),
+        (train_from_stdin("--normalizer", "nfd,upper"), b"hello", "unknown normalizer"),
+        (train_from_stdin(), b"", "corpus '-' is empty (0 bytes)"),
         (
-            ["train", "-", "--vocab-size", "10", "--algorithm", "sentencepiece", "--out", "x.json"],
-            b"hello",
-            "invalid choice",
-        ),
-        (
-            ["train", "-", "--vocab-size", "10", "--pre-tokenizer", "spaces", "--out", "x.json"],
-            b"hello",
-            "invalid choice",
-        ),
-        (
-            ["train", "-", "--vocab-size", "10", "--normalizer", "nfd,upper", "--out", "x.json"],
-            b"hello",
-            "unknown normalizer",
-        ),
-        (["train", "-", "--vocab-size", "10", "--out", "x.json"], b"", "corpus '-' is empty (0 bytes)"),
-        (
-            ["train", "-", "--vocab-size", "10", "--out", "x.json"],
+            train_from_stdin(),
             "hello world\n".encode("utf-16-le"),
             "is not UTF-8: it looks like UTF-16 (little-endian) text; open it in a text editor and save it as UTF-8",
         ),
         (
-            ["train", "-", "--vocab-size", "10", "--out", "x.json"],
+            train_from_stdin(),
             "Très café, déjà vu.\n".encode("latin-1"),
             "it looks like Latin-1/Windows-1252 text",
         ),
+        (train_from_stdin(), b"%PDF-1.7\n%\xe2\xe3", "looks like a PDF document, not text"),
+        (train_from_stdin(), b"\x89PNG\r\n\x1a\n\x00", "looks like a PNG image"),
+        (train_from_stdin(), b"text\x00\x00more", "looks like a binary file"),
         (
-            ["train", "-", "--vocab-size", "10", "--out", "x.json"],
-            b"%PDF-1.7\n%\xe2\xe3",
-            "looks like a PDF document, not text",
-        ),
-        (
-            ["train", "-", "--vocab-size", "10", "--out", "x.json"],
-            b"\x89PNG\r\n\x1a\n\x00",
-            "looks like a PNG image",
-        ),
-        (
-            ["train", "-", "--vocab-size", "10", "--out", "x.json"],
-            b"text\x00\x00more",
-            "looks like a binary file",
-        ),
-        (
-            ["train", "-", "--vocab-size", "10", "--max-corpus-mb", "0.001", "--out", "x.json"],
+            train_from_stdin("--max-corpus-mb", "0.001"),
             b"word " * 400,
             "The corpus is 2.0 KB of UTF-8 text; the limit is 1.0 KB. Train on its first 1.0 KB or on a random sample",
         ),
-        (
-            ["train", "-", "--vocab-size", "10", "--special-tokens", "[X],[X]", "--out", "x.json"],
-            b"hello",
-            "'[X]' is listed twice",
-        ),
-        (
-            ["train", "-", "--vocab-size", "10", "--max-steps", "0", "--out", "x.json"],
-            b"hello",
-            "must be a whole number above 0",
-        ),
-        (
-            ["train", "-", "--vocab-size", "10", "--max-seconds", "soon", "--out", "x.json"],
-            b"hello",
-            "must be a number above 0",
-        ),
-        (
-            ["train", "-", "--vocab-size", "20000000", "--out", "x.json"],
-            b"hello",
-            "vocab_size must be from 1 to",
-        ),
+        (train_from_stdin("--special-tokens", "[X],[X]"), b"hello", "'[X]' is listed twice"),
+        (train_from_stdin("--max-steps", "0"), b"hello", "must be a whole number above 0"),
+        (train_from_stdin("--max-seconds", "soon"), b"hello", "must be a number above 0"),
+        (train_from_stdin(vocab_size="20000000"), b"hello", "vocab_size must be from 1 to"),
         (["encode", "--tokenizer", "-", "hi"], b"\xff\xfe{\x00}\x00", "tokenizer file '-' is not UTF-8"),
         (["encode", "--tokenizer", "missing.json", "hi"], None, "does not exist"),
         (["encode", "--pretrained", "bert", "hi"], None, "invalid choice"),

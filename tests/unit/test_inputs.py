@@ -527,16 +527,25 @@ def test_explain_vocab_size(settings, requested, expected):
     assert explain_vocab_size(trace) == explain_vocab_size(trace, requested)
 
 
-def test_explain_a_run_stopped_by_the_budget():
-    text = " ".join(f"w{n}x{n * 7 % 13}y{n % 5}" for n in range(3000))
-    budget = Budget(max_steps=40)
-    trace = train_corpus(
+def words_for_many_merges(count: int) -> str:
+    """`count` words of a few shapes (w1x7y1, w2x1y2, ...): enough pairs for thousands of merges."""
+    return " ".join(f"w{n}x{n * 7 % 13}y{n % 5}" for n in range(count))
+
+
+def train_within(budget: Budget, text: str):
+    """Byte-level BPE towards 5,000 tokens on `text`, with the budget's progress, stop and step limit."""
+    return train_corpus(
         text,
         RunConfig(TrainerConfig(vocab_size=5000), (), "byte-level"),
         progress=budget.progress,
         should_stop=budget.should_stop,
         max_steps=budget.step_limit,
     )
+
+
+def test_explain_a_run_stopped_by_the_budget():
+    budget = Budget(max_steps=40)
+    trace = train_within(budget, words_for_many_merges(3000))
     assert trace.stop_reason == "stopped" and trace.steps == 40  # exactly the limit
     assert explain_vocab_size(trace, 5000, budget.stop_cause(trace)) == (
         f"Stopped at {len(trace.vocab):,} of the 5,000 tokens asked for, after {trace.steps} merges, "
@@ -575,16 +584,9 @@ def test_budget_time_limit():
 
 @pytest.mark.parametrize("limit", [1, 31, 32, 33, 100])
 def test_budget_step_limit_stops_the_trainer_exactly_and_forwards_progress(limit):
-    text = " ".join(f"w{n}x{n * 7 % 13}y{n % 5}" for n in range(3000))
     reports = []
     budget = Budget(max_steps=limit, progress=lambda step, planned: reports.append((step, planned)))
-    trace = train_corpus(
-        text,
-        RunConfig(TrainerConfig(vocab_size=5000), (), "byte-level"),
-        progress=budget.progress,
-        should_stop=budget.should_stop,
-        max_steps=budget.step_limit,
-    )
+    trace = train_within(budget, words_for_many_merges(3000))
     assert (
         trace.steps == limit
         and budget.stop_cause(trace) == f"the limit of {limit:,} merge{'s' if limit > 1 else ''}"
@@ -596,7 +598,7 @@ def test_budget_step_limit_stops_the_trainer_exactly_and_forwards_progress(limit
 
 
 def test_a_stop_that_is_not_the_budgets_has_no_cause_from_it():
-    text = " ".join(f"w{n}x{n * 7 % 13}y{n % 5}" for n in range(300))
+    text = words_for_many_merges(300)
     budget = Budget(max_steps=1000)
     stopped = train_corpus(
         text,
