@@ -72,7 +72,8 @@ def paste_corpus(page, text: str) -> None:
 def go_by_sidebar(page, label: str) -> None:
     sidebar(page).get_by_role("link", name=label).click()
     page.wait_for_function(
-        "title => document.querySelector('[data-testid=\"stMainBlockContainer\"] h1')?.innerText.trim() === title",
+        "title => document.querySelector('[data-testid=\"stMainBlockContainer\"] h1')"
+        "?.innerText.trim() === title",
         arg=label,
         timeout=30_000,
     )
@@ -250,7 +251,8 @@ def assert_nothing_ran(page, where: str) -> None:
     injected = page.evaluate(
         """() => ({
             img: document.querySelectorAll('img[src="x"], img[onerror]').length,
-            script: [...document.querySelectorAll('script')].filter(s => s.textContent.includes('__xss')).length,
+            script: [...document.querySelectorAll('script')]
+                .filter(s => s.textContent.includes('__xss')).length,
             javascript_href: document.querySelectorAll('a[href^="javascript:"]').length,
             handlers: [...document.querySelectorAll('*')].filter(e => e.getAttribute('onerror')).length,
             katex: document.querySelectorAll('[data-testid="stMain"] .katex').length,

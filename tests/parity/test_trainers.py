@@ -439,7 +439,7 @@ def test_trace_invariants(algorithm, flavor, word_counts, vocab_size):
     for k in range(trace.steps + 1):
         total = sum(len(trace.segment(i, k)) * c for i, c in enumerate(trace.counts))
         assert total == trace.corpus_tokens[k]
-    for step, (left, right, new_id) in enumerate(trace.merges):
+    for step, (left, right, _new_id) in enumerate(trace.merges):
         assert trace.candidates[step][0][:3] == (left, right, trace.merge_counts[step])
         counts = [c[2] if trace.merge_scores[step] is None else c[3] for c in trace.candidates[step]]
         assert counts[1:] == sorted(counts[1:], reverse=True)  # the runners-up, best first

@@ -4,8 +4,9 @@
 notes): recount every pair (overlaps count), best = highest count then smallest (id_left, id_right),
 rewrite every word left to right. (The library departs from a recount only when a merge
 result reuses a token id already present in words, which needs prefix or suffix characters inside
-the text; the tests compare those corpora with the library itself.) `course_reference` is the Hugging Face course's loop, nearly line
-for line (dict insertion order breaks ties; WordPiece scores freq / (freq_a * freq_b)).
+the text; the tests compare those corpora with the library itself.) `course_reference` is the
+Hugging Face course's loop, nearly line for line (dict insertion order breaks ties; WordPiece
+scores freq / (freq_a * freq_b)).
 Kept in tests only: they are quadratic on purpose.
 """
 

@@ -97,7 +97,7 @@ def compute_loss(model, word_freqs):
 def compute_scores(model, word_freqs):
     scores = {}
     model_loss = compute_loss(model, word_freqs)
-    for token, score in model.items():
+    for token, score in model.items():  # noqa: B007 (the course's line: score is unused there too)
         if len(token) == 1:
             continue
         model_without_token = copy.deepcopy(model)

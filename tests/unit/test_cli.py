@@ -110,7 +110,8 @@ def train_from_stdin(*options: str, vocab_size: str = "10") -> list[str]:
         (
             train_from_stdin(),
             "hello world\n".encode("utf-16-le"),
-            "is not UTF-8: it looks like UTF-16 (little-endian) text; open it in a text editor and save it as UTF-8",
+            "is not UTF-8: it looks like UTF-16 (little-endian) text; "
+            "open it in a text editor and save it as UTF-8",
         ),
         (
             train_from_stdin(),
@@ -123,7 +124,8 @@ def train_from_stdin(*options: str, vocab_size: str = "10") -> list[str]:
         (
             train_from_stdin("--max-corpus-mb", "0.001"),
             b"word " * 400,
-            "The corpus is 2.0 KB of UTF-8 text; the limit is 1.0 KB. Train on its first 1.0 KB or on a random sample",
+            "The corpus is 2.0 KB of UTF-8 text; the limit is 1.0 KB. "
+            "Train on its first 1.0 KB or on a random sample",
         ),
         (train_from_stdin("--special-tokens", "[X],[X]"), b"hello", "'[X]' is listed twice"),
         (train_from_stdin("--max-steps", "0"), b"hello", "must be a whole number above 0"),
@@ -159,8 +161,8 @@ def test_train_prints_warnings_and_explains_the_vocab_size(tmp_path):
     assert "warning: The corpus has 2 control characters (U+0007 BEL x2)" in stderr
     assert "warning: The special token 'the' is ordinary text" in stderr
     assert (
-        "You asked for 100 tokens, but the starting alphabet alone has 257 (256 byte symbols and 1 special token)"
-        in stderr
+        "You asked for 100 tokens, but the starting alphabet alone has 257 "
+        "(256 byte symbols and 1 special token)" in stderr
     )
     assert "Traceback" not in stderr
 

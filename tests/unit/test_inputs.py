@@ -494,7 +494,8 @@ CORPUS = "This is the Hugging Face Course.\nThis chapter is about tokenization.\
         (
             dict(pre_tokenizer="whitespace", special_tokens=("[UNK]",)),
             5,
-            "You asked for 5 tokens, but the starting alphabet alone has 25 (24 characters and 1 special token).",
+            "You asked for 5 tokens, but the starting alphabet alone has 25 "
+            "(24 characters and 1 special token).",
         ),
         (
             dict(pre_tokenizer="whitespace"),
@@ -504,7 +505,8 @@ CORPUS = "This is the Hugging Face Course.\nThis chapter is about tokenization.\
         (
             dict(pre_tokenizer="whitespace"),
             5000,
-            "You asked for 5,000 tokens, but this corpus can only give 70: after 46 merges no pair is left to merge",
+            "You asked for 5,000 tokens, but this corpus can only give 70: "
+            "after 46 merges no pair is left to merge",
         ),
         (
             dict(pre_tokenizer="whitespace"),
