@@ -179,7 +179,7 @@ CORPORA = [
 
 
 @pytest.mark.parametrize("corpus, setup, expected, trains", CORPORA)
-def test_bad_and_odd_corpora(corpus, setup, expected, trains):
+def test_a_bad_or_odd_corpus_is_explained_and_trains_only_if_it_can(corpus, setup, expected, trains):
     at = new_app()
     paste(at, corpus)
     if "pre_tokenizer" in setup:

@@ -118,7 +118,7 @@ def test_pages_before_training_show_a_friendly_message(page):
     assert [link.proto.label for link in at.main.get("page_link")] == ["Train"]  # the home page
 
 
-def test_pages_after_training():
+def test_every_page_shows_the_run_after_training():
     at = train(new_app())
     steps = int(metrics(at)["Merges learned"])
     vocab_size = int(metrics(at)["Final vocabulary size"].replace(",", ""))

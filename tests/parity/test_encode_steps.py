@@ -226,7 +226,7 @@ def test_final_pieces_are_the_librarys(name, text):
 
 @DIFFERENTIAL
 @given(text=TEXTS)
-def test_fused_unknown_characters(text):
+def test_steps_end_on_encode_with_fused_unknown_characters(text):
     assert_final_is_encode(fused_unk_tokenizer(), text)
 
 

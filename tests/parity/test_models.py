@@ -46,7 +46,7 @@ LETTERS = {c: i for i, c in enumerate("abcd")} | {"ab": 4, "bc": 5, "cd": 6, "ab
         ([("a", "a")], "aaaaa", ["aa", "aa", "a"]),
     ],
 )
-def test_merge_order_examples(merges, word, expected):
+def test_merges_apply_in_rank_order_like_the_library(merges, word, expected):
     ours = BPEModel(LETTERS, merges).tokenize(word)
     assert [t.value for t in ours] == expected
     assert as_triples(ours) == as_triples(hf_models.BPE(LETTERS, merges).tokenize(word), word)
@@ -110,7 +110,7 @@ UNK_VOCAB = {
 @pytest.mark.parametrize("fuse_unk", [False, True])
 @FUZZ
 @given(word=st.text(alphabet="abxé😀", max_size=12))
-def test_unknown_characters(unk_token, fuse_unk, word):
+def test_unknown_characters_tokenize_like_the_library(unk_token, fuse_unk, word):
     vocab, merges = {"[UNK]": 0, "a": 1, "b": 2, "ab": 3}, [("a", "b")]
     ours = BPEModel(vocab, merges, unk_token=unk_token, fuse_unk=fuse_unk).tokenize(word)
     library = hf_models.BPE(vocab, merges, unk_token=unk_token, fuse_unk=fuse_unk).tokenize(word)
@@ -137,7 +137,7 @@ def decorated_bpe():
 @pytest.mark.parametrize("unk_token, fuse_unk", [(None, False), ("[UNK]", False), ("[UNK]", True)])
 @FUZZ
 @given(word=st.text(alphabet="thesiorbaxz", max_size=14))
-def test_prefix_and_suffix(decorated_bpe, unk_token, fuse_unk, word):
+def test_prefix_and_suffix_tokenize_like_the_library(decorated_bpe, unk_token, fuse_unk, word):
     vocab, merges = decorated_bpe
     options = dict(
         unk_token=unk_token, fuse_unk=fuse_unk, continuing_subword_prefix="##", end_of_word_suffix="</w>"
@@ -231,7 +231,7 @@ def test_bpe_json_reads_legacy_merge_strings():
         ),
     ],
 )
-def test_malformed_model_json(model, message):
+def test_a_malformed_model_is_a_clear_value_error(model, message):
     with pytest.raises(ValueError) as error:
         model_from_hf_json(model)
     assert message in str(error.value)

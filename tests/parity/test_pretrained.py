@@ -77,7 +77,7 @@ def test_gpt2_gives_the_measured_ids():
 
 
 @pytest.mark.parametrize(("name", "text"), list(PINNED_IDS))
-def test_pinned_ids(name, text):
+def test_pretrained_ids_are_the_pinned_ones(name, text):
     assert ids(encode_pretrained(name, text)) == PINNED_IDS[name, text]
 
 

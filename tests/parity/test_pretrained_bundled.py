@@ -289,7 +289,7 @@ def test_pieces_have_spans_inside_the_text(name):
 
 
 @pytest.mark.parametrize("name", list(BUNDLED))
-def test_decode_round_trip(name):
+def test_decode_gives_back_the_encoded_text(name):
     for text in ALL_TEXTS:
         for special_tokens in (False, True):
             decoded = decode(name, ids(name, text, special_tokens))

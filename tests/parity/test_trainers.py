@@ -167,7 +167,7 @@ text_lines = st.lists(
     st.sampled_from([0, 2]),
     st.lists(st.sampled_from(["[UNK]", "a", "<s>"]), max_size=2, unique=True),
 )
-def test_bpe_library_parity(lines, vocab_size, min_frequency, specials):
+def test_bpe_library_flavor_equals_the_library(lines, vocab_size, min_frequency, specials):
     expected = _library_train(
         lines,
         trainers.BpeTrainer(
@@ -417,7 +417,7 @@ def test_tutorial_seed_step_by_step_bpe_and_wordpiece():
 # --- stop reasons, trace invariants ------------------------------------------------------------
 
 
-def test_stop_reasons():
+def test_every_stop_reason_is_recorded():
     words = {"abab": 3, "ab": 1}
     assert train(words, TrainerConfig(vocab_size=3)).stop_reason == "vocab_size"
     assert train(words, TrainerConfig(vocab_size=100)).stop_reason == "no_pair_left"
@@ -432,7 +432,7 @@ def test_stop_reasons():
 @pytest.mark.parametrize("algorithm", ["bpe", "wordpiece"])
 @settings(max_examples=60, deadline=None)
 @given(word_counts=corpora(), vocab_size=st.integers(5, 40))
-def test_trace_invariants(algorithm, flavor, word_counts, vocab_size):
+def test_the_trace_of_every_algorithm_and_flavor_is_consistent(algorithm, flavor, word_counts, vocab_size):
     trace = train(word_counts, TrainerConfig(algorithm=algorithm, flavor=flavor, vocab_size=vocab_size))
     assert len(trace.merges) == len(trace.merge_counts) == len(trace.candidates) == trace.steps
     assert trace.corpus_tokens[0] == sum(len(w) * c for w, c in word_counts.items())

@@ -121,7 +121,7 @@ def test_toy_pug_probabilities_agree_with_the_errata(toy_model):
     assert round(probability(model, ["pu", "g"]), 6) == 0.007710 == round(probability(model, ["p", "ug"]), 6)
 
 
-def test_toy_unhug_table(toy_model):
+def test_the_unhug_table_is_the_courses(toy_model):
     """The text's table for "unhug"; our 16/210 rounds to 0.076190 where the text shows 0.076191."""
     _, model = toy_model
     best = []
@@ -210,7 +210,7 @@ def test_departures_from_the_course_loop_stop_cleanly():
     assert trace.sizes() == [6]
 
 
-def test_stop_button_and_progress(word_counts):
+def test_stop_ends_training_between_rounds_and_progress_counts_them(word_counts):
     calls = []
     trace = train_unigram(
         word_counts,

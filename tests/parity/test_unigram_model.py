@@ -97,7 +97,7 @@ def test_lattice_agrees_with_the_encoding(model, word):
     assert spans[0][0] == 0 and spans[-1][1] == len(word)
 
 
-def test_documented_example():
+def test_the_librarys_documented_example_tokenizes_as_documented():
     """The library's own doc example (model.rs): "abcdacdxx" -> abcd a cd xx."""
     vocab = [
         ("<unk>", 0.0),
@@ -121,7 +121,7 @@ def test_ties_keep_the_smallest_start():
     assert [token.value for token in UnigramModel(vocab, 0).tokenize("pug")] == ["p", "ug"]
 
 
-def test_lattice_of_a_word():
+def test_the_lattice_of_a_word_has_its_edges_scores_and_best_path():
     vocab = [("<unk>", 0.0), ("u", -1.0), ("n", -2.0), ("un", -1.5), ("h", -3.0)]
     lattice = UnigramModel(vocab, 0).lattice("unhx")
     assert [(edge.start, edge.end, edge.piece) for edge in lattice.edges] == [

@@ -110,7 +110,7 @@ def corpus(tmp_path):
 
 
 @pytest.mark.parametrize("flavor", ["library", "course"])
-def test_cli_trains_unigram(tmp_path, corpus, flavor):
+def test_the_cli_trains_unigram(tmp_path, corpus, flavor):
     out, trace_path = tmp_path / "tok.json", tmp_path / "trace.json"
     result = cli(
         "train",

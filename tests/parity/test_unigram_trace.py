@@ -61,7 +61,7 @@ def test_removed_pieces_leave_for_their_reason(trace):
         )
 
 
-def test_json_round_trip(trace):
+def test_the_trace_survives_a_json_round_trip(trace):
     again = UnigramTrace.from_json(trace.to_json())
     assert again.to_dict() == trace.to_dict()
     for r in range(len(trace.rounds) + 1):

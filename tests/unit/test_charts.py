@@ -114,7 +114,7 @@ def test_merge_timeline_values_and_marker(bpe_trace, wordpiece_trace):
     assert list(scored.data[1].y) == pytest.approx(wordpiece_trace.merge_scores)
 
 
-def test_compression_curve(bpe_trace):
+def test_the_compression_curve_falls_and_marks_the_current_step(bpe_trace):
     figure = charts.compression_curve(bpe_trace, current_step=5)
     curve, marker = figure.data
     assert list(curve.x) == bpe_trace.vocab_sizes

@@ -145,7 +145,7 @@ def test_bad_input_gets_one_clear_line(tmp_path, args, stdin, message):
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
 
 
-def test_malformed_tokenizer_file(tmp_path):
+def test_a_malformed_tokenizer_file_is_an_error_without_a_traceback(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"model": {"type": "Foo"}}', encoding="utf-8")
     result = cli("encode", "--tokenizer", bad, "hi")

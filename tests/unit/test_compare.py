@@ -345,7 +345,7 @@ def test_library_vocab_and_merges_upload(library_byte_level, tmp_path):
     assert_encodes_like(upload.column, plain)
 
 
-def test_library_vocab_txt_upload(library_wordpiece, tmp_path):
+def test_a_library_vocab_txt_uploads(library_wordpiece, tmp_path):
     (vocab_path,) = library_wordpiece.model.save(str(tmp_path))
     upload = vocab_txt_upload(UploadedFile("vocab.txt", open(vocab_path, "rb").read()))
     assert "uncased" in upload.note  # the library's BertNormalizer lowercased the corpus

@@ -99,7 +99,7 @@ def check_trace(trace: Trace, config: TrainerConfig) -> None:
     special_tokens=st.sampled_from([(), ("[UNK]",), ("<|endoftext|>", "[CLS]", "[SEP]")]),
     suffix=st.sampled_from([None, "</w>"]),
 )
-def test_train_encode_decode_anything(
+def test_anything_trains_encodes_and_decodes(
     corpus, probe, algorithm, flavor, pre_tokenizer, normalizers, vocab_size, special_tokens, suffix
 ):
     if flavor == "course" and algorithm == "wordpiece":

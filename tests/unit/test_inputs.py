@@ -56,7 +56,7 @@ def test_upload_limit_agrees_with_streamlit_config():
     )  # a file too large to train still gets our offer
 
 
-def test_limits_from_environment():
+def test_limits_are_read_from_the_environment():
     environ = {
         "EXPLORER_MAX_CORPUS_MB": "2.5",
         "EXPLORER_MAX_SECONDS": "10",
@@ -230,7 +230,7 @@ def test_decode_never_transcodes_silently():
         pytest.param("ab\ud800cd", "1 lone surrogate code point (U+D800 to U+DFFF)", id="lone surrogate"),
     ],
 )
-def test_blocking_corpus_errors(text, message):
+def test_a_corpus_that_cannot_be_trained_on_is_an_error(text, message):
     check = check_corpus(text, SMALL)
     assert not check.ok
     assert any(message in error for error in check.errors), check.errors
@@ -264,7 +264,7 @@ def test_blocking_corpus_errors(text, message):
         pytest.param("short\n" + "word " * 30_000, "Line 2 is 150,000 characters long", id="long line"),
     ],
 )
-def test_corpus_warnings(text, message):
+def test_an_odd_corpus_passes_with_a_warning(text, message):
     check = check_corpus(text, Limits())
     assert check.ok
     assert any(message in warning for warning in check.warnings), check.warnings
@@ -391,7 +391,7 @@ def test_a_shrunk_corpus_passes_the_check():
         (["end-of-text"], "notes", "has separators that the byte-level pre-tokenizer splits on"),
     ],
 )
-def test_special_token_problems(tokens, kind, message):
+def test_special_token_problems_are_errors_warnings_or_notes(tokens, kind, message):
     check = check_special_tokens(tokens, "byte-level")
     assert any(message in line for line in getattr(check, kind)), check
     if kind != "errors":
@@ -468,7 +468,7 @@ def test_a_merge_that_rebuilds_a_special_token_reuses_its_id_like_the_library():
 
 
 @pytest.mark.parametrize("value", [0, -5, 100_001, 1.5, "300", True, None])
-def test_check_vocab_size_rejects(value):
+def test_check_vocab_size_rejects_what_is_out_of_range_or_not_an_integer(value):
     with pytest.raises(InputError, match="vocab_size must be"):
         check_vocab_size(value, Limits())
 
@@ -520,7 +520,7 @@ CORPUS = "This is the Hugging Face Course.\nThis chapter is about tokenization.\
         ),
     ],
 )
-def test_explain_vocab_size(settings, requested, expected):
+def test_explain_vocab_size_says_why_the_vocabulary_has_its_size(settings, requested, expected):
     pre_tokenizer = settings.pop("pre_tokenizer")
     trace = train_corpus(
         CORPUS, RunConfig(TrainerConfig(vocab_size=requested, **settings), (), pre_tokenizer)
@@ -575,7 +575,7 @@ class FakeClock:
         return self.now
 
 
-def test_budget_time_limit():
+def test_the_time_budget_stops_at_its_limit_and_not_before():
     clock = FakeClock()
     budget = Budget(max_seconds=60, clock=clock)
     clock.now += 59.9

@@ -52,7 +52,7 @@ def test_empty_span_tokens_overlap_no_word():
     assert (metrics.tokens, metrics.split_words) == (2, 0)
 
 
-def test_hand_computed_metrics():
+def test_metrics_equal_a_hand_computed_example():
     # "héllo world" = 11 characters, 12 UTF-8 bytes, 2 words.
     # Cuts: "hé" | "llo" | " " | "wor" | "ld" -> 5 tokens; "héllo" and "world" both split.
     metrics = compute_metrics("toy", ["héllo world"], fixed_cuts(2, 5, 6, 9))

@@ -63,7 +63,7 @@ def parse(markup):
     return collector
 
 
-def test_readable_token_examples():
+def test_readable_tokens_show_white_space_and_stray_bytes():
     assert readable_token(" café\n\t".encode()) == "·café↵→"
     assert readable_token(b"\xe2\x82") == "<0xE2><0x82>"
     assert readable_token(b"\x82\xac!") == "<0x82><0xAC>!"
@@ -147,7 +147,7 @@ def test_combining_accent_in_its_own_token_is_grouped():
     assert group_pieces_by_shared_clusters(text, pieces) == [[0, 1], [2]]
 
 
-def test_grapheme_groups():
+def test_grapheme_groups_keep_each_visible_character_whole():
     text = "e\u0301🇩🇪👩\u200d👧\r\nx"
     assert grapheme_groups(text) == [(0, 2), (2, 4), (4, 7), (7, 9), (9, 10)]
 

@@ -57,7 +57,7 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def test_round_trip(tmp_path):
+def test_a_stored_run_comes_back_whole_and_compressed(tmp_path):
     store = store_at(tmp_path)
     payload, corpus = (
         b'{"format": "tokenizer-explorer-trace"}' * 1000,

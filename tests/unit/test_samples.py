@@ -20,7 +20,7 @@ from explorer.samples import (
 from tests.helpers.shared_files import seed_text
 
 
-def test_keys_and_lookup():
+def test_samples_are_listed_in_order_and_found_by_key():
     assert list(SAMPLES) == ["hf-course", "german", "scarlet", "multilingual", "shakespeare"]
     assert all(key == sample.key and sample.label and sample.text.strip() for key, sample in SAMPLES.items())
     assert sample_by_key("german") is GERMAN

@@ -138,7 +138,7 @@ def test_measuring_in_a_task_gives_what_measure_corpus_gives(trained_json, sampl
     assert reporter.reports[-1] == {"lines_done": 7 * ((len(lines) - 1) // 7), "lines": len(lines)}
 
 
-def test_measuring_a_pretrained_tokenizer():
+def test_measuring_a_pretrained_tokenizer_gives_the_in_process_figures():
     lines = split_lines(CORPUS)
     expected = measure_corpus(pretrained_column("gpt2"), lines).metrics
     result = measure_task(FakeReporter(), CORPUS, {"pretrained": "gpt2"}, {"kind": "whole"})

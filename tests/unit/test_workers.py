@@ -328,7 +328,7 @@ def test_a_failing_job_gives_one_sentence_and_logs_its_traceback(make_pool, capl
     assert fine.wait(TIMEOUT) and fine.result == "ok" and fine.worker_pid == bug.worker_pid
 
 
-def test_failure_sentences():
+def test_worker_failures_are_sentences():
     assert failure_sentence(MemoryError()) == "it ran out of memory: try a smaller corpus or vocabulary size"
     assert (
         failure_sentence(ValueError(""))
