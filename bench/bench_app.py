@@ -48,9 +48,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # browser_support, as the tests import it
 
-from browser_support import (  # noqa: E402
+from tests.browser.helpers import (  # noqa: E402
     VIEWPORT,
     chromium,
     chromium_missing_reason,

@@ -9,7 +9,7 @@ run by run (the machine's speed drifts), best and median of --repeat. On
 message when absent):
   1. Library flavor, vocab 8,000, Metaspace, unk "<unk>": ours vs the library's UnigramTrainer.
   2. Course flavor, vocab 100, seed 300, on the first 5,000 characters (482 distinct words):
-     ours vs the course's loop (tests/reference_unigram_course.py), both measured.
+     ours vs the course's loop (tests/reference/unigram_course.py), both measured.
   3. Course flavor on the whole text: ours measured; the course's loop extrapolated. It computes
      the whole loss once per round plus once per piece scored: one loss computation is timed
      (best of 3) and multiplied by their number in our run (the same rounds and pieces).
@@ -50,8 +50,8 @@ tok.save(out)
 
 COURSE_LOOP_SCRIPT = """
 import sys, time
-sys.path.insert(0, sys.argv[2]); sys.path.insert(0, sys.argv[2] + "/tests")
-import reference_unigram_course as course
+sys.path.insert(0, sys.argv[2])
+from tests.reference import unigram_course as course
 from explorer.corpus import count_words
 word_freqs = count_words(open(sys.argv[1], encoding="utf-8").read(), (), "metaspace")
 if sys.argv[3] == "train":

@@ -37,9 +37,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 
-from browser_support import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, chromium_missing_reason, streamlit_server  # noqa: E402
+from tests.browser.helpers import CHROMIUM, CHROMIUM_ARGS, VIEWPORT, chromium_missing_reason, streamlit_server  # noqa: E402
 
 MARKER_NAMES = (
     "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa "

@@ -41,9 +41,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(ROOT))
 
-from browser_support import (  # noqa: E402
+from load_test import cpu_seconds, family, family_rss_mb, temporary_store  # noqa: E402
+
+from tests.browser.helpers import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
     SERVER_PROCESSES,
@@ -52,7 +54,6 @@ from browser_support import (  # noqa: E402
     chromium_missing_reason,
     streamlit_server,
 )
-from load_test import cpu_seconds, family, family_rss_mb, temporary_store  # noqa: E402
 
 SAMPLE_LINK = "algorithm=bpe&sample=shakespeare&vocab_size=5000"
 STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'

@@ -27,17 +27,18 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "bench")]
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
-from browser_support import (
+from load_test import SET_VALUE, corpus, family_rss_mb, marker, memory_mb, server_pid, temporary_store  # noqa: E402
+
+from tests.browser.helpers import (  # noqa: E402
     VIEWPORT,
     chromium,
     chromium_missing_reason,
     open_page,
     streamlit_server,
     wait_idle,
-)  # noqa: E402
-from load_test import SET_VALUE, corpus, family_rss_mb, marker, memory_mb, server_pid, temporary_store  # noqa: E402
+)
 
 PAGES = (("Merge history", "Step (merges applied)"), ("Vocabulary", "Grid view"), ("Compare", "Figures"))
 ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError"]'

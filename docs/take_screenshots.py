@@ -21,9 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # browser_support, as the tests import it
 
-from browser_support import chromium, chromium_missing_reason, open_page, streamlit_server, wait_idle  # noqa: E402
+from tests.browser.helpers import chromium, chromium_missing_reason, open_page, streamlit_server, wait_idle  # noqa: E402
 
 WIDTH = 1400
 # (file name, link, viewport height, text to scroll to)

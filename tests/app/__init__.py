@@ -1,0 +1,1 @@
+"""The Streamlit app through AppTest (streamlit.testing), no browser."""

@@ -1,0 +1,125 @@
+"""What the AppTest tests share: the app's pages, a session opened on a link, training that waits
+for its job, and the page read back as the visitor sees it (metrics, HTML bodies, charts,
+messages).
+
+Training runs in a worker (explorer.ui.training): a click on Train waits briefly and then hands
+over to a poller, so `click` reruns the app (each run one tick of the poller) until the session's
+job is collected, bounded by TRAIN_WAIT_SECONDS. Messages that hold user text are
+Markdown-escaped by the app (`markdown_literal`); `texts` and `joined` read them back unescaped.
+
+What it does not do: start a server or a browser (tests/browser/ does), or change a limit (the
+tests set the EXPLORER_* variables themselves with monkeypatch).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+from streamlit.testing.v1 import AppTest
+
+from explorer.ui.literal import literal_from_markdown
+from explorer.ui.state import CURRENT_RUN, JOB
+from explorer.ui.state import Widget as W
+from tests import ROOT
+
+APP = str(ROOT / "app.py")
+TRAIN = "app.py"  # switch_page names pages by their path from the app's folder
+MERGES = "pages/1_Merge_history.py"
+VOCABULARY = "pages/2_Vocabulary.py"
+COMPARE = "pages/3_Compare.py"
+PAGES = (MERGES, VOCABULARY, COMPARE)
+TRAIN_WAIT_SECONDS = 120
+
+
+def new_app(query: dict[str, str] | None = None, page: str | None = None) -> AppTest:
+    """A new session (a new visitor) opened on `page` (Train by default) with the link's `query`."""
+    at = AppTest.from_file(APP, default_timeout=TRAIN_WAIT_SECONDS)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    if page:
+        at.switch_page(page)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+# ---------------------------------------------------------------- training
+
+
+def session_value(at: AppTest, key: str):
+    """The session's value for `key`, or None when it has none."""
+    return at.session_state[key] if key in at.session_state else None
+
+
+def job_running(at: AppTest) -> bool:
+    return session_value(at, JOB) is not None
+
+
+def settle(at: AppTest, seconds: float = TRAIN_WAIT_SECONDS) -> AppTest:
+    """Rerun (each run is one tick of the poller) until the session's training job is collected."""
+    deadline = time.monotonic() + seconds
+    while job_running(at):
+        assert time.monotonic() < deadline, f"training still running after {seconds} s"
+        time.sleep(0.2)
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def click(at: AppTest, key: str) -> AppTest:
+    """Click the button `key` and wait for any training it started."""
+    at.button(key=key).click().run()
+    assert not at.exception, at.exception
+    return settle(at)
+
+
+def train(at: AppTest) -> AppTest:
+    """Click Train and wait for the run."""
+    return click(at, W.TRAIN)
+
+
+def run_of(at: AppTest):
+    """The run every page shows (explorer.ui.runs.Run), or None."""
+    return session_value(at, CURRENT_RUN)
+
+
+def query(at: AppTest) -> dict[str, str]:
+    """The page's link: its query parameters."""
+    return {key: at.query_params[key] for key in at.query_params}
+
+
+# ---------------------------------------------------------------- the page, read back
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    """The summary's metrics, and its stop reason (a sentence: a metric would cut it off)."""
+    summary = {metric.label: metric.value for metric in at.metric}
+    for element in at.markdown:
+        found = re.fullmatch(r"Stop reason: \*\*(.*)\*\*", str(element.value))
+        if found:
+            summary["Stop reason"] = found.group(1)
+    return summary
+
+
+def html_bodies(at: AppTest) -> list[str]:
+    return [element.proto.body for element in at.get("html")]
+
+
+def plotly_specs(at: AppTest) -> list[dict]:
+    return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
+
+
+def messages(at: AppTest, kind: str) -> str:
+    """The messages of one kind ("error", "warning", "info", ...) as Streamlit received them."""
+    return " ".join(str(element.value) for element in getattr(at, kind))
+
+
+def texts(at: AppTest, kind: str) -> list[str]:
+    """The messages of one kind ("error", "warning", "info", "caption") as the visitor reads them."""
+    return [literal_from_markdown(str(element.value)) for element in getattr(at, kind)]
+
+
+def joined(at: AppTest, kind: str) -> str:
+    return " | ".join(texts(at, kind))

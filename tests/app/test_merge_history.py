@@ -1,0 +1,196 @@
+"""The Merge history page through AppTest: at every step k, every panel shows step k's values, read
+back from the run's trace (the step line, the candidates table, the sentence naming the rule that
+decided, the merge tree, the course's tables), and the player stops cleanly at the last merge.
+
+The expectations come from the trace the page trained (`current_run` in the session) and from
+explorer.merge_step's own definitions checked against the course loop in tests/parity/test_merge_step.py;
+nothing here is a hard-coded output of the page.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.charts import token_labels
+from explorer.ui.state import Widget as W
+from tests.app.helpers import COMPARE, MERGES, html_bodies, new_app, plotly_specs, run_of
+
+COURSE_WORDPIECE = {"algorithm": "wordpiece", "flavor": "course", "vocab_size": "70", "sample": "hf-course"}
+LIBRARY_BPE = {"algorithm": "bpe", "flavor": "library", "vocab_size": "330", "sample": "scarlet"}
+
+
+def open_merge_history(params: dict[str, str]) -> AppTest:
+    """The Merge history page opened from a link, as the session's first page (it trains the
+    sample with those settings)."""
+    return new_app(params, MERGES)
+
+
+def trace_of(at: AppTest):
+    return run_of(at).trace
+
+
+def body_with(at: AppTest, css_class: str) -> str:
+    found = [body for body in html_bodies(at) if f'class="{css_class}"' in body]
+    assert len(found) == 1, f"{len(found)} elements of class {css_class}"
+    return found[0]
+
+
+def go_to(at: AppTest, k: int) -> None:
+    at.slider(key=W.STEP).set_value(k).run()
+    assert not at.exception, at.exception
+
+
+def unescape(html_text: str) -> str:
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", html_text))
+
+
+@pytest.fixture(scope="module")
+def wordpiece_page():
+    return open_merge_history(COURSE_WORDPIECE)
+
+
+def test_every_panel_shows_step_k_of_a_course_wordpiece_run(wordpiece_page):
+    at = wordpiece_page
+    trace = trace_of(at)
+    labels = token_labels(trace)
+    assert trace.steps > 10
+    for k in (1, 2, 7, trace.steps):
+        go_to(at, k)
+        left, right, new_id = trace.merges[k - 1]
+        # The step line names merge k, its pair and its score.
+        line = unescape(body_with(at, "merge-summary"))
+        assert f"Merge {k:,} of {trace.steps:,}" in line
+        assert f"{labels[left]} + {labels[right]} → {labels[new_id]}" in line
+        assert f"score {trace.merge_scores[k - 1]:.4g}" in line
+        # The candidates table is the trace's competition for merge k, chosen pair first, with
+        # count(ab), count(a), count(b) and the score.
+        table = at.dataframe[0].value
+        recorded = trace.candidates[k - 1]
+        symbol_counts = trace.candidates.symbol_counts_at(k - 1)
+        assert list(table["count(ab)"]) == [count for _, _, count, _ in recorded]
+        assert list(table["score"]) == [score for *_, score in recorded]
+        assert list(zip(table["count(a)"], table["count(b)"])) == symbol_counts
+        assert table["rank"].iloc[0] == "1 ✓"
+        assert table["as stored"].iloc[0] == repr((trace.vocab[left], trace.vocab[right]))
+        # The sentence says why, with the formula's numbers plugged in.
+        why = unescape(body_with(at, "why"))
+        a, b = symbol_counts[0]
+        assert f"{recorded[0][2]:,} / ({a:,} × {b:,})" in why
+        tied = [row for row in recorded if row[3] == recorded[0][3]]
+        if len(tied) > 1:
+            assert "The course keeps the first pair it meets" in why
+        # The merge tree follows the step: the token merge k made, at its root.
+        tree = body_with(at, "merge-tree")
+        root = unescape(tree.split("\n")[0])
+        assert root.startswith(labels[new_id]) and f"merge {trace.merge_rank_of[new_id] + 1:,}" in root
+        # The course's tables: every word's split after k merges, every pair merge k chose from.
+        splits = at.dataframe[1].value
+        assert list(splits["split"]) == [repr(trace.segment(index, k)) for index in range(len(trace.words))]
+        pairs = at.dataframe[2].value
+        chosen = pairs[pairs["chosen"] == "✓"]
+        assert list(chosen["pair"]) == [repr((trace.vocab[left], trace.vocab[right]))]
+        assert chosen["score"].iloc[0] == trace.merge_scores[k - 1]
+    assert "Training ended after" in " ".join(caption.value for caption in at.caption)
+
+
+def test_a_library_tie_names_the_smallest_id_pair_rule():
+    at = open_merge_history(LIBRARY_BPE)
+    trace = trace_of(at)
+    tie_steps = [
+        k
+        for k in range(1, trace.steps + 1)
+        if sum(row[2] == trace.candidates[k - 1][0][2] for row in trace.candidates[k - 1]) > 1
+    ]
+    assert tie_steps
+    k = tie_steps[0]
+    go_to(at, k)
+    why = unescape(body_with(at, "why"))
+    left, right, _ = trace.merges[k - 1]
+    assert "The library breaks ties by the smallest pair of ids" in why
+    assert f"({left}, {right}) wins" in why
+    assert "count" in at.dataframe[0].value.columns and "score" not in at.dataframe[0].value.columns
+
+
+def test_step_buttons_and_the_link_keep_the_step(wordpiece_page):
+    at = open_merge_history({**COURSE_WORDPIECE, "step": "4"})
+    assert at.slider(key=W.STEP).value == 4
+    assert "Merge 4 of" in unescape(body_with(at, "merge-summary"))
+    at.button(key=W.STEP_FORWARD).click().run()
+    assert at.slider(key=W.STEP).value == 5 and at.query_params["step"] == "5"
+    at.button(key=W.STEP_BACK).click().run()
+    at.button(key=W.STEP_BACK).click().run()
+    assert at.slider(key=W.STEP).value == 3 and at.query_params["step"] == "3"
+    # A step beyond the run in a hand-edited link is the last one.
+    at = open_merge_history({**COURSE_WORDPIECE, "step": "99999"})
+    assert at.slider(key=W.STEP).value == trace_of(at).steps
+
+
+@pytest.mark.parametrize("speed", ["2 s per merge", "500 merges per tick"])
+def test_playing_to_the_last_merge_stops_and_enables_play(speed):
+    at = open_merge_history({**COURSE_WORDPIECE, "step": "20"})
+    steps = trace_of(at).steps
+    at.select_slider(key=W.SPEED).set_value(speed).run()
+    at.button(key=W.PLAY).click().run()
+    for _ in range(steps):  # each run is one tick of the fragment
+        if not at.session_state["player_playing"]:
+            break
+        at.run()
+        assert not at.exception, at.exception
+    assert not at.session_state["player_playing"]
+    assert at.slider(key=W.STEP).value == steps
+    assert not at.button(key=W.PLAY).disabled and at.button(key=W.PAUSE).disabled
+    assert f"Merge {steps:,} of {steps:,}" in unescape(body_with(at, "merge-summary"))
+
+
+def test_competition_chart_shows_step_k_with_values(wordpiece_page):
+    at = wordpiece_page
+    trace = trace_of(at)
+    go_to(at, 3)
+    competition = next(
+        spec for spec in plotly_specs(at) if "competition for merge" in spec["layout"]["title"]["text"]
+    )
+    bars = competition["data"][0]
+    assert bars["x"] == [score for *_, score in trace.candidates[2]]
+    a, b = trace.candidates.symbol_counts_at(2)[0]
+    assert bars["text"][0].endswith(f"= {trace.candidates[2][0][2]:,} / ({a:,} × {b:,})")
+    assert "merge 3:" in competition["layout"]["title"]["text"]
+
+
+def test_step_by_step_panel_encodes_with_the_tokenizer_of_step_k(wordpiece_page):
+    from explorer.pipeline import tokenizer_from_trace
+
+    at = wordpiece_page
+    trace = trace_of(at)
+    go_to(at, 6)
+    at.text_input(key=W.STEPS_TEXT).set_value("This is not a token.").run()
+    panel = body_with(at, "encode-steps")
+    tokenizer = tokenizer_from_trace(trace, 6)
+    expected = tokenizer.encode("This is not a token.", add_special_tokens=False)
+    assert f"<b>{len(expected.ids)} tokens</b>" in panel
+    summaries = re.findall(r"<summary>.*?</summary>", panel)
+    assert len(summaries) == len(tokenizer.pre_tokenize("This is not a token."))  # one block per pre-token
+    shown = [int(i) for summary in summaries for i in re.findall(r'title="id (\d+)&#58;', summary)]
+    assert shown == expected.ids  # each block ends on exactly what encode gives
+
+
+def test_compare_shows_any_columns_steps(wordpiece_page):
+    import tiktoken  # noqa: F401  (the GPT-2 column encodes with it)
+
+    from explorer.pretrained import encode_pretrained
+
+    at = wordpiece_page
+    at.switch_page(COMPARE).run()
+    assert not at.exception, at.exception
+    at.selectbox(key=W.STEPS_COLUMN).set_value("pretrained:gpt2").run()
+    at.text_input(key=W.COMPARE_STEPS_TEXT).set_value("unbelievable tokenization").run()
+    panel = body_with(at, "encode-steps")
+    ids = [piece.id for piece in encode_pretrained("gpt2", "unbelievable tokenization")]
+    summaries = re.findall(r"<summary>.*?</summary>", panel)
+    shown = [int(i) for summary in summaries for i in re.findall(r'title="id (\d+)&#58;', summary)]
+    assert shown == ids
+    assert "merge (rank" in unescape(panel)

@@ -1,0 +1,180 @@
+"""A hosted demo for a class, through AppTest: training in worker processes, the shared run store,
+and URLs that keep the view (a reload, a link in another browser, an expired run), Stop and a
+crashed worker. Each AppTest is a session of its own; they share this process's pool and store
+(the store is the test session's own: tests/conftest.py).
+
+The browser-side half (a real reload, a link in a fresh browser context, a closed tab) is in
+tests/browser/test_serving.py.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.runstore import SQLiteRunStore
+from explorer.ui import serving
+from explorer.ui.state import JOB
+from explorer.ui.state import Widget as W
+from tests.app.helpers import (
+    MERGES,
+    VOCABULARY,
+    click,
+    messages,
+    new_app,
+    query,
+    run_of,
+    session_value,
+    settle,
+    train,
+)
+from tests.helpers.processes import alive, wait_until
+
+
+def words(count: int, seed: int, marker: str = "") -> str:
+    rng = random.Random(seed)
+    vocabulary = [
+        "".join(rng.choice("abcdefghijklmnop") for _ in range(rng.randint(3, 9))) for _ in range(count)
+    ]
+    lines = [" ".join(vocabulary[i : i + 10]) for i in range(0, count, 10)]
+    return "\n".join(lines + ([marker] * 5 if marker else []))
+
+
+def train_pasted(at: AppTest, text: str, vocab_size: int = 300) -> AppTest:
+    at.selectbox(key=W.SAMPLE).set_value("").run()
+    at.text_area(key=W.CORPUS).set_value(text).run()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(vocab_size).run()
+    return train(at)
+
+
+def test_a_reload_keeps_the_run_and_the_step():
+    first = train_pasted(new_app(), words(600, seed=1, marker="zanzibarquux"))
+    run = run_of(first)
+    assert run is not None and len(run.store_key) == 64
+    assert query(first)["run"] == run.store_key  # the URL names the run at once
+    first.switch_page(MERGES).run()
+    first.slider(key=W.STEP).set_value(7).run()
+    link = query(first)
+    assert link["step"] == "7" and "corpus" not in link  # a pasted corpus never goes into a link
+
+    again = new_app(link, MERGES)  # a reload: a new session, the same URL
+    assert again.slider(key=W.STEP).value == 7
+    reloaded = run_of(again)
+    assert reloaded.store_key == run.store_key and reloaded.trace.merges == run.trace.merges
+    home = new_app(link)  # the Train page of that link: the pasted corpus is back in the text area
+    assert "zanzibarquux" in home.text_area(key=W.CORPUS).value
+
+
+def test_one_sample_for_a_whole_class_is_trained_once():
+    link = {"algorithm": "bpe", "sample": "german", "vocab_size": "70", "min_frequency": "0"}
+    sessions = [new_app(link, MERGES) for _ in range(4)]
+    runs = [run_of(at) for at in sessions]
+    assert len({run.store_key for run in runs}) == 1
+    # One training: every session shows the trace that one worker made (the same timing to the
+    # nanosecond), read from the store and parsed once for the whole server.
+    assert len({run.trace.seconds for run in runs}) == 1
+    assert len({id(run.trace) for run in runs}) == 1
+
+
+def test_two_visitors_never_see_each_others_corpus():
+    alice = train_pasted(new_app(), words(500, seed=2, marker="alicesecretword"))
+    bob = train_pasted(new_app(), words(500, seed=3, marker="bobsecretword"))
+    alice_run, bob_run = run_of(alice), run_of(bob)
+    assert alice_run.store_key != bob_run.store_key
+    assert "alicesecretword" in alice_run.trace.words and "alicesecretword" not in bob_run.trace.words
+    bob.switch_page(VOCABULARY).run()
+    assert not bob.dataframe[0].value["token"].str.contains("alicesecret").any()
+    # The keys are HMACs under the deployment's secret: Bob cannot make Alice's key from her
+    # settings without her corpus, and the store lists nothing.
+    assert not hasattr(serving.store(), "keys") and not hasattr(serving.store(), "list")
+
+
+def test_an_expired_pasted_run_says_what_to_do():
+    at = train_pasted(new_app(), words(300, seed=4))
+    link = query(at)
+    serving.store().delete(link["run"])
+    later = new_app(link, MERGES)
+    text = messages(later, "info")
+    assert "no longer on this server" in text and "paste or upload it again" in text
+    assert run_of(later) is None
+
+
+def test_an_expired_sample_run_is_trained_again():
+    link = {"algorithm": "bpe", "sample": "hf-course", "vocab_size": "90", "flavor": "course"}
+    first = new_app(link, MERGES)
+    key = run_of(first).store_key
+    serving.store().delete(key)
+    again = new_app({**query(first)}, MERGES)
+    assert run_of(again) is not None and run_of(again).store_key == key
+
+
+def test_the_stores_bounds_evict_the_least_recently_used(monkeypatch, tmp_path):
+    small = SQLiteRunStore(tmp_path / "runs.sqlite3", max_bytes=50_000_000, secret=b"s" * 32)
+    monkeypatch.setattr(serving, "_store", [small])
+    first = train_pasted(new_app(), words(400, seed=5))
+    assert small.get(run_of(first).store_key) is not None
+    small.max_bytes = small.stored_bytes() * 3 // 2  # room for one such run, not two
+    second = train_pasted(new_app(), words(400, seed=6))
+    assert small.get(run_of(second).store_key) is not None
+    assert small.get(run_of(first).store_key) is None  # the least recently read went
+    expired = new_app(query(first), MERGES)
+    assert run_of(expired) is None and "no longer on this server" in messages(expired, "info")
+
+
+def training_started(at: AppTest) -> bool:
+    job = session_value(at, JOB)
+    return job is not None and job.job.state == "running" and job.job.progress.get("phase") == "training"
+
+
+def start_a_long_training(seed: int) -> tuple[AppTest, int]:
+    """A session training 60,000 pasted words to a vocabulary of 20,000 (long enough to act on
+    while it runs); the session and the pid of the worker training it, once it trains."""
+    at = new_app()
+    at.selectbox(key=W.SAMPLE).set_value("").run()
+    at.text_area(key=W.CORPUS).set_value(words(60_000, seed=seed)).run()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(20_000).run()
+    at.button(key=W.TRAIN).click().run()
+    wait_until(lambda: training_started(at), 60, "the training to start in a worker")
+    return at, session_value(at, JOB).job.worker_pid
+
+
+@pytest.mark.slow
+def test_stop_ends_the_work_for_real_and_keeps_the_merges_so_far():
+    at, pid = start_a_long_training(seed=7)
+    click(at, W.STOP)
+    run = run_of(at)
+    assert run is not None and run.trace.stop_reason == "stopped" and run.stopped_by == "the Stop button"
+    wait_until(lambda: not alive(pid), 30, "the worker that trained it to exit")  # it is gone
+    # Stopped by its visitor, the run is theirs under a key of its own, and a reload brings it back.
+    assert query(at)["run"] == run.store_key
+    assert run_of(new_app(query(at), MERGES)).trace.steps == run.trace.steps
+
+
+@pytest.mark.slow
+def test_a_crashed_worker_is_a_sentence_and_the_next_training_works():
+    at, pid = start_a_long_training(seed=8)
+    os.kill(pid, signal.SIGKILL)
+    settle(at)
+    errors = messages(at, "error")
+    assert "Training failed" in errors and "ended unexpectedly" in errors and "train again" in errors
+    assert run_of(at) is None
+    train_pasted(at, words(300, seed=9))
+    assert run_of(at) is not None and run_of(at).trace.steps > 0
+
+
+def test_the_vocabulary_search_is_in_the_link():
+    at = train_pasted(new_app(), words(400, seed=10))
+    at.switch_page(VOCABULARY).run()
+    at.text_input(key=W.SEARCH).set_value("ab").run()
+    link = query(at)
+    assert link["search"] == "ab" and link["run"] == run_of(at).store_key
+    again = new_app(link, VOCABULARY)
+    assert again.text_input(key=W.SEARCH).value == "ab"
+    shown = again.dataframe[0].value
+    assert len(shown) and all(
+        "ab" in f"{token} {readable}".casefold() for token, readable in zip(shown["token"], shown["readable"])
+    )

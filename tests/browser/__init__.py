@@ -1,0 +1,1 @@
+"""The app in a real Chromium through Playwright (marker `browser`)."""

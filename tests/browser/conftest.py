@@ -1,0 +1,76 @@
+"""The browser tests' fixtures: one Chromium and one server per module, a server of its own for a
+test that needs the first request, and a fresh tab per test (saved as a screenshot when the test
+fails). Built on the plain helpers of helpers.py; skipped with a message when Chromium or the
+playwright package is missing."""
+
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+
+from tests.browser.helpers import (
+    SCREENSHOTS,
+    VIEWPORT,
+    chromium,
+    chromium_missing_reason,
+    safe_file_name,
+    screenshot,
+    streamlit_server,
+)
+
+
+def _skip_without_chromium() -> None:
+    reason = chromium_missing_reason()
+    if reason:
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for the module (each test opens its own context: fresh cookies, fresh session)."""
+    _skip_without_chromium()
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="module")
+def server():
+    """One server for the module (sessions are per browser tab, so tests do not share state)."""
+    _skip_without_chromium()
+    with streamlit_server("server-shared") as base_url:
+        yield base_url
+
+
+@pytest.fixture
+def fresh_server(request):
+    """A server started for this test alone: its first request is the test's."""
+    _skip_without_chromium()
+    with streamlit_server(f"server-{request.node.name}") as base_url:
+        yield base_url
+
+
+@pytest.fixture
+def page(browser, request):
+    """A new browser context and tab; dialogs are recorded (and dismissed) in `page.dialogs`.
+    When the test fails, the tab is saved as artifacts/screenshots/FAILED-<test>.png."""
+    failures_before = request.session.testsfailed
+    failed_shot = f"FAILED-{request.node.name}"
+    (SCREENSHOTS / f"{safe_file_name(failed_shot)}.png").unlink(missing_ok=True)  # from an earlier run
+    context = browser.new_context(viewport=VIEWPORT)
+    context.set_default_timeout(30_000)
+    tab = context.new_page()
+    tab.dialogs = []
+
+    def on_dialog(dialog) -> None:
+        tab.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    tab.on("dialog", on_dialog)
+    try:
+        yield tab
+        if request.session.testsfailed > failures_before:
+            with contextlib.suppress(Exception):
+                screenshot(tab, failed_shot)
+    finally:
+        context.close()

@@ -1,0 +1,256 @@
+"""Real-browser helpers: `streamlit run app.py` on a free loopback port, Debian's Chromium through
+Playwright, and the checks every browser test repeats (no error element, wait for the script to
+finish, screenshots under artifacts/screenshots/).
+
+Used by the tests of tests/browser/ (their fixtures, in conftest.py, are built on these), and by
+bench/ and docs/take_screenshots.py (as plain context managers). Playwright's own browsers are not
+used: `playwright install` needs the network, Debian's /usr/bin/chromium does not. Without it
+(or without the playwright package) the browser tests are skipped with a message saying how to
+get it.
+
+Every server runs in its own process group and is stopped (SIGTERM, then SIGKILL) however the
+test ends; every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+from tests import ROOT
+
+ARTIFACTS = ROOT / "artifacts"
+SCREENSHOTS = ARTIFACTS / "screenshots"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+STARTUP_SECONDS = 45.0
+STOP_SECONDS = 10.0
+IDLE_SECONDS = 60.0
+VIEWPORT = {"width": 1400, "height": 1600}
+
+# The step slider of Merge history. Its accessible name repeats the label (aria-labelledby names
+# the input and its group), so an exact role-name match fails: select it by its aria-label.
+STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
+ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+APP_SELECTOR = '[data-testid="stApp"]'
+FRIENDLY_STOP = "No tokenizer yet: train one on the Train page first"
+PAGE_PATHS = {
+    "Train": "/",
+    "Merge history": "/Merge_history",
+    "Vocabulary": "/Vocabulary",
+    "Compare": "/Compare",
+}
+
+
+# ---------------------------------------------------------------- the server
+
+
+def safe_file_name(name: str) -> str:
+    """`name` with anything but letters, digits, `_`, `.` and `-` turned into `_` (test ids hold `/`)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("_")
+
+
+def server_log_path(name: str) -> Path:
+    """Where `streamlit_server(name)` writes the server's output."""
+    return ARTIFACTS / f"{safe_file_name(name)}.log"
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback interface right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _healthy(base_url: str) -> bool:
+    try:
+        with urllib.request.urlopen(base_url + "/_stcore/health", timeout=2) as response:
+            return response.read().strip() == b"ok"
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+def _stop(process: subprocess.Popen) -> None:
+    """Stop the server's whole process group: SIGTERM, then SIGKILL if it lingers."""
+    if process.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, STOP_SECONDS), (signal.SIGKILL, STOP_SECONDS)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+# base URL -> the server's process, for tests that look at its worker processes
+SERVER_PROCESSES: dict[str, subprocess.Popen] = {}
+
+
+@contextlib.contextmanager
+def streamlit_server(
+    name: str = "server", options: tuple[str, ...] = (), environ: dict[str, str] | None = None
+) -> Iterator[str]:
+    """Run `streamlit run app.py` on a free loopback port; yield its base URL once /_stcore/health
+    answers, stop it on exit. Its output goes to artifacts/<name>.log (shown when it fails to start).
+    `options`: more command-line options for `streamlit run` ("--server.disconnectedSessionTTL", "2");
+    `environ`: more environment variables for it."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    log_path = server_log_path(name)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", **(environ or {}))
+    env.setdefault("MALLOC_ARENA_MAX", "2")  # as `tasks.py app` runs the server
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.address",
+        "127.0.0.1",
+        "--server.port",
+        str(port),
+        "--browser.gatherUsageStats",
+        "false",
+        "--server.fileWatcherType",
+        "none",
+        *options,
+    ]
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        try:
+            deadline = time.monotonic() + STARTUP_SECONDS
+            while not _healthy(base_url):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    output = log_path.read_text(errors="replace")[-3000:]
+                    raise RuntimeError(
+                        f"streamlit did not start on {base_url} (exit code {process.poll()}):\n{output}"
+                    )
+                time.sleep(0.2)
+            SERVER_PROCESSES[base_url] = process
+            yield base_url
+        finally:
+            SERVER_PROCESSES.pop(base_url, None)
+            _stop(process)
+
+
+# ---------------------------------------------------------------- the browser
+
+
+def chromium_missing_reason() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    if not CHROMIUM.exists():
+        return (
+            f"{CHROMIUM} is missing: install Debian's Chromium (apt-get install chromium) "
+            "to run the browser tests"
+        )
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is missing: pip install -r requirements-dev.txt"
+    return None
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator:
+    """Debian's Chromium, headless, through Playwright (a Browser; closed on exit)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+# ---------------------------------------------------------------- page helpers
+
+
+def wait_idle(page, settle_ms: int = 250, timeout: float = IDLE_SECONDS) -> None:
+    """Wait until the app's script (or fragment) run is over: the stApp element says `notRunning`
+    twice in a row `settle_ms` apart (a rerun may start just after a click returns)."""
+    deadline = time.monotonic() + timeout
+    page.wait_for_timeout(settle_ms)
+    calm = 0
+    while calm < 2:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the app was still running after {timeout:.0f} s")
+        state = page.locator(APP_SELECTOR).get_attribute("data-test-script-state", timeout=timeout * 1000)
+        calm = calm + 1 if state == "notRunning" else 0
+        page.wait_for_timeout(settle_ms)
+
+
+def open_page(page, base_url: str, path: str, query: str = "") -> None:
+    """Go to a page by URL and wait for its frame (title and sidebar) and the end of its script run."""
+    page.goto(base_url + path + (f"?{query}" if query else ""), wait_until="domcontentloaded")
+    page.locator('[data-testid="stSidebar"]').get_by_text("Tokenizer Explorer").wait_for(timeout=30_000)
+    wait_idle(page)
+
+
+def error_texts(page) -> list[str]:
+    """The text of every Streamlit exception and st.error box on the page."""
+    return [text.strip()[:500] for text in page.locator(ERROR_SELECTOR).all_inner_texts()]
+
+
+def assert_no_errors(page, where: str = "") -> None:
+    errors = error_texts(page)
+    assert not errors, f"error element on {where or page.url}: {errors}"
+
+
+def screenshot(page, name: str, directory: Path = SCREENSHOTS) -> Path:
+    """Save a viewport screenshot as <directory>/<name>.png (Streamlit scrolls its own container,
+    so `full_page` would not show more: make the viewport taller instead)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{safe_file_name(name)}.png"
+    page.mouse.move(VIEWPORT["width"] - 5, 5)  # no hover tooltip from the last click in the picture
+    page.wait_for_timeout(200)
+    page.screenshot(path=str(path))
+    return path
+
+
+def main(page):
+    """The main area of the page (not the sidebar)."""
+    return page.locator('[data-testid="stMain"]')
+
+
+def sidebar(page):
+    return page.locator('[data-testid="stSidebar"]')
+
+
+def train(page) -> None:
+    """Click Train and wait for the run's summary."""
+    page.get_by_role("button", name="Train", exact=True).click()
+    main(page).get_by_text("Merges learned", exact=True).wait_for(timeout=60_000)
+    wait_idle(page)
+
+
+def title_of(page) -> str:
+    return page.locator('[data-testid="stMainBlockContainer"] h1').first.inner_text(timeout=30_000).strip()
+
+
+def slider_value(slider) -> int:
+    return int(slider.get_attribute("aria-valuenow"))

@@ -1,0 +1,63 @@
+"""The Compare page in a real browser: every bundled tokenizer draws its spans (ids on hover), the
+boundary diff and the charts render, nothing is an error; the page is saved as
+docs/screenshots/compare.png for the README.
+
+Uses the server and Chromium fixtures of tests/browser/helpers.py; skipped like the other browser
+tests when /usr/bin/chromium is missing. Run alone with `pytest -m browser tests/browser/test_compare.py`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.pretrained import PRETRAINED
+from tests.browser.helpers import (
+    ROOT,
+    assert_no_errors,
+    main,
+    open_page,
+    screenshot,
+    sidebar,
+    title_of,
+    train,
+    wait_idle,
+)
+
+pytestmark = pytest.mark.browser
+
+DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
+GPT2_MOUSE_EN_FIRST_TOKENS = ["id 32: A", "id 10211: ·mouse", "id 1444: ·called"]
+
+
+def column(page, name: str):
+    return main(page).locator(f'.compare-column[data-tokenizer="{name}"]')
+
+
+def test_compare_shows_every_bundled_tokenizer(server, page):
+    open_page(page, server, "/")
+    train(page)
+
+    sidebar(page).get_by_role("link", name="Compare").click()
+    main(page).get_by_text("Figures", exact=True).wait_for(timeout=60_000)
+    wait_idle(page)
+    assert title_of(page) == "Compare"
+    page.get_by_role("button", name="Train the other algorithm (WordPiece)").click()
+    main(page).get_by_text("WordPiece on the same corpus").wait_for(timeout=60_000)
+    wait_idle(page)
+    assert_no_errors(page, "Compare")
+
+    for info in PRETRAINED.values():
+        spans = column(page, info.label).locator(".tok")
+        assert spans.count() > 20, f"{info.label}: {spans.count()} token spans"
+    titles = column(page, "GPT-2").locator(".tok").evaluate_all("spans => spans.map(s => s.title)")
+    assert titles[:3] == GPT2_MOUSE_EN_FIRST_TOKENS  # the ids show on hover, tokens byte-honest
+    assert main(page).locator(".compare-column").count() == 2 + len(PRETRAINED)  # BPE, WordPiece, GPT x3
+
+    assert main(page).locator(".boundary-diff").count() == 2  # one per sample sentence
+    assert main(page).locator(".boundary-diff .cut-only").count() > 0  # BPE 1000 and GPT-2 differ
+    main(page).locator(".js-plotly-plot").nth(1).wait_for()  # the bar chart and the curve
+    assert main(page).locator(".js-plotly-plot").count() == 2
+
+    page.set_viewport_size({"width": 1400, "height": 2400})
+    wait_idle(page)
+    screenshot(page, "compare", directory=DOCS_SCREENSHOTS)

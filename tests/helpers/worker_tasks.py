@@ -1,0 +1,87 @@
+"""Tiny task functions for tests/unit/test_workers.py (and a broken training for
+tests/app/test_bad_inputs.py). A worker imports a task by its module's name, so they live in a
+module of their own that any process can import (tests.helpers.worker_tasks)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+
+def echo(reporter, value):
+    return value
+
+
+def whoami(reporter):
+    return os.getpid()
+
+
+def count(reporter, steps, delay):
+    """Report every step; return how many steps ran."""
+    for step in range(steps):
+        reporter.report(step=step, of=steps)
+        time.sleep(delay)
+    return steps
+
+
+def until_stopped(reporter, seconds=30.0):
+    """Cooperative: check should_stop like the trainer does; 'stopped' or 'finished'."""
+    reporter.report(phase="waiting")
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if reporter.should_stop():
+            return "stopped"
+        time.sleep(0.01)
+    return "finished"
+
+
+def stubborn(reporter, seconds=30.0):
+    """Never asks should_stop: only terminating the worker ends it early."""
+    reporter.report(phase="stubborn")
+    time.sleep(seconds)
+    return "finished"
+
+
+def timed(reporter, seconds):
+    """(pid, start, end) in wall-clock seconds, to check order and overlap."""
+    start = time.time()
+    time.sleep(seconds)
+    return os.getpid(), start, time.time()
+
+
+def kill_myself(reporter):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def bad_input(reporter):
+    raise ValueError("The corpus is empty.")
+
+
+def bug(reporter):
+    return {}["missing"]
+
+
+def big(reporter, size):
+    return b"x" * size
+
+
+def unpicklable_result(reporter):
+    return lambda: None
+
+
+def niceness(reporter):
+    return os.nice(0)
+
+
+def slow_to_stop(reporter, seconds_to_wrap_up):
+    """Sees the cancel at once, then takes a while to return (like building a big trace)."""
+    while not reporter.should_stop():
+        time.sleep(0.01)
+    time.sleep(seconds_to_wrap_up)
+    return "wrapped up"
+
+
+def broken_training(reporter, *args):
+    """Stands in for train_task in a test of the app: an unexpected error inside the worker."""
+    raise RuntimeError("secret internal detail")

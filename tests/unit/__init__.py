@@ -1,0 +1,1 @@
+"""Unit tests: our own code alone, on cases worked out by hand or by its invariants."""

@@ -1,0 +1,201 @@
+"""`python -m explorer`: train / encode / compare, and one clear line for every bad input."""
+
+import json
+
+import pytest
+from tokenizers import Tokenizer
+
+from tests.helpers.cli import cli
+
+CORPUS = "This is the Hugging Face Course.\nThis chapter is about tokenization.\nHope you like it!\n"
+
+
+@pytest.fixture()
+def corpus(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_text(CORPUS, encoding="utf-8")
+    return path
+
+
+def test_train_writes_a_tokenizer_the_library_loads_and_encode_matches(tmp_path, corpus):
+    out, trace = tmp_path / "tok.json", tmp_path / "trace.json"
+    result = cli(
+        "train",
+        corpus,
+        "--algorithm",
+        "bpe",
+        "--flavor",
+        "library",
+        "--vocab-size",
+        300,
+        "--pre-tokenizer",
+        "byte-level",
+        "--special-tokens",
+        "",
+        "--out",
+        out,
+        "--trace",
+        trace,
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    library = Tokenizer.from_file(str(out))
+    encoded = cli("encode", "--tokenizer", out, "--json", "Hugging tokenization!")
+    ours = json.loads(encoded.stdout)[0]["tokens"]
+    expected = library.encode("Hugging tokenization!")
+    assert [t["id"] for t in ours] == expected.ids
+    assert [(t["start"], t["end"]) for t in ours] == expected.offsets
+    assert json.loads(trace.read_text(encoding="utf-8"))["format"] == "tokenizer-explorer-trace"
+
+
+def test_train_reads_stdin_and_wordpiece_course_flavor(tmp_path):
+    out = tmp_path / "wp.json"
+    result = cli(
+        "train",
+        "-",
+        "--algorithm",
+        "wordpiece",
+        "--flavor",
+        "course",
+        "--vocab-size",
+        70,
+        "--pre-tokenizer",
+        "bert",
+        "--out",
+        out,
+        stdin=CORPUS.encode(),
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    vocab = json.loads(out.read_text(encoding="utf-8"))["model"]["vocab"]
+    assert len(vocab) == 70 and "[UNK]" in vocab
+
+
+def test_encode_pretrained_gpt2_matches_the_tutorial_seed():
+    result = cli(
+        "encode",
+        "--pretrained",
+        "gpt2",
+        "--json",
+        "A mouse called Petar sits on the legendary throne in the ivory tower.",
+    )
+    ids = [t["id"] for t in json.loads(result.stdout)[0]["tokens"]]
+    assert ids == [32, 10211, 1444, 4767, 283, 10718, 319, 262, 13273, 19262, 287, 262, 32630, 10580, 13]
+
+
+def test_compare_prints_a_metrics_table(tmp_path, corpus):
+    out = tmp_path / "tok.json"
+    assert cli("train", corpus, "--vocab-size", 280, "--out", out).returncode == 0
+    result = cli("compare", "--tokenizer", out, "--pretrained", "gpt2", "--corpus", corpus, "--json")
+    assert result.returncode == 0, result.stderr.decode()
+    rows = json.loads(result.stdout)
+    assert len(rows) == 2
+
+
+def train_from_stdin(*options: str, vocab_size: str = "10") -> list[str]:
+    """The arguments of `train` reading its corpus from stdin, with `options` before --out."""
+    return ["train", "-", "--vocab-size", vocab_size, *options, "--out", "x.json"]
+
+
+@pytest.mark.parametrize(
+    "args, stdin, message",
+    [
+        (["train", "missing.txt", "--vocab-size", "10", "--out", "x.json"], None, "does not exist"),
+        (train_from_stdin(), b"\xff\xfe\x00bad", "not UTF-8"),
+        (train_from_stdin(), b"  \n\t\n", "empty"),
+        (train_from_stdin(vocab_size="0"), b"hello", "vocab_size"),
+        (train_from_stdin(vocab_size="ten"), b"hello", "invalid int"),
+        (train_from_stdin("--algorithm", "sentencepiece"), b"hello", "invalid choice"),
+        (train_from_stdin("--pre-tokenizer", "spaces"), b"hello", "invalid choice"),
+        (train_from_stdin("--normalizer", "nfd,upper"), b"hello", "unknown normalizer"),
+        (train_from_stdin(), b"", "corpus '-' is empty (0 bytes)"),
+        (
+            train_from_stdin(),
+            "hello world\n".encode("utf-16-le"),
+            "is not UTF-8: it looks like UTF-16 (little-endian) text; "
+            "open it in a text editor and save it as UTF-8",
+        ),
+        (
+            train_from_stdin(),
+            "Très café, déjà vu.\n".encode("latin-1"),
+            "it looks like Latin-1/Windows-1252 text",
+        ),
+        (train_from_stdin(), b"%PDF-1.7\n%\xe2\xe3", "looks like a PDF document, not text"),
+        (train_from_stdin(), b"\x89PNG\r\n\x1a\n\x00", "looks like a PNG image"),
+        (train_from_stdin(), b"text\x00\x00more", "looks like a binary file"),
+        (
+            train_from_stdin("--max-corpus-mb", "0.001"),
+            b"word " * 400,
+            "The corpus is 2.0 KB of UTF-8 text; the limit is 1.0 KB. "
+            "Train on its first 1.0 KB or on a random sample",
+        ),
+        (train_from_stdin("--special-tokens", "[X],[X]"), b"hello", "'[X]' is listed twice"),
+        (train_from_stdin("--max-steps", "0"), b"hello", "must be a whole number above 0"),
+        (train_from_stdin("--max-seconds", "soon"), b"hello", "must be a number above 0"),
+        (train_from_stdin(vocab_size="20000000"), b"hello", "vocab_size must be from 1 to"),
+        (["encode", "--tokenizer", "-", "hi"], b"\xff\xfe{\x00}\x00", "tokenizer file '-' is not UTF-8"),
+        (["encode", "--tokenizer", "missing.json", "hi"], None, "does not exist"),
+        (["encode", "--pretrained", "bert", "hi"], None, "invalid choice"),
+        (["encode", "hi"], None, "exactly one"),
+    ],
+)
+def test_bad_input_gets_one_clear_line(tmp_path, args, stdin, message):
+    result = cli(*args, stdin=stdin, cwd=tmp_path, bare=True)
+    stderr = result.stderr.decode()
+    assert result.returncode == 2
+    assert message in stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
+
+
+def test_a_malformed_tokenizer_file_is_an_error_without_a_traceback(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"model": {"type": "Foo"}}', encoding="utf-8")
+    result = cli("encode", "--tokenizer", bad, "hi")
+    assert result.returncode == 2 and "Traceback" not in result.stderr.decode()
+
+
+def test_train_prints_warnings_and_explains_the_vocab_size(tmp_path):
+    out = tmp_path / "tok.json"
+    corpus = b"beep\x07 beep\x07\nthe end\n"
+    result = cli("train", "-", "--vocab-size", "100", "--special-tokens", "the", "--out", out, stdin=corpus)
+    stderr = result.stderr.decode()
+    assert result.returncode == 0, stderr
+    assert "warning: The corpus has 2 control characters (U+0007 BEL x2)" in stderr
+    assert "warning: The special token 'the' is ordinary text" in stderr
+    assert (
+        "You asked for 100 tokens, but the starting alphabet alone has 257 "
+        "(256 byte symbols and 1 special token)" in stderr
+    )
+    assert "Traceback" not in stderr
+
+
+def test_train_stops_at_max_steps_and_says_so(tmp_path):
+    out, trace_path = tmp_path / "tok.json", tmp_path / "trace.json"
+    corpus = " ".join(f"w{n}x{n * 7 % 13}y{n % 5}" for n in range(3000)).encode()
+    result = cli(
+        "train",
+        "-",
+        "--vocab-size",
+        "5000",
+        "--max-steps",
+        "40",
+        "--out",
+        out,
+        "--trace",
+        trace_path,
+        stdin=corpus,
+    )
+    stderr = result.stderr.decode()
+    assert result.returncode == 0, stderr
+    steps = len(json.loads(trace_path.read_text(encoding="utf-8"))["merges"])
+    assert steps == 40
+    assert "after 40 merges, by the limit of 40 merges." in stderr
+
+
+def test_train_stops_at_max_seconds(tmp_path):
+    out = tmp_path / "tok.json"
+    result = cli(
+        "train", "-", "--vocab-size", "5000", "--max-seconds", "0.000001", "--out", out, stdin=CORPUS.encode()
+    )
+    stderr = result.stderr.decode()
+    assert result.returncode == 0, stderr
+    assert "after 0 merges, by the time limit (1e-06 s)." in stderr
+    assert Tokenizer.from_file(str(out)).get_vocab_size() == 256  # still a working tokenizer

@@ -1,0 +1,114 @@
+"""`python -m explorer encode --pretrained / --list-pretrained / --special-tokens` and `decode`."""
+
+import io
+import json
+
+import pytest
+import sentencepiece
+
+from explorer.pretrained import BUNDLED, encode
+from tests.helpers.cli import cli
+
+
+def test_list_pretrained_names_every_bundled_tokenizer_with_its_vocabulary_size():
+    result = cli("encode", "--list-pretrained")
+    assert result.returncode == 0, result.stderr.decode()
+    listing = result.stdout.decode()
+    for family in ("OpenAI:", "Meta:", "Qwen:", "DeepSeek:", "Mistral:"):
+        assert family in listing
+    for name, info in BUNDLED.items():
+        line = next(line for line in listing.splitlines() if line.split()[:1] == [name])
+        assert f"{info.vocab_size:,} ids" in line and info.label in line
+
+
+@pytest.mark.parametrize("name", ["llama3", "qwen3.6", "deepseek-v4", "mistral-tekken", "mistral-v3"])
+def test_encode_knows_every_bundled_name(name):
+    text = "Hello 🙂 world, 你好"
+    result = cli("encode", "--pretrained", name, "--json", text)
+    assert result.returncode == 0, result.stderr.decode()
+    tokens = json.loads(result.stdout)[0]["tokens"]
+    assert [t["id"] for t in tokens] == [p.id for p in encode(name, text)]
+
+
+def test_special_tokens_switch_on_the_command_line():
+    text = "<|begin_of_text|>hi<|eot_id|>"
+    on = json.loads(cli("encode", "--pretrained", "llama3", "--special-tokens", "--json", text).stdout)[0][
+        "tokens"
+    ]
+    assert [(t["id"], t["special"]) for t in on] == [(128000, True), (6151, False), (128009, True)]
+    off = json.loads(cli("encode", "--pretrained", "llama3", "--json", text).stdout)[0]["tokens"]
+    assert not any(t["special"] for t in off) and len(off) > 3
+    printed = cli("encode", "--pretrained", "llama3", "--special-tokens", text).stdout.decode()
+    assert "128000" in printed and "(special)" in printed
+
+
+@pytest.mark.parametrize("ids", [["15339,", "1917"], ["15339", "1917"], ["[15339, 1917]"], ["15339,1917"]])
+def test_decode_accepts_commas_spaces_and_json(ids):
+    result = cli("decode", "--pretrained", "cl100k_base", "--json", *ids)
+    assert result.returncode == 0, result.stderr.decode()
+    decoded = json.loads(result.stdout)
+    assert decoded["text"] == "hello world" and decoded["problems"] == []
+    assert [t["token"] for t in decoded["tokens"]] == ["hello", "·world"]
+
+
+def test_decode_names_ids_out_of_range_and_still_decodes_the_rest():
+    result = cli("decode", "--pretrained", "gpt2", "31373", "99999999", "995")
+    assert result.returncode == 0
+    assert "'hello world'" in result.stdout.decode()
+    assert "warning: id 99999999: out of range (ids are 0-50256)" in result.stderr.decode()
+
+
+def test_decode_with_a_tokenizer_file_and_a_sentencepiece_model(tmp_path):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hello world\nhello tokens\n" * 20, encoding="utf-8")
+    out = tmp_path / "tok.json"
+    assert cli("train", corpus, "--vocab-size", 280, "--out", out).returncode == 0
+    ids = [
+        t["id"]
+        for t in json.loads(cli("encode", "--tokenizer", out, "--json", "hello world").stdout)[0]["tokens"]
+    ]
+    decoded = json.loads(cli("decode", "--tokenizer", out, "--json", json.dumps(ids + [100000])).stdout)
+    assert decoded["text"] == "hello world"
+    size = len(json.loads(out.read_text(encoding="utf-8"))["model"]["vocab"])
+    assert decoded["problems"] == [f"id 100000: out of range (ids are 0-{size - 1})"]
+
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(["hello world", "hello tokens"] * 20),
+        model_writer=model,
+        vocab_size=30,
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
+    path = tmp_path / "tiny.model"
+    path.write_bytes(model.getvalue())
+    reference = sentencepiece.SentencePieceProcessor(model_file=str(path))
+    encoded = json.loads(cli("encode", "--tokenizer", path, "--json", "hello world").stdout)[0]["tokens"]
+    assert [t["id"] for t in encoded] == reference.encode("hello world")
+    decoded = json.loads(
+        cli("decode", "--tokenizer", path, "--json", *map(str, reference.encode("hello world"))).stdout
+    )
+    assert decoded["text"] == "hello world"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["decode", "--pretrained", "gpt2", "1", "two"], "'two' is not a token id"),
+        (["decode", "--pretrained", "gpt2", "[1, 2.5]"], "2.5 is not a token id"),
+        (["decode", "--pretrained", "gpt2", "[1, 2"], "Not a valid JSON list"),
+        (["decode", "--pretrained", "gpt2", ","], "No token ids given"),
+        (["decode", "1"], "exactly one"),
+        (["decode", "--pretrained", "llama2", "1"], "invalid choice"),
+        (["decode", "--tokenizer", "missing.json", "1"], "does not exist"),
+        (["encode", "--tokenizer", "bad.model", "hi"], "bad.model: not a SentencePiece model"),
+        (["encode", "--pretrained", "gpt2"], "nothing to encode"),
+    ],
+)
+def test_bad_input_gets_one_clear_line(tmp_path, args, message):
+    (tmp_path / "bad.model").write_bytes(b"\xff\xff\xff\xff")
+    result = cli(*args, cwd=tmp_path, bare=True)
+    stderr = result.stderr.decode()
+    assert result.returncode == 2, stderr
+    assert message in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    assert "Traceback" not in stderr

@@ -1,0 +1,255 @@
+"""The run store (explorer.runstore): round trip, byte bound with least-recently-read eviction, age
+limit, concurrent writers (threads and processes), keys, recovery from a corrupt or deleted file,
+and the secret file."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from explorer.runstore import (
+    DAY,
+    SECRET_FILE,
+    TOUCH_SECONDS,
+    SQLiteRunStore,
+    canonical_json,
+    default_path,
+    is_run_key,
+    load_secret,
+    open_store,
+    run_key,
+)
+from tests import ROOT
+
+SECRET = b"s" * 32
+
+
+class Clock:
+    def __init__(self, now: float = 1_000_000.0):
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def store_at(tmp_path: Path, **options) -> SQLiteRunStore:
+    return SQLiteRunStore(tmp_path / "runs.sqlite3", secret=SECRET, **options)
+
+
+def random_bytes(size: int, seed: int) -> bytes:
+    """Incompressible bytes (zlib cannot shrink them), so stored sizes are predictable."""
+    blocks, counter = [], 0
+    while sum(map(len, blocks)) < size:
+        blocks.append(hashlib.sha256(f"{seed}:{counter}".encode()).digest())
+        counter += 1
+    return b"".join(blocks)[:size]
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_stored_run_comes_back_whole_and_compressed(tmp_path):
+    store = store_at(tmp_path)
+    payload, corpus = (
+        b'{"format": "tokenizer-explorer-trace"}' * 1000,
+        "Ünïcode corpus\n".encode() * 500,
+    )
+    assert store.put("a" * 64, payload, corpus, {"label": "Shakespeare", "steps": 3})
+    entry = store.get("a" * 64)
+    assert (entry.payload, entry.corpus, entry.meta) == (
+        payload,
+        corpus,
+        {"label": "Shakespeare", "steps": 3},
+    )
+    assert store.stored_bytes() < len(payload) + len(corpus)  # compressed
+    assert store.put("b" * 64, b"no corpus", None, {})
+    assert store.get("b" * 64).corpus is None
+    assert store.put("a" * 64, b"replaced", None, {})
+    assert store.get("a" * 64).payload == b"replaced"
+    store.delete("a" * 64)
+    assert store.get("a" * 64) is None
+    assert store.get("never stored") is None
+
+
+def test_the_byte_bound_evicts_the_least_recently_read_first(tmp_path):
+    clock = Clock()
+    store = store_at(tmp_path, max_bytes=35_000, clock=clock)
+    for index, key in enumerate("abc"):
+        clock.now += 1
+        assert store.put(key, random_bytes(10_000, index), None, {})
+    clock.now += TOUCH_SECONDS
+    assert store.get("a") is not None  # read: now b is the least recently used
+    clock.now += 1
+    assert store.put("d", random_bytes(10_000, 3), None, {})
+    assert store.get("b") is None
+    assert all(store.get(key) is not None for key in "acd")
+    assert store.stored_bytes() <= 35_000
+
+
+def test_an_entry_larger_than_the_whole_bound_is_not_stored(tmp_path):
+    store = store_at(tmp_path, max_bytes=5_000)
+    assert store.put("kept", random_bytes(1_000, 0), None, {})
+    assert store.put("huge", random_bytes(10_000, 1), None, {}) is False
+    assert store.get("huge") is None and store.get("kept") is not None
+
+
+def test_entries_expire_after_the_age_limit(tmp_path):
+    clock = Clock()
+    store = store_at(tmp_path, max_age=2 * DAY, clock=clock)
+    store.put("old", b"old", b"corpus", {})
+    clock.now += DAY
+    store.put("young", b"young", None, {})
+    clock.now += DAY + 1
+    assert store.get("old") is None  # reading does not keep an entry alive past its age
+    assert store.get("young") is not None
+    clock.now += DAY
+    store.prune()
+    assert store.stored_bytes() == 0
+
+
+def test_threads_write_and_read_at_once(tmp_path):
+    store = store_at(tmp_path)
+    errors = []
+
+    def work(thread: int) -> None:
+        try:
+            for index in range(25):
+                key = f"{thread}-{index}"
+                assert store.put(key, f"payload {key}".encode(), None, {"thread": thread})
+                assert store.get(key).payload == f"payload {key}".encode()
+        except BaseException as error:  # reported below: an assert in a thread would be lost
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(thread,)) for thread in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert all(store.get(f"{thread}-{index}") is not None for thread in range(8) for index in range(25))
+
+
+WRITER = """
+import sys
+from explorer.runstore import SQLiteRunStore
+store = SQLiteRunStore(sys.argv[1], secret=b"s" * 32)
+for index in range(60):
+    assert store.put(f"{sys.argv[2]}-{index}", b"x" * 5000, b"corpus", {"index": index})
+"""
+
+
+def test_two_processes_write_to_one_store(tmp_path):
+    path = tmp_path / "runs.sqlite3"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    writers = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(path), name], env=env) for name in ("one", "two")
+    ]
+    store = SQLiteRunStore(path, secret=SECRET)
+    for index in range(60):  # and this process too, meanwhile
+        assert store.put(f"three-{index}", b"y" * 5000, None, {})
+    assert [writer.wait(60) for writer in writers] == [0, 0]
+    for name in ("one", "two", "three"):
+        assert all(store.get(f"{name}-{index}") is not None for index in range(60))
+
+
+def test_keys_depend_on_corpus_settings_and_secret_and_on_nothing_else():
+    settings = canonical_json({"vocab_size": 1000, "algorithm": "bpe"})
+    key = run_key(SECRET, digest("corpus"), settings)
+    assert is_run_key(key)
+    assert key == run_key(SECRET, digest("corpus"), canonical_json({"algorithm": "bpe", "vocab_size": 1000}))
+    others = {
+        run_key(SECRET, digest("another corpus"), settings),
+        run_key(SECRET, digest("corpus"), canonical_json({"vocab_size": 1001, "algorithm": "bpe"})),
+        run_key(b"t" * 32, digest("corpus"), settings),
+    }
+    assert key not in others and len(others) == 3
+    assert (
+        key != digest("corpus")
+        and key != hashlib.sha256((digest("corpus") + "\n" + settings).encode()).hexdigest()
+    )
+    with pytest.raises(ValueError, match="64 lowercase hex"):
+        run_key(SECRET, "not a digest", settings)
+    assert not is_run_key(key.upper()) and not is_run_key(key[:-1]) and not is_run_key(None)
+
+
+def test_a_corrupt_database_file_is_moved_aside_and_recreated(tmp_path, caplog):
+    path = tmp_path / "runs.sqlite3"
+    path.write_bytes(b"this is not a database, but it is long enough to look like a file header" * 20)
+    store = SQLiteRunStore(path, secret=SECRET)
+    with caplog.at_level(logging.WARNING, logger="explorer.runstore"):
+        assert store.get("missing") is None
+        assert store.put("key", b"payload", None, {})
+    assert store.get("key").payload == b"payload"
+    assert any("unreadable" in record.getMessage() for record in caplog.records)
+    assert len(list(tmp_path.glob("runs.sqlite3.corrupt-*"))) == 1
+
+
+def test_a_database_deleted_while_open_is_recreated(tmp_path, caplog):
+    store = store_at(tmp_path)
+    assert store.put("before", b"payload", None, {})
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{store.path}{suffix}").unlink(missing_ok=True)
+    with caplog.at_level(logging.WARNING, logger="explorer.runstore"):
+        assert store.get("before") is None
+        assert store.put("after", b"payload", None, {})
+    assert store.get("after") is not None
+    assert any("was deleted" in record.getMessage() for record in caplog.records)
+
+
+def test_the_secret_is_created_once_with_mode_0600(tmp_path):
+    folder = tmp_path / "store"
+    secrets_read = []
+    threads = [
+        threading.Thread(target=lambda: secrets_read.append(load_secret(folder, {}))) for _ in range(8)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(set(secrets_read)) == 1 and len(secrets_read[0]) == 64
+    assert stat.S_IMODE(os.stat(folder / SECRET_FILE).st_mode) == 0o600
+    assert load_secret(folder, {}) == secrets_read[0]
+    assert list(folder.iterdir()) == [folder / SECRET_FILE]  # no temporary file left
+    assert load_secret(folder, {"EXPLORER_SECRET": "from the environment"}) == b"from the environment"
+    assert SQLiteRunStore(folder / "runs.sqlite3").secret == secrets_read[0]
+
+
+def test_settings_from_the_environment(tmp_path):
+    environ = {
+        "EXPLORER_STORE_PATH": str(tmp_path / "x" / "runs.db"),
+        "EXPLORER_STORE_MB": "2",
+        "EXPLORER_STORE_DAYS": "0.5",
+    }
+    store = SQLiteRunStore.from_env(environ)
+    assert (
+        store.path == tmp_path / "x" / "runs.db" and store.max_bytes == 2_000_000 and store.max_age == DAY / 2
+    )
+    assert (tmp_path / "x" / SECRET_FILE).exists()
+    assert default_path({"XDG_CACHE_HOME": "/cache"}) == Path("/cache/tokenizer-explorer/runs.sqlite3")
+    with pytest.raises(ValueError, match="EXPLORER_STORE_MB must be a number above 0, not 'lots'"):
+        SQLiteRunStore.from_env({**environ, "EXPLORER_STORE_MB": "lots"})
+
+
+def test_a_store_that_cannot_be_opened_is_none_with_a_log_line(tmp_path, caplog):
+    blocker = tmp_path / "a file"
+    blocker.write_text("not a folder")
+    with caplog.at_level(logging.WARNING, logger="explorer.runstore"):
+        assert open_store({"EXPLORER_STORE_PATH": str(blocker / "runs.sqlite3")}) is None
+    assert any("no run store" in record.getMessage() for record in caplog.records)
+
+
+def test_a_worker_reopens_the_store_from_its_location(tmp_path):
+    store = store_at(tmp_path, max_bytes=123_456, max_age=3 * DAY)
+    elsewhere = SQLiteRunStore.at(store.location())
+    assert (elsewhere.path, elsewhere.max_bytes, elsewhere.max_age) == (store.path, 123_456, 3 * DAY)
+    assert elsewhere.put("key", b"from a worker", None, {})
+    assert store.get("key").payload == b"from a worker"

@@ -1,0 +1,186 @@
+"""The pool's real jobs (explorer.work.tasks): training and measuring give exactly what the
+in-process functions give, progress and stop are wired to the reporter and the budget, a finished
+run can be stored by the worker, and bad input is one sentence. Most tests call the tasks in this
+process with a fake reporter; one trains and one stops a training through a real pool."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from explorer.compare import measure_corpus, pretrained_column, tokenizer_column
+from explorer.corpus import split_lines
+from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
+from explorer.inputs import Limits, corpus_prefix, sample_lines
+from explorer.pipeline import tokenizer_from_trace, train_corpus
+from explorer.run_config import RunConfig
+from explorer.runstore import SQLiteRunStore
+from explorer.samples import MULTILINGUAL, STUDY_IN_SCARLET
+from explorer.trace import Trace
+from explorer.trainers import TrainerConfig
+from explorer.work import DONE, RUNNING, WorkerPool, tasks
+from explorer.work.tasks import NO_WORDS, measure_task, train_task
+
+CORPUS = (STUDY_IN_SCARLET.text + "\n" + MULTILINGUAL.text + "\n") * 3
+CONFIG = TrainerConfig(vocab_size=400, special_tokens=("<|endoftext|>",))
+SETTINGS = RunConfig(CONFIG, ("nfkc",), "byte-level").to_dict()
+LIMITS = dataclasses.asdict(Limits())
+
+
+class FakeReporter:
+    """Records reports; says stop after `stop_after` checks (never when None)."""
+
+    def __init__(self, stop_after: int | None = None):
+        self.reports: list[dict] = []
+        self.checks = 0
+        self.stop_after = stop_after
+        self.cancelled = False
+
+    def report(self, **progress) -> None:
+        self.reports.append(progress)
+
+    def should_stop(self) -> bool:
+        self.checks += 1
+        if self.stop_after is not None and self.checks > self.stop_after:
+            self.cancelled = True
+        return self.cancelled
+
+
+def without_seconds(trace: Trace) -> dict:
+    data = trace.to_dict()
+    data.pop("seconds")
+    return data
+
+
+def test_training_in_a_task_gives_the_same_trace_as_training_here():
+    reporter = FakeReporter()
+    result = train_task(reporter, CORPUS, SETTINGS, LIMITS)
+    expected = train_corpus(CORPUS, RunConfig(CONFIG, ("nfkc",), "byte-level"))
+    assert without_seconds(Trace.from_json(result["trace_json"])) == without_seconds(expected)
+    assert (result["steps"], result["stop_reason"], result["stopped_by"]) == (
+        expected.steps,
+        "vocab_size",
+        None,
+    )
+    assert reporter.reports[0] == {"phase": "counting"}
+    training = reporter.reports[1:]
+    assert training and all(report["phase"] == "training" for report in training)
+    assert training[-1]["step"] == expected.steps and training[-1]["planned"] >= expected.steps
+
+
+def test_the_stop_button_ends_training_with_the_merges_so_far_and_is_not_stored(tmp_path):
+    store = SQLiteRunStore(tmp_path / "runs.sqlite3", secret=b"s" * 32)
+    reporter = FakeReporter(stop_after=1)
+    result = train_task(reporter, CORPUS, SETTINGS, LIMITS, {**store.location(), "key": "k" * 64, "meta": {}})
+    assert result["stop_reason"] == "stopped" and result["stopped_by"] == "the Stop button"
+    assert 0 < result["steps"] < 400 - 257
+    assert result["stored_key"] is None and Trace.from_json(result["trace_json"]).steps == result["steps"]
+    assert store.get("k" * 64) is None
+
+
+def test_the_step_limit_of_the_budget_applies():
+    limits = {**LIMITS, "max_steps": 10}
+    result = train_task(FakeReporter(), CORPUS, SETTINGS, limits)
+    assert result["steps"] == 10 and result["stopped_by"] == "the limit of 10 merges"
+
+
+def test_a_finished_run_is_stored_by_the_worker_and_only_its_key_returned(tmp_path):
+    store = SQLiteRunStore(tmp_path / "runs.sqlite3", secret=b"s" * 32)
+    key = "e" * 64
+    spec = {**store.location(), "key": key, "meta": {"label": "Study in Scarlet"}, "keep_corpus": True}
+    result = train_task(FakeReporter(), CORPUS, SETTINGS, LIMITS, spec)
+    assert result["stored_key"] == key and result["trace_json"] is None
+    entry = store.get(key)
+    assert entry.corpus.decode("utf-8") == CORPUS
+    assert entry.meta["label"] == "Study in Scarlet" and entry.meta["steps"] == result["steps"]
+    expected = train_corpus(CORPUS, RunConfig(CONFIG, ("nfkc",), "byte-level"))
+    assert without_seconds(Trace.from_json(entry.payload.decode("utf-8"))) == without_seconds(expected)
+    train_task(FakeReporter(), CORPUS, SETTINGS, LIMITS, {**spec, "key": "f" * 64, "keep_corpus": False})
+    assert store.get("f" * 64).corpus is None  # a built-in sample need not be stored again
+
+
+def test_bad_training_input_is_one_sentence():
+    with pytest.raises(ValueError, match="^The corpus has no words"):
+        train_task(FakeReporter(), "\n\n\n", RunConfig(CONFIG, (), "whitespace").to_dict(), LIMITS)
+    assert NO_WORDS.endswith(".")
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        train_task(FakeReporter(), CORPUS, {**SETTINGS, "algorithm": "bogus"}, LIMITS)
+    with pytest.raises(ValueError, match="unknown training setting 'colour'"):
+        train_task(FakeReporter(), CORPUS, {**SETTINGS, "colour": "blue"}, LIMITS)
+
+
+@pytest.fixture(scope="module")
+def trained_json() -> str:
+    return tokenizer_to_json(tokenizer_from_trace(train_corpus(CORPUS, RunConfig(CONFIG, (), "byte-level"))))
+
+
+@pytest.mark.parametrize(
+    "sample, sampled",
+    [
+        ({"kind": "whole"}, lambda text: text),
+        ({"kind": "first", "max_bytes": 2_000}, lambda text: corpus_prefix(text, 2_000)),
+        ({"kind": "lines", "max_bytes": 3_000, "seed": 4}, lambda text: sample_lines(text, 3_000, 4)),
+    ],
+)
+def test_measuring_in_a_task_gives_what_measure_corpus_gives(trained_json, sample, sampled, monkeypatch):
+    monkeypatch.setattr(tasks, "MEASURE_CHUNK", 7)  # many chunks: their sums must equal one pass
+    column = tokenizer_column(tokenizer_from_json(trained_json), "ours", exported=trained_json)
+    lines = split_lines(sampled(CORPUS))
+    expected = measure_corpus(column, lines).metrics
+    reporter = FakeReporter()
+    result = measure_task(reporter, CORPUS, {"name": "ours", "tokenizer_json": trained_json}, sample)
+    assert result["metrics"] == dataclasses.asdict(expected)
+    assert (
+        result["complete"] and result["lines"] == len(lines) and result["characters"] == expected.characters
+    )
+    assert reporter.reports[-1] == {"lines_done": 7 * ((len(lines) - 1) // 7), "lines": len(lines)}
+
+
+def test_measuring_a_pretrained_tokenizer_gives_the_in_process_figures():
+    lines = split_lines(CORPUS)
+    expected = measure_corpus(pretrained_column("gpt2"), lines).metrics
+    result = measure_task(FakeReporter(), CORPUS, {"pretrained": "gpt2"}, {"kind": "whole"})
+    assert result["metrics"] == dataclasses.asdict(expected)
+
+
+def test_a_stopped_measurement_says_it_is_incomplete(trained_json):
+    result = measure_task(
+        FakeReporter(stop_after=0), CORPUS, {"tokenizer_json": trained_json}, {"kind": "whole"}
+    )
+    assert result["complete"] is False and result["lines"] == 0
+
+
+def test_bad_measuring_input_is_one_sentence(trained_json):
+    with pytest.raises(ValueError, match="unknown sample kind 'some'"):
+        measure_task(FakeReporter(), CORPUS, {"tokenizer_json": trained_json}, {"kind": "some"})
+    with pytest.raises(ValueError, match="unknown pretrained tokenizer 'gpt5'"):
+        measure_task(FakeReporter(), CORPUS, {"pretrained": "gpt5"}, {"kind": "whole"})
+    with pytest.raises(ValueError, match="^tokenizer.json: "):
+        measure_task(FakeReporter(), CORPUS, {"tokenizer_json": "{"}, {"kind": "whole"})
+
+
+def test_training_through_the_pool_and_stopping_it():
+    # Generous grace: this checks that the trainer sees the cancel and returns its merges, not how
+    # fast a worker gets CPU on a shared test machine.
+    pool = WorkerPool(size=1, preload=("explorer.work.tasks",), cancel_grace=30, niceness=0)
+    try:
+        small = pool.submit("small", train_task, CORPUS, SETTINGS, LIMITS)
+        assert small.wait(60) and small.state == DONE, small.error
+        expected = train_corpus(CORPUS, RunConfig(CONFIG, ("nfkc",), "byte-level"))
+        assert without_seconds(Trace.from_json(small.result["trace_json"])) == without_seconds(expected)
+        letters = random.Random(0)  # 60,000 made-up words: far more merges to learn than we wait for
+        words = [
+            "".join(letters.choices("abcdefghijklmnopqrstuvwxyz", k=letters.randint(4, 12)))
+            for _ in range(60_000)
+        ]
+        big_settings = RunConfig(TrainerConfig(vocab_size=50_000), (), "whitespace").to_dict()
+        big = pool.submit("big", train_task, " ".join(words), big_settings, LIMITS)
+        while big.state != RUNNING or big.progress.get("phase") != "training":
+            assert not big.wait(0.01), f"the big run ended before it could be stopped: {big.state}"
+        big.cancel()
+        assert big.wait(60) and big.state == DONE, big.error
+        assert big.result["stop_reason"] == "stopped" and big.result["stopped_by"] == "the Stop button"
+    finally:
+        pool.shutdown()
