@@ -240,7 +240,7 @@ def test_bert_json_keeps_all_four_fields():
 
 
 def test_unsupported_json_is_a_clear_error():
-    with pytest.raises(ValueError, match="unsupported normalizer type 'Nmt'.*NFD"):
+    with pytest.raises(ValueError, match=r"normalizer.type 'Nmt' is not supported \(.*NFD"):
         ours.normalizer_from_hf_json({"type": "Nmt"})
 
 
