@@ -23,6 +23,8 @@ from explorer.bytelevel import (
     symbols_to_bytes,
     text_to_symbols,
 )
+from explorer.pre_tokenizers.patterns import class_items
+from explorer.pre_tokenizers.tables import UNKNOWN_TO_LIBRARY_REGEX
 
 COMPONENTS = [
     ("byte-level", ours.ByteLevel(), hf.ByteLevel(add_prefix_space=False)),
@@ -161,7 +163,7 @@ def assigned_code_points() -> tuple[str, ...]:
     one in the version table, to keep the run short."""
     unassigned = regex.compile(r"[\p{Cn}\p{Co}\p{Cs}]")
     ideograph = regex.compile(r"\p{Unified_Ideograph}")
-    in_table = regex.compile(f"[{ours._class_items(ours._UNKNOWN_TO_LIBRARY_REGEX)}]")
+    in_table = regex.compile(f"[{class_items(UNKNOWN_TO_LIBRARY_REGEX)}]")
     return tuple(
         char
         for char in map(chr, range(0x110000))
@@ -256,7 +258,9 @@ def test_library_loads_our_json_and_splits_the_same(name, component, library):
 
 
 def test_unsupported_json_is_a_clear_error():
-    with pytest.raises(ValueError, match="unsupported pre-tokenizer type 'Split'.*ByteLevel, Metaspace"):
+    with pytest.raises(
+        ValueError, match=r"pre_tokenizer.type 'Split' is not supported \(.*ByteLevel, Metaspace"
+    ):
         ours.pre_tokenizer_from_hf_json({"type": "Split"})
 
 
