@@ -14,6 +14,7 @@ from tokenizers import processors as hf_processors
 from tokenizers import trainers as hf_trainers
 
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
+from explorer.decoders import BPEDecoder, ByteLevelDecoder, WordPieceDecoder
 from explorer.hf_json import (
     bpe_from_vocab_merges,
     build_tokenizer,
@@ -27,7 +28,7 @@ from explorer.hf_json import (
 )
 from explorer.normalizers import build_normalizer
 from explorer.pre_tokenizers import build_pre_tokenizer
-from explorer.tokenizer import BPEDecoder, ByteLevelDecoder, TemplateProcessing, WordPieceDecoder
+from explorer.processors import TemplateProcessing
 
 FUZZ = settings(max_examples=200, deadline=None)
 

@@ -13,9 +13,9 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders as hf_decoders
 
 from explorer import pre_tokenizers as ours
+from explorer.decoders import MetaspaceDecoder, decoder_from_hf_json
 from explorer.hf_json import tokenizer_from_json
 from explorer.normalizers import BertNormalizer
-from explorer.tokenizer import MetaspaceDecoder, decoder_from_hf_json
 
 FUZZ = settings(max_examples=200, deadline=None)
 SCHEMES = ["always", "first", "never"]
