@@ -29,6 +29,7 @@ from explorer.hf_json import (
 from explorer.normalizers import build_normalizer
 from explorer.pre_tokenizers import build_pre_tokenizer
 from explorer.processors import TemplateProcessing
+from tests.component_parity import library_tokenizer
 
 FUZZ = settings(max_examples=200, deadline=None)
 
@@ -71,21 +72,8 @@ texts = st.lists(fragments, max_size=6).map("".join)
 
 def library_skeleton(pre_tokenizer_json, normalizer_json=None, model=None) -> HFTokenizer:
     """A library tokenizer with our stages' JSON, ready to train."""
-    return HFTokenizer.from_str(
-        json.dumps(
-            {
-                "version": "1.0",
-                "truncation": None,
-                "padding": None,
-                "added_tokens": [],
-                "normalizer": normalizer_json,
-                "pre_tokenizer": pre_tokenizer_json,
-                "post_processor": None,
-                "decoder": None,
-                "model": model or {"type": "BPE", "vocab": {}, "merges": []},
-            }
-        )
-    )
+    model = model or {"type": "BPE", "vocab": {}, "merges": []}
+    return library_tokenizer(model, normalizer_json, pre_tokenizer_json)
 
 
 def add_cls_sep_template(tokenizer: HFTokenizer) -> None:

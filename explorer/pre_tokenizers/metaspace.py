@@ -27,6 +27,7 @@ class Metaspace(PreTokenizer):
     """SentencePiece's convention: spaces become '▁', and every piece starts at a '▁'."""
 
     hf_type = "Metaspace"
+    hf_fields = ("replacement", "prepend_scheme")  # then "split", see to_hf_json
 
     PREPEND_SCHEMES = ("always", "first", "never")
 
@@ -89,12 +90,8 @@ class Metaspace(PreTokenizer):
         return Counter(self._line_pieces.findall(text))
 
     def to_hf_json(self) -> dict:
-        return {
-            "type": "Metaspace",
-            "replacement": self.replacement,
-            "prepend_scheme": self.prepend_scheme,
-            "split": self.split_at_replacement,
-        }
+        # Here `split` is the method; the field it writes is `split_at_replacement`.
+        return {**super().to_hf_json(), "split": self.split_at_replacement}
 
     @classmethod
     def from_hf_json(cls, config: dict) -> Metaspace:
