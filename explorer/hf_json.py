@@ -6,7 +6,9 @@ writes and reads them (0.23.3).
   and the same one built with the library serialize to the same text.
 - `tokenizer_from_json` reads a tokenizer.json written by the library or by us. Anything it does
   not support (truncation, padding, non-special added tokens, other model/decoder/post-processor
-  types, ...) is a ValueError with a one-line message, never a half-working tokenizer.
+  types, ...) is a ValueError with a one-line message, never a half-working tokenizer. The
+  component stages (normalizer, pre-tokenizer, post-processor, decoder) are read and written
+  through their registry (explorer/components.py), the model by `models.model_from_hf_json`.
 - `write_vocab_merges` / `write_vocab_txt` write what the library's `model.save(folder)` writes;
   `bpe_from_vocab_merges` / `wordpiece_from_vocab_txt` read those files like `BPE.from_file` /
   `WordPiece.from_file`.
