@@ -44,6 +44,7 @@ import tokenizers
 
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET, bytes_to_symbols, symbols_to_bytes
 from explorer.charts import sampled_steps
+from explorer.decoders import ByteLevelDecoder, WordPieceDecoder
 from explorer.encode_steps import encode_steps, pretrained_encode_steps
 from explorer.hf_json import (
     bpe_from_vocab_merges,
@@ -67,7 +68,7 @@ from explorer.pretrained import (
 from explorer.pretrained.registry import TIKTOKEN_KINDS
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.render import PALETTE, escape_text, readable_token, token_spans_html
-from explorer.tokenizer import ByteLevelDecoder, Tokenizer, WordPieceDecoder
+from explorer.tokenizer import Tokenizer
 from explorer.tokens import DROPPED, SPECIAL, TOKEN, UNKNOWN, Piece, lost_characters, tokens_only
 from explorer.trace import Trace
 from explorer.wording import plural

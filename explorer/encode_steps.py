@@ -38,9 +38,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from explorer.bytelevel import symbols_to_bytes
+from explorer.decoders import ByteLevelDecoder
 from explorer.models import BPEModel, WordPieceModel, merge_all
 from explorer.normalizers import Normalized
-from explorer.tokenizer import ByteLevelDecoder, Tokenizer
+from explorer.tokenizer import Tokenizer
 
 MAX_SYMBOLS_WITH_STEPS = 400
 MAX_RECORDED_PIECES = 300_000

@@ -6,7 +6,9 @@ writes and reads them (0.23.3).
   and the same one built with the library serialize to the same text.
 - `tokenizer_from_json` reads a tokenizer.json written by the library or by us. Anything it does
   not support (truncation, padding, non-special added tokens, other model/decoder/post-processor
-  types, ...) is a ValueError with a one-line message, never a half-working tokenizer.
+  types, ...) is a ValueError with a one-line message, never a half-working tokenizer. The
+  component stages (normalizer, pre-tokenizer, post-processor, decoder) are read and written
+  through their registry (explorer/components.py), the model by `models.model_from_hf_json`.
 - `write_vocab_merges` / `write_vocab_txt` write what the library's `model.save(folder)` writes;
   `bpe_from_vocab_merges` / `wordpiece_from_vocab_txt` read those files like `BPE.from_file` /
   `WordPiece.from_file`.
@@ -22,21 +24,19 @@ import uuid
 import warnings
 from pathlib import Path
 
+from explorer.components import component_from_hf_json, component_to_hf_json
+from explorer.decoders import BPEDecoder, ByteLevelDecoder, Decoder, WordPieceDecoder
 from explorer.json_numbers import library_float_text, library_json_float, library_json_int
 from explorer.models import BPEModel, WordPieceModel, model_from_hf_json
-from explorer.normalizers import Identity, build_normalizer, normalizer_from_hf_json
-from explorer.pre_tokenizers import build_pre_tokenizer, pre_tokenizer_from_hf_json
-from explorer.tokenizer import (
-    BPEDecoder,
-    ByteLevelDecoder,
-    TemplateProcessing,
-    Tokenizer,
-    WordPieceDecoder,
-    decoder_from_hf_json,
-    post_processor_from_hf_json,
-)
+from explorer.normalizers import Normalizer, build_normalizer
+from explorer.pre_tokenizers import PreTokenizer, build_pre_tokenizer
+from explorer.processors import TemplateProcessing
+from explorer.tokenizer import Tokenizer
 
 SOURCE = "tokenizer.json"
+# The component stages in the order tokenizer.json lists them; each name is both the
+# tokenizer.json key and the Tokenizer's attribute.
+COMPONENT_STAGES = (Normalizer.stage, PreTokenizer.stage, TemplateProcessing.stage, Decoder.stage)
 ADDED_TOKEN_FLAGS = {
     "single_word": False,
     "lstrip": False,
@@ -74,11 +74,6 @@ def _dumps(value: object, pretty: bool) -> str:
     return marker.sub(lambda match: numbers[int(match.group(1))], text)
 
 
-def _component_json(component) -> dict | None:
-    # No normalizer is written as null, as the library does.
-    return None if component is None or isinstance(component, Identity) else component.to_hf_json()
-
-
 def tokenizer_to_hf_dict(tok: Tokenizer) -> dict:
     added_tokens = [
         {"id": token_id, "content": content, **ADDED_TOKEN_FLAGS}
@@ -89,10 +84,7 @@ def tokenizer_to_hf_dict(tok: Tokenizer) -> dict:
         "truncation": None,
         "padding": None,
         "added_tokens": added_tokens,
-        "normalizer": _component_json(tok.normalizer),
-        "pre_tokenizer": _component_json(tok.pre_tokenizer),
-        "post_processor": _component_json(tok.post_processor),
-        "decoder": _component_json(tok.decoder),
+        **{stage: component_to_hf_json(getattr(tok, stage)) for stage in COMPONENT_STAGES},
         "model": tok.model.to_hf_json(),
     }
 
@@ -134,15 +126,11 @@ def tokenizer_from_hf_dict(data: object) -> Tokenizer:
     if "model" not in data:
         raise ValueError("there is no model")
     special_tokens = _special_tokens_from_json(data.get("added_tokens", []))
-    normalizer = data.get("normalizer")
-    pre_tokenizer = data.get("pre_tokenizer")
+    components = {stage: component_from_hf_json(stage, data.get(stage)) for stage in COMPONENT_STAGES}
     tok = Tokenizer(
-        normalizer=None if normalizer is None else normalizer_from_hf_json(normalizer),
-        pre_tokenizer=None if pre_tokenizer is None else pre_tokenizer_from_hf_json(pre_tokenizer),
         model=model_from_hf_json(data["model"]),
         special_tokens=[content for content, _ in special_tokens],
-        post_processor=post_processor_from_hf_json(data.get("post_processor")),
-        decoder=decoder_from_hf_json(data.get("decoder")),
+        **components,
     )
     for content, expected_id in special_tokens:
         # The library re-adds the tokens too and only warns when an id moved.

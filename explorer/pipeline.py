@@ -20,12 +20,14 @@ from dataclasses import replace
 
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
 from explorer.corpus import count_text, count_words
+from explorer.decoders import ByteLevelDecoder, MetaspaceDecoder
 from explorer.hf_json import build_tokenizer
 from explorer.json_numbers import library_float
 from explorer.normalizers import build_normalizer
 from explorer.pre_tokenizers import build_pre_tokenizer
+from explorer.processors import TemplateProcessing
 from explorer.run_config import RunConfig
-from explorer.tokenizer import ByteLevelDecoder, MetaspaceDecoder, TemplateProcessing, Tokenizer
+from explorer.tokenizer import Tokenizer
 from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
 from explorer.trace import Trace
 from explorer.trainers import train

@@ -14,6 +14,7 @@ from tokenizers import processors as hf_processors
 from tokenizers import trainers as hf_trainers
 
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
+from explorer.decoders import BPEDecoder, ByteLevelDecoder, WordPieceDecoder
 from explorer.hf_json import (
     bpe_from_vocab_merges,
     build_tokenizer,
@@ -27,7 +28,8 @@ from explorer.hf_json import (
 )
 from explorer.normalizers import build_normalizer
 from explorer.pre_tokenizers import build_pre_tokenizer
-from explorer.tokenizer import BPEDecoder, ByteLevelDecoder, TemplateProcessing, WordPieceDecoder
+from explorer.processors import TemplateProcessing
+from tests.helpers.component_parity import library_tokenizer
 
 FUZZ = settings(max_examples=200, deadline=None)
 
@@ -70,21 +72,8 @@ texts = st.lists(fragments, max_size=6).map("".join)
 
 def library_skeleton(pre_tokenizer_json, normalizer_json=None, model=None) -> HFTokenizer:
     """A library tokenizer with our stages' JSON, ready to train."""
-    return HFTokenizer.from_str(
-        json.dumps(
-            {
-                "version": "1.0",
-                "truncation": None,
-                "padding": None,
-                "added_tokens": [],
-                "normalizer": normalizer_json,
-                "pre_tokenizer": pre_tokenizer_json,
-                "post_processor": None,
-                "decoder": None,
-                "model": model or {"type": "BPE", "vocab": {}, "merges": []},
-            }
-        )
-    )
+    model = model or {"type": "BPE", "vocab": {}, "merges": []}
+    return library_tokenizer(model, normalizer_json, pre_tokenizer_json)
 
 
 def add_cls_sep_template(tokenizer: HFTokenizer) -> None:

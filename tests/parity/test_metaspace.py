@@ -13,9 +13,10 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders as hf_decoders
 
 from explorer import pre_tokenizers as ours
+from explorer.decoders import MetaspaceDecoder, decoder_from_hf_json
 from explorer.hf_json import tokenizer_from_json
 from explorer.normalizers import BertNormalizer
-from explorer.tokenizer import MetaspaceDecoder, decoder_from_hf_json
+from tests.helpers.component_parity import library_json, tokenizer_document
 
 FUZZ = settings(max_examples=200, deadline=None)
 SCHEMES = ["always", "first", "never"]
@@ -30,29 +31,8 @@ def tokenizer_json(pre_tokenizer: dict, normalizer: dict | None, alphabet: str) 
     pieces' characters and the offsets show their alignments."""
     vocab = {char: index for index, char in enumerate(sorted(set(alphabet) | {"▁", "_"}))}
     vocab[SPECIAL] = len(vocab)
-    return json.dumps(
-        {
-            "version": "1.0",
-            "truncation": None,
-            "padding": None,
-            "added_tokens": [
-                {
-                    "id": vocab[SPECIAL],
-                    "content": SPECIAL,
-                    "single_word": False,
-                    "lstrip": False,
-                    "rstrip": False,
-                    "normalized": False,
-                    "special": True,
-                }
-            ],
-            "normalizer": normalizer,
-            "pre_tokenizer": pre_tokenizer,
-            "post_processor": None,
-            "decoder": None,
-            "model": {"type": "BPE", "vocab": vocab, "merges": []},
-        }
-    )
+    model = {"type": "BPE", "vocab": vocab, "merges": []}
+    return tokenizer_document(model, normalizer, pre_tokenizer, special_tokens={SPECIAL: vocab[SPECIAL]})
 
 
 @pytest.mark.parametrize("scheme", SCHEMES)
@@ -115,8 +95,8 @@ def test_decoder_matches_the_library(scheme, tokens):
 
 @pytest.mark.parametrize("scheme", SCHEMES)
 def test_decoder_json_is_what_the_library_writes(scheme):
-    written = json.loads(
-        hf_decoders.Metaspace(replacement="_", prepend_scheme=scheme, split=False).__getstate__()
+    written = library_json(
+        "decoder", hf_decoders.Metaspace(replacement="_", prepend_scheme=scheme, split=False)
     )
     decoder = MetaspaceDecoder("_", scheme, split=False)
     assert decoder.to_hf_json() == written
@@ -150,7 +130,7 @@ def test_older_forms_read_as_the_library_reads_them(form):
     ids=["prefix-mismatch", "two-characters", "unknown-scheme"],
 )
 def test_forms_the_library_refuses_are_clear_errors(form):
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 (the library raises plain Exceptions)
         HFTokenizer.from_str(tokenizer_json(form, None, "ab"))
     with pytest.raises(ValueError, match="Metaspace|prepend_scheme|replacement"):
         ours.pre_tokenizer_from_hf_json(form)

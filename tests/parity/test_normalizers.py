@@ -3,7 +3,6 @@ token offsets they give), tokenizer.json entries, and the registry."""
 
 from __future__ import annotations
 
-import json
 import unicodedata
 
 import pytest
@@ -15,6 +14,7 @@ from tokenizers import normalizers as hf
 
 from explorer import normalizers as ours
 from explorer.normalizers import Normalized
+from tests.helpers import component_parity as parity
 
 # (name, ours, library), one per component and BertNormalizer option that changes behaviour.
 COMPONENTS = [
@@ -44,7 +44,6 @@ COMPONENTS = [
         hf.Sequence([hf.NFKC(), hf.BertNormalizer()]),
     ),
 ]
-COMPONENT_IDS = [name for name, _, _ in COMPONENTS]
 
 EXAMPLES = [
     "",
@@ -98,17 +97,9 @@ def assert_matches_library(component: ours.Normalizer, library: hf.Normalizer, t
     assert component.normalize_str(text) == expected.text
 
 
-@pytest.mark.parametrize("text", EXAMPLES)
-@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
-def test_examples_match_library(name, component, library, text):
-    assert_matches_library(component, library, text)
-
-
-@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
-@settings(max_examples=300, deadline=None)
-@given(text=texts)
-def test_fuzz_matches_library(name, component, library, text):
-    assert_matches_library(component, library, text)
+test_examples_match_library, test_fuzz_matches_library = parity.parity_tests(
+    COMPONENTS, EXAMPLES, texts, assert_matches_library
+)
 
 
 def test_documented_semantics():
@@ -136,7 +127,7 @@ def every_code_point(separator: str) -> str:
     )
 
 
-@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
+@parity.each_component(COMPONENTS)
 def test_every_code_point_matches_library(name, component, library):
     """Checks the Unicode version tables: each code point alone on a line (a line break never
     interacts with its neighbours)."""
@@ -162,7 +153,7 @@ def code_points_with_effects() -> str:
     )
 
 
-@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS[:5], ids=COMPONENT_IDS[:5])
+@parity.each_component(COMPONENTS[:5])
 def test_alignments_of_every_affected_code_point(name, component, library):
     affected = code_points_with_effects()
     for start in range(0, len(affected), 2000):
@@ -172,21 +163,10 @@ def test_alignments_of_every_affected_code_point(name, component, library):
 
 
 def tokenizer_with(normalizer_json: dict | None, vocab: dict[str, int]) -> tokenizers.Tokenizer:
-    document = {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": [],
-        "normalizer": normalizer_json,
-        "pre_tokenizer": {"type": "WhitespaceSplit"},
-        "post_processor": None,
-        "decoder": None,
-        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
-    }
-    return tokenizers.Tokenizer.from_str(json.dumps(document))
+    return parity.library_tokenizer(parity.word_level(vocab), normalizer_json, {"type": "WhitespaceSplit"})
 
 
-@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
+@parity.each_component(COMPONENTS)
 @settings(max_examples=200, deadline=None)
 @given(text=texts)
 def test_alignments_give_the_library_token_offsets(name, component, library, text):
@@ -195,22 +175,20 @@ def test_alignments_give_the_library_token_offsets(name, component, library, tex
     normalized = component.normalize(text)
     # \S is "not Unicode White_Space" in the regex module: WhitespaceSplit's pieces.
     pieces = [(match.group(), match.span()) for match in regex.finditer(r"\S+", normalized.text)]
-    vocab = {"[UNK]": 0} | {piece: index + 1 for index, (piece, _) in enumerate(pieces)}
+    vocab = {parity.UNK: 0} | {piece: index + 1 for index, (piece, _) in enumerate(pieces)}
     encoding = tokenizer_with(component.to_hf_json(), vocab).encode(text)
     assert encoding.tokens == [piece for piece, _ in pieces]
     assert encoding.offsets == [normalized.original_span(start, end) for _, (start, end) in pieces]
 
 
-@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
+@parity.each_component(COMPONENTS)
 def test_to_hf_json_is_what_the_library_writes(name, component, library):
-    written = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
-    written.normalizer = library
-    assert json.loads(written.to_str())["normalizer"] == component.to_hf_json()
+    assert parity.library_json("normalizer", library) == component.to_hf_json()
 
 
-@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
+@parity.each_component(COMPONENTS)
 def test_library_loads_our_json_and_normalizes_the_same(name, component, library):
-    loaded = tokenizer_with(component.to_hf_json(), {"[UNK]": 0})
+    loaded = tokenizer_with(component.to_hf_json(), {parity.UNK: 0})
     for text in EXAMPLES:
         assert loaded.normalizer.normalize_str(text) == component.normalize_str(text)
     assert ours.normalizer_from_hf_json(component.to_hf_json()) == component
@@ -221,7 +199,7 @@ def test_identity_is_a_null_normalizer():
     assert isinstance(identity, ours.Identity)
     assert identity.normalize("Ab ") == Normalized.unchanged("Ab ")
     assert identity.to_hf_json() is None
-    assert tokenizer_with(identity.to_hf_json(), {"[UNK]": 0}).normalizer is None
+    assert tokenizer_with(identity.to_hf_json(), {parity.UNK: 0}).normalizer is None
     assert ours.normalizer_from_hf_json(None) == identity
     assert ours.Sequence([identity, ours.NFD()]).to_hf_json() == {
         "type": "Sequence",
@@ -240,7 +218,7 @@ def test_bert_json_keeps_all_four_fields():
 
 
 def test_unsupported_json_is_a_clear_error():
-    with pytest.raises(ValueError, match="unsupported normalizer type 'Nmt'.*NFD"):
+    with pytest.raises(ValueError, match=r"normalizer.type 'Nmt' is not supported \(.*NFD"):
         ours.normalizer_from_hf_json({"type": "Nmt"})
 
 

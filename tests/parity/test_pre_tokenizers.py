@@ -4,11 +4,9 @@ offsets, offsets through a normalizer, tokenizer.json entries, and the registry.
 from __future__ import annotations
 
 import functools
-import json
 
 import pytest
 import regex
-import tokenizers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import pre_tokenizers as hf
@@ -23,6 +21,9 @@ from explorer.bytelevel import (
     symbols_to_bytes,
     text_to_symbols,
 )
+from explorer.pre_tokenizers.patterns import class_items
+from explorer.pre_tokenizers.tables import UNKNOWN_TO_LIBRARY_REGEX
+from tests.helpers import component_parity as parity
 
 COMPONENTS = [
     ("byte-level", ours.ByteLevel(), hf.ByteLevel(add_prefix_space=False)),
@@ -70,7 +71,6 @@ COMPONENTS = [
         hf.Sequence([hf.ByteLevel(add_prefix_space=False), hf.BertPreTokenizer()]),
     ),
 ]
-COMPONENT_IDS = [name for name, _, _ in COMPONENTS]
 
 EXAMPLES = [
     "",
@@ -121,20 +121,12 @@ def assert_matches_library(component: ours.PreTokenizer, library: hf.PreTokenize
     assert [(piece.text, piece.original_span(0, len(piece.text))) for piece in split] == expected
 
 
-@pytest.mark.parametrize("text", EXAMPLES)
-@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
-def test_examples_match_library(name, component, library, text):
-    assert_matches_library(component, library, text)
+test_examples_match_library, test_fuzz_matches_library = parity.parity_tests(
+    COMPONENTS, EXAMPLES, texts, assert_matches_library
+)
 
 
-@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
-@settings(max_examples=300, deadline=None)
-@given(text=texts)
-def test_fuzz_matches_library(name, component, library, text):
-    assert_matches_library(component, library, text)
-
-
-@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
+@parity.each_component(COMPONENTS)
 @settings(max_examples=300, deadline=None)
 @given(text=st.text(st.characters(max_codepoint=127), max_size=40))
 def test_ascii_fast_path_matches_library(name, component, library, text):
@@ -161,7 +153,7 @@ def assigned_code_points() -> tuple[str, ...]:
     one in the version table, to keep the run short."""
     unassigned = regex.compile(r"[\p{Cn}\p{Co}\p{Cs}]")
     ideograph = regex.compile(r"\p{Unified_Ideograph}")
-    in_table = regex.compile(f"[{ours._class_items(ours._UNKNOWN_TO_LIBRARY_REGEX)}]")
+    in_table = regex.compile(f"[{class_items(UNKNOWN_TO_LIBRARY_REGEX)}]")
     return tuple(
         char
         for char in map(chr, range(0x110000))
@@ -208,23 +200,6 @@ PIPELINES = [
 ]
 
 
-def tokenizer_with(
-    normalizer_json: dict | None, pre_tokenizer_json: dict, vocab: dict[str, int]
-) -> tokenizers.Tokenizer:
-    document = {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": [],
-        "normalizer": normalizer_json,
-        "pre_tokenizer": pre_tokenizer_json,
-        "post_processor": None,
-        "decoder": None,
-        "model": {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"},
-    }
-    return tokenizers.Tokenizer.from_str(json.dumps(document))
-
-
 @pytest.mark.parametrize(
     ("name", "normalizer", "pre_tokenizer"), PIPELINES, ids=[name for name, _, _ in PIPELINES]
 )
@@ -234,29 +209,34 @@ def test_split_after_normalizer_gives_the_library_token_offsets(name, normalizer
     """With a WordLevel model that knows every piece, each token is one piece: its offsets are the
     piece's alignments mapped back through the normalizer."""
     pieces = pre_tokenizer.split(normalizer.normalize(text))
-    vocab = {"[UNK]": 0} | {piece.text: index + 1 for index, piece in enumerate(pieces)}
-    encoding = tokenizer_with(normalizer.to_hf_json(), pre_tokenizer.to_hf_json(), vocab).encode(text)
+    vocab = {parity.UNK: 0} | {piece.text: index + 1 for index, piece in enumerate(pieces)}
+    tokenizer = parity.library_tokenizer(
+        parity.word_level(vocab), normalizer.to_hf_json(), pre_tokenizer.to_hf_json()
+    )
+    encoding = tokenizer.encode(text)
     assert encoding.tokens == [piece.text for piece in pieces]
     assert encoding.offsets == [piece.original_span(0, len(piece.text)) for piece in pieces]
 
 
-@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
+@parity.each_component(COMPONENTS)
 def test_to_hf_json_is_what_the_library_writes(name, component, library):
-    written = tokenizers.Tokenizer(tokenizers.models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
-    written.pre_tokenizer = library
-    assert json.loads(written.to_str())["pre_tokenizer"] == component.to_hf_json()
+    assert parity.library_json("pre_tokenizer", library) == component.to_hf_json()
 
 
-@pytest.mark.parametrize(("name", "component", "library"), COMPONENTS, ids=COMPONENT_IDS)
+@parity.each_component(COMPONENTS)
 def test_library_loads_our_json_and_splits_the_same(name, component, library):
-    loaded = tokenizer_with(None, component.to_hf_json(), {"[UNK]": 0})
+    loaded = parity.library_tokenizer(
+        parity.word_level({parity.UNK: 0}), pre_tokenizer=component.to_hf_json()
+    )
     for text in EXAMPLES:
         assert loaded.pre_tokenizer.pre_tokenize_str(text) == component.pre_tokenize(text)
     assert ours.pre_tokenizer_from_hf_json(component.to_hf_json()) == component
 
 
 def test_unsupported_json_is_a_clear_error():
-    with pytest.raises(ValueError, match="unsupported pre-tokenizer type 'Split'.*ByteLevel, Metaspace"):
+    with pytest.raises(
+        ValueError, match=r"pre_tokenizer.type 'Split' is not supported \(.*ByteLevel, Metaspace"
+    ):
         ours.pre_tokenizer_from_hf_json({"type": "Split"})
 
 

@@ -10,11 +10,12 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models as hf_models
 
+from explorer.decoders import MetaspaceDecoder
 from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
 from explorer.json_numbers import library_float, library_float_text, library_json_float
 from explorer.models import model_from_hf_json
 from explorer.pre_tokenizers import Metaspace
-from explorer.tokenizer import MetaspaceDecoder, Tokenizer
+from explorer.tokenizer import Tokenizer
 from explorer.unigram_model import UnigramModel
 from tests.reference.course_corpus import COURSE_CORPUS
 
