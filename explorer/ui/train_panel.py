@@ -64,21 +64,25 @@ class Corpus:
 
 
 def _load_settings(settings: Settings, bounds: Limits) -> None:
-    st.session_state[W.ALGORITHM] = settings.algorithm
-    st.session_state[W.FLAVOR] = settings.flavor
-    st.session_state[W.VOCAB_NUMBER] = settings.vocab_size
-    st.session_state[W.VOCAB_SLIDER] = max(1, min(settings.vocab_size, slider_max_vocab_size(bounds)))
-    st.session_state[W.PRE_TOKENIZER] = settings.pre_tokenizer
-    st.session_state[W.NORMALIZERS] = list(settings.normalizers)
-    st.session_state[W.MIN_FREQUENCY] = settings.min_frequency
-    st.session_state[W.SPECIAL_TOKENS] = settings.special_tokens
-    st.session_state[W.PREFIX] = settings.prefix
-    st.session_state[W.SUFFIX] = settings.suffix
+    state.put_all(
+        {
+            W.ALGORITHM: settings.algorithm,
+            W.FLAVOR: settings.flavor,
+            W.VOCAB_NUMBER: settings.vocab_size,
+            W.VOCAB_SLIDER: max(1, min(settings.vocab_size, slider_max_vocab_size(bounds))),
+            W.PRE_TOKENIZER: settings.pre_tokenizer,
+            W.NORMALIZERS: list(settings.normalizers),
+            W.MIN_FREQUENCY: settings.min_frequency,
+            W.SPECIAL_TOKENS: settings.special_tokens,
+            W.PREFIX: settings.prefix,
+            W.SUFFIX: settings.suffix,
+        }
+    )
 
 
 def _load_sample(sample_key: str | None) -> None:
-    st.session_state[W.SAMPLE] = sample_key or NO_SAMPLE
-    st.session_state[W.CORPUS] = _text_area_text(sample_key)
+    state.put(W.SAMPLE, sample_key or NO_SAMPLE)
+    state.put(W.CORPUS, _text_area_text(sample_key))
 
 
 def _text_area_text(sample_key: str | None) -> str:
@@ -122,7 +126,7 @@ def restore_pasted_corpus() -> None:
     if run is None or run.sample_key is not None or state.get(state.CORPUS_RESTORED) == run.store_key:
         return
     state.put(state.CORPUS_RESTORED, run.store_key)
-    if not st.session_state.get(W.CORPUS) and not st.session_state.get(W.SAMPLE):
+    if not state.get(W.CORPUS) and not state.get(W.SAMPLE):
         _load_pasted(run)
 
 
@@ -130,28 +134,28 @@ def _load_pasted(run: Run) -> None:
     """The corpus of a pasted or uploaded run, back in the text area (a reload brings it back)."""
     text = state.trained_corpus_text(run)
     if text is not None:
-        st.session_state[W.CORPUS] = text
+        state.put(W.CORPUS, text)
 
 
 # ---------------------------------------------------------------- callbacks
 
 
 def _on_sample_change() -> None:
-    key = st.session_state[W.SAMPLE]
+    key = state.get(W.SAMPLE)
     if key:
-        st.session_state[W.CORPUS] = _text_area_text(key)
+        state.put(W.CORPUS, _text_area_text(key))
 
 
 def _on_corpus_change() -> None:
-    key = st.session_state.get(W.SAMPLE)
-    if key and st.session_state[W.CORPUS] != _text_area_text(key):
-        st.session_state[W.SAMPLE] = NO_SAMPLE
+    key = state.get(W.SAMPLE)
+    if key and state.get(W.CORPUS) != _text_area_text(key):
+        state.put(W.SAMPLE, NO_SAMPLE)
 
 
 def _on_upload_change() -> None:
     """The visitor added or removed a file: a removed one is forgotten. (A page switch clears the
     uploader without this callback: the file read last is kept, see `corpus_input`.)"""
-    if st.session_state.get(W.UPLOAD) is None:
+    if state.get(W.UPLOAD) is None:
         state.put(state.UPLOADED_CORPUS, None)
 
 
@@ -160,21 +164,25 @@ def _forget_upload() -> None:
 
 
 def _on_algorithm_change() -> None:
-    defaults = defaults_for(st.session_state[W.ALGORITHM])
-    st.session_state[W.PRE_TOKENIZER] = defaults.pre_tokenizer
-    st.session_state[W.SPECIAL_TOKENS] = defaults.special_tokens
-    st.session_state[W.PREFIX] = defaults.prefix
-    st.session_state[W.SUFFIX] = defaults.suffix
+    defaults = defaults_for(state.get(W.ALGORITHM))
+    state.put_all(
+        {
+            W.PRE_TOKENIZER: defaults.pre_tokenizer,
+            W.SPECIAL_TOKENS: defaults.special_tokens,
+            W.PREFIX: defaults.prefix,
+            W.SUFFIX: defaults.suffix,
+        }
+    )
 
 
 def _on_slider_change() -> None:
-    st.session_state[W.VOCAB_NUMBER] = st.session_state[W.VOCAB_SLIDER]
+    state.put(W.VOCAB_NUMBER, state.get(W.VOCAB_SLIDER))
 
 
 def _on_number_change(slider_max: int) -> None:
-    value = st.session_state[W.VOCAB_NUMBER]
+    value = state.get(W.VOCAB_NUMBER)
     if value is not None:
-        st.session_state[W.VOCAB_SLIDER] = int(max(1, min(value, slider_max)))
+        state.put(W.VOCAB_SLIDER, int(max(1, min(value, slider_max))))
 
 
 # ---------------------------------------------------------------- widgets
@@ -206,7 +214,7 @@ def corpus_input(bounds: Limits) -> Corpus | None:
         on_change=_on_sample_change,
         persist_state=PERSIST,
     )
-    sample_key = st.session_state.get(W.SAMPLE) or None
+    sample_key = state.get(W.SAMPLE) or None
     sample = SAMPLES.get(sample_key) if sample_key else None
     if sample is not None and sample.large:
         lines = sample.text.splitlines()
@@ -254,9 +262,9 @@ def corpus_input(bounds: Limits) -> Corpus | None:
             )
         forget.button("Forget it", key=W.FORGET_UPLOAD, on_click=_forget_upload, icon=":material/close:")
         return remembered
-    if sample is not None and (sample.large or st.session_state.get(W.CORPUS) == sample.text):
+    if sample is not None and (sample.large or state.get(W.CORPUS) == sample.text):
         return Corpus(sample.text, sample.label, sample_key)
-    return Corpus(st.session_state.get(W.CORPUS) or "", "pasted text", None)
+    return Corpus(state.get(W.CORPUS) or "", "pasted text", None)
 
 
 def shrunk_corpus(corpus: Corpus, bounds: Limits, how: str) -> Corpus:
@@ -389,17 +397,17 @@ def settings_input(bounds: Limits) -> Settings:
             help="Marks a token that ends a word (e.g. </w>).",
             persist_state=PERSIST,
         )
-    vocab_size = st.session_state.get(W.VOCAB_NUMBER)
+    vocab_size = state.get(W.VOCAB_NUMBER)
     return Settings(
-        algorithm=st.session_state[W.ALGORITHM],
-        flavor=st.session_state[W.FLAVOR],
+        algorithm=state.get(W.ALGORITHM),
+        flavor=state.get(W.FLAVOR),
         vocab_size=int(vocab_size) if vocab_size is not None else 0,
-        pre_tokenizer=st.session_state[W.PRE_TOKENIZER],
-        normalizers=tuple(st.session_state[W.NORMALIZERS]),
-        min_frequency=int(st.session_state[W.MIN_FREQUENCY] or 0),
-        special_tokens=st.session_state[W.SPECIAL_TOKENS] or "",
-        prefix=st.session_state[W.PREFIX] or "",
-        suffix=st.session_state[W.SUFFIX] or "",
+        pre_tokenizer=state.get(W.PRE_TOKENIZER),
+        normalizers=tuple(state.get(W.NORMALIZERS)),
+        min_frequency=int(state.get(W.MIN_FREQUENCY) or 0),
+        special_tokens=state.get(W.SPECIAL_TOKENS) or "",
+        prefix=state.get(W.PREFIX) or "",
+        suffix=state.get(W.SUFFIX) or "",
     )
 
 
