@@ -53,6 +53,8 @@ SEEN_COLUMNS = (
 UPLOADED_TOKENIZERS = "compare_uploaded"  # OrderedDict key -> UploadedTokenizer: the session's uploads
 LAST_UPLOAD = "compare_last_upload"  # (digest of the uploader's files, messages): the upload read last
 
+PERSIST = "session"  # `persist_state=` of widgets whose value outlives a visit to another page
+
 HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
 # One session's runs, bounded by count and by corpus characters (a trace grows with its corpus;
 # 8,000,000 is two corpora at the default 4 MB limit). The cache and the earlier runs share the
