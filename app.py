@@ -1,15 +1,17 @@
 """Tokenizer Explorer, home page "Train": a corpus in, BPE or WordPiece settings, Train.
 
 Run with `streamlit run app.py`. The other pages live in pages/ (Streamlit's multipage folder).
-Every input is checked as it is typed (explorer.inputs through explorer.ui.train_panel); training
-runs in a worker process with a Stop button and a time and step budget (explorer.ui.training), and
-its result is kept in the server's run store, so the URL (which names the run) brings it back.
+Every input is checked as it is typed (explorer.inputs, through explorer.ui.corpus_input and
+explorer.ui.settings_form); training runs in a worker process with a Stop button and a time and
+step budget (explorer.ui.training), and its result is kept in the server's run store, so the URL
+(which names the run) brings it back.
 """
 
 import streamlit as st
 
-from explorer.ui import frame, link, state, train_panel, training
+from explorer.ui import corpus_input, first_values, frame, link, run_summary, settings_form, state, training
 from explorer.ui.settings import limits_or_defaults
+from explorer.ui.train_controls import train_controls
 
 frame.page(
     "Train",
@@ -18,30 +20,22 @@ frame.page(
 bounds, limits_problem = limits_or_defaults()
 if limits_problem:
     frame.warning(limits_problem)
-train_panel.initialise(bounds)
-train_panel.restore_pasted_corpus()
+first_values.initialise(bounds)
+first_values.restore_pasted_corpus()
 if state.get(state.LINK_EXPIRED) and state.current_run() is None:
     frame.info(link.EXPIRED)
 
 corpus_column, settings_column = st.columns([5, 6], gap="large")
 with corpus_column:
-    corpus = train_panel.corpus_input(bounds)
-    corpus_ok, shrunk = train_panel.corpus_feedback(corpus, bounds)
+    corpus = corpus_input.corpus_input(bounds)
+    corpus_ok, shrunk = corpus_input.corpus_feedback(corpus, bounds)
 with settings_column:
-    settings = train_panel.settings_input(bounds)
-    settings_ok = train_panel.settings_feedback(settings, bounds)
-# The run this page shows, or the one training for it: a reload finds it (explorer.ui.link).
-named = training.current_job() or state.current_run()
-link.write(
-    link.params_for(
-        settings,
-        corpus.sample_key if corpus else None,
-        named.key if isinstance(named, training.TrainingJob) else named.store_key if named else None,
-    )
-)
+    settings = settings_form.settings_input(bounds)
+    settings_ok = settings_form.settings_feedback(settings, bounds)
+link.write(link.params_for(settings, corpus.sample_key if corpus else None, link.train_page_run_key()))
 
-train_panel.train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, bounds)
+train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, bounds)
 run = state.current_run()
 if run is not None and training.current_job() is None:
-    train_panel.summary(run)
+    run_summary.summary(run)
 frame.finish()

@@ -5,7 +5,8 @@ themselves, bytes that are only part of a character as `<0xE2>`, and whitespace 
 characters as visible markers (`·` space, `↵` newline, `→` tab, `<0x00>` others). It never
 shows U+FFFD for bytes that are not a real U+FFFD. `token_spans_html` lays a text out as coloured
 token spans and outlines the tokens that together make up one user-perceived character (an
-extended grapheme cluster, regex `\\X`).
+extended grapheme cluster, regex `\\X`); `pieces_html` draws tokens without a text (a word's
+tokens after k merges, the pair a merge joined), the last merge's token outlined.
 
 Every string that comes from the user or a vocabulary goes through `escape_text`: HTML-escaped
 (quotes too) and with Markdown/Streamlit markup characters turned into numeric character references,
@@ -21,7 +22,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import regex
 
@@ -37,6 +38,7 @@ __all__ = [
     "grapheme_groups",
     "group_pieces_by_shared_clusters",
     "legend_html",
+    "pieces_html",
     "readable_token",
     "token_spans_html",
 ]
@@ -179,33 +181,68 @@ def group_pieces_by_shared_clusters(text: str, pieces: Sequence[Piece]) -> list[
 
 
 def _token_span(
-    piece: Piece, text: str, token_bytes: bytes, colour: str, show_ids: bool, new: bool = False
+    piece: Piece, source: str, colour: str, show_ids: bool, new: bool = False, base_class: str = "tok"
 ) -> str:
-    """One token as a coloured span; an unknown token as `[UNK] ← 서울` (the text it stands for),
-    a dropped character as `dropped: P`, both in a dashed box, never as nothing."""
-    readable = readable_token(token_bytes)
+    """One token as a coloured span of class `base_class`; an unknown token as `[UNK] ← 서울` (the
+    text it stands for, `source`), a dropped character as `dropped: P`, both in a dashed box,
+    never as nothing. `new`: outlined, the token the last merge made."""
+    readable = readable_token(_shown_bytes(piece))
     kind = piece.kind
-    source = readable_token(text[piece.start : piece.end].encode("utf-8", errors="surrogatepass"))
-    line_breaks = "<br>" * token_bytes.count(b"\n")
     if kind == DROPPED:
         title = (
             f"dropped: the tokenizer has no token for {source} (and no unknown token), so it leaves it out"
         )
-        return f'<span class="tok tok-dropped" title="{escape_text(title)}">dropped: {escape_text(source)}</span>{line_breaks}'
+        shown = escape_text(source)
+        return f'<span class="tok tok-dropped" title="{escape_text(title)}">dropped: {shown}</span>'
     identifier = f'<span class="tok-id">{piece.id}</span>' if show_ids else ""
     if kind == UNKNOWN:
-        title = f"id {piece.id}: the unknown token {readable}, standing for {source}, which the vocabulary cannot spell"
+        title = (
+            f"id {piece.id}: the unknown token {readable}, standing for {source}, "
+            "which the vocabulary cannot spell"
+        )
         return (
             f'<span class="tok tok-unk" title="{escape_text(title)}">{escape_text(readable)}'
             f'<span class="tok-unk-source"> ← {escape_text(source)}</span>{identifier}</span>'
         )
-    css_class = "tok tok-special" if kind == SPECIAL else "tok tok-new" if new else "tok"
+    css_class = (
+        f"{base_class} tok-special" if kind == SPECIAL else f"{base_class} tok-new" if new else base_class
+    )
     title = f"id {piece.id}: {readable}" + (
         " (special token)" if kind == SPECIAL else " (just merged)" if new else ""
     )
+    background = html.escape(colour, quote=True)
     return (
-        f'<span class="{css_class}" title="{escape_text(title)}" style="background:{html.escape(colour, quote=True)};">'
-        f"{escape_text(readable)}{identifier}</span>{line_breaks}"
+        f'<span class="{css_class}" title="{escape_text(title)}" style="background:{background};">'
+        f"{escape_text(readable)}{identifier}</span>"
+    )
+
+
+def _source(text: str, piece: Piece) -> str:
+    """The text a piece covers, made visible (what an unknown token stands for, what is dropped)."""
+    return readable_token(text[piece.start : piece.end].encode("utf-8", errors="surrogatepass"))
+
+
+def pieces_html(pieces: Sequence[Piece], show_ids: bool = False, new: Collection[int] = ()) -> str:
+    """Tokens side by side, without the text they came from: a corpus word's tokens after k merges,
+    the two tokens a merge joined and the one it made. Each is a monospace box (`mono-tok`) showing
+    `readable_token` of its bytes, coloured by position, titled "id N: readable"; those at the
+    positions in `new` (what the last merge made) are outlined and titled "(just merged)". No
+    grapheme grouping and no line breaks: the pieces are tokens of a vocabulary, drawn as such.
+
+    >>> markup = pieces_html([Piece(7, "lo", 0, 2), Piece(9, "w", 2, 3)], new={0})
+    >>> re.findall(r'class="([^"]+)" title="([^"]+)"', markup)
+    [('tok mono-tok tok-new', 'id 7&#58; lo (just merged)'), ('tok mono-tok', 'id 9&#58; w')]
+    """
+    return "".join(
+        _token_span(
+            piece,
+            readable_token(_shown_bytes(piece)),
+            PALETTE[position % len(PALETTE)],
+            show_ids,
+            position in new,
+            base_class="tok mono-tok",
+        )
+        for position, piece in enumerate(pieces)
     )
 
 
@@ -234,12 +271,12 @@ def token_spans_html(
         spans = [
             _token_span(
                 pieces[i],
-                text,
-                _shown_bytes(pieces[i]),
+                _source(text, pieces[i]),
                 colours[i % len(colours)],
                 show_ids,
                 new_token is not None and pieces[i].value == new_token,
             )
+            + "<br>" * _shown_bytes(pieces[i]).count(b"\n")
             for i in group
         ]
         if len(group) == 1:

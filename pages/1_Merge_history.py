@@ -7,7 +7,8 @@ from explorer.ui import compare, frame, literal, player, state
 
 frame.page(
     "Merge history",
-    "Play the run merge by merge, or scrub to any step: every panel shows that step, and says why its pair won.",
+    "Play the run merge by merge, or scrub to any step: every panel shows that step, "
+    "and says why its pair won.",
 )
 run = frame.require_run(keep_params=(player.STEP_PARAM,))
 

@@ -12,7 +12,7 @@ frame.page(
 run = frame.require_run(keep_params=(SEARCH_PARAM,))
 table = views.vocabulary_table(run)
 if state.get(state.FIRST_RUN) and SEARCH_PARAM in st.query_params:  # a link with a search
-    st.session_state[W.SEARCH] = st.query_params[SEARCH_PARAM]
+    state.put(W.SEARCH, st.query_params[SEARCH_PARAM])
 
 search, kinds, sort, order = st.columns([3, 3, 2, 1.4], vertical_alignment="bottom")
 query = search.text_input("Search tokens", key=W.SEARCH, placeholder="e.g. the, ing, ·")

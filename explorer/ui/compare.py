@@ -51,15 +51,6 @@ __all__ = ["TokenizerColumn", "column_html", "comparison_table", "run_column", "
 
 W = state.Widget
 
-# ---------------------------------------------------------------- keys (to move to state.py)
-COLUMNS_KEY = "compare_columns"  # widget: the multiselect of shown columns (column keys)
-UPLOAD_KEY = "compare_upload"  # widget: the tokenizer file uploader
-DIFF_TOP_KEY = "compare_diff_top"  # widget: the boundary diff's top-row tokenizer
-DIFF_BOTTOM_KEY = "compare_diff_bottom"  # widget: ... and its bottom row
-SEEN_COLUMNS = "compare_seen_columns"  # data: column keys offered before (new ones start ticked)
-UPLOADED = "compare_uploaded"  # data: OrderedDict key -> UploadedTokenizer, the session's uploads
-LAST_UPLOAD = "compare_last_upload"  # data: (digest of the uploader's files, messages) read last
-
 UPLOAD_LIMIT = 4  # uploaded tokenizers kept per session (a GPT-2 sized one holds ~50k merges)
 PER_ROW = 3
 PERSIST = "session"
@@ -99,8 +90,7 @@ def run_column(run: Run, role: str) -> TokenizerColumn:
 
 def sentences_input() -> list[str]:
     """The editable sample sentences (the tutorial's English and German ones at first)."""
-    if W.SENTENCES not in st.session_state:
-        st.session_state[W.SENTENCES] = state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES)
+    state.setdefault(W.SENTENCES, state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
     text = st.text_area("Sentences (one per line)", key=W.SENTENCES, height=110)
     state.put(state.COMPARE_TEXT, text)
     return sentences_from(text)
@@ -128,18 +118,19 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
 
     Files that cannot be used are `st.error` messages that say why; never a traceback.
     """
-    remembered: OrderedDict[str, UploadedTokenizer] = state.get(UPLOADED) or OrderedDict()
+    remembered: OrderedDict[str, UploadedTokenizer] = state.get(state.UPLOADED_TOKENIZERS) or OrderedDict()
     files = st.file_uploader(
-        "Tokenizer files: a tokenizer.json, a WordPiece vocab.txt, or a BPE vocab.json together with its merges.txt",
+        "Tokenizer files: a tokenizer.json, a WordPiece vocab.txt, or a BPE vocab.json together with "
+        "its merges.txt",
         type=["json", "txt"],
         accept_multiple_files=True,
-        key=UPLOAD_KEY,
+        key=W.TOKENIZER_UPLOAD,
     )
     uploads = [UploadedFile(file.name, file.getvalue()) for file in files or []]
     digest = content_key(
         "files", b"\0".join(f"{u.name}\0".encode("utf-8", "replace") + u.data for u in uploads)
     )
-    last = state.get(LAST_UPLOAD)
+    last = state.get(state.LAST_UPLOAD)
     if uploads and (last is None or last[0] != digest):
         try:
             found, errors = read_uploads(uploads)
@@ -150,17 +141,17 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
             remembered[tokenizer.key] = tokenizer
         while len(remembered) > UPLOAD_LIMIT:
             remembered.popitem(last=False)
-        state.put(UPLOADED, remembered)
+        state.put(state.UPLOADED_TOKENIZERS, remembered)
         last = (digest, errors)
-        state.put(LAST_UPLOAD, last)
+        state.put(state.LAST_UPLOAD, last)
     if uploads and last is not None:
         for message in last[1]:
             frame.error(f"Cannot use this upload. {message}")
     if remembered:
         st.caption(
-            f"Uploaded tokenizers stay for this session (the last {UPLOAD_LIMIT}); untick them in the list of "
-            "tokenizers to hide them. A vocab.txt or vocab.json + merges.txt holds no normalizer or pre-tokenizer: "
-            "each column's note says which ones were assumed."
+            f"Uploaded tokenizers stay for this session (the last {UPLOAD_LIMIT}); untick them in the list "
+            "of tokenizers to hide them. A vocab.txt or vocab.json + merges.txt holds no normalizer or "
+            "pre-tokenizer: each column's note says which ones were assumed."
         )
     return list(remembered.values())
 
@@ -188,19 +179,19 @@ def column_picker(columns: Sequence[TokenizerColumn], hidden_by_default: set[str
     """The multiselect of shown columns. A column that appears (a new run, an upload) starts ticked
     unless hidden by default; what the user unticked stays unticked."""
     by_key = {column.key: column for column in columns}
-    seen = set(state.get(SEEN_COLUMNS) or ())
-    if COLUMNS_KEY in st.session_state:
-        chosen = set(st.session_state[COLUMNS_KEY])
+    seen = set(state.get(state.SEEN_COLUMNS) or ())
+    if state.has(W.COLUMNS):
+        chosen = set(state.get(W.COLUMNS))
         chosen |= {key for key in by_key if key not in seen and key not in hidden_by_default}
     else:
         chosen = {key for key in by_key if key not in hidden_by_default}
-    st.session_state[COLUMNS_KEY] = [key for key in by_key if key in chosen]
-    state.put(SEEN_COLUMNS, seen | set(by_key))
+    state.put(W.COLUMNS, [key for key in by_key if key in chosen])
+    state.put(state.SEEN_COLUMNS, seen | set(by_key))
     picked = st.multiselect(
         "Tokenizers to compare",
         list(by_key),
         format_func=lambda key: by_key[key].name,
-        key=COLUMNS_KEY,
+        key=W.COLUMNS,
         persist_state=PERSIST,
         help="Earlier runs of this session are listed too; they start unticked.",
     )
@@ -255,8 +246,8 @@ def token_columns(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) 
 
 def _keep_choice(key: str, options: list[str], default: str) -> None:
     """Before a selectbox is drawn: drop a remembered choice that is no longer an option."""
-    if st.session_state.get(key) not in options:
-        st.session_state[key] = default
+    if state.get(key) not in options:
+        state.put(key, default)
 
 
 def boundary_diff_section(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
@@ -268,13 +259,11 @@ def boundary_diff_section(columns: Sequence[TokenizerColumn], sentences: Sequenc
     by_key = {column.key: column for column in columns}
     keys = list(by_key)
     second = next((key for key in keys if key.startswith("pretrained:")), keys[1])
-    _keep_choice(DIFF_TOP_KEY, keys, keys[0])
-    _keep_choice(DIFF_BOTTOM_KEY, keys, second if second != keys[0] else keys[1])
+    _keep_choice(W.DIFF_TOP, keys, keys[0])
+    _keep_choice(W.DIFF_BOTTOM, keys, second if second != keys[0] else keys[1])
     left, right = st.columns(2)
-    top = left.selectbox("Top row", keys, format_func=lambda key: by_key[key].name, key=DIFF_TOP_KEY)
-    bottom = right.selectbox(
-        "Bottom row", keys, format_func=lambda key: by_key[key].name, key=DIFF_BOTTOM_KEY
-    )
+    top = left.selectbox("Top row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_TOP)
+    bottom = right.selectbox("Bottom row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_BOTTOM)
     column_a, column_b = by_key[top], by_key[bottom]
     bodies, totals = [], [0, 0, 0]
     for sentence in sentences:
@@ -330,13 +319,13 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
     table["seconds"] = [entry.seconds for entry in measured]
     st.dataframe(table, column_config=METRIC_FORMATS)
     frame.note(
-        f"Corpus: {run.corpus_label}. Words are whitespace-separated; a word is split when two or more tokens overlap "
-        "it. Measured in the server's worker processes: our tokenizers through their exported tokenizer.json by the "
-        "tokenizers library (by our own encoder when they may drop characters, so that each lost character is "
-        "counted), the GPT ones by tiktoken. Time: how long each tokenizer took to encode and measure this text the "
-        "first time; results are kept with the run."
+        f"Corpus: {run.corpus_label}. Words are whitespace-separated; a word is split when two or more "
+        "tokens overlap it. Measured in the server's worker processes: our tokenizers through their "
+        "exported tokenizer.json by the tokenizers library (by our own encoder when they may drop "
+        "characters, so that each lost character is counted), the GPT ones by tiktoken. Time: how long "
+        "each tokenizer took to encode and measure this text the first time; results are kept with the run."
     )
-    st.plotly_chart(charts.metrics_bar_chart(table), key="compare_bars")
+    st.plotly_chart(charts.metrics_bar_chart(table), key=state.Chart.COMPARE_BARS)
 
 
 @st.fragment(run_every=1.0)
@@ -372,13 +361,13 @@ def curve_section(runs: Sequence[Run]) -> None:
         return
     st.subheader("As the vocabulary grows")
     curves = {run.name: run.derive("metrics_curve", lambda run=run: metrics_curve(run.trace)) for run in runs}
-    st.plotly_chart(charts.metrics_curve_figure(curves), key="compare_curve")
+    st.plotly_chart(charts.metrics_curve_figure(curves), key=state.Chart.COMPARE_CURVE)
     st.caption(
         "Read from each run's training trace, about 100 points from the first to the last merge, without "
         "encoding anything again, on each run's own training corpus. Characters / token, bytes / token and "
         "tokens per word mean what they mean in the whole-corpus table (at the last merge the two agree). "
-        "**pre-tokens split** is a measure of its own: the share of pre-tokens (the words as the pre-tokenizer "
-        "cuts them, counted with repeats) that two or more tokens cover."
+        "**pre-tokens split** is a measure of its own: the share of pre-tokens (the words as the "
+        "pre-tokenizer cuts them, counted with repeats) that two or more tokens cover."
     )
 
 
@@ -394,7 +383,8 @@ def steps_section(columns: Sequence[TokenizerColumn]) -> None:
     st.subheader("How a text is tokenized, step by step")
     if not able:
         st.info(
-            "None of the tokenizers shown can show its steps (an upload the tokenizers library encodes cannot)."
+            "None of the tokenizers shown can show its steps "
+            "(an upload the tokenizers library encodes cannot)."
         )
         return
     keys = list(able)

@@ -21,8 +21,7 @@ DEFAULT_TEXT = "This is not a token."  # the course's own example (chapter 6, se
 
 def show(make: Callable[[str], EncodeSteps], key: str) -> None:
     """A text input (`key`) and `make(text)` drawn step by step."""
-    if key not in st.session_state:
-        st.session_state[key] = state.get(state.ENCODE_TEXT) or DEFAULT_TEXT
+    state.setdefault(key, state.get(state.ENCODE_TEXT) or DEFAULT_TEXT)
     text = st.text_input(
         "A word or a sentence to encode",
         key=key,

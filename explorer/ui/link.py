@@ -56,6 +56,15 @@ def set_param(name: str, value: str | None) -> None:
         del st.query_params[name]
 
 
+def train_page_run_key() -> str | None:
+    """The key of the run the Train page shows, or of the one training for it (a reload finds it)."""
+    job = training.current_job()
+    if job is not None:
+        return job.key
+    run = state.current_run()
+    return run.store_key if run is not None else None
+
+
 def read() -> tuple[Settings, str | None, list[str]] | None:
     """Settings and sample from the URL, with notes about ignored values; None without params."""
     params = {key: st.query_params.get(key) for key in st.query_params}

@@ -47,28 +47,28 @@ LONG_RUN = 300  # runs with more merges start at a fast speed
 
 
 def speed() -> tuple[float, int]:
-    return SPEEDS.get(st.session_state.get(W.SPEED), SPEEDS["1 s per merge"])
+    return SPEEDS.get(state.get(W.SPEED), SPEEDS["1 s per merge"])
 
 
 def _set_step(step: int) -> None:
     """Only from callbacks and before the slider is drawn: the step and the slider's value."""
     state.put(state.STEP, step)
-    st.session_state[W.STEP] = step
+    state.put(W.STEP, step)
 
 
 def _play(steps: int) -> None:
-    _set_step(0 if state.get(state.STEP, 0) >= steps else state.get(state.STEP, 0))
+    _set_step(0 if state.player_step() >= steps else state.player_step())
     state.put(state.PLAYING, True)
 
 
 def _pause() -> None:
     state.put(state.PLAYING, False)
     state.put(state.PAUSED_AT, time.monotonic())
-    st.session_state[W.STEP] = state.get(state.STEP, 0)
+    state.put(W.STEP, state.player_step())
 
 
 def _step_by(delta: int, steps: int) -> None:
-    _set_step(max(0, min(steps, state.get(state.STEP, 0) + delta)))
+    _set_step(max(0, min(steps, state.player_step() + delta)))
 
 
 def start_from_link(steps: int) -> None:
@@ -87,7 +87,7 @@ def start_from_link(steps: int) -> None:
 def controls(run: Run) -> None:
     """Play / Pause and the speed (outside the fragment: they rerun the page)."""
     steps = run.trace.steps
-    playing = bool(state.get(state.PLAYING))
+    playing = state.is_playing()
     play, pause, speed_column = st.columns([1, 1, 5], vertical_alignment="bottom")
     play.button(
         "Play",
@@ -99,8 +99,7 @@ def controls(run: Run) -> None:
         help="Play the merges one after another from this step (from the first one at the end).",
     )
     pause.button("Pause", key=W.PAUSE, icon=":material/pause:", on_click=_pause, disabled=not playing)
-    if W.SPEED not in st.session_state:
-        st.session_state[W.SPEED] = "20 merges per tick" if steps > LONG_RUN else "1 s per merge"
+    state.setdefault(W.SPEED, "20 merges per tick" if steps > LONG_RUN else "1 s per merge")
     speed_column.select_slider(
         "Speed",
         list(SPEEDS),
@@ -112,7 +111,7 @@ def controls(run: Run) -> None:
 
 def _advance(steps: int) -> None:
     """One tick: move the step on by the speed's merges per tick."""
-    _set_step(min(steps, state.get(state.STEP, 0) + speed()[1]))
+    _set_step(min(steps, state.player_step() + speed()[1]))
 
 
 def step_bar_html(k: int, steps: int) -> str:
@@ -122,30 +121,30 @@ def step_bar_html(k: int, steps: int) -> str:
         f'<div class="step-bar" role="progressbar" aria-label="Step (merges applied)" aria-valuenow="{k}" '
         f'aria-valuemin="0" aria-valuemax="{steps}"><div class="step-bar-label">Step (merges applied): '
         f"<b>{k:,}</b> of {steps:,} · playing</div>"
-        f'<div class="step-bar-track"><div class="step-bar-fill" style="width:{percent:.2f}%"></div></div></div>'
+        f'<div class="step-bar-track"><div class="step-bar-fill" style="width:{percent:.2f}%"></div>'
+        "</div></div>"
     )
 
 
 def step_view(run: Run, sentences: list[str]) -> None:
     """The fragment: step buttons and slider, then every panel at step k."""
     steps = run.trace.steps
-    playing = bool(state.get(state.PLAYING))
+    playing = state.is_playing()
 
     @st.fragment(run_every=speed()[0] if playing else None)
     def view() -> None:
-        if W.STEP not in st.session_state:
-            st.session_state[W.STEP] = max(0, min(state.get(state.STEP, 0), steps))
-        now_playing = bool(state.get(state.PLAYING))
+        state.setdefault(W.STEP, max(0, min(state.player_step(), steps)))
+        now_playing = state.is_playing()
         if now_playing:
             _advance(steps)
         elif time.monotonic() - state.get(state.PAUSED_AT, 0.0) < STALE_TICK_SECONDS:
-            st.session_state[W.STEP] = state.get(state.STEP, 0)  # a late tick: keep the paused step
+            state.put(W.STEP, state.player_step())  # a late tick: keep the paused step
         if now_playing:
             # Playing, the step and the merge line are one HTML element: a widget's new value shows
             # only when the fragment run ends, and elements in columns later than those outside
             # (measured: the slider, or a bar in its column, a merge behind the text for most of
             # each run); one element cannot disagree with itself.
-            k = state.get(state.STEP, 0)
+            k = state.player_step()
             st.html(step_bar_html(k, steps) + views.merge_summary_html(run, k))
         else:
             back, slider, forward = st.columns([1.6, 11, 1.6], vertical_alignment="bottom")
@@ -155,7 +154,7 @@ def step_view(run: Run, sentences: list[str]) -> None:
                 icon=":material/skip_previous:",
                 on_click=_step_by,
                 args=(-1, steps),
-                disabled=state.get(state.STEP, 0) <= 0,
+                disabled=state.player_step() <= 0,
                 help="One merge back",
             )
             k = slider.slider("Step (merges applied)", min_value=0, max_value=steps, key=W.STEP)

@@ -1,12 +1,17 @@
-"""The one owner of `st.session_state`: every key the app uses is named here, and pages read and
-write session data only through these names and helpers.
+"""The one owner of `st.session_state`: every key the app uses is named here, and the rest of the
+Streamlit layer reads and writes the session only through these names and the helpers below
+(`get`, `put`, `put_all`, `has`, `setdefault`, and accessors such as `current_run`).
 
-Two kinds of keys:
+Three kinds of keys:
 - data keys (module constants): values the app puts in the session itself (runs, the training
-  cache, the step of the merge player). They survive page switches.
-- widget keys (`Widget`): passed as `key=` to widgets. Widget state belongs to its page and
-  Streamlit drops it when the page is left, so the Train page's widgets use
-  `persist_state="session"`, and the merge player copies its step to a data key.
+  cache, the step of the merge player, Compare's uploads). They survive page switches.
+- widget keys (`Widget`): passed as `key=` to widgets; tests look widgets up by them. Widget
+  state belongs to its page and Streamlit drops it when the page is left, so the Train page's
+  widgets use `persist_state="session"`, and the merge player copies its step to a data key.
+- chart keys (`Chart`): the element keys of charts, which keep a chart's identity across reruns.
+
+What it does not do: decide what a value means (the modules that set it do), or hold anything
+outside the session (the run store and the worker pool are server-wide: explorer.ui.serving).
 """
 
 from __future__ import annotations
@@ -40,8 +45,15 @@ RUN_NUMBER = "run_number"  # int: the last run number given in this session
 CORPUS_CHECK = "corpus_check"  # (sha256, Limits, Check): the last corpus checked, not checked again
 CORPUS_RESTORED = "corpus_restored"  # store key of the run whose pasted corpus the text area got back
 UPLOADED_CORPUS = (
-    "uploaded_corpus"  # train_panel.Corpus: the file read last (the uploader forgets it on a page switch)
+    "uploaded_corpus"  # corpus_input.Corpus: the file read last (the uploader forgets it on a page switch)
 )
+SEEN_COLUMNS = (
+    "compare_seen_columns"  # set[str]: Compare's column keys offered before (new ones start ticked)
+)
+UPLOADED_TOKENIZERS = "compare_uploaded"  # OrderedDict key -> UploadedTokenizer: the session's uploads
+LAST_UPLOAD = "compare_last_upload"  # (digest of the uploader's files, messages): the upload read last
+
+PERSIST = "session"  # `persist_state=` of widgets whose value outlives a visit to another page
 
 HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
 # One session's runs, bounded by count and by corpus characters (a trace grows with its corpus;
@@ -91,12 +103,27 @@ class Widget:
     GRID_START = "grid_start"
     # Compare
     SENTENCES = "sentences"
+    COLUMNS = "compare_columns"  # the multiselect of shown columns (column keys)
+    TOKENIZER_UPLOAD = "compare_upload"
+    DIFF_TOP = "compare_diff_top"  # the boundary diff's top-row tokenizer
+    DIFF_BOTTOM = "compare_diff_bottom"  # ... and its bottom row
     TRAIN_OTHER = "train_other"
     STEPS_COLUMN = "compare_steps_column"
     MEASURE_WHOLE_BUTTON = "measure_whole_corpus"
     COMPARE_STEPS_TEXT = "compare_steps_text"
     # Every page (sidebar)
     SHOW_IDS = "show_token_ids"
+
+
+class Chart:
+    """Element keys of the charts: a chart drawn in a fragment keeps its identity across reruns."""
+
+    COMPETITION = "competition"
+    TIMELINE = "merge_timeline"
+    COMPRESSION = "compression_curve"
+    MERGE_TREE = "merge_tree"
+    COMPARE_BARS = "compare_bars"
+    COMPARE_CURVE = "compare_curve"
 
 
 def show_ids() -> bool:
@@ -110,6 +137,32 @@ def get(key: str, default=None):
 
 def put(key: str, value) -> None:
     st.session_state[key] = value
+
+
+def put_all(values: dict) -> None:
+    """Several keys at once (a form's widgets loaded from settings)."""
+    for key, value in values.items():
+        st.session_state[key] = value
+
+
+def has(key: str) -> bool:
+    return key in st.session_state
+
+
+def setdefault(key: str, value):
+    """The key's value, after giving it `value` if it has none (a widget's first value)."""
+    if key not in st.session_state:
+        st.session_state[key] = value
+    return st.session_state[key]
+
+
+def player_step() -> int:
+    """Merges applied in the merge player (the truth while playing; see explorer.ui.player)."""
+    return get(STEP, 0)
+
+
+def is_playing() -> bool:
+    return bool(get(PLAYING))
 
 
 def run_cache() -> RunCache:

@@ -30,9 +30,8 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
     show_ids = state.show_ids()
     merge = max(k, 1)  # the merge whose competition is shown: merge k, or the first one at step 0
     lead = "Next, merge 1. " if k == 0 else ""
-    st.html(
-        f'<div class="why"><b>Why this pair {"will win" if k == 0 else "won"}.</b> {lead}{escape_text(why_chosen(trace, merge, names))}</div>'
-    )
+    why = escape_text(why_chosen(trace, merge, names))
+    st.html(f'<div class="why"><b>Why this pair {"will win" if k == 0 else "won"}.</b> {lead}{why}</div>')
     if k == trace.steps:
         st.caption(stop_sentence(trace))
 
@@ -40,7 +39,7 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
     with table_column:
         st.markdown(f"**The pairs that competed for merge {merge:,}** (the chosen one first)")
         st.dataframe(views.candidates_frame(run, merge), hide_index=True, column_config=CANDIDATE_COLUMNS)
-    chart_column.plotly_chart(charts.competition_figure(trace, merge, names), key="competition")
+    chart_column.plotly_chart(charts.competition_figure(trace, merge, names), key=state.Chart.COMPETITION)
 
     words, sentences_column = st.columns([3, 2], gap="large")
     with words:
@@ -60,8 +59,8 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
     timeline, compression = st.columns(2)
     with timeline:
         log_scale = st.toggle("Log scale", key=W.LOG_SCALE, help="Counts (and scores) on a logarithmic axis.")
-        st.plotly_chart(charts.merge_timeline(trace, k, log_scale=log_scale), key="merge_timeline")
-    compression.plotly_chart(charts.compression_curve(trace, k), key="compression_curve")
+        st.plotly_chart(charts.merge_timeline(trace, k, log_scale=log_scale), key=state.Chart.TIMELINE)
+    compression.plotly_chart(charts.compression_curve(trace, k), key=state.Chart.COMPRESSION)
 
     merge_tree(run, k)
 
@@ -141,4 +140,4 @@ def merge_tree(run: Run, k: int) -> None:
     tree = run.trace.merge_tree(token_id)
     left, right = st.columns([2, 3])
     left.html(views.merge_tree_html(tree, names, k))
-    right.plotly_chart(charts.merge_tree_figure(tree, names), key="merge_tree")
+    right.plotly_chart(charts.merge_tree_figure(tree, names), key=state.Chart.MERGE_TREE)

@@ -20,13 +20,15 @@ from pathlib import Path
 import pandas as pd
 
 from explorer import charts
+from explorer.bytelevel import symbols_to_bytes
 from explorer.compare import count_note, line_html
 from explorer.hf_json import tokenizer_to_json, write_vocab_merges, write_vocab_txt
 from explorer.inputs import check_special_tokens, special_token_notes
 from explorer.merge_step import candidates_at, pair_table, splits_at
 from explorer.pipeline import encode_pieces, tokenizer_from_trace
-from explorer.render import PALETTE, escape_text
+from explorer.render import PALETTE, escape_text, pieces_html
 from explorer.tokenizer import Tokenizer
+from explorer.tokens import Piece
 from explorer.trace import Trace
 from explorer.ui.runs import Run
 from explorer.wording import plural
@@ -85,14 +87,16 @@ def tokenizer_at_step(run: Run, k: int) -> Tokenizer:
     return kept[k]
 
 
-@dataclass(frozen=True)
-class SpanToken:
-    """One token to draw: what to show, its hover text, its id, and whether the last merge made it."""
-
-    text: str
-    title: str
-    highlight: bool = False
-    token_id: int | None = None
+def vocab_piece(token: str, token_id: int, byte_level: bool, start: int = 0, end: int = 0) -> Piece:
+    """A vocabulary token as a Piece to draw; a byte-level token carries its bytes, so it shows as
+    `charts.readable_vocab_token` shows it (a token that is no byte symbols shows its text)."""
+    token_bytes = None
+    if byte_level:
+        try:
+            token_bytes = symbols_to_bytes(token)
+        except ValueError:
+            pass
+    return Piece(token_id, token, start, end, token_bytes)
 
 
 def word_pieces(trace: Trace, word_index: int, k: int) -> list[tuple[str, int, int]]:
@@ -111,41 +115,31 @@ def word_pieces(trace: Trace, word_index: int, k: int) -> list[tuple[str, int, i
     return spans
 
 
-def word_span_tokens(run: Run, word_index: int, k: int, max_characters: int | None = None) -> list[SpanToken]:
-    """A corpus word's tokens after k merges; the token that merge k just joined is highlighted.
-    With `max_characters`, only the tokens that start within that many characters."""
+def word_tokens(
+    run: Run, word_index: int, k: int, max_characters: int | None = None
+) -> tuple[list[Piece], set[int]]:
+    """A corpus word's tokens after k merges, and the positions among them of the tokens merge k
+    just joined. With `max_characters`, only the tokens that start within that many characters."""
     trace = run.trace
     byte_level = trace.config.is_byte_level
     joined = trace.merge_positions(word_index, k)
     ids = token_ids(run)
-    tokens = []
-    for piece, start, end in word_pieces(trace, word_index, k):
+    pieces: list[Piece] = []
+    new: set[int] = set()
+    for token, start, end in word_pieces(trace, word_index, k):
         if max_characters is not None and start >= max_characters:
             break
-        readable = charts.readable_vocab_token(piece, byte_level)
-        highlight = any(start < position < end for position in joined)
-        token_id = ids.get(piece)
-        title = f"id {token_id if token_id is not None else '?'}: {readable}" + (
-            " (just merged)" if highlight else ""
-        )
-        tokens.append(SpanToken(readable, title, highlight, token_id))
-    return tokens
+        if any(start < position < end for position in joined):
+            new.add(len(pieces))
+        # Every token of a segmentation is in the vocabulary; -1 would only mark a broken trace.
+        pieces.append(vocab_piece(token, ids.get(token, -1), byte_level, start, end))
+    return pieces, new
 
 
-def spans_html(tokens: list[SpanToken], show_ids: bool = False) -> str:
-    """Coloured, escaped spans (classes from `render.STYLESHEET`); highlighted ones outlined."""
-    parts = []
-    for position, token in enumerate(tokens):
-        colour = PALETTE[position % len(PALETTE)]
-        css_class = "tok mono-tok tok-new" if token.highlight else "tok mono-tok"
-        identifier = (
-            f'<span class="tok-id">{token.token_id}</span>' if show_ids and token.token_id is not None else ""
-        )
-        parts.append(
-            f'<span class="{css_class}" title="{escape_text(token.title)}" '
-            f'style="background:{colour};">{escape_text(token.text)}{identifier}</span>'
-        )
-    return "".join(parts)
+def vocab_token_html(run: Run, token_id: int, new: bool = False) -> str:
+    """One vocabulary token as a box (outlined when `new`: the token merge k made)."""
+    piece = vocab_piece(run.trace.vocab[token_id], token_id, run.trace.config.is_byte_level)
+    return pieces_html([piece], new={0} if new else ())
 
 
 def words_at_step_html(run: Run, k: int, limit: int = TOP_WORDS, show_ids: bool = False) -> str:
@@ -153,7 +147,8 @@ def words_at_step_html(run: Run, k: int, limit: int = TOP_WORDS, show_ids: bool 
     trace = run.trace
     cards = []
     for index in top_word_indices(run, limit):
-        spans = spans_html(word_span_tokens(run, index, k, WORD_CHARACTERS_SHOWN), show_ids)
+        pieces, new = word_tokens(run, index, k, WORD_CHARACTERS_SHOWN)
+        spans = pieces_html(pieces, show_ids, new)
         hidden = len(trace.words[index]) - WORD_CHARACTERS_SHOWN
         if hidden > 0:
             spans += f'<span class="more muted small">… +{hidden:,} characters</span>'
@@ -190,7 +185,6 @@ def merge_summary_html(run: Run, k: int) -> str:
     """One line about step k: merge k's pair, the new token, its count (and score), what it
     rewrote; or, at k = 0, the corpus before any merge."""
     trace = run.trace
-    names = labels(run)
     if k == 0:
         return (
             f'<div class="merge-summary">Before any merge: {plural(trace.initial_vocab_size, "initial token")}, '
@@ -201,8 +195,8 @@ def merge_summary_html(run: Run, k: int) -> str:
     score_text = f", score {score:.4g}" if score is not None else ""
     return (
         f'<div class="merge-summary">Merge <b>{k:,}</b> of {trace.steps:,}: '
-        f"{spans_html([SpanToken(names[left], f'id {left}')])} + {spans_html([SpanToken(names[right], f'id {right}')])}"
-        f" → {spans_html([SpanToken(names[new_id], f'id {new_id}', True)])} "
+        f"{vocab_token_html(run, left)} + {vocab_token_html(run, right)}"
+        f" → {vocab_token_html(run, new_id, new=True)} "
         f"(count {trace.merge_counts[k - 1]:,}{score_text}; rewrote {plural(trace.words_changed[k - 1], 'distinct word')}, "
         f"{plural(trace.occurrences[k - 1], 'occurrence')}). Vocabulary: {plural(trace.vocab_sizes[k], 'token')}; "
         f"corpus: {plural(trace.corpus_tokens[k], 'token')}.</div>"

@@ -13,7 +13,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.ui import train_panel
+from explorer.ui import corpus_input
 from explorer.ui.literal import literal_from_markdown, markdown_literal
 from explorer.ui.state import Widget as W
 from tests.app.helpers import (
@@ -286,7 +286,7 @@ UPLOADS = [
 
 @pytest.mark.parametrize("data, message", UPLOADS)
 def test_upload_handler_gives_the_message(data, message):
-    corpus, problem = train_panel.uploaded_corpus(data, "upload.txt")
+    corpus, problem = corpus_input.uploaded_corpus(data, "upload.txt")
     assert corpus is None and problem
     assert message in problem
     assert "'upload.txt'" in problem
@@ -303,7 +303,7 @@ def test_a_bad_upload_is_an_error_on_the_page_and_blocks_training(data, message)
 
 
 def test_utf8_upload_with_a_byte_order_mark_trains():
-    corpus, problem = train_panel.uploaded_corpus("\ufeffnaïve café\nnaïve\n".encode("utf-8"), "bom.txt")
+    corpus, problem = corpus_input.uploaded_corpus("\ufeffnaïve café\nnaïve\n".encode("utf-8"), "bom.txt")
     assert problem is None and corpus.text == "naïve café\nnaïve\n" and corpus.label == "bom.txt"
 
 

@@ -14,6 +14,7 @@ from explorer.render import (
     grapheme_groups,
     group_pieces_by_shared_clusters,
     legend_html,
+    pieces_html,
     readable_token,
     token_spans_html,
 )
@@ -123,6 +124,21 @@ def test_escape_text_leaves_no_markup_characters():
     escaped = escape_text("<a href='x'>*_`$[]:#|</a>")
     assert not set("<>'\"*_`$[]:#|") & set(escaped.replace("&#", "").replace(";", ""))
     assert parse(escaped).text == ["<a href='x'>*_`$[]:#|</a>"]
+
+
+@pytest.mark.parametrize("text", XSS_AND_MARKUP)
+def test_pieces_without_a_text_show_their_bytes_escaped_and_the_new_one_outlined(text):
+    tokens = [piece(index, token.encode("utf-8"), 0, 0) for index, token in enumerate(text.split(" "))]
+    markup = pieces_html(tokens, show_ids=True, new={len(tokens) - 1})
+    parsed = parse(markup)
+    assert set(parsed.tags) == {"span"} and parsed.attributes == {"class", "title", "style"}
+    for dangerous in ("<script", "<img", "<svg", "**", "$x$", ":red[", "`", "~~", "]("):
+        assert dangerous not in markup
+    shown = [
+        readable_token(token.token_bytes) + str(token.id) for token in tokens
+    ]  # each id written after it
+    assert "".join(parsed.text) == "".join(shown)
+    assert markup.count('class="tok mono-tok tok-new"') == 1 and markup.count("(just merged)") == 1
 
 
 def test_tokens_splitting_one_character_are_grouped():
