@@ -261,7 +261,7 @@ def _load_our_tokenizer(path: str):
 
 
 def _is_sentencepiece(path: str) -> bool:
-    from explorer.compare import is_sentencepiece_name
+    from explorer.compare.uploads import is_sentencepiece_name
 
     return is_sentencepiece_name(path)
 

@@ -191,10 +191,16 @@ def _token_span(
         title = (
             f"dropped: the tokenizer has no token for {source} (and no unknown token), so it leaves it out"
         )
-        return f'<span class="tok tok-dropped" title="{escape_text(title)}">dropped: {escape_text(source)}</span>{line_breaks}'
+        return (
+            f'<span class="tok tok-dropped" title="{escape_text(title)}">'
+            f"dropped: {escape_text(source)}</span>{line_breaks}"
+        )
     identifier = f'<span class="tok-id">{piece.id}</span>' if show_ids else ""
     if kind == UNKNOWN:
-        title = f"id {piece.id}: the unknown token {readable}, standing for {source}, which the vocabulary cannot spell"
+        title = (
+            f"id {piece.id}: the unknown token {readable}, standing for {source}, "
+            "which the vocabulary cannot spell"
+        )
         return (
             f'<span class="tok tok-unk" title="{escape_text(title)}">{escape_text(readable)}'
             f'<span class="tok-unk-source"> ← {escape_text(source)}</span>{identifier}</span>'
@@ -204,7 +210,8 @@ def _token_span(
         " (special token)" if kind == SPECIAL else " (just merged)" if new else ""
     )
     return (
-        f'<span class="{css_class}" title="{escape_text(title)}" style="background:{html.escape(colour, quote=True)};">'
+        f'<span class="{css_class}" title="{escape_text(title)}" '
+        f'style="background:{html.escape(colour, quote=True)};">'
         f"{escape_text(readable)}{identifier}</span>{line_breaks}"
     )
 
@@ -273,31 +280,51 @@ LEGEND = (
 
 # The one stylesheet of every token display, injected once per page (explorer.ui.frame.page).
 # Markup carries classes only; colours that depend on a token's position come inline. A line of
-# text (`compare.line_html`) draws one `.token-spans` block per run of touching tokens: inside a
+# text (`compare.html.line_html`) draws one `.token-spans` block per run of touching tokens: inside a
 # line they flow inline and wrap between tokens.
 STYLESHEET = """
 .token-spans{line-height:1.9;white-space:pre-wrap;}
 .tok{color:#111;border-radius:3px;padding:0 1px;margin:0 1px;}
-.tok-id{display:inline-block;font-size:0.68em;color:#555;vertical-align:sub;margin-left:2px;font-family:ui-monospace,monospace;}
+.tok-id{display:inline-block;font-size:0.68em;color:#555;vertical-align:sub;margin-left:2px;
+  font-family:ui-monospace,monospace;}
 .tok-special{outline:1px solid #555;font-weight:600;}
 .tok-new{outline:2px solid #d1495b;outline-offset:0;font-weight:700;background:#ffd6a5 !important;}
 .tok-unk{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-weight:600;}
 .tok-unk-source{font-weight:400;color:#333;}
 .tok-dropped{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-size:0.9em;}
 .tok-group{outline:1px dashed #666;outline-offset:1px;border-radius:3px;}
-.tok-group-label{font-size:0.85em;color:#222;background:#eef0f3;border-radius:3px;padding:0 3px;margin-left:2px;}
-.mono-tok{display:inline-block;border-radius:3px;padding:1px 2px;margin:0 1px;font-family:ui-monospace,monospace;}
+.tok-group-label{font-size:0.85em;color:#222;background:#eef0f3;border-radius:3px;padding:0 3px;
+  margin-left:2px;}
+.mono-tok{display:inline-block;border-radius:3px;padding:1px 2px;margin:0 1px;
+  font-family:ui-monospace,monospace;}
 .mono-tok.later{opacity:0.45;}
 .muted{color:#666;}
 .small{font-size:0.85em;}
 .top-words{line-height:2.1;}
-.word-card{display:inline-block;margin:3px 8px 3px 0;padding:2px 4px;border:1px solid #e3e3e3;border-radius:4px;white-space:nowrap;max-width:100%;overflow:hidden;}
+.word-card{display:inline-block;margin:3px 8px 3px 0;padding:2px 4px;border:1px solid #e3e3e3;
+  border-radius:4px;white-space:nowrap;max-width:100%;overflow:hidden;}
 .word-count{margin-left:4px;}
 .step-sentence{margin:4px 0 10px 0;line-height:2.1;}
 .merge-tree{line-height:1.7;font-size:0.95em;}
+.compare-line{line-height:1.9;}
 .compare-line .token-spans{display:inline;}
 .compare-line .tok{display:inline-block;}
 .compare-line .gap{color:#bbb;padding:0 2px;}
+.compare-sentence{margin-bottom:0.8em;}
+.count-note{color:#777;font-size:0.8em;}
+.boundary-diff{line-height:1.5;}
+.boundary-diff .diff-seg{display:inline-block;vertical-align:top;margin:0 0 6px 0;}
+.boundary-diff .diff-cell{display:block;padding:1px 1px 1px 0;white-space:pre;color:#111;
+  font-family:ui-monospace,monospace;border-left:3px solid transparent;}
+.boundary-diff .cut{border-left-color:#444;}
+.boundary-diff .cut-only{border-left-color:#d1495b;box-shadow:inset 2px 0 0 #d1495b;}
+.boundary-diff .uncovered{color:#bbb;background:transparent !important;}
+.boundary-diff .dropped{color:#b00020;background:transparent !important;outline:1.5px dashed #b00020;
+  outline-offset:-2px;}
+.boundary-diff .split-char{text-decoration:underline dotted #d1495b;}
+.diff-legend{font-size:0.875rem;color:#555;margin-bottom:4px;}
+.diff-key-shared{border-left:3px solid #444;padding-left:3px;}
+.diff-key-only{border-left:3px solid #d1495b;padding-left:3px;}
 .column-head{margin-bottom:4px;}
 .tok-rest{background:#fff;border:1px dotted #999;color:#777;padding:0 2px;}
 .encode-steps{line-height:2.0;}
@@ -312,6 +339,7 @@ STYLESHEET = """
 .step-bar-label{font-size:0.875rem;margin-bottom:6px;}
 .step-bar-track{height:4px;background:#e6e9ef;border-radius:2px;}
 .step-bar-fill{height:4px;background:#d1495b;border-radius:2px;}
+.token-legend td:first-child{padding:0 0.6em;}
 .why{background:#f6f8fa;border-left:4px solid #d1495b;padding:6px 10px;margin:6px 0;border-radius:3px;}
 """
 
@@ -319,8 +347,7 @@ STYLESHEET = """
 def legend_html() -> str:
     """A small HTML table explaining the markers used in token displays."""
     rows = "".join(
-        f'<tr><td style="padding:0 0.6em;"><code>{escape_text(marker)}</code></td>'
-        f"<td>{escape_text(meaning)}</td></tr>"
+        f"<tr><td><code>{escape_text(marker)}</code></td><td>{escape_text(meaning)}</td></tr>"
         for marker, meaning in LEGEND
     )
     return f'<table class="token-legend">{rows}</table>'

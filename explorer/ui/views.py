@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from explorer import charts
-from explorer.compare import count_note, line_html
+from explorer.compare.html import count_note, line_html
 from explorer.hf_json import tokenizer_to_json, write_vocab_merges, write_vocab_txt
 from explorer.inputs import check_special_tokens, special_token_notes
 from explorer.merge_step import candidates_at, pair_table, splits_at
