@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.inputs import Limits
+from explorer.checks import Limits
 from explorer.ui import train_panel
 from explorer.ui.literal import literal_from_markdown, markdown_literal
 from explorer.ui.runs import Run, RunCache, RunKey, remember

@@ -6,7 +6,7 @@ visit to another page. They are initialised once per session: from the link's qu
 else from the current run, else from the defaults; the vocabulary slider and the exact number
 input are kept in sync by callbacks; switching algorithm loads that algorithm's defaults.
 
-Every input goes through explorer.inputs (via explorer.ui.training's checks): an upload through
+Every input goes through explorer.checks (via explorer.ui.training's checks): an upload through
 `decode_upload`, the corpus through `check_corpus` (shown as soon as it is typed; errors block
 training, warnings do not), a corpus over the size limit gets "Train on the first X MB" and "Train
 on a random sample of lines" (`corpus_prefix` / `sample_lines`), the special tokens and the
@@ -22,16 +22,16 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from explorer.inputs import (
+from explorer.checks import (
     InputError,
     Limits,
     corpus_prefix,
     decode_upload,
-    explain_vocab_size,
     format_size,
     sample_lines,
     utf8_size,
 )
+from explorer.explain import explain_vocab_size
 from explorer.samples import SAMPLE_SENTENCES, SAMPLES
 from explorer.tokens import lost_characters
 from explorer.ui import frame, link, literal, state, training
@@ -63,11 +63,11 @@ class Corpus:
 # ---------------------------------------------------------------- initial values
 
 
-def _load_settings(settings: Settings, bounds: Limits) -> None:
+def _load_settings(settings: Settings, limits: Limits) -> None:
     st.session_state[W.ALGORITHM] = settings.algorithm
     st.session_state[W.FLAVOR] = settings.flavor
     st.session_state[W.VOCAB_NUMBER] = settings.vocab_size
-    st.session_state[W.VOCAB_SLIDER] = max(1, min(settings.vocab_size, slider_max_vocab_size(bounds)))
+    st.session_state[W.VOCAB_SLIDER] = max(1, min(settings.vocab_size, slider_max_vocab_size(limits)))
     st.session_state[W.PRE_TOKENIZER] = settings.pre_tokenizer
     st.session_state[W.NORMALIZERS] = list(settings.normalizers)
     st.session_state[W.MIN_FREQUENCY] = settings.min_frequency
@@ -88,7 +88,7 @@ def _text_area_text(sample_key: str | None) -> str:
     return "" if sample is None or sample.large else sample.text
 
 
-def initialise(bounds: Limits) -> None:
+def initialise(limits: Limits) -> None:
     """Set every widget's first value once per session: from the link (its settings; its sample,
     or the corpus of the run it names when that was pasted or uploaded), else from the current
     run, else from the defaults. (The frame has already opened the link's run: explorer.ui.link.)"""
@@ -101,17 +101,17 @@ def initialise(bounds: Limits) -> None:
         state.put(state.CORPUS_RESTORED, run.store_key)
     if from_link is not None:
         settings, sample_key, _ = from_link
-        _load_settings(settings, bounds)
+        _load_settings(settings, limits)
         _load_sample(sample_key)
         if not sample_key and run is not None and run.sample_key is None:
             _load_pasted(run)
     elif run is not None:
-        _load_settings(run.settings, bounds)
+        _load_settings(run.settings, limits)
         _load_sample(run.sample_key)
         if run.sample_key is None:
             _load_pasted(run)
     else:
-        _load_settings(defaults_for("bpe"), bounds)
+        _load_settings(defaults_for("bpe"), limits)
         _load_sample(DEFAULT_SAMPLE)
 
 
@@ -191,7 +191,7 @@ def uploaded_corpus(data: bytes, name: str) -> tuple[Corpus | None, str | None]:
 PASTE_LIMIT_FACTOR = 2  # the text area takes up to twice the corpus limit (in characters)
 
 
-def corpus_input(bounds: Limits) -> Corpus | None:
+def corpus_input(limits: Limits) -> Corpus | None:
     """Sample picker, text area and upload; an upload wins over the text area. None on a bad upload
     (its message is shown).
 
@@ -222,20 +222,20 @@ def corpus_input(bounds: Limits) -> Corpus | None:
             on_change=_on_corpus_change,
             placeholder="Paste text here: each line is one training sequence.",
             max_chars=None
-            if math.isinf(bounds.max_corpus_mb)
-            else PASTE_LIMIT_FACTOR * bounds.max_corpus_bytes,
+            if math.isinf(limits.max_corpus_mb)
+            else PASTE_LIMIT_FACTOR * limits.max_corpus_bytes,
             help="Each line is one sequence, like `train_from_iterator(lines)` in the tokenizers library.",
             persist_state=PERSIST,
         )
     upload = st.file_uploader(
-        f"Or upload a .txt file (UTF-8, up to {bounds.max_upload_mb:,} MB)",
+        f"Or upload a .txt file (UTF-8, up to {limits.max_upload_mb:,} MB)",
         type=["txt"],
         key=W.UPLOAD,
         on_change=_on_upload_change,
         help="The file is used instead of the text above; it stays when you visit other pages, and it is "
         "stored with its run so that a reload or the run's link brings it back. A link never shows it to "
         "anyone who does not have the link.",
-        max_upload_size=bounds.max_upload_mb,
+        max_upload_size=limits.max_upload_mb,
     )
     if upload is not None:
         corpus, problem = uploaded_corpus(upload.getvalue(), upload.name)
@@ -259,18 +259,18 @@ def corpus_input(bounds: Limits) -> Corpus | None:
     return Corpus(st.session_state.get(W.CORPUS) or "", "pasted text", None)
 
 
-def shrunk_corpus(corpus: Corpus, bounds: Limits, how: str) -> Corpus:
+def shrunk_corpus(corpus: Corpus, limits: Limits, how: str) -> Corpus:
     """A corpus over the size limit made to fit: its first X MB, cut after a line break
     (`how="prefix"`), or a random sample of its lines in their order, the same sample every time
     (`how="sample"`)."""
-    limit = bounds.max_corpus_bytes
+    limit = limits.max_corpus_bytes
     shown = format_size(limit)
     if how == "prefix":
         return Corpus(corpus_prefix(corpus.text, limit), f"first {shown} of {corpus.label}", None)
     return Corpus(sample_lines(corpus.text, limit), f"random lines ({shown}) of {corpus.label}", None)
 
 
-def corpus_feedback(corpus: Corpus | None, bounds: Limits) -> tuple[bool, Corpus | None]:
+def corpus_feedback(corpus: Corpus | None, limits: Limits) -> tuple[bool, Corpus | None]:
     """The corpus check, shown as soon as there is text: errors (`st.error`, they block training)
     and warnings (`st.warning`). Over the size limit, two buttons offer a smaller corpus.
 
@@ -280,14 +280,14 @@ def corpus_feedback(corpus: Corpus | None, bounds: Limits) -> tuple[bool, Corpus
         return False, None
     if not corpus.text.strip():
         return False, None  # "empty" is said when Train is clicked, not while typing
-    check = training.corpus_check(corpus.text, bounds)
+    check = training.corpus_check(corpus.text, limits)
     for message in check.errors:
         frame.error(message)
     for message in check.warnings:
         frame.warning(message)
-    if utf8_size(corpus.text) <= bounds.max_corpus_bytes:
+    if utf8_size(corpus.text) <= limits.max_corpus_bytes:
         return check.ok, None
-    shown = format_size(bounds.max_corpus_bytes)
+    shown = format_size(limits.max_corpus_bytes)
     # One per row, full width: side by side, the second label was cut off ("Train on a random sa…").
     clicked_prefix = st.button(
         f"Train on the first {shown}",
@@ -304,11 +304,11 @@ def corpus_feedback(corpus: Corpus | None, bounds: Limits) -> tuple[bool, Corpus
         width="stretch",
     )
     if clicked_prefix or clicked_sample:
-        return False, shrunk_corpus(corpus, bounds, "prefix" if clicked_prefix else "sample")
+        return False, shrunk_corpus(corpus, limits, "prefix" if clicked_prefix else "sample")
     return False, None
 
 
-def settings_input(bounds: Limits) -> Settings:
+def settings_input(limits: Limits) -> Settings:
     """The training settings widgets; returns what they say (checked by `settings_feedback`)."""
     left, right = st.columns(2)
     with left:
@@ -337,7 +337,7 @@ def settings_input(bounds: Limits) -> Settings:
         st.slider(
             "Vocabulary size",
             min_value=1,
-            max_value=slider_max_vocab_size(bounds),
+            max_value=slider_max_vocab_size(limits),
             key=W.VOCAB_SLIDER,
             on_change=_on_slider_change,
             persist_state=PERSIST,
@@ -348,8 +348,8 @@ def settings_input(bounds: Limits) -> Settings:
             step=1,
             key=W.VOCAB_NUMBER,
             on_change=_on_number_change,
-            args=(slider_max_vocab_size(bounds),),
-            help=f"From 1 to {_shown_limit(bounds.max_vocab)}; the slider goes to {slider_max_vocab_size(bounds):,}.",
+            args=(slider_max_vocab_size(limits),),
+            help=f"From 1 to {_shown_limit(limits.max_vocab)}; the slider goes to {slider_max_vocab_size(limits):,}.",
             persist_state=PERSIST,
         )
     left, right = st.columns(2)
@@ -407,10 +407,10 @@ def _shown_limit(value: float) -> str:
     return "any size" if math.isinf(value) else f"{int(value):,}"
 
 
-def settings_feedback(settings: Settings, bounds: Limits) -> bool:
+def settings_feedback(settings: Settings, limits: Limits) -> bool:
     """The settings check (vocabulary size, special tokens, the trainer's rules): errors and
     warnings shown at once. Returns whether training may start."""
-    check = training.settings_check(settings, bounds)
+    check = training.settings_check(settings, limits)
     for message in check.errors:
         frame.error(message)
     for message in check.warnings:
@@ -427,7 +427,7 @@ def train_controls(
     shrunk: Corpus | None,
     settings: Settings,
     settings_ok: bool,
-    bounds: Limits,
+    limits: Limits,
 ) -> None:
     """The Train button, the run in progress (Stop button, progress) and what the last training
     said. A click on Train with inputs that block training says what to fix."""
@@ -443,7 +443,7 @@ def train_controls(
     chosen = shrunk
     if clicked and corpus is not None:
         if not corpus.text.strip():
-            empty = training.corpus_check(corpus.text, bounds).errors[0]
+            empty = training.corpus_check(corpus.text, limits).errors[0]
             frame.error(f"{empty} Paste some text, upload a .txt file or pick a sample corpus.")
         elif not (corpus_ok and settings_ok):
             frame.error("Cannot train yet: fix the problems shown above first.")
