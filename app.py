@@ -1,7 +1,7 @@
 """Tokenizer Explorer, home page "Train": a corpus in, BPE or WordPiece settings, Train.
 
 Run with `streamlit run app.py`. The other pages live in pages/ (Streamlit's multipage folder).
-Every input is checked as it is typed (explorer.inputs, through explorer.ui.corpus_input and
+Every input is checked as it is typed (explorer.checks, through explorer.ui.corpus_input and
 explorer.ui.settings_form); training runs in a worker process with a Stop button and a time and
 step budget (explorer.ui.training), and its result is kept in the server's run store, so the URL
 (which names the run) brings it back.
@@ -17,24 +17,24 @@ frame.page(
     "Train",
     "Paste a corpus, pick BPE or WordPiece, train, then watch every merge on the Merge history page.",
 )
-bounds, limits_problem = limits_or_defaults()
+limits, limits_problem = limits_or_defaults()
 if limits_problem:
     frame.warning(limits_problem)
-first_values.initialise(bounds)
+first_values.initialise(limits)
 first_values.restore_pasted_corpus()
 if state.get(state.LINK_EXPIRED) and state.current_run() is None:
     frame.info(link.EXPIRED)
 
 corpus_column, settings_column = st.columns([5, 6], gap="large")
 with corpus_column:
-    corpus = corpus_input.corpus_input(bounds)
-    corpus_ok, shrunk = corpus_input.corpus_feedback(corpus, bounds)
+    corpus = corpus_input.corpus_input(limits)
+    corpus_ok, shrunk = corpus_input.corpus_feedback(corpus, limits)
 with settings_column:
-    settings = settings_form.settings_input(bounds)
-    settings_ok = settings_form.settings_feedback(settings, bounds)
+    settings = settings_form.settings_input(limits)
+    settings_ok = settings_form.settings_feedback(settings, limits)
 link.write(link.params_for(settings, corpus.sample_key if corpus else None, link.train_page_run_key()))
 
-train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, bounds)
+train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, limits)
 run = state.current_run()
 if run is not None and training.current_job() is None:
     run_summary.summary(run)

@@ -35,11 +35,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import ship_tasks  # noqa: E402
-from explorer.inputs import Limits  # noqa: E402
+from explorer.checks import Limits  # noqa: E402
 from explorer.pipeline import train_corpus  # noqa: E402
+from explorer.run_config import RunConfig, TrainerConfig  # noqa: E402
 from explorer.runstore import SQLiteRunStore  # noqa: E402
 from explorer.trace import Trace  # noqa: E402
-from explorer.run_config import RunConfig, TrainerConfig  # noqa: E402
 from explorer.work import DONE, WorkerPool  # noqa: E402
 
 SHARED = Path(os.environ.get("EXPLORER_SHARED_DIR") or ROOT.parent / "shared")

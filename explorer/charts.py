@@ -23,9 +23,9 @@ import plotly.graph_objects as go
 
 from explorer.bytelevel import symbols_to_bytes
 from explorer.render import readable_token
+from explorer.step_sampling import sampled_steps  # noqa: F401 (charts.sampled_steps)
 from explorer.trace import Trace
 
-MAX_FRAMES = 300  # points sampled from a long run (`sampled_steps`)
 TOP_CANDIDATES = 10
 BAR_COLOUR = "#8fb8de"
 WINNER_COLOUR = "#e4572e"
@@ -68,18 +68,6 @@ def uses_scores(trace: Trace) -> bool:
 
 
 # ------------------------------------------------------------------------------------ helpers
-
-
-def sampled_steps(total_steps: int, max_frames: int = MAX_FRAMES) -> list[int]:
-    """Up to `max_frames` step indices in 0..total_steps-1, evenly spread, first and last kept."""
-    if total_steps <= 0:
-        return []
-    if max_frames <= 1:
-        return [0]
-    if total_steps <= max_frames:
-        return list(range(total_steps))
-    last = total_steps - 1
-    return sorted({round(i * last / (max_frames - 1)) for i in range(max_frames)})
 
 
 def competition_figure(

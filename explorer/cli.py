@@ -16,7 +16,7 @@ have are named in a warning and left out of the text. `--special-tokens` makes s
 in TEXT ("<|endoftext|>", "[INST]") the model's special tokens instead of ordinary text.
 
 CORPUS is a path or `-` for stdin; each line is one sequence (like `train_from_iterator(lines)`).
-Files must be UTF-8 (explorer/inputs.py names what a file looks like otherwise). Unlike the hosted
+Files must be UTF-8 (explorer/checks/uploads.py names what a file looks like otherwise). Unlike the hosted
 app, `train` has no size, time or step limit unless asked for one.
 Every error a user can cause prints one line on stderr and exits with status 2; never a traceback.
 Warnings (`warning: ...`) and notes (`note: ...`) go to stderr too and do not stop anything.
@@ -47,7 +47,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _read_text(source: str, what: str) -> str:
-    from explorer.inputs import InputError, decode_upload
+    from explorer.checks import InputError, decode_upload
 
     try:
         data = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
@@ -104,16 +104,9 @@ def _progress_printer(unit: str = "merges"):
 
 
 def _train(args) -> int:
+    from explorer.checks import Budget, Limits, check_corpus, check_special_tokens, check_vocab_size
+    from explorer.explain import explain_vocab_size, special_token_notes
     from explorer.hf_json import save_tokenizer
-    from explorer.inputs import (
-        Budget,
-        Limits,
-        check_corpus,
-        check_special_tokens,
-        check_vocab_size,
-        explain_vocab_size,
-        special_token_notes,
-    )
     from explorer.pipeline import tokenizer_from_trace, train_corpus
     from explorer.run_config import MAX_SYMBOLS, RunConfig, TrainerConfig
     from explorer.trainers import STOP_REASONS
@@ -196,8 +189,8 @@ def _unigram_options(args) -> dict:
 
 def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, warnings) -> int:
     """`train --algorithm unigram`: the same checks and outputs, a UnigramTrace."""
+    from explorer.checks import Budget, check_vocab_size
     from explorer.hf_json import save_tokenizer
-    from explorer.inputs import Budget, check_vocab_size
     from explorer.pipeline import tokenizer_from_trace, train_corpus
     from explorer.run_config import RunConfig, UnigramConfig
     from explorer.trainers.unigram import UNIGRAM_STOP_REASONS
@@ -261,7 +254,7 @@ def _load_our_tokenizer(path: str):
 
 
 def _is_sentencepiece(path: str) -> bool:
-    from explorer.compare import is_sentencepiece_name
+    from explorer.compare.uploads import is_sentencepiece_name
 
     return is_sentencepiece_name(path)
 

@@ -8,7 +8,7 @@ Without normalizers the pre-tokenizer counts the whole text in one pass
 (`PreTokenizer.count_line_words`, equal to the line-by-line definition; tests check it). With
 normalizers each line is normalized on its own (no alignments are built: training needs none).
 
-What it does not do: decide limits or decode uploads (see explorer/inputs.py).
+What it does not do: decide limits or decode uploads (see explorer/checks/).
 """
 
 from __future__ import annotations

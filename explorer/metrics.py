@@ -53,34 +53,35 @@ class TokenizerMetrics:
 
     @property
     def chars_per_token(self) -> float:
-        return _ratio(self.characters, self.tokens)
+        return ratio(self.characters, self.tokens)
 
     @property
     def bytes_per_token(self) -> float:
-        return _ratio(self.utf8_bytes, self.tokens)
+        return ratio(self.utf8_bytes, self.tokens)
 
     @property
     def fertility(self) -> float:
         """Tokens per word."""
-        return _ratio(self.tokens, self.words)
+        return ratio(self.tokens, self.words)
 
     @property
     def split_word_share(self) -> float:
         """Share of words covered by two or more tokens."""
-        return _ratio(self.split_words, self.words)
+        return ratio(self.split_words, self.words)
 
     @property
     def unknown_rate(self) -> float:
         """Share of tokens that are the unknown token."""
-        return _ratio(self.unknown_tokens, self.tokens)
+        return ratio(self.unknown_tokens, self.tokens)
 
     @property
     def lost_share(self) -> float:
         """Share of the characters that no token spells out (under an unknown token, or dropped)."""
-        return _ratio(self.lost_characters, self.characters)
+        return ratio(self.lost_characters, self.characters)
 
 
-def _ratio(numerator: int, denominator: int) -> float:
+def ratio(numerator: int, denominator: int) -> float:
+    """`numerator / denominator`, NaN when the denominator is 0 (no tokens, no words)."""
     return numerator / denominator if denominator else math.nan
 
 

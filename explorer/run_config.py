@@ -10,7 +10,7 @@ All three are frozen and hashable (cache keys) and check themselves when made (V
 sentence). `RunConfig.to_dict()` is one flat JSON object, the trainer's fields plus "normalizers"
 and "pre_tokenizer", as traces have always stored it; `RunConfig.from_dict` reads it back.
 
-What it does not do: check the app's limits (explorer.inputs) or train (explorer.pipeline).
+What it does not do: check the app's limits (explorer.checks) or train (explorer.pipeline).
 """
 
 from __future__ import annotations

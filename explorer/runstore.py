@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from explorer.inputs import MB
+from explorer.checks import MB
 
 LOG = logging.getLogger(__name__)
 

@@ -19,26 +19,21 @@ from dataclasses import replace
 import streamlit as st
 
 from explorer import charts
+from explorer.checks import format_size, utf8_size
 from explorer.compare import (
-    DiffSummary,
     TokenizerColumn,
     UploadedFile,
     UploadedTokenizer,
-    boundary_diff,
-    boundary_diff_html,
-    column_html,
-    comparison_table,
-    content_key,
-    diff_legend_html,
-    diff_summary,
-    metrics_curve,
     pretrained_column,
     read_uploads,
-    sentences_from,
     tokenizer_column,
 )
+from explorer.compare.columns import content_key, sentences_from
+from explorer.compare.curve import metrics_curve
+from explorer.compare.diff import DiffSummary, boundary_diff, diff_summary
+from explorer.compare.html import boundary_diff_html, column_html, diff_legend_html
+from explorer.compare.measure import comparison_table
 from explorer.hf_json import tokenizer_to_json
-from explorer.inputs import format_size, utf8_size
 from explorer.metrics import METRIC_DEFINITIONS, metrics_table
 from explorer.pretrained import PRETRAINED
 from explorer.render import escape_text, legend_html

@@ -4,7 +4,7 @@ upload; then the corpus check, shown as soon as there is text.
 Choosing a sample fills the text area; editing the text area unselects the sample. An upload wins
 over the text area and is remembered in the session (`state.UPLOADED_CORPUS`), because the
 uploader forgets its file when the visitor goes to another page. Every input goes through
-explorer.inputs: an upload through `decode_upload`, the corpus through `check_corpus` (via
+explorer.checks: an upload through `decode_upload`, the corpus through `check_corpus` (via
 `training.corpus_check`; errors block training, warnings do not); a corpus over the size limit
 gets "Train on the first X MB" and "Train on a random sample of lines" (`corpus_prefix`,
 `sample_lines`). Messages that hold user text go through `frame.error` / `frame.warning`.
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from explorer.inputs import (
+from explorer.checks import (
     InputError,
     Limits,
     corpus_prefix,
@@ -92,7 +92,7 @@ def _forget_upload() -> None:
 # ---------------------------------------------------------------- widgets
 
 
-def corpus_input(bounds: Limits) -> Corpus | None:
+def corpus_input(limits: Limits) -> Corpus | None:
     """Sample picker, text area and upload; an upload wins over the text area. None on a bad upload
     (its message is shown).
 
@@ -103,8 +103,8 @@ def corpus_input(bounds: Limits) -> Corpus | None:
     if sample is not None and sample.large:
         _sample_preview(sample)
     else:
-        _text_area(bounds)
-    if not _read_upload(bounds):
+        _text_area(limits)
+    if not _read_upload(limits):
         return None
     remembered = state.get(state.UPLOADED_CORPUS)
     if remembered is not None:
@@ -139,32 +139,32 @@ def _sample_preview(sample: Sample) -> None:
     st.code("\n".join(lines[:PREVIEW_LINES]), language=None, height=AREA_HEIGHT)
 
 
-def _text_area(bounds: Limits) -> None:
-    unlimited = math.isinf(bounds.max_corpus_mb)
+def _text_area(limits: Limits) -> None:
+    unlimited = math.isinf(limits.max_corpus_mb)
     st.text_area(
         "Corpus",
         key=W.CORPUS,
         height=AREA_HEIGHT,
         on_change=_on_corpus_change,
         placeholder="Paste text here: each line is one training sequence.",
-        max_chars=None if unlimited else PASTE_LIMIT_FACTOR * bounds.max_corpus_bytes,
+        max_chars=None if unlimited else PASTE_LIMIT_FACTOR * limits.max_corpus_bytes,
         help="Each line is one sequence, like `train_from_iterator(lines)` in the tokenizers library.",
         persist_state=state.PERSIST,
     )
 
 
-def _read_upload(bounds: Limits) -> bool:
+def _read_upload(limits: Limits) -> bool:
     """The file uploader; a file in it is read and remembered. False on a file that cannot be a
     corpus (its message is shown and nothing is remembered)."""
     upload = st.file_uploader(
-        f"Or upload a .txt file (UTF-8, up to {bounds.max_upload_mb:,} MB)",
+        f"Or upload a .txt file (UTF-8, up to {limits.max_upload_mb:,} MB)",
         type=["txt"],
         key=W.UPLOAD,
         on_change=_on_upload_change,
         help="The file is used instead of the text above; it stays when you visit other pages, and it is "
         "stored with its run so that a reload or the run's link brings it back. A link never shows it to "
         "anyone who does not have the link.",
-        max_upload_size=bounds.max_upload_mb,
+        max_upload_size=limits.max_upload_mb,
     )
     if upload is None:
         return True
@@ -190,18 +190,18 @@ def _upload_note(corpus: Corpus) -> None:
 # ---------------------------------------------------------------- the check
 
 
-def shrunk_corpus(corpus: Corpus, bounds: Limits, how: str) -> Corpus:
+def shrunk_corpus(corpus: Corpus, limits: Limits, how: str) -> Corpus:
     """A corpus over the size limit made to fit: its first X MB, cut after a line break
     (`how="prefix"`), or a random sample of its lines in their order, the same sample every time
     (`how="sample"`)."""
-    limit = bounds.max_corpus_bytes
+    limit = limits.max_corpus_bytes
     shown = format_size(limit)
     if how == "prefix":
         return Corpus(corpus_prefix(corpus.text, limit), f"first {shown} of {corpus.label}", None)
     return Corpus(sample_lines(corpus.text, limit), f"random lines ({shown}) of {corpus.label}", None)
 
 
-def corpus_feedback(corpus: Corpus | None, bounds: Limits) -> tuple[bool, Corpus | None]:
+def corpus_feedback(corpus: Corpus | None, limits: Limits) -> tuple[bool, Corpus | None]:
     """The corpus check, shown as soon as there is text: errors (they block training) and
     warnings. Over the size limit, two buttons offer a smaller corpus.
 
@@ -209,17 +209,17 @@ def corpus_feedback(corpus: Corpus | None, bounds: Limits) -> tuple[bool, Corpus
     clicked in this script run)."""
     if corpus is None or not corpus.text.strip():
         return False, None  # "empty" is said when Train is clicked, not while typing
-    check = training.corpus_check(corpus.text, bounds)
+    check = training.corpus_check(corpus.text, limits)
     frame.show_check(check)
-    if utf8_size(corpus.text) <= bounds.max_corpus_bytes:
+    if utf8_size(corpus.text) <= limits.max_corpus_bytes:
         return check.ok, None
-    return False, _shrink_buttons(corpus, bounds)
+    return False, _shrink_buttons(corpus, limits)
 
 
-def _shrink_buttons(corpus: Corpus, bounds: Limits) -> Corpus | None:
+def _shrink_buttons(corpus: Corpus, limits: Limits) -> Corpus | None:
     """'Train on the first X MB' and 'Train on a random sample of lines': the smaller corpus of
     the one clicked in this script run, else None."""
-    shown = format_size(bounds.max_corpus_bytes)
+    shown = format_size(limits.max_corpus_bytes)
     busy = training.current_job() is not None
     # One per row, full width: side by side, the second label was cut off ("Train on a random sa…").
     offers = (
@@ -231,4 +231,4 @@ def _shrink_buttons(corpus: Corpus, bounds: Limits) -> Corpus | None:
         for how, label, key, icon in offers
         if st.button(label, key=key, icon=icon, disabled=busy, width="stretch")
     ]
-    return shrunk_corpus(corpus, bounds, clicked[0]) if clicked else None
+    return shrunk_corpus(corpus, limits, clicked[0]) if clicked else None

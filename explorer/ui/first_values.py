@@ -11,7 +11,7 @@ What it does not do: open the link's run (the frame does, explorer.ui.link), or 
 
 from __future__ import annotations
 
-from explorer.inputs import Limits
+from explorer.checks import Limits
 from explorer.ui import link, state
 from explorer.ui.corpus_input import NO_SAMPLE, text_area_text
 from explorer.ui.runs import Run
@@ -22,7 +22,7 @@ W = state.Widget
 DEFAULT_SAMPLE = "scarlet"
 
 
-def initialise(bounds: Limits) -> None:
+def initialise(limits: Limits) -> None:
     """Set every widget's first value once per session (see the module docstring)."""
     if state.get(state.URL_READ):
         return
@@ -33,17 +33,17 @@ def initialise(bounds: Limits) -> None:
         state.put(state.CORPUS_RESTORED, run.store_key)
     if from_link is not None:
         settings, sample_key, _ = from_link
-        load_settings(settings, bounds)
+        load_settings(settings, limits)
         _load_sample(sample_key)
         if not sample_key and run is not None and run.sample_key is None:
             _load_pasted(run)
     elif run is not None:
-        load_settings(run.settings, bounds)
+        load_settings(run.settings, limits)
         _load_sample(run.sample_key)
         if run.sample_key is None:
             _load_pasted(run)
     else:
-        load_settings(defaults_for("bpe"), bounds)
+        load_settings(defaults_for("bpe"), limits)
         _load_sample(DEFAULT_SAMPLE)
 
 

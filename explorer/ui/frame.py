@@ -17,7 +17,7 @@ import html
 
 import streamlit as st
 
-from explorer.inputs import Check
+from explorer.checks import Check
 from explorer.render import STYLESHEET, escape_text, legend_html
 from explorer.ui import link, state, training
 from explorer.ui.literal import markdown_literal, stop_reason_text
@@ -96,7 +96,7 @@ def info(text: str) -> None:
 
 
 def show_check(check: Check) -> None:
-    """A check's errors and warnings (explorer.inputs.Check), each message kept literal."""
+    """A check's errors and warnings (explorer.checks.Check), each message kept literal."""
     for message in check.errors:
         error(message)
     for message in check.warnings:

@@ -22,9 +22,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from explorer.checks import utf8_size
 from explorer.compare import TokenizerColumn
 from explorer.corpus import split_lines
-from explorer.inputs import utf8_size
 from explorer.metrics import TokenizerMetrics
 from explorer.runstore import canonical_json, run_key
 from explorer.ui import abandoned, serving, state

@@ -3,7 +3,7 @@ reason, corpus), what its vocabulary size and special tokens mean, and the tutor
 sentences tokenized by it, with the characters it cannot represent marked and counted.
 
 What it does not do: train (explorer.ui.training) or compute the sentences it explains
-(explorer.inputs.explain_vocab_size, explorer.ui.views.special_token_messages).
+(explorer.explain.explain_vocab_size, explorer.ui.views.special_token_messages).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import html
 
 import streamlit as st
 
-from explorer.inputs import explain_vocab_size
+from explorer.explain import explain_vocab_size
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import lost_characters
 from explorer.ui import frame, literal, state

@@ -4,7 +4,7 @@ from it, parsed once per process.
 
 - `pool()`, `store()`: one per server process, made on first use. Without a store (no writable
   disk: logged) the app still works; it trains every run and a reload starts over.
-- `training_key(text, settings, bounds)`: a run's key in the store, an HMAC of the corpus and the
+- `training_key(text, settings, limits)`: a run's key in the store, an HMAC of the corpus and the
   settings under the deployment's secret. Thirty visitors of one sample with one set of settings
   have one key, so one training (`pool().request` shares a job by key) and one stored run.
 - `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its Trace and derived objects are
@@ -25,7 +25,7 @@ import secrets
 import threading
 from collections import OrderedDict
 
-from explorer.inputs import Limits
+from explorer.checks import Limits
 from explorer.runstore import SQLiteRunStore, canonical_json, is_run_key, open_store, run_key
 from explorer.samples import SAMPLES
 from explorer.trace import Trace
@@ -64,18 +64,18 @@ def secret() -> bytes:
     return run_store.secret if run_store is not None else _process_secret
 
 
-def training_spec(settings: Settings, bounds: Limits) -> dict:
+def training_spec(settings: Settings, limits: Limits) -> dict:
     """The plain-data settings `tasks.train_task` takes (ValueError when they are invalid)."""
-    return settings.run_config(bounds).to_dict()
+    return settings.run_config(limits).to_dict()
 
 
-def training_key(text: str, settings: Settings, bounds: Limits, stopped_at: int | None = None) -> str:
-    """The store key of training `text` with `settings` under the step limit of `bounds` (the
+def training_key(text: str, settings: Settings, limits: Limits, stopped_at: int | None = None) -> str:
+    """The store key of training `text` with `settings` under the step limit of `limits` (the
     time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
     of its own (`stopped_at`: its merges), never the shared one."""
     described = {
-        **training_spec(settings, bounds),
-        "max_steps": bounds.max_steps,
+        **training_spec(settings, limits),
+        "max_steps": limits.max_steps,
         "trace_version": TRACE_VERSION,
     }
     if stopped_at is not None:

@@ -6,8 +6,8 @@
 defaults are written, and a hand-edited URL with a bad value falls back to the default with a
 note instead of failing.
 
-`limits()` is the app's one reading of the hosted demo's bounds (`Limits.from_env()`, see
-explorer/inputs.py): the vocabulary-size bound, the corpus size, the time and step budget all come
+`limits_from_env()` is the app's one reading of the hosted demo's limits (`Limits.from_env()`,
+see explorer/checks/): the vocabulary-size bound, the corpus size, the time and step budget all come
 from it, read again on every call so that an environment change (a test's) takes effect at once.
 
 Pure Python (no streamlit).
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 
-from explorer.inputs import InputError, Limits, check_vocab_size
+from explorer.checks import InputError, Limits, check_vocab_size
 from explorer.run_config import RunConfig, TrainerConfig
 
 ALGORITHM_LABELS = {"bpe": "BPE", "wordpiece": "WordPiece"}
@@ -39,7 +39,7 @@ NORMALIZER_LABELS = {
 SLIDER_MAX_VOCAB_SIZE = 20_000  # the slider's reach; the exact number input goes to Limits.max_vocab
 
 
-def limits() -> Limits:
+def limits_from_env() -> Limits:
     """The bounds from EXPLORER_MAX_* environment variables (defaults when unset).
 
     Raises InputError naming the variable when one is malformed: `limits_or_defaults()` turns that
@@ -48,15 +48,15 @@ def limits() -> Limits:
 
 
 def limits_or_defaults() -> tuple[Limits, str | None]:
-    """`limits()`, or the defaults and a sentence saying which variable is wrong."""
+    """`limits_from_env()`, or the defaults and a sentence saying which variable is wrong."""
     try:
-        return limits(), None
+        return limits_from_env(), None
     except InputError as error:
         return Limits(), f"The server's limits are misconfigured ({error}); the default limits apply."
 
 
-def slider_max_vocab_size(bounds: Limits) -> int:
-    return int(min(SLIDER_MAX_VOCAB_SIZE, bounds.max_vocab))
+def slider_max_vocab_size(limits: Limits) -> int:
+    return int(min(SLIDER_MAX_VOCAB_SIZE, limits.max_vocab))
 
 
 @dataclass(frozen=True)
@@ -84,10 +84,11 @@ class Settings:
         """The special tokens trained with: the entries without empty ones and repeats."""
         return tuple(dict.fromkeys(token for token in self.special_token_entries() if token))
 
-    def run_config(self, bounds: Limits | None = None) -> RunConfig:
+    def run_config(self, limits: Limits | None = None) -> RunConfig:
         """The RunConfig for these settings; ValueError (clear message) when one is invalid.
-        The vocabulary size is checked by `check_vocab_size` against `bounds` (default: `limits()`)."""
-        check_vocab_size(self.vocab_size, bounds or limits())
+        The vocabulary size is checked by `check_vocab_size` against `limits` (default:
+        `limits_from_env()`)."""
+        check_vocab_size(self.vocab_size, limits or limits_from_env())
         if self.min_frequency < 0:
             raise ValueError("Min frequency cannot be negative.")
         trainer = TrainerConfig(
@@ -149,10 +150,11 @@ def settings_for_other_algorithm(settings: Settings) -> Settings:
     )
 
 
-def from_query_params(params: Mapping[str, str], bounds: Limits | None = None) -> tuple[Settings, list[str]]:
+def from_query_params(params: Mapping[str, str], limits: Limits | None = None) -> tuple[Settings, list[str]]:
     """Settings from a URL; unknown or invalid values fall back to defaults, with notes saying so.
-    The vocabulary size must pass `check_vocab_size` against `bounds` (default: `limits()`)."""
-    bounds = bounds or limits()
+    The vocabulary size must pass `check_vocab_size` against `limits` (default:
+    `limits_from_env()`)."""
+    limits = limits or limits_from_env()
     notes: list[str] = []
     algorithm = params.get("algorithm", "bpe")
     if algorithm not in DEFAULTS:
@@ -181,7 +183,7 @@ def from_query_params(params: Mapping[str, str], bounds: Limits | None = None) -
                 continue
             if name == "vocab_size":
                 try:
-                    changes[name] = check_vocab_size(value, bounds)
+                    changes[name] = check_vocab_size(value, limits)
                 except InputError as error:
                     notes.append(f"Ignored {name}={params[name]!r} from the link: {error}")
             elif value < low:

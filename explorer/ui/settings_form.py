@@ -8,7 +8,7 @@ callbacks (the slider reaches `SLIDER_MAX_VOCAB_SIZE`, the number `Limits.max_vo
 algorithm loads that algorithm's pre-tokenizer, special tokens, prefix and suffix.
 
 What it does not do: decide whether settings are valid (`training.settings_check` with
-explorer.inputs does), or give the widgets their first values (explorer.ui.first_values, through
+explorer.checks does), or give the widgets their first values (explorer.ui.first_values, through
 `load_settings`).
 """
 
@@ -18,7 +18,7 @@ import math
 
 import streamlit as st
 
-from explorer.inputs import Limits
+from explorer.checks import Limits
 from explorer.ui import frame, state, training
 from explorer.ui.settings import (
     ALGORITHM_LABELS,
@@ -33,14 +33,14 @@ from explorer.ui.settings import (
 W = state.Widget
 
 
-def load_settings(settings: Settings, bounds: Limits) -> None:
+def load_settings(settings: Settings, limits: Limits) -> None:
     """Every settings widget set to `settings` (before the widgets are drawn)."""
     state.put_all(
         {
             W.ALGORITHM: settings.algorithm,
             W.FLAVOR: settings.flavor,
             W.VOCAB_NUMBER: settings.vocab_size,
-            W.VOCAB_SLIDER: max(1, min(settings.vocab_size, slider_max_vocab_size(bounds))),
+            W.VOCAB_SLIDER: max(1, min(settings.vocab_size, slider_max_vocab_size(limits))),
             W.PRE_TOKENIZER: settings.pre_tokenizer,
             W.NORMALIZERS: list(settings.normalizers),
             W.MIN_FREQUENCY: settings.min_frequency,
@@ -95,11 +95,11 @@ def _on_number_change(slider_max: int) -> None:
 # ---------------------------------------------------------------- widgets
 
 
-def settings_input(bounds: Limits) -> Settings:
+def settings_input(limits: Limits) -> Settings:
     """The training settings widgets, in rows; returns what they say (checked by
     `settings_feedback`)."""
     _algorithm_and_flavor()
-    _vocabulary_size(bounds)
+    _vocabulary_size(limits)
     _pre_tokenization()
     _special_tokens_and_markers()
     return settings_from_widgets()
@@ -133,9 +133,9 @@ def _algorithm_and_flavor() -> None:
         )
 
 
-def _vocabulary_size(bounds: Limits) -> None:
+def _vocabulary_size(limits: Limits) -> None:
     """A slider for the usual range and a number input for the exact size, kept in sync."""
-    slider_max = slider_max_vocab_size(bounds)
+    slider_max = slider_max_vocab_size(limits)
     left, right = st.columns([3, 1])
     with left:
         st.slider(
@@ -153,7 +153,7 @@ def _vocabulary_size(bounds: Limits) -> None:
             key=W.VOCAB_NUMBER,
             on_change=_on_number_change,
             args=(slider_max,),
-            help=f"From 1 to {_shown_limit(bounds.max_vocab)}; the slider goes to {slider_max:,}.",
+            help=f"From 1 to {_shown_limit(limits.max_vocab)}; the slider goes to {slider_max:,}.",
             persist_state=state.PERSIST,
         )
 
@@ -201,9 +201,9 @@ def _special_tokens_and_markers() -> None:
         )
 
 
-def settings_feedback(settings: Settings, bounds: Limits) -> bool:
+def settings_feedback(settings: Settings, limits: Limits) -> bool:
     """The settings check (vocabulary size, special tokens, the trainer's rules): errors and
     warnings shown at once. Returns whether training may start."""
-    check = training.settings_check(settings, bounds)
+    check = training.settings_check(settings, limits)
     frame.show_check(check)
     return check.ok

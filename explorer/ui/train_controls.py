@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.inputs import Limits
+from explorer.checks import Limits
 from explorer.ui import frame, state, training
 from explorer.ui.corpus_input import Corpus
 from explorer.ui.settings import Settings
@@ -27,7 +27,7 @@ def train_controls(
     shrunk: Corpus | None,
     settings: Settings,
     settings_ok: bool,
-    bounds: Limits,
+    limits: Limits,
 ) -> None:
     """The Train button, the run in progress (Stop button, progress) and what the last training
     said. `shrunk`: the smaller corpus one of the corpus's size buttons chose in this script run."""
@@ -42,7 +42,7 @@ def train_controls(
     )
     chosen = shrunk
     if clicked and corpus is not None:
-        chosen = _clicked_corpus(corpus, corpus_ok and settings_ok, bounds)
+        chosen = _clicked_corpus(corpus, corpus_ok and settings_ok, limits)
     if chosen is not None and job is None:
         started = training.start(chosen.text, settings, chosen.label, chosen.sample_key)
         if isinstance(started, training.TrainingJob):
@@ -51,10 +51,10 @@ def train_controls(
     _outcome()
 
 
-def _clicked_corpus(corpus: Corpus, inputs_ok: bool, bounds: Limits) -> Corpus | None:
+def _clicked_corpus(corpus: Corpus, inputs_ok: bool, limits: Limits) -> Corpus | None:
     """The corpus to train after a click on Train, or None after saying what to fix first."""
     if not corpus.text.strip():
-        empty = training.corpus_check(corpus.text, bounds).errors[0]
+        empty = training.corpus_check(corpus.text, limits).errors[0]
         frame.error(f"{empty} {EMPTY_HINT}")
         return None
     if not inputs_ok:

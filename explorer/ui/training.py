@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from explorer.inputs import Check, InputError, Limits, check_corpus, check_special_tokens, check_vocab_size
+from explorer.checks import Check, InputError, Limits, check_corpus, check_special_tokens, check_vocab_size
 from explorer.trace import Trace
 from explorer.trainers import STOP_REASONS
 from explorer.ui import abandoned, serving, state
@@ -60,30 +60,30 @@ REUSED = (
 # ---------------------------------------------------------------- checks
 
 
-def corpus_check(text: str, bounds: Limits) -> Check:
+def corpus_check(text: str, limits: Limits) -> Check:
     """`check_corpus`, remembered for the last corpus of the session (it reruns on every click)."""
     digest = corpus_digest(text)
     remembered = state.get(state.CORPUS_CHECK)
-    if remembered is not None and remembered[0] == digest and remembered[1] == bounds:
+    if remembered is not None and remembered[0] == digest and remembered[1] == limits:
         return remembered[2]
-    check = check_corpus(text, bounds)
-    state.put(state.CORPUS_CHECK, (digest, bounds, check))
+    check = check_corpus(text, limits)
+    state.put(state.CORPUS_CHECK, (digest, limits, check))
     return check
 
 
-def settings_check(settings: Settings, bounds: Limits) -> Check:
+def settings_check(settings: Settings, limits: Limits) -> Check:
     """What blocks training with these settings (vocabulary size, special tokens, the trainer's
     own rules), what deserves a warning, and notes about the special tokens."""
     errors: list[str] = []
     try:
-        check_vocab_size(settings.vocab_size, bounds)
+        check_vocab_size(settings.vocab_size, limits)
     except InputError as error:
         errors.append(str(error))
     tokens = check_special_tokens(settings.special_token_entries(), settings.pre_tokenizer)
     errors.extend(tokens.errors)
     if not errors:
         try:
-            settings.run_config(bounds)
+            settings.run_config(limits)
         except ValueError as error:
             errors.append(f"Cannot train with these settings: {error}")
     return Check(tuple(errors), tokens.warnings, tokens.notes)
@@ -103,7 +103,7 @@ class TrainingJob:
     corpus_label: str
     sample_key: str | None
     number: int
-    bounds: Limits
+    limits: Limits
     started: float = field(default_factory=time.monotonic)
     stopping: bool = False
 
@@ -132,7 +132,7 @@ class TrainingJob:
         stopping = " · stopping …" if self.stopping else ""
         return fraction, (
             f"Training {label}: merge {step:,} of at most {planned:,} · {elapsed:.0f} s of at most "
-            f"{self.bounds.max_seconds:g} s{stopping}"
+            f"{self.limits.max_seconds:g} s{stopping}"
         )
 
 
@@ -163,15 +163,15 @@ def request_stop() -> None:
     )
 
 
-def _request(text: str, settings: Settings, corpus_label: str, sample_key: str | None, bounds: Limits):
+def _request(text: str, settings: Settings, corpus_label: str, sample_key: str | None, limits: Limits):
     """The run for this corpus and settings (session cache or store), the key to train it under,
     or None after showing why it cannot be trained (`st.error`, markup shown literally)."""
-    problems = list(corpus_check(text, bounds).errors) + list(settings_check(settings, bounds).errors)
+    problems = list(corpus_check(text, limits).errors) + list(settings_check(settings, limits).errors)
     if problems:
         for problem in problems:
             st.error(markdown_literal(problem))
         return None
-    key = serving.training_key(text, settings, bounds)
+    key = serving.training_key(text, settings, limits)
     cached = state.run_cache().get(key)
     if cached is not None:
         return cached
@@ -184,20 +184,20 @@ def _request(text: str, settings: Settings, corpus_label: str, sample_key: str |
 
 
 def _submit(
-    key: str, text: str, settings: Settings, corpus_label: str, sample_key: str | None, bounds: Limits
+    key: str, text: str, settings: Settings, corpus_label: str, sample_key: str | None, limits: Limits
 ) -> TrainingJob:
     meta = serving.run_meta(settings, corpus_label, sample_key, text)
     handle = serving.pool().request(
         key,
         tasks.train_task,
         text,
-        serving.training_spec(settings, bounds),
-        dataclasses.asdict(bounds),
+        serving.training_spec(settings, limits),
+        dataclasses.asdict(limits),
         serving.store_spec(key, meta, keep_corpus=sample_key is None),
-        time_limit=bounds.max_seconds + EXTRA_SECONDS,
+        time_limit=limits.max_seconds + EXTRA_SECONDS,
     )
     abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.abandoned)
-    return TrainingJob(handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), bounds)
+    return TrainingJob(handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), limits)
 
 
 def start(
@@ -205,16 +205,16 @@ def start(
 ) -> Run | TrainingJob | None:
     """Start training in a worker; a run already trained (this session, or anyone's in the store)
     is made current at once instead. None (after an `st.error`) when the inputs block training."""
-    bounds, _ = limits_or_defaults()
+    limits, _ = limits_or_defaults()
     state.put(state.OUTCOME, [])
-    found = _request(text, settings, corpus_label, sample_key, bounds)
+    found = _request(text, settings, corpus_label, sample_key, limits)
     if found is None:
         return None
     if isinstance(found, Run):
         state.put(state.OUTCOME, [("caption", REUSED)])
         state.set_current_run(found, text)
         return found
-    job = _submit(found, text, settings, corpus_label, sample_key, bounds)
+    job = _submit(found, text, settings, corpus_label, sample_key, limits)
     state.put(state.JOB, job)
     return job
 
@@ -258,7 +258,7 @@ def finish(job: TrainingJob) -> tuple[Run, str] | str:
         )
         if trace.stop_reason == "stopped" and result.get("stopped_by") == tasks.STOP_BUTTON:
             # Stopped by its visitor: theirs alone, under a key of its own (not the shared one).
-            run.store_key = serving.training_key(job.text, job.settings, job.bounds, stopped_at=trace.steps)
+            run.store_key = serving.training_key(job.text, job.settings, job.limits, stopped_at=trace.steps)
             serving.save_run(run, job.text)
         return run, job.text
     if ended.state == CANCELLED:
@@ -341,13 +341,13 @@ def train_run(
     """The run for this corpus and settings: from the session, the store, or trained now by the
     pool while this script run waits (sleeping) with a progress bar. Problems are `st.error`s and
     give None."""
-    bounds, _ = limits_or_defaults()
-    found = _request(corpus_text, settings, corpus_label, sample_key, bounds)
+    limits, _ = limits_or_defaults()
+    found = _request(corpus_text, settings, corpus_label, sample_key, limits)
     if found is None or isinstance(found, Run):
         if found is not None:
             st.caption(REUSED)
         return found
-    job = _submit(found, corpus_text, settings, corpus_label, sample_key, bounds)
+    job = _submit(found, corpus_text, settings, corpus_label, sample_key, limits)
     bar = st.progress(0.0, text=job.progress()[1])
     try:
         while not job.job.wait(PROGRESS_INTERVAL_SECONDS):

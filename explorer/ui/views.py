@@ -21,9 +21,10 @@ import pandas as pd
 
 from explorer import charts
 from explorer.bytelevel import symbols_to_bytes
-from explorer.compare import count_note, line_html
+from explorer.checks import check_special_tokens
+from explorer.compare.html import count_note, line_html
+from explorer.explain import special_token_notes
 from explorer.hf_json import tokenizer_to_json, write_vocab_merges, write_vocab_txt
-from explorer.inputs import check_special_tokens, special_token_notes
 from explorer.merge_step import candidates_at, pair_table, splits_at
 from explorer.pipeline import encode_pieces, tokenizer_from_trace
 from explorer.render import PALETTE, escape_text, pieces_html

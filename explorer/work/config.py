@@ -7,7 +7,7 @@
 `warm_up()`), preloading explorer.work.tasks in every worker so a job does not pay for imports.
 A malformed variable is logged and its default used: a typo must not take the demo down.
 
-What it does not do: read the training limits (explorer.inputs.Limits) or the store's settings
+What it does not do: read the training limits (explorer.checks.Limits) or the store's settings
 (explorer.runstore).
 """
 

@@ -14,12 +14,12 @@
   {"lines_done", "lines"}. `tokenizer` is a `TokenizerColumn.spec`: {"name", "tokenizer_json"},
   {"name", "library_json"} or {"pretrained": "gpt2"};
   `sample` is {"kind": "whole"}, {"kind": "first", "max_bytes"} or {"kind": "lines",
-  "max_bytes", "seed"} (explorer.inputs.corpus_prefix / sample_lines). Returns {"metrics":
+  "max_bytes", "seed"} (explorer.checks.corpus_prefix / sample_lines). Returns {"metrics":
   TokenizerMetrics fields, "seconds", "lines", "characters", "complete"}.
 
 Bad input raises ValueError with a sentence, which becomes the job's error.
 
-What it does not do: check a corpus or settings for the visitor first (explorer.inputs does,
+What it does not do: check a corpus or settings for the visitor first (explorer.checks does,
 before submitting), or decide a run's key (explorer.runstore.run_key).
 """
 
@@ -28,8 +28,8 @@ from __future__ import annotations
 import dataclasses
 import time
 
+from explorer.checks import Limits, corpus_prefix, sample_lines
 from explorer.corpus import split_lines
-from explorer.inputs import Limits, corpus_prefix, sample_lines
 from explorer.run_config import RunConfig
 
 STOP_BUTTON = "the Stop button"

@@ -10,25 +10,12 @@ from tokenizers import Tokenizer as LibraryTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
 from explorer import charts
-from explorer.compare import (
-    CURVE_COLUMNS,
-    UploadedFile,
-    boundary_diff,
-    boundary_diff_html,
-    column_html,
-    diff_summary,
-    measure_corpus,
-    metrics_curve,
-    pieces_from_byte_lengths,
-    pretrained_batch_encoder,
-    pretrained_column,
-    read_uploads,
-    tokenizer_column,
-    tokenizer_json_upload,
-    vocab_merges_upload,
-    vocab_txt_upload,
-    word_lengths,
-)
+from explorer.compare import UploadedFile, measure_corpus, pretrained_column, read_uploads, tokenizer_column
+from explorer.compare.curve import CURVE_COLUMNS, metrics_curve, word_lengths
+from explorer.compare.diff import boundary_diff, diff_summary
+from explorer.compare.encoders import pieces_from_byte_lengths, pretrained_batch_encoder
+from explorer.compare.html import boundary_diff_html, column_html
+from explorer.compare.readers import tokenizer_json_upload, vocab_merges_upload, vocab_txt_upload
 from explorer.hf_json import tokenizer_to_json
 from explorer.metrics import compute_metrics, metrics_table
 from explorer.pipeline import tokenizer_from_trace, train_corpus
@@ -255,14 +242,14 @@ def test_measuring_through_the_library_equals_our_encoder(trained):
 
 
 def test_measuring_in_small_batches_changes_no_figure(trained, monkeypatch):
-    import explorer.compare
+    import explorer.compare.measure
     import explorer.metrics
 
     column = tokenizer_column(tokenizer_from_trace(trained), "ours")
     corpus = (CORPUS + TEXTS) * 3
     whole = compute_metrics("ours", corpus, column.encode)
-    assert len(corpus) < min(explorer.compare.MEASURE_BATCH, explorer.metrics.SPAN_BATCH)  # one batch
-    monkeypatch.setattr(explorer.compare, "MEASURE_BATCH", 4)
+    assert len(corpus) < min(explorer.compare.measure.MEASURE_BATCH, explorer.metrics.SPAN_BATCH)  # one batch
+    monkeypatch.setattr(explorer.compare.measure, "MEASURE_BATCH", 4)
     monkeypatch.setattr(explorer.metrics, "SPAN_BATCH", 3)
     assert whole.split_words > 0 and whole.texts > 12
     assert measure_corpus(column, corpus).metrics == whole

@@ -16,18 +16,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer as LibraryTokenizer
 
-from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
-from explorer.inputs import (
+from explorer.checks import (
     InputError,
     Limits,
     check_corpus,
     check_special_tokens,
     corpus_prefix,
     decode_upload,
-    explain_vocab_size,
     sample_lines,
-    special_token_notes,
 )
+from explorer.explain import explain_vocab_size, special_token_notes
+from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
 from explorer.normalizers import NORMALIZERS, build_normalizer
 from explorer.pipeline import tokenizer_from_trace, train_corpus
 from explorer.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer

@@ -1,5 +1,5 @@
-"""explorer.inputs: every bad input a visitor can give gets a clear message, and odd but valid
-text trains and encodes like any other."""
+"""explorer.checks and explorer.explain: every bad input a visitor can give gets a clear message,
+and odd but valid text trains and encodes like any other."""
 
 import codecs
 import gzip
@@ -11,8 +11,7 @@ import tomllib
 from tokenizers import Tokenizer as LibraryTokenizer
 from tokenizers import models, pre_tokenizers, trainers
 
-from explorer.hf_json import tokenizer_to_json
-from explorer.inputs import (
+from explorer.checks import (
     Budget,
     InputError,
     Limits,
@@ -21,10 +20,10 @@ from explorer.inputs import (
     check_vocab_size,
     corpus_prefix,
     decode_upload,
-    explain_vocab_size,
     sample_lines,
-    special_token_notes,
 )
+from explorer.explain import explain_vocab_size, special_token_notes
+from explorer.hf_json import tokenizer_to_json
 from explorer.pipeline import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.run_config import RunConfig
 from explorer.trainers import TrainerConfig

@@ -14,7 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer.bytelevel import BYTE_TO_UNICODE
-from explorer.compare import boundary_diff, column_html, count_note, tokenizer_column
+from explorer.compare import tokenizer_column
+from explorer.compare.diff import boundary_diff
+from explorer.compare.html import column_html, count_note
 from explorer.metrics import compute_metrics
 from explorer.pipeline import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.render import escape_text, token_spans_html

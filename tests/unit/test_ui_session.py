@@ -4,7 +4,7 @@ against the limits (explorer.ui.settings). Moved here from the app's tests: they
 
 from __future__ import annotations
 
-from explorer.inputs import Limits
+from explorer.checks import Limits
 from explorer.ui.runs import Run, RunCache, RunKey, remember
 from explorer.ui.settings import Settings, from_query_params
 

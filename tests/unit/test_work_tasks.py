@@ -10,10 +10,10 @@ import random
 
 import pytest
 
+from explorer.checks import Limits, corpus_prefix, sample_lines
 from explorer.compare import measure_corpus, pretrained_column, tokenizer_column
 from explorer.corpus import split_lines
 from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
-from explorer.inputs import Limits, corpus_prefix, sample_lines
 from explorer.pipeline import tokenizer_from_trace, train_corpus
 from explorer.run_config import RunConfig
 from explorer.runstore import SQLiteRunStore

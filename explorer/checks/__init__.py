@@ -1,0 +1,39 @@
+"""Everything a visitor can type, paste or upload, checked before it reaches the pipeline.
+
+The app and the CLI share these pure functions (no streamlit here), so a bad input gets the same
+clear sentence in both: what was found, and what to do about it.
+
+- `limits`: `Limits` (the hosted demo's bounds, from the environment), `Budget` (a run's time and
+  step budget), `InputError`, `MB`.
+- `uploads`: `decode_upload`, an uploaded file's text, or what the file looks like instead.
+- `corpus`: `check_corpus` (a `Check` of errors and warnings), `corpus_prefix` / `sample_lines`
+  to shrink a corpus that is too large, `utf8_size` / `format_size`.
+- `settings`: `check_special_tokens`, `check_vocab_size`.
+
+The sentences written after training are in explorer.explain. Every name above can be imported
+from the package itself.
+
+What it does not do: render messages (the app and the CLI do), read files, or change a corpus on
+its own (shrinking is the visitor's choice, offered by the app).
+"""
+
+from explorer.checks.corpus import Check, check_corpus, corpus_prefix, format_size, sample_lines, utf8_size
+from explorer.checks.limits import MB, Budget, InputError, Limits
+from explorer.checks.settings import check_special_tokens, check_vocab_size
+from explorer.checks.uploads import decode_upload
+
+__all__ = [
+    "MB",
+    "Budget",
+    "Check",
+    "InputError",
+    "Limits",
+    "check_corpus",
+    "check_special_tokens",
+    "check_vocab_size",
+    "corpus_prefix",
+    "decode_upload",
+    "format_size",
+    "sample_lines",
+    "utf8_size",
+]

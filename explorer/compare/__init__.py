@@ -1,0 +1,35 @@
+"""Comparing tokenizers: the Compare page's data, one idea a module.
+
+- `columns`: each tokenizer as a `TokenizerColumn` (a name plus `encode(text) -> pieces`): our runs
+  and uploads (`tokenizer_column`), the bundled pretrained ones (`pretrained_column`), SentencePiece
+  models (`sentencepiece_column`).
+- `encoders`: fast batch encoders for a whole corpus (tiktoken, the `tokenizers` library).
+- `measure`: `metrics` figures on sentences (`comparison_table`) and over a corpus
+  (`measure_corpus`, timed, in bounded batches).
+- `diff`: where two tokenizers cut one text differently (`boundary_diff`, `diff_summary`).
+- `curve`: a trained run's figures against vocabulary size, read from its Trace (`metrics_curve`).
+- `readers` and `uploads`: uploaded tokenizer.json, vocab.txt, vocab.json + merges.txt and
+  SentencePiece files read into tokenizers (`read_uploads`).
+- `html`: the token columns and the boundary diff as escaped HTML with classes
+  (`render.STYLESHEET`).
+
+The names most modules use are importable from the package itself; the others from their module.
+
+What it does not do: import streamlit, cache, or time anything but `measure_corpus`; train
+(explorer.pipeline) or define the metrics (explorer.metrics).
+"""
+
+from explorer.compare.columns import TokenizerColumn, pretrained_column, tokenizer_column
+from explorer.compare.measure import measure_corpus
+from explorer.compare.readers import UploadedFile, UploadedTokenizer
+from explorer.compare.uploads import read_uploads
+
+__all__ = [
+    "TokenizerColumn",
+    "UploadedFile",
+    "UploadedTokenizer",
+    "measure_corpus",
+    "pretrained_column",
+    "read_uploads",
+    "tokenizer_column",
+]

@@ -1,0 +1,131 @@
+"""The tokenizers of the Compare page, each as a column: a name plus `encode(text) -> pieces`.
+
+- `TokenizerColumn`: a name, an encoder giving `explorer.tokens.Piece`s, optionally a batch
+  encoder for a whole corpus (explorer.compare.encoders), a step-by-step encoder
+  (explorer.encode_steps) and the spec a worker process rebuilds it from.
+- `tokenizer_column` (one of ours: a trained run or an upload our readers read),
+  `pretrained_column` (a bundled pretrained tokenizer), `sentencepiece_column` (an uploaded
+  SentencePiece model).
+- `sentences_from` and `content_key`: the page's sentences, and the key a measurement is cached by.
+
+What it does not do: draw (explorer.compare.html), measure (explorer.compare.measure) or read
+uploaded files (explorer.compare.uploads).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.compare.encoders import BatchEncoder, library_batch_encoder, pretrained_batch_encoder
+from explorer.encode_steps import encode_steps, pretrained_encode_steps
+from explorer.hf_json import tokenizer_to_json
+from explorer.models import BPEModel, WordPieceModel
+from explorer.pipeline import encode_pieces
+from explorer.pretrained import encode, info_for
+from explorer.pretrained.registry import TIKTOKEN_KINDS
+from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
+from explorer.tokenizer import Tokenizer
+from explorer.tokens import Piece
+
+Encoder = Callable[[str], Sequence[Piece]]
+
+
+@dataclass(frozen=True)
+class TokenizerColumn:
+    """One tokenizer on the Compare page.
+
+    `key` tells columns apart in the page's widgets; `content_key` names what the tokenizer *is*
+    (a hash of its files), so measurements can be cached across runs and sessions. `encode` gives
+    `explorer.tokens.Piece`s; `encode_batch` is a fast path for a whole corpus; without it
+    `encode` is called once per text.
+    """
+
+    name: str
+    encode: Encoder
+    caption: str = ""
+    key: str = ""
+    content_key: str = ""
+    encode_batch: BatchEncoder | None = None
+    note: str = ""
+    steps: Callable[[str], Any] | None = None  # text -> encode_steps.EncodeSteps, when it can show them
+    # How a worker process rebuilds it to measure a whole corpus (explorer.work.tasks.measure_task):
+    # {"name", "tokenizer_json"}, {"name", "library_json"} or {"pretrained": name}; None: it cannot.
+    spec: dict | None = None
+
+
+def sentences_from(text: str) -> list[str]:
+    """One sentence per non-empty line."""
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def content_key(kind: str, text: str | bytes) -> str:
+    """'kind:sha256' of a tokenizer's text or bytes: what a measurement of it is cached by."""
+    data = text.encode("utf-8", errors="surrogatepass") if isinstance(text, str) else text
+    return f"{kind}:{hashlib.sha256(data).hexdigest()}"
+
+
+def tokenizer_column(
+    tok: Tokenizer, name: str, caption: str = "", key: str = "", note: str = "", exported: str | None = None
+) -> TokenizerColumn:
+    """A column for one of our tokenizers; a whole corpus goes through the `tokenizers` library,
+    unless the tokenizer may drop characters: the library's offsets do not count a dropped
+    character, so our encoder (exact offsets, `DROPPED` pieces) measures those.
+
+    `exported` is `tokenizer_to_json(tok)` when the caller already has it.
+    """
+    exported = tokenizer_to_json(tok) if exported is None else exported
+    return TokenizerColumn(
+        name=name,
+        encode=functools.partial(encode_pieces, tok),
+        caption=caption,
+        key=key or content_key("ours", exported),
+        content_key=content_key("ours", exported),
+        encode_batch=None if tok.may_drop_characters() else library_batch_encoder(exported),
+        note=note,
+        steps=functools.partial(encode_steps, tok, name=name)
+        if isinstance(tok.model, (BPEModel, WordPieceModel))
+        else None,
+        spec={"name": name, "tokenizer_json": exported},
+    )
+
+
+def pretrained_column(name: str, special_tokens: bool = False) -> TokenizerColumn:
+    """A bundled pretrained tokenizer (explorer.pretrained.BUNDLED); nothing is loaded until the
+    column first encodes. `special_tokens`: special-token text in the sentences becomes the
+    model's special tokens (a column of its own, keyed apart) instead of ordinary text."""
+    info = info_for(name)
+    switch = "special tokens on" if special_tokens else "special-token text is plain text"
+    return TokenizerColumn(
+        name=info.label,
+        encode=functools.partial(encode, name, special_tokens=special_tokens),
+        caption=f"pretrained, {info.vocab_size:,} ids, from {info.package} {info.package_version}",
+        key=f"pretrained:{name}" + (":special" if special_tokens else ""),
+        content_key=f"pretrained:{name}:{int(special_tokens)}:"
+        + ",".join(data_file.sha256 for data_file in info.files),
+        encode_batch=pretrained_batch_encoder(name, special_tokens),
+        note=f"{info.models}. File: {info.file_names}; {switch}.",
+        steps=functools.partial(pretrained_encode_steps, name)
+        if info.kind in TIKTOKEN_KINDS and not (special_tokens or info.normalization)
+        else None,
+        spec={"pretrained": name, "special_tokens": special_tokens},
+    )
+
+
+def sentencepiece_column(
+    model: SentencePieceTokenizer, name: str, key: str, note: str = "", special_tokens: bool = False
+) -> TokenizerColumn:
+    """A column for a SentencePiece model: pieces with `▁` for spaces, byte-fallback pieces as
+    their byte, the unknown piece counted as unknown. `special_tokens`: control pieces such as
+    `<s>` or `[INST]` in the sentences become their ids (a column keyed apart)."""
+    return TokenizerColumn(
+        name=name,
+        encode=functools.partial(model.encode, special_tokens=special_tokens),
+        caption=f"uploaded SentencePiece model, {model.vocab_size:,} ids",
+        key=key + (":special" if special_tokens else ""),
+        content_key=key + (":special" if special_tokens else ""),
+        note=note,
+    )

@@ -1,0 +1,146 @@
+"""The Compare page's HTML: token columns, and the boundary diff as two aligned rows.
+
+- `line_html`: one text as token spans (`render.token_spans_html`), text that no token covers
+  shown faded; `column_html`: a column's sentences with their token counts (`count_note`).
+- `boundary_diff_html` / `diff_legend_html`: a `boundary_diff` (explorer.compare.diff) drawn as
+  two rows of the same characters, each boundary a bar on a cell's left.
+
+Markup carries classes only; their rules are in `render.STYLESHEET`, injected once per page.
+A token's background colour comes inline: it is data (the token's position), as in
+`render.token_spans_html`. Every string from a user, a corpus or a vocabulary is escaped
+(`render.escape_text`).
+
+What it does not do: encode (explorer.compare.columns), find the boundaries
+(explorer.compare.diff), or import streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from explorer.compare.columns import TokenizerColumn
+from explorer.compare.diff import DiffSegment, DiffSummary
+from explorer.render import PALETTE, escape_text, readable_token, token_spans_html
+from explorer.tokens import Piece, lost_characters, tokens_only
+from explorer.wording import plural
+
+
+def contiguous_runs(pieces: Sequence[Piece]) -> list[tuple[int, list[Piece]]]:
+    """Pieces grouped into runs that touch each other, each with the text offset where it starts.
+
+    Pieces of one run are adjacent or overlap (byte tokens sharing a character); between two runs
+    lies text that no token covers (e.g. spaces a BERT pre-tokenizer drops).
+    """
+    runs: list[tuple[int, list[Piece]]] = []
+    end = None
+    for piece in pieces:
+        if end is None or piece.start > end:
+            runs.append((piece.start, []))
+        runs[-1][1].append(piece)
+        end = piece.end if end is None else max(end, piece.end)
+    return runs
+
+
+def _gap_html(text: str) -> str:
+    skipped = readable_token(text.encode("utf-8", errors="surrogatepass"))
+    return f'<span class="gap" title="not part of any token">{escape_text(skipped)}</span>'
+
+
+def line_html(
+    text: str, pieces: Sequence[Piece], show_ids: bool = False, new_token: str | None = None
+) -> str:
+    """Token spans of one text; text that no token covers is shown faded, whitespace as markers
+    (a character the model drops is not faded: it has a `DROPPED` piece, drawn as a marked box).
+    Tokens equal to `new_token` are outlined (`render.token_spans_html`)."""
+    parts, covered = [], 0
+    for start, run in contiguous_runs(pieces):
+        if start > covered:
+            parts.append(_gap_html(text[covered:start]))
+        parts.append(token_spans_html(text, run, show_ids=show_ids, new_token=new_token))
+        covered = max(covered, max(piece.end for piece in run))
+    if covered < len(text):
+        parts.append(_gap_html(text[covered:]))
+    return f'<div class="compare-line">{"".join(parts)}</div>'
+
+
+def count_note(pieces: Sequence[Piece]) -> str:
+    """'12 tokens', and what is lost when something is: '12 tokens · 2 characters lost'."""
+    tokens = len(tokens_only(pieces))
+    lost = lost_characters(pieces)
+    note = plural(tokens, "token")
+    return note + (f" · {plural(lost, 'character')} lost (unknown or dropped)" if lost else "")
+
+
+def column_html(column: TokenizerColumn, sentences: Sequence[str], show_ids: bool = False) -> tuple[str, int]:
+    """Token spans of every sentence (ids on hover, or shown), whitespace visible, each sentence's
+    token count (and the characters no token spells out), and the total token count."""
+    blocks, total = [], 0
+    for sentence in sentences:
+        pieces = list(column.encode(sentence))
+        total += len(tokens_only(pieces))
+        blocks.append(
+            f'<div class="compare-sentence">{line_html(sentence, pieces, show_ids)}'
+            f'<div class="count-note">{escape_text(count_note(pieces))}</div></div>'
+        )
+    name = escape_text(column.name)
+    return f'<div class="compare-column" data-tokenizer="{name}">{"".join(blocks)}</div>', total
+
+
+def _diff_cell(segment: DiffSegment, side: str, label: str) -> str:
+    cut = segment.a_cut if side == "a" else segment.b_cut
+    other_cut = segment.b_cut if side == "a" else segment.a_cut
+    tokens = segment.a_tokens if side == "a" else segment.b_tokens
+    dropped = segment.a_dropped if side == "a" else segment.b_dropped
+    classes = [f"diff-cell diff-{side}"]
+    if cut:
+        classes.append("cut" if other_cut else f"cut cut-only diff-only-{side}")
+    title = f"{label}: "
+    if dropped and not tokens:
+        classes.append("dropped")
+        title += "dropped: no token for this character and no unknown token"
+    elif not tokens:
+        classes.append("uncovered")
+        title += "not part of any token"
+    else:
+        title += (
+            f"token {tokens[0] + 1}"
+            if len(tokens) == 1
+            else f"tokens {tokens[0] + 1}-{tokens[-1] + 1} share this character"
+        )
+        if len(tokens) >= 2:
+            classes.append("split-char")
+    if cut:
+        title += "; a token starts here" + ("" if other_cut else " (only here)")
+    colour = PALETTE[tokens[0] % len(PALETTE)] if tokens else "transparent"
+    shown = readable_token(segment.text.encode("utf-8", errors="surrogatepass"))
+    return (
+        f'<span class="{" ".join(classes)}" title="{escape_text(title)}" style="background:{colour};">'
+        f"{escape_text(shown)}</span>"
+    )
+
+
+def boundary_diff_html(segments: Sequence[DiffSegment], name_a: str, name_b: str) -> str:
+    """Two aligned rows (A on top, B below) of the same characters, one column per segment.
+
+    A boundary is a bar on the left of a cell: dark when both tokenizers have it, red when only
+    that row's tokenizer has it. Cells are coloured by the token covering them (the same colours
+    as the token columns); faded text is dropped by that tokenizer's pre-tokenizer; a dotted
+    underline marks a character whose bytes that tokenizer splits between tokens.
+    """
+    cells = "".join(
+        f'<span class="diff-seg{" differs" if segment.differs else ""}">'
+        f"{_diff_cell(segment, 'a', name_a)}{_diff_cell(segment, 'b', name_b)}</span>"
+        for segment in segments
+    )
+    return f'<div class="boundary-diff"><div class="diff-line">{cells}</div></div>'
+
+
+def diff_legend_html(name_a: str, name_b: str, summary: DiffSummary) -> str:
+    """Which tokenizer is which row, what the two bars mean, and how many boundaries each has."""
+    return (
+        '<div class="diff-legend">'
+        f"Top row: <b>{escape_text(name_a)}</b> · bottom row: <b>{escape_text(name_b)}</b>. "
+        '<span class="diff-key-shared">both cut here</span> '
+        '<span class="diff-key-only">only this one cuts here</span>. '
+        f"{summary.both} boundaries shared, {summary.only_a} only on top, {summary.only_b} only below.</div>"
+    )

@@ -1,0 +1,51 @@
+"""How tokenizers measure: on the page's sentences, and on a whole corpus, timed.
+
+- `comparison_table(columns, sentences)`: `explorer.metrics` figures of every column on a few
+  sentences, encoded one by one.
+- `measure_corpus(column, texts)`: the same figures over a whole corpus through the column's batch
+  encoder (explorer.compare.encoders), a batch of `MEASURE_BATCH` lines at a time so that memory
+  stays bounded whatever the corpus, each distinct line of a batch encoded once.
+
+What it does not do: define the figures (explorer.metrics), keep results (explorer.ui.measuring
+stores them beside the run) or choose the process it runs in (explorer.work.tasks.measure_task
+runs it in a worker).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from explorer.compare.columns import TokenizerColumn
+from explorer.metrics import TokenizerMetrics, add_metrics, compute_metrics, metrics_table
+
+MEASURE_BATCH = 4096  # lines encoded at once by measure_corpus: bounds its memory on any corpus
+
+
+def comparison_table(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> pd.DataFrame:
+    """tokens, characters/token, bytes/token, tokens/word, words split, unknown rate per column."""
+    return metrics_table(compute_metrics(column.name, sentences, column.encode) for column in columns)
+
+
+@dataclass(frozen=True)
+class CorpusMeasurement:
+    metrics: TokenizerMetrics
+    seconds: float
+
+
+def measure_corpus(column: TokenizerColumn, texts: Sequence[str]) -> CorpusMeasurement:
+    """`compute_metrics` over `texts`, timed: `MEASURE_BATCH` lines at a time (each distinct line
+    of a batch encoded once), so only one batch's tokens are ever held."""
+    started = time.perf_counter()
+    encode_batch = column.encode_batch or (lambda batch: [column.encode(text) for text in batch])
+    parts = []
+    for first in range(0, len(texts), MEASURE_BATCH):
+        batch = texts[first : first + MEASURE_BATCH]
+        distinct = list(dict.fromkeys(batch))
+        encoded = dict(zip(distinct, encode_batch(distinct)))
+        parts.append(compute_metrics(column.name, batch, encoded.__getitem__))
+    metrics = add_metrics(parts, column.name) if parts else compute_metrics(column.name, (), column.encode)
+    return CorpusMeasurement(metrics, time.perf_counter() - started)
