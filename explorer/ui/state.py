@@ -80,6 +80,10 @@ class Widget:
     SPECIAL_TOKENS = "special_tokens"
     PREFIX = "prefix"
     SUFFIX = "suffix"
+    SEED_SIZE = "seed_size"  # Unigram
+    SHRINKING_FACTOR = "shrinking_factor"
+    MAX_PIECE_LENGTH = "max_piece_length"
+    UNK_TOKEN = "unk_token"
     TRAIN = "train"
     STOP = "stop_training"
     TRAIN_PREFIX = "train_prefix"  # "Train on the first X MB" of a corpus over the size limit
