@@ -72,13 +72,21 @@ def finish() -> None:
             st.html(legend_html())
 
 
+def run_progress_text(run: Run) -> str:
+    """'120 merges', or for a Unigram run '11 rounds'."""
+    trace = run.trace
+    if trace.config.is_unigram:
+        return f"{len(trace.rounds):,} round{'s' if len(trace.rounds) != 1 else ''}"
+    return f"{trace.steps:,} merges"
+
+
 def run_card(run: Run) -> None:
     """The current run in a few lines (names come from the user: escaped, shown as HTML)."""
     trace = run.trace
     st.html(
         '<div class="run-card" style="font-size:0.9em;line-height:1.5;">'
         f"<b>Current run</b><br>{html.escape(run.name, quote=True)}<br>"
-        f"{trace.steps:,} merges · vocabulary {len(trace.vocab):,}<br>"
+        f"{run_progress_text(run)} · vocabulary {len(trace.vocab):,}<br>"
         f"<span style='color:#777;'>{html.escape(stop_reason_text(trace), quote=True)}</span></div>"
     )
 
