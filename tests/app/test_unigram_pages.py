@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from explorer.samples import SAMPLE_SENTENCES, SAMPLES
+from explorer.ui import views
+from explorer.ui.state import OTHER_RUN
 from explorer.ui.state import Widget as W
 from tests.app.helpers import (
     COMPARE,
@@ -13,12 +16,14 @@ from tests.app.helpers import (
     PAGES,
     TRAIN,
     VOCABULARY,
+    click,
     html_bodies,
     joined,
     metrics,
     new_app,
     query,
     run_of,
+    session_value,
     train,
 )
 
@@ -64,7 +69,10 @@ def test_a_unigram_run_trains_and_its_summary_counts_rounds(trained):
     assert summary["Final vocabulary size"] == str(len(run.trace.vocab))
     assert summary["Stop reason"] == "vocabulary size reached"
     assert summary["Seed pieces"] == str(len(run.trace.seeds))
-    assert float(summary["Final loss"].replace(",", "")) == pytest.approx(run.trace.rounds[-1].losses[-1], rel=1e-3)
+    last_loss = [loss for losses in run.trace.losses() for loss in losses][
+        -1
+    ]  # the library's final round has none
+    assert float(summary["Final loss"].replace(",", "")) == pytest.approx(last_loss, rel=1e-4)
     assert any('class="tok"' in body for body in html_bodies(at))  # the sample sentences, tokenized
     assert not at.exception
 
@@ -88,6 +96,23 @@ def test_vocabulary_shows_scores_and_removal_rounds(trained):
     assert all(table["score"][i] == scores[token] for i, token in enumerate(table["token"]))
     labels = [button.label for button in at.get("download_button")]
     assert "tokenizer.json" in labels and "Trace (JSON)" in labels
+    removed = next(frame.value for frame in at.dataframe if "round" in frame.value.columns)
+    assert len(removed) == len(run.trace.removal_round())  # each seed piece removed once
+    # None of them is in the final vocabulary, but characters the library's final assembly put back.
+    put_back = {char for round_ in run.trace.rounds for char in round_.added}
+    assert set(removed["token"]) & set(run.trace.vocab) <= put_back
+
+
+def test_the_downloaded_tokenizer_json_encodes_like_the_app_in_the_library(trained):
+    from tokenizers import Tokenizer as LibraryTokenizer
+
+    run = run_of(trained)
+    exported = next(file for file in views.downloads(run) if file.label == "tokenizer.json").data
+    library = LibraryTokenizer.from_str(exported)
+    ours = views.tokenizer(run)
+    for sentence in [*SAMPLE_SENTENCES, SAMPLES["hf-course"].text, "Unknown ✓ characters ✓✓ here"]:
+        assert library.encode(sentence).ids == ours.encode(sentence).ids
+        assert library.encode(sentence).offsets == ours.encode(sentence).offsets
 
 
 def test_compare_has_the_unigram_column_and_its_viterbi_table(trained):
@@ -98,6 +123,17 @@ def test_compare_has_the_unigram_column_and_its_viterbi_table(trained):
     assert f"run:{run.number}" in at.multiselect(key=W.COLUMNS).value
     assert any(run.name in body for body in html_bodies(at))
     assert any('class="viterbi-table"' in body for body in html_bodies(at))
+    assert "Train the other algorithm (BPE)" in [button.label for button in at.button]
+
+
+def test_compare_trains_bpe_beside_a_unigram_run():
+    at = unigram_app("course")
+    at.switch_page(COMPARE).run()
+    click(at, W.TRAIN_OTHER)
+    columns = at.multiselect(key=W.COLUMNS).value
+    other = session_value(at, OTHER_RUN)
+    assert other is not None and other.settings.algorithm == "bpe" and f"run:{other.number}" in columns
+    assert other.settings.vocab_size == 100 and other.settings.flavor == "course"
 
 
 def test_the_link_brings_the_unigram_run_back(trained):
@@ -106,5 +142,6 @@ def test_the_link_brings_the_unigram_run_back(trained):
     again = new_app(link, page=MERGES)
     run = run_of(again)
     assert run is not None and run.trace.config.is_unigram
+    assert run.store_key == link["run"]  # read back from the run store, not trained again
     assert run.trace.final_pieces == run_of(at).trace.final_pieces
     assert not again.exception

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from explorer.checks import Limits, check_unigram
-from explorer.pipeline import trace_from_json, train_corpus
+from explorer.pipeline import tokenizer_from_trace, trace_from_json, train_corpus
 from explorer.run_config import RunConfig, UnigramConfig
 from explorer.samples import SAMPLES
 from explorer.ui.settings import (
@@ -19,6 +19,8 @@ from explorer.ui.settings import (
     other_algorithm,
     settings_for_other_algorithm,
 )
+from explorer.unigram_model import UnigramModel
+from explorer.viterbi_steps import path_from_table, viterbi_steps, viterbi_table
 from explorer.work.tasks import STOP_BUTTON, train_task
 from tests.unit.test_work_tasks import FakeReporter
 
@@ -134,3 +136,50 @@ def test_trace_from_json_reads_both_kinds():
 
 def _random_words(rng: random.Random, alphabet: str, count: int) -> list[str]:
     return ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 12))) for _ in range(count)]
+
+
+def _random_model(rng: random.Random, alphabet: str) -> UnigramModel:
+    """Every character plus random substrings, with random log-probabilities (ties included)."""
+    pieces = {char: -rng.choice([1.0, 2.0, 3.5]) for char in alphabet}
+    for _ in range(40):
+        length = rng.randint(2, 5)
+        pieces["".join(rng.choice(alphabet) for _ in range(length))] = -rng.choice([1.0, 2.0, 3.5, 6.0])
+    return UnigramModel([("<unk>", 0.0), *pieces.items()], unk_id=0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_viterbi_tables_back_pointers_give_the_models_segmentation(seed):
+    rng = random.Random(seed)
+    alphabet = "abcd▁"
+    model = _random_model(rng, alphabet)
+    for word in _random_words(rng, alphabet, 200):
+        rows = viterbi_table(model, word)
+        assert [row.end for row in rows] == list(range(1, len(word) + 1))
+        assert path_from_table(rows) == model.segment(word)  # no unknown character: nothing fused
+        lattice = model.lattice(word)
+        assert rows[-1].best_score == lattice.best_score
+        assert [row.end for row in rows if row.on_best_path] == [edge.end for edge in lattice.best_path]
+        for row in rows:  # each best score is the score before the piece plus the piece's own
+            before = model.start_score if row.start == 0 else rows[row.start - 1].best_score
+            assert row.best_score == before + model.scores[row.piece_id]
+            assert word[row.start : row.end] == row.piece
+
+
+def test_viterbi_steps_cut_the_text_like_encode_and_mark_unknown_characters():
+    settings = Settings(algorithm="unigram", vocab_size=60, pre_tokenizer="metaspace", special_tokens="<s>")
+    trace = train_corpus(SAMPLES["hf-course"].text, settings.run_config(LIMITS))
+    tokenizer = tokenizer_from_trace(trace)
+    text = "This is<s> the Hugging Face ✓✓ course."
+    steps = viterbi_steps(tokenizer, text, name="run")
+    assert steps.tokens() == tokenizer.encode(text).tokens
+    special = [word for word in steps.words if word.special]
+    assert [(word.word, text[word.start : word.end]) for word in special] == [("<s>", "<s>")]
+    unknown = next(word for word in steps.words if "✓" in word.word)
+    assert [row.unknown for row in unknown.rows if row.prefix.endswith("✓")] == [True, True]
+    assert (
+        unknown.tokens[-1] == "✓✓"
+    )  # the run is fused into one token, spelled by its text as in the library
+    with pytest.raises(ValueError):
+        viterbi_steps(
+            tokenizer_from_trace(train_corpus("a b", Settings(vocab_size=300).run_config(LIMITS))), "a"
+        )
