@@ -142,9 +142,9 @@ class TrainingJob:
         fraction = min(1.0, step / planned) if planned > 0 else 1.0
         elapsed = time.monotonic() - (job.started or self.started)
         stopping = " · stopping …" if self.stopping else ""
-        if progress.get("unit") == "round":  # Unigram: pruning rounds, bounded by time alone
+        if progress.get("unit") == "round":  # Unigram (also when a reload attached without settings)
             return fraction, (
-                f"Training {label}: round {step:,} of about {planned:,} · {elapsed:.0f} s of at most "
+                f"Training Unigram: round {step:,} of about {planned:,} · {elapsed:.0f} s of at most "
                 f"{self.limits.max_seconds:g} s (the time limit alone bounds a Unigram run){stopping}"
             )
         return fraction, (
@@ -338,7 +338,8 @@ def show_job(stop_button: bool = True) -> bool:
                 key=state.Widget.STOP,
                 icon=":material/stop_circle:",
                 on_click=request_stop,
-                help="End training now: the merges learned so far are kept and can be explored.",
+                help="End training now: what it learned so far (merges, or Unigram's pruning rounds) is "
+                "kept and can be explored.",
             )
         deadline = time.monotonic() + INLINE_SECONDS
         while not job.job.wait(PROGRESS_INTERVAL_SECONDS) and time.monotonic() < deadline:

@@ -8,7 +8,7 @@ import pytest
 
 from explorer.samples import SAMPLE_SENTENCES, SAMPLES
 from explorer.ui import views
-from explorer.ui.state import OTHER_RUN
+from explorer.ui.state import JOB, OTHER_RUN
 from explorer.ui.state import Widget as W
 from tests.app.helpers import (
     COMPARE,
@@ -26,6 +26,8 @@ from tests.app.helpers import (
     session_value,
     train,
 )
+from tests.app.test_serving import training_started
+from tests.helpers.processes import wait_until
 
 
 def unigram_app(flavor: str, vocab_size: int = 100):
@@ -145,3 +147,21 @@ def test_the_link_brings_the_unigram_run_back(trained):
     assert run.store_key == link["run"]  # read back from the run store, not trained again
     assert run.trace.final_pieces == run_of(at).trace.final_pieces
     assert not again.exception
+
+
+@pytest.mark.slow
+def test_stop_ends_a_unigram_run_and_keeps_its_rounds_so_far():
+    at = new_app()
+    at.selectbox(key=W.SAMPLE).set_value("shakespeare").run()  # about 8 s of training
+    at.radio(key=W.ALGORITHM).set_value("unigram").run()
+    at.button(key=W.TRAIN).click().run()
+    wait_until(lambda: training_started(at), 60, "the Unigram training to start in a worker")
+    assert "round" in session_value(at, JOB).progress()[1]  # rounds, not merges
+    click(at, W.STOP)
+    run = run_of(at)
+    assert run is not None and run.trace.config.is_unigram
+    assert run.trace.stop_reason == "stopped" and run.stopped_by == "the Stop button"
+    assert "stopped by the Stop button" in joined(at, "warning")
+    again = run_of(new_app(query(at), VOCABULARY))  # a reload brings the stopped run back
+    assert again is not None and again.store_key == run.store_key
+    assert len(again.trace.rounds) == len(run.trace.rounds)
