@@ -133,7 +133,7 @@ def _piece_rows(pieces) -> list[dict]:
 def _encode_steps(args) -> int:
     """`encode --steps`: the steps of each TEXT, as text or JSON."""
     from explorer.encode_steps import encode_steps, pretrained_encode_steps
-    from explorer.encode_steps_output import steps_text_lines, steps_to_json
+    from explorer.encode_steps.output import steps_text_lines, steps_to_json
 
     tokenizer = None if args.pretrained else load_our_tokenizer(args.tokenizer)
     results = []

@@ -21,9 +21,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.compare.encoders import BatchEncoder, library_batch_encoder, pretrained_batch_encoder
-from explorer.encode_steps import encode_steps, pretrained_encode_steps
+from explorer.encode_steps import encode_steps, has_steps, pretrained_encode_steps
 from explorer.hf_json import tokenizer_to_json
-from explorer.models import BPEModel, WordPieceModel
 from explorer.pipeline import encode_pieces
 from explorer.pretrained import encode, info_for
 from explorer.pretrained.registry import TIKTOKEN_KINDS
@@ -86,9 +85,7 @@ def tokenizer_column(
         content_key=content_key("ours", exported),
         encode_batch=None if tok.may_drop_characters() else library_batch_encoder(exported),
         note=note,
-        steps=functools.partial(encode_steps, tok, name=name)
-        if isinstance(tok.model, (BPEModel, WordPieceModel))
-        else None,
+        steps=functools.partial(encode_steps, tok, name=name) if has_steps(tok) else None,
         spec={"name": name, "tokenizer_json": exported},
     )
 

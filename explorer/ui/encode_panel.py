@@ -2,7 +2,7 @@
 merge by merge (BPE) or piece by piece (WordPiece), for one tokenizer. Used by Merge history (the
 run's tokenizer after k merges) and by Compare (any column that can show its steps).
 
-What it does not do: encode (explorer.encode_steps) or draw (explorer.render_steps).
+What it does not do: encode (explorer.encode_steps) or draw (explorer.encode_steps.render).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from explorer.encode_steps import EncodeSteps
-from explorer.render_steps import encode_steps_html
+from explorer.encode_steps.render import encode_steps_html
 from explorer.ui import frame, state
 
 MAX_CHARACTERS = 300  # each pre-token's steps grow with the square of its length
