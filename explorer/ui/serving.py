@@ -7,9 +7,9 @@ from it, parsed once per process.
 - `training_key(text, settings, limits)`: a run's key in the store, an HMAC of the corpus and the
   settings under the deployment's secret. Thirty visitors of one sample with one set of settings
   have one key, so one training (`pool().request` shares a job by key) and one stored run.
-- `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its Trace and derived objects are
-  kept in a small process-wide LRU (`SHARED_RUNS`), so a class opening the same run parses it once
-  and holds it once.
+- `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its Trace and
+  derived objects are kept in a small process-wide LRU (`SHARED_RUNS`), so a class opening the
+  same run parses it once and holds it once.
 - `save_run(run, corpus_text)`: store a run the server made itself (one stopped by its visitor,
   which the worker does not store under the shared key), so a reload brings it back too.
 
