@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.compare.encoders import BatchEncoder, library_batch_encoder, pretrained_batch_encoder
-from explorer.encode_steps import encode_steps, pretrained_encode_steps
+from explorer.encode_steps import encode_steps, has_steps, pretrained_encode_steps
+from explorer.encode_steps.viterbi import viterbi_steps
 from explorer.hf_json import tokenizer_to_json
-from explorer.models import BPEModel, WordPieceModel
 from explorer.pipeline import encode_pieces
 from explorer.pretrained import encode, info_for
 from explorer.pretrained.registry import TIKTOKEN_KINDS
@@ -31,7 +31,6 @@ from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.tokenizer import Tokenizer
 from explorer.tokens import Piece
 from explorer.unigram_model import UnigramModel
-from explorer.viterbi_steps import viterbi_steps
 
 Encoder = Callable[[str], Sequence[Piece]]
 
@@ -97,7 +96,7 @@ def tokenizer_column(
 def _steps_for(tok: Tokenizer, name: str) -> Callable[[str], Any] | None:
     """How the column shows its steps: merges or pieces (BPE, WordPiece), the Viterbi tables
     (Unigram), or None."""
-    if isinstance(tok.model, (BPEModel, WordPieceModel)):
+    if has_steps(tok):
         return functools.partial(encode_steps, tok, name=name)
     if isinstance(tok.model, UnigramModel):
         return functools.partial(viterbi_steps, tok, name=name)

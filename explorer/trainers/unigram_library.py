@@ -223,7 +223,8 @@ def train_library(words, counts, config, progress=None, should_stop=None) -> Uni
     required = sorted({char for word in words for char in word})
     if len(required) > config.vocab_size:
         raise ValueError(
-            f"vocab_size {config.vocab_size} is smaller than the {len(required)} distinct characters of the corpus, "
+            f"vocab_size {config.vocab_size} is smaller than the {len(required)} distinct characters "
+            "of the corpus, "
             "which a Unigram vocabulary always holds (the library's VocabularyTooSmall)"
         )
     if not words:

@@ -4,8 +4,8 @@ pre-token (`viterbi_html`: one row per end position, the best score, the piece e
 start, the back pointer; the best path's rows highlighted), for one tokenizer. Used by Merge
 history (the run's tokenizer after k merges) and by Compare (any column that can show its steps).
 
-What it does not do: encode (explorer.encode_steps, explorer.viterbi_steps) or draw BPE and
-WordPiece steps (explorer.render_steps).
+What it does not do: encode (explorer.encode_steps, explorer.encode_steps.viterbi) or draw BPE
+and WordPiece steps (explorer.encode_steps.render).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from collections.abc import Callable
 import streamlit as st
 
 from explorer.encode_steps import EncodeSteps
+from explorer.encode_steps.render import encode_steps_html
+from explorer.encode_steps.viterbi import ViterbiSteps, WordViterbi
 from explorer.render import escape_text
-from explorer.render_steps import encode_steps_html
 from explorer.ui import frame, state
-from explorer.viterbi_steps import ViterbiSteps, WordViterbi
 from explorer.wording import plural
 
 MAX_CHARACTERS = 300  # each pre-token's steps grow with the square of its length
