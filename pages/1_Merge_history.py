@@ -15,8 +15,9 @@ run = frame.require_run(keep_params=(player.STEP_PARAM,))
 if run.trace.steps == 0:
     st.info(f"This run learned no merge ({literal.stop_reason_text(run.trace)}): there is nothing to play.")
 else:
-    player.start_from_link(run.trace.steps)
-    player.controls(run)
     sentences = compare.sentences_from(state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
-    player.step_view(run, sentences)
+    track = player.merge_track(run, sentences)
+    player.start_from_link(track.steps)
+    player.controls(track)
+    player.step_view(track)
 frame.finish()
