@@ -18,14 +18,17 @@ boxes (explorer.render), or train.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+import numpy as np
 
 from explorer.merge_step import COURSE_SIZED_WORDS
 from explorer.render import escape_text, readable_token
 from explorer.tokenizer import Tokenizer
 from explorer.tokens import SPECIAL, UNKNOWN, Piece
 from explorer.unigram_model import Lattice, LatticeEdge
-from explorer.unigram_trace import REASON_TEXT, UnigramTrace
+from explorer.unigram_trace import REASON_TEXT, REMOVAL_REASONS, UnigramTrace
 from explorer.wording import plural
 
 TOP_WORDS = 30  # words shown for a corpus larger than the course's
@@ -179,27 +182,47 @@ def value_name(trace: UnigramTrace) -> str:
     return "loss increase" if trace.flavor == "course" else "loss / expected count"
 
 
-def removed_rows(trace: UnigramTrace, r: int) -> list[RemovedRow]:
-    """The pieces round r removed, in removal order, each with why."""
+def removed_rows(trace: UnigramTrace, r: int, per_reason: int | None = None) -> list[RemovedRow]:
+    """The pieces round r removed, in removal order, each with why; with `per_reason`, only the
+    first that many of each reason (a library round's EM can drop tens of thousands of seeds)."""
     if r == 0:
         return []
     round_ = trace.rounds[r - 1]
+    codes = round_.removed_reasons
+    positions = np.arange(len(codes))
+    if per_reason is not None:
+        positions = np.sort(
+            np.concatenate(
+                [np.flatnonzero(codes == code)[:per_reason] for code in range(len(REMOVAL_REASONS))]
+            )
+        )
     rows = []
-    for removal in trace.removed_at(r):
-        value = removal.value
-        if removal.reason == "loss":
+    for position in positions.tolist():
+        piece = trace.seeds[round_.removed_pieces[position]]
+        reason = REMOVAL_REASONS[codes[position]]
+        value = float(round_.removed_values[position])
+        value = None if math.isnan(value) else value
+        if reason == "loss":
             name = "loss increase" if trace.flavor == "course" else "loss"
             why = f"{name} {value:.4g} ≤ cut-off {round_.threshold:.4g}"
-        elif removal.reason == "em":
+        elif reason == "em":
             why = f"expected count {value:.4g} < 0.5"
         else:
-            why = REASON_TEXT[removal.reason]
-        if len(removal.piece) == 1 and trace.flavor == "library":
+            why = REASON_TEXT[reason]
+        if len(piece) == 1 and trace.flavor == "library":
             why += " (a character: put back at the final assembly)"
-        rows.append(
-            RemovedRow(readable(removal.piece), REASON_TEXT[removal.reason], removal.score, value, why)
-        )
+        score = float(round_.removed_scores[position])
+        rows.append(RemovedRow(readable(piece), REASON_TEXT[reason], score, value, why))
     return rows
+
+
+def removed_counts(trace: UnigramTrace, r: int) -> dict[str, int]:
+    """How many pieces round r removed for each reason (REASON_TEXT), in REMOVAL_REASONS order."""
+    if r == 0:
+        return {}
+    codes = trace.rounds[r - 1].removed_reasons
+    counts = np.bincount(codes.astype(np.int64), minlength=len(REMOVAL_REASONS))
+    return {REASON_TEXT[reason]: int(count) for reason, count in zip(REMOVAL_REASONS, counts) if count}
 
 
 def cutoff_sentence(trace: UnigramTrace, r: int) -> str | None:

@@ -36,6 +36,7 @@ ROUND_SPEEDS: dict[str, tuple[float, int]] = {
     "1 s per round": (1.0, 1),
     "0.5 s per round": (0.5, 1),
 }
+REMOVED_SHOWN = 300  # rows of the removed-pieces table per reason
 TITLE = "Training history"
 INTRO = (
     "Play the run round by round, or scrub to any round: Unigram starts from many pieces and "
@@ -127,8 +128,12 @@ def panels(run: Run, r: int, sentences: list[str]) -> None:
 
 def removed_panel(run: Run, r: int) -> None:
     trace = run.trace
-    rows = history.removed_rows(trace, r)
+    rows = history.removed_rows(trace, r, REMOVED_SHOWN)
     st.markdown(f"**The pieces round {r} removed**" if r else "**Round 0: nothing removed yet**")
+    counts = history.removed_counts(trace, r)
+    if len(rows) < sum(counts.values()):
+        reasons = "; ".join(f"{count:,} {reason}" for reason, count in counts.items())
+        st.caption(f"The first {REMOVED_SHOWN:,} of each reason, in removal order ({reasons}).")
     cutoff = history.cutoff_sentence(trace, r)
     if cutoff:
         st.html(f'<div class="why">{escape_text(cutoff)}</div>')

@@ -53,6 +53,19 @@ def test_removed_rows_are_the_trace_removals_with_why(trace):
                 assert removal.value < 0.5 and "< 0.5" in row.why
 
 
+def test_removed_rows_can_show_the_first_of_each_reason(trace):
+    for r in range(1, len(trace.rounds) + 1):
+        every = history.removed_rows(trace, r)
+        counts = history.removed_counts(trace, r)
+        assert sum(counts.values()) == len(every) == len(trace.removed_at(r))
+        some = history.removed_rows(trace, r, per_reason=2)
+        assert len(some) == sum(min(count, 2) for count in counts.values())
+        for reason in counts:
+            assert [row for row in some if row.reason == reason] == [
+                row for row in every if row.reason == reason
+            ][:2]
+
+
 def test_the_first_piece_kept_ranks_just_after_the_cut_off(trace):
     pruned = 0
     for r in range(1, len(trace.rounds) + 1):
