@@ -4,10 +4,11 @@ round r: what the round did in one sentence, the vocabulary shrinking and the lo
 pieces it removed and why, the words and the sample sentences segmented after it (what it
 changed outlined), and the lattice of one word.
 
-Everything is read from the run's trace through explorer.unigram_history (pure) and drawn by
-explorer.render (escaped, classes only) and explorer.unigram_figures. Derived objects that do not
-depend on the round are memoized on the Run; a round's view segments ~30 words, the sample
-sentences and one word's lattice, twice (round r and r - 1, for the changes).
+Everything is read from the run's trace through explorer.unigram_history and
+explorer.unigram_lattice (pure) and drawn by explorer.render (escaped, classes only) and
+explorer.unigram_figures. Derived objects that do not depend on the round are memoized on the
+Run; a round's view segments ~30 words and the sample sentences twice (round r and r - 1, for
+the changes) and one word's lattice.
 
 What it does not do: train, or show the Viterbi table (the step-by-step encode panel's job).
 """
@@ -19,6 +20,7 @@ import streamlit as st
 
 from explorer import unigram_figures
 from explorer import unigram_history as history
+from explorer import unigram_lattice as lattice_view
 from explorer.compare.html import count_note, line_html
 from explorer.render import escape_text, pieces_html
 from explorer.samples import SAMPLE_SENTENCES
@@ -204,14 +206,14 @@ def lattice_panel(run: Run, r: int) -> None:
     )
     state.setdefault(W.LATTICE_WORD, history.default_lattice_word(trace))
     text = st.text_input("Word", key=W.LATTICE_WORD, max_chars=200)
-    word, note = history.lattice_word(pre_tokenizer(run), text)
+    word, note = lattice_view.lattice_word(pre_tokenizer(run), text)
     if note:
         st.caption(markdown_literal(note))  # it quotes what was typed
     if not word:
         return
-    lattice, why_not = history.word_lattice(trace, word, r)
+    lattice, why_not = lattice_view.word_lattice(trace, word, r)
     if lattice is None:
         st.html(f'<div class="why">{escape_text(why_not)}</div>')
         return
-    st.html(f'<div class="lattice-wrap">{history.lattice_html(lattice)}</div>')
-    st.html(f'<div class="why">{escape_text(history.best_path_sentence(trace, lattice))}</div>')
+    st.html(f'<div class="lattice-wrap">{lattice_view.lattice_html(lattice)}</div>')
+    st.html(f'<div class="why">{escape_text(lattice_view.best_path_sentence(trace, lattice))}</div>')

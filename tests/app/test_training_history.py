@@ -17,6 +17,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer import unigram_history as history
+from explorer import unigram_lattice as lattice_view
 from explorer.pipeline import train_corpus
 from explorer.render import escape_text
 from explorer.run_config import RunConfig
@@ -103,7 +104,7 @@ def test_every_round_scrubbed_shows_that_round(course_page):
         word = "▁" + history.default_lattice_word(trace)
         lattice = trace.lattice(word, r)
         assert body_with(at, "lattice-wrap").count("lat-best") == len(lattice.best_path)
-        assert history.best_path_sentence(trace, lattice) in [text_of(body) for body in html_bodies(at)]
+        assert lattice_view.best_path_sentence(trace, lattice) in [text_of(body) for body in html_bodies(at)]
 
 
 def test_the_round_buttons_step_one_round(course_page):

@@ -11,6 +11,7 @@ import pytest
 
 from explorer import unigram_figures
 from explorer import unigram_history as history
+from explorer import unigram_lattice as lattice_view
 from explorer.pipeline import tokenizer_from_trace, train_corpus
 from explorer.run_config import RunConfig
 from explorer.trainers.unigram import UnigramConfig
@@ -132,13 +133,13 @@ def test_lattice_cells_are_the_model_edges_and_the_best_path_is_the_segmentation
         for word in trace.words[:8]:
             lattice = trace.lattice(word, r)
             assert lattice == trace.model_at(r).lattice(word)
-            lanes = history.lattice_lanes(lattice)
+            lanes = lattice_view.lattice_lanes(lattice)
             # Every edge exactly once, and no two edges of one row overlap.
             assert Counter(edge for lane in lanes for edge in lane) == Counter(lattice.edges)
             for lane in lanes:
                 assert all(a.end <= b.start for a, b in zip(lane, lane[1:]))
             assert [edge.piece for edge in lattice.best_path] == trace.segment(word, r)
-            markup = history.lattice_html(lattice)
+            markup = lattice_view.lattice_html(lattice)
             cells = re.findall(r'<td colspan="(\d+)" class="([^"]+)"', markup)
             assert len(cells) == len(lattice.edges)
             assert sum("lat-best" in classes for _, classes in cells) == len(lattice.best_path)
@@ -153,7 +154,7 @@ def test_lattice_cells_are_the_model_edges_and_the_best_path_is_the_segmentation
 def test_the_course_lattice_score_is_encode_words_score():
     trace = train(CORPUS, flavor="course", vocab_size=60)
     lattice = trace.lattice("▁Hopefully", len(trace.rounds))
-    sentence = history.best_path_sentence(trace, lattice)
+    sentence = lattice_view.best_path_sentence(trace, lattice)
     assert f"= {-lattice.best_score:.4f} (1 + the sum of -log p)" in sentence
 
 
@@ -201,11 +202,11 @@ def test_every_corpus_string_is_escaped():
     tokenizer = tokenizer_from_trace(trace)
     r = len(trace.rounds)
     for word in trace.words:
-        markup = history.lattice_html(trace.lattice(word, r))
+        markup = lattice_view.lattice_html(trace.lattice(word, r))
         assert "<script" not in markup and "**" not in markup and "$x$" not in markup
         text = unescape(re.sub(r"<[^>]+>", "", markup))
         assert all(char in text for char in history.readable(word))
-    word, note = history.lattice_word(tokenizer, HOSTILE)
+    word, note = lattice_view.lattice_word(tokenizer, HOSTILE)
     assert word == "▁<script>alert(1)</script>" and "first of" in note
     for r in every_round(trace):
         for row in history.removed_rows(trace, r):
@@ -215,8 +216,8 @@ def test_every_corpus_string_is_escaped():
 def test_lattice_word_cuts_and_refuses_clearly():
     trace = train(CORPUS, flavor="course", vocab_size=60)
     tokenizer = tokenizer_from_trace(trace)
-    assert history.lattice_word(tokenizer, "   ") == ("", "Type a word to see its lattice.")
-    word, note = history.lattice_word(tokenizer, "x" * 100)
-    assert len(word) == history.LATTICE_MAX_CHARACTERS and "first 40 characters" in note
-    lattice, why = history.word_lattice(trace, "▁Qé", len(trace.rounds))
+    assert lattice_view.lattice_word(tokenizer, "   ") == ("", "Type a word to see its lattice.")
+    word, note = lattice_view.lattice_word(tokenizer, "x" * 100)
+    assert len(word) == lattice_view.LATTICE_MAX_CHARACTERS and "first 40 characters" in note
+    lattice, why = lattice_view.word_lattice(trace, "▁Qé", len(trace.rounds))
     assert lattice is None and "no piece for Qé" in why
