@@ -175,6 +175,9 @@ class _Run:
                 scored_pieces[dropped], "loss", self.scores[scored_pieces[dropped]], losses[dropped]
             )
             recorder.threshold = float(losses[dropped].max())
+            if take:  # the kept candidate of smallest loss: the threshold's neighbour
+                last_kept = ranking[take - 1]
+                recorder.first_kept = (int(scored_pieces[last_kept]), float(losses[last_kept]))
         self.order = np.concatenate((order[kept], scored_pieces[ranking[:take]]))
 
     # 5. Final assembly.
