@@ -22,11 +22,13 @@ from explorer import unigram_figures
 from explorer import unigram_history as history
 from explorer import unigram_lattice as lattice_view
 from explorer.compare.html import count_note, line_html
+from explorer.encode_steps.viterbi import viterbi_steps
+from explorer.pipeline import unigram_tokenizer
 from explorer.render import escape_text, pieces_html
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokenizer import Tokenizer
 from explorer.tokens import Piece
-from explorer.ui import compare, player, state, views
+from explorer.ui import compare, encode_panel, player, state, views
 from explorer.ui.literal import markdown_literal
 from explorer.ui.runs import Run
 from explorer.unigram_trace import UnigramTrace
@@ -126,6 +128,7 @@ def panels(run: Run, r: int, sentences: list[str]) -> None:
         st.html(sentences_html(run, r, sentences, show_ids))
 
     lattice_panel(run, r)
+    viterbi_panel(run, r)
 
 
 def removed_panel(run: Run, r: int) -> None:
@@ -217,3 +220,18 @@ def lattice_panel(run: Run, r: int) -> None:
         return
     st.html(f'<div class="lattice-wrap">{lattice_view.lattice_html(lattice)}</div>')
     st.html(f'<div class="why">{escape_text(lattice_view.best_path_sentence(trace, lattice))}</div>')
+
+
+def viterbi_panel(run: Run, r: int) -> None:
+    """Any text encoded with the pieces alive after round r, as the Viterbi algorithm fills its
+    table: for each end position the best total score, the piece that ends there, the back pointer."""
+    st.subheader(f"How a text is tokenized after round {r}: the Viterbi table")
+    st.caption(
+        "Left to right, each position keeps the best score of any segmentation of the text up to it "
+        "(the best score at the piece's start plus the piece's log-probability); the best path is read "
+        "back from the end through the back pointers."
+    )
+    tokenizer = unigram_tokenizer(run.trace, r)
+    encode_panel.show(
+        lambda text: viterbi_steps(tokenizer, text, name=f"{run.name}, after round {r}"), key=W.STEPS_TEXT
+    )

@@ -22,6 +22,7 @@ from explorer.pipeline import train_corpus
 from explorer.render import escape_text
 from explorer.run_config import RunConfig
 from explorer.trainers.unigram import UnigramConfig
+from explorer.ui import encode_panel
 from explorer.ui.runs import Run, RunKey, corpus_digest
 from explorer.ui.settings import Settings
 from explorer.ui.state import CURRENT_RUN
@@ -105,6 +106,12 @@ def test_every_round_scrubbed_shows_that_round(course_page):
         lattice = trace.lattice(word, r)
         assert body_with(at, "lattice-wrap").count("lat-best") == len(lattice.best_path)
         assert lattice_view.best_path_sentence(trace, lattice) in [text_of(body) for body in html_bodies(at)]
+        # The step-by-step panel encodes with the pieces alive after round r: its tokens are round r's.
+        expected_tokens = [
+            token for word in encode_panel.DEFAULT_TEXT.split() for token in trace.segment("▁" + word, r)
+        ]
+        table = body_with(at, "viterbi-word")
+        assert all(escape_text(token) in table for token in expected_tokens)
 
 
 def test_the_round_buttons_step_one_round(course_page):
