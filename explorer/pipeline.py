@@ -23,6 +23,7 @@ from explorer.corpus import count_text, count_words
 from explorer.decoders import ByteLevelDecoder, MetaspaceDecoder
 from explorer.hf_json import build_tokenizer
 from explorer.json_numbers import library_float
+from explorer.models import UnigramModel
 from explorer.normalizers import build_normalizer
 from explorer.pre_tokenizers import build_pre_tokenizer
 from explorer.processors import TemplateProcessing
@@ -32,7 +33,6 @@ from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
 from explorer.trace import Trace
 from explorer.trainers import train
 from explorer.trainers.unigram import train_unigram
-from explorer.unigram_model import UnigramModel
 from explorer.unigram_trace import UnigramTrace
 
 

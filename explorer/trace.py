@@ -31,7 +31,7 @@ word in order, one value per boundary (len(word) - 1 of them): the step that rem
 on what a character and a word are. Versions 1 (candidates as nested lists) and 2 (no symbol counts,
 no corpus counts) are read too.
 
-What it does not do: train (trainers/) or encode new text (models.py).
+What it does not do: train (trainers/) or encode new text (explorer/models/).
 """
 
 from __future__ import annotations

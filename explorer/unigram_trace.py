@@ -43,8 +43,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.models import Lattice, UnigramModel
 from explorer.run_config import RunConfig
-from explorer.unigram_model import Lattice, UnigramModel
 
 UNIGRAM_TRACE_FORMAT = "tokenizer-explorer-unigram-trace"
 REMOVAL_REASONS = ("em", "unused", "loss", "final")
