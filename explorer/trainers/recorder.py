@@ -14,7 +14,8 @@ from __future__ import annotations
 from array import array
 
 from explorer.run_config import RunConfig, TrainerConfig
-from explorer.trace import Candidates, Trace
+from explorer.trace import Trace
+from explorer.trace_candidates import Candidates
 from explorer.trainers.engine import PAIR_MASK, PAIR_SHIFT
 from explorer.trainers.queues import Pick
 
