@@ -1,4 +1,4 @@
-"""Tokenizer Explorer, home page "Train": a corpus in, BPE or WordPiece settings, Train.
+"""Tokenizer Explorer, home page "Train": a corpus in, BPE, WordPiece or Unigram settings, Train.
 
 Run with `streamlit run app.py`. The other pages live in pages/ (Streamlit's multipage folder).
 Every input is checked as it is typed (explorer.checks, through explorer.ui.corpus_input and
@@ -15,7 +15,7 @@ from explorer.ui.train_controls import train_controls
 
 frame.page(
     "Train",
-    "Paste a corpus, pick BPE or WordPiece, train, then watch every merge on the Merge history page.",
+    "Paste a corpus, pick BPE, WordPiece or Unigram, train, then watch it learn on the Merge history page.",
 )
 limits, limits_problem = limits_or_defaults()
 if limits_problem:

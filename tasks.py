@@ -62,7 +62,8 @@ def ensure_chromium() -> None:
         )
     else:
         print(
-            "note: /usr/bin/chromium is missing (Debian: apt-get install chromium); browser tests will be skipped"
+            "note: /usr/bin/chromium is missing (Debian: apt-get install chromium); "
+            "browser tests will be skipped"
         )
 
 

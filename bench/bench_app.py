@@ -73,8 +73,9 @@ PROBE_JS = """() => {
   const probe = window.__probe = {keys: [], states: [], seen: null, want: null};
   document.addEventListener('keydown', () => probe.keys.push(performance.now()), true);
   const app = document.querySelector('[data-testid="stApp"]');
-  new MutationObserver(() => probe.states.push([performance.now(), app.getAttribute('data-test-script-state')]))
-    .observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
+  new MutationObserver(
+    () => probe.states.push([performance.now(), app.getAttribute('data-test-script-state')])
+  ).observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
   new MutationObserver(() => {
     if (probe.want === null || probe.seen !== null) return;
     const line = document.querySelector('.merge-summary');

@@ -125,7 +125,8 @@ def memory() -> None:
         previous = rss
     first = result["rows"][0][1]
     print(
-        f"   all {len(BUNDLED)} loaded: {result['rows'][-1][1]:.0f} MB, {result['rows'][-1][1] - first:.0f} MB over the import"
+        f"   all {len(BUNDLED)} loaded: {result['rows'][-1][1]:.0f} MB, "
+        f"{result['rows'][-1][1] - first:.0f} MB over the import"
     )
     print(f"   data packages' own modules imported: {result['imported'] or 'none'}")
 

@@ -37,7 +37,9 @@ lines = open(corpus, encoding="utf-8").read().split("\\n")
 if kind == "bpe":
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    trainer = trainers.BpeTrainer(vocab_size=5000, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=5000, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
 else:
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
@@ -139,7 +141,8 @@ def main() -> None:
     # PYTHONDONTWRITEBYTECODE set, every run would otherwise compile its modules again.
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "explorer")], check=True)
     print(
-        f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; best of {args.repeat}; whole processes; cores: {os.cpu_count()}"
+        f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; best of {args.repeat}; "
+        f"whole processes; cores: {os.cpu_count()}"
     )
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -194,8 +197,9 @@ def main() -> None:
         merges = 5000 - 5 - 65  # about the course WordPiece's merges to reach 5,000 (alphabet ~65 + [UNK])
         extrapolated = loop_seconds / 200 * merges
         print(
-            f"\ncourse loop: 200 merges in {loop_seconds:.1f} s -> about {extrapolated:.0f} s for {merges:,} merges "
-            f"(extrapolated linearly); ours {wp_ours[0]:.2f} s whole process: {extrapolated / wp_ours[0]:.0f}x faster"
+            f"\ncourse loop: 200 merges in {loop_seconds:.1f} s -> about {extrapolated:.0f} s "
+            f"for {merges:,} merges (extrapolated linearly); ours {wp_ours[0]:.2f} s whole process: "
+            f"{extrapolated / wp_ours[0]:.0f}x faster"
         )
 
         long_word = out / "long.txt"

@@ -117,10 +117,12 @@ def main() -> None:
         return
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "explorer")], check=True)
     print(
-        f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; {args.repeat} runs each, alternating; whole processes"
+        f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; {args.repeat} runs each, "
+        "alternating; whole processes"
     )
     print(
-        "\n| case | ours best / median (s) | other best / median (s) | ratio best / median | ours peak MB | other peak MB |"
+        "\n| case | ours best / median (s) | other best / median (s) | ratio best / median "
+        "| ours peak MB | other peak MB |"
     )
     print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
@@ -153,7 +155,8 @@ def main() -> None:
         estimate = one_loss * losses
         shown = f"{estimate / 60:.1f} min" if estimate < 3600 else f"{estimate / 3600:.1f} h"
         print(
-            f"\ncourse flavor, whole text, vocab 100: ours {mine_full[0]:.2f} s (peak {mine_full[1]:.0f} MB); the course's "
+            f"\ncourse flavor, whole text, vocab 100: ours {mine_full[0]:.2f} s "
+            f"(peak {mine_full[1]:.0f} MB); the course's "
             f"loop computes the whole loss {losses:,} times, {one_loss:.2f} s each: about {shown} "
             f"(extrapolated), {estimate / mine_full[0]:,.0f}x ours"
         )

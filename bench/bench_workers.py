@@ -114,11 +114,13 @@ def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> str:
         steps = job.result["steps"]
         print(f"   BPE {vocab:,} ({steps:,} merges), trace JSON {len(trace_json.encode()) / 1e6:.1f} MB:")
         print(
-            f"     (a) pickled through the pool: {best(pipe) * 1000:.0f} ms, then Trace.from_json {best(parse) * 1000:.0f} ms "
+            f"     (a) pickled through the pool: {best(pipe) * 1000:.0f} ms, "
+            f"then Trace.from_json {best(parse) * 1000:.0f} ms "
             f"(server total {(best(pipe) + best(parse)) * 1000:.0f} ms)"
         )
         print(
-            f"     (b) via the store: the worker's put {best(via_store) * 1000:.0f} ms; the server's get + from_json "
+            f"     (b) via the store: the worker's put {best(via_store) * 1000:.0f} ms; "
+            "the server's get + from_json "
             f"{best(read) * 1000:.0f} ms; stored {store.stored_bytes() / 1e6:.2f} MB in all so far"
         )
         largest_json = trace_json
@@ -176,7 +178,8 @@ def while_probing(work) -> tuple[list[float], float, float]:
 def server_cpu(corpus: str, vocab: int) -> None:
     print(f"4. The server while BPE {vocab:,} trains; a server thread asks to run every 1 ms meanwhile")
     print(
-        f"   (load average before: {', '.join(f'{load:.1f}' for load in os.getloadavg())}: other work on the machine shows too)"
+        f"   (load average before: {', '.join(f'{load:.1f}' for load in os.getloadavg())}: "
+        "other work on the machine shows too)"
     )
     pool = WorkerPool(size=1, preload=("explorer.work.tasks",))
     pool.warm_up()
@@ -202,7 +205,8 @@ def server_cpu(corpus: str, vocab: int) -> None:
     started = time.perf_counter()
     in_worker()
     print(
-        f"   without the probe, the server's CPU while a worker trained for {time.perf_counter() - started:.1f} s: "
+        "   without the probe, the server's CPU while a worker trained for "
+        f"{time.perf_counter() - started:.1f} s: "
         f"{time.process_time() - quiet_cpu:.3f} s (dispatcher, progress, receiving the result)"
     )
     pool.shutdown()
@@ -220,7 +224,8 @@ def main() -> None:
     corpus = args.corpus.read_text(encoding="utf-8")
     vocabs = [int(value) for value in args.vocab.split(",")]
     print(
-        f"corpus {args.corpus.name}: {len(corpus.encode()) / 1e6:.2f} MB; {os.cpu_count()} cores; Python {sys.version.split()[0]}"
+        f"corpus {args.corpus.name}: {len(corpus.encode()) / 1e6:.2f} MB; {os.cpu_count()} cores; "
+        f"Python {sys.version.split()[0]}"
     )
     start_up(args.repeat)
     with tempfile.TemporaryDirectory() as folder:

@@ -364,26 +364,31 @@ def main() -> int:
     trains = [result.train_seconds for result in results if not result.problems]
     totals = [result.total_seconds for result in results if not result.problems]
     print(
-        f"sessions: {len(results)} at once, {args.words:,} words each (~{len(corpus(0, args.words)) / 1024:.0f} KB), vocab {args.vocab:,}; "
+        f"sessions: {len(results)} at once, {args.words:,} words each "
+        f"(~{len(corpus(0, args.words)) / 1024:.0f} KB), vocab {args.vocab:,}; "
         f"pages: Train, {', '.join(label for label, _ in pages) or 'no other'}"
     )
     for result in results:
         status = "ok" if not result.problems else "FAILED: " + "; ".join(result.problems)
         print(
-            f"  #{result.index} {result.marker}: train {result.train_seconds:5.1f} s, visit {result.total_seconds:5.1f} s, {result.pages_checked} pages checked, {status}"
+            f"  #{result.index} {result.marker}: train {result.train_seconds:5.1f} s, "
+            f"visit {result.total_seconds:5.1f} s, {result.pages_checked} pages checked, {status}"
         )
     if trains:
         print(
             f"Train click -> summary: slowest {max(trains):.1f} s, median {statistics.median(trains):.1f} s"
         )
         print(
-            f"whole visit (open, paste, train, {len(pages)} more pages): slowest {max(totals):.1f} s, median {statistics.median(totals):.1f} s"
+            f"whole visit (open, paste, train, {len(pages)} more pages): slowest {max(totals):.1f} s, "
+            f"median {statistics.median(totals):.1f} s"
         )
     print(
-        f"wall time: {wall:.1f} s; server CPU {server_cpu:.1f} s ({server_cpu / wall:.0%} of one core; the browser's tabs use the rest)"
+        f"wall time: {wall:.1f} s; server CPU {server_cpu:.1f} s ({server_cpu / wall:.0%} of one core; "
+        "the browser's tabs use the rest)"
     )
     print(
-        f"server RSS: {before:.0f} MB before, server peak {after['VmHWM']:.0f} MB (VmHWM), {after['VmRSS']:.0f} MB after; "
+        f"server RSS: {before:.0f} MB before, server peak {after['VmHWM']:.0f} MB (VmHWM), "
+        f"{after['VmRSS']:.0f} MB after; "
         f"server + worker processes peak {sampler.peak:.0f} MB"
     )
     print(

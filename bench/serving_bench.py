@@ -132,7 +132,8 @@ def cold() -> None:
                 loads.append(time.monotonic() - begun)
                 page.context.close()
     print(
-        f"cold start: server answers {ready:.2f} s after launch; first page load {loads[0]:.2f} s, second {loads[1]:.2f} s"
+        f"cold start: server answers {ready:.2f} s after launch; "
+        f"first page load {loads[0]:.2f} s, second {loads[1]:.2f} s"
     )
 
 
@@ -188,8 +189,9 @@ def classroom(sessions: int, timeout: float = 300.0) -> None:
             times = sorted(asyncio.run(sockets(server.url, count)))
             wall = time.monotonic() - begun
             print(
-                f"  {count} websocket visitors: to the summary median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; "
-                f"runs trained {server.stored_runs()}; wall {wall:.1f} s; server + workers peak RSS {memory.peak:.0f} MB"
+                f"  {count} websocket visitors: to the summary median {statistics.median(times):.1f} s, "
+                f"slowest {times[-1]:.1f} s; runs trained {server.stored_runs()}; wall {wall:.1f} s; "
+                f"server + workers peak RSS {memory.peak:.0f} MB"
             )
     with Server("bench-classroom-tabs") as server, Memory(server.pid) as memory:
         cpu_before = {pid: cpu_seconds(pid) for pid in family(server.pid)}
@@ -202,11 +204,13 @@ def classroom(sessions: int, timeout: float = 300.0) -> None:
     times = sorted(result[0] for result in results)
     failures = [result[2] for result in results if result[2]]
     print(
-        f"  {sessions} Chromium tabs: to the summary median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; "
-        f"runs trained {trained}; summaries' 'Time taken' {sorted({result[1] for result in results})}"
+        f"  {sessions} Chromium tabs: to the summary median {statistics.median(times):.1f} s, "
+        f"slowest {times[-1]:.1f} s; runs trained {trained}; "
+        f"summaries' 'Time taken' {sorted({result[1] for result in results})}"
     )
     print(
-        f"    wall {wall:.1f} s; CPU: server {server_cpu:.1f} s, workers {workers_cpu:.1f} s, the tabs the rest of "
+        f"    wall {wall:.1f} s; CPU: server {server_cpu:.1f} s, workers {workers_cpu:.1f} s, "
+        "the tabs the rest of "
         f"{2 * wall:.0f} core-seconds; peak RSS {memory.peak:.0f} MB; failures: {failures or 'none'}"
     )
 
@@ -225,10 +229,12 @@ def distinct(sessions: int = 8, megabytes: float = 1.0, vocab: int = 5000) -> No
         wall = time.monotonic() - begun
         trained = server.stored_runs()
     print(
-        f"distinct: {sessions} websocket visitors each paste a different {megabytes:g} MB corpus and train it to {vocab:,} at once"
+        f"distinct: {sessions} websocket visitors each paste a different {megabytes:g} MB corpus "
+        f"and train it to {vocab:,} at once"
     )
     print(
-        f"  Train click -> summary: median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; runs trained {trained}; "
+        f"  Train click -> summary: median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s; "
+        f"runs trained {trained}; "
         f"wall {wall:.1f} s; server + workers peak RSS {memory.peak:.0f} MB"
     )
 
@@ -289,8 +295,11 @@ def _paste_and_train(page, url: str, text: str, vocab: int) -> None:
     wait_idle(page)
     area = page.get_by_role("textbox", name="Corpus", exact=True)
     area.evaluate(
-        """(element, text) => { const set = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
-           set.call(element, text); element.dispatchEvent(new Event('input', {bubbles: true})); }""",
+        """(element, text) => {
+             const set = Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, 'value').set;
+             set.call(element, text);
+             element.dispatchEvent(new Event('input', {bubbles: true}));
+           }""",
         text,
     )
     area.press("Control+Enter")
@@ -329,11 +338,13 @@ def latency(moves: int) -> None:
     )
     print(
         f"  while a websocket visitor trains 1 MB (lines of random letters) to vocab 20,000 in a worker "
-        f"({training['seconds']:.1f} s from its click; {len(busy)} moves during it): median {statistics.median(busy):.0f} ms, "
+        f"({training['seconds']:.1f} s from its click; {len(busy)} moves during it): "
+        f"median {statistics.median(busy):.0f} ms, "
         f"max {max(busy):.0f} ms"
     )
     print(
-        f"  ratio of medians: {statistics.median(busy) / statistics.median(idle):.2f}x; server + workers peak RSS {memory.peak:.0f} MB"
+        f"  ratio of medians: {statistics.median(busy) / statistics.median(idle):.2f}x; "
+        f"server + workers peak RSS {memory.peak:.0f} MB"
     )
 
 
@@ -357,10 +368,12 @@ def compare() -> None:
             timings.append(time.monotonic() - begun)
             note = page.get_by_text("On the training corpus", exact=False).first.inner_text()
     print(
-        "compare: a 3.9 MB corpus, 4 tokenizers (this run, GPT-2, GPT-4, GPT-4o): Compare opened -> figures table"
+        "compare: a 3.9 MB corpus, 4 tokenizers (this run, GPT-2, GPT-4, GPT-4o): "
+        "Compare opened -> figures table"
     )
     print(
-        f"  first visit of a fresh server: {timings[0]:.1f} s; another 3.9 MB corpus afterwards: {timings[1]:.1f} s"
+        f"  first visit of a fresh server: {timings[0]:.1f} s; "
+        f"another 3.9 MB corpus afterwards: {timings[1]:.1f} s"
     )
     print(f"  {note.strip()}")
 

@@ -2,7 +2,8 @@
 trained one after another through a real browser, the RSS of the server and its worker processes
 after each (workers are recycled after `EXPLORER_TASKS_PER_WORKER` jobs, 20 by default).
 
-    .venv/bin/python bench/soak_test.py [--corpora 100] [--sessions 4] [--words 3000] [--visit-every 10] [--timeout 1500]
+    .venv/bin/python bench/soak_test.py [--corpora 100] [--sessions 4] [--words 3000] \\
+        [--visit-every 10] [--timeout 1500]
 
 The corpora are split over `--sessions` browser sessions used one after another (each a fresh
 Playwright context, closed when its share is done), so both kinds of growth show: runs piling up
@@ -105,7 +106,8 @@ def main() -> int:
             print("cannot find the server process")
             return 1
         print(
-            f"server RSS at start: {memory_mb(pid)['VmRSS']:.0f} MB (with its worker processes: {family_rss_mb(pid):.0f} MB)",
+            f"server RSS at start: {memory_mb(pid)['VmRSS']:.0f} MB "
+            f"(with its worker processes: {family_rss_mb(pid):.0f} MB)",
             flush=True,
         )
         index = 0
@@ -126,7 +128,8 @@ def main() -> int:
                     series.append((index + 1, family_rss_mb(pid)))
                     if (index + 1) % 10 == 0:
                         print(
-                            f"  {index + 1:4d} corpora (session {session + 1}): RSS (server + workers) {series[-1][1]:.0f} MB, "
+                            f"  {index + 1:4d} corpora (session {session + 1}): "
+                            f"RSS (server + workers) {series[-1][1]:.0f} MB, "
                             f"{time.monotonic() - started:.0f} s",
                             flush=True,
                         )
@@ -140,7 +143,8 @@ def main() -> int:
     first = [rss for number, rss in series[:half] if number > warm]
     second = [rss for _, rss in series[half:]]
     print(
-        f"corpora trained: {len(series)} in {time.monotonic() - started:.0f} s ({args.sessions} sessions one after another, "
+        f"corpora trained: {len(series)} in {time.monotonic() - started:.0f} s "
+        f"({args.sessions} sessions one after another, "
         f"~{len(corpus(0, args.words)) / 1024:.0f} KB each)"
     )
     print(

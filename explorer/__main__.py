@@ -1,4 +1,4 @@
-"""Entry point for `python -m explorer` (see explorer/cli.py)."""
+"""Entry point for `python -m explorer` (see explorer/cli/)."""
 
 import sys
 

@@ -6,6 +6,8 @@ special tokens turned out to share with the corpus.
   min_frequency, a limit or the Stop button).
 - `special_token_notes(trace)`: special tokens that are also corpus characters, or that a merge
   rebuilt, and what the library does then.
+- `explain_unigram_size(trace, requested, stopped_by)`: the same sentence for a Unigram run, which
+  prunes from its seed pieces down to the size asked for.
 
 The app and the CLI write the same sentences.
 
@@ -92,3 +94,39 @@ def explain_vocab_size(trace: Trace, requested: int | None = None, stopped_by: s
         )
     by = stopped_by or "the Stop button or a time or step limit"
     return f"Stopped at {size:,} of the {requested:,} tokens asked for, after {merges:,} merges, by {by}."
+
+
+def explain_unigram_size(trace, requested: int | None = None, stopped_by: str | None = None) -> str:
+    """One sentence on how a Unigram run's vocabulary size compares with the one asked for: it
+    starts from its seed pieces and removes pieces round after round (an UnigramTrace)."""
+    if requested is None:
+        requested = trace.config.vocab_size
+    seeds, size, rounds = len(trace.seeds), len(trace.vocab), len(trace.rounds)
+    if not trace.words:
+        return "The corpus has no words once normalized and pre-tokenized, so nothing was learned."
+    pruned = f"from {seeds:,} seed pieces to {size:,} in {rounds:,} round{'s' if rounds != 1 else ''}"
+    reason = trace.stop_reason
+    if reason == "vocab_size":
+        if seeds <= requested:
+            return (
+                f"The {seeds:,} seed pieces are no more than the {requested:,} tokens asked for: "
+                f"nothing needed pruning ({size:,} tokens, special and unk tokens included)."
+            )
+        if size < requested:
+            return (
+                f"Pruned {pruned}: the course's loop removes a tenth of the pieces per round, so its last "
+                f"round can go below the {requested:,} tokens asked for."
+            )
+        return f"Pruned {pruned}: the {requested:,} tokens asked for."
+    if reason == "characters_only":
+        return (
+            f"Pruned {pruned}, more than the {requested:,} tokens asked for: only single characters are "
+            "left, and they are never removed."
+        )
+    if reason == "stuck":
+        return (
+            f"Pruned {pruned}, more than the {requested:,} tokens asked for: a round could remove nothing "
+            "more (the library would repeat it forever)."
+        )
+    by = stopped_by or "the Stop button or the time limit"
+    return f"Stopped by {by}, having pruned {pruned} of the {requested:,} tokens asked for."

@@ -71,7 +71,10 @@ def score_formula(candidate: Candidate) -> str:
     """'12 / (40 × 30) = 0.01': count(ab) / (count(a) × count(b)) with the numbers plugged in."""
     if candidate.left_count is None:
         return f"{candidate.score:.6g}"
-    return f"{candidate.count:,} / ({candidate.left_count:,} × {candidate.right_count:,}) = {candidate.score:.6g}"
+    return (
+        f"{candidate.count:,} / ({candidate.left_count:,} × {candidate.right_count:,}) "
+        f"= {candidate.score:.6g}"
+    )
 
 
 def _value_text(candidate: Candidate) -> str:
@@ -115,23 +118,29 @@ def why_chosen(trace: Trace, merge: int, labels) -> str:
     if best.value > chosen.value:
         return (
             f"The library chose {name} ({_value_text(chosen)}) although "
-            f"{pair_name(labels, best.left_id, best.right_id)} has {_value_text(best)}: `BpeTrainer` kept an "
-            "out-of-date count in its queue (it does so when a merge makes a token that already exists, as a "
-            "continuing-subword prefix or end-of-word suffix inside the text can), and this explorer replays it exactly."
+            f"{pair_name(labels, best.left_id, best.right_id)} has {_value_text(best)}: "
+            "`BpeTrainer` kept an out-of-date count in its queue (it does so when a merge makes a "
+            "token that already exists, as a continuing-subword prefix or end-of-word suffix inside "
+            "the text can), and this explorer replays it exactly."
         )
     tied = [candidate for candidate in candidates if candidate.value == chosen.value]
     if chosen.score is None:
-        won = f"{name} has the highest count, {chosen.count:,} (occurrences in the corpus, each word counted as often as it appears)"
+        won = (
+            f"{name} has the highest count, {chosen.count:,} "
+            "(occurrences in the corpus, each word counted as often as it appears)"
+        )
     else:
         won = (
-            f"{name} has the highest likelihood score, count(ab) / (count(a) × count(b)) = {score_formula(chosen)}: "
+            f"{name} has the highest likelihood score, "
+            f"count(ab) / (count(a) × count(b)) = {score_formula(chosen)}: "
             "a pair whose parts are rare apart but often together"
         )
     if len(tied) == 1:
         runner_up = candidates[1] if len(candidates) > 1 else None
         if runner_up is None:
             return f"{won}; it was the only pair left."
-        return f"{won}; next came {pair_name(labels, runner_up.left_id, runner_up.right_id)} with {_value_text(runner_up)}."
+        runner_up_name = pair_name(labels, runner_up.left_id, runner_up.right_id)
+        return f"{won}; next came {runner_up_name} with {_value_text(runner_up)}."
     some = (
         "at least "
         if len(tied) == len(candidates) and len(candidates) >= trace.config.trainer.candidates
@@ -160,8 +169,9 @@ def why_chosen(trace: Trace, merge: int, labels) -> str:
 
     others_seen = [f"{pair_name(labels, c.left_id, c.right_id)} in {seen(c)}" for c in tied[1:4] if seen(c)]
     return (
-        f"{tie}. The course keeps the first pair it meets, scanning the words in the order they first appear, "
-        f"left to right (its dict order), so {name} wins: it first appears in {seen(chosen) or 'an earlier word'}"
+        f"{tie}. The course keeps the first pair it meets, scanning the words in the order they first "
+        f"appear, left to right (its dict order), so {name} wins: "
+        f"it first appears in {seen(chosen) or 'an earlier word'}"
         + (f"; {'; '.join(others_seen)}" if others_seen else "")
         + "."
     )
@@ -237,4 +247,5 @@ def stop_sentence(trace: Trace) -> str:
         "min_frequency": "the best pair occurred less often than the minimum frequency",
         "stopped": "it was stopped (the Stop button or a limit)",
     }
-    return f"Training ended after {plural(trace.steps, 'merge')}: {reasons.get(trace.stop_reason, trace.stop_reason)}."
+    reason = reasons.get(trace.stop_reason, trace.stop_reason)
+    return f"Training ended after {plural(trace.steps, 'merge')}: {reason}."

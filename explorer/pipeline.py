@@ -9,6 +9,7 @@ model, decoder, post-processor) for encoding and export.
 Unigram (a RunConfig whose trainer is a `UnigramConfig`): `train_corpus` returns a UnigramTrace,
 and `tokenizer_from_trace` rebuilds a Unigram tokenizer from it (Metaspace pre-tokenizer and
 decoder when the run used "metaspace", the pre-tokenizer XLNet and the course use).
+`trace_from_json` reads either kind of trace back (by its "format").
 
 What it does not do: enforce size limits or time budgets (the callers pass `should_stop` and
 `max_steps`).
@@ -16,6 +17,7 @@ What it does not do: enforce size limits or time budgets (the callers pass `shou
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 from explorer.assemble import build_tokenizer, cls_sep_template
@@ -32,7 +34,7 @@ from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
 from explorer.trace import Trace
 from explorer.trainers import train
 from explorer.trainers.unigram import train_unigram
-from explorer.unigram_trace import UnigramTrace
+from explorer.unigram_trace import UNIGRAM_TRACE_FORMAT, UnigramTrace
 
 
 def effective_config(run: RunConfig) -> RunConfig:
@@ -70,6 +72,17 @@ def train_corpus(
         trace.corpus = count_text(text)
     trace.config = run
     return trace
+
+
+def trace_from_json(text: str) -> Trace | UnigramTrace:
+    """A trace's JSON read back: a UnigramTrace when its "format" says so, else a Trace."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"trace: not valid JSON ({error})") from None
+    if isinstance(data, dict) and data.get("format") == UNIGRAM_TRACE_FORMAT:
+        return UnigramTrace.from_dict(data)
+    return Trace.from_dict(data)
 
 
 def tokenizer_from_trace(trace: Trace | UnigramTrace, k: int | None = None) -> Tokenizer:

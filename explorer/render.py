@@ -181,11 +181,17 @@ def group_pieces_by_shared_clusters(text: str, pieces: Sequence[Piece]) -> list[
 
 
 def _token_span(
-    piece: Piece, source: str, colour: str, show_ids: bool, new: bool = False, base_class: str = "tok"
+    piece: Piece,
+    source: str,
+    colour: str,
+    show_ids: bool,
+    new: bool = False,
+    base_class: str = "tok",
+    new_note: str = "just merged",
 ) -> str:
     """One token as a coloured span of class `base_class`; an unknown token as `[UNK] ← 서울` (the
     text it stands for, `source`), a dropped character as `dropped: P`, both in a dashed box,
-    never as nothing. `new`: outlined, the token the last merge made."""
+    never as nothing. `new`: outlined, the token the last step made, titled with `new_note`."""
     readable = readable_token(_shown_bytes(piece))
     kind = piece.kind
     if kind == DROPPED:
@@ -208,7 +214,7 @@ def _token_span(
         f"{base_class} tok-special" if kind == SPECIAL else f"{base_class} tok-new" if new else base_class
     )
     title = f"id {piece.id}: {readable}" + (
-        " (special token)" if kind == SPECIAL else " (just merged)" if new else ""
+        " (special token)" if kind == SPECIAL else f" ({new_note})" if new else ""
     )
     background = html.escape(colour, quote=True)
     return (
@@ -222,11 +228,14 @@ def _source(text: str, piece: Piece) -> str:
     return readable_token(text[piece.start : piece.end].encode("utf-8", errors="surrogatepass"))
 
 
-def pieces_html(pieces: Sequence[Piece], show_ids: bool = False, new: Collection[int] = ()) -> str:
+def pieces_html(
+    pieces: Sequence[Piece], show_ids: bool = False, new: Collection[int] = (), new_note: str = "just merged"
+) -> str:
     """Tokens side by side, without the text they came from: a corpus word's tokens after k merges,
     the two tokens a merge joined and the one it made. Each is a monospace box (`mono-tok`) showing
     `readable_token` of its bytes, coloured by position, titled "id N: readable"; those at the
-    positions in `new` (what the last merge made) are outlined and titled "(just merged)". No
+    positions in `new` (what the last merge made) are outlined and titled "(just merged)", or
+    `new_note` (a Unigram round: "changed in this round"). No
     grapheme grouping and no line breaks: the pieces are tokens of a vocabulary, drawn as such.
 
     >>> markup = pieces_html([Piece(7, "lo", 0, 2), Piece(9, "w", 2, 3)], new={0})
@@ -241,6 +250,7 @@ def pieces_html(pieces: Sequence[Piece], show_ids: bool = False, new: Collection
             show_ids,
             position in new,
             base_class="tok mono-tok",
+            new_note=new_note,
         )
         for position, piece in enumerate(pieces)
     )
@@ -252,6 +262,8 @@ def token_spans_html(
     palette: Sequence[str] = PALETTE,
     show_ids: bool = False,
     new_token: str | None = None,
+    new_spans: Collection[tuple[int, int]] = (),
+    new_note: str = "just merged",
 ) -> str:
     """HTML with one coloured `<span>` per token, in order, on one line of markup.
 
@@ -262,7 +274,8 @@ def token_spans_html(
     label showing X. Colours cycle through `palette` by token position. Pieces without
     `token_bytes` are shown as `text[start:end]`; unknown tokens and dropped characters as marked
     boxes (see `_token_span`). Tokens whose `value` is `new_token` (the merge player's last merge)
-    are outlined. No raw newline is emitted (newline tokens are followed by `<br>`),
+    are outlined, and so are tokens whose (start, end) is in `new_spans` (what a Unigram round
+    changed), titled with `new_note`. No raw newline is emitted (newline tokens are followed by `<br>`),
     so Markdown cannot end the HTML block early. Styles: `STYLESHEET` (classes only).
     """
     colours = list(palette)
@@ -274,7 +287,9 @@ def token_spans_html(
                 _source(text, pieces[i]),
                 colours[i % len(colours)],
                 show_ids,
-                new_token is not None and pieces[i].value == new_token,
+                (new_token is not None and pieces[i].value == new_token)
+                or (pieces[i].start, pieces[i].end) in new_spans,
+                new_note=new_note,
             )
             + "<br>" * _shown_bytes(pieces[i]).count(b"\n")
             for i in group
@@ -322,13 +337,16 @@ STYLESHEET = """
 .tok-unk-source{font-weight:400;color:#333;}
 .tok-dropped{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-size:0.9em;}
 .tok-group{outline:1px dashed #666;outline-offset:1px;border-radius:3px;}
-.tok-group-label{font-size:0.85em;color:#222;background:#eef0f3;border-radius:3px;padding:0 3px;margin-left:2px;}
-.mono-tok{display:inline-block;border-radius:3px;padding:1px 2px;margin:0 1px;font-family:ui-monospace,monospace;}
+.tok-group-label{font-size:0.85em;color:#222;background:#eef0f3;border-radius:3px;padding:0 3px;
+  margin-left:2px;}
+.mono-tok{display:inline-block;border-radius:3px;padding:1px 2px;margin:0 1px;
+  font-family:ui-monospace,monospace;}
 .mono-tok.later{opacity:0.45;}
 .muted{color:#666;}
 .small{font-size:0.85em;}
 .top-words{line-height:2.1;}
-.word-card{display:inline-block;margin:3px 8px 3px 0;padding:2px 4px;border:1px solid #e3e3e3;border-radius:4px;white-space:nowrap;max-width:100%;overflow:hidden;}
+.word-card{display:inline-block;margin:3px 8px 3px 0;padding:2px 4px;border:1px solid #e3e3e3;
+  border-radius:4px;white-space:nowrap;max-width:100%;overflow:hidden;}
 .word-count{margin-left:4px;}
 .step-sentence{margin:4px 0 10px 0;line-height:2.1;}
 .merge-tree{line-height:1.7;font-size:0.95em;}
@@ -350,6 +368,15 @@ STYLESHEET = """
 .step-bar-track{height:4px;background:#e6e9ef;border-radius:2px;}
 .step-bar-fill{height:4px;background:#d1495b;border-radius:2px;}
 .why{background:#f6f8fa;border-left:4px solid #d1495b;padding:6px 10px;margin:6px 0;border-radius:3px;}
+.round-summary{font-size:1.02em;padding:2px 0 6px 0;}
+.lattice-wrap{overflow-x:auto;}
+.lattice{border-collapse:separate;border-spacing:2px;font-family:ui-monospace,monospace;}
+.lattice th.lat-char{padding:2px 6px;background:#eef0f3;text-align:center;font-weight:600;}
+.lattice td.lat-edge{padding:1px 4px;background:#dfe7fd;border:1px solid #c5d0ee;border-radius:3px;
+  text-align:center;white-space:nowrap;font-size:0.9em;}
+.lattice td.lat-best{background:#ffd6a5;border:2px solid #d1495b;font-weight:700;}
+.lattice td.lat-unk{background:#fff;border:1.5px dashed #b00020;color:#b00020;}
+.lat-score{display:block;font-size:0.75em;color:#555;font-weight:400;}
 """
 
 

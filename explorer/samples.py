@@ -102,15 +102,36 @@ MULTILINGUAL = Sample(
     label="Multilingual, emoji and code",
     inline="\n".join(
         [
-            "The family \U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466 went to Berlin \U0001f1e9\U0001f1ea and Tokyo \U0001f1ef\U0001f1f5.",
+            (
+                "The family \U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466 went to Berlin "
+                "\U0001f1e9\U0001f1ea and Tokyo \U0001f1ef\U0001f1f5."
+            ),
             "The family ate cake in the caf\u00e9 and the children laughed \U0001f602\U0001f602.",
-            "Na\u00efve people in Z\u00fcrich order a cr\u00e8me br\u00fbl\u00e9e; se\u00f1ora Mu\u00f1oz orders a\u0301 decomposed one.",
-            "\u6771\u4eac\u306f\u65e5\u672c\u306e\u9996\u90fd\u3067\u3059\u3002\u6771\u4eac\u306e\u4eba\u53e3\u306f\u591a\u3044\u3002",
+            (
+                "Na\u00efve people in Z\u00fcrich order a cr\u00e8me br\u00fbl\u00e9e; se\u00f1ora "
+                "Mu\u00f1oz orders a\u0301 decomposed one."
+            ),
+            (
+                "\u6771\u4eac\u306f\u65e5\u672c\u306e\u9996\u90fd\u3067\u3059\u3002\u6771\u4eac\u306e\u4eba"
+                "\u53e3\u306f\u591a\u3044\u3002"
+            ),
             "\u6211\u559c\u6b22\u5b66\u4e60\u4e2d\u6587\uff0c\u4e2d\u6587\u5f88\u6709\u610f\u601d\u3002",
-            "\ud55c\uad6d\uc5b4\ub294 \uc7ac\ubbf8\uc788\uc5b4\uc694. \ud55c\uad6d\uc5b4\ub97c \ubc30\uc6cc\uc694.",
-            "\u0645\u0631\u062d\u0628\u0627 \u0628\u0627\u0644\u0639\u0627\u0644\u0645\u060c \u0645\u0631\u062d\u0628\u0627 \u0628\u0643\u0645.",
-            "\u05e9\u05dc\u05d5\u05dd \u05e2\u05d5\u05dc\u05dd, \u05e9\u05dc\u05d5\u05dd \u05dc\u05db\u05d5\u05dd.",
-            "\u0417\u0434\u0440\u0430\u0432\u0441\u0442\u0432\u0443\u0439, \u043c\u0438\u0440! \u041f\u0440\u0438\u0432\u0435\u0442, \u043c\u0438\u0440!",
+            (
+                "\ud55c\uad6d\uc5b4\ub294 \uc7ac\ubbf8\uc788\uc5b4\uc694. \ud55c\uad6d\uc5b4\ub97c "
+                "\ubc30\uc6cc\uc694."
+            ),
+            (
+                "\u0645\u0631\u062d\u0628\u0627 \u0628\u0627\u0644\u0639\u0627\u0644\u0645\u060c "
+                "\u0645\u0631\u062d\u0628\u0627 \u0628\u0643\u0645."
+            ),
+            (
+                "\u05e9\u05dc\u05d5\u05dd \u05e2\u05d5\u05dc\u05dd, \u05e9\u05dc\u05d5\u05dd "
+                "\u05dc\u05db\u05d5\u05dd."
+            ),
+            (
+                "\u0417\u0434\u0440\u0430\u0432\u0441\u0442\u0432\u0443\u0439, \u043c\u0438\u0440! "
+                "\u041f\u0440\u0438\u0432\u0435\u0442, \u043c\u0438\u0440!"
+            ),
             "def tokenize(text):",
             "    tokens = text.split()  # split on whitespace",
             "    return [token.lower() for token in tokens if token]",

@@ -4,7 +4,8 @@ A Unigram run starts from many seed pieces and removes pieces round after round.
 the corpus (distinct words with counts, in order of first appearance), the seed pieces with their
 initial counts and scores, and per round: the vocabulary size before and after, the losses (the
 library's EM objective after each EM iteration; the course's model loss), every removed piece with
-why (its reason, its score, and its loss increase, loss or expected count) and the threshold, and a
+why (its reason, its score, and its loss increase, loss or expected count), the threshold and the
+first piece kept (the one that ranked next: what the threshold was weighed against), and a
 snapshot of the surviving pieces with their scores. So the segmentation of any word after any
 round is one Viterbi search over a snapshot, not a replay.
 
@@ -24,12 +25,15 @@ JSON (`to_json` / `from_json`):
      "words": [str], "counts": [int], "seeds": [str], "seed_counts": i64, "seed_scores": f64,
      "rounds": [{"kind", "size_before", "size_after", "losses": [float], "em_sizes": [int],
                  "threshold": float|null, "removed": {"piece": i32, "reason": i8, "score": f64,
-                 "value": f64}, "alive": i32, "scores": f64, "added": [str]}],
+                 "value": f64}, "first_kept": [int, float]|null, "alive": i32, "scores": f64,
+                 "added": [str]}],
      "final_pieces": [[str, float]], "unk_id": int|null, "stop_reason": str, "seconds": float}
 i32 / i64 / i8 / f64 are base64 strings of little-endian arrays (exact and compact; written by
 explorer.trace_packing). `alive` and `scores` are the snapshot after the round: seed indices in
 model order and their scores (the "final" round's snapshot is `final_pieces`). NaN in a removed
 piece's `value` means "none".
+`first_kept` (seed index, value): the kept piece that ranked next after the last one removed for
+its loss (null when no piece was removed for its loss; absent in older traces).
 
 What it does not do: train (explorer.trainers.unigram_*) or build tokenizers (pipeline.py).
 """
@@ -84,6 +88,7 @@ class UnigramRound:
     alive: np.ndarray  # seed indices in model order after the round
     scores: np.ndarray  # their scores
     added: list[str] = field(default_factory=list)  # final assembly: characters put back
+    first_kept: tuple[int, float] | None = None  # (seed index, value) of the best-ranked kept piece
 
     def to_dict(self) -> dict:
         return {
@@ -99,6 +104,7 @@ class UnigramRound:
                 "score": pack(self.removed_scores, "f64"),
                 "value": pack(self.removed_values, "f64"),
             },
+            "first_kept": None if self.first_kept is None else list(self.first_kept),
             "alive": pack(self.alive, "i32"),
             "scores": pack(self.scores, "f64"),
             "added": self.added,
@@ -121,7 +127,12 @@ class UnigramRound:
             alive=unpack_numpy(data["alive"], "i32"),
             scores=unpack_numpy(data["scores"], "f64"),
             added=list(data.get("added", [])),
+            first_kept=_first_kept(data.get("first_kept")),
         )
+
+
+def _first_kept(value) -> tuple[int, float] | None:
+    return None if value is None else (int(value[0]), float(value[1]))
 
 
 def _empty_rows() -> dict:
@@ -138,6 +149,7 @@ class RoundRecorder:
     em_sizes: list[int] = field(default_factory=list)
     threshold: float | None = None
     added: list[str] = field(default_factory=list)
+    first_kept: tuple[int, float] | None = None  # (seed index, value): see UnigramRound
     rows: dict = field(default_factory=_empty_rows)
 
     def remove(self, pieces, reason: str, scores, values=None) -> None:
@@ -168,6 +180,9 @@ class RoundRecorder:
             alive=alive,
             scores=np.asarray(scores, dtype=np.float64),
             added=list(self.added),
+            first_kept=None
+            if self.first_kept is None
+            else (int(self.first_kept[0]), float(self.first_kept[1])),
         )
 
 
@@ -235,6 +250,12 @@ class UnigramTrace:
                 round_.removed_pieces, round_.removed_reasons, round_.removed_scores, round_.removed_values
             )
         ]
+
+    def first_kept_at(self, r: int) -> tuple[str, float] | None:
+        """(piece, value) of the piece round r kept that ranked next after the last one removed
+        for its loss (course: loss increase; library: loss); None when none was."""
+        kept = self.rounds[r - 1].first_kept
+        return None if kept is None else (self.seeds[kept[0]], kept[1])
 
     def removal_round(self) -> dict[str, int]:
         """Seed piece -> the round that removed it (pieces never removed are absent)."""

@@ -1,22 +1,27 @@
-"""Merge history: play the training run merge by merge; every panel follows the step."""
+"""Merge history (Training history for a Unigram run): play the training run step by step; every
+panel follows the step."""
 
 import streamlit as st
 
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui import compare, frame, literal, player, state
+from explorer.ui import compare, frame, literal, player, state, unigram_history
 
 frame.page(
     "Merge history",
     "Play the run merge by merge, or scrub to any step: every panel shows that step, "
     "and says why its pair won.",
+    retitle=unigram_history.retitle,
 )
 run = frame.require_run(keep_params=(player.STEP_PARAM,))
 
-if run.trace.steps == 0:
+if unigram_history.is_unigram(run):
+    unigram_history.show(run)
+elif run.trace.steps == 0:
     st.info(f"This run learned no merge ({literal.stop_reason_text(run.trace)}): there is nothing to play.")
 else:
-    player.start_from_link(run.trace.steps)
-    player.controls(run)
     sentences = compare.sentences_from(state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
-    player.step_view(run, sentences)
+    track = player.merge_track(run, sentences)
+    player.start_from_link(track.steps)
+    player.controls(track)
+    player.step_view(track)
 frame.finish()

@@ -1,4 +1,5 @@
-"""Vocabulary: every token with its readable form, merge rank, parents and corpus frequency."""
+"""Vocabulary: every token with its readable form, merge rank, parents and corpus frequency (for a
+Unigram run: its score, and the pieces training removed with the round each went in)."""
 
 import streamlit as st
 
@@ -17,8 +18,13 @@ if state.get(state.FIRST_RUN) and SEARCH_PARAM in st.query_params:  # a link wit
 search, kinds, sort, order = st.columns([3, 3, 2, 1.4], vertical_alignment="bottom")
 query = search.text_input("Search tokens", key=W.SEARCH, placeholder="e.g. the, ing, ·")
 link.set_param(SEARCH_PARAM, query)
-chosen_kinds = kinds.multiselect("Show", views.KINDS, default=list(views.KINDS), key=W.KINDS)
-sort_by = sort.selectbox("Sort by", list(views.SORT_COLUMNS), key=W.SORT)
+run_kinds = views.kinds(run)
+if any(kind not in run_kinds for kind in state.get(W.KINDS) or ()):  # kept from a run of another algorithm
+    state.put(W.KINDS, list(run_kinds))
+if state.get(W.SORT) not in (None, *views.sort_columns(run)):
+    state.put(W.SORT, "id")
+chosen_kinds = kinds.multiselect("Show", run_kinds, default=list(run_kinds), key=W.KINDS)
+sort_by = sort.selectbox("Sort by", views.sort_columns(run), key=W.SORT)
 descending = order.toggle("Descending", key=W.DESCENDING)
 shown = views.filter_vocabulary(table, query, tuple(chosen_kinds), sort_by, descending)
 st.caption(f"{len(shown):,} of {len(table):,} tokens")
@@ -35,11 +41,25 @@ st.dataframe(
             "merge rank", help="1 = the first merge; characters and special tokens are not made by a merge"
         ),
         "frequency": st.column_config.NumberColumn(
-            "frequency", help="Occurrences in the corpus once every merge is applied"
+            "frequency",
+            help="Occurrences in the corpus once every merge is applied (Unigram: in the best "
+            "segmentation of every corpus word)",
+        ),
+        "score": st.column_config.NumberColumn(
+            "score", format="%.6f", help="The piece's log-probability: a word's segmentation scores the sum"
         ),
     },
     height=420,
 )
+if run.trace.config.is_unigram:
+    removed = views.removed_pieces(run)
+    st.subheader("Pieces removed during training")
+    st.caption(
+        f"{len(removed):,} of the {len(run.trace.seeds):,} seed pieces, in the order the rounds removed "
+        "them. value: the loss increase their removal costs (course), or their loss or expected count "
+        "(library)."
+    )
+    st.dataframe(removed, hide_index=True, height=320)
 
 st.subheader("Grid view")
 st.caption("Ids in columns of 40, as in the tutorial's vocabulary table.")

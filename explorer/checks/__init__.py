@@ -8,7 +8,7 @@ clear sentence in both: what was found, and what to do about it.
 - `uploads`: `decode_upload`, an uploaded file's text, or what the file looks like instead.
 - `corpus`: `check_corpus` (a `Check` of errors and warnings), `corpus_prefix` / `sample_lines`
   to shrink a corpus that is too large, `utf8_size` / `format_size`.
-- `settings`: `check_special_tokens`, `check_vocab_size`.
+- `settings`: `check_special_tokens`, `check_vocab_size`, `check_unigram`.
 
 The sentences written after training are in explorer.explain. Every name above can be imported
 from the package itself.
@@ -19,7 +19,7 @@ its own (shrinking is the visitor's choice, offered by the app).
 
 from explorer.checks.corpus import Check, check_corpus, corpus_prefix, format_size, sample_lines, utf8_size
 from explorer.checks.limits import MB, Budget, InputError, Limits
-from explorer.checks.settings import check_special_tokens, check_vocab_size
+from explorer.checks.settings import check_special_tokens, check_unigram, check_vocab_size
 from explorer.checks.uploads import decode_upload
 
 __all__ = [
@@ -30,6 +30,7 @@ __all__ = [
     "Limits",
     "check_corpus",
     "check_special_tokens",
+    "check_unigram",
     "check_vocab_size",
     "corpus_prefix",
     "decode_upload",

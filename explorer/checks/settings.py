@@ -3,6 +3,8 @@
 - `check_special_tokens(tokens, pre_tokenizer)`: what the special tokens will do, as a `Check`
   (errors, warnings, notes), checked against the library (see tests/test_inputs.py).
 - `check_vocab_size(vocab_size, limits)`: the size as an int, or `InputError`.
+- `check_unigram(flavor, vocab_size, seed_size, unk_token)`: what a Unigram run's own settings
+  will do (no unk token: an error; a vocabulary no smaller than the seeds: a warning).
 
 What it does not do: validate a whole configuration (explorer.run_config's frozen configs check
 themselves), or explain a finished run (explorer.explain).
@@ -72,6 +74,32 @@ def check_special_tokens(tokens: list[str] | tuple[str, ...], pre_tokenizer: str
                 "it still works whole, because special tokens are matched on the raw text first."
             )
     return Check(tuple(errors), tuple(warnings), tuple(notes))
+
+
+def check_unigram(flavor: str, vocab_size: int, seed_size: int | None, unk_token: str) -> Check:
+    """A Unigram run's own settings, before training: an unk token is needed (without one a
+    character the corpus never had cannot be encoded, and the pages encode any text); a vocabulary
+    as large as the seeds prunes nothing. `seed_size` None: the flavor's default."""
+    from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS
+
+    errors, warnings = [], []
+    if not unk_token.strip():
+        errors.append(
+            "A Unigram run needs an unk token here (e.g. <unk>): without one, a character the corpus never "
+            "had cannot be encoded at all."
+        )
+    elif LONE_SURROGATE.search(unk_token):
+        errors.append(
+            f"The unk token {unk_token!r} holds a lone surrogate (U+D800 to U+DFFF), which is not text."
+        )
+    seeds = seed_size or (COURSE_DEFAULTS if flavor == "course" else LIBRARY_DEFAULTS)["seed_size"]
+    if isinstance(vocab_size, int) and vocab_size >= seeds:
+        warnings.append(
+            f"The vocabulary size ({vocab_size:,}) is not below the seed size ({seeds:,}): Unigram starts "
+            "from the seed pieces and only removes, so no round will prune anything. Ask for fewer tokens or "
+            "more seeds."
+        )
+    return Check(tuple(errors), tuple(warnings), ())
 
 
 def check_vocab_size(vocab_size: object, limits: Limits) -> int:

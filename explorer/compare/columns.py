@@ -21,9 +21,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.compare.encoders import BatchEncoder, library_batch_encoder, pretrained_batch_encoder
-from explorer.encode_steps import encode_steps, pretrained_encode_steps
+from explorer.encode_steps import encode_steps, has_steps, pretrained_encode_steps
+from explorer.encode_steps.viterbi import viterbi_steps
 from explorer.hf_json import tokenizer_to_json
-from explorer.models import BPEModel, WordPieceModel
+from explorer.models.unigram import UnigramModel
 from explorer.pipeline import encode_pieces
 from explorer.pretrained import encode, info_for
 from explorer.pretrained.registry import TIKTOKEN_KINDS
@@ -51,7 +52,8 @@ class TokenizerColumn:
     content_key: str = ""
     encode_batch: BatchEncoder | None = None
     note: str = ""
-    steps: Callable[[str], Any] | None = None  # text -> encode_steps.EncodeSteps, when it can show them
+    # text -> encode_steps.EncodeSteps (viterbi_steps.ViterbiSteps for Unigram), when it can show them
+    steps: Callable[[str], Any] | None = None
     # How a worker process rebuilds it to measure a whole corpus (explorer.work.tasks.measure_task):
     # {"name", "tokenizer_json"}, {"name", "library_json"} or {"pretrained": name}; None: it cannot.
     spec: dict | None = None
@@ -86,11 +88,19 @@ def tokenizer_column(
         content_key=content_key("ours", exported),
         encode_batch=None if tok.may_drop_characters() else library_batch_encoder(exported),
         note=note,
-        steps=functools.partial(encode_steps, tok, name=name)
-        if isinstance(tok.model, (BPEModel, WordPieceModel))
-        else None,
+        steps=_steps_for(tok, name),
         spec={"name": name, "tokenizer_json": exported},
     )
+
+
+def _steps_for(tok: Tokenizer, name: str) -> Callable[[str], Any] | None:
+    """How the column shows its steps: merges or pieces (BPE, WordPiece), the Viterbi tables
+    (Unigram), or None."""
+    if has_steps(tok):
+        return functools.partial(encode_steps, tok, name=name)
+    if isinstance(tok.model, UnigramModel):
+        return functools.partial(viterbi_steps, tok, name=name)
+    return None
 
 
 def pretrained_column(name: str, special_tokens: bool = False) -> TokenizerColumn:

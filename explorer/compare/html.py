@@ -16,7 +16,7 @@ What it does not do: encode (explorer.compare.columns), find the boundaries
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from explorer.compare.columns import TokenizerColumn
 from explorer.compare.diff import DiffSegment, DiffSummary
@@ -47,16 +47,26 @@ def _gap_html(text: str) -> str:
 
 
 def line_html(
-    text: str, pieces: Sequence[Piece], show_ids: bool = False, new_token: str | None = None
+    text: str,
+    pieces: Sequence[Piece],
+    show_ids: bool = False,
+    new_token: str | None = None,
+    new_spans: Collection[tuple[int, int]] = (),
+    new_note: str = "just merged",
 ) -> str:
     """Token spans of one text; text that no token covers is shown faded, whitespace as markers
     (a character the model drops is not faded: it has a `DROPPED` piece, drawn as a marked box).
-    Tokens equal to `new_token` are outlined (`render.token_spans_html`)."""
+    Tokens equal to `new_token`, or whose (start, end) is in `new_spans`, are outlined and titled
+    with `new_note` (`render.token_spans_html`)."""
     parts, covered = [], 0
     for start, run in contiguous_runs(pieces):
         if start > covered:
             parts.append(_gap_html(text[covered:start]))
-        parts.append(token_spans_html(text, run, show_ids=show_ids, new_token=new_token))
+        parts.append(
+            token_spans_html(
+                text, run, show_ids=show_ids, new_token=new_token, new_spans=new_spans, new_note=new_note
+            )
+        )
         covered = max(covered, max(piece.end for piece in run))
     if covered < len(text):
         parts.append(_gap_html(text[covered:]))

@@ -215,8 +215,11 @@ def train_course(words, counts, config, progress=None, should_stop=None) -> Unig
             stop_reason = "characters_only"
             break
         # 3. Remove the pieces whose removal costs least, then renormalize.
-        ranked = sorted(scores.items(), key=lambda item: item[1])[:to_remove]
+        everyone = sorted(scores.items(), key=lambda item: item[1])
+        ranked = everyone[:to_remove]
         recorder = RoundRecorder("prune", len(model), losses=[model_loss])
+        if len(everyone) > to_remove:  # the piece that ranked next: the threshold's neighbour
+            recorder.first_kept = (seed_index[everyone[to_remove][0]], everyone[to_remove][1])
         recorder.remove(
             [seed_index[token] for token, _ in ranked],
             "loss",

@@ -175,6 +175,9 @@ class _Run:
                 scored_pieces[dropped], "loss", self.scores[scored_pieces[dropped]], losses[dropped]
             )
             recorder.threshold = float(losses[dropped].max())
+            if take:  # the kept candidate of smallest loss: the threshold's neighbour
+                last_kept = ranking[take - 1]
+                recorder.first_kept = (int(scored_pieces[last_kept]), float(losses[last_kept]))
         self.order = np.concatenate((order[kept], scored_pieces[ranking[:take]]))
 
     # 5. Final assembly.
@@ -223,7 +226,8 @@ def train_library(words, counts, config, progress=None, should_stop=None) -> Uni
     required = sorted({char for word in words for char in word})
     if len(required) > config.vocab_size:
         raise ValueError(
-            f"vocab_size {config.vocab_size} is smaller than the {len(required)} distinct characters of the corpus, "
+            f"vocab_size {config.vocab_size} is smaller than the {len(required)} distinct characters "
+            "of the corpus, "
             "which a Unigram vocabulary always holds (the library's VocabularyTooSmall)"
         )
     if not words:

@@ -351,10 +351,20 @@ def metrics_section(run: Run, columns: Sequence[TokenizerColumn], sentences: Seq
 
 
 def curve_section(runs: Sequence[Run]) -> None:
-    """The trained tokenizers' metrics against vocabulary size, read from their traces."""
-    if not runs:
+    """The trained tokenizers' metrics against vocabulary size, read from their traces (merge runs
+    only: a Unigram run's vocabulary shrinks, round by round)."""
+    unigram = [run for run in runs if run.trace.config.is_unigram]
+    runs = [run for run in runs if not run.trace.config.is_unigram]
+    if not runs and not unigram:
         return
     st.subheader("As the vocabulary grows")
+    if unigram:
+        st.caption(
+            f"Not drawn here: {', '.join(run.name for run in unigram)}. A Unigram run prunes its vocabulary "
+            "round by round instead of growing it merge by merge; the figures above measure it."
+        )
+    if not runs:
+        return
     curves = {run.name: run.derive("metrics_curve", lambda run=run: metrics_curve(run.trace)) for run in runs}
     st.plotly_chart(charts.metrics_curve_figure(curves), key=state.Chart.COMPARE_CURVE)
     st.caption(

@@ -14,6 +14,7 @@ run and deep links on a fresh server). The automatic page list is hidden in
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -32,9 +33,11 @@ PAGES = (
 APP_TITLE = "Tokenizer Explorer"
 
 
-def page(title: str, intro: str = "") -> None:
+def page(title: str, intro: str = "", retitle: Callable[[Run], tuple[str, str] | None] | None = None) -> None:
     """Set up a page: config, sidebar navigation, title. Call first on every page; call
-    `finish()` last (the sidebar's run card must see a run trained during this script run)."""
+    `finish()` last (the sidebar's run card must see a run trained during this script run).
+    `retitle(run)` may give another (title, intro) for the current run (known only once a link
+    is read, so the title is drawn in a placeholder above what reading it says)."""
     st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=":material/token:", layout="wide")
     state.put(state.FIRST_RUN, not state.get(state.SESSION_STARTED))
     state.put(state.SESSION_STARTED, True)
@@ -45,11 +48,16 @@ def page(title: str, intro: str = "") -> None:
         for path, label, icon in PAGES:
             st.page_link(path, label=label, icon=icon)
         st.divider()
-    st.title(title)
-    if intro:
-        st.caption(intro)
+    heading = st.empty()
     if state.get(state.FIRST_RUN):
         link.open_from_url()  # a reload, a bookmark or a shared link: the run it names
+    run = state.current_run()
+    if retitle is not None and run is not None:
+        title, intro = retitle(run) or (title, intro)
+    with heading.container():
+        st.title(title)
+        if intro:
+            st.caption(intro)
 
 
 def finish() -> None:
@@ -72,13 +80,21 @@ def finish() -> None:
             st.html(legend_html())
 
 
+def run_progress_text(run: Run) -> str:
+    """'120 merges', or for a Unigram run '11 rounds'."""
+    trace = run.trace
+    if trace.config.is_unigram:
+        return f"{len(trace.rounds):,} round{'s' if len(trace.rounds) != 1 else ''}"
+    return f"{trace.steps:,} merges"
+
+
 def run_card(run: Run) -> None:
     """The current run in a few lines (names come from the user: escaped, shown as HTML)."""
     trace = run.trace
     st.html(
         '<div class="run-card" style="font-size:0.9em;line-height:1.5;">'
         f"<b>Current run</b><br>{html.escape(run.name, quote=True)}<br>"
-        f"{trace.steps:,} merges · vocabulary {len(trace.vocab):,}<br>"
+        f"{run_progress_text(run)} · vocabulary {len(trace.vocab):,}<br>"
         f"<span style='color:#777;'>{html.escape(stop_reason_text(trace), quote=True)}</span></div>"
     )
 

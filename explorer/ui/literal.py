@@ -48,4 +48,8 @@ def literal_from_markdown(markdown: str) -> str:
 
 def stop_reason_text(trace) -> str:
     """Why a run stopped, in words (the trainer's stop reason)."""
+    if trace.config.is_unigram:
+        from explorer.trainers.unigram import UNIGRAM_STOP_REASONS  # here: it needs numpy
+
+        return UNIGRAM_STOP_REASONS.get(trace.stop_reason, trace.stop_reason or "")
     return STOP_REASONS.get(trace.stop_reason, trace.stop_reason or "")

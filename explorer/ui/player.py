@@ -1,5 +1,7 @@
-"""The merge player: Play / Pause, a speed, step back / forward, and a step slider; and the view of
-step k that follows it, every panel of it (explorer.ui.step_panels).
+"""The step player: Play / Pause, a speed, step back / forward, and a step slider; and the view of
+step k that follows it. What it plays is a `Track`: the merges of a BPE / WordPiece run (every
+panel of step k: explorer.ui.step_panels; `merge_track`), or the rounds of a Unigram run
+(explorer.ui.unigram_history). Below, "merge" is the track's step, whatever its `noun`.
 
 Speeds are either seconds per merge (2, 1, 0.5, 0.25: slow enough to read what happened) or, for
 long runs, merges per tick of `TICK_SECONDS`. The step view is an `st.fragment` whose `run_every`
@@ -22,6 +24,8 @@ While paused, the URL carries `step=k`, so a link opens the same step (`start_fr
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import streamlit as st
 
@@ -46,8 +50,40 @@ SPEEDS: dict[str, tuple[float, int]] = {
 LONG_RUN = 300  # runs with more merges start at a fast speed
 
 
-def speed() -> tuple[float, int]:
-    return SPEEDS.get(state.get(W.SPEED), SPEEDS["1 s per merge"])
+@dataclass(frozen=True)
+class Track:
+    """What the player plays: `steps` steps after step 0, each a `noun` ("merge", "round");
+    `summary_html(k)` is the line about step k (drawn with the slider, or with the bar while
+    playing), `panels(k)` draws everything below it. `speeds` (label -> (seconds per tick, steps
+    per tick)) is offered under the widget key `speed_key`, with `default_speed`."""
+
+    steps: int
+    noun: str
+    slider_label: str
+    summary_html: Callable[[int], str]
+    panels: Callable[[int], None]
+    speeds: dict[str, tuple[float, int]]
+    speed_key: str
+    default_speed: str
+
+
+def merge_track(run: Run, sentences: list[str]) -> Track:
+    """The merges of a BPE / WordPiece run, every panel of the Merge history page at each."""
+    steps = run.trace.steps
+    return Track(
+        steps=steps,
+        noun="merge",
+        slider_label="Step (merges applied)",
+        summary_html=lambda k: views.merge_summary_html(run, k),
+        panels=lambda k: step_panels.show(run, k, sentences),
+        speeds=SPEEDS,
+        speed_key=W.SPEED,
+        default_speed="20 merges per tick" if steps > LONG_RUN else "1 s per merge",
+    )
+
+
+def speed(track: Track) -> tuple[float, int]:
+    return track.speeds.get(state.get(track.speed_key), track.speeds[track.default_speed])
 
 
 def _set_step(step: int) -> None:
@@ -84,9 +120,9 @@ def start_from_link(steps: int) -> None:
         _set_step(max(0, min(steps, step)))
 
 
-def controls(run: Run) -> None:
+def controls(track: Track) -> None:
     """Play / Pause and the speed (outside the fragment: they rerun the page)."""
-    steps = run.trace.steps
+    steps, noun = track.steps, track.noun
     playing = state.is_playing()
     play, pause, speed_column = st.columns([1, 1, 5], vertical_alignment="bottom")
     play.button(
@@ -96,47 +132,48 @@ def controls(run: Run) -> None:
         on_click=_play,
         args=(steps,),
         disabled=playing,
-        help="Play the merges one after another from this step (from the first one at the end).",
+        help=f"Play the {noun}s one after another from this step (from the first one at the end).",
     )
     pause.button("Pause", key=W.PAUSE, icon=":material/pause:", on_click=_pause, disabled=not playing)
-    state.setdefault(W.SPEED, "20 merges per tick" if steps > LONG_RUN else "1 s per merge")
+    state.setdefault(track.speed_key, track.default_speed)
     speed_column.select_slider(
         "Speed",
-        list(SPEEDS),
-        key=W.SPEED,
+        list(track.speeds),
+        key=track.speed_key,
         persist_state="session",
-        help="Seconds per merge to follow each one; merges per tick to sweep through a long run.",
+        help=f"Seconds per {noun} to follow each one"
+        + (f"; {noun}s per tick to sweep through a long run." if len(track.speeds) > 4 else "."),
     )
 
 
-def _advance(steps: int) -> None:
+def _advance(track: Track) -> None:
     """One tick: move the step on by the speed's merges per tick."""
-    _set_step(min(steps, state.player_step() + speed()[1]))
+    _set_step(min(track.steps, state.player_step() + speed(track)[1]))
 
 
-def step_bar_html(k: int, steps: int) -> str:
+def step_bar_html(k: int, steps: int, label: str = "Step (merges applied)") -> str:
     """The step while playing: the slider's label, track and value, as a still picture."""
     percent = 100 * k / steps if steps else 0
     return (
-        f'<div class="step-bar" role="progressbar" aria-label="Step (merges applied)" aria-valuenow="{k}" '
-        f'aria-valuemin="0" aria-valuemax="{steps}"><div class="step-bar-label">Step (merges applied): '
+        f'<div class="step-bar" role="progressbar" aria-label="{label}" aria-valuenow="{k}" '
+        f'aria-valuemin="0" aria-valuemax="{steps}"><div class="step-bar-label">{label}: '
         f"<b>{k:,}</b> of {steps:,} · playing</div>"
         f'<div class="step-bar-track"><div class="step-bar-fill" style="width:{percent:.2f}%"></div>'
         "</div></div>"
     )
 
 
-def step_view(run: Run, sentences: list[str]) -> None:
+def step_view(track: Track) -> None:
     """The fragment: step buttons and slider, then every panel at step k."""
-    steps = run.trace.steps
+    steps, noun = track.steps, track.noun
     playing = state.is_playing()
 
-    @st.fragment(run_every=speed()[0] if playing else None)
+    @st.fragment(run_every=speed(track)[0] if playing else None)
     def view() -> None:
         state.setdefault(W.STEP, max(0, min(state.player_step(), steps)))
         now_playing = state.is_playing()
         if now_playing:
-            _advance(steps)
+            _advance(track)
         elif time.monotonic() - state.get(state.PAUSED_AT, 0.0) < STALE_TICK_SECONDS:
             state.put(W.STEP, state.player_step())  # a late tick: keep the paused step
         if now_playing:
@@ -145,7 +182,7 @@ def step_view(run: Run, sentences: list[str]) -> None:
             # (measured: the slider, or a bar in its column, a merge behind the text for most of
             # each run); one element cannot disagree with itself.
             k = state.player_step()
-            st.html(step_bar_html(k, steps) + views.merge_summary_html(run, k))
+            st.html(step_bar_html(k, steps, track.slider_label) + track.summary_html(k))
         else:
             back, slider, forward = st.columns([1.6, 11, 1.6], vertical_alignment="bottom")
             back.button(
@@ -155,9 +192,9 @@ def step_view(run: Run, sentences: list[str]) -> None:
                 on_click=_step_by,
                 args=(-1, steps),
                 disabled=state.player_step() <= 0,
-                help="One merge back",
+                help=f"One {noun} back",
             )
-            k = slider.slider("Step (merges applied)", min_value=0, max_value=steps, key=W.STEP)
+            k = slider.slider(track.slider_label, min_value=0, max_value=steps, key=W.STEP)
             forward.button(
                 "Next",
                 key=W.STEP_FORWARD,
@@ -165,13 +202,13 @@ def step_view(run: Run, sentences: list[str]) -> None:
                 on_click=_step_by,
                 args=(1, steps),
                 disabled=k >= steps,
-                help="One merge forward",
+                help=f"One {noun} forward",
             )
-            st.html(views.merge_summary_html(run, k))
+            st.html(track.summary_html(k))
         state.put(state.STEP, k)
         if not now_playing and st.query_params.get(STEP_PARAM) != str(k):
             st.query_params[STEP_PARAM] = str(k)
-        step_panels.show(run, k, sentences)
+        track.panels(k)
         if now_playing and k >= steps:
             state.put(state.PLAYING, False)
             state.put(state.PAUSED_AT, time.monotonic())

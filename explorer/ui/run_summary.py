@@ -1,6 +1,7 @@
 """The Train page's result panel for a finished run: its figures (merges, vocabulary, time, stop
-reason, corpus), what its vocabulary size and special tokens mean, and the tutorial's sample
-sentences tokenized by it, with the characters it cannot represent marked and counted.
+reason, corpus; for a Unigram run its rounds, seed pieces and final loss), what its vocabulary size
+and special tokens mean, and the tutorial's sample sentences tokenized by it, with the characters
+it cannot represent marked and counted.
 
 What it does not do: train (explorer.ui.training) or compute the sentences it explains
 (explorer.explain.explain_vocab_size, explorer.ui.views.special_token_messages).
@@ -12,7 +13,7 @@ import html
 
 import streamlit as st
 
-from explorer.explain import explain_vocab_size
+from explorer.explain import explain_unigram_size, explain_vocab_size
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import lost_characters
 from explorer.ui import frame, literal, state
@@ -29,10 +30,15 @@ LOST_CHARACTERS = (
 def summary(run: Run) -> None:
     """Metric rows about a finished run, notes about it, then the sample sentences it tokenizes."""
     st.html(f'<div style="font-weight:600;">Result of run {html.escape(run.name, quote=True)}</div>')
-    _figures(run)
-    _notes(run)
+    if run.trace.config.is_unigram:
+        _unigram_figures(run)
+        _unigram_notes(run)
+    else:
+        _figures(run)
+        _notes(run)
     _sample_sentences(run)
-    st.page_link("pages/1_Merge_history.py", label="Watch the merges happen", icon=":material/movie:")
+    label = "Watch the pieces being pruned" if run.trace.config.is_unigram else "Watch the merges happen"
+    st.page_link("pages/1_Merge_history.py", label=label, icon=":material/movie:")
 
 
 def _figures(run: Run) -> None:
@@ -45,12 +51,61 @@ def _figures(run: Run) -> None:
         "Initial vocabulary", f"{trace.initial_vocab_size:,}", help="Special tokens and the alphabet."
     )
     row[3].metric("Time taken", format_seconds(trace.seconds))
+    _corpus_row(run)
+
+
+def _corpus_row(run: Run) -> None:
+    """The stop reason and what the run was trained on."""
     row = st.columns([2, 1, 1, 1])
     # A sentence, not a metric: a metric cuts long text off.
-    row[0].markdown(f"Stop reason: **{literal.stop_reason_text(trace)}**")
+    row[0].markdown(f"Stop reason: **{literal.stop_reason_text(run.trace)}**")
     row[1].metric("Corpus characters", f"{run.characters:,}")
     row[2].metric("Words", f"{run.words:,}", help="Pre-tokenized words (pieces), counted with repeats.")
     row[3].metric("Distinct words", f"{run.distinct_words:,}")
+
+
+def final_loss(trace) -> float | None:
+    """A Unigram run's last recorded loss (the course's model loss, the library's EM objective)."""
+    losses = [loss for round_losses in trace.losses() for loss in round_losses]
+    return losses[-1] if losses else None
+
+
+def _unigram_figures(run: Run) -> None:
+    """What pruning made (rounds, sizes, loss, time), then what it was trained on."""
+    trace = run.trace
+    row = st.columns(5)
+    row[0].metric(
+        "Rounds",
+        f"{len(trace.rounds):,}",
+        help="Pruning rounds (the library's last EM and final assembly included).",
+    )
+    row[1].metric(
+        "Seed pieces",
+        f"{len(trace.seeds):,}",
+        help="Characters and frequent substrings training starts from.",
+    )
+    row[2].metric("Final vocabulary size", f"{len(trace.vocab):,}")
+    loss = final_loss(trace)
+    row[3].metric(
+        "Final loss",
+        "—" if loss is None else f"{loss:,.4f}",
+        help="Course: the model's loss, the sum over words of count × -log P(best segmentation). "
+        "Library: the EM objective of its last iteration.",
+    )
+    row[4].metric("Time taken", format_seconds(trace.seconds))
+    _corpus_row(run)
+
+
+def _unigram_notes(run: Run) -> None:
+    """Why the vocabulary has the size it has, and a run stopped early."""
+    trace = run.trace
+    frame.info(explain_unigram_size(trace, run.settings.vocab_size, run.stopped_by))
+    if trace.stop_reason == "stopped":
+        stopped_by = run.stopped_by or "the Stop button or the time limit"
+        frame.warning(
+            f"Training was stopped by {stopped_by} after {plural(len(trace.rounds), 'round')}. "
+            "The pieces kept so far make the vocabulary: every page shows this partial history."
+        )
 
 
 def _notes(run: Run) -> None:

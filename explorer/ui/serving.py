@@ -7,9 +7,9 @@ from it, parsed once per process.
 - `training_key(text, settings, limits)`: a run's key in the store, an HMAC of the corpus and the
   settings under the deployment's secret. Thirty visitors of one sample with one set of settings
   have one key, so one training (`pool().request` shares a job by key) and one stored run.
-- `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its Trace and derived objects are
-  kept in a small process-wide LRU (`SHARED_RUNS`), so a class opening the same run parses it once
-  and holds it once.
+- `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its Trace
+  (a UnigramTrace for a Unigram run) and derived objects are kept in a small process-wide LRU
+  (`SHARED_RUNS`), so a class opening the same run parses it once and holds it once.
 - `save_run(run, corpus_text)`: store a run the server made itself (one stopped by its visitor,
   which the worker does not store under the shared key), so a reload brings it back too.
 
@@ -72,12 +72,10 @@ def training_spec(settings: Settings, limits: Limits) -> dict:
 def training_key(text: str, settings: Settings, limits: Limits, stopped_at: int | None = None) -> str:
     """The store key of training `text` with `settings` under the step limit of `limits` (the
     time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
-    of its own (`stopped_at`: its merges), never the shared one."""
-    described = {
-        **training_spec(settings, limits),
-        "max_steps": limits.max_steps,
-        "trace_version": TRACE_VERSION,
-    }
+    of its own (`stopped_at`: its merges, or rounds), never the shared one."""
+    described = {**training_spec(settings, limits), "trace_version": TRACE_VERSION}
+    if not settings.is_unigram:  # the step limit counts merges: a Unigram run has none
+        described["max_steps"] = limits.max_steps
     if stopped_at is not None:
         described["stopped_at"] = stopped_at
     return run_key(secret(), corpus_digest(text), canonical_json(described))
@@ -115,7 +113,9 @@ def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[Trace, dic
         if found is not None:
             _shared.move_to_end(key)
             return found[0], found[1]
-    trace = Trace.from_json(payload.decode("utf-8"))
+    from explorer.pipeline import trace_from_json  # here: the first page view trains nothing
+
+    trace = trace_from_json(payload.decode("utf-8"))
     with _shared_lock:
         found = _shared.setdefault(key, (trace, {}, characters))
         _shared.move_to_end(key)

@@ -1,7 +1,10 @@
 """Training settings as the Train page edits them, their defaults per algorithm, and their URL form.
 
 `Settings` is what the widgets hold (strings as typed); `run_config()` turns it into a
-`RunConfig` and raises ValueError with a message a person can act on. `to_query_params` /
+`RunConfig` (a `TrainerConfig` for BPE and WordPiece, a `UnigramConfig` for Unigram) and raises
+ValueError with a message a person can act on. Each algorithm uses some of the fields
+(`ALGORITHM_FIELDS`); `canonical()` resets the others to their defaults, so that two settings that
+train alike are equal. `to_query_params` /
 `from_query_params` give the shareable-URL form: only values that differ from the algorithm's
 defaults are written, and a hand-edited URL with a bad value falls back to the default with a
 note instead of failing.
@@ -15,19 +18,21 @@ Pure Python (no streamlit).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 
 from explorer.checks import InputError, Limits, check_vocab_size
-from explorer.run_config import RunConfig, TrainerConfig
+from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS, RunConfig, TrainerConfig, UnigramConfig
 
-ALGORITHM_LABELS = {"bpe": "BPE", "wordpiece": "WordPiece"}
+ALGORITHM_LABELS = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
 FLAVOR_LABELS = {"library": "`tokenizers` library", "course": "Hugging Face course"}
 PRE_TOKENIZER_LABELS = {
     "byte-level": "byte-level (GPT-2)",
     "bert": "BERT (whitespace + punctuation)",
     "whitespace": "whitespace (\\w+|[^\\w\\s]+)",
     "whitespace-split": "whitespace split",
+    "metaspace": "Metaspace (SentencePiece's ▁)",
 }
 NORMALIZER_LABELS = {
     "nfd": "NFD",
@@ -36,6 +41,10 @@ NORMALIZER_LABELS = {
     "strip-accents": "strip accents",
     "bert": "BERT normalizer",
 }
+# The fields only some algorithms use (the others are shared).
+MERGE_FIELDS = ("min_frequency", "prefix", "suffix")
+UNIGRAM_FIELDS = ("seed_size", "shrinking_factor", "max_piece_length", "unk_token")
+UNIGRAM_DEFAULTS = {"library": LIBRARY_DEFAULTS, "course": COURSE_DEFAULTS}  # seed size, longest piece
 SLIDER_MAX_VOCAB_SIZE = 20_000  # the slider's reach; the exact number input goes to Limits.max_vocab
 
 
@@ -72,6 +81,21 @@ class Settings:
     special_tokens: str = "<|endoftext|>"
     prefix: str = ""
     suffix: str = ""
+    # Unigram: None means the flavor's default (UNIGRAM_DEFAULTS), as in the CLI.
+    seed_size: int | None = None
+    shrinking_factor: float = 0.75  # the library flavor's; the course removes 10 % per round
+    max_piece_length: int | None = None
+    unk_token: str = "<unk>"
+
+    @property
+    def is_unigram(self) -> bool:
+        return self.algorithm == "unigram"
+
+    def canonical(self) -> Settings:
+        """These settings with the fields this algorithm does not use at their defaults."""
+        unused = MERGE_FIELDS if self.is_unigram else UNIGRAM_FIELDS
+        defaults = defaults_for(self.algorithm)
+        return replace(self, **{name: getattr(defaults, name) for name in unused})
 
     def special_token_entries(self) -> tuple[str, ...]:
         """The comma-separated special tokens as typed, each stripped; repeats and empty entries
@@ -89,6 +113,8 @@ class Settings:
         The vocabulary size is checked by `check_vocab_size` against `limits` (default:
         `limits_from_env()`)."""
         check_vocab_size(self.vocab_size, limits or limits_from_env())
+        if self.is_unigram:
+            return RunConfig(self._unigram_config(), self.normalizers, self.pre_tokenizer)
         if self.min_frequency < 0:
             raise ValueError("Min frequency cannot be negative.")
         trainer = TrainerConfig(
@@ -102,6 +128,18 @@ class Settings:
         )
         return RunConfig(trainer, self.normalizers, self.pre_tokenizer)
 
+    def _unigram_config(self) -> UnigramConfig:
+        """The app always has an unk token (explorer.checks.check_unigram says why)."""
+        return UnigramConfig(
+            flavor=self.flavor,
+            vocab_size=self.vocab_size,
+            seed_size=self.seed_size,
+            shrinking_factor=self.shrinking_factor,
+            max_piece_length=self.max_piece_length,
+            unk_token=self.unk_token.strip(),
+            special_tokens=self.special_token_list(),
+        )
+
     def short_name(self) -> str:
         flavor = "course" if self.flavor == "course" else "library"
         return f"{ALGORITHM_LABELS[self.algorithm]} {self.vocab_size:,} ({flavor}, {self.pre_tokenizer})"
@@ -109,10 +147,11 @@ class Settings:
     def to_query_params(self) -> dict[str, str]:
         """URL form: the algorithm, plus every value that differs from that algorithm's default."""
         defaults = defaults_for(self.algorithm)
+        unused = MERGE_FIELDS if self.is_unigram else UNIGRAM_FIELDS
         params = {"algorithm": self.algorithm}
         for item in fields(self):
             value = getattr(self, item.name)
-            if item.name == "algorithm" or value == getattr(defaults, item.name):
+            if item.name == "algorithm" or item.name in unused or value == getattr(defaults, item.name):
                 continue
             params[item.name] = ",".join(value) if isinstance(value, tuple) else str(value)
         return params
@@ -126,6 +165,8 @@ DEFAULTS = {
         special_tokens="[PAD],[UNK],[CLS],[SEP],[MASK]",
         prefix="##",
     ),
+    # The course's Unigram (and XLNet's): Metaspace, no special tokens, "<unk>" for the unknown.
+    "unigram": Settings(algorithm="unigram", pre_tokenizer="metaspace", special_tokens=""),
 }
 
 
@@ -134,6 +175,8 @@ def defaults_for(algorithm: str) -> Settings:
 
 
 def other_algorithm(algorithm: str) -> str:
+    """The algorithm Compare offers to train beside this one: WordPiece beside BPE, BPE beside
+    WordPiece and beside Unigram (the one that merges where Unigram prunes)."""
     return "wordpiece" if algorithm == "bpe" else "bpe"
 
 
@@ -146,7 +189,7 @@ def settings_for_other_algorithm(settings: Settings) -> Settings:
         flavor=settings.flavor,
         vocab_size=settings.vocab_size,
         normalizers=settings.normalizers,
-        min_frequency=settings.min_frequency,
+        min_frequency=other.min_frequency if settings.is_unigram else settings.min_frequency,
     )
 
 
@@ -196,7 +239,31 @@ def from_query_params(params: Mapping[str, str], limits: Limits | None = None) -
         if len(valid) != len(names):
             notes.append("Ignored unknown normalizers from the link.")
         changes["normalizers"] = valid
-    for name in ("special_tokens", "prefix", "suffix"):
+    for name in ("special_tokens", "prefix", "suffix", "unk_token"):
         if name in params:
             changes[name] = params[name]
-    return replace(settings, **changes), notes
+    for name in ("seed_size", "max_piece_length"):
+        if name in params:
+            try:
+                value = int(params[name].strip())
+            except ValueError:
+                value = 0
+            if value >= 1:
+                changes[name] = value
+            else:
+                notes.append(
+                    f"Ignored {name}={params[name]!r} from the link (not a whole number of at least 1)."
+                )
+    if "shrinking_factor" in params:
+        try:
+            factor = float(params["shrinking_factor"].strip())
+        except ValueError:
+            factor = math.nan
+        if 0 < factor < 1:
+            changes["shrinking_factor"] = factor
+        else:
+            notes.append(
+                f"Ignored shrinking_factor={params['shrinking_factor']!r} from the link "
+                "(a number between 0 and 1)."
+            )
+    return replace(settings, **changes).canonical(), notes

@@ -1,6 +1,7 @@
 """The Train page's training settings: algorithm and flavor, vocabulary size, pre-tokenizer and
-normalizers, special tokens, min frequency, continuing-subword prefix and end-of-word suffix; and
-their check, shown at once.
+normalizers, special tokens; for BPE and WordPiece min frequency, continuing-subword prefix and
+end-of-word suffix; for Unigram seed size, longest piece, shrinking factor and unk token (empty
+seed size or longest piece: the flavor's default, as in the CLI); and their check, shown at once.
 
 Widget values live under `state.Widget` keys with `persist_state="session"`, so they survive a
 visit to another page. The vocabulary slider and the exact number input are kept in sync by
@@ -25,6 +26,7 @@ from explorer.ui.settings import (
     FLAVOR_LABELS,
     NORMALIZER_LABELS,
     PRE_TOKENIZER_LABELS,
+    UNIGRAM_DEFAULTS,
     Settings,
     defaults_for,
     slider_max_vocab_size,
@@ -47,13 +49,22 @@ def load_settings(settings: Settings, limits: Limits) -> None:
             W.SPECIAL_TOKENS: settings.special_tokens,
             W.PREFIX: settings.prefix,
             W.SUFFIX: settings.suffix,
+            W.SEED_SIZE: settings.seed_size,
+            W.SHRINKING_FACTOR: settings.shrinking_factor,
+            W.MAX_PIECE_LENGTH: settings.max_piece_length,
+            W.UNK_TOKEN: settings.unk_token,
         }
     )
 
 
 def settings_from_widgets() -> Settings:
-    """What the settings widgets say (an emptied number input counts as 0, an invalid size)."""
+    """What the settings widgets say (an emptied number input counts as 0, an invalid size; an
+    emptied seed size or longest piece is the flavor's default), the fields the algorithm does
+    not use at their defaults."""
     vocab_size = state.get(W.VOCAB_NUMBER)
+    defaults = Settings()
+    shrinking_factor = state.get(W.SHRINKING_FACTOR)
+    seed_size, max_piece_length = state.get(W.SEED_SIZE), state.get(W.MAX_PIECE_LENGTH)
     return Settings(
         algorithm=state.get(W.ALGORITHM),
         flavor=state.get(W.FLAVOR),
@@ -64,7 +75,11 @@ def settings_from_widgets() -> Settings:
         special_tokens=state.get(W.SPECIAL_TOKENS) or "",
         prefix=state.get(W.PREFIX) or "",
         suffix=state.get(W.SUFFIX) or "",
-    )
+        seed_size=None if seed_size is None else int(seed_size),
+        shrinking_factor=defaults.shrinking_factor if shrinking_factor is None else float(shrinking_factor),
+        max_piece_length=None if max_piece_length is None else int(max_piece_length),
+        unk_token=state.get(W.UNK_TOKEN) if state.get(W.UNK_TOKEN) is not None else defaults.unk_token,
+    ).canonical()
 
 
 # ---------------------------------------------------------------- callbacks
@@ -78,6 +93,7 @@ def _on_algorithm_change() -> None:
             W.SPECIAL_TOKENS: defaults.special_tokens,
             W.PREFIX: defaults.prefix,
             W.SUFFIX: defaults.suffix,
+            W.MIN_FREQUENCY: defaults.min_frequency,
         }
     )
 
@@ -101,7 +117,10 @@ def settings_input(limits: Limits) -> Settings:
     _algorithm_and_flavor()
     _vocabulary_size(limits)
     _pre_tokenization()
-    _special_tokens_and_markers()
+    if state.get(W.ALGORITHM) == "unigram":
+        _unigram_settings()
+    else:
+        _special_tokens_and_markers()
     return settings_from_widgets()
 
 
@@ -128,8 +147,9 @@ def _algorithm_and_flavor() -> None:
             FLAVOR_LABELS,
             W.FLAVOR,
             horizontal=True,
-            help="`tokenizers` library: bit-exact with BpeTrainer / WordPieceTrainer. "
-            "Hugging Face course: the course notebooks' loops (WordPiece scores pairs by likelihood).",
+            help="`tokenizers` library: bit-exact with BpeTrainer / WordPieceTrainer (UnigramTrainer: the "
+            "same pieces, scores within 1e-3). Hugging Face course: the course notebooks' loops (WordPiece "
+            "scores pairs by likelihood; Unigram removes 10 % of the pieces per round by loss increase).",
         )
 
 
@@ -197,6 +217,58 @@ def _special_tokens_and_markers() -> None:
             "End-of-word suffix",
             key=W.SUFFIX,
             help="Marks a token that ends a word (e.g. </w>).",
+            persist_state=state.PERSIST,
+        )
+
+
+def _unigram_settings() -> None:
+    """Special tokens and the unk token, then the seed size, the longest piece and the shrinking
+    factor; an empty number is the flavor's default (shown as the placeholder)."""
+    flavor = state.get(W.FLAVOR) or "library"
+    defaults = UNIGRAM_DEFAULTS[flavor]
+    longest = defaults["max_piece_length"]
+    columns = st.columns(2) + st.columns(3)
+    with columns[0]:
+        st.text_input("Special tokens (comma-separated)", key=W.SPECIAL_TOKENS, persist_state=state.PERSIST)
+    with columns[1]:
+        st.text_input(
+            "Unk token",
+            key=W.UNK_TOKEN,
+            help="The piece a character the corpus never had becomes (first in the vocabulary).",
+            persist_state=state.PERSIST,
+        )
+    with columns[2]:
+        st.number_input(
+            "Seed size",
+            min_value=1,
+            step=1,
+            key=W.SEED_SIZE,
+            placeholder=f"{defaults['seed_size']:,} ({flavor})",
+            help="How many pieces training starts from (characters plus the most frequent substrings). "
+            "Empty: the flavor's default, 1,000,000 (library) or 300 (course).",
+            persist_state=state.PERSIST,
+        )
+    with columns[3]:
+        st.number_input(
+            "Longest piece",
+            min_value=1,
+            step=1,
+            key=W.MAX_PIECE_LENGTH,
+            placeholder=f"{longest} ({flavor})" if longest else "no limit (course)",
+            help="The longest seed piece, in characters. Empty: the flavor's default, 16 (library) or no "
+            "limit (course).",
+            persist_state=state.PERSIST,
+        )
+    with columns[4]:
+        st.number_input(
+            "Shrinking factor",
+            min_value=0.01,
+            max_value=0.99,
+            step=0.05,
+            key=W.SHRINKING_FACTOR,
+            disabled=flavor == "course",
+            help="Library flavor: the share of pieces each round keeps (0.75). The course's loop removes "
+            "10 % of the pieces per round instead.",
             persist_state=state.PERSIST,
         )
 

@@ -80,6 +80,10 @@ class Widget:
     SPECIAL_TOKENS = "special_tokens"
     PREFIX = "prefix"
     SUFFIX = "suffix"
+    SEED_SIZE = "seed_size"  # Unigram
+    SHRINKING_FACTOR = "shrinking_factor"
+    MAX_PIECE_LENGTH = "max_piece_length"
+    UNK_TOKEN = "unk_token"
     TRAIN = "train"
     STOP = "stop_training"
     TRAIN_PREFIX = "train_prefix"  # "Train on the first X MB" of a corpus over the size limit
@@ -95,6 +99,9 @@ class Widget:
     TREE_TOKEN = "tree_token"
     LOG_SCALE = "merge_counts_log_scale"
     STEPS_TEXT = "merge_history_steps_text"
+    # Training history (a Unigram run on the Merge history page)
+    ROUND_SPEED = "round_speed"
+    LATTICE_WORD = "lattice_word"
     # Vocabulary
     SEARCH = "vocab_search"
     KINDS = "vocab_kinds"
@@ -122,6 +129,8 @@ class Chart:
     TIMELINE = "merge_timeline"
     COMPRESSION = "compression_curve"
     MERGE_TREE = "merge_tree"
+    VOCABULARY_SIZES = "unigram_vocabulary_sizes"
+    LOSSES = "unigram_losses"
     COMPARE_BARS = "compare_bars"
     COMPARE_CURVE = "compare_curve"
 

@@ -33,8 +33,15 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from explorer.checks import Check, InputError, Limits, check_corpus, check_special_tokens, check_vocab_size
-from explorer.trace import Trace
+from explorer.checks import (
+    Check,
+    InputError,
+    Limits,
+    check_corpus,
+    check_special_tokens,
+    check_unigram,
+    check_vocab_size,
+)
 from explorer.trainers import STOP_REASONS
 from explorer.ui import abandoned, serving, state
 from explorer.ui.literal import markdown_literal
@@ -81,12 +88,17 @@ def settings_check(settings: Settings, limits: Limits) -> Check:
         errors.append(str(error))
     tokens = check_special_tokens(settings.special_token_entries(), settings.pre_tokenizer)
     errors.extend(tokens.errors)
+    warnings = list(tokens.warnings)
+    if settings.is_unigram:
+        unigram = check_unigram(settings.flavor, settings.vocab_size, settings.seed_size, settings.unk_token)
+        errors.extend(unigram.errors)
+        warnings.extend(unigram.warnings)
     if not errors:
         try:
             settings.run_config(limits)
         except ValueError as error:
             errors.append(f"Cannot train with these settings: {error}")
-    return Check(tuple(errors), tokens.warnings, tokens.notes)
+    return Check(tuple(errors), tuple(warnings), tokens.notes)
 
 
 # ---------------------------------------------------------------- the job
@@ -120,8 +132,8 @@ class TrainingJob:
             ahead = job.ahead()
             waited = time.monotonic() - self.started
             return 0.0, (
-                f"Waiting for a free worker: {plural(ahead, 'run')} ahead of this one, {load.running} training now "
-                f"({waited:.0f} s) …"
+                f"Waiting for a free worker: {plural(ahead, 'run')} ahead of this one, "
+                f"{load.running} training now ({waited:.0f} s) …"
             )
         progress = job.progress
         if progress.get("phase") != "training":
@@ -130,6 +142,11 @@ class TrainingJob:
         fraction = min(1.0, step / planned) if planned > 0 else 1.0
         elapsed = time.monotonic() - (job.started or self.started)
         stopping = " · stopping …" if self.stopping else ""
+        if progress.get("unit") == "round":  # Unigram (also when a reload attached without settings)
+            return fraction, (
+                f"Training Unigram: round {step:,} of about {planned:,} · {elapsed:.0f} s of at most "
+                f"{self.limits.max_seconds:g} s (the time limit alone bounds a Unigram run){stopping}"
+            )
         return fraction, (
             f"Training {label}: merge {step:,} of at most {planned:,} · {elapsed:.0f} s of at most "
             f"{self.limits.max_seconds:g} s{stopping}"
@@ -245,7 +262,9 @@ def finish(job: TrainingJob) -> tuple[Run, str] | str:
                 return loaded
         if result.get("trace_json") is None or not job.text:
             return "Training finished, but its result could not be read back from the run store: train again."
-        trace = Trace.from_json(result["trace_json"])
+        from explorer.pipeline import trace_from_json  # here: the first page view trains nothing
+
+        trace = trace_from_json(result["trace_json"])
         run = Run(
             key=RunKey(corpus_digest(job.text), job.settings),
             trace=trace,
@@ -258,7 +277,9 @@ def finish(job: TrainingJob) -> tuple[Run, str] | str:
         )
         if trace.stop_reason == "stopped" and result.get("stopped_by") == tasks.STOP_BUTTON:
             # Stopped by its visitor: theirs alone, under a key of its own (not the shared one).
-            run.store_key = serving.training_key(job.text, job.settings, job.limits, stopped_at=trace.steps)
+            run.store_key = serving.training_key(
+                job.text, job.settings, job.limits, stopped_at=tasks.trace_steps(trace)
+            )
             serving.save_run(run, job.text)
         return run, job.text
     if ended.state == CANCELLED:
@@ -317,7 +338,8 @@ def show_job(stop_button: bool = True) -> bool:
                 key=state.Widget.STOP,
                 icon=":material/stop_circle:",
                 on_click=request_stop,
-                help="End training now: the merges learned so far are kept and can be explored.",
+                help="End training now: what it learned so far (merges, or Unigram's pruning rounds) is "
+                "kept and can be explored.",
             )
         deadline = time.monotonic() + INLINE_SECONDS
         while not job.job.wait(PROGRESS_INTERVAL_SECONDS) and time.monotonic() < deadline:
@@ -355,7 +377,8 @@ def train_run(
         outcome = finish(job)
     finally:
         abandoned.forget(job.handle)
-        job.handle.release()  # a script interrupted (a click) lets go of the job: cancelled if nobody else waits
+        # A script interrupted (a click) lets go of the job: cancelled if nobody else waits.
+        job.handle.release()
     if isinstance(outcome, str):
         bar.empty()
         st.error(markdown_literal(outcome))
@@ -363,9 +386,14 @@ def train_run(
     run, _ = outcome
     trace = run.trace
     label = ALGORITHM_LABELS[settings.algorithm]
+    done = plural(tasks.trace_steps(trace), "round" if settings.is_unigram else "merge")
+    from explorer.trainers.unigram import UNIGRAM_STOP_REASONS
+
+    reasons = UNIGRAM_STOP_REASONS if settings.is_unigram else STOP_REASONS
     bar.progress(
         1.0,
-        text=f"{label}: {plural(trace.steps, 'merge')} in {format_seconds(trace.seconds)} ({STOP_REASONS.get(trace.stop_reason, trace.stop_reason)})",
+        text=f"{label}: {done} in {format_seconds(trace.seconds)} "
+        f"({reasons.get(trace.stop_reason, trace.stop_reason)})",
     )
     state.run_cache().put(run)
     return run

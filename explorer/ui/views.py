@@ -31,6 +31,7 @@ from explorer.render import PALETTE, escape_text, pieces_html
 from explorer.tokenizer import Tokenizer
 from explorer.tokens import Piece
 from explorer.trace import Trace
+from explorer.ui import unigram_vocabulary
 from explorer.ui.runs import Run
 from explorer.wording import plural
 
@@ -69,6 +70,8 @@ def special_token_messages(run: Run) -> list[str]:
 
     def build() -> list[str]:
         before = check_special_tokens(run.settings.special_token_list(), run.trace.config.pre_tokenizer)
+        if run.trace.config.is_unigram:  # no merge can rebuild a special token
+            return list(before.notes)
         return [*before.notes, *special_token_notes(run.trace)]
 
     return run.derive("special_token_messages", build)
@@ -154,7 +157,8 @@ def words_at_step_html(run: Run, k: int, limit: int = TOP_WORDS, show_ids: bool 
         if hidden > 0:
             spans += f'<span class="more muted small">… +{hidden:,} characters</span>'
         cards.append(
-            f'<div class="word-card">{spans}<span class="muted small word-count">×{trace.counts[index]:,}</span></div>'
+            f'<div class="word-card">{spans}'
+            f'<span class="muted small word-count">×{trace.counts[index]:,}</span></div>'
         )
     return f'<div class="top-words">{"".join(cards)}</div>'
 
@@ -188,7 +192,8 @@ def merge_summary_html(run: Run, k: int) -> str:
     trace = run.trace
     if k == 0:
         return (
-            f'<div class="merge-summary">Before any merge: {plural(trace.initial_vocab_size, "initial token")}, '
+            '<div class="merge-summary">Before any merge: '
+            f"{plural(trace.initial_vocab_size, 'initial token')}, "
             f"the corpus is {plural(trace.corpus_tokens[0], 'token')} long.</div>"
         )
     left, right, new_id = trace.merges[k - 1]
@@ -198,8 +203,10 @@ def merge_summary_html(run: Run, k: int) -> str:
         f'<div class="merge-summary">Merge <b>{k:,}</b> of {trace.steps:,}: '
         f"{vocab_token_html(run, left)} + {vocab_token_html(run, right)}"
         f" → {vocab_token_html(run, new_id, new=True)} "
-        f"(count {trace.merge_counts[k - 1]:,}{score_text}; rewrote {plural(trace.words_changed[k - 1], 'distinct word')}, "
-        f"{plural(trace.occurrences[k - 1], 'occurrence')}). Vocabulary: {plural(trace.vocab_sizes[k], 'token')}; "
+        f"(count {trace.merge_counts[k - 1]:,}{score_text}; "
+        f"rewrote {plural(trace.words_changed[k - 1], 'distinct word')}, "
+        f"{plural(trace.occurrences[k - 1], 'occurrence')}). "
+        f"Vocabulary: {plural(trace.vocab_sizes[k], 'token')}; "
         f"corpus: {plural(trace.corpus_tokens[k], 'token')}.</div>"
     )
 
@@ -280,7 +287,8 @@ def merge_tree_html(tree: dict, names: list[str], k: int | None = None) -> str:
         return (
             f'<span class="tok mono-tok{" later" if later else ""}" style="background:{PALETTE[2]};">'
             f"{escape_text(names[node['id']])}</span>"
-            f' <span class="muted">id {node["id"]}, {how}{f" (not made yet at step {k:,})" if later else ""}</span>'
+            f' <span class="muted">id {node["id"]}, {how}'
+            f"{f' (not made yet at step {k:,})' if later else ''}</span>"
         )
 
     def visit(node: dict, lead: str, branch: str) -> None:
@@ -303,8 +311,20 @@ SORT_COLUMNS = {
     "frequency": "frequency",
     "length": "length",
     "merge rank": "merge rank",
+    "score": "score",  # Unigram
     "token": "readable",
 }
+
+
+def kinds(run: Run) -> tuple[str, ...]:
+    """The kinds of token the run's vocabulary table tells apart."""
+    return unigram_vocabulary.KINDS if run.trace.config.is_unigram else KINDS
+
+
+def sort_columns(run: Run) -> list[str]:
+    """The columns the run's vocabulary table can be sorted by."""
+    has = "score" if run.trace.config.is_unigram else "merge rank"
+    return [name for name in SORT_COLUMNS if name in (has, "id", "frequency", "length", "token")]
 
 
 def token_lengths(trace: Trace) -> list[int]:
@@ -319,7 +339,13 @@ def token_lengths(trace: Trace) -> list[int]:
 
 
 def vocabulary_table(run: Run) -> pd.DataFrame:
-    """One row per token: id, token, readable, kind, length, merge rank, parents, corpus frequency."""
+    """One row per token: id, token, readable, kind, length, merge rank, parents, corpus frequency
+    (Unigram: id, token, readable, kind, length, score, corpus frequency)."""
+    if run.trace.config.is_unigram:
+        return run.derive(
+            "vocabulary_table",
+            lambda: unigram_vocabulary.vocabulary_table(run.trace, labels(run), tokenizer(run).model),
+        )
 
     def build() -> pd.DataFrame:
         trace = run.trace
@@ -358,6 +384,11 @@ def vocabulary_table(run: Run) -> pd.DataFrame:
         return table
 
     return run.derive("vocabulary_table", build)
+
+
+def removed_pieces(run: Run) -> pd.DataFrame:
+    """A Unigram run's removed pieces with the round each went in (explorer.ui.unigram_vocabulary)."""
+    return run.derive("removed_pieces", lambda: unigram_vocabulary.removed_table(run.trace))
 
 
 def filter_vocabulary(
@@ -437,7 +468,9 @@ def downloads(run: Run) -> list[Download]:
     def build() -> list[Download]:
         stem = file_stem(run)
         files = [Download("tokenizer.json", tokenizer_json(run), "tokenizer.json", "application/json")]
-        if run.settings.algorithm == "bpe":
+        if run.trace.config.is_unigram:
+            pass  # tokenizer.json holds its pieces and scores: there is no vocab file of its own
+        elif run.settings.algorithm == "bpe":
             vocab, merges = vocab_and_merges(run)
             files += [
                 Download("vocab.json", vocab, "vocab.json", "application/json"),

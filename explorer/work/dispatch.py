@@ -4,9 +4,9 @@
 takes work from callers; the dispatcher thread hands queued jobs to idle workers, records progress
 and results, sends cancels, terminates a worker whose job outlived its cancel grace period or its
 hard time limit, notices a worker that died (its job becomes `crashed`), retires workers after
-`tasks_per_worker` jobs or a cancelled one, and at shutdown ends them all. The methods under "job states" run with
-`self._lock` held; reading from a worker and ending one happen outside it (a result can be large,
-a worker slow to end), so callers are never kept waiting by a process.
+`tasks_per_worker` jobs or a cancelled one, and at shutdown ends them all. The methods under
+"job states" run with `self._lock` held; reading from a worker and ending one happen outside it
+(a result can be large, a worker slow to end), so callers are never kept waiting by a process.
 
 It uses the attributes `WorkerPool.__init__` sets (the queue, the workers, the lock, ...).
 

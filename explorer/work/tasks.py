@@ -2,10 +2,12 @@
 
 - `train_task(reporter, corpus_text, settings, limits, store=None)`: `explorer.pipeline.train_corpus`
   under the run's budget (`Limits.budget()`), reporting {"phase": "counting"} and then
-  {"phase": "training", "step", "planned"}, stopping when the reporter says so (Stop, a visitor
-  gone) or the budget does. `settings` is a `RunConfig.to_dict()`, `limits` a
-  `dataclasses.asdict(Limits)`. Returns {"trace_json", "stored_key", "steps", "stop_reason",
-  "stopped_by", "seconds"}; with a `store` dict
+  {"phase": "training", "step", "planned", "unit"} ("merge", or "round" for Unigram, whose
+  `planned` is an estimate of its rounds), stopping when the reporter says so (Stop, a visitor
+  gone) or the budget does. The step limit counts merges: a Unigram run has the time limit only.
+  `settings` is a `RunConfig.to_dict()`, `limits` a `dataclasses.asdict(Limits)`. Returns
+  {"trace_json", "stored_key", "steps" (merges or rounds), "stop_reason", "stopped_by",
+  "seconds"}; with a `store` dict
   (`SQLiteRunStore.location()` plus "key", "meta" and "keep_corpus") a run that was not stopped
   by the visitor is written to that store by the worker (compression included) and only its key
   comes back (`trace_json` None).
@@ -28,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from explorer.checks import Limits, corpus_prefix, sample_lines
+from explorer.checks import Budget, Limits, corpus_prefix, sample_lines
 from explorer.corpus import split_lines
 from explorer.run_config import RunConfig
 
@@ -41,8 +43,12 @@ def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: 
     from explorer.pipeline import train_corpus  # here: the server imports this module for its names alone
 
     run = RunConfig.from_dict(settings, strict=True)
-    budget = Limits(**limits).budget(
-        progress=lambda step, planned: reporter.report(phase="training", step=step, planned=planned)
+    unit = "round" if run.is_unigram else "merge"
+    limits = Limits(**limits)
+    budget = Budget(
+        limits.max_seconds,
+        None if run.is_unigram else limits.max_steps,
+        lambda step, planned: reporter.report(phase="training", step=step, planned=planned, unit=unit),
     )
     reporter.report(phase="counting")
     trace = train_corpus(
@@ -60,7 +66,7 @@ def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: 
     result = {
         "trace_json": trace.to_json(),
         "stored_key": None,
-        "steps": trace.steps,
+        "steps": trace_steps(trace),
         "stop_reason": trace.stop_reason,
         "stopped_by": stopped_by,
         "seconds": trace.seconds,
@@ -72,6 +78,11 @@ def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: 
         if result["stored_key"] is not None:
             result["trace_json"] = None
     return result
+
+
+def trace_steps(trace) -> int:
+    """What a run did: its merges, or for a Unigram run its rounds."""
+    return len(trace.rounds) if trace.config.is_unigram else trace.steps
 
 
 def _store_run(store: dict, result: dict, corpus_text: str) -> str | None:

@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer import encode_steps_tiktoken
 from explorer.encode_steps import (
     MAX_SYMBOLS_WITH_STEPS,
     encode_steps,
     explain_initial_symbols,
     pretrained_encode_steps,
+    tiktoken_bpe,
 )
 from explorer.models import BPEModel, WordPieceModel
 from explorer.pipeline import tokenizer_from_trace, train_corpus
@@ -368,9 +368,9 @@ def test_a_pretrained_token_unreachable_by_merges_is_looked_up_whole(monkeypatch
 
     ranks = {bytes([byte]): byte for byte in range(256)} | {b"abc": 256, b"cd": 257}
     encoding = tiktoken.Encoding("test", pat_str=r"\w+| ", mergeable_ranks=ranks, special_tokens={})
-    tables = (regex.compile(r"\w+| "), encode_steps_tiktoken._Ranks(encoding))
-    monkeypatch.setattr(encode_steps_tiktoken, "_tiktoken_tables", lambda name: tables)
-    result = encode_steps_tiktoken.tiktoken_encode_steps("gpt2", "abc abcd")
+    tables = (regex.compile(r"\w+| "), tiktoken_bpe._Ranks(encoding))
+    monkeypatch.setattr(tiktoken_bpe, "_tiktoken_tables", lambda name: tables)
+    result = tiktoken_bpe.tiktoken_encode_steps("gpt2", "abc abcd")
     expected = encoding.encode_ordinary("abc abcd")
     assert [p.id for p in result.final_pieces()] == expected == [256, 32, 97, 98, 257]
     assert [step.kind for step in result.pre_tokens[0].steps] == ["start", "whole-word"]

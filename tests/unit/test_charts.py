@@ -1,4 +1,4 @@
-"""Figure builders (explorer/charts.py): pure functions, checked without a browser."""
+"""Figure builders (explorer/charts/): pure functions, checked without a browser."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import pytest
 
 from explorer import charts
 from explorer.bytelevel import bytes_to_symbols
+from explorer.step_sampling import sampled_steps
 from explorer.trainers import TrainerConfig, train
 
 COURSE_WORDS = {
@@ -64,9 +65,9 @@ def wordpiece_trace():
 
 
 def test_sampled_steps_caps_and_keeps_ends():
-    assert charts.sampled_steps(0) == []
-    assert charts.sampled_steps(5, 300) == [0, 1, 2, 3, 4]
-    steps = charts.sampled_steps(4743, 300)
+    assert sampled_steps(0) == []
+    assert sampled_steps(5, 300) == [0, 1, 2, 3, 4]
+    steps = sampled_steps(4743, 300)
     assert len(steps) == 300
     assert steps[0] == 0 and steps[-1] == 4742
     assert steps == sorted(set(steps))

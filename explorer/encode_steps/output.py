@@ -1,18 +1,19 @@
 """The step-by-step encoding written out: a JSON-ready dict, and one line of text per step.
 
-What it does: turns an `encode_steps.EncodeSteps` into what `python -m explorer encode --steps`
-prints, and gives the app the same sentences (`step_line`), so that a step reads the same
-everywhere. Ranks are 0-based as in the model; "merge N" is 1-based, like a line of merges.txt.
-Pieces are written as the vocabulary spells them; a dropped character as `[dropped: P]`, the
-unknown token as `[UNK] <- '서울'`, the rest of a word WordPiece has not matched yet as
-`[rest: ing]`.
+What it does: turns an `EncodeSteps` (explorer.encode_steps.records) into what
+`python -m explorer encode --steps` prints, and gives the app the same sentences (`step_line`),
+so that a step reads the same everywhere. Ranks are 0-based as in the model; "merge N" is
+1-based, like a line of merges.txt. Pieces are written as the vocabulary spells them; a dropped
+character as `[dropped: P]`, the unknown token as `[UNK] <- '서울'`, the rest of a word WordPiece
+has not matched yet as `[rest: ing]`.
 
-What it does not do: compute anything (see `encode_steps`), or draw HTML.
+What it does not do: compute anything (the other modules of explorer.encode_steps do), or draw
+HTML (explorer.encode_steps.render).
 """
 
 from __future__ import annotations
 
-from explorer.encode_steps import EncodeSteps, PreTokenSteps, Step, StepPiece
+from explorer.encode_steps.records import EncodeSteps, PreTokenSteps, Step, StepPiece
 
 TRIED_SHOWN = 6  # longer WordPiece candidates named in a line; the rest are counted
 
@@ -133,7 +134,10 @@ def step_line(step: Step, tiktoken: bool = False) -> str:
         )
     if step.kind == "too-long":
         length = step.word_span[1]
-        return f"the word has {length:,} characters, more than max_input_chars_per_word: it becomes {step.merged}"
+        return (
+            f"the word has {length:,} characters, more than max_input_chars_per_word: "
+            f"it becomes {step.merged}"
+        )
     raise ValueError(f"unknown step kind {step.kind!r}")
 
 
@@ -142,7 +146,8 @@ def steps_text_lines(result: EncodeSteps) -> list[str]:
     tiktoken = is_tiktoken(result)
     final = result.final_pieces()
     lines = [
-        f"{result.tokenizer} · {result.model}: {len(final):,} token{'s' * (len(final) != 1)} for {result.text!r}"
+        f"{result.tokenizer} · {result.model}: "
+        f"{len(final):,} token{'s' * (len(final) != 1)} for {result.text!r}"
     ]
     for pre_token in result.pre_tokens:
         where = f"{pre_token.start}:{pre_token.end}"

@@ -18,15 +18,9 @@ import functools
 
 import regex
 
-from explorer.encode_steps import (
-    EncodeSteps,
-    PreTokenSteps,
-    Step,
-    StepBudget,
-    StepPiece,
-    record_merges,
-    whole_word_step,
-)
+from explorer.encode_steps.budget import StepBudget
+from explorer.encode_steps.merges import record_merges, whole_word_step
+from explorer.encode_steps.records import EncodeSteps, PreTokenSteps, Step, StepPiece
 from explorer.models import merge_all
 from explorer.pretrained import byte_to_char_index, info_for, load_encoding, replace_surrogates
 from explorer.render import readable_token

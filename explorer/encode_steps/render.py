@@ -1,18 +1,18 @@
 """A step-by-step encoding (explorer.encode_steps) drawn as escaped HTML: per pre-token, one row per
-step with its sentence (explorer.encode_steps_output.step_line, the CLI's wording) and the pieces
+step with its sentence (explorer.encode_steps.output.step_line, the CLI's wording) and the pieces
 after it, the piece the step made outlined; dropped characters and unknown tokens as the marked
 boxes every token display uses (`dropped: P`, `[UNK] ← 서울`).
 
 Every string from the text or the vocabulary goes through `render.escape_text`. Classes come from
 `render.STYLESHEET`.
 
-What it does not do: encode (explorer.encode_steps), or import streamlit.
+What it does not do: encode (the other modules of explorer.encode_steps), or import streamlit.
 """
 
 from __future__ import annotations
 
-from explorer.encode_steps import EncodeSteps, PreTokenSteps, Step, StepPiece
-from explorer.encode_steps_output import is_tiktoken, step_line
+from explorer.encode_steps.output import is_tiktoken, step_line
+from explorer.encode_steps.records import EncodeSteps, PreTokenSteps, Step, StepPiece
 from explorer.render import PALETTE, escape_text, readable_token
 from explorer.wording import plural
 
@@ -23,12 +23,16 @@ def piece_html(piece: StepPiece, position: int, made_here: bool = False, show_id
     """One piece as a span: a token (coloured by position), `dropped: P` or `[UNK] ← 서울`."""
     shown = readable_token(piece.token_bytes) if piece.token_bytes is not None else piece.value
     if piece.kind == "dropped":
-        return f'<span class="tok tok-dropped" title="dropped: no token for it and no unknown token">dropped: {escape_text(piece.source)}</span>'
+        return (
+            '<span class="tok tok-dropped" title="dropped: no token for it and no unknown token">'
+            f"dropped: {escape_text(piece.source)}</span>"
+        )
     identifier = f'<span class="tok-id">{piece.id}</span>' if show_ids and piece.id is not None else ""
     if piece.kind == "unk":
         return (
-            f'<span class="tok tok-unk" title="id {piece.id}&#58; the unknown token, standing for {escape_text(piece.source)}">'
-            f'{escape_text(piece.value)}<span class="tok-unk-source"> ← {escape_text(piece.source)}</span>{identifier}</span>'
+            f'<span class="tok tok-unk" title="id {piece.id}&#58; the unknown token, '
+            f'standing for {escape_text(piece.source)}">{escape_text(piece.value)}'
+            f'<span class="tok-unk-source"> ← {escape_text(piece.source)}</span>{identifier}</span>'
         )
     if piece.kind == "rest":
         return f'<span class="tok tok-rest" title="not matched yet">{escape_text(piece.value)}</span>'
@@ -41,7 +45,8 @@ def piece_html(piece: StepPiece, position: int, made_here: bool = False, show_id
     )
     title = f"id {piece.id}: {shown}" if piece.id is not None else shown
     return (
-        f'<span class="{css}" title="{escape_text(title)}" style="background:{PALETTE[position % len(PALETTE)]};">'
+        f'<span class="{css}" title="{escape_text(title)}" '
+        f'style="background:{PALETTE[position % len(PALETTE)]};">'
         f"{escape_text(shown)}{identifier}</span>"
     )
 
@@ -88,7 +93,8 @@ def pre_token_html(
         )
     note = f'<div class="muted small">{escape_text(pre_token.note)}</div>' if pre_token.note else ""
     summary = (
-        f'<summary>pre-token <b>{escape_text(title)}</b> <span class="muted">(characters {pre_token.start}–{pre_token.end}, '
+        f"<summary>pre-token <b>{escape_text(title)}</b> "
+        f'<span class="muted">(characters {pre_token.start}–{pre_token.end}, '
         f"{plural(max(0, len(pre_token.steps) - 1), 'step')})</span> → {final}</summary>"
     )
     table = f'<table class="steps-table">{"".join(rows)}</table>' if rows else ""

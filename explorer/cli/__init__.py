@@ -1,0 +1,59 @@
+"""`python -m explorer`: train, encode and compare tokenizers from the command line.
+
+    train CORPUS --algorithm {bpe,wordpiece,unigram} --flavor {library,course} --vocab-size N
+          --pre-tokenizer {byte-level,bert,whitespace,whitespace-split,metaspace}
+          [--normalizer nfd,lowercase] [--min-frequency N] [--special-tokens "A,B"]
+          [--continuing-subword-prefix S] [--end-of-word-suffix S]
+          [--seed-size N] [--shrinking-factor F] [--max-piece-length N]   (unigram)
+          [--max-seconds S] [--max-steps N] [--max-corpus-mb MB] --out tokenizer.json [--trace trace.json]
+    encode (--tokenizer tokenizer.json|X.model | --pretrained NAME)
+           [--special-tokens] [--steps] [--json] TEXT...
+    encode --list-pretrained
+    decode (--tokenizer tokenizer.json|X.model | --pretrained NAME) [--json] IDS...
+    compare [--tokenizer A.json ...] [--pretrained NAME ...] (--corpus FILE | TEXT...) [--json]
+
+One module per command (train, encode, decode, compare), each with `add_parser(commands, ...)` and
+`run(args)`; what they share (UserError, reading files, loading tokenizers) is in `common`.
+
+CORPUS is a path or `-` for stdin; each line is one sequence (like `train_from_iterator(lines)`).
+Files must be UTF-8 (explorer/checks/uploads.py names what a file looks like otherwise). Unlike the
+hosted app, `train` has no size, time or step limit unless asked for one.
+Every error a user can cause prints one line on stderr and exits with status 2; never a traceback.
+Warnings (`warning: ...`) and notes (`note: ...`) go to stderr too and do not stop anything.
+What it does not do: anything the package does not (these modules only parse and print).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from explorer.cli import compare, decode, encode, train
+from explorer.cli.common import EXIT_USAGE, Parser, UserError
+
+EXIT_INTERRUPTED = 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from explorer.pretrained import BUNDLED
+
+    parser = Parser(prog="python -m explorer", description="Train, encode and compare subword tokenizers.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    train.add_parser(commands)
+    encode.add_parser(commands, BUNDLED)
+    decode.add_parser(commands, BUNDLED)
+    compare.add_parser(commands, BUNDLED)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run one command; its exit status (2 for a user's error, printed as one line)."""
+    try:
+        args = build_parser().parse_args(argv)
+        return args.run(args)
+    except UserError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED

@@ -1,0 +1,167 @@
+"""A Unigram run through the app (AppTest, no browser): trained from the Train page in both
+flavors, every page opened, its scores on Vocabulary, its column on Compare, and the link that
+brings it back."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.samples import SAMPLE_SENTENCES, SAMPLES
+from explorer.ui import views
+from explorer.ui.state import JOB, OTHER_RUN
+from explorer.ui.state import Widget as W
+from tests.app.helpers import (
+    COMPARE,
+    MERGES,
+    PAGES,
+    TRAIN,
+    VOCABULARY,
+    click,
+    html_bodies,
+    joined,
+    metrics,
+    new_app,
+    query,
+    run_of,
+    session_value,
+    train,
+)
+from tests.app.test_serving import training_started
+from tests.helpers.processes import wait_until
+
+
+def unigram_app(flavor: str, vocab_size: int = 100):
+    """A session that trained Unigram (`flavor`) on the course's four sentences."""
+    at = new_app()
+    at.selectbox(key=W.SAMPLE).set_value("hf-course").run()
+    at.radio(key=W.ALGORITHM).set_value("unigram").run()
+    at.radio(key=W.FLAVOR).set_value(flavor).run()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(vocab_size).run()
+    assert not at.exception, at.exception
+    return train(at)
+
+
+@pytest.fixture(scope="module", params=["course", "library"])
+def trained(request):
+    return unigram_app(request.param)
+
+
+def test_the_train_page_offers_unigram_with_its_own_settings():
+    at = new_app()
+    at.radio(key=W.ALGORITHM).set_value("unigram").run()
+    assert at.selectbox(key=W.PRE_TOKENIZER).value == "metaspace"
+    assert at.text_input(key=W.SPECIAL_TOKENS).value == ""
+    assert at.text_input(key=W.UNK_TOKEN).value == "<unk>"
+    assert at.number_input(key=W.SEED_SIZE).value is None  # the flavor's default
+    assert not [widget for widget in at.text_input if widget.key in (W.PREFIX, W.SUFFIX)]
+    at.text_input(key=W.UNK_TOKEN).set_value("").run()
+    assert "needs an unk token" in joined(at, "error")
+    at.text_input(key=W.UNK_TOKEN).set_value("<unk>").run()
+    at.number_input(key=W.SEED_SIZE).set_value(50).run()
+    assert "not below the seed size (50)" in joined(at, "warning")
+    assert query(at)["algorithm"] == "unigram" and query(at)["seed_size"] == "50"
+
+
+def test_a_unigram_run_trains_and_its_summary_counts_rounds(trained):
+    at = trained
+    run = run_of(at)
+    assert run.trace.config.is_unigram
+    summary = metrics(at)
+    assert summary["Rounds"] == str(len(run.trace.rounds))
+    assert summary["Final vocabulary size"] == str(len(run.trace.vocab))
+    assert summary["Stop reason"] == "vocabulary size reached"
+    assert summary["Seed pieces"] == str(len(run.trace.seeds))
+    last_loss = [loss for losses in run.trace.losses() for loss in losses][
+        -1
+    ]  # the library's final round has none
+    assert float(summary["Final loss"].replace(",", "")) == pytest.approx(last_loss, rel=1e-4)
+    assert any('class="tok"' in body for body in html_bodies(at))  # the sample sentences, tokenized
+    assert not at.exception
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_opens_on_a_unigram_run(trained, page):
+    trained.switch_page(page).run()
+    assert not trained.exception, trained.exception
+    trained.switch_page(TRAIN).run()
+    assert not trained.exception, trained.exception
+
+
+def test_vocabulary_shows_scores_and_removal_rounds(trained):
+    at = trained
+    at.switch_page(VOCABULARY).run()
+    assert not at.exception, at.exception
+    table = at.dataframe[0].value
+    run = run_of(at)
+    assert list(table["token"]) == run.trace.vocab
+    scores = dict(run.trace.final_pieces)
+    assert all(table["score"][i] == scores[token] for i, token in enumerate(table["token"]))
+    labels = [button.label for button in at.get("download_button")]
+    assert "tokenizer.json" in labels and "Trace (JSON)" in labels
+    removed = next(frame.value for frame in at.dataframe if "round" in frame.value.columns)
+    assert len(removed) == len(run.trace.removal_round())  # each seed piece removed once
+    # None of them is in the final vocabulary, but characters the library's final assembly put back.
+    put_back = {char for round_ in run.trace.rounds for char in round_.added}
+    assert set(removed["token"]) & set(run.trace.vocab) <= put_back
+
+
+def test_the_downloaded_tokenizer_json_encodes_like_the_app_in_the_library(trained):
+    from tokenizers import Tokenizer as LibraryTokenizer
+
+    run = run_of(trained)
+    exported = next(file for file in views.downloads(run) if file.label == "tokenizer.json").data
+    library = LibraryTokenizer.from_str(exported)
+    ours = views.tokenizer(run)
+    for sentence in [*SAMPLE_SENTENCES, SAMPLES["hf-course"].text, "Unknown ✓ characters ✓✓ here"]:
+        assert library.encode(sentence).ids == ours.encode(sentence).ids
+        assert library.encode(sentence).offsets == ours.encode(sentence).offsets
+
+
+def test_compare_has_the_unigram_column_and_its_viterbi_table(trained):
+    at = trained
+    at.switch_page(COMPARE).run()
+    assert not at.exception, at.exception
+    run = run_of(at)
+    assert f"run:{run.number}" in at.multiselect(key=W.COLUMNS).value
+    assert any(run.name in body for body in html_bodies(at))
+    assert any('class="viterbi-table"' in body for body in html_bodies(at))
+    assert "Train the other algorithm (BPE)" in [button.label for button in at.button]
+
+
+def test_compare_trains_bpe_beside_a_unigram_run():
+    at = unigram_app("course")
+    at.switch_page(COMPARE).run()
+    click(at, W.TRAIN_OTHER)
+    columns = at.multiselect(key=W.COLUMNS).value
+    other = session_value(at, OTHER_RUN)
+    assert other is not None and other.settings.algorithm == "bpe" and f"run:{other.number}" in columns
+    assert other.settings.vocab_size == 100 and other.settings.flavor == "course"
+
+
+def test_the_link_brings_the_unigram_run_back(trained):
+    at = trained
+    link = query(at)
+    again = new_app(link, page=MERGES)
+    run = run_of(again)
+    assert run is not None and run.trace.config.is_unigram
+    assert run.store_key == link["run"]  # read back from the run store, not trained again
+    assert run.trace.final_pieces == run_of(at).trace.final_pieces
+    assert not again.exception
+
+
+@pytest.mark.slow
+def test_stop_ends_a_unigram_run_and_keeps_its_rounds_so_far():
+    at = new_app()
+    at.selectbox(key=W.SAMPLE).set_value("shakespeare").run()  # about 8 s of training
+    at.radio(key=W.ALGORITHM).set_value("unigram").run()
+    at.button(key=W.TRAIN).click().run()
+    wait_until(lambda: training_started(at), 60, "the Unigram training to start in a worker")
+    assert "round" in session_value(at, JOB).progress()[1]  # rounds, not merges
+    click(at, W.STOP)
+    run = run_of(at)
+    assert run is not None and run.trace.config.is_unigram
+    assert run.trace.stop_reason == "stopped" and run.stopped_by == "the Stop button"
+    assert "stopped by the Stop button" in joined(at, "warning")
+    again = run_of(new_app(query(at), VOCABULARY))  # a reload brings the stopped run back
+    assert again is not None and again.store_key == run.store_key
+    assert len(again.trace.rounds) == len(run.trace.rounds)

@@ -1,0 +1,223 @@
+"""The pure functions behind the Training history page (explorer.unigram_history and
+explorer.unigram_figures), checked against the UnigramTrace they read and the UnigramModel that
+segments: the removed-at-round rows, the changes between rounds, the lattice's cells, the best
+path, the round sentence's numbers, the figures' marks, and escaping."""
+
+import re
+from collections import Counter
+from html import unescape
+
+import pytest
+
+from explorer import unigram_figures
+from explorer import unigram_history as history
+from explorer import unigram_lattice as lattice_view
+from explorer.pipeline import tokenizer_from_trace, train_corpus
+from explorer.run_config import RunConfig
+from explorer.trainers.unigram import UnigramConfig
+from tests.reference.course_corpus import COURSE_CORPUS
+
+CORPUS = "\n".join(COURSE_CORPUS)
+HOSTILE = "<script>alert(1)</script> **bold** $x$ :red[x] a|b `code` " * 3
+
+
+def train(text, **settings):
+    return train_corpus(text, RunConfig(UnigramConfig(**settings), (), "metaspace"))
+
+
+@pytest.fixture(scope="module", params=["course", "library"])
+def trace(request):
+    if request.param == "course":
+        return train(CORPUS, flavor="course", vocab_size=60)
+    # Repeated with variations so the library prunes by loss for several rounds.
+    text = "\n".join(f"{line} {line[::-1]} {index}" for index, line in enumerate(COURSE_CORPUS * 8))
+    return train(text, vocab_size=60, special_tokens=("<s>",))
+
+
+def every_round(trace):
+    return range(len(trace.rounds) + 1)
+
+
+def test_removed_rows_are_the_trace_removals_with_why(trace):
+    for r in every_round(trace):
+        rows = history.removed_rows(trace, r)
+        removals = trace.removed_at(r) if r else []
+        assert [row.piece for row in rows] == [history.readable(removal.piece) for removal in removals]
+        assert [row.score for row in rows] == [removal.score for removal in removals]
+        assert [row.value for row in rows] == [removal.value for removal in removals]
+        threshold = trace.rounds[r - 1].threshold if r else None
+        for row, removal in zip(rows, removals):
+            if removal.reason == "loss":
+                assert removal.value <= threshold
+                assert f"≤ cut-off {threshold:.4g}" in row.why
+            if removal.reason == "em":
+                assert removal.value < 0.5 and "< 0.5" in row.why
+
+
+def test_removed_rows_can_show_the_first_of_each_reason(trace):
+    for r in range(1, len(trace.rounds) + 1):
+        every = history.removed_rows(trace, r)
+        counts = history.removed_counts(trace, r)
+        assert sum(counts.values()) == len(every) == len(trace.removed_at(r))
+        some = history.removed_rows(trace, r, per_reason=2)
+        assert len(some) == sum(min(count, 2) for count in counts.values())
+        for reason in counts:
+            assert [row for row in some if row.reason == reason] == [
+                row for row in every if row.reason == reason
+            ][:2]
+
+
+def test_the_first_piece_kept_ranks_just_after_the_cut_off(trace):
+    pruned = 0
+    for r in range(1, len(trace.rounds) + 1):
+        kept = trace.first_kept_at(r)
+        by_loss = [removal.value for removal in trace.removed_at(r) if removal.reason == "loss"]
+        if kept is None:
+            continue
+        pruned += 1
+        piece, value = kept
+        assert piece in {piece for piece, _ in trace.pieces_at(r)} or trace.rounds[r - 1].kind == "final"
+        assert value >= max(by_loss) == trace.rounds[r - 1].threshold
+        sentence = history.cutoff_sentence(trace, r)
+        assert history.readable(piece) in sentence and f"{trace.rounds[r - 1].threshold:.4g}" in sentence
+    assert pruned >= 2
+
+
+def test_course_single_characters_are_never_removed():
+    trace = train(CORPUS, flavor="course", vocab_size=60)
+    characters = history.single_characters(trace, 0)
+    for r in every_round(trace):
+        assert history.single_characters(trace, r) == characters
+        assert all(len(row.piece) > 1 for row in history.removed_rows(trace, r))
+
+
+def test_changed_pieces_are_the_spans_round_r_minus_1_did_not_have(trace):
+    changed_somewhere = False
+    for r in every_round(trace):
+        for index in history.shown_word_indices(trace):
+            word = trace.words[index]
+            pieces, changed = history.word_pieces(trace, word, r)
+            assert [word[piece.start : piece.end] for piece in pieces] == trace.segment(word, r)
+            # A character the model cannot spell (the library's EM may drop one) is an unknown piece.
+            assert all(
+                piece.value == word[piece.start : piece.end] or piece.kind == "unknown" for piece in pieces
+            )
+            before = {
+                (piece.start, piece.end) for piece in history.segment_pieces(trace, word, max(r - 1, 0))
+            }
+            expected = {i for i, piece in enumerate(pieces) if (piece.start, piece.end) not in before}
+            assert changed == (expected if r else set())
+            changed_somewhere |= bool(changed)
+    assert changed_somewhere
+
+
+def test_sentence_pieces_follow_the_segmentation_of_each_pre_token(trace):
+    tokenizer = tokenizer_from_trace(trace)
+    text = "This is the Hugging Face Course. Hugs!"
+    words = [pre_token.text for pre_token in tokenizer.pre_tokenize(text)]
+    for r in every_round(trace):
+        pieces, changed = history.text_changes(trace, tokenizer, text, r)
+        expected = [token for word in words for token in trace.segment(word, r)]
+        shown = [piece.value for piece in pieces]
+        assert len(shown) == len(expected)
+        assert all(
+            value == token or piece.kind == "unknown" for value, token, piece in zip(shown, expected, pieces)
+        )
+        assert pieces[-1].end == len(text)
+        before = set(history.spans(history.text_pieces(trace, tokenizer, text, max(r - 1, 0))))
+        assert changed == ({span for span in history.spans(pieces) if span not in before} if r else set())
+
+
+def test_lattice_cells_are_the_model_edges_and_the_best_path_is_the_segmentation(trace):
+    for r in every_round(trace):
+        for word in trace.words[:8]:
+            lattice = trace.lattice(word, r)
+            assert lattice == trace.model_at(r).lattice(word)
+            lanes = lattice_view.lattice_lanes(lattice)
+            # Every edge exactly once, and no two edges of one row overlap.
+            assert Counter(edge for lane in lanes for edge in lane) == Counter(lattice.edges)
+            for lane in lanes:
+                assert all(a.end <= b.start for a, b in zip(lane, lane[1:]))
+            assert [edge.piece for edge in lattice.best_path] == trace.segment(word, r)
+            markup = lattice_view.lattice_html(lattice)
+            cells = re.findall(r'<td colspan="(\d+)" class="([^"]+)"', markup)
+            assert len(cells) == len(lattice.edges)
+            assert sum("lat-best" in classes for _, classes in cells) == len(lattice.best_path)
+            for lane_markup in re.findall(r"<tr>(.*?)</tr>", markup)[1:]:
+                assert sum(map(int, re.findall(r'colspan="(\d+)"', lane_markup))) == len(word)
+            total = sum(edge.score for edge in lattice.best_path) + (
+                -1.0 if trace.flavor == "course" else 0.0
+            )
+            assert total == pytest.approx(lattice.best_score, abs=1e-9)
+
+
+def test_the_course_lattice_score_is_encode_words_score():
+    trace = train(CORPUS, flavor="course", vocab_size=60)
+    lattice = trace.lattice("▁Hopefully", len(trace.rounds))
+    sentence = lattice_view.best_path_sentence(trace, lattice)
+    assert f"= {-lattice.best_score:.4f} (1 + the sum of -log p)" in sentence
+
+
+def test_round_sentence_numbers_come_from_the_trace(trace):
+    assert history.round_sentence(trace, 0).startswith(
+        f"Round 0: the seed vocabulary, {len(trace.seeds):,} pieces"
+    )
+    for r in range(1, len(trace.rounds) + 1):
+        round_ = trace.rounds[r - 1]
+        sentence = history.round_sentence(trace, r)
+        assert sentence.startswith(f"Round {r}: {round_.size_before:,} → {round_.size_after:,} pieces")
+        if trace.flavor == "course":
+            assert (
+                f"removed the {len(round_.removed_pieces):,} whose removal raises the loss least" in sentence
+            )
+            assert f"(by at most {round_.threshold:.4g})" in sentence
+            assert f"loss {round_.losses[0]:,.4f} → {history.loss_after(trace, r):,.4f}" in sentence
+        elif round_.kind != "final":
+            assert f"loss {round_.losses[0]:.4f} → {round_.losses[-1]:.4f}" in sentence
+            losses = [removal for removal in trace.removed_at(r) if removal.reason == "loss"]
+            if losses:
+                assert f"removed the {len(losses):,} whose removal costs least" in sentence
+
+
+def test_figures_mark_the_current_round(trace):
+    sizes = trace.sizes()
+    series, first_round, x_title = history.loss_series(trace)
+    for r in every_round(trace):
+        figure = unigram_figures.vocabulary_figure(sizes, r, 60)
+        assert list(figure.data[0].y) == sizes
+        assert list(figure.data[1].x) == [r] and list(figure.data[1].y) == [sizes[r]]
+        losses = unigram_figures.loss_figure(series, r, x_title, first_round)
+        values = [loss for round_losses in series for loss in round_losses]
+        assert list(losses.data[0].y) == values
+        marked = series[r - first_round] if 0 <= r - first_round < len(series) else []
+        shown = list(losses.data[1].y) if len(losses.data) > 1 else []
+        assert shown == marked
+    if trace.flavor == "library":
+        with_losses = [round_losses for round_losses in series if round_losses]  # not the final assembly
+        assert len(losses.layout.shapes) == len(with_losses) - 1  # a line between rounds
+
+
+def test_every_corpus_string_is_escaped():
+    trace = train(HOSTILE + "\n" + CORPUS, vocab_size=60)
+    tokenizer = tokenizer_from_trace(trace)
+    r = len(trace.rounds)
+    for word in trace.words:
+        markup = lattice_view.lattice_html(trace.lattice(word, r))
+        assert "<script" not in markup and "**" not in markup and "$x$" not in markup
+        text = unescape(re.sub(r"<[^>]+>", "", markup))
+        assert all(char in text for char in history.readable(word))
+    word, note = lattice_view.lattice_word(tokenizer, HOSTILE)
+    assert word == "▁<script>alert(1)</script>" and "first of" in note
+    for r in every_round(trace):
+        for row in history.removed_rows(trace, r):
+            assert isinstance(row.piece, str)  # plain text, for st.dataframe (never HTML)
+
+
+def test_lattice_word_cuts_and_refuses_clearly():
+    trace = train(CORPUS, flavor="course", vocab_size=60)
+    tokenizer = tokenizer_from_trace(trace)
+    assert lattice_view.lattice_word(tokenizer, "   ") == ("", "Type a word to see its lattice.")
+    word, note = lattice_view.lattice_word(tokenizer, "x" * 100)
+    assert len(word) == lattice_view.LATTICE_MAX_CHARACTERS and "first 40 characters" in note
+    lattice, why = lattice_view.word_lattice(trace, "▁Qé", len(trace.rounds))
+    assert lattice is None and "no piece for Qé" in why
