@@ -12,7 +12,8 @@ writes and reads them (0.23.3).
 - `write_vocab_merges` / `write_vocab_txt` write what the library's `model.save(folder)` writes;
   `bpe_from_vocab_merges` / `wordpiece_from_vocab_txt` read those files like `BPE.from_file` /
   `WordPiece.from_file`.
-- `build_tokenizer` assembles the usual tokenizer around a trainer's vocab and merges.
+
+What it does not do: assemble a tokenizer around a trainer's output (explorer.assemble).
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ import warnings
 from pathlib import Path
 
 from explorer.components import component_from_hf_json, component_to_hf_json
-from explorer.decoders import BPEDecoder, ByteLevelDecoder, Decoder, WordPieceDecoder
+from explorer.decoders import Decoder
 from explorer.json_numbers import library_float_text, library_json_float, library_json_int
 from explorer.models import BPEModel, WordPieceModel, model_from_hf_json
-from explorer.normalizers import Normalizer, build_normalizer
-from explorer.pre_tokenizers import PreTokenizer, build_pre_tokenizer
+from explorer.normalizers import Normalizer
+from explorer.pre_tokenizers import PreTokenizer
 from explorer.processors import TemplateProcessing
 from explorer.tokenizer import Tokenizer
 
@@ -248,83 +249,3 @@ def wordpiece_from_vocab_txt(text: str, **options) -> WordPieceModel:
     """
     vocab = {line.rstrip(): index for index, line in enumerate(_lines(text))}
     return WordPieceModel(vocab, **options)
-
-
-# ---------------------------------------------------------------- from a trainer's output
-
-
-def build_tokenizer(
-    algorithm: str,
-    vocab: list[str],
-    merges: list[tuple[str, str]],
-    normalizer_names: list[str],
-    pre_tokenizer_name: str | None,
-    special_tokens: list[str],
-    continuing_subword_prefix: str | None = None,
-    end_of_word_suffix: str | None = None,
-    unk_token: str | None = None,
-) -> Tokenizer:
-    """The tokenizer a library user would assemble around a trainer's output.
-
-    - `vocab` is in id order (token i has id i); `merges` in the order learned.
-    - unk token: `unk_token` if given, else "[UNK]" when it is one of the special tokens, else
-      none for BPE (unknown characters are dropped, as in the library) and "[UNK]" for
-      WordPiece (a WordPiece model without one fails on the first word it cannot match, which
-      no user wants). The unk token is made a special token, and appended to the vocab (next
-      id) if the trainer did not put it there.
-    - WordPiece: prefix defaults to "##"; `end_of_word_suffix` is ignored (the library's
-      WordPiece model has no suffix). BPE: prefix and suffix as given.
-    - decoder: byte-level pre-tokenizer -> ByteLevel; else WordPiece -> WordPiece; else BPE with
-      a suffix -> BPEDecoder; else none (tokens joined with spaces).
-    - post-processor: '[CLS] $A [SEP]' / '[CLS] $A [SEP] $B:1 [SEP]:1' when both [CLS] and [SEP]
-      are special tokens.
-    """
-    if algorithm not in ("bpe", "wordpiece"):
-        raise ValueError(f"algorithm {algorithm!r} is not supported (bpe, wordpiece)")
-    vocab_ids = {token: token_id for token_id, token in enumerate(vocab)}
-    special_tokens = list(dict.fromkeys(special_tokens))
-    if unk_token is None and ("[UNK]" in special_tokens or algorithm == "wordpiece"):
-        unk_token = "[UNK]"
-    if unk_token is not None:
-        if unk_token not in special_tokens:
-            special_tokens.append(unk_token)
-        if unk_token not in vocab_ids:
-            # The model looks its unk token up in its own vocab, not among added tokens.
-            vocab_ids[unk_token] = len(vocab)
-
-    if algorithm == "wordpiece":
-        prefix = continuing_subword_prefix if continuing_subword_prefix is not None else "##"
-        model = WordPieceModel(vocab_ids, unk_token=unk_token, continuing_subword_prefix=prefix)
-    else:
-        model = BPEModel(
-            vocab_ids,
-            merges,
-            unk_token=unk_token,
-            continuing_subword_prefix=continuing_subword_prefix,
-            end_of_word_suffix=end_of_word_suffix,
-        )
-
-    if pre_tokenizer_name == "byte-level":
-        decoder = ByteLevelDecoder()
-    elif algorithm == "wordpiece":
-        decoder = WordPieceDecoder(prefix=model.continuing_subword_prefix)
-    elif end_of_word_suffix:
-        decoder = BPEDecoder(suffix=end_of_word_suffix)
-    else:
-        decoder = None
-
-    tokenizer = Tokenizer(
-        normalizer=build_normalizer(normalizer_names) if normalizer_names else None,
-        pre_tokenizer=build_pre_tokenizer(pre_tokenizer_name) if pre_tokenizer_name else None,
-        model=model,
-        special_tokens=special_tokens,
-        decoder=decoder,
-    )
-    if "[CLS]" in tokenizer.special_token_ids and "[SEP]" in tokenizer.special_token_ids:
-        ids = tokenizer.special_token_ids
-        tokenizer.post_processor = TemplateProcessing(
-            single="[CLS] $A [SEP]",
-            pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-            special_tokens=[("[CLS]", ids["[CLS]"]), ("[SEP]", ids["[SEP]"])],
-        )
-    return tokenizer

@@ -20,21 +20,20 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+from explorer.assemble import build_tokenizer, cls_sep_template
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
 from explorer.corpus import count_text, count_words
 from explorer.decoders import ByteLevelDecoder, MetaspaceDecoder
-from explorer.hf_json import build_tokenizer
 from explorer.json_numbers import library_float
+from explorer.models import UnigramModel
 from explorer.normalizers import build_normalizer
 from explorer.pre_tokenizers import build_pre_tokenizer
-from explorer.processors import TemplateProcessing
 from explorer.run_config import RunConfig
 from explorer.tokenizer import Tokenizer
 from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
 from explorer.trace import Trace
 from explorer.trainers import train
 from explorer.trainers.unigram import train_unigram
-from explorer.unigram_model import UnigramModel
 from explorer.unigram_trace import UNIGRAM_TRACE_FORMAT, UnigramTrace
 
 
@@ -157,11 +156,5 @@ def unigram_tokenizer(trace: UnigramTrace, r: int | None = None) -> Tokenizer:
         special_tokens=special_tokens,
         decoder=MetaspaceDecoder() if pre_tokenizer_name == "metaspace" else None,
     )
-    ids = tokenizer.special_token_ids
-    if "[CLS]" in ids and "[SEP]" in ids:
-        tokenizer.post_processor = TemplateProcessing(
-            single="[CLS] $A [SEP]",
-            pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-            special_tokens=[("[CLS]", ids["[CLS]"]), ("[SEP]", ids["[SEP]"])],
-        )
+    tokenizer.post_processor = cls_sep_template(tokenizer.special_token_ids)
     return tokenizer

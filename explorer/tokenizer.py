@@ -17,7 +17,7 @@ Follows the Hugging Face `tokenizers` `Tokenizer` (0.23.3; Rust `tokenizer/mod.r
 
 What it does not do: truncation, padding, batches, non-special added tokens (lstrip, rstrip,
 single_word, normalized matching). The components live in their stage's module (normalizers/,
-pre_tokenizers/, models.py, processors.py, decoders.py), tokenizer.json in `hf_json`.
+pre_tokenizers/, models/, processors.py, decoders.py), tokenizer.json in `hf_json`.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ import re
 from explorer.bytelevel import UNICODE_TO_BYTE
 from explorer.decoders import ByteLevelDecoder, Decoder
 from explorer.encoding import Encoding
-from explorer.models import BPEModel, WordPieceModel
+from explorer.models import BPEModel, UnigramModel, WordPieceModel
 from explorer.normalizers import Normalized
 from explorer.processors import TemplateProcessing
 from explorer.tokens import Piece
 
-Model = BPEModel | WordPieceModel  # or explorer.unigram_model.UnigramModel: same interface
+Model = BPEModel | WordPieceModel | UnigramModel  # one interface: tokenize, token_to_id, to_hf_json
 
 
 def _special_token_pattern(special_tokens: list[str]) -> re.Pattern | None:

@@ -20,177 +20,40 @@ JSON schema (`to_json` / `from_json`), all lists indexed by step unless said oth
      "boundary_steps": i32,
      "corpus": {"lines": int, "characters": int, "utf8_bytes": int, "words": int} | null}
 i32 / i64 / f64 are strings: base64 of a little-endian array of int32 / int64 / float64 (compact,
-exact, and fast for 100,000s of values). `candidates` holds, for every step, the chosen pair and
-then the best other pairs (the library can choose a pair below the best, see trainers/queues.py),
-as flat columns: step k's are rows ends[k-1] (0 for k = 0) to ends[k]; `score` is null when the
-run scores pairs by count; `left_count` / `right_count` are count(a) and count(b) of each candidate
-(a, b), the denominators of its likelihood score. `boundary_steps` holds, for each
-word in order, one value per boundary (len(word) - 1 of them): the step that removed it,
-2147483647 = never. `corpus` counts the raw corpus the way the Compare page counts a text
-(explorer.corpus.count_text), so figures read from the trace and figures measured by encoding agree
-on what a character and a word are. Versions 1 (candidates as nested lists) and 2 (no symbol counts,
-no corpus counts) are read too.
+exact, and fast for 100,000s of values; explorer.trace_packing writes and reads them).
+`candidates` (explorer.trace_candidates) holds, for every step, the chosen pair and then the best
+other pairs (the library can choose a pair below the best, see trainers/queues.py), as flat
+columns: step k's are rows ends[k-1] (0 for k = 0) to ends[k]; `score` is null when the run scores
+pairs by count; `left_count` / `right_count` are count(a) and count(b) of each candidate (a, b),
+the denominators of its likelihood score. `boundary_steps` holds, for each word in order, one
+value per boundary (len(word) - 1 of them): the step that removed it, 2147483647 = never.
+`corpus` counts the raw corpus the way the Compare page counts a text (explorer.corpus.count_text),
+so figures read from the trace and figures measured by encoding agree on what a character and a
+word are. Versions 1 (candidates as nested lists) and 2 (no symbol counts, no corpus counts) are read too.
 
-What it does not do: train (trainers/) or encode new text (models.py).
+What it does not do: train (trainers/) or encode new text (explorer/models/).
 """
 
 from __future__ import annotations
 
-import base64
 import json
-import sys
 from array import array
 from bisect import bisect_right
-from collections.abc import Sequence as SequenceOf
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
 
 from explorer.run_config import RunConfig
+from explorer.trace_candidates import Candidates
+from explorer.trace_packing import pack_rows, unpack_rows
 
 NEVER = 2**31 - 1
 TRACE_FORMAT = "tokenizer-explorer-trace"
 
 
-def _pack(values: array) -> str:
-    """Base64 of the array's little-endian bytes."""
-    if sys.byteorder == "big":
-        values = array(values.typecode, values)
-        values.byteswap()
-    return base64.b64encode(values.tobytes()).decode("ascii")
-
-
-def _unpack(packed: str, typecode: str) -> array:
-    values = array(typecode)
-    values.frombytes(base64.b64decode(packed))
-    if sys.byteorder == "big":
-        values.byteswap()
-    return values
-
-
-def _pack_steps(boundary_steps: list[array]) -> str:
-    flat = array("i")
-    for steps in boundary_steps:
-        flat.extend(steps)
-    return _pack(flat)
-
-
 def _unpack_steps(packed: str, words: list[str]) -> list[array]:
-    flat = _unpack(packed, "i")
-    result, start = [], 0
-    for word in words:
-        stop = start + max(len(word) - 1, 0)
-        result.append(flat[start:stop])
-        start = stop
-    if start != len(flat):
-        raise ValueError("trace: boundary_steps does not match the words")
-    return result
-
-
-class Candidates(SequenceOf):
-    """Per step, the competing pairs as (left_id, right_id, count, score) tuples: the chosen pair,
-    then the best others (score None when pairs are ranked by count).
-
-    Stored as flat columns (`ends[k]` = rows up to the end of step k): ten candidates for each of
-    50,000 steps would otherwise be half a million tuples to build, keep and serialize.
-    """
-
-    def __init__(
-        self,
-        ends: array,
-        lefts: array,
-        rights: array,
-        counts: array,
-        scores: array | None,
-        symbol_counts: tuple[array, array] | None = None,
-    ):
-        if not len(lefts) == len(rights) == len(counts) == (len(ends) and ends[-1]):
-            raise ValueError("trace: candidate columns differ in length")
-        if scores is not None and len(scores) != len(lefts):
-            raise ValueError("trace: candidate scores differ in length")
-        if symbol_counts is not None and not len(symbol_counts[0]) == len(symbol_counts[1]) == len(lefts):
-            raise ValueError("trace: candidate symbol counts differ in length")
-        self.ends, self.lefts, self.rights, self.counts, self.scores = ends, lefts, rights, counts, scores
-        # count(a) and count(b) of each candidate (a, b) when scored by likelihood; None otherwise
-        # (and in traces written before version 3).
-        self.symbol_counts = symbol_counts
-
-    @classmethod
-    def from_steps(cls, steps) -> Candidates:
-        """From nested lists: [[(left, right, count, score), ...] per step] (version 1 files, tests)."""
-        ends, lefts, rights, counts, scores = array("i"), array("i"), array("i"), array("q"), array("d")
-        scored = False
-        for step in steps:
-            for left, right, count, score in step:
-                lefts.append(left)
-                rights.append(right)
-                counts.append(count)
-                scored = scored or score is not None
-                scores.append(float("nan") if score is None else score)
-            ends.append(len(lefts))
-        return cls(ends, lefts, rights, counts, scores if scored else None)
-
-    def __len__(self) -> int:
-        return len(self.ends)
-
-    def __getitem__(self, step):
-        if isinstance(step, slice):
-            return [self[index] for index in range(*step.indices(len(self)))]
-        if step < 0:
-            step += len(self.ends)
-        if not 0 <= step < len(self.ends):
-            raise IndexError("candidates: no such step")
-        start, stop = (self.ends[step - 1] if step else 0), self.ends[step]
-        scores = self.scores[start:stop] if self.scores is not None else [None] * (stop - start)
-        return list(zip(self.lefts[start:stop], self.rights[start:stop], self.counts[start:stop], scores))
-
-    def symbol_counts_at(self, step: int) -> list[tuple[int, int]] | None:
-        """count(a), count(b) of every candidate of one step, in order (likelihood runs only)."""
-        if self.symbol_counts is None:
-            return None
-        start, stop = (self.ends[step - 1] if step else 0), self.ends[step]
-        lefts, rights = self.symbol_counts
-        return list(zip(lefts[start:stop], rights[start:stop]))
-
-    def __eq__(self, other) -> bool:
-        if not isinstance(other, Candidates):
-            return NotImplemented
-        return (
-            (self.ends, self.lefts, self.rights, self.counts)
-            == (other.ends, other.lefts, other.rights, other.counts)
-            and (self.scores is None) == (other.scores is None)
-            and (self.scores is None or self.scores == other.scores)
-            and self.symbol_counts == other.symbol_counts
-        )
-
-    def to_dict(self) -> dict:
-        packed = {
-            "ends": _pack(self.ends),
-            "left": _pack(self.lefts),
-            "right": _pack(self.rights),
-            "count": _pack(self.counts),
-            "score": None if self.scores is None else _pack(self.scores),
-        }
-        if self.symbol_counts is not None:
-            packed["left_count"], packed["right_count"] = (_pack(column) for column in self.symbol_counts)
-        return packed
-
-    @classmethod
-    def from_dict(cls, data) -> Candidates:
-        if isinstance(data, list):  # version 1
-            return cls.from_steps(data)
-        scores = data.get("score")
-        symbol_counts = None
-        if data.get("left_count") is not None:
-            symbol_counts = (_unpack(data["left_count"], "q"), _unpack(data["right_count"], "q"))
-        return cls(
-            _unpack(data["ends"], "i"),
-            _unpack(data["left"], "i"),
-            _unpack(data["right"], "i"),
-            _unpack(data["count"], "q"),
-            None if scores is None else _unpack(scores, "d"),
-            symbol_counts,
-        )
+    lengths = (max(len(word) - 1, 0) for word in words)
+    return unpack_rows(packed, "i32", lengths, "trace: boundary_steps does not match the words")
 
 
 @dataclass
@@ -380,7 +243,7 @@ class Trace:
             "candidates": self.candidates.to_dict(),
             "stop_reason": self.stop_reason,
             "seconds": self.seconds,
-            "boundary_steps": _pack_steps(self.boundary_steps),
+            "boundary_steps": pack_rows(self.boundary_steps, "i32"),
             "corpus": self.corpus,
         }
 

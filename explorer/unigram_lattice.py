@@ -6,15 +6,15 @@ The lattice itself is UnigramModel.lattice's (through UnigramTrace.lattice: the 
 for a course run); this module only lays it out and words it. Every string is escaped
 (explorer.render.escape_text); the markup has classes only (render.STYLESHEET).
 
-What it does not do: import streamlit, search (explorer.unigram_model), or show the Viterbi table.
+What it does not do: import streamlit, search (explorer.models.unigram), or show the Viterbi table.
 """
 
 from __future__ import annotations
 
+from explorer.models.unigram import Lattice, LatticeEdge
 from explorer.render import escape_text
 from explorer.tokenizer import Tokenizer
 from explorer.unigram_history import readable
-from explorer.unigram_model import Lattice, LatticeEdge
 from explorer.unigram_trace import UnigramTrace
 
 LATTICE_MAX_CHARACTERS = 40  # the longest word drawn (its edges grow with length x longest piece)

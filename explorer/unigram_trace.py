@@ -28,9 +28,10 @@ JSON (`to_json` / `from_json`):
                  "value": f64}, "first_kept": [int, float]|null, "alive": i32, "scores": f64,
                  "added": [str]}],
      "final_pieces": [[str, float]], "unk_id": int|null, "stop_reason": str, "seconds": float}
-i32 / i64 / i8 / f64 are base64 strings of little-endian arrays (exact and compact). `alive` and
-`scores` are the snapshot after the round: seed indices in model order and their scores (the
-"final" round's snapshot is `final_pieces`). NaN in a removed piece's `value` means "none".
+i32 / i64 / i8 / f64 are base64 strings of little-endian arrays (exact and compact; written by
+explorer.trace_packing). `alive` and `scores` are the snapshot after the round: seed indices in
+model order and their scores (the "final" round's snapshot is `final_pieces`). NaN in a removed
+piece's `value` means "none".
 `first_kept` (seed index, value): the kept piece that ranked next after the last one removed for
 its loss (null when no piece was removed for its loss; absent in older traces).
 
@@ -39,7 +40,6 @@ What it does not do: train (explorer.trainers.unigram_*) or build tokenizers (pi
 
 from __future__ import annotations
 
-import base64
 import json
 import math
 from collections import OrderedDict
@@ -47,8 +47,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.models import Lattice, UnigramModel
 from explorer.run_config import RunConfig
-from explorer.unigram_model import Lattice, UnigramModel
+from explorer.trace_packing import pack, unpack_numpy
 
 UNIGRAM_TRACE_FORMAT = "tokenizer-explorer-unigram-trace"
 REMOVAL_REASONS = ("em", "unused", "loss", "final")
@@ -59,15 +60,6 @@ REASON_TEXT = {
     "final": "beyond the vocabulary size at the final assembly",
 }
 TRAINING_UNK = "<UNK>"  # the library's placeholder piece 0 while training
-_DTYPES = {"i32": "<i4", "i64": "<i8", "i8": "i1", "f64": "<f8"}
-
-
-def pack(values, kind: str) -> str:
-    return base64.b64encode(np.ascontiguousarray(values, dtype=_DTYPES[kind]).tobytes()).decode("ascii")
-
-
-def unpack(text: str, kind: str) -> np.ndarray:
-    return np.frombuffer(base64.b64decode(text), dtype=_DTYPES[kind]).astype(_DTYPES[kind].lstrip("<"))
 
 
 @dataclass(frozen=True)
@@ -128,12 +120,12 @@ class UnigramRound:
             losses=list(data["losses"]),
             em_sizes=list(data["em_sizes"]),
             threshold=data["threshold"],
-            removed_pieces=unpack(removed["piece"], "i32"),
-            removed_reasons=unpack(removed["reason"], "i8"),
-            removed_scores=unpack(removed["score"], "f64"),
-            removed_values=unpack(removed["value"], "f64"),
-            alive=unpack(data["alive"], "i32"),
-            scores=unpack(data["scores"], "f64"),
+            removed_pieces=unpack_numpy(removed["piece"], "i32"),
+            removed_reasons=unpack_numpy(removed["reason"], "i8"),
+            removed_scores=unpack_numpy(removed["score"], "f64"),
+            removed_values=unpack_numpy(removed["value"], "f64"),
+            alive=unpack_numpy(data["alive"], "i32"),
+            scores=unpack_numpy(data["scores"], "f64"),
             added=list(data.get("added", [])),
             first_kept=_first_kept(data.get("first_kept")),
         )
@@ -340,8 +332,8 @@ class UnigramTrace:
                 words=list(data["words"]),
                 counts=list(data["counts"]),
                 seeds=list(data["seeds"]),
-                seed_counts=unpack(data["seed_counts"], "i64"),
-                seed_scores=unpack(data["seed_scores"], "f64"),
+                seed_counts=unpack_numpy(data["seed_counts"], "i64"),
+                seed_scores=unpack_numpy(data["seed_scores"], "f64"),
                 rounds=[UnigramRound.from_dict(item) for item in data["rounds"]],
                 final_pieces=[(piece, float(score)) for piece, score in data["final_pieces"]],
                 unk_id=data["unk_id"],

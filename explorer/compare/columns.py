@@ -24,13 +24,13 @@ from explorer.compare.encoders import BatchEncoder, library_batch_encoder, pretr
 from explorer.encode_steps import encode_steps, has_steps, pretrained_encode_steps
 from explorer.encode_steps.viterbi import viterbi_steps
 from explorer.hf_json import tokenizer_to_json
+from explorer.models.unigram import UnigramModel
 from explorer.pipeline import encode_pieces
 from explorer.pretrained import encode, info_for
 from explorer.pretrained.registry import TIKTOKEN_KINDS
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.tokenizer import Tokenizer
 from explorer.tokens import Piece
-from explorer.unigram_model import UnigramModel
 
 Encoder = Callable[[str], Sequence[Piece]]
 

@@ -1,6 +1,6 @@
 """How a Unigram tokenizer encodes a text, step by step: for every pre-token, the Viterbi table.
 
-The Viterbi search (explorer.unigram_model, the library's `encode_optimized`) walks a word left to
+The Viterbi search (explorer.models.unigram, the library's `encode_optimized`) walks a word left to
 right; for every end position it keeps the best score of any segmentation of the characters so far
 and the piece that ends there on that segmentation, whose start is the back pointer. Reading the
 back pointers from the last position gives the best segmentation. This module lays that out as a
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from explorer.models.unigram import UnigramModel
 from explorer.tokenizer import Tokenizer
-from explorer.unigram_model import UnigramModel
 
 
 @dataclass(frozen=True)

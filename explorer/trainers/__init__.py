@@ -12,6 +12,9 @@ Flavors:
   stop test counts every appended token, duplicates included.
 
 Both run on the same incremental engine (engine.py) and differ only in the queue (queues.py).
+`train` is three named stages, like the library's `BpeTrainer::do_train`: 1. the initial
+vocabulary, 2. the engine and the queue for the flavor, 3. the merges, each recorded by a
+`MergeRecorder` (recorder.py), which owns the trace's columns and builds the Trace.
 Stop reasons: `vocab_size` (target reached), `no_pair_left`, `min_frequency` (best count below it),
 `stopped` (the caller's `should_stop` said so: a Stop button or a time/step budget).
 
@@ -21,14 +24,14 @@ Not supported: the library's `limit_alphabet` (it breaks ties at random) and `ma
 from __future__ import annotations
 
 import time
-from array import array
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from explorer.run_config import RunConfig, TrainerConfig
-from explorer.trace import Candidates, Trace
+from explorer.run_config import TrainerConfig
+from explorer.trace import Trace
 from explorer.trainers.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
 from explorer.trainers.queues import CourseQueue, LibraryQueue, LikelihoodQueue
+from explorer.trainers.recorder import MergeRecorder
 
 STOP_REASONS = {
     "vocab_size": "vocabulary size reached",
@@ -37,11 +40,17 @@ STOP_REASONS = {
     "stopped": "stopped before the end (Stop button or budget)",
 }
 
+# How often (in merges) the merge loop calls `should_stop` and `progress`.
+CHECK_EVERY = 32
+
 
 @dataclass
 class _Vocab:
+    """Tokens in id order; `lengths` (each token's string length) is shared with the engine."""
+
     tokens: list[str] = field(default_factory=list)
     ids: dict[str, int] = field(default_factory=dict)
+    lengths: list[int] = field(default_factory=list)
 
     def add(self, token: str) -> int:
         existing = self.ids.get(token)
@@ -49,6 +58,7 @@ class _Vocab:
             return existing
         self.ids[token] = len(self.tokens)
         self.tokens.append(token)
+        self.lengths.append(len(token))
         return self.ids[token]
 
 
@@ -91,13 +101,45 @@ def train(
     items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
     words = [word for word, _ in items if word]
     counts = [count for word, count in items if word]
-    prefix, suffix = config.prefix, config.suffix
 
+    # 1. The initial vocabulary: special tokens, then the alphabet, each word as symbol ids.
+    vocab, symbol_words, course_size = _initial_vocabulary(words, config, decorated_order)
+    initial_vocab_size = len(vocab.tokens)
+
+    # 2. The engine over the words, and the queue that picks pairs the way the flavor does.
+    engine, queue = _engine_and_queue(symbol_words, counts, vocab, config)
+
+    # 3. Merges, until the vocabulary is full, no pair is left or the caller stops us.
+    recorder = MergeRecorder(scored=_scores_by_likelihood(config))
+    stop_reason = _merge(
+        engine, queue, vocab, config, recorder, course_size, progress, should_stop, max_steps
+    )
+
+    return recorder.trace(
+        config,
+        words,
+        counts,
+        vocab.tokens,
+        initial_vocab_size,
+        stop_reason,
+        engine.boundary_steps,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _initial_vocabulary(
+    words: list[str], config: TrainerConfig, decorated_order: Iterable[str] | None
+) -> tuple[_Vocab, list[list[int]], int | None]:
+    """The vocabulary before any merge, every word as its initial symbol ids, and (course flavor
+    only, else None) the vocabulary size the course's stop test counts before any merge."""
+    prefix, suffix = config.prefix, config.suffix
     vocab = _Vocab()
     for token in config.special_tokens:
         vocab.add(token)
     symbol_strings = _initial_symbols(words, prefix, suffix)
+    course_size = None
     if config.flavor == "library":
+        # The library's order: every character by code point, then the decorated ones.
         alphabet = sorted({c for word in words for c in word} | {a[0] for a in config.initial_alphabet if a})
         for char in alphabet:
             vocab.add(char)
@@ -105,22 +147,31 @@ def train(
         for token in decorated if decorated_order is None else decorated_order:
             vocab.add(token)
     else:
+        # The course's: the sorted set of initial symbols, decorated or not.
         initial = set().union(*symbol_strings)
         initial |= {_decorate(a[0], True, False, None, None) for a in config.initial_alphabet if a}
         for token in sorted(initial):
             vocab.add(token)
         # The course's `while len(vocab) < vocab_size` counts special tokens and alphabet as listed.
-        course_length = len(config.special_tokens) + len(initial)
+        course_size = len(config.special_tokens) + len(initial)
     symbol_words = [list(map(vocab.ids.__getitem__, symbols)) for symbols in symbol_strings]
-    initial_vocab_size = len(vocab.tokens)
-    token_lengths = [len(token) for token in vocab.tokens]
+    return vocab, symbol_words, course_size
 
-    likelihood = config.flavor == "course" and config.algorithm == "wordpiece"
+
+def _scores_by_likelihood(config: TrainerConfig) -> bool:
+    return config.flavor == "course" and config.algorithm == "wordpiece"
+
+
+def _engine_and_queue(symbol_words: list[list[int]], counts: list[int], vocab: _Vocab, config: TrainerConfig):
+    """One engine for every trainer; the queue is what differs. The likelihood score needs symbol
+    frequencies, and the course's queues find a pair's first occurrence through the engine's index
+    of words per pair."""
+    likelihood = _scores_by_likelihood(config)
     engine = MergeEngine(
         symbol_words,
         counts,
-        token_lengths,
-        prefix_length=len(prefix or ""),
+        vocab.lengths,
+        prefix_length=len(config.prefix or ""),
         track_symbol_freqs=likelihood,
         track_pair_words=config.flavor == "course",
     )
@@ -128,31 +179,35 @@ def train(
         queue = LibraryQueue(engine, config.candidates)
     else:
         queue = (LikelihoodQueue if likelihood else CourseQueue)(engine, config.candidates)
+    return engine, queue
 
-    merges: list[tuple[int, int, int]] = []
-    merge_counts: list[int] = []
-    merge_scores: list[float | None] = []
-    words_changed: list[int] = []
-    occurrences: list[int] = []
-    candidate_ends, candidate_lefts, candidate_rights = array("i"), array("i"), array("i")
-    candidate_counts, candidate_scores = array("q"), array("d")
-    candidate_left_counts, candidate_right_counts = array("q"), array("q")
+
+def _merge(
+    engine: MergeEngine,
+    queue,
+    vocab: _Vocab,
+    config: TrainerConfig,
+    recorder: MergeRecorder,
+    course_size: int | None,
+    progress: Callable[[int, int], None] | None,
+    should_stop: Callable[[], bool] | None,
+    max_steps: int | None,
+) -> str:
+    """Pick, merge, record, until a stop reason; returns it (a key of STOP_REASONS)."""
+    prefix = config.prefix
     min_count = max(1, config.min_frequency)
-    planned = max(0, config.vocab_size - initial_vocab_size)
-    stop_reason = None
+    planned = max(0, config.vocab_size - len(vocab.tokens))
     step = 0
     while True:
-        if config.flavor == "library":
-            if len(vocab.tokens) >= config.vocab_size:
-                stop_reason = "vocab_size"
-                break
-        elif course_length + step >= config.vocab_size:
+        # The library counts distinct tokens; the course counts every token it appended.
+        size = len(vocab.tokens) if course_size is None else course_size + step
+        if size >= config.vocab_size:
             stop_reason = "vocab_size"
             break
         if step == max_steps:
             stop_reason = "stopped"
             break
-        if step % 32 == 0:
+        if step % CHECK_EVERY == 0:
             if should_stop is not None and should_stop():
                 stop_reason = "stopped"
                 break
@@ -165,54 +220,17 @@ def train(
         if pick.count < min_count:
             stop_reason = "min_frequency"
             break
+        # The new token: left + right without the right's continuing-subword prefix. It may
+        # already exist (the same string made twice), then it keeps its id.
         left, right = pick.key >> PAIR_SHIFT, pick.key & PAIR_MASK
         right_part = vocab.tokens[right]
         if prefix and right_part.startswith(prefix):
             right_part = right_part[len(prefix) :]
         new_id = vocab.add(vocab.tokens[left] + right_part)
-        if new_id == len(token_lengths):
-            token_lengths.append(len(vocab.tokens[new_id]))
-        new_pairs, changed, merged = engine.merge(pick.key, new_id, pick.words, step)
+        new_pairs, words_changed, occurrences = engine.merge(pick.key, new_id, pick.words, step)
         queue.after_merge(pick.key, new_pairs)
-        merges.append((left, right, new_id))
-        merge_counts.append(pick.count)
-        merge_scores.append(pick.score)
-        words_changed.append(changed)
-        occurrences.append(merged)
-        keys = pick.candidate_keys
-        candidate_lefts.extend([key >> PAIR_SHIFT for key in keys])
-        candidate_rights.extend([key & PAIR_MASK for key in keys])
-        candidate_counts.extend(pick.candidate_counts)
-        if pick.candidate_scores is not None:
-            candidate_scores.extend(pick.candidate_scores)
-            for left_count, right_count in pick.candidate_symbol_counts:
-                candidate_left_counts.append(left_count)
-                candidate_right_counts.append(right_count)
-        candidate_ends.append(len(candidate_lefts))
+        recorder.record(pick, new_id, words_changed, occurrences)
         step += 1
     if progress is not None:
         progress(step, planned)
-
-    return Trace(
-        config=RunConfig(config, pre_tokenizer=None),
-        words=words,
-        counts=counts,
-        vocab=vocab.tokens,
-        initial_vocab_size=initial_vocab_size,
-        merges=merges,
-        merge_counts=merge_counts,
-        merge_scores=merge_scores,
-        words_changed=words_changed,
-        occurrences=occurrences,
-        candidates=Candidates(
-            candidate_ends,
-            candidate_lefts,
-            candidate_rights,
-            candidate_counts,
-            candidate_scores if likelihood else None,
-            (candidate_left_counts, candidate_right_counts) if likelihood else None,
-        ),
-        stop_reason=stop_reason,
-        boundary_steps=engine.boundary_steps,
-        seconds=time.perf_counter() - started,
-    )
+    return stop_reason

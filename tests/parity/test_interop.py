@@ -13,11 +13,11 @@ from tokenizers import pre_tokenizers as hf_pre_tokenizers
 from tokenizers import processors as hf_processors
 from tokenizers import trainers as hf_trainers
 
+from explorer.assemble import build_tokenizer
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
 from explorer.decoders import BPEDecoder, ByteLevelDecoder, WordPieceDecoder
 from explorer.hf_json import (
     bpe_from_vocab_merges,
-    build_tokenizer,
     load_tokenizer,
     save_tokenizer,
     tokenizer_from_json,

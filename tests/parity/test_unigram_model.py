@@ -1,4 +1,4 @@
-"""explorer.unigram_model against the `tokenizers` library's Unigram model, token for token: ties,
+"""explorer.models.unigram against the `tokenizers` library's Unigram model, token for token: ties,
 unknown characters (fused), byte fallback, offsets, errors, tokenizer.json in and out."""
 
 import json
@@ -13,10 +13,9 @@ from tokenizers import models as hf_models
 from explorer.decoders import MetaspaceDecoder
 from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
 from explorer.json_numbers import library_float, library_float_text, library_json_float
-from explorer.models import model_from_hf_json
+from explorer.models import UnigramModel, model_from_hf_json
 from explorer.pre_tokenizers import Metaspace
 from explorer.tokenizer import Tokenizer
-from explorer.unigram_model import UnigramModel
 from tests.reference.course_corpus import COURSE_CORPUS
 
 FUZZ = settings(max_examples=300, deadline=None)

@@ -4,7 +4,7 @@ word after any round (against the reference implementations' models at that roun
 import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from explorer.corpus import count_words
@@ -110,6 +110,10 @@ def test_course_segmentations_after_every_round_are_the_course_loops(text, vocab
 
 @RUNS
 @given(text=corpora, extra=st.integers(1, 20))
+# Ties that only a summation order breaks: the trainer's Viterbi and the model's search each keep
+# a different one of two equal-looking paths (see reference.Model.encode_optimized).
+@example(text="aaaa\naaa a\nabbba", extra=1)
+@example(text="b     c aaaba ", extra=2)
 def test_library_segmentations_after_every_round_are_the_library_ports(text, extra):
     counts = count_words(text, (), "metaspace")
     if not counts:
@@ -119,14 +123,13 @@ def test_library_segmentations_after_every_round_are_the_library_ports(text, ext
     for r in range(len(trace.rounds)):
         model = reference.Model([("<UNK>", math.nan), *trace.pieces_at(r)])
         for word in list(counts) + ["▁zab"]:
-            pieces = []  # the trainer's Viterbi path, unknown characters (id 0) fused as the model does
-            for node in model.lattice(word).viterbi():
-                text = word[node.pos : node.pos + node.length]
-                if node.id == 0 and pieces and pieces[-1][1]:
-                    pieces[-1] = (pieces[-1][0] + text, True)
-                else:
-                    pieces.append((text, node.id == 0))
-            assert trace.segment(word, r) == [text for text, _ in pieces]
+            assert trace.segment(word, r) == model.encode_optimized(word)
+            # The trainer's Viterbi finds a path of the same score (up to rounding): the two can
+            # differ only where two paths tie.
+            viterbi_score = sum(node.score for node in model.lattice(word).viterbi())
+            assert math.isclose(
+                trace.lattice(word, r).best_score, viterbi_score, rel_tol=1e-12, abs_tol=1e-12
+            )
 
 
 def test_progress_is_reported_per_round_and_em_iteration():

@@ -288,6 +288,55 @@ class Model:
         self.populate_nodes(lattice)
         return lattice
 
+    def encode_optimized(self, sentence):
+        """The model's own segmentation (`model.rs` `encode_optimized`, fuse_unk on), unknown runs
+        fused into one string.
+
+        Its tie rule differs from the trainer's `Lattice.viterbi`: here a candidate replaces the
+        best path ending where it ends only when `score + best_till_its_start` is strictly greater
+        (the smallest start wins a tie); the Viterbi compares `lnode.backtrace_score +
+        rnode.score`, where adding the next node's score can round two different sums to the same
+        double, and then keeps the first left node. Both are the library's; an encoded word is the
+        model's.
+        """
+        size = len(sentence)
+        unk_score = self.min_score - K_UNK_PENALTY
+        best_score = [0.0] * (size + 1)
+        starts = [None] * (size + 1)
+        ids = [None] * (size + 1)
+
+        def relax(start, end, piece_id, score):
+            candidate = score + best_score[start]
+            if starts[end] is None or candidate > best_score[end]:
+                best_score[end], starts[end], ids[end] = candidate, start, piece_id
+
+        for start in range(size):
+            has_single_node = False
+            for end in range(start + 1, min(size, start + self.longest) + 1):  # the trie: shortest first
+                piece_id = self.token_to_id.get(sentence[start:end])
+                if piece_id is None:
+                    continue
+                relax(start, end, piece_id, self.pieces[piece_id][1])
+                has_single_node = has_single_node or end == start + 1
+            if not has_single_node:
+                relax(start, start + 1, self.unk_id, unk_score)
+        results, unknown_run = [], []
+        end = size
+        while end > 0:
+            start = starts[end]
+            if ids[end] == self.unk_id:
+                unknown_run.append(sentence[start:end])
+            else:
+                if unknown_run:
+                    results.append("".join(reversed(unknown_run)))
+                    unknown_run = []
+                results.append(sentence[start:end])
+            end = start
+        if unknown_run:
+            results.append("".join(reversed(unknown_run)))
+        results.reverse()
+        return results
+
 
 # ---------------------------------------------------------------- the trainer
 

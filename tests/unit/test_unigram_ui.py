@@ -10,6 +10,7 @@ import pytest
 
 from explorer.checks import Limits, check_unigram
 from explorer.encode_steps.viterbi import path_from_table, viterbi_steps, viterbi_table
+from explorer.models.unigram import UnigramModel
 from explorer.pipeline import tokenizer_from_trace, trace_from_json, train_corpus
 from explorer.run_config import RunConfig, UnigramConfig
 from explorer.samples import SAMPLES
@@ -20,7 +21,6 @@ from explorer.ui.settings import (
     other_algorithm,
     settings_for_other_algorithm,
 )
-from explorer.unigram_model import UnigramModel
 from explorer.work.tasks import STOP_BUTTON, train_task
 from tests.unit.test_work_tasks import FakeReporter
 

@@ -1,69 +1,33 @@
-"""Encode one pre-token with a trained model: BPE or WordPiece, with character offsets.
+"""Encode one pre-token with a BPE model, with character offsets.
 
-Follows the Hugging Face `tokenizers` models token for token (0.23.3; Rust sources
-`models/bpe/model.rs`, `models/bpe/word.rs`, `models/wordpiece/mod.rs`):
-
-- BPE: one symbol per character (`continuing_subword_prefix` on every character but the first,
-  `end_of_word_suffix` on the last), unknown characters dropped, or one unk token each, or one
-  per run with `fuse_unk`; then merges, lowest rank first and leftmost among equal ranks, with a
-  heap of candidate merges over a linked list of symbols (`word.rs` `merge_all`), so a long word
-  costs O(n log n), not O(n^2).
-- WordPiece: greedy longest-match-first; the whole pre-token becomes the unk token when some
-  position cannot be matched or when it is longer than `max_input_chars_per_word` characters.
+Follows the Hugging Face `tokenizers` BPE model token for token (0.23.3; Rust sources
+`models/bpe/model.rs`, `models/bpe/word.rs`): one symbol per character (`continuing_subword_prefix`
+on every character but the first, `end_of_word_suffix` on the last), unknown characters dropped, or
+one unk token each, or one per run with `fuse_unk`; then merges, lowest rank first and leftmost
+among equal ranks (`bpe_word.merge_all`).
 
 Offsets are character offsets into the pre-token. The library counts bytes and converts them to
 characters; ours are the same, including its quirk after a dropped unknown character (see
 `BPEModel._merge_word`).
 
-Unigram models live in `explorer.unigram_model` (`model_from_hf_json` reads all three).
-
-Does not implement BPE dropout or `byte_fallback` (reading a model that uses them is a
+What it does not do: BPE dropout or `byte_fallback` (reading a model that uses them is a
 ValueError), training (see `explorer.trainers`), normalization, pre-tokenization or decoding
 (see `explorer.tokenizer`).
 """
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Callable
-
+from explorer.models.base import (
+    CACHE_CAPACITY,
+    CACHE_MAX_WORD_LENGTH,
+    bool_field,
+    optional_str,
+    ordered_vocab,
+    reverse_vocab,
+    vocab_from_json,
+)
+from explorer.models.bpe_word import merge_all
 from explorer.tokens import Piece
-
-# The library caches up to 10,000 words and only words shorter than 256 bytes (utils/cache.rs).
-CACHE_CAPACITY = 10_000
-CACHE_MAX_WORD_LENGTH = 256
-
-
-def _vocab_from_json(value: object, where: str) -> dict[str, int]:
-    if not isinstance(value, dict):
-        raise ValueError(f"{where} must be an object mapping token -> id")
-    for token, token_id in value.items():
-        if isinstance(token_id, bool) or not isinstance(token_id, int) or token_id < 0:
-            raise ValueError(f"{where}[{token!r}] must be a non-negative integer id, got {token_id!r}")
-    return dict(value)
-
-
-def _optional_str(d: dict, key: str, where: str) -> str | None:
-    value = d.get(key)
-    if value is not None and not isinstance(value, str):
-        raise ValueError(f"{where}.{key} must be a string or null, got {value!r}")
-    return value
-
-
-def _bool(d: dict, key: str, where: str, default: bool = False) -> bool:
-    value = d.get(key, default)
-    if not isinstance(value, bool):
-        raise ValueError(f"{where}.{key} must be true or false, got {value!r}")
-    return value
-
-
-def _reverse_vocab(vocab: dict[str, int]) -> dict[int, str]:
-    return {token_id: token for token, token_id in vocab.items()}
-
-
-def _ordered_vocab(id_to_token: dict[int, str]) -> dict[str, int]:
-    """The vocab as the library writes it: by ascending id (its `OrderedVocabIter`)."""
-    return {id_to_token[token_id]: token_id for token_id in sorted(id_to_token)}
 
 
 def _strip_prefix_bytes(token: str, prefix_byte_length: int) -> str | None:
@@ -78,57 +42,6 @@ def _strip_prefix_bytes(token: str, prefix_byte_length: int) -> str | None:
         return data[prefix_byte_length:].decode("utf-8")
     except UnicodeDecodeError:
         return None
-
-
-def merge_all(
-    ids: list[int],
-    lengths: list[int],
-    lookup: Callable[[tuple[int, int]], tuple[int, int] | None],
-    on_merge: Callable[[int, int, int], None] | None = None,
-) -> None:
-    """Apply merges in place, lowest rank first, leftmost first among equal ranks.
-
-    `lookup((left id, right id))` gives (rank, merged id) or None. Symbols form a linked list
-    over the arrays; a merged-away symbol gets length 0. Heap entries go stale when a neighbour
-    changes: an entry is only applied if the pair now at its position still merges into the
-    same id (exactly the library's check, and tiktoken's). `on_merge(left, right, rank)` is
-    told each merge as it happens (indices into the arrays), for the step-by-step view.
-    """
-    count = len(ids)
-    prev = list(range(-1, count - 1))
-    next_ = [*range(1, count), -1] if count else []
-    queue = []
-    for position in range(count - 1):
-        merge = lookup((ids[position], ids[position + 1]))
-        if merge is not None:
-            queue.append((merge[0], position, merge[1]))
-    heapq.heapify(queue)
-    while queue:
-        _, position, merged_id = heapq.heappop(queue)
-        right = next_[position]
-        if lengths[position] == 0 or right == -1:
-            continue
-        current = lookup((ids[position], ids[right]))
-        if current is None or current[1] != merged_id:
-            continue
-        if on_merge is not None:
-            on_merge(position, right, current[0])
-        ids[position] = merged_id
-        lengths[position] += lengths[right]
-        lengths[right] = 0
-        after = next_[right]
-        next_[position] = after
-        if after != -1:
-            prev[after] = position
-        before = prev[position]
-        if before >= 0:
-            merge = lookup((ids[before], merged_id))
-            if merge is not None:
-                heapq.heappush(queue, (merge[0], before, merge[1]))
-        if after != -1:
-            merge = lookup((merged_id, ids[after]))
-            if merge is not None:
-                heapq.heappush(queue, (merge[0], position, merge[1]))
 
 
 class BPEModel:
@@ -152,7 +65,7 @@ class BPEModel:
         self.continuing_subword_prefix = continuing_subword_prefix
         self.end_of_word_suffix = end_of_word_suffix
         self.ignore_merges = ignore_merges
-        self._id_to_token = _reverse_vocab(self.vocab)
+        self._id_to_token = reverse_vocab(self.vocab)
         self.merge_map = self._build_merge_map(merges)
         self._cache: dict[str, tuple[Piece, ...]] = {}
 
@@ -347,7 +260,7 @@ class BPEModel:
             "fuse_unk": self.fuse_unk,
             "byte_fallback": False,
             "ignore_merges": self.ignore_merges,
-            "vocab": _ordered_vocab(self._id_to_token),
+            "vocab": ordered_vocab(self._id_to_token),
             "merges": [list(pair) for pair in self.merges],
         }
 
@@ -356,7 +269,7 @@ class BPEModel:
         where = "model"
         if d.get("dropout") not in (None, 0, 0.0):
             raise ValueError(f"{where}.dropout {d['dropout']!r} is not supported (only null)")
-        if _bool(d, "byte_fallback", where):
+        if bool_field(d, "byte_fallback", where):
             raise ValueError(f"{where}.byte_fallback true is not supported")
         raw_merges = d.get("merges", [])
         if not isinstance(raw_merges, list):
@@ -371,126 +284,15 @@ class BPEModel:
             merges.append((merge[0], merge[1]))
         try:
             return cls(
-                _vocab_from_json(d.get("vocab", {}), f"{where}.vocab"),
+                vocab_from_json(d.get("vocab", {}), f"{where}.vocab"),
                 merges,
-                unk_token=_optional_str(d, "unk_token", where),
-                fuse_unk=_bool(d, "fuse_unk", where),
-                continuing_subword_prefix=_optional_str(d, "continuing_subword_prefix", where),
-                end_of_word_suffix=_optional_str(d, "end_of_word_suffix", where),
-                ignore_merges=_bool(d, "ignore_merges", where),
+                unk_token=optional_str(d, "unk_token", where),
+                fuse_unk=bool_field(d, "fuse_unk", where),
+                continuing_subword_prefix=optional_str(d, "continuing_subword_prefix", where),
+                end_of_word_suffix=optional_str(d, "end_of_word_suffix", where),
+                ignore_merges=bool_field(d, "ignore_merges", where),
             )
         except ValueError as error:
             if str(error).startswith(where):
                 raise
             raise ValueError(f"{where}: {error}") from None
-
-
-class WordPieceModel:
-    """A WordPiece model: a vocab, greedy longest-match-first encoding."""
-
-    type_name = "WordPiece"
-
-    def __init__(
-        self,
-        vocab: dict[str, int],
-        unk_token: str = "[UNK]",
-        continuing_subword_prefix: str = "##",
-        max_input_chars_per_word: int = 100,
-    ):
-        self.vocab = dict(vocab)
-        self.unk_token = unk_token
-        self.continuing_subword_prefix = continuing_subword_prefix
-        self.max_input_chars_per_word = max_input_chars_per_word
-        self._id_to_token = _reverse_vocab(self.vocab)
-        # No substring longer than the longest token can match: bounds the greedy search.
-        self._longest_token = max((len(token) for token in self.vocab), default=0)
-
-    def token_to_id(self, token: str) -> int | None:
-        return self.vocab.get(token)
-
-    def id_to_token(self, token_id: int) -> str | None:
-        return self._id_to_token.get(token_id)
-
-    def _unk(self, word: str) -> list[Piece]:
-        # Like the library, a missing unk token only fails when it is needed.
-        unk_id = self.vocab.get(self.unk_token)
-        if unk_id is None:
-            raise ValueError(
-                f"WordPiece: unk_token {self.unk_token!r} is not in the vocabulary, so {word!r} "
-                "cannot be encoded; add it to the vocabulary (e.g. as a special token)"
-            )
-        return [Piece(unk_id, self.unk_token, 0, len(word))]
-
-    def tokenize_exactly(self, word: str) -> tuple[list[Piece], list[int]]:
-        """`tokenize`, whose offsets are exact already; WordPiece never drops a character (a word
-        it cannot match becomes one unk token)."""
-        return self.tokenize(word), []
-
-    def tokenize(self, word: str) -> list[Piece]:
-        if len(word) > self.max_input_chars_per_word:
-            return self._unk(word)
-        prefix = self.continuing_subword_prefix
-        tokens = []
-        start = 0
-        while start < len(word):
-            end = min(len(word), start + self._longest_token)
-            while end > start:
-                piece = word[start:end] if start == 0 else prefix + word[start:end]
-                piece_id = self.vocab.get(piece)
-                if piece_id is not None:
-                    tokens.append(Piece(piece_id, piece, start, end))
-                    break
-                end -= 1
-            if end == start:
-                return self._unk(word)
-            start = end
-        return tokens
-
-    def to_hf_json(self) -> dict:
-        return {
-            "type": "WordPiece",
-            "unk_token": self.unk_token,
-            "continuing_subword_prefix": self.continuing_subword_prefix,
-            "max_input_chars_per_word": self.max_input_chars_per_word,
-            "vocab": _ordered_vocab(self._id_to_token),
-        }
-
-    @classmethod
-    def from_hf_json(cls, d: dict) -> WordPieceModel:
-        where = "model"
-        unk_token = d.get("unk_token", "[UNK]")
-        prefix = d.get("continuing_subword_prefix", "##")
-        max_chars = d.get("max_input_chars_per_word", 100)
-        for key, value in (("unk_token", unk_token), ("continuing_subword_prefix", prefix)):
-            if not isinstance(value, str):
-                raise ValueError(f"{where}.{key} must be a string, got {value!r}")
-        if isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 0:
-            raise ValueError(
-                f"{where}.max_input_chars_per_word must be a non-negative integer, got {max_chars!r}"
-            )
-        return cls(_vocab_from_json(d.get("vocab", {}), f"{where}.vocab"), unk_token, prefix, max_chars)
-
-
-MODEL_TYPES = {"BPE": BPEModel, "WordPiece": WordPieceModel, "Unigram": None}  # Unigram: unigram_model.py
-
-
-def model_from_hf_json(d: object):
-    """The model of a tokenizer.json (its "model" object): BPEModel, WordPieceModel or UnigramModel."""
-    if not isinstance(d, dict):
-        raise ValueError("model must be an object")
-    model_type = d.get("type")
-    if model_type is None:
-        # The library also accepts an untagged model and guesses from its fields.
-        if "merges" in d:
-            model_type = "BPE"
-        elif isinstance(d.get("vocab"), list):
-            model_type = "Unigram"
-        elif "vocab" in d:
-            model_type = "WordPiece"
-    if model_type not in MODEL_TYPES:
-        raise ValueError(f"model.type {model_type!r} is not supported ({', '.join(MODEL_TYPES)})")
-    if model_type == "Unigram":
-        from explorer.unigram_model import UnigramModel  # it imports the cache sizes from here
-
-        return UnigramModel.from_hf_json(d)
-    return MODEL_TYPES[model_type].from_hf_json(d)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from explorer.models import CACHE_CAPACITY, CACHE_MAX_WORD_LENGTH
+from explorer.models.base import CACHE_CAPACITY, CACHE_MAX_WORD_LENGTH
 from explorer.tokens import Piece
 
 UNKNOWN_PENALTY = 10.0  # the library's K_UNK_PENALTY: unknown edges score min(score) - 10
@@ -162,7 +162,8 @@ class UnigramModel:
                 if best_edge[edge.end] is None or score > best_score[edge.end]:
                     if edge.id is None:
                         raise ValueError(
-                            f"Unigram: {word[start]!r} is not in the vocabulary and the model has no unk piece"
+                            f"Unigram: {word[start]!r} is not in the vocabulary "
+                            "and the model has no unk piece"
                         )
                     best_score[edge.end] = score
                     best_edge[edge.end] = edge

@@ -1,0 +1,73 @@
+"""Keys of the run store: who can find a stored run, and the secret behind that.
+
+`run_key` is HMAC-SHA256 of the corpus's sha256 and the settings' canonical JSON under a
+per-deployment secret (EXPLORER_SECRET, else 32 random bytes created once in `secret.key` next to
+the database, mode 0600). Without the corpus nobody can compute a key, and the store has no
+listing: a visitor cannot reach another visitor's corpus. Keys are 64 lowercase hex digits
+(`is_run_key` checks one taken from a URL).
+
+What it does not do: store anything (explorer.runstore.sqlite).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+import os
+import re
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+
+LOG = logging.getLogger("explorer.runstore")
+
+SECRET_FILE = "secret.key"
+_RUN_KEY = re.compile(r"[0-9a-f]{64}")
+
+
+def canonical_json(value: object) -> str:
+    """One spelling per value: sorted keys, no spaces, UTF-8 kept (for hashing settings)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def run_key(secret: bytes, corpus_sha256: str, settings_json: str) -> str:
+    """HMAC-SHA256 (hex) of the corpus digest and the settings; the digest has a fixed length,
+    so the two parts cannot be shifted into each other."""
+    if not re.fullmatch(r"[0-9a-f]{64}", corpus_sha256):
+        raise ValueError("corpus_sha256 must be 64 lowercase hex digits")
+    message = f"{corpus_sha256}\n{settings_json}".encode("utf-8", "surrogatepass")
+    return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+
+def is_run_key(text: object) -> bool:
+    return isinstance(text, str) and _RUN_KEY.fullmatch(text) is not None
+
+
+def load_secret(folder: Path, environ: Mapping[str, str] | None = None) -> bytes:
+    """EXPLORER_SECRET, else the secret in `folder/secret.key`, created once (mode 0600).
+
+    Created under a temporary name and linked into place, so two server processes starting at
+    once agree on one secret and neither reads a half-written file."""
+    environ = os.environ if environ is None else environ
+    if environ.get("EXPLORER_SECRET"):
+        return environ["EXPLORER_SECRET"].encode("utf-8")
+    path = folder / SECRET_FILE
+    if not path.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        temporary = folder / f".{SECRET_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            with os.fdopen(descriptor, "w") as file:
+                file.write(secrets.token_hex(32))
+            os.link(temporary, path)
+            LOG.info("created the run store's secret %s", path)
+        except FileExistsError:
+            pass  # another process made it first: use theirs
+        finally:
+            temporary.unlink()
+    secret = path.read_text().strip()
+    if len(secret) < 32:
+        raise ValueError(f"the secret in {path} is too short: delete the file to have a new one made")
+    return secret.encode("utf-8")

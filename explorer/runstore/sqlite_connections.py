@@ -1,0 +1,122 @@
+"""One SQLite file opened by many threads and processes, kept usable when the file is deleted or corrupted.
+
+Each thread (and each process, after a fork) gets its own connection in WAL mode. When the file was
+deleted or replaced, the next call reopens it (a stale WAL is removed so that it cannot be replayed
+into the new file). A corrupt file is moved aside with a log line and an empty one started, once,
+whichever thread sees it first; any other database error is logged and the call returns its
+default, so that a cache failure never breaks a page.
+
+What it does not do: know the tables (the caller passes its schema) or retry anything but a corrupt
+file.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+LOG = logging.getLogger("explorer.runstore")
+
+
+class ThreadConnections:
+    """`run(operation, default)`: `operation(connection)` on this thread's connection to `path`."""
+
+    def __init__(self, path: Path, schema: str):
+        self.path = path
+        self.schema = schema
+        self._local = threading.local()
+        self._reopen_lock = threading.Lock()
+
+    def connection(self) -> sqlite3.Connection:
+        """This thread's connection, reopened when the file was deleted or replaced meanwhile."""
+        local = self._local
+        try:
+            identity = os.stat(self.path).st_ino
+        except FileNotFoundError:
+            identity = None
+        if (
+            getattr(local, "connection", None) is not None
+            and local.pid == os.getpid()
+            and local.identity == identity
+        ):
+            return local.connection
+        if getattr(local, "connection", None) is not None:
+            local.connection.close()
+            local.connection = None
+            if identity is None:
+                LOG.warning("run store %s was deleted: creating a new, empty one", self.path)
+                self._remove_journal(self.path)  # a stale WAL must not be replayed into the new file
+        local.connection = self._open()
+        local.pid, local.identity = os.getpid(), os.stat(self.path).st_ino
+        return local.connection
+
+    def _open(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        try:
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable enough for a cache
+            connection.executescript(self.schema)
+        except sqlite3.DatabaseError:
+            connection.close()
+            raise
+        return connection
+
+    @staticmethod
+    def _remove_journal(path: Path, aside: Path | None = None) -> None:
+        for suffix in ("-wal", "-shm"):
+            source = Path(f"{path}{suffix}")
+            if source.exists():
+                if aside is None:
+                    source.unlink(missing_ok=True)
+                else:
+                    source.replace(Path(f"{aside}{suffix}"))
+
+    def _recreate(self, error: Exception) -> None:
+        """Move a corrupt database aside and start an empty one (once, whichever thread sees it)."""
+        with self._reopen_lock:
+            self.close()
+            if self.path.exists():
+                try:
+                    probe = sqlite3.connect(self.path, timeout=30.0)
+                    try:
+                        healthy = probe.execute("PRAGMA quick_check").fetchone() == ("ok",)
+                    finally:
+                        probe.close()
+                except sqlite3.DatabaseError:
+                    healthy = False
+                if healthy:
+                    return  # another thread has already recreated it
+                aside = self.path.with_name(f"{self.path.name}.corrupt-{int(time.time())}")
+                LOG.warning(
+                    "run store %s is unreadable (%s): moved to %s, starting an empty one",
+                    self.path,
+                    error,
+                    aside,
+                )
+                self.path.replace(aside)
+                self._remove_journal(self.path, aside)
+
+    def run(self, operation, default):
+        """`operation(connection)`; a corrupt file is recreated and the operation tried once more;
+        other database errors are logged and give `default`."""
+        for attempt in (1, 2):
+            try:
+                return operation(self.connection())
+            except sqlite3.DatabaseError as error:
+                corrupt = "not a database" in str(error) or "malformed" in str(error)
+                if corrupt and attempt == 1:
+                    self._recreate(error)
+                    continue
+                LOG.exception("run store %s: %s", self.path, error)
+                return default
+        return default
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their thread ends)."""
+        if getattr(self._local, "connection", None) is not None:
+            self._local.connection.close()
+            self._local.connection = None
