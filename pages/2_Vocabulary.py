@@ -3,7 +3,7 @@ Unigram run: its score, and the pieces training removed with the round each went
 
 import streamlit as st
 
-from explorer.ui import frame, link, state, views
+from explorer.ui import frame, link, state, views, vocabulary_views
 
 W = state.Widget
 SEARCH_PARAM = "search"
@@ -11,22 +11,22 @@ frame.page(
     "Vocabulary", "Every token of the trained vocabulary; byte-level tokens shown as the bytes they hold."
 )
 run = frame.require_run(keep_params=(SEARCH_PARAM,))
-table = views.vocabulary_table(run)
+table = vocabulary_views.vocabulary_table(run)
 if state.get(state.FIRST_RUN) and SEARCH_PARAM in st.query_params:  # a link with a search
     state.put(W.SEARCH, st.query_params[SEARCH_PARAM])
 
 search, kinds, sort, order = st.columns([3, 3, 2, 1.4], vertical_alignment="bottom")
 query = search.text_input("Search tokens", key=W.SEARCH, placeholder="e.g. the, ing, ·")
 link.set_param(SEARCH_PARAM, query)
-run_kinds = views.kinds(run)
+run_kinds = vocabulary_views.kinds(run)
 if any(kind not in run_kinds for kind in state.get(W.KINDS) or ()):  # kept from a run of another algorithm
     state.put(W.KINDS, list(run_kinds))
-if state.get(W.SORT) not in (None, *views.sort_columns(run)):
+if state.get(W.SORT) not in (None, *vocabulary_views.sort_columns(run)):
     state.put(W.SORT, "id")
 chosen_kinds = kinds.multiselect("Show", run_kinds, default=list(run_kinds), key=W.KINDS)
-sort_by = sort.selectbox("Sort by", views.sort_columns(run), key=W.SORT)
+sort_by = sort.selectbox("Sort by", vocabulary_views.sort_columns(run), key=W.SORT)
 descending = order.toggle("Descending", key=W.DESCENDING)
-shown = views.filter_vocabulary(table, query, tuple(chosen_kinds), sort_by, descending)
+shown = vocabulary_views.filter_vocabulary(table, query, tuple(chosen_kinds), sort_by, descending)
 st.caption(f"{len(shown):,} of {len(table):,} tokens")
 st.dataframe(
     shown,
@@ -52,7 +52,7 @@ st.dataframe(
     height=420,
 )
 if run.trace.config.is_unigram:
-    removed = views.removed_pieces(run)
+    removed = vocabulary_views.removed_pieces(run)
     st.subheader("Pieces removed during training")
     st.caption(
         f"{len(removed):,} of the {len(run.trace.seeds):,} seed pieces, in the order the rounds removed "
@@ -68,12 +68,15 @@ page_size = 400
 start = st.columns(4)[0].number_input(
     "Start at id", min_value=0, max_value=max(0, len(names) - 1), step=page_size, key=W.GRID_START
 )
-st.dataframe(views.vocabulary_grid(names, int(start)), hide_index=True, height=41 * 35 + 3)
+st.dataframe(vocabulary_views.vocabulary_grid(names, int(start)), hide_index=True, height=41 * 35 + 3)
 
 st.subheader("Downloads")
-csv_name = views.vocabulary_csv_name(run, len(shown), len(table))
+csv_name = vocabulary_views.vocabulary_csv_name(run, len(shown), len(table))
 label = "Table (CSV)" if len(shown) == len(table) else f"Table (CSV, {len(shown):,} rows shown)"
-files = [views.Download(label, shown.to_csv(index=False), csv_name, "text/csv"), *views.downloads(run)]
+files = [
+    vocabulary_views.Download(label, shown.to_csv(index=False), csv_name, "text/csv"),
+    *vocabulary_views.downloads(run),
+]
 for column, file in zip(st.columns(len(files)), files):
     column.download_button(file.label, file.data, file_name=file.file_name, mime=file.mime, on_click="ignore")
 frame.finish()

@@ -3,7 +3,7 @@ friendly "train first" stop for pages that need a run, and messages that may hol
 
 Every page calls `page()` first: it also collects a training run that finished in the background
 (explorer.ui.training), so the new run is current on whichever page the visitor is.
-`error` / `warning` / `info` show a message through `views.markdown_literal`: file names, special
+`error` / `warning` / `info` show a message through `literal.markdown_literal`: file names, special
 tokens or link values in it stay characters, never Markdown, HTML or LaTeX.
 
 Navigation uses the legacy `pages/` folder (no `st.navigation`: it breaks AppTest from the second

@@ -141,6 +141,6 @@ def sample_note(corpus_text: str, whole: bool) -> str:
     if sample["kind"] == "whole":
         return f"the whole corpus: {len(lines):,} lines, {len(corpus_text):,} characters"
     return (
-        f"a random sample of the corpus's lines, up to {SAMPLE_BYTES:,} bytes (seed {SEED}; the same sample every "
-        f"time) of its {len(lines):,} lines and {utf8_size(corpus_text):,} bytes"
+        f"a random sample of the corpus's lines, up to {SAMPLE_BYTES:,} bytes (seed {SEED}; the same "
+        f"sample every time) of its {len(lines):,} lines and {utf8_size(corpus_text):,} bytes"
     )

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from explorer.ui import state, step_panels, views
+from explorer.ui import merge_views, state, step_panels
 from explorer.ui.runs import Run
 
 W = state.Widget
@@ -74,7 +74,7 @@ def merge_track(run: Run, sentences: list[str]) -> Track:
         steps=steps,
         noun="merge",
         slider_label="Step (merges applied)",
-        summary_html=lambda k: views.merge_summary_html(run, k),
+        summary_html=lambda k: merge_views.merge_summary_html(run, k),
         panels=lambda k: step_panels.show(run, k, sentences),
         speeds=SPEEDS,
         speed_key=W.SPEED,

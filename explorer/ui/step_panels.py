@@ -16,7 +16,7 @@ from explorer import charts
 from explorer.encode_steps import encode_steps
 from explorer.merge_step import is_course_sized, stop_sentence, why_chosen
 from explorer.render import escape_text
-from explorer.ui import encode_panel, state, views
+from explorer.ui import encode_panel, merge_views, state, views
 from explorer.ui.runs import Run
 
 W = state.Widget
@@ -38,7 +38,9 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
     table_column, chart_column = st.columns([3, 2], gap="medium")
     with table_column:
         st.markdown(f"**The pairs that competed for merge {merge:,}** (the chosen one first)")
-        st.dataframe(views.candidates_frame(run, merge), hide_index=True, column_config=CANDIDATE_COLUMNS)
+        st.dataframe(
+            merge_views.candidates_frame(run, merge), hide_index=True, column_config=CANDIDATE_COLUMNS
+        )
     chart_column.plotly_chart(charts.competition_figure(trace, merge, names), key=state.Chart.COMPETITION)
 
     words, sentences_column = st.columns([3, 2], gap="large")
@@ -48,10 +50,10 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
             if k
             else "**Most frequent corpus words before any merge**"
         )
-        st.html(views.words_at_step_html(run, k, show_ids=show_ids))
+        st.html(merge_views.words_at_step_html(run, k, show_ids=show_ids))
     with sentences_column:
         st.markdown(f"**Sample sentences after {k:,} merges**")
-        st.html(views.sentences_at_step_html(run, k, sentences, show_ids=show_ids))
+        st.html(merge_views.sentences_at_step_html(run, k, sentences, show_ids=show_ids))
 
     if is_course_sized(trace):
         course_tables(run, k, merge)
@@ -103,13 +105,13 @@ def course_tables(run: Run, k: int, merge: int) -> None:
         splits, pairs = st.columns([1, 1], gap="medium")
         with splits:
             st.markdown(f"**`splits` after {k:,} merges** (with `word_freqs`)")
-            st.dataframe(views.splits_frame(run, k), hide_index=True, height=320)
+            st.dataframe(merge_views.splits_frame(run, k), hide_index=True, height=320)
         with pairs:
             function = "compute_pair_scores" if scored else "compute_pair_freqs"
             st.markdown(
                 f"**Every pair merge {merge:,} was chosen from** (`{function}()` on the splits before it)"
             )
-            table = views.pair_table_frame(run, merge - 1)
+            table = merge_views.pair_table_frame(run, merge - 1)
             chosen_row = table["chosen"] == "✓"
             styled = table.style.apply(
                 lambda column: ["background-color:#ffd6a5" if hit else "" for hit in chosen_row]
@@ -121,7 +123,7 @@ def merge_tree(run: Run, k: int) -> None:
     """How a token was built, down to characters: the token merge k made, unless another is picked."""
     st.subheader("How a token was built")
     names = views.labels(run)
-    merged = views.merged_token_ids(run)
+    merged = merge_views.merged_token_ids(run)
     choice = st.selectbox(
         "Token",
         [FOLLOW_STEP, *merged],
@@ -139,5 +141,5 @@ def merge_tree(run: Run, k: int) -> None:
         return
     tree = run.trace.merge_tree(token_id)
     left, right = st.columns([2, 3])
-    left.html(views.merge_tree_html(tree, names, k))
+    left.html(merge_views.merge_tree_html(tree, names, k))
     right.plotly_chart(charts.merge_tree_figure(tree, names), key=state.Chart.MERGE_TREE)

@@ -1,6 +1,6 @@
 """The Vocabulary page's tables for a Unigram run: every piece of the final vocabulary with its score
 (log-probability) and corpus frequency, and every piece training removed, with the round it went in
-and why. Pure Python (no streamlit): explorer.ui.views dispatches here for a Unigram run, and the
+and why. Pure Python (no streamlit): explorer.ui.vocabulary_views dispatches here for a Unigram run, and the
 page hands the tables to `st.dataframe`.
 
 The frequency of a piece is how often it occurs when every distinct corpus word (as pre-tokenized

@@ -12,7 +12,7 @@ from explorer.corpus import count_words
 from explorer.samples import SAMPLES
 from explorer.ui.literal import literal_from_markdown, markdown_literal
 from explorer.ui.state import Widget as W
-from explorer.ui.views import vocabulary_csv_name
+from explorer.ui.vocabulary_views import vocabulary_csv_name
 from tests.app.helpers import (
     COMPARE,
     MERGES,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.samples import SAMPLE_SENTENCES, SAMPLES
-from explorer.ui import views
+from explorer.ui import views, vocabulary_views
 from explorer.ui.state import JOB, OTHER_RUN
 from explorer.ui.state import Widget as W
 from tests.app.helpers import (
@@ -109,7 +109,7 @@ def test_the_downloaded_tokenizer_json_encodes_like_the_app_in_the_library(train
     from tokenizers import Tokenizer as LibraryTokenizer
 
     run = run_of(trained)
-    exported = next(file for file in views.downloads(run) if file.label == "tokenizer.json").data
+    exported = next(file for file in vocabulary_views.downloads(run) if file.label == "tokenizer.json").data
     library = LibraryTokenizer.from_str(exported)
     ours = views.tokenizer(run)
     for sentence in [*SAMPLE_SENTENCES, SAMPLES["hf-course"].text, "Unknown ✓ characters ✓✓ here"]:
