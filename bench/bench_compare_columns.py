@@ -139,7 +139,7 @@ def run_python(code: str, **names) -> dict:
 
 def first_show(names: list[str], repeat: int) -> None:
     print(f"1. first show of each column, fresh process each (median of {repeat})")
-    print(f"   {'tokenizer':<36} {'page rerun':>10} {'baseline':>9} {'added':>7} {'column alone':>13}")
+    print(f"   {'tokenizer':<52} {'page rerun':>10} {'baseline':>9} {'added':>7} {'column alone':>13}")
     for name in names:
         runs = [run_python(FIRST_SHOW, NAME=name) for _ in range(repeat)]
         alone = statistics.median(run_python(COLUMN_ALONE, NAME=name)["alone"] for _ in range(repeat))
@@ -148,7 +148,7 @@ def first_show(names: list[str], repeat: int) -> None:
         errors = {error for run in runs for error in run["errors"]}
         label = f"{BUNDLED[name].label} ({name})"
         print(
-            f"   {label:<36} {first:>8.2f} s {baseline:>7.2f} s {first - baseline:>5.2f} s {alone:>11.2f} s"
+            f"   {label:<52} {first:>8.2f} s {baseline:>7.2f} s {first - baseline:>5.2f} s {alone:>11.2f} s"
             + (f"   errors: {sorted(errors)}" if errors else "")
         )
 
