@@ -94,8 +94,10 @@ def column_head_html(column: TokenizerColumn) -> str:
     first = " · ".join(
         part for part in (column.caption, f"{column.vocab_size:,} ids" if column.vocab_size else "") if part
     )
+    # A file path has no space to break at ("mistral_common/data/mistral_instruct_..."): a break
+    # is allowed after each slash, so that a narrow column does not overflow.
     lines = "".join(
-        f'<div class="muted small{extra}">{escape_text(line)}</div>'
+        f'<div class="muted small{extra}">{escape_text(line).replace("/", "/<wbr>")}</div>'
         for line, extra in (
             (first, ""),
             (column.source, " column-source"),

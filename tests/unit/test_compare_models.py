@@ -83,7 +83,7 @@ def test_pretrained_header_names_size_source_and_switch(name):
     for on in (False, True):
         column = pretrained_column(name, special_tokens=on)
         assert column.key == f"pretrained:{name}"  # one key either way: the picker's choice stays
-        head = column_head_html(column)
+        head = column_head_html(column).replace("<wbr>", "")  # breaks allowed after slashes
         assert f"{info.vocab_size:,} ids" in head
         assert (
             escape_text(f"{info.package}=={info.package_version}: {info.module}/{info.files[0].resource}")
