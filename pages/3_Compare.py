@@ -1,10 +1,11 @@
-"""Compare: the same sentences tokenized by our trained tokenizers, GPT-2, GPT-4 and GPT-4o and any
-uploaded tokenizer, side by side; where two of them cut differently; how they measure on the
-sentences and on the whole training corpus; how our tokenizers improve as their vocabulary grows."""
+"""Compare: the same sentences tokenized by our trained tokenizers, the bundled pretrained ones (GPT,
+Llama, Qwen, DeepSeek, Mistral) and any uploaded tokenizer, side by side; where two of them cut
+differently; how they measure on the sentences and on the whole training corpus; how our
+tokenizers improve as their vocabulary grows; and token ids decoded back into text."""
 
 import streamlit as st
 
-from explorer.ui import compare, frame, state
+from explorer.ui import compare, decode_panel, frame, model_picker, state
 
 frame.page(
     "Compare",
@@ -16,8 +17,9 @@ sentences = compare.sentences_input()
 other = compare.other_run(run)
 with st.expander("Upload a tokenizer", icon=":material/upload_file:"):
     uploads = compare.uploaded_tokenizers()
-columns, hidden = compare.available_columns(run, other, uploads)
-shown = compare.with_memo(compare.column_picker(columns, hidden))
+special_tokens = model_picker.special_tokens_switch()
+columns, hidden = compare.available_columns(run, other, uploads, special_tokens)
+shown = compare.with_memo(model_picker.pick(columns, hidden))
 compare.legend()
 
 if not sentences:
@@ -33,4 +35,5 @@ if shown:
     compare.curve_section(
         compare.runs_shown(shown, [run, *([other] if other else []), *state.earlier_runs()])
     )
+decode_panel.show(columns, first_choice=shown[0].key if shown else None)
 frame.finish()

@@ -10,8 +10,11 @@
 - `curve`: a trained run's figures against vocabulary size, read from its Trace (`metrics_curve`).
 - `readers` and `uploads`: uploaded tokenizer.json, vocab.txt, vocab.json + merges.txt and
   SentencePiece files read into tokenizers (`read_uploads`).
-- `html`: the token columns and the boundary diff as escaped HTML with classes
-  (`render.STYLESHEET`).
+- `html`: the token columns (with their headers) and the boundary diff as escaped HTML with
+  classes (`render.STYLESHEET`).
+- `picker`: the model picker's order, labels and first selection (grouped by family).
+- `decode`: token ids back to text for our tokenizers and library-only uploads (`Decoding`s, as
+  explorer.pretrained gives for the bundled ones), and their HTML.
 
 The names most modules use are importable from the package itself; the others from their module.
 

@@ -119,8 +119,9 @@ def pretrained_batch_encoder(name: str, special_tokens: bool = False) -> BatchEn
     return encode_batch
 
 
-def library_batch_encoder(tokenizer_json: str) -> BatchEncoder:
-    """Encode many texts with the `tokenizers` library, loaded from a tokenizer.json.
+def library_batch_encoder(tokenizer_json: str, special_tokens: bool = True) -> BatchEncoder:
+    """Encode many texts with the `tokenizers` library, loaded from a tokenizer.json
+    (`special_tokens` False: their text is plain text, the library's `encode_special_tokens`).
 
     For our own tokenizers this is the exported tokenizer.json (`hf_json.tokenizer_to_json`):
     tests/test_interop.py checks that the library encodes it exactly as our pure-Python pipeline
@@ -132,6 +133,7 @@ def library_batch_encoder(tokenizer_json: str) -> BatchEncoder:
     def encode_batch(texts: Sequence[str]) -> list[list[Piece]]:
         if not loaded:
             library = tokenizers.Tokenizer.from_str(tokenizer_json)
+            library.encode_special_tokens = not special_tokens
             loaded.append((library, library_unknown_id(json.loads(tokenizer_json), library)))
         library, unknown = loaded[0]
         encodings = library.encode_batch(list(texts), add_special_tokens=False)

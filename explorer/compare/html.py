@@ -1,5 +1,7 @@
 """The Compare page's HTML: token columns, and the boundary diff as two aligned rows.
 
+- `column_head_html`: a column's header: its name, role, vocabulary size, where it comes from
+  and whether special-token text is special in it.
 - `line_html`: one text as token spans (`render.token_spans_html`), text that no token covers
   shown faded; `column_html`: a column's sentences with their token counts (`count_note`).
 - `boundary_diff_html` / `diff_legend_html`: a `boundary_diff` (explorer.compare.diff) drawn as
@@ -94,6 +96,26 @@ def column_html(column: TokenizerColumn, sentences: Sequence[str], show_ids: boo
         )
     name = escape_text(column.name)
     return f'<div class="compare-column" data-tokenizer="{name}">{"".join(blocks)}</div>', total
+
+
+def column_head_html(column: TokenizerColumn) -> str:
+    """Name (bold), then one muted line each: the role or kind and the vocabulary size, the
+    source, and the special-token switch as it applies to this column."""
+    first = " · ".join(
+        part for part in (column.caption, f"{column.vocab_size:,} ids" if column.vocab_size else "") if part
+    )
+    # A file path has no space to break at ("mistral_common/data/mistral_instruct_..."): a break
+    # is allowed after each slash, so that a narrow column does not overflow.
+    lines = "".join(
+        f'<div class="muted small{extra}">{escape_text(line).replace("/", "/<wbr>")}</div>'
+        for line, extra in (
+            (first, ""),
+            (column.source, " column-source"),
+            (column.special, " column-special"),
+        )
+        if line
+    )
+    return f'<div class="column-head"><b>{escape_text(column.name)}</b>{lines}</div>'
 
 
 def _diff_cell(segment: DiffSegment, side: str, label: str) -> str:

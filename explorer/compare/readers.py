@@ -7,8 +7,8 @@
   GPT-2's 256 byte symbols.
 - `sentencepiece_upload`: a SentencePiece `.model` file.
 
-Each gives an `UploadedTokenizer` (whose `column` is the Compare page's column) or raises a
-ValueError whose one line names the file and what is wrong with it.
+Each gives an `UploadedTokenizer` (whose `column_for(special_tokens)` is the Compare page's
+column) or raises a ValueError whose one line names the file and what is wrong with it.
 
 What it does not do: tell the kinds of files apart or pair a vocab.json with its merges.txt
 (explorer.compare.uploads), or encode anything before a column asks.
@@ -18,13 +18,20 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass, replace
-from functools import cached_property
+from dataclasses import dataclass, field, replace
 
 import tokenizers
 
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET
-from explorer.compare.columns import TokenizerColumn, content_key, sentencepiece_column, tokenizer_column
+from explorer.compare.columns import (
+    UPLOADS,
+    TokenizerColumn,
+    content_key,
+    sentencepiece_column,
+    special_sentence,
+    tokenizer_column,
+)
+from explorer.compare.decode import library_decoder
 from explorer.compare.encoders import (
     library_batch_encoder,
     library_pieces,
@@ -72,29 +79,67 @@ class UploadedTokenizer:
     note: str = ""
     sentencepiece: SentencePieceTokenizer | None = None
 
-    @cached_property
+    file_names: str = ""  # the uploaded file name(s), as the column's header shows them
+    model_bytes: bytes | None = None  # a SentencePiece model's file, for worker processes
+    _columns: dict = field(default_factory=dict, repr=False)
+
+    @property
     def column(self) -> TokenizerColumn:
-        """The Compare page's column for it (built once: loading a large vocabulary takes time)."""
+        """The column as the tokenizer encodes by itself: a tokenizer.json's special tokens are
+        matched (as the `tokenizers` library does), a SentencePiece model's are not."""
+        return self.column_for(self.sentencepiece is None)
+
+    def column_for(self, special_tokens: bool) -> TokenizerColumn:
+        """The Compare page's column, special-token text special or plain (each built once:
+        loading a large vocabulary takes time)."""
+        if special_tokens not in self._columns:
+            self._columns[special_tokens] = self._build_column(special_tokens)
+        return self._columns[special_tokens]
+
+    def _build_column(self, special_tokens: bool) -> TokenizerColumn:
+        source = f"uploaded: {self.file_names or self.name}"
         if self.tokenizer is not None:
             column = tokenizer_column(
-                self.tokenizer, self.name, f"uploaded {self.kind}", self.key, self.note, self.exported
+                self.tokenizer,
+                self.name,
+                f"uploaded {self.kind}",
+                self.key,
+                self.note,
+                self.exported,
+                special_tokens=special_tokens,
+                source=source,
+                family=UPLOADS,
             )
-            return replace(column, content_key=self.key)
+            return replace(column, content_key=f"{self.key}:{int(special_tokens)}")
         if self.sentencepiece is not None:
-            return sentencepiece_column(self.sentencepiece, self.name, self.key, self.note)
+            return sentencepiece_column(
+                self.sentencepiece,
+                self.name,
+                self.key,
+                self.note,
+                special_tokens=special_tokens,
+                source=source,
+                model_bytes=self.model_bytes,
+            )
         data = json.loads(self.library_json)
         library = tokenizers.Tokenizer.from_str(self.library_json)
+        library.encode_special_tokens = not special_tokens  # this column's own copy: no one else flips it
+        specials = [token.content for token in library.get_added_tokens_decoder().values() if token.special]
+        byte_level = mentions_byte_level(data)
         return TokenizerColumn(
             name=self.name,
-            encode=functools.partial(
-                library_pieces, library, mentions_byte_level(data), library_unknown_id(data, library)
-            ),
+            encode=functools.partial(library_pieces, library, byte_level, library_unknown_id(data, library)),
             caption=f"uploaded {self.kind}",
             key=self.key,
-            content_key=self.key,
-            encode_batch=library_batch_encoder(self.library_json),
+            content_key=f"{self.key}:{int(special_tokens)}",
+            encode_batch=library_batch_encoder(self.library_json, special_tokens),
             note=self.note,
-            spec={"name": self.name, "library_json": self.library_json},
+            spec={"name": self.name, "library_json": self.library_json, "special_tokens": special_tokens},
+            family=UPLOADS,
+            vocab_size=library.get_vocab_size(with_added_tokens=True),
+            source=source,
+            special=special_sentence(specials, special_tokens),
+            decode=library_decoder(library, byte_level),
         )
 
 
@@ -128,6 +173,8 @@ def sentencepiece_upload(upload: UploadedFile) -> UploadedTokenizer:
         name=f"{upload.name} (uploaded)",
         kind="SentencePiece .model",
         sentencepiece=model,
+        file_names=upload.name,
+        model_bytes=upload.data,
         note=f"SentencePiece {facts.model_type} model, normalizer {facts.normalizer or 'none'}; "
         f"{fallback}; ▁ marks a space.",
     )
@@ -158,10 +205,16 @@ def tokenizer_json_upload(upload: UploadedFile) -> UploadedTokenizer:
             name=name,
             kind="tokenizer.json",
             library_json=text,
+            file_names=upload.name,
             note=f"Encoded by the tokenizers library: our reader does not support it ({reason}).",
         )
     return UploadedTokenizer(
-        key=key, name=name, kind="tokenizer.json", tokenizer=ours, exported=tokenizer_to_json(ours)
+        key=key,
+        name=name,
+        kind="tokenizer.json",
+        tokenizer=ours,
+        exported=tokenizer_to_json(ours),
+        file_names=upload.name,
     )
 
 
@@ -209,6 +262,7 @@ def vocab_txt_upload(upload: UploadedFile) -> UploadedTokenizer:
         key=content_key("upload", upload.data),
         name=f"{upload.name} (uploaded)",
         kind="vocab.txt",
+        file_names=upload.name,
         tokenizer=tok,
         exported=tokenizer_to_json(tok),
         note=f"WordPiece with BERT's normalizer ({cased}) and pre-tokenizer.",
@@ -257,6 +311,7 @@ def vocab_merges_upload(vocab: UploadedFile, merges: UploadedFile) -> UploadedTo
         key=content_key("upload", vocab.data + b"\0" + merges.data),
         name=f"{vocab.name} + {merges.name} (uploaded)",
         kind="vocab.json + merges.txt",
+        file_names=f"{vocab.name} + {merges.name}",
         tokenizer=tok,
         exported=tokenizer_to_json(tok),
         note=f"BPE ({how}).",

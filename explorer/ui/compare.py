@@ -1,10 +1,11 @@
-"""The Compare page's Streamlit glue: which tokenizers are columns, the widgets that pick them, the
-upload, and the cached corpus measurements. The comparing itself is pure (`explorer.compare`).
+"""The Compare page's Streamlit glue: which tokenizers are columns, the upload, the sections and
+the cached corpus measurements. The comparing itself is pure (`explorer.compare`); the picker and
+the special-token switch are explorer.ui.model_picker, the decode panel explorer.ui.decode_panel.
 
 A column is `explorer.compare.TokenizerColumn` (a name plus an encode function): the current run,
-the other algorithm on the same corpus, earlier runs of the session, GPT-2 / GPT-4 / GPT-4o from
-the bundled files, and uploaded tokenizers. `run_column`, `column_html` and `sentences_from` are
-also what the Train and Merge history pages use to draw sentences.
+the other algorithm on the same corpus, earlier runs of the session, every bundled pretrained
+tokenizer (explorer.pretrained.BUNDLED) and uploaded tokenizers. `run_column`, `column_html` and
+`sentences_from` are also what the Train and Merge history pages use to draw sentences.
 
 Keys: the widget and data keys below belong with the others in `explorer.ui.state`; they live here
 until they are moved there.
@@ -31,12 +32,13 @@ from explorer.compare import (
 from explorer.compare.columns import content_key, sentences_from
 from explorer.compare.curve import metrics_curve
 from explorer.compare.diff import DiffSummary, boundary_diff, diff_summary
-from explorer.compare.html import boundary_diff_html, column_html, diff_legend_html
+from explorer.compare.html import boundary_diff_html, column_head_html, column_html, diff_legend_html
 from explorer.compare.measure import comparison_table
+from explorer.compare.picker import hidden_at_first
 from explorer.hf_json import tokenizer_to_json
 from explorer.metrics import METRIC_DEFINITIONS, metrics_table
-from explorer.pretrained import PRETRAINED
-from explorer.render import escape_text, legend_html
+from explorer.pretrained import BUNDLED
+from explorer.render import legend_html
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.ui import encode_panel, frame, measuring, state, training, views
 from explorer.ui.runs import Run
@@ -48,7 +50,6 @@ W = state.Widget
 
 UPLOAD_LIMIT = 4  # uploaded tokenizers kept per session (a GPT-2 sized one holds ~50k merges)
 PER_ROW = 3
-PERSIST = "session"
 
 METRIC_FORMATS = {
     "_index": st.column_config.TextColumn("tokenizer", width="medium"),
@@ -72,15 +73,24 @@ METRIC_FORMATS = {
 # ---------------------------------------------------------------- columns
 
 
-def run_column(run: Run, role: str) -> TokenizerColumn:
-    """A column for a run trained in this app; `role` says which one it is ('this run', ...)."""
+def run_column(run: Run, role: str, special_tokens: bool = True) -> TokenizerColumn:
+    """A column for a run trained in this app; `role` says which one it is ('this run', ...).
+    `special_tokens` False: the run's special tokens are plain text (the Compare page's switch)."""
 
     def build() -> TokenizerColumn:
         tok = views.tokenizer(run)
         exported = run.derive("tokenizer_json_compact", lambda: tokenizer_to_json(tok))
-        return tokenizer_column(tok, run.name, key=f"run:{run.number}", exported=exported)
+        return tokenizer_column(
+            tok,
+            run.name,
+            key=f"run:{run.number}",
+            exported=exported,
+            special_tokens=special_tokens,
+            source=f"trained here: run {run.number}",
+        )
 
-    return replace(run.derive("compare_column", build, own=True), caption=role)
+    name = "compare_column" if special_tokens else "compare_column_plain"
+    return replace(run.derive(name, build, own=True), caption=role)
 
 
 def sentences_input() -> list[str]:
@@ -115,9 +125,12 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
     """
     remembered: OrderedDict[str, UploadedTokenizer] = state.get(state.UPLOADED_TOKENIZERS) or OrderedDict()
     files = st.file_uploader(
-        "Tokenizer files: a tokenizer.json, a WordPiece vocab.txt, or a BPE vocab.json together with "
-        "its merges.txt",
-        type=["json", "txt"],
+        "Tokenizer files: a tokenizer.json, a WordPiece vocab.txt, a BPE vocab.json together with its "
+        "merges.txt, or a SentencePiece model (tokenizer.model, spiece.model, Mistral's "
+        "tokenizer.model.v3...)",
+        # No type filter: the browser filters on the last extension only, which would refuse
+        # Mistral's "*.model.v3"; `upload_kind` names what each file is, or says why it cannot be used.
+        type=None,
         accept_multiple_files=True,
         key=W.TOKENIZER_UPLOAD,
     )
@@ -152,45 +165,28 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
 
 
 def available_columns(
-    run: Run, other: Run | None, uploads: Sequence[UploadedTokenizer]
+    run: Run, other: Run | None, uploads: Sequence[UploadedTokenizer], special_tokens: bool = False
 ) -> tuple[list[TokenizerColumn], set[str]]:
-    """Every column the page can show, and the keys of those not shown unless asked (earlier runs)."""
+    """Every column the page can show (special-token text special or plain in all of them), and the
+    keys of those not shown unless asked: earlier runs and the bundled tokenizers beyond GPT-2,
+    GPT-4 and GPT-4o. Building a pretrained column loads nothing."""
     other_label = ALGORITHM_LABELS[other_algorithm(run.settings.algorithm)]
-    columns = [run_column(run, "current run")]
+    columns = [run_column(run, "current run", special_tokens)]
     if other is not None:
-        columns.append(run_column(other, f"{other_label} on the same corpus"))
-    earlier = [run_column(e, "earlier run") for e in state.earlier_runs() if e is not other and e is not run]
+        columns.append(run_column(other, f"{other_label} on the same corpus", special_tokens))
+    earlier = [
+        run_column(e, "earlier run", special_tokens)
+        for e in state.earlier_runs()
+        if e is not other and e is not run
+    ]
     columns += earlier
-    columns += [pretrained_column(name) for name in PRETRAINED]
+    columns += [pretrained_column(name, special_tokens) for name in BUNDLED]
     for upload in uploads:
         try:
-            columns.append(upload.column)
+            columns.append(upload.column_for(special_tokens))
         except Exception as error:  # e.g. the library refuses a file it parsed before
             frame.error(f"Cannot use {upload.name}: {error}")
-    return columns, {column.key for column in earlier}
-
-
-def column_picker(columns: Sequence[TokenizerColumn], hidden_by_default: set[str]) -> list[TokenizerColumn]:
-    """The multiselect of shown columns. A column that appears (a new run, an upload) starts ticked
-    unless hidden by default; what the user unticked stays unticked."""
-    by_key = {column.key: column for column in columns}
-    seen = set(state.get(state.SEEN_COLUMNS) or ())
-    if state.has(W.COLUMNS):
-        chosen = set(state.get(W.COLUMNS))
-        chosen |= {key for key in by_key if key not in seen and key not in hidden_by_default}
-    else:
-        chosen = {key for key in by_key if key not in hidden_by_default}
-    state.put(W.COLUMNS, [key for key in by_key if key in chosen])
-    state.put(state.SEEN_COLUMNS, seen | set(by_key))
-    picked = st.multiselect(
-        "Tokenizers to compare",
-        list(by_key),
-        format_func=lambda key: by_key[key].name,
-        key=W.COLUMNS,
-        persist_state=PERSIST,
-        help="Earlier runs of this session are listed too; they start unticked.",
-    )
-    return [by_key[key] for key in picked]
+    return columns, hidden_at_first(columns, [column.key for column in earlier])
 
 
 def with_memo(columns: Sequence[TokenizerColumn]) -> list[TokenizerColumn]:
@@ -224,10 +220,7 @@ def token_columns(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) 
     for first in range(0, len(columns), PER_ROW):
         for column, slot in zip(columns[first : first + PER_ROW], st.columns(PER_ROW, gap="medium")):
             with slot:
-                st.html(
-                    f'<div class="column-head"><b>{escape_text(column.name)}</b>'
-                    f'<div class="muted small">{escape_text(column.caption)}</div></div>'
-                )
+                st.html(column_head_html(column))
                 if column.note:
                     frame.note(column.note)
                 try:

@@ -118,6 +118,9 @@ class Widget:
     STEPS_COLUMN = "compare_steps_column"
     MEASURE_WHOLE_BUTTON = "measure_whole_corpus"
     COMPARE_STEPS_TEXT = "compare_steps_text"
+    COMPARE_SPECIAL_TOKENS = "compare_special_tokens"  # "Treat special-token text as special tokens"
+    DECODE_COLUMN = "compare_decode_column"  # the decode panel's tokenizer (a column key)
+    DECODE_IDS = "compare_decode_ids"  # ... and its pasted ids
     # Every page (sidebar)
     SHOW_IDS = "show_token_ids"
 

@@ -125,11 +125,19 @@ def _column(tokenizer: dict):
                 f"unknown pretrained tokenizer {tokenizer['pretrained']!r} (choose from {', '.join(BUNDLED)})"
             )
         return pretrained_column(tokenizer["pretrained"], bool(tokenizer.get("special_tokens")))
+    special_tokens = bool(tokenizer.get("special_tokens", True))
     if "library_json" in tokenizer:  # an upload only the tokenizers library reads (a Unigram model)
         name = tokenizer.get("name", "tokenizer")
         return UploadedTokenizer(
             key=name, name=name, kind="tokenizer.json", library_json=tokenizer["library_json"]
-        ).column
+        ).column_for(special_tokens)
+    if "sentencepiece" in tokenizer:  # an uploaded SentencePiece model: its file's bytes
+        from explorer.compare.columns import sentencepiece_column
+        from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
+
+        name = tokenizer.get("name", "tokenizer")
+        model = SentencePieceTokenizer.from_bytes(tokenizer["sentencepiece"], name)
+        return sentencepiece_column(model, name, name, special_tokens=special_tokens)
     exported = tokenizer["tokenizer_json"]
     return tokenizer_column(
         tokenizer_from_json(exported), tokenizer.get("name", "tokenizer"), exported=exported

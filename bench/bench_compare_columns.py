@@ -1,0 +1,180 @@
+"""How long the Compare page takes to first show each bundled tokenizer's column, and the server's
+memory with every one of them shown.
+
+    .venv/bin/python bench/bench_compare_columns.py [--repeat 1] [--only NAME ...]
+
+1. For each bundled tokenizer, a fresh process opens the app through Streamlit's AppTest (the page
+   script runs in that process, as in a server), trains the default sample, opens Compare showing
+   the current run alone and reruns it once more (the baseline), then ticks the tokenizer and times
+   that one rerun: the tokenizer's first load (file read, sha256 check, build), its spans, header,
+   boundary diff, sentence figures, and its corpus measurement in a worker process (the page waits
+   inline up to 20 s for it). Printed: that rerun, the baseline rerun, and the difference.
+   Also, in another fresh process, `column_html` of the column alone (load + encode + draw).
+2. One fresh process shows the current run and all bundled tokenizers at once: the resident set
+   of the page's process (VmRSS; the tokenizers are loaded there) and of its worker processes
+   (which load the tokenizers they measure), before and after.
+
+Figures only; it asserts nothing. The machine's 1-minute load average is printed: times on a busy
+machine are upper bounds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from explorer.pretrained import BUNDLED  # noqa: E402
+
+COMMON = """
+import json, os, time
+from streamlit.testing.v1 import AppTest
+from explorer.ui.state import Widget as W
+
+def rss_mb(pid):
+    try:
+        for line in open(f"/proc/{pid}/status"):
+            if line.startswith("VmRSS"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+def descendants(pid):
+    children = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                children.append(int(entry))
+    return children + [grandchild for child in children for grandchild in descendants(child)]
+
+def workers_mb():
+    return sum(rss_mb(pid) for pid in descendants(os.getpid()))
+
+at = AppTest.from_file("app.py", default_timeout=300)
+at.run()
+at.button(key=W.TRAIN).click().run()
+while "training_job" in at.session_state and at.session_state["training_job"] is not None:
+    time.sleep(0.2)
+    at.run()
+run_key = f"run:{at.session_state['current_run'].number}"
+# Open Compare on the current run alone: no tokenizer is loaded before the one being timed (by
+# default the page would show, and load, GPT-2, GPT-4 and GPT-4o).
+from explorer.pretrained import BUNDLED
+at.session_state[W.COLUMNS] = [run_key]
+from explorer.ui.state import SEEN_COLUMNS
+at.session_state[SEEN_COLUMNS] = {run_key} | {"pretrained:" + name for name in BUNDLED}
+at.switch_page("pages/3_Compare.py").run()
+from explorer.pretrained import is_loaded
+assert not any(is_loaded(name) for name in BUNDLED)
+
+def timed(keys):
+    at.multiselect(key=W.COLUMNS).set_value(keys)
+    started = time.perf_counter()
+    at.run()
+    seconds = time.perf_counter() - started
+    assert not at.exception, at.exception
+    return seconds
+"""
+
+FIRST_SHOW = (
+    COMMON
+    + """
+timed([run_key])
+baseline = timed([run_key])
+first = timed([run_key, "pretrained:" + NAME])
+errors = [str(e.value) for e in at.error]
+print(json.dumps({"first": first, "baseline": baseline, "errors": errors}))
+"""
+)
+
+COLUMN_ALONE = """
+import json, time
+from explorer.compare import pretrained_column
+from explorer.compare.html import column_html
+from explorer.samples import SAMPLE_SENTENCES
+started = time.perf_counter()
+column_html(pretrained_column(NAME), SAMPLE_SENTENCES)
+print(json.dumps({"alone": time.perf_counter() - started}))
+"""
+
+ALL_SHOWN = (
+    COMMON
+    + """
+timed([run_key])
+before = (rss_mb(os.getpid()), workers_mb())
+seconds = timed([run_key] + ["pretrained:" + name for name in NAMES])
+after = (rss_mb(os.getpid()), workers_mb())
+shown = sum(1 for body in (e.proto.body for e in at.get("html")) if 'class="compare-column"' in body)
+print(json.dumps({"before": before, "after": after, "seconds": seconds, "shown": shown,
+                  "errors": [str(e.value) for e in at.error]}))
+"""
+)
+
+
+def run_python(code: str, **names) -> dict:
+    """Run `code` (its NAME / NAMES given) in a fresh process with a run store of its own."""
+    code = "".join(f"{key} = {value!r}\n" for key, value in names.items()) + code
+    with tempfile.TemporaryDirectory() as folder:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "EXPLORER_STORE_PATH": f"{folder}/runs.sqlite3"}
+        result = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=900
+        )
+    if result.returncode:
+        raise RuntimeError(result.stderr.strip().splitlines()[-1])
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def first_show(names: list[str], repeat: int) -> None:
+    print(f"1. first show of each column, fresh process each (median of {repeat})")
+    print(f"   {'tokenizer':<52} {'page rerun':>10} {'baseline':>9} {'added':>7} {'column alone':>13}")
+    for name in names:
+        runs = [run_python(FIRST_SHOW, NAME=name) for _ in range(repeat)]
+        alone = statistics.median(run_python(COLUMN_ALONE, NAME=name)["alone"] for _ in range(repeat))
+        first = statistics.median(run["first"] for run in runs)
+        baseline = statistics.median(run["baseline"] for run in runs)
+        errors = {error for run in runs for error in run["errors"]}
+        label = f"{BUNDLED[name].label} ({name})"
+        print(
+            f"   {label:<52} {first:>8.2f} s {baseline:>7.2f} s {first - baseline:>5.2f} s {alone:>11.2f} s"
+            + (f"   errors: {sorted(errors)}" if errors else "")
+        )
+
+
+def all_shown(names: list[str]) -> None:
+    result = run_python(ALL_SHOWN, NAMES=names)
+    (page_before, workers_before), (page_after, workers_after) = result["before"], result["after"]
+    shown = result["shown"]
+    print(f"2. the current run and all {len(names)} bundled tokenizers shown at once ({shown} columns)")
+    print(f"   that rerun: {result['seconds']:.1f} s")
+    print(f"   page process RSS: {page_before:.0f} MB before, {page_after:.0f} MB after")
+    print(f"   worker processes RSS (sum): {workers_before:.0f} MB before, {workers_after:.0f} MB after")
+    if result["errors"]:
+        print(f"   errors: {result['errors']}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--only", nargs="*", default=None, help="bundled names (default: all)")
+    args = parser.parse_args()
+    names = args.only or list(BUNDLED)
+    print(f"load average (1 min): {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    first_show(names, args.repeat)
+    all_shown(list(BUNDLED))
+
+
+if __name__ == "__main__":
+    main()

