@@ -6,7 +6,8 @@ Starts its own `streamlit run app.py` on a free loopback port (and stops it), un
 server that is already running. Trains the default sample (A Study in Scarlet, BPE byte-level) on
 the Train page, then visits Vocabulary and Compare (with the other algorithm trained); opens
 Merge history from links: the course's WordPiece at a tie (merge_history.png) and the course's BPE
-with its step-by-step panel (merge_history_steps.png); and the Train summary of the course's BPE at
+with its step-by-step panel (merge_history_steps.png); the Training history of the course's Unigram
+at round 2 (training_history.png); and the Train summary of the course's BPE at
 vocabulary 50, which drops "A" and "P" (lost_characters.png). Streamlit scrolls inside its own
 container, so `full_page` would cut the page: the viewport is made tall instead.
 """
@@ -33,6 +34,12 @@ SHOTS_FROM_LINKS = (
         "algorithm=bpe&flavor=course&vocab_size=45&sample=hf-course&step=14",
         1500,
         "How a text is tokenized",
+    ),
+    (
+        "training_history",
+        "algorithm=unigram&flavor=course&vocab_size=100&sample=hf-course&step=2",
+        3000,
+        None,
     ),
     (
         "lost_characters",
