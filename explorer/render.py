@@ -377,14 +377,17 @@ STYLESHEET = """
 .lattice td.lat-best{background:#ffd6a5;border:2px solid #d1495b;font-weight:700;}
 .lattice td.lat-unk{background:#fff;border:1.5px dashed #b00020;color:#b00020;}
 .lat-score{display:block;font-size:0.75em;color:#555;font-weight:400;}
+.run-card{font-size:0.9em;line-height:1.5;}
+.note{color:#777;font-size:0.875rem;}
+.result-title{font-weight:600;}
+.token-legend td:first-child{padding:0 0.6em;}
 """
 
 
 def legend_html() -> str:
     """A small HTML table explaining the markers used in token displays."""
     rows = "".join(
-        f'<tr><td style="padding:0 0.6em;"><code>{escape_text(marker)}</code></td>'
-        f"<td>{escape_text(meaning)}</td></tr>"
+        f"<tr><td><code>{escape_text(marker)}</code></td><td>{escape_text(meaning)}</td></tr>"
         for marker, meaning in LEGEND
     )
     return f'<table class="token-legend">{rows}</table>'

@@ -92,10 +92,10 @@ def run_card(run: Run) -> None:
     """The current run in a few lines (names come from the user: escaped, shown as HTML)."""
     trace = run.trace
     st.html(
-        '<div class="run-card" style="font-size:0.9em;line-height:1.5;">'
+        '<div class="run-card">'
         f"<b>Current run</b><br>{html.escape(run.name, quote=True)}<br>"
         f"{run_progress_text(run)} · vocabulary {len(trace.vocab):,}<br>"
-        f"<span style='color:#777;'>{html.escape(stop_reason_text(trace), quote=True)}</span></div>"
+        f'<span class="muted">{html.escape(stop_reason_text(trace), quote=True)}</span></div>'
     )
 
 
@@ -121,7 +121,7 @@ def show_check(check: Check) -> None:
 
 def note(text: str) -> None:
     """A small grey line of plain text (user text stays literal: escaped, shown as HTML)."""
-    st.html(f'<div class="note" style="color:#777;font-size:0.875rem;">{escape_text(text)}</div>')
+    st.html(f'<div class="note">{escape_text(text)}</div>')
 
 
 def require_run(keep_params: tuple[str, ...] = ()) -> Run:

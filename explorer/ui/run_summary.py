@@ -29,7 +29,7 @@ LOST_CHARACTERS = (
 
 def summary(run: Run) -> None:
     """Metric rows about a finished run, notes about it, then the sample sentences it tokenizes."""
-    st.html(f'<div style="font-weight:600;">Result of run {html.escape(run.name, quote=True)}</div>')
+    st.html(f'<div class="result-title">Result of run {html.escape(run.name, quote=True)}</div>')
     if run.trace.config.is_unigram:
         _unigram_figures(run)
         _unigram_notes(run)
