@@ -325,7 +325,7 @@ LEGEND = (
 
 # The one stylesheet of every token display, injected once per page (explorer.ui.frame.page).
 # Markup carries classes only; colours that depend on a token's position come inline. A line of
-# text (`compare.line_html`) draws one `.token-spans` block per run of touching tokens: inside a
+# text (`compare.html.line_html`) draws one `.token-spans` block per run of touching tokens: inside a
 # line they flow inline and wrap between tokens.
 STYLESHEET = """
 .token-spans{line-height:1.9;white-space:pre-wrap;}

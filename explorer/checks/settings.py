@@ -1,7 +1,7 @@
 """Training settings checked before training: the special tokens and the vocabulary size.
 
 - `check_special_tokens(tokens, pre_tokenizer)`: what the special tokens will do, as a `Check`
-  (errors, warnings, notes), checked against the library (see tests/test_inputs.py).
+  (errors, warnings, notes), checked against the library (see tests/unit/test_inputs.py).
 - `check_vocab_size(vocab_size, limits)`: the size as an int, or `InputError`.
 - `check_unigram(flavor, vocab_size, seed_size, unk_token)`: what a Unigram run's own settings
   will do (no unk token: an error; a vocabulary no smaller than the seeds: a warning).

@@ -124,7 +124,7 @@ def library_batch_encoder(tokenizer_json: str, special_tokens: bool = True) -> B
     (`special_tokens` False: their text is plain text, the library's `encode_special_tokens`).
 
     For our own tokenizers this is the exported tokenizer.json (`hf_json.tokenizer_to_json`):
-    tests/test_interop.py checks that the library encodes it exactly as our pure-Python pipeline
+    tests/parity/test_interop.py checks that the library encodes it exactly as our pure-Python pipeline
     does, which needs about 8 s per MB where the library, in Rust on all cores, needs well under
     one. The library is loaded on first use. Like `encode_pieces`, no [CLS]/[SEP] are added.
     """

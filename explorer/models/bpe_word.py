@@ -1,8 +1,9 @@
 """BPE's merge loop over one word: a heap of candidate merges over a linked list of symbols, as the
 library's `models/bpe/word.rs` `merge_all` does (and tiktoken's), so a long word costs O(n log n).
 
-Shared by the BPE model (explorer.models.bpe) and the step-by-step encode views (explorer.encode_steps,
-explorer.encode_steps_tiktoken), which follow each merge through `on_merge`.
+Shared by the BPE model (explorer.models.bpe) and the step-by-step encodings
+(explorer.encode_steps.merges and explorer.encode_steps.tiktoken_bpe), which follow each merge
+through `on_merge`.
 
 What it does not do: know about strings, vocabularies or offsets (the callers map ids and lengths).
 """

@@ -7,7 +7,7 @@ Unicode 8.0 categories (tokenizers/src/normalizers/bert.rs), and lowercasing use
 library, newer than Python 3.11's `unicodedata` (14.0). Each table below lists code points,
 written as hexadecimal `FIRST-LAST` ranges (inclusive) or single code points, measured against
 tokenizers 0.23.3 one code point at a time (and up to Unicode 17.0 through the `regex` module, so
-a newer Python's unicodedata is corrected too). tests/test_normalizers.py re-checks every code
+a newer Python's unicodedata is corrected too). tests/parity/test_normalizers.py re-checks every code
 point.
 
 What it does not do: build the character classes (character_classes.py) or normalize anything.

@@ -5,7 +5,7 @@ The library's regex engines (onig, and the `regex` crate) know Unicode 16.0, and
 tests punctuation with a Unicode 8.0 table (tokenizers/src/pre_tokenizers/bert.rs), while the
 `regex` module used here knows Unicode 17.0. Each table lists code points as hexadecimal
 `FIRST-LAST` ranges (inclusive) or single code points, measured against tokenizers 0.23.3 one
-code point at a time; tests/test_pre_tokenizers.py re-checks every code point.
+code point at a time; tests/parity/test_pre_tokenizers.py re-checks every code point.
 
 What it does not do: build patterns (patterns.py) or split anything.
 """

@@ -12,7 +12,7 @@ code of the package that ships each file (versions pinned in requirements.txt):
   without its own "special_tokens" (tekken_240911.json has none) gets the 20 deprecated ones
   (`<unk>`, `<s>`, `</s>`, `[INST]`...) and fillers `<SPECIAL_20>`..`<SPECIAL_999>`.
 
-tests/test_pretrained_bundled.py checks each table against the package's own tokenizer object.
+tests/parity/test_pretrained_bundled.py checks each table against the package's own tokenizer object.
 
 What it does not do: hold the GPT tables (explorer.pretrained.registry has them, from tiktoken) or
 the special tokens of tokenizer.json and SentencePiece files, which those files carry themselves.

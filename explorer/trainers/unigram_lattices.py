@@ -20,7 +20,7 @@ library's A* search order matter, `exact_nbest` (unigram_nbest.py) is used for t
 
 Sums are not in the library's order (it sums in parallel, in hash-map order, and its own results
 change in the last digits from run to run); final scores agree with a line-by-line port of the
-library (tests/reference_unigram_library.py) to about 1e-10.
+library (tests/reference/unigram_library.py) to about 1e-10.
 
 What it does not do: decide anything (unigram_library.py) or count seeds (unigram_seeds.py).
 """

@@ -4,8 +4,9 @@ run's trace (the round's sentence, the removed pieces, the figures' marks, the o
 the lattice); corpus text and the typed word stay literal.
 
 The run is trained here (explorer.pipeline.train_corpus) and put in the session as the current
-run: the Train page does not offer Unigram yet. Expectations come from the trace and from
-explorer.unigram_history's own definitions (tested in tests/unit/test_unigram_history.py).
+run, which is quicker than the Train page (tests/app/test_unigram_pages.py trains one there).
+Expectations come from the trace and from explorer.unigram_history's own definitions (tested in
+tests/unit/test_unigram_history.py).
 """
 
 from __future__ import annotations

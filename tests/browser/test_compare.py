@@ -2,7 +2,7 @@
 boundary diff and the charts render, nothing is an error; the page is saved as
 docs/screenshots/compare.png for the README.
 
-Uses the server and Chromium fixtures of tests/browser/helpers.py; skipped like the other browser
+Uses the server and Chromium fixtures of tests/browser/conftest.py; skipped like the other browser
 tests when /usr/bin/chromium is missing. Run alone with `pytest -m browser tests/browser/test_compare.py`.
 """
 

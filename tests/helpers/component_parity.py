@@ -3,8 +3,8 @@ under test, the `tokenizers` library's Tokenizer read from it, what the library 
 its own components, the parametrization over (name, ours, library) triples, and the two tests
 every stage runs on them (`parity_tests`: chosen examples, then fuzzed text).
 
-Used by tests/test_normalizers.py, tests/test_pre_tokenizers.py, tests/test_metaspace.py and
-tests/test_interop.py. Each test file keeps its own assertions (what "the same" means differs
+Used by tests/parity/test_normalizers.py, test_pre_tokenizers.py, test_metaspace.py and
+test_interop.py. Each test file keeps its own assertions (what "the same" means differs
 per stage).
 
 What it does not do: compare anything itself, or build our side (explorer.hf_json does).

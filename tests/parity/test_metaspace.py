@@ -1,5 +1,5 @@
 """Metaspace, pre-tokenizer and decoder, against the `tokenizers` library beyond what
-tests/test_pre_tokenizers.py checks for every component: the "first" scheme after special tokens
+tests/parity/test_pre_tokenizers.py checks for every component: the "first" scheme after special tokens
 and normalizers (whole tokenizers, offsets included), corpus counting, the decoder, and the
 tokenizer.json forms the library accepts or refuses."""
 
