@@ -27,7 +27,8 @@ JSON (`to_json` / `from_json`):
                  "threshold": float|null, "removed": {"piece": i32, "reason": i8, "score": f64,
                  "value": f64}, "first_kept": [int, float]|null, "alive": i32, "scores": f64,
                  "added": [str]}],
-     "final_pieces": [[str, float]], "unk_id": int|null, "stop_reason": str, "seconds": float}
+     "final_pieces": [[str, float]], "unk_id": int|null, "stop_reason": str, "seconds": float,
+     "final_loss": float|null}
 i32 / i64 / i8 / f64 are base64 strings of little-endian arrays (exact and compact; written by
 explorer.trace_packing). `alive` and `scores` are the snapshot after the round: seed indices in
 model order and their scores (the "final" round's snapshot is `final_pieces`). NaN in a removed
@@ -199,6 +200,7 @@ class UnigramTrace:
     unk_id: int | None
     stop_reason: str
     seconds: float = 0.0
+    final_loss: float | None = None  # course: compute_loss of the final model (None: not recorded)
     _models: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
 
     # --- basic views -------------------------------------------------------------------------
@@ -317,6 +319,7 @@ class UnigramTrace:
             "unk_id": self.unk_id,
             "stop_reason": self.stop_reason,
             "seconds": self.seconds,
+            "final_loss": self.final_loss,
         }
 
     def to_json(self) -> str:
@@ -339,6 +342,7 @@ class UnigramTrace:
                 unk_id=data["unk_id"],
                 stop_reason=data["stop_reason"],
                 seconds=data.get("seconds", 0.0),
+                final_loss=data.get("final_loss"),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"Unigram trace: malformed ({type(error).__name__}: {error})") from None

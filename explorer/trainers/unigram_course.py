@@ -133,11 +133,7 @@ def loss_increases(words, counts, model, should_stop=None, lattices=None, seed_i
     if lattices is None:
         seed_index = {piece: index for index, piece in enumerate(model)}
         lattices = CourseLattices(words, list(model), max(map(len, model), default=1))
-    values = np.full(len(seed_index), np.inf)
-    alive = np.zeros(len(seed_index), dtype=bool)
-    model_indices = np.asarray([seed_index[token] for token in model], dtype=np.int64)
-    values[model_indices] = list(model.values())
-    alive[model_indices] = True
+    values, alive = _model_arrays(model, seed_index)
     count_array = np.asarray(counts, dtype=np.float64)
     edges, first_edge, edge_count = lattices.alive_edges(alive)
     # 1. Every word's best segmentation and score under the current model.
@@ -174,6 +170,26 @@ def loss_increases(words, counts, model, should_stop=None, lattices=None, seed_i
         changed[affected - first] = new_terms[low:high]
         scores[token] = sequential_sum(changed, 0, prefix[first]) - model_loss
     return model_loss, scores
+
+
+def _model_arrays(model: dict[str, float], seed_index: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The model over the seed pieces: each piece's -log p (inf when removed) and whether it is alive."""
+    values = np.full(len(seed_index), np.inf)
+    alive = np.zeros(len(seed_index), dtype=bool)
+    model_indices = np.asarray([seed_index[token] for token in model], dtype=np.int64)
+    values[model_indices] = list(model.values())
+    alive[model_indices] = True
+    return values, alive
+
+
+def compute_loss(words, counts, model, lattices, seed_index) -> float:
+    """The course's compute_loss of `model`: each word's encode_word score times its count, summed
+    in corpus order (step 1 of `loss_increases`, alone)."""
+    values, alive = _model_arrays(model, seed_index)
+    edges, _, _ = lattices.alive_edges(alive)
+    totals = lattices.best(np.arange(len(words)), edges, lattices.edge_word[edges], values)
+    terms = np.asarray(counts, dtype=np.float64) * totals
+    return float(np.add.accumulate(terms)[-1]) if len(terms) else 0.0
 
 
 def _planned_rounds(size: int, vocab_size: int, percent: float) -> int:
@@ -235,6 +251,8 @@ def train_course(words, counts, config, progress=None, should_stop=None) -> Unig
         )
     if progress is not None:
         progress(len(rounds), planned)
+    # 4. The loss of the final model (what the course's compute_loss would print after the loop).
+    final_loss = compute_loss(words, counts, model, lattices, seed_index) if rounds else None
 
     special = list(
         dict.fromkeys(([config.unk_token] if config.unk_token else []) + list(config.special_tokens))
@@ -253,4 +271,5 @@ def train_course(words, counts, config, progress=None, should_stop=None) -> Unig
         unk_id=0 if config.unk_token else None,
         stop_reason=stop_reason,
         seconds=time.perf_counter() - started,
+        final_loss=final_loss,
     )

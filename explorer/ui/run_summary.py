@@ -65,7 +65,10 @@ def _corpus_row(run: Run) -> None:
 
 
 def final_loss(trace) -> float | None:
-    """A Unigram run's last recorded loss (the course's model loss, the library's EM objective)."""
+    """A Unigram run's final loss: the course's compute_loss of the final model (recorded by the
+    trainer), the library's last EM objective."""
+    if trace.flavor == "course" and trace.final_loss is not None:
+        return trace.final_loss
     losses = [loss for round_losses in trace.losses() for loss in round_losses]
     return losses[-1] if losses else None
 

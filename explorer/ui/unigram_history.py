@@ -89,6 +89,8 @@ def final_loss(run: Run) -> float | None:
     trace = run.trace
     if trace.flavor != "course" or not trace.rounds:
         return None
+    if trace.final_loss is not None:  # recorded by the trainer (traces made before: computed here)
+        return trace.final_loss
     return run.derive("unigram_final_loss", lambda: history.course_loss(trace, len(trace.rounds)))
 
 

@@ -46,6 +46,8 @@ def test_the_loss_after_every_round_is_the_courses_compute_loss(trace):
         assert course_loss(trace, r) == expected
         if r < len(trace.rounds):
             assert trace.rounds[r].losses[0] == expected  # what the trainer recorded before round r + 1
+        else:
+            assert trace.final_loss == expected  # what the trainer recorded after the last round
     series, first_round, _ = loss_series(trace)
     assert first_round == 0
     assert [losses[0] for losses in series] == [course_loss(trace, r) for r in range(len(trace.rounds) + 1)]
