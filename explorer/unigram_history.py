@@ -113,6 +113,9 @@ def round_sentence(trace: UnigramTrace, r: int, final_loss: float | None = None)
         return f"Round 0: the seed vocabulary, {plural(seeds, 'piece')} ({what})."
     round_ = trace.rounds[r - 1]
     head = f"Round {r}: {round_.size_before:,} → {round_.size_after:,} pieces"
+    extra = len(trace.vocab) - round_.size_after
+    if r == len(trace.rounds) and extra > 0:  # the unk and special tokens join the last round's pieces
+        head += f" (with {plural(extra, 'special token')}, {len(trace.vocab):,} in the vocabulary)"
     if trace.flavor == "course":
         return _course_sentence(trace, r, head, final_loss)
     if round_.kind == "final":

@@ -51,5 +51,7 @@ def stop_reason_text(trace) -> str:
     if trace.config.is_unigram:
         from explorer.trainers.unigram import UNIGRAM_STOP_REASONS  # here: it needs numpy
 
+        if trace.stop_reason == "vocab_size" and len(trace.seeds) <= trace.config.vocab_size:
+            return "the seed pieces were already no more than the size asked for"
         return UNIGRAM_STOP_REASONS.get(trace.stop_reason, trace.stop_reason or "")
     return STOP_REASONS.get(trace.stop_reason, trace.stop_reason or "")

@@ -87,7 +87,11 @@ def _unigram_figures(run: Run) -> None:
         f"{len(trace.seeds):,}",
         help="Characters and frequent substrings training starts from.",
     )
-    row[2].metric("Final vocabulary size", f"{len(trace.vocab):,}")
+    row[2].metric(
+        "Final vocabulary size",
+        f"{len(trace.vocab):,}",
+        help="The pieces kept by the last round, plus the unknown token and the special tokens.",
+    )
     loss = final_loss(trace)
     row[3].metric(
         "Final loss",

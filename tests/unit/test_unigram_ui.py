@@ -14,6 +14,7 @@ from explorer.models.unigram import UnigramModel
 from explorer.pipeline import tokenizer_from_trace, trace_from_json, train_corpus
 from explorer.run_config import RunConfig, UnigramConfig
 from explorer.samples import SAMPLES
+from explorer.ui.literal import stop_reason_text
 from explorer.ui.settings import (
     DEFAULTS,
     Settings,
@@ -183,3 +184,16 @@ def test_viterbi_steps_cut_the_text_like_encode_and_mark_unknown_characters():
         viterbi_steps(
             tokenizer_from_trace(train_corpus("a b", Settings(vocab_size=300).run_config(LIMITS))), "a"
         )
+
+
+def test_the_stop_reason_says_when_the_seeds_were_already_small_enough():
+    text = "ab abc\nabc b\nca"
+    small = train_corpus(
+        text, RunConfig(UnigramConfig(flavor="library", vocab_size=60), pre_tokenizer="metaspace")
+    )
+    assert len(small.seeds) <= 60 and small.stop_reason == "vocab_size"
+    assert stop_reason_text(small) == "the seed pieces were already no more than the size asked for"
+    pruned = train_corpus(
+        text, RunConfig(UnigramConfig(flavor="library", vocab_size=5), pre_tokenizer="metaspace")
+    )
+    assert len(pruned.seeds) > 5 and stop_reason_text(pruned) == "vocabulary size reached"
