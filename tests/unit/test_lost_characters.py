@@ -168,3 +168,4 @@ def test_a_unigram_unknown_token_shows_its_name_not_its_text(library_unigram):
     for pieces in (ours, through_library):
         html = token_spans_html(text, pieces)
         assert escape_text("<unk>") + '<span class="tok-unk-source"> ← A</span>' in html
+        assert "tok-group" not in html  # the ▁ Metaspace put before "A" shares no character with it
