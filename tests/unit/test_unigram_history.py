@@ -220,4 +220,6 @@ def test_lattice_word_cuts_and_refuses_clearly():
     word, note = lattice_view.lattice_word(tokenizer, "x" * 100)
     assert len(word) == lattice_view.LATTICE_MAX_CHARACTERS and "first 40 characters" in note
     lattice, why = lattice_view.word_lattice(trace, "▁Qé", len(trace.rounds))
-    assert lattice is None and "no piece for Qé" in why
+    assert lattice is None and "has no piece for Q or é and no unknown piece" in why  # each one named
+    lattice, why = lattice_view.word_lattice(trace, "▁東京東", 1)
+    assert lattice is None and "has no piece for 東 or 京 and" in why
