@@ -105,19 +105,24 @@ def tokenizer_from_trace(trace: Trace | UnigramTrace, k: int | None = None) -> T
 
 def encode_pieces(tokenizer: Tokenizer, text: str) -> list[Piece]:
     """Encode `text` for display and measurement: no post-processor ([CLS]/[SEP] left out),
-    offsets that count every character (`Tokenizer.encode_exactly`), each piece's kind, and a
-    `DROPPED` piece for every character the model drops, in text order."""
+    offsets that count every character (`Tokenizer.encode_exactly`), each piece's kind (an
+    unknown token spelled as the unk token's name), and a `DROPPED` piece for every character the
+    model drops, in text order."""
     encoding, dropped = tokenizer.encode_exactly(text)
     byte_level = isinstance(tokenizer.decoder, ByteLevelDecoder)
-    unknown = tokenizer.token_to_id(tokenizer.model.unk_token) if tokenizer.model.unk_token else None
+    unknown_name = tokenizer.model.unk_token
+    unknown = tokenizer.token_to_id(unknown_name) if unknown_name else None
     pieces = []
     for token_id, token, (start, end), special in zip(
         encoding.ids, encoding.tokens, encoding.offsets, encoding.special_tokens_mask
     ):
         if special:
             pieces.append(Piece(token_id, token, start, end, token.encode("utf-8"), SPECIAL))
-        elif token_id == unknown:  # shown as itself ("[UNK]"), never as the text it stands for
-            pieces.append(Piece(token_id, token, start, end, token.encode("utf-8"), UNKNOWN))
+        elif token_id == unknown:
+            # Shown by its name ("[UNK]", "<unk>"), never as the text it stands for, which is how
+            # a Unigram model (ours and the library's) spells its unknown tokens.
+            name = unknown_name
+            pieces.append(Piece(token_id, name, start, end, name.encode("utf-8", "surrogatepass"), UNKNOWN))
         else:
             pieces.append(Piece(token_id, token, start, end, symbols_to_bytes(token) if byte_level else None))
     if dropped:

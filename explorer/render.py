@@ -147,12 +147,28 @@ def _cluster_range(piece: Piece, cluster_of_char: list[int]) -> tuple[int, int] 
     return cluster_of_char[piece.start], cluster_of_char[piece.end - 1]
 
 
+METASPACE_MARK = "▁"
+
+
+def _added_by_pre_tokenizer(text: str, piece: Piece) -> bool:
+    """Whether a piece is only Metaspace's `▁` where the text has no space: the mark the
+    pre-tokenizer puts before a word, which the library gives the span of the word's first
+    character ("Ab" -> "▁" (0, 1), "A" (0, 1)) without the piece holding any of it."""
+    value = piece.value
+    if not value or value.strip(METASPACE_MARK):
+        return False
+    covered = text[piece.start : piece.end]
+    return not any(char.isspace() or char == METASPACE_MARK for char in covered)
+
+
 def group_pieces_by_shared_clusters(text: str, pieces: Sequence[Piece]) -> list[list[int]]:
     """Indices of consecutive pieces, grouped when they touch a common grapheme cluster.
 
     A piece that shares no cluster with its neighbours is a group of one, and so is a `DROPPED`
     marker: it is not a token, and a token merged across a dropped character spans it (a BPE model
-    lets the neighbours of a dropped character merge), which is no shared character.
+    lets the neighbours of a dropped character merge), which is no shared character. So is the
+    `▁` Metaspace puts before a word: it shares its span with the word's first character but holds
+    none of it.
     """
     cluster_of_char = [0] * len(text)
     for cluster_index, (start, end) in enumerate(grapheme_groups(text)):
@@ -161,7 +177,7 @@ def group_pieces_by_shared_clusters(text: str, pieces: Sequence[Piece]) -> list[
     groups: list[list[int]] = []
     last_cluster_of_group: int | None = None
     for index, piece in enumerate(pieces):
-        if piece.kind == DROPPED:
+        if piece.kind == DROPPED or _added_by_pre_tokenizer(text, piece):
             groups.append([index])
             last_cluster_of_group = None
             continue

@@ -22,6 +22,21 @@ LINE_COLOUR = "#3a6ea5"
 MARKER_COLOUR = "#e4572e"
 TARGET_COLOUR = "#888"
 SEPARATOR_COLOUR = "#c8c8c8"
+MOST_TICKS = 15  # on an axis of whole numbers (rounds, EM iterations)
+
+
+def whole_number_ticks(count: int) -> dict:
+    """An x axis over `count` whole numbers with ticks on whole numbers only, 1, 2 or 5 times a
+    power of ten apart, at most MOST_TICKS of them (Plotly's own ticks on a short axis fall at
+    halves: "1.5" EM iterations)."""
+    step, scale = 1, 1
+    while count / step > MOST_TICKS:
+        for factor in (2, 5, 10):
+            step = factor * scale
+            if count / step <= MOST_TICKS:
+                break
+        scale *= 10
+    return {"tickmode": "linear", "tick0": 0, "dtick": step}
 
 
 def vocabulary_figure(sizes: Sequence[int], current_round: int, target: int | None = None) -> go.Figure:
@@ -67,7 +82,7 @@ def vocabulary_figure(sizes: Sequence[int], current_round: int, target: int | No
         )
     layout = {
         "title": {"text": "The vocabulary shrinking, round by round"},
-        "xaxis": {"title": {"text": "round (0: the seeds)"}, "dtick": 1 if len(sizes) <= 30 else None},
+        "xaxis": {"title": {"text": "round (0: the seeds)"}, **whole_number_ticks(len(sizes))},
         "yaxis": {"title": {"text": "pieces"}, "rangemode": "tozero"},
         "shapes": shapes,
         "margin": {"l": 60, "r": 20, "t": 50, "b": 40},
@@ -139,7 +154,7 @@ def loss_figure(
     ]
     layout = {
         "title": {"text": "The loss, every iteration (rounds separated)"},
-        "xaxis": {"title": {"text": x_title}},
+        "xaxis": {"title": {"text": x_title}, **whole_number_ticks(len(xs))},
         "yaxis": {"title": {"text": "loss"}},
         "shapes": shapes,
         "margin": {"l": 60, "r": 20, "t": 50, "b": 40},

@@ -16,6 +16,7 @@ from explorer.render import escape_text
 from explorer.tokenizer import Tokenizer
 from explorer.unigram_history import readable
 from explorer.unigram_trace import UnigramTrace
+from explorer.wording import either
 
 LATTICE_MAX_CHARACTERS = 40  # the longest word drawn (its edges grow with length x longest piece)
 
@@ -105,9 +106,8 @@ def word_lattice(trace: UnigramTrace, word: str, r: int) -> tuple[Lattice | None
     try:
         return trace.lattice(word, r), None
     except ValueError:
-        vocab = trace.model_at(r).vocab
-        missing = "".join(dict.fromkeys(char for char in word if char not in vocab))
+        missing = either([readable(char) for char in trace.model_at(r).missing_characters(word)])
         return None, (
-            f"After round {r} the vocabulary has no piece for {readable(missing)} and no unknown piece, "
+            f"After round {r} the vocabulary has no piece for {missing} and no unknown piece, "
             'so this word cannot be segmented (the course\'s encode_word gives "<unk>").'
         )

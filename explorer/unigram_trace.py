@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.models import Lattice, UnigramModel
+from explorer.models.unigram import COURSE_START_SCORE
 from explorer.run_config import RunConfig
 from explorer.trace_packing import pack, unpack_numpy
 
@@ -278,7 +279,7 @@ class UnigramTrace:
         if self.flavor == "course":
             # The course's encode_word starts every word at score 1 and minimizes -log p; with
             # scores log p that is maximizing from -1 (negation is exact), ties kept alike.
-            model = UnigramModel(pieces, None, start_score=-1.0)
+            model = UnigramModel(pieces, None, start_score=COURSE_START_SCORE)
         elif r > 0 and self.rounds[r - 1].kind == "final":
             model = UnigramModel(pieces, self.unk_id)
         else:

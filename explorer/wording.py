@@ -29,6 +29,15 @@ def noun_for(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{head} {last}" if head else last
 
 
+def either(items: list[str]) -> str:
+    """'a', 'a or b', 'a, b or c': one of several things, for a sentence.
+
+    >>> either(["東"]), either(["東", "京"]), either(["a", "b", "c"])
+    ('東', '東 or 京', 'a, b or c')
+    """
+    return items[-1] if len(items) < 2 else f"{', '.join(items[:-1])} or {items[-1]}"
+
+
 def format_seconds(seconds: float) -> str:
     """'1.25 s', or '8 ms' below a tenth of a second ('0.00 s' would say nothing).
 

@@ -134,10 +134,11 @@ def library_batch_encoder(tokenizer_json: str, special_tokens: bool = True) -> B
         if not loaded:
             library = tokenizers.Tokenizer.from_str(tokenizer_json)
             library.encode_special_tokens = not special_tokens
-            loaded.append((library, library_unknown_id(json.loads(tokenizer_json), library)))
-        library, unknown = loaded[0]
+            unknown = library_unknown_id(json.loads(tokenizer_json), library)
+            loaded.append((library, unknown, None if unknown is None else library.id_to_token(unknown)))
+        library, unknown, unknown_name = loaded[0]
         encodings = library.encode_batch(list(texts), add_special_tokens=False)
-        return [encoding_pieces(encoding, unknown) for encoding in encodings]
+        return [encoding_pieces(encoding, unknown, unknown_name) for encoding in encodings]
 
     return encode_batch
 
@@ -148,8 +149,9 @@ def library_pieces(
     """Encode with the `tokenizers` library into the pieces the page draws (no [CLS]/[SEP]);
     `unknown`: the id of the model's unknown token."""
     encoding = tok.encode(text, add_special_tokens=False)
+    unknown_name = None if unknown is None else tok.id_to_token(unknown)
     pieces = []
-    for piece in encoding_pieces(encoding, unknown):
+    for piece in encoding_pieces(encoding, unknown, unknown_name):
         token_bytes = None
         if byte_level and piece.kind == TOKEN:
             try:
@@ -160,20 +162,22 @@ def library_pieces(
     return pieces
 
 
-def encoding_pieces(encoding: tokenizers.Encoding, unknown: int | None) -> list[Piece]:
-    """The pieces of a library Encoding: special tokens by its mask, the unknown token by id."""
+def encoding_pieces(
+    encoding: tokenizers.Encoding, unknown: int | None, unknown_name: str | None = None
+) -> list[Piece]:
+    """The pieces of a library Encoding: special tokens by its mask, the unknown token by id and,
+    given `unknown_name`, spelled so (the library's Unigram spells an unknown token as the text
+    it stands for, "A" for "<unk>"; the page shows "<unk> ← A")."""
     if not encoding.ids:
         return []
+    ids, tokens = encoding.ids, encoding.tokens
     kinds = [
         SPECIAL if special else UNKNOWN if token_id == unknown else TOKEN
-        for token_id, special in zip(encoding.ids, encoding.special_tokens_mask)
+        for token_id, special in zip(ids, encoding.special_tokens_mask)
     ]
-    return list(
-        map(
-            _new_piece,
-            zip(encoding.ids, encoding.tokens, *zip(*encoding.offsets), repeat(None), kinds),
-        )
-    )
+    if unknown_name is not None and unknown in ids:
+        tokens = [unknown_name if kind == UNKNOWN else token for token, kind in zip(tokens, kinds)]
+    return list(map(_new_piece, zip(ids, tokens, *zip(*encoding.offsets), repeat(None), kinds)))
 
 
 def mentions_byte_level(component: object) -> bool:

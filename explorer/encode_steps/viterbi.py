@@ -15,7 +15,10 @@ table, one row per end position, the rows on the best path marked:
 - `path_from_table(rows)`: the (start, end) spans the back pointers give, last row first.
 - `viterbi_steps(tokenizer, text, name)`: the text cut as the tokenizer cuts it (special tokens,
   normalizer, pre-tokenizer), each pre-token with its table and its final tokens (runs of unknown
-  characters fused into one token, as `encode` does).
+  characters fused into one token, as `encode` does). A course model before its last round has no
+  unknown piece: a word with a character it has no piece for gets its table up to that character
+  (no segmentation reaches the positions after it) and the course's encode_word result, `<unk>`,
+  with a sentence saying why; the other words keep their tables.
 
 What it does not do: draw (explorer.ui.encode_panel), sample segmentations (subword
 regularization), or encode BPE / WordPiece step by step (explorer.encode_steps).
@@ -23,10 +26,14 @@ regularization), or encode BPE / WordPiece step by step (explorer.encode_steps).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from explorer.models.unigram import UnigramModel
+from explorer.models.unigram import COURSE_START_SCORE, NoUnknownPiece, UnigramModel
+from explorer.render import readable_token
 from explorer.tokenizer import Tokenizer
+from explorer.wording import either
+
+COURSE_UNKNOWN = "<unk>"  # what the course's encode_word gives for a word it cannot segment
 
 
 @dataclass(frozen=True)
@@ -47,7 +54,8 @@ class ViterbiRow:
 @dataclass(frozen=True)
 class WordViterbi:
     """One pre-token: its text as the model sees it, its span in the text, its Viterbi table and
-    its final tokens. A special token has no table (`special`)."""
+    its final tokens. A special token has no table (`special`). `note`: why the table stops short
+    (plain text), for a word a course model cannot segment."""
 
     word: str
     start: int
@@ -56,6 +64,7 @@ class WordViterbi:
     tokens: tuple[str, ...]
     best_score: float | None
     special: bool = False
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -121,8 +130,36 @@ def viterbi_steps(tokenizer: Tokenizer, text: str, name: str = "tokenizer") -> V
             spans = piece.alignments  # a prepended "▁" comes from nowhere: (0, 0)
             start = part_start + min((a for a, _ in spans), default=0)
             end = part_start + max((b for _, b in spans), default=0)
-            rows = viterbi_table(model, piece.text)
-            tokens = tuple(token.value for token in model.tokenize(piece.text))
-            best = rows[-1].best_score if rows else None
-            words.append(WordViterbi(piece.text, start, end, rows, tokens, best))
+            words.append(_word_viterbi(model, piece.text, start, end))
     return ViterbiSteps(text, name, tuple(words))
+
+
+def _word_viterbi(model: UnigramModel, word: str, start: int, end: int) -> WordViterbi:
+    try:
+        rows = viterbi_table(model, word)
+    except NoUnknownPiece as missing:
+        if model.start_score != COURSE_START_SCORE:
+            raise  # the library cannot encode the text at all
+        missing_characters = either(
+            [readable_token(char.encode()) for char in model.missing_characters(word)]
+        )
+        note = (
+            f"no piece for {missing_characters} and no unknown piece: "
+            f"the course's encode_word gives {COURSE_UNKNOWN}"
+        )
+        rows = _rows_until(model, word, missing.position)
+        return WordViterbi(word, start, end, rows, (COURSE_UNKNOWN,), None, note=note)
+    tokens = tuple(token.value for token in model.tokenize(word))
+    return WordViterbi(word, start, end, rows, tokens, rows[-1].best_score if rows else None)
+
+
+def _rows_until(model: UnigramModel, word: str, position: int) -> tuple[ViterbiRow, ...]:
+    """The table of a word whose search stopped at `position` (no piece, no unknown piece): the
+    rows up to it, final by then (they are the prefix's), none on a best path; no segmentation
+    reaches the rows after it."""
+    reached = [replace(row, on_best_path=False) for row in viterbi_table(model, word[:position])]
+    unreached = [
+        ViterbiRow(end, word[:end], None, None, None, None, unknown=False, on_best_path=False)
+        for end in range(position + 1, len(word) + 1)
+    ]
+    return (*reached, *unreached)

@@ -11,8 +11,8 @@ Follows the Hugging Face `tokenizers` Unigram model token for token (0.23.3; Rus
   `min(score) - 10` when no piece of exactly one character starts there.
 - Viterbi: for every end position the best-scoring (start, piece); ties keep the candidate seen
   first, i.e. the smallest start. An unreachable position counts as score 0.0, as in the
-  library. Needing an unknown edge without `unk_id` is a ValueError (the library's
-  "Encountered an unknown token but `unk_id` is missing").
+  library. Needing an unknown edge without `unk_id` is a ValueError, `NoUnknownPiece` (the
+  library's "Encountered an unknown token but `unk_id` is missing"), which says where.
 - Consecutive tokens whose id is `unk_id` are fused into one (the library's `fuse_unk`, always
   on); a fused string that happens to be a piece gets that piece's id, else `unk_id`, or with
   `byte_fallback` one `<0xXX>` token per UTF-8 byte when every one of them is in the vocabulary
@@ -35,6 +35,20 @@ from explorer.models.base import CACHE_CAPACITY, CACHE_MAX_WORD_LENGTH
 from explorer.tokens import Piece
 
 UNKNOWN_PENALTY = 10.0  # the library's K_UNK_PENALTY: unknown edges score min(score) - 10
+# The score of the empty prefix for the course's encode_word, which starts every word at 1 and
+# minimizes -log p: maximizing log p from -1 (see explorer.unigram_trace.model_at).
+COURSE_START_SCORE = -1.0
+
+
+class NoUnknownPiece(ValueError):
+    """The Viterbi search needs the unknown piece at `position` of a word, and the model has none.
+    The table's cells for end positions up to `position` were final by then."""
+
+    def __init__(self, word: str, position: int):
+        super().__init__(
+            f"Unigram: {word[position]!r} is not in the vocabulary and the model has no unk piece"
+        )
+        self.position = position
 
 
 @dataclass(frozen=True)
@@ -127,6 +141,10 @@ class UnigramModel:
     def token_to_id(self, token: str) -> int | None:
         return self.vocab.get(token)
 
+    def missing_characters(self, word: str) -> list[str]:
+        """The characters of `word` that are no piece of the vocabulary, in order, each once."""
+        return list(dict.fromkeys(char for char in word if char not in self.vocab))
+
     def id_to_token(self, token_id: int) -> str | None:
         return self.pieces[token_id][0] if 0 <= token_id < len(self.pieces) else None
 
@@ -161,10 +179,7 @@ class UnigramModel:
                 score = edge.score + till_here
                 if best_edge[edge.end] is None or score > best_score[edge.end]:
                     if edge.id is None:
-                        raise ValueError(
-                            f"Unigram: {word[start]!r} is not in the vocabulary "
-                            "and the model has no unk piece"
-                        )
+                        raise NoUnknownPiece(word, start)
                     best_score[edge.end] = score
                     best_edge[edge.end] = edge
         return best_score, best_edge, tried

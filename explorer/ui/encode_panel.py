@@ -81,8 +81,9 @@ def _word_html(word: WordViterbi) -> str:
     score = "" if word.best_score is None else f", score {word.best_score:.4f}"
     tokens = " + ".join(escape_text(token) for token in word.tokens)
     rows = "".join(_row_html(row) for row in word.rows)
+    note = "" if word.note is None else f'<div class="note">{escape_text(word.note)}</div>'
     return (
-        f'<div class="viterbi-word">{title} → {tokens}{score}'
+        f'<div class="viterbi-word">{title} → {tokens}{score}{note}'
         '<table class="viterbi-table"><tr><th>end</th><th>prefix</th><th>best score</th><th>piece</th>'
         f"<th>starts at</th></tr>{rows}</table></div>"
     )

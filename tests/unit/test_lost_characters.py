@@ -9,14 +9,19 @@ compare it with the library-exact `encode` and with an independent model of what
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tokenizers import Tokenizer as LibraryTokenizer
 
 from explorer.bytelevel import BYTE_TO_UNICODE
 from explorer.compare import tokenizer_column
 from explorer.compare.diff import boundary_diff
+from explorer.compare.encoders import library_batch_encoder, library_pieces, library_unknown_id
 from explorer.compare.html import column_html, count_note
+from explorer.hf_json import tokenizer_to_json
 from explorer.metrics import compute_metrics
 from explorer.pipeline import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.render import escape_text, token_spans_html
@@ -24,6 +29,7 @@ from explorer.run_config import RunConfig
 from explorer.samples import HF_COURSE
 from explorer.tokens import DROPPED, UNKNOWN, lost_characters, tokens_only
 from explorer.trainers import TrainerConfig
+from explorer.trainers.unigram import UnigramConfig
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 
@@ -133,3 +139,33 @@ def test_boundary_diff_marks_the_dropped_characters(course_bpe):
     segments = boundary_diff(text, ours, plain)
     first = segments[0]
     assert (first.text, first.a_dropped, first.b_dropped, first.a_tokens) == ("A", True, False, ())
+
+
+@pytest.fixture(scope="module")
+def library_unigram():
+    """The library-flavor Unigram on the course's sample: no piece for "A" (its unk piece <unk>)."""
+    config = UnigramConfig(vocab_size=60)
+    return tokenizer_from_trace(train_corpus(HF_COURSE.text, RunConfig(config, (), "metaspace")))
+
+
+def unknown_and_source(text, pieces):
+    return [(piece.value, text[piece.start : piece.end]) for piece in pieces if piece.kind == UNKNOWN]
+
+
+def test_a_unigram_unknown_token_shows_its_name_not_its_text(library_unigram):
+    # The library's Unigram spells an unknown token as the text it stands for ("A"), the page
+    # must name it: "<unk> ← A", as WordPiece's "[UNK] ← 서울".
+    text = "Ab b"
+    library = LibraryTokenizer.from_str(tokenizer_to_json(library_unigram))
+    assert library.encode(text, add_special_tokens=False).tokens[1] == "A"  # what the library gives
+    ours = encode_pieces(library_unigram, text)
+    assert unknown_and_source(text, ours) == [("<unk>", "A")]
+    unknown_id = library_unknown_id(json.loads(tokenizer_to_json(library_unigram)), library)
+    through_library = library_pieces(library, False, unknown_id, text)
+    assert unknown_and_source(text, through_library) == [("<unk>", "A")]
+    (batch,) = library_batch_encoder(tokenizer_to_json(library_unigram))([text])
+    assert unknown_and_source(text, batch) == [("<unk>", "A")]
+    for pieces in (ours, through_library):
+        html = token_spans_html(text, pieces)
+        assert escape_text("<unk>") + '<span class="tok-unk-source"> ← A</span>' in html
+        assert "tok-group" not in html  # the ▁ Metaspace put before "A" shares no character with it

@@ -18,7 +18,7 @@ from explorer.render import (
     readable_token,
     token_spans_html,
 )
-from explorer.tokens import Piece
+from explorer.tokens import UNKNOWN, Piece
 
 XSS_AND_MARKUP = [
     "<script>alert(1)</script>",
@@ -159,6 +159,26 @@ def test_combining_accent_in_its_own_token_is_grouped():
     text = "e\u0301x"
     pieces = [piece(1, b"e", 0, 1), piece(2, "\u0301".encode(), 1, 2), piece(3, b"x", 2, 3)]
     assert group_pieces_by_shared_clusters(text, pieces) == [[0, 1], [2]]
+
+
+def test_the_prepended_metaspace_mark_forms_no_group_with_the_first_character():
+    # Metaspace puts "▁" before the first word; the library (and ours) gives it the span (0, 1) of
+    # the word's first character, which it shares without holding any of it.
+    text = "Ab"
+    pieces = [Piece(1, "▁", 0, 1), Piece(0, "<unk>", 0, 1, b"<unk>", UNKNOWN), Piece(2, "b", 1, 2)]
+    assert group_pieces_by_shared_clusters(text, pieces) == [[0], [1], [2]]
+    assert "tok-group" not in token_spans_html(text, pieces)
+    # Byte-fallback pieces of one character after it still form their group, without the "▁".
+    text = "東x"
+    bytes_of_east = [Piece(3 + i, f"<0x{b:02X}>", 0, 1, bytes([b])) for i, b in enumerate("東".encode())]
+    pieces = [Piece(1, "▁", 0, 1), *bytes_of_east, Piece(9, "x", 1, 2)]
+    assert group_pieces_by_shared_clusters(text, pieces) == [[0], [1, 2, 3], [4]]
+    markup = token_spans_html(text, pieces)
+    assert markup.count('class="tok-group"') == 1 and 'title="3 tokens form one character&#58; 東"' in markup
+    # A "▁" that holds a space of the text is an ordinary token.
+    text = "a b"
+    pieces = [Piece(1, "a", 0, 1), Piece(2, "▁", 1, 2), Piece(3, "b", 2, 3)]
+    assert group_pieces_by_shared_clusters(text, pieces) == [[0], [1], [2]]
 
 
 def test_grapheme_groups_keep_each_visible_character_whole():

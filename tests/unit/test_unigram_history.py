@@ -220,4 +220,17 @@ def test_lattice_word_cuts_and_refuses_clearly():
     word, note = lattice_view.lattice_word(tokenizer, "x" * 100)
     assert len(word) == lattice_view.LATTICE_MAX_CHARACTERS and "first 40 characters" in note
     lattice, why = lattice_view.word_lattice(trace, "▁Qé", len(trace.rounds))
-    assert lattice is None and "no piece for Qé" in why
+    assert lattice is None and "has no piece for Q or é and no unknown piece" in why  # each one named
+    lattice, why = lattice_view.word_lattice(trace, "▁東京東", 1)
+    assert lattice is None and "has no piece for 東 or 京 and" in why
+
+
+@pytest.mark.parametrize("count", [2, 3, 7, 30, 31, 95, 400, 2_500])
+def test_the_figures_x_axes_count_in_whole_steps(count):
+    # Plotly's own ticks on a short axis fall at halves ("1.5" EM iterations); ours never do.
+    losses = unigram_figures.loss_figure([[1.0 / (i + 1) for i in range(count)]], 1)
+    sizes = unigram_figures.vocabulary_figure(list(range(count, 0, -1)), 0)
+    for axis in (losses.layout.xaxis, sizes.layout.xaxis):
+        assert axis.tickmode == "linear" and axis.tick0 == 0
+        assert isinstance(axis.dtick, int) and axis.dtick >= 1
+        assert count / axis.dtick <= unigram_figures.MOST_TICKS  # and few enough to read

@@ -11,9 +11,11 @@ import pytest
 from explorer.checks import Limits, check_unigram
 from explorer.encode_steps.viterbi import path_from_table, viterbi_steps, viterbi_table
 from explorer.models.unigram import UnigramModel
-from explorer.pipeline import tokenizer_from_trace, trace_from_json, train_corpus
+from explorer.pipeline import tokenizer_from_trace, trace_from_json, train_corpus, unigram_tokenizer
+from explorer.render import escape_text
 from explorer.run_config import RunConfig, UnigramConfig
 from explorer.samples import SAMPLES
+from explorer.ui.encode_panel import viterbi_html
 from explorer.ui.literal import stop_reason_text
 from explorer.ui.settings import (
     DEFAULTS,
@@ -197,3 +199,32 @@ def test_the_stop_reason_says_when_the_seeds_were_already_small_enough():
         text, RunConfig(UnigramConfig(flavor="library", vocab_size=5), pre_tokenizer="metaspace")
     )
     assert len(pruned.seeds) > 5 and stop_reason_text(pruned) == "vocabulary size reached"
+
+
+def test_viterbi_steps_of_a_course_model_give_unk_per_word_for_characters_it_has_no_piece_for():
+    # A course model before its last round has no unk piece: its encode_word gives ["<unk>"] for a
+    # word with a character it has no piece for. That word's table stops there; the others are whole.
+    trace = train_corpus(
+        SAMPLES["hf-course"].text, RunConfig(UnigramConfig(flavor="course", vocab_size=60), (), "metaspace")
+    )
+    r = 1
+    tokenizer = unigram_tokenizer(trace, r)
+    assert tokenizer.model.unk_id is None
+    text = "東京 def ab東"
+    steps = viterbi_steps(tokenizer, text, name="run")
+    words = [word.word for word in steps.words]
+    assert words == ["▁東京", "▁def", "▁ab東"]
+    assert [list(word.tokens) for word in steps.words] == [trace.segment(word, r) for word in words]
+    tokyo, plain, broken_late = steps.words
+    assert tokyo.tokens == ("<unk>",) and tokyo.best_score is None
+    assert tokyo.note == "no piece for 東 or 京 and no unknown piece: the course's encode_word gives <unk>"
+    # "▁" has its row; from 東 on no segmentation reaches the end: "—" rows.
+    assert [row.piece for row in tokyo.rows] == ["▁", None, None]
+    assert not any(row.on_best_path for row in tokyo.rows)
+    assert plain.note is None and plain.rows == viterbi_table(tokenizer.model, "▁def")
+    cells = [(row.end, row.best_score, row.piece, row.start) for row in viterbi_table(tokenizer.model, "▁ab")]
+    assert [(row.end, row.best_score, row.piece, row.start) for row in broken_late.rows[:3]] == cells
+    assert broken_late.rows[3].piece is None
+    assert "no piece for 東 and" in broken_late.note
+    html = viterbi_html(steps)
+    assert html.count("<table") == 3 and escape_text(tokyo.note) in html
