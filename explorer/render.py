@@ -292,7 +292,7 @@ def token_spans_html(
     boxes (see `_token_span`). Tokens whose `value` is `new_token` (the merge player's last merge)
     are outlined, and so are tokens whose (start, end) is in `new_spans` (what a Unigram round
     changed), titled with `new_note`. No raw newline is emitted (newline tokens are followed by `<br>`),
-    so Markdown cannot end the HTML block early. Styles: `STYLESHEET` (classes only).
+    so Markdown cannot end the HTML block early. Styles: explorer.stylesheet (classes only).
     """
     colours = list(palette)
     parts = ['<div class="token-spans">']
@@ -338,66 +338,6 @@ LEGEND = (
     ("[UNK] ← 서울", "the unknown token, and the text it stands for: the vocabulary cannot spell it"),
     ("dropped: P", "a character the tokenizer leaves out: no token for it and no unknown token"),
 )
-
-# The one stylesheet of every token display, injected once per page (explorer.ui.frame.page).
-# Markup carries classes only; colours that depend on a token's position come inline. A line of
-# text (`compare.html.line_html`) draws one `.token-spans` block per run of touching tokens: inside a
-# line they flow inline and wrap between tokens.
-STYLESHEET = """
-.token-spans{line-height:1.9;white-space:pre-wrap;}
-.tok{color:#111;border-radius:3px;padding:0 1px;margin:0 1px;}
-.tok-id{display:inline-block;font-size:0.68em;color:#555;vertical-align:sub;margin-left:2px;font-family:ui-monospace,monospace;}
-.tok-special{outline:1px solid #555;font-weight:600;}
-.tok-new{outline:2px solid #d1495b;outline-offset:0;font-weight:700;background:#ffd6a5 !important;}
-.tok-unk{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-weight:600;}
-.tok-unk-source{font-weight:400;color:#333;}
-.tok-dropped{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-size:0.9em;}
-.tok-group{outline:1px dashed #666;outline-offset:1px;border-radius:3px;}
-.tok-group-label{font-size:0.85em;color:#222;background:#eef0f3;border-radius:3px;padding:0 3px;
-  margin-left:2px;}
-.mono-tok{display:inline-block;border-radius:3px;padding:1px 2px;margin:0 1px;
-  font-family:ui-monospace,monospace;}
-.mono-tok.later{opacity:0.45;}
-.muted{color:#666;}
-.small{font-size:0.85em;}
-.top-words{line-height:2.1;}
-.word-card{display:inline-block;margin:3px 8px 3px 0;padding:2px 4px;border:1px solid #e3e3e3;
-  border-radius:4px;white-space:nowrap;max-width:100%;overflow:hidden;}
-.word-count{margin-left:4px;}
-.step-sentence{margin:4px 0 10px 0;line-height:2.1;}
-.merge-tree{line-height:1.7;font-size:0.95em;}
-.compare-line .token-spans{display:inline;}
-.compare-line .tok{display:inline-block;}
-.compare-line .gap{color:#bbb;padding:0 2px;}
-.column-head{margin-bottom:4px;}
-.tok-rest{background:#fff;border:1px dotted #999;color:#777;padding:0 2px;}
-.encode-steps{line-height:2.0;}
-.steps-head{margin-bottom:6px;}
-.steps-head .lost{color:#b00020;}
-.steps-pre-token{margin:4px 0;}
-.steps-pre-token summary{cursor:pointer;}
-.steps-table{border-collapse:collapse;margin:2px 0 8px 18px;font-size:0.92em;}
-.steps-table td{padding:1px 8px;vertical-align:top;border-bottom:1px solid #f0f0f0;}
-.steps-pieces{white-space:nowrap;}
-.step-bar{padding:2px 0 8px 0;}
-.step-bar-label{font-size:0.875rem;margin-bottom:6px;}
-.step-bar-track{height:4px;background:#e6e9ef;border-radius:2px;}
-.step-bar-fill{height:4px;background:#d1495b;border-radius:2px;}
-.why{background:#f6f8fa;border-left:4px solid #d1495b;padding:6px 10px;margin:6px 0;border-radius:3px;}
-.round-summary{font-size:1.02em;padding:2px 0 6px 0;}
-.lattice-wrap{overflow-x:auto;}
-.lattice{border-collapse:separate;border-spacing:2px;font-family:ui-monospace,monospace;}
-.lattice th.lat-char{padding:2px 6px;background:#eef0f3;text-align:center;font-weight:600;}
-.lattice td.lat-edge{padding:1px 4px;background:#dfe7fd;border:1px solid #c5d0ee;border-radius:3px;
-  text-align:center;white-space:nowrap;font-size:0.9em;}
-.lattice td.lat-best{background:#ffd6a5;border:2px solid #d1495b;font-weight:700;}
-.lattice td.lat-unk{background:#fff;border:1.5px dashed #b00020;color:#b00020;}
-.lat-score{display:block;font-size:0.75em;color:#555;font-weight:400;}
-.run-card{font-size:0.9em;line-height:1.5;}
-.note{color:#777;font-size:0.875rem;}
-.result-title{font-weight:600;}
-.token-legend td:first-child{padding:0 0.6em;}
-"""
 
 
 def legend_html() -> str:

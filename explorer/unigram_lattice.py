@@ -4,7 +4,7 @@ sentence that adds the best path up (for a course run, also the course's encode_
 
 The lattice itself is UnigramModel.lattice's (through UnigramTrace.lattice: the course's rules
 for a course run); this module only lays it out and words it. Every string is escaped
-(explorer.render.escape_text); the markup has classes only (render.STYLESHEET).
+(explorer.render.escape_text); the markup has classes only (explorer.stylesheet).
 
 What it does not do: import streamlit, search (explorer.models.unigram), or show the Viterbi table.
 """

@@ -11,7 +11,7 @@
 - `readers` and `uploads`: uploaded tokenizer.json, vocab.txt, vocab.json + merges.txt and
   SentencePiece files read into tokenizers (`read_uploads`).
 - `html`: the token columns (with their headers) and the boundary diff as escaped HTML with
-  classes (`render.STYLESHEET`).
+  classes (`explorer.stylesheet`).
 - `picker`: the model picker's order, labels and first selection (grouped by family).
 - `decode`: token ids back to text for our tokenizers and library-only uploads (`Decoding`s, as
   explorer.pretrained gives for the bundled ones), and their HTML.

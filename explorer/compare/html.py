@@ -7,7 +7,7 @@
 - `boundary_diff_html` / `diff_legend_html`: a `boundary_diff` (explorer.compare.diff) drawn as
   two rows of the same characters, each boundary a bar on a cell's left.
 
-Markup carries classes only; their rules are in `render.STYLESHEET`, injected once per page.
+Markup carries classes only; their rules are in `explorer.stylesheet`, injected once per page.
 A token's background colour comes inline: it is data (the token's position), as in
 `render.token_spans_html`. Every string from a user, a corpus or a vocabulary is escaped
 (`render.escape_text`).

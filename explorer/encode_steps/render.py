@@ -4,7 +4,7 @@ after it, the piece the step made outlined; dropped characters and unknown token
 boxes every token display uses (`dropped: P`, `[UNK] ← 서울`).
 
 Every string from the text or the vocabulary goes through `render.escape_text`. Classes come from
-`render.STYLESHEET`.
+`explorer.stylesheet`.
 
 What it does not do: encode (the other modules of explorer.encode_steps), or import streamlit.
 """
