@@ -74,6 +74,20 @@ def train_corpus(
     return trace
 
 
+def unigram_piece_frequencies(trace: UnigramTrace) -> list[int]:
+    """How often each piece of the final vocabulary (by id) occurs when every distinct corpus word
+    is segmented by the final model, times the word's count: the Vocabulary page's frequency,
+    what "frequency" means for a BPE run too (occurrences once every merge is applied). The app's
+    worker records them in the trace (`final_frequencies`), so the page does not segment the
+    corpus; the command line does not need them."""
+    model = unigram_tokenizer(trace).model
+    frequencies = [0] * len(trace.final_pieces)
+    for word, count in zip(trace.words, trace.counts):
+        for token in model.tokenize(word):
+            frequencies[token.id] += count
+    return frequencies
+
+
 def trace_from_json(text: str) -> Trace | UnigramTrace:
     """A trace's JSON read back: a UnigramTrace when its "format" says so, else a Trace."""
     try:

@@ -28,7 +28,7 @@ JSON (`to_json` / `from_json`):
                  "value": f64}, "first_kept": [int, float]|null, "alive": i32, "scores": f64,
                  "added": [str]}],
      "final_pieces": [[str, float]], "unk_id": int|null, "stop_reason": str, "seconds": float,
-     "final_loss": float|null}
+     "final_loss": float|null, "final_frequencies": i64|null}
 i32 / i64 / i8 / f64 are base64 strings of little-endian arrays (exact and compact; written by
 explorer.trace_packing). `alive` and `scores` are the snapshot after the round: seed indices in
 model order and their scores (the "final" round's snapshot is `final_pieces`). NaN in a removed
@@ -202,6 +202,9 @@ class UnigramTrace:
     stop_reason: str
     seconds: float = 0.0
     final_loss: float | None = None  # course: compute_loss of the final model (None: not recorded)
+    # Occurrences of each final piece (by id) in the corpus words segmented by the final model,
+    # times their counts; set by pipeline.train_corpus where the training ran (None: not recorded).
+    final_frequencies: list[int] | None = None
     _models: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
 
     # --- basic views -------------------------------------------------------------------------
@@ -321,6 +324,9 @@ class UnigramTrace:
             "stop_reason": self.stop_reason,
             "seconds": self.seconds,
             "final_loss": self.final_loss,
+            "final_frequencies": None
+            if self.final_frequencies is None
+            else pack(np.asarray(self.final_frequencies, dtype=np.int64), "i64"),
         }
 
     def to_json(self) -> str:
@@ -344,6 +350,9 @@ class UnigramTrace:
                 stop_reason=data["stop_reason"],
                 seconds=data.get("seconds", 0.0),
                 final_loss=data.get("final_loss"),
+                final_frequencies=None
+                if data.get("final_frequencies") is None
+                else unpack_numpy(data["final_frequencies"], "i64").tolist(),
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"Unigram trace: malformed ({type(error).__name__}: {error})") from None

@@ -44,7 +44,10 @@ def vocabulary_table(trace, names: list[str], model) -> pd.DataFrame:
     """One row per piece of the final vocabulary: id, piece, readable form, kind, length in
     characters, score (log-probability) and corpus frequency. `model`: the final UnigramModel."""
     specials = set(trace.special_tokens)
-    frequencies = piece_frequencies(trace, model)
+    if trace.final_frequencies is not None:  # recorded where the run trained
+        frequencies = dict(enumerate(trace.final_frequencies))
+    else:  # a trace stored before they were recorded
+        frequencies = piece_frequencies(trace, model)
     pieces = trace.final_pieces
     return pd.DataFrame(
         {

@@ -40,7 +40,8 @@ MEASURE_CHUNK = 8 * 4096  # lines measured between two progress reports and stop
 
 
 def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: dict | None = None) -> dict:
-    from explorer.pipeline import train_corpus  # here: the server imports this module for its names alone
+    # here: the server imports this module for its names alone
+    from explorer.pipeline import train_corpus, unigram_piece_frequencies
 
     run = RunConfig.from_dict(settings, strict=True)
     unit = "round" if run.is_unigram else "merge"
@@ -60,6 +61,8 @@ def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: 
     )
     if not trace.words:
         raise ValueError(NO_WORDS)
+    if run.is_unigram:  # the Vocabulary page's frequencies, here in the worker, not on the page
+        trace.final_frequencies = unigram_piece_frequencies(trace)
     stopped_by = None
     if trace.stop_reason == "stopped":
         stopped_by = STOP_BUTTON if reporter.cancelled else budget.stop_cause(trace)

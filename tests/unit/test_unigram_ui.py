@@ -24,6 +24,7 @@ from explorer.ui.settings import (
     other_algorithm,
     settings_for_other_algorithm,
 )
+from explorer.ui.unigram_vocabulary import piece_frequencies
 from explorer.work.tasks import STOP_BUTTON, train_task
 from tests.unit.test_work_tasks import FakeReporter
 
@@ -228,3 +229,22 @@ def test_viterbi_steps_of_a_course_model_give_unk_per_word_for_characters_it_has
     assert "no piece for 東 and" in broken_late.note
     html = viterbi_html(steps)
     assert html.count("<table") == 3 and escape_text(tokyo.note) in html
+
+
+@pytest.mark.parametrize("flavor", ["course", "library"])
+def test_the_worker_records_the_piece_frequencies_the_vocabulary_page_shows(flavor):
+    run = dataclasses.replace(COURSE_RUN, flavor=flavor, vocab_size=80)
+    result = train_task(
+        FakeReporter(),
+        SAMPLES["hf-course"].text,
+        run.run_config(LIMITS).to_dict(),
+        dataclasses.asdict(LIMITS),
+    )
+    trace = trace_from_json(result["trace_json"])
+    model = tokenizer_from_trace(trace).model
+    expected = piece_frequencies(trace, model)  # every corpus word segmented, as the page did
+    assert trace.final_frequencies == [expected.get(index, 0) for index in range(len(trace.final_pieces))]
+    assert sum(trace.final_frequencies) > len(trace.words)
+    assert trace_from_json(trace.to_json()).final_frequencies == trace.final_frequencies
+    # The command line's training (pipeline.train_corpus) does not pay for them.
+    assert train_corpus(SAMPLES["hf-course"].text, trace.config).final_frequencies is None
