@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -184,3 +187,19 @@ def test_training_through_the_pool_and_stopping_it():
         assert big.result["stop_reason"] == "stopped" and big.result["stopped_by"] == "the Stop button"
     finally:
         pool.shutdown()
+
+
+def test_a_worker_measuring_a_corpus_imports_no_pandas():
+    """pandas is a quarter second and 40 MB of every worker; measuring needs the figures only."""
+    code = (
+        "import sys; from explorer.work import tasks; import explorer.compare, explorer.metrics; "
+        "print('pandas' in sys.modules)"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parents[2],
+    )
+    assert output.stdout.strip() == "False"
