@@ -189,11 +189,11 @@ def test_training_through_the_pool_and_stopping_it():
         pool.shutdown()
 
 
-def test_a_worker_measuring_a_corpus_imports_no_pandas():
+def test_a_worker_warmed_up_for_measuring_imports_no_pandas():
     """pandas is a quarter second and 40 MB of every worker; measuring needs the figures only."""
     code = (
-        "import sys; from explorer.work import tasks; import explorer.compare, explorer.metrics; "
-        "print('pandas' in sys.modules)"
+        "import sys; from explorer.work import tasks; tasks.warm_up('measuring'); "
+        "print('explorer.compare' in sys.modules, 'pandas' in sys.modules)"
     )
     output = subprocess.run(
         [sys.executable, "-c", code],
@@ -202,4 +202,19 @@ def test_a_worker_measuring_a_corpus_imports_no_pandas():
         check=True,
         cwd=Path(__file__).parents[2],
     )
-    assert output.stdout.strip() == "False"
+    assert output.stdout.strip() == "True False"
+
+
+def test_a_warmed_up_worker_measures_without_reading_the_vocabulary_again(monkeypatch):
+    from explorer.compare import encoders
+    from explorer.pretrained import tiktoken_backend
+
+    tiktoken_backend.load_encoding.cache_clear()
+    encoders._token_tables.cache_clear()
+    tasks.warm_up("gpt2")
+    monkeypatch.setattr(tiktoken_backend, "mergeable_ranks", lambda name: pytest.fail(f"{name} read again"))
+    result = measure_task(FakeReporter(), CORPUS, {"pretrained": "gpt2"}, {"kind": "whole"})
+    assert result["complete"] and result["metrics"]["tokens"] > 0
+    assert set(tasks.WARM_UP_STEPS) == {"measuring", "gpt2", "cl100k_base", "o200k_base"}
+    with pytest.raises(ValueError, match="unknown warm-up step 'llama3'"):
+        tasks.warm_up("llama3")  # the other bundled tokenizers load when their column is first shown
