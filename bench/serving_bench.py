@@ -21,7 +21,8 @@ own in a temporary folder.
 - latency: one visitor (a browser tab) scrubs Merge history with the keyboard (ArrowRight, waiting
   for the merge line to change) on a trained run: median and maximum key-to-update time, first with
   nobody else on the server, then while a websocket visitor trains 1 MB to vocab 20,000.
-- compare: the Compare page of a 4 MB corpus: the time from opening it to the figures' table.
+- compare: the Compare page of a 4 MB corpus: the time from opening it to the figures' table, and
+  the RSS of the server and of each worker before and after each visit.
 Server memory: the peak of the server's RSS plus its worker processes' (sampled every 0.25 s).
 
 A benchmark: it prints figures (no pass/fail besides failures to finish).
@@ -43,7 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from load_test import cpu_seconds, family, family_rss_mb, temporary_store  # noqa: E402
+from load_test import cpu_seconds, family, family_rss_mb, memory_mb, temporary_store  # noqa: E402
 
 from tests.browser.helpers import (  # noqa: E402
     CHROMIUM,
@@ -354,18 +355,20 @@ def latency(moves: int) -> None:
 def compare() -> None:
     """Compare's figures for two 3.9 MB corpora in turn: the first visit of a fresh server (it and its
     workers load the GPT vocabularies then), and a second corpus once they are loaded."""
-    timings = []
+    timings, memory = [], []
     with chromium() as browser, Server("bench-compare") as server:
         page = browser.new_context(viewport=VIEWPORT).new_page()
         for seed in (4, 5):
             _paste_and_train(page, server.url, _random_corpus(3.9, seed=seed), 2_000)
             page.get_by_text("Merges learned", exact=True).wait_for(timeout=300_000)
             wait_idle(page)
+            memory.append(("before", processes_mb(server.pid)))
             begun = time.monotonic()
             page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Compare").click()
             page.get_by_text("On the training corpus", exact=False).first.wait_for(timeout=120_000)
             page.locator('[data-testid="stDataFrame"]').nth(1).wait_for(timeout=300_000)
             timings.append(time.monotonic() - begun)
+            memory.append(("after", processes_mb(server.pid)))
             note = page.get_by_text("On the training corpus", exact=False).first.inner_text()
     print(
         "compare: a 3.9 MB corpus, 4 tokenizers (this run, GPT-2, GPT-4, GPT-4o): "
@@ -376,6 +379,15 @@ def compare() -> None:
         f"another 3.9 MB corpus afterwards: {timings[1]:.1f} s"
     )
     print(f"  {note.strip()}")
+    for (when, (server_mb, workers_mb)), visit in zip(memory, ("first", "first", "second", "second")):
+        workers = ", ".join(f"{mb:.0f}" for mb in workers_mb)
+        print(f"  RSS {when} the {visit} visit: server {server_mb:.0f} MB, workers {workers} MB")
+
+
+def processes_mb(pid: int) -> tuple[float, list[float]]:
+    """RSS of the server and of each of its worker processes, in MB."""
+    server, *workers = (memory_mb(member).get("VmRSS", 0.0) for member in family(pid))
+    return server, workers
 
 
 def main() -> int:

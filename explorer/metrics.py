@@ -22,12 +22,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from explorer.corpus import WORD
 from explorer.tokens import DROPPED, UNKNOWN, Piece, lost_characters, tokens_only
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 SPAN_BATCH = 4096  # texts whose spans are held at once in compute_metrics
 
@@ -197,6 +200,8 @@ METRIC_DEFINITIONS = {
 def metrics_table(metrics: Iterable[TokenizerMetrics]) -> pd.DataFrame:
     """One row per tokenizer (indexed by name), one column per figure in `METRIC_COLUMNS`."""
     rows = {m.name: {label: getattr(m, field) for field, label in METRIC_COLUMNS.items()} for m in metrics}
+    import pandas as pd  # here: a worker measuring a corpus needs the figures, not a table
+
     table = pd.DataFrame.from_dict(rows, orient="index", columns=list(METRIC_COLUMNS.values()))
     table.index.name = "tokenizer"
     return table

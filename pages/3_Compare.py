@@ -20,6 +20,7 @@ with st.expander("Upload a tokenizer", icon=":material/upload_file:"):
 special_tokens = model_picker.special_tokens_switch()
 columns, hidden = compare.available_columns(run, other, uploads, special_tokens)
 shown = compare.with_memo(model_picker.pick(columns, hidden))
+compare.start_corpus_figures(run, shown)  # the workers measure while the sections above it are drawn
 compare.legend()
 
 if not sentences:

@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import bisect
 from itertools import accumulate
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from explorer.bytelevel import symbols_to_bytes
 from explorer.metrics import ratio
 from explorer.step_sampling import sampled_steps
 from explorer.trace import Trace
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 CURVE_COLUMNS = (
     "merges",
@@ -99,4 +101,6 @@ def metrics_curve(trace: Trace, points: int = 100) -> pd.DataFrame:
                 ratio(split, pre_tokens),
             )
         )
+    import pandas as pd  # here: a worker measuring a corpus imports this package but draws nothing
+
     return pd.DataFrame(rows, columns=list(CURVE_COLUMNS))

@@ -16,11 +16,13 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from explorer.compare.columns import TokenizerColumn
 from explorer.metrics import TokenizerMetrics, add_metrics, compute_metrics, metrics_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 MEASURE_BATCH = 4096  # lines encoded at once by measure_corpus: bounds its memory on any corpus
 

@@ -266,6 +266,14 @@ def boundary_diff_section(columns: Sequence[TokenizerColumn], sentences: Sequenc
     st.html(diff_legend_html(column_a.name, column_b.name, DiffSummary(*totals)) + "".join(bodies))
 
 
+def start_corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
+    """Set the workers measuring the corpus now: the page draws its other sections meanwhile
+    (on a fresh server the first visit's sentence columns load the GPT vocabularies, 0.8 s)."""
+    corpus_text = state.trained_corpus_text(run)
+    if corpus_text is not None and columns:
+        measuring.start_measurements(run, columns, corpus_text, bool(state.get(state.MEASURE_WHOLE)))
+
+
 def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
     """Every column measured on the run's training corpus in worker processes (a stated sample by
     default, the whole corpus on request), kept in the run store; redrawn once a second while

@@ -7,10 +7,12 @@ and kept in the run store beside the run (explorer.ui.serving).
 - A measurement's key is an HMAC (the store's `run_key`) of the corpus digest, the tokenizer's
   content and the sample: the same tokenizer measured on the same text by any visitor is one job
   and one stored result.
-- `measurements(run, columns, whole)` returns what is known, asks the pool for the rest (the session
-  holds the handles, so a job nobody waits for any more is cancelled) and waits for them up to
-  `INLINE_SECONDS` in the script run (sleeping; the page's progress bar moves), then lets a
-  poller redraw the section until all are in.
+- `start_measurements(run, columns, corpus_text, whole)` asks the pool for what is not stored yet,
+  without waiting (the page calls it before drawing anything slow); the session holds the
+  handles, so a job nobody waits for any more is cancelled.
+- `measurements(run, columns, corpus_text, whole)` returns what is known, asks for the rest and
+  waits for them up to `INLINE_SECONDS` in the script run (sleeping; the page's progress bar
+  moves), then lets a poller redraw the section until all are in.
 
 What it does not do: define the figures (explorer.metrics) or draw them (explorer.ui.compare).
 """
@@ -82,13 +84,18 @@ def _store(key: str, result: dict) -> None:
         run_store.put(key, json.dumps(result).encode("utf-8"), None, {"kind": "measurement"})
 
 
-def measurements(
-    run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, whole: bool, progress=None
-) -> tuple[dict[str, Measured], dict[str, str], int]:
-    """(measured by column key, failures by column key: one sentence each, how many still run).
+def start_measurements(run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, whole: bool) -> None:
+    """Ask the pool for every measurement not stored yet, without waiting: called at the top of
+    the page, the workers measure while the server draws the sentence sections (and loads the
+    pretrained vocabularies they need); `measurements` then finds the session's jobs."""
+    _request(run, columns, corpus_text, sample_for(corpus_text, whole))
 
-    `progress(done, total)` is called while waiting inline."""
-    sample = sample_for(corpus_text, whole)
+
+def _request(
+    run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, sample: dict
+) -> tuple[dict[str, Measured], dict[str, str], dict[str, tuple[str, object]]]:
+    """(stored results, columns that cannot be measured, the pending jobs: column key -> (key,
+    handle)). The handles are kept in the session, so a second call asks for nothing new."""
     held: dict[str, object] = state.get(state.MEASURE_JOBS) or {}
     found: dict[str, Measured] = {}
     failed: dict[str, str] = {}
@@ -111,6 +118,17 @@ def measurements(
             held[key] = handle
         pending[column.key] = (key, handle)
     state.put(state.MEASURE_JOBS, held)
+    return found, failed, pending
+
+
+def measurements(
+    run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, whole: bool, progress=None
+) -> tuple[dict[str, Measured], dict[str, str], int]:
+    """(measured by column key, failures by column key: one sentence each, how many still run).
+
+    `progress(done, total)` is called while waiting inline."""
+    found, failed, pending = _request(run, columns, corpus_text, sample_for(corpus_text, whole))
+    held: dict[str, object] = state.get(state.MEASURE_JOBS) or {}
     deadline = time.monotonic() + INLINE_SECONDS
     while pending and time.monotonic() < deadline:
         for column_key, (key, handle) in list(pending.items()):

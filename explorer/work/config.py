@@ -5,6 +5,9 @@
 
 `default_pool()` creates the pool on first use (its workers start when work arrives, or at
 `warm_up()`), preloading explorer.work.tasks in every worker so a job does not pay for imports.
+Once the first job has arrived, every worker is kept started, and an idle worker warms up for the
+Compare page (`IDLE_STEPS`: explorer.work.tasks.warm_up, the GPT vocabularies), so that page's
+first visit does not wait for them.
 A malformed variable is logged and its default used: a typo must not take the demo down.
 
 What it does not do: read the training limits (explorer.checks.Limits) or the store's settings
@@ -19,11 +22,19 @@ import threading
 from collections.abc import Mapping
 
 from explorer.work.pool import WorkerPool
+from explorer.work.tasks import WARM_UP_STEPS
 
 LOG = logging.getLogger(__name__)
 
 DEFAULT_TASKS_PER_WORKER = 20
 PRELOAD = ("explorer.work.tasks",)
+IDLE_STEPS = tuple(("explorer.work.tasks:warm_up", (step,)) for step in WARM_UP_STEPS)
+DEFAULTS = {
+    "tasks_per_worker": DEFAULT_TASKS_PER_WORKER,
+    "preload": PRELOAD,
+    "idle_steps": IDLE_STEPS,
+    "keep_all_started": True,
+}
 
 _default: WorkerPool | None = None
 _default_lock = threading.Lock()
@@ -45,7 +56,7 @@ def _positive_int(environ: Mapping[str, str], name: str) -> int | None:
 def pool_settings(environ: Mapping[str, str] | None = None) -> dict:
     """WorkerPool keyword arguments from the environment; ValueError naming a bad variable."""
     environ = os.environ if environ is None else environ
-    settings = {"tasks_per_worker": DEFAULT_TASKS_PER_WORKER, "preload": PRELOAD}
+    settings = dict(DEFAULTS)
     size = _positive_int(environ, "EXPLORER_WORKERS")
     if size is not None:
         settings["size"] = size
@@ -64,6 +75,6 @@ def default_pool() -> WorkerPool:
                 settings = pool_settings()
             except ValueError as error:
                 LOG.warning("%s; using the default worker pool settings", error)
-                settings = {"tasks_per_worker": DEFAULT_TASKS_PER_WORKER, "preload": PRELOAD}
+                settings = dict(DEFAULTS)
             _default = WorkerPool(**settings)
         return _default

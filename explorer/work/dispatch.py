@@ -76,7 +76,9 @@ class Dispatcher:
     def _start_worker(self) -> None:
         try:
             self._workers.append(
-                WorkerProcess(list(sys.path), self.report_interval, self.preload, self.niceness)
+                WorkerProcess(
+                    list(sys.path), self.report_interval, self.preload, self.niceness, self.idle_steps
+                )
             )
         except OSError:
             LOG.exception("could not start a worker process")
@@ -163,6 +165,9 @@ class Dispatcher:
     def _start_needed_workers(self) -> None:
         starting = sum(1 for worker in self._workers if not worker.ready)
         wanted = min(self.size - len(self._workers), len(self._queue) - starting)
+        # Started before they are needed, they warm up (idle steps) meanwhile; not while starts fail.
+        if self.keep_all_started and self._used and not self._start_failures:
+            wanted = self.size - len(self._workers)
         for _ in range(max(0, wanted)):
             self._start_worker()
 

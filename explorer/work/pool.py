@@ -3,7 +3,10 @@
 `WorkerPool(size)` keeps at most `size` worker processes (explorer/work/worker.py), started when
 work arrives and kept for `tasks_per_worker` jobs each, then replaced, so memory cannot creep.
 Workers run at a lower priority (`niceness`, default 10): when every core is busy, the server's
-own page reruns still get the CPU first.
+own page reruns still get the CPU first. `idle_steps` warm a worker up while it has nothing to do
+(explorer/work/worker.py); with `keep_all_started`, once the first job has been submitted the pool
+keeps all `size` workers started (a recycled one is replaced at once), so they are warm before the
+next jobs need them.
 `submit(key, function, *args)` queues `function(reporter, *args)` (a module-level function: the
 worker imports it by name) and returns a `Job` (explorer/work/jobs.py); a job with the same key
 that is still queued or running is returned instead, so thirty visitors asking for one run get one
@@ -73,6 +76,8 @@ class WorkerPool(Dispatcher):
         keep_seconds: float = 120.0,
         preload: tuple[str, ...] = (),
         niceness: int = 10,
+        idle_steps: tuple[tuple[str, tuple], ...] = (),
+        keep_all_started: bool = False,
     ):
         self.size = max(1, size if size is not None else _cpu_count())
         if tasks_per_worker < 1:
@@ -86,6 +91,9 @@ class WorkerPool(Dispatcher):
         self.keep_seconds = keep_seconds
         self.preload = tuple(preload)
         self.niceness = niceness
+        self.idle_steps = tuple(idle_steps)
+        self.keep_all_started = keep_all_started
+        self._used = False  # a job has been submitted (keep_all_started waits for it)
         self._lock = threading.Lock()
         self._queue: deque[Job] = deque()
         self._active: dict[str, Job] = {}  # key -> queued or running job
@@ -178,6 +186,7 @@ class WorkerPool(Dispatcher):
             job = self._active.get(key)  # submitted by another thread meanwhile
             if job is None:
                 limit = self.time_limit if time_limit is None else time_limit
+                self._used = True
                 job = Job(self, key, next(self._task_ids), payload, limit)
                 self._active[key] = job
                 self._queue.append(job)

@@ -48,7 +48,12 @@ class WorkerProcess:
     """A started worker: its process, its connection, and what the pool tracks about it."""
 
     def __init__(
-        self, sys_path: list[str], report_interval: float, preload: tuple[str, ...], niceness: int = 0
+        self,
+        sys_path: list[str],
+        report_interval: float,
+        preload: tuple[str, ...],
+        niceness: int = 0,
+        idle_steps: tuple[tuple[str, tuple], ...] = (),
     ):
         parent_end, child_end = socket.socketpair()
         try:
@@ -69,7 +74,9 @@ class WorkerProcess:
         self.ready = False
         self.job: Job | None = None
         self.tasks_done = 0
-        self.connection.send(("setup", sys_path, report_interval, tuple(preload), niceness))
+        self.connection.send(
+            ("setup", sys_path, report_interval, tuple(preload), niceness, tuple(idle_steps))
+        )
 
     @property
     def idle(self) -> bool:

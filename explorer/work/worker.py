@@ -4,7 +4,7 @@ A worker is a fresh Python interpreter (`python -m explorer.work.worker FD`) tha
 server over one Unix socket, wrapped in a `multiprocessing.connection.Connection` (length-prefixed
 pickles). Messages, as tuples:
 
-    server -> worker   ("setup", sys_path, report_interval, preload, niceness)   once, first
+    server -> worker   ("setup", sys_path, report_interval, preload, niceness, idle_steps)   once
                        ("task", task_id, pickled (function, args))
                        ("cancel", task_id)                              only while that task runs
                        ("exit",)
@@ -13,6 +13,12 @@ pickles). Messages, as tuples:
                        ("stopping", task_id)                            the cancel was seen
                        ("done", task_id, result)
                        ("failed", task_id, sentence, traceback_text)
+
+Idle steps: ("module:function", args) pairs that warm the worker up for later jobs (load what a
+first job would otherwise load). They run one at a time, in order, only once the worker has been
+idle for `IDLE_AFTER` seconds, and a message is looked for between two steps: a job never waits for
+more than the one step under way, and the remaining steps run when the worker is idle again. A
+step that fails is skipped (the job that needs it meets the same failure and reports it).
 
 A task is `function(reporter, *args)`. `Reporter.report(**progress)` sends progress, at most one
 message per `report_interval` (fields accumulate: a report of `phase` alone keeps the last `step`);
@@ -38,6 +44,8 @@ import sys
 import time
 import traceback
 from multiprocessing.connection import Connection
+
+IDLE_AFTER = 0.5  # seconds without a message before an idle step starts
 
 
 def failure_sentence(error: BaseException) -> str:
@@ -108,16 +116,30 @@ def run_task(connection: Connection, task_id: int, payload: bytes, interval: flo
         connection.send(("failed", task_id, failure_sentence(error), traceback.format_exc()))
 
 
+def run_idle_step(name: str, args: tuple) -> None:
+    """Call the function `name` ("module:function") with `args`; a failure is ignored."""
+    module, function = name.split(":")
+    try:
+        getattr(importlib.import_module(module), function)(*args)
+    except Exception:  # noqa: BLE001 - an optimisation only: the job needing it reports the failure
+        pass
+
+
 def serve(connection: Connection) -> None:
     """Set up as the server says, then run tasks until told to exit or the server goes away."""
-    _, sys_path, interval, preload, niceness = connection.recv()
+    _, sys_path, interval, preload, niceness, idle_steps = connection.recv()
     if niceness:
         os.nice(niceness)  # the server's page reruns go first when the cores are busy
     sys.path[:] = list(dict.fromkeys([*sys_path, *sys.path]))
     for module in preload:  # import the heavy modules before the first task, not during it
         importlib.import_module(module)
     connection.send(("ready", os.getpid()))
+    idle_steps = list(idle_steps)
     while True:
+        # A job sent right after this worker's start or its last job comes first.
+        if idle_steps and not connection.poll(IDLE_AFTER):
+            run_idle_step(*idle_steps.pop(0))
+            continue
         try:
             message = connection.recv()
         except EOFError:  # the server closed its end: it has exited

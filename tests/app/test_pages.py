@@ -336,6 +336,22 @@ def test_compare_shows_pretrained_tokenizers_metrics_and_charts():
     assert "**tokens per word**: tokens ÷ words" in captions
 
 
+def test_compare_asks_the_workers_for_the_corpus_figures_before_drawing_the_sentences(monkeypatch):
+    """The workers measure while the server draws the sentence columns (which load the pretrained
+    vocabularies on a fresh server): the first request comes before the first column is drawn."""
+    from explorer.ui import compare, measuring
+
+    events = []
+    request, draw = measuring._request, compare.token_columns
+    monkeypatch.setattr(measuring, "_request", lambda *args: events.append("request") or request(*args))
+    monkeypatch.setattr(compare, "token_columns", lambda *args: events.append("draw") or draw(*args))
+    at = train(new_app())
+    at.switch_page(COMPARE).run()
+    assert not at.exception, at.exception
+    assert events[:2] == ["request", "draw"]
+    assert len(at.dataframe[1].value) == 4  # and the figures are all there
+
+
 def test_compare_columns_can_be_hidden_and_uploads_added():
     at = train(new_app())
     at.switch_page(COMPARE).run()

@@ -85,3 +85,16 @@ def slow_to_stop(reporter, seconds_to_wrap_up):
 def broken_training(reporter, *args):
     """Stands in for train_task in a test of the app: an unexpected error inside the worker."""
     raise RuntimeError("secret internal detail")
+
+
+WARMED: list[str] = []  # the idle steps this worker process has run
+
+
+def warm_step(name, seconds=0.0):
+    """An idle step (WorkerPool idle_steps): takes `seconds`, then is recorded."""
+    time.sleep(seconds)
+    WARMED.append(name)
+
+
+def warmed(reporter):
+    return list(WARMED)

@@ -223,6 +223,22 @@ def test_pretrained_batch_encoder_gives_encode_pretrained_spans():
             ]
 
 
+def test_pretrained_batch_encoder_reads_the_vocabulary_once_for_all_its_threads(monkeypatch):
+    from explorer.compare import encoders
+    from explorer.pretrained import tiktoken_backend
+
+    reads = []
+    read_ranks = tiktoken_backend.mergeable_ranks
+    monkeypatch.setattr(
+        tiktoken_backend, "mergeable_ranks", lambda name: reads.append(name) or read_ranks(name)
+    )
+    tiktoken_backend.load_encoding.cache_clear()
+    encoders._token_tables.cache_clear()
+    texts = ["many lines, many chunks"] * (encoders.BATCH_CHUNK * encoders.BATCH_THREADS)
+    assert len(pretrained_batch_encoder("gpt2")(texts)) == len(texts)
+    assert reads == ["gpt2"]
+
+
 def test_pieces_from_byte_lengths_widen_partial_characters():
     assert pieces_from_byte_lengths("aé", [1, 2, 3], [1, 1, 1], ["a", "Ã", "©"]) == [
         Piece(1, "a", 0, 1),

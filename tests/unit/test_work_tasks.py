@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -184,3 +187,34 @@ def test_training_through_the_pool_and_stopping_it():
         assert big.result["stop_reason"] == "stopped" and big.result["stopped_by"] == "the Stop button"
     finally:
         pool.shutdown()
+
+
+def test_a_worker_warmed_up_for_measuring_imports_no_pandas():
+    """pandas is a quarter second and 40 MB of every worker; measuring needs the figures only."""
+    code = (
+        "import sys; from explorer.work import tasks; tasks.warm_up('measuring'); "
+        "print('explorer.compare' in sys.modules, 'pandas' in sys.modules)"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).parents[2],
+    )
+    assert output.stdout.strip() == "True False"
+
+
+def test_a_warmed_up_worker_measures_without_reading_the_vocabulary_again(monkeypatch):
+    from explorer.compare import encoders
+    from explorer.pretrained import tiktoken_backend
+
+    tiktoken_backend.load_encoding.cache_clear()
+    encoders._token_tables.cache_clear()
+    tasks.warm_up("gpt2")
+    monkeypatch.setattr(tiktoken_backend, "mergeable_ranks", lambda name: pytest.fail(f"{name} read again"))
+    result = measure_task(FakeReporter(), CORPUS, {"pretrained": "gpt2"}, {"kind": "whole"})
+    assert result["complete"] and result["metrics"]["tokens"] > 0
+    assert set(tasks.WARM_UP_STEPS) == {"measuring", "gpt2", "cl100k_base", "o200k_base"}
+    with pytest.raises(ValueError, match="unknown warm-up step 'llama3'"):
+        tasks.warm_up("llama3")  # the other bundled tokenizers load when their column is first shown

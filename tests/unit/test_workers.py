@@ -20,8 +20,8 @@ from multiprocessing.connection import Pipe
 import pytest
 
 from explorer.work import CANCELLED, CRASHED, DONE, FAILED, QUEUED, RUNNING, WorkerPool
-from explorer.work.config import pool_settings
-from explorer.work.worker import Reporter, failure_sentence
+from explorer.work.config import IDLE_STEPS, pool_settings
+from explorer.work.worker import IDLE_AFTER, Reporter, failure_sentence
 from tests.helpers import worker_tasks
 from tests.helpers.processes import alive, wait_until
 
@@ -402,8 +402,63 @@ def test_shutdown_cancels_everything_and_leaves_no_process(make_pool):
         pool.submit("late", worker_tasks.echo, 1)
 
 
+STEP = "tests.helpers.worker_tasks:warm_step"
+
+
+def warmed_now(pool, key: str) -> list[str]:
+    job = pool.submit(key, worker_tasks.warmed)
+    assert job.wait(TIMEOUT) and job.state == DONE
+    return job.result
+
+
+def warmed_when_idle(pool, steps: int) -> list[str]:
+    """The idle steps run once `steps` have run, asked every second (jobs asked more often than
+    IDLE_AFTER would keep the worker from ever being idle)."""
+    for attempt in range(int(TIMEOUT)):
+        time.sleep(1.0)
+        result = warmed_now(pool, f"asked {attempt}")
+        if len(result) >= steps:
+            return result
+    raise AssertionError(f"the worker ran {result} of its idle steps")
+
+
+def test_an_idle_worker_runs_its_idle_steps_in_order_and_skips_one_that_fails(make_pool):
+    make, _ = make_pool
+    steps = (
+        (STEP, ("first",)),
+        (STEP, ()),
+        ("tests.helpers.worker_tasks:no_such_step", ()),
+        (STEP, ("last",)),
+    )
+    pool = make(size=1, idle_steps=steps)
+    assert pool.warm_up(TIMEOUT)
+    assert warmed_when_idle(pool, 2) == ["first", "last"]
+
+
+def test_a_job_goes_before_the_idle_steps_and_waits_for_one_at_most(make_pool):
+    make, _ = make_pool
+    pool = make(size=1, idle_steps=tuple((STEP, (f"step {n}", 0.6)) for n in range(4)))
+    assert pool.warm_up(TIMEOUT)
+    assert warmed_now(pool, "at once") == []  # sent before the worker had been idle IDLE_AFTER
+    time.sleep(IDLE_AFTER + 0.3)  # a step is under way
+    assert warmed_now(pool, "during a step") in ([], ["step 0"])
+    assert warmed_when_idle(pool, 4) == [f"step {n}" for n in range(4)]  # the rest, after the jobs
+
+
+def test_keep_all_started_starts_every_worker_once_the_first_job_arrives(make_pool):
+    make, seen = make_pool
+    lazy, eager = make(size=2), make(size=2, keep_all_started=True)
+    assert eager.worker_pids() == []  # nothing before the first job (a page view starts no process)
+    for pool in (lazy, eager):
+        assert pool.submit("one", worker_tasks.echo, 1).wait(TIMEOUT)
+    wait_until(lambda: len(eager.worker_pids()) == 2, what="the second worker")
+    assert len(lazy.worker_pids()) == 1
+    seen.update(eager.worker_pids())
+
+
 def test_pool_settings_from_the_environment():
     assert pool_settings({})["tasks_per_worker"] == 20 and "size" not in pool_settings({})
+    assert pool_settings({})["keep_all_started"] and pool_settings({})["idle_steps"] == IDLE_STEPS
     settings = pool_settings({"EXPLORER_WORKERS": "3", "EXPLORER_TASKS_PER_WORKER": "5"})
     assert settings["size"] == 3 and settings["tasks_per_worker"] == 5
     with pytest.raises(ValueError, match="EXPLORER_WORKERS must be a whole number of at least 1, not 'two'"):
