@@ -67,7 +67,7 @@ def _corpus_row(run: Run) -> None:
 def final_loss(trace) -> float | None:
     """A Unigram run's final loss: the course's compute_loss of the final model (recorded by the
     trainer), the library's last EM objective."""
-    if trace.flavor == "course" and trace.final_loss is not None:
+    if trace.flavor == "course":  # None for a trace stored before the trainer recorded it: "—"
         return trace.final_loss
     losses = [loss for round_losses in trace.losses() for loss in round_losses]
     return losses[-1] if losses else None
