@@ -1,13 +1,14 @@
 """One SQLite file opened by many threads and processes, kept usable when the file is deleted or corrupted.
 
-Each thread (and each process, after a fork) gets its own connection in WAL mode. When the file was
+Each thread (and each process, after a fork) gets its own connection in WAL mode (the switch to WAL
+is retried while another connection holds the new file's lock). When the file was
 deleted or replaced, the next call reopens it (a stale WAL is removed so that it cannot be replayed
 into the new file). A corrupt file is moved aside with a log line and an empty one started, once,
 whichever thread sees it first; any other database error is logged and the call returns its
 default, so that a cache failure never breaks a page.
 
 What it does not do: know the tables (the caller passes its schema) or retry anything but a corrupt
-file.
+file and the switch to WAL.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import time
 from pathlib import Path
 
 LOG = logging.getLogger("explorer.runstore")
+OPEN_TIMEOUT = 30.0  # seconds a connection waits for another one's lock
 
 
 class ThreadConnections:
@@ -30,6 +32,7 @@ class ThreadConnections:
         self.schema = schema
         self._local = threading.local()
         self._reopen_lock = threading.Lock()
+        self._open_lock = threading.Lock()
 
     def connection(self) -> sqlite3.Connection:
         """This thread's connection, reopened when the file was deleted or replaced meanwhile."""
@@ -55,15 +58,35 @@ class ThreadConnections:
         return local.connection
 
     def _open(self) -> sqlite3.Connection:
-        connection = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        connection = sqlite3.connect(
+            self.path, timeout=OPEN_TIMEOUT, isolation_level=None, check_same_thread=False
+        )
         try:
-            connection.execute("PRAGMA journal_mode=WAL")
+            with self._open_lock:  # the threads of this process switch the journal mode one at a time
+                self._switch_to_wal(connection)
             connection.execute("PRAGMA synchronous=NORMAL")  # with WAL: durable enough for a cache
             connection.executescript(self.schema)
         except sqlite3.DatabaseError:
             connection.close()
             raise
         return connection
+
+    @staticmethod
+    def _switch_to_wal(connection: sqlite3.Connection) -> None:
+        """`PRAGMA journal_mode=WAL`, retried while another connection holds the lock: SQLite answers
+        "database is locked" at once here, without waiting for the connection's busy timeout, when a
+        second connection (another thread or process) is creating or switching the same new file."""
+        deadline = time.monotonic() + OPEN_TIMEOUT
+        pause = 0.005
+        while True:
+            try:
+                connection.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as error:
+                if "locked" not in str(error) or time.monotonic() > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
 
     @staticmethod
     def _remove_journal(path: Path, aside: Path | None = None) -> None:
@@ -81,7 +104,7 @@ class ThreadConnections:
             self.close()
             if self.path.exists():
                 try:
-                    probe = sqlite3.connect(self.path, timeout=30.0)
+                    probe = sqlite3.connect(self.path, timeout=OPEN_TIMEOUT)
                     try:
                         healthy = probe.execute("PRAGMA quick_check").fetchone() == ("ok",)
                     finally:
