@@ -6,7 +6,8 @@ special tokens turned out to share with the corpus.
   min_frequency, a limit or the Stop button).
 - `special_token_notes(trace)`: special tokens that are also corpus characters, or that a merge
   rebuilt, and what the library does then.
-- `explain_unigram_size(trace, requested, stopped_by)`: the same sentence for a Unigram run, which
+- `stop_reason_text(trace)`: why a run stopped, in a few words (BPE, WordPiece and Unigram).
+- `explain_unigram_size(trace, stopped_by)`: the same sentence for a Unigram run, which
   prunes from its seed pieces down to the size asked for.
 
 The app and the CLI write the same sentences.
@@ -17,6 +18,7 @@ What it does not do: check anything before training (explorer.checks), or print 
 from __future__ import annotations
 
 from explorer.trace import Trace
+from explorer.trainers import STOP_REASONS
 
 
 def special_token_notes(trace: Trace) -> list[str]:
@@ -96,18 +98,17 @@ def explain_vocab_size(trace: Trace, requested: int | None = None, stopped_by: s
     return f"Stopped at {size:,} of the {requested:,} tokens asked for, after {merges:,} merges, by {by}."
 
 
-def explain_unigram_size(trace, requested: int | None = None, stopped_by: str | None = None) -> str:
+def explain_unigram_size(trace, stopped_by: str | None = None) -> str:
     """One sentence on how a Unigram run's vocabulary size compares with the one asked for: it
     starts from its seed pieces and removes pieces round after round (an UnigramTrace)."""
-    if requested is None:
-        requested = trace.config.vocab_size
+    requested = trace.config.vocab_size
     seeds, size, rounds = len(trace.seeds), len(trace.vocab), len(trace.rounds)
     if not trace.words:
         return "The corpus has no words once normalized and pre-tokenized, so nothing was learned."
     pruned = f"from {seeds:,} seed pieces to {size:,} in {rounds:,} round{'s' if rounds != 1 else ''}"
     reason = trace.stop_reason
     if reason == "vocab_size":
-        if seeds <= requested:
+        if trace.seeds_within_size:
             return (
                 f"The {seeds:,} seed pieces are no more than the {requested:,} tokens asked for: "
                 f"nothing needed pruning ({size:,} tokens, special and unk tokens included)."
@@ -130,3 +131,14 @@ def explain_unigram_size(trace, requested: int | None = None, stopped_by: str | 
         )
     by = stopped_by or "the Stop button or the time limit"
     return f"Stopped by {by}, having pruned {pruned} of the {requested:,} tokens asked for."
+
+
+def stop_reason_text(trace) -> str:
+    """Why a run stopped, in words (the trainer's stop reason)."""
+    if trace.config.is_unigram:
+        from explorer.trainers.unigram import UNIGRAM_STOP_REASONS  # here: it needs numpy
+
+        if trace.stop_reason == "vocab_size" and trace.seeds_within_size:
+            return "the seed pieces were already no more than the size asked for"
+        return UNIGRAM_STOP_REASONS.get(trace.stop_reason, trace.stop_reason or "")
+    return STOP_REASONS.get(trace.stop_reason, trace.stop_reason or "")

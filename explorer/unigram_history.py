@@ -75,6 +75,18 @@ def course_loss(trace: UnigramTrace, r: int) -> float:
     return float(loss)
 
 
+def final_loss(trace: UnigramTrace) -> float | None:
+    """The loss of the trained model, None before any round. Course: its compute_loss, as the
+    trainer recorded it (computed here for a trace stored before the trainer recorded it).
+    Library: the EM objective of its last iteration."""
+    if trace.flavor == "course":
+        if not trace.rounds:
+            return None
+        return trace.final_loss if trace.final_loss is not None else course_loss(trace, len(trace.rounds))
+    losses = [loss for round_losses in trace.losses() for loss in round_losses]
+    return losses[-1] if losses else None
+
+
 def loss_after(trace: UnigramTrace, r: int) -> float | None:
     """The loss of the model after round r (course: its compute_loss; library: the last EM
     objective of round r, None for the final assembly, which runs no EM)."""

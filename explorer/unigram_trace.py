@@ -225,6 +225,11 @@ class UnigramTrace:
         """The final vocabulary in id order (what the tokenizer holds)."""
         return [piece for piece, _ in self.final_pieces]
 
+    @property
+    def seeds_within_size(self) -> bool:
+        """The seed pieces were already no more than the size asked for: nothing needed pruning."""
+        return len(self.seeds) <= self.config.vocab_size
+
     def sizes(self) -> list[int]:
         """Vocabulary size after round r, for r = 0..len(rounds) (0: the seeds)."""
         return [len(self.seeds)] + [round_.size_after for round_ in self.rounds]

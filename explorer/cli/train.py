@@ -59,9 +59,8 @@ def add_parser(commands) -> None:
 
 def run(args) -> int:
     from explorer.checks import Budget, Limits, check_corpus, check_special_tokens
-    from explorer.explain import explain_vocab_size, special_token_notes
+    from explorer.explain import explain_vocab_size, special_token_notes, stop_reason_text
     from explorer.run_config import MAX_SYMBOLS, TrainerConfig
-    from explorer.trainers import STOP_REASONS
 
     if args.special_tokens is None:
         args.special_tokens = BERT_SPECIAL_TOKENS if args.algorithm == "wordpiece" else ""
@@ -103,7 +102,7 @@ def run(args) -> int:
     budget = Budget(args.max_seconds, args.max_steps, progress=report)
     trace = _train_and_write(args, text, config, budget, finish, max_steps=budget.step_limit)
     print(
-        f"{trace.steps:,} merges, vocab {len(trace.vocab):,}, stopped: {STOP_REASONS[trace.stop_reason]}, "
+        f"{trace.steps:,} merges, vocab {len(trace.vocab):,}, stopped: {stop_reason_text(trace)}, "
         f"{trace.seconds:.2f} s -> {args.out}",
         file=sys.stderr,
     )
@@ -123,8 +122,8 @@ def _unigram_options(args) -> dict:
 def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, warnings) -> int:
     """`train --algorithm unigram`: the same checks and outputs, a UnigramTrace."""
     from explorer.checks import Budget
+    from explorer.explain import explain_unigram_size, stop_reason_text
     from explorer.run_config import UnigramConfig
-    from explorer.trainers.unigram import UNIGRAM_STOP_REASONS
 
     if args.max_steps is not None:
         raise UserError("--max-steps counts merges; a Unigram run has rounds: use --max-seconds")
@@ -150,7 +149,7 @@ def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, 
     report, finish = progress_printer("rounds")
     budget = Budget(args.max_seconds, None, progress=report)
     trace = _train_and_write(args, text, config, budget, finish)
-    stopped = UNIGRAM_STOP_REASONS[trace.stop_reason]
+    stopped = stop_reason_text(trace)
     if trace.stop_reason == "stopped" and budget.stopped_by:
         stopped = f"stopped by {budget.stopped_by}"
     print(
@@ -158,6 +157,7 @@ def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, 
         f"stopped: {stopped}, {trace.seconds:.2f} s -> {args.out}",
         file=sys.stderr,
     )
+    print(explain_unigram_size(trace, budget.stopped_by), file=sys.stderr)
     return 0
 
 

@@ -19,10 +19,11 @@ from collections.abc import Callable
 import streamlit as st
 
 from explorer.checks import Check
+from explorer.explain import stop_reason_text
 from explorer.render import escape_text, legend_html
 from explorer.stylesheet import STYLESHEET
 from explorer.ui import link, state, training
-from explorer.ui.literal import markdown_literal, stop_reason_text
+from explorer.ui.literal import markdown_literal
 from explorer.ui.runs import Run
 
 PAGES = (

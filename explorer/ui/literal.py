@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import re
 
-from explorer.trainers import STOP_REASONS
-
 # Streamlit's Markdown (CommonMark + GFM + math + its own directives) reads these anywhere in a
 # line: emphasis, code, links, HTML, math, strikethrough, tables, entities. A backslash makes
 # any of them literal. "_" inside a word ("vocab_size") is never emphasis and stays as it is.
@@ -44,14 +42,3 @@ def markdown_literal(text: str) -> str:
 def literal_from_markdown(markdown: str) -> str:
     """The text `markdown_literal` was given (for tests that read messages back)."""
     return re.sub(r"\\(.)", r"\1", markdown.replace(_WORD_JOINER, ""), flags=re.DOTALL)
-
-
-def stop_reason_text(trace) -> str:
-    """Why a run stopped, in words (the trainer's stop reason)."""
-    if trace.config.is_unigram:
-        from explorer.trainers.unigram import UNIGRAM_STOP_REASONS  # here: it needs numpy
-
-        if trace.stop_reason == "vocab_size" and len(trace.seeds) <= trace.config.vocab_size:
-            return "the seed pieces were already no more than the size asked for"
-        return UNIGRAM_STOP_REASONS.get(trace.stop_reason, trace.stop_reason or "")
-    return STOP_REASONS.get(trace.stop_reason, trace.stop_reason or "")

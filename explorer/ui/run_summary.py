@@ -13,10 +13,10 @@ import html
 
 import streamlit as st
 
-from explorer.explain import explain_unigram_size, explain_vocab_size
+from explorer.explain import explain_unigram_size, explain_vocab_size, stop_reason_text
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import lost_characters
-from explorer.ui import frame, literal, state
+from explorer.ui import frame, state, unigram_history
 from explorer.ui.runs import Run
 from explorer.wording import format_seconds, plural
 
@@ -58,19 +58,10 @@ def _corpus_row(run: Run) -> None:
     """The stop reason and what the run was trained on."""
     row = st.columns([2, 1, 1, 1])
     # A sentence, not a metric: a metric cuts long text off.
-    row[0].markdown(f"Stop reason: **{literal.stop_reason_text(run.trace)}**")
+    row[0].markdown(f"Stop reason: **{stop_reason_text(run.trace)}**")
     row[1].metric("Corpus characters", f"{run.characters:,}")
     row[2].metric("Words", f"{run.words:,}", help="Pre-tokenized words (pieces), counted with repeats.")
     row[3].metric("Distinct words", f"{run.distinct_words:,}")
-
-
-def final_loss(trace) -> float | None:
-    """A Unigram run's final loss: the course's compute_loss of the final model (recorded by the
-    trainer), the library's last EM objective."""
-    if trace.flavor == "course":  # None for a trace stored before the trainer recorded it: "—"
-        return trace.final_loss
-    losses = [loss for round_losses in trace.losses() for loss in round_losses]
-    return losses[-1] if losses else None
 
 
 def _unigram_figures(run: Run) -> None:
@@ -92,7 +83,7 @@ def _unigram_figures(run: Run) -> None:
         f"{len(trace.vocab):,}",
         help="The pieces kept by the last round, plus the unknown token and the special tokens.",
     )
-    loss = final_loss(trace)
+    loss = unigram_history.final_loss(run)
     row[3].metric(
         "Final loss",
         "—" if loss is None else f"{loss:,.4f}",
@@ -106,7 +97,7 @@ def _unigram_figures(run: Run) -> None:
 def _unigram_notes(run: Run) -> None:
     """Why the vocabulary has the size it has, and a run stopped early."""
     trace = run.trace
-    frame.info(explain_unigram_size(trace, run.settings.vocab_size, run.stopped_by))
+    frame.info(explain_unigram_size(trace, run.stopped_by))
     if trace.stop_reason == "stopped":
         stopped_by = run.stopped_by or "the Stop button or the time limit"
         frame.warning(

@@ -42,7 +42,7 @@ from explorer.checks import (
     check_unigram,
     check_vocab_size,
 )
-from explorer.trainers import STOP_REASONS
+from explorer.explain import stop_reason_text
 from explorer.ui import abandoned, serving, state
 from explorer.ui.literal import markdown_literal
 from explorer.ui.runs import Run, RunKey, corpus_digest
@@ -387,13 +387,9 @@ def train_run(
     trace = run.trace
     label = ALGORITHM_LABELS[settings.algorithm]
     done = plural(tasks.trace_steps(trace), "round" if settings.is_unigram else "merge")
-    from explorer.trainers.unigram import UNIGRAM_STOP_REASONS
-
-    reasons = UNIGRAM_STOP_REASONS if settings.is_unigram else STOP_REASONS
     bar.progress(
         1.0,
-        text=f"{label}: {done} in {format_seconds(trace.seconds)} "
-        f"({reasons.get(trace.stop_reason, trace.stop_reason)})",
+        text=f"{label}: {done} in {format_seconds(trace.seconds)} ({stop_reason_text(trace)})",
     )
     state.run_cache().put(run)
     return run

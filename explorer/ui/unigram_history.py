@@ -85,13 +85,9 @@ def show(run: Run) -> None:
 
 
 def final_loss(run: Run) -> float | None:
-    """The course's loss after the last round (computed once per run: one Viterbi per word)."""
-    trace = run.trace
-    if trace.flavor != "course" or not trace.rounds:
-        return None
-    if trace.final_loss is not None:  # recorded by the trainer (traces made before: computed here)
-        return trace.final_loss
-    return run.derive("unigram_final_loss", lambda: history.course_loss(trace, len(trace.rounds)))
+    """The run's final loss (`unigram_history.final_loss`), computed once per run where the trace
+    does not carry it (a course trace stored before the trainer recorded it: one Viterbi per word)."""
+    return run.derive("unigram_final_loss", lambda: history.final_loss(run.trace))
 
 
 def pre_tokenizer(run: Run) -> Tokenizer:

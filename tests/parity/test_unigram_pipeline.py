@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer as LibraryTokenizer
 
+from explorer.explain import explain_unigram_size, stop_reason_text
 from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
 from explorer.json_numbers import library_float, library_json_float
 from explorer.pipeline import tokenizer_from_trace, train_corpus
@@ -144,6 +145,10 @@ def test_the_cli_trains_unigram(tmp_path, corpus, flavor):
     assert trace.config.flavor == flavor and trace.config.trainer.seed_size == 400
     assert trace.config.trainer.max_piece_length == 8
     assert max(len(piece) for piece in trace.seeds) <= 8
+    # The CLI says what the app's Train summary says: the stop reason and the size note.
+    stderr = result.stderr.decode()
+    assert f"stopped: {stop_reason_text(trace)}," in stderr
+    assert explain_unigram_size(trace) in stderr
 
 
 @pytest.mark.parametrize(

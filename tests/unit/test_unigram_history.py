@@ -3,6 +3,7 @@ explorer.unigram_figures), checked against the UnigramTrace they read and the Un
 segments: the removed-at-round rows, the changes between rounds, the lattice's cells, the best
 path, the round sentence's numbers, the figures' marks, and escaping."""
 
+import dataclasses
 import re
 from collections import Counter
 from html import unescape
@@ -177,6 +178,19 @@ def test_round_sentence_numbers_come_from_the_trace(trace):
             losses = [removal for removal in trace.removed_at(r) if removal.reason == "loss"]
             if losses:
                 assert f"removed the {len(losses):,} whose removal costs least" in sentence
+
+
+def test_final_loss_is_the_course_models_loss_or_the_librarys_last_em_objective(trace):
+
+    if trace.flavor == "course":
+        recomputed = history.course_loss(trace, len(trace.rounds))
+        assert history.final_loss(trace) == trace.final_loss == pytest.approx(recomputed, abs=1e-9)
+        stored_before = dataclasses.replace(trace, final_loss=None)  # a trace stored before it was recorded
+        assert history.final_loss(stored_before) == recomputed
+        assert history.final_loss(dataclasses.replace(trace, rounds=[])) is None
+    else:
+        last_round_with_em = [round_ for round_ in trace.rounds if round_.losses][-1]
+        assert history.final_loss(trace) == last_round_with_em.losses[-1]
 
 
 def test_figures_mark_the_current_round(trace):

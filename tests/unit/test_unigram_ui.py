@@ -10,13 +10,13 @@ import pytest
 
 from explorer.checks import Limits, check_unigram
 from explorer.encode_steps.viterbi import path_from_table, viterbi_steps, viterbi_table
+from explorer.explain import explain_unigram_size, stop_reason_text
 from explorer.models.unigram import UnigramModel
 from explorer.pipeline import tokenizer_from_trace, trace_from_json, train_corpus, unigram_tokenizer
 from explorer.render import escape_text
 from explorer.run_config import RunConfig, UnigramConfig
 from explorer.samples import SAMPLES
 from explorer.ui.encode_panel import viterbi_html
-from explorer.ui.literal import stop_reason_text
 from explorer.ui.settings import (
     DEFAULTS,
     Settings,
@@ -200,6 +200,12 @@ def test_the_stop_reason_says_when_the_seeds_were_already_small_enough():
         text, RunConfig(UnigramConfig(flavor="library", vocab_size=5), pre_tokenizer="metaspace")
     )
     assert len(pruned.seeds) > 5 and stop_reason_text(pruned) == "vocabulary size reached"
+    # The size note under the summary agrees with the stop reason, both ways.
+    assert small.seeds_within_size and not pruned.seeds_within_size
+    assert explain_unigram_size(small).startswith(
+        f"The {len(small.seeds)} seed pieces are no more than the 60 tokens asked for: nothing needed pruning"
+    )
+    assert explain_unigram_size(pruned).startswith(f"Pruned from {len(pruned.seeds)} seed pieces to ")
 
 
 def test_viterbi_steps_of_a_course_model_give_unk_per_word_for_characters_it_has_no_piece_for():
