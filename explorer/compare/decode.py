@@ -5,9 +5,11 @@ reads, and (through explorer.pretrained) the bundled ones, all as one `Decoding`
   tokenizer's own `decode` with special tokens kept (as `tokenizers` with
   `skip_special_tokens=False`); each token's bytes are its byte-level bytes, or its spelling.
 - `library_decoder(library)`: a tokenizer.json only the `tokenizers` library reads.
-- `decoded_pieces(decoding)`: the decoded tokens as `explorer.tokens.Piece`s (no text spans) for
-  `render.pieces_html`; ids without a token are left out (`Decoding.problems` names them).
-- `decoding_html(decoding)`: the text (escaped, white space kept) and the tokens.
+- `decoded_pieces(decoding)`: the decoded tokens as `explorer.tokens.Piece`s, with their spans in
+  the decoded text where their bytes add up to it; ids without a token are left out
+  (`Decoding.problems` names them).
+- `decoding_html(decoding)`: the text (escaped, white space kept) and the tokens, those holding
+  parts of one character grouped into it as on every other byte-level display.
 
 The bundled tokenizers decode through `explorer.pretrained.decode`, SentencePiece models through
 their own `decode`; both give the same `Decoding`.
@@ -22,7 +24,8 @@ from collections.abc import Callable, Sequence
 from explorer.bytelevel import symbols_to_bytes
 from explorer.decoders import ByteLevelDecoder
 from explorer.pretrained.decoding import UNUSED, DecodedToken, Decoding, out_of_range
-from explorer.render import escape_text, pieces_html
+from explorer.pretrained.pieces import pieces_from_token_bytes
+from explorer.render import escape_text, pieces_html, token_spans_html
 from explorer.tokenizer import Tokenizer
 from explorer.tokens import SPECIAL, TOKEN, Piece
 
@@ -82,18 +85,57 @@ def library_decoder(library, byte_level: bool) -> Decoder:
     return decode
 
 
-def decoded_pieces(decoding: Decoding) -> list[Piece]:
-    """The decoded tokens that have one, as pieces without text spans (what `pieces_html` draws)."""
-    return [
-        Piece(token.id, "", 0, 0, token.token_bytes, SPECIAL if token.special else TOKEN)
-        for token in decoding.tokens
-        if not token.problem
-    ]
+SPACE_MARKER = "▁".encode()  # SentencePiece's and Metaspace's space, as a token spells it
+
+
+def decoded_pieces(decoding: Decoding) -> tuple[str | None, list[Piece]]:
+    r"""The decoded tokens that have one, as pieces (what the token drawers draw), and the text
+    their spans point into; ids without a token are left out (`Decoding.problems` names them).
+
+    Where the tokens' bytes add up to the decoded text (byte-level vocabularies), or do once each
+    "▁" is a space (SentencePiece, whose decoder also drops the first space), each piece carries its
+    span in that text, so that tokens holding parts of one character can be grouped into it.
+    Elsewhere (WordPiece's "##", a decoder that changes the text) the text is None and the
+    spans are empty.
+
+    >>> gpt2_bytes = [DecodedToken(40, b"I"), DecodedToken(447, b"\xe2\x80"), DecodedToken(247, b"\x99")]
+    >>> text, pieces = decoded_pieces(Decoding("I’", tuple(gpt2_bytes)))
+    >>> text, [(piece.start, piece.end) for piece in pieces]
+    ('I’', [(0, 1), (1, 2), (1, 2)])
+    """
+    tokens = [token for token in decoding.tokens if not token.problem]
+    kinds = [SPECIAL if token.special else TOKEN for token in tokens]
+    spelled = [token.token_bytes for token in tokens]
+    if all(spelled):
+        spaced = [spelling.replace(SPACE_MARKER, b" ") for spelling in spelled]
+        for surface, text in (
+            (spelled, decoding.text),
+            (spaced, decoding.text),
+            (spaced, " " + decoding.text),
+        ):
+            if b"".join(surface) != text.encode("utf-8", "surrogatepass"):
+                continue
+            try:
+                spanned = pieces_from_token_bytes(text, [token.id for token in tokens], surface)
+            except ValueError:  # a surrogate in the text: it has no UTF-8 of its own
+                break
+            return text, [
+                piece._replace(token_bytes=spelling, kind=kind)
+                for piece, spelling, kind in zip(spanned, spelled, kinds)
+            ]
+    return None, [Piece(token.id, "", 0, 0, token.token_bytes, kind) for token, kind in zip(tokens, kinds)]
 
 
 def decoding_html(decoding: Decoding, show_ids: bool = False) -> str:
-    """The decoded text (escaped; white space as typed) above its tokens (`render.pieces_html`)."""
+    """The decoded text (escaped; white space as typed) above its tokens: grouped into the
+    characters they share (`render.token_spans_html`) where the pieces have spans in the text,
+    side by side (`render.pieces_html`) elsewhere."""
+    spanned_text, pieces = decoded_pieces(decoding)
+    if spanned_text is not None:
+        tokens = token_spans_html(spanned_text, pieces, show_ids=show_ids)
+    else:
+        tokens = pieces_html(pieces, show_ids=show_ids)
     return (
         f'<div class="decoded"><pre class="decoded-text">{escape_text(decoding.text)}</pre>'
-        f'<div class="decoded-tokens">{pieces_html(decoded_pieces(decoding), show_ids=show_ids)}</div></div>'
+        f'<div class="decoded-tokens">{tokens}</div></div>'
     )

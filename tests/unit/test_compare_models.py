@@ -160,7 +160,10 @@ def test_our_decoder_round_trips_and_names_ids_it_has_no_token_for(ours):
         f"id {ours.vocab_size() + 5}: out of range (ids are 0-{ours.vocab_size() - 1})",
         f"id -1: out of range (ids are 0-{ours.vocab_size() - 1})",
     ]
-    pieces = decoded_pieces(decoding)
+    spanned_text, pieces = decoded_pieces(decoding)
+    assert spanned_text == text and [(p.start, p.end) for p in pieces] == [
+        (p.start, p.end) for p in encode_pieces(ours, text)
+    ]
     assert len(pieces) == len(ids) and pieces[-1].kind == SPECIAL
     assert b"".join(p.token_bytes for p in pieces[:-1]) == "the lowest tower 😀".encode()
 
@@ -179,7 +182,47 @@ def test_decoding_html_escapes_the_text_and_draws_each_token():
     assert decoding.text == "<b>x</b>"
     markup = decoding_html(decoding)
     assert "<b>x" not in markup and "&lt;b&gt;x&lt;/b&gt;" in markup
-    assert markup.count('class="tok mono-tok"') == len(ids)
+    assert markup.count('title="id ') == len(ids)
+
+
+@pytest.mark.parametrize("name", ["gpt2", "o200k_base", "mistral-v1", "mistral-v3"])
+def test_decoded_tokens_holding_parts_of_one_character_are_grouped_into_it(name):
+    """As on every byte-level display: tokens that hold parts of one character sit in one dashed
+    outline labelled with the character (GPT-2 spells 😀 and 서 in byte tokens; SentencePiece
+    spells what its vocabulary lacks in byte-fallback pieces such as <0xF0>)."""
+    text = "I\u2019m 😀 in 서울 \U0001fae8"
+    pieces = encode(name, text)
+    decoding = decode(name, [piece.id for piece in pieces])
+    assert decoding.text == text
+    spanned_text, spanned = decoded_pieces(decoding)
+    assert spanned_text.strip() == text
+    offset = len(spanned_text) - len(text)  # SentencePiece's decoder drops its first space
+    # The same spans as the encoder's (the dropped space belonged to the first token).
+    assert [(max(p.start - offset, 0), p.end - offset) for p in spanned] == [(p.start, p.end) for p in pieces]
+    markup = decoding_html(decoding)
+    assert markup.count('title="id ') == len(pieces)
+    partial = [p for p in pieces if p.token_bytes and not _whole_characters(p.token_bytes)]
+    assert partial, "the text should make this tokenizer spell a character in several tokens"
+    assert 'class="tok-group"' in markup and 'class="tok-group-label">=' in markup
+
+
+def _whole_characters(token_bytes: bytes) -> bool:
+    try:
+        token_bytes.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def test_decoded_tokens_whose_bytes_are_not_the_text_are_drawn_side_by_side():
+    """WordPiece's "##" pieces do not add up to the decoded text: no spans, no grouping."""
+    config = RunConfig(TrainerConfig(algorithm="wordpiece", vocab_size=120), (), "whitespace")
+    wordpiece = tokenizer_from_trace(train_corpus(CORPUS, config))
+    ids = [piece.id for piece in encode_pieces(wordpiece, "lowest tower")]
+    decoding = tokenizer_decoder(wordpiece)(ids)
+    spanned_text, pieces = decoded_pieces(decoding)
+    assert spanned_text is None and all(piece.end == 0 for piece in pieces)
+    assert decoding_html(decoding).count('class="tok mono-tok') == len(ids)
 
 
 def test_every_column_kind_can_decode(ours):
