@@ -16,7 +16,7 @@ import streamlit as st
 from explorer.explain import explain_unigram_size, explain_vocab_size, stop_reason_text
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import lost_characters
-from explorer.ui import frame, state, unigram_history
+from explorer.ui import frame, state
 from explorer.ui.runs import Run
 from explorer.wording import format_seconds, plural
 
@@ -83,7 +83,9 @@ def _unigram_figures(run: Run) -> None:
         f"{len(trace.vocab):,}",
         help="The pieces kept by the last round, plus the unknown token and the special tokens.",
     )
-    loss = unigram_history.final_loss(run)
+    from explorer.ui.unigram_history import final_loss  # here: that page's module imports pandas
+
+    loss = final_loss(run)
     row[3].metric(
         "Final loss",
         "—" if loss is None else f"{loss:,.4f}",

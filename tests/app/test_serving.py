@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import random
 import signal
+import subprocess
+import sys
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -20,7 +22,9 @@ from explorer.runstore import SQLiteRunStore
 from explorer.ui import serving
 from explorer.ui.state import JOB
 from explorer.ui.state import Widget as W
+from tests import ROOT
 from tests.app.helpers import (
+    APP,
     MERGES,
     VOCABULARY,
     click,
@@ -178,3 +182,26 @@ def test_the_vocabulary_search_is_in_the_link():
     assert len(shown) and all(
         "ab" in f"{token} {readable}".casefold() for token, readable in zip(shown["token"], shown["readable"])
     )
+
+
+COLD_START_PROBE = """
+import sys
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file(sys.argv[1], default_timeout=60)
+at.run()
+assert not at.exception, at.exception
+heavy = {"pandas", "numpy", "pyarrow", "tokenizers", "tiktoken", "sentencepiece", "altair"}  # (streamlit imports plotly)
+print(" ".join(sorted({name.split(".")[0] for name in sys.modules} & heavy)))
+"""
+
+
+def test_the_train_pages_first_view_imports_none_of_the_heavy_libraries(tmp_path):
+    """The cold start (a new server's first page in under 3 s) rests on this: the Train page's
+    first view imports neither pandas, numpy nor the tokenizers library; the pages and panels
+    that need them import them when they are drawn. A fresh interpreter, as a new server is."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), EXPLORER_STORE_PATH=str(tmp_path / "runs.sqlite3"))
+    probe = subprocess.run(
+        [sys.executable, "-c", COLD_START_PROBE, APP], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    assert probe.stdout.strip() == ""
