@@ -3,8 +3,9 @@ panel follows the step."""
 
 import streamlit as st
 
+from explorer.explain import stop_reason_text
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui import compare, frame, literal, player, state, unigram_history
+from explorer.ui import compare, frame, player, state, unigram_history
 
 frame.page(
     "Merge history",
@@ -17,7 +18,7 @@ run = frame.require_run(keep_params=(player.STEP_PARAM,))
 if unigram_history.is_unigram(run):
     unigram_history.show(run)
 elif run.trace.steps == 0:
-    st.info(f"This run learned no merge ({literal.stop_reason_text(run.trace)}): there is nothing to play.")
+    st.info(f"This run learned no merge ({stop_reason_text(run.trace)}): there is nothing to play.")
 else:
     sentences = compare.sentences_from(state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
     track = player.merge_track(run, sentences)
