@@ -2,6 +2,8 @@
 
     EXPLORER_WORKERS            worker processes (default: the cores this process may use, >= 1)
     EXPLORER_TASKS_PER_WORKER   jobs a worker runs before it is replaced (default 20)
+    EXPLORER_WARM_UP            1 (default): keep every worker started and warm for Compare;
+                                0: start workers only for work, and no warm-up
 
 `default_pool()` creates the pool on first use (its workers start when work arrives, or at
 `warm_up()`), preloading explorer.work.tasks in every worker so a job does not pay for imports.
@@ -63,6 +65,11 @@ def pool_settings(environ: Mapping[str, str] | None = None) -> dict:
     tasks = _positive_int(environ, "EXPLORER_TASKS_PER_WORKER")
     if tasks is not None:
         settings["tasks_per_worker"] = tasks
+    warm_up = environ.get("EXPLORER_WARM_UP", "").strip()
+    if warm_up not in ("", "0", "1"):
+        raise ValueError(f"EXPLORER_WARM_UP must be 0 or 1, not {warm_up!r}")
+    if warm_up == "0":
+        settings["idle_steps"], settings["keep_all_started"] = (), False
     return settings
 
 

@@ -465,6 +465,11 @@ def test_pool_settings_from_the_environment():
         pool_settings({"EXPLORER_WORKERS": "two"})
     with pytest.raises(ValueError, match="EXPLORER_TASKS_PER_WORKER"):
         pool_settings({"EXPLORER_TASKS_PER_WORKER": "0"})
+    cold = pool_settings({"EXPLORER_WARM_UP": "0"})
+    assert cold["idle_steps"] == () and not cold["keep_all_started"]
+    assert pool_settings({"EXPLORER_WARM_UP": "1"})["idle_steps"] == IDLE_STEPS
+    with pytest.raises(ValueError, match="EXPLORER_WARM_UP must be 0 or 1, not 'yes'"):
+        pool_settings({"EXPLORER_WARM_UP": "yes"})
 
 
 def test_the_default_pool_is_one_pool_made_again_once_closed(monkeypatch):
