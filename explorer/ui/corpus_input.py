@@ -67,15 +67,19 @@ def uploaded_corpus(data: bytes, name: str) -> tuple[Corpus | None, str | None]:
 
 
 def _on_sample_change() -> None:
+    if state.undo_stale(W.SAMPLE):  # the sample a paste just replaced, sent before the browser knew
+        return
     key = state.get(W.SAMPLE)
     if key:
-        state.put(W.CORPUS, text_area_text(key))
+        state.set_widget(W.CORPUS, text_area_text(key))
 
 
 def _on_corpus_change() -> None:
+    if state.undo_stale(W.CORPUS):  # the text a sample just replaced, sent before the browser knew
+        return
     key = state.get(W.SAMPLE)
     if key and state.get(W.CORPUS) != text_area_text(key):
-        state.put(W.SAMPLE, NO_SAMPLE)
+        state.set_widget(W.SAMPLE, NO_SAMPLE)
 
 
 def _on_upload_change() -> None:

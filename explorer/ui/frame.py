@@ -43,6 +43,7 @@ def page(title: str, intro: str = "", retitle: Callable[[Run], tuple[str, str] |
     st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=":material/token:", layout="wide")
     state.put(state.FIRST_RUN, not state.get(state.SESSION_STARTED))
     state.put(state.SESSION_STARTED, True)
+    state.script_started()
     training.collect()
     st.html(f"<style>{STYLESHEET}</style>")  # the token displays' classes, once per page
     with st.sidebar:

@@ -53,6 +53,8 @@ SEEN_COLUMNS = (
 UPLOADED_TOKENIZERS = "compare_uploaded"  # OrderedDict key -> UploadedTokenizer: the session's uploads
 LAST_UPLOAD = "compare_last_upload"  # (digest of the uploader's files, messages): the upload read last
 
+PENDING_WIDGETS = "pending_widget_values"  # {widget key: (value set, value the browser showed, run)}
+SCRIPT_RUNS = "script_runs"  # int: the session's page script runs so far
 PERSIST = "session"  # `persist_state=` of widgets whose value outlives a visit to another page
 
 HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
@@ -155,6 +157,39 @@ def put_all(values: dict) -> None:
     """Several keys at once (a form's widgets loaded from settings)."""
     for key, value in values.items():
         st.session_state[key] = value
+
+
+def set_widget(key: str, value) -> None:
+    """Set a widget's value from a callback. The browser learns of it only when this script run's
+    output reaches it: a message it sends before that (a paste followed at once by Enter in another
+    field) still holds the value it showed before, which `undo_stale` recognizes."""
+    pending = dict(get(PENDING_WIDGETS) or {})
+    pending[key] = (value, get(key), get(SCRIPT_RUNS, 0) + 1)  # callbacks run before `script_started`
+    put(PENDING_WIDGETS, pending)
+    put(key, value)
+
+
+def undo_stale(key: str) -> bool:
+    """In a widget's on_change callback: True, and the server's value put back, when the value just
+    received is the one the browser showed before `set_widget` changed it and no message since has
+    shown that the browser knows the change. Once only: a visitor who really does choose that
+    value again right away is ignored at most once."""
+    pending = dict(get(PENDING_WIDGETS) or {})
+    if key not in pending or get(key) != pending[key][1]:
+        return False
+    put(key, pending.pop(key)[0])
+    put(PENDING_WIDGETS, pending)
+    return True
+
+
+def script_started() -> None:
+    """At the start of every page's script run, after the callbacks: a change `set_widget` made in
+    an earlier run that no callback undid is known to the browser (it sent that value back)."""
+    runs = get(SCRIPT_RUNS, 0) + 1
+    put(SCRIPT_RUNS, runs)
+    pending = get(PENDING_WIDGETS) or {}
+    if any(made < runs for _, _, made in pending.values()):
+        put(PENDING_WIDGETS, {key: entry for key, entry in pending.items() if entry[2] >= runs})
 
 
 def has(key: str) -> bool:

@@ -109,6 +109,49 @@ def test_pasted_corpus_trains_and_leaves_the_link_without_a_corpus():
     assert at.query_params["algorithm"] == "wordpiece" and at.query_params["vocab_size"] == "30"
 
 
+PASTE = "low lower lowest\nnewer newest widest\nlow low"
+
+
+def test_a_paste_is_kept_when_the_next_message_still_holds_the_sample_it_replaced():
+    """A paste followed at once by Enter in another field: that message was sent before the browser
+    heard that the sample picker changed to "none", so it still holds the sample. Measured in
+    Chromium before the fix: 4 quick pastes in 14 trained the sample instead."""
+    at = new_app()
+    assert at.selectbox(key=W.SAMPLE).value == "scarlet"
+    at.text_area(key=W.CORPUS).set_value(PASTE).run()
+    assert at.selectbox(key=W.SAMPLE).value == ""
+    at.selectbox(key=W.SAMPLE).set_value("scarlet")  # what the browser still showed ...
+    at.number_input(key=W.VOCAB_NUMBER).set_value(300).run()  # ... sent with the visitor's Enter
+    assert at.text_area(key=W.CORPUS).value == PASTE and at.selectbox(key=W.SAMPLE).value == ""
+    at.number_input(key=W.VOCAB_NUMBER).set_value(301).run()  # the browser now shows "none"
+    at.selectbox(key=W.SAMPLE).set_value("scarlet").run()  # a real choice of the sample again
+    assert at.text_area(key=W.CORPUS).value == SAMPLES["scarlet"].text
+
+
+def test_a_sample_picked_is_kept_when_the_next_message_still_holds_the_old_text():
+    at = new_app()
+    at.text_area(key=W.CORPUS).set_value(PASTE).run()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(300).run()
+    at.selectbox(key=W.SAMPLE).set_value("hf-course").run()
+    assert at.text_area(key=W.CORPUS).value == SAMPLES["hf-course"].text
+    at.text_area(key=W.CORPUS).set_value(PASTE)  # the text area as the browser still showed it ...
+    at.number_input(key=W.VOCAB_NUMBER).set_value(301).run()  # ... sent with the visitor's Enter
+    assert at.selectbox(key=W.SAMPLE).value == "hf-course"
+    assert at.text_area(key=W.CORPUS).value == SAMPLES["hf-course"].text
+
+
+def test_choosing_the_replaced_sample_right_after_a_paste_is_ignored_at_most_once():
+    """The price of the two tests above: with no message in between, the server cannot tell the
+    visitor choosing the sample again from a message sent before the browser knew; the first
+    such choice is undone, the second one counts."""
+    at = new_app()
+    at.text_area(key=W.CORPUS).set_value(PASTE).run()
+    at.selectbox(key=W.SAMPLE).set_value("scarlet").run()
+    assert at.selectbox(key=W.SAMPLE).value == ""
+    at.selectbox(key=W.SAMPLE).set_value("scarlet").run()
+    assert at.text_area(key=W.CORPUS).value == SAMPLES["scarlet"].text
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_pages_before_training_show_a_friendly_message(page):
     at = new_app()

@@ -190,7 +190,8 @@ from streamlit.testing.v1 import AppTest
 at = AppTest.from_file(sys.argv[1], default_timeout=60)
 at.run()
 assert not at.exception, at.exception
-heavy = {"pandas", "numpy", "pyarrow", "tokenizers", "tiktoken", "sentencepiece", "altair"}  # (streamlit imports plotly)
+# (not plotly: streamlit itself imports it)
+heavy = {"pandas", "numpy", "pyarrow", "tokenizers", "tiktoken", "sentencepiece", "altair"}
 print(" ".join(sorted({name.split(".")[0] for name in sys.modules} & heavy)))
 """
 
