@@ -208,6 +208,12 @@ async def check_page(page, result: SessionResult, markers: list[str], where: str
     return text
 
 
+async def trained_characters(page) -> str:
+    """The Train summary's "Corpus characters" figure, as shown."""
+    metric = page.locator('[data-testid="stMetric"]').filter(has_text="Corpus characters")
+    return (await metric.inner_text()).split("\n")[-1].strip()
+
+
 class StartGate:
     """Opens when every session is ready to click Train (or after `fallback` seconds), so that
     the trainings really overlap."""
@@ -262,6 +268,12 @@ async def one_session(
         result.train_seconds = time.monotonic() - clicked
         await wait_idle(page, timeout)
         await check_page(page, result, markers, "Train")
+        characters = await trained_characters(page)
+        if characters != f"{len(corpus(index, words)):,}":
+            result.problems.append(
+                f"Train: the summary says {characters} corpus characters, the paste had "
+                f"{len(corpus(index, words)):,} (URL {page.url})"
+            )
         for label, content in pages:
             await page.locator('[data-testid="stSidebar"]').get_by_role("link", name=label).click()
             await page.get_by_text(content, exact=True).first.wait_for(timeout=timeout * 1000)
