@@ -73,25 +73,19 @@ def run(args) -> int:
 
 
 def _library_decoding(path: str, ids: list[int]):
-    """Decode with the `tokenizers` library, which reads any tokenizer.json (ours included)."""
+    """Decode with the `tokenizers` library, which reads any tokenizer.json (ours included), as the
+    Compare page decodes an upload (`compare.decode.library_decoder`)."""
+    import json
+
     import tokenizers
 
-    from explorer.pretrained import DecodedToken, Decoding
-    from explorer.pretrained.decoding import UNUSED, out_of_range
+    from explorer.compare.decode import library_decoder
+    from explorer.compare.encoders import mentions_byte_level
 
+    text = read_text(path, "tokenizer file")
     try:
-        library = tokenizers.Tokenizer.from_str(read_text(path, "tokenizer file"))
+        library = tokenizers.Tokenizer.from_str(text)
     except Exception as error:  # the library raises plain Exceptions with serde's message
         reason = str(error).splitlines()[0]
         raise UserError(f"{path}: the tokenizers library cannot read it ({reason})") from None
-    size = library.get_vocab_size(with_added_tokens=True)
-    tokens = []
-    for token_id in ids:
-        token = library.id_to_token(token_id) if 0 <= token_id < 2**32 else None
-        if token is None:
-            problem = out_of_range(size) if not 0 <= token_id < size else UNUSED
-            tokens.append(DecodedToken(token_id, b"", problem=problem))
-        else:
-            tokens.append(DecodedToken(token_id, token.encode("utf-8", errors="surrogatepass")))
-    text = library.decode([t.id for t in tokens if not t.problem], skip_special_tokens=False)
-    return Decoding(text, tuple(tokens))
+    return library_decoder(library, mentions_byte_level(json.loads(text)))(ids)
