@@ -184,7 +184,9 @@ def undo_stale(key: str) -> bool:
 
 def script_started() -> None:
     """At the start of every page's script run, after the callbacks: a change `set_widget` made in
-    an earlier run that no callback undid is known to the browser (it sent that value back)."""
+    an earlier run that no callback undid is known to the browser (it sent that value back). A
+    rerun the server asks for (`st.rerun`) counts too, though no message came: a stale value that
+    arrives after one is taken as the visitor's."""
     runs = get(SCRIPT_RUNS, 0) + 1
     put(SCRIPT_RUNS, runs)
     pending = get(PENDING_WIDGETS) or {}
