@@ -18,7 +18,8 @@ One module per command (train, encode, decode, compare), each with `add_parser(c
 CORPUS is a path or `-` for stdin; each line is one sequence (like `train_from_iterator(lines)`).
 Files must be UTF-8 (explorer/checks/uploads.py names what a file looks like otherwise). Unlike the
 hosted app, `train` has no size, time or step limit unless asked for one.
-Every error a user can cause prints one line on stderr and exits with status 2; never a traceback.
+Every error a user can cause prints one line on stderr and exits with status 2; never a traceback
+(a reader that closes the pipe early, `| head`, ends the command quietly with status 141).
 Warnings (`warning: ...`) and notes (`note: ...`) go to stderr too and do not stop anything.
 What it does not do: anything the package does not (these modules only parse and print).
 """
@@ -26,12 +27,14 @@ What it does not do: anything the package does not (these modules only parse and
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from explorer.cli import compare, decode, encode, train
 from explorer.cli.common import EXIT_USAGE, Parser, UserError
 
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool whose reader went away
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,3 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `... | head` closed the pipe: stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit must not fail again
+        return EXIT_BROKEN_PIPE

@@ -1,10 +1,13 @@
 """`python -m explorer`: train / encode / compare, and one clear line for every bad input."""
 
 import json
+import subprocess
+import sys
 
 import pytest
 from tokenizers import Tokenizer
 
+from tests import ROOT
 from tests.helpers.cli import cli
 
 CORPUS = "This is the Hugging Face Course.\nThis chapter is about tokenization.\nHope you like it!\n"
@@ -199,3 +202,18 @@ def test_train_stops_at_max_seconds(tmp_path):
     assert result.returncode == 0, stderr
     assert "after 0 merges, by the time limit (1e-06 s)." in stderr
     assert Tokenizer.from_file(str(out)).get_vocab_size() == 256  # still a working tokenizer
+
+
+def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly():
+    """`python -m explorer encode ... --json | head`: no traceback, the shell's status for SIGPIPE."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "explorer", "encode", "--pretrained", "gpt2", "--json", "word " * 20_000],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout.read(100).startswith(b"[")
+    process.stdout.close()  # what `head -c 100` does after 100 bytes
+    status = process.wait(timeout=120)
+    stderr = process.stderr.read().decode()
+    assert status == 141 and "Traceback" not in stderr, stderr
