@@ -107,6 +107,16 @@ def html_bodies(at: AppTest) -> list[str]:
     return [element.proto.body for element in at.get("html")]
 
 
+def compare_column_bodies(at: AppTest) -> dict[str, str]:
+    """The token-span HTML of each Compare column, by its data-tokenizer name."""
+    columns = {}
+    for body in html_bodies(at):
+        match = re.search(r'class="compare-column" data-tokenizer="([^"]*)"', body)
+        if match:
+            columns[match[1]] = body
+    return columns
+
+
 def plotly_specs(at: AppTest) -> list[dict]:
     return [json.loads(element.proto.spec) for element in at.get("plotly_chart")]
 

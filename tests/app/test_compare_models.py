@@ -15,7 +15,16 @@ from explorer.pipeline import tokenizer_from_trace
 from explorer.pretrained import BUNDLED, encode, package_directory
 from explorer.render import escape_text
 from explorer.ui.state import Widget as W
-from tests.app.helpers import COMPARE, VOCABULARY, html_bodies, joined, new_app, run_of, train
+from tests.app.helpers import (
+    COMPARE,
+    VOCABULARY,
+    compare_column_bodies,
+    html_bodies,
+    joined,
+    new_app,
+    run_of,
+    train,
+)
 
 SIX = [
     "pretrained:gpt2",
@@ -37,15 +46,6 @@ def compare_page():
 
 def column_heads(at) -> list[str]:
     return [body for body in html_bodies(at) if body.startswith('<div class="column-head">')]
-
-
-def column_bodies(at) -> dict[str, str]:
-    columns = {}
-    for body in html_bodies(at):
-        match = re.search(r'class="compare-column" data-tokenizer="([^"]*)"', body)
-        if match:
-            columns[match[1]] = body
-    return columns
 
 
 def ids_in(body: str) -> list[int]:
@@ -70,11 +70,11 @@ def test_picker_offers_every_family_and_shows_six_columns_with_counts(compare_pa
     assert len(labels) == 1 + len(BUNDLED)
     assert "Qwen · Qwen 3.5 / 3.6 · 248,077 ids" in labels
     # the page starts small: the current run and the GPT trio
-    assert len(column_bodies(at)) == 4
+    assert len(compare_column_bodies(at)) == 4
 
     run_key = f"run:{run_of(at).number}"
     pick(at, [run_key, *SIX])
-    columns = column_bodies(at)
+    columns = compare_column_bodies(at)
     assert len(columns) == 6
     assert [metric.label for metric in at.metric] == ["Tokens"] * 6 and all(
         int(metric.value.replace(",", "")) > 20 for metric in at.metric
@@ -92,7 +92,7 @@ def test_picker_offers_every_family_and_shows_six_columns_with_counts(compare_pa
     at.switch_page(VOCABULARY).run()
     at.switch_page(COMPARE).run()
     assert not at.exception, at.exception
-    assert len(column_bodies(at)) == 6
+    assert len(compare_column_bodies(at)) == 6
 
 
 def test_special_token_switch_both_ways(compare_page):
@@ -102,7 +102,7 @@ def test_special_token_switch_both_ways(compare_page):
     run_eot = tokenizer_from_trace(run_of(at).trace).token_to_id(EOT)
 
     def state():
-        columns = column_bodies(at)
+        columns = compare_column_bodies(at)
         sentence_table = at.dataframe[0].value
         return columns, sentence_table, " ".join(column_heads(at))
 
@@ -153,7 +153,7 @@ def test_decode_panel_good_ids_an_id_out_of_range_and_garbage(compare_page):
     # our own run decodes its ids back to the text
     run = run_of(at)
     at.selectbox(key=W.DECODE_COLUMN).set_value(f"run:{run.number}").run()
-    run_ids = re.findall(r'title="id (\d+)&#58;', column_bodies(at)[escape_text(run.name)])
+    run_ids = re.findall(r'title="id (\d+)&#58;', compare_column_bodies(at)[escape_text(run.name)])
     at.text_area(key=W.DECODE_IDS).set_value(" ".join(run_ids)).run()
     decoded = next(body for body in html_bodies(at) if 'class="decoded"' in body)
     assert not at.error and decoded.count('title="id ') == len(run_ids)
@@ -203,7 +203,7 @@ def test_sentencepiece_upload_is_a_column_with_sentencepieces_ids(compare_page, 
     assert not at.error, joined(at, "error")
     text = "Naïve 🙂 日本 𓀀"  # the hieroglyph is in no vocabulary: byte fallback
     at.text_area(key=W.SENTENCES).set_value(text).run()
-    body = column_bodies(at)[escape_text(f"{name} (uploaded)")]
+    body = compare_column_bodies(at)[escape_text(f"{name} (uploaded)")]
     processor = sentencepiece.SentencePieceProcessor(model_proto=model)
     assert ids_in(body) == processor.encode(text)
     assert "tok-group" in body  # byte-fallback pieces grouped into their character

@@ -19,6 +19,7 @@ from tests.app.helpers import (
     PAGES,
     TRAIN,
     VOCABULARY,
+    compare_column_bodies,
     html_bodies,
     messages,
     metrics,
@@ -334,16 +335,6 @@ def test_uploaded_corpus_trains_and_a_non_utf8_upload_is_an_error():
 # ---------------------------------------------------------------- Compare: pretrained, metrics, uploads
 
 GPT2_MOUSE_EN = [32, 10211, 1444, 4767, 283, 10718, 319, 262, 13273, 19262, 287, 262, 32630, 10580, 13]
-
-
-def compare_column_bodies(at: AppTest) -> dict[str, str]:
-    """The token-span HTML of each Compare column, by its data-tokenizer name."""
-    columns = {}
-    for body in html_bodies(at):
-        match = re.search(r'class="compare-column" data-tokenizer="([^"]*)"', body)
-        if match:
-            columns[match[1]] = body
-    return columns
 
 
 def test_compare_shows_pretrained_tokenizers_metrics_and_charts():

@@ -1,16 +1,11 @@
 """Pretrained tokenizers load offline from packaged files and give the published ids."""
 
 import importlib.resources
-import os
-import subprocess
-import sys
-import textwrap
 
 import pytest
 import tiktoken.load
 import tiktoken_ext.openai_public as openai_public
 
-from explorer import pretrained
 from explorer.pretrained import (
     PRETRAINED,
     DataFile,
@@ -169,42 +164,4 @@ def test_info_names_source_and_license():
     assert all(info.name == name for name, info in PRETRAINED.items())
 
 
-NO_NETWORK_SCRIPT = textwrap.dedent(
-    """
-    import os, socket, sys
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("network access attempted")
-
-    socket.socket.connect = refuse
-    socket.socket.connect_ex = refuse
-    socket.create_connection = refuse
-    import tiktoken, tiktoken.load
-    tiktoken.get_encoding = refuse
-    tiktoken.load.read_file = refuse
-
-    from explorer.pretrained import PRETRAINED, encode_pretrained
-    for name in PRETRAINED:
-        assert encode_pretrained(name, "hello world"), name
-    assert os.listdir(os.environ["TIKTOKEN_CACHE_DIR"]) == []
-    print("offline ok")
-    """
-)
-
-
-def test_loading_needs_no_network_and_writes_no_cache(tmp_path):
-    cache_dir = tmp_path / "tiktoken-cache"
-    cache_dir.mkdir()
-    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(cache_dir)}
-    env.pop("DATA_GYM_CACHE_DIR", None)
-    project_root = os.path.dirname(os.path.dirname(os.path.dirname(pretrained.__file__)))
-    result = subprocess.run(
-        [sys.executable, "-c", NO_NETWORK_SCRIPT],
-        cwd=project_root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "offline ok"
+# Loading offline, without a cache or the packages' code: tests/parity/test_pretrained_bundled.py

@@ -350,6 +350,7 @@ OFFLINE_SCRIPT = textwrap.dedent(
 
     from explorer.pretrained import BUNDLED, decode, encode
     for name in BUNDLED:
+        assert encode(name, "hello world", special_tokens=False), name
         pieces = encode(name, "hello world <|endoftext|> [INST]", special_tokens=True)
         assert decode(name, [p.id for p in pieces]).text, name
     for variable in ("TIKTOKEN_CACHE_DIR", "HF_HOME", "XDG_CACHE_HOME"):
