@@ -16,6 +16,7 @@ from explorer.ui.train_controls import train_controls
 frame.page(
     "Train",
     "Paste a corpus, pick BPE, WordPiece or Unigram, train, then watch it learn on the Merge history page.",
+    shows_form=True,
 )
 limits, limits_problem = limits_or_defaults()
 if limits_problem:
@@ -32,10 +33,19 @@ with corpus_column:
 with settings_column:
     settings = settings_form.settings_input(limits)
     settings_ok = settings_form.settings_feedback(settings, limits)
-link.write(link.params_for(settings, corpus.sample_key if corpus else None, link.train_page_run_key()))
 
 train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, limits)
+# The summary shows the current run only when the form says exactly what trained it; the URL
+# names that run (or the job training it), else only the form: the link and the page agree.
+text, sample_key = (corpus.text, corpus.sample_key) if corpus else (None, None)
 run = state.current_run()
-if run is not None and training.current_job() is None:
-    run_summary.summary(run)
-frame.finish()
+shown = run if link.shows_form(run, settings, text, sample_key) else None
+job_shown = link.job_shows_form(settings, text, sample_key)
+if shown is not None and training.current_job() is None:
+    run_summary.summary(shown)
+elif run is not None and training.current_job() is None:
+    st.caption(
+        f"The corpus or the settings above changed since run #{run.number}: Train to see their result. "
+        f"The other pages still show run #{run.number}."
+    )
+frame.finish("train", link.train_params(settings, sample_key, shown, job_shown))

@@ -69,7 +69,7 @@ at.button(key=W.TRAIN).click().run()
 while "training_job" in at.session_state and at.session_state["training_job"] is not None:
     time.sleep(0.2)
     at.run()
-run_key = f"run:{at.session_state['current_run'].number}"
+run_key = at.session_state['current_run'].column_key
 # Open Compare on the current run alone: no tokenizer is loaded before the one being timed (by
 # default the page would show, and load, GPT-2, GPT-4 and GPT-4o).
 from explorer.pretrained import BUNDLED

@@ -5,18 +5,20 @@ import streamlit as st
 
 from explorer.explain import stop_reason_text
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui import compare, frame, player, state, unigram_history
+from explorer.ui import compare, frame, link, player, state, unigram_history
 
+PAGE = "merges"
 frame.page(
     "Merge history",
     "Play the run merge by merge, or scrub to any step: every panel shows that step, "
     "and says why its pair won.",
     retitle=unigram_history.retitle,
 )
-run = frame.require_run(keep_params=(player.STEP_PARAM,))
+run = frame.require_run(PAGE)
 
+has_player = False
 if unigram_history.is_unigram(run):
-    unigram_history.show(run)
+    has_player = unigram_history.show(run)
 elif run.trace.steps == 0:
     st.info(f"This run learned no merge ({stop_reason_text(run.trace)}): there is nothing to play.")
 else:
@@ -25,4 +27,7 @@ else:
     player.start_from_link(track.steps)
     player.controls(track)
     player.step_view(track)
-frame.finish()
+    has_player = True
+# The player's fragment keeps `step` in the URL and draws its own Copy link (it follows the step).
+step = st.query_params.get(player.STEP_PARAM) if has_player else None
+frame.finish(PAGE, link.run_params(run, {player.STEP_PARAM: step}), copy_link=not has_player)

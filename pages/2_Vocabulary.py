@@ -6,25 +6,26 @@ import streamlit as st
 from explorer.ui import frame, link, state, views, vocabulary_views
 
 W = state.Widget
-SEARCH_PARAM = "search"
+PAGE = "vocabulary"
 frame.page(
     "Vocabulary", "Every token of the trained vocabulary; byte-level tokens shown as the bytes they hold."
 )
-run = frame.require_run(keep_params=(SEARCH_PARAM,))
+run = frame.require_run(PAGE)
 table = vocabulary_views.vocabulary_table(run)
-if state.get(state.FIRST_RUN) and SEARCH_PARAM in st.query_params:  # a link with a search
-    state.put(W.SEARCH, st.query_params[SEARCH_PARAM])
+run_kinds = vocabulary_views.kinds(run)
+sort_columns = vocabulary_views.sort_columns(run)
+if state.get(state.FIRST_RUN):  # a link: its search, filter and order
+    vocabulary_views.view_from_link(st.query_params, run_kinds, sort_columns)
 
 search, kinds, sort, order = st.columns([3, 3, 2, 1.4], vertical_alignment="bottom")
 query = search.text_input("Search tokens", key=W.SEARCH, placeholder="e.g. the, ing, ·")
-link.set_param(SEARCH_PARAM, query)
-run_kinds = vocabulary_views.kinds(run)
 if any(kind not in run_kinds for kind in state.get(W.KINDS) or ()):  # kept from a run of another algorithm
     state.put(W.KINDS, list(run_kinds))
-if state.get(W.SORT) not in (None, *vocabulary_views.sort_columns(run)):
+if state.get(W.SORT) not in (None, *sort_columns):
     state.put(W.SORT, "id")
-chosen_kinds = kinds.multiselect("Show", run_kinds, default=list(run_kinds), key=W.KINDS)
-sort_by = sort.selectbox("Sort by", vocabulary_views.sort_columns(run), key=W.SORT)
+state.setdefault(W.KINDS, list(run_kinds))
+chosen_kinds = kinds.multiselect("Show", run_kinds, key=W.KINDS)
+sort_by = sort.selectbox("Sort by", sort_columns, key=W.SORT)
 descending = order.toggle("Descending", key=W.DESCENDING)
 shown = vocabulary_views.filter_vocabulary(table, query, tuple(chosen_kinds), sort_by, descending)
 st.caption(f"{len(shown):,} of {len(table):,} tokens")
@@ -79,4 +80,7 @@ files = [
 ]
 for column, file in zip(st.columns(len(files)), files):
     column.download_button(file.label, file.data, file_name=file.file_name, mime=file.mime, on_click="ignore")
-frame.finish()
+frame.finish(
+    PAGE,
+    link.run_params(run, vocabulary_views.link_params(query, chosen_kinds, run_kinds, sort_by, descending)),
+)

@@ -5,13 +5,17 @@ tokenizers improve as their vocabulary grows; and token ids decoded back into te
 
 import streamlit as st
 
-from explorer.ui import compare, decode_panel, frame, model_picker, state
+from explorer.ui import compare, compare_link, decode_panel, frame, link, model_picker, state
 
+PAGE = "compare"
 frame.page(
     "Compare",
     "Edit the sentences; each tokenizer shows its tokens (hover for ids) and how many it needs.",
 )
-run = frame.require_run()
+run = frame.require_run(PAGE)
+first_view = state.get(state.FIRST_RUN)
+if first_view:  # a link: its sentences, switch, panels and uploads
+    compare_link.open_link(st.query_params)
 
 sentences = compare.sentences_input()
 other = compare.other_run(run)
@@ -19,6 +23,13 @@ with st.expander("Upload a tokenizer", icon=":material/upload_file:"):
     uploads = compare.uploaded_tokenizers()
 special_tokens = model_picker.special_tokens_switch()
 columns, hidden = compare.available_columns(run, other, uploads, special_tokens)
+if first_view:
+    missing = compare_link.pick_from_link(st.query_params, columns)
+    if missing:
+        frame.info(
+            f"The link names {len(missing)} tokenizer(s) this server no longer has (an expired run or "
+            "upload): the others are shown."
+        )
 shown = compare.with_memo(model_picker.pick(columns, hidden))
 compare.start_corpus_figures(run, shown)  # the workers measure while the sections above it are drawn
 compare.legend()
@@ -37,4 +48,4 @@ if shown:
         compare.runs_shown(shown, [run, *([other] if other else []), *state.earlier_runs()])
     )
 decode_panel.show(columns, first_choice=shown[0].key if shown else None)
-frame.finish()
+frame.finish(PAGE, link.run_params(run, compare_link.link_params(shown)))

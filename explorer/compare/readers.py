@@ -78,6 +78,7 @@ class UploadedTokenizer:
     library_json: str | None = None
     note: str = ""
     sentencepiece: SentencePieceTokenizer | None = None
+    files: tuple[UploadedFile, ...] = ()  # what it was read from (kept in the run store for links)
 
     file_names: str = ""  # the uploaded file name(s), as the column's header shows them
     model_bytes: bytes | None = None  # a SentencePiece model's file, for worker processes

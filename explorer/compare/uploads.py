@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 
 from explorer.compare.readers import (
     UploadedFile,
@@ -98,18 +99,18 @@ def read_uploads(files: Sequence[UploadedFile]) -> tuple[list[UploadedTokenizer]
             if kind in halves:
                 halves[kind].append(upload)
             elif kind == "tokenizer.json":
-                found.append(tokenizer_json_upload(upload))
+                found.append(replace(tokenizer_json_upload(upload), files=(upload,)))
             elif kind == "sentencepiece":
-                found.append(sentencepiece_upload(upload))
+                found.append(replace(sentencepiece_upload(upload), files=(upload,)))
             else:
-                found.append(vocab_txt_upload(upload))
+                found.append(replace(vocab_txt_upload(upload), files=(upload,)))
         except ValueError as error:
             errors.append(str(error))
 
     vocabs, merges = halves["vocab.json"], halves["merges.txt"]
     for vocab, merge_file in _pairs(vocabs, merges):
         try:
-            found.append(vocab_merges_upload(vocab, merge_file))
+            found.append(replace(vocab_merges_upload(vocab, merge_file), files=(vocab, merge_file)))
         except ValueError as error:
             errors.append(str(error))
     errors.extend(f"{v.name}: a vocab.json needs its merges.txt; upload both files together" for v in vocabs)

@@ -55,7 +55,7 @@ def load_secret(folder: Path, environ: Mapping[str, str] | None = None) -> bytes
         return environ["EXPLORER_SECRET"].encode("utf-8")
     path = folder / SECRET_FILE
     if not path.exists():
-        folder.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         temporary = folder / f".{SECRET_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:

@@ -90,7 +90,7 @@ class SQLiteRunStore:
         self.max_bytes = max_bytes
         self.max_age = max_age
         self.clock = clock
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(self.path)
         self._secret = secret
         self._connections = ThreadConnections(self.path, _SCHEMA)
 
@@ -117,7 +117,7 @@ class SQLiteRunStore:
         megabytes = positive_number(environ, "EXPLORER_STORE_MB", DEFAULT_MAX_MB)
         days = positive_number(environ, "EXPLORER_STORE_DAYS", DEFAULT_MAX_DAYS)
         path = default_path(environ)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(path)
         return cls(path, int(megabytes * MB), days * DAY, load_secret(path.parent, environ))
 
     def close(self) -> None:
@@ -221,6 +221,18 @@ class SQLiteRunStore:
                 break
             connection.execute("DELETE FROM runs WHERE key = ?", (old_key,))
             total -= size
+
+
+def create_private(path: Path) -> None:
+    """The store's folder (0700 when this makes it) and an empty database file readable by its
+    owner only (0600): it holds pasted corpora. SQLite gives its -wal and -shm files the database
+    file's mode. An existing file keeps its mode; a folder that cannot be written is left to the
+    caller's first write to report."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    except OSError as error:
+        LOG.info("run store file %s not created here (%s)", path, error)
 
 
 def open_store(environ: Mapping[str, str] | None = None) -> SQLiteRunStore | None:

@@ -40,7 +40,7 @@ from explorer.metrics import METRIC_DEFINITIONS, metrics_table
 from explorer.pretrained import BUNDLED
 from explorer.render import legend_html
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui import encode_panel, frame, measuring, state, training, views
+from explorer.ui import compare_link, encode_panel, frame, measuring, state, training, views
 from explorer.ui.runs import Run
 from explorer.ui.settings import ALGORITHM_LABELS, other_algorithm, settings_for_other_algorithm
 
@@ -83,7 +83,7 @@ def run_column(run: Run, role: str, special_tokens: bool = True) -> TokenizerCol
         return tokenizer_column(
             tok,
             run.name,
-            key=f"run:{run.number}",
+            key=run.column_key,
             exported=exported,
             special_tokens=special_tokens,
             source=f"trained here: run {run.number}",
@@ -98,6 +98,9 @@ def sentences_input() -> list[str]:
     state.setdefault(W.SENTENCES, state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
     text = st.text_area("Sentences (one per line)", key=W.SENTENCES, height=110)
     state.put(state.COMPARE_TEXT, text)
+    too_long = compare_link.dropped_lines_note()
+    if too_long:
+        st.caption(too_long)
     return sentences_from(text)
 
 
@@ -144,6 +147,7 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
             found, errors = read_uploads(uploads)
         except Exception as error:  # a reader bug must not take the page down
             found, errors = [], [f"Could not read the uploaded files: {error}"]
+        compare_link.remember_uploads(found)  # a link to their columns opens them elsewhere
         for tokenizer in found:
             remembered.pop(tokenizer.key, None)
             remembered[tokenizer.key] = tokenizer
@@ -379,7 +383,7 @@ def curve_section(runs: Sequence[Run]) -> None:
 
 def runs_shown(columns: Sequence[TokenizerColumn], runs: Sequence[Run]) -> list[Run]:
     """The runs whose columns are shown, in column order."""
-    by_key = {f"run:{run.number}": run for run in runs}
+    by_key = {run.column_key: run for run in runs}
     return [by_key[column.key] for column in columns if column.key in by_key]
 
 

@@ -1,6 +1,7 @@
-"""The first values of the Train page's widgets, set once per session: from the link's query
-parameters (its settings; its sample, or the corpus of the run it names when that was pasted or
-uploaded), else from the current run, else from the defaults (BPE on A Study in Scarlet).
+"""The first values of the Train page's widgets, set once per session: from the run the link
+names (its settings, and its sample or its pasted or uploaded corpus: the run wins over the link's
+other settings), else from the link's settings and sample (a form not trained yet), else from the
+defaults (BPE on A Study in Scarlet).
 
 A run that arrives after the first view (a reload during its training) gets its pasted corpus back
 in the text area once, if the visitor has not typed anything meanwhile.
@@ -31,17 +32,16 @@ def initialise(limits: Limits) -> None:
     run = state.current_run()
     if run is not None:
         state.put(state.CORPUS_RESTORED, run.store_key)
-    if from_link is not None:
-        settings, sample_key, _ = from_link
-        load_settings(settings, limits)
-        _load_sample(sample_key)
-        if not sample_key and run is not None and run.sample_key is None:
-            _load_pasted(run)
-    elif run is not None:
+    if run is not None and (from_link is None or link.names_run(run)):
+        # The run the link names wins over the link's other settings (frame.ignored_link_settings).
         load_settings(run.settings, limits)
         _load_sample(run.sample_key)
         if run.sample_key is None:
             _load_pasted(run)
+    elif from_link is not None:
+        settings, sample_key, _ = from_link
+        load_settings(settings, limits)
+        _load_sample(sample_key)
     else:
         load_settings(defaults_for("bpe"), limits)
         _load_sample(DEFAULT_SAMPLE)

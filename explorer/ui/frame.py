@@ -35,11 +35,18 @@ PAGES = (
 APP_TITLE = "Tokenizer Explorer"
 
 
-def page(title: str, intro: str = "", retitle: Callable[[Run], tuple[str, str] | None] | None = None) -> None:
+def page(
+    title: str,
+    intro: str = "",
+    retitle: Callable[[Run], tuple[str, str] | None] | None = None,
+    shows_form: bool = False,
+) -> None:
     """Set up a page: config, sidebar navigation, title. Call first on every page; call
     `finish()` last (the sidebar's run card must see a run trained during this script run).
     `retitle(run)` may give another (title, intro) for the current run (known only once a link
-    is read, so the title is drawn in a placeholder above what reading it says)."""
+    is read, so the title is drawn in a placeholder above what reading it says). `shows_form`: the
+    Train page, whose link without a run shows a form not trained yet (other pages need a run, and
+    train a sample a link names without one)."""
     st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=":material/token:", layout="wide")
     state.put(state.FIRST_RUN, not state.get(state.SESSION_STARTED))
     state.put(state.SESSION_STARTED, True)
@@ -53,8 +60,11 @@ def page(title: str, intro: str = "", retitle: Callable[[Run], tuple[str, str] |
         st.divider()
     heading = st.empty()
     if state.get(state.FIRST_RUN):
-        link.open_from_url()  # a reload, a bookmark or a shared link: the run it names
+        link.open_from_url(train_sample=not shows_form)  # a reload, a bookmark, a shared link
     run = state.current_run()
+    ignored = state.get(state.IGNORED_NOTE)
+    if ignored and run is not None and ignored[0] == run.store_key:
+        info(ignored[1])  # the link's settings that contradicted its run, until another run is current
     if retitle is not None and run is not None:
         title, intro = retitle(run) or (title, intro)
     with heading.container():
@@ -63,9 +73,15 @@ def page(title: str, intro: str = "", retitle: Callable[[Run], tuple[str, str] |
             st.caption(intro)
 
 
-def finish() -> None:
-    """The end of the sidebar: the current run and the legend of token markers."""
+def finish(page: str, params: dict[str, str] | None = None, copy_link: bool = True) -> None:
+    """The end of every page: its URL written (`params`, derived by explorer.ui.link from what the
+    page shows; None: the page wrote it), then the sidebar: the "Copy link" box (unless the page
+    draws its own: `copy_link` False), the current run and the legend of token markers."""
+    if params is not None:
+        link.write(params)
     with st.sidebar:
+        if copy_link:
+            link.copy_link(page)
         run = state.current_run()
         if run is None:
             st.caption("No tokenizer trained yet.")
@@ -127,16 +143,15 @@ def note(text: str) -> None:
     st.html(f'<div class="note">{escape_text(text)}</div>')
 
 
-def require_run(keep_params: tuple[str, ...] = ()) -> Run:
+def require_run(page: str) -> Run:
     """The current run; else, while the run this session waits for is training (a reload during
     training), its progress; else a friendly message (train first, or the link's run expired) with
-    a link to the Train page, and a stop. `keep_params`: the page's own URL parameters (the
-    player's step, the vocabulary search), kept beside the run's."""
+    a link to the Train page, and a stop."""
     run = state.current_run()
     if run is None and training.current_job() is not None:
         st.info("The run in this link is still training: it shows here as soon as it is done.")
         training.show_job(stop_button=False)
-        finish()
+        finish(page)
         st.stop()
     if run is None:
         if state.get(state.LINK_EXPIRED):
@@ -144,7 +159,6 @@ def require_run(keep_params: tuple[str, ...] = ()) -> Run:
         else:
             st.info("No tokenizer yet: train one on the Train page first, then come back here.")
         st.page_link("app.py", label="Train", icon=":material/model_training:")
-        finish()
+        finish(page)
         st.stop()
-    link.show_current_run(keep_params)
     return run

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from explorer.ui import merge_views, state, step_panels
+from explorer.ui import link, merge_views, state, step_panels
 from explorer.ui.runs import Run
 
 W = state.Widget
@@ -206,8 +206,9 @@ def step_view(track: Track) -> None:
             )
             st.html(track.summary_html(k))
         state.put(state.STEP, k)
-        if not now_playing and st.query_params.get(STEP_PARAM) != str(k):
-            st.query_params[STEP_PARAM] = str(k)
+        if not now_playing:
+            link.set_param(STEP_PARAM, str(k))
+            link.copy_link("merges", in_sidebar=False)  # here: a step changed in the fragment is in it
         track.panels(k)
         if now_playing and k >= steps:
             state.put(state.PLAYING, False)

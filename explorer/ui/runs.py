@@ -33,6 +33,9 @@ def corpus_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", errors="surrogatepass")).hexdigest()
 
 
+COLUMN_KEY_DIGITS = 16  # hex digits of a store key that name a run among a session's few
+
+
 @dataclass(frozen=True)
 class RunKey:
     corpus_sha256: str
@@ -77,6 +80,12 @@ class Run:
     def name(self) -> str:
         """A short name that tells runs apart: '#2 BPE 1000 · byte-level · Study in Scarlet'."""
         return f"#{self.number} {self.settings.short_name()} · {self.corpus_label}"
+
+    @property
+    def column_key(self) -> str:
+        """Its stable id as a Compare column (and in Compare's links): 'run:' and the start of its
+        store key, the same in every session that shows this run."""
+        return f"run:{self.store_key[:COLUMN_KEY_DIGITS]}" if self.store_key else f"run:#{self.number}"
 
     def derive(self, name: str, build: Callable[[], Any], own: bool = False) -> Any:
         """`build()` once per run and name; later calls return the same object. Shared with other

@@ -20,10 +20,12 @@ What it does not do: train, or decide what a page shows.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 
 from explorer.checks import Limits
 from explorer.runstore import SQLiteRunStore, canonical_json, is_run_key, open_store, run_key
@@ -37,6 +39,8 @@ from explorer.work.pool import WorkerPool
 LOG = logging.getLogger(__name__)
 
 TRACE_VERSION = 3  # part of every key: a run stored by an older trace format is never served
+STORED_CORPUS_LABEL = "corpus"  # a pasted or uploaded corpus reached by content: no visitor's name
+UPLOAD_META_KIND = "compare-upload"
 SHARED_RUNS = 8  # parsed runs kept for the whole server (each session keeps its own few too)
 SHARED_CHARACTERS = 16_000_000  # ... holding at most this many corpus characters in all
 
@@ -90,10 +94,12 @@ def store_spec(key: str, meta: dict, keep_corpus: bool) -> dict | None:
 
 
 def run_meta(settings: Settings, corpus_label: str, sample_key: str | None, text: str) -> dict:
-    """What the store keeps beside a run's trace, to make it a `Run` again in any session."""
+    """What the store keeps beside a run's trace, to make it a `Run` again in any session. The name
+    a visitor gave a pasted or uploaded corpus (a file name) is not kept: it stays in that
+    visitor's session, and a run reached by content is labelled `STORED_CORPUS_LABEL`."""
     return {
         "settings": dataclasses.asdict(settings),
-        "corpus_label": corpus_label,
+        "corpus_label": corpus_label if sample_key else STORED_CORPUS_LABEL,
         "sample_key": sample_key,
         "corpus_sha256": corpus_digest(text),
         "characters": len(text),
@@ -147,7 +153,7 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
     run = Run(
         key=RunKey(meta.get("corpus_sha256") or corpus_digest(text), settings),
         trace=trace,
-        corpus_label=meta.get("corpus_label", "corpus"),
+        corpus_label=sample.label if sample is not None else STORED_CORPUS_LABEL,
         characters=len(text),
         sample_key=meta.get("sample_key"),
         number=number,
@@ -166,3 +172,46 @@ def save_run(run: Run, text: str) -> bool:
     meta = {**run_meta(run.settings, run.corpus_label, run.sample_key, text), "stopped_by": run.stopped_by}
     corpus = None if run.sample_key else text.encode("utf-8", "surrogatepass")
     return run_store.put(run.store_key, run.trace.to_json().encode("utf-8"), corpus, meta)
+
+
+# ---------------------------------------------------------------- Compare's uploaded tokenizers
+
+
+def upload_store_key(tokenizer_key: str) -> str:
+    """The store key of an uploaded tokenizer's files, from its content key ('upload:sha256')."""
+    return hashlib.sha256(f"compare-upload\0{tokenizer_key}".encode()).hexdigest()
+
+
+def save_upload(tokenizer_key: str, files: Sequence[tuple[str, bytes]]) -> bool:
+    """Keep the files an uploaded tokenizer was read from, by its content key, so that a Compare
+    link naming its column opens it in any browser. Bounded like the runs (the store's bytes)."""
+    run_store = store()
+    if run_store is None or not files:
+        return False
+    key = upload_store_key(tokenizer_key)
+    if run_store.get(key) is not None:
+        return True
+    meta = {"kind": UPLOAD_META_KIND, "tokenizer": tokenizer_key, "files": [[n, len(d)] for n, d in files]}
+    return run_store.put(key, b"".join(data for _, data in files), None, meta)
+
+
+def load_upload(tokenizer_key: str) -> list[tuple[str, bytes]] | None:
+    """The files of an uploaded tokenizer kept by `save_upload`, or None."""
+    run_store = store()
+    if run_store is None:
+        return None
+    entry = run_store.get(upload_store_key(tokenizer_key))
+    if (
+        entry is None
+        or entry.meta.get("kind") != UPLOAD_META_KIND
+        or entry.meta.get("tokenizer") != tokenizer_key
+    ):
+        return None
+    files, start = [], 0
+    try:
+        for name, size in entry.meta["files"]:
+            files.append((str(name), entry.payload[start : start + int(size)]))
+            start += int(size)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return files if start == len(entry.payload) else None

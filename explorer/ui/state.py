@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.ui.runs import Run, RunCache, remember
+from explorer.ui.runs import Run, RunCache, corpus_digest, remember
+from explorer.ui.settings import other_algorithm
 
 # ---------------------------------------------------------------- data keys
 RUN_CACHE = "training_cache"  # RunCache: finished runs by (corpus sha256, settings)
@@ -36,6 +37,9 @@ COMPARE_TEXT = "compare_text"  # str: the Compare page's sentences (survives lea
 ENCODE_TEXT = "encode_steps_text"  # str: the text of the step-by-step panels (Merge history, Compare)
 JOB = "training_job"  # training.TrainingJob: the run a worker is training for this session, until collected
 LINK_EXPIRED = "link_expired"  # True when the URL named a run the store no longer holds
+IGNORED_NOTE = "link_ignored_note"  # (store key, sentence): the link's settings its run overruled
+TRAINED_FROM = "trained_from"  # (sha256 of the form's corpus, sha256 of the part of it Train used)
+FORM_DIGEST = "form_corpus_digest"  # (text, sha256): the last corpus digested, not digested again
 MEASURE_JOBS = "measure_jobs"  # {measurement key: JobHandle}: Compare's corpus measurements still running
 MEASURE_WHOLE = "measure_whole"  # True once "Measure the whole corpus" was clicked (for the current run)
 OUTCOME = (
@@ -255,6 +259,45 @@ def set_current_run(run: Run, corpus_text: str) -> None:
     st.session_state[PLAYING] = False
     st.session_state[MEASURE_WHOLE] = False
     st.session_state.pop(Widget.STEP, None)
+
+
+def add_earlier_run(run: Run) -> None:
+    """`run` first among the earlier runs (a run a link names, back after a reload)."""
+    st.session_state[HISTORY] = remember(earlier_runs(), run, HISTORY_LIMIT, HISTORY_CHARACTERS)
+
+
+def is_other_algorithm_run(run: Run, other: Run) -> bool:
+    """True when `other` is what Compare's "Train the other algorithm" makes beside `run`."""
+    return (
+        other is not run
+        and other.key.corpus_sha256 == run.key.corpus_sha256
+        and other.settings.algorithm == other_algorithm(run.settings.algorithm)
+    )
+
+
+def form_corpus_digest(text: str) -> str:
+    """sha256 of a corpus (the Train form's, compared with its run's on every rerun), remembered
+    for the last text: the same text is not digested again."""
+    kept = st.session_state.get(FORM_DIGEST)
+    if kept is not None and (kept[0] is text or kept[0] == text):
+        return kept[1]
+    digest = corpus_digest(text)
+    st.session_state[FORM_DIGEST] = (text, digest)
+    return digest
+
+
+def note_trained_part(form_text: str, trained_text: str) -> None:
+    """Train used `trained_text` for the form's corpus `form_text` (its first MB, or a sample of its
+    lines, when the corpus is over the size limit)."""
+    put(TRAINED_FROM, (form_corpus_digest(form_text), corpus_digest(trained_text)))
+
+
+def digest_trained_for(form_text: str) -> str:
+    """The sha256 of the corpus a run of this form's corpus was trained on: the corpus itself, or
+    the part of it Train used (`note_trained_part`)."""
+    digest = form_corpus_digest(form_text)
+    kept = get(TRAINED_FROM)
+    return kept[1] if kept is not None and kept[0] == digest else digest
 
 
 def trained_corpus_text(run: Run) -> str | None:

@@ -44,6 +44,8 @@ def train_controls(
     if clicked and corpus is not None:
         chosen = _clicked_corpus(corpus, corpus_ok and settings_ok, limits)
     if chosen is not None and job is None:
+        if corpus is not None:
+            state.note_trained_part(corpus.text, chosen.text)
         started = training.start(chosen.text, settings, chosen.label, chosen.sample_key)
         if isinstance(started, training.TrainingJob):
             st.rerun()  # draw the page again with Train disabled and the Stop button

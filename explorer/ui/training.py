@@ -59,9 +59,7 @@ INLINE_SECONDS = 1.5  # the script waits this long for a job before handing over
 POLL_SECONDS = 1.0
 PROGRESS_INTERVAL_SECONDS = 0.1
 EXTRA_SECONDS = 60.0  # the pool's hard limit on a job: the time budget plus this
-REUSED = (
-    "Same corpus and settings as a run trained before (by you or another visitor): its result was reused."
-)
+REUSED = "This corpus and these settings were trained before: the stored result is shown."
 
 
 # ---------------------------------------------------------------- checks
@@ -195,6 +193,7 @@ def _request(text: str, settings: Settings, corpus_label: str, sample_key: str |
     loaded = state.numbered(serving.load_run(key))
     if loaded is not None:
         run, _ = loaded
+        run.corpus_label = corpus_label  # the name this visitor gave it, never a stored one
         state.run_cache().put(run)
         return run
     return key
@@ -259,6 +258,8 @@ def finish(job: TrainingJob) -> tuple[Run, str] | str:
         if result.get("stored_key"):
             loaded = serving.load_run(result["stored_key"], job.number)
             if loaded is not None:
+                if job.corpus_label:  # this visitor's name for it (a reload's attached job has none)
+                    loaded[0].corpus_label = job.corpus_label
                 return loaded
         if result.get("trace_json") is None or not job.text:
             return "Training finished, but its result could not be read back from the run store: train again."

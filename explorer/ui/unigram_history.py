@@ -58,13 +58,14 @@ def retitle(run: Run) -> tuple[str, str] | None:
     return (TITLE, INTRO) if is_unigram(run) else None
 
 
-def show(run: Run) -> None:
-    """The player over the run's rounds and every panel of the current round."""
+def show(run: Run) -> bool:
+    """The player over the run's rounds and every panel of the current round; False when the run
+    has no round to play."""
     trace: UnigramTrace = run.trace
     rounds = len(trace.rounds)
     if rounds == 0:
         st.info("This run has no round (its corpus has no word): there is nothing to play.")
-        return
+        return False
     sentences = compare.sentences_from(state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
     track = player.Track(
         steps=rounds,
@@ -79,6 +80,7 @@ def show(run: Run) -> None:
     player.start_from_link(rounds)
     player.controls(track)
     player.step_view(track)
+    return True
 
 
 # ---------------------------------------------------------------- memoized per run

@@ -8,6 +8,7 @@ What it does not do: draw the page (pages/2_Vocabulary.py).
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pandas as pd
 
 from explorer.hf_json import tokenizer_to_json, write_vocab_merges, write_vocab_txt
 from explorer.trace import Trace
-from explorer.ui import unigram_vocabulary
+from explorer.ui import state, unigram_vocabulary
 from explorer.ui.runs import Run
 from explorer.ui.views import labels, tokenizer
 
@@ -210,3 +211,38 @@ def vocabulary_csv_name(run: Run, shown: int, total: int) -> str:
     """'bpe-1000-run1-vocabulary.csv', or with '-filtered-12-of-1000' when rows are left out."""
     filtered = f"-filtered-{shown}-of-{total}" if shown != total else ""
     return f"{file_stem(run)}-vocabulary{filtered}.csv"
+
+
+# ---------------------------------------------------------------- the page's link
+
+SEARCH_PARAM, KINDS_PARAM, SORT_PARAM, DESCENDING_PARAM = "search", "show", "sort", "desc"
+SEARCH_LINK_LIMIT = 200  # characters of a search a link keeps (the box takes any)
+
+
+def link_params(
+    search: str, chosen: Sequence[str], all_kinds: Sequence[str], sort_by: str, descending: bool
+) -> dict[str, str | None]:
+    """The Vocabulary page's own URL parameters: only what differs from the first view.
+
+    >>> link_params("ing", ["merge"], ["character", "merge"], "id", True)
+    {'search': 'ing', 'show': 'merge', 'sort': None, 'desc': '1'}
+    """
+    return {
+        SEARCH_PARAM: search[:SEARCH_LINK_LIMIT] or None,
+        KINDS_PARAM: None if list(chosen) == list(all_kinds) else ",".join(chosen) or "none",
+        SORT_PARAM: None if sort_by == "id" else sort_by,
+        DESCENDING_PARAM: "1" if descending else None,
+    }
+
+
+def view_from_link(params: Mapping[str, str], all_kinds: Sequence[str], sort_by: Sequence[str]) -> None:
+    """A link's search, filter and order, put in the widgets before they are drawn (values that are
+    not options are ignored)."""
+    W = state.Widget
+    if SEARCH_PARAM in params:
+        state.put(W.SEARCH, params[SEARCH_PARAM][:SEARCH_LINK_LIMIT])
+    if KINDS_PARAM in params:
+        state.put(W.KINDS, [kind for kind in all_kinds if kind in params[KINDS_PARAM].split(",")])
+    if params.get(SORT_PARAM) in sort_by:
+        state.put(W.SORT, params[SORT_PARAM])
+    state.put(W.DESCENDING, params.get(DESCENDING_PARAM) == "1")

@@ -72,7 +72,7 @@ def test_picker_offers_every_family_and_shows_six_columns_with_counts(compare_pa
     # the page starts small: the current run and the GPT trio
     assert len(compare_column_bodies(at)) == 4
 
-    run_key = f"run:{run_of(at).number}"
+    run_key = run_of(at).column_key
     pick(at, [run_key, *SIX])
     columns = compare_column_bodies(at)
     assert len(columns) == 6
@@ -97,7 +97,7 @@ def test_picker_offers_every_family_and_shows_six_columns_with_counts(compare_pa
 
 def test_special_token_switch_both_ways(compare_page):
     at = compare_page
-    pick(at, [f"run:{run_of(at).number}", "pretrained:gpt2", "pretrained:qwen3.6"])
+    pick(at, [run_of(at).column_key, "pretrained:gpt2", "pretrained:qwen3.6"])
     at.text_area(key=W.SENTENCES).set_value(f"hello{EOT}world {EOT}").run()
     run_eot = tokenizer_from_trace(run_of(at).trace).token_to_id(EOT)
 
@@ -152,7 +152,7 @@ def test_decode_panel_good_ids_an_id_out_of_range_and_garbage(compare_page):
 
     # our own run decodes its ids back to the text
     run = run_of(at)
-    at.selectbox(key=W.DECODE_COLUMN).set_value(f"run:{run.number}").run()
+    at.selectbox(key=W.DECODE_COLUMN).set_value(run.column_key).run()
     run_ids = re.findall(r'title="id (\d+)&#58;', compare_column_bodies(at)[escape_text(run.name)])
     at.text_area(key=W.DECODE_IDS).set_value(" ".join(run_ids)).run()
     decoded = next(body for body in html_bodies(at) if 'class="decoded"' in body)

@@ -24,6 +24,7 @@ from tests.app.helpers import (
     messages,
     metrics,
     new_app,
+    query,
     plotly_specs,
     run_of,
     train,
@@ -297,11 +298,18 @@ def test_hostile_corpus_tokens_are_escaped_in_the_merge_view():
 
 
 def test_a_link_reproduces_the_view():
-    at = new_app({"algorithm": "wordpiece", "sample": "german", "vocab_size": "60"})
+    form = {"algorithm": "wordpiece", "sample": "german", "vocab_size": "60"}
+    at = new_app(form)
     assert at.radio(key=W.ALGORITHM).value == "wordpiece"
     assert at.number_input(key=W.VOCAB_NUMBER).value == 60
     assert at.text_area(key=W.CORPUS).value == SAMPLES["german"].text
-    assert metrics(at)["Final vocabulary size"] == "60"  # trained from the link
+    assert "Final vocabulary size" not in metrics(at)  # a form not trained yet: no summary
+    assert "run" not in at.query_params
+    train(at)
+    assert metrics(at)["Final vocabulary size"] == "60"
+    elsewhere = new_app(query(at))
+    assert metrics(elsewhere)["Final vocabulary size"] == "60"  # the link names the run: trained
+    assert query(elsewhere) == query(at)
 
 
 def test_a_bad_link_value_is_a_warning():
@@ -424,7 +432,7 @@ def test_train_summary_counts_what_the_tokenizer_cannot_represent():
     from explorer.samples import SAMPLE_SENTENCES
     from explorer.tokens import lost_characters
 
-    at = new_app({"algorithm": "bpe", "flavor": "course", "vocab_size": "50", "sample": "hf-course"})
+    at = train(new_app({"algorithm": "bpe", "flavor": "course", "vocab_size": "50", "sample": "hf-course"}))
     tokenizer = tokenizer_from_trace(run_of(at).trace)
     lost = sum(lost_characters(encode_pieces(tokenizer, sentence)) for sentence in SAMPLE_SENTENCES)
     assert lost >= 2  # at least "A" and "P": the course's four sentences have neither

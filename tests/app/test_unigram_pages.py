@@ -131,7 +131,7 @@ def test_compare_has_the_unigram_column_and_its_viterbi_table(trained):
     at.switch_page(COMPARE).run()
     assert not at.exception, at.exception
     run = run_of(at)
-    assert f"run:{run.number}" in at.multiselect(key=W.COLUMNS).value
+    assert run.column_key in at.multiselect(key=W.COLUMNS).value
     assert any(run.name in body for body in html_bodies(at))
     assert any('class="viterbi-table"' in body for body in html_bodies(at))
     assert "Train the other algorithm (BPE)" in [button.label for button in at.button]
@@ -143,7 +143,7 @@ def test_compare_trains_bpe_beside_a_unigram_run():
     click(at, W.TRAIN_OTHER)
     columns = at.multiselect(key=W.COLUMNS).value
     other = session_value(at, OTHER_RUN)
-    assert other is not None and other.settings.algorithm == "bpe" and f"run:{other.number}" in columns
+    assert other is not None and other.settings.algorithm == "bpe" and other.column_key in columns
     assert other.settings.vocab_size == 100 and other.settings.flavor == "course"
 
 

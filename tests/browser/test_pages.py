@@ -233,7 +233,10 @@ def test_deep_link_is_the_first_request(fresh_server, page, path, query, title, 
     assert shows_content_or_friendly_stop(page, title) == expected
     wait_idle(page)
     assert_no_errors(page, f"{path}?{query}")
-    if query:  # the link's sample and settings were applied: the sidebar shows the run it trained
+    if query and path == "/":  # the Train page's link without a run: the form, not trained yet
+        assert "No tokenizer trained yet" in sidebar(page).inner_text()
+        assert "sample=hf-course" in page.url and "run=" not in page.url
+    elif query:  # a page that needs a run: the link's sample trained, the sidebar shows the run
         sample_label = {"hf-course": "Hugging Face course", "german": "German demo"}[
             re.search(r"sample=([\w-]+)", query)[1]
         ]
