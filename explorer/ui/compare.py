@@ -113,7 +113,11 @@ def other_run(run: Run) -> Run | None:
     corpus_text = state.trained_corpus_text(run)
     if st.button(f"Train the other algorithm ({label})", key=W.TRAIN_OTHER, disabled=corpus_text is None):
         other = training.train_run(
-            corpus_text, settings_for_other_algorithm(run.settings), run.corpus_label, run.sample_key
+            corpus_text,
+            settings_for_other_algorithm(run.settings),
+            run.corpus_label,
+            run.sample_key,
+            run.shared_label,
         )
         if other is not None:
             state.set_other_run(other)

@@ -33,6 +33,8 @@ from explorer.samples import SAMPLES, Sample
 from explorer.ui import frame, state, training
 
 W = state.Widget
+PASTED_LABEL = "pasted text"
+UPLOADED_LABEL = "uploaded file"  # a file's name stays in its visitor's session
 NO_SAMPLE = ""  # the sample picker's "none: paste or upload your own"
 PASTE_LIMIT_FACTOR = 2  # the text area takes up to twice the corpus limit (in characters)
 PREVIEW_LINES = 12  # lines of a large sample shown instead of its text
@@ -46,6 +48,8 @@ class Corpus:
     text: str
     label: str
     sample_key: str | None
+    # What others may see it called (the store keeps this): the label without a file name.
+    shared_label: str = PASTED_LABEL
 
 
 def text_area_text(sample_key: str | None) -> str:
@@ -58,7 +62,7 @@ def text_area_text(sample_key: str | None) -> str:
 def uploaded_corpus(data: bytes, name: str) -> tuple[Corpus | None, str | None]:
     """An uploaded file as a corpus, or the message saying why it cannot be one (decode_upload)."""
     try:
-        return Corpus(decode_upload(data, name), name, None), None
+        return Corpus(decode_upload(data, name), name, None, UPLOADED_LABEL), None
     except InputError as error:
         return None, str(error)
 
@@ -115,8 +119,8 @@ def corpus_input(limits: Limits) -> Corpus | None:
         _upload_note(remembered)
         return remembered
     if sample is not None and (sample.large or state.get(W.CORPUS) == sample.text):
-        return Corpus(sample.text, sample.label, sample.key)
-    return Corpus(state.get(W.CORPUS) or "", "pasted text", None)
+        return Corpus(sample.text, sample.label, sample.key, sample.label)
+    return Corpus(state.get(W.CORPUS) or "", PASTED_LABEL, None)
 
 
 def _sample_picker() -> Sample | None:
@@ -201,8 +205,18 @@ def shrunk_corpus(corpus: Corpus, limits: Limits, how: str) -> Corpus:
     limit = limits.max_corpus_bytes
     shown = format_size(limit)
     if how == "prefix":
-        return Corpus(corpus_prefix(corpus.text, limit), f"first {shown} of {corpus.label}", None)
-    return Corpus(sample_lines(corpus.text, limit), f"random lines ({shown}) of {corpus.label}", None)
+        return Corpus(
+            corpus_prefix(corpus.text, limit),
+            f"first {shown} of {corpus.label}",
+            None,
+            f"first {shown} of {corpus.shared_label}",
+        )
+    return Corpus(
+        sample_lines(corpus.text, limit),
+        f"random lines ({shown}) of {corpus.label}",
+        None,
+        f"random lines ({shown}) of {corpus.shared_label}",
+    )
 
 
 def corpus_feedback(corpus: Corpus | None, limits: Limits) -> tuple[bool, Corpus | None]:

@@ -51,6 +51,7 @@ class Run:
     corpus_label: str
     characters: int
     sample_key: str | None = None  # the built-in sample it was trained on (None: pasted/uploaded)
+    shared_label: str = ""  # what others may see it called (no file name): kept in the store
     number: int = 1  # the session's run number (explorer.ui.state.next_run_number)
     stopped_by: str | None = None  # what ended a "stopped" run: the Stop button or a budget limit
     store_key: str = ""  # its key in the run store and in links (explorer.ui.serving.training_key)

@@ -38,8 +38,10 @@ from explorer.work.pool import WorkerPool
 
 LOG = logging.getLogger(__name__)
 
-TRACE_VERSION = 3  # part of every key: a run stored by an older trace format is never served
-STORED_CORPUS_LABEL = "corpus"  # a pasted or uploaded corpus reached by content: no visitor's name
+# Part of every key: a run stored by an older format is never served (4: a stored run's label
+# never holds a visitor's file name).
+TRACE_VERSION = 4
+STORED_CORPUS_LABEL = "corpus"  # a stored run without a label of its own
 UPLOAD_META_KIND = "compare-upload"
 SHARED_RUNS = 8  # parsed runs kept for the whole server (each session keeps its own few too)
 SHARED_CHARACTERS = 16_000_000  # ... holding at most this many corpus characters in all
@@ -93,13 +95,13 @@ def store_spec(key: str, meta: dict, keep_corpus: bool) -> dict | None:
     return {**run_store.location(), "key": key, "meta": meta, "keep_corpus": keep_corpus}
 
 
-def run_meta(settings: Settings, corpus_label: str, sample_key: str | None, text: str) -> dict:
-    """What the store keeps beside a run's trace, to make it a `Run` again in any session. The name
-    a visitor gave a pasted or uploaded corpus (a file name) is not kept: it stays in that
-    visitor's session, and a run reached by content is labelled `STORED_CORPUS_LABEL`."""
+def run_meta(settings: Settings, shared_label: str, sample_key: str | None, text: str) -> dict:
+    """What the store keeps beside a run's trace, to make it a `Run` again in any session. Its
+    label is `shared_label`, what anyone may see the corpus called ("pasted text", "uploaded
+    file"): the name a visitor gave an uploaded corpus stays in that visitor's session."""
     return {
         "settings": dataclasses.asdict(settings),
-        "corpus_label": corpus_label if sample_key else STORED_CORPUS_LABEL,
+        "corpus_label": shared_label,
         "sample_key": sample_key,
         "corpus_sha256": corpus_digest(text),
         "characters": len(text),
@@ -153,7 +155,8 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
     run = Run(
         key=RunKey(meta.get("corpus_sha256") or corpus_digest(text), settings),
         trace=trace,
-        corpus_label=sample.label if sample is not None else STORED_CORPUS_LABEL,
+        corpus_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
+        shared_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
         characters=len(text),
         sample_key=meta.get("sample_key"),
         number=number,
@@ -169,7 +172,10 @@ def save_run(run: Run, text: str) -> bool:
     run_store = store()
     if run_store is None:
         return False
-    meta = {**run_meta(run.settings, run.corpus_label, run.sample_key, text), "stopped_by": run.stopped_by}
+    meta = {
+        **run_meta(run.settings, run.shared_label or STORED_CORPUS_LABEL, run.sample_key, text),
+        "stopped_by": run.stopped_by,
+    }
     corpus = None if run.sample_key else text.encode("utf-8", "surrogatepass")
     return run_store.put(run.store_key, run.trace.to_json().encode("utf-8"), corpus, meta)
 

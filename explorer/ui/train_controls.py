@@ -46,7 +46,7 @@ def train_controls(
     if chosen is not None and job is None:
         if corpus is not None:
             state.note_trained_part(corpus.text, chosen.text)
-        started = training.start(chosen.text, settings, chosen.label, chosen.sample_key)
+        started = training.start(chosen.text, settings, chosen.label, chosen.sample_key, chosen.shared_label)
         if isinstance(started, training.TrainingJob):
             st.rerun()  # draw the page again with Train disabled and the Stop button
     training.show_job()

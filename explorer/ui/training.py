@@ -114,6 +114,7 @@ class TrainingJob:
     sample_key: str | None
     number: int
     limits: Limits
+    shared_label: str = ""
     started: float = field(default_factory=time.monotonic)
     stopping: bool = False
 
@@ -199,10 +200,21 @@ def _request(text: str, settings: Settings, corpus_label: str, sample_key: str |
     return key
 
 
+def _shared(corpus_label: str, sample_key: str | None, shared_label: str) -> str:
+    """The label the store keeps: `shared_label`, else a sample's own, else a neutral one."""
+    return shared_label or (corpus_label if sample_key else serving.STORED_CORPUS_LABEL)
+
+
 def _submit(
-    key: str, text: str, settings: Settings, corpus_label: str, sample_key: str | None, limits: Limits
+    key: str,
+    text: str,
+    settings: Settings,
+    corpus_label: str,
+    sample_key: str | None,
+    limits: Limits,
+    shared_label: str,
 ) -> TrainingJob:
-    meta = serving.run_meta(settings, corpus_label, sample_key, text)
+    meta = serving.run_meta(settings, shared_label, sample_key, text)
     handle = serving.pool().request(
         key,
         tasks.train_task,
@@ -213,11 +225,13 @@ def _submit(
         time_limit=limits.max_seconds + EXTRA_SECONDS,
     )
     abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.abandoned)
-    return TrainingJob(handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), limits)
+    return TrainingJob(
+        handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), limits, shared_label
+    )
 
 
 def start(
-    text: str, settings: Settings, corpus_label: str, sample_key: str | None = None
+    text: str, settings: Settings, corpus_label: str, sample_key: str | None = None, shared_label: str = ""
 ) -> Run | TrainingJob | None:
     """Start training in a worker; a run already trained (this session, or anyone's in the store)
     is made current at once instead. None (after an `st.error`) when the inputs block training."""
@@ -230,7 +244,15 @@ def start(
         state.put(state.OUTCOME, [("caption", REUSED)])
         state.set_current_run(found, text)
         return found
-    job = _submit(found, text, settings, corpus_label, sample_key, limits)
+    job = _submit(
+        found,
+        text,
+        settings,
+        corpus_label,
+        sample_key,
+        limits,
+        _shared(corpus_label, sample_key, shared_label),
+    )
     state.put(state.JOB, job)
     return job
 
@@ -270,6 +292,7 @@ def finish(job: TrainingJob) -> tuple[Run, str] | str:
             key=RunKey(corpus_digest(job.text), job.settings),
             trace=trace,
             corpus_label=job.corpus_label,
+            shared_label=job.shared_label,
             characters=len(job.text),
             sample_key=job.sample_key,
             number=job.number,
@@ -359,7 +382,11 @@ def show_job(stop_button: bool = True) -> bool:
 
 
 def train_run(
-    corpus_text: str, settings: Settings, corpus_label: str, sample_key: str | None = None
+    corpus_text: str,
+    settings: Settings,
+    corpus_label: str,
+    sample_key: str | None = None,
+    shared_label: str = "",
 ) -> Run | None:
     """The run for this corpus and settings: from the session, the store, or trained now by the
     pool while this script run waits (sleeping) with a progress bar. Problems are `st.error`s and
@@ -370,7 +397,15 @@ def train_run(
         if found is not None:
             st.caption(REUSED)
         return found
-    job = _submit(found, corpus_text, settings, corpus_label, sample_key, limits)
+    job = _submit(
+        found,
+        corpus_text,
+        settings,
+        corpus_label,
+        sample_key,
+        limits,
+        _shared(corpus_label, sample_key, shared_label),
+    )
     bar = st.progress(0.0, text=job.progress()[1])
     try:
         while not job.job.wait(PROGRESS_INTERVAL_SECONDS):

@@ -24,8 +24,8 @@ from tests.app.helpers import (
     messages,
     metrics,
     new_app,
-    query,
     plotly_specs,
+    query,
     run_of,
     train,
 )

@@ -273,3 +273,18 @@ def test_a_worker_reopens_the_store_from_its_location(tmp_path):
     assert (elsewhere.path, elsewhere.max_bytes, elsewhere.max_age) == (store.path, 123_456, 3 * DAY)
     assert elsewhere.put("key", b"from a worker", None, {})
     assert store.get("key").payload == b"from a worker"
+
+
+def test_the_store_files_are_its_owners_alone(tmp_path):
+    """It holds pasted corpora: the folder the store makes is 0700, the database 0600, and so are
+    the -wal and -shm files SQLite makes beside it (they take the database file's mode)."""
+    store = open_store(
+        {"EXPLORER_STORE_PATH": str(tmp_path / "made" / "runs.sqlite3"), "EXPLORER_SECRET": "x"}
+    )
+    assert store is not None
+    assert store.put("a" * 64, b"trace", b"a pasted corpus", {"n": 1})
+    folder = tmp_path / "made"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    files = {path.name: stat.S_IMODE(path.stat().st_mode) for path in folder.iterdir()}
+    assert {"runs.sqlite3", "runs.sqlite3-wal", "runs.sqlite3-shm"} <= set(files)
+    assert all(mode == 0o600 for mode in files.values()), files

@@ -1,0 +1,157 @@
+"""One link is the truth: each defect of the links issue as its own test, through AppTest sessions
+sharing this process's pool and store. A "fresh browser" is a new AppTest session opened on the
+first one's query parameters (`new_app(query(at), page)`); the browser-side randomized walk is in
+tests/browser/test_link_walk.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+from explorer.ui import serving
+from explorer.ui.state import Widget as W
+from explorer.ui.training import REUSED
+from tests.app.helpers import (
+    COMPARE,
+    MERGES,
+    compare_column_bodies,
+    html_bodies,
+    joined,
+    metrics,
+    new_app,
+    query,
+    run_of,
+    train,
+)
+from tests.app.test_serving import train_pasted, words
+
+
+def summary_shown(at) -> bool:
+    return "Final vocabulary size" in metrics(at)
+
+
+def test_a_sample_picked_after_training_drops_the_run_from_the_link():
+    at = train_pasted(new_app(), words(200, seed=11))
+    assert "run" in query(at) and summary_shown(at)
+    at.selectbox(key=W.SAMPLE).set_value("scarlet").run()
+    assert "run" not in query(at) and not summary_shown(at)  # the page and its link agree
+    assert query(at)["sample"] == "scarlet"
+    elsewhere = new_app(query(at))
+    assert elsewhere.selectbox(key=W.SAMPLE).value == "scarlet" and not summary_shown(elsewhere)
+
+
+def test_an_algorithm_switched_after_training_drops_the_run_from_the_link():
+    at = train_pasted(new_app(), words(200, seed=12))
+    at.radio(key=W.ALGORITHM).set_value("wordpiece").run()
+    assert "run" not in query(at) and query(at)["algorithm"] == "wordpiece" and not summary_shown(at)
+    assert "changed since run #1" in joined(at, "caption")
+    at.radio(key=W.ALGORITHM).set_value("bpe").run()  # back to what trained it: the summary again
+    assert "run" in query(at) and summary_shown(at)
+
+
+def test_a_reused_run_gets_its_link_at_once():
+    text = words(250, seed=13)
+    first = train_pasted(new_app(), text)
+    second = train_pasted(new_app(), text)
+    assert REUSED in joined(second, "caption")
+    assert query(second)["run"] == query(first)["run"]
+    reloaded = new_app(query(second))
+    assert summary_shown(reloaded) and reloaded.text_area(key=W.CORPUS).value == text
+
+
+def test_the_run_wins_over_contradicting_link_settings():
+    at = train_pasted(new_app(), words(200, seed=14), vocab_size=300)
+    key = query(at)["run"]
+    contradicting = {"run": key, "algorithm": "wordpiece", "vocab_size": "500", "flavor": "course"}
+    opened = new_app(contradicting)
+    assert opened.radio(key=W.ALGORITHM).value == "bpe"
+    assert opened.number_input(key=W.VOCAB_NUMBER).value == 300
+    assert opened.text_area(key=W.CORPUS).value  # the run's corpus, not an empty one
+    assert summary_shown(opened)
+    assert "were ignored" in joined(opened, "info") and "algorithm=wordpiece" in joined(opened, "info")
+    assert query(opened)["algorithm"] == "bpe" and "flavor" not in query(opened)
+    assert query(opened)["run"] == key
+
+
+def test_another_visitors_file_name_is_never_shown():
+    text = words(220, seed=15)
+    alice = new_app()
+    alice.file_uploader(key=W.UPLOAD).upload("alice_private_diary.txt", text.encode(), "text/plain").run()
+    alice.number_input(key=W.VOCAB_NUMBER).set_value(300).run()
+    train(alice)
+    assert "alice_private_diary" in run_of(alice).name  # her own session keeps her name for it
+    carol = train_pasted(new_app(), text)
+    assert REUSED in joined(carol, "caption")
+    everything = " ".join(
+        [*html_bodies(carol), *(str(e.value) for e in carol.markdown), joined(carol, "caption")]
+    )
+    assert "alice" not in everything and "another visitor" not in everything
+    link_view = new_app(query(alice), MERGES)  # her link, opened by someone else
+    assert "alice" not in run_of(link_view).name and "uploaded file" in run_of(link_view).name
+    entry = serving.store().get(query(alice)["run"])
+    assert "alice" not in json.dumps(entry.meta)  # nor is it in the store
+
+
+def test_compare_in_one_link_columns_sentences_switch_and_decode():
+    at = train_pasted(new_app(), words(200, seed=16))
+    at.switch_page(COMPARE).run()
+    chosen = [run_of(at).column_key, "pretrained:gpt2", "pretrained:llama3", "pretrained:qwen3.6"]
+    at.multiselect(key=W.COLUMNS).set_value(chosen).run()
+    at.text_area(key=W.SENTENCES).set_value("Hello <|endoftext|> world\nSecond line 123").run()
+    at.toggle(key=W.COMPARE_SPECIAL_TOKENS).set_value(True).run()
+    at.text_area(key=W.DECODE_IDS).set_value("15496, 995").run()
+    at.selectbox(key=W.DECODE_COLUMN).set_value("pretrained:gpt2").run()
+    assert not at.exception
+    link = query(at)
+    elsewhere = new_app(link, COMPARE)
+    assert elsewhere.multiselect(key=W.COLUMNS).value == at.multiselect(key=W.COLUMNS).value
+    assert elsewhere.text_area(key=W.SENTENCES).value == "Hello <|endoftext|> world\nSecond line 123"
+    assert elsewhere.toggle(key=W.COMPARE_SPECIAL_TOKENS).value is True
+    assert elsewhere.text_area(key=W.DECODE_IDS).value == "15496, 995"
+    assert elsewhere.selectbox(key=W.DECODE_COLUMN).value == "pretrained:gpt2"
+    assert compare_column_bodies(elsewhere) == compare_column_bodies(at)
+    assert [m.value for m in elsewhere.metric] == [m.value for m in at.metric]
+    assert query(elsewhere) == link
+
+
+def test_the_sessions_earlier_runs_survive_a_reload_with_their_numbers():
+    at = train_pasted(new_app(), words(200, seed=17))
+    train_pasted(at, words(200, seed=18))
+    first, second = at.session_state["earlier_runs"][0], run_of(at)
+    assert (first.number, second.number) == (1, 2)
+    at.switch_page(COMPARE).run()
+    reloaded = new_app(query(at), COMPARE)
+    assert run_of(reloaded).number == 2 and run_of(reloaded).store_key == second.store_key
+    earlier = reloaded.session_state["earlier_runs"]
+    assert [(run.number, run.store_key) for run in earlier] == [(1, first.store_key)]
+    assert any(option.startswith("Your runs · #1 ") for option in reloaded.multiselect(key=W.COLUMNS).options)
+    assert reloaded.multiselect(key=W.COLUMNS).value == at.multiselect(key=W.COLUMNS).value
+
+
+def test_an_uploaded_tokenizer_column_opens_from_a_link_elsewhere():
+    from explorer.hf_json import tokenizer_to_json
+    from explorer.pipeline import tokenizer_from_trace
+
+    at = train_pasted(new_app(), words(200, seed=19))
+    exported = tokenizer_to_json(tokenizer_from_trace(run_of(at).trace))
+    at.switch_page(COMPARE).run()
+    at.file_uploader(key=W.TOKENIZER_UPLOAD).set_value(
+        [("my-tokenizer.json", exported.encode(), "application/json")]
+    ).run()
+    assert not at.exception
+    link = query(at)
+    assert "upload:" in link["cols"]
+    elsewhere = new_app(link, COMPARE)
+    uploaded = [key for key in elsewhere.multiselect(key=W.COLUMNS).value if key.startswith("upload:")]
+    assert uploaded and uploaded[0] in link["cols"]
+    assert compare_column_bodies(elsewhere) == compare_column_bodies(at)
+
+
+def test_long_sentences_are_cut_at_whole_lines_and_the_page_says_so():
+    at = train_pasted(new_app(), words(200, seed=20))
+    at.switch_page(COMPARE).run()
+    lines = [f"line {i} " + "word " * 60 for i in range(12)]
+    at.text_area(key=W.SENTENCES).set_value("\n".join(lines)).run()
+    kept = query(at)["text"].split("\n")
+    assert kept == lines[: len(kept)] and 0 < len(kept) < len(lines)
+    assert "are not in it" in joined(at, "caption")
