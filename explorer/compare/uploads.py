@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from explorer.checks.json_text import load_json
 from explorer.compare.readers import (
     UploadedFile,
     UploadedTokenizer,
@@ -39,7 +40,7 @@ def upload_kind(upload: UploadedFile) -> str:
         return "sentencepiece"
     if name.endswith(".json"):
         try:
-            data = json.loads(upload_text(upload))
+            data = load_json(upload_text(upload), upload.name)
         except json.JSONDecodeError as error:
             raise ValueError(f"{upload.name}: not valid JSON ({error})") from None
         # A vocab.json may well hold a token "model" (GPT-2's does): look at the values first.
