@@ -6,6 +6,12 @@ Every page calls `page()` first: it also collects a training run that finished i
 `error` / `warning` / `info` show a message through `literal.markdown_literal`: file names, special
 tokens or link values in it stay characters, never Markdown, HTML or LaTeX.
 
+An exception no page caught (a bug, or an input no check foresaw) is one error sentence on the
+page instead of Streamlit's box with a traceback and server paths: `page()` installs
+`unexpected_error` as the script run's error handler. Streamlit logs the traceback first (its
+"Uncaught app exception" log line), and st.stop / st.rerun never reach the handler (they are
+control flow, handled before it).
+
 Navigation uses the legacy `pages/` folder (no `st.navigation`: it breaks AppTest from the second
 run and deep links on a fresh server). The automatic page list is hidden in
 .streamlit/config.toml so the home page can be called "Train" rather than "app".
@@ -17,6 +23,7 @@ import html
 from collections.abc import Callable
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer.checks import Check
 from explorer.explain import stop_reason_text
@@ -33,6 +40,10 @@ PAGES = (
     ("pages/3_Compare.py", "Compare", ":material/compare_arrows:"),
 )
 APP_TITLE = "Tokenizer Explorer"
+UNEXPECTED = (
+    "Something went wrong on this page ({kind}); it is in the server's log. "
+    "Change what you entered or reload the page to try again."
+)
 
 
 def page(title: str, intro: str = "", retitle: Callable[[Run], tuple[str, str] | None] | None = None) -> None:
@@ -41,6 +52,9 @@ def page(title: str, intro: str = "", retitle: Callable[[Run], tuple[str, str] |
     `retitle(run)` may give another (title, intro) for the current run (known only once a link
     is read, so the title is drawn in a placeholder above what reading it says)."""
     st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=":material/token:", layout="wide")
+    context = get_script_run_ctx()
+    if context is not None:
+        context.on_script_error = unexpected_error
     state.put(state.FIRST_RUN, not state.get(state.SESSION_STARTED))
     state.put(state.SESSION_STARTED, True)
     state.script_started()
@@ -61,6 +75,14 @@ def page(title: str, intro: str = "", retitle: Callable[[Run], tuple[str, str] |
         st.title(title)
         if intro:
             st.caption(intro)
+
+
+def unexpected_error(exception: Exception) -> bool:
+    """The script run's error handler: one sentence naming only the kind of error (its message may
+    hold server paths); True tells Streamlit not to draw its own box. Streamlit has logged the
+    traceback before calling it."""
+    st.error(UNEXPECTED.format(kind=type(exception).__name__))
+    return True
 
 
 def finish() -> None:
