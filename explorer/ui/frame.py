@@ -2,7 +2,8 @@
 friendly "train first" stop for pages that need a run, and messages that may hold user text.
 
 Every page calls `page()` first: it also collects a training run that finished in the background
-(explorer.ui.training), so the new run is current on whichever page the visitor is.
+(explorer.ui.training), so the new run is current on whichever page the visitor is, and says when
+the server cannot keep runs (a run store that cannot be written: explorer.ui.serving).
 `error` / `warning` / `info` show a message through `literal.markdown_literal`: file names, special
 tokens or link values in it stay characters, never Markdown, HTML or LaTeX.
 
@@ -29,7 +30,7 @@ from explorer.checks import Check
 from explorer.explain import stop_reason_text
 from explorer.render import escape_text, legend_html
 from explorer.stylesheet import STYLESHEET
-from explorer.ui import link, state, training
+from explorer.ui import link, serving, state, training
 from explorer.ui.literal import markdown_literal
 from explorer.ui.runs import Run
 
@@ -75,6 +76,8 @@ def page(title: str, intro: str = "", retitle: Callable[[Run], tuple[str, str] |
         st.title(title)
         if intro:
             st.caption(intro)
+    if not serving.runs_kept():
+        warning(serving.RUNS_NOT_KEPT)
 
 
 def unexpected_error(exception: Exception) -> bool:
