@@ -5,7 +5,9 @@
     python3 tasks.py test   run the whole test suite (extra arguments go to pytest)
     python3 tasks.py lint   check formatting and lint with the pinned ruff (`ruff format` fixes layout)
 
-Both create `.venv` on first use and reinstall only when a requirements file changed. `test` also
+Both create `.venv` on first use and reinstall only when a requirements file changed. `app` and
+`test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to end, so stopping
+this script never leaves an orphaned server behind. `test` also
 makes sure Debian's Chromium is present for the browser tests (installing it with apt-get when
 running as root); without it those tests are skipped with a message saying so.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -67,6 +70,23 @@ def ensure_chromium() -> None:
         )
 
 
+def run_forwarding_signals(command: list[str], env: dict[str, str]) -> int:
+    """Run `command`, passing SIGTERM and SIGINT on to it, until it ends; its exit status (128 + the
+    signal's number when a signal ended it, as a shell reports it)."""
+    child = subprocess.Popen(command, env=env)
+
+    def forward(signum, _frame) -> None:
+        child.send_signal(signum)
+
+    previous = {signum: signal.signal(signum, forward) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        status = child.wait()
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    return 128 - status if status < 0 else status
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in ("app", "test", "lint"):
         print(__doc__)
@@ -93,7 +113,7 @@ def main(argv: list[str]) -> int:
         ensure_chromium()
         command = [str(PYTHON), "-m", "pytest", *argv[1:]]
     print("+", " ".join(command), flush=True)
-    return subprocess.call(command, env=env)
+    return run_forwarding_signals(command, env)
 
 
 if __name__ == "__main__":

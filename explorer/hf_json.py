@@ -25,6 +25,7 @@ import uuid
 import warnings
 from pathlib import Path
 
+from explorer.checks.json_text import load_json
 from explorer.components import component_from_hf_json, component_to_hf_json
 from explorer.decoders import Decoder
 from explorer.json_numbers import library_float_text, library_json_float, library_json_int
@@ -148,7 +149,7 @@ def tokenizer_from_json(text: str) -> Tokenizer:
     """Read a tokenizer.json; any problem is a ValueError starting with 'tokenizer.json: '."""
     try:
         # Numbers as the library reads them (see json_numbers.py), so both load the same model.
-        data = json.loads(text, parse_float=library_json_float, parse_int=library_json_int)
+        data = load_json(text, "the file", parse_float=library_json_float, parse_int=library_json_int)
     except json.JSONDecodeError as error:
         raise ValueError(f"{SOURCE}: not valid JSON ({error})") from None
     except ValueError as error:  # a number out of the library's range
@@ -217,7 +218,7 @@ def _lines(text: str) -> list[str]:
 def bpe_from_vocab_merges(vocab_json_text: str, merges_text: str, **options) -> BPEModel:
     """A BPE model from vocab.json and merges.txt texts; `options` as for `BPEModel`."""
     try:
-        vocab = json.loads(vocab_json_text)
+        vocab = load_json(vocab_json_text, "vocab.json")
     except json.JSONDecodeError as error:
         raise ValueError(f"vocab.json: not valid JSON ({error})") from None
     if not isinstance(vocab, dict):

@@ -9,6 +9,8 @@ clear sentence in both: what was found, and what to do about it.
 - `corpus`: `check_corpus` (a `Check` of errors and warnings), `corpus_prefix` / `sample_lines`
   to shrink a corpus that is too large, `utf8_size` / `format_size`.
 - `settings`: `check_special_tokens`, `check_vocab_size`, `check_unigram`.
+- `json_text`: `load_json`, JSON read within a nesting depth and a size bound
+  (`check_json_bounds`, `MAX_JSON_DEPTH`, `MAX_JSON_CHARACTERS`).
 
 The sentences written after training are in explorer.explain. Every name above can be imported
 from the package itself.
@@ -18,23 +20,28 @@ its own (shrinking is the visitor's choice, offered by the app).
 """
 
 from explorer.checks.corpus import Check, check_corpus, corpus_prefix, format_size, sample_lines, utf8_size
+from explorer.checks.json_text import MAX_JSON_CHARACTERS, MAX_JSON_DEPTH, check_json_bounds, load_json
 from explorer.checks.limits import MB, Budget, InputError, Limits
 from explorer.checks.settings import check_special_tokens, check_unigram, check_vocab_size
 from explorer.checks.uploads import decode_upload
 
 __all__ = [
+    "MAX_JSON_CHARACTERS",
+    "MAX_JSON_DEPTH",
     "MB",
     "Budget",
     "Check",
     "InputError",
     "Limits",
     "check_corpus",
+    "check_json_bounds",
     "check_special_tokens",
     "check_unigram",
     "check_vocab_size",
     "corpus_prefix",
     "decode_upload",
     "format_size",
+    "load_json",
     "sample_lines",
     "utf8_size",
 ]

@@ -5,6 +5,8 @@ nothing is silently transcoded: any other file raises `InputError` saying what i
 (empty, UTF-16 or UTF-32, a PDF, a ZIP or Office document, an image, gzip, other binary data,
 Latin-1/Windows-1252 or another legacy encoding, UTF-8 cut off mid-character or with a few stray
 bytes) and what to do about it. Strict UTF-8 decoding never produces lone surrogates.
+`check_upload_start(head, filename)` runs the checks that need only the first START_BYTES bytes,
+for a reader that checks a file before reading all of it.
 
 What it does not do: read files from disk (the app's uploader and the CLI do), or check the text
 itself (explorer.checks.corpus).
@@ -40,6 +42,7 @@ _UNICODE_BOMS = (
 _UTF8_BOM = b"\xef\xbb\xbf"
 # Like git and grep: a NUL byte near the start means binary.
 _BINARY_SNIFF_BYTES = 8000
+START_BYTES = _BINARY_SNIFF_BYTES + len(_UTF8_BOM)  # what `check_upload_start` looks at
 _SAVE_AS_UTF8 = "open it in a text editor and save it as UTF-8"
 
 
@@ -55,13 +58,28 @@ def decode_upload(data: bytes, filename: str) -> str:
     name = f"'{filename}'"
     if not data:
         raise InputError(f"{name} is empty (0 bytes): choose a file with some text in it.")
+    check_upload_start(data, filename)
+    if data.startswith(_UTF8_BOM):
+        data = data[len(_UTF8_BOM) :]
+        if not data:
+            raise InputError(f"{name} is empty (only a byte order mark): choose a file with some text in it.")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(_not_utf8_message(name, data, error)) from None
+
+
+def check_upload_start(data: bytes, filename: str) -> None:
+    """InputError when the start of a file already shows it is not UTF-8 text: a UTF-16/UTF-32
+    byte order mark or layout, a known binary format, or NUL bytes. Only the first
+    START_BYTES bytes are looked at, so a reader can check them before reading the rest
+    (the CLI does: `train /dev/zero` stops after 8,000 bytes)."""
+    name = f"'{filename}'"
     for bom, encoding in _UNICODE_BOMS:
         if data.startswith(bom):
             raise InputError(f"{name} is not UTF-8: it is {encoding} text; {_SAVE_AS_UTF8}.")
     if data.startswith(_UTF8_BOM):
         data = data[len(_UTF8_BOM) :]
-        if not data:
-            raise InputError(f"{name} is empty (only a byte order mark): choose a file with some text in it.")
     for magic, kind, advice in _MAGIC_NUMBERS:
         if data.startswith(magic):
             raise InputError(f"{name} looks like {kind}, not text: {advice}.")
@@ -74,10 +92,6 @@ def decode_upload(data: bytes, filename: str) -> str:
             f"{name} looks like a binary file, not text (it has NUL bytes, the first at byte {first_nul:,}): "
             f"{_CHOOSE_TEXT}."
         )
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise InputError(_not_utf8_message(name, data, error)) from None
 
 
 def _wide_encoding(data: bytes) -> str | None:

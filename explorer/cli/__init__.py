@@ -19,7 +19,9 @@ CORPUS is a path or `-` for stdin; each line is one sequence (like `train_from_i
 Files must be UTF-8 (explorer/checks/uploads.py names what a file looks like otherwise). Unlike the
 hosted app, `train` has no size, time or step limit unless asked for one.
 Every error a user can cause prints one line on stderr and exits with status 2; never a traceback
-(a reader that closes the pipe early, `| head`, ends the command quietly with status 141).
+(a reader that closes the pipe early, `| head`, ends the command quietly with status 141). Files are
+read with a bound (`--max-corpus-mb`, else EXPLORER_CLI_MAX_FILE_MB, 1,000 MB by default), their
+first bytes checked before the rest is read; an error no check foresaw is still one line, status 2.
 Warnings (`warning: ...`) and notes (`note: ...`) go to stderr too and do not stop anything.
 What it does not do: anything the package does not (these modules only parse and print).
 """
@@ -64,3 +66,9 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())  # Python's flush at exit must not fail again
         return EXIT_BROKEN_PIPE
+    except MemoryError:
+        print("error: out of memory: try a smaller input (or --max-corpus-mb)", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # a case no check foresaw: still one line, never a traceback
+        print(f"error: {type(error).__name__}: {error} (unexpected: please report it)", file=sys.stderr)
+        return EXIT_USAGE

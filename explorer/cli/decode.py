@@ -75,14 +75,17 @@ def run(args) -> int:
 def _library_decoding(path: str, ids: list[int]):
     """Decode with the `tokenizers` library, which reads any tokenizer.json (ours included), as the
     Compare page decodes an upload (`compare.decode.library_decoder`)."""
-    import json
-
     import tokenizers
 
+    from explorer.checks import check_json_bounds
     from explorer.compare.decode import library_decoder
     from explorer.compare.encoders import mentions_byte_level
 
     text = read_text(path, "tokenizer file")
+    try:
+        check_json_bounds(text, "the file")  # before any parser recurses into it
+    except ValueError as error:
+        raise UserError(f"{path}: {error}") from None
     try:
         library = tokenizers.Tokenizer.from_str(text)
     except Exception as error:  # the library raises plain Exceptions with serde's message

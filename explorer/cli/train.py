@@ -2,8 +2,9 @@
 its tokenizer.json (and, on request, the training trace).
 
 The corpus and the settings go through the app's checks (explorer.checks) with no limit unless
-asked for one (`--max-corpus-mb`, `--max-seconds`, `--max-steps`); the sentences printed after
-training are the app's (explorer.explain).
+asked for one (`--max-corpus-mb`, `--max-seconds`, `--max-steps`); the corpus is read with a bound
+all the same (explorer.cli.common.read_bytes), and `--out` / `--trace` are checked to be writable
+before training. The sentences printed after training are the app's (explorer.explain).
 
 What it does not do: train (explorer.pipeline.train_corpus does), or read tokenizers.
 """
@@ -14,9 +15,17 @@ import functools
 import gc
 import math
 import sys
-from pathlib import Path
 
-from explorer.cli.common import UserError, comma_separated, positive, progress_printer, read_text, warn
+from explorer.cli.common import (
+    UserError,
+    check_output_path,
+    comma_separated,
+    positive,
+    progress_printer,
+    read_text,
+    warn,
+    write_output,
+)
 
 DEFAULT_PRE_TOKENIZERS = {"bpe": "byte-level", "wordpiece": "bert", "unigram": "metaspace"}
 BERT_SPECIAL_TOKENS = "[PAD],[UNK],[CLS],[SEP],[MASK]"
@@ -71,7 +80,21 @@ def run(args) -> int:
         max_steps=math.inf,
         max_vocab=MAX_SYMBOLS - 1,
     )
-    text = read_text(args.corpus, "corpus")
+    check_output_path(args.out, "--out")
+    if args.trace:
+        check_output_path(args.trace, "--trace", "trace.json")
+    if args.max_corpus_mb:
+        # Read up to twice the limit: a corpus just over it is measured (check_corpus says by how
+        # much); an endless stream is cut off there.
+        text = read_text(
+            args.corpus,
+            "corpus",
+            2 * limits.max_corpus_bytes,
+            f"The corpus {args.corpus!r} is more than twice the limit of "
+            f"--max-corpus-mb {args.max_corpus_mb:g}: train on a part of it, or raise --max-corpus-mb.",
+        )
+    else:
+        text = read_text(args.corpus, "corpus")
     corpus_check = check_corpus(text, limits)
     if corpus_check.errors:
         raise UserError(" ".join(corpus_check.errors))
@@ -192,7 +215,10 @@ def _train_and_write(args, text: str, config, budget, finish, **stop):
     finally:
         gc.enable()
         finish()
-    save_tokenizer(tokenizer, args.out)
+    try:
+        save_tokenizer(tokenizer, args.out)
+    except OSError as error:
+        raise UserError(f"cannot write --out {args.out!r}: {error.strerror or error}") from None
     if args.trace:
-        Path(args.trace).write_text(trace.to_json(), encoding="utf-8")
+        write_output(args.trace, trace.to_json().encode("utf-8"), "--trace")
     return trace

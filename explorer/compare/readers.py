@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 import tokenizers
 
 from explorer.bytelevel import BYTE_LEVEL_ALPHABET
+from explorer.checks.json_text import load_json
 from explorer.compare.columns import (
     UPLOADS,
     TokenizerColumn,
@@ -186,7 +187,7 @@ def tokenizer_json_upload(upload: UploadedFile) -> UploadedTokenizer:
     (e.g. Unigram models); ValueError naming the file when neither can read it."""
     text = upload_text(upload)
     try:
-        json.loads(text)
+        load_json(text, upload.name)
     except json.JSONDecodeError as error:
         raise ValueError(f"{upload.name}: not valid JSON ({error})") from None
     key, name = content_key("upload", upload.data), f"{upload.name} (uploaded)"
@@ -279,7 +280,7 @@ def vocab_merges_upload(vocab: UploadedFile, merges: UploadedFile) -> UploadedTo
     """
     vocab_text, merges_text = upload_text(vocab), upload_text(merges)
     try:
-        parsed_vocab = json.loads(vocab_text)
+        parsed_vocab = load_json(vocab_text, vocab.name)
     except json.JSONDecodeError as error:
         raise ValueError(f"{vocab.name}: not valid JSON ({error})") from None
     is_object = isinstance(parsed_vocab, dict)

@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 
+from explorer.checks.json_text import load_json
 from explorer.compare.readers import (
     UploadedFile,
     UploadedTokenizer,
@@ -40,7 +41,7 @@ def upload_kind(upload: UploadedFile) -> str:
         return "sentencepiece"
     if name.endswith(".json"):
         try:
-            data = json.loads(upload_text(upload))
+            data = load_json(upload_text(upload), upload.name)
         except json.JSONDecodeError as error:
             raise ValueError(f"{upload.name}: not valid JSON ({error})") from None
         # A vocab.json may well hold a token "model" (GPT-2's does): look at the values first.

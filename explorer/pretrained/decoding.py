@@ -1,7 +1,8 @@
 """Turning a list of token ids back into text: parsing what a person pasted, and the result shape.
 
 - `parse_ids("15339, 1917")`, `parse_ids("15339 1917")`, `parse_ids("[15339, 1917]")`: the ids, or
-  a ValueError saying which part is not an id.
+  a ValueError saying which part is not an id. Pasted text is read within bounds (MAX_ID_CHARACTERS,
+  and a JSON list nested at most MAX_ID_DEPTH deep), so no paste can exhaust the parser.
 - `Decoding`: the text and one `DecodedToken` per id, each either the token's bytes (and whether
   it is special) or a `problem` naming why it has none ("out of range", "unused id"), so a
   pasted list with a bad id still shows everything else.
@@ -15,7 +16,11 @@ import json
 import re
 from dataclasses import dataclass
 
+from explorer.checks.json_text import load_json
+
 MAX_IDS = 100_000  # a pasted list longer than this is refused with a message, not decoded
+MAX_ID_CHARACTERS = 2_000_000  # pasted text longer than this is refused before it is read (20 per id)
+MAX_ID_DEPTH = 2  # a JSON list of ids is one level; one more lets "[[1]]" get its own sentence
 
 
 @dataclass(frozen=True)
@@ -49,9 +54,14 @@ def parse_ids(text: str) -> list[int]:
     stripped = text.strip()
     if not stripped:
         raise ValueError("No token ids given: paste numbers separated by commas or spaces, or a JSON list.")
+    if len(stripped) > MAX_ID_CHARACTERS:
+        raise ValueError(
+            f"{len(stripped):,} characters of ids: paste at most {MAX_ID_CHARACTERS:,} "
+            f"(and at most {MAX_IDS:,} ids) at once."
+        )
     if stripped.startswith("["):
         try:
-            values = json.loads(stripped)
+            values = load_json(stripped, "The list of ids", MAX_ID_DEPTH, MAX_ID_CHARACTERS)
         except json.JSONDecodeError as error:
             raise ValueError(
                 f"Not a valid JSON list of ids ({error.msg} at character {error.pos + 1})."

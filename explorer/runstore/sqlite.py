@@ -11,6 +11,9 @@
   threads and several server processes on one machine share a store. A database file that is
   corrupt or was deleted is recreated with a log line; any other database error is logged and the
   call behaves as a miss (`get` -> None, `put` -> False): a cache failure never breaks a page.
+- A store this process cannot write (a read-only disk or folder, a file it may not write) is
+  opened read-only (`writable` is False, said in one log line): stored runs are still served,
+  `put` keeps nothing and returns False, and nothing is refreshed or evicted.
 
 `RunStore` is the interface (put / get / delete); `SQLiteRunStore` the implementation, so a
 networked store can be added for several replicas.
@@ -35,7 +38,7 @@ from typing import Protocol
 from explorer.checks import MB
 from explorer.runstore.bounds import DAY, DEFAULT_MAX_DAYS, DEFAULT_MAX_MB, default_path, positive_number
 from explorer.runstore.keys import canonical_json, load_secret
-from explorer.runstore.sqlite_connections import ThreadConnections
+from explorer.runstore.sqlite_connections import ThreadConnections, can_write
 
 LOG = logging.getLogger("explorer.runstore")
 
@@ -85,14 +88,27 @@ class SQLiteRunStore:
         max_age: float = DEFAULT_MAX_DAYS * DAY,
         secret: bytes | None = None,
         clock=time.time,
+        read_only: bool | None = None,
     ):
+        """`read_only`: None finds out (`can_write`); True opens an existing file read-only.
+        OSError when the file neither exists nor can be created."""
         self.path = Path(path)
         self.max_bytes = max_bytes
         self.max_age = max_age
         self.clock = clock
         create_private(self.path)
         self._secret = secret
-        self._connections = ThreadConnections(self.path, _SCHEMA)
+        if read_only is None:
+            read_only = not can_write(self.path)
+        if read_only and not self.path.is_file():
+            raise OSError(f"{self.path} does not exist and cannot be created")
+        if read_only:
+            LOG.warning(
+                "run store %s cannot be written: stored runs are served read-only, new runs are not kept",
+                self.path,
+            )
+        self.writable = not read_only
+        self._connections = ThreadConnections(self.path, _SCHEMA, read_only=read_only)
 
     @property
     def secret(self) -> bytes:
@@ -103,11 +119,18 @@ class SQLiteRunStore:
 
     def location(self) -> dict:
         """Plain data to reopen this store elsewhere (a worker process): `SQLiteRunStore.at(...)`."""
-        return {"path": str(self.path), "max_bytes": self.max_bytes, "max_age": self.max_age}
+        return {
+            "path": str(self.path),
+            "max_bytes": self.max_bytes,
+            "max_age": self.max_age,
+            "read_only": not self.writable,
+        }
 
     @classmethod
     def at(cls, location: dict) -> SQLiteRunStore:
-        return cls(location["path"], location["max_bytes"], location["max_age"])
+        return cls(
+            location["path"], location["max_bytes"], location["max_age"], read_only=location.get("read_only")
+        )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> SQLiteRunStore:
@@ -125,7 +148,10 @@ class SQLiteRunStore:
         self._connections.close()
 
     def put(self, key: str, payload: bytes, corpus: bytes | None, meta: dict) -> bool:
-        """Store (or replace) an entry; False when it alone exceeds the byte bound or on error."""
+        """Store (or replace) an entry; False when it alone exceeds the byte bound, when the store
+        is read-only, or on error."""
+        if not self.writable:
+            return False
         packed_payload = zlib.compress(payload, 6)
         packed_corpus = None if corpus is None else zlib.compress(corpus, 6)
         meta_json = canonical_json(meta)
@@ -162,14 +188,13 @@ class SQLiteRunStore:
                 return None
             payload, corpus, meta, codec, created, accessed = row
             now = self.clock()
-            if now - created > self.max_age:
-                connection.execute("DELETE FROM runs WHERE key = ?", (key,))
+            if now - created > self.max_age or codec != CODEC:
+                if codec != CODEC:
+                    LOG.warning("run %s has an unknown codec %r: dropped", key[:8], codec)
+                if self.writable:
+                    connection.execute("DELETE FROM runs WHERE key = ?", (key,))
                 return None
-            if codec != CODEC:
-                LOG.warning("run %s has an unknown codec %r: dropped", key[:8], codec)
-                connection.execute("DELETE FROM runs WHERE key = ?", (key,))
-                return None
-            if now - accessed >= TOUCH_SECONDS:
+            if now - accessed >= TOUCH_SECONDS and self.writable:
                 connection.execute("UPDATE runs SET accessed = ? WHERE key = ?", (now, key))
             return Entry(
                 key,
@@ -183,12 +208,16 @@ class SQLiteRunStore:
         return self._connections.run(read, None)
 
     def delete(self, key: str) -> None:
+        if not self.writable:
+            return
         self._connections.run(
             lambda connection: connection.execute("DELETE FROM runs WHERE key = ?", (key,)), None
         )
 
     def prune(self) -> None:
-        """Apply the age and byte bounds now (`put` does it too)."""
+        """Apply the age and byte bounds now (`put` does it too); nothing when read-only."""
+        if not self.writable:
+            return
 
         def prune(connection: sqlite3.Connection) -> None:
             connection.execute("BEGIN IMMEDIATE")

@@ -7,6 +7,11 @@ into the new file). A corrupt file is moved aside with a log line and an empty o
 whichever thread sees it first; any other database error is logged and the call returns its
 default, so that a cache failure never breaks a page.
 
+`can_write(path)` tells whether this process may write the file (a read-only disk or folder, or a
+file it may not write, says no); `ThreadConnections(..., read_only=True)` then opens it with
+SQLite's read-only mode (`?mode=ro`; `?immutable=1` when even that needs a file it cannot create,
+the -shm of a WAL database in a read-only folder), so the stored runs stay readable.
+
 What it does not do: know the tables (the caller passes its schema) or retry anything but a corrupt
 file and the switch to WAL.
 """
@@ -18,18 +23,46 @@ import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 
 LOG = logging.getLogger("explorer.runstore")
 OPEN_TIMEOUT = 30.0  # seconds a connection waits for another one's lock
 
 
-class ThreadConnections:
-    """`run(operation, default)`: `operation(connection)` on this thread's connection to `path`."""
+def can_write(path: Path) -> bool:
+    """Whether the database at `path` (created if missing) takes a write: its header's user_version
+    written back unchanged, in a transaction rolled back (starting one is not enough: SQLite
+    refuses a read-only file only at the first write). A database another connection is writing
+    ("locked") counts as writable, and so does a corrupt file (ThreadConnections recreates it)."""
+    try:
+        connection = sqlite3.connect(path, timeout=OPEN_TIMEOUT, isolation_level=None)
+    except sqlite3.Error:
+        return False
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            (version,) = connection.execute("PRAGMA user_version").fetchone()
+            connection.execute(f"PRAGMA user_version = {int(version)}")
+        finally:
+            connection.execute("ROLLBACK")
+        return True
+    except sqlite3.OperationalError as error:
+        return "locked" in str(error)
+    except sqlite3.DatabaseError:
+        return True
+    finally:
+        connection.close()
 
-    def __init__(self, path: Path, schema: str):
+
+class ThreadConnections:
+    """`run(operation, default)`: `operation(connection)` on this thread's connection to `path`
+    (opened read-only when `read_only`: the operations must then only read)."""
+
+    def __init__(self, path: Path, schema: str, read_only: bool = False):
         self.path = path
         self.schema = schema
+        self.read_only = read_only
         self._local = threading.local()
         self._reopen_lock = threading.Lock()
         self._open_lock = threading.Lock()
@@ -58,6 +91,8 @@ class ThreadConnections:
         return local.connection
 
     def _open(self) -> sqlite3.Connection:
+        if self.read_only:
+            return self._open_read_only()
         connection = sqlite3.connect(
             self.path, timeout=OPEN_TIMEOUT, isolation_level=None, check_same_thread=False
         )
@@ -70,6 +105,26 @@ class ThreadConnections:
             connection.close()
             raise
         return connection
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        """SQLite's read-only mode; `immutable` (no locks, no -shm) when that cannot open the file."""
+        location = urllib.parse.quote(str(self.path.resolve()))
+        for options in ("mode=ro", "mode=ro&immutable=1"):
+            connection = sqlite3.connect(
+                f"file:{location}?{options}",
+                uri=True,
+                timeout=OPEN_TIMEOUT,
+                isolation_level=None,
+                check_same_thread=False,
+            )
+            try:
+                connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+                return connection
+            except sqlite3.OperationalError:
+                connection.close()
+                if "immutable" in options:
+                    raise
+        raise AssertionError("unreachable")
 
     @staticmethod
     def _switch_to_wal(connection: sqlite3.Connection) -> None:
@@ -131,7 +186,7 @@ class ThreadConnections:
                 return operation(self.connection())
             except sqlite3.DatabaseError as error:
                 corrupt = "not a database" in str(error) or "malformed" in str(error)
-                if corrupt and attempt == 1:
+                if corrupt and attempt == 1 and not self.read_only:
                     self._recreate(error)
                     continue
                 LOG.exception("run store %s: %s", self.path, error)

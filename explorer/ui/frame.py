@@ -2,9 +2,16 @@
 friendly "train first" stop for pages that need a run, and messages that may hold user text.
 
 Every page calls `page()` first: it also collects a training run that finished in the background
-(explorer.ui.training), so the new run is current on whichever page the visitor is.
+(explorer.ui.training), so the new run is current on whichever page the visitor is, and says when
+the server cannot keep runs (a run store that cannot be written: explorer.ui.serving).
 `error` / `warning` / `info` show a message through `literal.markdown_literal`: file names, special
 tokens or link values in it stay characters, never Markdown, HTML or LaTeX.
+
+An exception no page caught (a bug, or an input no check foresaw) is one error sentence on the
+page instead of Streamlit's box with a traceback and server paths: `page()` installs
+`unexpected_error` as the script run's error handler. Streamlit logs the traceback first (its
+"Uncaught app exception" log line), and st.stop / st.rerun never reach the handler (they are
+control flow, handled before it).
 
 Navigation uses the legacy `pages/` folder (no `st.navigation`: it breaks AppTest from the second
 run and deep links on a fresh server). The automatic page list is hidden in
@@ -17,12 +24,13 @@ import html
 from collections.abc import Callable
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer.checks import Check
 from explorer.explain import stop_reason_text
 from explorer.render import escape_text, legend_html
 from explorer.stylesheet import STYLESHEET
-from explorer.ui import link, state, training
+from explorer.ui import link, serving, state, training
 from explorer.ui.literal import markdown_literal
 from explorer.ui.runs import Run
 
@@ -33,6 +41,10 @@ PAGES = (
     ("pages/3_Compare.py", "Compare", ":material/compare_arrows:"),
 )
 APP_TITLE = "Tokenizer Explorer"
+UNEXPECTED = (
+    "Something went wrong on this page ({kind}); it is in the server's log. "
+    "Change what you entered or reload the page to try again."
+)
 
 
 def page(
@@ -48,6 +60,9 @@ def page(
     Train page, whose link without a run shows a form not trained yet (other pages need a run, and
     train a sample a link names without one)."""
     st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=":material/token:", layout="wide")
+    context = get_script_run_ctx()
+    if context is not None:
+        context.on_script_error = unexpected_error
     state.put(state.FIRST_RUN, not state.get(state.SESSION_STARTED))
     state.put(state.SESSION_STARTED, True)
     state.script_started()
@@ -71,6 +86,16 @@ def page(
         st.title(title)
         if intro:
             st.caption(intro)
+    if not serving.runs_kept():
+        warning(serving.RUNS_NOT_KEPT)
+
+
+def unexpected_error(exception: Exception) -> bool:
+    """The script run's error handler: one sentence naming only the kind of error (its message may
+    hold server paths); True tells Streamlit not to draw its own box. Streamlit has logged the
+    traceback before calling it."""
+    st.error(UNEXPECTED.format(kind=type(exception).__name__))
+    return True
 
 
 def finish(page: str, params: dict[str, str] | None = None, copy_link: bool = True) -> None:

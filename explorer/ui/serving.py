@@ -3,7 +3,9 @@
 from it, parsed once per process.
 
 - `pool()`, `store()`: one per server process, made on first use. Without a store (no writable
-  disk: logged) the app still works; it trains every run and a reload starts over.
+  disk: logged) the app still works; it trains every run and a reload starts over. A store that
+  cannot be written is read-only: its runs are still served, new ones are not kept
+  (`runs_kept()` is False, and the pages say so: `RUNS_NOT_KEPT`).
 - `training_key(text, settings, limits)`: a run's key in the store, an HMAC of the corpus and the
   settings under the deployment's secret. Thirty visitors of one sample with one set of settings
   have one key, so one training (`pool().request` shares a job by key) and one stored run.
@@ -64,6 +66,18 @@ def store() -> SQLiteRunStore | None:
         return _store[0]
 
 
+RUNS_NOT_KEPT = (
+    "Runs are not kept on this server (its run store cannot be written): a reload or a shared link "
+    "cannot bring back a run trained now."
+)
+
+
+def runs_kept() -> bool:
+    """Whether new runs are stored (a store that can be written)."""
+    run_store = store()
+    return run_store is not None and run_store.writable
+
+
 def secret() -> bytes:
     """The secret every key is made with: the store's (per deployment), else this process's."""
     run_store = store()
@@ -90,7 +104,7 @@ def training_key(text: str, settings: Settings, limits: Limits, stopped_at: int 
 def store_spec(key: str, meta: dict, keep_corpus: bool) -> dict | None:
     """`train_task`'s `store` argument: where the worker writes the finished run, and what with."""
     run_store = store()
-    if run_store is None:
+    if run_store is None or not run_store.writable:
         return None
     return {**run_store.location(), "key": key, "meta": meta, "keep_corpus": keep_corpus}
 
@@ -168,9 +182,10 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
 
 
 def save_run(run: Run, text: str) -> bool:
-    """Store a run the server made itself (the worker stores the others); False without a store."""
+    """Store a run the server made itself (the worker stores the others); False without a store
+    that can be written."""
     run_store = store()
-    if run_store is None:
+    if run_store is None or not run_store.writable:
         return False
     meta = {
         **run_meta(run.settings, run.shared_label or STORED_CORPUS_LABEL, run.sample_key, text),

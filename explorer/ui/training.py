@@ -261,7 +261,7 @@ def attach(key: str) -> bool:
     """A reload or a link during training: wait for the job training `key`, if there is one. Its
     run will be read from the store (the worker stores it), so what it trains need not be known."""
     job = serving.pool().find(key)
-    if job is None or job.finished or job.cancel_requested or serving.store() is None:
+    if job is None or job.finished or job.cancel_requested or not serving.runs_kept():
         return False
     handle = job.attach()
     abandoned.hold(handle)

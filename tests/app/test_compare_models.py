@@ -159,6 +159,21 @@ def test_decode_panel_good_ids_an_id_out_of_range_and_garbage(compare_page):
     assert not at.error and decoded.count('title="id ') == len(run_ids)
 
 
+def test_decode_panel_answers_deeply_nested_brackets_with_one_sentence_for_every_tokenizer(compare_page):
+    """Issue 20: "[" repeated 2,000 times was a RecursionError box with server paths."""
+    at = compare_page
+    at.text_area(key=W.DECODE_IDS).set_value("[" * 2_000).run()
+    chosen = set()
+    for index, label in enumerate(at.selectbox(key=W.DECODE_COLUMN).options):
+        at.selectbox(key=W.DECODE_COLUMN).select_index(index).run()
+        chosen.add(at.selectbox(key=W.DECODE_COLUMN).value)
+        assert not at.exception, (label, at.exception)
+        assert joined(at, "error") == (
+            "The list of ids nests arrays and objects more than 2 levels deep, which is not read."
+        ), label
+    assert len(chosen) == len(at.selectbox(key=W.DECODE_COLUMN).options) > 1
+
+
 CORPUS = [
     "A mouse called Petar sits on the legendary throne in the ivory tower.",
     "Auf dem legendären Thron im Elfenbeinturm sitzt eine Maus namens Petar.",

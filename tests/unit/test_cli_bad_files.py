@@ -1,0 +1,156 @@
+"""`python -m explorer` answers every file it cannot use with one line and status 2 (issue 20's
+eleven CLI tracebacks): endless or binary input is refused after its first bytes, output paths are
+checked before training, and JSON nested too deep for Python's parser is refused before parsing.
+
+The endless inputs run under a 3 GB address-space limit (RLIMIT_AS), as in the issue, so a read
+without a bound would be a MemoryError rather than a slow test."""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+
+import pytest
+
+from tests import ROOT
+from tests.helpers.cli import cli
+
+CORPUS = "This is the Hugging Face Course.\nThis chapter is about tokenization.\nHope you like it!\n"
+TRAIN = ("train", "--vocab-size", "300", "--special-tokens", "")
+ADDRESS_SPACE = 3 * 1024**3
+
+
+def cli_capped(*args: str) -> subprocess.CompletedProcess:
+    """`python -m explorer ARGS` with at most 3 GB of address space."""
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
+
+    return subprocess.run(
+        [sys.executable, "-m", "explorer", *args],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        preexec_fn=cap,
+    )
+
+
+def one_error_line(result: subprocess.CompletedProcess) -> str:
+    stderr = result.stderr.decode()
+    assert result.returncode == 2, stderr
+    assert "Traceback" not in stderr, stderr
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), stderr
+    return lines[0]
+
+
+@pytest.fixture()
+def corpus(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_text(CORPUS, encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def trained(tmp_path, corpus):
+    out = tmp_path / "tok.json"
+    result = cli(*TRAIN, corpus, "--out", out)
+    assert result.returncode == 0, result.stderr.decode()
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("train", "/dev/zero", "--vocab-size", "300"),
+        ("train", "/dev/zero", "--vocab-size", "300", "--max-corpus-mb", "1"),
+        ("compare", "--corpus", "/dev/zero", "--pretrained", "gpt2"),
+    ],
+)
+def test_an_endless_binary_input_is_refused_after_its_first_bytes(tmp_path, args):
+    out = tmp_path / "tok.json"
+    out.write_text("kept", encoding="utf-8")
+    extra = ("--out", str(out)) if args[0] == "train" else ()
+    line = one_error_line(cli_capped(*args, *extra))
+    assert "'/dev/zero' looks like a binary file" in line
+    assert out.read_text(encoding="utf-8") == "kept"  # the --out check changed nothing
+
+
+def test_endless_text_on_stdin_is_read_only_up_to_the_corpus_limit(tmp_path):
+    result = cli(
+        *TRAIN, "-", "--max-corpus-mb", "1", "--out", tmp_path / "tok.json", stdin=b"hello\n" * 400_000
+    )
+    assert one_error_line(result) == (
+        "error: The corpus '-' is more than twice the limit of --max-corpus-mb 1: "
+        "train on a part of it, or raise --max-corpus-mb."
+    )
+
+
+def test_every_file_read_has_a_configurable_bound(tmp_path, corpus):
+    result = subprocess.run(
+        [sys.executable, "-m", "explorer", *TRAIN, str(corpus), "--out", str(tmp_path / "tok.json")],
+        capture_output=True,
+        cwd=ROOT,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "EXPLORER_CLI_MAX_FILE_MB": "0.00005"},
+    )
+    assert "set EXPLORER_CLI_MAX_FILE_MB to read larger files" in one_error_line(result)
+
+
+@pytest.mark.parametrize(
+    ("out", "message"),
+    [
+        ("/nonexistent/dir/tok.json", "the folder '/nonexistent/dir' does not exist"),
+        ("{tmp}", "is a directory: give a file name, such as {tmp}/tokenizer.json"),
+    ],
+)
+def test_an_unwritable_out_is_refused_before_training(tmp_path, corpus, out, message):
+    line = one_error_line(cli(*TRAIN, corpus, "--out", out.format(tmp=tmp_path)))
+    assert line.startswith("error: ") and message.format(tmp=tmp_path) in line
+
+
+def test_a_trace_that_cannot_be_written_is_one_line(tmp_path, corpus):
+    line = one_error_line(cli(*TRAIN, corpus, "--out", tmp_path / "tok.json", "--trace", "/proc/version"))
+    assert line.startswith("error: cannot write --trace '/proc/version': ")
+    assert not (tmp_path / "tok.json").exists()  # refused before training: nothing written
+
+
+def nested_array(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def with_sequence_normalizer(tokenizer: dict, depth: int) -> dict:
+    normalizer = {"type": "Lowercase"}
+    for _ in range(depth):
+        normalizer = {"type": "Sequence", "normalizers": [normalizer]}
+    return {**tokenizer, "normalizer": normalizer}
+
+
+@pytest.mark.parametrize("command", ["encode", "compare", "decode"])
+@pytest.mark.parametrize("nesting", ["array 100,000 deep", "Sequence normalizer 400 deep"])
+def test_a_tokenizer_json_nested_too_deep_is_one_line(tmp_path, trained, command, nesting):
+    path = tmp_path / "deep.json"
+    if nesting.startswith("array"):
+        path.write_text(nested_array(100_000), encoding="utf-8")
+    else:
+        path.write_text(json.dumps(with_sequence_normalizer(trained, 400)), encoding="utf-8")
+    argument = "1" if command == "decode" else "hi"
+    line = one_error_line(cli(command, "--tokenizer", path, argument))
+    assert "nests arrays and objects more than 128 levels deep" in line
+
+
+def test_a_sequence_normalizer_nested_within_the_bound_still_encodes(tmp_path, trained):
+    path = tmp_path / "sequence.json"
+    path.write_text(json.dumps(with_sequence_normalizer(trained, 60)), encoding="utf-8")
+    result = cli("encode", "--tokenizer", path, "--json", "Hi")
+    assert result.returncode == 0, result.stderr.decode()
+    assert [token["token"] for token in json.loads(result.stdout)[0]["tokens"]]
+
+
+def test_decoding_ids_nested_deep_is_one_line():
+    line = one_error_line(cli("decode", "--pretrained", "gpt2", "--", "[" * 100_000))
+    assert (
+        line == "error: The list of ids nests arrays and objects more than 2 levels deep, which is not read."
+    )
