@@ -17,6 +17,7 @@ import urllib.parse
 import pytest
 
 from explorer.runstore import DAY, SECRET_FILE, SQLiteRunStore, open_store
+from explorer.runstore import sqlite as runstore_sqlite
 
 SECRET = b"s" * 32
 connect = sqlite3.connect
@@ -33,7 +34,13 @@ def refuse_writes(monkeypatch):
             database = f"{database}{'&' if '?' in str(database) else '?'}mode=ro"
         return connect(database, *args, uri=True, **options)
 
-    return lambda: monkeypatch.setattr(sqlite3, "connect", read_only_connect)
+    def refuse() -> None:
+        monkeypatch.setattr(sqlite3, "connect", read_only_connect)
+        # The store makes its file (mode 0600) before SQLite opens it; on a read-only disk that
+        # os.open fails and is only logged: here it makes nothing, as it would there.
+        monkeypatch.setattr(runstore_sqlite, "create_private", lambda path: None)
+
+    return refuse
 
 
 class Clock:
