@@ -94,8 +94,9 @@ def parse_runs_param(value: str | None) -> list[tuple[int, str]]:
 
 
 def with_session_runs(params: dict[str, str]) -> dict[str, str]:
+    """`params` with `runs`, unless it would only repeat `run` as the session's run #1."""
     runs = session_runs_param()
-    if runs:
+    if runs and runs != f"1.{params.get(RUN_PARAM)}":
         params[RUNS_PARAM] = runs
     return params
 
