@@ -55,6 +55,15 @@ def can_write(path: Path) -> bool:
         connection.close()
 
 
+def _new_private_file(path: Path) -> None:
+    """An empty database file only its owner can read (it will hold pasted corpora; SQLite gives
+    its -wal and -shm the same mode), where SQLite would make one with the default mode."""
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+    except OSError:
+        pass  # made meanwhile by another thread or process, or not writable: SQLite says which
+
+
 class ThreadConnections:
     """`run(operation, default)`: `operation(connection)` on this thread's connection to `path`
     (opened read-only when `read_only`: the operations must then only read)."""
@@ -86,6 +95,7 @@ class ThreadConnections:
             if identity is None:
                 LOG.warning("run store %s was deleted: creating a new, empty one", self.path)
                 self._remove_journal(self.path)  # a stale WAL must not be replayed into the new file
+                _new_private_file(self.path)
         local.connection = self._open()
         local.pid, local.identity = os.getpid(), os.stat(self.path).st_ino
         return local.connection
@@ -177,6 +187,7 @@ class ThreadConnections:
                 )
                 self.path.replace(aside)
                 self._remove_journal(self.path, aside)
+                _new_private_file(self.path)
 
     def run(self, operation, default):
         """`operation(connection)`; a corrupt file is recreated and the operation tried once more;

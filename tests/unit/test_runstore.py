@@ -288,3 +288,13 @@ def test_the_store_files_are_its_owners_alone(tmp_path):
     files = {path.name: stat.S_IMODE(path.stat().st_mode) for path in folder.iterdir()}
     assert {"runs.sqlite3", "runs.sqlite3-wal", "runs.sqlite3-shm"} <= set(files)
     assert all(mode == 0o600 for mode in files.values()), files
+
+
+def test_a_store_made_again_after_its_file_was_deleted_is_still_private(tmp_path):
+    store = SQLiteRunStore(tmp_path / "runs.sqlite3", secret=SECRET)
+    assert store.put("a" * 64, b"trace", None, {})
+    for path in tmp_path.glob("runs.sqlite3*"):
+        path.unlink()
+    assert store.put("b" * 64, b"trace", None, {})
+    modes = {path.name: stat.S_IMODE(path.stat().st_mode) for path in tmp_path.glob("runs.sqlite3*")}
+    assert "runs.sqlite3" in modes and all(mode == 0o600 for mode in modes.values()), modes
