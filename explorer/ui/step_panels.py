@@ -16,7 +16,7 @@ from explorer import charts
 from explorer.encode_steps import encode_steps
 from explorer.merge_step import is_course_sized, stop_sentence, why_chosen
 from explorer.render import escape_text
-from explorer.ui import encode_panel, merge_views, state, views
+from explorer.ui import encode_panel, figures, merge_views, state, views
 from explorer.ui.runs import Run
 
 W = state.Widget
@@ -41,7 +41,9 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
         st.dataframe(
             merge_views.candidates_frame(run, merge), hide_index=True, column_config=CANDIDATE_COLUMNS
         )
-    chart_column.plotly_chart(charts.competition_figure(trace, merge, names), key=state.Chart.COMPETITION)
+    figures.plotly_chart(
+        charts.competition_figure(trace, merge, names), state.Chart.COMPETITION, chart_column
+    )
 
     words, sentences_column = st.columns([3, 2], gap="large")
     with words:
@@ -61,8 +63,8 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
     timeline, compression = st.columns(2)
     with timeline:
         log_scale = st.toggle("Log scale", key=W.LOG_SCALE, help="Counts (and scores) on a logarithmic axis.")
-        st.plotly_chart(charts.merge_timeline(trace, k, log_scale=log_scale), key=state.Chart.TIMELINE)
-    compression.plotly_chart(charts.compression_curve(trace, k), key=state.Chart.COMPRESSION)
+        figures.plotly_chart(charts.merge_timeline(trace, k, log_scale=log_scale), state.Chart.TIMELINE)
+    figures.plotly_chart(charts.compression_curve(trace, k), state.Chart.COMPRESSION, compression)
 
     merge_tree(run, k)
 
@@ -142,4 +144,4 @@ def merge_tree(run: Run, k: int) -> None:
     tree = run.trace.merge_tree(token_id)
     left, right = st.columns([2, 3])
     left.html(merge_views.merge_tree_html(tree, names, k))
-    right.plotly_chart(charts.merge_tree_figure(tree, names), key=state.Chart.MERGE_TREE)
+    figures.plotly_chart(charts.merge_tree_figure(tree, names), state.Chart.MERGE_TREE, right)
