@@ -81,7 +81,9 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
 
 
 CANDIDATE_COLUMNS = {
-    "rank": st.column_config.TextColumn("rank", width="small", help="✓ the pair chosen"),
+    "rank": st.column_config.TextColumn(
+        "rank", width="small", help="Counted from 1, the highest count (or score) first; ✓ the pair chosen"
+    ),
     "chosen": st.column_config.TextColumn("", width="small", help="✓ the pair chosen"),
     "pair": st.column_config.TextColumn(
         "pair", help="· a space, ↵ a newline, <0xE2> a byte that is part of a character"

@@ -196,4 +196,4 @@ def test_compare_shows_any_columns_steps(wordpiece_page):
     summaries = re.findall(r"<summary>.*?</summary>", panel)
     shown = [int(i) for summary in summaries for i in re.findall(r'title="id (\d+)&#58;', summary)]
     assert shown == ids
-    assert "merge (rank" in unescape(panel)
+    assert "merge -> id " in unescape(panel) and "(rank" not in unescape(panel)
