@@ -1,5 +1,6 @@
-"""The app's one stylesheet: the CSS classes of every token display, lesson panel and note, injected
-once per page by explorer.ui.frame.page.
+"""The app's one stylesheet: the CSS classes of every token display, lesson panel and note, and the
+few rules that make Streamlit's own columns and multiselect chips wrap rather than clip at narrow
+widths; injected once per page by explorer.ui.frame.page.
 
 What it does not do: hold colours that are data (a token's background by position stays inline).
 """
@@ -13,8 +14,8 @@ What it does not do: hold colours that are data (a token's background by positio
 STYLESHEET = """
 .stHorizontalBlock{flex-wrap:wrap;}
 .stColumn{min-width:min(100%,13rem);}
-.stMultiSelect [data-baseweb="tag"]{height:auto;max-width:100%;}
-.stMultiSelect [data-baseweb="tag"] span{white-space:normal;overflow:visible;text-overflow:clip;
+.stMultiSelect [data-tag]{height:auto;max-width:100%;}
+.stMultiSelect [data-tag] > span[title]{white-space:normal;overflow:visible;text-overflow:clip;
   overflow-wrap:anywhere;}
 .token-spans{line-height:1.9;white-space:pre-wrap;}
 .tok{color:#111;border-radius:3px;padding:0 1px;margin:0 1px;}
