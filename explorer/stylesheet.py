@@ -14,6 +14,8 @@ What it does not do: hold colours that are data (a token's background by positio
 STYLESHEET = """
 .stHorizontalBlock{flex-wrap:wrap;}
 .stColumn{min-width:min(100%,13rem);}
+.stMultiSelect [data-testid="stMultiSelectTagsContainer"]{flex-wrap:wrap;overflow-x:visible;
+  mask-image:none;}
 .stMultiSelect [data-tag]{height:auto;max-width:100%;}
 .stMultiSelect [data-tag] > span[title]{white-space:normal;overflow:visible;text-overflow:clip;
   overflow-wrap:anywhere;}
