@@ -84,7 +84,7 @@ CANDIDATE_COLUMNS = {
     "rank": st.column_config.TextColumn(
         "rank", width="small", help="Counted from 1, the highest count (or score) first; ✓ the pair chosen"
     ),
-    "chosen": st.column_config.TextColumn("", width="small", help="✓ the pair chosen"),
+    "chosen": st.column_config.TextColumn("chosen", width="small", help="✓ the pair chosen"),
     "pair": st.column_config.TextColumn(
         "pair", help="· a space, ↵ a newline, <0xE2> a byte that is part of a character"
     ),
@@ -113,9 +113,12 @@ def course_tables(run: Run, k: int, merge: int) -> None:
         with pairs:
             function = "compute_pair_scores" if scored else "compute_pair_freqs"
             st.markdown(
-                f"**Every pair merge {merge:,} was chosen from** (`{function}()` on the splits before it)"
+                f"**Every pair merge {merge:,} was chosen from** (`{function}()` on the splits before it; "
+                "the chosen one first, then the course's dict order)"
             )
             table = merge_views.pair_table_frame(run, merge - 1)
+            # The winner first, so it is in view without scrolling a table of hundreds of pairs.
+            table = table.sort_values("chosen", ascending=False, kind="stable", ignore_index=True)
             chosen_row = table["chosen"] == "✓"
             styled = table.style.apply(
                 lambda column: ["background-color:#ffd6a5" if hit else "" for hit in chosen_row]

@@ -94,6 +94,7 @@ def test_every_panel_shows_step_k_of_a_course_wordpiece_run(wordpiece_page):
         pairs = at.dataframe[2].value
         chosen = pairs[pairs["chosen"] == "✓"]
         assert list(chosen["pair"]) == [repr((trace.vocab[left], trace.vocab[right]))]
+        assert pairs["chosen"].iloc[0] == "✓"  # the winner first: in view without scrolling
         assert chosen["score"].iloc[0] == trace.merge_scores[k - 1]
     assert "Training ended after" in " ".join(caption.value for caption in at.caption)
 
