@@ -6,8 +6,8 @@ Every page calls `page()` first: it also collects a training run that finished i
 `error` / `warning` / `info` show a message through `literal.markdown_literal`: file names, special
 tokens or link values in it stay characters, never Markdown, HTML or LaTeX.
 
-The tab icon is a PNG served by the app (explorer/ui/tab_icon.png), so no page makes a request to
-another host.
+The tab icon is an emoji the frontend draws as a data URL, so no page makes a request to another
+host.
 
 Navigation uses the legacy `pages/` folder (no `st.navigation`: it breaks AppTest from the second
 run and deep links on a fresh server). The automatic page list is hidden in
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from pathlib import Path
 
 import streamlit as st
 
@@ -37,9 +36,10 @@ PAGES = (
     ("pages/3_Compare.py", "Compare", ":material/compare_arrows:"),
 )
 APP_TITLE = "Tokenizer Explorer"
-# The tab icon is a file the app serves itself: a `:material/...:` page icon makes the browser fetch
-# it from fonts.gstatic.com (measured in streamlit 1.67), a request that leaves the server.
-TAB_ICON = Path(__file__).with_name("tab_icon.png")
+# The tab icon is an emoji, which the frontend draws itself as an SVG data URL: a `:material/...:`
+# page icon makes the browser fetch it from fonts.gstatic.com (measured in streamlit 1.67), and an
+# image file makes `set_page_config` import numpy and PIL on the first view of every page.
+TAB_ICON = "🔤"
 
 
 def page(title: str, intro: str = "", retitle: Callable[[Run], tuple[str, str] | None] | None = None) -> None:
@@ -47,7 +47,7 @@ def page(title: str, intro: str = "", retitle: Callable[[Run], tuple[str, str] |
     `finish()` last (the sidebar's run card must see a run trained during this script run).
     `retitle(run)` may give another (title, intro) for the current run (known only once a link
     is read, so the title is drawn in a placeholder above what reading it says)."""
-    st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=str(TAB_ICON), layout="wide")
+    st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=TAB_ICON, layout="wide")
     state.put(state.FIRST_RUN, not state.get(state.SESSION_STARTED))
     state.put(state.SESSION_STARTED, True)
     state.script_started()
