@@ -126,6 +126,22 @@ def readable_token(token_bytes: bytes) -> str:
     return "".join(parts)
 
 
+def text_with_byte_escapes(data: bytes) -> str:
+    """UTF-8 bytes as text, white space as typed, a byte that is no whole character as `<0xNN>`
+    where a lenient decode would write "�".
+
+    >>> text_with_byte_escapes(b"I \\xf0\\x9f")
+    'I <0xF0><0x9F>'
+    """
+    parts = []
+    offset = 0
+    while offset < len(data):
+        char, length = _decode_one_character(data, offset)
+        parts.append(byte_escape(data[offset]) if char is None else char)
+        offset += length
+    return "".join(parts)
+
+
 def grapheme_groups(text: str) -> list[tuple[int, int]]:
     """(start, end) character spans of the extended grapheme clusters of `text` (regex `\\X`)."""
     return [match.span() for match in regex.finditer(r"\X", text)]

@@ -3,7 +3,7 @@ figure out. One module per figure (or pair of figures):
 
 | module | figures |
 |---|---|
-| `labels` | readable token labels, pair names, HTML escaping for Plotly (no figure) |
+| `labels` | readable token labels, pair names, HTML escaping for Plotly and back (no figure) |
 | `competition` | `competition_figure`: the pairs that competed for one merge, as labelled bars |
 | `curves` | `merge_timeline` (every merge's count and score), `compression_curve` |
 | `merge_tree` | `merge_tree_figure`: an icicle chart of how one token was built |
@@ -28,7 +28,7 @@ from explorer.charts.compare_figures import (
 )
 from explorer.charts.competition import BAR_COLOUR, TOP_CANDIDATES, WINNER_COLOUR, competition_figure
 from explorer.charts.curves import MARKER_COLOUR, compression_curve, merge_timeline
-from explorer.charts.labels import pair_label, readable_vocab_token, token_labels, uses_scores
+from explorer.charts.labels import pair_label, plain_text, readable_vocab_token, token_labels, uses_scores
 from explorer.charts.merge_tree import merge_tree_figure
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "metrics_bar_chart",
     "metrics_curve_figure",
     "pair_label",
+    "plain_text",
     "readable_vocab_token",
     "short_names",
     "token_labels",

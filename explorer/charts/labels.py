@@ -8,6 +8,7 @@ What it does not do: draw anything (the other modules of explorer.charts do).
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 from explorer.bytelevel import symbols_to_bytes
@@ -46,3 +47,11 @@ def pair_label(labels: Sequence[str], left_id: int, right_id: int) -> str:
 def uses_scores(trace: Trace) -> bool:
     """True when merges were chosen by a likelihood score (the course's WordPiece), not a count."""
     return any(score is not None for score in trace.merge_scores)
+
+
+def plain_text(plotly_text: str) -> str:
+    """A Plotly label as the text it shows: `<br>` a space, other tags dropped, entities decoded
+    ('merge 1: &lt;0xC3&gt;<br>wins' -> 'merge 1: <0xC3> wins'). Escape it again before it
+    becomes HTML."""
+    spaced = re.sub(r"<br\s*/?>", " ", plotly_text, flags=re.IGNORECASE)
+    return html.unescape(re.sub(r"</?[a-zA-Z][^>]*>", "", spaced))

@@ -8,7 +8,8 @@ reads, and (through explorer.pretrained) the bundled ones, all as one `Decoding`
 - `decoded_pieces(decoding)`: the decoded tokens as `explorer.tokens.Piece`s, with their spans in
   the decoded text where their bytes add up to it; ids without a token are left out
   (`Decoding.problems` names them).
-- `decoding_html(decoding)`: the text (escaped, white space kept) and the tokens, those holding
+- `shown_text(decoding)`: the text with a byte that is no whole character as `<0xF0>`, never "�".
+- `decoding_html(decoding)`: that text (escaped, white space kept) and the tokens, those holding
   parts of one character grouped into it as on every other byte-level display.
 
 The bundled tokenizers decode through `explorer.pretrained.decode`, SentencePiece models through
@@ -25,7 +26,7 @@ from explorer.bytelevel import symbols_to_bytes
 from explorer.decoders import ByteLevelDecoder
 from explorer.pretrained.decoding import UNUSED, DecodedToken, Decoding, out_of_range
 from explorer.pretrained.pieces import pieces_from_token_bytes
-from explorer.render import escape_text, pieces_html, token_spans_html
+from explorer.render import escape_text, pieces_html, text_with_byte_escapes, token_spans_html
 from explorer.tokenizer import Tokenizer
 from explorer.tokens import SPECIAL, TOKEN, Piece
 
@@ -126,6 +127,29 @@ def decoded_pieces(decoding: Decoding) -> tuple[str | None, list[Piece]]:
     return None, [Piece(token.id, "", 0, 0, token.token_bytes, kind) for token, kind in zip(tokens, kinds)]
 
 
+def shown_text(decoding: Decoding) -> str:
+    r"""The decoded text as the page shows it: a byte that is no whole character (a lone
+    `<0xF0>` of an emoji cut short) written `<0xF0>` as in the token row, never "�".
+
+    Where the text has a "�" and the tokens' bytes (as in `decoded_pieces`) decode to the text,
+    the text is rebuilt from those bytes; elsewhere it is the decoder's text.
+
+    >>> shown_text(Decoding(" \ufffd", (DecodedToken(12520, b" \xf0\x9f"),)))
+    ' <0xF0><0x9F>'
+    """
+    text = decoding.text
+    tokens = [token for token in decoding.tokens if not token.problem]
+    if "\ufffd" not in text or not tokens or not all(token.token_bytes for token in tokens):
+        return text
+    spelled = [token.token_bytes for token in tokens]
+    spaced = [spelling.replace(SPACE_MARKER, b" ") for spelling in spelled]
+    for surface, lead in ((spelled, ""), (spaced, ""), (spaced, " ")):
+        data = b"".join(surface)
+        if data.decode("utf-8", errors="replace") == lead + text:
+            return text_with_byte_escapes(data)[len(lead) :]
+    return text
+
+
 def decoding_html(decoding: Decoding, show_ids: bool = False) -> str:
     """The decoded text (escaped; white space as typed) above its tokens: grouped into the
     characters they share (`render.token_spans_html`) where the pieces have spans in the text,
@@ -136,6 +160,6 @@ def decoding_html(decoding: Decoding, show_ids: bool = False) -> str:
     else:
         tokens = pieces_html(pieces, show_ids=show_ids)
     return (
-        f'<div class="decoded"><pre class="decoded-text">{escape_text(decoding.text)}</pre>'
+        f'<div class="decoded"><pre class="decoded-text">{escape_text(shown_text(decoding))}</pre>'
         f'<div class="decoded-tokens">{tokens}</div></div>'
     )

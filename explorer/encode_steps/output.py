@@ -2,8 +2,10 @@
 
 What it does: turns an `EncodeSteps` (explorer.encode_steps.records) into what
 `python -m explorer encode --steps` prints, and gives the app the same sentences (`step_line`),
-so that a step reads the same everywhere. Ranks are 0-based as in the model; "merge N" is
-1-based, like a line of merges.txt. Pieces are written as the vocabulary spells them; a dropped
+so that a step reads the same everywhere. A merge is named one way, counted from 1 like a line of
+merges.txt and like the Vocabulary's merge rank: "merge N" (the JSON's `rank` stays the model's
+0-based rank, N - 1); tiktoken has no merge list, so its merge is named by the id it makes.
+Pieces are written as the vocabulary spells them; a dropped
 character as `[dropped: P]`, the unknown token as `[UNK] <- '서울'`, the rest of a word WordPiece
 has not matched yet as `[rest: ing]`.
 
@@ -108,12 +110,13 @@ def _tried_label(tried: tuple[str, ...]) -> str:
 
 
 def step_line(step: Step, tiktoken: bool = False) -> str:
-    """One sentence for a step, e.g. "merge 12 (rank 11): 'l' + 'o' -> 'lo'   pieces: h e lo w"."""
+    """One sentence for a step, e.g. "merge 12: 'l' + 'o' -> 'lo'   pieces: h e lo w" (tiktoken:
+    "merge -> id 1,302: ...")."""
     pieces = pieces_label(step.pieces)
     if step.kind == "start":
         return f"start: {pieces}"
     if step.kind == "merge":
-        rule = f"merge (rank {step.rank:,})" if tiktoken else f"merge {step.rank + 1:,} (rank {step.rank:,})"
+        rule = f"merge -> id {step.rank:,}" if tiktoken else f"merge {step.rank + 1:,}"
         left, right = step.pair
         return f"{rule}: {left!r} + {right!r} -> {step.merged!r}   pieces: {pieces}"
     if step.kind == "whole-word":

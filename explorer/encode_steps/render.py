@@ -19,9 +19,14 @@ from explorer.wording import plural
 PRE_TOKENS_OPEN = 3  # the first few pre-tokens are unfolded; the others open on a click
 
 
+def _shown(piece: StepPiece) -> str:
+    """A piece as its box shows it: its bytes made readable ('·is'), else its value."""
+    return readable_token(piece.token_bytes) if piece.token_bytes is not None else piece.value
+
+
 def piece_html(piece: StepPiece, position: int, made_here: bool = False, show_ids: bool = False) -> str:
     """One piece as a span: a token (coloured by position), `dropped: P` or `[UNK] ← 서울`."""
-    shown = readable_token(piece.token_bytes) if piece.token_bytes is not None else piece.value
+    shown = _shown(piece)
     if piece.kind == "dropped":
         return (
             '<span class="tok tok-dropped" title="dropped: no token for it and no unknown token">'
@@ -86,7 +91,12 @@ def pre_token_html(
         )
     rows = []
     for number, step in enumerate(pre_token.steps):
-        sentence = step_line(step, tiktoken).split("   pieces:")[0]
+        # The start row names its pieces as its boxes show them ('·is', not the vocabulary's 'Ġis').
+        sentence = (
+            "start: " + " ".join(_shown(piece) for piece in step.pieces)
+            if step.kind == "start"
+            else step_line(step, tiktoken).split("   pieces:")[0]
+        )
         rows.append(
             f'<tr><td class="muted">{number}</td><td>{escape_text(sentence)}</td>'
             f'<td class="steps-pieces">{_pieces_row(step.pieces, _made_here(step), show_ids)}</td></tr>'

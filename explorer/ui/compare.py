@@ -40,7 +40,7 @@ from explorer.metrics import METRIC_DEFINITIONS, metrics_table
 from explorer.pretrained import BUNDLED
 from explorer.render import legend_html
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui import compare_link, encode_panel, frame, measuring, state, training, views
+from explorer.ui import compare_link, encode_panel, figures, frame, measuring, state, training, views
 from explorer.ui.runs import Run
 from explorer.ui.settings import ALGORITHM_LABELS, other_algorithm, settings_for_other_algorithm
 
@@ -329,7 +329,7 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
         "characters, so that each lost character is counted), the GPT ones by tiktoken. Time: how long "
         "each tokenizer took to encode and measure this text the first time; results are kept with the run."
     )
-    st.plotly_chart(charts.metrics_bar_chart(table), key=state.Chart.COMPARE_BARS)
+    figures.plotly_chart(charts.metrics_bar_chart(table), state.Chart.COMPARE_BARS)
 
 
 @st.fragment(run_every=1.0)
@@ -375,7 +375,7 @@ def curve_section(runs: Sequence[Run]) -> None:
     if not runs:
         return
     curves = {run.name: run.derive("metrics_curve", lambda run=run: metrics_curve(run.trace)) for run in runs}
-    st.plotly_chart(charts.metrics_curve_figure(curves), key=state.Chart.COMPARE_CURVE)
+    figures.plotly_chart(charts.metrics_curve_figure(curves), state.Chart.COMPARE_CURVE)
     st.caption(
         "Read from each run's training trace, about 100 points from the first to the last merge, without "
         "encoding anything again, on each run's own training corpus. Characters / token, bytes / token and "

@@ -13,6 +13,9 @@ page instead of Streamlit's box with a traceback and server paths: `page()` inst
 "Uncaught app exception" log line), and st.stop / st.rerun never reach the handler (they are
 control flow, handled before it).
 
+The tab icon is an emoji the frontend draws as a data URL, so no page makes a request to another
+host.
+
 Navigation uses the legacy `pages/` folder (no `st.navigation`: it breaks AppTest from the second
 run and deep links on a fresh server). The automatic page list is hidden in
 .streamlit/config.toml so the home page can be called "Train" rather than "app".
@@ -45,6 +48,10 @@ UNEXPECTED = (
     "Something went wrong on this page ({kind}); it is in the server's log. "
     "Change what you entered or reload the page to try again."
 )
+# The tab icon is an emoji, which the frontend draws itself as an SVG data URL: a `:material/...:`
+# page icon makes the browser fetch it from fonts.gstatic.com (measured in streamlit 1.67), and an
+# image file makes `set_page_config` import numpy and PIL on the first view of every page.
+TAB_ICON = "🔤"
 
 
 def page(
@@ -59,7 +66,7 @@ def page(
     is read, so the title is drawn in a placeholder above what reading it says). `shows_form`: the
     Train page, whose link without a run shows a form not trained yet (other pages need a run, and
     train a sample a link names without one)."""
-    st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=":material/token:", layout="wide")
+    st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=TAB_ICON, layout="wide")
     context = get_script_run_ctx()
     if context is not None:
         context.on_script_error = unexpected_error

@@ -124,8 +124,9 @@ def controls(track: Track) -> None:
     """Play / Pause and the speed (outside the fragment: they rerun the page)."""
     steps, noun = track.steps, track.noun
     playing = state.is_playing()
-    play, pause, speed_column = st.columns([1, 1, 5], vertical_alignment="bottom")
-    play.button(
+    # One wrapping row, buttons as wide as their labels: columns would squeeze them to "P" at 800 px.
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    row.button(
         "Play",
         key=W.PLAY,
         icon=":material/play_arrow:",
@@ -134,9 +135,9 @@ def controls(track: Track) -> None:
         disabled=playing,
         help=f"Play the {noun}s one after another from this step (from the first one at the end).",
     )
-    pause.button("Pause", key=W.PAUSE, icon=":material/pause:", on_click=_pause, disabled=not playing)
+    row.button("Pause", key=W.PAUSE, icon=":material/pause:", on_click=_pause, disabled=not playing)
     state.setdefault(track.speed_key, track.default_speed)
-    speed_column.select_slider(
+    row.select_slider(
         "Speed",
         list(track.speeds),
         key=track.speed_key,
@@ -184,8 +185,8 @@ def step_view(track: Track) -> None:
             k = state.player_step()
             st.html(step_bar_html(k, steps, track.slider_label) + track.summary_html(k))
         else:
-            back, slider, forward = st.columns([1.6, 11, 1.6], vertical_alignment="bottom")
-            back.button(
+            row = st.container(horizontal=True, vertical_alignment="bottom")
+            row.button(
                 "Back",
                 key=W.STEP_BACK,
                 icon=":material/skip_previous:",
@@ -194,8 +195,8 @@ def step_view(track: Track) -> None:
                 disabled=state.player_step() <= 0,
                 help=f"One {noun} back",
             )
-            k = slider.slider(track.slider_label, min_value=0, max_value=steps, key=W.STEP)
-            forward.button(
+            k = row.slider(track.slider_label, min_value=0, max_value=steps, key=W.STEP)
+            row.button(
                 "Next",
                 key=W.STEP_FORWARD,
                 icon=":material/skip_next:",

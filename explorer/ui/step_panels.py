@@ -16,7 +16,7 @@ from explorer import charts
 from explorer.encode_steps import encode_steps
 from explorer.merge_step import is_course_sized, stop_sentence, why_chosen
 from explorer.render import escape_text
-from explorer.ui import encode_panel, merge_views, state, views
+from explorer.ui import encode_panel, figures, merge_views, state, views
 from explorer.ui.runs import Run
 
 W = state.Widget
@@ -41,7 +41,9 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
         st.dataframe(
             merge_views.candidates_frame(run, merge), hide_index=True, column_config=CANDIDATE_COLUMNS
         )
-    chart_column.plotly_chart(charts.competition_figure(trace, merge, names), key=state.Chart.COMPETITION)
+    figures.plotly_chart(
+        charts.competition_figure(trace, merge, names), state.Chart.COMPETITION, chart_column
+    )
 
     words, sentences_column = st.columns([3, 2], gap="large")
     with words:
@@ -61,8 +63,8 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
     timeline, compression = st.columns(2)
     with timeline:
         log_scale = st.toggle("Log scale", key=W.LOG_SCALE, help="Counts (and scores) on a logarithmic axis.")
-        st.plotly_chart(charts.merge_timeline(trace, k, log_scale=log_scale), key=state.Chart.TIMELINE)
-    compression.plotly_chart(charts.compression_curve(trace, k), key=state.Chart.COMPRESSION)
+        figures.plotly_chart(charts.merge_timeline(trace, k, log_scale=log_scale), state.Chart.TIMELINE)
+    figures.plotly_chart(charts.compression_curve(trace, k), state.Chart.COMPRESSION, compression)
 
     merge_tree(run, k)
 
@@ -79,8 +81,10 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
 
 
 CANDIDATE_COLUMNS = {
-    "rank": st.column_config.TextColumn("rank", width="small", help="✓ the pair chosen"),
-    "chosen": st.column_config.TextColumn("", width="small", help="✓ the pair chosen"),
+    "rank": st.column_config.TextColumn(
+        "rank", width="small", help="Counted from 1, the highest count (or score) first; ✓ the pair chosen"
+    ),
+    "chosen": st.column_config.TextColumn("chosen", width="small", help="✓ the pair chosen"),
     "pair": st.column_config.TextColumn(
         "pair", help="· a space, ↵ a newline, <0xE2> a byte that is part of a character"
     ),
@@ -109,9 +113,12 @@ def course_tables(run: Run, k: int, merge: int) -> None:
         with pairs:
             function = "compute_pair_scores" if scored else "compute_pair_freqs"
             st.markdown(
-                f"**Every pair merge {merge:,} was chosen from** (`{function}()` on the splits before it)"
+                f"**Every pair merge {merge:,} was chosen from** (`{function}()` on the splits before it; "
+                "the chosen one first, then the course's dict order)"
             )
             table = merge_views.pair_table_frame(run, merge - 1)
+            # The winner first, so it is in view without scrolling a table of hundreds of pairs.
+            table = table.sort_values("chosen", ascending=False, kind="stable", ignore_index=True)
             chosen_row = table["chosen"] == "✓"
             styled = table.style.apply(
                 lambda column: ["background-color:#ffd6a5" if hit else "" for hit in chosen_row]
@@ -142,4 +149,4 @@ def merge_tree(run: Run, k: int) -> None:
     tree = run.trace.merge_tree(token_id)
     left, right = st.columns([2, 3])
     left.html(merge_views.merge_tree_html(tree, names, k))
-    right.plotly_chart(charts.merge_tree_figure(tree, names), key=state.Chart.MERGE_TREE)
+    figures.plotly_chart(charts.merge_tree_figure(tree, names), state.Chart.MERGE_TREE, right)

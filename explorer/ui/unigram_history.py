@@ -28,7 +28,7 @@ from explorer.render import escape_text, pieces_html
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokenizer import Tokenizer
 from explorer.tokens import Piece
-from explorer.ui import compare, encode_panel, player, state, views
+from explorer.ui import compare, encode_panel, figures, player, state, views
 from explorer.ui.literal import markdown_literal
 from explorer.ui.runs import Run
 from explorer.unigram_trace import UnigramTrace
@@ -111,11 +111,13 @@ def panels(run: Run, r: int, sentences: list[str]) -> None:
     show_ids = state.show_ids()
     sizes, losses = st.columns(2)
     target = trace.config.trainer.vocab_size
-    sizes.plotly_chart(
-        unigram_figures.vocabulary_figure(trace.sizes(), r, target), key=state.Chart.VOCABULARY_SIZES
+    figures.plotly_chart(
+        unigram_figures.vocabulary_figure(trace.sizes(), r, target), state.Chart.VOCABULARY_SIZES, sizes
     )
     series, first_round, x_title = history.loss_series(trace, final_loss(run))
-    losses.plotly_chart(unigram_figures.loss_figure(series, r, x_title, first_round), key=state.Chart.LOSSES)
+    figures.plotly_chart(
+        unigram_figures.loss_figure(series, r, x_title, first_round), state.Chart.LOSSES, losses
+    )
     removed_panel(run, r)
 
     words, sentences_column = st.columns([3, 2], gap="large")

@@ -95,7 +95,7 @@ def panels_at(page, k: int) -> dict[str, str]:
         "line": main(page).locator(".merge-summary").inner_text(),
         "why": main(page).locator(".why").inner_text(),
         "competition": main(page)
-        .locator("text.gtitle", has_text="The competition for merge")
+        .locator(".chart-title", has_text="The competition for merge")
         .first.text_content(),
         "tree": main(page).locator(".merge-tree").inner_text().split("\n")[0],
         "steps": main(page)

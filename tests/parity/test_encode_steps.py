@@ -627,9 +627,7 @@ def test_cli_steps_end_on_plain_encode(tmp_path, algorithm, pre_tokenizer):
     )
     text = cli("encode", "--steps", "--tokenizer", out, *texts).stdout.decode()
     if algorithm == "bpe":
-        assert re.search(
-            r"^ +\d+\. merge \d+ \(rank \d+\): '.+' \+ '.+' -> '.+'   pieces: ", text, re.MULTILINE
-        )
+        assert re.search(r"^ +\d+\. merge \d+: '.+' \+ '.+' -> '.+'   pieces: ", text, re.MULTILINE)
     else:
         assert "longest prefix found: " in text and "continuation found: '##" in text
     assert text.count("final: ") == sum(
@@ -648,7 +646,7 @@ def test_cli_steps_pretrained_ends_on_tiktoken():
     assert (
         isinstance(merge["rank"], int)
         and len(merge["pair"]) == 2
-        and merge["description"].startswith("merge (rank ")
+        and merge["description"].startswith(f"merge -> id {merge['rank']:,}: ")
     )
     lines = cli("encode", "--steps", "--pretrained", "o200k_base", text).stdout.decode().splitlines()
     assert lines[0] == f"GPT-4o (o200k_base) · BPE (tiktoken): {len(result['final'])} tokens for {text!r}"

@@ -11,7 +11,13 @@ import tokenizers
 
 from explorer.compare import UploadedFile, pretrained_column, read_uploads, tokenizer_column
 from explorer.compare.columns import UPLOADS, YOUR_RUNS, plain_text_tokenizer
-from explorer.compare.decode import decoded_pieces, decoding_html, library_decoder, tokenizer_decoder
+from explorer.compare.decode import (
+    decoded_pieces,
+    decoding_html,
+    library_decoder,
+    shown_text,
+    tokenizer_decoder,
+)
 from explorer.compare.encoders import library_batch_encoder
 from explorer.compare.html import column_head_html
 from explorer.compare.picker import (
@@ -204,6 +210,17 @@ def test_decoded_tokens_holding_parts_of_one_character_are_grouped_into_it(name)
     partial = [p for p in pieces if p.token_bytes and not _whole_characters(p.token_bytes)]
     assert partial, "the text should make this tokenizer spell a character in several tokens"
     assert 'class="tok-group"' in markup and 'class="tok-group-label">=' in markup
+
+
+def test_a_lone_byte_decodes_as_its_byte_never_as_a_replacement_character():
+    """GPT-2's id 12520 is " <0xF0><0x9F>", an emoji's first bytes: the text line says so, as the
+    token row does, where the decoder writes "\ufffd"."""
+    decoding = decode("gpt2", [12520])
+    assert decoding.text == " \ufffd"
+    assert shown_text(decoding) == " <0xF0><0x9F>"
+    assert '<pre class="decoded-text"> &lt;0xF0&gt;&lt;0x9F&gt;</pre>' in decoding_html(decoding)
+    whole = decode("gpt2", [piece.id for piece in encode("gpt2", "I 😀")])
+    assert shown_text(whole) == whole.text == "I 😀"  # whole characters stay characters
 
 
 def _whole_characters(token_bytes: bytes) -> bool:

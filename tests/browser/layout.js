@@ -1,0 +1,121 @@
+// What a person sees, measured in the browser: returns {overflow, overlap, cut, diff}, each a list
+// of short descriptions of what is wrong (empty lists: nothing). Read by tests/browser/test_layout.py.
+//
+// overflow: an element whose visible box reaches past the viewport's right edge, unless a
+//   horizontally scrollable container (overflow-x auto/scroll, other than the app's own page
+//   scrollers) holds it. Its visible box is its box cut by every ancestor that clips.
+// overlap: two token boxes (a token, a group of tokens sharing a character, a diff segment)
+//   drawing over each other, outlines included. Neighbours in document order are compared.
+// cut: text that does not fit its box: an element that clips (overflow not visible, or an
+//   ellipsis) whose scroll width is wider than its box; a Plotly title or axis title past its chart.
+// diff: a boundary-diff segment whose two cells are not one above the other, left edges aligned.
+() => {
+  const viewportWidth = document.documentElement.clientWidth;
+  const problems = { overflow: [], overlap: [], cut: [], diff: [] };
+  const PAGE_SCROLLERS = '[data-testid="stMain"], [data-testid="stAppViewContainer"], '
+    + '[data-testid="stSidebarContent"], [data-testid="stSidebar"], [data-testid="stApp"], body, html';
+  const SKIP = '[data-testid="stDataFrame"], [data-testid="stTable"] .glide, .js-plotly-plot, '
+    + '[data-testid="stTooltipContent"], [role="tooltip"], [data-baseweb="popover"], script, style';
+
+  const describe = (el) => {
+    const cls = typeof el.className === 'string' ? el.className : (el.className?.baseVal ?? '');
+    const testid = el.dataset?.testid ? `[${el.dataset.testid}]` : '';
+    const classes = cls.trim() ? '.' + cls.trim().split(/\s+/).slice(0, 3).join('.') : '';
+    const text = (el.innerText ?? el.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 50);
+    return `${el.tagName.toLowerCase()}${testid}${classes} "${text}"`;
+  };
+  const shown = (el) => {
+    const style = getComputedStyle(el);
+    return style.visibility !== 'hidden' && style.display !== 'none' && parseFloat(style.opacity) > 0.05;
+  };
+  const scrollsX = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+  const clipsX = (el) => getComputedStyle(el).overflowX !== 'visible';
+
+  // ------------------------------------------------------------ overflow past the right edge
+  const root = document.querySelector('[data-testid="stApp"]');
+  const reported = new Set();
+  for (const el of root.querySelectorAll('*')) {
+    const box = el.getBoundingClientRect();
+    if (box.width < 1 || box.height < 1 || box.right <= viewportWidth + 1) continue;
+    if (el.closest(SKIP) && !el.matches('.js-plotly-plot')) continue;
+    if (!shown(el)) continue;
+    let right = box.right;
+    let held = false;
+    for (let up = el.parentElement; up && up !== document.documentElement; up = up.parentElement) {
+      if (up.matches(PAGE_SCROLLERS)) {
+        if (up.matches('[data-testid="stSidebar"]') && up.getBoundingClientRect().width < 2) held = true;
+        continue;
+      }
+      if (scrollsX(up)) { held = true; break; }
+      if (clipsX(up)) right = Math.min(right, up.getBoundingClientRect().right);
+    }
+    if (held || right <= viewportWidth + 1) continue;
+    // report the outermost element only (its children overflow with it)
+    let parentReported = false;
+    for (let up = el.parentElement; up; up = up.parentElement) if (reported.has(up)) { parentReported = true; break; }
+    reported.add(el);
+    if (!parentReported) problems.overflow.push(`${describe(el)} ends at x=${Math.round(right)} > ${viewportWidth}`);
+  }
+
+  // ------------------------------------------------------------ token boxes overlapping
+  const outlined = (el) => {
+    const style = getComputedStyle(el);
+    const extra = style.outlineStyle !== 'none'
+      ? Math.max(0, parseFloat(style.outlineWidth) + parseFloat(style.outlineOffset)) : 0;
+    return [...el.getClientRects()].filter((r) => r.width > 0 && r.height > 0).map((r) => ({
+      left: r.left - extra, right: r.right + extra, top: r.top - extra, bottom: r.bottom + extra,
+    }));
+  };
+  const boxes = [...root.querySelectorAll(
+    '.tok-group, .tok:not(.tok-group .tok), .mono-tok, .boundary-diff .diff-seg',
+  )].filter(shown);
+  const overlaps = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5
+    && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
+  for (let i = 0; i < boxes.length; i++) {
+    const mine = outlined(boxes[i]);
+    for (let j = i + 1; j < Math.min(boxes.length, i + 3); j++) {
+      if (boxes[j].contains(boxes[i]) || boxes[i].contains(boxes[j])) continue;
+      const theirs = outlined(boxes[j]);
+      if (mine.some((a) => theirs.some((b) => overlaps(a, b)))) {
+        problems.overlap.push(`${describe(boxes[i])} overlaps ${describe(boxes[j])}`);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ text cut
+  for (const el of root.querySelectorAll('*')) {
+    if (el.closest(SKIP) || !shown(el)) continue;
+    const style = getComputedStyle(el);
+    const clips = style.overflowX !== 'visible' || style.textOverflow === 'ellipsis';
+    if (!clips || scrollsX(el) || el.matches(PAGE_SCROLLERS)) continue;
+    if (el.clientWidth <= 1 || el.scrollWidth <= el.clientWidth + 1) continue;
+    if (!(el.innerText ?? '').trim()) continue;
+    problems.cut.push(`${describe(el)}: text ${el.scrollWidth}px wide in a box of ${el.clientWidth}px`);
+  }
+  for (const chart of root.querySelectorAll('.js-plotly-plot')) {
+    const svg = chart.querySelector('svg.main-svg');
+    if (!svg) continue;
+    const frame = svg.getBoundingClientRect();
+    for (const title of chart.querySelectorAll('.gtitle, .g-xtitle text, .g-ytitle text, .legendtitletext')) {
+      const box = title.getBoundingClientRect();
+      if (box.width < 1) continue;
+      if (box.left < frame.left - 1 || box.right > frame.right + 1) {
+        problems.cut.push(`chart title "${title.textContent.slice(0, 60)}" spans x=${Math.round(box.left)}..`
+          + `${Math.round(box.right)}, its chart ${Math.round(frame.left)}..${Math.round(frame.right)}`);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ the diff panel's two rows
+  for (const segment of root.querySelectorAll('.boundary-diff .diff-seg')) {
+    const a = segment.querySelector('.diff-a')?.getBoundingClientRect();
+    const b = segment.querySelector('.diff-b')?.getBoundingClientRect();
+    if (!a || !b) { problems.diff.push(`${describe(segment)}: a row is missing`); continue; }
+    if (Math.abs(a.left - b.left) > 1 || b.top < a.bottom - 1 || b.top > a.bottom + 4) {
+      problems.diff.push(`${describe(segment)}: top cell at (${Math.round(a.left)}, ${Math.round(a.top)}), `
+        + `bottom cell at (${Math.round(b.left)}, ${Math.round(b.top)})`);
+    }
+  }
+  for (const key of Object.keys(problems)) problems[key] = problems[key].slice(0, 15);
+  return problems;
+}

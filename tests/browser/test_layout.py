@@ -1,0 +1,167 @@
+"""Tests that look: every page, at 800, 1280 and 1920 px wide, with a corpus and sentences holding
+multi-byte characters, emoji, CJK and code, measured in the browser (tests/browser/layout.js):
+
+- no request leaves 127.0.0.1 (fonts, tab icon, anything);
+- no element's visible box reaches past the right edge of the viewport, unless it sits in a
+  horizontally scrollable container;
+- no two token boxes overlap (a byte group takes its own room);
+- no text is cut: no clipping element is narrower than its text, no chart title runs past its chart;
+- the boundary diff on Compare draws two aligned rows (each top cell above its bottom cell).
+
+One server, one browser tab for the module: a small byte-level BPE run is trained once, then each
+page is visited at each width by resizing the tab; the last test trains a Unigram run and looks at
+its Training history. Screenshots of every page at every width, in viewport-high slices down the
+page, go to artifacts/screenshots/layout/ (gitignored).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.browser.helpers import (
+    SCREENSHOTS,
+    assert_no_errors,
+    main,
+    open_page,
+    sidebar,
+    train,
+    wait_idle,
+)
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = (800, 1280, 1920)
+HEIGHT = 1000
+MAX_SLICES = 8
+LAYOUT_JS = (Path(__file__).parent / "layout.js").read_text()
+SHOTS = SCREENSHOTS / "layout"
+LOCAL_HOSTS = {"127.0.0.1"}
+# Under 50 distinct words, so that Merge history also prints the course's tables.
+CORPUS = "\n".join(
+    [
+        "der Bär schläft, das Mädchen lächelt 🙂",
+        "東京の天気 我喜欢学习 🚀 👩‍💻",
+        "def f(x): return x[0] + 1",
+    ]
+    * 5
+)
+SENTENCES = "\n".join(
+    [
+        "Der Bär schläft; 東京の天気は晴れ 🙂🚀",
+        "def tokenize(text: str) -> list[int]: return [ord(c) for c in text]",
+    ]
+)
+
+
+@pytest.fixture(scope="module")
+def tab(browser, server):
+    """One tab for the module, its requests to other hosts recorded in `tab.foreign_requests`."""
+    context = browser.new_context(viewport={"width": WIDTHS[1], "height": HEIGHT})
+    context.set_default_timeout(60_000)
+    page = context.new_page()
+    page.foreign_requests = []
+
+    def on_request(request) -> None:
+        parts = urlsplit(request.url)
+        if parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in LOCAL_HOSTS:
+            page.foreign_requests.append(f"{page.url} -> {request.url}")
+
+    context.on("request", on_request)
+    open_page(page, server, "/")
+    area = page.get_by_role("textbox", name="Corpus", exact=True)
+    area.fill(CORPUS)
+    area.press("Control+Enter")
+    wait_idle(page)
+    train(page)
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def go(page, label: str, title: str | None = None) -> None:
+    """Open a page by its sidebar link and wait for its title (`title`, when not the link's label)."""
+    page.set_viewport_size({"width": WIDTHS[1], "height": HEIGHT})
+    sidebar(page).get_by_role("link", name=label).click()
+    page.wait_for_function(
+        "title => [...document.querySelectorAll('[data-testid=\"stMainBlockContainer\"] h1')]"
+        ".some(h => h.innerText.trim() === title)",
+        arg=title or label,
+        timeout=60_000,
+    )
+    wait_idle(page)
+
+
+def shoot_slices(page, name: str) -> None:
+    """The page from top to bottom, one viewport-high screenshot per slice (Streamlit scrolls its
+    own container, so a full-page screenshot would show the first screen only)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for old in SHOTS.glob(f"{name}-*.png"):
+        old.unlink()
+    scroller = main(page)
+    height = scroller.evaluate("el => el.scrollHeight")
+    for index in range(min(MAX_SLICES, -(-height // HEIGHT))):
+        scroller.evaluate("(el, top) => { el.scrollTop = top; }", index * HEIGHT)
+        page.wait_for_timeout(150)
+        page.screenshot(path=str(SHOTS / f"{name}-{index + 1}.png"))
+    scroller.evaluate("el => { el.scrollTop = 0; }")
+
+
+def look_at_every_width(page, name: str) -> None:
+    """Resize to each width, measure, screenshot; fail with every problem of every width."""
+    found = {}
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": HEIGHT})
+        page.wait_for_timeout(700)  # charts and data grids redraw for the new width
+        wait_idle(page)
+        assert_no_errors(page, f"{name} at {width} px")
+        problems = {kind: items for kind, items in page.evaluate(LAYOUT_JS).items() if items}
+        if problems:
+            found[width] = problems
+        shoot_slices(page, f"{name}-{width}")
+    if page.foreign_requests:
+        found["requests that left 127.0.0.1"] = sorted(set(page.foreign_requests))[:10]
+    assert not found, f"{name}:\n{json.dumps(found, indent=1, ensure_ascii=False)}"
+
+
+def test_train_page_fits_every_width(tab):
+    main(tab).get_by_text("Merges learned", exact=True).wait_for()
+    look_at_every_width(tab, "train")
+
+
+def test_compare_page_fits_every_width_and_its_diff_has_two_rows(tab):
+    go(tab, "Compare")
+    area = tab.get_by_role("textbox", name="Sentences (one per line)", exact=True)
+    area.fill(SENTENCES)
+    area.press("Control+Enter")
+    wait_idle(tab)
+    main(tab).locator(".boundary-diff").first.wait_for()
+    assert main(tab).locator(".boundary-diff").count() == len(SENTENCES.splitlines())
+    look_at_every_width(tab, "compare")
+
+
+def test_merge_history_page_fits_every_width(tab):
+    go(tab, "Merge history")
+    main(tab).get_by_text("Step (merges applied)", exact=True).wait_for()
+    look_at_every_width(tab, "merge_history")
+
+
+def test_vocabulary_page_fits_every_width(tab):
+    go(tab, "Vocabulary")
+    main(tab).get_by_text("Grid view", exact=True).wait_for()
+    look_at_every_width(tab, "vocabulary")
+
+
+def test_unigram_training_history_fits_every_width(tab):
+    go(tab, "Train")
+    main(tab).get_by_text("Unigram", exact=True).click()
+    wait_idle(tab)
+    tab.get_by_role("button", name="Train", exact=True).click()
+    main(tab).get_by_text("Rounds", exact=True).wait_for(timeout=60_000)
+    wait_idle(tab)
+    go(tab, "Merge history", "Training history")
+    look_at_every_width(tab, "training_history")
