@@ -50,10 +50,17 @@ class Limits:
       checks it). Well above the corpus limit on purpose: a file too large to train whole still
       arrives and gets the offer of its first 4 MB or a random sample of its lines, instead of
       Streamlit's rejection.
+    - max_tokenizer_mb = 20, max_tokenizer_entries = 500,000: one uploaded tokenizer file on the
+      Compare page, checked before it is parsed (explorer.compare.upload_checks). Llama 3's
+      tokenizer.json is 9 MB and 408,000 entries (vocabulary plus merges); a 36 MB file of
+      2,000,000 entries took 20 s and 450 MB to read.
+    - max_session_uploads_mb = 60: the files of the tokenizers one session keeps uploaded (the
+      oldest are dropped beyond it); what they hold in memory grows with their size.
 
     `from_env()` reads EXPLORER_MAX_CORPUS_MB, EXPLORER_MAX_SECONDS, EXPLORER_MAX_STEPS,
-    EXPLORER_MAX_VOCAB and EXPLORER_MAX_UPLOAD_MB. Any limit may be `math.inf` (no limit; the CLI
-    uses that), except max_upload_mb, which Streamlit needs as a whole number.
+    EXPLORER_MAX_VOCAB, EXPLORER_MAX_UPLOAD_MB, EXPLORER_UPLOAD_TOKENIZER_MB,
+    EXPLORER_UPLOAD_TOKENIZER_ENTRIES and EXPLORER_SESSION_UPLOAD_MB. Any limit may be `math.inf`
+    (no limit; the CLI uses that), except max_upload_mb, which Streamlit needs as a whole number.
     """
 
     max_corpus_mb: float = 4.0
@@ -61,13 +68,25 @@ class Limits:
     max_steps: int | float = 50_000
     max_vocab: int | float = 100_000
     max_upload_mb: int = 50
+    max_tokenizer_mb: float = 20.0
+    max_tokenizer_entries: int | float = 500_000
+    max_session_uploads_mb: float = 60.0
 
     def __post_init__(self):
-        for name in ("max_corpus_mb", "max_seconds", "max_steps", "max_vocab", "max_upload_mb"):
+        for name in (
+            "max_corpus_mb",
+            "max_seconds",
+            "max_steps",
+            "max_vocab",
+            "max_upload_mb",
+            "max_tokenizer_mb",
+            "max_tokenizer_entries",
+            "max_session_uploads_mb",
+        ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise InputError(f"{name} must be a number above 0, not {value!r}")
-        for name in ("max_steps", "max_vocab", "max_upload_mb"):
+        for name in ("max_steps", "max_vocab", "max_upload_mb", "max_tokenizer_entries"):
             value = getattr(self, name)
             if math.isinf(value) and name != "max_upload_mb":
                 continue
@@ -116,6 +135,9 @@ _ENVIRONMENT = (
     ("max_steps", "EXPLORER_MAX_STEPS", int),
     ("max_vocab", "EXPLORER_MAX_VOCAB", int),
     ("max_upload_mb", "EXPLORER_MAX_UPLOAD_MB", int),
+    ("max_tokenizer_mb", "EXPLORER_UPLOAD_TOKENIZER_MB", float),
+    ("max_tokenizer_entries", "EXPLORER_UPLOAD_TOKENIZER_ENTRIES", int),
+    ("max_session_uploads_mb", "EXPLORER_SESSION_UPLOAD_MB", float),
 )
 
 

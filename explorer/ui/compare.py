@@ -26,7 +26,6 @@ from explorer.compare import (
     UploadedFile,
     UploadedTokenizer,
     pretrained_column,
-    read_uploads,
     tokenizer_column,
 )
 from explorer.compare.columns import content_key, sentences_from
@@ -35,14 +34,30 @@ from explorer.compare.diff import DiffSummary, boundary_diff, diff_summary
 from explorer.compare.html import boundary_diff_html, column_head_html, column_html, diff_legend_html
 from explorer.compare.measure import comparison_table
 from explorer.compare.picker import hidden_at_first
+from explorer.compare.upload_checks import over_session_bound
 from explorer.hf_json import tokenizer_to_json
 from explorer.metrics import METRIC_DEFINITIONS, metrics_table
 from explorer.pretrained import BUNDLED
 from explorer.render import legend_html
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui import compare_link, encode_panel, figures, frame, measuring, state, training, views
+from explorer.ui import (
+    compare_link,
+    encode_panel,
+    figures,
+    frame,
+    measuring,
+    state,
+    training,
+    upload_jobs,
+    views,
+)
 from explorer.ui.runs import Run
-from explorer.ui.settings import ALGORITHM_LABELS, other_algorithm, settings_for_other_algorithm
+from explorer.ui.settings import (
+    ALGORITHM_LABELS,
+    limits_or_defaults,
+    other_algorithm,
+    settings_for_other_algorithm,
+)
 
 __all__ = ["TokenizerColumn", "column_html", "comparison_table", "run_column", "sentences_from"]
 
@@ -126,10 +141,13 @@ def other_run(run: Run) -> Run | None:
 
 
 def uploaded_tokenizers() -> list[UploadedTokenizer]:
-    """The uploader, and every tokenizer uploaded in this session (the last `UPLOAD_LIMIT`).
+    """The uploader, and every tokenizer uploaded in this session (the last `UPLOAD_LIMIT`, and
+    no more than `Limits.max_session_uploads_mb` of files: the oldest go first).
 
-    Files that cannot be used are `st.error` messages that say why; never a traceback.
+    Files are checked against the limits and read in a worker (explorer.ui.upload_jobs). Files
+    that cannot be used are `st.error` messages that say why; never a traceback.
     """
+    limits, _ = limits_or_defaults()
     remembered: OrderedDict[str, UploadedTokenizer] = state.get(state.UPLOADED_TOKENIZERS) or OrderedDict()
     files = st.file_uploader(
         "Tokenizer files: a tokenizer.json, a WordPiece vocab.txt, a BPE vocab.json together with its "
@@ -148,7 +166,8 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
     last = state.get(state.LAST_UPLOAD)
     if uploads and (last is None or last[0] != digest):
         try:
-            found, errors = read_uploads(uploads)
+            with st.spinner("Reading the uploaded files..."):
+                found, errors = upload_jobs.read_in_worker(uploads, limits)
         except Exception as error:  # a reader bug must not take the page down
             found, errors = [], [f"Could not read the uploaded files: {error}"]
         compare_link.remember_uploads(found)  # a link to their columns opens them elsewhere
@@ -157,15 +176,26 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
             remembered[tokenizer.key] = tokenizer
         while len(remembered) > UPLOAD_LIMIT:
             remembered.popitem(last=False)
+        sizes = [sum(len(file.data) for file in tokenizer.files) for tokenizer in remembered.values()]
+        notes = []
+        for _ in range(over_session_bound(sizes, limits)):
+            _, dropped = remembered.popitem(last=False)
+            notes.append(
+                f"{dropped.name} was dropped: this session's uploaded tokenizers may hold "
+                f"{limits.max_session_uploads_mb:g} MB of files in all, and the newer ones fill it"
+            )
         state.put(state.UPLOADED_TOKENIZERS, remembered)
-        last = (digest, errors)
+        last = (digest, errors, notes)
         state.put(state.LAST_UPLOAD, last)
     if uploads and last is not None:
         for message in last[1]:
             frame.error(f"Cannot use this upload. {message}")
+        for message in last[2]:
+            frame.warning(f"{message}.")
     if remembered:
         st.caption(
-            f"Uploaded tokenizers stay for this session (the last {UPLOAD_LIMIT}); untick them in the list "
+            f"Uploaded tokenizers stay for this session (the last {UPLOAD_LIMIT}, at most "
+            f"{limits.max_session_uploads_mb:g} MB of files); untick them in the list "
             "of tokenizers to hide them. A vocab.txt or vocab.json + merges.txt holds no normalizer or "
             "pre-tokenizer: each column's note says which ones were assumed."
         )

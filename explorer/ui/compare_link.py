@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
-from explorer.compare import TokenizerColumn, UploadedFile, UploadedTokenizer, read_uploads
+from explorer.compare import TokenizerColumn, UploadedFile, UploadedTokenizer
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui import serving, state
+from explorer.ui import serving, state, upload_jobs
 
 W = state.Widget
 
@@ -137,8 +137,8 @@ def _uploads_from_store(keys: Sequence[str]) -> None:
         files = serving.load_upload(key)
         if files is None:
             continue
-        try:
-            found, _ = read_uploads([UploadedFile(name, data) for name, data in files])
+        try:  # in a worker, like any upload (explorer.ui.upload_jobs)
+            found, _ = upload_jobs.read_in_worker([UploadedFile(name, data) for name, data in files])
         except Exception:  # a reader bug: the column is simply not there (as if expired)
             continue
         for tokenizer in found:

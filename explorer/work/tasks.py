@@ -18,6 +18,9 @@
   `sample` is {"kind": "whole"}, {"kind": "first", "max_bytes"} or {"kind": "lines",
   "max_bytes", "seed"} (explorer.checks.corpus_prefix / sample_lines). Returns {"metrics":
   TokenizerMetrics fields, "seconds", "lines", "characters", "complete"}.
+- `read_uploads_task(reporter, files, max_entries)`: the Compare page's uploaded tokenizer files
+  read (`explorer.compare.read_uploads`) and their entries counted; returns each tokenizer as an
+  `explorer.work.chunked` pickle the server loads without a long hold of its GIL.
 
 - `warm_up(step)`: one of `WARM_UP_STEPS`, run by an idle worker (explorer.work.config): "measuring"
   imports what `measure_task` imports, a pretrained name loads that encoding and its token tables
@@ -188,3 +191,39 @@ def warm_up(step: str) -> None:
 
     if step != "measuring":
         load_tables(step)
+
+
+# ---------------------------------------------------------------- uploaded tokenizers
+
+
+def read_uploads_task(reporter, files: list[tuple[str, bytes]], max_entries: int | float) -> dict:
+    """Compare's uploaded files read into tokenizers here, not in the server (explorer.compare
+    .read_uploads: seconds and hundreds of MB for a large file).
+
+    Returns {"tokenizers": [(file indexes, explorer.work.chunked pickle of the UploadedTokenizer
+    without its files)], "errors": [one sentence per file that cannot be used]}: the server
+    attaches its own copy of the files and loads the rest a chunk at a time (never one long
+    hold of its GIL). A tokenizer of more than `max_entries` tokens and merges is an error."""
+    from dataclasses import replace
+
+    from explorer.compare import UploadedFile, read_uploads
+    from explorer.compare.upload_checks import tokenizer_entries
+    from explorer.work import chunked
+
+    uploads = [UploadedFile(name, data) for name, data in files]
+    reporter.report(phase="reading")
+    found, errors = read_uploads(uploads)
+    packed = []
+    for tokenizer in found:
+        entries = tokenizer_entries(tokenizer)
+        if entries > max_entries:
+            errors.append(
+                f"{tokenizer.file_names or tokenizer.name}: {entries:,} entries (tokens and merges) is "
+                f"over the limit of {int(max_entries):,} for an uploaded tokenizer on this server"
+            )
+            continue
+        indexes = [uploads.index(file) for file in tokenizer.files]
+        # A SentencePiece model is rebuilt from its bytes (model_bytes) by the server.
+        bare = replace(tokenizer, files=(), sentencepiece=None)
+        packed.append((indexes, chunked.dumps(bare)))
+    return {"tokenizers": packed, "errors": errors}
