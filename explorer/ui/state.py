@@ -95,6 +95,7 @@ class Widget:
     TRAIN_PREFIX = "train_prefix"  # "Train on the first X MB" of a corpus over the size limit
     TRAIN_SAMPLE = "train_sample"  # "Train on a random sample of lines"
     FORGET_UPLOAD = "forget_upload"
+    LESSON_PREFIX = "lesson_"  # + a lesson's key: its "Reproduce the course" button
     # Merge history
     PLAY = "play"
     PAUSE = "pause"
@@ -212,6 +213,13 @@ def setdefault(key: str, value):
 def player_step() -> int:
     """Merges applied in the merge player (the truth while playing; see explorer.ui.player)."""
     return get(STEP, 0)
+
+
+def start_player_at(step: int) -> None:
+    """The merge player paused at `step` (before its slider is drawn: a lesson opens at step 1)."""
+    put(STEP, step)
+    put(Widget.STEP, step)
+    put(PLAYING, False)
 
 
 def is_playing() -> bool:
