@@ -102,12 +102,19 @@ def reproduce_buttons(limits: Limits) -> None:
 # ---------------------------------------------------------------- the course beside our run
 
 
-def verdict(results: list[Comparison]) -> str:
-    """'Matches the course' or 'Differs from the course', with how many printouts agree."""
+def verdict(results: list[Comparison]) -> tuple[str, str]:
+    """'Matches the course' or 'Differs from the course', with how many printouts agree, and its
+    icon (a Material icon: an emoji needs a font the visitor may not have)."""
     equal = sum(result.matches for result in results)
     if equal == len(results):
-        return f"✅ Matches the course: all {len(results)} of its printed results are equal to ours"
-    return f"❌ Differs from the course: {equal} of {len(results)} printed results are equal to ours"
+        return (
+            f"Matches the course: all {len(results)} of its printed results are equal to ours",
+            ":material/check_circle:",
+        )
+    return (
+        f"Differs from the course: {equal} of {len(results)} printed results are equal to ours",
+        ":material/cancel:",
+    )
 
 
 def course_check(run: Run) -> None:
@@ -117,7 +124,8 @@ def course_check(run: Run) -> None:
     if lesson is None:
         return
     results = comparisons(run, lesson)
-    with st.expander(f"{verdict(results)} ({lesson.section})"):
+    label, icon = verdict(results)
+    with st.expander(f"{label} ({lesson.section})", icon=icon):
         st.caption(f"Quoted from {lesson.source}; ours computed from this run now, entry by entry.")
         for result in results:
             difference = result.first_difference()

@@ -32,7 +32,7 @@ def assert_lesson_opened_at_step_1(at, lesson_key: str) -> None:
     assert at.title[0].value == TITLES[lesson_key]
     assert at.slider(key=W.STEP).value == 1 and session_value(at, STEP) == 1
     verdicts = course_verdicts(at)
-    assert len(verdicts) == 1 and verdicts[0].startswith("✅ Matches the course")
+    assert len(verdicts) == 1 and verdicts[0].startswith("Matches the course: all")
     link = query(at)
     assert "lesson" not in link and link["run"] == run.store_key and link["step"] == "1"
 

@@ -61,3 +61,12 @@ def test_lessons_are_found_by_key_and_their_settings_are_the_courses():
     sizes = {key: from_query_params(lesson.params)[0].vocab_size for key, lesson in LESSONS.items()}
     assert sizes == {"course-bpe": 50, "course-wordpiece": 70, "course-unigram": 100}
     assert all(from_query_params(lesson.params)[0].flavor == "course" for lesson in LESSONS.values())
+
+
+def test_the_pages_verdict_says_differs_when_one_printout_differs():
+    from explorer.ui.lessons import verdict
+
+    lesson = LESSONS["course-bpe"]
+    results = compare(lesson, lesson.printouts[0].printed, [], lambda text: ["This", "is", "wrong"])
+    assert verdict(results)[0] == "Differs from the course: 1 of 2 printed results are equal to ours"
+    assert verdict(results[:1])[0].startswith("Matches the course: all 1")
