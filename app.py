@@ -9,7 +9,17 @@ step budget (explorer.ui.training), and its result is kept in the server's run s
 
 import streamlit as st
 
-from explorer.ui import corpus_input, first_values, frame, link, run_summary, settings_form, state, training
+from explorer.ui import (
+    corpus_input,
+    first_values,
+    frame,
+    lessons,
+    link,
+    run_summary,
+    settings_form,
+    state,
+    training,
+)
 from explorer.ui.settings import limits_or_defaults
 from explorer.ui.train_controls import train_controls
 
@@ -21,11 +31,13 @@ frame.page(
 limits, limits_problem = limits_or_defaults()
 if limits_problem:
     frame.warning(limits_problem)
+lessons.follow_link(limits)  # `?lesson=`: trained, then Merge history at step 1
 first_values.initialise(limits)
 first_values.restore_pasted_corpus()
 if state.get(state.LINK_EXPIRED) and state.current_run() is None:
     frame.info(link.EXPIRED)
 
+lessons.reproduce_buttons(limits)
 corpus_column, settings_column = st.columns([5, 6], gap="large")
 with corpus_column:
     corpus = corpus_input.corpus_input(limits)
@@ -43,6 +55,8 @@ shown = run if link.shows_form(run, settings, text, sample_key) else None
 job_shown = link.job_shows_form(settings, text, sample_key)
 if shown is not None and training.current_job() is None:
     run_summary.summary(shown)
+    lessons.point_to_lesson(shown)
+    lessons.course_check(shown)
 elif run is not None and training.current_job() is None:
     st.caption(
         f"The corpus or the settings above changed since run #{run.number}: Train to see their result. "

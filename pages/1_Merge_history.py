@@ -5,7 +5,7 @@ import streamlit as st
 
 from explorer.explain import stop_reason_text
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui import compare, frame, link, player, state, unigram_history
+from explorer.ui import compare, frame, lessons, link, player, state, unigram_history
 
 PAGE = "merges"
 frame.page(
@@ -15,6 +15,8 @@ frame.page(
     retitle=unigram_history.retitle,
 )
 run = frame.require_run(PAGE)
+lessons.course_check(run)  # a lesson's run: the course's printed results beside ours
+lessons.point_to_lesson(run)  # the course's corpus with settings that learn nothing
 
 has_player = False
 if unigram_history.is_unigram(run):

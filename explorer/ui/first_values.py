@@ -34,10 +34,7 @@ def initialise(limits: Limits) -> None:
         state.put(state.CORPUS_RESTORED, run.store_key)
     if run is not None and (from_link is None or link.names_run(run)):
         # The run the link names wins over the link's other settings (frame.ignored_link_settings).
-        load_settings(run.settings, limits)
-        _load_sample(run.sample_key)
-        if run.sample_key is None:
-            _load_pasted(run)
+        load_run(run, limits)
     elif from_link is not None:
         settings, sample_key, _ = from_link
         load_settings(settings, limits)
@@ -45,6 +42,14 @@ def initialise(limits: Limits) -> None:
     else:
         load_settings(defaults_for("bpe"), limits)
         _load_sample(DEFAULT_SAMPLE)
+
+
+def load_run(run: Run, limits: Limits) -> None:
+    """The form set to what trained `run`: its settings, and its sample or its pasted corpus."""
+    load_settings(run.settings, limits)
+    _load_sample(run.sample_key)
+    if run.sample_key is None:
+        _load_pasted(run)
 
 
 def restore_pasted_corpus() -> None:

@@ -14,6 +14,11 @@ writes it with `write`:
   the same runs in Compare's picker. Without `run`, the first of `runs` is the session's current
   run (what the other pages show).
 
+A course lesson's link (`lesson=course-bpe`: explorer.lessons) is read as the link of its settings
+and the course's sample; on a page other than Train it is trained here and the player starts at
+step 1 (the Train page reproduces it itself: explorer.ui.lessons), and the page then writes its
+ordinary URL, which no longer names the lesson.
+
 `open_from_url()` (the frame calls it on a session's first script run, on any page) turns a URL
 back into runs: from the store (a run key is an HMAC of the corpus and settings under the
 deployment's secret, unguessable without the corpus); else the job still training it (a reload
@@ -35,6 +40,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from explorer.lessons import LESSON_SAMPLE, LESSONS, lesson_by_key
 from explorer.runstore import is_run_key
 from explorer.samples import SAMPLES, sample_by_key
 from explorer.ui import serving, state, training
@@ -43,6 +49,7 @@ from explorer.ui.runs import Run, corpus_digest
 from explorer.ui.settings import Settings, from_query_params, limits_or_defaults
 
 SAMPLE_PARAM = "sample"
+LESSON_PARAM = "lesson"  # a course lesson (explorer.lessons): its settings and sample, at step 1
 RUN_PARAM = "run"
 RUNS_PARAM = "runs"
 RUNS_LIMIT = 8  # entries of `runs` read from a link (a session keeps at most 6)
@@ -178,7 +185,17 @@ def read() -> tuple[Settings, str | None, list[str]] | None:
     params = {key: st.query_params.get(key) for key in st.query_params}
     if not params:
         return None
+    lesson_notes = []
+    if LESSON_PARAM in params:  # a lesson is the link of its settings and the course's sample
+        lesson = lesson_by_key(params[LESSON_PARAM])
+        if lesson is not None:
+            params = {**lesson.params, SAMPLE_PARAM: LESSON_SAMPLE}
+        else:
+            lesson_notes.append(
+                f"Unknown lesson {params[LESSON_PARAM]!r} in the link (choose from {', '.join(LESSONS)})."
+            )
     settings, notes = from_query_params(params, limits_or_defaults()[0])
+    notes = lesson_notes + notes
     sample_key = params.get(SAMPLE_PARAM)
     if sample_key and sample_key not in SAMPLES:
         notes.append(f"Unknown sample {sample_key!r} in the link (choose from {', '.join(SAMPLES)}).")
@@ -269,6 +286,8 @@ def open_from_url(train_sample: bool = True) -> Run | None:
         run = training.train_run(sample.text, link[0], sample.label, sample.key)
         if run is not None:
             state.set_current_run(run, sample.text)
+            if lesson_by_key(params.get(LESSON_PARAM)) is not None:
+                state.start_player_at(1)  # a lesson opens at its first step
         return run
     if key:
         state.put(state.LINK_EXPIRED, True)

@@ -170,6 +170,55 @@ DEFAULTS = {
 }
 
 
+# The Train page's advanced settings (in a closed section), as its label names them; the values of
+# those in ADVANCED_VALUES_SHOWN are the app's own words or numbers, never typed text.
+ADVANCED_NAMES = {
+    "pre_tokenizer": "pre-tokenizer",
+    "normalizers": "normalizers",
+    "special_tokens": "special tokens",
+    "min_frequency": "min frequency",
+    "prefix": "prefix",
+    "suffix": "suffix",
+    "unk_token": "unk token",
+    "seed_size": "seed size",
+    "max_piece_length": "longest piece",
+    "shrinking_factor": "shrinking factor",
+}
+ADVANCED_VALUES_SHOWN = (
+    "pre_tokenizer",
+    "min_frequency",
+    "seed_size",
+    "max_piece_length",
+    "shrinking_factor",
+)
+
+
+def advanced_changes(settings: Settings) -> list[str]:
+    """The advanced settings that differ from the algorithm's defaults, named (with their value
+    when it is not typed text).
+
+    >>> advanced_changes(replace(Settings(), min_frequency=2, normalizers=("nfkc",)))
+    ['normalizers', 'min frequency 2']
+    """
+    canonical, defaults = settings.canonical(), defaults_for(settings.algorithm)
+    unused = MERGE_FIELDS if settings.is_unigram else UNIGRAM_FIELDS
+    changes = []
+    for name, label in ADVANCED_NAMES.items():
+        value = getattr(canonical, name)
+        if name in unused or value == getattr(defaults, name):
+            continue
+        changes.append(f"{label} {value}" if name in ADVANCED_VALUES_SHOWN else label)
+    return changes
+
+
+def advanced_label(settings: Settings) -> str:
+    """'Advanced settings (the defaults)', or '(2 changed: normalizers, min frequency 2)'."""
+    changes = advanced_changes(settings)
+    if not changes:
+        return "Advanced settings (the defaults)"
+    return f"Advanced settings ({len(changes)} changed: {', '.join(changes)})"
+
+
 def defaults_for(algorithm: str) -> Settings:
     return DEFAULTS.get(algorithm, DEFAULTS["bpe"])
 

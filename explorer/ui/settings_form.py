@@ -1,5 +1,6 @@
 """The Train page's training settings: algorithm and flavor, vocabulary size, pre-tokenizer and
-normalizers, special tokens; for BPE and WordPiece min frequency, continuing-subword prefix and
+normalizers, special tokens (these and the next ones in a closed "Advanced settings" section whose
+label says what differs from the defaults); for BPE and WordPiece min frequency, continuing-subword prefix and
 end-of-word suffix; for Unigram seed size, longest piece, shrinking factor and unk token (empty
 seed size or longest piece: the flavor's default, as in the CLI); and their check, shown at once.
 
@@ -28,6 +29,7 @@ from explorer.ui.settings import (
     PRE_TOKENIZER_LABELS,
     UNIGRAM_DEFAULTS,
     Settings,
+    advanced_label,
     defaults_for,
     slider_max_vocab_size,
 )
@@ -116,11 +118,14 @@ def settings_input(limits: Limits) -> Settings:
     `settings_feedback`)."""
     _algorithm_and_flavor()
     _vocabulary_size(limits)
-    _pre_tokenization()
-    if state.get(W.ALGORITHM) == "unigram":
-        _unigram_settings()
-    else:
-        _special_tokens_and_markers()
+    # The rest in a closed section whose label says what differs from the defaults (read from the
+    # widgets' values as this script run starts, so it follows every change).
+    with st.expander(advanced_label(settings_from_widgets()), key=W.ADVANCED):
+        _pre_tokenization()
+        if state.get(W.ALGORITHM) == "unigram":
+            _unigram_settings()
+        else:
+            _special_tokens_and_markers()
     return settings_from_widgets()
 
 

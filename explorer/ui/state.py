@@ -95,6 +95,8 @@ class Widget:
     TRAIN_PREFIX = "train_prefix"  # "Train on the first X MB" of a corpus over the size limit
     TRAIN_SAMPLE = "train_sample"  # "Train on a random sample of lines"
     FORGET_UPLOAD = "forget_upload"
+    ADVANCED = "advanced_settings"  # the Train page's closed section of advanced settings
+    LESSON_PREFIX = "lesson_"  # + a lesson's key: its "Reproduce the course" button
     # Merge history
     PLAY = "play"
     PAUSE = "pause"
@@ -105,6 +107,10 @@ class Widget:
     TREE_TOKEN = "tree_token"
     LOG_SCALE = "merge_counts_log_scale"
     STEPS_TEXT = "merge_history_steps_text"
+    SECTION_CHARTS = "section_charts"  # the closed sections below the step's first panels
+    SECTION_TREE = "section_merge_tree"
+    SECTION_COURSE = "section_course_tables"
+    SECTION_STEPS = "section_encode_steps"
     # Training history (a Unigram run on the Merge history page)
     ROUND_SPEED = "round_speed"
     LATTICE_WORD = "lattice_word"
@@ -212,6 +218,13 @@ def setdefault(key: str, value):
 def player_step() -> int:
     """Merges applied in the merge player (the truth while playing; see explorer.ui.player)."""
     return get(STEP, 0)
+
+
+def start_player_at(step: int) -> None:
+    """The merge player paused at `step` (before its slider is drawn: a lesson opens at step 1)."""
+    put(STEP, step)
+    put(Widget.STEP, step)
+    put(PLAYING, False)
 
 
 def is_playing() -> bool:

@@ -1,7 +1,8 @@
 """Every panel of the Merge history page at step k (drawn by the player's fragment on each tick):
-what merge k did and why its pair won, the competition it won (table and bars), the words and the
-sample sentences after k merges, the course's own tables for course-sized corpora, the count and
-compression curves, and how a token was built.
+first why merge k's pair won, the competition it won (table and bars), the words and the sample
+sentences after k merges; then, in closed sections a learner opens, the count and compression
+curves, how a token was built, the course's own tables for course-sized corpora, and how a text
+is tokenized step by step.
 
 Merge k is the last one applied at step k; at step 0 the panels show the competition for merge 1,
 the next one. Everything is read from the run's trace (explorer.merge_step, explorer.ui.views,
@@ -57,27 +58,35 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
         st.markdown(f"**Sample sentences after {k:,} merges**")
         st.html(merge_views.sentences_at_step_html(run, k, sentences, show_ids=show_ids))
 
+    # The rest in sections a learner opens (stable labels and keys: a section stays open as the
+    # step moves; every section draws step k, the one value this fragment run has).
+    with st.expander("Counts and compression charts", key=W.SECTION_CHARTS):
+        timeline, compression = st.columns(2)
+        with timeline:
+            log_scale = st.toggle(
+                "Log scale", key=W.LOG_SCALE, help="Counts (and scores) on a logarithmic axis."
+            )
+            figures.plotly_chart(charts.merge_timeline(trace, k, log_scale=log_scale), state.Chart.TIMELINE)
+        figures.plotly_chart(charts.compression_curve(trace, k), state.Chart.COMPRESSION, compression)
+
+    with st.expander("How a token was built", key=W.SECTION_TREE):
+        merge_tree(run, k)
+
     if is_course_sized(trace):
         course_tables(run, k, merge)
 
-    timeline, compression = st.columns(2)
-    with timeline:
-        log_scale = st.toggle("Log scale", key=W.LOG_SCALE, help="Counts (and scores) on a logarithmic axis.")
-        figures.plotly_chart(charts.merge_timeline(trace, k, log_scale=log_scale), state.Chart.TIMELINE)
-    figures.plotly_chart(charts.compression_curve(trace, k), state.Chart.COMPRESSION, compression)
-
-    merge_tree(run, k)
-
-    st.subheader(f"How a text is tokenized, step by step, after {k:,} merges")
-    st.caption(
-        "The run's tokenizer as it was at this step (only the first k merges): each pre-token starts as "
-        "characters (bytes for byte-level) and takes the merge of lowest rank present, again and again; "
-        "WordPiece takes the longest piece it knows, then the longest ## continuation."
-    )
-    tokenizer = views.tokenizer_at_step(run, k)
-    encode_panel.show(
-        lambda text: encode_steps(tokenizer, text, name=f"{run.name}, after {k:,} merges"), key=W.STEPS_TEXT
-    )
+    with st.expander("How a text is tokenized, step by step", key=W.SECTION_STEPS):
+        st.subheader(f"How a text is tokenized, step by step, after {k:,} merges")
+        st.caption(
+            "The run's tokenizer as it was at this step (only the first k merges): each pre-token starts "
+            "as characters (bytes for byte-level) and takes the merge of lowest rank present, again and "
+            "again; WordPiece takes the longest piece it knows, then the longest ## continuation."
+        )
+        tokenizer = views.tokenizer_at_step(run, k)
+        encode_panel.show(
+            lambda text: encode_steps(tokenizer, text, name=f"{run.name}, after {k:,} merges"),
+            key=W.STEPS_TEXT,
+        )
 
 
 CANDIDATE_COLUMNS = {
@@ -105,7 +114,7 @@ def course_tables(run: Run, k: int, merge: int) -> None:
     """The course's printouts at step k: `splits` after k merges, and every pair merge `merge`
     was chosen from, with its frequency (or score), in the course's dict order."""
     scored = charts.uses_scores(run.trace)
-    with st.expander("As the course prints it: every word's split and every pair", expanded=True):
+    with st.expander("As the course prints it: every word's split and every pair", key=W.SECTION_COURSE):
         splits, pairs = st.columns([1, 1], gap="medium")
         with splits:
             st.markdown(f"**`splits` after {k:,} merges** (with `word_freqs`)")
@@ -128,7 +137,6 @@ def course_tables(run: Run, k: int, merge: int) -> None:
 
 def merge_tree(run: Run, k: int) -> None:
     """How a token was built, down to characters: the token merge k made, unless another is picked."""
-    st.subheader("How a token was built")
     names = views.labels(run)
     merged = merge_views.merged_token_ids(run)
     choice = st.selectbox(

@@ -237,6 +237,17 @@ def main(page):
     return page.locator('[data-testid="stMain"]')
 
 
+def open_sections(page, label: str | None = None) -> None:
+    """Open the main area's closed sections (st.expander), or only the one whose label starts
+    with `label`, and wait for the run their keyed state may start."""
+    closed = main(page).locator('[data-testid="stExpander"] details:not([open]) > summary')
+    if label is not None:
+        closed = closed.filter(has_text=re.compile("^" + re.escape(label)))
+    while closed.count():
+        closed.first.click()
+        wait_idle(page)
+
+
 def sidebar(page):
     return page.locator('[data-testid="stSidebar"]')
 

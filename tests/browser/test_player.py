@@ -15,6 +15,7 @@ from tests.browser.helpers import (
     assert_no_errors,
     main,
     open_page,
+    open_sections,
     screenshot,
     server_log_path,
     wait_idle,
@@ -89,7 +90,8 @@ def test_playing_to_the_last_merge_stops_cleanly(server, page, key, speed):
 
 
 def panels_at(page, k: int) -> dict[str, str]:
-    """What each panel says about its step, read from the page."""
+    """What each panel says about its step, read from the page (its closed sections opened)."""
+    open_sections(page)
     return {
         "slider": page.locator(STEP_INPUT).input_value(),
         "line": main(page).locator(".merge-summary").inner_text(),

@@ -18,6 +18,7 @@ from explorer.encode_steps import (
     pretrained_encode_steps,
     tiktoken_bpe,
 )
+from explorer.lessons import COURSE_BPE_MERGES, COURSE_BPE_TOKENIZE
 from explorer.models import BPEModel, WordPieceModel
 from explorer.pipeline import tokenizer_from_trace, train_corpus
 from explorer.pre_tokenizers import build_pre_tokenizer
@@ -402,39 +403,7 @@ def test_the_step_budget_stops_recording_and_says_so():
 
 # ------------------------------------------------------------------ the course's own tokenize()
 
-# Printed by the course, chapter 6 section 5 (huggingface/course chapters/en/chapter6/5.mdx).
-COURSE_BPE_MERGES = [
-    ("Ġ", "t"),
-    ("i", "s"),
-    ("e", "r"),
-    ("Ġ", "a"),
-    ("Ġt", "o"),
-    ("e", "n"),
-    ("T", "h"),
-    ("Th", "is"),
-    ("o", "u"),
-    ("s", "e"),
-    ("Ġto", "k"),
-    ("Ġtok", "en"),
-    ("n", "d"),
-    ("Ġ", "is"),
-    ("Ġt", "h"),
-    ("Ġth", "e"),
-    ("i", "n"),
-    ("Ġa", "b"),
-    ("Ġtoken", "i"),
-]
-COURSE_BPE_TOKENIZE = [
-    "This",
-    "Ġis",
-    "Ġ",
-    "n",
-    "o",
-    "t",
-    "Ġa",
-    "Ġtoken",
-    ".",
-]  # tokenize("This is not a token.")
+# Printed by the course, chapter 6 section 5: quoted once, in explorer.lessons.
 
 
 def course_bpe_states(text: str) -> list[list[list[str]]]:
@@ -468,9 +437,9 @@ def our_bpe_states(text: str) -> list[list[list[str]]]:
 
 
 def test_course_bpe_reproduces_the_course_merges_and_tokenize():
-    assert trained("bpe-course-byte-level").merge_strings() == COURSE_BPE_MERGES
+    assert trained("bpe-course-byte-level").merge_strings() == list(COURSE_BPE_MERGES)
     result = encode_steps(tokenizer("bpe-course-byte-level"), "This is not a token.")
-    assert [p.value for p in result.final_pieces()] == COURSE_BPE_TOKENIZE
+    assert [p.value for p in result.final_pieces()] == list(COURSE_BPE_TOKENIZE)
     assert our_bpe_states("This is not a token.") == course_bpe_states("This is not a token.")
 
 

@@ -1,0 +1,61 @@
+"""Progressive disclosure (issue 18): the Train page's advanced settings sit in a closed section whose
+label says what differs from the defaults; Merge history shows first the step's line, why its pair
+won, the competing pairs and the words after k, and the rest in closed sections, each drawn at the
+same step."""
+
+from __future__ import annotations
+
+from explorer.ui.state import Widget as W
+from tests.app.helpers import MERGES, new_app
+
+COURSE_WORDPIECE = {"algorithm": "wordpiece", "flavor": "course", "vocab_size": "70", "sample": "hf-course"}
+
+
+def expander(at, starts: str):
+    found = [element for element in at.expander if element.label.startswith(starts)]
+    assert len(found) == 1, [element.label for element in at.expander]
+    return found[0]
+
+
+def html_under(node) -> list[str]:
+    """The HTML bodies drawn inside a block, at any depth."""
+    bodies = []
+    for child in getattr(node, "children", {}).values():
+        if child.type == "html":
+            bodies.append(child.proto.body)
+        bodies.extend(html_under(child))
+    return bodies
+
+
+def test_advanced_settings_are_closed_and_their_label_says_what_changed():
+    at = new_app()
+    advanced = expander(at, "Advanced settings")
+    assert advanced.label == "Advanced settings (the defaults)" and not advanced.proto.expanded
+    at.number_input(key=W.MIN_FREQUENCY).set_value(2).run()
+    at.multiselect(key=W.NORMALIZERS).set_value(["nfkc"]).run()
+    assert (
+        expander(at, "Advanced settings").label
+        == "Advanced settings (2 changed: normalizers, min frequency 2)"
+    )
+    at.radio(key=W.ALGORITHM).set_value("unigram").run()  # its own defaults: min frequency is not its
+    assert expander(at, "Advanced settings").label == "Advanced settings (1 changed: normalizers)"
+
+
+def test_merge_history_shows_the_why_first_and_the_rest_in_closed_sections_at_the_same_step():
+    at = new_app({**COURSE_WORDPIECE, "step": "3"}, MERGES)
+    sections = (
+        "Counts and compression charts",
+        "How a token was built",
+        "As the course prints it",
+        "How a text is tokenized, step by step",
+    )
+    for label in sections:
+        assert not expander(at, label).proto.expanded
+    inside = [body for label in sections for body in html_under(expander(at, label))]
+    outside = [element.proto.body for element in at.get("html") if element.proto.body not in inside]
+    assert any('class="why"' in body for body in outside)
+    assert any('class="merge-summary"' in body and "Merge <b>3</b>" in body for body in outside)
+    assert any('class="top-words"' in body for body in outside)
+    assert not any('class="why"' in body for body in inside)
+    assert any("merge 3" in body for body in html_under(expander(at, "How a token was built")))
+    assert any("after 3 merges" in header.value for header in at.subheader)
