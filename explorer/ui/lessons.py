@@ -19,7 +19,7 @@ import streamlit as st
 from explorer.checks import Limits
 from explorer.lessons import LESSON_SAMPLE, LESSONS, Comparison, Lesson, compare, lesson_by_key
 from explorer.samples import sample_by_key
-from explorer.ui import first_values, link, state, training, views
+from explorer.ui import first_values, link, state, training
 from explorer.ui.runs import Run
 from explorer.ui.settings import Settings, from_query_params, limits_or_defaults
 
@@ -46,6 +46,8 @@ def comparisons(run: Run, lesson: Lesson) -> list[Comparison]:
     """The lesson's printouts beside this run's results (computed once per run)."""
 
     def build() -> list[Comparison]:
+        from explorer.ui import views  # here: the Train page's first view imports no charts (numpy)
+
         trace = run.trace
         tokenizer = views.tokenizer(run)
         merges = None if trace.config.is_unigram else trace.merge_strings()
