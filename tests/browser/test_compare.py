@@ -1,6 +1,7 @@
 """The Compare page in a real browser: every bundled tokenizer draws its spans (ids on hover), the
-boundary diff and the charts render, nothing is an error; the page is saved as
-docs/screenshots/compare.png for the README.
+boundary diff and the charts render, nothing is an error; the page is saved under
+artifacts/screenshots/ (the README's screenshot is made by docs/take_screenshots.py: a test run
+never changes a committed file).
 
 Uses the server and Chromium fixtures of tests/browser/conftest.py; skipped like the other browser
 tests when /usr/bin/chromium is missing. Run alone with `pytest -m browser tests/browser/test_compare.py`.
@@ -12,7 +13,6 @@ import pytest
 
 from explorer.pretrained import PRETRAINED
 from tests.browser.helpers import (
-    ROOT,
     assert_no_errors,
     main,
     open_page,
@@ -25,7 +25,6 @@ from tests.browser.helpers import (
 
 pytestmark = pytest.mark.browser
 
-DOCS_SCREENSHOTS = ROOT / "docs" / "screenshots"
 GPT2_MOUSE_EN_FIRST_TOKENS = ["id 32: A", "id 10211: ·mouse", "id 1444: ·called"]
 
 
@@ -60,4 +59,4 @@ def test_compare_shows_every_bundled_tokenizer(server, page):
 
     page.set_viewport_size({"width": 1400, "height": 2400})
     wait_idle(page)
-    screenshot(page, "compare", directory=DOCS_SCREENSHOTS)
+    screenshot(page, "compare")
