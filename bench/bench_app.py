@@ -1,11 +1,11 @@
 """The app's speed as a person feels it: a real `streamlit run app.py` and Debian's Chromium.
 
-    .venv/bin/python bench/bench_app.py [--windows 5] [--moves 8]
+    .venv/bin/python bench/bench_app.py [--windows 5] [--moves 8] [--smoke]
 
 On ../shared/data/tinyshakespeare.txt (skipped with a message when absent), in one browser tab:
   1. Train: upload the file (the upload widget, `set_input_files`), BPE, vocabulary 5,000, then the
      wall time from the click on Train until the summary metrics are visible. The "Time taken"
-     metric (the trainer alone, server side) is printed next to it.
+     metric (the trainer alone, server side) and the stop reason are printed next to it.
   2. Page switch: sidebar link to Merge history until its step slider is there and the script is idle.
   3. A step-slider move, three ways:
      - browser: a keydown listener and a MutationObserver in the page give the time from the
@@ -23,14 +23,19 @@ On ../shared/data/tinyshakespeare.txt (skipped with a message when absent), in o
        browser's share, which the browser-observed figure includes: with 2 cores the tab's main
        thread applies the new charts before it handles the "finished" message.
      Moves alternate right and left from the middle of the run; medians (and max) are printed.
-  4. The player: Play for --windows seconds at speeds 1, 10 and 100 merges per tick; achieved merges
-     per second from the step slider's value (also as ticks per second; the timer is 0.3 s).
-  5. Responsiveness while playing (speed 10): animation frames per second the tab manages (and the
+  4. The player: Play for --windows seconds at 5, 20 and 100 merges per tick; achieved merges per
+     second from the step shown (the step bar while playing; also as ticks per second; the timer
+     is 0.3 s).
+  5. Responsiveness while playing (20 merges per tick): animation frames per second the tab manages
+     (and the
      share of time in long tasks) paused and playing; mouse clicks on the "Token" selectbox (at the
      element's position, no Playwright wait for a still element, clicked again after 3 s if nothing
      opened, as a person would) until its list is open; picking a token until the merge tree shows it
      (a whole-page rerun while the fragment ticks); whether the player still advances afterwards;
      Pause until Play is enabled again.
+--smoke (what CI runs, so that the script cannot rot): the first 20,000 characters of the bundled
+Shakespeare sample (explorer/data; ../shared is not needed), vocabulary 600, two slider moves, one
+speed for one second, every step above once.
 Browser figures depend on what else runs on the machine: the 1-minute load average before and after
 is printed with them (compare runs made at a similar load only). This is a benchmark, not a test: it
 prints figures and asserts nothing (a step that fails prints why and the figures it has). Every
@@ -43,12 +48,15 @@ import argparse
 import os
 import statistics
 import sys
+import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from explorer.ui.player import SPEEDS, TICK_SECONDS  # noqa: E402
 from tests.browser.helpers import (  # noqa: E402
     VIEWPORT,
     chromium,
@@ -61,10 +69,11 @@ from tests.browser.helpers import (  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "data" / "tinyshakespeare.txt"
 VOCAB_SIZE = 5000
+SMOKE_CHARACTERS = 20_000
+SMOKE_VOCAB_SIZE = 600  # about 340 merges (byte-level: 256 tokens to start)
 STEP_SLIDER = 'input[type="range"][aria-label="Step (merges applied)"]'
-SPEED_SLIDER = 'input[type="range"][aria-label="Speed (merges per tick)"]'
-SPEEDS = (1, 2, 5, 10, 20, 50, 100, 200, 500)  # explorer.ui.player.SPEEDS
-TICK_SECONDS = 0.3  # explorer.ui.player.TICK_SECONDS
+PLAY_SPEEDS = ("5 merges per tick", "20 merges per tick", "100 merges per tick")
+BUSY_SPEED = "20 merges per tick"  # the player's speed while responsiveness is measured
 COMMAND = ".venv/bin/python bench/bench_app.py"
 
 # Installed once per page load: times (performance.now(), ms) of key presses, of the script-state
@@ -91,7 +100,15 @@ def median_max(values: list[float]) -> str:
 
 
 def step_of(page) -> int:
-    return int(page.locator(STEP_SLIDER).input_value())
+    """The step shown: the step slider's value, or while playing the step bar's (the slider is
+    not drawn then)."""
+    return int(
+        page.evaluate(
+            """selector => document.querySelector('.step-bar')?.getAttribute('aria-valuenow')
+                          ?? document.querySelector(selector).value""",
+            STEP_SLIDER,
+        )
+    )
 
 
 def set_slider(page, selector: str, index: int, home: bool = True) -> None:
@@ -105,16 +122,36 @@ def set_slider(page, selector: str, index: int, home: bool = True) -> None:
         wait_idle(page, settle_ms=150)
 
 
+def play_enabled(page):
+    """The Play button, once enabled (by role: the page holds a hidden twin of it, too)."""
+    return page.get_by_role("button", name="Play", exact=True).and_(page.locator("button:enabled"))
+
+
+def set_speed(page, label: str) -> None:
+    """The speed select-slider moved with the keyboard to `label` (Home, then ArrowRight presses:
+    each one reruns the page)."""
+    speed = page.get_by_role("slider", name="Speed")
+    speed.focus()
+    page.keyboard.press("Home")
+    wait_idle(page)
+    for _ in range(len(SPEEDS)):
+        if speed.get_attribute("aria-valuetext") == label:
+            return
+        page.keyboard.press("ArrowRight")
+        wait_idle(page, settle_ms=150)
+    raise RuntimeError(f"the Speed slider has no {label!r}: {speed.get_attribute('aria-valuetext')!r}")
+
+
 # ---------------------------------------------------------------- 1-2 train, switch page
 
 
-def train(page, base_url: str, figures: dict) -> None:
+def train(page, base_url: str, corpus: Path, vocab_size: int, figures: dict) -> None:
     open_page(page, base_url, "/")
-    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(CORPUS))
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(corpus))
     page.get_by_text("Using the uploaded file").wait_for(timeout=60_000)
     wait_idle(page)
     number = page.get_by_role("spinbutton", name="Exact vocabulary size")
-    number.fill(str(VOCAB_SIZE))
+    number.fill(str(vocab_size))
     number.press("Enter")
     wait_idle(page)
     page.get_by_role("radio", name="BPE", exact=True).check()  # the default; said for clarity
@@ -122,7 +159,8 @@ def train(page, base_url: str, figures: dict) -> None:
     started = time.perf_counter()
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("Merges learned", exact=True).wait_for(timeout=180_000)
-    page.locator('[data-testid="stMetric"]').nth(7).wait_for()  # all eight metrics drawn
+    # The last metric of the summary drawn (the stop reason, before it, is a sentence).
+    page.locator('[data-testid="stMetricLabel"]').filter(has_text="Distinct words").wait_for()
     figures["train"] = time.perf_counter() - started
     metrics = dict(
         zip(
@@ -131,6 +169,7 @@ def train(page, base_url: str, figures: dict) -> None:
         )
     )
     figures["train_metrics"] = {label.strip(): value.strip() for label, value in metrics.items()}
+    figures["stop_reason"] = page.get_by_text("Stop reason:").first.inner_text().strip()
     wait_idle(page)
     screenshot(page, "bench-train")
 
@@ -182,47 +221,48 @@ def slider_moves(page, moves: int, figures: dict) -> None:
     figures["move_at"] = step_of(page)
 
 
-def fragment_work_in_process(figures: dict) -> None:
-    """The fragment's Python work for one step, outside Streamlit, on the same corpus and settings."""
+def fragment_work_in_process(corpus: Path, vocab_size: int, around: int, figures: dict) -> None:
+    """The fragment's Python work for one step, outside Streamlit, on the same corpus and settings,
+    at the 2 * `around` + 1 steps around the middle of the run."""
     import logging
 
     from explorer import charts
     from explorer.pipeline import train_corpus
     from explorer.samples import SAMPLE_SENTENCES
-    from explorer.ui import views
+    from explorer.ui import merge_views
     from explorer.ui.runs import Run, RunKey, corpus_digest
     from explorer.ui.settings import Settings
 
     # Called without a script run, Streamlit's caches warn "missing ScriptRunContext" on every call
     # (Streamlit sets each of its loggers' level itself, so a parent's level does not silence them).
     logging.disable(logging.WARNING)
-    text = CORPUS.read_text(encoding="utf-8")
-    settings = Settings(vocab_size=VOCAB_SIZE)
+    text = corpus.read_text(encoding="utf-8")
+    settings = Settings(vocab_size=vocab_size)
     trace = train_corpus(text, settings.run_config())
     run = Run(
         key=RunKey(corpus_digest(text), settings),
         trace=trace,
-        corpus_label=CORPUS.name,
+        corpus_label=corpus.name,
         characters=len(text),
         sample_key=None,
     )
     sentences = list(SAMPLE_SENTENCES)
     timings = []
     middle = trace.steps // 2
-    for k in [middle + i for i in range(-4, 5)]:
+    for k in [middle + i for i in range(-around, around + 1)]:
         started = time.perf_counter()
-        views.merge_summary_html(run, k)
-        views.words_at_step_html(run, k)
-        views.sentences_at_step_html(run, k, sentences)
+        merge_views.merge_summary_html(run, k)
+        merge_views.words_at_step_html(run, k)
+        merge_views.sentences_at_step_html(run, k, sentences)
         charts.merge_timeline(trace, k).to_json()
         charts.compression_curve(trace, k).to_json()
         timings.append((time.perf_counter() - started) * 1000)
     figures["move_python"] = timings[1:]  # the first call builds per-run caches (labels, top words)
     figures["move_python_first"] = timings[0]
-    page_rerun_in_apptest(run, text, figures)
+    page_rerun_in_apptest(run, text, around, figures)
 
 
-def page_rerun_in_apptest(run, text: str, figures: dict) -> None:
+def page_rerun_in_apptest(run, text: str, around: int, figures: dict) -> None:
     """Server only, no browser: the Merge history page in AppTest with the same run in the session;
     each step change is a whole-page run there (AppTest does not rerun fragments alone), so this is
     an upper bound of the fragment's server-side time and the cost of a full-page rerun."""
@@ -245,7 +285,7 @@ def page_rerun_in_apptest(run, text: str, figures: dict) -> None:
         return
     timings = []
     middle = run.trace.steps // 2
-    for k in [middle + i for i in range(-4, 5)]:
+    for k in [middle + i for i in range(-around, around + 1)]:
         app.slider(key=state.Widget.STEP).set_value(k)
         started = time.perf_counter()
         app.run()
@@ -256,9 +296,10 @@ def page_rerun_in_apptest(run, text: str, figures: dict) -> None:
 # ---------------------------------------------------------------- 4-5 the player
 
 
-def play_rate(page, speed: int, seconds: float) -> tuple[float, float]:
-    """Merges per second achieved at `speed`, from the step slider, over about `seconds`."""
-    set_slider(page, SPEED_SLIDER, SPEEDS.index(speed))
+def play_rate(page, speed: str, seconds: float) -> tuple[float, float]:
+    """Merges per second achieved at `speed`, from the step shown, over about `seconds`; and ticks
+    per second."""
+    set_speed(page, speed)
     set_slider(page, STEP_SLIDER, 0)
     page.get_by_role("button", name="Play", exact=True).click()
     deadline = time.monotonic() + 20
@@ -268,10 +309,10 @@ def play_rate(page, speed: int, seconds: float) -> tuple[float, float]:
     page.wait_for_timeout(int(seconds * 1000))
     last_step, last_time = step_of(page), time.perf_counter()
     page.get_by_role("button", name="Pause", exact=True).click()
-    page.locator('button:has-text("Play"):enabled').wait_for(timeout=30_000)
+    play_enabled(page).wait_for(timeout=30_000)
     wait_idle(page)
     rate = (last_step - first_step) / (last_time - first_time)
-    return rate, rate / speed
+    return rate, rate / SPEEDS[speed][1]
 
 
 FRAMES_JS = """async seconds => {
@@ -311,7 +352,7 @@ def click_until(page, target, opened, attempts: int = 5, wait_ms: int = 3000) ->
 
 
 def responsiveness(page, seconds: float, figures: dict) -> None:
-    set_slider(page, SPEED_SLIDER, SPEEDS.index(10))
+    set_speed(page, BUSY_SPEED)
     set_slider(page, STEP_SLIDER, 0)
     token = page.locator('[data-testid="stSelectbox"]').filter(has_text="Token")
     token.scroll_into_view_if_needed()
@@ -346,9 +387,7 @@ def responsiveness(page, seconds: float, figures: dict) -> None:
     figures["still_playing"] = step_of(page) - at
 
     pause = page.get_by_role("button", name="Pause", exact=True)
-    figures["pause"] = click_until(
-        page, pause, page.locator('button:has-text("Play"):enabled'), wait_ms=10_000
-    )
+    figures["pause"] = click_until(page, pause, play_enabled(page), wait_ms=10_000)
     wait_idle(page)
     screenshot(page, "bench-merge_history")
 
@@ -356,16 +395,16 @@ def responsiveness(page, seconds: float, figures: dict) -> None:
 # ---------------------------------------------------------------- report
 
 
-def report(figures: dict, seconds: float) -> None:
+def report(figures: dict, seconds: float, corpus: Path, vocab_size: int, command: str) -> None:
     metrics = figures.get("train_metrics", {})
     rows = [
         (
-            "Train click -> summary visible (BPE 5,000, tinyshakespeare)",
+            f"Train click -> summary visible (BPE {vocab_size:,}, {corpus.name})",
             f"{figures['train']:.2f} s" if "train" in figures else "n/a",
             "<= 3 s",
         ),
         ('  of which the trainer ("Time taken" metric)', metrics.get("Time taken", "n/a"), ""),
-        ("  merges learned", metrics.get("Merges learned", "n/a"), ""),
+        ("  merges learned", metrics.get("Merges learned", "n/a"), figures.get("stop_reason", "")),
     ]
     if "switch_idle" in figures:
         rows.append(
@@ -401,16 +440,14 @@ def report(figures: dict, seconds: float) -> None:
                 f"first visit {figures['apptest_first']:.0f} ms",
             )
         )
-    for speed in (1, 10, 100):
-        if speed in figures.get("rates", {}):
-            rate, ticks = figures["rates"][speed]
-            rows.append(
-                (
-                    f"Player at speed {speed}: merges/s (ticks/s)",
-                    f"{rate:.1f} ({ticks:.2f})",
-                    f"timer {1 / TICK_SECONDS:.2f} ticks/s",
-                )
+    for speed, (rate, ticks) in figures.get("rates", {}).items():
+        rows.append(
+            (
+                f"Player at {speed}: merges/s (ticks/s)",
+                f"{rate:.1f} ({ticks:.2f})",
+                f"timer {1 / TICK_SECONDS:.2f} ticks/s",
             )
+        )
     if "frames_playing" in figures:
         rows.append(
             (
@@ -439,7 +476,7 @@ def report(figures: dict, seconds: float) -> None:
     if "still_playing" in figures:
         rows.append(
             (
-                f"While playing: merges advanced in {seconds:.0f} s after that",
+                f"While playing: merges advanced in {seconds:g} s after that",
                 str(figures["still_playing"]),
                 "> 0: still playing",
             )
@@ -453,7 +490,7 @@ def report(figures: dict, seconds: float) -> None:
     print(
         f"App figures ({figures.get('steps', '?')} merges; {os.cpu_count()} CPUs, 1-minute load average "
         f"{figures['load_before']:.1f} before, {figures.get('load_after', float('nan')):.1f} after), "
-        f"reproduce with `{COMMAND}`:"
+        f"reproduce with `{command}`:"
     )
     print()
     print("| figure | measured | note |")
@@ -462,40 +499,87 @@ def report(figures: dict, seconds: float) -> None:
         print("| " + " | ".join(row) + " |")
 
 
+@dataclass(frozen=True)
+class Plan:
+    """What one run measures: the full benchmark, or --smoke (every step once, small)."""
+
+    corpus: Path
+    vocab_size: int
+    moves: int  # step-slider moves timed
+    windows: float  # seconds of play per speed
+    speeds: tuple[str, ...]
+    frame_seconds: float  # each frames-per-second window, and the wait after a pick while playing
+    around: int  # in-process and AppTest: the 2 * around + 1 steps around the middle
+    command: str
+
+
+def smoke_corpus(folder: Path) -> Path:
+    """The first SMOKE_CHARACTERS of the bundled Shakespeare sample, as a file to upload."""
+    from explorer.samples import SHAKESPEARE
+
+    path = folder / "smoke_shakespeare.txt"
+    path.write_text(SHAKESPEARE.text[:SMOKE_CHARACTERS], encoding="utf-8")
+    return path
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--windows", type=float, default=5.0, help="seconds of play per speed measured")
     parser.add_argument("--moves", type=int, default=8, help="step-slider moves timed")
+    parser.add_argument("--smoke", action="store_true", help="every step once, small (what CI runs)")
     args = parser.parse_args()
-    if not CORPUS.exists():
-        print(f"skipped: {CORPUS} is missing")
-        return 0
     reason = chromium_missing_reason()
     if reason:
         print(f"skipped: {reason}")
         return 0
+    if not args.smoke and not CORPUS.exists():
+        print(f"skipped: {CORPUS} is missing (--smoke needs no corpus)")
+        return 0
+    with tempfile.TemporaryDirectory() as folder:
+        if args.smoke:
+            plan = Plan(
+                smoke_corpus(Path(folder)),
+                SMOKE_VOCAB_SIZE,
+                2,
+                1.0,
+                (BUSY_SPEED,),
+                0.5,
+                1,
+                f"{COMMAND} --smoke",
+            )
+        else:
+            plan = Plan(CORPUS, VOCAB_SIZE, args.moves, args.windows, PLAY_SPEEDS, 2.0, 4, COMMAND)
+        figures, error = measure_in_browser(plan)
+        fragment_work_in_process(plan.corpus, plan.vocab_size, plan.around, figures)  # cores free again
+    report(figures, plan.frame_seconds, plan.corpus, plan.vocab_size, plan.command)
+    # Figures only; but a smoke run that could not finish a step has found the script broken.
+    return 1 if args.smoke and error else 0
+
+
+def measure_in_browser(plan: Plan) -> tuple[dict, str]:
+    """Steps 1-5 in one tab: (the figures measured, why it stopped early or "")."""
     figures: dict = {"rates": {}, "load_before": os.getloadavg()[0]}
+    error = ""
     try:
         with streamlit_server("bench-server") as base_url, chromium() as browser:
             context = browser.new_context(viewport=VIEWPORT)
             context.set_default_timeout(30_000)
             page = context.new_page()
-            train(page, base_url, figures)
+            train(page, base_url, plan.corpus, plan.vocab_size, figures)
             print(f"train: {figures['train']:.2f} s", flush=True)
             switch_to_merge_history(page, figures)
-            slider_moves(page, args.moves, figures)
+            slider_moves(page, plan.moves, figures)
             print(f"slider: {median_max(figures['move_dom'])}", flush=True)
-            for speed in (1, 10, 100):
-                figures["rates"][speed] = play_rate(page, speed, args.windows)
-                print(f"speed {speed}: {figures['rates'][speed][0]:.1f} merges/s", flush=True)
-            responsiveness(page, 2.0, figures)
+            for speed in plan.speeds:
+                figures["rates"][speed] = play_rate(page, speed, plan.windows)
+                print(f"{speed}: {figures['rates'][speed][0]:.1f} merges/s", flush=True)
+            responsiveness(page, plan.frame_seconds, figures)
             context.close()
-    except Exception as error:  # a benchmark reports what it has
-        print(f"browser part stopped early: {type(error).__name__}: {str(error)[:800]}")
+    except Exception as failure:  # a benchmark reports what it has
+        error = f"{type(failure).__name__}: {str(failure)[:800]}"
+        print(f"browser part stopped early: {error}")
     figures["load_after"] = os.getloadavg()[0]
-    fragment_work_in_process(figures)  # after the server is stopped: the two cores are free
-    report(figures, 2.0)
-    return 0
+    return figures, error
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """How long the Compare page takes to first show each bundled tokenizer's column, and the server's
 memory with every one of them shown.
 
-    .venv/bin/python bench/bench_compare_columns.py [--repeat 1] [--only NAME ...]
+    .venv/bin/python bench/bench_compare_columns.py [--repeat 1] [--only NAME ...] [--smoke]
 
 1. For each bundled tokenizer, a fresh process opens the app through Streamlit's AppTest (the page
    script runs in that process, as in a server), trains the default sample, opens Compare showing
@@ -13,6 +13,8 @@ memory with every one of them shown.
 2. One fresh process shows the current run and all bundled tokenizers at once: the resident set
    of the page's process (VmRSS; the tokenizers are loaded there) and of its worker processes
    (which load the tokenizers they measure), before and after.
+
+--smoke (what CI runs, so that the script cannot rot): GPT-2 alone, in both parts.
 
 Figures only; it asserts nothing. The machine's 1-minute load average is printed: times on a busy
 machine are upper bounds.
@@ -154,10 +156,11 @@ def first_show(names: list[str], repeat: int) -> None:
 
 
 def all_shown(names: list[str]) -> None:
+    """`names` shown at once with the current run (every bundled tokenizer but in --smoke)."""
     result = run_python(ALL_SHOWN, NAMES=names)
     (page_before, workers_before), (page_after, workers_after) = result["before"], result["after"]
     shown = result["shown"]
-    print(f"2. the current run and all {len(names)} bundled tokenizers shown at once ({shown} columns)")
+    print(f"2. the current run and {len(names)} bundled tokenizers shown at once ({shown} columns)")
     print(f"   that rerun: {result['seconds']:.1f} s")
     print(f"   page process RSS: {page_before:.0f} MB before, {page_after:.0f} MB after")
     print(f"   worker processes RSS (sum): {workers_before:.0f} MB before, {workers_after:.0f} MB after")
@@ -169,11 +172,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--only", nargs="*", default=None, help="bundled names (default: all)")
+    parser.add_argument("--smoke", action="store_true", help="GPT-2 alone, once (what CI runs)")
     args = parser.parse_args()
-    names = args.only or list(BUNDLED)
+    names = ["gpt2"] if args.smoke else args.only or list(BUNDLED)
     print(f"load average (1 min): {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    first_show(names, args.repeat)
-    all_shown(list(BUNDLED))
+    first_show(names, 1 if args.smoke else args.repeat)
+    all_shown(names if args.smoke else list(BUNDLED))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """What the step-by-step view costs next to a plain encode, on a sentence and on one huge word.
 
-    .venv/bin/python bench/bench_encode_steps.py
+    .venv/bin/python bench/bench_encode_steps.py [--smoke]
 
 Prints, for GPT-2 / cl100k_base / o200k_base and for a byte-level BPE trained here (vocabulary
 400 on the built-in samples), the best of 5 runs of `pretrained_encode_steps` / `encode_steps`
@@ -8,10 +8,12 @@ and of the plain encoder (`encode_pretrained`, i.e. tiktoken; `Tokenizer.encode`
   - a 90-character sentence with accents, Korean and an emoji (every step recorded);
   - one 100,000-letter word (over the bounds: final tokens only, from the same merge loop);
 and the ratio steps / plain. The tiktoken files are loaded before timing.
+--smoke (what CI runs, so that the script cannot rot): GPT-2 only, one run each, a 2,000-letter word.
 """
 
 from __future__ import annotations
 
+import argparse
 import random
 import sys
 import time
@@ -25,6 +27,7 @@ from explorer.pretrained import encode_pretrained, load_encoding  # noqa: E402
 from explorer.run_config import RunConfig, TrainerConfig  # noqa: E402
 from explorer.samples import GERMAN, HF_COURSE, MULTILINGUAL  # noqa: E402
 
+PRETRAINED = ("gpt2", "cl100k_base", "o200k_base")
 SENTENCE = "A mouse called Petar sits on the legendary throne in the ivory tower. 서울 😀 naïve café"
 
 
@@ -38,8 +41,13 @@ def best_ms(function, *args, runs: int = 5) -> float:
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--smoke", action="store_true", help="every case once, small (what CI runs)")
+    args = parser.parse_args()
+    names, word_letters, runs = (("gpt2",), 2_000, 1) if args.smoke else (PRETRAINED, 100_000, 5)
     random.seed(1)
-    huge_word = "".join(random.choice("abcdefghij") for _ in range(100_000))
+    huge_word = "".join(random.choice("abcdefghij") for _ in range(word_letters))
+    texts = (("sentence", SENTENCE, runs), (f"{word_letters:,}-letter word", huge_word, 1))
     ours = tokenizer_from_trace(
         train_corpus(
             "\n".join([HF_COURSE.text, GERMAN.text, MULTILINGUAL.text]),
@@ -47,10 +55,10 @@ def main() -> None:
         )
     )
     rows = []
-    for name in ("gpt2", "cl100k_base", "o200k_base"):
+    for name in names:
         load_encoding(name)
         pretrained_encode_steps(name, "warm up")
-        for label, text, runs in (("sentence", SENTENCE, 5), ("100,000-letter word", huge_word, 1)):
+        for label, text, runs in texts:
             rows.append(
                 (
                     name,
@@ -59,7 +67,7 @@ def main() -> None:
                     best_ms(encode_pretrained, name, text, runs=runs),
                 )
             )
-    for label, text, runs in (("sentence", SENTENCE, 5), ("100,000-letter word", huge_word, 1)):
+    for label, text, runs in texts:
         rows.append(
             (
                 "ours (byte-level BPE, 400)",

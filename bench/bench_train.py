@@ -1,6 +1,6 @@
 """Training speed and memory against the `tokenizers` library, measured in the same run.
 
-    .venv/bin/python bench/bench_train.py [--repeat 3]
+    .venv/bin/python bench/bench_train.py [--repeat 3] [--smoke]
 
 Every figure is a whole process (interpreter start, imports, reading the corpus, training, writing
 tokenizer.json and, for ours, the full trace JSON), best of --repeat runs, peak RSS from wait4.
@@ -12,6 +12,9 @@ Cases, on ../shared/data/tinyshakespeare.txt (skipped with a message when absent
      extrapolated linearly (each of its steps rescans the whole corpus), reported as such.
   4. One pre-token of 1,000,000 characters ("ab" repeated with a few "c"s so that merges keep
      coming), vocab 300: ours only (the library needs 46 s for 200,000 characters).
+--smoke (what CI runs, so that the script cannot rot): every case once, on the first 20,000
+characters of the bundled Shakespeare sample (explorer/data), vocab 400, 20 course-loop merges,
+a 10,000-character pre-token.
 This is a benchmark, not a test: it prints figures and ratios and asserts nothing.
 """
 
@@ -27,23 +30,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT.parent / "shared" / "data" / "tinyshakespeare.txt"
+SMOKE_CHARACTERS = 20_000
 PYTHON = sys.executable
 
 LIBRARY_SCRIPT = """
 import sys, time
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
-kind, corpus, out = sys.argv[1], sys.argv[2], sys.argv[3]
+kind, corpus, out, vocab_size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 lines = open(corpus, encoding="utf-8").read().split("\\n")
 if kind == "bpe":
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     trainer = trainers.BpeTrainer(
-        vocab_size=5000, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+        vocab_size=vocab_size, show_progress=False, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
     )
 else:
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    trainer = trainers.WordPieceTrainer(vocab_size=5000, show_progress=False, special_tokens=["[UNK]"])
+    trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, show_progress=False, special_tokens=["[UNK]"])
 tok.train_from_iterator(lines, trainer)
 tok.save(out)
 """
@@ -57,7 +61,7 @@ text = open(sys.argv[1], encoding="utf-8").read()
 word_freqs = count_words(text, (), "bert")
 splits = {w: [c if i == 0 else "##" + c for i, c in enumerate(w)] for w in word_freqs}
 started = time.perf_counter()
-for step in range(200):  # the course's compute_pair_scores + merge_pair, verbatim in substance
+for step in range(int(sys.argv[3])):  # the course's compute_pair_scores + merge_pair, verbatim in substance
     letter_freqs, pair_freqs = defaultdict(int), defaultdict(int)
     for word, freq in word_freqs.items():
         split = splits[word]
@@ -115,6 +119,16 @@ def paired_best_of(repeat: int, ours_command: list[str], library_command: list[s
     return best(ours_results), best(library_results)
 
 
+def smoke_corpus(folder: Path) -> Path:
+    """The first SMOKE_CHARACTERS of the bundled Shakespeare sample, as a file in `folder`."""
+    sys.path.insert(0, str(ROOT))
+    from explorer.samples import SHAKESPEARE
+
+    path = folder / "smoke.txt"
+    path.write_text(SHAKESPEARE.text[:SMOKE_CHARACTERS], encoding="utf-8")
+    return path
+
+
 def ours(corpus: Path, out: Path, *options: str) -> list[str]:
     return [
         PYTHON,
@@ -133,58 +147,62 @@ def ours(corpus: Path, out: Path, *options: str) -> list[str]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--smoke", action="store_true", help="every case once, small (what CI runs)")
     args = parser.parse_args()
-    if not CORPUS.exists():
+    # repeats, vocabulary, course-loop merges timed, 1,000-character blocks in the long pre-token
+    repeat, vocab, loop_merges, blocks = (1, 400, 20, 10) if args.smoke else (args.repeat, 5000, 200, 1000)
+    if not args.smoke and not CORPUS.exists():
         print(f"skipped: {CORPUS} is absent (the benchmark corpus lives in ../shared/data)")
         return
     # Byte-compile our package first, as an installed one would be (the library's is): with
     # PYTHONDONTWRITEBYTECODE set, every run would otherwise compile its modules again.
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "explorer")], check=True)
-    print(
-        f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; best of {args.repeat}; "
-        f"whole processes; cores: {os.cpu_count()}"
-    )
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
+        corpus = smoke_corpus(out) if args.smoke else CORPUS
+        print(
+            f"corpus: {corpus.name}, {corpus.stat().st_size / 1e6:.2f} MB; best of {repeat}; "
+            f"whole processes; cores: {os.cpu_count()}"
+        )
         bpe_ours, bpe_lib = paired_best_of(
-            args.repeat,
+            repeat,
             ours(
-                CORPUS,
+                corpus,
                 out,
                 "--algorithm",
                 "bpe",
                 "--flavor",
                 "library",
                 "--vocab-size",
-                "5000",
+                str(vocab),
                 "--pre-tokenizer",
                 "byte-level",
                 "--special-tokens",
                 "",
             ),
-            [PYTHON, "-c", LIBRARY_SCRIPT, "bpe", str(CORPUS), str(out / "lib.json")],
+            [PYTHON, "-c", LIBRARY_SCRIPT, "bpe", str(corpus), str(out / "lib.json"), str(vocab)],
         )
-        rows.append(("BPE library flavor, byte-level, 5k", bpe_ours, bpe_lib))
+        rows.append((f"BPE library flavor, byte-level, {vocab:,}", bpe_ours, bpe_lib))
         wp_ours, wp_lib = paired_best_of(
-            args.repeat,
+            repeat,
             ours(
-                CORPUS,
+                corpus,
                 out,
                 "--algorithm",
                 "wordpiece",
                 "--flavor",
                 "course",
                 "--vocab-size",
-                "5000",
+                str(vocab),
                 "--pre-tokenizer",
                 "bert",
                 "--special-tokens",
                 "[UNK]",
             ),
-            [PYTHON, "-c", LIBRARY_SCRIPT, "wordpiece", str(CORPUS), str(out / "lib.json")],
+            [PYTHON, "-c", LIBRARY_SCRIPT, "wordpiece", str(corpus), str(out / "lib.json"), str(vocab)],
         )
-        rows.append(("WordPiece course flavor (likelihood), bert, 5k", wp_ours, wp_lib))
+        rows.append((f"WordPiece course flavor (likelihood), bert, {vocab:,}", wp_ours, wp_lib))
 
         print("\n| case | ours (s) | library (s) | ratio | ours peak RSS (MB) | library peak RSS (MB) |")
         print("|---|---|---|---|---|---|")
@@ -193,20 +211,22 @@ def main() -> None:
                 f"| {name} | {our_s:.2f} | {lib_s:.2f} | {our_s / lib_s:.2f}x | {our_mb:.0f} | {lib_mb:.0f} |"
             )
 
-        loop_seconds = float(run([PYTHON, "-c", COURSE_LOOP_SCRIPT, str(CORPUS), str(ROOT)])[2])
-        merges = 5000 - 5 - 65  # about the course WordPiece's merges to reach 5,000 (alphabet ~65 + [UNK])
-        extrapolated = loop_seconds / 200 * merges
+        loop_seconds = float(
+            run([PYTHON, "-c", COURSE_LOOP_SCRIPT, str(corpus), str(ROOT), str(loop_merges)])[2]
+        )
+        merges = vocab - 5 - 65  # about the course WordPiece's merges to reach `vocab` (alphabet ~65 + [UNK])
+        extrapolated = loop_seconds / loop_merges * merges
         print(
-            f"\ncourse loop: 200 merges in {loop_seconds:.1f} s -> about {extrapolated:.0f} s "
+            f"\ncourse loop: {loop_merges} merges in {loop_seconds:.1f} s -> about {extrapolated:.0f} s "
             f"for {merges:,} merges (extrapolated linearly); ours {wp_ours[0]:.2f} s whole process: "
             f"{extrapolated / wp_ours[0]:.0f}x faster"
         )
 
         long_word = out / "long.txt"
-        body = ("ab" * 499 + "cc") * 1000  # 1,000,000 characters, no space
+        body = ("ab" * 499 + "cc") * blocks  # 1,000,000 characters (smoke: 10,000), no space
         long_word.write_text(body, encoding="utf-8")
         long_ours = best_of(
-            args.repeat,
+            repeat,
             ours(
                 long_word,
                 out,
@@ -219,7 +239,8 @@ def main() -> None:
             ),
         )
         print(
-            f"one 1,000,000-character pre-token, vocab 300: {long_ours[0]:.2f} s, peak {long_ours[1]:.0f} MB"
+            f"one {len(body):,}-character pre-token, vocab 300: "
+            f"{long_ours[0]:.2f} s, peak {long_ours[1]:.0f} MB"
         )
 
 

@@ -1,6 +1,6 @@
 """Unigram training speed against the `tokenizers` library and against the course's own loop.
 
-    .venv/bin/python bench/bench_unigram.py [--repeat 5]
+    .venv/bin/python bench/bench_unigram.py [--repeat 5] [--smoke]
 
 Every figure is a whole process (interpreter start, imports, reading the corpus, training, writing
 tokenizer.json and, for ours, the trace JSON), peak RSS from wait4; ours and the other alternate
@@ -13,6 +13,9 @@ message when absent):
   3. Course flavor on the whole text: ours measured; the course's loop extrapolated. It computes
      the whole loss once per round plus once per piece scored: one loss computation is timed
      (best of 3) and multiplied by their number in our run (the same rounds and pieces).
+--smoke (what CI runs, so that the script cannot rot): every case once, on the first 20,000
+characters of the bundled Shakespeare sample (bench_train.smoke_corpus), vocab 400 for case 1,
+the first 1,000 characters for case 2.
 This is a benchmark, not a test: it prints figures and ratios and asserts nothing.
 """
 
@@ -28,7 +31,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_train import PYTHON, ROOT, run  # noqa: E402  (the same process runner)
+from bench_train import PYTHON, ROOT, run, smoke_corpus  # noqa: E402  (the same process runner)
 
 sys.path.insert(0, str(ROOT))
 from explorer.unigram_trace import UnigramTrace  # noqa: E402
@@ -111,39 +114,45 @@ def row(name: str, mine, other) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--smoke", action="store_true", help="every case once, small (what CI runs)")
     args = parser.parse_args()
-    if not CORPUS.exists():
+    # repeats, case 1's vocabulary, characters of case 2's corpus
+    repeat, vocab, small_characters = (1, 400, 1_000) if args.smoke else (args.repeat, 8000, 5_000)
+    if not args.smoke and not CORPUS.exists():
         print(f"skipped: {CORPUS} is absent (the benchmark corpus lives in ../shared/data)")
         return
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "explorer")], check=True)
-    print(
-        f"corpus: {CORPUS.name}, {CORPUS.stat().st_size / 1e6:.2f} MB; {args.repeat} runs each, "
-        "alternating; whole processes"
-    )
-    print(
-        "\n| case | ours best / median (s) | other best / median (s) | ratio best / median "
-        "| ours peak MB | other peak MB |"
-    )
-    print("|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        mine, library = paired(
-            args.repeat,
-            ours(CORPUS, out, "library", 8000),
-            [PYTHON, "-c", LIBRARY_SCRIPT, str(CORPUS), "8000", str(out / "library.json")],
+        corpus = smoke_corpus(out) if args.smoke else CORPUS
+        print(
+            f"corpus: {corpus.name}, {corpus.stat().st_size / 1e6:.2f} MB; {repeat} runs each, "
+            "alternating; whole processes"
         )
-        print(row("library flavor, vocab 8,000 vs UnigramTrainer", mine, library))
+        print(
+            "\n| case | ours best / median (s) | other best / median (s) | ratio best / median "
+            "| ours peak MB | other peak MB |"
+        )
+        print("|---|---|---|---|---|---|")
+        mine, library = paired(
+            repeat,
+            ours(corpus, out, "library", vocab),
+            [PYTHON, "-c", LIBRARY_SCRIPT, str(corpus), str(vocab), str(out / "library.json")],
+        )
+        print(row(f"library flavor, vocab {vocab:,} vs UnigramTrainer", mine, library))
 
         small = out / "small.txt"
-        small.write_text(CORPUS.read_text(encoding="utf-8")[:5000], encoding="utf-8")
+        small.write_text(corpus.read_text(encoding="utf-8")[:small_characters], encoding="utf-8")
         mine, loop = paired(
-            args.repeat,
+            repeat,
             ours(small, out, "course", 100),
             [PYTHON, "-c", COURSE_LOOP_SCRIPT, str(small), str(ROOT), "train"],
         )
-        print(row("course flavor, 5,000 characters, vocab 100 vs the course's loop", mine, loop))
+        print(
+            row(f"course flavor, {small_characters:,} characters, vocab 100 vs the course's loop", mine, loop)
+        )
 
-        mine_full = run(ours(CORPUS, out, "course", 100))
+        mine_full = run(ours(corpus, out, "course", 100))
         trace = json.loads((out / "trace.json").read_text(encoding="utf-8"))
         # The course computes the loss once per round and once per piece longer than one character.
         course_trace = UnigramTrace.from_dict(trace)
@@ -151,7 +160,7 @@ def main() -> None:
             1 + sum(len(piece) > 1 for piece, _ in course_trace.pieces_at(r))
             for r in range(len(course_trace.rounds))
         )
-        one_loss = float(run([PYTHON, "-c", COURSE_LOOP_SCRIPT, str(CORPUS), str(ROOT), "time"])[2])
+        one_loss = float(run([PYTHON, "-c", COURSE_LOOP_SCRIPT, str(corpus), str(ROOT), "time"])[2])
         estimate = one_loss * losses
         shown = f"{estimate / 60:.1f} min" if estimate < 3600 else f"{estimate / 3600:.1f} h"
         print(

@@ -1,6 +1,6 @@
 """The worker pool and the run store, measured: start-up, shipping a trace back, the server's CPU.
 
-    .venv/bin/python bench/bench_workers.py [--corpus PATH] [--vocab 5000,20000] [--repeat 3]
+    .venv/bin/python bench/bench_workers.py [--corpus PATH] [--vocab 5000,20000] [--repeat 3] [--smoke]
 
 On tinyshakespeare (../shared/data/tinyshakespeare.txt, or --corpus), BPE library flavor,
 byte-level:
@@ -14,6 +14,9 @@ byte-level:
   4. The server while the largest vocabulary trains, in a worker and (the old design) in a thread
      of the server: the server process's CPU seconds, and how late a server thread that wants to
      run every millisecond wakes up (GIL contention shows as ~5 ms, the switch interval).
+--smoke (what CI runs, so that the script cannot rot): every part once, on the first 20,000
+characters of the bundled Shakespeare sample (bench_train.smoke_corpus), vocabulary 400, 3 round
+trips, a 0.5 s idle baseline.
 Best of --repeat where it says so. A benchmark, not a test: it prints figures and asserts nothing.
 """
 
@@ -35,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import ship_tasks  # noqa: E402
+from bench.bench_train import smoke_corpus  # noqa: E402
 from explorer.checks import Limits  # noqa: E402
 from explorer.pipeline import train_corpus  # noqa: E402
 from explorer.run_config import RunConfig, TrainerConfig  # noqa: E402
@@ -54,7 +58,7 @@ def best(values):
     return min(values)
 
 
-def start_up(repeat: int) -> None:
+def start_up(repeat: int, trips_timed: int = 20) -> None:
     print("1. Pool start-up (2 workers)")
     for preload in ((), ("explorer.work.tasks",)):
         times = []
@@ -68,7 +72,7 @@ def start_up(repeat: int) -> None:
     pool = WorkerPool(size=1)
     pool.warm_up()
     trips = []
-    for index in range(20):
+    for index in range(trips_timed):
         started = time.perf_counter()
         job = pool.submit(f"echo-{index}", ship_tasks.echo, index)
         job.wait()
@@ -175,7 +179,7 @@ def while_probing(work) -> tuple[list[float], float, float]:
     return lateness, time.process_time() - cpu, time.perf_counter() - wall
 
 
-def server_cpu(corpus: str, vocab: int) -> None:
+def server_cpu(corpus: str, vocab: int, idle_seconds: float = 2.0) -> None:
     print(f"4. The server while BPE {vocab:,} trains; a server thread asks to run every 1 ms meanwhile")
     print(
         f"   (load average before: {', '.join(f'{load:.1f}' for load in os.getloadavg())}: "
@@ -189,7 +193,7 @@ def server_cpu(corpus: str, vocab: int) -> None:
         pool.submit(f"cpu-{time.time()}", ship_tasks.train_and_stamp, corpus, settings(vocab), LIMITS).wait()
 
     cases = [
-        ("idle (2 s)", lambda: time.sleep(2.0)),
+        (f"idle ({idle_seconds:g} s)", lambda: time.sleep(idle_seconds)),
         ("training in a worker", in_worker),
         ("training in a server thread", lambda: train_corpus(corpus, config)),
     ]
@@ -217,21 +221,25 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=SHARED / "data" / "tinyshakespeare.txt")
     parser.add_argument("--vocab", default="5000,20000")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--smoke", action="store_true", help="every part once, small (what CI runs)")
     args = parser.parse_args()
-    if not args.corpus.is_file():
-        print(f"{args.corpus} is absent: pass --corpus or set EXPLORER_SHARED_DIR")
-        return
-    corpus = args.corpus.read_text(encoding="utf-8")
-    vocabs = [int(value) for value in args.vocab.split(",")]
+    with tempfile.TemporaryDirectory() as folder:
+        path = smoke_corpus(Path(folder)) if args.smoke else args.corpus
+        if not path.is_file():
+            print(f"{path} is absent: pass --corpus or set EXPLORER_SHARED_DIR")
+            return
+        corpus = path.read_text(encoding="utf-8")
+    vocabs = [400] if args.smoke else [int(value) for value in args.vocab.split(",")]
+    repeat = 1 if args.smoke else args.repeat
     print(
-        f"corpus {args.corpus.name}: {len(corpus.encode()) / 1e6:.2f} MB; {os.cpu_count()} cores; "
+        f"corpus {path.name}: {len(corpus.encode()) / 1e6:.2f} MB; {os.cpu_count()} cores; "
         f"Python {sys.version.split()[0]}"
     )
-    start_up(args.repeat)
+    start_up(repeat, trips_timed=3 if args.smoke else 20)
     with tempfile.TemporaryDirectory() as folder:
-        largest_json = ship(corpus, vocabs, args.repeat, Path(folder))
-    compression(largest_json, args.repeat)
-    server_cpu(corpus, max(vocabs))
+        largest_json = ship(corpus, vocabs, repeat, Path(folder))
+    compression(largest_json, repeat)
+    server_cpu(corpus, max(vocabs), idle_seconds=0.5 if args.smoke else 2.0)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ own in a temporary folder.
     .venv/bin/python bench/serving_bench.py latency [--moves 25]
     .venv/bin/python bench/serving_bench.py compare           # Compare's figures on a 4 MB corpus
     .venv/bin/python bench/serving_bench.py all
+    .venv/bin/python bench/serving_bench.py --smoke           # every case once, small (what CI runs)
 
 - cold: a new server; the time from `goto` to the Train page's Train button, for the first visit
   and for a second one (the browser on the same 2 cores: an upper bound).
@@ -23,6 +24,9 @@ own in a temporary folder.
   nobody else on the server, then while a websocket visitor trains 1 MB to vocab 20,000.
 - compare: the Compare page of a 4 MB corpus: the time from opening it to the figures' table, and
   the RSS of the server and of each worker before and after each visit.
+--smoke: every case (unless one is named) with the course's sample at vocab 300 for the link, 2
+visitors (websocket and tabs) where there are many, 20 KB corpora, 2 moves: it keeps the script
+working, its figures mean little.
 Server memory: the peak of the server's RSS plus its worker processes' (sampled every 0.25 s).
 
 A benchmark: it prints figures (no pass/fail besides failures to finish).
@@ -58,6 +62,14 @@ from tests.browser.helpers import (  # noqa: E402
 
 SAMPLE_LINK = "algorithm=bpe&sample=shakespeare&vocab_size=5000"
 STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
+SMOKE_LINK = "algorithm=bpe&sample=hf-course&vocab_size=300"
+# --smoke: each case's arguments (--sessions and --moves are set too).
+SMOKE = {
+    "classroom": {"link": SMOKE_LINK, "counts": (2,)},
+    "distinct": {"sessions": 2, "megabytes": 0.02, "vocab": 300},
+    "latency": {"link": SMOKE_LINK, "other_megabytes": 0.02},
+    "compare": {"megabytes": 0.02},
+}
 
 
 # ---------------------------------------------------------------- the server and its workers
@@ -159,7 +171,9 @@ async def _student(context, url: str, timeout: float) -> tuple[float, str, str]:
         await page.close()
 
 
-def classroom(sessions: int, timeout: float = 300.0) -> None:
+def classroom(
+    sessions: int, link: str = SAMPLE_LINK, counts: tuple[int, ...] = (16, 32, 64), timeout: float = 300.0
+) -> None:
     from playwright.async_api import async_playwright
     from visitors import visit
 
@@ -179,12 +193,10 @@ def classroom(sessions: int, timeout: float = 300.0) -> None:
                 await browser.close()
 
     async def sockets(base_url: str, count: int):
-        return await asyncio.gather(
-            *[visit(base_url, SAMPLE_LINK, "Merges learned", timeout) for _ in range(count)]
-        )
+        return await asyncio.gather(*[visit(base_url, link, "Merges learned", timeout) for _ in range(count)])
 
-    print(f"classroom: visitors open /?{SAMPLE_LINK} at once (each a new server with an empty store)")
-    for count in (16, 32, 64):
+    print(f"classroom: visitors open /?{link} at once (each a new server with an empty store)")
+    for count in counts:
         with Server(f"bench-classroom-{count}") as server, Memory(server.pid) as memory:
             begun = time.monotonic()
             times = sorted(asyncio.run(sockets(server.url, count)))
@@ -197,7 +209,7 @@ def classroom(sessions: int, timeout: float = 300.0) -> None:
     with Server("bench-classroom-tabs") as server, Memory(server.pid) as memory:
         cpu_before = {pid: cpu_seconds(pid) for pid in family(server.pid)}
         begun = time.monotonic()
-        results = asyncio.run(tabs(f"{server.url}/?{SAMPLE_LINK}"))
+        results = asyncio.run(tabs(f"{server.url}/?{link}"))
         wall = time.monotonic() - begun
         server_cpu = cpu_seconds(server.pid) - cpu_before.get(server.pid, 0.0)
         workers_cpu = sum(cpu_seconds(pid) - cpu_before.get(pid, 0.0) for pid in family(server.pid)[1:])
@@ -312,12 +324,12 @@ def _paste_and_train(page, url: str, text: str, vocab: int) -> None:
     page.get_by_role("button", name="Train", exact=True).click()
 
 
-def latency(moves: int) -> None:
+def latency(moves: int, link: str = SAMPLE_LINK, other_megabytes: float = 1.0) -> None:
     from visitors import paste_and_train
 
     with chromium() as browser, Server("bench-latency") as server, Memory(server.pid) as memory:
         visitor = browser.new_context(viewport=VIEWPORT).new_page()
-        visitor.goto(f"{server.url}/Merge_history?{SAMPLE_LINK}", wait_until="domcontentloaded")
+        visitor.goto(f"{server.url}/Merge_history?{link}", wait_until="domcontentloaded")
         visitor.locator(STEP_INPUT).wait_for(timeout=120_000)
         wait_idle(visitor)
         idle = _scrub(visitor, moves)
@@ -325,7 +337,7 @@ def latency(moves: int) -> None:
 
         def train_other() -> None:
             training["seconds"] = asyncio.run(
-                paste_and_train(server.url, _letters_corpus(1.0, seed=3), 20_000)
+                paste_and_train(server.url, _letters_corpus(other_megabytes, seed=3), 20_000)
             )
 
         other = threading.Thread(target=train_other)
@@ -337,29 +349,31 @@ def latency(moves: int) -> None:
     print(
         f"  idle server ({len(idle)} moves): median {statistics.median(idle):.0f} ms, max {max(idle):.0f} ms"
     )
-    print(
-        f"  while a websocket visitor trains 1 MB (lines of random letters) to vocab 20,000 in a worker "
-        f"({training['seconds']:.1f} s from its click; {len(busy)} moves during it): "
-        f"median {statistics.median(busy):.0f} ms, "
-        f"max {max(busy):.0f} ms"
+    busy_figures = (
+        f"median {statistics.median(busy):.0f} ms, max {max(busy):.0f} ms, "
+        f"ratio of medians {statistics.median(busy) / statistics.median(idle):.2f}x"
+        if busy
+        else "no move (it was over first)"
     )
     print(
-        f"  ratio of medians: {statistics.median(busy) / statistics.median(idle):.2f}x; "
-        f"server + workers peak RSS {memory.peak:.0f} MB"
+        f"  while a websocket visitor trains {other_megabytes:g} MB (lines of random letters) to vocab "
+        f"20,000 in a worker ({training['seconds']:.1f} s from its click; {len(busy)} moves during it): "
+        + busy_figures
     )
+    print(f"  server + workers peak RSS {memory.peak:.0f} MB")
 
 
 # ---------------------------------------------------------------- Compare on a big corpus
 
 
-def compare() -> None:
-    """Compare's figures for two 3.9 MB corpora in turn: the first visit of a fresh server (it and its
-    workers load the GPT vocabularies then), and a second corpus once they are loaded."""
+def compare(megabytes: float = 3.9) -> None:
+    """Compare's figures for two corpora of `megabytes` in turn: the first visit of a fresh server (it
+    and its workers load the GPT vocabularies then), and a second corpus once they are loaded."""
     timings, memory = [], []
     with chromium() as browser, Server("bench-compare") as server:
         page = browser.new_context(viewport=VIEWPORT).new_page()
         for seed in (4, 5):
-            _paste_and_train(page, server.url, _random_corpus(3.9, seed=seed), 2_000)
+            _paste_and_train(page, server.url, _random_corpus(megabytes, seed=seed), 2_000)
             page.get_by_text("Merges learned", exact=True).wait_for(timeout=300_000)
             wait_idle(page)
             memory.append(("before", processes_mb(server.pid)))
@@ -371,12 +385,12 @@ def compare() -> None:
             memory.append(("after", processes_mb(server.pid)))
             note = page.get_by_text("On the training corpus", exact=False).first.inner_text()
     print(
-        "compare: a 3.9 MB corpus, 4 tokenizers (this run, GPT-2, GPT-4, GPT-4o): "
+        f"compare: a {megabytes:g} MB corpus, 4 tokenizers (this run, GPT-2, GPT-4, GPT-4o): "
         "Compare opened -> figures table"
     )
     print(
         f"  first visit of a fresh server: {timings[0]:.1f} s; "
-        f"another 3.9 MB corpus afterwards: {timings[1]:.1f} s"
+        f"another {megabytes:g} MB corpus afterwards: {timings[1]:.1f} s"
     )
     print(f"  {note.strip()}")
     for (when, (server_mb, workers_mb)), visit in zip(memory, ("first", "first", "second", "second")):
@@ -392,10 +406,19 @@ def processes_mb(pid: int) -> tuple[float, list[float]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["cold", "classroom", "distinct", "latency", "compare", "all"])
+    parser.add_argument(
+        "what", nargs="?", choices=["cold", "classroom", "distinct", "latency", "compare", "all"]
+    )
     parser.add_argument("--sessions", type=int, default=16)
     parser.add_argument("--moves", type=int, default=25)
+    parser.add_argument("--smoke", action="store_true", help="every case once, small (what CI runs)")
     args = parser.parse_args()
+    if args.what is None and not args.smoke:
+        parser.error("say which case to run (or all), or --smoke")
+    small = SMOKE if args.smoke else {}
+    if args.smoke:
+        args.sessions, args.moves = 2, 2
+    args.what = args.what or "all"
     reason = chromium_missing_reason()
     if reason:
         print(f"skipped: {reason}")
@@ -404,13 +427,13 @@ def main() -> int:
     if args.what in ("cold", "all"):
         cold()
     if args.what in ("classroom", "all"):
-        classroom(args.sessions)
+        classroom(args.sessions, **small.get("classroom", {}))
     if args.what in ("distinct", "all"):
-        distinct()
+        distinct(**small.get("distinct", {}))
     if args.what in ("latency", "all"):
-        latency(args.moves)
+        latency(args.moves, **small.get("latency", {}))
     if args.what in ("compare", "all"):
-        compare()
+        compare(**small.get("compare", {}))
     print(f"load average {os.getloadavg()[0]:.2f} after")
     return 0
 

@@ -3,7 +3,7 @@ trained one after another through a real browser, the RSS of the server and its 
 after each (workers are recycled after `EXPLORER_TASKS_PER_WORKER` jobs, 20 by default).
 
     .venv/bin/python bench/soak_test.py [--corpora 100] [--sessions 4] [--words 3000] \\
-        [--visit-every 10] [--timeout 1500]
+        [--visit-every 10] [--timeout 1500] [--smoke]
 
 The corpora are split over `--sessions` browser sessions used one after another (each a fresh
 Playwright context, closed when its share is done), so both kinds of growth show: runs piling up
@@ -12,6 +12,9 @@ piling up in the server. Every corpus is different (random words from its own se
 marker word), trained with the default settings; every `--visit-every`-th run is also opened on
 Merge history, Vocabulary and Compare (which build the derived objects: charts, tables,
 tokenizers, corpus measurements).
+
+--smoke (what CI runs, so that the script cannot rot): 2 corpora of 300 words in one session, the
+second also visiting the pages, within 180 s (too few to say whether memory plateaus).
 
 Printed: RSS every 10 corpora, the peak (VmHWM of /proc/PID/status), and whether it plateaued:
 the highest RSS of the second half of the corpora against the highest of the first half after
@@ -91,7 +94,10 @@ def main() -> int:
     parser.add_argument("--words", type=int, default=3_000, help="words per corpus (about 7 characters each)")
     parser.add_argument("--visit-every", type=int, default=10)
     parser.add_argument("--timeout", type=float, default=1500.0, help="seconds for the whole run")
+    parser.add_argument("--smoke", action="store_true", help="2 small corpora, one session (what CI runs)")
     args = parser.parse_args()
+    if args.smoke:
+        args.corpora, args.sessions, args.words, args.visit_every, args.timeout = 2, 1, 300, 2, 180.0
     reason = chromium_missing_reason()
     if reason:
         print(f"skipped: {reason}")
