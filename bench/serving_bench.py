@@ -60,9 +60,12 @@ from tests.browser.helpers import (  # noqa: E402
     streamlit_server,
 )
 
-SAMPLE_LINK = "algorithm=bpe&sample=shakespeare&vocab_size=5000"
+# A teacher's link, opened on a server that does not hold its run (a new server, an empty store):
+# the link's sample is trained again, once for the whole class.
+NOT_HERE = "run=" + "0" * 64
+SAMPLE_LINK = f"algorithm=bpe&sample=shakespeare&vocab_size=5000&{NOT_HERE}"
 STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
-SMOKE_LINK = "algorithm=bpe&sample=hf-course&vocab_size=300"
+SMOKE_LINK = f"algorithm=bpe&sample=hf-course&vocab_size=300&{NOT_HERE}"
 # --smoke: each case's arguments (--sessions and --moves are set too).
 SMOKE = {
     "classroom": {"link": SMOKE_LINK, "counts": (2,)},
