@@ -46,13 +46,13 @@ with settings_column:
     settings = settings_form.settings_input(limits)
     settings_ok = settings_form.settings_feedback(settings, limits)
 
-train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, limits)
 # The summary shows the current run only when the form says exactly what trained it; the URL
-# names that run (or the job training it), else only the form: the link and the page agree.
-text, sample_key = (corpus.text, corpus.sample_key) if corpus else (None, None)
+# names that run (or the job training it), else only the form: the link and the page agree. The
+# URL is written before the Train controls too: a reload while they wait for a job finds it.
+link.write(link.train_page_view(settings, corpus)[1])
+train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, limits)
+shown, params = link.train_page_view(settings, corpus)  # again: Train may have found a stored run
 run = state.current_run()
-shown = run if link.shows_form(run, settings, text, sample_key) else None
-job_shown = link.job_shows_form(settings, text, sample_key)
 if shown is not None and training.current_job() is None:
     run_summary.summary(shown)
     lessons.point_to_lesson(shown)
@@ -62,4 +62,4 @@ elif run is not None and training.current_job() is None:
         f"The corpus or the settings above changed since run #{run.number}: Train to see their result. "
         f"The other pages still show run #{run.number}."
     )
-frame.finish("train", link.train_params(settings, sample_key, shown, job_shown))
+frame.finish("train", params)

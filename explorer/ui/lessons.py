@@ -82,13 +82,15 @@ def follow_link(limits: Limits) -> None:
 
 
 def reproduce_buttons(limits: Limits) -> None:
-    """A row of "Reproduce the course: BPE / WordPiece / Unigram" buttons."""
+    """ "Reproduce the course in one click:" and a row of buttons BPE / WordPiece / Unigram (short
+    labels: three columns at 800 px leave each about 170 px)."""
     busy = training.current_job() is not None
     clicked = None
+    st.markdown("**Reproduce the course** in one click (its corpus and settings, trained, then its history):")
     for column, lesson in zip(st.columns(len(LESSONS)), LESSONS.values()):
         settings = lesson_settings(lesson, limits)
         if column.button(
-            f"Reproduce the course: {lesson.label}",
+            lesson.label,
             key=f"{state.Widget.LESSON_PREFIX}{lesson.key}",
             icon=":material/school:",
             disabled=busy,

@@ -143,6 +143,15 @@ def train_params(
     return with_session_runs(params_for(settings, sample_key, key))
 
 
+def train_page_view(settings: Settings, corpus) -> tuple[Run | None, dict[str, str]]:
+    """The Train page's run to summarize (None: the form is not what trained the current run)
+    and its URL, for the form's `settings` and `corpus` (explorer.ui.corpus_input.Corpus)."""
+    text, sample_key = (corpus.text, corpus.sample_key) if corpus else (None, None)
+    run = state.current_run()
+    shown = run if shows_form(run, settings, text, sample_key) else None
+    return shown, train_params(settings, sample_key, shown, job_shows_form(settings, text, sample_key))
+
+
 def run_params(run: Run, page_params: Mapping[str, str | None] = ()) -> dict[str, str]:
     """The URL of a page that shows `run`: its settings, sample and key, the page's own values."""
     params = params_for(run.settings, run.sample_key, run.store_key)
