@@ -89,7 +89,15 @@ def take(base_url: str, out: Path) -> None:
             page = context.new_page()
             path = "/" if name == "lost_characters" else "/Merge_history"
             open_page(page, base_url, path, query)
+            if path == "/":  # the Train page's link is its form: train it
+                page.get_by_role("button", name="Train", exact=True).click()
+                page.get_by_text("Merges learned", exact=True).wait_for()
+                wait_idle(page, 400)
             if scroll_to:
+                closed = page.locator("details:not([open]) summary").filter(has_text=scroll_to)
+                if closed.count():  # a section a learner opens
+                    closed.first.click()
+                    wait_idle(page, 400)
                 page.get_by_text(scroll_to).first.scroll_into_view_if_needed()
             wait_idle(page, 800)
             shoot(page, out / f"{name}.png")
