@@ -34,9 +34,9 @@ class Alternatives:
 def piece_alternatives(lattices, edges, scores, candidates, representative, lengths) -> Alternatives:
     """For every candidate piece (all longer than one character), from the window of the corpus
     at its representative occurrence."""
-    starts, edge_lengths, edge_pieces = edges["by_start"]
+    starts, edge_lengths, edge_pieces = edges.by_start
     multiplier = lattices.multiplier
-    keys = starts * multiplier + edge_lengths
+    keys = starts.astype(np.int64) * multiplier + edge_lengths
     count = len(candidates)
     longest = int(lengths.max(initial=1))
     if count == 0:
