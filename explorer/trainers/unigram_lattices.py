@@ -23,11 +23,12 @@ change in the last digits from run to run); final scores agree with a line-by-li
 library (tests/reference/unigram_library.py) to about 1e-10.
 
 Memory: the edges are the bulk (several per character of the corpus, tens of millions on a few
-megabytes of text), so they are kept once per pass order in 32 bits (lengths in 8 or 16), and
-dropped for good as soon as their piece dies (a trainer's set of alive pieces only shrinks): after
-the first EM iteration most seeds are gone. The by-start order is built only when pruning asks for
-it, and the posterior counts are summed in blocks of edges with `np.add.at`, which adds in the
-same order as one `np.bincount` (same sums, bit for bit), without an array of floats per edge.
+megabytes of text), so they are kept once per pass order in 32 bits (lengths in 8), and dropped
+for good as soon as their piece dies (a trainer's set of alive pieces only shrinks): after the
+first EM iteration most seeds are gone. The by-start order is built only when pruning asks for it,
+for the edges inside its pieces' windows; the posterior counts are summed in blocks of edges with
+`np.add.at`, which adds in the same order as one `np.bincount` (the same sums, bit for bit),
+without an array of floats per edge.
 
 What it does not do: decide anything (unigram_library.py) or count seeds (unigram_seeds.py).
 """
@@ -35,7 +36,6 @@ What it does not do: decide anything (unigram_library.py) or count seeds (unigra
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -85,13 +85,29 @@ class CurrentEdges:
     backward: _Edges
     lattices: CorpusLattices
 
-    @cached_property
-    def by_start(self) -> list:
-        """(starts, lengths, pieces) by start, then length: only pruning asks for it."""
+    def by_start(self, positions: np.ndarray) -> list:
+        """(starts, lengths, pieces) of the edges starting at the marked positions (a boolean per
+        corpus position), by start, then length: pruning asks only about its pieces' windows."""
         forward = self.forward
-        keys = self.lattices._keys("by_start", forward.starts, forward.lengths)
-        order = np.argsort(keys, kind="stable")
-        return [forward.starts[order], forward.lengths[order], forward.pieces[order]]
+        chosen = np.flatnonzero(positions[forward.starts])
+        starts, lengths = forward.starts[chosen], forward.lengths[chosen]
+        order = np.argsort(self.lattices._keys("by_start", starts, lengths), kind="stable")
+        return [starts[order], lengths[order], forward.pieces[chosen[order]]]
+
+
+def _sorting_order(keys: np.ndarray) -> np.ndarray:
+    """The permutation that sorts `keys` (unique, >= 0), computed in the keys' own memory when each
+    edge's index fits beside its key in 63 bits (np.argsort would need a second array as large)."""
+    count = len(keys)
+    bits = max(1, count.bit_length())
+    if count == 0 or int(keys.max()) >= 1 << (63 - bits):
+        return np.argsort(keys)
+    keys <<= bits
+    for low in range(0, count, BLOCK):
+        keys[low : low + BLOCK] |= np.arange(low, min(low + BLOCK, count), dtype=np.int64)
+    keys.sort()
+    keys &= (1 << bits) - 1
+    return keys
 
 
 def _sorted_merge(base_keys, base, extra_keys, extra):
@@ -124,12 +140,16 @@ class CorpusLattices:
         lengths_ = seeds.edge_lengths.astype(self.length_type, copy=False)
         pieces = seeds.edge_pieces.astype(np.int32, copy=False)
         seeds.edge_starts = seeds.edge_lengths = seeds.edge_pieces = np.zeros(0, dtype=np.int64)
-        self._orders = {}
-        for name in ("forward", "backward"):
-            order = np.argsort(self._keys(name, starts, lengths_), kind="stable")
-            self._orders[name] = [starts[order], lengths_[order], pieces[order]]
-            del order
-        del starts, lengths_, pieces
+        # Keys are unique (one edge per start and length): any sort gives the one order, and
+        # the in-place one needs no buffer. The last order reuses the seed columns' memory.
+        order = _sorting_order(self._keys("backward", starts, lengths_))
+        backward = [starts[order], lengths_[order], pieces[order]]
+        order = _sorting_order(self._keys("forward", starts, lengths_))
+        starts = starts[order]
+        lengths_ = lengths_[order]
+        pieces = pieces[order]
+        del order
+        self._orders = {"forward": [starts, lengths_, pieces], "backward": backward}
         self._alive = None  # the alive pieces the stored edges were last filtered for
 
     def _keys(self, name, starts, lengths):
@@ -137,12 +157,10 @@ class CorpusLattices:
         n, m = self.n + 1, self.multiplier
         keys = starts.astype(np.int64)
         if name == "forward":  # by end depth, end, then start (longest first)
-            keys += lengths  # the end
-            ends = keys.copy()
-            keys -= self.word_start_of[starts]
-            keys *= n
-            keys += ends
-            del ends
+            keys += lengths  # the end e; the key is ((e - word start) * n + e) * m + ...
+            keys *= n + 1
+            for low in range(0, len(keys), BLOCK):
+                keys[low : low + BLOCK] -= self.word_start_of[starts[low : low + BLOCK]].astype(np.int64) * n
             keys *= m
             keys += m - 1
             keys -= lengths
