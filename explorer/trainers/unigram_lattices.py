@@ -122,7 +122,7 @@ class CorpusLattices:
         """Takes the seed edges over: `seeds.edge_*` are emptied (they would double the memory)."""
         self.flat = flat
         self.unk = len(seeds.pieces)  # the unknown edges' piece index
-        n = len(flat.codes)
+        n = int(flat.word_ends[-1]) + 1 if len(flat.word_ends) else 0  # the characters and separators
         self.n = n
         lengths = flat.word_ends - flat.word_starts
         word_of = np.repeat(np.arange(len(flat.words), dtype=np.int32), lengths + 1)

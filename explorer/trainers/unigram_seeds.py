@@ -43,8 +43,10 @@ class FlatCorpus:
 
     words: list[str]
     counts: np.ndarray  # int64 per word
-    codes: np.ndarray  # int64 code point per position
-    ranks: np.ndarray  # rank of each code point among the distinct ones (the separator's is 0)
+    # Per position: the code point, and its rank among the distinct ones (the separator's is 0);
+    # library_seeds lets both go once the edges are found (empty arrays afterwards).
+    codes: np.ndarray
+    ranks: np.ndarray
     alphabet: np.ndarray  # code points by rank
     word_starts: np.ndarray
     word_ends: np.ndarray  # the separator after each word
@@ -160,7 +162,7 @@ def library_seeds(
     # (each level is let go once copied: the edges are the bulk of the memory).
     piece_of_rank = np.full(len(flat.alphabet), -1, dtype=np.int64)
     piece_of_rank[char_ranks] = np.arange(len(char_ranks))
-    char_piece = piece_of_rank[flat.ranks]
+    char_piece = piece_of_rank[flat.ranks].astype(np.int32)
     char_starts = np.flatnonzero(char_piece >= 0)
     lookups = []
     for length, (_, ids, occurrences, _) in enumerate(levels, start=1):
@@ -190,6 +192,7 @@ def library_seeds(
             representative[found[keep]] = positions[keep]
             filled += size
         del positions, ids
+    flat.codes = flat.ranks = np.zeros(0, dtype=np.int64)  # 16 bytes a character, needed no more
     return flat, Seeds(
         pieces=pieces,
         counts=np.asarray(seed_counts, dtype=np.int64),
