@@ -47,7 +47,7 @@ class StopTraining(Exception):
 
 
 CHECK_EVERY = 256  # depths between two should_stop() calls inside a pass
-BLOCK = 1 << 20  # edges per block when summing posterior counts
+BLOCK = 1 << 18  # edges per block when summing posterior counts (about 10 MB of temporaries)
 
 
 @dataclass
