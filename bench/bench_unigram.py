@@ -16,12 +16,21 @@ message when absent):
 --smoke (what CI runs, so that the script cannot rot): every case once, on the first 20,000
 characters of the bundled Shakespeare sample (bench_train.smoke_corpus), vocab 400 for case 1,
 the first 1,000 characters for case 2.
+
+    .venv/bin/python bench/bench_unigram.py --prose [--repeat 3] [--sizes 1,5] [--smoke]
+
+`--prose`: the library flavor at vocab 8,000 against the library's UnigramTrainer on licence prose
+(Debian's /usr/share/common-licenses/* and /usr/share/doc/*/copyright, concatenated, paragraphs
+deduplicated, cut to 1 MB and 5 MB): time and peak RSS, each run a fresh process, ours and the
+library alternating. `--prose --smoke` (run by tests/unit/test_bench_smoke.py): 20 KB at vocab
+400, once.
 This is a benchmark, not a test: it prints figures and ratios and asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import statistics
@@ -39,6 +48,7 @@ from explorer.unigram_trace import UnigramTrace  # noqa: E402
 CORPUS = (
     Path(os.environ.get("EXPLORER_SHARED_DIR") or ROOT.parent / "shared") / "data" / "tinyshakespeare.txt"
 )
+LICENCE_FILES = ("/usr/share/common-licenses/*", "/usr/share/doc/*/copyright")
 
 LIBRARY_SCRIPT = """
 import sys
@@ -111,11 +121,69 @@ def row(name: str, mine, other) -> str:
     )
 
 
+def licence_prose(size: int) -> str:
+    """Licence texts, each paragraph once, cut to `size` bytes of UTF-8 ("" when there are none)."""
+    seen, paragraphs = set(), []
+    for pattern in LICENCE_FILES:
+        for path in sorted(glob.glob(pattern)):
+            try:
+                text = Path(path).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            for paragraph in text.split("\n\n"):
+                if paragraph.strip() and paragraph.strip() not in seen:
+                    seen.add(paragraph.strip())
+                    paragraphs.append(paragraph)
+    return "\n\n".join(paragraphs).encode("utf-8")[:size].decode("utf-8", "ignore")
+
+
+def prose(args) -> None:
+    sizes = [0.02] if args.smoke else [float(size) for size in args.sizes.split(",")]
+    vocab_size, repeat = (400, 1) if args.smoke else (8000, args.repeat)
+    print(
+        f"licence prose, library flavor vs UnigramTrainer, vocab {vocab_size:,}; {repeat} runs each, "
+        "alternating; whole processes, peak RSS from wait4"
+    )
+    print(
+        "\n| corpus | ours best / median (s) | library best / median (s) | time ratio best / median "
+        "| ours peak MB | library peak MB | peak ratio |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        for size in sizes:
+            text = licence_prose(int(size * 1e6))
+            if len(text) < size * 1e6 * 0.9:
+                print(f"skipped {size:g} MB: only {len(text.encode()) / 1e6:.2f} MB of licence texts here")
+                continue
+            corpus = out / f"prose-{size:g}.txt"
+            corpus.write_text(text, encoding="utf-8")
+            mine, library = paired(
+                repeat,
+                ours(corpus, out, "library", vocab_size),
+                [PYTHON, "-c", LIBRARY_SCRIPT, str(corpus), str(vocab_size), str(out / "library.json")],
+            )
+            print(
+                f"| {size:g} MB | {mine[0]:.2f} / {mine[1]:.2f} | {library[0]:.2f} / {library[1]:.2f} | "
+                f"{mine[0] / library[0]:.2f}x / {mine[1] / library[1]:.2f}x | {mine[2]:.0f} | "
+                f"{library[2]:.0f} | {mine[2] / library[2]:.2f}x |"
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--smoke", action="store_true", help="every case once, small (what CI runs)")
+    parser.add_argument("--prose", action="store_true", help="licence prose at 1 and 5 MB (see above)")
+    parser.add_argument("--sizes", default="1,5", help="--prose: corpus sizes in MB, comma-separated")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="every case once, small (what CI runs); with --prose: 20 KB, once",
+    )
     args = parser.parse_args()
+    if args.prose:
+        prose(args)
+        return
     # repeats, case 1's vocabulary, characters of case 2's corpus
     repeat, vocab, small_characters = (1, 400, 1_000) if args.smoke else (args.repeat, 8000, 5_000)
     if not args.smoke and not CORPUS.exists():

@@ -205,6 +205,9 @@ class UnigramTrace:
     # Occurrences of each final piece (by id) in the corpus words segmented by the final model,
     # times their counts; set by pipeline.train_corpus where the training ran (None: not recorded).
     final_frequencies: list[int] | None = None
+    # The run stopped on a MemoryError (a worker's memory limit): read by the worker for its
+    # sentence, not part of the JSON (a reloaded run says "stopped" and whatever the store kept).
+    out_of_memory: bool = field(default=False, repr=False, compare=False)
     _models: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
 
     # --- basic views -------------------------------------------------------------------------

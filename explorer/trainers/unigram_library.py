@@ -115,14 +115,18 @@ class _Run:
     def em_iteration(self, recorder: RoundRecorder) -> None:
         edges, scores = self.current_edges()
         expected, objective = self.lattices.expected_counts(edges, scores, self.should_stop)
-        recorder.losses.append(objective)
         freq = expected[self.order]
         keep = freq >= EXPECTED_COUNT_THRESHOLD
         dropped = self.order[~keep]
+        order, kept = self.order[keep], freq[keep]
+        new_scores = digamma(kept) - digamma(np.array([_sum_in_order(kept)]))[0]
+        # Everything is computed: the model and the record change together (a stop before this
+        # line, StopTraining or MemoryError, leaves both as the last iteration left them).
+        recorder.losses.append(objective)
         if len(dropped):
             recorder.remove(dropped, "em", self.scores[dropped], freq[~keep])
-        self.order, kept = self.order[keep], freq[keep]
-        self.scores[self.order] = digamma(kept) - digamma(np.array([_sum_in_order(kept)]))[0]
+        self.order = order
+        self.scores[order] = new_scores
         recorder.em_sizes.append(len(self.order))
 
     # 4. Pruning.
@@ -235,7 +239,7 @@ def train_library(words, counts, config, progress=None, should_stop=None) -> Uni
     run = _Run(words, counts, config, should_stop)
     planned = _planned_rounds(run.size, run.desired, config.shrinking_factor)
     rounds = []
-    stop_reason = "vocab_size"
+    stop_reason, out_of_memory = "vocab_size", False
     while True:
         recorder = RoundRecorder("prune", len(run.order))
         pruned = False
@@ -254,6 +258,8 @@ def train_library(words, counts, config, progress=None, should_stop=None) -> Uni
                 pruned = True
         except StopTraining:  # the model stays as the last finished step left it
             stop_reason = "stopped"
+        except MemoryError:  # a memory limit (explorer.work.worker): the same, said as such
+            stop_reason, out_of_memory = "stopped", True
         if not pruned:
             recorder.kind = "em"
             rounds.append(recorder.finish(run.order, run.scores[run.order]))
@@ -265,6 +271,7 @@ def train_library(words, counts, config, progress=None, should_stop=None) -> Uni
     if progress is not None:
         progress(len(rounds), planned)
 
+    del run.lattices  # the bulk of the memory, no longer needed
     final_pieces, unk_id, trimmed, added = run.final_pieces(required)
     final = RoundRecorder("final", len(run.order))
     if trimmed:
@@ -286,6 +293,7 @@ def train_library(words, counts, config, progress=None, should_stop=None) -> Uni
         unk_id=unk_id,
         stop_reason=stop_reason,
         seconds=time.perf_counter() - started,
+        out_of_memory=out_of_memory,
     )
 
 

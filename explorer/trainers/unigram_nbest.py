@@ -34,9 +34,6 @@ class Alternatives:
 def piece_alternatives(lattices, edges, scores, candidates, representative, lengths) -> Alternatives:
     """For every candidate piece (all longer than one character), from the window of the corpus
     at its representative occurrence."""
-    starts, edge_lengths, edge_pieces = edges["by_start"]
-    multiplier = lattices.multiplier
-    keys = starts * multiplier + edge_lengths
     count = len(candidates)
     longest = int(lengths.max(initial=1))
     if count == 0:
@@ -45,6 +42,12 @@ def piece_alternatives(lattices, edges, scores, candidates, representative, leng
     row_window = np.repeat(np.arange(count), lengths)
     row_offset = np.arange(len(row_window)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
     position = representative[row_window] + row_offset
+    in_windows = np.zeros(lattices.n + 1, dtype=bool)
+    in_windows[position] = True
+    starts, edge_lengths, edge_pieces = edges.by_start(in_windows)
+    del in_windows
+    multiplier = lattices.multiplier
+    keys = starts.astype(np.int64) * multiplier + edge_lengths
     first = np.searchsorted(starts, position)
     stop = np.searchsorted(keys, position * multiplier + (lengths[row_window] - row_offset), side="right")
     sizes = stop - first

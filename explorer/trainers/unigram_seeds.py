@@ -20,6 +20,10 @@ Instead of a suffix array, substrings are counted length by length with numpy (e
 node exactly when it repeats with two different next characters, which is what esaxx's stack
 walk over the suffix array finds (tests compare both).
 
+Memory: of the repeated positions of each length only those of nodes are kept (the others can
+never be an edge), in 32 bits, and the edges are written into arrays sized beforehand, each length
+let go once copied (edges: 32-bit starts and pieces, 8-bit lengths).
+
 What it does not do: train (unigram_library.py) or handle `initial_alphabet`.
 """
 
@@ -39,8 +43,10 @@ class FlatCorpus:
 
     words: list[str]
     counts: np.ndarray  # int64 per word
-    codes: np.ndarray  # int64 code point per position
-    ranks: np.ndarray  # rank of each code point among the distinct ones (the separator's is 0)
+    # Per position: the code point, and its rank among the distinct ones (the separator's is 0);
+    # library_seeds lets both go once the edges are found (empty arrays afterwards).
+    codes: np.ndarray
+    ranks: np.ndarray
     alphabet: np.ndarray  # code points by rank
     word_starts: np.ndarray
     word_ends: np.ndarray  # the separator after each word
@@ -62,9 +68,6 @@ class FlatCorpus:
             word_ends=word_starts + lengths,
         )
 
-    def text(self, start: int, length: int) -> str:
-        return "".join(map(chr, self.codes[start : start + length]))
-
 
 @dataclass
 class Seeds:
@@ -82,8 +85,10 @@ class Seeds:
 
 
 def _repeated_substrings(flat: FlatCorpus, max_length: int):
-    """Per length L (1..max_length): positions whose L-character substring repeats, its id at each
-    position, and per id whether it is followed by two different characters."""
+    """Per length L (1..max_length): the positions where a node of length L starts (a substring
+    that repeats and is followed by two different characters) with its id there (int32, only
+    the node positions: the others are the bulk and are never an edge), the number of positions
+    of each id, and per id whether it is a node."""
     alphabet_size = len(flat.alphabet)
     next_rank = np.concatenate((flat.ranks, [0]))
     positions = np.flatnonzero(flat.ranks != 0)
@@ -95,10 +100,16 @@ def _repeated_substrings(flat: FlatCorpus, max_length: int):
         positions, ids = positions[repeated], ids[repeated]
         following = next_rank[positions + length]
         pairs, pair_ids = np.unique(ids * alphabet_size + following, return_inverse=True)
-        branching = np.bincount(pairs // alphabet_size, minlength=len(occurrences)) >= 2
-        levels.append((positions, ids, occurrences, branching))
+        is_node = np.bincount(pairs // alphabet_size, minlength=len(occurrences)) >= 2
+        del pairs
+        at_node = is_node[ids]
+        levels.append(
+            (positions[at_node].astype(np.int32), ids[at_node].astype(np.int32), occurrences, is_node)
+        )
+        del at_node
         longer = following != 0
         positions, ids = positions[longer], pair_ids.reshape(-1)[longer]
+        del following, pair_ids, longer
         if len(positions) == 0:
             break
     return levels
@@ -111,21 +122,24 @@ def library_seeds(
     # Characters, weighted by word counts; "\0" is the separator and never a piece.
     word_of_position = np.repeat(np.arange(len(words)), [len(word) + 1 for word in words])
     char_counts = np.bincount(flat.ranks, weights=flat.counts[word_of_position], minlength=len(flat.alphabet))
+    del word_of_position
     char_ranks = [rank for rank in range(1, len(flat.alphabet)) if char_counts[rank] > 0]
     char_ranks.sort(key=lambda rank: (char_counts[rank], flat.alphabet[rank]), reverse=True)
 
     levels = _repeated_substrings(flat, max_length) if words else []
     candidates = []  # (score, string, length, id)
-    for length, (positions, ids, occurrences, branching) in enumerate(levels, start=1):
+    joined = "".join(word + SEPARATOR for word in words)  # a string index is a position in flat
+    for length, (positions, ids, occurrences, is_node) in enumerate(levels, start=1):
         if length < 2:
             continue
-        nodes = np.flatnonzero(branching & (occurrences >= 2))
+        nodes = np.flatnonzero(is_node & (occurrences >= 2))
         first_position = np.full(len(occurrences), -1, dtype=np.int64)
         first_position[ids[::-1]] = positions[::-1]
-        for node in nodes.tolist():
-            candidates.append(
-                (int(occurrences[node]) * length, flat.text(first_position[node], length), length, node)
-            )
+        for node, occurrence, start in zip(
+            nodes.tolist(), occurrences[nodes].tolist(), first_position[nodes].tolist()
+        ):
+            candidates.append((occurrence * length, joined[start : start + length], length, node))
+    del joined
     candidates.sort(key=lambda item: (item[0], item[1]), reverse=True)
 
     pieces = [chr(flat.alphabet[rank]) for rank in char_ranks]
@@ -137,39 +151,55 @@ def library_seeds(
         chosen_ids[length][node] = len(pieces)
         pieces.append(string)
         seed_counts.append(score)
+    del candidates
     total = 0.0
     for count in seed_counts:
         total += count
     logsum = log(total) if total > 0 else 0.0
     scores = np.asarray([log(count) - logsum for count in seed_counts], dtype=np.float64)
 
-    # Edges: one per occurrence of a seed piece.
+    # Edges: one per occurrence of a seed piece, filled level by level into arrays sized first
+    # (each level is let go once copied: the edges are the bulk of the memory).
     piece_of_rank = np.full(len(flat.alphabet), -1, dtype=np.int64)
     piece_of_rank[char_ranks] = np.arange(len(char_ranks))
-    char_piece = piece_of_rank[flat.ranks]
-    starts, lengths, piece_ids = [np.flatnonzero(char_piece >= 0)], [], []
-    lengths.append(np.ones(len(starts[0]), dtype=np.int64))
-    piece_ids.append(char_piece[starts[0]])
+    char_piece = piece_of_rank[flat.ranks].astype(np.int32)
+    char_starts = np.flatnonzero(char_piece >= 0)
+    lookups = []
+    for length, (_, ids, occurrences, _) in enumerate(levels, start=1):
+        lookup = np.full(len(occurrences), -1, dtype=np.int32)
+        if length >= 2 and chosen_ids[length]:
+            lookup[list(chosen_ids[length])] = list(chosen_ids[length].values())
+        lookups.append((lookup, int((lookup[ids] >= 0).sum())))
+    total_edges = len(char_starts) + sum(size for _, size in lookups)
+    edge_starts = np.empty(total_edges, dtype=np.int32)
+    edge_lengths = np.empty(total_edges, dtype=np.uint8 if max_length < 256 else np.int32)
+    edge_pieces = np.empty(total_edges, dtype=np.int32)
+    edge_starts[: len(char_starts)] = char_starts
+    edge_lengths[: len(char_starts)] = 1
+    edge_pieces[: len(char_starts)] = char_piece[char_starts]
     representative = np.zeros(len(pieces), dtype=np.int64)
-    representative[char_piece[starts[0]]] = starts[0]
-    for length, (positions, ids, occurrences, _) in enumerate(levels, start=1):
-        if length < 2 or not chosen_ids[length]:
-            continue
-        lookup = np.full(len(occurrences), -1, dtype=np.int64)
-        lookup[list(chosen_ids[length])] = list(chosen_ids[length].values())
-        found = lookup[ids]
-        keep = found >= 0
-        starts.append(positions[keep])
-        lengths.append(np.full(int(keep.sum()), length, dtype=np.int64))
-        piece_ids.append(found[keep])
-        representative[found[keep]] = positions[keep]
+    representative[char_piece[char_starts]] = char_starts
+    filled = len(char_starts)
+    for length, (lookup, size) in enumerate(lookups, start=1):
+        positions, ids = levels[length - 1][:2]
+        levels[length - 1] = None
+        if size:
+            found = lookup[ids]
+            keep = found >= 0
+            edge_starts[filled : filled + size] = positions[keep]
+            edge_lengths[filled : filled + size] = length
+            edge_pieces[filled : filled + size] = found[keep]
+            representative[found[keep]] = positions[keep]
+            filled += size
+        del positions, ids
+    flat.codes = flat.ranks = np.zeros(0, dtype=np.int64)  # 16 bytes a character, needed no more
     return flat, Seeds(
         pieces=pieces,
         counts=np.asarray(seed_counts, dtype=np.int64),
         scores=scores,
-        edge_starts=np.concatenate(starts),
-        edge_lengths=np.concatenate(lengths),
-        edge_pieces=np.concatenate(piece_ids),
+        edge_starts=edge_starts,
+        edge_lengths=edge_lengths,
+        edge_pieces=edge_pieces,
         char_piece=char_piece,
         representative=representative,
     )

@@ -4,6 +4,8 @@
     EXPLORER_TASKS_PER_WORKER   jobs a worker runs before it is replaced (default 20)
     EXPLORER_WARM_UP            1 (default): keep every worker started and warm for Compare;
                                 0: start workers only for work, and no warm-up
+    EXPLORER_WORKER_MEMORY_MB   what one worker may allocate (default 3,000; 0: no limit), read
+                                and enforced by each worker itself (explorer.work.worker)
 
 `default_pool()` creates the pool on first use (its workers start when work arrives, or at
 `warm_up()`), preloading explorer.work.tasks in every worker so a job does not pay for imports.

@@ -4,7 +4,8 @@
   under the run's budget (`Limits.budget()`), reporting {"phase": "counting"} and then
   {"phase": "training", "step", "planned", "unit"} ("merge", or "round" for Unigram, whose
   `planned` is an estimate of its rounds), stopping when the reporter says so (Stop, a visitor
-  gone) or the budget does. The step limit counts merges: a Unigram run has the time limit only.
+  gone) or the budget does. The step limit counts merges: a Unigram run has the time limit only,
+  and the worker's memory limit (explorer.work.worker): past it, it stops with its rounds so far.
   `settings` is a `RunConfig.to_dict()`, `limits` a `dataclasses.asdict(Limits)`. Returns
   {"trace_json", "stored_key", "steps" (merges or rounds), "stop_reason", "stopped_by",
   "seconds"}; with a `store` dict
@@ -75,7 +76,14 @@ def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: 
         trace.final_frequencies = unigram_piece_frequencies(trace)
     stopped_by = None
     if trace.stop_reason == "stopped":
-        stopped_by = STOP_BUTTON if reporter.cancelled else budget.stop_cause(trace)
+        if reporter.cancelled:
+            stopped_by = STOP_BUTTON
+        elif getattr(trace, "out_of_memory", False):  # a Unigram trace only
+            from explorer.work.worker import memory_limit_text
+
+            stopped_by = memory_limit_text()
+        else:
+            stopped_by = budget.stop_cause(trace)
     result = {
         "trace_json": trace.to_json(),
         "stored_key": None,

@@ -30,6 +30,12 @@ module before it starts, and under Streamlit `sys.modules["__main__"]` is the pa
 run (Streamlit installs it there), so every worker would first execute the app's page. A worker
 started with `-m` has this module as its `__main__` and nothing else runs.
 
+Memory: a worker may allocate at most EXPLORER_WORKER_MEMORY_MB megabytes (default 3,000; 0 for
+no limit), enforced by the kernel (RLIMIT_DATA: the heap and every private writable mapping, so
+numpy's arrays too) from setup on. An allocation past it raises MemoryError in the task: a Unigram
+run stops there at its last finished step, its rounds so far kept (explorer.work.tasks says "by the
+worker's memory limit"); any other task fails with a sentence naming the limit.
+
 What it does not do: schedule, time-limit or restart anything (the pool does), or log: a failed
 task's traceback travels to the server, which logs it.
 """
@@ -39,6 +45,7 @@ from __future__ import annotations
 import importlib
 import os
 import pickle
+import resource
 import signal
 import sys
 import time
@@ -46,6 +53,54 @@ import traceback
 from multiprocessing.connection import Connection
 
 IDLE_AFTER = 0.5  # seconds without a message before an idle step starts
+DEFAULT_MEMORY_MB = 3000
+MEMORY_VARIABLE = "EXPLORER_WORKER_MEMORY_MB"
+
+
+def memory_limit_mb(environ=None) -> int | None:
+    """The worker's memory limit in MB (1,000,000 bytes) from the environment; None: no limit.
+    A malformed value is ValueError with a sentence (the pool logs it and keeps the default)."""
+    raw = (os.environ if environ is None else environ).get(MEMORY_VARIABLE, "").strip()
+    if not raw:
+        return DEFAULT_MEMORY_MB
+    try:
+        value = int(raw)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"{MEMORY_VARIABLE} must be a whole number of MB (0: no limit), not {raw!r}")
+    return value or None
+
+
+def apply_memory_limit(environ=None) -> int | None:
+    """Limit this process's allocations (RLIMIT_DATA) as the environment says; the limit in MB."""
+    try:
+        limit = memory_limit_mb(environ)
+    except ValueError as error:
+        print(f"{error}; using {DEFAULT_MEMORY_MB} MB", file=sys.stderr)
+        limit = DEFAULT_MEMORY_MB
+    if limit is not None:
+        size = limit * 1_000_000
+        _, hard = resource.getrlimit(resource.RLIMIT_DATA)
+        if hard != resource.RLIM_INFINITY:
+            size = min(size, hard)
+        resource.setrlimit(resource.RLIMIT_DATA, (size, hard))
+    return limit
+
+
+def current_memory_limit_mb() -> int | None:
+    """The allocation limit in force in this process, in MB (None: none)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
+    return None if soft == resource.RLIM_INFINITY else soft // 1_000_000
+
+
+def memory_limit_text() -> str:
+    """What a run stopped on MemoryError was stopped by: "the worker's memory limit (3,000 MB,
+    EXPLORER_WORKER_MEMORY_MB)", or "running out of memory" where no limit is in force."""
+    limit = current_memory_limit_mb()
+    return (
+        f"the worker's memory limit ({limit:,} MB, {MEMORY_VARIABLE})" if limit else "running out of memory"
+    )
 
 
 def failure_sentence(error: BaseException) -> str:
@@ -54,6 +109,8 @@ def failure_sentence(error: BaseException) -> str:
     ValueError carries a message written for people (the house rule for bad input); anything else
     is a bug or a resource problem and is named only by its kind."""
     if isinstance(error, MemoryError):
+        if current_memory_limit_mb():
+            return f"it passed {memory_limit_text()}: try a smaller corpus or vocabulary size"
         return "it ran out of memory: try a smaller corpus or vocabulary size"
     if isinstance(error, ValueError) and str(error):
         return str(error)
@@ -130,6 +187,7 @@ def serve(connection: Connection) -> None:
     _, sys_path, interval, preload, niceness, idle_steps = connection.recv()
     if niceness:
         os.nice(niceness)  # the server's page reruns go first when the cores are busy
+    apply_memory_limit()
     sys.path[:] = list(dict.fromkeys([*sys_path, *sys.path]))
     for module in preload:  # import the heavy modules before the first task, not during it
         importlib.import_module(module)
