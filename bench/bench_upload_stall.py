@@ -2,6 +2,11 @@
 issue 20) and in a worker (now), side by side.
 
     .venv/bin/python bench/bench_upload_stall.py [--entries 500000] [--repeat 1] [--smoke]
+    .venv/bin/python bench/bench_upload_stall.py --real-server [--entries 250000]
+
+`--real-server`: a real `streamlit run app.py` and Chromium: while one visitor uploads the file on
+Compare, /_stcore/health is polled over HTTP every 50 ms and a second visitor presses ArrowRight on
+Merge history's step slider (key press to merge line updated); both also measured before, idle.
 
 For each way, a fresh process opens the app through Streamlit's AppTest (the page script runs in
 that process, as in a server), trains the default sample, opens Compare and uploads a generated
@@ -120,13 +125,126 @@ def one(way: str, entries: int) -> dict:
     }
 
 
+# ---------------------------------------------------------------- a real server, over HTTP
+
+COURSE_LINK = "algorithm=bpe&flavor=course&vocab_size=45&sample=hf-course"
+STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
+
+
+class HealthProbe(threading.Thread):
+    """GET /_stcore/health every PROBE_SECONDS; the seconds each answer took, while `recording`."""
+
+    def __init__(self, url: str):
+        super().__init__(daemon=True)
+        self.url = url + "/_stcore/health"
+        self.seconds: list[float] = []
+        self.recording = threading.Event()
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        import urllib.request
+
+        while not self.done.is_set():
+            started = time.perf_counter()
+            try:
+                with urllib.request.urlopen(self.url, timeout=30) as answer:
+                    answer.read()
+            except OSError:  # the server is stopping
+                return
+            if self.recording.is_set():
+                self.seconds.append(time.perf_counter() - started)
+            time.sleep(PROBE_SECONDS)
+
+
+def _step_delay(page) -> float:
+    """One ArrowRight on the step slider to the merge line updated, in seconds."""
+    before = page.locator(".merge-summary").inner_text()
+    started = time.perf_counter()
+    slider = page.locator(STEP_INPUT)
+    at_end = int(slider.input_value()) >= int(slider.get_attribute("max") or 0)
+    page.keyboard.press("Home" if at_end else "ArrowRight")
+    page.wait_for_function(
+        "previous => (document.querySelector('.merge-summary')?.innerText || '') !== previous",
+        arg=before,
+        timeout=60_000,
+    )
+    return time.perf_counter() - started
+
+
+def real_server(entries: int) -> None:
+    """A real `streamlit run app.py`: visitor A uploads the generated tokenizer.json on Compare in
+    Chromium while /_stcore/health is polled over HTTP and visitor B moves Merge history's step
+    slider; the same figures with nothing uploading first."""
+    import tempfile
+
+    from tests.browser.helpers import chromium, streamlit_server, wait_idle
+
+    folder = Path(tempfile.mkdtemp(prefix="upload-stall-"))
+    upload = folder / "big-tokenizer.json"
+    upload.write_bytes(big_tokenizer_json(entries))
+    with chromium() as browser, streamlit_server("bench-upload-stall") as url:
+        scrubber = browser.new_context().new_page()
+        scrubber.goto(f"{url}/Merge_history?{COURSE_LINK}", wait_until="domcontentloaded")
+        scrubber.locator(STEP_INPUT).wait_for(timeout=120_000)
+        wait_idle(scrubber)
+        uploader = browser.new_context().new_page()
+        uploader.goto(f"{url}/Compare?{COURSE_LINK}", wait_until="domcontentloaded")
+        uploader.get_by_text("Upload a tokenizer").first.wait_for(timeout=120_000)
+        wait_idle(uploader)
+        uploader.get_by_text("Upload a tokenizer").first.click()
+        probe = HealthProbe(url)
+        probe.start()
+        scrubber.locator(STEP_INPUT).focus()
+        probe.recording.set()
+        idle_steps = [_step_delay(scrubber) for _ in range(8)]
+        probe.recording.clear()
+        idle_health, probe.seconds = probe.seconds, []
+        column = uploader.locator('.compare-column[data-tokenizer*="big-tokenizer.json"]')
+        started = time.perf_counter()
+        probe.recording.set()
+        uploader.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
+        busy_steps = []
+        while column.count() == 0 and time.perf_counter() - started < 120:
+            scrubber.locator(STEP_INPUT).focus()
+            busy_steps.append(_step_delay(scrubber))
+        shown_after = time.perf_counter() - started
+        column_shown = column.count() > 0
+        probe.recording.clear()
+        probe.done.set()
+        busy_health = probe.seconds
+    size = upload.stat().st_size / 1e6
+
+    def figures(values: list[float]) -> str:
+        if not values:
+            return "none"
+        median, largest = statistics.median(values) * 1000, max(values) * 1000
+        return f"median {median:.0f} ms, max {largest:.0f} ms ({len(values)})"
+
+    print(f"a real server: {size:.1f} MB tokenizer.json ({entries:,} tokens) uploaded on Compare in Chromium")
+    shown = f"{shown_after:.1f} s" if column_shown else f"not within {shown_after:.0f} s"
+    print(f"  upload to its column shown: {shown}")
+    print(f"  /_stcore/health   idle: {figures(idle_health)}; during the upload: {figures(busy_health)}")
+    print(
+        f"  another visitor's step slider (key to merge line)   idle: {figures(idle_steps)}; during: "
+        f"{figures(busy_steps)}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=250_000, help="tokens in the generated file")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--smoke", action="store_true", help="a tiny file, one repeat")
     parser.add_argument("--one", choices=WAYS, help=argparse.SUPPRESS)  # a child process's way
+    parser.add_argument(
+        "--real-server",
+        action="store_true",
+        help="a real server over HTTP: /_stcore/health and another visitor's step slider during an upload",
+    )
     args = parser.parse_args()
+    if args.real_server:
+        real_server(args.entries)
+        return
     if args.smoke:
         args.entries, args.repeat = 2_000, 1
     if args.one:
