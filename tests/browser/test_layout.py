@@ -158,7 +158,7 @@ def test_vocabulary_page_fits_every_width(tab):
 
 def test_unigram_training_history_fits_every_width(tab):
     go(tab, "Train")
-    main(tab).get_by_text("Unigram", exact=True).click()
+    main(tab).get_by_role("radiogroup", name="Algorithm").get_by_text("Unigram", exact=True).click()
     wait_idle(tab)
     tab.get_by_role("button", name="Train", exact=True).click()
     main(tab).get_by_text("Rounds", exact=True).wait_for(timeout=60_000)
