@@ -11,7 +11,8 @@
 - helpers/: what tests of several folders share (the seed files, worker tasks, waiting on
   processes).
 
-conftest.py (here) gives every test session a run store of its own.
+conftest.py (here) gives every test session a run store of its own; test_bench_smoke.py (here)
+runs every bench/ script in its --smoke mode, so that none can rot.
 """
 
 from pathlib import Path
