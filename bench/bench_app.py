@@ -354,7 +354,11 @@ def click_until(page, target, opened, attempts: int = 5, wait_ms: int = 3000) ->
 def responsiveness(page, seconds: float, figures: dict) -> None:
     set_speed(page, BUSY_SPEED)
     set_slider(page, STEP_SLIDER, 0)
+    closed = page.locator("details:not([open]) summary").filter(has_text="How a token was built")
+    if closed.count():  # a section a learner opens (closed at first)
+        closed.first.click()
     token = page.locator('[data-testid="stSelectbox"]').filter(has_text="Token")
+    token.wait_for(timeout=30_000)
     token.scroll_into_view_if_needed()
     figures["frames_paused"] = frames(page, seconds)
     page.get_by_role("button", name="Play", exact=True).click()
