@@ -166,15 +166,6 @@ def write(params: dict[str, str]) -> None:
         st.query_params.from_dict(params)
 
 
-def set_param(name: str, value: str | None) -> None:
-    """One page parameter changed inside a fragment (the player's step): set, or removed when empty."""
-    if value:
-        if st.query_params.get(name) != value:
-            st.query_params[name] = value
-    elif name in st.query_params:
-        del st.query_params[name]
-
-
 def current_url() -> str:
     """The URL the browser shows now (this script run's writes included)."""
     params = {key: st.query_params.get(key) for key in st.query_params}

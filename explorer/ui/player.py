@@ -55,7 +55,9 @@ class Track:
     """What the player plays: `steps` steps after step 0, each a `noun` ("merge", "round");
     `summary_html(k)` is the line about step k (drawn with the slider, or with the bar while
     playing), `panels(k)` draws everything below it. `speeds` (label -> (seconds per tick, steps
-    per tick)) is offered under the widget key `speed_key`, with `default_speed`."""
+    per tick)) is offered under the widget key `speed_key`, with `default_speed`. `link_at(k)` is
+    the page's whole URL at step k: the fragment writes all of it, so a step never leaves the URL
+    without its run (a fragment's rerun can start from a query string the browser had not updated)."""
 
     steps: int
     noun: str
@@ -65,6 +67,7 @@ class Track:
     speeds: dict[str, tuple[float, int]]
     speed_key: str
     default_speed: str
+    link_at: Callable[[int], dict[str, str]]
 
 
 def merge_track(run: Run, sentences: list[str]) -> Track:
@@ -79,6 +82,7 @@ def merge_track(run: Run, sentences: list[str]) -> Track:
         speeds=SPEEDS,
         speed_key=W.SPEED,
         default_speed="20 merges per tick" if steps > LONG_RUN else "1 s per merge",
+        link_at=lambda k: link.run_params(run, {STEP_PARAM: str(k)}),
     )
 
 
@@ -208,7 +212,7 @@ def step_view(track: Track) -> None:
             st.html(track.summary_html(k))
         state.put(state.STEP, k)
         if not now_playing:
-            link.set_param(STEP_PARAM, str(k))
+            link.write(track.link_at(k))
             link.copy_link("merges", in_sidebar=False)  # here: a step changed in the fragment is in it
         track.panels(k)
         if now_playing and k >= steps:

@@ -28,7 +28,7 @@ from explorer.render import escape_text, pieces_html
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokenizer import Tokenizer
 from explorer.tokens import Piece
-from explorer.ui import compare, encode_panel, figures, player, state, views
+from explorer.ui import compare, encode_panel, figures, link, player, state, views
 from explorer.ui.literal import markdown_literal
 from explorer.ui.runs import Run
 from explorer.unigram_trace import UnigramTrace
@@ -76,6 +76,7 @@ def show(run: Run) -> bool:
         speeds=ROUND_SPEEDS,
         speed_key=W.ROUND_SPEED,
         default_speed="2 s per round",
+        link_at=lambda r: link.run_params(run, {player.STEP_PARAM: str(r)}),
     )
     player.start_from_link(rounds)
     player.controls(track)
