@@ -56,7 +56,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from explorer.ui.player import SPEEDS, TICK_SECONDS  # noqa: E402
+from explorer.ui.history.player import SPEEDS, TICK_SECONDS  # noqa: E402
 from tests.browser.helpers import (  # noqa: E402
     VIEWPORT,
     chromium,
@@ -226,12 +226,12 @@ def fragment_work_in_process(corpus: Path, vocab_size: int, around: int, figures
     at the 2 * `around` + 1 steps around the middle of the run."""
     import logging
 
-    from explorer import charts
-    from explorer.pipeline import train_corpus
+    from explorer.drawing import charts
     from explorer.samples import SAMPLE_SENTENCES
-    from explorer.ui import merge_views
-    from explorer.ui.runs import Run, RunKey, corpus_digest
-    from explorer.ui.settings import Settings
+    from explorer.train import train_corpus
+    from explorer.ui.common.runs import Run, RunKey, corpus_digest
+    from explorer.ui.history import merge_views
+    from explorer.ui.train.settings import Settings
 
     # Called without a script run, Streamlit's caches warn "missing ScriptRunContext" on every call
     # (Streamlit sets each of its loggers' level itself, so a parent's level does not silence them).
@@ -268,7 +268,7 @@ def page_rerun_in_apptest(run, text: str, around: int, figures: dict) -> None:
     an upper bound of the fragment's server-side time and the cost of a full-page rerun."""
     from streamlit.testing.v1 import AppTest
 
-    from explorer.ui import state
+    from explorer.ui.common import state
 
     app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     app.session_state[state.CURRENT_RUN] = run

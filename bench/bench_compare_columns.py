@@ -39,7 +39,7 @@ from explorer.pretrained import BUNDLED  # noqa: E402
 COMMON = """
 import json, os, time
 from streamlit.testing.v1 import AppTest
-from explorer.ui.state import Widget as W
+from explorer.ui.common.state import Widget as W
 
 def rss_mb(pid):
     try:
@@ -76,7 +76,7 @@ run_key = at.session_state['current_run'].column_key
 # default the page would show, and load, GPT-2, GPT-4 and GPT-4o).
 from explorer.pretrained import BUNDLED
 at.session_state[W.COLUMNS] = [run_key]
-from explorer.ui.state import SEEN_COLUMNS
+from explorer.ui.common.state import SEEN_COLUMNS
 at.session_state[SEEN_COLUMNS] = {run_key} | {"pretrained:" + name for name in BUNDLED}
 at.switch_page("pages/3_Compare.py").run()
 from explorer.pretrained import is_loaded

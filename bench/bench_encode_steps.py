@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explorer.encode_steps import encode_steps, pretrained_encode_steps  # noqa: E402
-from explorer.pipeline import tokenizer_from_trace, train_corpus  # noqa: E402
+from explorer.lessons.encode_steps import encode_steps, pretrained_encode_steps  # noqa: E402
 from explorer.pretrained import encode_pretrained, load_encoding  # noqa: E402
 from explorer.run_config import RunConfig, TrainerConfig  # noqa: E402
 from explorer.samples import GERMAN, HF_COURSE, MULTILINGUAL  # noqa: E402
+from explorer.train import tokenizer_from_trace, train_corpus  # noqa: E402
 
 PRETRAINED = ("gpt2", "cl100k_base", "o200k_base")
 SENTENCE = "A mouse called Petar sits on the legendary throne in the ivory tower. 서울 😀 naïve café"

@@ -56,7 +56,7 @@ COURSE_LOOP_SCRIPT = """
 import sys, time
 from collections import defaultdict
 sys.path.insert(0, sys.argv[2])
-from explorer.corpus import count_words
+from explorer.training.word_counts import count_words
 text = open(sys.argv[1], encoding="utf-8").read()
 word_freqs = count_words(text, (), "bert")
 splits = {w: [c if i == 0 else "##" + c for i, c in enumerate(w)] for w in word_freqs}

@@ -43,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_train import PYTHON, ROOT, run, smoke_corpus  # noqa: E402  (the same process runner)
 
 sys.path.insert(0, str(ROOT))
-from explorer.unigram_trace import UnigramTrace  # noqa: E402
+from explorer.training.unigram.round_history import UnigramTrace  # noqa: E402
 
 CORPUS = (
     Path(os.environ.get("EXPLORER_SHARED_DIR") or ROOT.parent / "shared") / "data" / "tinyshakespeare.txt"
@@ -65,7 +65,7 @@ COURSE_LOOP_SCRIPT = """
 import sys, time
 sys.path.insert(0, sys.argv[2])
 from tests.reference import unigram_course as course
-from explorer.corpus import count_words
+from explorer.training.word_counts import count_words
 word_freqs = count_words(open(sys.argv[1], encoding="utf-8").read(), (), "metaspace")
 if sys.argv[3] == "train":
     course.train(word_freqs, 100, 300)

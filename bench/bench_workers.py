@@ -40,10 +40,10 @@ sys.path.insert(0, str(ROOT))
 from bench import ship_tasks  # noqa: E402
 from bench.bench_train import smoke_corpus  # noqa: E402
 from explorer.checks import Limits  # noqa: E402
-from explorer.pipeline import train_corpus  # noqa: E402
 from explorer.run_config import RunConfig, TrainerConfig  # noqa: E402
 from explorer.runstore import SQLiteRunStore  # noqa: E402
-from explorer.trace import Trace  # noqa: E402
+from explorer.train import train_corpus  # noqa: E402
+from explorer.training.bpe.merge_history import Trace  # noqa: E402
 from explorer.work import DONE, WorkerPool  # noqa: E402
 
 SHARED = Path(os.environ.get("EXPLORER_SHARED_DIR") or ROOT.parent / "shared")

@@ -10,15 +10,15 @@ All three are frozen and hashable (cache keys) and check themselves when made (V
 sentence). `RunConfig.to_dict()` is one flat JSON object, the trainer's fields plus "normalizers"
 and "pre_tokenizer", as traces have always stored it; `RunConfig.from_dict` reads it back.
 
-What it does not do: check the app's limits (explorer.checks) or train (explorer.pipeline).
+What it does not do: check the app's limits (explorer.checks) or train (explorer.train).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from explorer.normalizers import NORMALIZERS
-from explorer.pre_tokenizers import PRE_TOKENIZERS
+from explorer.pipeline.normalizers import NORMALIZERS
+from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS
 
 ALGORITHMS = ("bpe", "wordpiece")
 FLAVORS = ("library", "course")

@@ -3,11 +3,11 @@
 Every encoder of the app gives pieces: our models and tokenizers, the pretrained ones (tiktoken,
 SentencePiece, the `tokenizers` library) and the batch encoders that measure a corpus; every
 renderer and metric takes them. `kind` says what a piece stands for, set by the encoder that
-knows (ours: `explorer.pipeline.encode_pieces`); `DROPPED` pieces are not tokens at all but the markers
+knows (ours: `explorer.train.encode_pieces`); `DROPPED` pieces are not tokens at all but the markers
 of characters that no token represents, so that nothing disappears silently from a display or a
 figure.
 
-What it does not do: encode (explorer.pipeline, explorer.pretrained) or draw (explorer.render).
+What it does not do: encode (explorer.train, explorer.pretrained) or draw (explorer.drawing.token_html).
 """
 
 from __future__ import annotations

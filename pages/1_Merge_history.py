@@ -3,9 +3,13 @@ panel follows the step."""
 
 import streamlit as st
 
-from explorer.explain import stop_reason_text
+from explorer.lessons.explain import stop_reason_text
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui import compare, frame, lessons, link, player, state, unigram_history
+from explorer.ui.common import frame, link, state
+from explorer.ui.compare import sections as compare
+from explorer.ui.history import player
+from explorer.ui.history import unigram_rounds as unigram_history
+from explorer.ui.train import lesson_buttons as lessons
 
 PAGE = "merges"
 frame.page(

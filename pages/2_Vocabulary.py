@@ -3,7 +3,9 @@ Unigram run: its score, and the pieces training removed with the round each went
 
 import streamlit as st
 
-from explorer.ui import frame, link, state, views, vocabulary_views
+from explorer.ui.common import frame, link, state
+from explorer.ui.common import run_views as views
+from explorer.ui.vocabulary import vocabulary_table as vocabulary_views
 
 W = state.Widget
 PAGE = "vocabulary"

@@ -5,7 +5,9 @@ tokenizers improve as their vocabulary grows; and token ids decoded back into te
 
 import streamlit as st
 
-from explorer.ui import compare, compare_link, decode_panel, frame, link, model_picker, state
+from explorer.ui.common import frame, link, state
+from explorer.ui.compare import compare_link, decode_panel, model_picker
+from explorer.ui.compare import sections as compare
 
 PAGE = "compare"
 frame.page(

@@ -12,7 +12,7 @@ clear sentence in both: what was found, and what to do about it.
 - `json_text`: `load_json`, JSON read within a nesting depth and a size bound
   (`check_json_bounds`, `MAX_JSON_DEPTH`, `MAX_JSON_CHARACTERS`).
 
-The sentences written after training are in explorer.explain. Every name above can be imported
+The sentences written after training are in explorer.lessons.explain. Every name above can be imported
 from the package itself.
 
 What it does not do: render messages (the app and the CLI do), read files, or change a corpus on
@@ -20,10 +20,10 @@ its own (shrinking is the visitor's choice, offered by the app).
 """
 
 from explorer.checks.corpus import Check, check_corpus, corpus_prefix, format_size, sample_lines, utf8_size
+from explorer.checks.corpus_file import decode_upload
 from explorer.checks.json_text import MAX_JSON_CHARACTERS, MAX_JSON_DEPTH, check_json_bounds, load_json
 from explorer.checks.limits import MB, Budget, InputError, Limits
-from explorer.checks.settings import check_special_tokens, check_unigram, check_vocab_size
-from explorer.checks.uploads import decode_upload
+from explorer.checks.training_settings import check_special_tokens, check_unigram, check_vocab_size
 
 __all__ = [
     "MAX_JSON_CHARACTERS",

@@ -10,7 +10,7 @@
 Lone surrogates (U+D800..U+DFFF alone) are not text: `check_corpus` rejects a str holding them,
 since the byte-level pipeline and tokenizer.json cannot encode them as UTF-8.
 
-What it does not do: decode files (explorer.checks.uploads), or change a corpus on its own.
+What it does not do: decode files (explorer.checks.corpus_file), or change a corpus on its own.
 """
 
 from __future__ import annotations

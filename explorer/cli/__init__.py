@@ -16,7 +16,7 @@ One module per command (train, encode, decode, compare), each with `add_parser(c
 `run(args)`; what they share (UserError, reading files, loading tokenizers) is in `common`.
 
 CORPUS is a path or `-` for stdin; each line is one sequence (like `train_from_iterator(lines)`).
-Files must be UTF-8 (explorer/checks/uploads.py names what a file looks like otherwise). Unlike the
+Files must be UTF-8 (explorer/checks/corpus_file.py names what a file looks like otherwise). Unlike the
 hosted app, `train` has no size, time or step limit unless asked for one.
 Every error a user can cause prints one line on stderr and exits with status 2; never a traceback
 (a reader that closes the pipe early, `| head`, ends the command quietly with status 141). Files are
@@ -32,7 +32,10 @@ import argparse
 import os
 import sys
 
-from explorer.cli import compare, decode, encode, train
+from explorer.cli import compare_command as compare
+from explorer.cli import decode_command as decode
+from explorer.cli import encode_command as encode
+from explorer.cli import train_command as train
 from explorer.cli.common import EXIT_USAGE, Parser, UserError
 
 EXIT_INTERRUPTED = 130

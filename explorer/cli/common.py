@@ -5,7 +5,7 @@ argument values, printing warnings and progress, and loading the tokenizer a com
 status 2. Everything here that can fail on a user's input raises it, with a message that already
 says everything (hence `from None`: the chained traceback would add nothing).
 
-What it does not do: define commands (explorer.cli.train, encode, decode, compare) or parse the
+What it does not do: define commands (explorer.cli.train_command, encode, decode, compare) or parse the
 command line (explorer.cli.main).
 """
 
@@ -61,7 +61,7 @@ def read_bytes(
     what is wrong otherwise; `too_large` is the sentence for a file over the bound (by default
     it names the bound and EXPLORER_CLI_MAX_FILE_MB)."""
     from explorer.checks import InputError, format_size
-    from explorer.checks.uploads import START_BYTES, check_upload_start
+    from explorer.checks.corpus_file import START_BYTES, check_upload_start
 
     max_bytes = max_file_bytes() if max_bytes is None else max_bytes
     chunks: list[bytes] = []
@@ -185,8 +185,8 @@ def progress_printer(unit: str = "merges"):
 
 
 def load_our_tokenizer(path: str):
-    """A tokenizer.json read by our reader (explorer.hf_json)."""
-    from explorer.hf_json import tokenizer_from_json
+    """A tokenizer.json read by our reader (explorer.pipeline.tokenizer_json)."""
+    from explorer.pipeline.tokenizer_json import tokenizer_from_json
 
     try:
         return tokenizer_from_json(read_text(path, "tokenizer file"))

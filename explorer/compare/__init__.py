@@ -11,7 +11,7 @@
 - `readers` and `uploads`: uploaded tokenizer.json, vocab.txt, vocab.json + merges.txt and
   SentencePiece files read into tokenizers (`read_uploads`).
 - `html`: the token columns (with their headers) and the boundary diff as escaped HTML with
-  classes (`explorer.stylesheet`).
+  classes (`explorer.drawing.stylesheet`).
 - `picker`: the model picker's order, labels and first selection (grouped by family).
 - `decode`: token ids back to text for our tokenizers and library-only uploads (`Decoding`s, as
   explorer.pretrained gives for the bundled ones), and their HTML.
@@ -19,7 +19,7 @@
 The names most modules use are importable from the package itself; the others from their module.
 
 What it does not do: import streamlit, cache, or time anything but `measure_corpus`; train
-(explorer.pipeline) or define the metrics (explorer.metrics).
+(explorer.train) or define the metrics (explorer.lessons.metrics).
 """
 
 from explorer.compare.columns import TokenizerColumn, pretrained_column, tokenizer_column

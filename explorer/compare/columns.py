@@ -2,7 +2,7 @@
 
 - `TokenizerColumn`: a name, an encoder giving `explorer.tokens.Piece`s, optionally a batch
   encoder for a whole corpus (explorer.compare.encoders), a step-by-step encoder
-  (explorer.encode_steps) and the spec a worker process rebuilds it from.
+  (explorer.lessons.encode_steps) and the spec a worker process rebuilds it from.
 - `tokenizer_column` (one of ours: a trained run or an upload our readers read),
   `pretrained_column` (a bundled pretrained tokenizer), `sentencepiece_column` (an uploaded
   SentencePiece model).
@@ -28,16 +28,16 @@ from typing import Any
 
 from explorer.compare.decode import Decoder, tokenizer_decoder
 from explorer.compare.encoders import BatchEncoder, library_batch_encoder, pretrained_batch_encoder
-from explorer.encode_steps import encode_steps, has_steps, pretrained_encode_steps
-from explorer.encode_steps.viterbi import viterbi_steps
-from explorer.hf_json import tokenizer_to_json
-from explorer.models.unigram import UnigramModel
-from explorer.pipeline import encode_pieces
+from explorer.lessons.encode_steps import encode_steps, has_steps, pretrained_encode_steps
+from explorer.lessons.encode_steps.viterbi import viterbi_steps
+from explorer.pipeline.models.unigram import UnigramModel
+from explorer.pipeline.tokenizer import Tokenizer
+from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.pretrained import decode, encode, info_for
 from explorer.pretrained.registry import TIKTOKEN_KINDS
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
-from explorer.tokenizer import Tokenizer
 from explorer.tokens import Piece
+from explorer.train import encode_pieces
 
 Encoder = Callable[[str], Sequence[Piece]]
 

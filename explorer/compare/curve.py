@@ -5,7 +5,7 @@ of split pre-tokens after k merges straight from a training Trace, for about a h
 k, without encoding or training anything again; `word_lengths` gives the characters and bytes of
 the trace's words when a trace has no corpus counts.
 
-What it does not do: draw the curve (explorer.charts.metrics_curve_figure) or measure a tokenizer
+What it does not do: draw the curve (explorer.drawing.charts.metrics_curve_figure) or measure a tokenizer
 on a text (explorer.compare.measure).
 """
 
@@ -15,10 +15,10 @@ import bisect
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from explorer.bytelevel import symbols_to_bytes
-from explorer.metrics import ratio
-from explorer.step_sampling import sampled_steps
-from explorer.trace import Trace
+from explorer.lessons.metrics import ratio
+from explorer.lessons.step_sampling import sampled_steps
+from explorer.pipeline.bytelevel import symbols_to_bytes
+from explorer.training.bpe.merge_history import Trace
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from explorer.bytelevel import symbols_to_bytes
-from explorer.decoders import ByteLevelDecoder
+from explorer.drawing.token_html import escape_text, pieces_html, text_with_byte_escapes, token_spans_html
+from explorer.pipeline.bytelevel import symbols_to_bytes
+from explorer.pipeline.decoders import ByteLevelDecoder
+from explorer.pipeline.tokenizer import Tokenizer
 from explorer.pretrained.decoding import UNUSED, DecodedToken, Decoding, out_of_range
 from explorer.pretrained.pieces import pieces_from_token_bytes
-from explorer.render import escape_text, pieces_html, text_with_byte_escapes, token_spans_html
-from explorer.tokenizer import Tokenizer
 from explorer.tokens import SPECIAL, TOKEN, Piece
 
 Decoder = Callable[[Sequence[int]], Decoding]

@@ -9,7 +9,7 @@ Our pure-Python encoder needs about 8 s per MB; a corpus goes through compiled e
   `encoding_pieces` turns one of its Encodings into pieces.
 
 What it does not do: define a column (explorer.compare.columns) or count anything
-(explorer.compare.measure, explorer.metrics).
+(explorer.compare.measure, explorer.lessons.metrics).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from itertools import accumulate, repeat
 
 import tokenizers
 
-from explorer.bytelevel import bytes_to_symbols, symbols_to_bytes
+from explorer.pipeline.bytelevel import bytes_to_symbols, symbols_to_bytes
 from explorer.pretrained import (
     BUNDLED,
     byte_to_char_index,
@@ -133,7 +133,7 @@ def library_batch_encoder(tokenizer_json: str, special_tokens: bool = True) -> B
     """Encode many texts with the `tokenizers` library, loaded from a tokenizer.json
     (`special_tokens` False: their text is plain text, the library's `encode_special_tokens`).
 
-    For our own tokenizers this is the exported tokenizer.json (`hf_json.tokenizer_to_json`):
+    For our own tokenizers this is the exported tokenizer.json (`tokenizer_json.tokenizer_to_json`):
     tests/parity/test_interop.py checks that the library encodes it exactly as our pure-Python pipeline
     does, which needs about 8 s per MB where the library, in Rust on all cores, needs well under
     one. The library is loaded on first use. Like `encode_pieces`, no [CLS]/[SEP] are added.

@@ -7,7 +7,7 @@
 - `boundary_diff_html` / `diff_legend_html`: a `boundary_diff` (explorer.compare.diff) drawn as
   two rows of the same characters, each boundary a bar on a cell's left.
 
-Markup carries classes only; their rules are in `explorer.stylesheet`, injected once per page.
+Markup carries classes only; their rules are in `explorer.drawing.stylesheet`, injected once per page.
 A token's background colour comes inline: it is data (the token's position), as in
 `render.token_spans_html`. Every string from a user, a corpus or a vocabulary is escaped
 (`render.escape_text`).
@@ -22,9 +22,9 @@ from collections.abc import Collection, Sequence
 
 from explorer.compare.columns import TokenizerColumn
 from explorer.compare.diff import DiffSegment, DiffSummary
-from explorer.render import PALETTE, escape_text, readable_token, token_spans_html
+from explorer.drawing.token_html import PALETTE, escape_text, readable_token, token_spans_html
+from explorer.drawing.wording import plural
 from explorer.tokens import Piece, lost_characters, tokens_only
-from explorer.wording import plural
 
 
 def contiguous_runs(pieces: Sequence[Piece]) -> list[tuple[int, list[Piece]]]:

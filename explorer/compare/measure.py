@@ -1,12 +1,13 @@
 """How tokenizers measure: on the page's sentences, and on a whole corpus, timed.
 
-- `comparison_table(columns, sentences)`: `explorer.metrics` figures of every column on a few
+- `comparison_table(columns, sentences)`: `explorer.lessons.metrics` figures of every column on a few
   sentences, encoded one by one.
 - `measure_corpus(column, texts)`: the same figures over a whole corpus through the column's batch
   encoder (explorer.compare.encoders), a batch of `MEASURE_BATCH` lines at a time so that memory
   stays bounded whatever the corpus, each distinct line of a batch encoded once.
 
-What it does not do: define the figures (explorer.metrics), keep results (explorer.ui.measuring
+What it does not do: define the figures (explorer.lessons.metrics), keep results
+(explorer.ui.compare.measuring
 stores them beside the run) or choose the process it runs in (explorer.work.tasks.measure_task
 runs it in a worker).
 """
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.compare.columns import TokenizerColumn
-from explorer.metrics import TokenizerMetrics, add_metrics, compute_metrics, metrics_table
+from explorer.lessons.metrics import TokenizerMetrics, add_metrics, compute_metrics, metrics_table
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -8,7 +8,7 @@ family.
 The page starts small (`DEFAULT_PRETRAINED`: GPT-2, GPT-4, GPT-4o, as before the open models
 were bundled): a bundled tokenizer is loaded only when its column is first shown.
 
-What it does not do: draw the widget (explorer.ui.model_picker) or build columns
+What it does not do: draw the widget (explorer.ui.compare.model_picker) or build columns
 (explorer.compare.columns).
 """
 

@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 
 import tokenizers
 
-from explorer.bytelevel import BYTE_LEVEL_ALPHABET
 from explorer.checks.json_text import load_json
 from explorer.compare.columns import (
     UPLOADS,
@@ -39,17 +38,18 @@ from explorer.compare.encoders import (
     library_unknown_id,
     mentions_byte_level,
 )
-from explorer.decoders import ByteLevelDecoder, WordPieceDecoder
-from explorer.hf_json import (
+from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET
+from explorer.pipeline.decoders import ByteLevelDecoder, WordPieceDecoder
+from explorer.pipeline.normalizers import BertNormalizer
+from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
+from explorer.pipeline.tokenizer import Tokenizer
+from explorer.pipeline.tokenizer_json import (
     bpe_from_vocab_merges,
     tokenizer_from_json,
     tokenizer_to_json,
     wordpiece_from_vocab_txt,
 )
-from explorer.normalizers import BertNormalizer
-from explorer.pre_tokenizers import build_pre_tokenizer
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
-from explorer.tokenizer import Tokenizer
 
 UNKNOWN_TOKENS = ("[UNK]", "<unk>", "<UNK>")
 BERT_SPECIAL_TOKENS = ("[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]")

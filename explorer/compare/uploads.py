@@ -5,8 +5,8 @@ model apart by name and content; `read_uploads` reads each with its reader
 (explorer.compare.readers), pairs every vocab.json with its merges.txt, and returns the tokenizers
 plus one message per file that could not be used.
 
-What it does not do: parse a file's contents (explorer.compare.readers, explorer.hf_json), or
-keep uploads between page runs (explorer.ui.compare does).
+What it does not do: parse a file's contents (explorer.compare.readers, explorer.pipeline.tokenizer_json), or
+keep uploads between page runs (explorer.ui.compare.sections does).
 """
 
 from __future__ import annotations

@@ -31,11 +31,7 @@ from explorer.pretrained.bundled import (
 )
 from explorer.pretrained.decoding import DecodedToken, Decoding, parse_ids
 from explorer.pretrained.files import DataFile, PretrainedDataError, package_directory, read_verified
-from explorer.pretrained.pieces import (
-    byte_to_char_index,
-    pieces_from_token_bytes,
-    replace_surrogates,
-)
+from explorer.pretrained.pieces import byte_to_char_index, pieces_from_token_bytes, replace_surrogates
 from explorer.pretrained.rank_files import data_gym_to_mergeable_ranks, tiktoken_file_to_mergeable_ranks
 from explorer.pretrained.registry import (
     BUNDLED,

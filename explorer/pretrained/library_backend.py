@@ -18,7 +18,7 @@ import json
 import threading
 from collections.abc import Sequence
 
-from explorer.bytelevel import symbols_to_bytes
+from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.pretrained.decoding import UNUSED, DecodedToken, Decoding, out_of_range
 from explorer.pretrained.files import read_verified
 from explorer.pretrained.pieces import replace_surrogates

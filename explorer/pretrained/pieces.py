@@ -8,7 +8,7 @@
 - `normalize_with_spans`: Unicode normalization (Qwen encodes NFC text) that remembers which
   characters of the original each normalized character came from.
 
-What it does not do: encode anything (the backends do), or draw anything (explorer.render does).
+What it does not do: encode anything (the backends do), or draw anything (explorer.drawing.token_html does).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 
-from explorer.bytelevel import bytes_to_symbols
+from explorer.pipeline.bytelevel import bytes_to_symbols
 from explorer.tokens import Piece
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import base64
 import json
 
-from explorer.bytelevel import UNICODE_TO_BYTE
+from explorer.pipeline.bytelevel import UNICODE_TO_BYTE
 from explorer.pretrained.files import PretrainedDataError
 
 

@@ -26,11 +26,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from explorer.pretrained.decoding import DecodedToken, Decoding, out_of_range
-from explorer.pretrained.pieces import (
-    replace_surrogates,
-    special_token_pattern,
-    split_at_special_tokens,
-)
+from explorer.pretrained.pieces import replace_surrogates, special_token_pattern, split_at_special_tokens
 from explorer.tokens import SPECIAL, TOKEN, UNKNOWN, Piece
 
 MODEL_TYPES = {1: "Unigram", 2: "BPE", 3: "word", 4: "char"}

@@ -1,6 +1,6 @@
 """The real jobs of the worker pool, taking and returning plain data (small where possible).
 
-- `train_task(reporter, corpus_text, settings, limits, store=None)`: `explorer.pipeline.train_corpus`
+- `train_task(reporter, corpus_text, settings, limits, store=None)`: `explorer.train.train_corpus`
   under the run's budget (`Limits.budget()`), reporting {"phase": "counting"} and then
   {"phase": "training", "step", "planned", "unit"} ("merge", or "round" for Unigram, whose
   `planned` is an estimate of its rounds), stopping when the reporter says so (Stop, a visitor
@@ -40,9 +40,9 @@ import dataclasses
 import time
 
 from explorer.checks import Budget, Limits, corpus_prefix, sample_lines
-from explorer.corpus import split_lines
 from explorer.pretrained.registry import PRETRAINED
 from explorer.run_config import RunConfig
+from explorer.training.word_counts import split_lines
 
 STOP_BUTTON = "the Stop button"
 NO_WORDS = "The corpus has no words once normalized and pre-tokenized: try another pre-tokenizer or corpus."
@@ -52,7 +52,7 @@ WARM_UP_STEPS = ("measuring", *PRETRAINED)
 
 def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: dict | None = None) -> dict:
     # here: the server imports this module for its names alone
-    from explorer.pipeline import train_corpus, unigram_piece_frequencies
+    from explorer.train import train_corpus, unigram_piece_frequencies
 
     run = RunConfig.from_dict(settings, strict=True)
     unit = "round" if run.is_unigram else "merge"
@@ -137,7 +137,7 @@ def sampled_text(corpus_text: str, sample: dict) -> str:
 def _column(tokenizer: dict):
     """The column a `TokenizerColumn.spec` describes (explorer.compare)."""
     from explorer.compare import UploadedTokenizer, pretrained_column, tokenizer_column
-    from explorer.hf_json import tokenizer_from_json
+    from explorer.pipeline.tokenizer_json import tokenizer_from_json
     from explorer.pretrained import BUNDLED
 
     if "pretrained" in tokenizer:
@@ -167,7 +167,7 @@ def _column(tokenizer: dict):
 
 def measure_task(reporter, corpus_text: str, tokenizer: dict, sample: dict) -> dict:
     from explorer.compare import measure_corpus
-    from explorer.metrics import add_metrics
+    from explorer.lessons.metrics import add_metrics
 
     started = time.perf_counter()
     column = _column(tokenizer)

@@ -2,7 +2,7 @@
 for its job, and the page read back as the visitor sees it (metrics, HTML bodies, charts,
 messages).
 
-Training runs in a worker (explorer.ui.training): a click on Train waits briefly and then hands
+Training runs in a worker (explorer.ui.train.training): a click on Train waits briefly and then hands
 over to a poller, so `click` reruns the app (each run one tick of the poller) until the session's
 job is collected, bounded by TRAIN_WAIT_SECONDS. Messages that hold user text are
 Markdown-escaped by the app (`markdown_literal`); `texts` and `joined` read them back unescaped.
@@ -19,9 +19,9 @@ import time
 
 from streamlit.testing.v1 import AppTest
 
-from explorer.ui.literal import literal_from_markdown
-from explorer.ui.state import CURRENT_RUN, JOB
-from explorer.ui.state import Widget as W
+from explorer.ui.common.literal import literal_from_markdown
+from explorer.ui.common.state import CURRENT_RUN, JOB
+from explorer.ui.common.state import Widget as W
 from tests import ROOT
 
 APP = str(ROOT / "app.py")
@@ -81,7 +81,7 @@ def train(at: AppTest) -> AppTest:
 
 
 def run_of(at: AppTest):
-    """The run every page shows (explorer.ui.runs.Run), or None."""
+    """The run every page shows (explorer.ui.common.runs.Run), or None."""
     return session_value(at, CURRENT_RUN)
 
 

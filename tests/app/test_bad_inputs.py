@@ -13,9 +13,9 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.ui import corpus_input
-from explorer.ui.literal import literal_from_markdown, markdown_literal
-from explorer.ui.state import Widget as W
+from explorer.ui.common.literal import literal_from_markdown, markdown_literal
+from explorer.ui.common.state import Widget as W
+from explorer.ui.train import corpus_input
 from tests.app.helpers import (
     COMPARE,
     MERGES,
@@ -534,7 +534,7 @@ def test_misconfigured_limits_are_a_warning_and_defaults_apply(monkeypatch):
 
 
 def test_an_exception_in_the_training_worker_is_a_message(monkeypatch):
-    import explorer.ui.training as training
+    import explorer.ui.train.training as training
     from tests.helpers import worker_tasks
 
     monkeypatch.setattr(training.tasks, "train_task", worker_tasks.broken_training)

@@ -11,10 +11,10 @@ import re
 import pytest
 import sentencepiece
 
-from explorer.pipeline import tokenizer_from_trace
+from explorer.drawing.token_html import escape_text
 from explorer.pretrained import BUNDLED, encode, package_directory
-from explorer.render import escape_text
-from explorer.ui.state import Widget as W
+from explorer.train import tokenizer_from_trace
+from explorer.ui.common.state import Widget as W
 from tests.app.helpers import (
     COMPARE,
     VOCABULARY,

@@ -5,7 +5,7 @@ same step."""
 
 from __future__ import annotations
 
-from explorer.ui.state import Widget as W
+from explorer.ui.common.state import Widget as W
 from tests.app.helpers import MERGES, new_app
 
 COURSE_WORDPIECE = {"algorithm": "wordpiece", "flavor": "course", "vocab_size": "70", "sample": "hf-course"}

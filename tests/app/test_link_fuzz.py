@@ -7,8 +7,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.ui.compare_link import column_ids
-from explorer.ui.link import parse_runs_param
+from explorer.ui.common.link import parse_runs_param
+from explorer.ui.compare.compare_link import column_ids
 from tests.app.helpers import COMPARE, MERGES, TRAIN, VOCABULARY, new_app
 
 NAMES = [

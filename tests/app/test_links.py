@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 
-from explorer.ui import serving
-from explorer.ui.state import Widget as W
-from explorer.ui.training import REUSED
+from explorer.ui.common import serving
+from explorer.ui.common.state import Widget as W
+from explorer.ui.train.training import REUSED
 from tests.app.helpers import (
     COMPARE,
     MERGES,
@@ -129,8 +129,8 @@ def test_the_sessions_earlier_runs_survive_a_reload_with_their_numbers():
 
 
 def test_an_uploaded_tokenizer_column_opens_from_a_link_elsewhere():
-    from explorer.hf_json import tokenizer_to_json
-    from explorer.pipeline import tokenizer_from_trace
+    from explorer.pipeline.tokenizer_json import tokenizer_to_json
+    from explorer.train import tokenizer_from_trace
 
     at = train_pasted(new_app(), words(200, seed=19))
     exported = tokenizer_to_json(tokenizer_from_trace(run_of(at).trace))

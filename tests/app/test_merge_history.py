@@ -3,7 +3,8 @@ back from the run's trace (the step line, the candidates table, the sentence nam
 decided, the merge tree, the course's tables), and the player stops cleanly at the last merge.
 
 The expectations come from the trace the page trained (`current_run` in the session) and from
-explorer.merge_step's own definitions checked against the course loop in tests/parity/test_merge_step.py;
+explorer.lessons.merge_step's own definitions checked against the course loop in
+tests/parity/test_merge_step.py;
 nothing here is a hard-coded output of the page.
 """
 
@@ -14,8 +15,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.charts import token_labels
-from explorer.ui.state import Widget as W
+from explorer.drawing.charts import token_labels
+from explorer.ui.common.state import Widget as W
 from tests.app.helpers import COMPARE, MERGES, html_bodies, new_app, plotly_specs, run_of
 
 COURSE_WORDPIECE = {"algorithm": "wordpiece", "flavor": "course", "vocab_size": "70", "sample": "hf-course"}
@@ -166,7 +167,7 @@ def test_competition_chart_shows_step_k_with_values(wordpiece_page):
 
 
 def test_step_by_step_panel_encodes_with_the_tokenizer_of_step_k(wordpiece_page):
-    from explorer.pipeline import tokenizer_from_trace
+    from explorer.train import tokenizer_from_trace
 
     at = wordpiece_page
     trace = trace_of(at)

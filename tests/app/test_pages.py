@@ -8,11 +8,11 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.corpus import count_words
 from explorer.samples import SAMPLES
-from explorer.ui.literal import literal_from_markdown, markdown_literal
-from explorer.ui.state import Widget as W
-from explorer.ui.vocabulary_views import vocabulary_csv_name
+from explorer.training.word_counts import count_words
+from explorer.ui.common.literal import literal_from_markdown, markdown_literal
+from explorer.ui.common.state import Widget as W
+from explorer.ui.vocabulary.vocabulary_table import vocabulary_csv_name
 from tests.app.helpers import (
     COMPARE,
     MERGES,
@@ -381,7 +381,8 @@ def test_compare_shows_pretrained_tokenizers_metrics_and_charts():
 def test_compare_asks_the_workers_for_the_corpus_figures_before_drawing_the_sentences(monkeypatch):
     """The workers measure while the server draws the sentence columns (which load the pretrained
     vocabularies on a fresh server): the first request comes before the first column is drawn."""
-    from explorer.ui import compare, measuring
+    from explorer.ui.compare import measuring
+    from explorer.ui.compare import sections as compare
 
     events = []
     request, draw = measuring._request, compare.token_columns
@@ -428,9 +429,9 @@ def test_compare_malformed_upload_is_an_error_message():
 
 
 def test_train_summary_counts_what_the_tokenizer_cannot_represent():
-    from explorer.pipeline import encode_pieces, tokenizer_from_trace
     from explorer.samples import SAMPLE_SENTENCES
     from explorer.tokens import lost_characters
+    from explorer.train import encode_pieces, tokenizer_from_trace
 
     at = train(new_app({"algorithm": "bpe", "flavor": "course", "vocab_size": "50", "sample": "hf-course"}))
     tokenizer = tokenizer_from_trace(run_of(at).trace)

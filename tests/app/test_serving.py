@@ -19,9 +19,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.runstore import SQLiteRunStore
-from explorer.ui import serving
-from explorer.ui.state import JOB
-from explorer.ui.state import Widget as W
+from explorer.ui.common import serving
+from explorer.ui.common.state import JOB
+from explorer.ui.common.state import Widget as W
 from tests import ROOT
 from tests.app.helpers import (
     APP,

@@ -3,9 +3,9 @@ for a Unigram run, and at every round r each panel shows round r's values, read 
 run's trace (the round's sentence, the removed pieces, the figures' marks, the outlined changes,
 the lattice); corpus text and the typed word stay literal.
 
-The run is trained here (explorer.pipeline.train_corpus) and put in the session as the current
+The run is trained here (explorer.train.train_corpus) and put in the session as the current
 run, which is quicker than the Train page (tests/app/test_unigram_pages.py trains one there).
-Expectations come from the trace and from explorer.unigram_history's own definitions (tested in
+Expectations come from the trace and from explorer.lessons.rounds's own definitions (tested in
 tests/unit/test_unigram_history.py).
 """
 
@@ -17,17 +17,17 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer import unigram_history as history
-from explorer import unigram_lattice as lattice_view
-from explorer.pipeline import train_corpus
-from explorer.render import escape_text
+from explorer.drawing.token_html import escape_text
+from explorer.lessons import lattice as lattice_view
+from explorer.lessons import rounds as history
 from explorer.run_config import RunConfig
-from explorer.trainers.unigram import UnigramConfig
-from explorer.ui import encode_panel
-from explorer.ui.runs import Run, RunKey, corpus_digest
-from explorer.ui.settings import Settings
-from explorer.ui.state import CURRENT_RUN
-from explorer.ui.state import Widget as W
+from explorer.train import train_corpus
+from explorer.training.unigram import UnigramConfig
+from explorer.ui.common.runs import Run, RunKey, corpus_digest
+from explorer.ui.common.state import CURRENT_RUN
+from explorer.ui.common.state import Widget as W
+from explorer.ui.history import encode_panel
+from explorer.ui.train.settings import Settings
 from tests.app.helpers import APP, MERGES, html_bodies, plotly_specs, texts
 from tests.reference.course_corpus import COURSE_CORPUS
 

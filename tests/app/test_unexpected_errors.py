@@ -1,5 +1,5 @@
 """An exception no page caught is one sentence on the page, never Streamlit's traceback box
-(explorer.ui.frame installs the script run's error handler); st.stop and st.rerun still work."""
+(explorer.ui.common.frame installs the script run's error handler); st.stop and st.rerun still work."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import textwrap
 
 from streamlit.testing.v1 import AppTest
 
-from explorer.ui.frame import UNEXPECTED
+from explorer.ui.common.frame import UNEXPECTED
 from tests import ROOT
 
 
@@ -23,7 +23,7 @@ def app_of(function, folder) -> AppTest:
 
 
 def page_that_fails():
-    from explorer.ui import frame
+    from explorer.ui.common import frame
 
     frame.page("Failing")
     raise RecursionError("maximum recursion depth exceeded in /srv/explorer/secret_path.py")
@@ -32,7 +32,7 @@ def page_that_fails():
 def page_that_stops():
     import streamlit as st
 
-    from explorer.ui import frame
+    from explorer.ui.common import frame
 
     frame.page("Stopping")
     st.write("before the stop")
@@ -43,7 +43,7 @@ def page_that_stops():
 def page_that_reruns_once():
     import streamlit as st
 
-    from explorer.ui import frame
+    from explorer.ui.common import frame
 
     frame.page("Rerunning")
     if not st.session_state.get("reran"):

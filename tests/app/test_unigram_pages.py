@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from explorer.lessons.rounds import course_loss
 from explorer.samples import SAMPLE_SENTENCES, SAMPLES
-from explorer.ui import views, vocabulary_views
-from explorer.ui.state import JOB, OTHER_RUN
-from explorer.ui.state import Widget as W
-from explorer.unigram_history import course_loss
+from explorer.ui.common import run_views as views
+from explorer.ui.common.state import JOB, OTHER_RUN
+from explorer.ui.common.state import Widget as W
+from explorer.ui.vocabulary import vocabulary_table as vocabulary_views
 from tests.app.helpers import (
     COMPARE,
     MERGES,

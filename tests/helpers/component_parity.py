@@ -7,7 +7,7 @@ Used by tests/parity/test_normalizers.py, test_pre_tokenizers.py, test_metaspace
 test_interop.py. Each test file keeps its own assertions (what "the same" means differs
 per stage).
 
-What it does not do: compare anything itself, or build our side (explorer.hf_json does).
+What it does not do: compare anything itself, or build our side (explorer.pipeline.tokenizer_json does).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import pre_tokenizers
 
-from explorer.corpus import count_words, split_lines
+from explorer.training.word_counts import count_words, split_lines
 
 LIBRARY = {
     "byte-level": pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),

@@ -11,22 +11,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.encode_steps import (
+from explorer.lessons.course import COURSE_BPE_MERGES, COURSE_BPE_TOKENIZE
+from explorer.lessons.encode_steps import (
     MAX_SYMBOLS_WITH_STEPS,
     encode_steps,
     explain_initial_symbols,
     pretrained_encode_steps,
     tiktoken_bpe,
 )
-from explorer.lessons import COURSE_BPE_MERGES, COURSE_BPE_TOKENIZE
-from explorer.models import BPEModel, WordPieceModel
-from explorer.pipeline import tokenizer_from_trace, train_corpus
-from explorer.pre_tokenizers import build_pre_tokenizer
+from explorer.pipeline.models import BPEModel, WordPieceModel
+from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
+from explorer.pipeline.tokenizer import Tokenizer
 from explorer.pretrained import encode_pretrained, load_encoding
 from explorer.run_config import RunConfig
 from explorer.samples import GERMAN, HF_COURSE, MULTILINGUAL
-from explorer.tokenizer import Tokenizer
-from explorer.trainers import TrainerConfig
+from explorer.train import tokenizer_from_trace, train_corpus
+from explorer.training.bpe import TrainerConfig
 from tests.helpers.cli import cli
 from tests.reference import course_tokenize
 
@@ -209,7 +209,7 @@ def library_tokenizer(name: str):
     """The `tokenizers` library loading our tokenizer.json."""
     from tokenizers import Tokenizer as LibraryTokenizer
 
-    from explorer.hf_json import tokenizer_to_json
+    from explorer.pipeline.tokenizer_json import tokenizer_to_json
 
     return LibraryTokenizer.from_str(tokenizer_to_json(tokenizer(name)))
 
@@ -403,7 +403,7 @@ def test_the_step_budget_stops_recording_and_says_so():
 
 # ------------------------------------------------------------------ the course's own tokenize()
 
-# Printed by the course, chapter 6 section 5: quoted once, in explorer.lessons.
+# Printed by the course, chapter 6 section 5: quoted once, in explorer.lessons.course.
 
 
 def course_bpe_states(text: str) -> list[list[list[str]]]:

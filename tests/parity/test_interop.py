@@ -13,10 +13,13 @@ from tokenizers import pre_tokenizers as hf_pre_tokenizers
 from tokenizers import processors as hf_processors
 from tokenizers import trainers as hf_trainers
 
-from explorer.assemble import build_tokenizer
-from explorer.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
-from explorer.decoders import BPEDecoder, ByteLevelDecoder, WordPieceDecoder
-from explorer.hf_json import (
+from explorer.pipeline.assemble import build_tokenizer
+from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
+from explorer.pipeline.decoders import BPEDecoder, ByteLevelDecoder, WordPieceDecoder
+from explorer.pipeline.normalizers import build_normalizer
+from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
+from explorer.pipeline.processors import TemplateProcessing
+from explorer.pipeline.tokenizer_json import (
     bpe_from_vocab_merges,
     load_tokenizer,
     save_tokenizer,
@@ -26,9 +29,6 @@ from explorer.hf_json import (
     write_vocab_merges,
     write_vocab_txt,
 )
-from explorer.normalizers import build_normalizer
-from explorer.pre_tokenizers import build_pre_tokenizer
-from explorer.processors import TemplateProcessing
 from tests.helpers.component_parity import library_tokenizer
 
 FUZZ = settings(max_examples=200, deadline=None)

@@ -1,4 +1,4 @@
-"""explorer.merge_step: the sentence that says why a pair won names the rule that really decided
+"""explorer.lessons.merge_step: the sentence that says why a pair won names the rule that really decided
 (checked against the trace's own candidates and ids, and the course loop), and the course's
 tables equal what the course's own loop computes at every step."""
 
@@ -7,9 +7,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.charts import token_labels
-from explorer.merge_step import candidates_at, first_occurrences, pair_table, splits_at, why_chosen
-from explorer.trainers import TrainerConfig, train
+from explorer.drawing.charts import token_labels
+from explorer.lessons.merge_step import candidates_at, first_occurrences, pair_table, splits_at, why_chosen
+from explorer.training.bpe import TrainerConfig, train
 from tests.reference.trainers import course_reference
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

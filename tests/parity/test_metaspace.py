@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders as hf_decoders
 
-from explorer import pre_tokenizers as ours
-from explorer.decoders import MetaspaceDecoder, decoder_from_hf_json
-from explorer.hf_json import tokenizer_from_json
-from explorer.normalizers import BertNormalizer
+from explorer.pipeline import pre_tokenizers as ours
+from explorer.pipeline.decoders import MetaspaceDecoder, decoder_from_hf_json
+from explorer.pipeline.normalizers import BertNormalizer
+from explorer.pipeline.tokenizer_json import tokenizer_from_json
 from tests.helpers.component_parity import library_json, tokenizer_document
 
 FUZZ = settings(max_examples=200, deadline=None)

@@ -1,4 +1,4 @@
-"""explorer.models against the `tokenizers` library's own models, token for token."""
+"""explorer.pipeline.models against the `tokenizers` library's own models, token for token."""
 
 import json
 
@@ -9,7 +9,7 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models as hf_models
 from tokenizers import trainers as hf_trainers
 
-from explorer.models import BPEModel, WordPieceModel, model_from_hf_json
+from explorer.pipeline.models import BPEModel, WordPieceModel, model_from_hf_json
 from explorer.tokens import Piece
 
 FUZZ = settings(max_examples=250, deadline=None)

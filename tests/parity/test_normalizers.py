@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import normalizers as hf
 
-from explorer import normalizers as ours
-from explorer.normalizers import Normalized
+from explorer.pipeline import normalizers as ours
+from explorer.pipeline.normalizers import Normalized
 from tests.helpers import component_parity as parity
 
 # (name, ours, library), one per component and BertNormalizer option that changes behaviour.

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import pre_tokenizers as hf
 
-from explorer import normalizers
-from explorer import pre_tokenizers as ours
-from explorer.bytelevel import (
+from explorer.pipeline import normalizers
+from explorer.pipeline import pre_tokenizers as ours
+from explorer.pipeline.bytelevel import (
     BYTE_LEVEL_ALPHABET,
     BYTE_TO_UNICODE,
     UNICODE_TO_BYTE,
@@ -21,8 +21,8 @@ from explorer.bytelevel import (
     symbols_to_bytes,
     text_to_symbols,
 )
-from explorer.pre_tokenizers.patterns import class_items
-from explorer.pre_tokenizers.tables import UNKNOWN_TO_LIBRARY_REGEX
+from explorer.pipeline.pre_tokenizers.patterns import class_items
+from explorer.pipeline.pre_tokenizers.regex_tables import UNKNOWN_TO_LIBRARY_REGEX
 from tests.helpers import component_parity as parity
 
 COMPONENTS = [

@@ -14,7 +14,7 @@ import tiktoken
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.bytelevel import symbols_to_bytes
+from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.pretrained import (
     BUNDLED,
     FAMILIES,

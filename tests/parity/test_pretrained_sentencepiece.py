@@ -11,9 +11,9 @@ import sentencepiece
 from explorer.compare import UploadedFile, read_uploads
 from explorer.compare.readers import sentencepiece_upload
 from explorer.compare.uploads import upload_kind
+from explorer.drawing.token_html import token_spans_html
 from explorer.pretrained import package_directory
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer, model_facts, protobuf_fields
-from explorer.render import token_spans_html
 from explorer.tokens import SPECIAL, UNKNOWN
 
 CORPUS = [

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from explorer.run_config import RunConfig
-from explorer.trainers import TrainerConfig, train
+from explorer.training.bpe import TrainerConfig, train
 from tests.helpers.shared_files import seed_text
 from tests.reference.course_corpus import COURSE_CORPUS
 from tests.reference.trainers import course_reference, library_reference
@@ -227,8 +227,8 @@ def test_wordpiece_library_parity_given_its_decorated_block_order(lines, vocab_s
 
 
 def test_byte_level_bpe_parity_on_a_book_chapter():
-    from explorer.bytelevel import BYTE_LEVEL_ALPHABET
-    from explorer.corpus import count_words, split_lines
+    from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET
+    from explorer.training.word_counts import count_words, split_lines
 
     text = _sample_text()
     tokenizer = Tokenizer(models.BPE())
@@ -268,7 +268,7 @@ def _seed_list_after(text: str, marker: str) -> list:
 
 
 def _course_words(corpus, pre_tokenizer):
-    from explorer.corpus import count_words
+    from explorer.training.word_counts import count_words
 
     return count_words("\n".join(corpus), (), pre_tokenizer)
 
@@ -291,7 +291,7 @@ def test_course_wordpiece_reproduces_the_seed_vocabulary():
 
 
 def test_course_wordpiece_tokenizations_from_the_seed():
-    from explorer.pipeline import tokenizer_from_trace, train_corpus
+    from explorer.train import tokenizer_from_trace, train_corpus
 
     config = TrainerConfig(
         algorithm="wordpiece",
@@ -475,7 +475,7 @@ def test_whole_array_merges_of_long_words_equal_the_loop(word_counts, algorithm,
     whole trace (deltas, candidates, boundary steps) must be the loop's."""
     from unittest import mock
 
-    from explorer.trainers import engine
+    from explorer.training.bpe import engine
 
     if flavor == "course":
         suffix = None  # the course has no end-of-word suffix
@@ -502,7 +502,7 @@ def test_queues_equal_a_scan_of_every_pair(word_counts, options, flavor, algorit
     included (prefix and suffix characters inside the text)."""
     from unittest import mock
 
-    import explorer.trainers as trainers_package
+    import explorer.training.bpe as trainers_package
     from tests.reference.trainers import PLAIN_QUEUES
 
     if flavor == "course":
@@ -524,7 +524,7 @@ def test_queues_equal_a_scan_of_every_pair(word_counts, options, flavor, algorit
 
 
 def test_long_words_take_the_whole_array_path_and_agree_with_the_reference():
-    from explorer.trainers.engine import LONG_WORD
+    from explorer.training.bpe.engine import LONG_WORD
 
     word = ("ab" * 37 + "c" + "ba" * 11 + "d") * 40
     assert len(word) > LONG_WORD

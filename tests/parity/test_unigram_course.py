@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.corpus import count_words
-from explorer.trainers.unigram import UnigramConfig, train_unigram
-from explorer.trainers.unigram_course import encode_word, loss_increases, model_values, seed_pieces
+from explorer.training.unigram import UnigramConfig, train_unigram
+from explorer.training.unigram.course import encode_word, loss_increases, model_values, seed_pieces
+from explorer.training.word_counts import count_words
 from tests.reference import unigram_course as course
 from tests.reference.course_corpus import COURSE_CORPUS
 

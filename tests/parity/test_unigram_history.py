@@ -4,9 +4,9 @@ loss after every round (the course's compute_loss), to the last bit."""
 
 import pytest
 
-from explorer.corpus import count_words
-from explorer.trainers.unigram import UnigramConfig, train_unigram
-from explorer.unigram_history import course_loss, loss_series
+from explorer.lessons.rounds import course_loss, loss_series
+from explorer.training.unigram import UnigramConfig, train_unigram
+from explorer.training.word_counts import count_words
 from tests.reference import unigram_course as course
 from tests.reference.course_corpus import COURSE_CORPUS
 

@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-from explorer.corpus import count_words
-from explorer.trainers.unigram import UnigramConfig, train_unigram
-from explorer.trainers.unigram_lattices import CorpusLattices
-from explorer.trainers.unigram_nbest import exact_nbest, piece_alternatives
-from explorer.trainers.unigram_seeds import library_seeds
+from explorer.training.unigram import UnigramConfig, train_unigram
+from explorer.training.unigram.lattices import CorpusLattices
+from explorer.training.unigram.nbest import exact_nbest, piece_alternatives
+from explorer.training.unigram.seeds import library_seeds
+from explorer.training.word_counts import count_words
 from tests.helpers.shared_files import shared_file
 from tests.reference import unigram_library as reference
 

@@ -1,4 +1,4 @@
-"""explorer.models.unigram against the `tokenizers` library's Unigram model, token for token: ties,
+"""explorer.pipeline.models.unigram against the `tokenizers` library's Unigram model, token for token: ties,
 unknown characters (fused), byte fallback, offsets, errors, tokenizer.json in and out."""
 
 import json
@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import models as hf_models
 
-from explorer.decoders import MetaspaceDecoder
-from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
-from explorer.json_numbers import library_float, library_float_text, library_json_float
-from explorer.models import UnigramModel, model_from_hf_json
-from explorer.pre_tokenizers import Metaspace
-from explorer.tokenizer import Tokenizer
+from explorer.pipeline.decoders import MetaspaceDecoder
+from explorer.pipeline.json_numbers import library_float, library_float_text, library_json_float
+from explorer.pipeline.models import UnigramModel, model_from_hf_json
+from explorer.pipeline.pre_tokenizers import Metaspace
+from explorer.pipeline.tokenizer import Tokenizer
+from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_json
 from tests.reference.course_corpus import COURSE_CORPUS
 
 FUZZ = settings(max_examples=300, deadline=None)
@@ -189,7 +189,7 @@ texts = st.lists(
 @pytest.fixture(scope="module")
 def trained_pair():
     """The library's file, read by us and by the library (the library reads some of its own
-    numbers back one ulp off, see explorer/json_numbers.py: both must read the same)."""
+    numbers back one ulp off, see explorer/pipeline/json_numbers.py: both must read the same)."""
     document = library_unigram(CORPUS, 60, ["<unk>", "<s>"]).to_str()
     return tokenizer_from_json(document), HFTokenizer.from_str(document)
 

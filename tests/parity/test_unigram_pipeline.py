@@ -9,13 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer as LibraryTokenizer
 
-from explorer.explain import explain_unigram_size, stop_reason_text
-from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
-from explorer.json_numbers import library_float, library_json_float
-from explorer.pipeline import tokenizer_from_trace, train_corpus
+from explorer.lessons.explain import explain_unigram_size, stop_reason_text
+from explorer.pipeline.json_numbers import library_float, library_json_float
+from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_json
 from explorer.run_config import RunConfig
-from explorer.trainers.unigram import UnigramConfig
-from explorer.unigram_trace import UnigramTrace
+from explorer.train import tokenizer_from_trace, train_corpus
+from explorer.training.unigram import UnigramConfig
+from explorer.training.unigram.round_history import UnigramTrace
 from tests.helpers.cli import cli
 
 CORPUS = "\n".join(

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from explorer.corpus import count_words
-from explorer.trainers.unigram import UnigramConfig, train_unigram
-from explorer.unigram_trace import REMOVAL_REASONS, UnigramTrace
+from explorer.training.unigram import UnigramConfig, train_unigram
+from explorer.training.unigram.round_history import REMOVAL_REASONS, UnigramTrace
+from explorer.training.word_counts import count_words
 from tests.reference import unigram_course as course
 from tests.reference import unigram_library as reference
 from tests.reference.course_corpus import COURSE_CORPUS

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-from explorer.corpus import count_words, split_lines
 from explorer.run_config import TrainerConfig
-from explorer.trainers import train
+from explorer.training.bpe import train
+from explorer.training.word_counts import count_words, split_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 LICENCES = Path("/usr/share/common-licenses")

@@ -181,8 +181,8 @@ def course_reference(
 
 import heapq  # noqa: E402
 
-from explorer.trainers.engine import PAIR_MASK, PAIR_SHIFT  # noqa: E402
-from explorer.trainers.queues import CourseQueue, LibraryQueue, LikelihoodQueue, Pick  # noqa: E402
+from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT  # noqa: E402
+from explorer.training.bpe.queues import CourseQueue, LibraryQueue, LikelihoodQueue, Pick  # noqa: E402
 
 
 def _scan(queue, scores: dict, winner: int) -> tuple[list[int], list]:

@@ -1,4 +1,4 @@
-"""Figure builders (explorer/charts/): pure functions, checked without a browser."""
+"""Figure builders (explorer/drawing/charts/): pure functions, checked without a browser."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ from dataclasses import replace
 
 import pytest
 
-from explorer import charts
-from explorer.bytelevel import bytes_to_symbols
-from explorer.step_sampling import sampled_steps
-from explorer.trainers import TrainerConfig, train
+from explorer.drawing import charts
+from explorer.lessons.step_sampling import sampled_steps
+from explorer.pipeline.bytelevel import bytes_to_symbols
+from explorer.training.bpe import TrainerConfig, train
 
 COURSE_WORDS = {
     "This": 3,

@@ -9,20 +9,20 @@ import pytest
 from tokenizers import Tokenizer as LibraryTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
-from explorer import charts
 from explorer.compare import UploadedFile, measure_corpus, pretrained_column, read_uploads, tokenizer_column
 from explorer.compare.curve import CURVE_COLUMNS, metrics_curve, word_lengths
 from explorer.compare.diff import boundary_diff, diff_summary
 from explorer.compare.encoders import pieces_from_byte_lengths, pretrained_batch_encoder
 from explorer.compare.html import boundary_diff_html, column_html
 from explorer.compare.readers import tokenizer_json_upload, vocab_merges_upload, vocab_txt_upload
-from explorer.hf_json import tokenizer_to_json
-from explorer.metrics import compute_metrics, metrics_table
-from explorer.pipeline import tokenizer_from_trace, train_corpus
+from explorer.drawing import charts
+from explorer.lessons.metrics import compute_metrics, metrics_table
+from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.pretrained import PRETRAINED, encode_pretrained, read_verified
 from explorer.run_config import RunConfig
 from explorer.tokens import TOKEN, UNKNOWN, Piece
-from explorer.trainers import TrainerConfig
+from explorer.train import tokenizer_from_trace, train_corpus
+from explorer.training.bpe import TrainerConfig
 
 CORPUS = [
     "The quick brown fox jumps over the lazy dog. It's 3.14, isn't it?",
@@ -259,14 +259,16 @@ def test_measuring_through_the_library_equals_our_encoder(trained):
 
 def test_measuring_in_small_batches_changes_no_figure(trained, monkeypatch):
     import explorer.compare.measure
-    import explorer.metrics
+    import explorer.lessons.metrics
 
     column = tokenizer_column(tokenizer_from_trace(trained), "ours")
     corpus = (CORPUS + TEXTS) * 3
     whole = compute_metrics("ours", corpus, column.encode)
-    assert len(corpus) < min(explorer.compare.measure.MEASURE_BATCH, explorer.metrics.SPAN_BATCH)  # one batch
+    assert len(corpus) < min(
+        explorer.compare.measure.MEASURE_BATCH, explorer.lessons.metrics.SPAN_BATCH
+    )  # one batch
     monkeypatch.setattr(explorer.compare.measure, "MEASURE_BATCH", 4)
-    monkeypatch.setattr(explorer.metrics, "SPAN_BATCH", 3)
+    monkeypatch.setattr(explorer.lessons.metrics, "SPAN_BATCH", 3)
     assert whole.split_words > 0 and whole.texts > 12
     assert measure_corpus(column, corpus).metrics == whole
     assert compute_metrics("ours", corpus, column.encode) == whole

@@ -27,13 +27,13 @@ from explorer.compare.picker import (
     in_picker_order,
     option_label,
 )
-from explorer.hf_json import tokenizer_to_json
-from explorer.pipeline import encode_pieces, tokenizer_from_trace, train_corpus
+from explorer.drawing.token_html import escape_text
+from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.pretrained import BUNDLED, FAMILIES, decode, encode, parse_ids
-from explorer.render import escape_text
 from explorer.run_config import RunConfig
 from explorer.tokens import SPECIAL
-from explorer.trainers import TrainerConfig
+from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
+from explorer.training.bpe import TrainerConfig
 
 CORPUS = "the lowest tower was lower than the newest tower " * 20 + "日本語 😀 café"
 EOT = "<|endoftext|>"

@@ -1,4 +1,4 @@
-"""The component base and registry (explorer/components.py): every stage words an unknown type the
+"""The component base and registry (explorer/pipeline/components.py): every stage words an unknown type the
 same way, every registered type reads back from its own tokenizer.json entry equal to itself, and
 equality, hashing and repr follow what tokenizer.json would hold."""
 
@@ -8,17 +8,17 @@ import json
 
 import pytest
 
-from explorer import normalizers, pre_tokenizers
-from explorer.components import component_from_hf_json, known_types
-from explorer.decoders import (
+from explorer.pipeline import normalizers, pre_tokenizers
+from explorer.pipeline.components import component_from_hf_json, known_types
+from explorer.pipeline.decoders import (
     BPEDecoder,
     ByteLevelDecoder,
     MetaspaceDecoder,
     WordPieceDecoder,
     decoder_from_hf_json,
 )
-from explorer.hf_json import COMPONENT_STAGES
-from explorer.processors import TemplateProcessing, post_processor_from_hf_json
+from explorer.pipeline.processors import TemplateProcessing, post_processor_from_hf_json
+from explorer.pipeline.tokenizer_json import COMPONENT_STAGES
 
 # Each stage's own reader, and the types it knows.
 READERS = {

@@ -25,14 +25,14 @@ from explorer.checks import (
     decode_upload,
     sample_lines,
 )
-from explorer.explain import explain_vocab_size, special_token_notes
-from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
-from explorer.normalizers import NORMALIZERS, build_normalizer
-from explorer.pipeline import tokenizer_from_trace, train_corpus
-from explorer.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer
+from explorer.lessons.explain import explain_vocab_size, special_token_notes
+from explorer.pipeline.normalizers import NORMALIZERS, build_normalizer
+from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer
+from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_json
 from explorer.run_config import RunConfig
-from explorer.trace import Trace
-from explorer.trainers import STOP_REASONS, TrainerConfig
+from explorer.train import tokenizer_from_trace, train_corpus
+from explorer.training.bpe import STOP_REASONS, TrainerConfig
+from explorer.training.bpe.merge_history import Trace
 
 CHARACTERS = st.characters(exclude_categories=["Cs"])
 TEXTS = st.text(CHARACTERS, max_size=30)

@@ -1,4 +1,4 @@
-"""explorer.checks and explorer.explain: every bad input a visitor can give gets a clear message,
+"""explorer.checks and explorer.lessons.explain: every bad input a visitor can give gets a clear message,
 and odd but valid text trains and encodes like any other."""
 
 import codecs
@@ -22,11 +22,11 @@ from explorer.checks import (
     decode_upload,
     sample_lines,
 )
-from explorer.explain import explain_vocab_size, special_token_notes
-from explorer.hf_json import tokenizer_to_json
-from explorer.pipeline import encode_pieces, tokenizer_from_trace, train_corpus
+from explorer.lessons.explain import explain_vocab_size, special_token_notes
+from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.run_config import RunConfig
-from explorer.trainers import TrainerConfig
+from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
+from explorer.training.bpe import TrainerConfig
 from tests import ROOT
 
 SMALL = Limits(max_corpus_mb=0.01)  # 10,000 bytes

@@ -10,7 +10,7 @@ from explorer.checks import MAX_JSON_DEPTH, InputError, check_json_bounds, load_
 from explorer.checks.json_text import json_depth_exceeds
 from explorer.compare.readers import UploadedFile
 from explorer.compare.uploads import read_uploads
-from explorer.hf_json import bpe_from_vocab_merges, tokenizer_from_json
+from explorer.pipeline.tokenizer_json import bpe_from_vocab_merges, tokenizer_from_json
 from explorer.pretrained import parse_ids
 from explorer.pretrained.decoding import MAX_ID_CHARACTERS
 

@@ -1,4 +1,4 @@
-"""The course lessons (explorer/lessons.py): their quotes match the seeds, our runs of their settings
+"""The course lessons (explorer/lessons/course.py): their quotes match the seeds, our runs of their settings
 match what the course prints, and a wrong result makes the comparison fail."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import ast
 
 import pytest
 
-from explorer.lessons import LESSON_SAMPLE, LESSONS, Comparison, compare, lesson_by_key
-from explorer.pipeline import tokenizer_from_trace, train_corpus
+from explorer.lessons.course import LESSON_SAMPLE, LESSONS, Comparison, compare, lesson_by_key
 from explorer.samples import sample_by_key
-from explorer.ui.settings import from_query_params
+from explorer.train import tokenizer_from_trace, train_corpus
+from explorer.ui.train.settings import from_query_params
 from tests.helpers.shared_files import seed_text
 
 
@@ -64,7 +64,7 @@ def test_lessons_are_found_by_key_and_their_settings_are_the_courses():
 
 
 def test_the_pages_verdict_says_differs_when_one_printout_differs():
-    from explorer.ui.lessons import verdict
+    from explorer.ui.train.lesson_buttons import verdict
 
     lesson = LESSONS["course-bpe"]
     results = compare(lesson, lesson.printouts[0].printed, [], lambda text: ["This", "is", "wrong"])

@@ -16,20 +16,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer as LibraryTokenizer
 
-from explorer.bytelevel import BYTE_TO_UNICODE
 from explorer.compare import tokenizer_column
 from explorer.compare.diff import boundary_diff
 from explorer.compare.encoders import library_batch_encoder, library_pieces, library_unknown_id
 from explorer.compare.html import column_html, count_note
-from explorer.hf_json import tokenizer_to_json
-from explorer.metrics import compute_metrics
-from explorer.pipeline import encode_pieces, tokenizer_from_trace, train_corpus
-from explorer.render import escape_text, token_spans_html
+from explorer.drawing.token_html import escape_text, token_spans_html
+from explorer.lessons.metrics import compute_metrics
+from explorer.pipeline.bytelevel import BYTE_TO_UNICODE
+from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.run_config import RunConfig
 from explorer.samples import HF_COURSE
 from explorer.tokens import DROPPED, UNKNOWN, lost_characters, tokens_only
-from explorer.trainers import TrainerConfig
-from explorer.trainers.unigram import UnigramConfig
+from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
+from explorer.training.bpe import TrainerConfig
+from explorer.training.unigram import UnigramConfig
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)
 
@@ -86,7 +86,7 @@ def test_exact_encoding_has_the_librarys_tokens_and_keeps_every_byte_it_can(cour
 
 
 def test_a_token_merged_across_a_dropped_character_still_names_it():
-    from explorer.models import BPEModel
+    from explorer.pipeline.models import BPEModel
 
     model = BPEModel({"a": 0, "b": 1, "ab": 2}, [("a", "b")])
     tokens, dropped = model.tokenize_exactly("axb")

@@ -4,12 +4,7 @@ import math
 
 import pytest
 
-from explorer.metrics import (
-    TokenizerMetrics,
-    compute_metrics,
-    metrics_table,
-    word_spans,
-)
+from explorer.lessons.metrics import TokenizerMetrics, compute_metrics, metrics_table, word_spans
 from explorer.tokens import UNKNOWN, Piece
 
 

@@ -6,9 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from explorer.bytelevel import bytes_to_symbols
-from explorer.pretrained import PRETRAINED, encode_pretrained
-from explorer.render import (
+from explorer.drawing.token_html import (
     byte_level_symbols_to_bytes,
     escape_text,
     grapheme_groups,
@@ -18,6 +16,8 @@ from explorer.render import (
     readable_token,
     token_spans_html,
 )
+from explorer.pipeline.bytelevel import bytes_to_symbols
+from explorer.pretrained import PRETRAINED, encode_pretrained
 from explorer.tokens import UNKNOWN, Piece
 
 XSS_AND_MARKUP = [

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from explorer.pipeline import train_corpus
 from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
-from explorer.trace import Trace
-from explorer.unigram_trace import UnigramTrace
+from explorer.train import train_corpus
+from explorer.training.bpe.merge_history import Trace
+from explorer.training.unigram.round_history import UnigramTrace
 
 CONFIGS = [
     RunConfig(),

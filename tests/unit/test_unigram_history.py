@@ -1,5 +1,5 @@
-"""The pure functions behind the Training history page (explorer.unigram_history and
-explorer.unigram_figures), checked against the UnigramTrace they read and the UnigramModel that
+"""The pure functions behind the Training history page (explorer.lessons.rounds and
+explorer.drawing.charts.rounds), checked against the UnigramTrace they read and the UnigramModel that
 segments: the removed-at-round rows, the changes between rounds, the lattice's cells, the best
 path, the round sentence's numbers, the figures' marks, and escaping."""
 
@@ -10,12 +10,12 @@ from html import unescape
 
 import pytest
 
-from explorer import unigram_figures
-from explorer import unigram_history as history
-from explorer import unigram_lattice as lattice_view
-from explorer.pipeline import tokenizer_from_trace, train_corpus
+from explorer.drawing.charts import rounds as unigram_figures
+from explorer.lessons import lattice as lattice_view
+from explorer.lessons import rounds as history
 from explorer.run_config import RunConfig
-from explorer.trainers.unigram import UnigramConfig
+from explorer.train import tokenizer_from_trace, train_corpus
+from explorer.training.unigram import UnigramConfig
 from tests.reference.course_corpus import COURSE_CORPUS
 
 CORPUS = "\n".join(COURSE_CORPUS)

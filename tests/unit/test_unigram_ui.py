@@ -9,22 +9,22 @@ import random
 import pytest
 
 from explorer.checks import Limits, check_unigram
-from explorer.encode_steps.viterbi import path_from_table, viterbi_steps, viterbi_table
-from explorer.explain import explain_unigram_size, stop_reason_text
-from explorer.models.unigram import UnigramModel
-from explorer.pipeline import tokenizer_from_trace, trace_from_json, train_corpus, unigram_tokenizer
-from explorer.render import escape_text
+from explorer.drawing.token_html import escape_text
+from explorer.lessons.encode_steps.viterbi import path_from_table, viterbi_steps, viterbi_table
+from explorer.lessons.explain import explain_unigram_size, stop_reason_text
+from explorer.pipeline.models.unigram import UnigramModel
 from explorer.run_config import RunConfig, UnigramConfig
 from explorer.samples import SAMPLES
-from explorer.ui.encode_panel import viterbi_html
-from explorer.ui.settings import (
+from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus, unigram_tokenizer
+from explorer.ui.history.encode_panel import viterbi_html
+from explorer.ui.train.settings import (
     DEFAULTS,
     Settings,
     from_query_params,
     other_algorithm,
     settings_for_other_algorithm,
 )
-from explorer.ui.unigram_vocabulary import piece_frequencies
+from explorer.ui.vocabulary.unigram_table import piece_frequencies
 from explorer.work.tasks import STOP_BUTTON, train_task
 from tests.unit.test_work_tasks import FakeReporter
 

@@ -15,14 +15,14 @@ import pytest
 
 from explorer.checks import Limits, corpus_prefix, sample_lines
 from explorer.compare import measure_corpus, pretrained_column, tokenizer_column
-from explorer.corpus import split_lines
-from explorer.hf_json import tokenizer_from_json, tokenizer_to_json
-from explorer.pipeline import tokenizer_from_trace, train_corpus
+from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_json
 from explorer.run_config import RunConfig
 from explorer.runstore import SQLiteRunStore
 from explorer.samples import MULTILINGUAL, STUDY_IN_SCARLET
-from explorer.trace import Trace
-from explorer.trainers import TrainerConfig
+from explorer.train import tokenizer_from_trace, train_corpus
+from explorer.training.bpe import TrainerConfig
+from explorer.training.bpe.merge_history import Trace
+from explorer.training.word_counts import split_lines
 from explorer.work import DONE, RUNNING, WorkerPool, tasks
 from explorer.work.tasks import NO_WORDS, measure_task, train_task
 

@@ -14,8 +14,8 @@ import pytest
 from explorer.checks import Limits
 from explorer.run_config import RunConfig, UnigramConfig
 from explorer.samples import SHAKESPEARE
-from explorer.trainers import unigram_library
-from explorer.unigram_trace import UnigramTrace
+from explorer.training.unigram import library as unigram_library
+from explorer.training.unigram.round_history import UnigramTrace
 from explorer.work.tasks import train_task
 from explorer.work.worker import DEFAULT_MEMORY_MB, failure_sentence, memory_limit_mb
 

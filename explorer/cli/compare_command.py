@@ -1,0 +1,53 @@
+"""`python -m explorer compare`: one metrics table (explorer.lessons.metrics) for several tokenizers on the
+same texts: tokenizer.json files and bundled pretrained tokenizers, on a corpus file or on TEXT.
+
+What it does not do: compute the metrics (explorer.lessons.metrics does), or compare boundaries token by
+token (the app's compare page, explorer.compare).
+"""
+
+from __future__ import annotations
+
+import functools
+
+from explorer.cli.common import UserError, load_our_tokenizer, read_text
+
+
+def add_parser(commands, bundled) -> None:
+    compare = commands.add_parser("compare", help="metrics table for several tokenizers")
+    compare.set_defaults(run=run)
+    compare.add_argument("--tokenizer", action="append", default=[])
+    compare.add_argument("--pretrained", action="append", default=[], choices=list(bundled), metavar="NAME")
+    compare.add_argument("--corpus")
+    compare.add_argument("--json", action="store_true")
+    compare.add_argument("text", nargs="*")
+
+
+def run(args) -> int:
+    from explorer.lessons.metrics import compute_metrics, metrics_table
+    from explorer.pretrained import encode_pretrained, info_for
+    from explorer.train import encode_pieces
+
+    if args.corpus:
+        from explorer.training.word_counts import split_lines
+
+        texts = split_lines(read_text(args.corpus, "corpus"))
+    else:
+        texts = list(args.text)
+    if not texts:
+        raise UserError("nothing to compare on: give --corpus FILE or some TEXT")
+    if not args.tokenizer and not args.pretrained:
+        raise UserError("give at least one --tokenizer FILE or --pretrained NAME")
+    results = []
+    for path in args.tokenizer:
+        tokenizer = load_our_tokenizer(path)
+        results.append(compute_metrics(path, texts, functools.partial(encode_pieces, tokenizer)))
+    for name in args.pretrained:
+        results.append(
+            compute_metrics(info_for(name).label, texts, lambda t, n=name: encode_pretrained(n, t))
+        )
+    table = metrics_table(results)
+    if args.json:
+        print(table.to_json(orient="records", force_ascii=False, indent=1))
+    else:
+        print(table.to_string(index=False))
+    return 0

@@ -1,0 +1,224 @@
+"""`python -m explorer train`: train a BPE, WordPiece or Unigram tokenizer on a corpus file and write
+its tokenizer.json (and, on request, the training trace).
+
+The corpus and the settings go through the app's checks (explorer.checks) with no limit unless
+asked for one (`--max-corpus-mb`, `--max-seconds`, `--max-steps`); the corpus is read with a bound
+all the same (explorer.cli.common.read_bytes), and `--out` / `--trace` are checked to be writable
+before training. The sentences printed after training are the app's (explorer.lessons.explain).
+
+What it does not do: train (explorer.train.train_corpus does), or read tokenizers.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import math
+import sys
+
+from explorer.cli.common import (
+    UserError,
+    check_output_path,
+    comma_separated,
+    positive,
+    progress_printer,
+    read_text,
+    warn,
+    write_output,
+)
+
+DEFAULT_PRE_TOKENIZERS = {"bpe": "byte-level", "wordpiece": "bert", "unigram": "metaspace"}
+BERT_SPECIAL_TOKENS = "[PAD],[UNK],[CLS],[SEP],[MASK]"
+
+
+def add_parser(commands) -> None:
+    train = commands.add_parser("train", help="train a tokenizer on a corpus and write tokenizer.json")
+    train.set_defaults(run=run)
+    train.add_argument("corpus", help="corpus file, or - for stdin; one sequence per line")
+    train.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe")
+    train.add_argument("--flavor", choices=["library", "course"], default="library")
+    train.add_argument("--vocab-size", type=int, required=True)
+    train.add_argument(
+        "--pre-tokenizer", choices=["byte-level", "bert", "whitespace", "whitespace-split", "metaspace"]
+    )
+    train.add_argument(
+        "--normalizer", default="", help="comma-separated: nfd,nfkc,lowercase,strip-accents,bert"
+    )
+    train.add_argument("--min-frequency", type=int, default=0)
+    train.add_argument("--special-tokens", default=None, help='comma-separated; "" for none')
+    train.add_argument("--continuing-subword-prefix", default=None)
+    train.add_argument("--end-of-word-suffix", default=None)
+    train.add_argument(
+        "--seed-size", type=positive(int), help="unigram: seed pieces (library 1,000,000; course 300)"
+    )
+    train.add_argument(
+        "--shrinking-factor", type=float, help="unigram library: share of pieces kept per round (0.75)"
+    )
+    train.add_argument(
+        "--max-piece-length", type=positive(int), help="unigram: longest piece (library 16; course none)"
+    )
+    train.add_argument("--max-seconds", type=positive(float), help="stop training after this many seconds")
+    train.add_argument("--max-steps", type=positive(int), help="stop training after this many merges")
+    train.add_argument(
+        "--max-corpus-mb", type=positive(float), help="refuse a corpus larger than this (MB of UTF-8)"
+    )
+    train.add_argument("--out", required=True, help="where to write tokenizer.json")
+    train.add_argument("--trace", help="also write the training trace as JSON")
+
+
+def run(args) -> int:
+    from explorer.checks import Budget, Limits, check_corpus, check_special_tokens
+    from explorer.lessons.explain import explain_vocab_size, special_token_notes, stop_reason_text
+    from explorer.run_config import MAX_SYMBOLS, TrainerConfig
+
+    if args.special_tokens is None:
+        args.special_tokens = BERT_SPECIAL_TOKENS if args.algorithm == "wordpiece" else ""
+    # A local tool: no limit unless asked (TrainerConfig still bounds the vocab size).
+    limits = Limits(
+        max_corpus_mb=args.max_corpus_mb or math.inf,
+        max_seconds=math.inf,
+        max_steps=math.inf,
+        max_vocab=MAX_SYMBOLS - 1,
+    )
+    check_output_path(args.out, "--out")
+    if args.trace:
+        check_output_path(args.trace, "--trace", "trace.json")
+    if args.max_corpus_mb:
+        # Read up to twice the limit: a corpus just over it is measured (check_corpus says by how
+        # much); an endless stream is cut off there.
+        text = read_text(
+            args.corpus,
+            "corpus",
+            2 * limits.max_corpus_bytes,
+            f"The corpus {args.corpus!r} is more than twice the limit of "
+            f"--max-corpus-mb {args.max_corpus_mb:g}: train on a part of it, or raise --max-corpus-mb.",
+        )
+    else:
+        text = read_text(args.corpus, "corpus")
+    corpus_check = check_corpus(text, limits)
+    if corpus_check.errors:
+        raise UserError(" ".join(corpus_check.errors))
+    pre_tokenizer = args.pre_tokenizer or DEFAULT_PRE_TOKENIZERS[args.algorithm]
+    special_tokens = comma_separated(args.special_tokens)
+    tokens_check = check_special_tokens(special_tokens, pre_tokenizer)
+    if tokens_check.errors:
+        raise UserError(" ".join(tokens_check.errors))
+    warnings = corpus_check.warnings + tokens_check.warnings
+    if args.algorithm == "unigram":
+        return _train_unigram(args, text, limits, pre_tokenizer, special_tokens, warnings)
+    unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
+    if unigram_only:
+        raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
+    trainer = functools.partial(  # made inside _run_config, which reports its errors
+        TrainerConfig,
+        algorithm=args.algorithm,
+        flavor=args.flavor,
+        vocab_size=args.vocab_size,
+        min_frequency=args.min_frequency,
+        special_tokens=special_tokens,
+        continuing_subword_prefix=args.continuing_subword_prefix,
+        end_of_word_suffix=args.end_of_word_suffix,
+    )
+    config = _run_config(args, limits, pre_tokenizer, trainer)
+    warn(warnings)
+    report, finish = progress_printer()
+    budget = Budget(args.max_seconds, args.max_steps, progress=report)
+    trace = _train_and_write(args, text, config, budget, finish, max_steps=budget.step_limit)
+    print(
+        f"{trace.steps:,} merges, vocab {len(trace.vocab):,}, stopped: {stop_reason_text(trace)}, "
+        f"{trace.seconds:.2f} s -> {args.out}",
+        file=sys.stderr,
+    )
+    print(explain_vocab_size(trace, args.vocab_size, budget.stop_cause(trace)), file=sys.stderr)
+    warn(special_token_notes(trace), "note")
+    return 0
+
+
+def _unigram_options(args) -> dict:
+    return {
+        "--seed-size": args.seed_size,
+        "--shrinking-factor": args.shrinking_factor,
+        "--max-piece-length": args.max_piece_length,
+    }
+
+
+def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, warnings) -> int:
+    """`train --algorithm unigram`: the same checks and outputs, a UnigramTrace."""
+    from explorer.checks import Budget
+    from explorer.lessons.explain import explain_unigram_size, stop_reason_text
+    from explorer.run_config import UnigramConfig
+
+    if args.max_steps is not None:
+        raise UserError("--max-steps counts merges; a Unigram run has rounds: use --max-seconds")
+    if (
+        args.min_frequency
+        or args.continuing_subword_prefix is not None
+        or args.end_of_word_suffix is not None
+    ):
+        raise UserError(
+            "--min-frequency, --continuing-subword-prefix and --end-of-word-suffix are BPE/WordPiece settings"
+        )
+    trainer = functools.partial(  # made inside _run_config, which reports its errors
+        UnigramConfig,
+        flavor=args.flavor,
+        vocab_size=args.vocab_size,
+        seed_size=args.seed_size,
+        shrinking_factor=0.75 if args.shrinking_factor is None else args.shrinking_factor,
+        max_piece_length=args.max_piece_length,
+        special_tokens=special_tokens,
+    )
+    config = _run_config(args, limits, pre_tokenizer, trainer)
+    warn(warnings)
+    report, finish = progress_printer("rounds")
+    budget = Budget(args.max_seconds, None, progress=report)
+    trace = _train_and_write(args, text, config, budget, finish)
+    stopped = stop_reason_text(trace)
+    if trace.stop_reason == "stopped" and budget.stopped_by:
+        stopped = f"stopped by {budget.stopped_by}"
+    print(
+        f"{len(trace.seeds):,} seed pieces, {len(trace.rounds):,} rounds, vocab {len(trace.vocab):,}, "
+        f"stopped: {stopped}, {trace.seconds:.2f} s -> {args.out}",
+        file=sys.stderr,
+    )
+    print(explain_unigram_size(trace, budget.stopped_by), file=sys.stderr)
+    return 0
+
+
+def _run_config(args, limits, pre_tokenizer: str, make_trainer):
+    """The RunConfig of the trainer config `make_trainer()` makes, the vocab size checked first;
+    UserError with the config's own sentence when a setting is wrong."""
+    from explorer.checks import check_vocab_size
+    from explorer.run_config import RunConfig
+
+    try:
+        check_vocab_size(args.vocab_size, limits)
+        return RunConfig(make_trainer(), comma_separated(args.normalizer), pre_tokenizer)
+    except ValueError as error:  # InputError included
+        raise UserError(str(error)) from None
+
+
+def _train_and_write(args, text: str, config, budget, finish, **stop):
+    """Train, then write the tokenizer to `args.out` (and the trace to `args.trace`)."""
+    from explorer.pipeline.tokenizer_json import save_tokenizer
+    from explorer.train import tokenizer_from_trace, train_corpus
+
+    # Training builds millions of small containers and no reference cycles: the cyclic garbage
+    # collector would only walk them again and again (5-6% of the instructions). A one-shot
+    # process can switch it off; the app, whose trainings run beside other visitors' scripts in
+    # threads, does not.
+    gc.disable()
+    try:
+        trace = train_corpus(text, config, progress=budget.progress, should_stop=budget.should_stop, **stop)
+        tokenizer = tokenizer_from_trace(trace)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    finally:
+        gc.enable()
+        finish()
+    try:
+        save_tokenizer(tokenizer, args.out)
+    except OSError as error:
+        raise UserError(f"cannot write --out {args.out!r}: {error.strerror or error}") from None
+    if args.trace:
+        write_output(args.trace, trace.to_json().encode("utf-8"), "--trace")
+    return trace

@@ -1,0 +1,92 @@
+"""The app's one stylesheet: the CSS classes of every token display, lesson panel and note, and the
+few rules that make Streamlit's own columns and multiselect chips wrap rather than clip at narrow
+widths; injected once per page by explorer.ui.common.frame.page.
+
+What it does not do: hold colours that are data (a token's background by position stays inline).
+"""
+
+# Streamlit's columns wrap onto the next line rather than squeeze a widget below 13rem (at 800 px
+# with the sidebar open, the main area is under 500 px wide), and a multiselect's chips wrap their
+# long labels rather than end them in "...": wrap, never clip.
+# Markup carries classes only; colours that depend on a token's position come inline. A line of
+# text (`compare.html.line_html`) draws one `.token-spans` block per run of touching tokens: inside a
+# line they flow inline and wrap between tokens.
+STYLESHEET = """
+.stHorizontalBlock{flex-wrap:wrap;}
+.stColumn{min-width:min(100%,13rem);}
+.stMultiSelect [data-testid="stMultiSelectTagsContainer"]{flex-wrap:wrap;overflow-x:visible;
+  mask-image:none;}
+.stMultiSelect [data-tag]{height:auto;max-width:100%;}
+.stMultiSelect [data-tag] > span[title]{white-space:normal;overflow:visible;text-overflow:clip;
+  overflow-wrap:anywhere;}
+.token-spans{line-height:1.9;white-space:pre-wrap;}
+.tok{color:#111;border-radius:3px;padding:0 1px;margin:0 1px;}
+.tok-id{display:inline-block;font-size:0.68em;color:#555;vertical-align:sub;margin-left:2px;font-family:ui-monospace,monospace;}
+.tok-special{outline:1px solid #555;font-weight:600;}
+.tok-new{outline:2px solid #d1495b;outline-offset:0;font-weight:700;background:#ffd6a5 !important;}
+.tok-unk{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-weight:600;}
+.tok-unk-source{font-weight:400;color:#333;}
+.tok-dropped{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-size:0.9em;}
+.tok-group{outline:1px dashed #666;outline-offset:1px;border-radius:3px;margin:0 3px;}
+.tok-group-label{font-size:0.85em;color:#222;background:#eef0f3;border-radius:3px;padding:0 3px;
+  margin-left:2px;}
+.mono-tok{display:inline-block;border-radius:3px;padding:1px 2px;margin:0 1px;
+  font-family:ui-monospace,monospace;}
+.mono-tok.later{opacity:0.45;}
+.muted{color:#666;}
+.small{font-size:0.85em;}
+.top-words{line-height:2.1;}
+.word-card{display:inline-block;margin:3px 8px 3px 0;padding:2px 4px;border:1px solid #e3e3e3;
+  border-radius:4px;max-width:100%;overflow-wrap:anywhere;}
+.word-count{margin-left:4px;}
+.step-sentence{margin:4px 0 10px 0;line-height:2.1;}
+.merge-tree{line-height:1.7;font-size:0.95em;}
+.compare-line .token-spans{display:inline;}
+.compare-line .tok{display:inline-block;}
+.compare-line .gap{color:#bbb;padding:0 2px;}
+.compare-line{line-height:1.9;}
+.compare-sentence{margin-bottom:0.8em;}
+.count-note{color:#777;font-size:0.8em;}
+.boundary-diff{line-height:1.5;margin-bottom:10px;}
+.boundary-diff .diff-seg{display:inline-block;vertical-align:top;margin:0 0 6px 0;}
+.boundary-diff .diff-cell{display:block;padding:1px 1px 1px 0;white-space:pre;color:#111;
+  font-family:ui-monospace,monospace;border-left:3px solid transparent;}
+.boundary-diff .cut{border-left-color:#444;}
+.boundary-diff .cut-only{border-left-color:#d1495b;box-shadow:inset 2px 0 0 #d1495b;}
+.boundary-diff .uncovered{color:#bbb;background:transparent !important;}
+.boundary-diff .dropped{color:#b00020;background:transparent !important;outline:1.5px dashed #b00020;
+  outline-offset:-2px;}
+.boundary-diff .split-char{text-decoration:underline dotted #d1495b;}
+.diff-legend{font-size:0.875rem;color:#555;margin-bottom:6px;}
+.diff-key-shared{border-left:3px solid #444;padding-left:3px;}
+.diff-key-only{border-left:3px solid #d1495b;padding-left:3px;}
+.column-head{margin-bottom:4px;}
+.tok-rest{background:#fff;border:1px dotted #999;color:#777;padding:0 2px;}
+.encode-steps{line-height:2.0;}
+.steps-head{margin-bottom:6px;}
+.steps-head .lost{color:#b00020;}
+.steps-pre-token{margin:4px 0;}
+.steps-pre-token summary{cursor:pointer;}
+.steps-table{border-collapse:collapse;margin:2px 0 8px 18px;font-size:0.92em;}
+.steps-table td{padding:1px 8px;vertical-align:top;border-bottom:1px solid #f0f0f0;}
+.steps-pieces{white-space:nowrap;}
+.step-bar{padding:2px 0 8px 0;}
+.step-bar-label{font-size:0.875rem;margin-bottom:6px;}
+.step-bar-track{height:4px;background:#e6e9ef;border-radius:2px;}
+.step-bar-fill{height:4px;background:#d1495b;border-radius:2px;}
+.why{background:#f6f8fa;border-left:4px solid #d1495b;padding:6px 10px;margin:6px 0;border-radius:3px;}
+.round-summary{font-size:1.02em;padding:2px 0 6px 0;}
+.lattice-wrap{overflow-x:auto;}
+.lattice{border-collapse:separate;border-spacing:2px;font-family:ui-monospace,monospace;}
+.lattice th.lat-char{padding:2px 6px;background:#eef0f3;text-align:center;font-weight:600;}
+.lattice td.lat-edge{padding:1px 4px;background:#dfe7fd;border:1px solid #c5d0ee;border-radius:3px;
+  text-align:center;white-space:nowrap;font-size:0.9em;}
+.lattice td.lat-best{background:#ffd6a5;border:2px solid #d1495b;font-weight:700;}
+.lattice td.lat-unk{background:#fff;border:1.5px dashed #b00020;color:#b00020;}
+.lat-score{display:block;font-size:0.75em;color:#555;font-weight:400;}
+.run-card{font-size:0.9em;line-height:1.5;}
+.note{color:#777;font-size:0.875rem;}
+.chart-title{font-weight:600;margin-bottom:-4px;overflow-wrap:anywhere;}
+.result-title{font-weight:600;}
+.token-legend td:first-child{padding:0 0.6em;}
+"""

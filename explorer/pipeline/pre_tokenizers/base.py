@@ -1,0 +1,83 @@
+"""The pre-tokenizer interface, `Sequence`, and the reader of a tokenizer.json `pre_tokenizer` entry.
+
+Follows the `tokenizers` library (0.23.3): `PreTokenizer::pre_tokenize(&mut PreTokenizedString)`
+(tokenizers/src/tokenizer/mod.rs), whose splits keep their `NormalizedString`, and `Sequence` in
+tokenizers/src/pre_tokenizers/sequence.rs. Each component gives:
+- `pre_tokenize(text)`: the pre-tokens with their (start, end) character offsets in `text`, as the
+  library's `pre_tokenize_str` (so `""` gives `[]`);
+- `split(normalized, first_part)`: the pre-tokens of a `normalizers.Normalized`, each keeping its
+  alignments, so offsets map back through the normalizer to the original text (this is how the
+  pipeline chains). `first_part` is false for the text after a special token, whose alignments
+  count from the end of that token (only Metaspace's "first" scheme reads it);
+- `words(text)` and `count_line_words(text)`: only the pre-tokens' text, on the fast path used to
+  count words for training.
+
+What it does not do: split text itself (the components in this package do).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence as SequenceOf
+
+from explorer.pipeline.components import Component, component_from_hf_json
+from explorer.pipeline.normalizers import Normalized
+
+# A pre-token (a piece of the text, not yet a token) and its (start, end) character offsets.
+PreToken = tuple[str, tuple[int, int]]
+
+
+class PreTokenizer(Component):
+    """One pipeline stage. Subclasses implement `split`, `words` and `to_hf_json` (or `hf_type`
+    and `hf_fields`)."""
+
+    stage = "pre_tokenizer"
+
+    def pre_tokenize(self, text: str) -> list[PreToken]:
+        pieces = self.split(Normalized.unchanged(text))
+        return [(piece.text, piece.original_span(0, len(piece.text))) for piece in pieces]
+
+    def split(self, normalized: Normalized, first_part: bool = True) -> list[Normalized]:
+        raise NotImplementedError
+
+    def words(self, text: str) -> list[str]:
+        return [piece.text for piece in self.split(Normalized.unchanged(text))]
+
+    def count_line_words(self, text: str) -> Counter[str]:
+        """Pre-tokens of every line of `text` (each line a separate sequence) with their counts,
+        in order of first appearance. Subclasses whose pre-tokens never span a line break do it
+        in one pass over the whole text."""
+        counts: Counter[str] = Counter()
+        for line in text.split("\n"):
+            counts.update(self.words(line))
+        return counts
+
+
+class Sequence(PreTokenizer):
+    """Each pre-tokenizer splits every piece of the previous one."""
+
+    hf_type = "Sequence"
+
+    def __init__(self, pre_tokenizers: SequenceOf[PreTokenizer]) -> None:
+        self.pre_tokenizers = tuple(pre_tokenizers)
+
+    def split(self, normalized: Normalized, first_part: bool = True) -> list[Normalized]:
+        pieces = [normalized] if normalized.text else []
+        for pre_tokenizer in self.pre_tokenizers:
+            pieces = [smaller for piece in pieces for smaller in pre_tokenizer.split(piece, first_part)]
+        return pieces
+
+    def to_hf_json(self) -> dict:
+        return {"type": "Sequence", "pretokenizers": [step.to_hf_json() for step in self.pre_tokenizers]}
+
+    @classmethod
+    def from_hf_json(cls, config: dict) -> Sequence:
+        return cls([pre_tokenizer_from_hf_json(item) for item in config["pretokenizers"]])
+
+
+def pre_tokenizer_from_hf_json(config: dict) -> PreTokenizer:
+    """The component for a tokenizer.json `pre_tokenizer` entry (not null: no pre-tokenizer is
+    the caller's case)."""
+    if config is None:
+        raise ValueError(f"{PreTokenizer.stage} must be an object")
+    return component_from_hf_json(PreTokenizer.stage, config)

@@ -1,0 +1,179 @@
+"""Corpus text -> trained Trace -> Tokenizer: the whole pipeline in two calls.
+
+`train_corpus(text, run)` counts words (the RunConfig's normalizers + pre-tokenizer, see
+explorer/training/word_counts.py), gives the byte-level library run its 256-symbol initial alphabet (as GPT-2 and the
+library's ByteLevelBPETokenizer do), trains, and leaves the RunConfig in the trace (`trace.config`)
+so that `tokenizer_from_trace` can rebuild the matching Tokenizer (normalizer, pre-tokenizer,
+model, decoder, post-processor) for encoding and export.
+
+Unigram (a RunConfig whose trainer is a `UnigramConfig`): `train_corpus` returns a UnigramTrace,
+and `tokenizer_from_trace` rebuilds a Unigram tokenizer from it (Metaspace pre-tokenizer and
+decoder when the run used "metaspace", the pre-tokenizer XLNet and the course use).
+`trace_from_json` reads either kind of trace back (by its "format").
+
+What it does not do: enforce size limits or time budgets (the callers pass `should_stop` and
+`max_steps`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from explorer.pipeline.assemble import build_tokenizer, cls_sep_template
+from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
+from explorer.pipeline.decoders import ByteLevelDecoder, MetaspaceDecoder
+from explorer.pipeline.json_numbers import library_float
+from explorer.pipeline.models import UnigramModel
+from explorer.pipeline.normalizers import build_normalizer
+from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
+from explorer.pipeline.tokenizer import Tokenizer
+from explorer.run_config import RunConfig
+from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
+from explorer.training.bpe import train
+from explorer.training.bpe.merge_history import Trace
+from explorer.training.unigram import train_unigram
+from explorer.training.unigram.round_history import UNIGRAM_TRACE_FORMAT, UnigramTrace
+from explorer.training.word_counts import count_text, count_words
+
+
+def effective_config(run: RunConfig) -> RunConfig:
+    """The library flavor with byte-level starts from all 256 byte symbols."""
+    trainer = run.trainer
+    if (
+        run.is_byte_level
+        and not run.is_unigram
+        and trainer.flavor == "library"
+        and not trainer.initial_alphabet
+    ):
+        return replace(run, trainer=replace(trainer, initial_alphabet=tuple(BYTE_LEVEL_ALPHABET)))
+    return run
+
+
+def train_corpus(
+    text: str,
+    run: RunConfig,
+    progress=None,
+    should_stop=None,
+    max_steps: int | None = None,
+) -> Trace | UnigramTrace:
+    """Count the words of `text` through the run's normalizers and pre-tokenizer, train, and
+    return the trace, which carries the run's config (the trainer's as it ran)."""
+    word_counts = count_words(text, run.normalizers, run.pre_tokenizer)
+    run = effective_config(run)
+    if run.is_unigram:
+        if max_steps is not None:
+            raise ValueError("a step limit counts merges; a Unigram run has rounds, limit it by time instead")
+        trace = train_unigram(word_counts, run.trainer, progress=progress, should_stop=should_stop)
+    else:
+        trace = train(
+            word_counts, run.trainer, progress=progress, should_stop=should_stop, max_steps=max_steps
+        )
+        trace.corpus = count_text(text)
+    trace.config = run
+    return trace
+
+
+def unigram_piece_frequencies(trace: UnigramTrace) -> list[int]:
+    """How often each piece of the final vocabulary (by id) occurs when every distinct corpus word
+    is segmented by the final model, times the word's count: the Vocabulary page's frequency,
+    what "frequency" means for a BPE run too (occurrences once every merge is applied). The app's
+    worker records them in the trace (`final_frequencies`), so the page does not segment the
+    corpus; the command line does not need them."""
+    model = unigram_tokenizer(trace).model
+    frequencies = [0] * len(trace.final_pieces)
+    for word, count in zip(trace.words, trace.counts):
+        for token in model.tokenize(word):
+            frequencies[token.id] += count
+    return frequencies
+
+
+def trace_from_json(text: str) -> Trace | UnigramTrace:
+    """A trace's JSON read back: a UnigramTrace when its "format" says so, else a Trace."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"trace: not valid JSON ({error})") from None
+    if isinstance(data, dict) and data.get("format") == UNIGRAM_TRACE_FORMAT:
+        return UnigramTrace.from_dict(data)
+    return Trace.from_dict(data)
+
+
+def tokenizer_from_trace(trace: Trace | UnigramTrace, k: int | None = None) -> Tokenizer:
+    """The trained tokenizer, or the one the first k merges make (vocabulary as it was then).
+    For a UnigramTrace, k is a round (see `unigram_tokenizer`)."""
+    if isinstance(trace, UnigramTrace):
+        return unigram_tokenizer(trace, k)
+    config = trace.config
+    return build_tokenizer(
+        config.algorithm,
+        trace.vocab if k is None else trace.vocab[: trace.vocab_sizes[k]],
+        trace.model_merges(k),
+        list(config.normalizers),
+        config.pre_tokenizer,
+        list(config.special_tokens),
+        continuing_subword_prefix=trace.prefix or None,
+        end_of_word_suffix=trace.suffix or None,
+    )
+
+
+def encode_pieces(tokenizer: Tokenizer, text: str) -> list[Piece]:
+    """Encode `text` for display and measurement: no post-processor ([CLS]/[SEP] left out),
+    offsets that count every character (`Tokenizer.encode_exactly`), each piece's kind (an
+    unknown token spelled as the unk token's name), and a `DROPPED` piece for every character the
+    model drops, in text order."""
+    encoding, dropped = tokenizer.encode_exactly(text)
+    byte_level = isinstance(tokenizer.decoder, ByteLevelDecoder)
+    unknown_name = tokenizer.model.unk_token
+    unknown = tokenizer.token_to_id(unknown_name) if unknown_name else None
+    pieces = []
+    for token_id, token, (start, end), special in zip(
+        encoding.ids, encoding.tokens, encoding.offsets, encoding.special_tokens_mask
+    ):
+        if special:
+            pieces.append(Piece(token_id, token, start, end, token.encode("utf-8"), SPECIAL))
+        elif token_id == unknown:
+            # Shown by its name ("[UNK]", "<unk>"), never as the text it stands for, which is how
+            # a Unigram model (ours and the library's) spells its unknown tokens.
+            name = unknown_name
+            pieces.append(Piece(token_id, name, start, end, name.encode("utf-8", "surrogatepass"), UNKNOWN))
+        else:
+            pieces.append(Piece(token_id, token, start, end, symbols_to_bytes(token) if byte_level else None))
+    if dropped:
+        pieces += [
+            Piece(-1, text[start:end], start, end, text[start:end].encode("utf-8", "surrogatepass"), DROPPED)
+            for start, end in dropped
+        ]
+        pieces.sort(key=lambda piece: piece.start)
+    return pieces
+
+
+# ---------------------------------------------------------------- Unigram
+
+
+def unigram_tokenizer(trace: UnigramTrace, r: int | None = None) -> Tokenizer:
+    """The tokenizer a Unigram run gives: its final vocabulary (special tokens and the unk token
+    first), or the pieces after round r (for showing the history: intermediate models keep the
+    trainer's own unknown piece and cannot be exported)."""
+    config = trace.config
+    if r is None or r == len(trace.rounds):
+        # Scores as the library reads them back from our tokenizer.json (one ulp off for a few
+        # doubles it cannot read exactly), so that both encode alike.
+        pieces = [(piece, library_float(score)) for piece, score in trace.final_pieces]
+        model = UnigramModel(pieces, trace.unk_id)
+    else:
+        model = trace.model_at(r)
+    normalizer_names = list(config.normalizers)
+    pre_tokenizer_name = config.pre_tokenizer
+    # As after the library's training: its special tokens become added tokens; an unk token the
+    # trainer put first without being one of them stays a plain piece.
+    special_tokens = trace.special_tokens
+    tokenizer = Tokenizer(
+        normalizer=build_normalizer(normalizer_names) if normalizer_names else None,
+        pre_tokenizer=build_pre_tokenizer(pre_tokenizer_name) if pre_tokenizer_name else None,
+        model=model,
+        special_tokens=special_tokens,
+        decoder=MetaspaceDecoder() if pre_tokenizer_name == "metaspace" else None,
+    )
+    tokenizer.post_processor = cls_sep_template(tokenizer.special_token_ids)
+    return tokenizer

@@ -1,0 +1,278 @@
+"""The recorded history of one training run, and the questions the app asks of it.
+
+A Trace holds the corpus as distinct words with counts (in order of first appearance), the vocabulary
+in id order, and per merge step: the merged pair and new id, its count (and likelihood score for the
+course's WordPiece), the top competing candidates at that step, how many distinct words and corpus
+occurrences it rewrote. For every character boundary inside every word it also keeps the step that
+removed it (`boundary_steps`), so the segmentation of any word after any step k is a filter, not a
+replay: a boundary is still there after k merges iff its step is >= k.
+
+JSON schema (`to_json` / `from_json`), all lists indexed by step unless said otherwise:
+    {"format": "tokenizer-explorer-trace", "version": 3,
+     "config": {...},                                   # RunConfig.to_dict()
+     "words": [str], "counts": [int],                  # per distinct word
+     "vocab": [str], "initial_vocab_size": int,         # vocab in id order; ids below it are initial
+     "merges": [[left_id, right_id, new_id]], "merge_counts": [int],
+     "merge_scores": [float|null], "words_changed": [int], "occurrences": [int],
+     "candidates": {"ends": i32, "left": i32, "right": i32, "count": i64, "score": f64|null,
+                    "left_count": i64, "right_count": i64},   # the last two: likelihood runs only
+     "stop_reason": str, "seconds": float,
+     "boundary_steps": i32,
+     "corpus": {"lines": int, "characters": int, "utf8_bytes": int, "words": int} | null}
+i32 / i64 / f64 are strings: base64 of a little-endian array of int32 / int64 / float64 (compact,
+exact, and fast for 100,000s of values; explorer.training.packing writes and reads them).
+`candidates` (explorer.training.bpe.candidates) holds, for every step, the chosen pair and then the best
+other pairs (the library can choose a pair below the best, see trainers/queues.py), as flat
+columns: step k's are rows ends[k-1] (0 for k = 0) to ends[k]; `score` is null when the run scores
+pairs by count; `left_count` / `right_count` are count(a) and count(b) of each candidate (a, b),
+the denominators of its likelihood score. `boundary_steps` holds, for each word in order, one
+value per boundary (len(word) - 1 of them): the step that removed it, 2147483647 = never.
+`corpus` counts the raw corpus the way the Compare page counts a text
+(explorer.training.word_counts.count_text),
+so figures read from the trace and figures measured by encoding agree on what a character and a
+word are. Versions 1 (candidates as nested lists) and 2 (no symbol counts, no corpus counts) are read too.
+
+What it does not do: train (explorer/training/bpe/) or encode new text (explorer/pipeline/models/).
+"""
+
+from __future__ import annotations
+
+import json
+from array import array
+from bisect import bisect_right
+from dataclasses import dataclass
+from functools import cached_property
+from itertools import accumulate
+
+from explorer.run_config import RunConfig
+from explorer.training.bpe.candidates import Candidates
+from explorer.training.packing import pack_rows, unpack_rows
+
+NEVER = 2**31 - 1
+TRACE_FORMAT = "tokenizer-explorer-trace"
+
+
+def _unpack_steps(packed: str, words: list[str]) -> list[array]:
+    lengths = (max(len(word) - 1, 0) for word in words)
+    return unpack_rows(packed, "i32", lengths, "trace: boundary_steps does not match the words")
+
+
+@dataclass
+class Trace:
+    config: RunConfig
+    words: list[str]
+    counts: list[int]
+    vocab: list[str]
+    initial_vocab_size: int
+    merges: list[tuple[int, int, int]]
+    merge_counts: list[int]
+    merge_scores: list[float | None]
+    words_changed: list[int]
+    occurrences: list[int]
+    candidates: Candidates
+    stop_reason: str
+    boundary_steps: list[array]
+    seconds: float = 0.0
+    # The raw corpus counted as the Compare page counts a text (explorer.training.word_counts.count_text):
+    # {"lines", "characters", "utf8_bytes", "words"}; None in traces written before version 3.
+    corpus: dict | None = None
+
+    # --- basic views -------------------------------------------------------------------------
+    @property
+    def steps(self) -> int:
+        return len(self.merges)
+
+    @property
+    def prefix(self) -> str:
+        return self.config.prefix
+
+    @property
+    def suffix(self) -> str:
+        return self.config.suffix
+
+    @property
+    def special_tokens(self) -> list[str]:
+        return list(self.config.special_tokens)
+
+    def merge_strings(self) -> list[tuple[str, str]]:
+        """Merges as (left, right) token strings, in rank order (what merges.txt holds)."""
+        vocab = self.vocab
+        return [(vocab[left], vocab[right]) for left, right, _ in self.merges]
+
+    def model_merges(self, k: int | None = None) -> list[tuple[str, str]]:
+        """The merges a model keeps after the first k merges (all when k is None): each pair once.
+
+        A pair can be merged twice (the library keeps a stale queue entry whose count still
+        matches; the course can re-form a pair). The library's trainer collects merges into a
+        map keyed by pair, so the last rank wins; the course's `merges` dict keeps a key at its
+        first position.
+        """
+        position: dict[tuple[int, int], int] = {}
+        keep_first = self.config.flavor == "course"
+        for rank, (left, right, _) in enumerate(self.merges[:k]):
+            if not (keep_first and (left, right) in position):
+                position[(left, right)] = rank
+        ordered = sorted(position.items(), key=lambda item: item[1])
+        return [(self.vocab[left], self.vocab[right]) for (left, right), _ in ordered]
+
+    def token_ids(self) -> dict[str, int]:
+        return {token: index for index, token in enumerate(self.vocab)}
+
+    # --- segmentation after k merges ---------------------------------------------------------
+    def segment(self, word_index: int, k: int | None = None) -> list[str]:
+        """The tokens of one corpus word after the first k merges (all merges when k is None)."""
+        if k is None:
+            k = self.steps
+        word = self.words[word_index]
+        steps = self.boundary_steps[word_index]
+        cuts = [0]
+        cuts.extend(position + 1 for position, step in enumerate(steps) if step >= k)
+        cuts.append(len(word))
+        return self._decorate_pieces(word, cuts)
+
+    def _decorate_pieces(self, word: str, cuts: list[int]) -> list[str]:
+        prefix, suffix, end = self.prefix, self.suffix, len(word)
+        pieces = []
+        for start, stop in zip(cuts, cuts[1:]):
+            piece = word[start:stop]
+            if start and prefix:
+                piece = prefix + piece
+            if stop == end and suffix:
+                piece += suffix
+            pieces.append(piece)
+        return pieces
+
+    @cached_property
+    def _segmentation_versions(self) -> list[tuple[list[int], list[tuple[str, ...]]]]:
+        """Per word: the steps after which its segmentation changes, and each segmentation.
+
+        Version i holds for k in [thresholds[i], thresholds[i + 1]). Built once per trace (a few
+        hundred ms for a book-size corpus); then any k costs one bisect per word.
+        """
+        versions = []
+        for index, steps in enumerate(self.boundary_steps):
+            changes = sorted({step for step in steps if step != NEVER})
+            thresholds = [0] + [step + 1 for step in changes]
+            versions.append((thresholds, [tuple(self.segment(index, k)) for k in thresholds]))
+        return versions
+
+    def segmentations_at(self, k: int, word_indices=None) -> list[tuple[str, ...]]:
+        """Tokens of every word (or of `word_indices`) after the first k merges."""
+        versions = self._segmentation_versions
+        indices = range(len(self.words)) if word_indices is None else word_indices
+        result = []
+        for index in indices:
+            thresholds, segmentations = versions[index]
+            result.append(segmentations[bisect_right(thresholds, k) - 1])
+        return result
+
+    def merge_positions(self, word_index: int, k: int) -> list[int]:
+        """Character offsets in the word where merge step k-1 (the k-th merge) joined two pieces."""
+        if k <= 0:
+            return []
+        return [
+            position + 1 for position, step in enumerate(self.boundary_steps[word_index]) if step == k - 1
+        ]
+
+    def words_by_frequency(self) -> list[int]:
+        """Word indices, most frequent first (ties in order of first appearance)."""
+        return sorted(range(len(self.words)), key=lambda index: -self.counts[index])
+
+    # --- whole-run curves --------------------------------------------------------------------
+    @cached_property
+    def corpus_tokens(self) -> list[int]:
+        """Corpus token count after k merges, for k = 0..steps (the compression curve)."""
+        initial = sum(count * len(word) for word, count in zip(self.words, self.counts))
+        return list(accumulate(self.occurrences, lambda total, merged: total - merged, initial=initial))
+
+    @cached_property
+    def vocab_sizes(self) -> list[int]:
+        """Vocabulary size after k merges, for k = 0..steps (a merge may reuse an existing token)."""
+        sizes = [self.initial_vocab_size]
+        seen_max = self.initial_vocab_size - 1
+        for _, _, new_id in self.merges:
+            seen_max = max(seen_max, new_id)
+            sizes.append(seen_max + 1)
+        return sizes
+
+    @property
+    def corpus_characters(self) -> int:
+        return sum(count * len(word) for word, count in zip(self.words, self.counts))
+
+    # --- tokens ------------------------------------------------------------------------------
+    @cached_property
+    def merge_rank_of(self) -> dict[int, int]:
+        """Token id -> the first merge step that produced it."""
+        ranks: dict[int, int] = {}
+        for rank, (_, _, new_id) in enumerate(self.merges):
+            ranks.setdefault(new_id, rank)
+        return ranks
+
+    def merge_tree(self, token_id: int) -> dict:
+        """How a token was built: {"token", "id", "rank", "children": [left tree, right tree]}."""
+        rank = self.merge_rank_of.get(token_id)
+        node = {"token": self.vocab[token_id], "id": token_id, "rank": rank, "children": []}
+        if rank is not None:
+            left, right, _ = self.merges[rank]
+            node["children"] = [self.merge_tree(left), self.merge_tree(right)]
+        return node
+
+    @cached_property
+    def final_token_frequencies(self) -> dict[str, int]:
+        """How often each token occurs in the corpus once every merge is applied."""
+        frequencies: dict[str, int] = {}
+        for index, count in enumerate(self.counts):
+            for piece in self.segment(index):
+                frequencies[piece] = frequencies.get(piece, 0) + count
+        return frequencies
+
+    # --- serialization -----------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "format": TRACE_FORMAT,
+            "version": 3,
+            "config": self.config.to_dict(),
+            "words": self.words,
+            "counts": self.counts,
+            "vocab": self.vocab,
+            "initial_vocab_size": self.initial_vocab_size,
+            "merges": self.merges,  # tuples serialize as JSON arrays
+            "merge_counts": self.merge_counts,
+            "merge_scores": self.merge_scores,
+            "words_changed": self.words_changed,
+            "occurrences": self.occurrences,
+            "candidates": self.candidates.to_dict(),
+            "stop_reason": self.stop_reason,
+            "seconds": self.seconds,
+            "boundary_steps": pack_rows(self.boundary_steps, "i32"),
+            "corpus": self.corpus,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Trace:
+        if data.get("format") != TRACE_FORMAT:
+            raise ValueError("not a Tokenizer Explorer trace (missing 'format': 'tokenizer-explorer-trace')")
+        return cls(
+            config=RunConfig.from_dict(data["config"]),
+            words=data["words"],
+            counts=data["counts"],
+            vocab=data["vocab"],
+            initial_vocab_size=data["initial_vocab_size"],
+            merges=[tuple(m) for m in data["merges"]],
+            merge_counts=data["merge_counts"],
+            merge_scores=data["merge_scores"],
+            words_changed=data["words_changed"],
+            occurrences=data["occurrences"],
+            candidates=Candidates.from_dict(data["candidates"]),
+            stop_reason=data["stop_reason"],
+            boundary_steps=_unpack_steps(data["boundary_steps"], data["words"]),
+            seconds=data.get("seconds", 0.0),
+            corpus=data.get("corpus"),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Trace:
+        return cls.from_dict(json.loads(text))

@@ -1,0 +1,305 @@
+"""Which pair to merge next: the two selection rules, each a lazy priority queue over the engine.
+
+- `LibraryQueue` replays the `tokenizers` library's BpeTrainer queue exactly: a max-heap of
+  (count, smallest (id_left, id_right) first) entries, each carrying the set of words it will
+  rewrite; only its top is ever looked at: a top entry whose count is stale is corrected and
+  pushed back. Entries are only pushed for pairs that gained occurrences in the last merge, with
+  the words where they did; this is the library's behaviour, quirks included (an entry only
+  rewrites the words it carries, and which of two entries of a pair comes first depends on when
+  each was corrected, so nothing but the top may be touched).
+- `CourseQueue` reproduces the Hugging Face course loop (recount everything, take the first best
+  pair in dict order) without recounting: the score is the pair frequency (BPE) or the likelihood
+  count(ab) / (count(a) * count(b)) computed with the same float expression as the course
+  (WordPiece, `LikelihoodQueue`); ties go to the pair whose first occurrence comes first when
+  scanning words in order of first appearance, left to right, which is the course's dict
+  insertion order.
+
+Both report the top competing candidates at each step for the trace, from a `Ranking`.
+What this module does not do: rewrite words (engine.py) or assign ids (trainers/__init__.py).
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import insort
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import count as counter
+
+from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
+
+
+@dataclass(frozen=True)
+class Pick:
+    """The pair chosen at one step, with the runners-up seen while choosing it."""
+
+    key: int
+    count: int
+    score: float | None
+    words: object  # the words to rewrite (a set of word indices)
+    # The competing pairs as columns: keys, counts, scores (None when pairs are ranked by count):
+    # the chosen pair first, then the best others.
+    candidate_keys: list[int]
+    candidate_counts: list[int]
+    candidate_scores: list[float] | None
+    # For likelihood scores: the frequencies of each candidate's two symbols, count(a) and
+    # count(b), the denominators of count(ab) / (count(a) * count(b)), in the same order.
+    candidate_symbol_counts: list[tuple[int, int]] | None = None
+
+
+class Ranking:
+    """Pairs by score, best first (ties: smallest key): a lazy max-heap of (-score, key) entries,
+    with the best few held out of it, sorted, from one call to the next.
+
+    Invariant, kept by the owner: every live pair has an entry at its current score or a stale
+    higher one, so whenever a pair's score rises it is `push`ed. A stale entry is corrected when
+    it surfaces; a held entry whose score fell goes back corrected, one whose score rose is
+    dropped (its newer entry is in the heap), a dead pair's entry is dropped.
+    """
+
+    def __init__(self, entries: list[tuple[float, int]], score: Callable[[int], float | int | None]):
+        self.heap = entries
+        heapq.heapify(self.heap)
+        self.held: list[tuple[float, int]] = []
+        self.score = score  # the pair's current score, None for a dead pair
+
+    def push(self, score: float | int, key: int) -> None:
+        heapq.heappush(self.heap, (-score, key))
+
+    def best(self, limit: int, whole_tie_group: bool = False) -> list[tuple[float, int]]:
+        """The `limit` best pairs as (-score, key), best first, one entry per pair (and with
+        `whole_tie_group`, every pair tied at the best score, however many)."""
+        heap, score = self.heap, self.score
+        heappop, heappush = heapq.heappop, heapq.heappush
+        held = []
+        for entry in self.held:
+            current = score(entry[1])
+            if current == -entry[0]:
+                held.append(entry)
+            elif current is not None and current < -entry[0]:
+                heappush(heap, (-current, entry[1]))
+        held_pairs = {entry[1] for entry in held}
+        while heap:
+            top = heap[0]
+            if len(held) >= limit and top > held[limit - 1] and (not whole_tie_group or top[0] > held[0][0]):
+                break
+            heappop(heap)
+            key = top[1]
+            if key in held_pairs:
+                continue  # the same entry again
+            current = score(key)
+            if current is None:
+                continue
+            if current != -top[0]:
+                if current < -top[0]:  # a risen score already has its newer entry
+                    heappush(heap, (-current, key))
+                continue
+            insort(held, top)
+            held_pairs.add(key)
+        keep = limit
+        if whole_tie_group and held:
+            while keep < len(held) and held[keep][0] == held[0][0]:
+                keep += 1
+        for entry in held[keep:]:
+            heappush(heap, entry)
+        del held[keep:]
+        self.held = held
+        return held
+
+
+class LibraryQueue:
+    """The library's BinaryHeap<Merge>, replayed with heapq (counts negated for a max-heap)."""
+
+    def __init__(self, engine: MergeEngine, candidates: int):
+        self.engine = engine
+        self.limit = max(1, candidates)
+        self._sequence = counter()
+        pair_counts = engine.pair_counts
+        self.heap = [
+            (-pair_counts[key], key, next(self._sequence), words)
+            for key, words in engine.initial_pair_words.items()
+            if pair_counts[key] > 0
+        ]
+        heapq.heapify(self.heap)
+        # The runners-up for the trace come from a ranking of their own, never from the heap:
+        # the pairs the library could still pick, i.e. with an entry in its heap (a merged pair
+        # keeps its count in the library's pair_counts, but not its entry).
+        self.entries = entries = dict.fromkeys(
+            (entry[1] for entry in self.heap), 1
+        )  # pair -> entries in the heap
+
+        def pickable_count(key: int) -> int | None:
+            count = pair_counts[key]
+            return count if count > 0 and entries.get(key) else None
+
+        self.ranking = Ranking([(entry[0], entry[1]) for entry in self.heap], pickable_count)
+
+    def pick(self) -> Pick | None:
+        heap = self.heap
+        pair_counts = self.engine.pair_counts
+        heappop, heappush = heapq.heappop, heapq.heappush
+        # The library's loop: pop the top; an entry whose count is stale is corrected and pushed
+        # back. (The library pushes zero counts back too; such an entry can only stop training
+        # once nothing positive is left, which an empty queue reports.)
+        entries = self.entries
+        while heap:
+            entry = heappop(heap)
+            current = pair_counts[entry[1]]
+            if -entry[0] == current:
+                break
+            if current > 0:
+                heappush(heap, (-current, entry[1], entry[2], entry[3]))
+            else:
+                entries[entry[1]] -= 1
+        else:
+            return None
+        winner = entry[1]
+        entries[winner] -= 1
+        # The pick first (usually the pair with the highest count; not always when a merge made an
+        # existing token again and the library kept a stale count), then the best others.
+        others = [key for _, key in self.ranking.best(self.limit) if key != winner][: self.limit - 1]
+        return Pick(
+            winner,
+            current,
+            None,
+            entry[3],
+            [winner, *others],
+            [current, *map(pair_counts.__getitem__, others)],
+            None,
+        )
+
+    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
+        pair_counts = self.engine.pair_counts
+        heap = self.heap
+        sequence = self._sequence
+        for pair, words in new_pairs.items():
+            current = pair_counts[pair]
+            if current > 0:
+                heapq.heappush(heap, (-current, pair, next(sequence), words))
+                self.entries[pair] = self.entries.get(pair, 0) + 1
+                self.ranking.push(current, pair)
+
+
+class CourseQueue:
+    """Max score first; exact ties broken by first occurrence in corpus scan order.
+
+    Scored by pair frequency (the course's BPE). The ranking's invariant: `after_merge` pushes
+    every pair whose score rose.
+    """
+
+    likelihood = False
+
+    def __init__(self, engine: MergeEngine, candidates: int):
+        self.engine = engine
+        self.limit = max(1, candidates)
+        score = self.scorer()
+        entries = []
+        for key in engine.pair_counts:
+            value = score(key)
+            if value is not None:
+                entries.append((-value, key))
+        self.ranking = Ranking(entries, score)
+
+    def scorer(self) -> Callable[[int], float | int | None]:
+        """The course's score for a pair, or None when the pair no longer occurs."""
+        pair_counts = self.engine.pair_counts
+
+        def score(key: int) -> int | None:
+            count = pair_counts.get(key, 0)
+            return count if count > 0 else None
+
+        return score
+
+    def pick(self) -> Pick | None:
+        held = self.ranking.best(self.limit, whole_tie_group=True)
+        if not held:
+            return None
+        best = -held[0][0]
+        tied = [key for negated, key in held if -negated == best]
+        winner = tied[0] if len(tied) == 1 else min(tied, key=self.engine.first_occurrence)
+        ranked = [(best, winner)] + [(-negated, key) for negated, key in held if key != winner][
+            : self.limit - 1
+        ]
+        pair_counts = self.engine.pair_counts
+        keys = [key for _, key in ranked]
+        symbol_counts = None
+        if self.likelihood:
+            freqs = self.engine.symbol_freqs
+            symbol_counts = [(freqs[key >> PAIR_SHIFT], freqs[key & PAIR_MASK]) for key in keys]
+        return Pick(
+            winner,
+            pair_counts[winner],
+            best if self.likelihood else None,
+            self.engine.pair_words[winner],
+            keys,
+            [pair_counts[key] for key in keys],
+            [score for score, _ in ranked] if self.likelihood else None,
+            symbol_counts,
+        )
+
+    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
+        pair_counts = self.engine.pair_counts
+        self._forget(key)
+        heap = self.ranking.heap
+        for pair in new_pairs:
+            count = pair_counts[pair]
+            if count > 0:
+                heapq.heappush(heap, (-count, pair))
+
+    def _forget(self, key: int) -> None:
+        # The course recounts after merging: a merged pair has no occurrence left, whatever the
+        # overlap-counting deltas say (in `aaa`, (a, a) counted 2 but only 1 was merged).
+        self.engine.pair_counts[key] = 0
+        self.engine.pair_words.pop(key, None)
+
+
+class LikelihoodQueue(CourseQueue):
+    """The course's WordPiece: score = count(ab) / (count(a) * count(b)), best first.
+
+    A merge lowers the frequencies of its two symbols, which raises the score of every pair
+    holding them: each of those pairs gets an entry at its new score (the ranking's invariant).
+    Pairs whose score falls keep their stale higher entry until it surfaces.
+    """
+
+    likelihood = True
+
+    def scorer(self) -> Callable[[int], float | None]:
+        pair_counts, freqs = self.engine.pair_counts, self.engine.symbol_freqs
+
+        def score(key: int) -> float | None:
+            count = pair_counts.get(key, 0)
+            if count <= 0:
+                return None
+            # Same expression as the course's compute_pair_scores: freq / (freq_a * freq_b).
+            return count / (freqs[key >> PAIR_SHIFT] * freqs[key & PAIR_MASK])
+
+        return score
+
+    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
+        engine = self.engine
+        pair_counts, freqs, by_symbol = engine.pair_counts, engine.symbol_freqs, engine.pairs_by_symbol
+        self._forget(key)
+        to_push = set(new_pairs)
+        for symbol in (key >> PAIR_SHIFT, key & PAIR_MASK):
+            if not freqs.get(symbol):
+                # Gone from the corpus: every pair holding it is dead.
+                by_symbol.pop(symbol, None)
+                continue
+            holders = by_symbol.get(symbol)
+            if holders:
+                to_push |= holders
+        heap = self.ranking.heap
+        heappush = heapq.heappush
+        shift, mask = PAIR_SHIFT, PAIR_MASK
+        dead = []
+        # This loop is the likelihood's hot path (about 80 pairs per merge on a book): inlined.
+        # (-count / product is exactly -(count / product): IEEE division is sign-symmetric.)
+        for pair in to_push:
+            count = pair_counts.get(pair, 0)
+            if count > 0:
+                heappush(heap, (-count / (freqs[pair >> shift] * freqs[pair & mask]), pair))
+            else:
+                dead.append(pair)
+        for pair in dead:
+            by_symbol.get(pair >> PAIR_SHIFT, set()).discard(pair)
+            by_symbol.get(pair & PAIR_MASK, set()).discard(pair)

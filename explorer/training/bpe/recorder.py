@@ -1,0 +1,102 @@
+"""The trace's per-merge columns, owned by one recorder: `record` appends one merge, `trace` builds
+the Trace at the end.
+
+A merge step contributes one row to each per-step list (the merged pair and new id, its count and
+score, how many distinct words and corpus occurrences it rewrote) and a few rows to the candidate
+columns (the chosen pair, then the best others). Keeping them here, in one place, is what lets the
+merge loop in `trainers/__init__.py` stay a loop about merging.
+
+What it does not do: choose pairs (queues.py), merge (engine.py), or read a Trace
+(explorer.training.bpe.merge_history).
+"""
+
+from __future__ import annotations
+
+from array import array
+
+from explorer.run_config import RunConfig, TrainerConfig
+from explorer.training.bpe.candidates import Candidates
+from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT
+from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.queues import Pick
+
+
+class MergeRecorder:
+    """Columns filled one merge at a time. `scored`: the run ranks pairs by likelihood score, so the
+    candidates keep their scores and the counts of their two symbols."""
+
+    def __init__(self, scored: bool):
+        self.scored = scored
+        self.merges: list[tuple[int, int, int]] = []
+        self.merge_counts: list[int] = []
+        self.merge_scores: list[float | None] = []
+        self.words_changed: list[int] = []
+        self.occurrences: list[int] = []
+        # Flat candidate columns (see explorer.training.bpe.merge_history.Candidates): arrays, not
+        # tuples, because ten
+        # candidates for each of 50,000 steps would be half a million objects.
+        self.candidate_ends, self.candidate_lefts, self.candidate_rights = array("i"), array("i"), array("i")
+        self.candidate_counts, self.candidate_scores = array("q"), array("d")
+        self.candidate_left_counts, self.candidate_right_counts = array("q"), array("q")
+
+    @property
+    def steps(self) -> int:
+        return len(self.merges)
+
+    def record(self, pick: Pick, new_id: int, words_changed: int, occurrences: int) -> None:
+        """One merge: `pick` (the pair and its competitors) made token `new_id`."""
+        self.merges.append((pick.key >> PAIR_SHIFT, pick.key & PAIR_MASK, new_id))
+        self.merge_counts.append(pick.count)
+        self.merge_scores.append(pick.score)
+        self.words_changed.append(words_changed)
+        self.occurrences.append(occurrences)
+        keys = pick.candidate_keys
+        self.candidate_lefts.extend([key >> PAIR_SHIFT for key in keys])
+        self.candidate_rights.extend([key & PAIR_MASK for key in keys])
+        self.candidate_counts.extend(pick.candidate_counts)
+        if pick.candidate_scores is not None:
+            self.candidate_scores.extend(pick.candidate_scores)
+            for left_count, right_count in pick.candidate_symbol_counts:
+                self.candidate_left_counts.append(left_count)
+                self.candidate_right_counts.append(right_count)
+        self.candidate_ends.append(len(self.candidate_lefts))
+
+    def candidates(self) -> Candidates:
+        scored = self.scored
+        return Candidates(
+            self.candidate_ends,
+            self.candidate_lefts,
+            self.candidate_rights,
+            self.candidate_counts,
+            self.candidate_scores if scored else None,
+            (self.candidate_left_counts, self.candidate_right_counts) if scored else None,
+        )
+
+    def trace(
+        self,
+        config: TrainerConfig,
+        words: list[str],
+        counts: list[int],
+        vocab: list[str],
+        initial_vocab_size: int,
+        stop_reason: str,
+        boundary_steps: list[array],
+        seconds: float,
+    ) -> Trace:
+        """The finished run: the recorded columns plus what the trainer knows about the whole run."""
+        return Trace(
+            config=RunConfig(config, pre_tokenizer=None),
+            words=words,
+            counts=counts,
+            vocab=vocab,
+            initial_vocab_size=initial_vocab_size,
+            merges=self.merges,
+            merge_counts=self.merge_counts,
+            merge_scores=self.merge_scores,
+            words_changed=self.words_changed,
+            occurrences=self.occurrences,
+            candidates=self.candidates(),
+            stop_reason=stop_reason,
+            boundary_steps=boundary_steps,
+            seconds=seconds,
+        )

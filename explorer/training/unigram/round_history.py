@@ -1,0 +1,374 @@
+"""The recorded history of one Unigram training run, and the questions the pages ask of it.
+
+A Unigram run starts from many seed pieces and removes pieces round after round. The trace keeps
+the corpus (distinct words with counts, in order of first appearance), the seed pieces with their
+initial counts and scores, and per round: the vocabulary size before and after, the losses (the
+library's EM objective after each EM iteration; the course's model loss), every removed piece with
+why (its reason, its score, and its loss increase, loss or expected count), the threshold and the
+first piece kept (the one that ranked next: what the threshold was weighed against), and a
+snapshot of the surviving pieces with their scores. So the segmentation of any word after any
+round is one Viterbi search over a snapshot, not a replay.
+
+Rounds (r = 1..len(rounds)); "after round 0" means the seeds:
+- course: `kind` "prune": compute the loss increase of every piece longer than one character,
+  remove `percent_to_remove` of the pieces with the smallest, renormalize.
+- library: `kind` "prune": `n_sub_iterations` EM iterations (each may drop pieces whose expected
+  count is below 0.5, reason "em"), then pruning (reasons "unused": in no Viterbi segmentation,
+  "loss": the smallest losses); `kind` "em": the last EM iterations, once the size is reached;
+  `kind` "final": the final assembly (required characters first, trimmed to the vocabulary size,
+  reason "final"; special tokens and the unk token first). Sizes count pieces, not the library's
+  training-only "<UNK>" placeholder; the "final" round's size after is the whole final
+  vocabulary (special tokens and unk token included), its snapshot `final_pieces`.
+
+JSON (`to_json` / `from_json`):
+    {"format": "tokenizer-explorer-unigram-trace", "version": 1, "config": {...},
+     "words": [str], "counts": [int], "seeds": [str], "seed_counts": i64, "seed_scores": f64,
+     "rounds": [{"kind", "size_before", "size_after", "losses": [float], "em_sizes": [int],
+                 "threshold": float|null, "removed": {"piece": i32, "reason": i8, "score": f64,
+                 "value": f64}, "first_kept": [int, float]|null, "alive": i32, "scores": f64,
+                 "added": [str]}],
+     "final_pieces": [[str, float]], "unk_id": int|null, "stop_reason": str, "seconds": float,
+     "final_loss": float|null, "final_frequencies": i64|null}
+i32 / i64 / i8 / f64 are base64 strings of little-endian arrays (exact and compact; written by
+explorer.training.packing). `alive` and `scores` are the snapshot after the round: seed indices in
+model order and their scores (the "final" round's snapshot is `final_pieces`). NaN in a removed
+piece's `value` means "none".
+`first_kept` (seed index, value): the kept piece that ranked next after the last one removed for
+its loss (null when no piece was removed for its loss; absent in older traces).
+
+What it does not do: train (explorer/training/unigram/) or build tokenizers (explorer/train.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from explorer.pipeline.models import Lattice, UnigramModel
+from explorer.pipeline.models.unigram import COURSE_START_SCORE
+from explorer.run_config import RunConfig
+from explorer.training.packing import pack, unpack_numpy
+
+UNIGRAM_TRACE_FORMAT = "tokenizer-explorer-unigram-trace"
+REMOVAL_REASONS = ("em", "unused", "loss", "final")
+REASON_TEXT = {
+    "em": "expected count below 0.5 in an EM step",
+    "unused": "in no word's best segmentation",
+    "loss": "among the smallest losses",
+    "final": "beyond the vocabulary size at the final assembly",
+}
+TRAINING_UNK = "<UNK>"  # the library's placeholder piece 0 while training
+
+
+@dataclass(frozen=True)
+class Removal:
+    """One removed piece: why, its score (log-probability) then, and the number behind the
+    decision (course: loss increase; library: loss or expected count; None: nothing to show)."""
+
+    piece: str
+    reason: str
+    score: float
+    value: float | None
+
+
+@dataclass
+class UnigramRound:
+    kind: str
+    size_before: int
+    size_after: int
+    losses: list[float]
+    em_sizes: list[int]
+    threshold: float | None
+    removed_pieces: np.ndarray  # seed indices
+    removed_reasons: np.ndarray  # indices into REMOVAL_REASONS
+    removed_scores: np.ndarray
+    removed_values: np.ndarray
+    alive: np.ndarray  # seed indices in model order after the round
+    scores: np.ndarray  # their scores
+    added: list[str] = field(default_factory=list)  # final assembly: characters put back
+    first_kept: tuple[int, float] | None = None  # (seed index, value) of the best-ranked kept piece
+
+    def to_dict(self) -> dict:
+        return {
+            "kind": self.kind,
+            "size_before": self.size_before,
+            "size_after": self.size_after,
+            "losses": self.losses,
+            "em_sizes": self.em_sizes,
+            "threshold": self.threshold,
+            "removed": {
+                "piece": pack(self.removed_pieces, "i32"),
+                "reason": pack(self.removed_reasons, "i8"),
+                "score": pack(self.removed_scores, "f64"),
+                "value": pack(self.removed_values, "f64"),
+            },
+            "first_kept": None if self.first_kept is None else list(self.first_kept),
+            "alive": pack(self.alive, "i32"),
+            "scores": pack(self.scores, "f64"),
+            "added": self.added,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> UnigramRound:
+        removed = data["removed"]
+        return cls(
+            kind=data["kind"],
+            size_before=data["size_before"],
+            size_after=data["size_after"],
+            losses=list(data["losses"]),
+            em_sizes=list(data["em_sizes"]),
+            threshold=data["threshold"],
+            removed_pieces=unpack_numpy(removed["piece"], "i32"),
+            removed_reasons=unpack_numpy(removed["reason"], "i8"),
+            removed_scores=unpack_numpy(removed["score"], "f64"),
+            removed_values=unpack_numpy(removed["value"], "f64"),
+            alive=unpack_numpy(data["alive"], "i32"),
+            scores=unpack_numpy(data["scores"], "f64"),
+            added=list(data.get("added", [])),
+            first_kept=_first_kept(data.get("first_kept")),
+        )
+
+
+def _first_kept(value) -> tuple[int, float] | None:
+    return None if value is None else (int(value[0]), float(value[1]))
+
+
+def _empty_rows() -> dict:
+    return {"pieces": [], "reasons": [], "scores": [], "values": []}
+
+
+@dataclass
+class RoundRecorder:
+    """What a trainer fills in during one round; `finish` turns it into an UnigramRound."""
+
+    kind: str
+    size_before: int
+    losses: list[float] = field(default_factory=list)
+    em_sizes: list[int] = field(default_factory=list)
+    threshold: float | None = None
+    added: list[str] = field(default_factory=list)
+    first_kept: tuple[int, float] | None = None  # (seed index, value): see UnigramRound
+    rows: dict = field(default_factory=_empty_rows)
+
+    def remove(self, pieces, reason: str, scores, values=None) -> None:
+        pieces = np.asarray(pieces, dtype=np.int64)
+        self.rows["pieces"].append(pieces)
+        self.rows["reasons"].append(np.full(len(pieces), REMOVAL_REASONS.index(reason), dtype=np.int8))
+        self.rows["scores"].append(np.asarray(scores, dtype=np.float64))
+        values = np.full(len(pieces), np.nan) if values is None else np.asarray(values, dtype=np.float64)
+        self.rows["values"].append(values)
+
+    def finish(self, alive, scores) -> UnigramRound:
+        def joined(name, dtype):
+            parts = self.rows[name]
+            return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
+
+        alive = np.asarray(alive, dtype=np.int32)
+        return UnigramRound(
+            kind=self.kind,
+            size_before=self.size_before,
+            size_after=len(alive),
+            losses=[float(loss) for loss in self.losses],
+            em_sizes=list(self.em_sizes),
+            threshold=None if self.threshold is None else float(self.threshold),
+            removed_pieces=joined("pieces", np.int32),
+            removed_reasons=joined("reasons", np.int8),
+            removed_scores=joined("scores", np.float64),
+            removed_values=joined("values", np.float64),
+            alive=alive,
+            scores=np.asarray(scores, dtype=np.float64),
+            added=list(self.added),
+            first_kept=None
+            if self.first_kept is None
+            else (int(self.first_kept[0]), float(self.first_kept[1])),
+        )
+
+
+@dataclass
+class UnigramTrace:
+    config: RunConfig
+    words: list[str]
+    counts: list[int]
+    seeds: list[str]
+    seed_counts: np.ndarray
+    seed_scores: np.ndarray
+    rounds: list[UnigramRound]
+    final_pieces: list[tuple[str, float]]
+    unk_id: int | None
+    stop_reason: str
+    seconds: float = 0.0
+    final_loss: float | None = None  # course: compute_loss of the final model (None: not recorded)
+    # Occurrences of each final piece (by id) in the corpus words segmented by the final model,
+    # times their counts; set by pipeline.train_corpus where the training ran (None: not recorded).
+    final_frequencies: list[int] | None = None
+    # The run stopped on a MemoryError (a worker's memory limit): read by the worker for its
+    # sentence, not part of the JSON (a reloaded run says "stopped" and whatever the store kept).
+    out_of_memory: bool = field(default=False, repr=False, compare=False)
+    _models: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
+
+    # --- basic views -------------------------------------------------------------------------
+    @property
+    def flavor(self) -> str:
+        return self.config.flavor
+
+    @property
+    def special_tokens(self) -> list[str]:
+        return list(self.config.special_tokens)
+
+    @property
+    def unk_token(self) -> str | None:
+        return None if self.unk_id is None else self.final_pieces[self.unk_id][0]
+
+    @property
+    def vocab(self) -> list[str]:
+        """The final vocabulary in id order (what the tokenizer holds)."""
+        return [piece for piece, _ in self.final_pieces]
+
+    @property
+    def seeds_within_size(self) -> bool:
+        """The seed pieces were already no more than the size asked for: nothing needed pruning."""
+        return len(self.seeds) <= self.config.vocab_size
+
+    def sizes(self) -> list[int]:
+        """Vocabulary size after round r, for r = 0..len(rounds) (0: the seeds)."""
+        return [len(self.seeds)] + [round_.size_after for round_ in self.rounds]
+
+    def losses(self) -> list[list[float]]:
+        """Per round, the losses recorded in it (library: one per EM iteration)."""
+        return [list(round_.losses) for round_ in self.rounds]
+
+    def pieces_at(self, r: int) -> list[tuple[str, float]]:
+        """(piece, score) after round r in model order; for a "final" round the final vocabulary."""
+        if r == 0:
+            return list(zip(self.seeds, map(float, self.seed_scores)))
+        round_ = self.rounds[r - 1]
+        if round_.kind == "final":
+            return list(self.final_pieces)
+        return [(self.seeds[index], float(score)) for index, score in zip(round_.alive, round_.scores)]
+
+    def removed_at(self, r: int) -> list[Removal]:
+        """The pieces round r removed, in the order it removed them."""
+        round_ = self.rounds[r - 1]
+        return [
+            Removal(
+                self.seeds[index],
+                REMOVAL_REASONS[reason],
+                float(score),
+                None if math.isnan(value) else float(value),
+            )
+            for index, reason, score, value in zip(
+                round_.removed_pieces, round_.removed_reasons, round_.removed_scores, round_.removed_values
+            )
+        ]
+
+    def first_kept_at(self, r: int) -> tuple[str, float] | None:
+        """(piece, value) of the piece round r kept that ranked next after the last one removed
+        for its loss (course: loss increase; library: loss); None when none was."""
+        kept = self.rounds[r - 1].first_kept
+        return None if kept is None else (self.seeds[kept[0]], kept[1])
+
+    def removal_round(self) -> dict[str, int]:
+        """Seed piece -> the round that removed it (pieces never removed are absent)."""
+        rounds: dict[str, int] = {}
+        for r, round_ in enumerate(self.rounds, start=1):
+            for index in round_.removed_pieces:
+                rounds.setdefault(self.seeds[index], r)
+        return rounds
+
+    # --- segmentation after round r ----------------------------------------------------------
+    def model_at(self, r: int) -> UnigramModel:
+        """The model that segments words after round r (a few are kept)."""
+        model = self._models.get(r)
+        if model is not None:
+            self._models.move_to_end(r)
+            return model
+        pieces = self.pieces_at(r)
+        if self.flavor == "course":
+            # The course's encode_word starts every word at score 1 and minimizes -log p; with
+            # scores log p that is maximizing from -1 (negation is exact), ties kept alike.
+            model = UnigramModel(pieces, None, start_score=COURSE_START_SCORE)
+        elif r > 0 and self.rounds[r - 1].kind == "final":
+            model = UnigramModel(pieces, self.unk_id)
+        else:
+            model = UnigramModel([(TRAINING_UNK, math.nan), *pieces], 0)
+        self._models[r] = model
+        if len(self._models) > 4:
+            self._models.popitem(last=False)
+        return model
+
+    def segment(self, word: str, r: int | None = None) -> list[str]:
+        """The tokens of `word` after round r (the final tokenizer's when r is None)."""
+        if r is None:
+            r = len(self.rounds)
+        model = self.model_at(r)
+        if model.unk_id is None and any(char not in model.vocab for char in word):
+            return ["<unk>"] if word else []  # the course's encode_word cannot segment it
+        return [word[start:end] for start, end in model.segment(word)]
+
+    def lattice(self, word: str, r: int | None = None) -> Lattice:
+        """Every candidate piece of `word` after round r (scores: log-probabilities), the best
+        path and its score. For a course run the score starts at -1, so that minus the best
+        score is exactly the course's encode_word score (1 + sum of -log p)."""
+        return self.model_at(len(self.rounds) if r is None else r).lattice(word)
+
+    # --- serialization -----------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "format": UNIGRAM_TRACE_FORMAT,
+            "version": 1,
+            "config": self.config.to_dict(),
+            "words": self.words,
+            "counts": self.counts,
+            "seeds": self.seeds,
+            "seed_counts": pack(self.seed_counts, "i64"),
+            "seed_scores": pack(self.seed_scores, "f64"),
+            "rounds": [round_.to_dict() for round_ in self.rounds],
+            "final_pieces": [[piece, score] for piece, score in self.final_pieces],
+            "unk_id": self.unk_id,
+            "stop_reason": self.stop_reason,
+            "seconds": self.seconds,
+            "final_loss": self.final_loss,
+            "final_frequencies": None
+            if self.final_frequencies is None
+            else pack(np.asarray(self.final_frequencies, dtype=np.int64), "i64"),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+    @classmethod
+    def from_dict(cls, data: dict) -> UnigramTrace:
+        if data.get("format") != UNIGRAM_TRACE_FORMAT:
+            raise ValueError(f"not a Unigram trace (missing 'format': '{UNIGRAM_TRACE_FORMAT}')")
+        try:
+            return cls(
+                config=RunConfig.from_dict(data["config"]),
+                words=list(data["words"]),
+                counts=list(data["counts"]),
+                seeds=list(data["seeds"]),
+                seed_counts=unpack_numpy(data["seed_counts"], "i64"),
+                seed_scores=unpack_numpy(data["seed_scores"], "f64"),
+                rounds=[UnigramRound.from_dict(item) for item in data["rounds"]],
+                final_pieces=[(piece, float(score)) for piece, score in data["final_pieces"]],
+                unk_id=data["unk_id"],
+                stop_reason=data["stop_reason"],
+                seconds=data.get("seconds", 0.0),
+                final_loss=data.get("final_loss"),
+                final_frequencies=None
+                if data.get("final_frequencies") is None
+                else unpack_numpy(data["final_frequencies"], "i64").tolist(),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"Unigram trace: malformed ({type(error).__name__}: {error})") from None
+
+    @classmethod
+    def from_json(cls, text: str) -> UnigramTrace:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"Unigram trace: not valid JSON ({error})") from None
+        return cls.from_dict(data)

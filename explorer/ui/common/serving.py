@@ -1,0 +1,238 @@
+"""What every session of one server shares: the pool of worker processes that trains and measures
+(explorer.work), the run store that keeps finished runs (explorer.runstore), and the runs read
+from it, parsed once per process.
+
+- `pool()`, `store()`: one per server process, made on first use. Without a store (no writable
+  disk: logged) the app still works; it trains every run and a reload starts over. A store that
+  cannot be written is read-only: its runs are still served, new ones are not kept
+  (`runs_kept()` is False, and the pages say so: `RUNS_NOT_KEPT`).
+- `training_key(text, settings, limits)`: a run's key in the store, an HMAC of the corpus and the
+  settings under the deployment's secret. Thirty visitors of one sample with one set of settings
+  have one key, so one training (`pool().request` shares a job by key) and one stored run.
+- `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its Trace
+  (a UnigramTrace for a Unigram run) and derived objects are kept in a small process-wide LRU
+  (`SHARED_RUNS`), so a class opening the same run parses it once and holds it once.
+- `save_run(run, corpus_text)`: store a run the server made itself (one stopped by its visitor,
+  which the worker does not store under the shared key), so a reload brings it back too.
+
+Pure Python (no streamlit): the Streamlit side is explorer.ui.train.training and explorer.ui.common.link.
+What it does not do: train, or decide what a page shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import secrets
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+
+from explorer.checks import Limits
+from explorer.runstore import SQLiteRunStore, canonical_json, is_run_key, open_store, run_key
+from explorer.samples import SAMPLES
+from explorer.training.bpe.merge_history import Trace
+from explorer.ui.common.runs import Run, RunKey, corpus_digest
+from explorer.ui.train.settings import Settings
+from explorer.work.config import default_pool
+from explorer.work.pool import WorkerPool
+
+LOG = logging.getLogger(__name__)
+
+# Part of every key: a run stored by an older format is never served (4: a stored run's label
+# never holds a visitor's file name).
+TRACE_VERSION = 4
+STORED_CORPUS_LABEL = "corpus"  # a stored run without a label of its own
+UPLOAD_META_KIND = "compare-upload"
+SHARED_RUNS = 8  # parsed runs kept for the whole server (each session keeps its own few too)
+SHARED_CHARACTERS = 16_000_000  # ... holding at most this many corpus characters in all
+
+_store_lock = threading.Lock()
+_store: list[SQLiteRunStore | None] = []
+_process_secret = secrets.token_bytes(32)  # keys when there is no store (nothing outlives the process)
+_shared_lock = threading.Lock()
+_shared: OrderedDict[str, tuple[Trace, dict, int]] = OrderedDict()  # key -> (trace, derived, characters)
+
+
+def pool() -> WorkerPool:
+    return default_pool()
+
+
+def store() -> SQLiteRunStore | None:
+    with _store_lock:
+        if not _store:
+            _store.append(open_store())
+        return _store[0]
+
+
+RUNS_NOT_KEPT = (
+    "Runs are not kept on this server (its run store cannot be written): a reload or a shared link "
+    "cannot bring back a run trained now."
+)
+
+
+def runs_kept() -> bool:
+    """Whether new runs are stored (a store that can be written)."""
+    run_store = store()
+    return run_store is not None and run_store.writable
+
+
+def secret() -> bytes:
+    """The secret every key is made with: the store's (per deployment), else this process's."""
+    run_store = store()
+    return run_store.secret if run_store is not None else _process_secret
+
+
+def training_spec(settings: Settings, limits: Limits) -> dict:
+    """The plain-data settings `tasks.train_task` takes (ValueError when they are invalid)."""
+    return settings.run_config(limits).to_dict()
+
+
+def training_key(text: str, settings: Settings, limits: Limits, stopped_at: int | None = None) -> str:
+    """The store key of training `text` with `settings` under the step limit of `limits` (the
+    time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
+    of its own (`stopped_at`: its merges, or rounds), never the shared one."""
+    described = {**training_spec(settings, limits), "trace_version": TRACE_VERSION}
+    if not settings.is_unigram:  # the step limit counts merges: a Unigram run has none
+        described["max_steps"] = limits.max_steps
+    if stopped_at is not None:
+        described["stopped_at"] = stopped_at
+    return run_key(secret(), corpus_digest(text), canonical_json(described))
+
+
+def store_spec(key: str, meta: dict, keep_corpus: bool) -> dict | None:
+    """`train_task`'s `store` argument: where the worker writes the finished run, and what with."""
+    run_store = store()
+    if run_store is None or not run_store.writable:
+        return None
+    return {**run_store.location(), "key": key, "meta": meta, "keep_corpus": keep_corpus}
+
+
+def run_meta(settings: Settings, shared_label: str, sample_key: str | None, text: str) -> dict:
+    """What the store keeps beside a run's trace, to make it a `Run` again in any session. Its
+    label is `shared_label`, what anyone may see the corpus called ("pasted text", "uploaded
+    file"): the name a visitor gave an uploaded corpus stays in that visitor's session."""
+    return {
+        "settings": dataclasses.asdict(settings),
+        "corpus_label": shared_label,
+        "sample_key": sample_key,
+        "corpus_sha256": corpus_digest(text),
+        "characters": len(text),
+    }
+
+
+def settings_from_meta(meta: dict) -> Settings:
+    values = dict(meta["settings"])
+    values["normalizers"] = tuple(values.get("normalizers") or ())
+    return Settings(**values)
+
+
+def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[Trace, dict]:
+    """The parsed trace of a stored run and its dict of derived objects, shared by every session."""
+    with _shared_lock:
+        found = _shared.get(key)
+        if found is not None:
+            _shared.move_to_end(key)
+            return found[0], found[1]
+    from explorer.train import trace_from_json  # here: the first page view trains nothing
+
+    trace = trace_from_json(payload.decode("utf-8"))
+    with _shared_lock:
+        found = _shared.setdefault(key, (trace, {}, characters))
+        _shared.move_to_end(key)
+        while len(_shared) > 1 and (
+            len(_shared) > SHARED_RUNS or sum(entry[2] for entry in _shared.values()) > SHARED_CHARACTERS
+        ):
+            _shared.popitem(last=False)
+    return found[0], found[1]
+
+
+def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
+    """The stored run with this key and its corpus text, or None (not stored, expired, no store,
+    or a key that is not one)."""
+    run_store = store()
+    if run_store is None or not is_run_key(key):
+        return None
+    entry = run_store.get(key)
+    if entry is None:
+        return None
+    meta = entry.meta
+    try:
+        sample = SAMPLES.get(meta.get("sample_key") or "")
+        text = entry.corpus.decode("utf-8", "surrogatepass") if entry.corpus is not None else sample.text
+        settings = settings_from_meta(meta)
+        trace, derived = _shared_trace(key, entry.payload, len(text))
+    except (KeyError, TypeError, ValueError, AttributeError) as error:  # a store from another version
+        LOG.warning("stored run %s cannot be read (%s): ignored", key[:12], error)
+        return None
+    run = Run(
+        key=RunKey(meta.get("corpus_sha256") or corpus_digest(text), settings),
+        trace=trace,
+        corpus_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
+        shared_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
+        characters=len(text),
+        sample_key=meta.get("sample_key"),
+        number=number,
+        stopped_by=meta.get("stopped_by"),
+        store_key=key,
+        derived=derived,
+    )
+    return run, text
+
+
+def save_run(run: Run, text: str) -> bool:
+    """Store a run the server made itself (the worker stores the others); False without a store
+    that can be written."""
+    run_store = store()
+    if run_store is None or not run_store.writable:
+        return False
+    meta = {
+        **run_meta(run.settings, run.shared_label or STORED_CORPUS_LABEL, run.sample_key, text),
+        "stopped_by": run.stopped_by,
+    }
+    corpus = None if run.sample_key else text.encode("utf-8", "surrogatepass")
+    return run_store.put(run.store_key, run.trace.to_json().encode("utf-8"), corpus, meta)
+
+
+# ---------------------------------------------------------------- Compare's uploaded tokenizers
+
+
+def upload_store_key(tokenizer_key: str) -> str:
+    """The store key of an uploaded tokenizer's files, from its content key ('upload:sha256')."""
+    return hashlib.sha256(f"compare-upload\0{tokenizer_key}".encode()).hexdigest()
+
+
+def save_upload(tokenizer_key: str, files: Sequence[tuple[str, bytes]]) -> bool:
+    """Keep the files an uploaded tokenizer was read from, by its content key, so that a Compare
+    link naming its column opens it in any browser. Bounded like the runs (the store's bytes)."""
+    run_store = store()
+    if run_store is None or not files:
+        return False
+    key = upload_store_key(tokenizer_key)
+    if run_store.get(key) is not None:
+        return True
+    meta = {"kind": UPLOAD_META_KIND, "tokenizer": tokenizer_key, "files": [[n, len(d)] for n, d in files]}
+    return run_store.put(key, b"".join(data for _, data in files), None, meta)
+
+
+def load_upload(tokenizer_key: str) -> list[tuple[str, bytes]] | None:
+    """The files of an uploaded tokenizer kept by `save_upload`, or None."""
+    run_store = store()
+    if run_store is None:
+        return None
+    entry = run_store.get(upload_store_key(tokenizer_key))
+    if (
+        entry is None
+        or entry.meta.get("kind") != UPLOAD_META_KIND
+        or entry.meta.get("tokenizer") != tokenizer_key
+    ):
+        return None
+    files, start = [], 0
+    try:
+        for name, size in entry.meta["files"]:
+            files.append((str(name), entry.payload[start : start + int(size)]))
+            start += int(size)
+    except (KeyError, TypeError, ValueError):
+        return None
+    return files if start == len(entry.payload) else None

@@ -1,0 +1,333 @@
+"""The one owner of `st.session_state`: every key the app uses is named here, and the rest of the
+Streamlit layer reads and writes the session only through these names and the helpers below
+(`get`, `put`, `put_all`, `has`, `setdefault`, and accessors such as `current_run`).
+
+Three kinds of keys:
+- data keys (module constants): values the app puts in the session itself (runs, the training
+  cache, the step of the merge player, Compare's uploads). They survive page switches.
+- widget keys (`Widget`): passed as `key=` to widgets; tests look widgets up by them. Widget
+  state belongs to its page and Streamlit drops it when the page is left, so the Train page's
+  widgets use `persist_state="session"`, and the merge player copies its step to a data key.
+- chart keys (`Chart`): the element keys of charts, which keep a chart's identity across reruns.
+
+What it does not do: decide what a value means (the modules that set it do), or hold anything
+outside the session (the run store and the worker pool are server-wide: explorer.ui.common.serving).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.ui.common.runs import Run, RunCache, corpus_digest, remember
+from explorer.ui.train.settings import other_algorithm
+
+# ---------------------------------------------------------------- data keys
+RUN_CACHE = "training_cache"  # RunCache: finished runs by (corpus sha256, settings)
+CURRENT_RUN = "current_run"  # Run: what every page shows
+HISTORY = "earlier_runs"  # list[Run]: earlier runs of this session, newest first
+OTHER_RUN = "other_algorithm_run"  # Run: the other algorithm trained on the current run's corpus
+TRAINED_CORPUS = "trained_corpus"  # (sha256, text) of the current run's corpus, to train the other algorithm
+URL_READ = "url_read"  # True once the Train page has applied the link's settings
+SESSION_STARTED = "session_started"  # True after the session's first script run
+FIRST_RUN = "first_run"  # True during the session's first script run (only then is the URL a link)
+STEP = "player_step"  # int: merges applied in the merge player (survives leaving the page)
+PLAYING = "player_playing"  # bool: the merge player is playing
+PAUSED_AT = "player_paused_at"  # time.monotonic() of the last pause
+COMPARE_TEXT = "compare_text"  # str: the Compare page's sentences (survives leaving the page)
+ENCODE_TEXT = "encode_steps_text"  # str: the text of the step-by-step panels (Merge history, Compare)
+JOB = "training_job"  # training.TrainingJob: the run a worker is training for this session, until collected
+LINK_EXPIRED = "link_expired"  # True when the URL named a run the store no longer holds
+IGNORED_NOTE = "link_ignored_note"  # (store key, sentence): the link's settings its run overruled
+TRAINED_FROM = "trained_from"  # (sha256 of the form's corpus, sha256 of the part of it Train used)
+FORM_DIGEST = "form_corpus_digest"  # (text, sha256): the last corpus digested, not digested again
+MEASURE_JOBS = "measure_jobs"  # {measurement key: JobHandle}: Compare's corpus measurements still running
+MEASURE_WHOLE = "measure_whole"  # True once "Measure the whole corpus" was clicked (for the current run)
+OUTCOME = (
+    "training_outcome"  # list[(kind, message)]: what the last training started said ("error", "caption")
+)
+RUN_NUMBER = "run_number"  # int: the last run number given in this session
+CORPUS_CHECK = "corpus_check"  # (sha256, Limits, Check): the last corpus checked, not checked again
+CORPUS_RESTORED = "corpus_restored"  # store key of the run whose pasted corpus the text area got back
+UPLOADED_CORPUS = (
+    "uploaded_corpus"  # corpus_input.Corpus: the file read last (the uploader forgets it on a page switch)
+)
+SEEN_COLUMNS = (
+    "compare_seen_columns"  # set[str]: Compare's column keys offered before (new ones start ticked)
+)
+UPLOADED_TOKENIZERS = "compare_uploaded"  # OrderedDict key -> UploadedTokenizer: the session's uploads
+LAST_UPLOAD = "compare_last_upload"  # (digest of the uploader's files, messages): the upload read last
+
+PENDING_WIDGETS = "pending_widget_values"  # {widget key: (value set, value the browser showed, run)}
+SCRIPT_RUNS = "script_runs"  # int: the session's page script runs so far
+PERSIST = "session"  # `persist_state=` of widgets whose value outlives a visit to another page
+
+HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
+# One session's runs, bounded by count and by corpus characters (a trace grows with its corpus;
+# 8,000,000 is two corpora at the default 4 MB limit). The cache and the earlier runs share the
+# objects, so a session holds at most the current run, the other algorithm's and these.
+CACHE_ENTRIES = 4
+CACHE_CHARACTERS = 8_000_000
+HISTORY_CHARACTERS = 8_000_000
+
+
+class Widget:
+    """Widget keys (also the names browser tests and AppTest look widgets up by)."""
+
+    SAMPLE = "sample"
+    CORPUS = "corpus"
+    UPLOAD = "upload"
+    ALGORITHM = "algorithm"
+    FLAVOR = "flavor"
+    VOCAB_SLIDER = "vocab_size_slider"
+    VOCAB_NUMBER = "vocab_size"
+    PRE_TOKENIZER = "pre_tokenizer"
+    NORMALIZERS = "normalizers"
+    MIN_FREQUENCY = "min_frequency"
+    SPECIAL_TOKENS = "special_tokens"
+    PREFIX = "prefix"
+    SUFFIX = "suffix"
+    SEED_SIZE = "seed_size"  # Unigram
+    SHRINKING_FACTOR = "shrinking_factor"
+    MAX_PIECE_LENGTH = "max_piece_length"
+    UNK_TOKEN = "unk_token"
+    TRAIN = "train"
+    STOP = "stop_training"
+    TRAIN_PREFIX = "train_prefix"  # "Train on the first X MB" of a corpus over the size limit
+    TRAIN_SAMPLE = "train_sample"  # "Train on a random sample of lines"
+    FORGET_UPLOAD = "forget_upload"
+    ADVANCED = "advanced_settings"  # the Train page's closed section of advanced settings
+    LESSON_PREFIX = "lesson_"  # + a lesson's key: its "Reproduce the course" button
+    # Merge history
+    PLAY = "play"
+    PAUSE = "pause"
+    SPEED = "speed"
+    STEP = "step"
+    STEP_BACK = "step_back"
+    STEP_FORWARD = "step_forward"
+    TREE_TOKEN = "tree_token"
+    LOG_SCALE = "merge_counts_log_scale"
+    STEPS_TEXT = "merge_history_steps_text"
+    SECTION_CHARTS = "section_charts"  # the closed sections below the step's first panels
+    SECTION_TREE = "section_merge_tree"
+    SECTION_COURSE = "section_course_tables"
+    SECTION_STEPS = "section_encode_steps"
+    # Training history (a Unigram run on the Merge history page)
+    ROUND_SPEED = "round_speed"
+    LATTICE_WORD = "lattice_word"
+    # Vocabulary
+    SEARCH = "vocab_search"
+    KINDS = "vocab_kinds"
+    SORT = "vocab_sort"
+    DESCENDING = "vocab_descending"
+    GRID_START = "grid_start"
+    # Compare
+    SENTENCES = "sentences"
+    COLUMNS = "compare_columns"  # the multiselect of shown columns (column keys)
+    TOKENIZER_UPLOAD = "compare_upload"
+    DIFF_TOP = "compare_diff_top"  # the boundary diff's top-row tokenizer
+    DIFF_BOTTOM = "compare_diff_bottom"  # ... and its bottom row
+    TRAIN_OTHER = "train_other"
+    STEPS_COLUMN = "compare_steps_column"
+    MEASURE_WHOLE_BUTTON = "measure_whole_corpus"
+    COMPARE_STEPS_TEXT = "compare_steps_text"
+    COMPARE_SPECIAL_TOKENS = "compare_special_tokens"  # "Treat special-token text as special tokens"
+    DECODE_COLUMN = "compare_decode_column"  # the decode panel's tokenizer (a column key)
+    DECODE_IDS = "compare_decode_ids"  # ... and its pasted ids
+    # Every page (sidebar)
+    SHOW_IDS = "show_token_ids"
+
+
+class Chart:
+    """Element keys of the charts: a chart drawn in a fragment keeps its identity across reruns."""
+
+    COMPETITION = "competition"
+    TIMELINE = "merge_timeline"
+    COMPRESSION = "compression_curve"
+    MERGE_TREE = "merge_tree"
+    VOCABULARY_SIZES = "unigram_vocabulary_sizes"
+    LOSSES = "unigram_losses"
+    COMPARE_BARS = "compare_bars"
+    COMPARE_CURVE = "compare_curve"
+
+
+def show_ids() -> bool:
+    """The sidebar's "Show token ids" toggle: ids written under tokens, not only on hover."""
+    return bool(st.session_state.get(Widget.SHOW_IDS))
+
+
+def get(key: str, default=None):
+    return st.session_state.get(key, default)
+
+
+def put(key: str, value) -> None:
+    st.session_state[key] = value
+
+
+def put_all(values: dict) -> None:
+    """Several keys at once (a form's widgets loaded from settings)."""
+    for key, value in values.items():
+        st.session_state[key] = value
+
+
+def set_widget(key: str, value) -> None:
+    """Set a widget's value from a callback. The browser learns of it only when this script run's
+    output reaches it: a message it sends before that (a paste followed at once by Enter in another
+    field) still holds the value it showed before, which `undo_stale` recognizes."""
+    pending = dict(get(PENDING_WIDGETS) or {})
+    pending[key] = (value, get(key), get(SCRIPT_RUNS, 0) + 1)  # callbacks run before `script_started`
+    put(PENDING_WIDGETS, pending)
+    put(key, value)
+
+
+def undo_stale(key: str) -> bool:
+    """In a widget's on_change callback: True, and the server's value put back, when the value just
+    received is the one the browser showed before `set_widget` changed it and no message since has
+    shown that the browser knows the change. Once only: a visitor who really does choose that
+    value again right away is ignored at most once."""
+    pending = dict(get(PENDING_WIDGETS) or {})
+    if key not in pending or get(key) != pending[key][1]:
+        return False
+    put(key, pending.pop(key)[0])
+    put(PENDING_WIDGETS, pending)
+    return True
+
+
+def script_started() -> None:
+    """At the start of every page's script run, after the callbacks: a change `set_widget` made in
+    an earlier run that no callback undid is known to the browser (it sent that value back). A
+    rerun the server asks for (`st.rerun`) counts too, though no message came: a stale value that
+    arrives after one is taken as the visitor's."""
+    runs = get(SCRIPT_RUNS, 0) + 1
+    put(SCRIPT_RUNS, runs)
+    pending = get(PENDING_WIDGETS) or {}
+    if any(made < runs for _, _, made in pending.values()):
+        put(PENDING_WIDGETS, {key: entry for key, entry in pending.items() if entry[2] >= runs})
+
+
+def has(key: str) -> bool:
+    return key in st.session_state
+
+
+def setdefault(key: str, value):
+    """The key's value, after giving it `value` if it has none (a widget's first value)."""
+    if key not in st.session_state:
+        st.session_state[key] = value
+    return st.session_state[key]
+
+
+def player_step() -> int:
+    """Merges applied in the merge player (the truth while playing; see explorer.ui.history.player)."""
+    return get(STEP, 0)
+
+
+def start_player_at(step: int) -> None:
+    """The merge player paused at `step` (before its slider is drawn: a lesson opens at step 1)."""
+    put(STEP, step)
+    put(Widget.STEP, step)
+    put(PLAYING, False)
+
+
+def is_playing() -> bool:
+    return bool(get(PLAYING))
+
+
+def run_cache() -> RunCache:
+    if RUN_CACHE not in st.session_state:
+        st.session_state[RUN_CACHE] = RunCache(CACHE_ENTRIES, CACHE_CHARACTERS)
+    return st.session_state[RUN_CACHE]
+
+
+def numbered(loaded):
+    """A (run, text) loaded from the store, given the session's next run number (None stays None)."""
+    if loaded is not None:
+        loaded[0].number = next_run_number()
+    return loaded
+
+
+def next_run_number() -> int:
+    number = int(st.session_state.get(RUN_NUMBER, 0)) + 1
+    st.session_state[RUN_NUMBER] = number
+    return number
+
+
+def current_run() -> Run | None:
+    return st.session_state.get(CURRENT_RUN)
+
+
+def earlier_runs() -> list[Run]:
+    return list(st.session_state.get(HISTORY, []))
+
+
+def set_current_run(run: Run, corpus_text: str) -> None:
+    """Make `run` the one every page shows; the previous one joins the earlier runs."""
+    previous = current_run()
+    if previous is run:
+        return
+    if previous is not None:
+        st.session_state[HISTORY] = remember(earlier_runs(), previous, HISTORY_LIMIT, HISTORY_CHARACTERS)
+    st.session_state[HISTORY] = [r for r in earlier_runs() if r.store_key != run.store_key]
+    st.session_state[CURRENT_RUN] = run
+    st.session_state[TRAINED_CORPUS] = (run.key.corpus_sha256, corpus_text)
+    st.session_state[STEP] = 0
+    st.session_state[PLAYING] = False
+    st.session_state[MEASURE_WHOLE] = False
+    st.session_state.pop(Widget.STEP, None)
+
+
+def add_earlier_run(run: Run) -> None:
+    """`run` first among the earlier runs (a run a link names, back after a reload)."""
+    st.session_state[HISTORY] = remember(earlier_runs(), run, HISTORY_LIMIT, HISTORY_CHARACTERS)
+
+
+def is_other_algorithm_run(run: Run, other: Run) -> bool:
+    """True when `other` is what Compare's "Train the other algorithm" makes beside `run`."""
+    return (
+        other is not run
+        and other.key.corpus_sha256 == run.key.corpus_sha256
+        and other.settings.algorithm == other_algorithm(run.settings.algorithm)
+    )
+
+
+def form_corpus_digest(text: str) -> str:
+    """sha256 of a corpus (the Train form's, compared with its run's on every rerun), remembered
+    for the last text: the same text is not digested again."""
+    kept = st.session_state.get(FORM_DIGEST)
+    if kept is not None and (kept[0] is text or kept[0] == text):
+        return kept[1]
+    digest = corpus_digest(text)
+    st.session_state[FORM_DIGEST] = (text, digest)
+    return digest
+
+
+def note_trained_part(form_text: str, trained_text: str) -> None:
+    """Train used `trained_text` for the form's corpus `form_text` (its first MB, or a sample of its
+    lines, when the corpus is over the size limit)."""
+    put(TRAINED_FROM, (form_corpus_digest(form_text), corpus_digest(trained_text)))
+
+
+def digest_trained_for(form_text: str) -> str:
+    """The sha256 of the corpus a run of this form's corpus was trained on: the corpus itself, or
+    the part of it Train used (`note_trained_part`)."""
+    digest = form_corpus_digest(form_text)
+    kept = get(TRAINED_FROM)
+    return kept[1] if kept is not None and kept[0] == digest else digest
+
+
+def trained_corpus_text(run: Run) -> str | None:
+    """The corpus text of `run` if it is the one kept in the session (only the current one is)."""
+    kept = st.session_state.get(TRAINED_CORPUS)
+    if kept and kept[0] == run.key.corpus_sha256:
+        return kept[1]
+    return None
+
+
+def other_run(run: Run) -> Run | None:
+    """The other algorithm's run on the same corpus, if it was trained."""
+    other = st.session_state.get(OTHER_RUN)
+    if other is not None and other.key.corpus_sha256 == run.key.corpus_sha256 and other is not run:
+        return other
+    return None
+
+
+def set_other_run(run: Run) -> None:
+    st.session_state[OTHER_RUN] = run

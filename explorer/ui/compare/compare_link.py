@@ -1,0 +1,166 @@
+"""The Compare page in its URL: which columns are shown (by stable ids: `pretrained:gpt2`, a run's
+`run:` + the start of its store key, an upload's `upload:` + the sha256 of its files), the
+sentences (up to `TEXT_LINK_LIMIT` characters: whole lines that fit, and the page says so when
+some do not), the special-token switch, the boundary diff's two rows, the step-by-step panel's
+tokenizer and text, whether the whole corpus is measured, and the decode panel's tokenizer and ids.
+
+`open_link(params)` puts a link's values into the widgets on the session's first script run
+(before they are drawn), and brings back the uploads it names from the run store (where every
+upload is kept, content-addressed and bounded: explorer.ui.common.serving.save_upload);
+`pick_from_link` ticks the link's columns; `link_params` is the other direction, from what the
+page shows. explorer.ui.common.link adds the run and the session's runs.
+
+What it does not do: draw anything but the one note about sentences too long for a link, or
+decide which columns exist (explorer.ui.compare.sections).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+
+from explorer.compare import TokenizerColumn, UploadedFile, UploadedTokenizer
+from explorer.samples import SAMPLE_SENTENCES
+from explorer.ui.common import serving, state
+from explorer.ui.compare import upload_jobs
+
+W = state.Widget
+
+COLUMNS_PARAM = "cols"
+TEXT_PARAM = "text"
+SPECIAL_PARAM = "special"
+DIFF_PARAM = "diff"
+STEPS_PARAM = "steps"
+STEPS_TEXT_PARAM = "steps_text"
+WHOLE_PARAM = "whole"
+DECODE_PARAM = "decode"
+IDS_PARAM = "ids"
+NO_COLUMNS = "none"
+TEXT_LINK_LIMIT = 2_000  # characters of the sentences a link keeps (whole lines)
+SHORT_TEXT_LIMIT = 500  # characters of the step-by-step text and of the ids a link keeps
+COLUMNS_LIMIT = 40  # column ids read from a link
+DEFAULT_TEXT = "\n".join(SAMPLE_SENTENCES)
+
+
+def text_for_link(text: str) -> tuple[str, int]:
+    """The sentences a link keeps (whole lines, at most TEXT_LINK_LIMIT characters) and how many
+    lines it leaves out.
+
+    >>> text_for_link("one\\ntwo")
+    ('one\\ntwo', 0)
+    >>> text_for_link("a" * 1500 + "\\n" + "b" * 1000)[1]
+    1
+    """
+    if len(text) <= TEXT_LINK_LIMIT:
+        return text, 0
+    lines = text.split("\n")
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) + (1 if kept else 0) > TEXT_LINK_LIMIT:
+            break
+        size += len(line) + (1 if kept else 0)
+        kept.append(line)
+    return "\n".join(kept), len(lines) - len(kept)
+
+
+def link_params(shown: Sequence[TokenizerColumn]) -> dict[str, str | None]:
+    """Compare's own URL parameters, from what the page shows (its widgets' values)."""
+    text, _ = text_for_link(state.get(W.SENTENCES) or "")
+    ids = (state.get(W.DECODE_IDS) or "").strip()
+    has_diff = len(shown) >= 2 and state.get(W.DIFF_TOP) and state.get(W.DIFF_BOTTOM)
+    return {
+        COLUMNS_PARAM: ",".join(column.key for column in shown) or NO_COLUMNS,
+        TEXT_PARAM: None if text == DEFAULT_TEXT else text or "\n",
+        SPECIAL_PARAM: "1" if state.get(W.COMPARE_SPECIAL_TOKENS) else None,
+        DIFF_PARAM: f"{state.get(W.DIFF_TOP)},{state.get(W.DIFF_BOTTOM)}" if has_diff else None,
+        STEPS_PARAM: state.get(W.STEPS_COLUMN) if shown else None,
+        STEPS_TEXT_PARAM: (state.get(W.COMPARE_STEPS_TEXT) or "")[:SHORT_TEXT_LIMIT] or None,
+        WHOLE_PARAM: "1" if state.get(state.MEASURE_WHOLE) else None,
+        DECODE_PARAM: state.get(W.DECODE_COLUMN) if ids else None,
+        IDS_PARAM: ids[:SHORT_TEXT_LIMIT] or None,
+    }
+
+
+def dropped_lines_note() -> str | None:
+    """A sentence when the link does not keep every line of the sentences, else None."""
+    _, dropped = text_for_link(state.get(W.SENTENCES) or "")
+    if not dropped:
+        return None
+    return (
+        f"The link to this page keeps the sentences up to {TEXT_LINK_LIMIT:,} characters: its last "
+        f"{dropped:,} line{'s' if dropped != 1 else ''} are not in it."
+    )
+
+
+def column_ids(params: Mapping[str, str]) -> list[str] | None:
+    """The column ids a link names, in its order (None: the link names none, the page's defaults)."""
+    if COLUMNS_PARAM not in params:
+        return None
+    value = params[COLUMNS_PARAM]
+    if value == NO_COLUMNS:
+        return []
+    return [key for key in value.split(",")[:COLUMNS_LIMIT] if key]
+
+
+def open_link(params: Mapping[str, str]) -> None:
+    """On the session's first script run: the link's sentences, switch, diff rows, step-by-step
+    panel, decode panel and whole-corpus choice into the widgets, and its uploads back from the
+    store into the session's uploads. Values that are not options are dropped where the widgets
+    are drawn (explorer.ui.compare.sections keeps only choices that exist)."""
+    if TEXT_PARAM in params:
+        text = params[TEXT_PARAM][:TEXT_LINK_LIMIT]
+        state.put(W.SENTENCES, text)
+        state.put(state.COMPARE_TEXT, text)
+    state.put(W.COMPARE_SPECIAL_TOKENS, params.get(SPECIAL_PARAM) == "1")
+    top, _, bottom = params.get(DIFF_PARAM, "").partition(",")
+    if top and bottom:
+        state.put(W.DIFF_TOP, top)
+        state.put(W.DIFF_BOTTOM, bottom)
+    if params.get(STEPS_PARAM):
+        state.put(W.STEPS_COLUMN, params[STEPS_PARAM])
+    if STEPS_TEXT_PARAM in params:
+        state.put(W.COMPARE_STEPS_TEXT, params[STEPS_TEXT_PARAM][:SHORT_TEXT_LIMIT])
+    state.put(state.MEASURE_WHOLE, params.get(WHOLE_PARAM) == "1")
+    if IDS_PARAM in params:
+        state.put(W.DECODE_IDS, params[IDS_PARAM][:SHORT_TEXT_LIMIT])
+        if params.get(DECODE_PARAM):
+            state.put(W.DECODE_COLUMN, params[DECODE_PARAM])
+    _uploads_from_store(column_ids(params) or [])
+
+
+def _uploads_from_store(keys: Sequence[str]) -> None:
+    """The uploads a link's columns name, read again from the files the store keeps."""
+    remembered: OrderedDict[str, UploadedTokenizer] = state.get(state.UPLOADED_TOKENIZERS) or OrderedDict()
+    for key in keys:
+        if not key.startswith("upload:") or key in remembered:
+            continue
+        files = serving.load_upload(key)
+        if files is None:
+            continue
+        try:  # in a worker, like any upload (explorer.ui.compare.upload_jobs)
+            found, _ = upload_jobs.read_in_worker([UploadedFile(name, data) for name, data in files])
+        except Exception:  # a reader bug: the column is simply not there (as if expired)
+            continue
+        for tokenizer in found:
+            if tokenizer.key == key:
+                remembered[key] = tokenizer
+    state.put(state.UPLOADED_TOKENIZERS, remembered)
+
+
+def remember_uploads(found: Sequence[UploadedTokenizer]) -> None:
+    """Keep the files of newly read uploads in the store, so that links to their columns open."""
+    for tokenizer in found:
+        serving.save_upload(tokenizer.key, [(file.name, file.data) for file in tokenizer.files])
+
+
+def pick_from_link(params: Mapping[str, str], columns: Sequence[TokenizerColumn]) -> list[str]:
+    """On the session's first script run: the link's columns ticked (those that exist here), every
+    other one unticked; returns the ids the link names that are not here (expired)."""
+    wanted = column_ids(params)
+    if wanted is None:
+        return []
+    available = {column.key for column in columns}
+    state.put(W.COLUMNS, [key for key in wanted if key in available])
+    state.put(state.SEEN_COLUMNS, available)
+    return [key for key in wanted if key not in available]

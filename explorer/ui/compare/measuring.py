@@ -1,0 +1,165 @@
+"""The Compare page's figures on the training corpus: measured in worker processes of the server's
+pool, never in its threads, on a bounded and stated sample by default (the whole corpus on request),
+and kept in the run store beside the run (explorer.ui.common.serving).
+
+- `SAMPLE_BYTES`: the default measures a seeded random sample of the corpus's lines, at most this
+  many bytes of UTF-8 (the whole corpus when it is smaller). A button measures the whole corpus.
+- A measurement's key is an HMAC (the store's `run_key`) of the corpus digest, the tokenizer's
+  content and the sample: the same tokenizer measured on the same text by any visitor is one job
+  and one stored result.
+- `start_measurements(run, columns, corpus_text, whole)` asks the pool for what is not stored yet,
+  without waiting (the page calls it before drawing anything slow); the session holds the
+  handles, so a job nobody waits for any more is cancelled.
+- `measurements(run, columns, corpus_text, whole)` returns what is known, asks for the rest and
+  waits for them up to `INLINE_SECONDS` in the script run (sleeping; the page's progress bar
+  moves), then lets a poller redraw the section until all are in.
+
+What it does not do: define the figures (explorer.lessons.metrics) or draw them
+(explorer.ui.compare.sections).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from explorer.checks import utf8_size
+from explorer.compare import TokenizerColumn
+from explorer.lessons.metrics import TokenizerMetrics
+from explorer.runstore import canonical_json, run_key
+from explorer.training.word_counts import split_lines
+from explorer.ui.common import abandoned, serving, state
+from explorer.ui.common.runs import Run
+from explorer.work import tasks
+from explorer.work.jobs import DONE
+
+SAMPLE_BYTES = 250_000  # the default sample: measured in well under 3 s for any corpus size
+SEED = 0
+INLINE_SECONDS = 20.0
+MEASURE_TIME_LIMIT = 600.0
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One tokenizer measured on the corpus (or its sample)."""
+
+    metrics: TokenizerMetrics
+    seconds: float
+    lines: int
+    characters: int
+
+
+def sample_for(corpus_text: str, whole: bool) -> dict:
+    """The measure task's sample: the whole corpus, or its stated random sample of lines."""
+    if whole or utf8_size(corpus_text) <= SAMPLE_BYTES:
+        return {"kind": "whole"}
+    return {"kind": "lines", "max_bytes": SAMPLE_BYTES, "seed": SEED}
+
+
+def measurement_key(run: Run, column: TokenizerColumn, sample: dict) -> str:
+    described = {"measure": column.content_key or canonical_json(column.spec), "sample": sample}
+    return run_key(serving.secret(), run.key.corpus_sha256, canonical_json(described))
+
+
+def _measured(result: dict, name: str) -> Measured:
+    metrics = TokenizerMetrics(**{**result["metrics"], "name": name})
+    return Measured(metrics, result["seconds"], result["lines"], result["characters"])
+
+
+def _stored(key: str, name: str) -> Measured | None:
+    run_store = serving.store()
+    entry = run_store.get(key) if run_store is not None else None
+    if entry is None:
+        return None
+    try:
+        return _measured(json.loads(entry.payload), name)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def _store(key: str, result: dict) -> None:
+    run_store = serving.store()
+    if run_store is not None:
+        run_store.put(key, json.dumps(result).encode("utf-8"), None, {"kind": "measurement"})
+
+
+def start_measurements(run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, whole: bool) -> None:
+    """Ask the pool for every measurement not stored yet, without waiting: called at the top of
+    the page, the workers measure while the server draws the sentence sections (and loads the
+    pretrained vocabularies they need); `measurements` then finds the session's jobs."""
+    _request(run, columns, corpus_text, sample_for(corpus_text, whole))
+
+
+def _request(
+    run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, sample: dict
+) -> tuple[dict[str, Measured], dict[str, str], dict[str, tuple[str, object]]]:
+    """(stored results, columns that cannot be measured, the pending jobs: column key -> (key,
+    handle)). The handles are kept in the session, so a second call asks for nothing new."""
+    held: dict[str, object] = state.get(state.MEASURE_JOBS) or {}
+    found: dict[str, Measured] = {}
+    failed: dict[str, str] = {}
+    pending: dict[str, tuple[str, object]] = {}
+    for column in columns:
+        if column.spec is None:
+            failed[column.key] = "this tokenizer cannot be rebuilt in a worker"
+            continue
+        key = measurement_key(run, column, sample)
+        stored = _stored(key, column.name)
+        if stored is not None:
+            found[column.key] = stored
+            continue
+        handle = held.get(key)
+        if handle is None:
+            handle = serving.pool().request(
+                key, tasks.measure_task, corpus_text, column.spec, sample, time_limit=MEASURE_TIME_LIMIT
+            )
+            abandoned.hold(handle)
+            held[key] = handle
+        pending[column.key] = (key, handle)
+    state.put(state.MEASURE_JOBS, held)
+    return found, failed, pending
+
+
+def measurements(
+    run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, whole: bool, progress=None
+) -> tuple[dict[str, Measured], dict[str, str], int]:
+    """(measured by column key, failures by column key: one sentence each, how many still run).
+
+    `progress(done, total)` is called while waiting inline."""
+    found, failed, pending = _request(run, columns, corpus_text, sample_for(corpus_text, whole))
+    held: dict[str, object] = state.get(state.MEASURE_JOBS) or {}
+    deadline = time.monotonic() + INLINE_SECONDS
+    while pending and time.monotonic() < deadline:
+        for column_key, (key, handle) in list(pending.items()):
+            job = handle.job
+            if not job.finished:
+                continue
+            del pending[column_key]
+            held.pop(key, None)
+            abandoned.forget(handle)
+            handle.release()
+            name = next(column.name for column in columns if column.key == column_key)
+            if job.state == DONE:
+                _store(key, job.result)
+                found[column_key] = _measured(job.result, name)
+            else:
+                failed[column_key] = job.error or "the measurement was stopped"
+        if progress is not None:
+            progress(len(found) + len(failed), len(columns))
+        if pending:
+            next(iter(pending.values()))[1].job.wait(0.1)
+    return found, failed, len(pending)
+
+
+def sample_note(corpus_text: str, whole: bool) -> str:
+    """Which text the figures are of, in words."""
+    sample = sample_for(corpus_text, whole)
+    lines = split_lines(corpus_text)
+    if sample["kind"] == "whole":
+        return f"the whole corpus: {len(lines):,} lines, {len(corpus_text):,} characters"
+    return (
+        f"a random sample of the corpus's lines, up to {SAMPLE_BYTES:,} bytes (seed {SEED}; the same "
+        f"sample every time) of its {len(lines):,} lines and {utf8_size(corpus_text):,} bytes"
+    )

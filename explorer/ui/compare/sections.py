@@ -1,0 +1,433 @@
+"""The Compare page's Streamlit glue: which tokenizers are columns, the upload, the sections and
+the cached corpus measurements. The comparing itself is pure (`explorer.compare`); the picker and
+the special-token switch are explorer.ui.compare.model_picker, the decode panel
+explorer.ui.compare.decode_panel.
+
+A column is `explorer.compare.TokenizerColumn` (a name plus an encode function): the current run,
+the other algorithm on the same corpus, earlier runs of the session, every bundled pretrained
+tokenizer (explorer.pretrained.BUNDLED) and uploaded tokenizers. `run_column`, `column_html` and
+`sentences_from` are also what the Train and Merge history pages use to draw sentences.
+
+Keys: the widget and data keys below belong with the others in `explorer.ui.common.state`; they live here
+until they are moved there.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import replace
+
+import streamlit as st
+
+from explorer.checks import format_size, utf8_size
+from explorer.compare import (
+    TokenizerColumn,
+    UploadedFile,
+    UploadedTokenizer,
+    pretrained_column,
+    tokenizer_column,
+)
+from explorer.compare.columns import content_key, sentences_from
+from explorer.compare.curve import metrics_curve
+from explorer.compare.diff import DiffSummary, boundary_diff, diff_summary
+from explorer.compare.html import boundary_diff_html, column_head_html, column_html, diff_legend_html
+from explorer.compare.measure import comparison_table
+from explorer.compare.picker import hidden_at_first
+from explorer.compare.upload_checks import over_session_bound
+from explorer.drawing import charts
+from explorer.drawing.token_html import legend_html
+from explorer.lessons.metrics import METRIC_DEFINITIONS, metrics_table
+from explorer.pipeline.tokenizer_json import tokenizer_to_json
+from explorer.pretrained import BUNDLED
+from explorer.samples import SAMPLE_SENTENCES
+from explorer.ui.common import frame, state
+from explorer.ui.common import plotly_figures as figures
+from explorer.ui.common import run_views as views
+from explorer.ui.common.runs import Run
+from explorer.ui.compare import compare_link, measuring, upload_jobs
+from explorer.ui.history import encode_panel
+from explorer.ui.train import training
+from explorer.ui.train.settings import (
+    ALGORITHM_LABELS,
+    limits_or_defaults,
+    other_algorithm,
+    settings_for_other_algorithm,
+)
+
+__all__ = ["TokenizerColumn", "column_html", "comparison_table", "run_column", "sentences_from"]
+
+W = state.Widget
+
+UPLOAD_LIMIT = 4  # uploaded tokenizers kept per session (a GPT-2 sized one holds ~50k merges)
+PER_ROW = 3
+
+METRIC_FORMATS = {
+    "_index": st.column_config.TextColumn("tokenizer", width="medium"),
+    "tokens": st.column_config.NumberColumn(format="%d", help=METRIC_DEFINITIONS["tokens"]),
+    "characters / token": st.column_config.NumberColumn(
+        format="%.2f", help=METRIC_DEFINITIONS["characters / token"]
+    ),
+    "bytes / token": st.column_config.NumberColumn(format="%.2f", help=METRIC_DEFINITIONS["bytes / token"]),
+    "tokens per word": st.column_config.NumberColumn(
+        format="%.2f", help=METRIC_DEFINITIONS["tokens per word"]
+    ),
+    "words split": st.column_config.NumberColumn(format="percent", help=METRIC_DEFINITIONS["words split"]),
+    "unknown tokens": st.column_config.NumberColumn(
+        format="percent", help=METRIC_DEFINITIONS["unknown tokens"]
+    ),
+    "characters lost": st.column_config.NumberColumn(format="%d", help=METRIC_DEFINITIONS["characters lost"]),
+    "seconds": st.column_config.NumberColumn("time (s)", format="%.2f"),
+}
+
+
+# ---------------------------------------------------------------- columns
+
+
+def run_column(run: Run, role: str, special_tokens: bool = True) -> TokenizerColumn:
+    """A column for a run trained in this app; `role` says which one it is ('this run', ...).
+    `special_tokens` False: the run's special tokens are plain text (the Compare page's switch)."""
+
+    def build() -> TokenizerColumn:
+        tok = views.tokenizer(run)
+        exported = run.derive("tokenizer_json_compact", lambda: tokenizer_to_json(tok))
+        return tokenizer_column(
+            tok,
+            run.name,
+            key=run.column_key,
+            exported=exported,
+            special_tokens=special_tokens,
+            source=f"trained here: run {run.number}",
+        )
+
+    name = "compare_column" if special_tokens else "compare_column_plain"
+    return replace(run.derive(name, build, own=True), caption=role)
+
+
+def sentences_input() -> list[str]:
+    """The editable sample sentences (the tutorial's English and German ones at first)."""
+    state.setdefault(W.SENTENCES, state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
+    text = st.text_area("Sentences (one per line)", key=W.SENTENCES, height=110)
+    state.put(state.COMPARE_TEXT, text)
+    too_long = compare_link.dropped_lines_note()
+    if too_long:
+        st.caption(too_long)
+    return sentences_from(text)
+
+
+def other_run(run: Run) -> Run | None:
+    """The other algorithm on the current run's corpus: trained already, or on this button."""
+    other = state.other_run(run)
+    if other is not None:
+        return other
+    label = ALGORITHM_LABELS[other_algorithm(run.settings.algorithm)]
+    corpus_text = state.trained_corpus_text(run)
+    if st.button(f"Train the other algorithm ({label})", key=W.TRAIN_OTHER, disabled=corpus_text is None):
+        other = training.train_run(
+            corpus_text,
+            settings_for_other_algorithm(run.settings),
+            run.corpus_label,
+            run.sample_key,
+            run.shared_label,
+        )
+        if other is not None:
+            state.set_other_run(other)
+            st.rerun()  # redraw without the button (and with the new column ticked)
+    return other
+
+
+def uploaded_tokenizers() -> list[UploadedTokenizer]:
+    """The uploader, and every tokenizer uploaded in this session (the last `UPLOAD_LIMIT`, and
+    no more than `Limits.max_session_uploads_mb` of files: the oldest go first).
+
+    Files are checked against the limits and read in a worker (explorer.ui.compare.upload_jobs). Files
+    that cannot be used are `st.error` messages that say why; never a traceback.
+    """
+    limits, _ = limits_or_defaults()
+    remembered: OrderedDict[str, UploadedTokenizer] = state.get(state.UPLOADED_TOKENIZERS) or OrderedDict()
+    files = st.file_uploader(
+        "Tokenizer files: a tokenizer.json, a WordPiece vocab.txt, a BPE vocab.json together with its "
+        "merges.txt, or a SentencePiece model (tokenizer.model, spiece.model, Mistral's "
+        "tokenizer.model.v3...)",
+        # No type filter: the browser filters on the last extension only, which would refuse
+        # Mistral's "*.model.v3"; `upload_kind` names what each file is, or says why it cannot be used.
+        type=None,
+        accept_multiple_files=True,
+        key=W.TOKENIZER_UPLOAD,
+    )
+    uploads = [UploadedFile(file.name, file.getvalue()) for file in files or []]
+    digest = content_key(
+        "files", b"\0".join(f"{u.name}\0".encode("utf-8", "replace") + u.data for u in uploads)
+    )
+    last = state.get(state.LAST_UPLOAD)
+    if uploads and (last is None or last[0] != digest):
+        try:
+            with st.spinner("Reading the uploaded files..."):
+                found, errors = upload_jobs.read_in_worker(uploads, limits)
+        except Exception as error:  # a reader bug must not take the page down
+            found, errors = [], [f"Could not read the uploaded files: {error}"]
+        compare_link.remember_uploads(found)  # a link to their columns opens them elsewhere
+        for tokenizer in found:
+            remembered.pop(tokenizer.key, None)
+            remembered[tokenizer.key] = tokenizer
+        while len(remembered) > UPLOAD_LIMIT:
+            remembered.popitem(last=False)
+        sizes = [sum(len(file.data) for file in tokenizer.files) for tokenizer in remembered.values()]
+        notes = []
+        for _ in range(over_session_bound(sizes, limits)):
+            _, dropped = remembered.popitem(last=False)
+            notes.append(
+                f"{dropped.name} was dropped: this session's uploaded tokenizers may hold "
+                f"{limits.max_session_uploads_mb:g} MB of files in all, and the newer ones fill it"
+            )
+        state.put(state.UPLOADED_TOKENIZERS, remembered)
+        last = (digest, errors, notes)
+        state.put(state.LAST_UPLOAD, last)
+    if uploads and last is not None:
+        for message in last[1]:
+            frame.error(f"Cannot use this upload. {message}")
+        for message in last[2]:
+            frame.warning(f"{message}.")
+    if remembered:
+        st.caption(
+            f"Uploaded tokenizers stay for this session (the last {UPLOAD_LIMIT}, at most "
+            f"{limits.max_session_uploads_mb:g} MB of files); untick them in the list "
+            "of tokenizers to hide them. A vocab.txt or vocab.json + merges.txt holds no normalizer or "
+            "pre-tokenizer: each column's note says which ones were assumed."
+        )
+    return list(remembered.values())
+
+
+def available_columns(
+    run: Run, other: Run | None, uploads: Sequence[UploadedTokenizer], special_tokens: bool = False
+) -> tuple[list[TokenizerColumn], set[str]]:
+    """Every column the page can show (special-token text special or plain in all of them), and the
+    keys of those not shown unless asked: earlier runs and the bundled tokenizers beyond GPT-2,
+    GPT-4 and GPT-4o. Building a pretrained column loads nothing."""
+    other_label = ALGORITHM_LABELS[other_algorithm(run.settings.algorithm)]
+    columns = [run_column(run, "current run", special_tokens)]
+    if other is not None:
+        columns.append(run_column(other, f"{other_label} on the same corpus", special_tokens))
+    earlier = [
+        run_column(e, "earlier run", special_tokens)
+        for e in state.earlier_runs()
+        if e is not other and e is not run
+    ]
+    columns += earlier
+    columns += [pretrained_column(name, special_tokens) for name in BUNDLED]
+    for upload in uploads:
+        try:
+            columns.append(upload.column_for(special_tokens))
+        except Exception as error:  # e.g. the library refuses a file it parsed before
+            frame.error(f"Cannot use {upload.name}: {error}")
+    return columns, hidden_at_first(columns, [column.key for column in earlier])
+
+
+def with_memo(columns: Sequence[TokenizerColumn]) -> list[TokenizerColumn]:
+    """Columns whose `encode` remembers its last few texts: the spans, the diff and the sentence
+    table of one script run then encode each sentence once."""
+    memoized = []
+    for column in columns:
+        cache: dict[str, list] = {}
+
+        def encode(text: str, encode=column.encode, cache=cache) -> list:
+            if text not in cache:
+                if len(cache) > 32:
+                    cache.clear()
+                cache[text] = list(encode(text))
+            return cache[text]
+
+        memoized.append(replace(column, encode=encode))
+    return memoized
+
+
+# ---------------------------------------------------------------- sections
+
+
+def legend() -> None:
+    with st.expander("How tokens are shown"):
+        st.html(legend_html())
+
+
+def token_columns(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
+    """Each tokenizer's tokens for the sentences, as coloured spans (id on hover), with a count."""
+    for first in range(0, len(columns), PER_ROW):
+        for column, slot in zip(columns[first : first + PER_ROW], st.columns(PER_ROW, gap="medium")):
+            with slot:
+                st.html(column_head_html(column))
+                if column.note:
+                    frame.note(column.note)
+                try:
+                    body, total = column_html(column, sentences, show_ids=state.show_ids())
+                except Exception as error:  # an uploaded pipeline that fails on this text
+                    frame.error(f"This tokenizer cannot encode these sentences: {error}")
+                    continue
+                st.metric("Tokens", f"{total:,}")
+                st.html(body)
+
+
+def _keep_choice(key: str, options: list[str], default: str) -> None:
+    """Before a selectbox is drawn: drop a remembered choice that is no longer an option."""
+    if state.get(key) not in options:
+        state.put(key, default)
+
+
+def boundary_diff_section(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
+    """Pick two tokenizers; each sentence once, with both sets of token boundaries aligned."""
+    st.subheader("Where two tokenizers cut differently")
+    if len(columns) < 2:
+        st.info("Pick at least two tokenizers above to compare their token boundaries.")
+        return
+    by_key = {column.key: column for column in columns}
+    keys = list(by_key)
+    second = next((key for key in keys if key.startswith("pretrained:")), keys[1])
+    _keep_choice(W.DIFF_TOP, keys, keys[0])
+    _keep_choice(W.DIFF_BOTTOM, keys, second if second != keys[0] else keys[1])
+    left, right = st.columns(2)
+    top = left.selectbox("Top row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_TOP)
+    bottom = right.selectbox("Bottom row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_BOTTOM)
+    column_a, column_b = by_key[top], by_key[bottom]
+    bodies, totals = [], [0, 0, 0]
+    for sentence in sentences:
+        try:
+            segments = boundary_diff(sentence, column_a.encode(sentence), column_b.encode(sentence))
+        except Exception as error:
+            frame.error(f"Cannot compare on {sentence[:40]!r}: {error}")
+            return
+        summary = diff_summary(segments)
+        totals = [totals[0] + summary.both, totals[1] + summary.only_a, totals[2] + summary.only_b]
+        bodies.append(boundary_diff_html(segments, column_a.name, column_b.name))
+    st.html(diff_legend_html(column_a.name, column_b.name, DiffSummary(*totals)) + "".join(bodies))
+
+
+def start_corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
+    """Set the workers measuring the corpus now: the page draws its other sections meanwhile
+    (on a fresh server the first visit's sentence columns load the GPT vocabularies, 0.8 s)."""
+    corpus_text = state.trained_corpus_text(run)
+    if corpus_text is not None and columns:
+        measuring.start_measurements(run, columns, corpus_text, bool(state.get(state.MEASURE_WHOLE)))
+
+
+def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
+    """Every column measured on the run's training corpus in worker processes (a stated sample by
+    default, the whole corpus on request), kept in the run store; redrawn once a second while
+    measurements are still running."""
+    corpus_text = state.trained_corpus_text(run)
+    if corpus_text is None:
+        st.info("The corpus of this run is no longer in the session: train again to measure on it.")
+        return
+    whole = bool(state.get(state.MEASURE_WHOLE))
+    sample_text = measuring.sample_note(corpus_text, whole)
+    if measuring.sample_for(corpus_text, False)["kind"] != "whole" and not whole:
+        st.button(
+            f"Measure the whole corpus ({format_size(utf8_size(corpus_text))})",
+            key=W.MEASURE_WHOLE_BUTTON,
+            on_click=state.put,
+            args=(state.MEASURE_WHOLE, True),
+            icon=":material/straighten:",
+            help="Runs in a worker process; the figures below are then of every line.",
+        )
+    st.markdown(f"**On the training corpus**: {sample_text}")
+    bar = st.progress(0.0, text="Measuring …")
+    found, failed, pending = measuring.measurements(
+        run,
+        columns,
+        corpus_text,
+        whole,
+        progress=lambda done, total: bar.progress(done / max(1, total), text=f"Measured {done} of {total} …"),
+    )
+    bar.empty()
+    for key, problem in failed.items():
+        name = next(column.name for column in columns if column.key == key)
+        frame.error(f"Could not measure {name} on the corpus: {problem}")
+    if pending:
+        _measuring_poller(pending)
+    measured = [found[column.key] for column in columns if column.key in found]
+    if not measured:
+        return
+    table = metrics_table(entry.metrics for entry in measured)
+    table["seconds"] = [entry.seconds for entry in measured]
+    st.dataframe(table, column_config=METRIC_FORMATS)
+    frame.note(
+        f"Corpus: {run.corpus_label}. Words are whitespace-separated; a word is split when two or more "
+        "tokens overlap it. Measured in the server's worker processes: our tokenizers through their "
+        "exported tokenizer.json by the tokenizers library (by our own encoder when they may drop "
+        "characters, so that each lost character is counted), the GPT ones by tiktoken. Time: how long "
+        "each tokenizer took to encode and measure this text the first time; results are kept with the run."
+    )
+    figures.plotly_chart(charts.metrics_bar_chart(table), state.Chart.COMPARE_BARS)
+
+
+@st.fragment(run_every=1.0)
+def _measuring_poller(pending: int) -> None:
+    """While measurements run in workers: a line, and a rerun of the page once they are all in."""
+    jobs = state.get(state.MEASURE_JOBS) or {}
+    if not any(not handle.job.finished for handle in jobs.values()):
+        st.rerun(scope="app")
+    st.caption(f"Still measuring {pending} tokenizer{'s' if pending != 1 else ''} in a worker …")
+
+
+def metrics_section(run: Run, columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
+    """The metrics tables (sentences, training corpus) and the bar chart of the corpus figures."""
+    st.subheader("Figures")
+    st.caption(
+        "A word is a run of non-white-space characters. "
+        + " · ".join(
+            f"**{name}**: {definition}" for name, definition in METRIC_DEFINITIONS.items() if name != "tokens"
+        )
+    )
+    st.markdown("**On the sentences above**")
+    if sentences:
+        try:
+            st.dataframe(comparison_table(columns, sentences), column_config=METRIC_FORMATS)
+        except Exception as error:
+            frame.error(f"Cannot measure on these sentences: {error}")
+    corpus_figures(run, columns)
+
+
+def curve_section(runs: Sequence[Run]) -> None:
+    """The trained tokenizers' metrics against vocabulary size, read from their traces (merge runs
+    only: a Unigram run's vocabulary shrinks, round by round)."""
+    unigram = [run for run in runs if run.trace.config.is_unigram]
+    runs = [run for run in runs if not run.trace.config.is_unigram]
+    if not runs and not unigram:
+        return
+    st.subheader("As the vocabulary grows")
+    if unigram:
+        st.caption(
+            f"Not drawn here: {', '.join(run.name for run in unigram)}. A Unigram run prunes its vocabulary "
+            "round by round instead of growing it merge by merge; the figures above measure it."
+        )
+    if not runs:
+        return
+    curves = {run.name: run.derive("metrics_curve", lambda run=run: metrics_curve(run.trace)) for run in runs}
+    figures.plotly_chart(charts.metrics_curve_figure(curves), state.Chart.COMPARE_CURVE)
+    st.caption(
+        "Read from each run's training trace, about 100 points from the first to the last merge, without "
+        "encoding anything again, on each run's own training corpus. Characters / token, bytes / token and "
+        "tokens per word mean what they mean in the whole-corpus table (at the last merge the two agree). "
+        "**pre-tokens split** is a measure of its own: the share of pre-tokens (the words as the "
+        "pre-tokenizer cuts them, counted with repeats) that two or more tokens cover."
+    )
+
+
+def runs_shown(columns: Sequence[TokenizerColumn], runs: Sequence[Run]) -> list[Run]:
+    """The runs whose columns are shown, in column order."""
+    by_key = {run.column_key: run for run in runs}
+    return [by_key[column.key] for column in columns if column.key in by_key]
+
+
+def steps_section(columns: Sequence[TokenizerColumn]) -> None:
+    """How any shown tokenizer encodes a text, step by step (those that can show their steps)."""
+    able = {column.key: column for column in columns if column.steps is not None}
+    st.subheader("How a text is tokenized, step by step")
+    if not able:
+        st.info(
+            "None of the tokenizers shown can show its steps "
+            "(an upload the tokenizers library encodes cannot)."
+        )
+        return
+    keys = list(able)
+    _keep_choice(W.STEPS_COLUMN, keys, keys[0])
+    column = able[st.selectbox("Tokenizer", keys, format_func=lambda key: able[key].name, key=W.STEPS_COLUMN)]
+    encode_panel.show(column.steps, key=W.COMPARE_STEPS_TEXT)

@@ -1,0 +1,86 @@
+"""Compare's uploaded tokenizer files read in a worker process of the server's pool, never in the
+server: a large tokenizer.json took seconds of the server's GIL (every visitor's page and
+/_stcore/health waited) and hundreds of MB of its memory.
+
+`read_in_worker(uploads)`: each file is first checked against the limits in the server, from its
+bytes alone (explorer.compare.upload_checks: size, and an estimate of its entries); the rest go
+to `explorer.work.tasks.read_uploads_task`, which parses them, counts their entries exactly and
+sends each tokenizer back in chunks (explorer.work.chunked) that the server loads a few
+milliseconds at a time. The script run waits for the job without holding the GIL. Returns the
+tokenizers (with the server's copy of their files, for links) and one sentence per file that
+cannot be used.
+
+What it does not do: draw anything or keep the tokenizers in the session (explorer.ui.compare.sections,
+explorer.ui.compare.compare_link).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import replace
+
+from explorer.checks import Limits
+from explorer.compare import UploadedFile, UploadedTokenizer
+from explorer.compare.upload_checks import check_upload
+from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
+from explorer.ui.common import serving
+from explorer.ui.train.settings import limits_or_defaults
+from explorer.work import chunked, tasks
+from explorer.work.jobs import DONE
+
+READ_TIME_LIMIT = 120.0  # seconds a worker may take to read one upload (20 MB take about 10 s)
+
+
+def _job_key(uploads: Sequence[UploadedFile], limits: Limits) -> str:
+    digest = hashlib.sha256(f"{limits.max_tokenizer_entries}".encode())
+    for upload in uploads:
+        digest.update(hashlib.sha256(upload.name.encode("utf-8", "replace")).digest())
+        digest.update(hashlib.sha256(upload.data).digest())
+    return f"read-uploads:{digest.hexdigest()}"
+
+
+def _rebuilt(packed, files: tuple[UploadedFile, ...]) -> UploadedTokenizer:
+    tokenizer = chunked.loads(packed)
+    if tokenizer.model_bytes is not None and tokenizer.sentencepiece is None:
+        model = SentencePieceTokenizer.from_bytes(tokenizer.model_bytes, files[0].name if files else "")
+        tokenizer = replace(tokenizer, sentencepiece=model)
+    return replace(tokenizer, files=files)
+
+
+def read_in_worker(
+    uploads: Sequence[UploadedFile], limits: Limits | None = None
+) -> tuple[list[UploadedTokenizer], list[str]]:
+    """The uploads as tokenizers, read in a worker, and one sentence per file that cannot be used
+    (over a limit, unreadable, or the worker failed)."""
+    limits = limits if limits is not None else limits_or_defaults()[0]
+    checked, errors = [], []
+    for upload in uploads:
+        try:
+            check_upload(upload, limits)
+        except ValueError as error:
+            errors.append(str(error))
+        else:
+            checked.append(upload)
+    if not checked:
+        return [], errors
+    handle = serving.pool().request(
+        _job_key(checked, limits),
+        tasks.read_uploads_task,
+        [(upload.name, upload.data) for upload in checked],
+        limits.max_tokenizer_entries,
+        time_limit=READ_TIME_LIMIT,
+    )
+    try:
+        handle.job.wait(READ_TIME_LIMIT + 30.0)  # an Event: the GIL is free while it waits
+        job = handle.job
+        if job.state != DONE:
+            return [], [*errors, f"Could not read the uploaded files: {job.error or 'it took too long'}."]
+        result = job.result
+    finally:
+        handle.release()
+    found = [
+        _rebuilt(packed, tuple(checked[index] for index in indexes))
+        for indexes, packed in result["tokenizers"]
+    ]
+    return found, [*errors, *result["errors"]]

@@ -1,0 +1,245 @@
+"""The Merge history page's views of a run at step k, as HTML and tables: the words and sample
+sentences after k merges (the token merge k made outlined), the merge line, the candidates, the
+course's splits and pair table, and the merge tree. Pure Python (no streamlit); every corpus or
+vocabulary string is escaped by explorer.drawing.token_html.
+
+What it does not do: draw the page (explorer.ui.history.step_panels, explorer.ui.history.player) or
+Unigram runs
+(explorer.ui.history.unigram_rounds).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from explorer.compare.html import count_note, line_html
+from explorer.drawing import charts
+from explorer.drawing.token_html import PALETTE, escape_text, pieces_html
+from explorer.drawing.wording import plural
+from explorer.lessons.merge_step import candidates_at, pair_table, splits_at
+from explorer.pipeline.bytelevel import symbols_to_bytes
+from explorer.tokens import Piece
+from explorer.train import encode_pieces
+from explorer.training.bpe.merge_history import Trace
+from explorer.ui.common.run_views import (
+    SENTENCE_CHARACTERS_SHOWN,
+    SENTENCES_SHOWN,
+    TOP_WORDS,
+    WORD_CHARACTERS_SHOWN,
+    labels,
+    token_ids,
+    tokenizer_at_step,
+    top_word_indices,
+)
+from explorer.ui.common.runs import Run
+
+
+def vocab_piece(token: str, token_id: int, byte_level: bool, start: int = 0, end: int = 0) -> Piece:
+    """A vocabulary token as a Piece to draw; a byte-level token carries its bytes, so it shows as
+    `charts.readable_vocab_token` shows it (a token that is no byte symbols shows its text)."""
+    token_bytes = None
+    if byte_level:
+        try:
+            token_bytes = symbols_to_bytes(token)
+        except ValueError:
+            pass
+    return Piece(token_id, token, start, end, token_bytes)
+
+
+def word_pieces(trace: Trace, word_index: int, k: int) -> list[tuple[str, int, int]]:
+    """(token, start, end) of a corpus word after k merges; start/end index the word's symbols."""
+    pieces = trace.segment(word_index, k)
+    prefix, suffix = trace.prefix, trace.suffix
+    spans, start = [], 0
+    for position, piece in enumerate(pieces):
+        length = len(piece)
+        if position and prefix:
+            length -= len(prefix)
+        if position == len(pieces) - 1 and suffix:
+            length -= len(suffix)
+        spans.append((piece, start, start + length))
+        start += length
+    return spans
+
+
+def word_tokens(
+    run: Run, word_index: int, k: int, max_characters: int | None = None
+) -> tuple[list[Piece], set[int]]:
+    """A corpus word's tokens after k merges, and the positions among them of the tokens merge k
+    just joined. With `max_characters`, only the tokens that start within that many characters."""
+    trace = run.trace
+    byte_level = trace.config.is_byte_level
+    joined = trace.merge_positions(word_index, k)
+    ids = token_ids(run)
+    pieces: list[Piece] = []
+    new: set[int] = set()
+    for token, start, end in word_pieces(trace, word_index, k):
+        if max_characters is not None and start >= max_characters:
+            break
+        if any(start < position < end for position in joined):
+            new.add(len(pieces))
+        # Every token of a segmentation is in the vocabulary; -1 would only mark a broken trace.
+        pieces.append(vocab_piece(token, ids.get(token, -1), byte_level, start, end))
+    return pieces, new
+
+
+def vocab_token_html(run: Run, token_id: int, new: bool = False) -> str:
+    """One vocabulary token as a box (outlined when `new`: the token merge k made)."""
+    piece = vocab_piece(run.trace.vocab[token_id], token_id, run.trace.config.is_byte_level)
+    return pieces_html([piece], new={0} if new else ())
+
+
+def words_at_step_html(run: Run, k: int, limit: int = TOP_WORDS, show_ids: bool = False) -> str:
+    """The most frequent corpus words after k merges, as cards of token spans with their counts."""
+    trace = run.trace
+    cards = []
+    for index in top_word_indices(run, limit):
+        pieces, new = word_tokens(run, index, k, WORD_CHARACTERS_SHOWN)
+        spans = pieces_html(pieces, show_ids, new)
+        hidden = len(trace.words[index]) - WORD_CHARACTERS_SHOWN
+        if hidden > 0:
+            spans += f'<span class="more muted small">… +{hidden:,} characters</span>'
+        cards.append(
+            f'<div class="word-card">{spans}'
+            f'<span class="muted small word-count">×{trace.counts[index]:,}</span></div>'
+        )
+    return f'<div class="top-words">{"".join(cards)}</div>'
+
+
+def sentences_at_step_html(run: Run, k: int, sentences: list[str], show_ids: bool = False) -> str:
+    """The sample sentences encoded with the first k merges, the last merge's token outlined,
+    characters the tokenizer drops or cannot spell marked, each with its token count. At most
+    SENTENCES_SHOWN sentences of at most SENTENCE_CHARACTERS_SHOWN characters each are drawn."""
+    trace = run.trace
+    tok = tokenizer_at_step(run, k)
+    new_token = trace.vocab[trace.merges[k - 1][2]] if k else None
+    rows = []
+    for sentence in sentences[:SENTENCES_SHOWN]:
+        cut = sentence[:SENTENCE_CHARACTERS_SHOWN]
+        pieces = encode_pieces(tok, cut)
+        more = f" (first {SENTENCE_CHARACTERS_SHOWN:,} characters)" if len(sentence) > len(cut) else ""
+        rows.append(
+            f'<div class="step-sentence">{line_html(cut, pieces, show_ids, new_token)}'
+            f'<span class="muted small">{escape_text(count_note(pieces))}{more}</span></div>'
+        )
+    if len(sentences) > SENTENCES_SHOWN:
+        rows.append(
+            f'<div class="muted small">The first {SENTENCES_SHOWN} of {len(sentences):,} sentences.</div>'
+        )
+    return f'<div class="step-sentences">{"".join(rows)}</div>'
+
+
+def merge_summary_html(run: Run, k: int) -> str:
+    """One line about step k: merge k's pair, the new token, its count (and score), what it
+    rewrote; or, at k = 0, the corpus before any merge."""
+    trace = run.trace
+    if k == 0:
+        return (
+            '<div class="merge-summary">Before any merge: '
+            f"{plural(trace.initial_vocab_size, 'initial token')}, "
+            f"the corpus is {plural(trace.corpus_tokens[0], 'token')} long.</div>"
+        )
+    left, right, new_id = trace.merges[k - 1]
+    score = trace.merge_scores[k - 1]
+    score_text = f", score {score:.4g}" if score is not None else ""
+    return (
+        f'<div class="merge-summary">Merge <b>{k:,}</b> of {trace.steps:,}: '
+        f"{vocab_token_html(run, left)} + {vocab_token_html(run, right)}"
+        f" → {vocab_token_html(run, new_id, new=True)} "
+        f"(count {trace.merge_counts[k - 1]:,}{score_text}; "
+        f"rewrote {plural(trace.words_changed[k - 1], 'distinct word')}, "
+        f"{plural(trace.occurrences[k - 1], 'occurrence')}). "
+        f"Vocabulary: {plural(trace.vocab_sizes[k], 'token')}; "
+        f"corpus: {plural(trace.corpus_tokens[k], 'token')}.</div>"
+    )
+
+
+def candidates_frame(run: Run, merge: int) -> pd.DataFrame:
+    """The pairs that competed for merge number `merge`, one row each, the chosen one first:
+    rank, the pair readable and as stored, its count, and for likelihood scores count(a),
+    count(b) and the score."""
+    names = labels(run)
+    candidates = candidates_at(run.trace, merge)
+    scored = candidates[0].score is not None
+    rows = []
+    for candidate in candidates:
+        row = {
+            "rank": f"{candidate.rank} ✓" if candidate.rank == 1 else str(candidate.rank),
+            "pair": f"{names[candidate.left_id]} + {names[candidate.right_id]}",
+            "as stored": f"({candidate.left!r}, {candidate.right!r})",
+            "count(ab)" if scored else "count": candidate.count,
+        }
+        if scored:
+            row["count(a)"] = candidate.left_count
+            row["count(b)"] = candidate.right_count
+            row["score"] = candidate.score
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def splits_frame(run: Run, k: int) -> pd.DataFrame:
+    """Every distinct word with its count and its split after k merges, as the course prints
+    its `splits` (a list of the tokens as stored)."""
+    return pd.DataFrame(
+        [
+            {"word": word, "count": count, "split": repr(list(split))}
+            for word, count, split in splits_at(run.trace, k)
+        ]
+    )
+
+
+def pair_table_frame(run: Run, k: int) -> pd.DataFrame:
+    """Every pair of the splits after k merges, in the course's dict order, with its frequency
+    (and count(a), count(b), the likelihood score when the run scores pairs); the pair merge
+    k + 1 chose is ticked."""
+    trace = run.trace
+    scored = charts.uses_scores(trace)
+    chosen = None
+    if k < trace.steps:
+        left, right, _ = trace.merges[k]
+        chosen = (trace.vocab[left], trace.vocab[right])
+    rows = []
+    for row in pair_table(trace, k, scored):
+        record = {
+            "chosen": "✓" if (row.left, row.right) == chosen else "",
+            "pair": repr((row.left, row.right)),
+            "count": row.count,
+        }
+        if scored:
+            record.update({"count(a)": row.left_count, "count(b)": row.right_count, "score": row.score})
+        rows.append(record)
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- merge tree
+
+
+def merged_token_ids(run: Run) -> list[int]:
+    """Tokens made by a merge, in the order they were made."""
+    return run.derive("merged_ids", lambda: sorted(run.trace.merge_rank_of, key=run.trace.merge_rank_of.get))
+
+
+def merge_tree_html(tree: dict, names: list[str], k: int | None = None) -> str:
+    """The merge tree as an indented text tree (box-drawing lines), escaped, in a <pre>. With `k`
+    (the merges applied), tokens made by a later merge are marked "not made yet at step k"."""
+    lines: list[str] = []
+
+    def node_text(node: dict) -> str:
+        how = "character" if node["rank"] is None else f"merge {node['rank'] + 1:,}"
+        later = k is not None and node["rank"] is not None and node["rank"] >= k
+        return (
+            f'<span class="tok mono-tok{" later" if later else ""}" style="background:{PALETTE[2]};">'
+            f"{escape_text(names[node['id']])}</span>"
+            f' <span class="muted">id {node["id"]}, {how}'
+            f"{f' (not made yet at step {k:,})' if later else ''}</span>"
+        )
+
+    def visit(node: dict, lead: str, branch: str) -> None:
+        lines.append(f"{lead}{branch}{node_text(node)}")
+        children = node["children"]
+        child_lead = lead + ("" if not branch else ("│  " if branch == "├─ " else "   "))
+        for index, child in enumerate(children):
+            visit(child, child_lead, "└─ " if index == len(children) - 1 else "├─ ")
+
+    visit(tree, "", "")
+    return '<pre class="merge-tree">' + "\n".join(lines) + "</pre>"

@@ -1,0 +1,164 @@
+"""Every panel of the Merge history page at step k (drawn by the player's fragment on each tick):
+first why merge k's pair won, the competition it won (table and bars), the words and the sample
+sentences after k merges; then, in closed sections a learner opens, the count and compression
+curves, how a token was built, the course's own tables for course-sized corpora, and how a text
+is tokenized step by step.
+
+Merge k is the last one applied at step k; at step 0 the panels show the competition for merge 1,
+the next one. Everything is read from the run's trace (explorer.lessons.merge_step,
+explorer.ui.common.run_views,
+explorer.drawing.charts); nothing here trains or encodes beyond the sample sentences.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.drawing import charts
+from explorer.drawing.token_html import escape_text
+from explorer.lessons.encode_steps import encode_steps
+from explorer.lessons.merge_step import is_course_sized, stop_sentence, why_chosen
+from explorer.ui.common import plotly_figures as figures
+from explorer.ui.common import run_views as views
+from explorer.ui.common import state
+from explorer.ui.common.runs import Run
+from explorer.ui.history import encode_panel, merge_views
+
+W = state.Widget
+FOLLOW_STEP = -1  # the merge tree's choice "the token made at this step"
+
+
+def show(run: Run, k: int, sentences: list[str]) -> None:
+    """Everything below the step line (explorer.ui.history.player draws the step and what merge k did)."""
+    trace = run.trace
+    names = views.labels(run)
+    show_ids = state.show_ids()
+    merge = max(k, 1)  # the merge whose competition is shown: merge k, or the first one at step 0
+    lead = "Next, merge 1. " if k == 0 else ""
+    why = escape_text(why_chosen(trace, merge, names))
+    st.html(f'<div class="why"><b>Why this pair {"will win" if k == 0 else "won"}.</b> {lead}{why}</div>')
+    if k == trace.steps:
+        st.caption(stop_sentence(trace))
+
+    table_column, chart_column = st.columns([3, 2], gap="medium")
+    with table_column:
+        st.markdown(f"**The pairs that competed for merge {merge:,}** (the chosen one first)")
+        st.dataframe(
+            merge_views.candidates_frame(run, merge), hide_index=True, column_config=CANDIDATE_COLUMNS
+        )
+    figures.plotly_chart(
+        charts.competition_figure(trace, merge, names), state.Chart.COMPETITION, chart_column
+    )
+
+    words, sentences_column = st.columns([3, 2], gap="large")
+    with words:
+        st.markdown(
+            f"**Most frequent corpus words after {k:,} merges** (the token merge {k:,} made is outlined)"
+            if k
+            else "**Most frequent corpus words before any merge**"
+        )
+        st.html(merge_views.words_at_step_html(run, k, show_ids=show_ids))
+    with sentences_column:
+        st.markdown(f"**Sample sentences after {k:,} merges**")
+        st.html(merge_views.sentences_at_step_html(run, k, sentences, show_ids=show_ids))
+
+    # The rest in sections a learner opens (stable labels and keys: a section stays open as the
+    # step moves; every section draws step k, the one value this fragment run has).
+    with st.expander("Counts and compression charts", key=W.SECTION_CHARTS):
+        timeline, compression = st.columns(2)
+        with timeline:
+            log_scale = st.toggle(
+                "Log scale", key=W.LOG_SCALE, help="Counts (and scores) on a logarithmic axis."
+            )
+            figures.plotly_chart(charts.merge_timeline(trace, k, log_scale=log_scale), state.Chart.TIMELINE)
+        figures.plotly_chart(charts.compression_curve(trace, k), state.Chart.COMPRESSION, compression)
+
+    with st.expander("How a token was built", key=W.SECTION_TREE):
+        merge_tree(run, k)
+
+    if is_course_sized(trace):
+        course_tables(run, k, merge)
+
+    with st.expander("How a text is tokenized, step by step", key=W.SECTION_STEPS):
+        st.subheader(f"How a text is tokenized, step by step, after {k:,} merges")
+        st.caption(
+            "The run's tokenizer as it was at this step (only the first k merges): each pre-token starts "
+            "as characters (bytes for byte-level) and takes the merge of lowest rank present, again and "
+            "again; WordPiece takes the longest piece it knows, then the longest ## continuation."
+        )
+        tokenizer = views.tokenizer_at_step(run, k)
+        encode_panel.show(
+            lambda text: encode_steps(tokenizer, text, name=f"{run.name}, after {k:,} merges"),
+            key=W.STEPS_TEXT,
+        )
+
+
+CANDIDATE_COLUMNS = {
+    "rank": st.column_config.TextColumn(
+        "rank", width="small", help="Counted from 1, the highest count (or score) first; ✓ the pair chosen"
+    ),
+    "chosen": st.column_config.TextColumn("chosen", width="small", help="✓ the pair chosen"),
+    "pair": st.column_config.TextColumn(
+        "pair", help="· a space, ↵ a newline, <0xE2> a byte that is part of a character"
+    ),
+    "as stored": st.column_config.TextColumn(
+        "as stored", help="The two tokens exactly as the vocabulary holds them"
+    ),
+    "count": st.column_config.NumberColumn(
+        "count", format="%d", help="Occurrences of the pair in the corpus"
+    ),
+    "count(ab)": st.column_config.NumberColumn("count(ab)", format="%d", help="Occurrences of the pair"),
+    "count(a)": st.column_config.NumberColumn("count(a)", format="%d", help="Occurrences of the left token"),
+    "count(b)": st.column_config.NumberColumn("count(b)", format="%d", help="Occurrences of the right token"),
+    "score": st.column_config.NumberColumn("score", format="%.4g", help="count(ab) / (count(a) × count(b))"),
+}
+
+
+def course_tables(run: Run, k: int, merge: int) -> None:
+    """The course's printouts at step k: `splits` after k merges, and every pair merge `merge`
+    was chosen from, with its frequency (or score), in the course's dict order."""
+    scored = charts.uses_scores(run.trace)
+    with st.expander("As the course prints it: every word's split and every pair", key=W.SECTION_COURSE):
+        splits, pairs = st.columns([1, 1], gap="medium")
+        with splits:
+            st.markdown(f"**`splits` after {k:,} merges** (with `word_freqs`)")
+            st.dataframe(merge_views.splits_frame(run, k), hide_index=True, height=320)
+        with pairs:
+            function = "compute_pair_scores" if scored else "compute_pair_freqs"
+            st.markdown(
+                f"**Every pair merge {merge:,} was chosen from** (`{function}()` on the splits before it; "
+                "the chosen one first, then the course's dict order)"
+            )
+            table = merge_views.pair_table_frame(run, merge - 1)
+            # The winner first, so it is in view without scrolling a table of hundreds of pairs.
+            table = table.sort_values("chosen", ascending=False, kind="stable", ignore_index=True)
+            chosen_row = table["chosen"] == "✓"
+            styled = table.style.apply(
+                lambda column: ["background-color:#ffd6a5" if hit else "" for hit in chosen_row]
+            )
+            st.dataframe(styled, hide_index=True, height=320, column_config=CANDIDATE_COLUMNS)
+
+
+def merge_tree(run: Run, k: int) -> None:
+    """How a token was built, down to characters: the token merge k made, unless another is picked."""
+    names = views.labels(run)
+    merged = merge_views.merged_token_ids(run)
+    choice = st.selectbox(
+        "Token",
+        [FOLLOW_STEP, *merged],
+        format_func=lambda token_id: (
+            "the token made at this step"
+            if token_id == FOLLOW_STEP
+            else f"{names[token_id]}   (id {token_id})"
+        ),
+        key=W.TREE_TOKEN,
+        help="Follows the player's step; type to search among the tokens made by merges.",
+    )
+    token_id = run.trace.merges[k - 1][2] if choice == FOLLOW_STEP and k else choice
+    if token_id == FOLLOW_STEP:
+        st.caption("No token has been made yet at step 0: step forward, or pick a token.")
+        return
+    tree = run.trace.merge_tree(token_id)
+    left, right = st.columns([2, 3])
+    left.html(merge_views.merge_tree_html(tree, names, k))
+    figures.plotly_chart(charts.merge_tree_figure(tree, names), state.Chart.MERGE_TREE, right)

@@ -1,0 +1,253 @@
+"""The Train page's corpus: a sample picker, a text area (a preview for a large sample) and an
+upload; then the corpus check, shown as soon as there is text.
+
+Choosing a sample fills the text area; editing the text area unselects the sample. An upload wins
+over the text area and is remembered in the session (`state.UPLOADED_CORPUS`), because the
+uploader forgets its file when the visitor goes to another page. Every input goes through
+explorer.checks: an upload through `decode_upload`, the corpus through `check_corpus` (via
+`training.corpus_check`; errors block training, warnings do not); a corpus over the size limit
+gets "Train on the first X MB" and "Train on a random sample of lines" (`corpus_prefix`,
+`sample_lines`). Messages that hold user text go through `frame.error` / `frame.warning`.
+
+What it does not do: give the widgets their first values (explorer.ui.train.first_values), start
+training (explorer.ui.train.train_controls), or check the settings (explorer.ui.train.settings_form).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import streamlit as st
+
+from explorer.checks import (
+    InputError,
+    Limits,
+    corpus_prefix,
+    decode_upload,
+    format_size,
+    sample_lines,
+    utf8_size,
+)
+from explorer.samples import SAMPLES, Sample
+from explorer.ui.common import frame, state
+from explorer.ui.train import training
+
+W = state.Widget
+PASTED_LABEL = "pasted text"
+UPLOADED_LABEL = "uploaded file"  # a file's name stays in its visitor's session
+NO_SAMPLE = ""  # the sample picker's "none: paste or upload your own"
+PASTE_LIMIT_FACTOR = 2  # the text area takes up to twice the corpus limit (in characters)
+PREVIEW_LINES = 12  # lines of a large sample shown instead of its text
+AREA_HEIGHT = 220
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The text to train on, how the run will name it, and the built-in sample it is (or None)."""
+
+    text: str
+    label: str
+    sample_key: str | None
+    # What others may see it called (the store keeps this): the label without a file name.
+    shared_label: str = PASTED_LABEL
+
+
+def text_area_text(sample_key: str | None) -> str:
+    """What the corpus text area holds for a sample: its text, or nothing for a large one (every
+    rerun would send a 1 MB text area back to the server; a preview is shown instead)."""
+    sample = SAMPLES.get(sample_key) if sample_key else None
+    return "" if sample is None or sample.large else sample.text
+
+
+def uploaded_corpus(data: bytes, name: str) -> tuple[Corpus | None, str | None]:
+    """An uploaded file as a corpus, or the message saying why it cannot be one (decode_upload)."""
+    try:
+        return Corpus(decode_upload(data, name), name, None, UPLOADED_LABEL), None
+    except InputError as error:
+        return None, str(error)
+
+
+# ---------------------------------------------------------------- callbacks
+
+
+def _on_sample_change() -> None:
+    if state.undo_stale(W.SAMPLE):  # the sample a paste just replaced, sent before the browser knew
+        return
+    key = state.get(W.SAMPLE)
+    if key:
+        state.set_widget(W.CORPUS, text_area_text(key))
+
+
+def _on_corpus_change() -> None:
+    if state.undo_stale(W.CORPUS):  # the text a sample just replaced, sent before the browser knew
+        return
+    key = state.get(W.SAMPLE)
+    if key and state.get(W.CORPUS) != text_area_text(key):
+        state.set_widget(W.SAMPLE, NO_SAMPLE)
+
+
+def _on_upload_change() -> None:
+    """The visitor added or removed a file: a removed one is forgotten. (A page switch clears the
+    uploader without this callback: the file read last is kept, see `corpus_input`.)"""
+    if state.get(W.UPLOAD) is None:
+        _forget_upload()
+
+
+def _forget_upload() -> None:
+    state.put(state.UPLOADED_CORPUS, None)
+
+
+# ---------------------------------------------------------------- widgets
+
+
+def corpus_input(limits: Limits) -> Corpus | None:
+    """Sample picker, text area and upload; an upload wins over the text area. None on a bad upload
+    (its message is shown).
+
+    The text area takes at most twice the corpus limit in characters (the browser cuts a longer
+    paste), so a paste a little too large still gets the prefix / sample offer while a huge one
+    never reaches the server's memory; the uploader takes `Limits.max_upload_mb`."""
+    sample = _sample_picker()
+    if sample is not None and sample.large:
+        _sample_preview(sample)
+    else:
+        _text_area(limits)
+    if not _read_upload(limits):
+        return None
+    remembered = state.get(state.UPLOADED_CORPUS)
+    if remembered is not None:
+        _upload_note(remembered)
+        return remembered
+    if sample is not None and (sample.large or state.get(W.CORPUS) == sample.text):
+        return Corpus(sample.text, sample.label, sample.key, sample.label)
+    return Corpus(state.get(W.CORPUS) or "", PASTED_LABEL, None)
+
+
+def _sample_picker() -> Sample | None:
+    """The sample corpus selectbox; the sample chosen, if any."""
+    st.selectbox(
+        "Sample corpus",
+        [NO_SAMPLE, *SAMPLES],
+        format_func=lambda key: SAMPLES[key].label if key else "none: paste or upload your own",
+        key=W.SAMPLE,
+        on_change=_on_sample_change,
+        persist_state=state.PERSIST,
+    )
+    sample_key = state.get(W.SAMPLE)
+    return SAMPLES.get(sample_key) if sample_key else None
+
+
+def _sample_preview(sample: Sample) -> None:
+    """A large sample's size and first lines, in place of the text area."""
+    lines = sample.text.splitlines()
+    st.caption(
+        f"{sample.label}: {len(sample.text):,} characters, {len(lines):,} lines ({sample.source}). "
+        "The first lines:"
+    )
+    st.code("\n".join(lines[:PREVIEW_LINES]), language=None, height=AREA_HEIGHT)
+
+
+def _text_area(limits: Limits) -> None:
+    unlimited = math.isinf(limits.max_corpus_mb)
+    st.text_area(
+        "Corpus",
+        key=W.CORPUS,
+        height=AREA_HEIGHT,
+        on_change=_on_corpus_change,
+        placeholder="Paste text here: each line is one training sequence.",
+        max_chars=None if unlimited else PASTE_LIMIT_FACTOR * limits.max_corpus_bytes,
+        help="Each line is one sequence, like `train_from_iterator(lines)` in the tokenizers library.",
+        persist_state=state.PERSIST,
+    )
+
+
+def _read_upload(limits: Limits) -> bool:
+    """The file uploader; a file in it is read and remembered. False on a file that cannot be a
+    corpus (its message is shown and nothing is remembered)."""
+    upload = st.file_uploader(
+        f"Or upload a .txt file (UTF-8, up to {limits.max_upload_mb:,} MB)",
+        type=["txt"],
+        key=W.UPLOAD,
+        on_change=_on_upload_change,
+        help="The file is used instead of the text above; it stays when you visit other pages, and it is "
+        "stored with its run so that a reload or the run's link brings it back. A link never shows it to "
+        "anyone who does not have the link.",
+        max_upload_size=limits.max_upload_mb,
+    )
+    if upload is None:
+        return True
+    corpus, problem = uploaded_corpus(upload.getvalue(), upload.name)
+    state.put(state.UPLOADED_CORPUS, corpus)
+    if corpus is None:
+        frame.error(problem)
+        return False
+    return True
+
+
+def _upload_note(corpus: Corpus) -> None:
+    """Which uploaded file is used, and a button to forget it."""
+    note, forget = st.columns([4, 1], vertical_alignment="center")
+    with note:
+        frame.note(
+            f"Using the uploaded file {corpus.label!r} ({len(corpus.text):,} characters, "
+            f"{format_size(utf8_size(corpus.text))}) instead of the text above."
+        )
+    forget.button("Forget it", key=W.FORGET_UPLOAD, on_click=_forget_upload, icon=":material/close:")
+
+
+# ---------------------------------------------------------------- the check
+
+
+def shrunk_corpus(corpus: Corpus, limits: Limits, how: str) -> Corpus:
+    """A corpus over the size limit made to fit: its first X MB, cut after a line break
+    (`how="prefix"`), or a random sample of its lines in their order, the same sample every time
+    (`how="sample"`)."""
+    limit = limits.max_corpus_bytes
+    shown = format_size(limit)
+    if how == "prefix":
+        return Corpus(
+            corpus_prefix(corpus.text, limit),
+            f"first {shown} of {corpus.label}",
+            None,
+            f"first {shown} of {corpus.shared_label}",
+        )
+    return Corpus(
+        sample_lines(corpus.text, limit),
+        f"random lines ({shown}) of {corpus.label}",
+        None,
+        f"random lines ({shown}) of {corpus.shared_label}",
+    )
+
+
+def corpus_feedback(corpus: Corpus | None, limits: Limits) -> tuple[bool, Corpus | None]:
+    """The corpus check, shown as soon as there is text: errors (they block training) and
+    warnings. Over the size limit, two buttons offer a smaller corpus.
+
+    Returns (whether the corpus can be trained, the smaller corpus if one of the buttons was
+    clicked in this script run)."""
+    if corpus is None or not corpus.text.strip():
+        return False, None  # "empty" is said when Train is clicked, not while typing
+    check = training.corpus_check(corpus.text, limits)
+    frame.show_check(check)
+    if utf8_size(corpus.text) <= limits.max_corpus_bytes:
+        return check.ok, None
+    return False, _shrink_buttons(corpus, limits)
+
+
+def _shrink_buttons(corpus: Corpus, limits: Limits) -> Corpus | None:
+    """'Train on the first X MB' and 'Train on a random sample of lines': the smaller corpus of
+    the one clicked in this script run, else None."""
+    shown = format_size(limits.max_corpus_bytes)
+    busy = training.current_job() is not None
+    # One per row, full width: side by side, the second label was cut off ("Train on a random sa…").
+    offers = (
+        ("prefix", f"Train on the first {shown}", W.TRAIN_PREFIX, ":material/content_cut:"),
+        ("sample", f"Train on a random sample of lines ({shown})", W.TRAIN_SAMPLE, ":material/shuffle:"),
+    )
+    clicked = [
+        how
+        for how, label, key, icon in offers
+        if st.button(label, key=key, icon=icon, disabled=busy, width="stretch")
+    ]
+    return shrunk_corpus(corpus, limits, clicked[0]) if clicked else None

@@ -1,0 +1,148 @@
+"""The Train page's result panel for a finished run: its figures (merges, vocabulary, time, stop
+reason, corpus; for a Unigram run its rounds, seed pieces and final loss), what its vocabulary size
+and special tokens mean, and the tutorial's sample sentences tokenized by it, with the characters
+it cannot represent marked and counted.
+
+What it does not do: train (explorer.ui.train.training) or compute the sentences it explains
+(explorer.lessons.explain.explain_vocab_size, explorer.ui.common.run_views.special_token_messages).
+"""
+
+from __future__ import annotations
+
+import html
+
+import streamlit as st
+
+from explorer.drawing.wording import format_seconds, plural
+from explorer.lessons.explain import explain_unigram_size, explain_vocab_size, stop_reason_text
+from explorer.samples import SAMPLE_SENTENCES
+from explorer.tokens import lost_characters
+from explorer.ui.common import frame, state
+from explorer.ui.common.runs import Run
+
+LOST_CHARACTERS = (
+    "each is shown in a dashed box, as the unknown token with the text it stands for, or as dropped. "
+    "A character it never saw in the corpus has no token (byte-level BPE with the library's 256-byte "
+    "alphabet never drops one)."
+)
+
+
+def summary(run: Run) -> None:
+    """Metric rows about a finished run, notes about it, then the sample sentences it tokenizes."""
+    st.html(f'<div class="result-title">Result of run {html.escape(run.name, quote=True)}</div>')
+    if run.trace.config.is_unigram:
+        _unigram_figures(run)
+        _unigram_notes(run)
+    else:
+        _figures(run)
+        _notes(run)
+    _sample_sentences(run)
+    label = "Watch the pieces being pruned" if run.trace.config.is_unigram else "Watch the merges happen"
+    st.page_link("pages/1_Merge_history.py", label=label, icon=":material/movie:")
+
+
+def _figures(run: Run) -> None:
+    """Two rows of metrics: what training made, then what it was trained on."""
+    trace = run.trace
+    row = st.columns(4)
+    row[0].metric("Merges learned", f"{trace.steps:,}")
+    row[1].metric("Final vocabulary size", f"{len(trace.vocab):,}")
+    row[2].metric(
+        "Initial vocabulary", f"{trace.initial_vocab_size:,}", help="Special tokens and the alphabet."
+    )
+    row[3].metric("Time taken", format_seconds(trace.seconds))
+    _corpus_row(run)
+
+
+def _corpus_row(run: Run) -> None:
+    """The stop reason and what the run was trained on."""
+    row = st.columns([2, 1, 1, 1])
+    # A sentence, not a metric: a metric cuts long text off.
+    row[0].markdown(f"Stop reason: **{stop_reason_text(run.trace)}**")
+    row[1].metric("Corpus characters", f"{run.characters:,}")
+    row[2].metric("Words", f"{run.words:,}", help="Pre-tokenized words (pieces), counted with repeats.")
+    row[3].metric("Distinct words", f"{run.distinct_words:,}")
+
+
+def _unigram_figures(run: Run) -> None:
+    """What pruning made (rounds, sizes, loss, time), then what it was trained on."""
+    trace = run.trace
+    row = st.columns(5)
+    row[0].metric(
+        "Rounds",
+        f"{len(trace.rounds):,}",
+        help="Pruning rounds (the library's last EM and final assembly included).",
+    )
+    row[1].metric(
+        "Seed pieces",
+        f"{len(trace.seeds):,}",
+        help="Characters and frequent substrings training starts from.",
+    )
+    row[2].metric(
+        "Final vocabulary size",
+        f"{len(trace.vocab):,}",
+        help="The pieces kept by the last round, plus the unknown token and the special tokens.",
+    )
+    from explorer.ui.history.unigram_rounds import final_loss  # here: that page's module imports pandas
+
+    loss = final_loss(run)
+    row[3].metric(
+        "Final loss",
+        "—" if loss is None else f"{loss:,.4f}",
+        help="Course: the model's loss, the sum over words of count × -log P(best segmentation). "
+        "Library: the EM objective of its last iteration.",
+    )
+    row[4].metric("Time taken", format_seconds(trace.seconds))
+    _corpus_row(run)
+
+
+def _unigram_notes(run: Run) -> None:
+    """Why the vocabulary has the size it has, and a run stopped early."""
+    trace = run.trace
+    frame.info(explain_unigram_size(trace, run.stopped_by))
+    if trace.stop_reason == "stopped":
+        stopped_by = run.stopped_by or "the Stop button or the time limit"
+        frame.warning(
+            f"Training was stopped by {stopped_by} after {plural(len(trace.rounds), 'round')}. "
+            "The pieces kept so far make the vocabulary: every page shows this partial history."
+        )
+
+
+def _notes(run: Run) -> None:
+    """Why the vocabulary has the size it has, a run stopped early, what the special tokens do."""
+    from explorer.ui.common import (
+        run_views as views,  # here: the page's first view (no run yet) needs no pandas
+    )
+
+    trace = run.trace
+    frame.info(explain_vocab_size(trace, run.settings.vocab_size, run.stopped_by))
+    if trace.stop_reason == "stopped":
+        stopped_by = run.stopped_by or "the Stop button or a limit"
+        frame.warning(
+            f"Training was stopped by {stopped_by} after {plural(trace.steps, 'merge')}. "
+            "The merges learned so far are kept: every page shows this partial history."
+        )
+    notes = views.special_token_messages(run)
+    if notes:
+        with st.expander(f"Special tokens: {plural(len(notes), 'note')}"):
+            for message in notes:
+                frame.info(message)
+
+
+def _sample_sentences(run: Run) -> None:
+    """The tutorial's sentences with this tokenizer, and how many characters it cannot represent."""
+    from explorer.ui.compare import (
+        sections as compare,  # here: the page's first view (no run yet) needs no comparing
+    )
+
+    st.subheader("The tutorial's sample sentences with this tokenizer")
+    column = compare.run_column(run, "this run")
+    sentences = list(SAMPLE_SENTENCES)
+    body, _ = compare.column_html(column, sentences, show_ids=state.show_ids())
+    st.html(body)
+    lost = sum(lost_characters(column.encode(sentence)) for sentence in sentences)
+    if lost:
+        lost_text = plural(lost, "character")
+        frame.warning(f"This tokenizer cannot represent {lost_text} of these sentences: {LOST_CHARACTERS}")
+    else:
+        st.caption("Every character of these sentences is represented by some token.")

@@ -1,0 +1,287 @@
+"""The Train page's training settings: algorithm and flavor, vocabulary size, pre-tokenizer and
+normalizers, special tokens (these and the next ones in a closed "Advanced settings" section whose
+label says what differs from the defaults); for BPE and WordPiece min frequency, continuing-subword prefix and
+end-of-word suffix; for Unigram seed size, longest piece, shrinking factor and unk token (empty
+seed size or longest piece: the flavor's default, as in the CLI); and their check, shown at once.
+
+Widget values live under `state.Widget` keys with `persist_state="session"`, so they survive a
+visit to another page. The vocabulary slider and the exact number input are kept in sync by
+callbacks (the slider reaches `SLIDER_MAX_VOCAB_SIZE`, the number `Limits.max_vocab`); switching
+algorithm loads that algorithm's pre-tokenizer, special tokens, prefix and suffix.
+
+What it does not do: decide whether settings are valid (`training.settings_check` with
+explorer.checks does), or give the widgets their first values (explorer.ui.train.first_values, through
+`load_settings`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from explorer.checks import Limits
+from explorer.ui.common import frame, state
+from explorer.ui.train import training
+from explorer.ui.train.settings import (
+    ALGORITHM_LABELS,
+    FLAVOR_LABELS,
+    NORMALIZER_LABELS,
+    PRE_TOKENIZER_LABELS,
+    UNIGRAM_DEFAULTS,
+    Settings,
+    advanced_label,
+    defaults_for,
+    slider_max_vocab_size,
+)
+
+W = state.Widget
+
+
+def load_settings(settings: Settings, limits: Limits) -> None:
+    """Every settings widget set to `settings` (before the widgets are drawn)."""
+    state.put_all(
+        {
+            W.ALGORITHM: settings.algorithm,
+            W.FLAVOR: settings.flavor,
+            W.VOCAB_NUMBER: settings.vocab_size,
+            W.VOCAB_SLIDER: max(1, min(settings.vocab_size, slider_max_vocab_size(limits))),
+            W.PRE_TOKENIZER: settings.pre_tokenizer,
+            W.NORMALIZERS: list(settings.normalizers),
+            W.MIN_FREQUENCY: settings.min_frequency,
+            W.SPECIAL_TOKENS: settings.special_tokens,
+            W.PREFIX: settings.prefix,
+            W.SUFFIX: settings.suffix,
+            W.SEED_SIZE: settings.seed_size,
+            W.SHRINKING_FACTOR: settings.shrinking_factor,
+            W.MAX_PIECE_LENGTH: settings.max_piece_length,
+            W.UNK_TOKEN: settings.unk_token,
+        }
+    )
+
+
+def settings_from_widgets() -> Settings:
+    """What the settings widgets say (an emptied number input counts as 0, an invalid size; an
+    emptied seed size or longest piece is the flavor's default), the fields the algorithm does
+    not use at their defaults."""
+    vocab_size = state.get(W.VOCAB_NUMBER)
+    defaults = Settings()
+    shrinking_factor = state.get(W.SHRINKING_FACTOR)
+    seed_size, max_piece_length = state.get(W.SEED_SIZE), state.get(W.MAX_PIECE_LENGTH)
+    return Settings(
+        algorithm=state.get(W.ALGORITHM),
+        flavor=state.get(W.FLAVOR),
+        vocab_size=int(vocab_size) if vocab_size is not None else 0,
+        pre_tokenizer=state.get(W.PRE_TOKENIZER),
+        normalizers=tuple(state.get(W.NORMALIZERS)),
+        min_frequency=int(state.get(W.MIN_FREQUENCY) or 0),
+        special_tokens=state.get(W.SPECIAL_TOKENS) or "",
+        prefix=state.get(W.PREFIX) or "",
+        suffix=state.get(W.SUFFIX) or "",
+        seed_size=None if seed_size is None else int(seed_size),
+        shrinking_factor=defaults.shrinking_factor if shrinking_factor is None else float(shrinking_factor),
+        max_piece_length=None if max_piece_length is None else int(max_piece_length),
+        unk_token=state.get(W.UNK_TOKEN) if state.get(W.UNK_TOKEN) is not None else defaults.unk_token,
+    ).canonical()
+
+
+# ---------------------------------------------------------------- callbacks
+
+
+def _on_algorithm_change() -> None:
+    defaults = defaults_for(state.get(W.ALGORITHM))
+    state.put_all(
+        {
+            W.PRE_TOKENIZER: defaults.pre_tokenizer,
+            W.SPECIAL_TOKENS: defaults.special_tokens,
+            W.PREFIX: defaults.prefix,
+            W.SUFFIX: defaults.suffix,
+            W.MIN_FREQUENCY: defaults.min_frequency,
+        }
+    )
+
+
+def _on_slider_change() -> None:
+    state.put(W.VOCAB_NUMBER, state.get(W.VOCAB_SLIDER))
+
+
+def _on_number_change(slider_max: int) -> None:
+    value = state.get(W.VOCAB_NUMBER)
+    if value is not None:
+        state.put(W.VOCAB_SLIDER, int(max(1, min(value, slider_max))))
+
+
+# ---------------------------------------------------------------- widgets
+
+
+def settings_input(limits: Limits) -> Settings:
+    """The training settings widgets, in rows; returns what they say (checked by
+    `settings_feedback`)."""
+    _algorithm_and_flavor()
+    _vocabulary_size(limits)
+    # The rest in a closed section whose label says what differs from the defaults (read from the
+    # widgets' values as this script run starts, so it follows every change).
+    with st.expander(advanced_label(settings_from_widgets()), key=W.ADVANCED):
+        _pre_tokenization()
+        if state.get(W.ALGORITHM) == "unigram":
+            _unigram_settings()
+        else:
+            _special_tokens_and_markers()
+    return settings_from_widgets()
+
+
+def _labelled_choice(widget, label: str, labels: dict[str, str], key: str, **options) -> None:
+    """A radio, selectbox or multiselect over the keys of `labels`, showing their labels."""
+    widget(label, list(labels), format_func=labels.get, key=key, persist_state=state.PERSIST, **options)
+
+
+def _algorithm_and_flavor() -> None:
+    left, right = st.columns(2)
+    with left:
+        _labelled_choice(
+            st.radio,
+            "Algorithm",
+            ALGORITHM_LABELS,
+            W.ALGORITHM,
+            on_change=_on_algorithm_change,
+            horizontal=True,
+        )
+    with right:
+        _labelled_choice(
+            st.radio,
+            "Flavor",
+            FLAVOR_LABELS,
+            W.FLAVOR,
+            horizontal=True,
+            help="`tokenizers` library: bit-exact with BpeTrainer / WordPieceTrainer (UnigramTrainer: the "
+            "same pieces, scores within 1e-3). Hugging Face course: the course notebooks' loops (WordPiece "
+            "scores pairs by likelihood; Unigram removes 10 % of the pieces per round by loss increase).",
+        )
+
+
+def _vocabulary_size(limits: Limits) -> None:
+    """A slider for the usual range and a number input for the exact size, kept in sync."""
+    slider_max = slider_max_vocab_size(limits)
+    left, right = st.columns([3, 1])
+    with left:
+        st.slider(
+            "Vocabulary size",
+            min_value=1,
+            max_value=slider_max,
+            key=W.VOCAB_SLIDER,
+            on_change=_on_slider_change,
+            persist_state=state.PERSIST,
+        )
+    with right:
+        st.number_input(
+            "Exact vocabulary size",
+            step=1,
+            key=W.VOCAB_NUMBER,
+            on_change=_on_number_change,
+            args=(slider_max,),
+            help=f"From 1 to {_shown_limit(limits.max_vocab)}; the slider goes to {slider_max:,}.",
+            persist_state=state.PERSIST,
+        )
+
+
+def _shown_limit(value: float) -> str:
+    return "any size" if math.isinf(value) else f"{int(value):,}"
+
+
+def _pre_tokenization() -> None:
+    left, right = st.columns(2)
+    with left:
+        _labelled_choice(st.selectbox, "Pre-tokenizer", PRE_TOKENIZER_LABELS, W.PRE_TOKENIZER)
+    with right:
+        _labelled_choice(
+            st.multiselect,
+            "Normalizers",
+            NORMALIZER_LABELS,
+            W.NORMALIZERS,
+            help="Applied in the order chosen.",
+        )
+
+
+def _special_tokens_and_markers() -> None:
+    """Special tokens, min frequency, and the prefix and suffix that mark a token's place in a word."""
+    columns = st.columns(2) + st.columns(2)
+    with columns[0]:
+        st.text_input("Special tokens (comma-separated)", key=W.SPECIAL_TOKENS, persist_state=state.PERSIST)
+    with columns[1]:
+        st.number_input(
+            "Min frequency", min_value=0, step=1, key=W.MIN_FREQUENCY, persist_state=state.PERSIST
+        )
+    with columns[2]:
+        st.text_input(
+            "Continuing-subword prefix",
+            key=W.PREFIX,
+            help="Marks a token that continues a word (WordPiece: ##). Empty: none.",
+            persist_state=state.PERSIST,
+        )
+    with columns[3]:
+        st.text_input(
+            "End-of-word suffix",
+            key=W.SUFFIX,
+            help="Marks a token that ends a word (e.g. </w>).",
+            persist_state=state.PERSIST,
+        )
+
+
+def _unigram_settings() -> None:
+    """Special tokens and the unk token, then the seed size, the longest piece and the shrinking
+    factor; an empty number is the flavor's default (shown as the placeholder)."""
+    flavor = state.get(W.FLAVOR) or "library"
+    defaults = UNIGRAM_DEFAULTS[flavor]
+    longest = defaults["max_piece_length"]
+    columns = st.columns(2) + st.columns(3)
+    with columns[0]:
+        st.text_input("Special tokens (comma-separated)", key=W.SPECIAL_TOKENS, persist_state=state.PERSIST)
+    with columns[1]:
+        st.text_input(
+            "Unk token",
+            key=W.UNK_TOKEN,
+            help="The piece a character the corpus never had becomes (first in the vocabulary).",
+            persist_state=state.PERSIST,
+        )
+    with columns[2]:
+        st.number_input(
+            "Seed size",
+            min_value=1,
+            step=1,
+            key=W.SEED_SIZE,
+            placeholder=f"{defaults['seed_size']:,} ({flavor})",
+            help="How many pieces training starts from (characters plus the most frequent substrings). "
+            "Empty: the flavor's default, 1,000,000 (library) or 300 (course).",
+            persist_state=state.PERSIST,
+        )
+    with columns[3]:
+        st.number_input(
+            "Longest piece",
+            min_value=1,
+            step=1,
+            key=W.MAX_PIECE_LENGTH,
+            placeholder=f"{longest} ({flavor})" if longest else "no limit (course)",
+            help="The longest seed piece, in characters. Empty: the flavor's default, 16 (library) or no "
+            "limit (course).",
+            persist_state=state.PERSIST,
+        )
+    with columns[4]:
+        st.number_input(
+            "Shrinking factor",
+            min_value=0.01,
+            max_value=0.99,
+            step=0.05,
+            key=W.SHRINKING_FACTOR,
+            disabled=flavor == "course",
+            help="Library flavor: the share of pieces each round keeps (0.75). The course's loop removes "
+            "10 % of the pieces per round instead.",
+            persist_state=state.PERSIST,
+        )
+
+
+def settings_feedback(settings: Settings, limits: Limits) -> bool:
+    """The settings check (vocabulary size, special tokens, the trainer's rules): errors and
+    warnings shown at once. Returns whether training may start."""
+    check = training.settings_check(settings, limits)
+    frame.show_check(check)
+    return check.ok

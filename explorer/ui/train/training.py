@@ -1,0 +1,431 @@
+"""Training from the app: the checks that block a run, then the run itself in a worker process of the
+server's pool, shared by key with every visitor asking for the same corpus and settings, and kept
+in the run store (explorer.ui.common.serving).
+
+How a training goes:
+- `start` checks the corpus and settings, computes the run's key and looks for it in the session's
+  cache, then in the store (a class opening one sample gets the run one of them trained, at once),
+  then asks the pool for it: `pool.request(key, train_task, ...)` returns a handle on the job
+  that trains it, a new one or the one another visitor started. The session keeps a `TrainingJob`
+  (the handle and what the run is) in `st.session_state`. The URL gets the run's key at once, so a
+  reload finds the job (still training) or the stored run.
+- The Train page shows the progress (first inline for `INLINE_SECONDS`, then an
+  `st.fragment(run_every=POLL_SECONDS)` poller) and a Stop button: `handle.cancel()` stops the
+  job when this visitor is the only one waiting for it (the trainer checks every 32 merges and
+  returns the merges learned so far, stop_reason "stopped"), and otherwise only lets go of it.
+- `collect()` (every page's frame calls it) turns a finished job into the current run, or into
+  one sentence: a failure, a crash of the worker (the pool starts a new one), a cancellation.
+  A run the visitor stopped is stored by the server under a key of its own.
+- A visitor who closes the tab: the session's handle is released once it has been disconnected
+  for a while (explorer.ui.common.abandoned), and a job nobody holds any more is cancelled.
+
+No training runs in a thread of this process: one GIL serves every visitor. `train_run` is the
+synchronous form (same checks, key, store and pool) for links and the Compare page, which wait in
+their script run (sleeping, not computing) with a progress bar.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from dataclasses import dataclass, field
+
+import streamlit as st
+
+from explorer.checks import (
+    Check,
+    InputError,
+    Limits,
+    check_corpus,
+    check_special_tokens,
+    check_unigram,
+    check_vocab_size,
+)
+from explorer.drawing.wording import format_seconds, plural
+from explorer.lessons.explain import stop_reason_text
+from explorer.ui.common import abandoned, serving, state
+from explorer.ui.common.literal import markdown_literal
+from explorer.ui.common.runs import Run, RunKey, corpus_digest
+from explorer.ui.train.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
+from explorer.work import tasks
+from explorer.work.jobs import CANCELLED, CRASHED, DONE, QUEUED, JobHandle
+
+LOG = logging.getLogger(__name__)
+
+INLINE_SECONDS = 1.5  # the script waits this long for a job before handing over to the poller
+# The poller's tick. Every rerun, a fragment's too, uploads the state of every widget, the corpus
+# text area included (measured: 842 KB per tick for an 821 KB corpus), so it ticks once a second.
+POLL_SECONDS = 1.0
+PROGRESS_INTERVAL_SECONDS = 0.1
+EXTRA_SECONDS = 60.0  # the pool's hard limit on a job: the time budget plus this
+REUSED = "This corpus and these settings were trained before: the stored result is shown."
+
+
+# ---------------------------------------------------------------- checks
+
+
+def corpus_check(text: str, limits: Limits) -> Check:
+    """`check_corpus`, remembered for the last corpus of the session (it reruns on every click)."""
+    digest = corpus_digest(text)
+    remembered = state.get(state.CORPUS_CHECK)
+    if remembered is not None and remembered[0] == digest and remembered[1] == limits:
+        return remembered[2]
+    check = check_corpus(text, limits)
+    state.put(state.CORPUS_CHECK, (digest, limits, check))
+    return check
+
+
+def settings_check(settings: Settings, limits: Limits) -> Check:
+    """What blocks training with these settings (vocabulary size, special tokens, the trainer's
+    own rules), what deserves a warning, and notes about the special tokens."""
+    errors: list[str] = []
+    try:
+        check_vocab_size(settings.vocab_size, limits)
+    except InputError as error:
+        errors.append(str(error))
+    tokens = check_special_tokens(settings.special_token_entries(), settings.pre_tokenizer)
+    errors.extend(tokens.errors)
+    warnings = list(tokens.warnings)
+    if settings.is_unigram:
+        unigram = check_unigram(settings.flavor, settings.vocab_size, settings.seed_size, settings.unk_token)
+        errors.extend(unigram.errors)
+        warnings.extend(unigram.warnings)
+    if not errors:
+        try:
+            settings.run_config(limits)
+        except ValueError as error:
+            errors.append(f"Cannot train with these settings: {error}")
+    return Check(tuple(errors), tuple(warnings), tokens.notes)
+
+
+# ---------------------------------------------------------------- the job
+
+
+@dataclass
+class TrainingJob:
+    """One session's interest in a training job of the pool, and the run it will make."""
+
+    handle: JobHandle
+    key: str
+    text: str
+    settings: Settings
+    corpus_label: str
+    sample_key: str | None
+    number: int
+    limits: Limits
+    shared_label: str = ""
+    started: float = field(default_factory=time.monotonic)
+    stopping: bool = False
+
+    @property
+    def job(self):
+        return self.handle.job
+
+    def progress(self) -> tuple[float, str]:
+        """(fraction, text) for a progress bar."""
+        label = ALGORITHM_LABELS[self.settings.algorithm]
+        job = self.job
+        if job.state == QUEUED:
+            load = serving.pool().load()
+            ahead = job.ahead()
+            waited = time.monotonic() - self.started
+            return 0.0, (
+                f"Waiting for a free worker: {plural(ahead, 'run')} ahead of this one, "
+                f"{load.running} training now ({waited:.0f} s) …"
+            )
+        progress = job.progress
+        if progress.get("phase") != "training":
+            return 0.0, f"Training {label}: counting words …"
+        step, planned = progress.get("step", 0), progress.get("planned", 0)
+        fraction = min(1.0, step / planned) if planned > 0 else 1.0
+        elapsed = time.monotonic() - (job.started or self.started)
+        stopping = " · stopping …" if self.stopping else ""
+        if progress.get("unit") == "round":  # Unigram (also when a reload attached without settings)
+            return fraction, (
+                f"Training Unigram: round {step:,} of about {planned:,} · {elapsed:.0f} s of at most "
+                f"{self.limits.max_seconds:g} s (the time limit alone bounds a Unigram run){stopping}"
+            )
+        return fraction, (
+            f"Training {label}: merge {step:,} of at most {planned:,} · {elapsed:.0f} s of at most "
+            f"{self.limits.max_seconds:g} s{stopping}"
+        )
+
+
+def current_job() -> TrainingJob | None:
+    return state.get(state.JOB)
+
+
+def request_stop() -> None:
+    """The Stop button's callback: the trainer stops at its next check (every 32 merges), unless
+    other visitors wait for the same run: then this session only lets go of it."""
+    job = current_job()
+    if job is None:
+        return
+    if job.handle.cancel():
+        job.stopping = True
+        return
+    abandoned.forget(job.handle)
+    state.put(state.JOB, None)
+    state.put(
+        state.OUTCOME,
+        [
+            (
+                "caption",
+                "Other visitors are waiting for this same run, so it goes on training for them. "
+                "Train again to wait for it with them.",
+            )
+        ],
+    )
+
+
+def _request(text: str, settings: Settings, corpus_label: str, sample_key: str | None, limits: Limits):
+    """The run for this corpus and settings (session cache or store), the key to train it under,
+    or None after showing why it cannot be trained (`st.error`, markup shown literally)."""
+    problems = list(corpus_check(text, limits).errors) + list(settings_check(settings, limits).errors)
+    if problems:
+        for problem in problems:
+            st.error(markdown_literal(problem))
+        return None
+    key = serving.training_key(text, settings, limits)
+    cached = state.run_cache().get(key)
+    if cached is not None:
+        return cached
+    loaded = state.numbered(serving.load_run(key))
+    if loaded is not None:
+        run, _ = loaded
+        run.corpus_label = corpus_label  # the name this visitor gave it, never a stored one
+        state.run_cache().put(run)
+        return run
+    return key
+
+
+def _shared(corpus_label: str, sample_key: str | None, shared_label: str) -> str:
+    """The label the store keeps: `shared_label`, else a sample's own, else a neutral one."""
+    return shared_label or (corpus_label if sample_key else serving.STORED_CORPUS_LABEL)
+
+
+def _submit(
+    key: str,
+    text: str,
+    settings: Settings,
+    corpus_label: str,
+    sample_key: str | None,
+    limits: Limits,
+    shared_label: str,
+) -> TrainingJob:
+    meta = serving.run_meta(settings, shared_label, sample_key, text)
+    handle = serving.pool().request(
+        key,
+        tasks.train_task,
+        text,
+        serving.training_spec(settings, limits),
+        dataclasses.asdict(limits),
+        serving.store_spec(key, meta, keep_corpus=sample_key is None),
+        time_limit=limits.max_seconds + EXTRA_SECONDS,
+    )
+    abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.common.abandoned)
+    return TrainingJob(
+        handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), limits, shared_label
+    )
+
+
+def start(
+    text: str, settings: Settings, corpus_label: str, sample_key: str | None = None, shared_label: str = ""
+) -> Run | TrainingJob | None:
+    """Start training in a worker; a run already trained (this session, or anyone's in the store)
+    is made current at once instead. None (after an `st.error`) when the inputs block training."""
+    limits, _ = limits_or_defaults()
+    state.put(state.OUTCOME, [])
+    found = _request(text, settings, corpus_label, sample_key, limits)
+    if found is None:
+        return None
+    if isinstance(found, Run):
+        state.put(state.OUTCOME, [("caption", REUSED)])
+        state.set_current_run(found, text)
+        return found
+    job = _submit(
+        found,
+        text,
+        settings,
+        corpus_label,
+        sample_key,
+        limits,
+        _shared(corpus_label, sample_key, shared_label),
+    )
+    state.put(state.JOB, job)
+    return job
+
+
+def attach(key: str) -> bool:
+    """A reload or a link during training: wait for the job training `key`, if there is one. Its
+    run will be read from the store (the worker stores it), so what it trains need not be known."""
+    job = serving.pool().find(key)
+    if job is None or job.finished or job.cancel_requested or not serving.runs_kept():
+        return False
+    handle = job.attach()
+    abandoned.hold(handle)
+    waiting = TrainingJob(
+        handle, key, "", Settings(), "", None, state.next_run_number(), limits_or_defaults()[0]
+    )
+    state.put(state.JOB, waiting)
+    return True
+
+
+def finish(job: TrainingJob) -> tuple[Run, str] | str:
+    """(the run a finished job made, its corpus text), or the sentence saying why there is none."""
+    ended = job.job
+    if ended.state == DONE:
+        result = ended.result
+        if result.get("stored_key"):
+            loaded = serving.load_run(result["stored_key"], job.number)
+            if loaded is not None:
+                if job.corpus_label:  # this visitor's name for it (a reload's attached job has none)
+                    loaded[0].corpus_label = job.corpus_label
+                return loaded
+        if result.get("trace_json") is None or not job.text:
+            return "Training finished, but its result could not be read back from the run store: train again."
+        from explorer.train import trace_from_json  # here: the first page view trains nothing
+
+        trace = trace_from_json(result["trace_json"])
+        run = Run(
+            key=RunKey(corpus_digest(job.text), job.settings),
+            trace=trace,
+            corpus_label=job.corpus_label,
+            shared_label=job.shared_label,
+            characters=len(job.text),
+            sample_key=job.sample_key,
+            number=job.number,
+            stopped_by=result.get("stopped_by"),
+            store_key=job.key,
+        )
+        if trace.stop_reason == "stopped" and result.get("stopped_by") == tasks.STOP_BUTTON:
+            # Stopped by its visitor: theirs alone, under a key of its own (not the shared one).
+            run.store_key = serving.training_key(
+                job.text, job.settings, job.limits, stopped_at=tasks.trace_steps(trace)
+            )
+            serving.save_run(run, job.text)
+        return run, job.text
+    if ended.state == CANCELLED:
+        return "Training was stopped before it learned anything."
+    if ended.state == CRASHED:
+        return f"Training failed: {ended.error}. The server has started a new worker: train again to retry."
+    return f"Training failed: {ended.error or 'unknown error'}."
+
+
+def collect() -> Run | None:
+    """If the session's job has finished: its run becomes the current one (and enters the cache),
+    or its sentence becomes the outcome to show. Returns the new run, if any."""
+    job = current_job()
+    if job is None or not job.job.finished:
+        return None
+    state.put(state.JOB, None)
+    outcome = finish(job)
+    abandoned.forget(job.handle)
+    job.handle.release()
+    if isinstance(outcome, str):
+        state.put(state.OUTCOME, [("error", outcome)])
+        return None
+    run, text = outcome
+    state.run_cache().put(run)
+    state.set_current_run(run, text)
+    return run
+
+
+def _progress_slot(job: TrainingJob, slot) -> None:
+    fraction, text = job.progress()
+    slot.progress(fraction, text=text)
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _poller() -> None:
+    """Redraws the progress bar every tick; when the job is over, reruns the page to show it."""
+    job = current_job()
+    if job is None or job.job.finished:
+        st.rerun(scope="app")
+    _progress_slot(job, st.empty())
+
+
+def show_job(stop_button: bool = True) -> bool:
+    """While a job runs: its progress and (on the Train page) the Stop button, waiting up to
+    INLINE_SECONDS in this script run first. A job that finishes meanwhile is collected and the
+    page drawn again (its Train button was drawn disabled); otherwise the poller takes over and
+    this returns True. False when there is no job."""
+    job = current_job()
+    if job is None:
+        return False
+    stop_slot, bar_slot = st.empty(), st.empty()
+    if not job.job.finished:
+        if stop_button:
+            stop_slot.button(
+                "Stop",
+                key=state.Widget.STOP,
+                icon=":material/stop_circle:",
+                on_click=request_stop,
+                help="End training now: what it learned so far (merges, or Unigram's pruning rounds) is "
+                "kept and can be explored.",
+            )
+        deadline = time.monotonic() + INLINE_SECONDS
+        while not job.job.wait(PROGRESS_INTERVAL_SECONDS) and time.monotonic() < deadline:
+            _progress_slot(job, bar_slot)
+    if job.job.finished:
+        stop_slot.empty()
+        bar_slot.empty()
+        collect()
+        st.rerun()
+    bar_slot.empty()
+    _poller()
+    return True
+
+
+# ---------------------------------------------------------------- synchronous
+
+
+def train_run(
+    corpus_text: str,
+    settings: Settings,
+    corpus_label: str,
+    sample_key: str | None = None,
+    shared_label: str = "",
+) -> Run | None:
+    """The run for this corpus and settings: from the session, the store, or trained now by the
+    pool while this script run waits (sleeping) with a progress bar. Problems are `st.error`s and
+    give None."""
+    limits, _ = limits_or_defaults()
+    found = _request(corpus_text, settings, corpus_label, sample_key, limits)
+    if found is None or isinstance(found, Run):
+        if found is not None:
+            st.caption(REUSED)
+        return found
+    job = _submit(
+        found,
+        corpus_text,
+        settings,
+        corpus_label,
+        sample_key,
+        limits,
+        _shared(corpus_label, sample_key, shared_label),
+    )
+    bar = st.progress(0.0, text=job.progress()[1])
+    try:
+        while not job.job.wait(PROGRESS_INTERVAL_SECONDS):
+            _progress_slot(job, bar)
+        outcome = finish(job)
+    finally:
+        abandoned.forget(job.handle)
+        # A script interrupted (a click) lets go of the job: cancelled if nobody else waits.
+        job.handle.release()
+    if isinstance(outcome, str):
+        bar.empty()
+        st.error(markdown_literal(outcome))
+        return None
+    run, _ = outcome
+    trace = run.trace
+    label = ALGORITHM_LABELS[settings.algorithm]
+    done = plural(tasks.trace_steps(trace), "round" if settings.is_unigram else "merge")
+    bar.progress(
+        1.0,
+        text=f"{label}: {done} in {format_seconds(trace.seconds)} ({stop_reason_text(trace)})",
+    )
+    state.run_cache().put(run)
+    return run
