@@ -404,9 +404,9 @@ def test_byte_level_pieces_spell_the_text_and_cover_it_in_order(text, name, spec
     assert decode(name, [p.id for p in pieces]).text == expected
 
 
-def test_the_readmes_provenance_table_has_every_file_and_hash():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_docs_provenance_table_has_every_file_and_hash():
+    page = (ROOT / "docs" / "pretrained.md").read_text(encoding="utf-8")
     for name, info in BUNDLED.items():
-        assert f"`{name}`" in readme and f"{info.vocab_size:,}" in readme
+        assert f"`{name}`" in page and f"{info.vocab_size:,}" in page
         for data_file in info.files:
-            assert data_file.sha256 in readme and data_file.resource in readme, (name, data_file.resource)
+            assert data_file.sha256 in page and data_file.resource in page, (name, data_file.resource)
