@@ -3,16 +3,16 @@
 Run with `streamlit run app.py`. The other pages live in pages/ (Streamlit's multipage folder).
 Every input is checked as it is typed (explorer.checks, through explorer.ui.train.corpus_input and
 explorer.ui.train.settings_form); training runs in a worker process with a Stop button and a time and
-step budget (explorer.ui.train.training), and its result is kept in the server's run store, so the URL
+step budget (explorer.ui.common.training), and its result is kept in the server's run store, so the URL
 (which names the run) brings it back.
 """
 
 import streamlit as st
 
-from explorer.ui.common import frame, link, state
-from explorer.ui.train import corpus_input, first_values, run_summary, settings_form, training
+from explorer.ui.common import frame, link, state, training
+from explorer.ui.common.settings import limits_or_defaults
+from explorer.ui.train import corpus_input, first_values, run_summary, settings_form
 from explorer.ui.train import lesson_buttons as lessons
-from explorer.ui.train.settings import limits_or_defaults
 from explorer.ui.train.train_controls import train_controls
 
 frame.page(

@@ -5,15 +5,15 @@ clear sentence in both: what was found, and what to do about it.
 
 - `limits`: `Limits` (the hosted demo's bounds, from the environment), `Budget` (a run's time and
   step budget), `InputError`, `MB`.
-- `uploads`: `decode_upload`, an uploaded file's text, or what the file looks like instead.
+- `corpus_file`: `decode_upload`, an uploaded file's text, or what the file looks like instead.
 - `corpus`: `check_corpus` (a `Check` of errors and warnings), `corpus_prefix` / `sample_lines`
   to shrink a corpus that is too large, `utf8_size` / `format_size`.
-- `settings`: `check_special_tokens`, `check_vocab_size`, `check_unigram`.
 - `json_text`: `load_json`, JSON read within a nesting depth and a size bound
   (`check_json_bounds`, `MAX_JSON_DEPTH`, `MAX_JSON_CHARACTERS`).
 
-The sentences written after training are in explorer.lessons.explain. Every name above can be imported
-from the package itself.
+Every name above can be imported from the package itself. The checks of training settings (special
+tokens, vocabulary size, Unigram's own) are explorer.training.settings_checks: they need the
+pipeline. This package is the lowest layer: it imports nothing else from explorer at run time.
 
 What it does not do: render messages (the app and the CLI do), read files, or change a corpus on
 its own (shrinking is the visitor's choice, offered by the app).
@@ -23,7 +23,6 @@ from explorer.checks.corpus import Check, check_corpus, corpus_prefix, format_si
 from explorer.checks.corpus_file import decode_upload
 from explorer.checks.json_text import MAX_JSON_CHARACTERS, MAX_JSON_DEPTH, check_json_bounds, load_json
 from explorer.checks.limits import MB, Budget, InputError, Limits
-from explorer.checks.training_settings import check_special_tokens, check_unigram, check_vocab_size
 
 __all__ = [
     "MAX_JSON_CHARACTERS",
@@ -35,9 +34,6 @@ __all__ = [
     "Limits",
     "check_corpus",
     "check_json_bounds",
-    "check_special_tokens",
-    "check_unigram",
-    "check_vocab_size",
     "corpus_prefix",
     "decode_upload",
     "format_size",

@@ -9,7 +9,7 @@
   one unit of size in every message.
 
 What it does not do: check a corpus or settings against the limits (explorer.checks.corpus,
-explorer.checks.training_settings), or stop a training run itself (the trainer asks `should_stop`).
+explorer.training.settings_checks), or stop a training run itself (the trainer asks `should_stop`).
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from explorer.training.bpe.merge_history import Trace
+if TYPE_CHECKING:  # the type only: checks is the lowest layer and imports no training code
+    from explorer.training.bpe.merge_history import Trace
 
 # One unit everywhere, in every message, chip and button: MB = 1,000,000 bytes, the unit Streamlit's
 # file uploader uses on Linux and macOS (its chip shows a 4,700,000-byte file as "4.7MB" and it

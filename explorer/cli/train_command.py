@@ -67,9 +67,10 @@ def add_parser(commands) -> None:
 
 
 def run(args) -> int:
-    from explorer.checks import Budget, Limits, check_corpus, check_special_tokens
+    from explorer.checks import Budget, Limits, check_corpus
     from explorer.lessons.explain import explain_vocab_size, special_token_notes, stop_reason_text
     from explorer.run_config import MAX_SYMBOLS, TrainerConfig
+    from explorer.training.settings_checks import check_special_tokens
 
     if args.special_tokens is None:
         args.special_tokens = BERT_SPECIAL_TOKENS if args.algorithm == "wordpiece" else ""
@@ -187,8 +188,8 @@ def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, 
 def _run_config(args, limits, pre_tokenizer: str, make_trainer):
     """The RunConfig of the trainer config `make_trainer()` makes, the vocab size checked first;
     UserError with the config's own sentence when a setting is wrong."""
-    from explorer.checks import check_vocab_size
     from explorer.run_config import RunConfig
+    from explorer.training.settings_checks import check_vocab_size
 
     try:
         check_vocab_size(args.vocab_size, limits)

@@ -1,4 +1,5 @@
-"""Small helpers for the sentences the app writes: counts with the right noun form, durations.
+"""Small helpers for the sentences the app writes: counts with the right noun form, durations; and
+the names and one-line definitions of the figures explorer.lessons.metrics computes.
 
 What it does not do: translate, or format other numbers.
 """
@@ -45,3 +46,25 @@ def format_seconds(seconds: float) -> str:
     ('1.25 s', '8 ms', '0 ms')
     """
     return f"{seconds:.2f} s" if seconds >= 0.1 else f"{seconds * 1000:.0f} ms"
+
+
+# The figures of explorer.lessons.metrics (field -> the name every page uses).
+METRIC_COLUMNS = {
+    "tokens": "tokens",
+    "chars_per_token": "characters / token",
+    "bytes_per_token": "bytes / token",
+    "fertility": "tokens per word",
+    "split_word_share": "words split",
+    "unknown_rate": "unknown tokens",
+    "lost_characters": "characters lost",
+}
+# One line per figure, shown wherever the figure is (table headers, chart captions).
+METRIC_DEFINITIONS = {
+    "tokens": "how many tokens the texts become",
+    "characters / token": "characters of the texts (line breaks excluded) ÷ tokens",
+    "bytes / token": "UTF-8 bytes of the texts ÷ tokens",
+    "tokens per word": "tokens ÷ words, a word being a run of non-white-space characters",
+    "words split": "share of the words that two or more tokens cover",
+    "unknown tokens": "share of the tokens that are the unknown token",
+    "characters lost": "characters no token spells out: under an unknown token, or dropped",
+}

@@ -5,7 +5,8 @@ split into several tokens, unknown tokens and the characters no token spells out
 token, or dropped by the model: explorer.tokens), then derives characters per token, bytes per
 token, fertility (tokens per word), the share of split words and the unknown-token rate. A
 tokenizer cannot look efficient by dropping text: the lost characters are counted beside the
-ratios. `METRIC_DEFINITIONS` says in one line what each figure means; every page uses those names.
+ratios. Their names and one-line definitions are explorer.drawing.wording's `METRIC_COLUMNS` and
+`METRIC_DEFINITIONS`; every page uses those names.
 
 Word rule: a word is a maximal run of non-whitespace characters (`str.split()` without arguments,
 so "don't", "U.S.", "(hello)," are each one word). A token belongs to every word its character span
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from explorer.drawing.wording import METRIC_COLUMNS
 from explorer.tokens import DROPPED, UNKNOWN, Piece, lost_characters, tokens_only
 from explorer.training.word_counts import WORD
 
@@ -174,27 +176,6 @@ def _split_word_count(piece_starts, piece_ends, word_starts, word_ends) -> int:
     np.add.at(change, first[overlapping], 1)
     np.add.at(change, last[overlapping] + 1, -1)
     return int((np.cumsum(change[:-1]) >= 2).sum())
-
-
-METRIC_COLUMNS = {
-    "tokens": "tokens",
-    "chars_per_token": "characters / token",
-    "bytes_per_token": "bytes / token",
-    "fertility": "tokens per word",
-    "split_word_share": "words split",
-    "unknown_rate": "unknown tokens",
-    "lost_characters": "characters lost",
-}
-# One line per figure, shown wherever the figure is (table headers, chart captions).
-METRIC_DEFINITIONS = {
-    "tokens": "how many tokens the texts become",
-    "characters / token": "characters of the texts (line breaks excluded) ÷ tokens",
-    "bytes / token": "UTF-8 bytes of the texts ÷ tokens",
-    "tokens per word": "tokens ÷ words, a word being a run of non-white-space characters",
-    "words split": "share of the words that two or more tokens cover",
-    "unknown tokens": "share of the tokens that are the unknown token",
-    "characters lost": "characters no token spells out: under an unknown token, or dropped",
-}
 
 
 def metrics_table(metrics: Iterable[TokenizerMetrics]) -> pd.DataFrame:

@@ -13,7 +13,7 @@ Losses. A course round records the model's loss before its pruning (the course's
 computed here the course's way (`course_loss`: sum over words, in order, of count times the
 word's encode_word score). A library round records its EM objective after each EM iteration.
 
-What it does not do: import streamlit, draw figures (explorer.drawing.charts.rounds) or HTML of token
+What it does not do: import streamlit, draw figures (explorer.drawing.charts.round_charts) or HTML of token
 boxes (explorer.drawing.token_html), or draw the lattice of a word (explorer.lessons.lattice).
 """
 

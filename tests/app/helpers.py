@@ -2,7 +2,7 @@
 for its job, and the page read back as the visitor sees it (metrics, HTML bodies, charts,
 messages).
 
-Training runs in a worker (explorer.ui.train.training): a click on Train waits briefly and then hands
+Training runs in a worker (explorer.ui.common.training): a click on Train waits briefly and then hands
 over to a poller, so `click` reruns the app (each run one tick of the poller) until the session's
 job is collected, bounded by TRAIN_WAIT_SECONDS. Messages that hold user text are
 Markdown-escaped by the app (`markdown_literal`); `texts` and `joined` read them back unescaped.

@@ -534,7 +534,7 @@ def test_misconfigured_limits_are_a_warning_and_defaults_apply(monkeypatch):
 
 
 def test_an_exception_in_the_training_worker_is_a_message(monkeypatch):
-    import explorer.ui.train.training as training
+    import explorer.ui.common.training as training
     from tests.helpers import worker_tasks
 
     monkeypatch.setattr(training.tasks, "train_task", worker_tasks.broken_training)

@@ -10,7 +10,7 @@ import json
 
 from explorer.ui.common import serving
 from explorer.ui.common.state import Widget as W
-from explorer.ui.train.training import REUSED
+from explorer.ui.common.training import REUSED
 from tests.app.helpers import (
     COMPARE,
     MERGES,

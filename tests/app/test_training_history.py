@@ -23,11 +23,11 @@ from explorer.lessons import rounds as history
 from explorer.run_config import RunConfig
 from explorer.train import train_corpus
 from explorer.training.unigram import UnigramConfig
+from explorer.ui.common import encode_panel
 from explorer.ui.common.runs import Run, RunKey, corpus_digest
+from explorer.ui.common.settings import Settings
 from explorer.ui.common.state import CURRENT_RUN
 from explorer.ui.common.state import Widget as W
-from explorer.ui.history import encode_panel
-from explorer.ui.train.settings import Settings
 from tests.app.helpers import APP, MERGES, html_bodies, plotly_specs, texts
 from tests.reference.course_corpus import COURSE_CORPUS
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.lessons.course import COURSE_BPE_MERGES, COURSE_BPE_TOKENIZE
+from explorer.lessons.course_lessons import COURSE_BPE_MERGES, COURSE_BPE_TOKENIZE
 from explorer.lessons.encode_steps import (
     MAX_SYMBOLS_WITH_STEPS,
     encode_steps,
@@ -403,7 +403,7 @@ def test_the_step_budget_stops_recording_and_says_so():
 
 # ------------------------------------------------------------------ the course's own tokenize()
 
-# Printed by the course, chapter 6 section 5: quoted once, in explorer.lessons.course.
+# Printed by the course, chapter 6 section 5: quoted once, in explorer.lessons.course_lessons.
 
 
 def course_bpe_states(text: str) -> list[list[list[str]]]:

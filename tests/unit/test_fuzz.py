@@ -20,7 +20,6 @@ from explorer.checks import (
     InputError,
     Limits,
     check_corpus,
-    check_special_tokens,
     corpus_prefix,
     decode_upload,
     sample_lines,
@@ -33,6 +32,7 @@ from explorer.run_config import RunConfig
 from explorer.train import tokenizer_from_trace, train_corpus
 from explorer.training.bpe import STOP_REASONS, TrainerConfig
 from explorer.training.bpe.merge_history import Trace
+from explorer.training.settings_checks import check_special_tokens
 
 CHARACTERS = st.characters(exclude_categories=["Cs"])
 TEXTS = st.text(CHARACTERS, max_size=30)

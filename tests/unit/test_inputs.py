@@ -16,8 +16,6 @@ from explorer.checks import (
     InputError,
     Limits,
     check_corpus,
-    check_special_tokens,
-    check_vocab_size,
     corpus_prefix,
     decode_upload,
     sample_lines,
@@ -27,6 +25,7 @@ from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.run_config import RunConfig
 from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.training.bpe import TrainerConfig
+from explorer.training.settings_checks import check_special_tokens, check_vocab_size
 from tests import ROOT
 
 SMALL = Limits(max_corpus_mb=0.01)  # 10,000 bytes

@@ -1,4 +1,5 @@
-"""The course lessons (explorer/lessons/course.py): their quotes match the seeds, our runs of their settings
+"""The course lessons (explorer/lessons/course_lessons.py): their quotes match the seeds, our runs of
+their settings
 match what the course prints, and a wrong result makes the comparison fail."""
 
 from __future__ import annotations
@@ -7,10 +8,10 @@ import ast
 
 import pytest
 
-from explorer.lessons.course import LESSON_SAMPLE, LESSONS, Comparison, compare, lesson_by_key
+from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, Comparison, compare, lesson_by_key
 from explorer.samples import sample_by_key
 from explorer.train import tokenizer_from_trace, train_corpus
-from explorer.ui.train.settings import from_query_params
+from explorer.ui.common.settings import from_query_params
 from tests.helpers.shared_files import seed_text
 
 

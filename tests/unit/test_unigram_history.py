@@ -1,5 +1,5 @@
 """The pure functions behind the Training history page (explorer.lessons.rounds and
-explorer.drawing.charts.rounds), checked against the UnigramTrace they read and the UnigramModel that
+explorer.drawing.charts.round_charts), checked against the UnigramTrace they read and the UnigramModel that
 segments: the removed-at-round rows, the changes between rounds, the lattice's cells, the best
 path, the round sentence's numbers, the figures' marks, and escaping."""
 
@@ -10,7 +10,7 @@ from html import unescape
 
 import pytest
 
-from explorer.drawing.charts import rounds as unigram_figures
+from explorer.drawing.charts import round_charts
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
 from explorer.run_config import RunConfig
@@ -197,10 +197,10 @@ def test_figures_mark_the_current_round(trace):
     sizes = trace.sizes()
     series, first_round, x_title = history.loss_series(trace)
     for r in every_round(trace):
-        figure = unigram_figures.vocabulary_figure(sizes, r, 60)
+        figure = round_charts.vocabulary_figure(sizes, r, 60)
         assert list(figure.data[0].y) == sizes
         assert list(figure.data[1].x) == [r] and list(figure.data[1].y) == [sizes[r]]
-        losses = unigram_figures.loss_figure(series, r, x_title, first_round)
+        losses = round_charts.loss_figure(series, r, x_title, first_round)
         values = [loss for round_losses in series for loss in round_losses]
         assert list(losses.data[0].y) == values
         marked = series[r - first_round] if 0 <= r - first_round < len(series) else []
@@ -242,9 +242,9 @@ def test_lattice_word_cuts_and_refuses_clearly():
 @pytest.mark.parametrize("count", [2, 3, 7, 30, 31, 95, 400, 2_500])
 def test_the_figures_x_axes_count_in_whole_steps(count):
     # Plotly's own ticks on a short axis fall at halves ("1.5" EM iterations); ours never do.
-    losses = unigram_figures.loss_figure([[1.0 / (i + 1) for i in range(count)]], 1)
-    sizes = unigram_figures.vocabulary_figure(list(range(count, 0, -1)), 0)
+    losses = round_charts.loss_figure([[1.0 / (i + 1) for i in range(count)]], 1)
+    sizes = round_charts.vocabulary_figure(list(range(count, 0, -1)), 0)
     for axis in (losses.layout.xaxis, sizes.layout.xaxis):
         assert axis.tickmode == "linear" and axis.tick0 == 0
         assert isinstance(axis.dtick, int) and axis.dtick >= 1
-        assert count / axis.dtick <= unigram_figures.MOST_TICKS  # and few enough to read
+        assert count / axis.dtick <= round_charts.MOST_TICKS  # and few enough to read

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from explorer.checks import Limits, check_unigram
+from explorer.checks import Limits
 from explorer.drawing.token_html import escape_text
 from explorer.lessons.encode_steps.viterbi import path_from_table, viterbi_steps, viterbi_table
 from explorer.lessons.explain import explain_unigram_size, stop_reason_text
@@ -16,8 +16,9 @@ from explorer.pipeline.models.unigram import UnigramModel
 from explorer.run_config import RunConfig, UnigramConfig
 from explorer.samples import SAMPLES
 from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus, unigram_tokenizer
-from explorer.ui.history.encode_panel import viterbi_html
-from explorer.ui.train.settings import (
+from explorer.training.settings_checks import check_unigram
+from explorer.ui.common.encode_panel import viterbi_html
+from explorer.ui.common.settings import (
     DEFAULTS,
     Settings,
     from_query_params,

@@ -12,9 +12,10 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.drawing.charts.labels import escape
+from explorer.drawing.wording import METRIC_COLUMNS
 
 # What the Compare page's bar chart draws, as named in `metrics.TokenizerMetrics` /
-# `metrics.METRIC_COLUMNS`: the ratios, and beside them the characters no token spells out.
+# `wording.METRIC_COLUMNS`: the ratios, and beside them the characters no token spells out.
 COMPARED_METRICS = ("chars_per_token", "bytes_per_token", "fertility", "split_word_share", "lost_characters")
 # The curve's panels (`compare.metrics_curve` columns): the first three are the table's measures;
 # the split share there is of pre-tokens, a measure of its own.
@@ -45,8 +46,6 @@ def metrics_bar_chart(table, title: str = "") -> go.Figure:
     words split, and characters lost: a tokenizer cannot look efficient by dropping text), one bar
     per tokenizer; `table` is `metrics.metrics_table(...)` (tokenizer names as index)."""
     from plotly.subplots import make_subplots
-
-    from explorer.lessons.metrics import METRIC_COLUMNS
 
     labels = [METRIC_COLUMNS[field] for field in COMPARED_METRICS]
     names = [str(name) for name in table.index]

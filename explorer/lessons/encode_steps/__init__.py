@@ -18,7 +18,7 @@ pieces after each step; the last step is `encode`'s result by construction. One 
 | `viterbi` | Unigram: each pre-token's Viterbi table (best score per end position, back pointers) |
 
 Unigram has no merges to replay: its step view is the Viterbi table (`viterbi`), drawn by
-explorer.ui.history.encode_panel. A new merge-like model registers its step function in
+explorer.ui.common.encode_panel. A new merge-like model registers its step function in
 `tokenizer.PRE_TOKEN_STEPS`, with its step kinds documented in `records`.
 
 What it does not do: pairs of sequences, or tiktoken's special tokens (their text is encoded as

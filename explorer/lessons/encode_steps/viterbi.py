@@ -20,7 +20,7 @@ table, one row per end position, the rows on the best path marked:
   (no segmentation reaches the positions after it) and the course's encode_word result, `<unk>`,
   with a sentence saying why; the other words keep their tables.
 
-What it does not do: draw (explorer.ui.history.encode_panel), sample segmentations (subword
+What it does not do: draw (explorer.ui.common.encode_panel), sample segmentations (subword
 regularization), or encode BPE / WordPiece step by step (explorer.lessons.encode_steps).
 """
 

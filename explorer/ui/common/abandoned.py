@@ -15,7 +15,7 @@ Outside a Streamlit server (AppTest, the CLI) there is no runtime to ask: `hold`
 a handle is released with its session, as before.
 
 What it does not do: cancel a job someone else still waits for (the pool counts handles), or
-decide when work is done (explorer.ui.train.training, explorer.ui.compare.measuring release on completion).
+decide when work is done (explorer.ui.common.training, explorer.ui.compare.measuring release on completion).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 friendly "train first" stop for pages that need a run, and messages that may hold user text.
 
 Every page calls `page()` first: it also collects a training run that finished in the background
-(explorer.ui.train.training), so the new run is current on whichever page the visitor is, and says when
+(explorer.ui.common.training), so the new run is current on whichever page the visitor is, and says when
 the server cannot keep runs (a run store that cannot be written: explorer.ui.common.serving).
 `error` / `warning` / `info` show a message through `literal.markdown_literal`: file names, special
 tokens or link values in it stay characters, never Markdown, HTML or LaTeX.
@@ -33,10 +33,9 @@ from explorer.checks import Check
 from explorer.drawing.stylesheet import STYLESHEET
 from explorer.drawing.token_html import escape_text, legend_html
 from explorer.lessons.explain import stop_reason_text
-from explorer.ui.common import link, serving, state
+from explorer.ui.common import link, serving, state, training
 from explorer.ui.common.literal import markdown_literal
 from explorer.ui.common.runs import Run
-from explorer.ui.train import training
 
 PAGES = (
     ("app.py", "Train", ":material/model_training:"),

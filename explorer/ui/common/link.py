@@ -14,7 +14,8 @@ writes it with `write`:
   the same runs in Compare's picker. Without `run`, the first of `runs` is the session's current
   run (what the other pages show).
 
-A course lesson's link (`lesson=course-bpe`: explorer.lessons.course) is read as the link of its settings
+A course lesson's link (`lesson=course-bpe`: explorer.lessons.course_lessons) is read as the link of its
+settings
 and the course's sample; on a page other than Train it is trained here and the player starts at
 step 1 (the Train page reproduces it itself: explorer.ui.train.lesson_buttons), and the page then writes its
 ordinary URL, which no longer names the lesson.
@@ -40,17 +41,18 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from explorer.lessons.course import LESSON_SAMPLE, LESSONS, lesson_by_key
+from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, lesson_by_key
 from explorer.runstore import is_run_key
 from explorer.samples import SAMPLES, sample_by_key
-from explorer.ui.common import serving, state
+from explorer.ui.common import serving, state, training
 from explorer.ui.common.literal import markdown_literal
 from explorer.ui.common.runs import Run, corpus_digest
-from explorer.ui.train import training
-from explorer.ui.train.settings import Settings, from_query_params, limits_or_defaults
+from explorer.ui.common.settings import Settings, from_query_params, limits_or_defaults
 
 SAMPLE_PARAM = "sample"
-LESSON_PARAM = "lesson"  # a course lesson (explorer.lessons.course): its settings and sample, at step 1
+LESSON_PARAM = (
+    "lesson"  # a course lesson (explorer.lessons.course_lessons): its settings and sample, at step 1
+)
 RUN_PARAM = "run"
 RUNS_PARAM = "runs"
 RUNS_LIMIT = 8  # entries of `runs` read from a link (a session keeps at most 6)

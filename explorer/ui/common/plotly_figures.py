@@ -2,7 +2,8 @@
 
 A Plotly title is one line of SVG text: at 800 px with the sidebar open it runs past the chart's
 edge and is cut ("The competition for merg"). Written as a line of the page instead, it wraps.
-The figure builders (explorer.drawing.charts, explorer.drawing.charts.rounds) keep their titles, so a figure
+The figure builders (explorer.drawing.charts, explorer.drawing.charts.round_charts) keep their titles,
+so a figure
 saved or tested on its own still says what it shows; only the drawing here moves it.
 
 What it does not do: build figures, or write anything but the title (escaped: it may hold tokens).

@@ -16,11 +16,15 @@ What it does not do: draw (the pages hand its results to `st.html`, `st.datafram
 
 from __future__ import annotations
 
-from explorer.checks import check_special_tokens
+from dataclasses import replace
+
+from explorer.compare.columns import TokenizerColumn, tokenizer_column
 from explorer.drawing import charts
 from explorer.lessons.explain import special_token_notes
 from explorer.pipeline.tokenizer import Tokenizer
+from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.train import tokenizer_from_trace
+from explorer.training.settings_checks import check_special_tokens
 from explorer.ui.common.runs import Run
 
 TOP_WORDS = 30
@@ -77,3 +81,32 @@ def tokenizer_at_step(run: Run, k: int) -> Tokenizer:
             kept.pop(next(iter(kept)))
         kept[k] = tokenizer_from_trace(run.trace, k)
     return kept[k]
+
+
+def run_column(run: Run, role: str, special_tokens: bool = True) -> TokenizerColumn:
+    """A column for a run trained in this app; `role` says which one it is ('this run', ...).
+    `special_tokens` False: the run's special tokens are plain text (the Compare page's switch)."""
+
+    def build() -> TokenizerColumn:
+        tok = tokenizer(run)
+        exported = run.derive("tokenizer_json_compact", lambda: tokenizer_to_json(tok))
+        return tokenizer_column(
+            tok,
+            run.name,
+            key=run.column_key,
+            exported=exported,
+            special_tokens=special_tokens,
+            source=f"trained here: run {run.number}",
+        )
+
+    name = "compare_column" if special_tokens else "compare_column_plain"
+    return replace(run.derive(name, build, own=True), caption=role)
+
+
+def final_loss(run: Run) -> float | None:
+    """A Unigram run's final loss (`lessons.rounds.final_loss`), computed once per run where the
+    trace does not carry it (a course trace stored before the trainer recorded it: one Viterbi per
+    word)."""
+    from explorer.lessons import rounds  # here: numpy, for Unigram runs only
+
+    return run.derive("unigram_final_loss", lambda: rounds.final_loss(run.trace))

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from explorer.training.bpe.merge_history import Trace
-from explorer.ui.train.settings import Settings
+from explorer.ui.common.settings import Settings
 
 
 def corpus_digest(text: str) -> str:

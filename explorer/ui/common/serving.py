@@ -15,7 +15,7 @@ from it, parsed once per process.
 - `save_run(run, corpus_text)`: store a run the server made itself (one stopped by its visitor,
   which the worker does not store under the shared key), so a reload brings it back too.
 
-Pure Python (no streamlit): the Streamlit side is explorer.ui.train.training and explorer.ui.common.link.
+Pure Python (no streamlit): the Streamlit side is explorer.ui.common.training and explorer.ui.common.link.
 What it does not do: train, or decide what a page shows.
 """
 
@@ -34,7 +34,7 @@ from explorer.runstore import SQLiteRunStore, canonical_json, is_run_key, open_s
 from explorer.samples import SAMPLES
 from explorer.training.bpe.merge_history import Trace
 from explorer.ui.common.runs import Run, RunKey, corpus_digest
-from explorer.ui.train.settings import Settings
+from explorer.ui.common.settings import Settings
 from explorer.work.config import default_pool
 from explorer.work.pool import WorkerPool
 

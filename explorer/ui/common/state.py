@@ -19,7 +19,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.ui.common.runs import Run, RunCache, corpus_digest, remember
-from explorer.ui.train.settings import other_algorithm
+from explorer.ui.common.settings import other_algorithm
 
 # ---------------------------------------------------------------- data keys
 RUN_CACHE = "training_cache"  # RunCache: finished runs by (corpus sha256, settings)

@@ -5,11 +5,8 @@ explorer.ui.compare.decode_panel.
 
 A column is `explorer.compare.TokenizerColumn` (a name plus an encode function): the current run,
 the other algorithm on the same corpus, earlier runs of the session, every bundled pretrained
-tokenizer (explorer.pretrained.BUNDLED) and uploaded tokenizers. `run_column`, `column_html` and
-`sentences_from` are also what the Train and Merge history pages use to draw sentences.
-
-Keys: the widget and data keys below belong with the others in `explorer.ui.common.state`; they live here
-until they are moved there.
+tokenizer (explorer.pretrained.BUNDLED) and uploaded tokenizers. A run's column is
+explorer.ui.common.run_views.run_column (the Train page draws its sample sentences with it too).
 """
 
 from __future__ import annotations
@@ -26,7 +23,6 @@ from explorer.compare import (
     UploadedFile,
     UploadedTokenizer,
     pretrained_column,
-    tokenizer_column,
 )
 from explorer.compare.columns import content_key, sentences_from
 from explorer.compare.curve import metrics_curve
@@ -37,25 +33,21 @@ from explorer.compare.picker import hidden_at_first
 from explorer.compare.upload_checks import over_session_bound
 from explorer.drawing import charts
 from explorer.drawing.token_html import legend_html
-from explorer.lessons.metrics import METRIC_DEFINITIONS, metrics_table
-from explorer.pipeline.tokenizer_json import tokenizer_to_json
+from explorer.drawing.wording import METRIC_DEFINITIONS
+from explorer.lessons.metrics import metrics_table
 from explorer.pretrained import BUNDLED
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui.common import frame, state
+from explorer.ui.common import encode_panel, frame, state, training
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common import run_views as views
 from explorer.ui.common.runs import Run
-from explorer.ui.compare import compare_link, measuring, upload_jobs
-from explorer.ui.history import encode_panel
-from explorer.ui.train import training
-from explorer.ui.train.settings import (
+from explorer.ui.common.settings import (
     ALGORITHM_LABELS,
     limits_or_defaults,
     other_algorithm,
     settings_for_other_algorithm,
 )
-
-__all__ = ["TokenizerColumn", "column_html", "comparison_table", "run_column", "sentences_from"]
+from explorer.ui.compare import compare_link, measuring, upload_jobs
 
 W = state.Widget
 
@@ -82,26 +74,6 @@ METRIC_FORMATS = {
 
 
 # ---------------------------------------------------------------- columns
-
-
-def run_column(run: Run, role: str, special_tokens: bool = True) -> TokenizerColumn:
-    """A column for a run trained in this app; `role` says which one it is ('this run', ...).
-    `special_tokens` False: the run's special tokens are plain text (the Compare page's switch)."""
-
-    def build() -> TokenizerColumn:
-        tok = views.tokenizer(run)
-        exported = run.derive("tokenizer_json_compact", lambda: tokenizer_to_json(tok))
-        return tokenizer_column(
-            tok,
-            run.name,
-            key=run.column_key,
-            exported=exported,
-            special_tokens=special_tokens,
-            source=f"trained here: run {run.number}",
-        )
-
-    name = "compare_column" if special_tokens else "compare_column_plain"
-    return replace(run.derive(name, build, own=True), caption=role)
 
 
 def sentences_input() -> list[str]:
@@ -205,11 +177,11 @@ def available_columns(
     keys of those not shown unless asked: earlier runs and the bundled tokenizers beyond GPT-2,
     GPT-4 and GPT-4o. Building a pretrained column loads nothing."""
     other_label = ALGORITHM_LABELS[other_algorithm(run.settings.algorithm)]
-    columns = [run_column(run, "current run", special_tokens)]
+    columns = [views.run_column(run, "current run", special_tokens)]
     if other is not None:
-        columns.append(run_column(other, f"{other_label} on the same corpus", special_tokens))
+        columns.append(views.run_column(other, f"{other_label} on the same corpus", special_tokens))
     earlier = [
-        run_column(e, "earlier run", special_tokens)
+        views.run_column(e, "earlier run", special_tokens)
         for e in state.earlier_runs()
         if e is not other and e is not run
     ]

@@ -25,7 +25,7 @@ from explorer.compare import UploadedFile, UploadedTokenizer
 from explorer.compare.upload_checks import check_upload
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.ui.common import serving
-from explorer.ui.train.settings import limits_or_defaults
+from explorer.ui.common.settings import limits_or_defaults
 from explorer.work import chunked, tasks
 from explorer.work.jobs import DONE
 

@@ -18,11 +18,11 @@ from explorer.drawing import charts
 from explorer.drawing.token_html import escape_text
 from explorer.lessons.encode_steps import encode_steps
 from explorer.lessons.merge_step import is_course_sized, stop_sentence, why_chosen
+from explorer.ui.common import encode_panel, state
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common import run_views as views
-from explorer.ui.common import state
 from explorer.ui.common.runs import Run
-from explorer.ui.history import encode_panel, merge_views
+from explorer.ui.history import merge_views
 
 W = state.Widget
 FOLLOW_STEP = -1  # the merge tree's choice "the token made at this step"

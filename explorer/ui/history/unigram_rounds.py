@@ -6,7 +6,7 @@ changed outlined), and the lattice of one word.
 
 Everything is read from the run's trace through explorer.lessons.rounds and
 explorer.lessons.lattice (pure) and drawn by explorer.drawing.token_html (escaped, classes only) and
-explorer.drawing.charts.rounds. Derived objects that do not depend on the round are memoized on the
+explorer.drawing.charts.round_charts. Derived objects that do not depend on the round are memoized on the
 Run; a round's view segments ~30 words and the sample sentences twice (round r and r - 1, for
 the changes) and one word's lattice.
 
@@ -18,8 +18,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from explorer.compare.columns import sentences_from
 from explorer.compare.html import count_note, line_html
-from explorer.drawing.charts import rounds as unigram_figures
+from explorer.drawing.charts import round_charts
 from explorer.drawing.token_html import escape_text, pieces_html
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
@@ -29,13 +30,12 @@ from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import Piece
 from explorer.train import unigram_tokenizer
 from explorer.training.unigram.round_history import UnigramTrace
-from explorer.ui.common import link, state
+from explorer.ui.common import encode_panel, link, state
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common import run_views as views
 from explorer.ui.common.literal import markdown_literal
 from explorer.ui.common.runs import Run
-from explorer.ui.compare import sections as compare
-from explorer.ui.history import encode_panel, player
+from explorer.ui.history import player
 
 W = state.Widget
 ROUND_SPEEDS: dict[str, tuple[float, int]] = {
@@ -70,7 +70,7 @@ def show(run: Run) -> bool:
     if rounds == 0:
         st.info("This run has no round (its corpus has no word): there is nothing to play.")
         return False
-    sentences = compare.sentences_from(state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
+    sentences = sentences_from(state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
     track = player.Track(
         steps=rounds,
         noun="round",
@@ -91,12 +91,6 @@ def show(run: Run) -> bool:
 # ---------------------------------------------------------------- memoized per run
 
 
-def final_loss(run: Run) -> float | None:
-    """The run's final loss (`unigram_history.final_loss`), computed once per run where the trace
-    does not carry it (a course trace stored before the trainer recorded it: one Viterbi per word)."""
-    return run.derive("unigram_final_loss", lambda: history.final_loss(run.trace))
-
-
 def pre_tokenizer(run: Run) -> Tokenizer:
     """A tokenizer of the run, for its special tokens, normalizer and pre-tokenizer only."""
     return views.tokenizer(run)
@@ -107,7 +101,7 @@ def pre_tokenizer(run: Run) -> Tokenizer:
 
 def round_summary_html(run: Run, r: int) -> str:
     last = r == len(run.trace.rounds)
-    sentence = history.round_sentence(run.trace, r, final_loss(run) if last else None)
+    sentence = history.round_sentence(run.trace, r, views.final_loss(run) if last else None)
     return f'<div class="round-summary">{escape_text(sentence)}</div>'
 
 
@@ -117,11 +111,11 @@ def panels(run: Run, r: int, sentences: list[str]) -> None:
     sizes, losses = st.columns(2)
     target = trace.config.trainer.vocab_size
     figures.plotly_chart(
-        unigram_figures.vocabulary_figure(trace.sizes(), r, target), state.Chart.VOCABULARY_SIZES, sizes
+        round_charts.vocabulary_figure(trace.sizes(), r, target), state.Chart.VOCABULARY_SIZES, sizes
     )
-    series, first_round, x_title = history.loss_series(trace, final_loss(run))
+    series, first_round, x_title = history.loss_series(trace, views.final_loss(run))
     figures.plotly_chart(
-        unigram_figures.loss_figure(series, r, x_title, first_round), state.Chart.LOSSES, losses
+        round_charts.loss_figure(series, r, x_title, first_round), state.Chart.LOSSES, losses
     )
     removed_panel(run, r)
 

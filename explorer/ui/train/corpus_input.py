@@ -30,8 +30,7 @@ from explorer.checks import (
     utf8_size,
 )
 from explorer.samples import SAMPLES, Sample
-from explorer.ui.common import frame, state
-from explorer.ui.train import training
+from explorer.ui.common import frame, state, training
 
 W = state.Widget
 PASTED_LABEL = "pasted text"

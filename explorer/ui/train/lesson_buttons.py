@@ -8,8 +8,9 @@ A lesson link opened on another page is trained by explorer.ui.common.link (`rea
 its settings and sample), which also starts the player at step 1; every page then writes its
 ordinary URL (run=..., step=1), so the link the visitor copies reproduces what is shown.
 
-What it does not do: hold the course's settings or printed results (explorer.lessons.course), or compare
-them (explorer.lessons.course.compare).
+What it does not do: hold the course's settings or printed results (explorer.lessons.course_lessons), or
+compare
+them (explorer.lessons.course_lessons.compare).
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.checks import Limits
-from explorer.lessons.course import LESSON_SAMPLE, LESSONS, Comparison, Lesson, compare, lesson_by_key
+from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, Comparison, Lesson, compare, lesson_by_key
 from explorer.samples import sample_by_key
-from explorer.ui.common import link, state
+from explorer.ui.common import link, state, training
 from explorer.ui.common.runs import Run
-from explorer.ui.train import first_values, training
-from explorer.ui.train.settings import Settings, from_query_params, limits_or_defaults
+from explorer.ui.common.settings import Settings, from_query_params, limits_or_defaults
+from explorer.ui.train import first_values
 
 HISTORY_PAGE = "pages/1_Merge_history.py"
 LESSON_BY_ALGORITHM = {lesson_by_key(key).params["algorithm"]: key for key in LESSONS}

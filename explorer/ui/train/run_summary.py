@@ -3,7 +3,7 @@ reason, corpus; for a Unigram run its rounds, seed pieces and final loss), what 
 and special tokens mean, and the tutorial's sample sentences tokenized by it, with the characters
 it cannot represent marked and counted.
 
-What it does not do: train (explorer.ui.train.training) or compute the sentences it explains
+What it does not do: train (explorer.ui.common.training) or compute the sentences it explains
 (explorer.lessons.explain.explain_vocab_size, explorer.ui.common.run_views.special_token_messages).
 """
 
@@ -83,9 +83,9 @@ def _unigram_figures(run: Run) -> None:
         f"{len(trace.vocab):,}",
         help="The pieces kept by the last round, plus the unknown token and the special tokens.",
     )
-    from explorer.ui.history.unigram_rounds import final_loss  # here: that page's module imports pandas
+    from explorer.ui.common import run_views  # here: the page's first view (no run yet) needs no charts
 
-    loss = final_loss(run)
+    loss = run_views.final_loss(run)
     row[3].metric(
         "Final loss",
         "—" if loss is None else f"{loss:,.4f}",
@@ -131,14 +131,13 @@ def _notes(run: Run) -> None:
 
 def _sample_sentences(run: Run) -> None:
     """The tutorial's sentences with this tokenizer, and how many characters it cannot represent."""
-    from explorer.ui.compare import (
-        sections as compare,  # here: the page's first view (no run yet) needs no comparing
-    )
+    from explorer.compare.html import column_html  # here: the page's first view needs no comparing
+    from explorer.ui.common.run_views import run_column
 
     st.subheader("The tutorial's sample sentences with this tokenizer")
-    column = compare.run_column(run, "this run")
+    column = run_column(run, "this run")
     sentences = list(SAMPLE_SENTENCES)
-    body, _ = compare.column_html(column, sentences, show_ids=state.show_ids())
+    body, _ = column_html(column, sentences, show_ids=state.show_ids())
     st.html(body)
     lost = sum(lost_characters(column.encode(sentence)) for sentence in sentences)
     if lost:

@@ -21,9 +21,8 @@ import math
 import streamlit as st
 
 from explorer.checks import Limits
-from explorer.ui.common import frame, state
-from explorer.ui.train import training
-from explorer.ui.train.settings import (
+from explorer.ui.common import frame, state, training
+from explorer.ui.common.settings import (
     ALGORITHM_LABELS,
     FLAVOR_LABELS,
     NORMALIZER_LABELS,

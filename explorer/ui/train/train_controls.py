@@ -6,7 +6,7 @@ click on "Train on the first X MB" / "Train on a random sample of lines", the tr
 a worker (`training.start`) and the page is drawn again with Train disabled and the Stop button.
 
 What it does not do: check the inputs (explorer.ui.train.corpus_input, explorer.ui.train.settings_form show
-their checks), train (explorer.ui.train.training), or show the finished run (explorer.ui.train.run_summary).
+their checks), train (explorer.ui.common.training), or show the finished run (explorer.ui.train.run_summary).
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.checks import Limits
-from explorer.ui.common import frame, state
-from explorer.ui.train import training
+from explorer.ui.common import frame, state, training
+from explorer.ui.common.settings import Settings
 from explorer.ui.train.corpus_input import Corpus
-from explorer.ui.train.settings import Settings
 
 EMPTY_HINT = "Paste some text, upload a .txt file or pick a sample corpus."
 

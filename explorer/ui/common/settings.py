@@ -22,8 +22,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 
-from explorer.checks import InputError, Limits, check_vocab_size
+from explorer.checks import InputError, Limits
 from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS, RunConfig, TrainerConfig, UnigramConfig
+from explorer.training.settings_checks import check_vocab_size
 
 ALGORITHM_LABELS = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
 FLAVOR_LABELS = {"library": "`tokenizers` library", "course": "Hugging Face course"}

@@ -17,6 +17,8 @@ import re
 
 from explorer.checks.corpus import LONE_SURROGATE, Check
 from explorer.checks.limits import InputError, Limits
+from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
+from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS
 
 # The shapes special tokens usually have: [CLS], <s>, </s>, <unk>, <|endoftext|>.
 _USUAL_MARKER = re.compile(r"\[[^\[\]\s]+\]|<\|[^<>|\s]+\|>|</?[^<>|\s]+>")
@@ -36,7 +38,6 @@ def check_special_tokens(tokens: list[str] | tuple[str, ...], pre_tokenizer: str
       it is still matched whole on the raw text. Not for the usual marker shapes (`[CLS]`,
       `<s>`, `</s>`, `<|endoftext|>`): every BERT or GPT user's tokens would get one otherwise.
     """
-    from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
 
     errors, warnings, notes = [], [], []
     splitter = build_pre_tokenizer(pre_tokenizer) if pre_tokenizer else None
@@ -80,7 +81,6 @@ def check_unigram(flavor: str, vocab_size: int, seed_size: int | None, unk_token
     """A Unigram run's own settings, before training: an unk token is needed (without one a
     character the corpus never had cannot be encoded, and the pages encode any text); a vocabulary
     as large as the seeds prunes nothing. `seed_size` None: the flavor's default."""
-    from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS
 
     errors, warnings = [], []
     if not unk_token.strip():

@@ -38,16 +38,14 @@ from explorer.checks import (
     InputError,
     Limits,
     check_corpus,
-    check_special_tokens,
-    check_unigram,
-    check_vocab_size,
 )
 from explorer.drawing.wording import format_seconds, plural
 from explorer.lessons.explain import stop_reason_text
+from explorer.training.settings_checks import check_special_tokens, check_unigram, check_vocab_size
 from explorer.ui.common import abandoned, serving, state
 from explorer.ui.common.literal import markdown_literal
 from explorer.ui.common.runs import Run, RunKey, corpus_digest
-from explorer.ui.train.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
+from explorer.ui.common.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
 from explorer.work import tasks
 from explorer.work.jobs import CANCELLED, CRASHED, DONE, QUEUED, JobHandle
 

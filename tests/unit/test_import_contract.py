@@ -1,0 +1,151 @@
+"""The layout's rules, checked on the source (with `ast`, nothing imported):
+
+- streamlit is imported only by app.py, pages/ and explorer/ui/;
+- the packages of explorer/ import in one direction, from the app down to the pipeline (`LAYERS`);
+- inside explorer/ui/, a page's package imports only `common` and itself;
+- at most `MOST_LOOSE_MODULES` modules sit at the top of explorer/, and no two modules share a
+  file name (a stage's per-algorithm files and a package's `base.py` excepted), so a file name is
+  enough to find a feature's code;
+- every module says in its docstring what it does.
+
+What it does not check: import circles and private names (tests/unit/test_import_graph.py).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+EXPLORER = ROOT / "explorer"
+
+# Lowest first. A package may import from its own layer's package and from lower layers only;
+# packages that share a layer do not import each other.
+LAYERS: list[set[str]] = [
+    {"checks", "tokens", "samples"},
+    {"pipeline"},
+    {"run_config"},
+    {"training"},
+    {"train"},
+    {"drawing", "pretrained", "runstore"},
+    {"lessons"},
+    {"compare"},
+    {"work", "cli"},
+    {"ui"},
+    {"__main__"},
+]
+UI_PAGES = {"train", "history", "vocabulary", "compare"}
+MOST_LOOSE_MODULES = 8
+SHARED_FILE_NAMES = {"__init__.py", "__main__.py", "base.py", "bpe.py", "wordpiece.py", "unigram.py"}
+
+
+def modules() -> list[Path]:
+    return sorted(path for path in EXPLORER.rglob("*.py") if "__pycache__" not in path.parts)
+
+
+def runtime_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every import that runs (under `if TYPE_CHECKING:` excluded), with
+    `from a import b` giving `a.b` (b may be a submodule)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = {
+        id(node)
+        for block in ast.walk(tree)
+        if isinstance(block, ast.If) and "TYPE_CHECKING" in ast.unparse(block.test)
+        for statement in block.body
+        for node in ast.walk(statement)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def top_package(module: str) -> str | None:
+    """`explorer.training.bpe.engine` -> `training`; None outside explorer."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "explorer" and len(parts) > 1 else None
+
+
+def layer_of(package: str) -> int:
+    return next(index for index, layer in enumerate(LAYERS) if package in layer)
+
+
+def own_package(path: Path) -> str:
+    return path.relative_to(EXPLORER).with_suffix("").parts[0]
+
+
+def test_every_package_of_explorer_has_a_layer():
+    packages = {own_package(path) for path in modules()} - {"__init__"}
+    assert packages == set().union(*LAYERS)
+
+
+def test_streamlit_is_imported_only_by_the_app_its_pages_and_explorer_ui():
+    allowed = {ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(EXPLORER / "ui").rglob("*.py")}
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in modules()
+        if path not in allowed
+        for line, module in runtime_imports(path)
+        if module.split(".")[0] == "streamlit"
+    ]
+    assert offenders == []
+
+
+def test_the_packages_import_downwards_only():
+    offenders = []
+    for path in modules():
+        mine = own_package(path)
+        if mine == "__init__":
+            continue  # the package's public names: it may gather them from anywhere below ui
+        for line, module in runtime_imports(path):
+            theirs = top_package(module)
+            if theirs is None or theirs == mine or theirs not in set().union(*LAYERS):
+                continue
+            if layer_of(theirs) >= layer_of(mine):
+                offenders.append(f"{path.relative_to(ROOT)}:{line} ({mine}) imports {module} ({theirs})")
+    assert offenders == []
+
+
+def test_the_public_names_come_from_below_the_app():
+    imported = {top_package(module) for _, module in runtime_imports(EXPLORER / "__init__.py")}
+    assert imported & {"ui", "cli", "work", "__main__"} == set()
+
+
+def test_a_pages_package_in_explorer_ui_imports_only_common_and_itself():
+    offenders = []
+    for page in sorted(UI_PAGES | {"common"}):
+        for path in sorted((EXPLORER / "ui" / page).rglob("*.py")):
+            for line, module in runtime_imports(path):
+                parts = module.split(".")
+                if parts[:2] != ["explorer", "ui"] or len(parts) < 3:
+                    continue
+                other = parts[2]
+                if other in UI_PAGES and other != page:
+                    offenders.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert offenders == []
+
+
+def test_few_loose_modules_at_the_top_of_explorer():
+    loose = sorted(
+        path.name for path in EXPLORER.glob("*.py") if path.name not in {"__init__.py", "__main__.py"}
+    )
+    assert len(loose) <= MOST_LOOSE_MODULES, loose
+
+
+def test_no_two_modules_share_a_file_name():
+    names = Counter(path.name for path in modules() if path.name not in SHARED_FILE_NAMES)
+    assert [name for name, count in names.items() if count > 1] == []
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda path: str(path.relative_to(EXPLORER)))
+def test_every_module_says_what_it_does(path):
+    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    assert docstring and len(docstring.split()) >= 5
