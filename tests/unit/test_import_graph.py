@@ -12,6 +12,9 @@ A private name is one that starts with "_" and is not a dunder (`__version__`). 
 another module: `from explorer.a import _name`, or `alias._name` where `alias` is an imported
 explorer module.
 
+The checker is itself checked on a package made up for it (`TOY`), so that no name of an
+explorer module is written here.
+
 What it does not do: see imports made with importlib by name, or private attributes read on
 objects (`job._state`), which no parser can tell apart from the object's own.
 """
@@ -23,70 +26,85 @@ from pathlib import Path
 
 from tests import ROOT
 
-PACKAGE = ROOT / "explorer"
-
-
-def module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    return ".".join(parts)
-
-
-def explorer_modules() -> dict[str, Path]:
-    """Every module of the explorer package by its dotted name."""
-    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
-
-
-MODULES = explorer_modules()
-TREES = {name: ast.parse(path.read_text(encoding="utf-8"), str(path)) for name, path in MODULES.items()}
-
 
 def is_private(name: str) -> bool:
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
-def imported_from(module: str, node: ast.ImportFrom) -> str:
-    """The absolute module name of a `from ... import` (relative imports resolved)."""
-    if not node.level:
-        return node.module or ""
-    is_package = MODULES[module].name == "__init__.py"
-    base = module.split(".")
-    base = base if is_package else base[:-1]
-    base = base[: len(base) - (node.level - 1)]
-    return ".".join([*base, *([node.module] if node.module else [])])
+class Package:
+    """The modules of the package in folder `root / name`, parsed, and what they import."""
 
+    def __init__(self, root: Path, name: str):
+        self.modules: dict[str, Path] = {}  # dotted name -> file
+        for path in sorted((root / name).rglob("*.py")):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            self.modules[".".join(parts)] = path
+        self.trees = {
+            module: ast.parse(path.read_text(encoding="utf-8"), str(path))
+            for module, path in self.modules.items()
+        }
 
-def imports(module: str):
-    """(imported module, name bound here or None, names imported from it, node) for each import
-    of an explorer module in `module`."""
-    for node in ast.walk(TREES[module]):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name in MODULES:
-                    yield alias.name, alias.asname or alias.name.split(".")[0], (), node
-        elif isinstance(node, ast.ImportFrom):
-            source = imported_from(module, node)
-            if source not in MODULES:
+    def imported_from(self, module: str, node: ast.ImportFrom) -> str:
+        """The absolute module name of a `from ... import` (relative imports resolved)."""
+        if not node.level:
+            return node.module or ""
+        base = module.split(".")
+        base = base if self.modules[module].name == "__init__.py" else base[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        return ".".join([*base, *([node.module] if node.module else [])])
+
+    def imports(self, module: str):
+        """(imported module, name bound here or None, names imported from it, node) for each
+        import of one of the package's modules in `module`."""
+        for node in ast.walk(self.trees[module]):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in self.modules:
+                        yield alias.name, alias.asname or alias.name.split(".")[0], (), node
+            elif isinstance(node, ast.ImportFrom):
+                source = self.imported_from(module, node)
+                if source not in self.modules:
+                    continue
+                plain = []
+                for alias in node.names:
+                    submodule = f"{source}.{alias.name}"
+                    if submodule in self.modules:
+                        yield submodule, alias.asname or alias.name, (), node
+                    else:
+                        plain.append(alias.name)
+                if plain:
+                    yield source, None, tuple(plain), node
+
+    def graph(self) -> dict[str, set[str]]:
+        graph = {module: set() for module in self.modules}
+        for module in self.modules:
+            for target, _, _, _ in self.imports(module):
+                if target != module:
+                    graph[module].add(target)
+        return graph
+
+    def private_reads(self, module: str) -> list[str]:
+        """Where `module` reads a private name of another module, as "line N: what"."""
+        found = []
+        aliases: dict[str, str] = {}  # a name bound in this module -> the module it is
+        for target, bound, names, node in self.imports(module):
+            if bound is not None:  # `import a.b` binds `a`
+                aliases[bound] = target if "." not in target or bound != target.split(".")[0] else bound
+            for name in names:
+                if is_private(name) and target != module:
+                    found.append(f"line {node.lineno}: from {target} import {name}")
+        for node in ast.walk(self.trees[module]):
+            if not (isinstance(node, ast.Attribute) and is_private(node.attr)):
                 continue
-            plain = []
-            for alias in node.names:
-                submodule = f"{source}.{alias.name}"
-                if submodule in MODULES:
-                    yield submodule, alias.asname or alias.name, (), node
-                else:
-                    plain.append(alias.name)
-            if plain:
-                yield source, None, tuple(plain), node
-
-
-def import_graph() -> dict[str, set[str]]:
-    graph = {name: set() for name in MODULES}
-    for name in MODULES:
-        for target, _, _, _ in imports(name):
-            if target != name:
-                graph[name].add(target)
-    return graph
+            names = dotted(node.value)
+            if not names or names[0] not in aliases:
+                continue
+            owner = ".".join([aliases[names[0]], *names[1:]])
+            if owner in self.modules and owner != module:
+                found.append(f"line {node.lineno}: {owner}.{node.attr}")
+        return found
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -129,51 +147,51 @@ def dotted(node: ast.expr) -> list[str] | None:
     return [node.id, *reversed(names)]
 
 
-def private_reads(module: str) -> list[str]:
-    """Where `module` reads a private name of another explorer module, as "line N: what"."""
-    found = []
-    aliases: dict[str, str] = {}  # a name bound in this module -> the explorer module it is
-    for target, bound, names, node in imports(module):
-        if bound is not None:
-            aliases[bound] = target if bound != "explorer" or "." not in target else "explorer"
-        for name in names:
-            if is_private(name) and target != module:
-                found.append(f"line {node.lineno}: from {target} import {name}")
-    for node in ast.walk(TREES[module]):
-        if not (isinstance(node, ast.Attribute) and is_private(node.attr)):
-            continue
-        names = dotted(node.value)
-        if not names or names[0] not in aliases:
-            continue
-        owner = ".".join([aliases[names[0]], *names[1:]])
-        if owner in MODULES and owner != module:
-            found.append(f"line {node.lineno}: {owner}.{node.attr}")
-    return found
+EXPLORER = Package(ROOT, "explorer")
+
+TOY = {  # a package made up to check the checker itself
+    "toy/__init__.py": "from toy.a import f\n",
+    "toy/a.py": "import toy.sub.b as bee\n\ndef f():\n    from toy.sub import c\n    return bee._hidden, c\n",
+    "toy/sub/__init__.py": "",
+    "toy/sub/b.py": "from toy.sub.c import _private, public\n",
+    "toy/sub/c.py": "import toy.a\n\ndef g():\n    return toy.a._secret\n",
+}
 
 
-def test_the_modules_are_found():
-    assert "explorer" in MODULES and "explorer.work.pool" in MODULES, sorted(MODULES)[:10]
-    assert len(MODULES) > 50
+def toy_package(tmp_path: Path) -> Package:
+    for name, text in TOY.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return Package(tmp_path, "toy")
 
 
-def test_the_graph_sees_imports_inside_functions_and_submodules():
-    graph = import_graph()
-    # explorer.work.tasks imports explorer.pipeline inside train_task, and chunked as a submodule.
-    assert "explorer.pipeline" in graph["explorer.work.tasks"]
-    assert "explorer.work.chunked" in graph["explorer.work.tasks"]
-    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+def test_the_checker_sees_imports_inside_functions_submodules_and_private_reads(tmp_path):
+    toy = toy_package(tmp_path)
+    assert sorted(toy.modules) == ["toy", "toy.a", "toy.sub", "toy.sub.b", "toy.sub.c"]
+    graph = toy.graph()
+    assert graph["toy"] == {"toy.a"}
+    assert graph["toy.a"] == {"toy.sub.b", "toy.sub.c"}  # `from toy.sub import c` is an edge to c
+    assert graph["toy.sub.b"] == {"toy.sub.c"}
+    assert find_cycle(graph) == ["toy.a", "toy.sub.b", "toy.sub.c", "toy.a"]
+    assert toy.private_reads("toy.a") == ["line 5: toy.sub.b._hidden"]
+    assert toy.private_reads("toy.sub.b") == ["line 1: from toy.sub.c import _private"]
+    assert toy.private_reads("toy.sub.c") == ["line 4: toy.a._secret"]
     assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
+def test_explorer_is_found():
+    assert "explorer" in EXPLORER.modules and len(EXPLORER.modules) > 50
+
+
 def test_no_import_circle():
-    cycle = find_cycle(import_graph())
+    cycle = find_cycle(EXPLORER.graph())
     assert cycle is None, "an import circle: " + " -> ".join(cycle)
 
 
 def test_no_module_reads_another_modules_private_names():
-    found = {name: reads for name in MODULES if (reads := private_reads(name))}
+    found = {module: reads for module in EXPLORER.modules if (reads := EXPLORER.private_reads(module))}
     assert not found, "private names read across modules:\n" + "\n".join(
-        f"{name} ({MODULES[name].relative_to(ROOT)}) {read}"
-        for name, reads in found.items()
+        f"{module} ({EXPLORER.modules[module].relative_to(ROOT)}) {read}"
+        for module, reads in found.items()
         for read in reads
     )
