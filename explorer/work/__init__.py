@@ -2,7 +2,8 @@
 
 - `pool.WorkerPool`: a bounded, self-healing pool of worker processes; `submit` / `request` give a
   `Job` / `JobHandle` (jobs.py) shared by key, with progress, cancel and a hard time limit.
-- `dispatch`: the pool's dispatcher thread, the only one that talks to worker processes.
+- `dispatch.Dispatcher`: what a pool holds: its jobs, its workers, and the one thread that talks to
+  worker processes; `PoolSettings`, the pool's settings, fixed when it is made.
 - `worker`: the worker process's side (`Reporter.report`, `Reporter.should_stop`).
 - `process`: starting, ending and describing one worker process.
 - `tasks`: the real jobs, `train_task` and `measure_task`, taking plain data.
@@ -12,8 +13,9 @@ What it does not do: import streamlit, or store results (explorer.runstore).
 """
 
 from explorer.work.config import default_pool
+from explorer.work.dispatch import PoolLoad, PoolSettings
 from explorer.work.jobs import CANCELLED, CRASHED, DONE, FAILED, FINAL_STATES, QUEUED, RUNNING, Job, JobHandle
-from explorer.work.pool import PoolLoad, WorkerPool
+from explorer.work.pool import WorkerPool
 
 __all__ = [
     "CANCELLED",
@@ -26,6 +28,7 @@ __all__ = [
     "Job",
     "JobHandle",
     "PoolLoad",
+    "PoolSettings",
     "WorkerPool",
     "default_pool",
 ]

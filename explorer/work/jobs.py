@@ -3,14 +3,18 @@
 - `Job`: one `function(reporter, *args)` for the pool; `state` goes queued -> running -> done,
   failed, cancelled or crashed. `progress` is the latest progress dict (fields accumulate),
   `result` the function's return value, `error` one sentence for the visitor (to follow e.g.
-  "Training failed: "), `worker_pid` the process that runs or ran it. Attributes are written by
-  the pool's dispatcher thread, each replaced whole, and `wait()` returns once they are final.
+  "Training failed: "), `worker_pid` the process that runs or ran it. These are read-only: the
+  job's own methods under "the dispatcher's side" change them, called by the pool's dispatcher
+  (explorer/work/dispatch.py) with its lock held, each value replaced whole, and `wait()`
+  returns once they are final.
 - `JobHandle` (`job.attach()`): one visitor's interest in a job. When the last handle of a job is
   released (`release()`, or the handle is garbage-collected: `weakref.finalize`, so a Streamlit
   session dropped by the server releases what it held), a queued or running job is cancelled.
   A job nobody ever attached to runs to its end.
+- `JobOwner`: what a job asks of the dispatcher that made it (cancel, attach, ...).
 
-What it does not do: run anything or talk to processes (explorer.work.pool does).
+What it does not do: run anything, talk to processes or decide anything (explorer.work.dispatch
+does); it imports nothing of the pool.
 """
 
 from __future__ import annotations
@@ -18,10 +22,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from explorer.work.pool import WorkerPool
+from typing import Any, Protocol
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED, CRASHED = (
     "queued",
@@ -34,29 +35,79 @@ QUEUED, RUNNING, DONE, FAILED, CANCELLED, CRASHED = (
 FINAL_STATES = (DONE, FAILED, CANCELLED, CRASHED)
 
 
+class JobOwner(Protocol):
+    """The dispatcher's methods a job and its handles call (explorer.work.dispatch.Dispatcher)."""
+
+    def cancel(self, job: Job, reason: str = ...) -> None: ...
+
+    def attach(self, job: Job) -> JobHandle: ...
+
+    def ahead(self, job: Job) -> int: ...
+
+    def cancel_for(self, handle: JobHandle) -> bool: ...
+
+    def note_release(self, job: Job) -> None: ...
+
+
 class Job:
     """One piece of work for the pool (see the module docstring). Made by `WorkerPool.submit`."""
 
-    def __init__(self, pool: WorkerPool, key: str, task_id: int, payload: bytes, time_limit: float | None):
+    def __init__(self, owner: JobOwner, key: str, task_id: int, payload: bytes, time_limit: float | None):
         self.key = key
-        self.state = QUEUED
-        self.progress: dict[str, Any] = {}
-        self.result: Any = None
-        self.error: str | None = None
-        self.worker_pid: int | None = None
         self.time_limit = time_limit
         self.submitted = time.monotonic()
-        self.started: float | None = None
-        self.ended: float | None = None
-        self.cancel_requested = False
-        # Owned by the pool, under its lock:
-        self._pool = pool
+        self._state = QUEUED
+        self._progress: dict[str, Any] = {}
+        self._result: Any = None
+        self._error: str | None = None
+        self._worker_pid: int | None = None
+        self._started: float | None = None
+        self._ended_at: float | None = None
+        self._cancel_requested = False
+        # The dispatcher's bookkeeping, changed under its lock:
+        self._owner = owner
         self._task_id = task_id
         self._payload: bytes | None = payload  # the pickled (function, args), dropped once sent
         self._handles = 0
         self._cancel_deadline: float | None = None
         self._cancel_sent = False
         self._ended = threading.Event()
+
+    # ------------------------------------------------------------ the callers' side
+
+    @property
+    def state(self) -> str:
+        return self._state
+
+    @property
+    def progress(self) -> dict[str, Any]:
+        return self._progress
+
+    @property
+    def result(self) -> Any:
+        return self._result
+
+    @property
+    def error(self) -> str | None:
+        return self._error
+
+    @property
+    def worker_pid(self) -> int | None:
+        return self._worker_pid
+
+    @property
+    def started(self) -> float | None:
+        """When it started running (time.monotonic()), None while queued."""
+        return self._started
+
+    @property
+    def ended(self) -> float | None:
+        """When it ended (time.monotonic()), None until then."""
+        return self._ended_at
+
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel_requested
 
     @property
     def finished(self) -> bool:
@@ -72,11 +123,11 @@ class Job:
         `cancel_grace` (5 s), or has seen it but not returned within `finish_grace` (30 s). A
         function that returns ends `done` with what it returned (the trainer returns the merges
         learned so far, stop_reason "stopped"); a terminated one `cancelled`."""
-        self._pool._cancel(self)
+        self._owner.cancel(self)
 
     def attach(self) -> JobHandle:
         """A handle that keeps this job wanted (see the module docstring)."""
-        return self._pool._attach(self)
+        return self._owner.attach(self)
 
     @property
     def interest(self) -> int:
@@ -85,19 +136,82 @@ class Job:
 
     def ahead(self) -> int:
         """How many queued jobs will start before this one (0 once it runs)."""
-        return self._pool._ahead(self)
+        return self._owner.ahead(self)
 
     def __repr__(self) -> str:
         return f"<Job {self.key!r} {self.state}>"
 
+    # ------------------------------------------------------------ the dispatcher's side, under its lock
+
+    @property
+    def task_id(self) -> int:
+        """The number that names this job in the messages to and from its worker."""
+        return self._task_id
+
+    def add_handle(self) -> None:
+        self._handles += 1
+
+    def drop_handle(self) -> int:
+        """One handle fewer; how many are left."""
+        self._handles -= 1
+        return self._handles
+
+    def start(self, worker_pid: int, now: float) -> bytes | None:
+        """It runs from `now` in that worker: the pickled (function, args) to send it, dropped here."""
+        self._worker_pid, self._started, self._state = worker_pid, now, RUNNING
+        payload, self._payload = self._payload, None
+        return payload
+
+    def add_progress(self, fields: dict[str, Any]) -> None:
+        self._progress = {**self._progress, **fields}
+
+    def request_cancel(self, deadline: float) -> None:
+        """Note the cancel; a running job must have ended by `deadline` (unless it says it is
+        stopping: `give_time_to_finish`). A queued one the dispatcher ends at once."""
+        self._cancel_requested = True
+        if self._state != QUEUED and self._cancel_deadline is None:
+            self._cancel_deadline = deadline
+
+    def cancel_to_send(self) -> bool:
+        """True once when a cancel has been requested and not yet sent to the worker."""
+        if self._cancel_deadline is None or self._cancel_sent:
+            return False
+        self._cancel_sent = True
+        return True
+
+    def give_time_to_finish(self, deadline: float) -> None:
+        """The function saw the cancel and is returning what it has: it may take until `deadline`."""
+        self._cancel_deadline = max(self._cancel_deadline or 0.0, deadline)
+
+    def cancel_overdue(self, now: float) -> bool:
+        return self._cancel_deadline is not None and now >= self._cancel_deadline
+
+    def over_time_limit(self, now: float) -> bool:
+        return self.time_limit is not None and now - self._started >= self.time_limit
+
+    def deadlines(self) -> list[float]:
+        """When the dispatcher must look at this running job again: its cancel's deadline, its time limit."""
+        found = [] if self._cancel_deadline is None else [self._cancel_deadline]
+        if self.time_limit is not None:
+            found.append(self._started + self.time_limit)
+        return found
+
+    def end(self, state: str, result: Any = None, error: str | None = None) -> None:
+        """Final: `wait()` returns from now on."""
+        self._result, self._error, self._ended_at, self._state = result, error, time.monotonic(), state
+        self._payload = None
+        self._ended.set()
+
 
 class JobHandle:
-    """One holder's interest in a job; `handle.job` is the job."""
+    """One holder's interest in a job; `handle.job` is the job. Made by the job's owner, which has
+    counted it (`Job.add_handle`)."""
 
-    def __init__(self, job: Job, on_release):
+    def __init__(self, job: Job, owner: JobOwner):
         self.job = job
+        self._owner = owner
         # The finalizer must not refer to the handle itself, or the handle would never be collected.
-        self._finalizer = weakref.finalize(self, on_release, job)
+        self._finalizer = weakref.finalize(self, owner.note_release, job)
         self._finalizer.atexit = False  # at exit the pool shuts down anyway
 
     @property
@@ -112,7 +226,7 @@ class JobHandle:
         """The Stop button: cancel the job if this is its only holder and return True; when others
         still wait for it (the same run, asked for by other visitors), release only this handle
         and return False, so one visitor never stops another's work."""
-        return self.job._pool._cancel_for(self)
+        return self._owner.cancel_for(self)
 
     def __enter__(self) -> JobHandle:
         return self

@@ -479,7 +479,11 @@ def test_the_default_pool_is_one_pool_made_again_once_closed(monkeypatch):
     monkeypatch.setenv("EXPLORER_WORKERS", "1")
     pool = config.default_pool()
     try:
-        assert config.default_pool() is pool and pool.size == 1 and pool.preload == config.PRELOAD
+        assert (
+            config.default_pool() is pool
+            and pool.settings.size == 1
+            and pool.settings.preload == config.PRELOAD
+        )
         pool.shutdown()
         assert pool.closed
         replacement = config.default_pool()

@@ -39,7 +39,7 @@ from math import log
 import numpy as np
 
 from explorer.run_config import RunConfig
-from explorer.training.unigram.course_lattices import CourseLattices
+from explorer.training.unigram.course_lattices import CourseLattices, word_edges
 from explorer.training.unigram.round_history import RoundRecorder, UnigramTrace
 
 STOP_CHECK_EVERY = 32  # pieces scored between two should_stop() calls
@@ -75,18 +75,6 @@ def encode_word(word: str, model: dict[str, float], excluded: str | None = None)
     if score is None:
         return ["<unk>"], None
     return [word[start:end] for start, end in spans], score
-
-
-def word_edges(word: str, pieces, longest: int) -> list[tuple[int, int, str]]:
-    """The substrings of `word` that are seed pieces, as (start, end, piece), in the order the
-    course's encode_word tries them (start, then end)."""
-    length = len(word)
-    return [
-        (start, end, word[start:end])
-        for start in range(length)
-        for end in range(start + 1, min(length, start + longest) + 1)
-        if word[start:end] in pieces
-    ]
 
 
 def encode_edges(length: int, edges, model: dict[str, float], excluded: str | None = None):

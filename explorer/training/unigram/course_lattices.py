@@ -1,8 +1,8 @@
 """The course's `encode_word` for many words at once, with numpy, bit for bit.
 
-Every word's candidate pieces (the seed pieces it contains) are found once, as flat arrays. A
-batch is a list of words, each with its own set of candidates (the same word can appear several
-times, e.g. once per piece whose removal is being scored). The Viterbi search then advances all
+Every word's candidate pieces (the seed pieces it contains: `word_edges`) are found once, as
+flat arrays. A batch is a list of words, each with its own set of candidates (the same word can
+appear several times, e.g. once per piece whose removal is being scored). The Viterbi search then advances all
 of them together one character position at a time: at position d, the candidates ending there,
 across the whole batch, are one numpy slice, grouped by batch item.
 
@@ -17,13 +17,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.training.unigram.lattices import _first_maximum_groups
+from explorer.training.unigram.lattices import first_maximum_groups
+
+
+def word_edges(word: str, pieces, longest: int) -> list[tuple[int, int, str]]:
+    """The substrings of `word` that are seed pieces, as (start, end, piece), in the order the
+    course's encode_word tries them (start, then end)."""
+    length = len(word)
+    return [
+        (start, end, word[start:end])
+        for start in range(length)
+        for end in range(start + 1, min(length, start + longest) + 1)
+        if word[start:end] in pieces
+    ]
 
 
 class CourseLattices:
     def __init__(self, words: list[str], seeds: list[str], longest: int):
-        from explorer.training.unigram.course import word_edges
-
         index = {piece: position for position, piece in enumerate(seeds)}
         rows = [
             (word_index, start, end, index[piece])
@@ -63,7 +73,7 @@ class CourseLattices:
             group_items = owner[low:high]
             groups = np.flatnonzero(np.concatenate(([True], group_items[1:] != group_items[:-1])))
             scores = values[pieces[low:high]] + best[offsets[group_items] + starts[low:high]]
-            negated, first = _first_maximum_groups(-scores, groups)  # the first smallest
+            negated, first = first_maximum_groups(-scores, groups)  # the first smallest
             cells = offsets[group_items[groups]] + ends[low]
             best[cells] = -negated
             pointer[cells] = first + low

@@ -271,7 +271,7 @@ class CorpusLattices:
         best_edge = np.zeros(self.n + 1, dtype=np.int64)
         for first, stop, offsets, sizes, ends in forward.steps(should_stop):
             values = best[forward.starts[first:stop]] + scores[forward.pieces[first:stop]]
-            maxima, winners = _first_maximum_groups(values, offsets, sizes)
+            maxima, winners = first_maximum_groups(values, offsets, sizes)
             best[ends] = maxima
             best_edge[ends] = winners + first
         freq = np.zeros(self.unk + 1)
@@ -297,7 +297,7 @@ def _log_sum_exp_groups(values: np.ndarray, offsets: np.ndarray, sizes: np.ndarr
     return maxima + np.log(sums)
 
 
-def _first_maximum_groups(values: np.ndarray, offsets: np.ndarray, sizes: np.ndarray | None = None):
+def first_maximum_groups(values: np.ndarray, offsets: np.ndarray, sizes: np.ndarray | None = None):
     """Per group: the maximum and the index (in `values`) of the first element reaching it."""
     maxima = np.maximum.reduceat(values, offsets)
     if sizes is None:

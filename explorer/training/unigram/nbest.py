@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.training.unigram.lattices import _first_maximum_groups
+from explorer.training.unigram.lattices import first_maximum_groups
 
 
 @dataclass
@@ -76,7 +76,7 @@ def piece_alternatives(lattices, edges, scores, candidates, representative, leng
         windows = pair_window[low:high]
         offsets = np.flatnonzero(np.concatenate(([True], windows[1:] != windows[:-1])))
         values = best[windows * width + pair_offset[low:high]] + pair_score[low:high]
-        maxima, winners = _first_maximum_groups(values, offsets)
+        maxima, winners = first_maximum_groups(values, offsets)
         cells = windows[offsets] * width + pair_end[low]
         best[cells] = maxima
         best_pair[cells] = winners + low
@@ -88,7 +88,7 @@ def piece_alternatives(lattices, edges, scores, candidates, representative, leng
     windows = pair_window[last]
     offsets = np.flatnonzero(np.concatenate(([True], windows[1:] != windows[:-1])))
     values = best[windows * width + pair_offset[last]] + pair_score[last]
-    maxima, winners = _first_maximum_groups(values, offsets)
+    maxima, winners = first_maximum_groups(values, offsets)
     alt_last = np.full(count, -1, dtype=np.int64)
     alt_last[windows[offsets]] = last[winners]
     alt_value = np.full(count, -np.inf)
