@@ -18,6 +18,22 @@ from tests import ROOT
 from tests.browser.helpers import chromium_missing_reason
 
 BENCH = ROOT / "bench"
+# Every script, with what it measures: a new script is added here (the test below says so).
+SCRIPTS = {
+    "bench_app.py": "the app as a person feels it, in Chromium",
+    "bench_compare_columns.py": "Compare's first view of each bundled tokenizer's column",
+    "bench_encode_steps.py": "the step-by-step view next to a plain encode",
+    "bench_pretrained.py": "the bundled pretrained tokenizers: first encoding, memory, install size",
+    "bench_train.py": "BPE and WordPiece training against the `tokenizers` library, same run",
+    "bench_unigram.py": "Unigram training against the library and the course's loop",
+    "bench_upload_stall.py": "the server's health while a large upload is read",
+    "bench_workers.py": "the worker pool and the run store",
+    "load_test.py": "many visitors training at once on one server",
+    "serving_bench.py": "serving a class: the hosted demo's figures",
+    "soak_test.py": "the server's memory over 100 distinct corpora",
+    "ship_tasks.py": "(helper) worker tasks for bench_workers.py",
+    "visitors.py": "(helper) websocket visitors for serving_bench.py",
+}
 # Helper modules imported by a bench script, not scripts themselves: run when that script runs.
 HELPERS = {
     "ship_tasks.py": "worker tasks imported by bench_workers.py",
@@ -41,6 +57,10 @@ def bench_scripts() -> list:
         )
         for path in sorted(BENCH.glob("*.py"))
     ]
+
+
+def test_every_bench_script_is_listed_with_what_it_measures():
+    assert sorted(path.name for path in BENCH.glob("*.py")) == sorted(SCRIPTS)
 
 
 @pytest.mark.parametrize("name", bench_scripts())

@@ -14,6 +14,8 @@ What it does not check: import circles and private names (tests/unit/test_import
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -114,9 +116,23 @@ def test_the_packages_import_downwards_only():
     assert offenders == []
 
 
-def test_the_public_names_come_from_below_the_app():
-    imported = {top_package(module) for _, module in runtime_imports(EXPLORER / "__init__.py")}
-    assert imported & {"ui", "cli", "work", "__main__"} == set()
+def test_the_public_names_load_from_below_the_app_and_only_on_first_use():
+    import explorer
+
+    homes = {top_package(module) for module in explorer._PUBLIC.values()}
+    assert homes & {"ui", "cli", "work", "__main__"} == set()
+    assert {module for _, module in runtime_imports(EXPLORER / "__init__.py")} == {
+        "__future__.annotations",
+        "importlib",
+    }
+    for name in explorer.__all__:
+        assert getattr(explorer, name).__name__ == name
+    # A module of the package alone (what a page's first view imports) loads no trainer and no numpy.
+    probe = "import sys, explorer.tokens; print([m for m in ('numpy', 'explorer.train') if m in sys.modules])"
+    assert (
+        subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True).stdout
+        == "[]\n"
+    )
 
 
 def test_a_pages_package_in_explorer_ui_imports_only_common_and_itself():
