@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import logging
 import queue
+import socket
 import sys
 import threading
 import time
+from collections import OrderedDict, deque
 from multiprocessing.connection import wait as wait_for_any
 
 from explorer.work.jobs import CANCELLED, CRASHED, DONE, FAILED, QUEUED, RUNNING, Job
@@ -31,8 +33,39 @@ START_FAILURES_TOLERATED = 3  # workers in a row that die before they are ready:
 IDLE_TICK = 1.0  # the dispatcher's longest sleep when nothing is due (a safety net: wake-ups are explicit)
 
 
+def _started(job: Job) -> float:
+    """When a job a worker holds started (set when it was handed over)."""
+    assert job.started is not None
+    return job.started
+
+
 class Dispatcher:
     """See the module docstring."""
+
+    # Set by `WorkerPool.__init__` (declared here for the type checker; no class-level values).
+    size: int
+    tasks_per_worker: int
+    cancel_grace: float
+    finish_grace: float
+    time_limit: float | None
+    report_interval: float
+    keep_finished: int
+    keep_seconds: float
+    preload: tuple[str, ...]
+    niceness: int
+    idle_steps: tuple[tuple[str, tuple], ...]
+    keep_all_started: bool
+    _used: bool
+    _lock: threading.Lock
+    _queue: deque[Job]
+    _active: dict[str, Job]
+    _finished: OrderedDict[str, Job]
+    _workers: list[WorkerProcess]
+    _releases: queue.SimpleQueue[Job]
+    _start_failures: int
+    _closing: bool
+    _wake_reader: socket.socket
+    _wake_writer: socket.socket
 
     def _wake(self) -> None:
         try:
@@ -116,7 +149,7 @@ class Dispatcher:
                     if ready is self._wake_reader:
                         self._drain_wake_ups()
                     else:
-                        self._receive(connections[ready])
+                        self._receive(connections[ready])  # type: ignore[index]  # `wait` returns what it was given
         except Exception:
             LOG.exception("the worker pool's dispatcher failed; ending its workers")
         finally:
@@ -141,7 +174,7 @@ class Dispatcher:
                 self._send(worker, ("cancel", job._task_id))
             if job._cancel_deadline is not None and now >= job._cancel_deadline:
                 overdue.append((worker, CANCELLED, "it was cancelled"))
-            elif job.time_limit is not None and now - job.started >= job.time_limit:
+            elif job.time_limit is not None and now - _started(job) >= job.time_limit:
                 overdue.append(
                     (worker, FAILED, f"it ran longer than its limit of {job.time_limit:g} s and was stopped")
                 )
@@ -191,6 +224,7 @@ class Dispatcher:
     def _forget_old(self, now: float) -> None:
         while self._finished:
             job = next(iter(self._finished.values()))
+            assert job.ended is not None  # a finished job has ended
             if now - job.ended < self.keep_seconds:
                 return
             self._finished.popitem(last=False)
@@ -202,7 +236,7 @@ class Dispatcher:
             if job is not None and job._cancel_deadline is not None:
                 deadlines.append(job._cancel_deadline)
             if job is not None and job.time_limit is not None:
-                deadlines.append(job.started + job.time_limit)
+                deadlines.append(_started(job) + job.time_limit)
         return max(0.0, min(deadlines) - now)
 
     def _receive(self, worker: WorkerProcess) -> None:
