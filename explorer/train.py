@@ -1,10 +1,10 @@
 """Corpus text -> trained Trace -> Tokenizer: the whole pipeline in two calls.
 
 `train_corpus(text, run)` counts words (the RunConfig's normalizers + pre-tokenizer, see
-explorer/training/word_counts.py), gives the byte-level library run its 256-symbol initial alphabet (as GPT-2 and the
-library's ByteLevelBPETokenizer do), trains, and leaves the RunConfig in the trace (`trace.config`)
-so that `tokenizer_from_trace` can rebuild the matching Tokenizer (normalizer, pre-tokenizer,
-model, decoder, post-processor) for encoding and export.
+explorer/training/word_counts.py), gives the byte-level library run its 256-symbol initial
+alphabet (as GPT-2 and the library's ByteLevelBPETokenizer do), trains, and leaves the RunConfig
+in the trace (`trace.config`) so that `tokenizer_from_trace` can rebuild the matching Tokenizer
+(normalizer, pre-tokenizer, model, decoder, post-processor) for encoding and export.
 
 Unigram (a RunConfig whose trainer is a `UnigramConfig`): `train_corpus` returns a UnigramTrace,
 and `tokenizer_from_trace` rebuilds a Unigram tokenizer from it (Metaspace pre-tokenizer and
