@@ -3,7 +3,8 @@
 
     python3 tasks.py app    start the web app (http://localhost:8501)
     python3 tasks.py test   run the whole test suite (extra arguments go to pytest)
-    python3 tasks.py lint   check formatting and lint with the pinned ruff (`ruff format` fixes layout)
+    python3 tasks.py lint   check formatting and lint with the pinned ruff (`ruff format` fixes layout),
+                            then type-check explorer/ with the pinned mypy (pyproject.toml [tool.mypy])
 
 Both create `.venv` on first use and reinstall only when a requirements file changed. `app` and
 `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to end, so stopping
@@ -103,7 +104,8 @@ def main(argv: list[str]) -> int:
     elif argv[0] == "lint":
         ensure_venv("requirements-dev.txt")
         ruff = [str(PYTHON), "-m", "ruff"]
-        for command in ([*ruff, "format", "--check", "."], [*ruff, "check", "."]):
+        mypy = [str(PYTHON), "-m", "mypy"]  # what to check and how: [tool.mypy] in pyproject.toml
+        for command in ([*ruff, "format", "--check", "."], [*ruff, "check", "."], mypy):
             print("+", " ".join(command), flush=True)
             if subprocess.call(command, env=env):
                 return 1

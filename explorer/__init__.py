@@ -13,7 +13,8 @@ The public names, for a script or a notebook:
   tokenizer.json, as the library writes it.
 
 >>> from explorer import RunConfig, TrainerConfig, train_corpus, tokenizer_from_trace
->>> trace = train_corpus("low lower lowest " * 3, RunConfig(TrainerConfig("bpe", vocab_size=12, flavor="course")))
+>>> run = RunConfig(TrainerConfig("bpe", vocab_size=12, flavor="course"))
+>>> trace = train_corpus("low lower lowest " * 3, run)
 >>> trace.merge_strings()[:2]
 [('l', 'o'), ('lo', 'w')]
 >>> tokenizer_from_trace(trace).encode("lowest").tokens

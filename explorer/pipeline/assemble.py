@@ -13,7 +13,7 @@ What it does not do: read or write tokenizer.json (explorer.pipeline.tokenizer_j
 
 from __future__ import annotations
 
-from explorer.pipeline.decoders import BPEDecoder, ByteLevelDecoder, WordPieceDecoder
+from explorer.pipeline.decoders import BPEDecoder, ByteLevelDecoder, Decoder, WordPieceDecoder
 from explorer.pipeline.models import BPEModel, WordPieceModel
 from explorer.pipeline.normalizers import build_normalizer
 from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
@@ -71,6 +71,7 @@ def build_tokenizer(
             # The model looks its unk token up in its own vocab, not among added tokens.
             vocab_ids[unk_token] = len(vocab)
 
+    model: WordPieceModel | BPEModel
     if algorithm == "wordpiece":
         prefix = continuing_subword_prefix if continuing_subword_prefix is not None else "##"
         model = WordPieceModel(vocab_ids, unk_token=unk_token, continuing_subword_prefix=prefix)
@@ -83,6 +84,7 @@ def build_tokenizer(
             end_of_word_suffix=end_of_word_suffix,
         )
 
+    decoder: Decoder | None
     if pre_tokenizer_name == "byte-level":
         decoder = ByteLevelDecoder()
     elif algorithm == "wordpiece":

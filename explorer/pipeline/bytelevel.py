@@ -37,7 +37,9 @@ BYTE_LEVEL_ALPHABET: tuple[str, ...] = tuple(sorted(BYTE_TO_UNICODE.values()))
 # Decoding bytes as Latin-1 turns byte n into chr(n) in C; one str.translate then swaps in the
 # GPT-2 symbol. Only the 68 non-printable bytes need an entry: the others map to themselves.
 _LATIN1_TO_SYMBOL = {byte: symbol for byte, symbol in BYTE_TO_UNICODE.items() if chr(byte) != symbol}
-_SYMBOL_TO_LATIN1 = {ord(symbol): byte for symbol, byte in UNICODE_TO_BYTE.items() if chr(byte) != symbol}
+_SYMBOL_TO_LATIN1: dict[int, int | str] = {
+    ord(symbol): byte for symbol, byte in UNICODE_TO_BYTE.items() if chr(byte) != symbol
+}
 # A raw space or control character is not a symbol: send it out of Latin-1 so encoding rejects it.
 _SYMBOL_TO_LATIN1.update({byte: "\uffff" for byte in _LATIN1_TO_SYMBOL})
 

@@ -12,6 +12,8 @@ What it does not do: the library's Strip, Replace, ByteFallback, Fuse, CTC and S
 
 from __future__ import annotations
 
+from typing import cast
+
 from explorer.pipeline.bytelevel import UNICODE_TO_BYTE
 from explorer.pipeline.components import Component, component_from_hf_json
 from explorer.pipeline.pre_tokenizers import Metaspace
@@ -161,4 +163,4 @@ class MetaspaceDecoder(Decoder):
 
 def decoder_from_hf_json(config: object) -> Decoder | None:
     """The decoder of a tokenizer.json (its "decoder" value, possibly null)."""
-    return component_from_hf_json(Decoder.stage, config)
+    return cast(Decoder | None, component_from_hf_json(Decoder.stage, config))

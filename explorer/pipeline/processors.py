@@ -13,6 +13,7 @@ trimming) or Sequence post-processors; truncation or padding.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from explorer.pipeline.components import Component, component_from_hf_json
 from explorer.pipeline.encoding import Encoding
@@ -105,7 +106,9 @@ class TemplateProcessing(Component):
         result = Encoding()
         for piece in template:
             if piece.kind == "sequence":
-                result.extend(first if piece.name == "A" else second, type_id=piece.type_id)
+                sequence = first if piece.name == "A" else second
+                assert sequence is not None  # "B" is only in the pair template
+                result.extend(sequence, type_id=piece.type_id)
             elif add_special_tokens:
                 ids, tokens = self.special_tokens[piece.name]
                 for token_id, token in zip(ids, tokens):
@@ -126,7 +129,7 @@ class TemplateProcessing(Component):
     @classmethod
     def from_hf_json(cls, d: dict) -> TemplateProcessing:
         where = cls.stage
-        templates = []
+        templates: list[str | list[TemplatePiece]] = []  # a string template is parsed by __init__
         for key in ("single", "pair"):
             raw = d.get(key)
             if isinstance(raw, str):
@@ -173,4 +176,4 @@ class TemplateProcessing(Component):
 
 def post_processor_from_hf_json(config: object) -> TemplateProcessing | None:
     """The post-processor of a tokenizer.json (its "post_processor" value, possibly null)."""
-    return component_from_hf_json(TemplateProcessing.stage, config)
+    return cast(TemplateProcessing | None, component_from_hf_json(TemplateProcessing.stage, config))

@@ -23,6 +23,7 @@ pre_tokenizers/, models/, processors.py, decoders.py), tokenizer.json in `tokeni
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from explorer.pipeline.bytelevel import UNICODE_TO_BYTE
 from explorer.pipeline.decoders import ByteLevelDecoder, Decoder
@@ -64,7 +65,7 @@ class Tokenizer:
         normalizer,
         pre_tokenizer,
         model: Model,
-        special_tokens: list[str] = (),
+        special_tokens: Sequence[str] = (),
         post_processor: TemplateProcessing | None = None,
         decoder: Decoder | None = None,
     ):
@@ -193,7 +194,8 @@ class Tokenizer:
         spans of `text` whose characters the model drops (a BPE model without an unk token drops
         a character it has no symbol for; the library's offsets then shift, see
         `BPEModel.tokenize_exactly`). For drawing tokens over their text; parity uses `encode`."""
-        encoding, dropped = Encoding(), []
+        encoding = Encoding()
+        dropped: list[tuple[int, int]] = []
         for part, part_start, part_end, is_special in self.split_special_tokens(text):
             if is_special:
                 encoding.append(self.special_token_ids[part], part, (part_start, part_end), 0, special=True)

@@ -24,6 +24,7 @@ import re
 import uuid
 import warnings
 from pathlib import Path
+from typing import Any
 
 from explorer.checks.json_text import load_json
 from explorer.pipeline.components import component_from_hf_json, component_to_hf_json
@@ -128,7 +129,9 @@ def tokenizer_from_hf_dict(data: object) -> Tokenizer:
     if "model" not in data:
         raise ValueError("there is no model")
     special_tokens = _special_tokens_from_json(data.get("added_tokens", []))
-    components = {stage: component_from_hf_json(stage, data.get(stage)) for stage in COMPONENT_STAGES}
+    components: dict[str, Any] = {
+        stage: component_from_hf_json(stage, data.get(stage)) for stage in COMPONENT_STAGES
+    }
     tok = Tokenizer(
         model=model_from_hf_json(data["model"]),
         special_tokens=[content for content, _ in special_tokens],

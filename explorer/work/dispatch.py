@@ -113,7 +113,7 @@ class Dispatcher:
                 self._queue.append(job)
             handle = self._attach_locked(job) if attach else None
         self.wake()
-        return handle if attach else job
+        return job if handle is None else handle
 
     @property
     def closed(self) -> bool:
@@ -275,7 +275,8 @@ class Dispatcher:
                     if ready is self._wake_reader:
                         self._drain_wake_ups()
                     else:
-                        self._receive(connections[ready])
+                        # `wait` gives back the objects it was given; its stub widens them.
+                        self._receive(connections[ready])  # type: ignore[index]
         except Exception:
             LOG.exception("the worker pool's dispatcher failed; ending its workers")
         finally:
@@ -348,7 +349,7 @@ class Dispatcher:
     def _forget_old(self, now: float) -> None:
         while self._finished:
             job = next(iter(self._finished.values()))
-            if now - job.ended < self.settings.keep_seconds:
+            if job.ended is not None and now - job.ended < self.settings.keep_seconds:
                 return
             self._finished.popitem(last=False)
 

@@ -187,12 +187,16 @@ class Job:
         return self._cancel_deadline is not None and now >= self._cancel_deadline
 
     def over_time_limit(self, now: float) -> bool:
-        return self.time_limit is not None and now - self._started >= self.time_limit
+        return (
+            self.time_limit is not None
+            and self._started is not None
+            and now - self._started >= self.time_limit
+        )
 
     def deadlines(self) -> list[float]:
         """When the dispatcher must look at this running job again: its cancel's deadline, its time limit."""
         found = [] if self._cancel_deadline is None else [self._cancel_deadline]
-        if self.time_limit is not None:
+        if self.time_limit is not None and self._started is not None:
             found.append(self._started + self.time_limit)
         return found
 

@@ -11,6 +11,7 @@ What it does not do: normalize text itself (the components in this package do).
 from __future__ import annotations
 
 from collections.abc import Sequence as SequenceOf
+from typing import cast
 
 from explorer.pipeline.components import Component, component_from_hf_json
 from explorer.pipeline.normalizers.normalized import Normalized
@@ -78,4 +79,6 @@ class Sequence(Normalizer):
 
 def normalizer_from_hf_json(config: dict | None) -> Normalizer:
     """The component for a tokenizer.json `normalizer` entry (None means no normalizer: Identity)."""
-    return Identity() if config is None else component_from_hf_json(Normalizer.stage, config)
+    return (
+        Identity() if config is None else cast(Normalizer, component_from_hf_json(Normalizer.stage, config))
+    )

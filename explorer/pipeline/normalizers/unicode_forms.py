@@ -19,6 +19,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from functools import cache
+from typing import Literal
 
 from explorer.pipeline.normalizers.character_classes import (
     unicodedata_would_differ_regex,
@@ -139,7 +140,9 @@ def recompose(decomposed: list[Change]) -> list[Change]:
     return output
 
 
-def normalize_str_fast(form: str, text: str, exact: Callable[[str], str]) -> str:
+def normalize_str_fast(
+    form: Literal["NFC", "NFD", "NFKC", "NFKD"], text: str, exact: Callable[[str], str]
+) -> str:
     """unicodedata.normalize where it agrees with the library, `exact` (slow) where it may not.
     Space and line feed are starters that neither reorder nor compose with anything, so
     normalization never acts across them: only the runs between them that hold a risky character

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence as SequenceOf
+from typing import cast
 
 from explorer.pipeline.components import Component, component_from_hf_json
 from explorer.pipeline.normalizers import Normalized
@@ -80,4 +81,4 @@ def pre_tokenizer_from_hf_json(config: dict) -> PreTokenizer:
     the caller's case)."""
     if config is None:
         raise ValueError(f"{PreTokenizer.stage} must be an object")
-    return component_from_hf_json(PreTokenizer.stage, config)
+    return cast(PreTokenizer, component_from_hf_json(PreTokenizer.stage, config))

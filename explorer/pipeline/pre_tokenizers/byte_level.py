@@ -14,6 +14,7 @@ tokenizer.json; the library's ByteLevel decoder (explorer/pipeline/decoders.py) 
 from __future__ import annotations
 
 from collections import Counter
+from typing import cast
 
 from explorer.pipeline.bytelevel import text_to_symbols
 from explorer.pipeline.normalizers import Normalized
@@ -127,4 +128,4 @@ class ByteLevel(PreTokenizer):
     def from_hf_json(cls, config: dict) -> ByteLevel:
         # In tokenizer.json a missing add_prefix_space means true (the library's default); the
         # app trains without a prefix space (PRE_TOKENIZERS["byte-level"]).
-        return super().from_hf_json({"add_prefix_space": True} | config)
+        return cast(ByteLevel, super().from_hf_json({"add_prefix_space": True} | config))

@@ -74,6 +74,7 @@ def _initial_symbols(words: list[str], prefix: str | None, suffix: str | None) -
     if not prefix and not suffix:
         return words  # a word is already the sequence of its characters
     if not suffix:  # WordPiece's usual case, on the fast path
+        assert prefix is not None  # not both empty (returned above)
         return [[word[0], *[prefix + char for char in word[1:]]] for word in words]
     symbols = []
     for word in words:
@@ -175,6 +176,7 @@ def _engine_and_queue(symbol_words: list[list[int]], counts: list[int], vocab: _
         track_symbol_freqs=likelihood,
         track_pair_words=config.flavor == "course",
     )
+    queue: LibraryQueue | CourseQueue
     if config.flavor == "library":
         queue = LibraryQueue(engine, config.candidates)
     else:

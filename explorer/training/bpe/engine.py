@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from array import array
 from collections import defaultdict
+from typing import Any
 
 from explorer.run_config import MAX_SYMBOLS
 
@@ -57,7 +58,8 @@ class MergeEngine:
         track_symbol_freqs: bool = False,
         track_pair_words: bool = False,
     ):
-        self.words = words
+        # A word longer than LONG_WORD symbols becomes a numpy int64 array once counted.
+        self.words: list[Any] = words
         self.counts = counts
         # Length of each token's string, decorations included. Every symbol's string is its
         # characters with the prefix when it does not start the word (and the suffix when it ends
@@ -266,6 +268,7 @@ class MergeEngine:
         Needs `track_pair_words`. Prunes words that no longer hold the pair on the way.
         """
         left, right = key >> PAIR_SHIFT, key & PAIR_MASK
+        assert self.pair_words is not None  # needs track_pair_words
         holders = self.pair_words[key]
         for index in sorted(holders):
             symbols = self.words[index]

@@ -220,17 +220,19 @@ class CourseQueue:
         ranked = [(best, winner)] + [(-negated, key) for negated, key in held if key != winner][
             : self.limit - 1
         ]
-        pair_counts = self.engine.pair_counts
+        pair_counts, pair_words = self.engine.pair_counts, self.engine.pair_words
+        assert pair_words is not None  # the course's engine tracks the words holding each pair
         keys = [key for _, key in ranked]
         symbol_counts = None
         if self.likelihood:
             freqs = self.engine.symbol_freqs
+            assert freqs is not None  # a likelihood queue's engine tracks symbol frequencies
             symbol_counts = [(freqs[key >> PAIR_SHIFT], freqs[key & PAIR_MASK]) for key in keys]
         return Pick(
             winner,
             pair_counts[winner],
             best if self.likelihood else None,
-            self.engine.pair_words[winner],
+            pair_words[winner],
             keys,
             [pair_counts[key] for key in keys],
             [score for score, _ in ranked] if self.likelihood else None,
@@ -250,7 +252,9 @@ class CourseQueue:
         # The course recounts after merging: a merged pair has no occurrence left, whatever the
         # overlap-counting deltas say (in `aaa`, (a, a) counted 2 but only 1 was merged).
         self.engine.pair_counts[key] = 0
-        self.engine.pair_words.pop(key, None)
+        pair_words = self.engine.pair_words
+        assert pair_words is not None  # the course's engine tracks the words holding each pair
+        pair_words.pop(key, None)
 
 
 class LikelihoodQueue(CourseQueue):
@@ -265,6 +269,7 @@ class LikelihoodQueue(CourseQueue):
 
     def scorer(self) -> Callable[[int], float | None]:
         pair_counts, freqs = self.engine.pair_counts, self.engine.symbol_freqs
+        assert freqs is not None  # a likelihood queue's engine tracks symbol frequencies
 
         def score(key: int) -> float | None:
             count = pair_counts.get(key, 0)
@@ -278,6 +283,7 @@ class LikelihoodQueue(CourseQueue):
     def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
         engine = self.engine
         pair_counts, freqs, by_symbol = engine.pair_counts, engine.symbol_freqs, engine.pairs_by_symbol
+        assert freqs is not None and by_symbol is not None  # tracked for a likelihood queue
         self._forget(key)
         to_push = set(new_pairs)
         for symbol in (key >> PAIR_SHIFT, key & PAIR_MASK):

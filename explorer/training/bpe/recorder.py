@@ -55,6 +55,7 @@ class MergeRecorder:
         self.candidate_rights.extend([key & PAIR_MASK for key in keys])
         self.candidate_counts.extend(pick.candidate_counts)
         if pick.candidate_scores is not None:
+            assert pick.candidate_symbol_counts is not None  # set with the scores (likelihood)
             self.candidate_scores.extend(pick.candidate_scores)
             for left_count, right_count in pick.candidate_symbol_counts:
                 self.candidate_left_counts.append(left_count)

@@ -40,7 +40,7 @@ import numpy as np
 
 from explorer.run_config import RunConfig
 from explorer.training.unigram.course_lattices import CourseLattices, word_edges
-from explorer.training.unigram.round_history import RoundRecorder, UnigramTrace
+from explorer.training.unigram.round_history import RoundRecorder, UnigramRound, UnigramTrace
 
 STOP_CHECK_EVERY = 32  # pieces scored between two should_stop() calls
 
@@ -198,7 +198,7 @@ def train_course(words, counts, config, progress=None, should_stop=None) -> Unig
     model = model_values(freqs)
     planned = _planned_rounds(len(model), config.vocab_size, config.percent_to_remove)
 
-    rounds = []
+    rounds: list[UnigramRound] = []
     stop_reason = "vocab_size"
     while len(model) > config.vocab_size:
         if should_stop is not None and should_stop():

@@ -202,9 +202,10 @@ class CorpusLattices:
                     self._keys(name, columns[0], columns[1]), columns, self._keys(name, unknown, ones), extra
                 )
             result[name] = columns
+        forward, backward = result["forward"], result["backward"]
         return CurrentEdges(
-            self._with_steps(*result["forward"], by_end=True),
-            self._with_steps(*result["backward"], by_end=False),
+            self._with_steps(forward[0], forward[1], forward[2], by_end=True),
+            self._with_steps(backward[0], backward[1], backward[2], by_end=False),
             self,
         )
 

@@ -43,7 +43,7 @@ import numpy as np
 from explorer.run_config import RunConfig
 from explorer.training.unigram.lattices import CorpusLattices, StopTraining
 from explorer.training.unigram.nbest import piece_alternatives
-from explorer.training.unigram.round_history import TRAINING_UNK, RoundRecorder, UnigramTrace
+from explorer.training.unigram.round_history import TRAINING_UNK, RoundRecorder, UnigramRound, UnigramTrace
 from explorer.training.unigram.seeds import library_seeds
 
 EXPECTED_COUNT_THRESHOLD = 0.5
@@ -238,7 +238,7 @@ def train_library(words, counts, config, progress=None, should_stop=None) -> Uni
         return _empty_trace(config, time.perf_counter() - started)
     run = _Run(words, counts, config, should_stop)
     planned = _planned_rounds(run.size, run.desired, config.shrinking_factor)
-    rounds = []
+    rounds: list[UnigramRound] = []
     stop_reason, out_of_memory = "vocab_size", False
     while True:
         recorder = RoundRecorder("prune", len(run.order))

@@ -147,8 +147,8 @@ def exact_nbest(nodes, length: int, unk: int) -> list[list[int]]:
     `nodes`: (start, length, piece, score) tuples, in any order."""
     # populate_nodes inserts by start, pieces shortest first, the unknown edge last.
     ordered = sorted(nodes, key=lambda node: (node[0], node[2] == unk, node[1]))
-    begin = [[] for _ in range(length + 1)]
-    end = [[] for _ in range(length + 1)]
+    begin: list[list[_Node]] = [[] for _ in range(length + 1)]
+    end: list[list[_Node]] = [[] for _ in range(length + 1)]
     bos, eos = _Node(-1, 0, 0, 0.0), _Node(-2, length, 0, 0.0)
     end[0].append(bos)
     begin[length].append(eos)

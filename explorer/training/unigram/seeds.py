@@ -144,7 +144,8 @@ def library_seeds(
 
     pieces = [chr(flat.alphabet[rank]) for rank in char_ranks]
     seed_counts = [int(char_counts[rank]) for rank in char_ranks]
-    chosen_ids = [dict() for _ in range(len(levels) + 1)]  # per length: substring id -> piece
+    # per length: substring id -> piece id
+    chosen_ids: list[dict[int, int]] = [dict() for _ in range(len(levels) + 1)]
     for score, string, length, node in candidates:
         if len(pieces) >= seed_size and len(pieces) > len(char_ranks):
             break
