@@ -9,7 +9,8 @@ appearance (what `explorer.training.word_counts.count_words` gives); `progress(r
 `should_stop()` are called at least once per EM iteration (library) or every few dozen pieces
 scored (course). Stop reasons: see UNIGRAM_STOP_REASONS.
 
-What it does not do: count words (explorer/training/word_counts.py) or build the tokenizer (explorer/train.py).
+What it does not do: count words (explorer/training/word_counts.py); the tokenizer a run gives is
+`UnigramTrace.tokenizer_at` (round_history.py).
 """
 
 from __future__ import annotations
