@@ -75,6 +75,9 @@ class TrainerConfig:
     def suffix(self) -> str | None:
         return self.end_of_word_suffix or None
 
+    step_noun = "merge"  # what one training step is
+    takes_step_limit = True  # `max_steps` counts merges
+
     def to_dict(self) -> dict:
         """Plain JSON types (tuples become lists), as stored in a Trace."""
         return {key: _plain(value) for key, value in asdict(self).items()}
@@ -99,6 +102,9 @@ class UnigramConfig:
     special_tokens: tuple[str, ...] = ()
 
     algorithm = "unigram"
+    step_noun = "round"
+    takes_step_limit = False  # a round is not a merge: a Unigram run is limited by time only
+    prefix = suffix = None  # no continuing-subword prefix or end-of-word suffix
 
     def __post_init__(self):
         if self.flavor not in UNIGRAM_FLAVORS:
@@ -178,12 +184,12 @@ class RunConfig:
     @property
     def prefix(self) -> str:
         """What marks a token continuing a word ("##" for WordPiece by default), "" for none."""
-        return "" if self.is_unigram else self.trainer.prefix or ""
+        return self.trainer.prefix or ""
 
     @property
     def suffix(self) -> str:
         """What marks a token ending a word, "" for none."""
-        return "" if self.is_unigram else self.trainer.suffix or ""
+        return self.trainer.suffix or ""
 
     def to_dict(self) -> dict:
         return {

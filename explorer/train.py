@@ -1,10 +1,11 @@
-"""Corpus text -> trained Trace -> Tokenizer: the whole pipeline in two calls.
+"""Corpus text -> trained history -> Tokenizer: the whole pipeline in two calls.
 
 `train_corpus(text, run)` counts words (the RunConfig's normalizers + pre-tokenizer, see
 explorer/training/word_counts.py), gives the byte-level library run its 256-symbol initial
 alphabet (as GPT-2 and the library's ByteLevelBPETokenizer do), trains, and leaves the RunConfig
-in the trace (`trace.config`) so that `tokenizer_from_trace` can rebuild the matching Tokenizer
-(normalizer, pre-tokenizer, model, decoder, post-processor) for encoding and export.
+in the history (`trace.config`) so that `tokenizer_from_trace` can rebuild the matching Tokenizer
+(normalizer, pre-tokenizer, model, decoder, post-processor) for encoding and export: it is the
+history's own `tokenizer_at(k)` (explorer/training/history.py, `TrainingHistory`).
 
 Unigram (a RunConfig whose trainer is a `UnigramConfig`): `train_corpus` returns a UnigramTrace,
 and `tokenizer_from_trace` rebuilds a Unigram tokenizer from it (Metaspace pre-tokenizer and
@@ -20,32 +21,24 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from explorer.pipeline.assemble import build_tokenizer, cls_sep_template
 from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
-from explorer.pipeline.decoders import ByteLevelDecoder, MetaspaceDecoder
-from explorer.pipeline.json_numbers import library_float
-from explorer.pipeline.models import UnigramModel
-from explorer.pipeline.normalizers import build_normalizer
-from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
+from explorer.pipeline.decoders import ByteLevelDecoder
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.run_config import RunConfig
 from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
 from explorer.training.bpe import train
 from explorer.training.bpe.merge_history import Trace
+from explorer.training.history import TrainingHistory
 from explorer.training.unigram import train_unigram
 from explorer.training.unigram.round_history import UNIGRAM_TRACE_FORMAT, UnigramTrace
 from explorer.training.word_counts import count_text, count_words
 
 
 def effective_config(run: RunConfig) -> RunConfig:
-    """The library flavor with byte-level starts from all 256 byte symbols."""
+    """The library flavor with byte-level starts from all 256 byte symbols (a BPE or WordPiece
+    run's config; a Unigram run has no initial alphabet)."""
     trainer = run.trainer
-    if (
-        run.is_byte_level
-        and not run.is_unigram
-        and trainer.flavor == "library"
-        and not trainer.initial_alphabet
-    ):
+    if run.is_byte_level and trainer.flavor == "library" and not trainer.initial_alphabet:
         return replace(run, trainer=replace(trainer, initial_alphabet=tuple(BYTE_LEVEL_ALPHABET)))
     return run
 
@@ -56,16 +49,32 @@ def train_corpus(
     progress=None,
     should_stop=None,
     max_steps: int | None = None,
-) -> Trace | UnigramTrace:
+) -> TrainingHistory:
     """Count the words of `text` through the run's normalizers and pre-tokenizer, train, and
-    return the trace, which carries the run's config (the trainer's as it ran)."""
+    return the trace, which carries the run's config (the trainer's as it ran).
+
+    The course's corpus, as its BPE (chapter 6, section 5) and Unigram (section 7) train it:
+
+    >>> from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
+    >>> from explorer.samples import HF_COURSE
+    >>> bpe = train_corpus(HF_COURSE.text, RunConfig(TrainerConfig(vocab_size=50, flavor="course")))
+    >>> bpe.steps, bpe.step_noun, bpe.merge_strings()[:3]
+    (20, 'merge', [('Ġ', 't'), ('i', 's'), ('e', 'r')])
+    >>> bpe.segment("Ġtokenization", 10), bpe.segment("Ġtokenization")
+    (['Ġto', 'k', 'en', 'i', 'z', 'a', 't', 'i', 'o', 'n'], ['Ġtokeniz', 'a', 't', 'i', 'o', 'n'])
+    >>> unigram = train_corpus(HF_COURSE.text, RunConfig(UnigramConfig("course", 100), (), "metaspace"))
+    >>> unigram.steps, unigram.step_noun, len(unigram.vocab_at(0)), len(unigram.vocab)
+    (11, 'round', 300, 99)
+    >>> unigram.tokenizer_at().encode("This is the Hugging Face course.", add_special_tokens=False).tokens
+    ['▁This', '▁is', '▁the', '▁Hugging', '▁Face', '▁', 'c', 'ou', 'r', 's', 'e', '.']
+    """
     word_counts = count_words(text, run.normalizers, run.pre_tokenizer)
-    run = effective_config(run)
     if run.is_unigram:
         if max_steps is not None:
             raise ValueError("a step limit counts merges; a Unigram run has rounds, limit it by time instead")
         trace = train_unigram(word_counts, run.trainer, progress=progress, should_stop=should_stop)
     else:
+        run = effective_config(run)
         trace = train(
             word_counts, run.trainer, progress=progress, should_stop=should_stop, max_steps=max_steps
         )
@@ -74,21 +83,7 @@ def train_corpus(
     return trace
 
 
-def unigram_piece_frequencies(trace: UnigramTrace) -> list[int]:
-    """How often each piece of the final vocabulary (by id) occurs when every distinct corpus word
-    is segmented by the final model, times the word's count: the Vocabulary page's frequency,
-    what "frequency" means for a BPE run too (occurrences once every merge is applied). The app's
-    worker records them in the trace (`final_frequencies`), so the page does not segment the
-    corpus; the command line does not need them."""
-    model = unigram_tokenizer(trace).model
-    frequencies = [0] * len(trace.final_pieces)
-    for word, count in zip(trace.words, trace.counts):
-        for token in model.tokenize(word):
-            frequencies[token.id] += count
-    return frequencies
-
-
-def trace_from_json(text: str) -> Trace | UnigramTrace:
+def trace_from_json(text: str) -> TrainingHistory:
     """A trace's JSON read back: a UnigramTrace when its "format" says so, else a Trace."""
     try:
         data = json.loads(text)
@@ -99,22 +94,10 @@ def trace_from_json(text: str) -> Trace | UnigramTrace:
     return Trace.from_dict(data)
 
 
-def tokenizer_from_trace(trace: Trace | UnigramTrace, k: int | None = None) -> Tokenizer:
+def tokenizer_from_trace(trace: TrainingHistory, k: int | None = None) -> Tokenizer:
     """The trained tokenizer, or the one the first k merges make (vocabulary as it was then).
     For a UnigramTrace, k is a round (see `unigram_tokenizer`)."""
-    if isinstance(trace, UnigramTrace):
-        return unigram_tokenizer(trace, k)
-    config = trace.config
-    return build_tokenizer(
-        config.algorithm,
-        trace.vocab if k is None else trace.vocab[: trace.vocab_sizes[k]],
-        trace.model_merges(k),
-        list(config.normalizers),
-        config.pre_tokenizer,
-        list(config.special_tokens),
-        continuing_subword_prefix=trace.prefix or None,
-        end_of_word_suffix=trace.suffix or None,
-    )
+    return trace.tokenizer_at(k)
 
 
 def encode_pieces(tokenizer: Tokenizer, text: str) -> list[Piece]:
@@ -153,27 +136,5 @@ def encode_pieces(tokenizer: Tokenizer, text: str) -> list[Piece]:
 
 def unigram_tokenizer(trace: UnigramTrace, r: int | None = None) -> Tokenizer:
     """The tokenizer a Unigram run gives: its final vocabulary (special tokens and the unk token
-    first), or the pieces after round r (for showing the history: intermediate models keep the
-    trainer's own unknown piece and cannot be exported)."""
-    config = trace.config
-    if r is None or r == len(trace.rounds):
-        # Scores as the library reads them back from our tokenizer.json (one ulp off for a few
-        # doubles it cannot read exactly), so that both encode alike.
-        pieces = [(piece, library_float(score)) for piece, score in trace.final_pieces]
-        model = UnigramModel(pieces, trace.unk_id)
-    else:
-        model = trace.model_at(r)
-    normalizer_names = list(config.normalizers)
-    pre_tokenizer_name = config.pre_tokenizer
-    # As after the library's training: its special tokens become added tokens; an unk token the
-    # trainer put first without being one of them stays a plain piece.
-    special_tokens = trace.special_tokens
-    tokenizer = Tokenizer(
-        normalizer=build_normalizer(normalizer_names) if normalizer_names else None,
-        pre_tokenizer=build_pre_tokenizer(pre_tokenizer_name) if pre_tokenizer_name else None,
-        model=model,
-        special_tokens=special_tokens,
-        decoder=MetaspaceDecoder() if pre_tokenizer_name == "metaspace" else None,
-    )
-    tokenizer.post_processor = cls_sep_template(tokenizer.special_token_ids)
-    return tokenizer
+    first), or the pieces after round r (`UnigramTrace.tokenizer_at`)."""
+    return trace.tokenizer_at(r)

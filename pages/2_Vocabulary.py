@@ -54,8 +54,8 @@ st.dataframe(
     },
     height=420,
 )
-if run.trace.config.is_unigram:
-    removed = vocabulary_views.removed_pieces(run)
+removed = vocabulary_views.removed_pieces(run)  # a Unigram run's, None when nothing was removed
+if removed is not None:
     st.subheader("Pieces removed during training")
     st.caption(
         f"{len(removed):,} of the {len(run.trace.seeds):,} seed pieces, in the order the rounds removed "

@@ -17,7 +17,6 @@ What it does not do: check anything before training (explorer.checks), or print 
 
 from __future__ import annotations
 
-from explorer.training.bpe import STOP_REASONS
 from explorer.training.bpe.merge_history import Trace
 
 
@@ -134,11 +133,5 @@ def explain_unigram_size(trace, stopped_by: str | None = None) -> str:
 
 
 def stop_reason_text(trace) -> str:
-    """Why a run stopped, in words (the trainer's stop reason)."""
-    if trace.config.is_unigram:
-        from explorer.training.unigram import UNIGRAM_STOP_REASONS  # here: it needs numpy
-
-        if trace.stop_reason == "vocab_size" and trace.seeds_within_size:
-            return "the seed pieces were already no more than the size asked for"
-        return UNIGRAM_STOP_REASONS.get(trace.stop_reason, trace.stop_reason or "")
-    return STOP_REASONS.get(trace.stop_reason, trace.stop_reason or "")
+    """Why a run stopped, in words (the trainer's stop reason, `TrainingHistory.stop_reason_text`)."""
+    return trace.stop_reason_text()

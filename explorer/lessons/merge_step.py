@@ -97,7 +97,7 @@ def first_occurrences(
     wanted = {(trace.vocab[left], trace.vocab[right]): (left, right) for left, right in pairs}
     found: dict[tuple[int, int], tuple[int, int]] = {}
     for index in range(len(trace.words)):
-        pieces = trace.segment(index, k)
+        pieces = trace.segment_index(index, k)
         for position, pair in enumerate(zip(pieces, pieces[1:])):
             ids = wanted.get(pair)
             if ids is not None and ids not in found:
@@ -200,7 +200,7 @@ def splits_at(trace: Trace, k: int) -> list[tuple[str, int, tuple[str, ...]]]:
     """(word, count, its tokens after k merges) for every distinct word, in order of first
     appearance: the course's `splits` dict with `word_freqs` beside it."""
     return [
-        (word, count, tuple(trace.segment(index, k)))
+        (word, count, tuple(trace.segment_index(index, k)))
         for index, (word, count) in enumerate(zip(trace.words, trace.counts))
     ]
 

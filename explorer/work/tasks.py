@@ -52,14 +52,14 @@ WARM_UP_STEPS = ("measuring", *PRETRAINED)
 
 def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: dict | None = None) -> dict:
     # here: the server imports this module for its names alone
-    from explorer.train import train_corpus, unigram_piece_frequencies
+    from explorer.train import train_corpus
 
     run = RunConfig.from_dict(settings, strict=True)
-    unit = "round" if run.is_unigram else "merge"
+    unit = run.trainer.step_noun
     limits = Limits(**limits)
     budget = Budget(
         limits.max_seconds,
-        None if run.is_unigram else limits.max_steps,
+        limits.max_steps if run.trainer.takes_step_limit else None,
         lambda step, planned: reporter.report(phase="training", step=step, planned=planned, unit=unit),
     )
     reporter.report(phase="counting")
@@ -72,8 +72,7 @@ def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: 
     )
     if not trace.words:
         raise ValueError(NO_WORDS)
-    if run.is_unigram:  # the Vocabulary page's frequencies, here in the worker, not on the page
-        trace.final_frequencies = unigram_piece_frequencies(trace)
+    trace.record_final_frequencies()  # the Vocabulary page's (Unigram), here in the worker, not on the page
     stopped_by = None
     if trace.stop_reason == "stopped":
         if reporter.cancelled:
@@ -103,7 +102,7 @@ def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: 
 
 def trace_steps(trace) -> int:
     """What a run did: its merges, or for a Unigram run its rounds."""
-    return len(trace.rounds) if trace.config.is_unigram else trace.steps
+    return trace.steps
 
 
 def _store_run(store: dict, result: dict, corpus_text: str) -> str | None:

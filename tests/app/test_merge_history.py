@@ -91,7 +91,9 @@ def test_every_panel_shows_step_k_of_a_course_wordpiece_run(wordpiece_page):
         assert root.startswith(labels[new_id]) and f"merge {trace.merge_rank_of[new_id] + 1:,}" in root
         # The course's tables: every word's split after k merges, every pair merge k chose from.
         splits = at.dataframe[1].value
-        assert list(splits["split"]) == [repr(trace.segment(index, k)) for index in range(len(trace.words))]
+        assert list(splits["split"]) == [
+            repr(trace.segment_index(index, k)) for index in range(len(trace.words))
+        ]
         pairs = at.dataframe[2].value
         chosen = pairs[pairs["chosen"] == "✓"]
         assert list(chosen["pair"]) == [repr((trace.vocab[left], trace.vocab[right]))]

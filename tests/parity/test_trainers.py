@@ -394,7 +394,7 @@ def test_tutorial_seed_step_by_step_bpe_and_wordpiece():
     words = {"this": 2, "course": 1, "is": 1, "about": 1, "topic": 1}
     bpe = train(words, TrainerConfig(flavor="course", vocab_size=20))
     assert " ".join(sorted(bpe.vocab)) == "a b c cou cour cours course e h i is o ou p r s t th this u"
-    assert [bpe.segment(i) for i in range(5)] == [
+    assert [bpe.segment_index(i) for i in range(5)] == [
         ["this"],
         ["course"],
         ["is"],
@@ -405,7 +405,7 @@ def test_tutorial_seed_step_by_step_bpe_and_wordpiece():
     assert " ".join(sorted(wordpiece.vocab)) == (
         "##b ##c ##e ##h ##i ##o ##p ##pi ##pic ##r ##s ##t ##u ##ur ##ut a ab abo c co cour i t th thi"
     )
-    assert [wordpiece.segment(i) for i in range(5)] == [
+    assert [wordpiece.segment_index(i) for i in range(5)] == [
         ["thi", "##s"],
         ["cour", "##s", "##e"],
         ["i", "##s"],
@@ -437,7 +437,7 @@ def test_the_trace_of_every_algorithm_and_flavor_is_consistent(algorithm, flavor
     assert len(trace.merges) == len(trace.merge_counts) == len(trace.candidates) == trace.steps
     assert trace.corpus_tokens[0] == sum(len(w) * c for w, c in word_counts.items())
     for k in range(trace.steps + 1):
-        total = sum(len(trace.segment(i, k)) * c for i, c in enumerate(trace.counts))
+        total = sum(len(trace.segment_index(i, k)) * c for i, c in enumerate(trace.counts))
         assert total == trace.corpus_tokens[k]
     for step, (left, right, _new_id) in enumerate(trace.merges):
         assert trace.candidates[step][0][:3] == (left, right, trace.merge_counts[step])
@@ -455,7 +455,7 @@ def test_the_trace_of_every_algorithm_and_flavor_is_consistent(algorithm, flavor
         # ...except in the library when a prefix character sits inside the text: a merge can then
         # make an existing token again, and the library keeps a stale count (trainers/queues.py).
     for index, word in enumerate(trace.words):
-        pieces = trace.segment(index)
+        pieces = trace.segment_index(index)
         stripped = [p.removeprefix(trace.prefix) if j else p for j, p in enumerate(pieces)]
         assert "".join(stripped) == word
         assert all(p in trace.vocab for p in pieces)
@@ -532,5 +532,5 @@ def test_long_words_take_the_whole_array_path_and_agree_with_the_reference():
     vocab, merges = library_reference(word_counts, 120)
     trace = train(word_counts, TrainerConfig(vocab_size=120))
     assert (trace.vocab, trace.model_merges()) == (vocab, _keep_last(merges))
-    assert "".join(trace.segment(0)) == word
-    assert trace.corpus_tokens[-1] == sum(len(trace.segment(i)) * c for i, c in enumerate(trace.counts))
+    assert "".join(trace.segment_index(0)) == word
+    assert trace.corpus_tokens[-1] == sum(len(trace.segment_index(i)) * c for i, c in enumerate(trace.counts))

@@ -30,8 +30,8 @@ from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_json
 from explorer.run_config import RunConfig
 from explorer.train import tokenizer_from_trace, train_corpus
-from explorer.training.bpe import STOP_REASONS, TrainerConfig
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe import TrainerConfig
+from explorer.training.bpe.merge_history import STOP_REASONS, Trace
 from explorer.training.settings_checks import check_special_tokens
 
 CHARACTERS = st.characters(exclude_categories=["Cs"])

@@ -329,7 +329,7 @@ def test_a_million_character_word_trains():
     assert any("1,000,000 characters without white space" in w for w in check_corpus(word, Limits()).warnings)
     trace = train_corpus(word, RunConfig(TrainerConfig(vocab_size=300), (), "whitespace-split"))
     assert trace.stop_reason in ("vocab_size", "no_pair_left") and trace.steps > 0
-    assert "".join(trace.segment(0)) == word
+    assert "".join(trace.segment_index(0)) == word
 
 
 # ---------------------------------------------------------------- shrinking a corpus

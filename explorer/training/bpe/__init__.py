@@ -33,13 +33,6 @@ from explorer.training.bpe.merge_history import Trace
 from explorer.training.bpe.queues import CourseQueue, LibraryQueue, LikelihoodQueue
 from explorer.training.bpe.recorder import MergeRecorder
 
-STOP_REASONS = {
-    "vocab_size": "vocabulary size reached",
-    "no_pair_left": "no pair left to merge",
-    "min_frequency": "best pair count below min_frequency",
-    "stopped": "stopped before the end (Stop button or budget)",
-}
-
 # How often (in merges) the merge loop calls `should_stop` and `progress`.
 CHECK_EVERY = 32
 

@@ -32,6 +32,10 @@ value per boundary (len(word) - 1 of them): the step that removed it, 2147483647
 so figures read from the trace and figures measured by encoding agree on what a character and a
 word are. Versions 1 (candidates as nested lists) and 2 (no symbol counts, no corpus counts) are read too.
 
+A Trace is a `TrainingHistory` (explorer/training/history.py): `segment(word, k)` takes a corpus
+word by its text (`segment_index(word_index, k)` by its index, for callers walking the words),
+`tokenizer_at(k)` builds the tokenizer the first k merges make.
+
 What it does not do: train (explorer/training/bpe/) or encode new text (explorer/pipeline/models/).
 """
 
@@ -44,6 +48,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
 
+from explorer.pipeline.assemble import build_tokenizer
+from explorer.pipeline.tokenizer import Tokenizer
 from explorer.run_config import RunConfig
 from explorer.training.bpe.candidates import Candidates
 from explorer.training.packing import pack_rows, unpack_rows
@@ -55,6 +61,15 @@ TRACE_FORMAT = "tokenizer-explorer-trace"
 def _unpack_steps(packed: str, words: list[str]) -> list[array]:
     lengths = (max(len(word) - 1, 0) for word in words)
     return unpack_rows(packed, "i32", lengths, "trace: boundary_steps does not match the words")
+
+
+# Why a run stopped (its `stop_reason`), in a few words.
+STOP_REASONS = {
+    "vocab_size": "vocabulary size reached",
+    "no_pair_left": "no pair left to merge",
+    "min_frequency": "best pair count below min_frequency",
+    "stopped": "stopped before the end (Stop button or budget)",
+}
 
 
 @dataclass
@@ -77,10 +92,17 @@ class Trace:
     # {"lines", "characters", "utf8_bytes", "words"}; None in traces written before version 3.
     corpus: dict | None = None
 
+    step_noun = "merge"  # a step is a merge (TrainingHistory)
+    vocabulary_grows = True
+
     # --- basic views -------------------------------------------------------------------------
     @property
     def steps(self) -> int:
         return len(self.merges)
+
+    @property
+    def algorithm(self) -> str:
+        return self.config.algorithm
 
     @property
     def prefix(self) -> str:
@@ -118,9 +140,57 @@ class Trace:
     def token_ids(self) -> dict[str, int]:
         return {token: index for index, token in enumerate(self.vocab)}
 
+    def vocab_at(self, k: int | None = None) -> list[str]:
+        """The vocabulary after the first k merges (the whole vocabulary when k is None)."""
+        return self.vocab if k is None else self.vocab[: self.vocab_sizes[k]]
+
+    def tokenizer_at(self, k: int | None = None) -> Tokenizer:
+        """The trained tokenizer, or the one the first k merges make (vocabulary as it was then)."""
+        config = self.config
+        return build_tokenizer(
+            config.algorithm,
+            self.vocab_at(k),
+            self.model_merges(k),
+            list(config.normalizers),
+            config.pre_tokenizer,
+            list(config.special_tokens),
+            continuing_subword_prefix=self.prefix or None,
+            end_of_word_suffix=self.suffix or None,
+        )
+
+    def stop_reason_text(self) -> str:
+        """Why the run stopped, in a few words."""
+        return STOP_REASONS.get(self.stop_reason, self.stop_reason or "")
+
+    def record_final_frequencies(self) -> None:
+        """Nothing to record: `final_token_frequencies` reads them from the boundaries."""
+
     # --- segmentation after k merges ---------------------------------------------------------
-    def segment(self, word_index: int, k: int | None = None) -> list[str]:
-        """The tokens of one corpus word after the first k merges (all merges when k is None)."""
+    @cached_property
+    def word_indices(self) -> dict[str, int]:
+        """Corpus word -> its index in `words`."""
+        return {word: index for index, word in enumerate(self.words)}
+
+    def segment(self, word: str, k: int | None = None) -> list[str]:
+        """The tokens of a corpus word (as pre-tokenized, e.g. "Ġhug") after the first k merges
+        (all merges when k is None); ValueError for a word the corpus does not hold.
+
+        >>> from explorer.run_config import TrainerConfig
+        >>> from explorer.training.bpe import train
+        >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
+        >>> trace = train(counts, TrainerConfig(vocab_size=10, flavor="course"))
+        >>> trace.merge_strings()
+        [('u', 'g'), ('u', 'n'), ('h', 'ug')]
+        >>> trace.segment("hugs", 0), trace.segment("hugs", 1), trace.segment("hugs")
+        (['h', 'u', 'g', 's'], ['h', 'ug', 's'], ['hug', 's'])
+        """
+        index = self.word_indices.get(word)
+        if index is None:
+            raise ValueError(f"{word!r} is not a word of this run's corpus")
+        return self.segment_index(index, k)
+
+    def segment_index(self, word_index: int, k: int | None = None) -> list[str]:
+        """`segment` of the corpus word `words[word_index]`."""
         if k is None:
             k = self.steps
         word = self.words[word_index]
@@ -153,7 +223,7 @@ class Trace:
         for index, steps in enumerate(self.boundary_steps):
             changes = sorted({step for step in steps if step != NEVER})
             thresholds = [0] + [step + 1 for step in changes]
-            versions.append((thresholds, [tuple(self.segment(index, k)) for k in thresholds]))
+            versions.append((thresholds, [tuple(self.segment_index(index, k)) for k in thresholds]))
         return versions
 
     def segmentations_at(self, k: int, word_indices=None) -> list[tuple[str, ...]]:
@@ -222,7 +292,7 @@ class Trace:
         """How often each token occurs in the corpus once every merge is applied."""
         frequencies: dict[str, int] = {}
         for index, count in enumerate(self.counts):
-            for piece in self.segment(index):
+            for piece in self.segment_index(index):
                 frequencies[piece] = frequencies.get(piece, 0) + count
         return frequencies
 

@@ -9,8 +9,8 @@ appearance (what `explorer.training.word_counts.count_words` gives); `progress(r
 `should_stop()` are called at least once per EM iteration (library) or every few dozen pieces
 scored (course). Stop reasons: see UNIGRAM_STOP_REASONS.
 
-What it does not do: count words (explorer/training/word_counts.py) or build the tokenizer
-(explorer/train.py).
+What it does not do: count words (explorer/training/word_counts.py); the tokenizer a run gives is
+`UnigramTrace.tokenizer_at` (round_history.py).
 """
 
 from __future__ import annotations
@@ -19,13 +19,6 @@ from collections.abc import Callable, Iterable, Mapping
 
 from explorer.run_config import UnigramConfig
 from explorer.training.unigram.round_history import UnigramTrace
-
-UNIGRAM_STOP_REASONS = {
-    "vocab_size": "vocabulary size reached",
-    "stopped": "stopped before the end (Stop button or budget)",
-    "characters_only": "only single characters are left, and they are never removed",
-    "stuck": "a round could remove nothing more (the library would repeat it forever)",
-}
 
 
 def train_unigram(

@@ -48,8 +48,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.pipeline.assemble import cls_sep_template
+from explorer.pipeline.decoders import MetaspaceDecoder
+from explorer.pipeline.json_numbers import library_float
 from explorer.pipeline.models import Lattice, UnigramModel
 from explorer.pipeline.models.unigram import COURSE_START_SCORE
+from explorer.pipeline.normalizers import build_normalizer
+from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
+from explorer.pipeline.tokenizer import Tokenizer
 from explorer.run_config import RunConfig
 from explorer.training.packing import pack, unpack_numpy
 
@@ -62,6 +68,15 @@ REASON_TEXT = {
     "final": "beyond the vocabulary size at the final assembly",
 }
 TRAINING_UNK = "<UNK>"  # the library's placeholder piece 0 while training
+
+
+# Why a run stopped (its `stop_reason`), in a few words.
+UNIGRAM_STOP_REASONS = {
+    "vocab_size": "vocabulary size reached",
+    "stopped": "stopped before the end (Stop button or budget)",
+    "characters_only": "only single characters are left, and they are never removed",
+    "stuck": "a round could remove nothing more (the library would repeat it forever)",
+}
 
 
 @dataclass(frozen=True)
@@ -210,7 +225,19 @@ class UnigramTrace:
     out_of_memory: bool = field(default=False, repr=False, compare=False)
     _models: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
 
+    step_noun = "round"  # a step is a round (TrainingHistory)
+    vocabulary_grows = False
+
     # --- basic views -------------------------------------------------------------------------
+    @property
+    def algorithm(self) -> str:
+        return self.config.algorithm
+
+    @property
+    def steps(self) -> int:
+        """How many rounds the run recorded."""
+        return len(self.rounds)
+
     @property
     def flavor(self) -> str:
         return self.config.flavor
@@ -232,6 +259,19 @@ class UnigramTrace:
     def seeds_within_size(self) -> bool:
         """The seed pieces were already no more than the size asked for: nothing needed pruning."""
         return len(self.seeds) <= self.config.vocab_size
+
+    def vocab_at(self, r: int | None = None) -> list[str]:
+        """The pieces after round r in model order; after the last round (or r None) the final
+        vocabulary, the unk and special tokens included (as `tokenizer_at`)."""
+        if r is None or r == len(self.rounds):
+            return self.vocab
+        return [piece for piece, _ in self.pieces_at(r)]
+
+    def stop_reason_text(self) -> str:
+        """Why the run stopped, in a few words."""
+        if self.stop_reason == "vocab_size" and self.seeds_within_size:
+            return "the seed pieces were already no more than the size asked for"
+        return UNIGRAM_STOP_REASONS.get(self.stop_reason, self.stop_reason or "")
 
     def sizes(self) -> list[int]:
         """Vocabulary size after round r, for r = 0..len(rounds) (0: the seeds)."""
@@ -314,6 +354,50 @@ class UnigramTrace:
         path and its score. For a course run the score starts at -1, so that minus the best
         score is exactly the course's encode_word score (1 + sum of -log p)."""
         return self.model_at(len(self.rounds) if r is None else r).lattice(word)
+
+    # --- the tokenizer -----------------------------------------------------------------------
+    def tokenizer_at(self, r: int | None = None) -> Tokenizer:
+        """The tokenizer the run gives: its final vocabulary (special tokens and the unk token
+        first), or the pieces after round r (for showing the history: intermediate models keep the
+        trainer's own unknown piece and cannot be exported)."""
+        config = self.config
+        if r is None or r == len(self.rounds):
+            # Scores as the library reads them back from our tokenizer.json (one ulp off for a few
+            # doubles it cannot read exactly), so that both encode alike.
+            pieces = [(piece, library_float(score)) for piece, score in self.final_pieces]
+            model = UnigramModel(pieces, self.unk_id)
+        else:
+            model = self.model_at(r)
+        normalizer_names = list(config.normalizers)
+        pre_tokenizer_name = config.pre_tokenizer
+        # As after the library's training: its special tokens become added tokens; an unk token the
+        # trainer put first without being one of them stays a plain piece.
+        tokenizer = Tokenizer(
+            normalizer=build_normalizer(normalizer_names) if normalizer_names else None,
+            pre_tokenizer=build_pre_tokenizer(pre_tokenizer_name) if pre_tokenizer_name else None,
+            model=model,
+            special_tokens=self.special_tokens,
+            decoder=MetaspaceDecoder() if pre_tokenizer_name == "metaspace" else None,
+        )
+        tokenizer.post_processor = cls_sep_template(tokenizer.special_token_ids)
+        return tokenizer
+
+    def piece_frequencies(self) -> list[int]:
+        """How often each piece of the final vocabulary (by id) occurs when every distinct corpus
+        word is segmented by the final model, times the word's count: the Vocabulary page's
+        frequency, what "frequency" means for a BPE run too (occurrences once every merge is
+        applied)."""
+        model = self.tokenizer_at().model
+        frequencies = [0] * len(self.final_pieces)
+        for word, count in zip(self.words, self.counts):
+            for token in model.tokenize(word):
+                frequencies[token.id] += count
+        return frequencies
+
+    def record_final_frequencies(self) -> None:
+        """Keep `piece_frequencies()` in the trace (`final_frequencies`, part of its JSON): the
+        app's worker does, so that the Vocabulary page does not segment the corpus."""
+        self.final_frequencies = self.piece_frequencies()
 
     # --- serialization -----------------------------------------------------------------------
     def to_dict(self) -> dict:

@@ -134,9 +134,7 @@ def finish(page: str, params: dict[str, str] | None = None, copy_link: bool = Tr
 def run_progress_text(run: Run) -> str:
     """'120 merges', or for a Unigram run '11 rounds'."""
     trace = run.trace
-    if trace.config.is_unigram:
-        return f"{len(trace.rounds):,} round{'s' if len(trace.rounds) != 1 else ''}"
-    return f"{trace.steps:,} merges"
+    return f"{trace.steps:,} {trace.step_noun}{'s' if trace.steps != 1 else ''}"
 
 
 def run_card(run: Run) -> None:

@@ -93,8 +93,9 @@ def training_key(text: str, settings: Settings, limits: Limits, stopped_at: int 
     """The store key of training `text` with `settings` under the step limit of `limits` (the
     time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
     of its own (`stopped_at`: its merges, or rounds), never the shared one."""
-    described = {**training_spec(settings, limits), "trace_version": TRACE_VERSION}
-    if not settings.is_unigram:  # the step limit counts merges: a Unigram run has none
+    run = settings.run_config(limits)
+    described = {**run.to_dict(), "trace_version": TRACE_VERSION}
+    if run.trainer.takes_step_limit:  # the step limit counts merges: a Unigram run has none
         described["max_steps"] = limits.max_steps
     if stopped_at is not None:
         described["stopped_at"] = stopped_at

@@ -2,8 +2,8 @@
 
 `Settings` is what the widgets hold (strings as typed); `run_config()` turns it into a
 `RunConfig` (a `TrainerConfig` for BPE and WordPiece, a `UnigramConfig` for Unigram) and raises
-ValueError with a message a person can act on. Each algorithm uses some of the fields
-(`ALGORITHM_FIELDS`); `canonical()` resets the others to their defaults, so that two settings that
+ValueError with a message a person can act on. Each algorithm leaves some fields unused
+(`UNUSED_FIELDS`); `canonical()` resets the others to their defaults, so that two settings that
 train alike are equal. `to_query_params` /
 `from_query_params` give the shareable-URL form: only values that differ from the algorithm's
 defaults are written, and a hand-edited URL with a bad value falls back to the default with a
@@ -45,6 +45,7 @@ NORMALIZER_LABELS = {
 # The fields only some algorithms use (the others are shared).
 MERGE_FIELDS = ("min_frequency", "prefix", "suffix")
 UNIGRAM_FIELDS = ("seed_size", "shrinking_factor", "max_piece_length", "unk_token")
+UNUSED_FIELDS = {"bpe": UNIGRAM_FIELDS, "wordpiece": UNIGRAM_FIELDS, "unigram": MERGE_FIELDS}
 UNIGRAM_DEFAULTS = {"library": LIBRARY_DEFAULTS, "course": COURSE_DEFAULTS}  # seed size, longest piece
 SLIDER_MAX_VOCAB_SIZE = 20_000  # the slider's reach; the exact number input goes to Limits.max_vocab
 
@@ -92,11 +93,15 @@ class Settings:
     def is_unigram(self) -> bool:
         return self.algorithm == "unigram"
 
+    @property
+    def unused_fields(self) -> tuple[str, ...]:
+        """The fields this algorithm does not use."""
+        return UNUSED_FIELDS.get(self.algorithm, UNIGRAM_FIELDS)
+
     def canonical(self) -> Settings:
         """These settings with the fields this algorithm does not use at their defaults."""
-        unused = MERGE_FIELDS if self.is_unigram else UNIGRAM_FIELDS
         defaults = defaults_for(self.algorithm)
-        return replace(self, **{name: getattr(defaults, name) for name in unused})
+        return replace(self, **{name: getattr(defaults, name) for name in self.unused_fields})
 
     def special_token_entries(self) -> tuple[str, ...]:
         """The comma-separated special tokens as typed, each stripped; repeats and empty entries
@@ -148,7 +153,7 @@ class Settings:
     def to_query_params(self) -> dict[str, str]:
         """URL form: the algorithm, plus every value that differs from that algorithm's default."""
         defaults = defaults_for(self.algorithm)
-        unused = MERGE_FIELDS if self.is_unigram else UNIGRAM_FIELDS
+        unused = self.unused_fields
         params = {"algorithm": self.algorithm}
         for item in fields(self):
             value = getattr(self, item.name)
@@ -202,7 +207,7 @@ def advanced_changes(settings: Settings) -> list[str]:
     ['normalizers', 'min frequency 2']
     """
     canonical, defaults = settings.canonical(), defaults_for(settings.algorithm)
-    unused = MERGE_FIELDS if settings.is_unigram else UNIGRAM_FIELDS
+    unused = settings.unused_fields
     changes = []
     for name, label in ADVANCED_NAMES.items():
         value = getattr(canonical, name)
@@ -239,7 +244,9 @@ def settings_for_other_algorithm(settings: Settings) -> Settings:
         flavor=settings.flavor,
         vocab_size=settings.vocab_size,
         normalizers=settings.normalizers,
-        min_frequency=other.min_frequency if settings.is_unigram else settings.min_frequency,
+        min_frequency=other.min_frequency
+        if "min_frequency" in settings.unused_fields
+        else settings.min_frequency,
     )
 
 

@@ -420,7 +420,7 @@ def train_run(
     run, _ = outcome
     trace = run.trace
     label = ALGORITHM_LABELS[settings.algorithm]
-    done = plural(tasks.trace_steps(trace), "round" if settings.is_unigram else "merge")
+    done = plural(trace.steps, trace.step_noun)
     bar.progress(
         1.0,
         text=f"{label}: {done} in {format_seconds(trace.seconds)} ({stop_reason_text(trace)})",

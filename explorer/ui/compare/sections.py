@@ -360,8 +360,8 @@ def metrics_section(run: Run, columns: Sequence[TokenizerColumn], sentences: Seq
 def curve_section(runs: Sequence[Run]) -> None:
     """The trained tokenizers' metrics against vocabulary size, read from their traces (merge runs
     only: a Unigram run's vocabulary shrinks, round by round)."""
-    unigram = [run for run in runs if run.trace.config.is_unigram]
-    runs = [run for run in runs if not run.trace.config.is_unigram]
+    unigram = [run for run in runs if not run.trace.vocabulary_grows]
+    runs = [run for run in runs if run.trace.vocabulary_grows]
     if not runs and not unigram:
         return
     st.subheader("As the vocabulary grows")

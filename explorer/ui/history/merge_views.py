@@ -48,7 +48,7 @@ def vocab_piece(token: str, token_id: int, byte_level: bool, start: int = 0, end
 
 def word_pieces(trace: Trace, word_index: int, k: int) -> list[tuple[str, int, int]]:
     """(token, start, end) of a corpus word after k merges; start/end index the word's symbols."""
-    pieces = trace.segment(word_index, k)
+    pieces = trace.segment_index(word_index, k)
     prefix, suffix = trace.prefix, trace.suffix
     spans, start = [], 0
     for position, piece in enumerate(pieces):

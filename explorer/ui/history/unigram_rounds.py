@@ -28,7 +28,6 @@ from explorer.lessons.encode_steps.viterbi import viterbi_steps
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import Piece
-from explorer.train import unigram_tokenizer
 from explorer.training.unigram.round_history import UnigramTrace
 from explorer.ui.common import encode_panel, link, state
 from explorer.ui.common import plotly_figures as figures
@@ -51,15 +50,6 @@ INTRO = (
     "removes, each round, those whose loss matters least. Every panel shows that round."
 )
 CHANGED = "changed in this round"  # the title of an outlined piece
-
-
-def is_unigram(run: Run) -> bool:
-    return isinstance(run.trace, UnigramTrace)
-
-
-def retitle(run: Run) -> tuple[str, str] | None:
-    """The page's title and intro for a Unigram run (for `frame.page`)."""
-    return (TITLE, INTRO) if is_unigram(run) else None
 
 
 def show(run: Run) -> bool:
@@ -232,7 +222,7 @@ def viterbi_panel(run: Run, r: int) -> None:
         "(the best score at the piece's start plus the piece's log-probability); the best path is read "
         "back from the end through the back pointers."
     )
-    tokenizer = unigram_tokenizer(run.trace, r)
+    tokenizer = run.trace.tokenizer_at(r)
     encode_panel.show(
         lambda text: viterbi_steps(tokenizer, text, name=f"{run.name}, after round {r}"), key=W.STEPS_TEXT
     )

@@ -149,7 +149,7 @@ def course_check(run: Run) -> None:
 def point_to_lesson(run: Run) -> None:
     """The course's corpus trained with settings that learn nothing: say which lesson trains it as
     the course does, with a link that reproduces it."""
-    learned = len(run.trace.rounds) if run.trace.config.is_unigram else run.trace.steps
+    learned = run.trace.steps
     if run.sample_key != LESSON_SAMPLE or learned or lesson_of(run) is not None:
         return
     lesson = lesson_by_key(LESSON_BY_ALGORITHM.get(run.settings.algorithm))

@@ -30,14 +30,10 @@ LOST_CHARACTERS = (
 def summary(run: Run) -> None:
     """Metric rows about a finished run, notes about it, then the sample sentences it tokenizes."""
     st.html(f'<div class="result-title">Result of run {html.escape(run.name, quote=True)}</div>')
-    if run.trace.config.is_unigram:
-        _unigram_figures(run)
-        _unigram_notes(run)
-    else:
-        _figures(run)
-        _notes(run)
+    figures, notes, label = BY_STEP[run.trace.step_noun]
+    figures(run)
+    notes(run)
     _sample_sentences(run)
-    label = "Watch the pieces being pruned" if run.trace.config.is_unigram else "Watch the merges happen"
     st.page_link("pages/1_Merge_history.py", label=label, icon=":material/movie:")
 
 
@@ -145,3 +141,10 @@ def _sample_sentences(run: Run) -> None:
         frame.warning(f"This tokenizer cannot represent {lost_text} of these sentences: {LOST_CHARACTERS}")
     else:
         st.caption("Every character of these sentences is represented by some token.")
+
+
+# What the panel shows of a merge history (BPE, WordPiece) and of a round history (Unigram).
+BY_STEP = {
+    "merge": (_figures, _notes, "Watch the merges happen"),
+    "round": (_unigram_figures, _unigram_notes, "Watch the pieces being pruned"),
+}

@@ -1,6 +1,8 @@
 """The Vocabulary page's views of a run: the table (id, token, readable form, length, merge rank,
 parents, corpus frequency; a Unigram run's scores through explorer.ui.vocabulary.unigram_table), its
 filters and sorting, the tutorial's grid, and the files to download. Pure Python (no streamlit).
+What differs between a merge history and a round history (Unigram) is looked up in tables keyed by
+`TrainingHistory.step_noun`, or by algorithm for the files.
 
 What it does not do: draw the page (pages/2_Vocabulary.py).
 """
@@ -35,14 +37,18 @@ SORT_COLUMNS = {
 }
 
 
+KINDS_BY_STEP = {"merge": KINDS, "round": unigram_vocabulary.KINDS}
+RANKED_BY = {"merge": "merge rank", "round": "score"}  # the column only one kind of run has
+
+
 def kinds(run: Run) -> tuple[str, ...]:
     """The kinds of token the run's vocabulary table tells apart."""
-    return unigram_vocabulary.KINDS if run.trace.config.is_unigram else KINDS
+    return KINDS_BY_STEP[run.trace.step_noun]
 
 
 def sort_columns(run: Run) -> list[str]:
     """The columns the run's vocabulary table can be sorted by."""
-    has = "score" if run.trace.config.is_unigram else "merge rank"
+    has = RANKED_BY[run.trace.step_noun]
     return [name for name in SORT_COLUMNS if name in (has, "id", "frequency", "length", "token")]
 
 
@@ -60,53 +66,52 @@ def token_lengths(trace: Trace) -> list[int]:
 def vocabulary_table(run: Run) -> pd.DataFrame:
     """One row per token: id, token, readable, kind, length, merge rank, parents, corpus frequency
     (Unigram: id, token, readable, kind, length, score, corpus frequency)."""
-    if run.trace.config.is_unigram:
-        return run.derive(
-            "vocabulary_table",
-            lambda: unigram_vocabulary.vocabulary_table(run.trace, labels(run), tokenizer(run).model),
-        )
-
-    def build() -> pd.DataFrame:
-        trace = run.trace
-        names = labels(run)
-        specials = set(trace.special_tokens)
-        ranks = trace.merge_rank_of
-        frequencies = trace.final_token_frequencies
-        lefts, rights = [""] * len(trace.vocab), [""] * len(trace.vocab)
-        for token_id, rank in ranks.items():
-            left, right, _ = trace.merges[rank]
-            lefts[token_id], rights[token_id] = names[left], names[right]
-        kinds = [
-            "special"
-            if token in specials
-            else "character"
-            if token_id < trace.initial_vocab_size
-            else "merged"
-            for token_id, token in enumerate(trace.vocab)
-        ]
-        table = pd.DataFrame(
-            {
-                "id": range(len(trace.vocab)),
-                "token": trace.vocab,
-                "readable": names,
-                "kind": kinds,
-                "length": token_lengths(trace),
-                # Text: a rank, or what the token is when no merge made it ("character", "special").
-                "merge rank": [
-                    f"{ranks[i] + 1}" if i in ranks else kinds[i] for i in range(len(trace.vocab))
-                ],
-                "left parent": lefts,
-                "right parent": rights,
-                "frequency": [frequencies.get(token, 0) for token in trace.vocab],
-            }
-        )
-        return table
-
-    return run.derive("vocabulary_table", build)
+    return run.derive("vocabulary_table", lambda: TABLES[run.trace.step_noun](run))
 
 
-def removed_pieces(run: Run) -> pd.DataFrame:
-    """A Unigram run's removed pieces with the round each went in (explorer.ui.vocabulary.unigram_table)."""
+def _unigram_table(run: Run) -> pd.DataFrame:
+    return unigram_vocabulary.vocabulary_table(run.trace, labels(run), tokenizer(run).model)
+
+
+def _merge_table(run: Run) -> pd.DataFrame:
+    trace = run.trace
+    names = labels(run)
+    specials = set(trace.special_tokens)
+    ranks = trace.merge_rank_of
+    frequencies = trace.final_token_frequencies
+    lefts, rights = [""] * len(trace.vocab), [""] * len(trace.vocab)
+    for token_id, rank in ranks.items():
+        left, right, _ = trace.merges[rank]
+        lefts[token_id], rights[token_id] = names[left], names[right]
+    kinds = [
+        "special" if token in specials else "character" if token_id < trace.initial_vocab_size else "merged"
+        for token_id, token in enumerate(trace.vocab)
+    ]
+    table = pd.DataFrame(
+        {
+            "id": range(len(trace.vocab)),
+            "token": trace.vocab,
+            "readable": names,
+            "kind": kinds,
+            "length": token_lengths(trace),
+            # Text: a rank, or what the token is when no merge made it ("character", "special").
+            "merge rank": [f"{ranks[i] + 1}" if i in ranks else kinds[i] for i in range(len(trace.vocab))],
+            "left parent": lefts,
+            "right parent": rights,
+            "frequency": [frequencies.get(token, 0) for token in trace.vocab],
+        }
+    )
+    return table
+
+
+TABLES = {"merge": _merge_table, "round": _unigram_table}
+
+
+def removed_pieces(run: Run) -> pd.DataFrame | None:
+    """A Unigram run's removed pieces with the round each went in (explorer.ui.vocabulary.unigram_table);
+    None for a run whose vocabulary grows (nothing is removed)."""
+    if run.trace.vocabulary_grows:
+        return None
     return run.derive("removed_pieces", lambda: unigram_vocabulary.removed_table(run.trace))
 
 
@@ -187,20 +192,28 @@ def downloads(run: Run) -> list[Download]:
     def build() -> list[Download]:
         stem = file_stem(run)
         files = [Download("tokenizer.json", tokenizer_json(run), "tokenizer.json", "application/json")]
-        if run.trace.config.is_unigram:
-            pass  # tokenizer.json holds its pieces and scores: there is no vocab file of its own
-        elif run.settings.algorithm == "bpe":
-            vocab, merges = vocab_and_merges(run)
-            files += [
-                Download("vocab.json", vocab, "vocab.json", "application/json"),
-                Download("merges.txt", merges, "merges.txt", "text/plain"),
-            ]
-        else:
-            files.append(Download("vocab.txt", vocab_txt(run), "vocab.txt", "text/plain"))
+        files += MODEL_FILES[run.trace.algorithm](run)
         files.append(Download("Trace (JSON)", run.trace.to_json(), f"{stem}-trace.json", "application/json"))
         return files
 
     return run.derive("downloads", build, own=True)
+
+
+def _bpe_files(run: Run) -> list[Download]:
+    vocab, merges = vocab_and_merges(run)
+    return [
+        Download("vocab.json", vocab, "vocab.json", "application/json"),
+        Download("merges.txt", merges, "merges.txt", "text/plain"),
+    ]
+
+
+def _wordpiece_files(run: Run) -> list[Download]:
+    return [Download("vocab.txt", vocab_txt(run), "vocab.txt", "text/plain")]
+
+
+# The model's own files beside tokenizer.json; a Unigram tokenizer.json holds its pieces and
+# scores: there is no vocab file of its own.
+MODEL_FILES = {"bpe": _bpe_files, "wordpiece": _wordpiece_files, "unigram": lambda run: []}
 
 
 def file_stem(run: Run) -> str:

@@ -1,0 +1,79 @@
+"""`TrainingHistory`: what every recorded training run offers, whatever its algorithm.
+
+A BPE or WordPiece run records merges (`explorer.training.bpe.merge_history.Trace`); a Unigram
+run records rounds of pruning (`explorer.training.unigram.round_history.UnigramTrace`). Both
+implement this Protocol, so that the pages, the CLI and the worker ask a history the same
+questions and never ask which algorithm made it:
+
+- `steps`: how many steps the run took (merges, or rounds), and `step_noun` ("merge" or
+  "round") to write them; `algorithm` ("bpe", "wordpiece" or "unigram"), `config` (its
+  RunConfig), `words` and `counts` (the corpus as distinct words), `stop_reason`, `seconds`.
+- `vocab` (the final vocabulary in id order) and `vocab_at(k)` (the vocabulary after step k);
+  `tokenizer_at(k)` (the tokenizer after step k; None: the trained one); `special_tokens`.
+- `segment(word, k)`: a corpus word's pieces after step k (None: after the last step).
+- `vocabulary_grows`: whether the vocabulary grows step by step (merges) or shrinks (rounds).
+- `stop_reason_text()`: why the run stopped, in a few words.
+- `record_final_frequencies()`: record what the Vocabulary page would otherwise compute (the
+  worker calls it; a no-op for a merge history, which derives its frequencies cheaply).
+- `to_dict` / `to_json` and `from_dict` / `from_json`: the JSON form (each class's docstring
+  gives its schema; `explorer.train.trace_from_json` reads either kind back).
+
+Step 0 is the state before any merge (the initial alphabet) or before any round (the seeds).
+
+What it does not do: hold any code (the two history classes do), or say how a page shows a
+history (that is explorer/ui/); questions only one kind answers (a merge's candidates, a round's
+removed pieces) stay on that class.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from explorer.pipeline.tokenizer import Tokenizer
+    from explorer.run_config import RunConfig
+
+
+@runtime_checkable
+class TrainingHistory(Protocol):
+    """The questions the app asks of any training run's history (see the module docstring)."""
+
+    config: RunConfig
+    words: list[str]
+    counts: list[int]
+    stop_reason: str
+    seconds: float
+    step_noun: str  # "merge" or "round"
+    vocabulary_grows: bool
+
+    @property
+    def algorithm(self) -> str: ...
+
+    @property
+    def steps(self) -> int: ...
+
+    @property
+    def vocab(self) -> list[str]: ...
+
+    @property
+    def special_tokens(self) -> list[str]: ...
+
+    def vocab_at(self, k: int | None = None) -> list[str]: ...
+
+    def tokenizer_at(self, k: int | None = None) -> Tokenizer: ...
+
+    def segment(self, word: str, k: int | None = None) -> list[str]: ...
+
+    def stop_reason_text(self) -> str: ...
+
+    def record_final_frequencies(self) -> None: ...
+
+    def to_dict(self) -> dict: ...
+
+    def to_json(self) -> str: ...
+
+    @classmethod
+    def from_dict(cls, data: dict) -> TrainingHistory: ...
+
+    @classmethod
+    def from_json(cls, text: str) -> TrainingHistory: ...

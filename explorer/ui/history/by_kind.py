@@ -1,0 +1,47 @@
+"""The Merge history page's body for each kind of training history, in one table keyed by what a
+step of the history is (`TrainingHistory.step_noun`): a merge history (BPE, WordPiece) plays its
+merges (explorer.ui.history.player), a round history (Unigram) its rounds under the title
+"Training history" (explorer.ui.history.unigram_rounds).
+
+What it does not do: draw a step's panels (step_panels, merge_views, unigram_rounds).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.compare.columns import sentences_from
+from explorer.lessons.explain import stop_reason_text
+from explorer.samples import SAMPLE_SENTENCES
+from explorer.ui.common import state
+from explorer.ui.common.runs import Run
+from explorer.ui.history import player, unigram_rounds
+
+
+def show_merges(run: Run) -> bool:
+    """The player over the run's merges and every panel of the current step; False when the run
+    learned no merge."""
+    if run.trace.steps == 0:
+        st.info(f"This run learned no merge ({stop_reason_text(run.trace)}): there is nothing to play.")
+        return False
+    sentences = sentences_from(state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
+    track = player.merge_track(run, sentences)
+    player.start_from_link(track.steps)
+    player.controls(track)
+    player.step_view(track)
+    return True
+
+
+SHOW = {"merge": show_merges, "round": unigram_rounds.show}
+TITLES = {"round": (unigram_rounds.TITLE, unigram_rounds.INTRO)}
+
+
+def show(run: Run) -> bool:
+    """The page's body for the run's history; whether it has a player (which keeps the step in the
+    URL)."""
+    return SHOW[run.trace.step_noun](run)
+
+
+def retitle(run: Run) -> tuple[str, str] | None:
+    """The page's title and intro when the history is not of merges (for `frame.page`)."""
+    return TITLES.get(run.trace.step_noun)

@@ -1,0 +1,153 @@
+"""Both training histories (BPE/WordPiece merges, Unigram rounds) are a `TrainingHistory`, answer
+its questions alike, and the code outside explorer/training/ dispatches on them instead of asking
+which algorithm made a run (at most 10 such checks, settings forms included)."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
+from explorer.samples import HF_COURSE
+from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus, unigram_tokenizer
+from explorer.training.bpe.merge_history import Trace
+from explorer.training.history import TrainingHistory
+from explorer.training.unigram.round_history import UnigramTrace
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIGS = {
+    "bpe-course": RunConfig(TrainerConfig(vocab_size=50, flavor="course"), (), "byte-level"),
+    "bpe-library": RunConfig(TrainerConfig(vocab_size=300, flavor="library"), (), "byte-level"),
+    "wordpiece-course": RunConfig(TrainerConfig("wordpiece", flavor="course", vocab_size=70), (), "bert"),
+    "wordpiece-library": RunConfig(TrainerConfig("wordpiece", vocab_size=70), (), "bert"),
+    "unigram-course": RunConfig(UnigramConfig("course", 100), (), "metaspace"),
+    "unigram-library": RunConfig(UnigramConfig("library", 100), (), "metaspace"),
+}
+
+
+@pytest.fixture(scope="module", params=list(CONFIGS))
+def history(request):
+    return train_corpus(HF_COURSE.text, CONFIGS[request.param])
+
+
+def test_both_histories_are_training_histories(history):
+    assert isinstance(history, TrainingHistory)
+    merges = isinstance(history, Trace)
+    assert merges != isinstance(history, UnigramTrace)
+    assert history.algorithm == history.config.algorithm
+    assert (history.step_noun, history.vocabulary_grows) == (("merge", True) if merges else ("round", False))
+    assert history.steps == (len(history.merges) if merges else len(history.rounds)) > 0
+    assert history.words and len(history.words) == len(history.counts)
+    assert history.vocab_at(None) == history.vocab and history.vocab_at(history.steps) == history.vocab
+    assert history.special_tokens == list(history.config.special_tokens)
+    assert isinstance(history.stop_reason_text(), str) and history.stop_reason_text()
+    assert (
+        history.tokenizer_at().encode(HF_COURSE.text).tokens
+        == tokenizer_from_trace(history).encode(HF_COURSE.text).tokens
+    )
+    again = type(history).from_json(history.to_json())
+    assert again.to_json() == history.to_json()
+    assert trace_from_json(history.to_json()).to_json() == history.to_json()
+    assert type(history).from_dict(history.to_dict()).steps == history.steps
+
+
+def test_the_vocabulary_at_step_k(history):
+    if isinstance(history, Trace):
+        assert history.vocab_at(0) == history.vocab[: history.initial_vocab_size]
+        assert [len(history.vocab_at(k)) for k in range(history.steps + 1)] == history.vocab_sizes
+    else:
+        assert history.vocab_at(0) == history.seeds
+        assert [len(history.vocab_at(r)) for r in range(history.steps)] == history.sizes()[:-1]
+
+
+def test_segment_a_word_at_step_k_agrees_with_the_old_methods(history):
+    for k in sorted({0, 1, history.steps // 2, history.steps, None}, key=lambda k: -1 if k is None else k):
+        for index, word in enumerate(history.words):
+            pieces = history.segment(word, k)
+            if isinstance(history, Trace):
+                assert pieces == history.segment_index(index, k)
+            else:  # the tokenizer after round k segments the word alike
+                model = unigram_tokenizer(history, k).model
+                assert pieces == [token.value for token in model.tokenize(word)]
+            assert "".join(pieces).replace(history.config.prefix or "\0", "") or not word
+
+
+def test_a_merge_history_segments_only_its_corpus_words():
+    trace = train_corpus(HF_COURSE.text, CONFIGS["bpe-course"])
+    with pytest.raises(ValueError, match="not a word of this run's corpus"):
+        trace.segment("Ġnever-seen")
+
+
+def test_record_final_frequencies():
+    unigram = train_corpus(HF_COURSE.text, CONFIGS["unigram-course"])
+    assert unigram.final_frequencies is None
+    unigram.record_final_frequencies()
+    assert unigram.final_frequencies == unigram.piece_frequencies()
+    bpe = train_corpus(HF_COURSE.text, CONFIGS["bpe-course"])
+    before = bpe.to_json()
+    bpe.record_final_frequencies()
+    assert bpe.to_json() == before
+
+
+# ---------------------------------------------------------------- algorithm checks outside training/
+
+KINDS = {"UnigramTrace", "Trace", "MergeHistory", "RoundHistory", "UnigramConfig", "TrainerConfig"}
+LIMIT = 10
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+        n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+    }
+
+
+def _is_algorithm_check(node: ast.AST) -> bool:
+    """`x.is_unigram`, `is_unigram(...)`, `isinstance(x, <a history or trainer config>)`,
+    `... == "unigram"` (and !=, in): what the grep `is_unigram|isinstance(... Trace)|algorithm ==
+    "unigram"|UnigramConfig` finds, without imports, docstrings, comments and type hints."""
+    if isinstance(node, ast.Attribute):
+        return node.attr == "is_unigram"
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        if node.func.id == "is_unigram":
+            return True
+        return node.func.id == "isinstance" and len(node.args) == 2 and bool(_names(node.args[1]) & KINDS)
+    if isinstance(node, ast.Compare):
+        return any(
+            isinstance(side, ast.Constant) and side.value == "unigram"
+            for side in [node.left, *node.comparators]
+        )
+    return False
+
+
+def algorithm_checks() -> list[str]:
+    files = [
+        ROOT / "app.py",
+        *sorted((ROOT / "pages").rglob("*.py")),
+        *sorted((ROOT / "explorer").rglob("*.py")),
+    ]
+    found = []
+    for path in files:
+        name = path.relative_to(ROOT).as_posix()
+        if name.startswith("explorer/training/"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [f"{name}:{node.lineno}" for node in ast.walk(tree) if _is_algorithm_check(node)]
+    return found
+
+
+def test_the_counter_finds_each_kind_of_check():
+    code = "\n".join(
+        [
+            "a.is_unigram",
+            "is_unigram(run)",
+            "isinstance(t, UnigramTrace)",
+            'x.algorithm == "unigram"',
+            "isinstance(t, int)",
+        ]
+    )
+    assert sum(_is_algorithm_check(node) for node in ast.walk(ast.parse(code))) == 4
+
+
+def test_pages_dispatch_instead_of_asking_the_algorithm():
+    found = algorithm_checks()
+    assert len(found) <= LIMIT, "\n".join(found)
