@@ -16,6 +16,7 @@ What it does not do: check the app's limits (explorer.checks) or train (explorer
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
+from typing import Any, TypedDict
 
 from explorer.pipeline.normalizers import NORMALIZERS
 from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS
@@ -23,8 +24,17 @@ from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS
 ALGORITHMS = ("bpe", "wordpiece")
 FLAVORS = ("library", "course")
 UNIGRAM_FLAVORS = ("library", "course")
-LIBRARY_DEFAULTS = {"seed_size": 1_000_000, "max_piece_length": 16}
-COURSE_DEFAULTS = {"seed_size": 300, "max_piece_length": None}
+
+
+class UnigramDefaults(TypedDict):
+    """A Unigram flavor's defaults for the settings left None."""
+
+    seed_size: int
+    max_piece_length: int | None
+
+
+LIBRARY_DEFAULTS: UnigramDefaults = {"seed_size": 1_000_000, "max_piece_length": 16}
+COURSE_DEFAULTS: UnigramDefaults = {"seed_size": 300, "max_piece_length": None}
 # The merge engine packs two ids into one pair key of 48 bits (trainers/engine.py).
 MAX_SYMBOLS = 1 << 24
 
@@ -207,7 +217,8 @@ class RunConfig:
         unknown = set(data) - names - {"algorithm", "normalizers", "pre_tokenizer"}
         if strict and unknown:
             raise ValueError(f"unknown training setting {sorted(unknown)[0]!r}")
-        values = {
+        # JSON values, checked by the config's __post_init__.
+        values: dict[str, Any] = {
             name: tuple(value) if isinstance(value, list) else value
             for name, value in data.items()
             if name in names

@@ -19,7 +19,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the type only: checks is the lowest layer and imports no training code
     from explorer.training.bpe.merge_history import Trace
@@ -108,7 +108,8 @@ class Limits:
         of server.maxUploadSize), so the two cannot disagree when only that one is set.
         """
         environ = os.environ if environ is None else environ
-        values: dict[str, float | int] = {}
+        # Any: each value is of the kind _ENVIRONMENT gives its field (int or float).
+        values: dict[str, Any] = {}
         for field_name, variable, kind in _ENVIRONMENT:
             raw = environ.get(variable)
             if field_name == "max_upload_mb" and raw is None:

@@ -43,7 +43,7 @@ def run(args) -> int:
         results.append(compute_metrics(path, texts, functools.partial(encode_pieces, tokenizer)))
     for name in args.pretrained:
         results.append(
-            compute_metrics(info_for(name).label, texts, lambda t, n=name: encode_pretrained(n, t))
+            compute_metrics(info_for(name).label, texts, functools.partial(encode_pretrained, name))
         )
     table = metrics_table(results)
     if args.json:

@@ -209,7 +209,7 @@ def sentencepiece_column(
     their byte, the unknown piece counted as unknown. `special_tokens`: control pieces such as
     `<s>` or `[INST]` in the sentences become their ids (measured apart). With `model_bytes` a
     worker process can rebuild it to measure a corpus."""
-    controls = sorted(model.special_tokens, key=model.special_tokens.get)
+    controls = sorted(model.special_tokens, key=model.special_tokens.__getitem__)
     return TokenizerColumn(
         name=name,
         encode=functools.partial(model.encode, special_tokens=special_tokens),

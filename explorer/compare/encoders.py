@@ -100,9 +100,9 @@ def pretrained_batch_encoder(name: str, special_tokens: bool = False) -> BatchEn
     if special_tokens or info.kind not in TIKTOKEN_KINDS or info.normalization:
         return lambda texts: [encode(name, text, special_tokens) for text in texts]
 
-    def encode_chunk(texts: Sequence[str]) -> list[list[Piece]]:
+    def encode_chunk(texts: Sequence[str]) -> list[Sequence[Piece]]:
         encoding, (lengths, spellings) = load_encoding(name), _token_tables(name)
-        pieces = []
+        pieces: list[Sequence[Piece]] = []
         for text in texts:
             clean = text if text.isascii() else replace_surrogates(text)
             token_ids = encoding.encode_ordinary(clean)
@@ -116,7 +116,7 @@ def pretrained_batch_encoder(name: str, special_tokens: bool = False) -> BatchEn
             )
         return pieces
 
-    def encode_batch(texts: Sequence[str]) -> list[list[Piece]]:
+    def encode_batch(texts: Sequence[str]) -> list[Sequence[Piece]]:
         chunks = [texts[start : start + BATCH_CHUNK] for start in range(0, len(texts), BATCH_CHUNK)]
         if len(chunks) <= 1:
             return encode_chunk(texts)
@@ -138,9 +138,10 @@ def library_batch_encoder(tokenizer_json: str, special_tokens: bool = True) -> B
     does, which needs about 8 s per MB where the library, in Rust on all cores, needs well under
     one. The library is loaded on first use. Like `encode_pieces`, no [CLS]/[SEP] are added.
     """
-    loaded: list[tuple[tokenizers.Tokenizer, int | None]] = []
+    # The library, its unknown id and unknown token, once loaded.
+    loaded: list[tuple[tokenizers.Tokenizer, int | None, str | None]] = []
 
-    def encode_batch(texts: Sequence[str]) -> list[list[Piece]]:
+    def encode_batch(texts: Sequence[str]) -> list[Sequence[Piece]]:
         if not loaded:
             library = tokenizers.Tokenizer.from_str(tokenizer_json)
             library.encode_special_tokens = not special_tokens

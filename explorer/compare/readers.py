@@ -123,8 +123,10 @@ class UploadedTokenizer:
                 source=source,
                 model_bytes=self.model_bytes,
             )
-        data = json.loads(self.library_json)
-        library = tokenizers.Tokenizer.from_str(self.library_json)
+        library_json = self.library_json
+        assert library_json is not None, "exactly one of tokenizer, sentencepiece, library_json is set"
+        data = json.loads(library_json)
+        library = tokenizers.Tokenizer.from_str(library_json)
         library.encode_special_tokens = not special_tokens  # this column's own copy: no one else flips it
         specials = [token.content for token in library.get_added_tokens_decoder().values() if token.special]
         byte_level = mentions_byte_level(data)
@@ -134,7 +136,7 @@ class UploadedTokenizer:
             caption=f"uploaded {self.kind}",
             key=self.key,
             content_key=f"{self.key}:{int(special_tokens)}",
-            encode_batch=library_batch_encoder(self.library_json, special_tokens),
+            encode_batch=library_batch_encoder(library_json, special_tokens),
             note=self.note,
             spec={"name": self.name, "library_json": self.library_json, "special_tokens": special_tokens},
             family=UPLOADS,

@@ -198,12 +198,12 @@ def group_pieces_by_shared_clusters(text: str, pieces: Sequence[Piece]) -> list[
             last_cluster_of_group = None
             continue
         clusters = _cluster_range(piece, cluster_of_char)
-        shares_cluster = (
+        if (
             clusters is not None
             and last_cluster_of_group is not None
             and clusters[0] <= last_cluster_of_group
-        )
-        if shares_cluster:
+        ):
+            # the piece shares a cluster with the group before it
             groups[-1].append(index)
             last_cluster_of_group = max(last_cluster_of_group, clusters[1])
         else:

@@ -74,6 +74,7 @@ def build_tokenizer(
     model: WordPieceModel | BPEModel
     if algorithm == "wordpiece":
         prefix = continuing_subword_prefix if continuing_subword_prefix is not None else "##"
+        assert unk_token is not None  # "[UNK]" when none was given, above
         model = WordPieceModel(vocab_ids, unk_token=unk_token, continuing_subword_prefix=prefix)
     else:
         model = BPEModel(
@@ -87,7 +88,7 @@ def build_tokenizer(
     decoder: Decoder | None
     if pre_tokenizer_name == "byte-level":
         decoder = ByteLevelDecoder()
-    elif algorithm == "wordpiece":
+    elif isinstance(model, WordPieceModel):  # algorithm == "wordpiece"
         decoder = WordPieceDecoder(prefix=model.continuing_subword_prefix)
     elif end_of_word_suffix:
         decoder = BPEDecoder(suffix=end_of_word_suffix)

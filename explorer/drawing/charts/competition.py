@@ -30,7 +30,8 @@ def competition_figure(
     labels = token_labels(trace) if labels is None else labels
     candidates = trace.candidates[merge - 1][:top]
     scored = candidates[0][3] is not None
-    symbol_counts = trace.candidates.symbol_counts_at(merge - 1) or [None] * len(candidates)
+    recorded = trace.candidates.symbol_counts_at(merge - 1)
+    symbol_counts: Sequence[tuple[int, int] | None] = recorded or [None] * len(candidates)
     values = [score if scored else count for _, _, count, score in candidates]
     names = [pair_label(labels, left, right) for left, right, _, _ in candidates]
     value_texts = [

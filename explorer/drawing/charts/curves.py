@@ -11,6 +11,8 @@ explorer.training.bpe.merge_history).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -41,7 +43,7 @@ def merge_timeline(trace: Trace, current_step: int | None = None, log_scale: boo
             "hovertemplate": "merge %{x}<br>count %{y}<extra></extra>",
         }
     ]
-    layout = {
+    layout: dict[str, Any] = {  # a Plotly layout: JSON
         "title": {"text": "Count of each merged pair"},
         "xaxis": {"title": {"text": "merge number"}},
         "yaxis": {

@@ -97,7 +97,9 @@ def loss_points(
 ) -> tuple[list[int], list[int], list[float]]:
     """Every loss in order: (x: its position, from `first_round`; the round it belongs to, losses[i]
     being round first_round + i's; the loss)."""
-    xs, rounds, values = [], [], []
+    xs: list[int] = []
+    rounds: list[int] = []
+    values: list[float] = []
     for r, round_losses in enumerate(losses, start=first_round):
         for loss in round_losses:
             xs.append(len(xs) + first_round)

@@ -18,7 +18,11 @@ from explorer.pipeline.models.bpe_word import merge_all
 from explorer.pipeline.models.unigram import Lattice, UnigramModel
 from explorer.pipeline.models.wordpiece import WordPieceModel
 
-MODEL_TYPES = {"BPE": BPEModel, "WordPiece": WordPieceModel, "Unigram": UnigramModel}
+MODEL_TYPES: dict[str, type[BPEModel] | type[WordPieceModel] | type[UnigramModel]] = {
+    "BPE": BPEModel,
+    "WordPiece": WordPieceModel,
+    "Unigram": UnigramModel,
+}
 
 __all__ = [
     "MODEL_TYPES",
@@ -31,7 +35,7 @@ __all__ = [
 ]
 
 
-def model_from_hf_json(d: object):
+def model_from_hf_json(d: object) -> BPEModel | WordPieceModel | UnigramModel:
     """The model of a tokenizer.json (its "model" object): BPEModel, WordPieceModel or UnigramModel."""
     if not isinstance(d, dict):
         raise ValueError("model must be an object")

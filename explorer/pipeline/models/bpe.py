@@ -161,7 +161,7 @@ class BPEModel:
         return ids, lengths
 
     def _unk_id(self) -> int:
-        unk_id = self.vocab.get(self.unk_token)
+        unk_id = None if self.unk_token is None else self.vocab.get(self.unk_token)
         if unk_id is None:
             raise ValueError(
                 f"BPE: unk_token {self.unk_token!r} is not in the vocabulary; add it, or use "

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 from explorer.pipeline.models.base import CACHE_CAPACITY, CACHE_MAX_WORD_LENGTH
 from explorer.tokens import Piece
@@ -165,8 +166,10 @@ class UnigramModel:
             )
         return edges
 
-    def _viterbi(self, word: str) -> tuple[list[float], list[LatticeEdge | None], list[LatticeEdge]]:
-        """Best score and last edge for every end position, and every edge tried."""
+    def _viterbi(self, word: str) -> tuple[list[float], list[LatticeEdge], list[LatticeEdge]]:
+        """Best score and last edge for every end position, and every edge tried. Every end
+        1..len(word) has its edge (index 0 holds None, and is never read): each position has a
+        one-character candidate, and an unknown one without an id raises NoUnknownPiece."""
         length = len(word)
         best_score = [0.0] * (length + 1)
         best_score[0] = self.start_score
@@ -182,7 +185,7 @@ class UnigramModel:
                         raise NoUnknownPiece(word, start)
                     best_score[edge.end] = score
                     best_edge[edge.end] = edge
-        return best_score, best_edge, tried
+        return best_score, cast("list[LatticeEdge]", best_edge), tried
 
     def lattice(self, word: str) -> Lattice:
         best_score, best_edge, tried = self._viterbi(word)
@@ -245,7 +248,8 @@ class UnigramModel:
             if byte_tokens is not None:
                 tokens.extend(byte_tokens)
             else:
-                tokens.append(Piece(self.unk_id, text, start, end))
+                # An unknown span: the model has an unk id, or _viterbi raised NoUnknownPiece.
+                tokens.append(Piece(cast(int, self.unk_id), text, start, end))
         return tokens
 
     def _byte_tokens(self, text: str, start: int, end: int) -> list[Piece] | None:

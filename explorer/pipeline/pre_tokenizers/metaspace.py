@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import cast
 
 from explorer.pipeline.normalizers import Normalized
 from explorer.pipeline.pre_tokenizers.base import PreTokenizer
@@ -91,7 +92,8 @@ class Metaspace(PreTokenizer):
 
     def to_hf_json(self) -> dict:
         # Here `split` is the method; the field it writes is `split_at_replacement`.
-        return {**super().to_hf_json(), "split": self.split_at_replacement}
+        fields = cast(dict, super().to_hf_json())  # Component's: always a dict
+        return {**fields, "split": self.split_at_replacement}
 
     @classmethod
     def from_hf_json(cls, config: dict) -> Metaspace:
