@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from typing import cast
 
 from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
 from explorer.pipeline.decoders import ByteLevelDecoder
 from explorer.pipeline.tokenizer import Tokenizer
-from explorer.run_config import RunConfig
+from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
 from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
 from explorer.training.bpe import train
 from explorer.training.bpe.merge_history import Trace
@@ -37,7 +38,7 @@ from explorer.training.word_counts import count_text, count_words
 def effective_config(run: RunConfig) -> RunConfig:
     """The library flavor with byte-level starts from all 256 byte symbols (a BPE or WordPiece
     run's config; a Unigram run has no initial alphabet)."""
-    trainer = run.trainer
+    trainer = cast(TrainerConfig, run.trainer)  # only a BPE or WordPiece run comes here (train_corpus)
     if run.is_byte_level and trainer.flavor == "library" and not trainer.initial_alphabet:
         return replace(run, trainer=replace(trainer, initial_alphabet=tuple(BYTE_LEVEL_ALPHABET)))
     return run
@@ -68,17 +69,26 @@ def train_corpus(
     >>> unigram.tokenizer_at().encode("This is the Hugging Face course.", add_special_tokens=False).tokens
     ['▁This', '▁is', '▁the', '▁Hugging', '▁Face', '▁', 'c', 'ou', 'r', 's', 'e', '.']
     """
-    word_counts = count_words(text, run.normalizers, run.pre_tokenizer)
+    # A RunConfig without a pre-tokenizer (words given directly) cannot count a text: count_words
+    # rejects None as an unknown pre-tokenizer.
+    word_counts = count_words(text, run.normalizers, cast(str, run.pre_tokenizer))
+    trace: TrainingHistory
     if run.is_unigram:
         if max_steps is not None:
             raise ValueError("a step limit counts merges; a Unigram run has rounds, limit it by time instead")
-        trace = train_unigram(word_counts, run.trainer, progress=progress, should_stop=should_stop)
+        unigram = cast(UnigramConfig, run.trainer)  # is_unigram: the trainer is a UnigramConfig
+        trace = train_unigram(word_counts, unigram, progress=progress, should_stop=should_stop)
     else:
         run = effective_config(run)
-        trace = train(
-            word_counts, run.trainer, progress=progress, should_stop=should_stop, max_steps=max_steps
+        merges = train(
+            word_counts,
+            cast(TrainerConfig, run.trainer),  # not is_unigram: a TrainerConfig
+            progress=progress,
+            should_stop=should_stop,
+            max_steps=max_steps,
         )
-        trace.corpus = count_text(text)
+        merges.corpus = count_text(text)
+        trace = merges
     trace.config = run
     return trace
 
@@ -115,7 +125,7 @@ def encode_pieces(tokenizer: Tokenizer, text: str) -> list[Piece]:
     ):
         if special:
             pieces.append(Piece(token_id, token, start, end, token.encode("utf-8"), SPECIAL))
-        elif token_id == unknown:
+        elif unknown_name is not None and token_id == unknown:  # (unknown is None without a name)
             # Shown by its name ("[UNK]", "<unk>"), never as the text it stands for, which is how
             # a Unigram model (ours and the library's) spells its unknown tokens.
             name = unknown_name

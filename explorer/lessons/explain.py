@@ -17,6 +17,9 @@ What it does not do: check anything before training (explorer.checks), or print 
 
 from __future__ import annotations
 
+from typing import cast
+
+from explorer.run_config import TrainerConfig
 from explorer.training.bpe.merge_history import Trace
 
 
@@ -88,7 +91,7 @@ def explain_vocab_size(trace: Trace, requested: int | None = None, stopped_by: s
             "Add text to learn more."
         )
     if reason == "min_frequency":
-        minimum = trace.config.trainer.min_frequency
+        minimum = cast(TrainerConfig, trace.config.trainer).min_frequency  # a merge run's trainer
         return (
             f"Stopped at {size:,} of the {requested:,} tokens asked for, after {merges:,} merges: the most "
             f"frequent remaining pair occurs fewer than {minimum:,} times (min_frequency)."

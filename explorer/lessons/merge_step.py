@@ -19,11 +19,14 @@ What it does not do: render HTML or figures, or train: everything is read from a
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from explorer.drawing.token_html import readable_token
 from explorer.drawing.wording import plural
 from explorer.pipeline.bytelevel import symbols_to_bytes
+from explorer.run_config import TrainerConfig
 from explorer.training.bpe.merge_history import Trace
 
 COURSE_SIZED_WORDS = 50  # up to this many distinct words, the page prints the course's tables
@@ -52,7 +55,8 @@ class Candidate:
 def candidates_at(trace: Trace, merge: int) -> list[Candidate]:
     """The pairs recorded for merge number `merge` (1..steps), the chosen one first."""
     rows = trace.candidates[merge - 1]
-    symbol_counts = trace.candidates.symbol_counts_at(merge - 1) or [(None, None)] * len(rows)
+    recorded = trace.candidates.symbol_counts_at(merge - 1)  # None: no likelihood scores
+    symbol_counts: Sequence[tuple[int | None, int | None]] = recorded or [(None, None)] * len(rows)
     vocab = trace.vocab
     return [
         Candidate(rank, left, right, vocab[left], vocab[right], count, score, left_count, right_count)
@@ -143,7 +147,8 @@ def why_chosen(trace: Trace, merge: int, labels) -> str:
         return f"{won}; next came {runner_up_name} with {_value_text(runner_up)}."
     some = (
         "at least "
-        if len(tied) == len(candidates) and len(candidates) >= trace.config.trainer.candidates
+        if len(tied) == len(candidates)
+        and len(candidates) >= cast(TrainerConfig, trace.config.trainer).candidates  # a merge run's trainer
         else ""
     )
     names = [pair_name(labels, c.left_id, c.right_id) for c in tied]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -70,7 +71,7 @@ def course_loss(trace: UnigramTrace, r: int) -> float:
     """The course's `compute_loss` of the model after round r: sum over words in order of count
     times encode_word's score (1 + sum of -log p; the trace's lattice starts at -1, so the score
     is minus the best path's). Exactly the next round's recorded loss."""
-    loss = 0
+    loss = 0.0
     for word, count in zip(trace.words, trace.counts):
         loss += count * -trace.lattice(word, r).best_score
     return float(loss)
@@ -214,8 +215,8 @@ def removed_rows(trace: UnigramTrace, r: int, per_reason: int | None = None) -> 
     for position in positions.tolist():
         piece = trace.seeds[round_.removed_pieces[position]]
         reason = REMOVAL_REASONS[codes[position]]
-        value = float(round_.removed_values[position])
-        value = None if math.isnan(value) else value
+        recorded = float(round_.removed_values[position])
+        value = None if math.isnan(recorded) else recorded
         if reason == "loss":
             name = "loss increase" if trace.flavor == "course" else "loss"
             why = f"{name} {value:.4g} ≤ cut-off {round_.threshold:.4g}"
@@ -316,7 +317,8 @@ def text_pieces(trace: UnigramTrace, tokenizer: Tokenizer, text: str, r: int) ->
     pieces: list[Piece] = []
     for part, start, _, special in tokenizer.split_special_tokens(text):
         if special:
-            pieces.append(Piece(tokenizer.token_to_id(part), part, start, start + len(part), kind=SPECIAL))
+            special_id = cast(int, tokenizer.token_to_id(part))  # a special token is in the vocabulary
+            pieces.append(Piece(special_id, part, start, start + len(part), kind=SPECIAL))
             continue
         for pre_token in tokenizer.pre_tokenize(part, first_part=start == 0):
             for piece in segment_pieces(trace, pre_token.text, r):

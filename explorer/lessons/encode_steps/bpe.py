@@ -11,6 +11,8 @@ tiktoken's byte-level BPE (explorer.lessons.encode_steps.tiktoken_bpe).
 
 from __future__ import annotations
 
+from typing import cast
+
 from explorer.lessons.encode_steps.budget import StepBudget
 from explorer.lessons.encode_steps.merges import record_merges, whole_word_step
 from explorer.lessons.encode_steps.records import PreTokenSteps, Step, StepPiece
@@ -67,16 +69,17 @@ def bpe_pre_token(
         if kind == "dropped":
             pieces.append(make(symbol, None, (first, end), (first, end), kind))
             continue
+        symbol_id = cast(int, symbol_id)  # only a dropped symbol has no id
         length = _byte_length(word[first:end])
         span = (char_of_byte[byte_start], char_of_byte[byte_start + length - 1] + 1)
         kept.append(len(pieces))
         ids.append(symbol_id)
         lengths.append(length)
-        pieces.append(make(model.id_to_token(symbol_id), symbol_id, span, (first, end), kind))
+        pieces.append(make(cast(str, model.id_to_token(symbol_id)), symbol_id, span, (first, end), kind))
         byte_start += length
 
     def merged_piece(_first, _last, left: StepPiece, right: StepPiece, merged_id: int) -> StepPiece:
-        value = model.id_to_token(merged_id)
+        value = cast(str, model.id_to_token(merged_id))  # a merge's id is in the vocabulary
         source_span = (left.source_span[0], right.source_span[1])
         return StepPiece(
             value,

@@ -116,6 +116,7 @@ def step_line(step: Step, tiktoken: bool = False) -> str:
     if step.kind == "start":
         return f"start: {pieces}"
     if step.kind == "merge":
+        assert step.rank is not None and step.pair is not None  # a merge step records both
         rule = f"merge -> id {step.rank:,}" if tiktoken else f"merge {step.rank + 1:,}"
         left, right = step.pair
         return f"{rule}: {left!r} + {right!r} -> {step.merged!r}   pieces: {pieces}"
@@ -125,17 +126,20 @@ def step_line(step: Step, tiktoken: bool = False) -> str:
             f"{step.merged!r} (id {step.pieces[0].id:,})   pieces: {pieces}"
         )
     if step.kind in ("prefix", "continuation"):
+        assert step.word_span is not None  # a WordPiece step records its characters
         start, end = step.word_span
         what = "longest prefix" if step.kind == "prefix" else "continuation"
         tried = f"; {_tried_label(step.tried)}" if step.tried else ""
         return f"{what} found: {step.merged!r} (characters {start}-{end}{tried})   pieces: {pieces}"
     if step.kind == "no-match":
+        assert step.word_span is not None  # (position, position)
         tried = f" ({_tried_label(step.tried)})" if step.tried else ""
         return (
             f"no piece matches at position {step.word_span[0]}{tried}: "
             f"the whole word becomes {step.merged}   pieces: {pieces}"
         )
     if step.kind == "too-long":
+        assert step.word_span is not None  # (0, the word's length)
         length = step.word_span[1]
         return (
             f"the word has {length:,} characters, more than max_input_chars_per_word: "

@@ -16,6 +16,8 @@ outside the session (the run store and the worker pool are server-wide: explorer
 
 from __future__ import annotations
 
+from typing import Final
+
 import streamlit as st
 
 from explorer.ui.common.runs import Run, RunCache, corpus_digest, remember
@@ -59,7 +61,7 @@ LAST_UPLOAD = "compare_last_upload"  # (digest of the uploader's files, messages
 
 PENDING_WIDGETS = "pending_widget_values"  # {widget key: (value set, value the browser showed, run)}
 SCRIPT_RUNS = "script_runs"  # int: the session's page script runs so far
-PERSIST = "session"  # `persist_state=` of widgets whose value outlives a visit to another page
+PERSIST: Final = "session"  # `persist_state=` of widgets whose value outlives a visit to another page
 
 HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
 # One session's runs, bounded by count and by corpus characters (a trace grows with its corpus;
