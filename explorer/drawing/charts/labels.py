@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from explorer.drawing.token_html import readable_token
 from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.training.bpe.merge_history import Trace
+from explorer.training.history import TrainingHistory
 
 
 def readable_vocab_token(token: str, byte_level: bool) -> str:
@@ -28,7 +29,7 @@ def readable_vocab_token(token: str, byte_level: bool) -> str:
     return readable_token(token.encode("utf-8", errors="surrogatepass"))
 
 
-def token_labels(trace: Trace) -> list[str]:
+def token_labels(trace: TrainingHistory) -> list[str]:
     """The readable form of every vocabulary token, by id (not HTML-escaped)."""
     byte_level = trace.config.is_byte_level
     return [readable_vocab_token(token, byte_level) for token in trace.vocab]

@@ -44,7 +44,7 @@ def labels(run: Run) -> list[str]:
 
 
 def token_ids(run: Run) -> dict[str, int]:
-    return run.derive("token_ids", run.trace.token_ids)
+    return run.derive("token_ids", run.merge_history.token_ids)  # (the Merge history page's)
 
 
 def tokenizer(run: Run) -> Tokenizer:
@@ -53,7 +53,7 @@ def tokenizer(run: Run) -> Tokenizer:
 
 
 def top_word_indices(run: Run, limit: int = TOP_WORDS) -> list[int]:
-    return run.derive(f"top_words_{limit}", lambda: run.trace.words_by_frequency()[:limit])
+    return run.derive(f"top_words_{limit}", lambda: run.merge_history.words_by_frequency()[:limit])
 
 
 def special_token_messages(run: Run) -> list[str]:
@@ -64,7 +64,7 @@ def special_token_messages(run: Run) -> list[str]:
         before = check_special_tokens(run.settings.special_token_list(), run.trace.config.pre_tokenizer)
         if run.trace.config.is_unigram:  # no merge can rebuild a special token
             return list(before.notes)
-        return [*before.notes, *special_token_notes(run.trace)]
+        return [*before.notes, *special_token_notes(run.merge_history)]
 
     return run.derive("special_token_messages", build)
 
@@ -109,4 +109,4 @@ def final_loss(run: Run) -> float | None:
     word)."""
     from explorer.lessons import rounds  # here: numpy, for Unigram runs only
 
-    return run.derive("unigram_final_loss", lambda: rounds.final_loss(run.trace))
+    return run.derive("unigram_final_loss", lambda: rounds.final_loss(run.round_history))

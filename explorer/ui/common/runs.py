@@ -1,5 +1,6 @@
-"""Training runs as the app keeps them: a Trace plus what the pages derive from it, and a bounded
-cache of runs keyed on content (sha256 of the corpus + every setting that changes the result).
+"""Training runs as the app keeps them: a training history (`TrainingHistory`) plus what the
+pages derive from it, and a bounded cache of runs keyed on content (sha256 of the corpus + every
+setting that changes the result).
 
 Pure Python (no streamlit): the Streamlit layer stores these objects in `st.session_state`
 through `explorer.ui.common.state`.
@@ -22,10 +23,14 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.history import TrainingHistory
 from explorer.ui.common.settings import Settings
+
+if TYPE_CHECKING:  # for the annotations only (a round history imports numpy)
+    from explorer.training.bpe.merge_history import Trace
+    from explorer.training.unigram.round_history import UnigramTrace
 
 
 def corpus_digest(text: str) -> str:
@@ -47,7 +52,7 @@ class Run:
     """One training run: the trace, where its corpus came from, and memoized derived objects."""
 
     key: RunKey
-    trace: Trace
+    trace: TrainingHistory  # a merge history (Trace) or a round history (UnigramTrace)
     corpus_label: str
     characters: int
     sample_key: str | None = None  # the built-in sample it was trained on (None: pasted/uploaded)
@@ -87,6 +92,18 @@ class Run:
         """Its stable id as a Compare column (and in Compare's links): 'run:' and the start of its
         store key, the same in every session that shows this run."""
         return f"run:{self.store_key[:COLUMN_KEY_DIGITS]}" if self.store_key else f"run:#{self.number}"
+
+    @property
+    def merge_history(self) -> Trace:
+        """The trace as a merge history (BPE, WordPiece), for the views of a merge run: the pages
+        dispatch on `trace.step_noun` before they ask (a cast, not a check)."""
+        return cast("Trace", self.trace)
+
+    @property
+    def round_history(self) -> UnigramTrace:
+        """The trace as a round history (Unigram), for the views of a Unigram run: the pages
+        dispatch on `trace.step_noun` before they ask (a cast, not a check)."""
+        return cast("UnigramTrace", self.trace)
 
     def derive(self, name: str, build: Callable[[], Any], own: bool = False) -> Any:
         """`build()` once per run and name; later calls return the same object. Shared with other

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from explorer.checks import Limits
 from explorer.runstore import SQLiteRunStore, canonical_json, is_run_key, open_store, run_key
 from explorer.samples import SAMPLES
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.history import TrainingHistory
 from explorer.ui.common.runs import Run, RunKey, corpus_digest
 from explorer.ui.common.settings import Settings
 from explorer.work.config import default_pool
@@ -52,7 +52,9 @@ _store_lock = threading.Lock()
 _store: list[SQLiteRunStore | None] = []
 _process_secret = secrets.token_bytes(32)  # keys when there is no store (nothing outlives the process)
 _shared_lock = threading.Lock()
-_shared: OrderedDict[str, tuple[Trace, dict, int]] = OrderedDict()  # key -> (trace, derived, characters)
+_shared: OrderedDict[str, tuple[TrainingHistory, dict, int]] = (
+    OrderedDict()
+)  # key -> (trace, derived, characters)
 
 
 def pool() -> WorkerPool:
@@ -129,7 +131,7 @@ def settings_from_meta(meta: dict) -> Settings:
     return Settings(**values)
 
 
-def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[Trace, dict]:
+def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[TrainingHistory, dict]:
     """The parsed trace of a stored run and its dict of derived objects, shared by every session."""
     with _shared_lock:
         found = _shared.get(key)
@@ -161,7 +163,12 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
     meta = entry.meta
     try:
         sample = SAMPLES.get(meta.get("sample_key") or "")
-        text = entry.corpus.decode("utf-8", "surrogatepass") if entry.corpus is not None else sample.text
+        if entry.corpus is not None:
+            text = entry.corpus.decode("utf-8", "surrogatepass")
+        elif sample is not None:
+            text = sample.text
+        else:
+            raise KeyError(f"no corpus and no sample {meta.get('sample_key')!r}")
         settings = settings_from_meta(meta)
         trace, derived = _shared_trace(key, entry.payload, len(text))
     except (KeyError, TypeError, ValueError, AttributeError) as error:  # a store from another version

@@ -67,7 +67,7 @@ def word_tokens(
 ) -> tuple[list[Piece], set[int]]:
     """A corpus word's tokens after k merges, and the positions among them of the tokens merge k
     just joined. With `max_characters`, only the tokens that start within that many characters."""
-    trace = run.trace
+    trace = run.merge_history
     byte_level = trace.config.is_byte_level
     joined = trace.merge_positions(word_index, k)
     ids = token_ids(run)
@@ -110,7 +110,7 @@ def sentences_at_step_html(run: Run, k: int, sentences: list[str], show_ids: boo
     """The sample sentences encoded with the first k merges, the last merge's token outlined,
     characters the tokenizer drops or cannot spell marked, each with its token count. At most
     SENTENCES_SHOWN sentences of at most SENTENCE_CHARACTERS_SHOWN characters each are drawn."""
-    trace = run.trace
+    trace = run.merge_history
     tok = tokenizer_at_step(run, k)
     new_token = trace.vocab[trace.merges[k - 1][2]] if k else None
     rows = []
@@ -132,7 +132,7 @@ def sentences_at_step_html(run: Run, k: int, sentences: list[str], show_ids: boo
 def merge_summary_html(run: Run, k: int) -> str:
     """One line about step k: merge k's pair, the new token, its count (and score), what it
     rewrote; or, at k = 0, the corpus before any merge."""
-    trace = run.trace
+    trace = run.merge_history
     if k == 0:
         return (
             '<div class="merge-summary">Before any merge: '
@@ -159,7 +159,7 @@ def candidates_frame(run: Run, merge: int) -> pd.DataFrame:
     rank, the pair readable and as stored, its count, and for likelihood scores count(a),
     count(b) and the score."""
     names = labels(run)
-    candidates = candidates_at(run.trace, merge)
+    candidates = candidates_at(run.merge_history, merge)
     scored = candidates[0].score is not None
     rows = []
     for candidate in candidates:
@@ -183,7 +183,7 @@ def splits_frame(run: Run, k: int) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {"word": word, "count": count, "split": repr(list(split))}
-            for word, count, split in splits_at(run.trace, k)
+            for word, count, split in splits_at(run.merge_history, k)
         ]
     )
 
@@ -192,7 +192,7 @@ def pair_table_frame(run: Run, k: int) -> pd.DataFrame:
     """Every pair of the splits after k merges, in the course's dict order, with its frequency
     (and count(a), count(b), the likelihood score when the run scores pairs); the pair merge
     k + 1 chose is ticked."""
-    trace = run.trace
+    trace = run.merge_history
     scored = charts.uses_scores(trace)
     chosen = None
     if k < trace.steps:
@@ -200,7 +200,7 @@ def pair_table_frame(run: Run, k: int) -> pd.DataFrame:
         chosen = (trace.vocab[left], trace.vocab[right])
     rows = []
     for row in pair_table(trace, k, scored):
-        record = {
+        record: dict[str, object] = {
             "chosen": "✓" if (row.left, row.right) == chosen else "",
             "pair": repr((row.left, row.right)),
             "count": row.count,
@@ -216,7 +216,12 @@ def pair_table_frame(run: Run, k: int) -> pd.DataFrame:
 
 def merged_token_ids(run: Run) -> list[int]:
     """Tokens made by a merge, in the order they were made."""
-    return run.derive("merged_ids", lambda: sorted(run.trace.merge_rank_of, key=run.trace.merge_rank_of.get))
+
+    def build() -> list[int]:
+        ranks = run.merge_history.merge_rank_of
+        return sorted(ranks, key=ranks.__getitem__)
+
+    return run.derive("merged_ids", build)
 
 
 def merge_tree_html(tree: dict, names: list[str], k: int | None = None) -> str:

@@ -12,6 +12,8 @@ explorer.drawing.charts); nothing here trains or encodes beyond the sample sente
 
 from __future__ import annotations
 
+from typing import cast
+
 import streamlit as st
 
 from explorer.drawing import charts
@@ -30,7 +32,7 @@ FOLLOW_STEP = -1  # the merge tree's choice "the token made at this step"
 
 def show(run: Run, k: int, sentences: list[str]) -> None:
     """Everything below the step line (explorer.ui.history.player draws the step and what merge k did)."""
-    trace = run.trace
+    trace = run.merge_history
     names = views.labels(run)
     show_ids = state.show_ids()
     merge = max(k, 1)  # the merge whose competition is shown: merge k, or the first one at step 0
@@ -117,7 +119,7 @@ CANDIDATE_COLUMNS = {
 def course_tables(run: Run, k: int, merge: int) -> None:
     """The course's printouts at step k: `splits` after k merges, and every pair merge `merge`
     was chosen from, with its frequency (or score), in the course's dict order."""
-    scored = charts.uses_scores(run.trace)
+    scored = charts.uses_scores(run.merge_history)
     with st.expander("As the course prints it: every word's split and every pair", key=W.SECTION_COURSE):
         splits, pairs = st.columns([1, 1], gap="medium")
         with splits:
@@ -143,22 +145,27 @@ def merge_tree(run: Run, k: int) -> None:
     """How a token was built, down to characters: the token merge k made, unless another is picked."""
     names = views.labels(run)
     merged = merge_views.merged_token_ids(run)
-    choice = st.selectbox(
-        "Token",
-        [FOLLOW_STEP, *merged],
-        format_func=lambda token_id: (
-            "the token made at this step"
-            if token_id == FOLLOW_STEP
-            else f"{names[token_id]}   (id {token_id})"
+    # A cast: under python_version 3.10, typing.Never (3.11+) is Any to mypy, so Streamlit's
+    # overload for empty options (`Sequence[Never]`, returns None) matches every list.
+    choice = cast(
+        int,
+        st.selectbox(
+            "Token",
+            [FOLLOW_STEP, *merged],
+            format_func=lambda token_id: (
+                "the token made at this step"
+                if token_id == FOLLOW_STEP
+                else f"{names[token_id]}   (id {token_id})"
+            ),
+            key=W.TREE_TOKEN,
+            help="Follows the player's step; type to search among the tokens made by merges.",
         ),
-        key=W.TREE_TOKEN,
-        help="Follows the player's step; type to search among the tokens made by merges.",
     )
-    token_id = run.trace.merges[k - 1][2] if choice == FOLLOW_STEP and k else choice
+    token_id = run.merge_history.merges[k - 1][2] if choice == FOLLOW_STEP and k else choice
     if token_id == FOLLOW_STEP:
         st.caption("No token has been made yet at step 0: step forward, or pick a token.")
         return
-    tree = run.trace.merge_tree(token_id)
+    tree = run.merge_history.merge_tree(token_id)
     left, right = st.columns([2, 3])
     left.html(merge_views.merge_tree_html(tree, names, k))
     figures.plotly_chart(charts.merge_tree_figure(tree, names), state.Chart.MERGE_TREE, right)

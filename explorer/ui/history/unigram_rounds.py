@@ -55,7 +55,7 @@ CHANGED = "changed in this round"  # the title of an outlined piece
 def show(run: Run) -> bool:
     """The player over the run's rounds and every panel of the current round; False when the run
     has no round to play."""
-    trace: UnigramTrace = run.trace
+    trace = run.round_history
     rounds = len(trace.rounds)
     if rounds == 0:
         st.info("This run has no round (its corpus has no word): there is nothing to play.")
@@ -90,13 +90,13 @@ def pre_tokenizer(run: Run) -> Tokenizer:
 
 
 def round_summary_html(run: Run, r: int) -> str:
-    last = r == len(run.trace.rounds)
-    sentence = history.round_sentence(run.trace, r, views.final_loss(run) if last else None)
+    last = r == len(run.round_history.rounds)
+    sentence = history.round_sentence(run.round_history, r, views.final_loss(run) if last else None)
     return f'<div class="round-summary">{escape_text(sentence)}</div>'
 
 
 def panels(run: Run, r: int, sentences: list[str]) -> None:
-    trace = run.trace
+    trace = run.round_history
     show_ids = state.show_ids()
     sizes, losses = st.columns(2)
     target = trace.config.trainer.vocab_size
@@ -123,7 +123,7 @@ def panels(run: Run, r: int, sentences: list[str]) -> None:
 
 
 def removed_panel(run: Run, r: int) -> None:
-    trace = run.trace
+    trace = run.round_history
     rows = history.removed_rows(trace, r, REMOVED_SHOWN)
     st.markdown(f"**The pieces round {r} removed**" if r else "**Round 0: nothing removed yet**")
     counts = history.removed_counts(trace, r)
@@ -160,7 +160,7 @@ def removed_frame(trace: UnigramTrace, rows: list[history.RemovedRow]) -> pd.Dat
 
 
 def words_html(run: Run, r: int, show_ids: bool) -> str:
-    trace = run.trace
+    trace = run.round_history
     cards = []
     for index in history.shown_word_indices(trace):
         word = trace.words[index][: views.WORD_CHARACTERS_SHOWN]
@@ -179,7 +179,7 @@ def sentences_html(run: Run, r: int, sentences: list[str], show_ids: bool) -> st
     rows = []
     for sentence in sentences[: views.SENTENCES_SHOWN]:
         cut = sentence[: views.SENTENCE_CHARACTERS_SHOWN]
-        pieces, changed = history.text_changes(run.trace, tokenizer, cut, r)
+        pieces, changed = history.text_changes(run.round_history, tokenizer, cut, r)
         line = line_html(cut, pieces, show_ids, new_spans=changed, new_note=CHANGED)
         rows.append(
             f'<div class="step-sentence">{line}'
@@ -192,7 +192,7 @@ def sentences_html(run: Run, r: int, sentences: list[str], show_ids: bool) -> st
 
 
 def lattice_panel(run: Run, r: int) -> None:
-    trace = run.trace
+    trace = run.round_history
     st.subheader(f"The lattice of one word after round {r}")
     st.caption(
         "Every piece of the vocabulary found in the word, drawn over the characters it covers with its "
@@ -207,6 +207,7 @@ def lattice_panel(run: Run, r: int) -> None:
         return
     lattice, why_not = lattice_view.word_lattice(trace, word, r)
     if lattice is None:
+        assert why_not is not None  # word_lattice says why it gives no lattice
         st.html(f'<div class="why">{escape_text(why_not)}</div>')
         return
     st.html(f'<div class="lattice-wrap">{lattice_view.lattice_html(lattice)}</div>')
@@ -222,7 +223,7 @@ def viterbi_panel(run: Run, r: int) -> None:
         "(the best score at the piece's start plus the piece's log-probability); the best path is read "
         "back from the end through the back pointers."
     )
-    tokenizer = run.trace.tokenizer_at(r)
+    tokenizer = run.round_history.tokenizer_at(r)
     encode_panel.show(
         lambda text: viterbi_steps(tokenizer, text, name=f"{run.name}, after round {r}"), key=W.STEPS_TEXT
     )

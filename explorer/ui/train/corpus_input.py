@@ -179,6 +179,7 @@ def _read_upload(limits: Limits) -> bool:
     corpus, problem = uploaded_corpus(upload.getvalue(), upload.name)
     state.put(state.UPLOADED_CORPUS, corpus)
     if corpus is None:
+        assert problem is not None  # uploaded_corpus says why it read no corpus
         frame.error(problem)
         return False
     return True

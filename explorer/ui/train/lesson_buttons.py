@@ -19,14 +19,14 @@ import streamlit as st
 
 from explorer.checks import Limits
 from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, Comparison, Lesson, compare, lesson_by_key
-from explorer.samples import sample_by_key
+from explorer.samples import SAMPLES
 from explorer.ui.common import link, state, training
 from explorer.ui.common.runs import Run
 from explorer.ui.common.settings import Settings, from_query_params, limits_or_defaults
 from explorer.ui.train import first_values
 
 HISTORY_PAGE = "pages/1_Merge_history.py"
-LESSON_BY_ALGORITHM = {lesson_by_key(key).params["algorithm"]: key for key in LESSONS}
+LESSON_BY_ALGORITHM = {lesson.params["algorithm"]: key for key, lesson in LESSONS.items()}
 
 
 def lesson_settings(lesson: Lesson, limits: Limits) -> Settings:
@@ -54,7 +54,7 @@ def comparisons(run: Run, lesson: Lesson) -> list[Comparison]:
 
         trace = run.trace
         tokenizer = views.tokenizer(run)
-        merges = None if trace.config.is_unigram else trace.merge_strings()
+        merges = None if trace.config.is_unigram else run.merge_history.merge_strings()
         return compare(
             lesson, merges, trace.vocab, lambda text: tokenizer.encode(text, add_special_tokens=False).tokens
         )
@@ -68,7 +68,7 @@ def comparisons(run: Run, lesson: Lesson) -> list[Comparison]:
 def reproduce(lesson: Lesson, limits: Limits) -> None:
     """Train the lesson (waiting, with a progress bar), set the form to it, start the player at step
     1 and switch to Merge history; a training error stays on this page."""
-    sample = sample_by_key(LESSON_SAMPLE)
+    sample = SAMPLES[LESSON_SAMPLE]
     run = training.train_run(sample.text, lesson_settings(lesson, limits), sample.label, sample.key)
     if run is None:
         return

@@ -39,7 +39,7 @@ def summary(run: Run) -> None:
 
 def _figures(run: Run) -> None:
     """Two rows of metrics: what training made, then what it was trained on."""
-    trace = run.trace
+    trace = run.merge_history
     row = st.columns(4)
     row[0].metric("Merges learned", f"{trace.steps:,}")
     row[1].metric("Final vocabulary size", f"{len(trace.vocab):,}")
@@ -62,7 +62,7 @@ def _corpus_row(run: Run) -> None:
 
 def _unigram_figures(run: Run) -> None:
     """What pruning made (rounds, sizes, loss, time), then what it was trained on."""
-    trace = run.trace
+    trace = run.round_history
     row = st.columns(5)
     row[0].metric(
         "Rounds",
@@ -94,7 +94,7 @@ def _unigram_figures(run: Run) -> None:
 
 def _unigram_notes(run: Run) -> None:
     """Why the vocabulary has the size it has, and a run stopped early."""
-    trace = run.trace
+    trace = run.round_history
     frame.info(explain_unigram_size(trace, run.stopped_by))
     if trace.stop_reason == "stopped":
         stopped_by = run.stopped_by or "the Stop button or the time limit"
@@ -110,7 +110,7 @@ def _notes(run: Run) -> None:
         run_views as views,  # here: the page's first view (no run yet) needs no pandas
     )
 
-    trace = run.trace
+    trace = run.merge_history
     frame.info(explain_vocab_size(trace, run.settings.vocab_size, run.stopped_by))
     if trace.stop_reason == "stopped":
         stopped_by = run.stopped_by or "the Stop button or a limit"

@@ -13,9 +13,11 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
+from explorer.pipeline.models import BPEModel, WordPieceModel
 from explorer.pipeline.tokenizer_json import tokenizer_to_json, write_vocab_merges, write_vocab_txt
 from explorer.training.bpe.merge_history import Trace
 from explorer.ui.common import state
@@ -74,7 +76,7 @@ def _unigram_table(run: Run) -> pd.DataFrame:
 
 
 def _merge_table(run: Run) -> pd.DataFrame:
-    trace = run.trace
+    trace = run.merge_history
     names = labels(run)
     specials = set(trace.special_tokens)
     ranks = trace.merge_rank_of
@@ -164,14 +166,16 @@ def tokenizer_json(run: Run) -> str:
 def vocab_and_merges(run: Run) -> tuple[str, str]:
     """vocab.json and merges.txt as the `tokenizers` library writes them (BPE)."""
     with tempfile.TemporaryDirectory() as folder:
-        vocab_path, merges_path = write_vocab_merges(tokenizer(run).model, folder)
+        model = cast(BPEModel, tokenizer(run).model)  # MODEL_FILES: a BPE run's
+        vocab_path, merges_path = write_vocab_merges(model, folder)
         return vocab_path.read_text(encoding="utf-8"), merges_path.read_text(encoding="utf-8")
 
 
 def vocab_txt(run: Run) -> str:
     """vocab.txt as the library writes it (WordPiece)."""
     with tempfile.TemporaryDirectory() as folder:
-        return Path(write_vocab_txt(tokenizer(run).model, folder)).read_text(encoding="utf-8")
+        model = cast(WordPieceModel, tokenizer(run).model)  # MODEL_FILES: a WordPiece run's
+        return Path(write_vocab_txt(model, folder)).read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True)
