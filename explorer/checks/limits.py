@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the type only: checks is the lowest layer and imports no training code
-    from explorer.training.bpe.merge_history import Trace
+    from explorer.training.history import TrainingHistory
 
 # One unit everywhere, in every message, chip and button: MB = 1,000,000 bytes, the unit Streamlit's
 # file uploader uses on Linux and macOS (its chip shows a 4,700,000-byte file as "4.7MB" and it
@@ -183,7 +183,7 @@ class Budget:
             return True
         return False
 
-    def stop_cause(self, trace: Trace) -> str | None:
+    def stop_cause(self, trace: TrainingHistory) -> str | None:
         if trace.stop_reason != "stopped":
             return None
         if self.step_limit is not None and trace.steps >= self.step_limit:

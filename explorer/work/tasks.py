@@ -56,10 +56,10 @@ def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: 
 
     run = RunConfig.from_dict(settings, strict=True)
     unit = run.trainer.step_noun
-    limits = Limits(**limits)
+    checked = Limits(**limits)
     budget = Budget(
-        limits.max_seconds,
-        limits.max_steps if run.trainer.takes_step_limit else None,
+        checked.max_seconds,
+        checked.max_steps if run.trainer.takes_step_limit else None,
         lambda step, planned: reporter.report(phase="training", step=step, planned=planned, unit=unit),
     )
     reporter.report(phase="counting")

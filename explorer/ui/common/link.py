@@ -155,10 +155,10 @@ def train_page_view(settings: Settings, corpus) -> tuple[Run | None, dict[str, s
     return shown, train_params(settings, sample_key, shown, job_shows_form(settings, text, sample_key))
 
 
-def run_params(run: Run, page_params: Mapping[str, str | None] = ()) -> dict[str, str]:
+def run_params(run: Run, page_params: Mapping[str, str | None] | None = None) -> dict[str, str]:
     """The URL of a page that shows `run`: its settings, sample and key, the page's own values."""
     params = params_for(run.settings, run.sample_key, run.store_key)
-    params.update({name: value for name, value in dict(page_params).items() if value})
+    params.update({name: value for name, value in dict(page_params or {}).items() if value})
     return with_session_runs(params)
 
 
@@ -185,7 +185,7 @@ def copy_link(page: str, in_sidebar: bool = True) -> None:
 
 def read() -> tuple[Settings, str | None, list[str]] | None:
     """Settings and sample from the URL, with notes about ignored values; None without params."""
-    params = {key: st.query_params.get(key) for key in st.query_params}
+    params = {key: st.query_params[key] for key in st.query_params}
     if not params:
         return None
     lesson_notes = []
@@ -261,7 +261,7 @@ def open_from_url(train_sample: bool = True) -> Run | None:
     one; the Train page's own link without a run is a form not trained yet)."""
     if state.current_run() is not None or training.current_job() is not None:
         return state.current_run()
-    params = {key: st.query_params.get(key) for key in st.query_params}
+    params = {key: st.query_params[key] for key in st.query_params}
     pairs = parse_runs_param(params.get(RUNS_PARAM))
     numbers = {key: number for number, key in pairs}
     state.put(state.RUN_NUMBER, max(numbers.values(), default=0))
@@ -285,13 +285,13 @@ def open_from_url(train_sample: bool = True) -> Run | None:
     if link is not None:
         for note in link[2]:
             st.warning(markdown_literal(note))
-    if sample is not None and (key or (train_sample and not pairs)):
-        run = training.train_run(sample.text, link[0], sample.label, sample.key)
-        if run is not None:
-            state.set_current_run(run, sample.text)
+    if link is not None and sample is not None and (key or (train_sample and not pairs)):
+        trained = training.train_run(sample.text, link[0], sample.label, sample.key)
+        if trained is not None:
+            state.set_current_run(trained, sample.text)
             if lesson_by_key(params.get(LESSON_PARAM)) is not None:
                 state.start_player_at(1)  # a lesson opens at its first step
-        return run
+        return trained
     if key:
         state.put(state.LINK_EXPIRED, True)
     return None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from explorer.checks import InputError, Limits
 from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS, RunConfig, TrainerConfig, UnigramConfig
@@ -261,7 +262,7 @@ def from_query_params(params: Mapping[str, str], limits: Limits | None = None) -
         notes.append(f"Unknown algorithm {algorithm!r} in the link: using BPE.")
         algorithm = "bpe"
     settings = defaults_for(algorithm)
-    changes: dict[str, object] = {}
+    changes: dict[str, Any] = {}  # Settings field -> its value (each field's own type)
 
     def choice(name: str, allowed) -> None:
         if name in params:

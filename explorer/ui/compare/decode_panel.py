@@ -11,6 +11,7 @@ What it does not do: encode, or keep the decoded result (it is quick to decode a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import streamlit as st
 
@@ -45,8 +46,13 @@ def show(columns: Sequence[TokenizerColumn], first_choice: str | None = None) ->
     if state.get(W.DECODE_COLUMN) not in keys:
         state.put(W.DECODE_COLUMN, first_choice if first_choice in able else keys[0])
     left, right = st.columns([1, 2])
-    key = left.selectbox(
-        "Tokenizer", keys, format_func=lambda key: option_label(able[key]), key=W.DECODE_COLUMN
+    # A cast: under python_version 3.10, typing.Never (3.11+) is Any to mypy, so Streamlit's
+    # overload for empty options (`Sequence[Never]`, returns None) matches every list.
+    key = cast(
+        str,
+        left.selectbox(
+            "Tokenizer", keys, format_func=lambda key: option_label(able[key]), key=W.DECODE_COLUMN
+        ),
     )
     pasted = right.text_area(
         "Token ids",
@@ -64,8 +70,10 @@ def show(columns: Sequence[TokenizerColumn], first_choice: str | None = None) ->
         frame.error(str(error))
         return
     column = able[key]
+    decode = column.decode
+    assert decode is not None  # `able`: the columns that can decode
     try:
-        decoding = column.decode(ids)
+        decoding = decode(ids)
     except Exception as error:  # a tokenizer that fails on these ids must not take the page down
         frame.error(f"{column.name} cannot decode these ids: {error}")
         return

@@ -33,7 +33,7 @@ from explorer.training.word_counts import split_lines
 from explorer.ui.common import abandoned, serving, state
 from explorer.ui.common.runs import Run
 from explorer.work import tasks
-from explorer.work.jobs import DONE
+from explorer.work.jobs import DONE, JobHandle
 
 SAMPLE_BYTES = 250_000  # the default sample: measured in well under 3 s for any corpus size
 SEED = 0
@@ -94,13 +94,13 @@ def start_measurements(run: Run, columns: Sequence[TokenizerColumn], corpus_text
 
 def _request(
     run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, sample: dict
-) -> tuple[dict[str, Measured], dict[str, str], dict[str, tuple[str, object]]]:
+) -> tuple[dict[str, Measured], dict[str, str], dict[str, tuple[str, JobHandle]]]:
     """(stored results, columns that cannot be measured, the pending jobs: column key -> (key,
     handle)). The handles are kept in the session, so a second call asks for nothing new."""
-    held: dict[str, object] = state.get(state.MEASURE_JOBS) or {}
+    held: dict[str, JobHandle] = state.get(state.MEASURE_JOBS) or {}
     found: dict[str, Measured] = {}
     failed: dict[str, str] = {}
-    pending: dict[str, tuple[str, object]] = {}
+    pending: dict[str, tuple[str, JobHandle]] = {}
     for column in columns:
         if column.spec is None:
             failed[column.key] = "this tokenizer cannot be rebuilt in a worker"
@@ -129,7 +129,7 @@ def measurements(
 
     `progress(done, total)` is called while waiting inline."""
     found, failed, pending = _request(run, columns, corpus_text, sample_for(corpus_text, whole))
-    held: dict[str, object] = state.get(state.MEASURE_JOBS) or {}
+    held: dict[str, JobHandle] = state.get(state.MEASURE_JOBS) or {}
     deadline = time.monotonic() + INLINE_SECONDS
     while pending and time.monotonic() < deadline:
         for column_key, (key, handle) in list(pending.items()):

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING, cast
 
 import streamlit as st
 
@@ -48,6 +49,9 @@ from explorer.ui.common.settings import (
     settings_for_other_algorithm,
 )
 from explorer.ui.compare import compare_link, measuring, upload_jobs
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 W = state.Widget
 
@@ -94,7 +98,10 @@ def other_run(run: Run) -> Run | None:
         return other
     label = ALGORITHM_LABELS[other_algorithm(run.settings.algorithm)]
     corpus_text = state.trained_corpus_text(run)
-    if st.button(f"Train the other algorithm ({label})", key=W.TRAIN_OTHER, disabled=corpus_text is None):
+    clicked = st.button(
+        f"Train the other algorithm ({label})", key=W.TRAIN_OTHER, disabled=corpus_text is None
+    )
+    if clicked and corpus_text is not None:  # (a disabled button is never clicked)
         other = training.train_run(
             corpus_text,
             settings_for_other_algorithm(run.settings),
@@ -256,8 +263,12 @@ def boundary_diff_section(columns: Sequence[TokenizerColumn], sentences: Sequenc
     _keep_choice(W.DIFF_TOP, keys, keys[0])
     _keep_choice(W.DIFF_BOTTOM, keys, second if second != keys[0] else keys[1])
     left, right = st.columns(2)
-    top = left.selectbox("Top row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_TOP)
-    bottom = right.selectbox("Bottom row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_BOTTOM)
+    # A cast: under python_version 3.10, typing.Never (3.11+) is Any to mypy, so Streamlit's
+    # overload for empty options (`Sequence[Never]`, returns None) matches every list.
+    top = cast(str, left.selectbox("Top row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_TOP))
+    bottom = cast(
+        str, right.selectbox("Bottom row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_BOTTOM)
+    )
     column_a, column_b = by_key[top], by_key[bottom]
     bodies, totals = [], [0, 0, 0]
     for sentence in sentences:
@@ -372,7 +383,11 @@ def curve_section(runs: Sequence[Run]) -> None:
         )
     if not runs:
         return
-    curves = {run.name: run.derive("metrics_curve", lambda run=run: metrics_curve(run.trace)) for run in runs}
+
+    def curve(run: Run) -> pd.DataFrame:
+        return run.derive("metrics_curve", lambda: metrics_curve(run.merge_history))
+
+    curves = {run.name: curve(run) for run in runs}
     figures.plotly_chart(charts.metrics_curve_figure(curves), state.Chart.COMPARE_CURVE)
     st.caption(
         "Read from each run's training trace, about 100 points from the first to the last merge, without "
@@ -401,5 +416,10 @@ def steps_section(columns: Sequence[TokenizerColumn]) -> None:
         return
     keys = list(able)
     _keep_choice(W.STEPS_COLUMN, keys, keys[0])
-    column = able[st.selectbox("Tokenizer", keys, format_func=lambda key: able[key].name, key=W.STEPS_COLUMN)]
-    encode_panel.show(column.steps, key=W.COMPARE_STEPS_TEXT)
+    # A cast: Streamlit's selectbox types as None under python 3.10 (see boundary_diff_section).
+    choice = cast(
+        str, st.selectbox("Tokenizer", keys, format_func=lambda key: able[key].name, key=W.STEPS_COLUMN)
+    )
+    steps = able[choice].steps
+    assert steps is not None  # `able`: the columns that show their steps
+    encode_panel.show(steps, key=W.COMPARE_STEPS_TEXT)
