@@ -21,6 +21,7 @@ BENCH = ROOT / "bench"
 # Every script, with what it measures: a new script is added here (the test below says so).
 SCRIPTS = {
     "bench_app.py": "the app as a person feels it, in Chromium",
+    "bench_corpora.py": "training on prose, code and CJK at 1-20 MB against the library and rustbpe",
     "bench_compare_columns.py": "Compare's first view of each bundled tokenizer's column",
     "bench_encode_steps.py": "the step-by-step view next to a plain encode",
     "bench_pretrained.py": "the bundled pretrained tokenizers: first encoding, memory, install size",
