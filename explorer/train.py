@@ -50,9 +50,11 @@ def train_corpus(
     progress=None,
     should_stop=None,
     max_steps: int | None = None,
+    jobs: int = 1,
 ) -> TrainingHistory:
     """Count the words of `text` through the run's normalizers and pre-tokenizer, train, and
-    return the trace, which carries the run's config (the trainer's as it ran).
+    return the trace, which carries the run's config (the trainer's as it ran). `jobs` processes
+    count the words of a large corpus (explorer.training.word_counts.count_words).
 
     The course's corpus, as its BPE (chapter 6, section 5) and Unigram (section 7) train it:
 
@@ -71,7 +73,7 @@ def train_corpus(
     """
     # A RunConfig without a pre-tokenizer (words given directly) cannot count a text: count_words
     # rejects None as an unknown pre-tokenizer.
-    word_counts = count_words(text, run.normalizers, cast(str, run.pre_tokenizer))
+    word_counts = count_words(text, run.normalizers, cast(str, run.pre_tokenizer), jobs=jobs)
     trace: TrainingHistory
     if run.is_unigram:
         if max_steps is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import gc
 import math
+import os
 import sys
 
 from explorer.cli.common import (
@@ -61,6 +62,12 @@ def add_parser(commands) -> None:
     train.add_argument("--max-steps", type=positive(int), help="stop training after this many merges")
     train.add_argument(
         "--max-corpus-mb", type=positive(float), help="refuse a corpus larger than this (MB of UTF-8)"
+    )
+    train.add_argument(
+        "--jobs",
+        type=positive(int),
+        default=os.cpu_count() or 1,
+        help="processes that count the corpus's words (default: the cores; the counts are the same)",
     )
     train.add_argument("--out", required=True, help="where to write tokenizer.json")
     train.add_argument("--trace", help="also write the training trace as JSON")
@@ -209,7 +216,9 @@ def _train_and_write(args, text: str, config, budget, finish, **stop):
     # threads, does not.
     gc.disable()
     try:
-        trace = train_corpus(text, config, progress=budget.progress, should_stop=budget.should_stop, **stop)
+        trace = train_corpus(
+            text, config, progress=budget.progress, should_stop=budget.should_stop, jobs=args.jobs, **stop
+        )
         tokenizer = tokenizer_from_trace(trace)
     except ValueError as error:
         raise UserError(str(error)) from None

@@ -120,7 +120,7 @@ class ByteLevel(PreTokenizer):
     def count_line_words(self, text: str) -> Counter[str]:
         if self.add_prefix_space or not self.use_regex:
             return super().count_line_words(text)
-        raw_counts = Counter(_GPT2_LINES_PATTERN.for_text(text).findall(text))
+        raw_counts = _GPT2_LINES_PATTERN.count_lines(text)
         # Each distinct pre-token is mapped to byte symbols once; the mapping keeps them distinct.
         return Counter({text_to_symbols(piece): count for piece, count in raw_counts.items()})
 

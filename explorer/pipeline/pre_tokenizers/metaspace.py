@@ -22,6 +22,7 @@ from typing import cast
 
 from explorer.pipeline.normalizers import Normalized
 from explorer.pipeline.pre_tokenizers.base import PreTokenizer
+from explorer.pipeline.pre_tokenizers.patterns import line_chunks
 
 
 class Metaspace(PreTokenizer):
@@ -85,10 +86,13 @@ class Metaspace(PreTokenizer):
 
     def count_line_words(self, text: str) -> Counter[str]:
         # Every line is a sequence of its own, so "first" prepends to each line like "always".
-        text = text.replace(" ", self.replacement)
-        if self.prepend_scheme != "never":
-            text = self._line_start.sub(self.replacement, text)
-        return Counter(self._line_pieces.findall(text))
+        counts: Counter[str] = Counter()
+        for chunk in line_chunks(text):  # each chunk starts a line
+            chunk = chunk.replace(" ", self.replacement)
+            if self.prepend_scheme != "never":
+                chunk = self._line_start.sub(self.replacement, chunk)
+            counts.update(self._line_pieces.findall(chunk))
+        return counts
 
     def to_hf_json(self) -> dict:
         # Here `split` is the method; the field it writes is `split_at_replacement`.

@@ -74,7 +74,7 @@ class RegexPieces(PreTokenizer):
 
     def count_line_words(self, text: str) -> Counter[str]:
         # White space (line breaks included) separates pre-tokens, so none spans two lines.
-        return Counter(self.words(text))
+        return self.pattern.count_lines(text)
 
 
 class BertPreTokenizer(RegexPieces):

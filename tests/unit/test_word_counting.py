@@ -1,0 +1,74 @@
+"""Counting a corpus's words fast gives exactly the line-by-line definition: the same words, the
+same counts, in the same order of first appearance.
+
+- in chunks cut at line breaks (`patterns.line_chunks`), each chunk matched with its own fastest
+  pattern form (ASCII, the `regex` module's classes, or the corrected ones), with chunks made tiny
+  here so that every text is cut many times;
+- in parallel worker processes (`count_words(..., jobs=2)`), chunks counted apart and merged in order.
+
+The reference is `PreTokenizer.count_line_words` of the base class: `words()` of every line.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer, patterns
+from explorer.pipeline.pre_tokenizers.base import PreTokenizer
+from explorer.training import word_counts
+from explorer.training.word_counts import count_words
+
+# ASCII, white space and line breaks, Latin, CJK, emoji, a combining mark, the metaspace mark, and
+# U+0558 (one of the characters on which the regex module's Unicode and the library's differ).
+ALPHABET = "ab Z9_'.\n\n\r\t  éßÅ中文字😀\u0301▁\u0558"
+texts = st.text(alphabet=ALPHABET, max_size=200)
+
+
+def line_by_line(pre_tokenizer: str, text: str) -> list[tuple[str, int]]:
+    pre = build_pre_tokenizer(pre_tokenizer)
+    return list(PreTokenizer.count_line_words(pre, text.replace("\r\n", "\n")).items())
+
+
+@pytest.mark.parametrize("pre_tokenizer", sorted(PRE_TOKENIZERS))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=texts, chunk=st.integers(min_value=1, max_value=12))
+def test_counting_in_chunks_is_the_line_by_line_definition(pre_tokenizer, text, chunk, monkeypatch_chunk):
+    monkeypatch_chunk(chunk)
+    counted = build_pre_tokenizer(pre_tokenizer).count_line_words(text.replace("\r\n", "\n"))
+    assert list(counted.items()) == line_by_line(pre_tokenizer, text)
+
+
+@pytest.fixture
+def monkeypatch_chunk():
+    """Set the chunk size for one example (hypothesis runs many examples in one test call)."""
+    saved = patterns.CHUNK_CHARACTERS
+
+    def set_size(size: int) -> None:
+        patterns.CHUNK_CHARACTERS = size
+
+    yield set_size
+    patterns.CHUNK_CHARACTERS = saved
+
+
+def test_line_chunks_cut_only_after_line_breaks_and_join_to_the_text():
+    text = "one\ntwo words\n\nthree\nfour"
+    for size in range(1, len(text) + 2):
+        chunks = list(patterns.line_chunks(text, size))
+        assert "".join(chunks) == text
+        assert all(chunk.endswith("\n") for chunk in chunks[:-1])
+
+
+@pytest.mark.parametrize("pre_tokenizer", ["byte-level", "bert", "metaspace"])
+@pytest.mark.parametrize("normalizers", [(), ("nfkc", "lowercase")])
+def test_counting_in_worker_processes_gives_the_same_counts_in_the_same_order(
+    pre_tokenizer, normalizers, monkeypatch
+):
+    monkeypatch.setattr(word_counts, "PARALLEL_CHARACTERS", 1_000)  # in parallel from 1,000 characters
+    lines = [f"line {i} 中文 Été {'x' * (i % 7)} {i % 13} ▁mark\u0558" for i in range(3_000)]
+    text = "\r\n".join(lines) + "\n\nlast"
+    serial = count_words(text, normalizers, pre_tokenizer, jobs=1)
+    parallel = count_words(text, normalizers, pre_tokenizer, jobs=2)
+    assert list(parallel.items()) == list(serial.items())
+    assert len(serial) > 100
