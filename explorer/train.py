@@ -32,7 +32,7 @@ from explorer.training.bpe.merge_history import Trace
 from explorer.training.history import TrainingHistory
 from explorer.training.unigram import train_unigram
 from explorer.training.unigram.round_history import UNIGRAM_TRACE_FORMAT, UnigramTrace
-from explorer.training.word_counts import count_text, count_words
+from explorer.training.word_counts import count_corpus
 
 
 def effective_config(run: RunConfig) -> RunConfig:
@@ -73,7 +73,10 @@ def train_corpus(
     """
     # A RunConfig without a pre-tokenizer (words given directly) cannot count a text: count_words
     # rejects None as an unknown pre-tokenizer.
-    word_counts = count_words(text, run.normalizers, cast(str, run.pre_tokenizer), jobs=jobs)
+    # The corpus figures (lines, characters, words) come from the same pass, for a merge history.
+    word_counts, figures = count_corpus(
+        text, run.normalizers, cast(str, run.pre_tokenizer), jobs, figures=not run.is_unigram
+    )
     trace: TrainingHistory
     if run.is_unigram:
         if max_steps is not None:
@@ -89,7 +92,7 @@ def train_corpus(
             should_stop=should_stop,
             max_steps=max_steps,
         )
-        merges.corpus = count_text(text)
+        merges.corpus = figures
         trace = merges
     trace.config = run
     return trace

@@ -38,20 +38,32 @@ def split_lines(text: str) -> list[str]:
 def count_text(text: str) -> dict[str, int]:
     """The corpus as the figures count a text: its lines (`split_lines`), their characters and
     UTF-8 bytes (line breaks excluded: each line is one sequence) and their words (`WORD`).
+    Counted in chunks of whole lines, so that an ASCII chunk takes the fast path of
+    `count_words_in` even when the corpus holds a few other characters elsewhere.
 
     >>> count_text("a cat\\r\\nsat.\\n\\n")
     {'lines': 2, 'characters': 9, 'utf8_bytes': 9, 'words': 3}
     """
-    text = text.replace("\r\n", "\n")
-    breaks = text.count("\n")
-    # Whole-text forms of the per-line counts: empty lines add nothing, a line break is neither a
-    # character of a line nor part of a word.
-    return {
-        "lines": len(split_lines(text)),
-        "characters": len(text) - breaks,
-        "utf8_bytes": len(text.encode("utf-8", errors="surrogatepass")) - breaks,
-        "words": count_words_in(text),
-    }
+    figures = dict.fromkeys(FIGURES, 0)
+    for chunk in line_chunks(text.replace("\r\n", "\n"), FIGURE_CHUNK_CHARACTERS):
+        _add_figures(figures, chunk)
+    return figures
+
+
+FIGURES = ("lines", "characters", "utf8_bytes", "words")
+FIGURE_CHUNK_CHARACTERS = 1 << 16
+
+
+def _add_figures(figures: dict[str, int], chunk: str) -> None:
+    """Add the figures of `chunk` (whole lines, "\\r\\n" already "\\n") to `figures`."""
+    # A line break is neither a character of a line nor part of a word; empty lines add nothing.
+    breaks = chunk.count("\n")
+    segments = chunk.split("\n")
+    figures["lines"] += len(segments) - segments.count("")
+    figures["characters"] += len(chunk) - breaks
+    size = len(chunk) if chunk.isascii() else len(chunk.encode("utf-8", errors="surrogatepass"))
+    figures["utf8_bytes"] += size - breaks
+    figures["words"] += count_words_in(chunk)
 
 
 # For ASCII text: every whitespace byte (as `str.split()` sees it) -> " ", every other byte -> "x".
@@ -78,36 +90,63 @@ def count_words(
 ) -> dict[str, int]:
     """Distinct pre-tokenized words of the corpus with their counts, in order of first appearance;
     counted in `jobs` processes when the corpus is large and the platform can fork."""
+    return count_corpus(text, normalizers, pre_tokenizer, jobs, figures=False)[0]
+
+
+def count_corpus(
+    text: str,
+    normalizers: tuple[str, ...] | list[str] = (),
+    pre_tokenizer: str = "byte-level",
+    jobs: int = 1,
+    figures: bool = True,
+) -> tuple[dict[str, int], dict[str, int] | None]:
+    """`count_words` and, when `figures`, `count_text` of the same text, in one pass over it."""
     text = text.replace("\r\n", "\n")
+    options = (tuple(normalizers), pre_tokenizer, figures)
     if jobs > 1 and len(text) >= PARALLEL_CHARACTERS and "fork" in multiprocessing.get_all_start_methods():
-        return _count_in_processes(text, tuple(normalizers), pre_tokenizer, jobs)
-    return dict(_count_part(text, tuple(normalizers), pre_tokenizer))
+        parts = _count_in_processes(text, options, jobs)
+    else:
+        parts = [_count_part(text, *options)]
+    counts: dict[str, int] = {}
+    totals = dict.fromkeys(FIGURES, 0) if figures else None
+    for part_counts, part_figures in parts:  # in the parts' order: the first appearance stays first
+        if not counts:
+            counts = dict(part_counts)
+        else:
+            for word, count in part_counts.items():
+                counts[word] = counts.get(word, 0) + count
+        if totals is not None and part_figures is not None:
+            for name, value in part_figures.items():
+                totals[name] += value
+    return counts, totals
 
 
-def _count_part(text: str, normalizers: tuple[str, ...], pre_tokenizer: str) -> Counter[str]:
+def _count_part(
+    text: str, normalizers: tuple[str, ...], pre_tokenizer: str, figures: bool
+) -> tuple[Counter[str], dict[str, int] | None]:
     pre = build_pre_tokenizer(pre_tokenizer)
+    part_figures = count_text(text) if figures else None
     if not normalizers:
-        return pre.count_line_words(text)
+        return pre.count_line_words(text), part_figures
     normalizer = build_normalizer(list(normalizers))
     counts: Counter[str] = Counter()
     for line in text.split("\n"):
         if line:
             counts.update(pre.words(normalizer.normalize_str(line)))
-    return counts
+    return counts, part_figures
 
 
 # The corpus a forked worker reads its parts from (set before the fork, so nothing is pickled).
 _FORKED_TEXT = ""
 
 
-def _count_span(span: tuple[int, int], normalizers: tuple[str, ...], pre_tokenizer: str) -> Counter[str]:
+def _count_span(span: tuple[int, int], options: tuple) -> tuple[Counter[str], dict[str, int] | None]:
     start, end = span
-    return _count_part(_FORKED_TEXT[start:end], normalizers, pre_tokenizer)
+    return _count_part(_FORKED_TEXT[start:end], *options)
 
 
-def _count_in_processes(
-    text: str, normalizers: tuple[str, ...], pre_tokenizer: str, jobs: int
-) -> dict[str, int]:
+def _count_in_processes(text: str, options: tuple, jobs: int) -> list:
+    """The parts of `text` (whole lines) counted in `jobs` forked processes, in order."""
     global _FORKED_TEXT
     spans, start = [], 0
     for part in line_chunks(text, max(1, len(text) // (jobs * PARTS_PER_JOB))):
@@ -116,11 +155,6 @@ def _count_in_processes(
     _FORKED_TEXT = text
     try:
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            parts = pool.map(_count_span, spans, [normalizers] * len(spans), [pre_tokenizer] * len(spans))
-            counts: dict[str, int] = {}
-            for part_counts in parts:  # in the parts' order: the first appearance stays first
-                for word, count in part_counts.items():
-                    counts[word] = counts.get(word, 0) + count
+            return list(pool.map(_count_span, spans, [options] * len(spans)))
     finally:
         _FORKED_TEXT = ""
-    return counts

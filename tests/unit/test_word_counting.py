@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer, patterns
 from explorer.pipeline.pre_tokenizers.base import PreTokenizer
 from explorer.training import word_counts
-from explorer.training.word_counts import count_words
+from explorer.training.word_counts import WORD, count_corpus, count_text, count_words, split_lines
 
 # ASCII, white space and line breaks, Latin, CJK, emoji, a combining mark, the metaspace mark, and
 # U+0558 (one of the characters on which the regex module's Unicode and the library's differ).
@@ -69,6 +69,25 @@ def test_counting_in_worker_processes_gives_the_same_counts_in_the_same_order(
     lines = [f"line {i} 中文 Été {'x' * (i % 7)} {i % 13} ▁mark\u0558" for i in range(3_000)]
     text = "\r\n".join(lines) + "\n\nlast"
     serial = count_words(text, normalizers, pre_tokenizer, jobs=1)
-    parallel = count_words(text, normalizers, pre_tokenizer, jobs=2)
+    parallel, figures = count_corpus(text, normalizers, pre_tokenizer, jobs=2)
     assert list(parallel.items()) == list(serial.items())
     assert len(serial) > 100
+    assert figures == count_text(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts, chunk=st.integers(min_value=1, max_value=12))
+def test_the_corpus_figures_counted_in_chunks_are_the_per_line_definition(text, chunk):
+    saved = word_counts.FIGURE_CHUNK_CHARACTERS
+    word_counts.FIGURE_CHUNK_CHARACTERS = chunk
+    try:
+        figures = count_text(text)
+    finally:
+        word_counts.FIGURE_CHUNK_CHARACTERS = saved
+    lines = split_lines(text)
+    assert figures == {
+        "lines": len(lines),
+        "characters": sum(map(len, lines)),
+        "utf8_bytes": sum(len(line.encode("utf-8", errors="surrogatepass")) for line in lines),
+        "words": sum(len(WORD.findall(line)) for line in lines),
+    }
