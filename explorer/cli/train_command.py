@@ -112,8 +112,12 @@ def run(args) -> int:
     if tokens_check.errors:
         raise UserError(" ".join(tokens_check.errors))
     warnings = corpus_check.warnings + tokens_check.warnings
+    # Held in a list that training empties: once its words are counted, the corpus text (four
+    # bytes a character when it holds one emoji) is freed before the merges start.
+    corpus = [text]
+    del text
     if args.algorithm == "unigram":
-        return _train_unigram(args, text, limits, pre_tokenizer, special_tokens, warnings)
+        return _train_unigram(args, corpus, limits, pre_tokenizer, special_tokens, warnings)
     unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
     if unigram_only:
         raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
@@ -131,7 +135,7 @@ def run(args) -> int:
     warn(warnings)
     report, finish = progress_printer()
     budget = Budget(args.max_seconds, args.max_steps, progress=report)
-    trace = _train_and_write(args, text, config, budget, finish, max_steps=budget.step_limit)
+    trace = _train_and_write(args, corpus, config, budget, finish, max_steps=budget.step_limit)
     print(
         f"{trace.steps:,} merges, vocab {len(trace.vocab):,}, stopped: {stop_reason_text(trace)}, "
         f"{trace.seconds:.2f} s -> {args.out}",
@@ -150,7 +154,7 @@ def _unigram_options(args) -> dict:
     }
 
 
-def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, warnings) -> int:
+def _train_unigram(args, corpus: list[str], limits, pre_tokenizer: str, special_tokens, warnings) -> int:
     """`train --algorithm unigram`: the same checks and outputs, a UnigramTrace."""
     from explorer.checks import Budget
     from explorer.lessons.explain import explain_unigram_size, stop_reason_text
@@ -179,7 +183,7 @@ def _train_unigram(args, text: str, limits, pre_tokenizer: str, special_tokens, 
     warn(warnings)
     report, finish = progress_printer("rounds")
     budget = Budget(args.max_seconds, None, progress=report)
-    trace = _train_and_write(args, text, config, budget, finish)
+    trace = _train_and_write(args, corpus, config, budget, finish)
     stopped = stop_reason_text(trace)
     if trace.stop_reason == "stopped" and budget.stopped_by:
         stopped = f"stopped by {budget.stopped_by}"
@@ -205,10 +209,12 @@ def _run_config(args, limits, pre_tokenizer: str, make_trainer):
         raise UserError(str(error)) from None
 
 
-def _train_and_write(args, text: str, config, budget, finish, **stop):
-    """Train, then write the tokenizer to `args.out` (and the trace to `args.trace`)."""
+def _train_and_write(args, corpus: list[str], config, budget, finish, **stop):
+    """Count the words of the text in `corpus` (which it empties, so that the text is freed), train,
+    then write the tokenizer to `args.out` (and the trace to `args.trace`)."""
     from explorer.pipeline.tokenizer_json import save_tokenizer
-    from explorer.train import tokenizer_from_trace, train_corpus
+    from explorer.train import tokenizer_from_trace, train_counted
+    from explorer.training.word_counts import count_corpus
 
     # Training builds millions of small containers and no reference cycles: the cyclic garbage
     # collector would only walk them again and again (5-6% of the instructions). A one-shot
@@ -216,8 +222,9 @@ def _train_and_write(args, text: str, config, budget, finish, **stop):
     # threads, does not.
     gc.disable()
     try:
-        trace = train_corpus(
-            text, config, progress=budget.progress, should_stop=budget.should_stop, jobs=args.jobs, **stop
+        counted = count_corpus(corpus.pop(), config.normalizers, config.pre_tokenizer, args.jobs)
+        trace = train_counted(
+            *counted, config, progress=budget.progress, should_stop=budget.should_stop, **stop
         )
         tokenizer = tokenizer_from_trace(trace)
     except ValueError as error:

@@ -29,6 +29,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+# The "format" field of a Unigram trace's JSON (a merge trace's JSON has none): what tells the two
+# apart when a trace file is read back (explorer.train.trace_from_json).
+UNIGRAM_TRACE_FORMAT = "tokenizer-explorer-unigram-trace"
+
 if TYPE_CHECKING:
     from explorer.pipeline.tokenizer import Tokenizer
     from explorer.run_config import RunConfig

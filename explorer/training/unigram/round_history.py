@@ -57,9 +57,9 @@ from explorer.pipeline.normalizers import build_normalizer
 from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.run_config import RunConfig
+from explorer.training.history import UNIGRAM_TRACE_FORMAT
 from explorer.training.packing import pack, unpack_numpy
 
-UNIGRAM_TRACE_FORMAT = "tokenizer-explorer-unigram-trace"
 REMOVAL_REASONS = ("em", "unused", "loss", "final")
 REASON_TEXT = {
     "em": "expected count below 0.5 in an EM step",
