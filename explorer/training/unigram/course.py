@@ -40,7 +40,8 @@ import numpy as np
 
 from explorer.run_config import RunConfig
 from explorer.training.unigram.course_lattices import CourseLattices, word_edges
-from explorer.training.unigram.round_history import RoundRecorder, UnigramRound, UnigramTrace
+from explorer.training.unigram.round_history import UnigramRound, UnigramTrace
+from explorer.training.unigram.round_recorder import RoundRecorder
 
 STOP_CHECK_EVERY = 32  # pieces scored between two should_stop() calls
 

@@ -43,7 +43,8 @@ import numpy as np
 from explorer.run_config import RunConfig
 from explorer.training.unigram.lattices import CorpusLattices, StopTraining
 from explorer.training.unigram.nbest import piece_alternatives
-from explorer.training.unigram.round_history import TRAINING_UNK, RoundRecorder, UnigramRound, UnigramTrace
+from explorer.training.unigram.round_history import TRAINING_UNK, UnigramRound, UnigramTrace
+from explorer.training.unigram.round_recorder import RoundRecorder
 from explorer.training.unigram.seeds import library_seeds
 
 EXPECTED_COUNT_THRESHOLD = 0.5
