@@ -25,7 +25,7 @@ from explorer.cli.common import (
     progress_printer,
     read_text,
     warn,
-    write_output,
+    write_json_fields,
 )
 
 DEFAULT_PRE_TOKENIZERS = {"bpe": "byte-level", "wordpiece": "bert", "unigram": "metaspace"}
@@ -236,6 +236,7 @@ def _train_and_write(args, corpus: list[str], config, budget, finish, **stop):
         save_tokenizer(tokenizer, args.out)
     except OSError as error:
         raise UserError(f"cannot write --out {args.out!r}: {error.strerror or error}") from None
+    del tokenizer  # written: its tables need not stay beside the trace's JSON
     if args.trace:
-        write_output(args.trace, trace.to_json().encode("utf-8"), "--trace")
+        write_json_fields(args.trace, trace.to_dict(), "--trace")
     return trace

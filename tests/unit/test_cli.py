@@ -217,3 +217,28 @@ def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly():
     status = process.wait(timeout=120)
     stderr = process.stderr.read().decode()
     assert status == 141 and "Traceback" not in stderr, stderr
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        ("bpe", "library", 300, "byte-level", ()),
+        ("unigram", "course", 60, "metaspace", ()),
+    ],
+    ids=["bpe", "unigram"],
+)
+def test_the_trace_file_is_written_field_by_field_with_the_bytes_of_its_json(tmp_path, config):
+    from explorer.cli.common import write_json_fields
+    from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
+    from explorer.train import train_corpus
+
+    algorithm, flavor, size, pre_tokenizer, specials = config
+    trainer = (
+        UnigramConfig(flavor, size, special_tokens=specials)
+        if algorithm == "unigram"
+        else TrainerConfig(algorithm, flavor=flavor, vocab_size=size, special_tokens=specials)
+    )
+    trace = train_corpus(CORPUS * 3 + "naïve café 東京 😀\n", RunConfig(trainer, (), pre_tokenizer))
+    path = tmp_path / "trace.json"
+    write_json_fields(str(path), trace.to_dict(), "--trace")
+    assert path.read_bytes() == trace.to_json().encode("utf-8")
