@@ -88,6 +88,12 @@ class WorkerPool:
         self._dispatcher = Dispatcher(self.settings)
         atexit.register(self.shutdown)
 
+    @property
+    def counting_jobs(self) -> int:
+        """Processes one job may count a corpus's words in: the cores this pool's workers leave
+        (one per worker by default, so 1; `EXPLORER_WORKERS=1` on 4 cores gives 4)."""
+        return max(1, _cpu_count() // self.settings.size)
+
     def submit(self, key: str, function, *args, time_limit: float | None = None) -> Job:
         """The queued or running job for `key`, or a new one running `function(reporter, *args)`.
 

@@ -1,6 +1,7 @@
 """The real jobs of the worker pool, taking and returning plain data (small where possible).
 
-- `train_task(reporter, corpus_text, settings, limits, store=None)`: `explorer.train.train_corpus`
+- `train_task(reporter, corpus_text, settings, limits, store=None, jobs=1)`: `explorer.train.train_corpus`
+  (its words counted in `jobs` forked processes: the pool's `counting_jobs`)
   under the run's budget (`Limits.budget()`), reporting {"phase": "counting"} and then
   {"phase": "training", "step", "planned", "unit"} ("merge", or "round" for Unigram, whose
   `planned` is an estimate of its rounds), stopping when the reporter says so (Stop, a visitor
@@ -50,7 +51,9 @@ MEASURE_CHUNK = 8 * 4096  # lines measured between two progress reports and stop
 WARM_UP_STEPS = ("measuring", *PRETRAINED)
 
 
-def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: dict | None = None) -> dict:
+def train_task(
+    reporter, corpus_text: str, settings: dict, limits: dict, store: dict | None = None, jobs: int = 1
+) -> dict:
     # here: the server imports this module for its names alone
     from explorer.train import train_corpus
 
@@ -69,6 +72,7 @@ def train_task(reporter, corpus_text: str, settings: dict, limits: dict, store: 
         progress=budget.progress,
         should_stop=lambda: reporter.should_stop() or budget.should_stop(),
         max_steps=budget.step_limit,
+        jobs=jobs,
     )
     if not trace.words:
         raise ValueError(NO_WORDS)

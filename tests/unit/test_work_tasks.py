@@ -73,6 +73,24 @@ def test_training_in_a_task_gives_the_same_trace_as_training_here():
     assert training[-1]["step"] == expected.steps and training[-1]["planned"] >= expected.steps
 
 
+def test_a_task_counting_in_two_processes_gives_the_same_trace(monkeypatch):
+    from explorer.training import word_counts
+
+    monkeypatch.setattr(word_counts, "PARALLEL_CHARACTERS", 1_000)  # the corpus is counted in parts
+    one = train_task(FakeReporter(), CORPUS, SETTINGS, LIMITS)
+    two = train_task(FakeReporter(), CORPUS, SETTINGS, LIMITS, None, 2)
+    assert without_seconds(Trace.from_json(two["trace_json"])) == without_seconds(
+        Trace.from_json(one["trace_json"])
+    )
+
+
+def test_a_pool_counts_in_the_cores_its_workers_leave(monkeypatch):
+    from explorer.work import pool as pool_module
+
+    monkeypatch.setattr(pool_module, "_cpu_count", lambda: 4)
+    assert [WorkerPool(size=size).counting_jobs for size in (1, 2, 3, 4, 8)] == [4, 2, 1, 1, 1]
+
+
 def test_the_stop_button_ends_training_with_the_merges_so_far_and_is_not_stored(tmp_path):
     store = SQLiteRunStore(tmp_path / "runs.sqlite3", secret=b"s" * 32)
     reporter = FakeReporter(stop_after=1)

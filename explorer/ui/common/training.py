@@ -213,13 +213,15 @@ def _submit(
     shared_label: str,
 ) -> TrainingJob:
     meta = serving.run_meta(settings, shared_label, sample_key, text)
-    handle = serving.pool().request(
+    pool = serving.pool()
+    handle = pool.request(
         key,
         tasks.train_task,
         text,
         serving.training_spec(settings, limits),
         dataclasses.asdict(limits),
         serving.store_spec(key, meta, keep_corpus=sample_key is None),
+        pool.counting_jobs,
         time_limit=limits.max_seconds + EXTRA_SECONDS,
     )
     abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.common.abandoned)
