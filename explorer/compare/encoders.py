@@ -4,7 +4,7 @@ character spans in arrays, explorer.lessons.metrics), the same ids and spans as 
 
 Our pure-Python encoder needs about 8 s per MB; a corpus goes through compiled encoders instead:
 
-- `pretrained_batch_encoder(name)`: tiktoken's Rust encoder on a few threads, each token's byte
+- `pretrained_batch_encoder(name)`: tiktoken's Rust encoder, each token's byte
   length read from a table indexed by id and turned into character spans with numpy
   (`spans_from_byte_lengths`).
 - `library_batch_encoder(tokenizer_json)`: the `tokenizers` library's `encode_batch`, for
@@ -20,24 +20,21 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from itertools import chain, repeat
+from typing import cast
 
 import numpy as np
 import tokenizers
 
 from explorer.lessons.metrics import EncodedTexts
 from explorer.pipeline.bytelevel import symbols_to_bytes
-from explorer.pretrained import BUNDLED, encode, info_for, load_encoding, replace_surrogates
-from explorer.pretrained.registry import TIKTOKEN_KINDS
+from explorer.pretrained import BUNDLED, encode, info_for, load_encoding, load_tokenizer, replace_surrogates
+from explorer.pretrained.library_backend import LibraryTokenizer
+from explorer.pretrained.registry import TIKTOKEN_KINDS, TOKENIZER_JSON
 from explorer.tokens import SPECIAL, TOKEN, UNKNOWN, Piece
 
 BatchEncoder = Callable[[Sequence[str]], EncodedTexts]
-
-BATCH_CHUNK = 2_000  # texts per task of the pretrained batch encoder
-BATCH_THREADS = 4
 
 # Piece(*fields) goes through a Python-level __new__; tuple.__new__ builds the same Piece in C.
 _new_piece = functools.partial(tuple.__new__, Piece)
@@ -96,39 +93,55 @@ def _byte_lengths(name: str) -> np.ndarray:
 
 
 def pretrained_batch_encoder(name: str, special_tokens: bool = False) -> BatchEncoder:
-    """Encode many texts with tiktoken on a few threads (tiktoken's Rust encoder releases the GIL),
-    as `encode_pretrained` does one at a time: special-token text is plain text, lone surrogates
-    count as U+FFFD. Tokenizers that tiktoken does not encode as is (Qwen's normalizes first,
-    DeepSeek's and SentencePiece models are not tiktoken's) and the special-token switch go
-    through `explorer.pretrained.encode`, one text at a time.
+    """Encode many texts with tiktoken, as `encode_pretrained` does one at a time: special-token
+    text is plain text, lone surrogates count as U+FFFD. Tokenizers that tiktoken does not encode
+    as is (Qwen's normalizes first, SentencePiece models are not tiktoken's) and the special-token
+    switch go through `explorer.pretrained.encode`, one text at a time; a bundled tokenizer.json
+    (DeepSeek's) through the `tokenizers` library's batch encoder (`LibraryTokenizer.encode_batch`).
 
-    Like `Encoding.encode_ordinary_batch`, but in chunks: that method submits one thread-pool task
-    per text, and for corpus lines the task overhead is several times the encoding (1.0 s against
-    0.2 s for the 26,000 distinct lines of tinyshakespeare).
+    One `encode_ordinary` call per text, on this thread. Measured on corpus lines (bench/
+    bench_encoders.py, 2 cores): tiktoken's `encode_ordinary_batch`, one thread-pool task per
+    text, is 7x slower than this loop, and the loop cut into chunks over 2 to 4 threads 1.4x
+    slower: a line is encoded in microseconds, which the threads' handing over of the GIL outweighs.
     """
 
     info = info_for(name)
+    if info.kind == TOKENIZER_JSON:  # the library's batch encoder; its pieces are never unknown
+        return lambda texts: encoded_texts(
+            cast(LibraryTokenizer, load_tokenizer(name)).encode_batch(texts, special_tokens), None
+        )
     if special_tokens or info.kind not in TIKTOKEN_KINDS or info.normalization:
         return lambda texts: EncodedTexts.from_pieces([encode(name, text, special_tokens) for text in texts])
 
-    def encode_chunk(texts: Sequence[str]) -> list[list[int]]:
-        encode_ordinary = load_encoding(name).encode_ordinary
-        return [encode_ordinary(text) for text in texts]
-
     def encode_batch(texts: Sequence[str]) -> EncodedTexts:
         clean = [text if text.isascii() else replace_surrogates(text) for text in texts]
-        chunks = [clean[start : start + BATCH_CHUNK] for start in range(0, len(clean), BATCH_CHUNK)]
-        # Load before the threads start: lru_cache does not make concurrent callers wait, so each
-        # thread would read the vocabulary again (measured: 2x the load time).
         load_tables(name)
-        if len(chunks) <= 1:
-            token_ids = encode_chunk(clean)
-        else:
-            with ThreadPoolExecutor(max_workers=min(BATCH_THREADS, os.cpu_count() or 1)) as pool:
-                token_ids = [ids for chunk in pool.map(encode_chunk, chunks) for ids in chunk]
+        token_ids = list(map(load_encoding(name).encode_ordinary, clean))
         return spans_from_byte_lengths(clean, token_ids, _byte_lengths(name))
 
     return encode_batch
+
+
+def encoded_texts(encodings: Sequence[tokenizers.Encoding], unknown: int | None) -> EncodedTexts:
+    """The `tokenizers` library's Encodings as arrays: ids and offsets, and as unknown the tokens
+    with id `unknown` that its special-tokens mask does not call special (as `encoding_pieces`
+    counts them)."""
+    token_ids = [encoding.ids for encoding in encodings]
+    counts = np.fromiter(map(len, token_ids), np.int64, len(token_ids))
+    total = int(counts.sum())
+    ids = _flat(token_ids, total)
+    offsets = np.fromiter(
+        chain.from_iterable(chain.from_iterable(encoding.offsets for encoding in encodings)),
+        np.int64,
+        2 * total,
+    ).reshape(total, 2)
+    marked = None
+    if unknown is not None and (ids == unknown).any():
+        special = _flat([encoding.special_tokens_mask for encoding in encodings], total).astype(bool)
+        marked = (ids == unknown) & ~special
+    return EncodedTexts(
+        ids=ids, starts=offsets[:, 0], ends=offsets[:, 1], bounds=_bounds(counts), unknown=marked
+    )
 
 
 def library_batch_encoder(tokenizer_json: str, special_tokens: bool = True) -> BatchEncoder:
@@ -151,23 +164,7 @@ def library_batch_encoder(tokenizer_json: str, special_tokens: bool = True) -> B
             library.encode_special_tokens = not special_tokens
             loaded.append((library, library_unknown_id(json.loads(tokenizer_json), library)))
         library, unknown = loaded[0]
-        encodings = library.encode_batch(list(texts), add_special_tokens=False)
-        token_ids = [encoding.ids for encoding in encodings]
-        counts = np.fromiter(map(len, token_ids), np.int64, len(token_ids))
-        total = int(counts.sum())
-        ids = _flat(token_ids, total)
-        offsets = np.fromiter(
-            chain.from_iterable(chain.from_iterable(encoding.offsets for encoding in encodings)),
-            np.int64,
-            2 * total,
-        ).reshape(total, 2)
-        marked = None
-        if unknown is not None and (ids == unknown).any():
-            special = _flat([encoding.special_tokens_mask for encoding in encodings], total).astype(bool)
-            marked = (ids == unknown) & ~special
-        return EncodedTexts(
-            ids=ids, starts=offsets[:, 0], ends=offsets[:, 1], bounds=_bounds(counts), unknown=marked
-        )
+        return encoded_texts(library.encode_batch(list(texts), add_special_tokens=False), unknown)
 
     return encode_batch
 

@@ -223,7 +223,7 @@ def test_pretrained_batch_encoder_gives_encode_pretrained_spans():
             assert batch.spans(index) == [(p.id, p.start, p.end) for p in encode_pretrained(name, text)]
 
 
-def test_pretrained_batch_encoder_reads_the_vocabulary_once_for_all_its_threads(monkeypatch):
+def test_pretrained_batch_encoder_reads_the_vocabulary_once(monkeypatch):
     from explorer.compare import encoders
     from explorer.pretrained import tiktoken_backend
 
@@ -234,8 +234,9 @@ def test_pretrained_batch_encoder_reads_the_vocabulary_once_for_all_its_threads(
     )
     tiktoken_backend.load_encoding.cache_clear()
     encoders._byte_lengths.cache_clear()
-    texts = ["many lines, many chunks"] * (encoders.BATCH_CHUNK * encoders.BATCH_THREADS)
-    assert len(pretrained_batch_encoder("gpt2")(texts)) == len(texts)
+    texts = ["many lines, many batches"] * 10
+    encode_batch = pretrained_batch_encoder("gpt2")
+    assert len(encode_batch(texts)) == len(encode_batch(texts[:3])) + 7
     assert reads == ["gpt2"]
 
 
@@ -277,10 +278,15 @@ def test_measuring_in_small_batches_changes_no_figure(trained, monkeypatch):
     assert measure_corpus(column, []).metrics.texts == 0
 
 
-def test_measuring_pretrained_equals_encoding_one_by_one():
-    column = pretrained_column("cl100k_base")
-    measured = measure_corpus(column, CORPUS)
-    assert measured.metrics == compute_metrics(column.name, CORPUS, column.encode)
+@pytest.mark.parametrize(
+    "name, special_tokens", [("cl100k_base", False), ("deepseek-v4", False), ("deepseek-v4", True)]
+)
+def test_measuring_pretrained_equals_encoding_one_by_one(name, special_tokens):
+    """tiktoken's batch route, and the library's for a bundled tokenizer.json, either switch."""
+    column = pretrained_column(name, special_tokens)
+    corpus = [*CORPUS, "<｜end▁of▁sentence｜> <think>é</think>", "lone \ud800 surrogate", *CORPUS[:3]]
+    measured = measure_corpus(column, corpus)
+    assert measured.metrics == compute_metrics(column.name, corpus, column.encode)
 
 
 # ---------------------------------------------------------------- uploads
