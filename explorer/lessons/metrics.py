@@ -217,15 +217,18 @@ _ASCII_SPACE = np.zeros(128, dtype=bool)
 _ASCII_SPACE[[code for code in WHITESPACE if code < 128]] = True
 
 
-def _word_bounds(text: str) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end character offsets of `WORD.finditer(text)`'s words, with numpy."""
+def _words_and_bytes(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Start and end character offsets of `WORD.finditer(text)`'s words, with numpy, and the
+    UTF-8 length of each character (surrogates 3, as "surrogatepass" writes them; None when the
+    text is ASCII: all 1)."""
     if text.isascii():
-        space = _ASCII_SPACE[np.frombuffer(text.encode("ascii"), np.uint8)]
+        space, utf8 = _ASCII_SPACE[np.frombuffer(text.encode("ascii"), np.uint8)], None
     else:
         codes = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), np.uint32)
         space = np.isin(codes, WHITESPACE)
+        utf8 = 1 + (codes >= 0x80).astype(np.int64) + (codes >= 0x800) + (codes >= 0x10000)
     change = np.diff((~space).astype(np.int8), prepend=np.int8(0), append=np.int8(0))
-    return np.flatnonzero(change == 1), np.flatnonzero(change == -1)
+    return np.flatnonzero(change == 1), np.flatnonzero(change == -1), utf8
 
 
 def encoded_metrics(
@@ -243,11 +246,14 @@ def encoded_metrics(
         raise ValueError(f"{len(encoded)} encoded texts for {count} texts")
     weights = np.ones(count, np.int64) if times is None else np.asarray(times, np.int64)
     lengths = np.fromiter(map(len, texts), np.int64, count)
-    utf8 = np.fromiter((len(text.encode("utf-8", errors="surrogatepass")) for text in texts), np.int64, count)
     base = np.concatenate(([0], np.cumsum(lengths + 1)[:-1])).astype(np.int64)
     counts = np.diff(encoded.bounds)
     owner = np.repeat(np.arange(count), counts)
-    word_starts, word_ends = _word_bounds("\n".join(texts))
+    word_starts, word_ends, char_bytes = _words_and_bytes("\n".join(texts))
+    utf8 = lengths
+    if char_bytes is not None:  # each text's characters' bytes: the sum up to its end less up to its start
+        upto = np.concatenate(([0], np.cumsum(char_bytes)))
+        utf8 = upto[base + lengths] - upto[base]
     word_owner = np.searchsorted(base, word_starts, side="right") - 1
     split = _split_words(encoded.starts + base[owner], encoded.ends + base[owner], word_starts, word_ends)
     unknown_tokens = lost = 0
@@ -293,23 +299,23 @@ def _split_word_count(piece_starts, piece_ends, word_starts, word_ends) -> int:
 
 
 def _split_words(piece_starts, piece_ends, word_starts, word_ends) -> np.ndarray:
-    """For each word, whether two or more pieces overlap it (spans half-open; words sorted, disjoint)."""
-    if not len(piece_starts):
-        return np.zeros(len(word_starts), dtype=bool)
-    starts, ends = np.asarray(piece_starts), np.asarray(piece_ends)
+    """For each word, whether two or more pieces overlap it (spans half-open; words sorted, disjoint).
+
+    A piece [s, e) overlaps a word [ws, we) when s < we and e > ws. A piece with e <= ws has
+    s < we too (s < e <= ws < we), so the pieces overlapping a word are those starting before
+    its end less those ending at or before its start: two searches per word."""
+    starts, ends = np.asarray(piece_starts, dtype=np.int64), np.asarray(piece_ends, dtype=np.int64)
     spans = ends > starts  # empty spans (added special tokens) overlap nothing
-    starts, ends = starts[spans], ends[spans]
-    words_start, words_end = np.asarray(word_starts), np.asarray(word_ends)
-    # A piece overlaps the words from the first one ending after its start to the last one
-    # starting before its end.
-    first = np.searchsorted(words_end, starts, side="right")
-    last = np.searchsorted(words_start, ends, side="left") - 1
-    overlapping = first <= last
-    size = len(words_start) + 1
-    change = np.bincount(first[overlapping], minlength=size) - np.bincount(
-        last[overlapping] + 1, minlength=size
+    if not spans.all():
+        starts, ends = starts[spans], ends[spans]
+    if len(starts) > 1 and (starts[1:] < starts[:-1]).any():
+        starts = np.sort(starts)
+    if len(ends) > 1 and (ends[1:] < ends[:-1]).any():
+        ends = np.sort(ends)
+    overlapping = np.searchsorted(starts, word_ends, side="left") - np.searchsorted(
+        ends, word_starts, side="right"
     )
-    return np.cumsum(change[:-1]) >= 2
+    return overlapping >= 2
 
 
 def metrics_table(metrics: Iterable[TokenizerMetrics]) -> pd.DataFrame:

@@ -139,3 +139,20 @@ def test_encoded_metrics_count_what_compute_metrics_counts():
 def test_encoded_texts_hold_no_dropped_markers():
     with pytest.raises(ValueError):
         EncodedTexts.from_pieces([[Piece(-1, "P", 0, 1, b"P", DROPPED)]])
+
+
+def test_split_words_are_those_two_or_more_spans_overlap_whatever_their_order():
+    import random
+
+    from explorer.lessons.metrics import _split_words
+
+    rng = random.Random(1)
+    for _ in range(300):
+        text = "".join(rng.choice("ab  ") for _ in range(rng.randint(1, 30)))
+        words = word_spans(text)
+        spans = sorted((a, rng.randint(a, len(text))) for a in (rng.randint(0, len(text)) for _ in range(12)))
+        if rng.random() < 0.5:
+            rng.shuffle(spans)  # overlapping, nested and empty spans, in any order
+        expected = [sum(1 for s, e in spans if s < e and s < we and e > ws) >= 2 for ws, we in words]
+        got = _split_words([s for s, _ in spans], [e for _, e in spans], *zip(*words) if words else ([], []))
+        assert list(got) == expected, (text, spans)
