@@ -1,6 +1,6 @@
 """How much a corpus measurement on the Compare page costs beyond the encoder library it runs on.
 
-    .venv/bin/python bench/bench_encoders.py [--megabytes 1] [--repeat 3] [--smoke]
+    .venv/bin/python bench/bench_encoders.py [--megabytes 1] [--repeat 5] [--smoke]
 
 For 1 MB of text (../shared/data/tinyshakespeare.txt when present, else the bundled copy in
 explorer/data; 20 KB with --smoke), split into lines as a measurement splits a corpus, and for
@@ -10,7 +10,7 @@ each kind of column:
   `encode_ordinary_batch` and `encode_ordinary` text by text on one thread), against
   `measure_corpus` of the pretrained column (every figure of explorer.lessons.metrics);
 - a tokenizer.json (the bundled DeepSeek V4 file) through the `tokenizers` library:
-  `Tokenizer.encode_batch` alone, against `measure_corpus` of an uploaded-file column;
+  `Tokenizer.encode_batch` alone, against `measure_corpus` of its pretrained column;
 - one of our runs (byte-level BPE trained here on the first 100 KB; 10 KB with --smoke): the
   library on its exported tokenizer.json alone, against `measure_corpus` of its column (which
   goes through the library); and our own pure-Python encoder (`encode_pieces`, what a column
@@ -18,8 +18,9 @@ each kind of column:
 
 Both sides encode the same texts: each `MEASURE_BATCH` lines' distinct lines, as
 `measure_corpus` does. Printed: seconds for the library, for our path, their ratio (target: at
-most 1.5x for tiktoken and library columns). Best of `--repeat`; loads happen before timing.
-Figures only; it asserts nothing. Compare ratios, not seconds, on a busy machine.
+most 1.5x for tiktoken and library columns). Best of `--repeat` (default 5), the two sides run
+in turn; loads happen before timing. Figures only; it asserts nothing. Compare ratios, not
+seconds, on a busy machine.
 """
 
 from __future__ import annotations
@@ -34,8 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from explorer.compare import measure_corpus, pretrained_column, tokenizer_column  # noqa: E402
-from explorer.compare.columns import TokenizerColumn  # noqa: E402
-from explorer.compare.encoders import library_batch_encoder, load_tables  # noqa: E402
+from explorer.compare.encoders import load_tables  # noqa: E402
 from explorer.compare.measure import MEASURE_BATCH  # noqa: E402
 from explorer.lessons.metrics import compute_metrics  # noqa: E402
 from explorer.pipeline.tokenizer_json import tokenizer_to_json  # noqa: E402
@@ -65,13 +65,16 @@ def batches(lines: list[str]) -> list[list[str]]:
     ]
 
 
-def best(repeat: int, work) -> float:
-    times = []
+def best(repeat: int, *works) -> list[float]:
+    """The best time of each of `works`, run in turn `repeat` times (interleaved, so that a busy
+    spell of the machine slows each alike)."""
+    times: list[list[float]] = [[] for _ in works]
     for _ in range(repeat):
-        started = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - started)
-    return min(times)
+        for work, spent in zip(works, times):
+            started = time.perf_counter()
+            work()
+            spent.append(time.perf_counter() - started)
+    return [min(spent) for spent in times]
 
 
 def row(label: str, library: float, ours: float, per_mb: float) -> None:
@@ -84,7 +87,7 @@ def row(label: str, library: float, ours: float, per_mb: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--megabytes", type=float, default=1.0)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--smoke", action="store_true", help="20 KB, once (what CI runs)")
     args = parser.parse_args()
     characters = 20_000 if args.smoke else int(args.megabytes * 1_000_000)
@@ -102,31 +105,30 @@ def main() -> None:
         encoding = load_encoding(name)
         column = pretrained_column(name)
         measure_corpus(column, lines[:100])
-        batch_api = best(
-            repeat, lambda encoding=encoding: [encoding.encode_ordinary_batch(g) for g in groups]
+        batch_api, one_by_one, ours = best(
+            repeat,
+            lambda encoding=encoding: [encoding.encode_ordinary_batch(group) for group in groups],
+            lambda encoding=encoding: [list(map(encoding.encode_ordinary, group)) for group in groups],
+            lambda column=column: measure_corpus(column, lines),
         )
-        one_by_one = best(
-            repeat, lambda encoding=encoding: [list(map(encoding.encode_ordinary, g)) for g in groups]
+        row(f"tiktoken {name}", min(batch_api, one_by_one), ours, per_mb)
+        print(
+            f"   {'':<4}(tiktoken's encode_ordinary_batch: {batch_api * per_mb:.3f} s, text by text: "
+            f"{one_by_one * per_mb:.3f} s)"
         )
-        library = min(batch_api, one_by_one)
-        ours = best(repeat, lambda column=column: measure_corpus(column, lines))
-        row(f"tiktoken {name}", library, ours, per_mb)
 
     import tokenizers
 
-    (content,) = [read_verified(info_for("deepseek-v4").module, f) for f in info_for("deepseek-v4").files]
-    library_json = content.decode("utf-8")
-    deepseek = tokenizers.Tokenizer.from_str(library_json)
-    upload = TokenizerColumn(
-        name="deepseek tokenizer.json",
-        encode=lambda text: [],
-        encode_batch=library_batch_encoder(library_json),
+    info = info_for("deepseek-v4")
+    (content,) = [read_verified(info.module, data_file) for data_file in info.files]
+    deepseek = tokenizers.Tokenizer.from_str(content.decode("utf-8"))
+    column = pretrained_column("deepseek-v4")
+    measure_corpus(column, lines[:100])
+    library, ours = best(
+        repeat,
+        lambda: [deepseek.encode_batch(group, add_special_tokens=False) for group in groups],
+        lambda: measure_corpus(column, lines),
     )
-    measure_corpus(upload, lines[:100])
-    library = best(
-        repeat, lambda: [deepseek.encode_batch(group, add_special_tokens=False) for group in groups]
-    )
-    ours = best(repeat, lambda: measure_corpus(upload, lines))
     row("tokenizer.json (DeepSeek V4) via tokenizers", library, ours, per_mb)
 
     training_text = text[: 10_000 if args.smoke else 100_000]
@@ -137,19 +139,21 @@ def main() -> None:
     run_column = tokenizer_column(tok, "run")
     run_library = tokenizers.Tokenizer.from_str(tokenizer_to_json(tok))
     measure_corpus(run_column, lines[:100])
-    library = best(
-        repeat, lambda: [run_library.encode_batch(group, add_special_tokens=False) for group in groups]
+    library, ours = best(
+        repeat,
+        lambda: [run_library.encode_batch(group, add_special_tokens=False) for group in groups],
+        lambda: measure_corpus(run_column, lines),
     )
-    ours = best(repeat, lambda: measure_corpus(run_column, lines))
     row(f"our run (BPE, 1000, trained in {trained:.1f} s)", library, ours, per_mb)
 
     tenth = lines[: max(1, len(lines) // 10)]
     tenth_groups = batches(tenth)
     tenth_per_mb = 1_000_000 / sum(len(line.encode("utf-8")) for line in tenth)
-    library = best(
-        repeat, lambda: [run_library.encode_batch(group, add_special_tokens=False) for group in tenth_groups]
+    library, ours = best(
+        1,
+        lambda: [run_library.encode_batch(group, add_special_tokens=False) for group in tenth_groups],
+        lambda: compute_metrics("run", tenth, lambda line: encode_pieces(tok, line)),
     )
-    ours = best(1, lambda: compute_metrics("run", tenth, lambda line: encode_pieces(tok, line)))
     row("our run, our pure-Python encoder", library, ours, tenth_per_mb)
 
 
