@@ -26,7 +26,7 @@ from explorer.pipeline.bytelevel import BYTE_TO_UNICODE
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.run_config import RunConfig
 from explorer.samples import HF_COURSE
-from explorer.tokens import DROPPED, UNKNOWN, lost_characters, tokens_only
+from explorer.tokens import DROPPED, UNKNOWN, Piece, lost_characters, tokens_only
 from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.training.bpe import TrainerConfig
 from explorer.training.unigram import UnigramConfig
@@ -92,6 +92,8 @@ def test_a_token_merged_across_a_dropped_character_still_names_it():
     tokens, dropped = model.tokenize_exactly("axb")
     assert [(token.value, token.start, token.end) for token in tokens] == [("ab", 0, 3)]
     assert dropped == [1]
+    tokens.clear(), dropped.clear()  # the caller's own lists: the cached answer is unchanged
+    assert model.tokenize_exactly("axb") == ([Piece(2, "ab", 0, 3)], [1])
     library_like = model.tokenize("axb")
     assert [(token.value, token.start, token.end) for token in library_like] == [("ab", 0, 2)]
 
