@@ -59,8 +59,9 @@ def spans_from_byte_lengths(
     counts = np.fromiter(map(len, token_ids), np.int64, len(token_ids))
     ids = _flat(token_ids, int(counts.sum()))
     bounds = _bounds(counts)
-    ends = np.cumsum(lengths[ids])  # byte offsets in the texts' concatenated UTF-8
-    starts = ends - lengths[ids]
+    token_lengths = lengths[ids]
+    ends = np.cumsum(token_lengths)  # byte offsets in the texts' concatenated UTF-8
+    starts = ends - token_lengths
     joined = "".join(texts)
     if not joined.isascii():
         utf8 = np.frombuffer(joined.encode("utf-8"), np.uint8)
