@@ -24,6 +24,7 @@ SCRIPTS = {
     "bench_corpora.py": "training on prose, code and CJK at 1-20 MB against the library and rustbpe",
     "bench_compare_columns.py": "Compare's first view of each bundled tokenizer's column",
     "bench_encode_steps.py": "the step-by-step view next to a plain encode",
+    "bench_encoders.py": "a corpus measurement against the encoder library it runs on, per column kind",
     "bench_pretrained.py": "the bundled pretrained tokenizers: first encoding, memory, install size",
     "bench_train.py": "BPE and WordPiece training against the `tokenizers` library, same run",
     "bench_unigram.py": "Unigram training against the library and the course's loop",

@@ -1,7 +1,8 @@
 """The tokenizers of the Compare page, each as a column: a name plus `encode(text) -> pieces`.
 
 - `TokenizerColumn`: a name, an encoder giving `explorer.tokens.Piece`s, optionally a batch
-  encoder for a whole corpus (explorer.compare.encoders), a step-by-step encoder
+  encoder for a whole corpus (explorer.compare.encoders: ids and spans in arrays, no pieces),
+  a step-by-step encoder
   (explorer.lessons.encode_steps) and the spec a worker process rebuilds it from.
 - `tokenizer_column` (one of ours: a trained run or an upload our readers read),
   `pretrained_column` (a bundled pretrained tokenizer), `sentencepiece_column` (an uploaded
@@ -51,8 +52,9 @@ class TokenizerColumn:
 
     `key` tells columns apart in the page's widgets; `content_key` names what the tokenizer *is*
     (a hash of its files), so measurements can be cached across runs and sessions. `encode` gives
-    `explorer.tokens.Piece`s; `encode_batch` is a fast path for a whole corpus; without it
-    `encode` is called once per text.
+    `explorer.tokens.Piece`s (what the page draws); `encode_batch` is a fast path for a whole
+    corpus, the same ids and spans as an `explorer.lessons.metrics.EncodedTexts` (no `Piece` per
+    token); without it `encode` is called once per text.
     """
 
     name: str

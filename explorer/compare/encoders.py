@@ -1,11 +1,15 @@
-"""Fast encoders for a whole corpus, giving the same `explorer.tokens.Piece`s as the columns'.
+"""Fast encoders for a whole corpus: the tokens of many texts as an `EncodedTexts` (ids and
+character spans in arrays, explorer.lessons.metrics), the same ids and spans as the columns'
+`explorer.tokens.Piece`s, without a Python object per token.
 
 Our pure-Python encoder needs about 8 s per MB; a corpus goes through compiled encoders instead:
 
-- `pretrained_batch_encoder(name)`: tiktoken's Rust encoder on a few threads, each token's byte
-  length and spelling read from a table (`pieces_from_byte_lengths`).
-- `library_batch_encoder(tokenizer_json)`: the `tokenizers` library, for anything written as a
-  tokenizer.json (our runs, uploads). `library_pieces` encodes one text with it for a column,
+- `pretrained_batch_encoder(name)`: tiktoken's Rust encoder, each token's byte
+  length read from a table indexed by id and turned into character spans with numpy
+  (`spans_from_byte_lengths`).
+- `library_batch_encoder(tokenizer_json)`: the `tokenizers` library's `encode_batch`, for
+  anything written as a tokenizer.json (our runs, uploads): its ids and offsets as arrays.
+  `library_pieces` encodes one text with it for a column (what the page draws),
   `encoding_pieces` turns one of its Encodings into pieces.
 
 What it does not do: define a column (explorer.compare.columns) or count anything
@@ -16,117 +20,129 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from itertools import accumulate, repeat
+from itertools import chain, repeat
+from typing import cast
 
+import numpy as np
 import tokenizers
 
-from explorer.pipeline.bytelevel import bytes_to_symbols, symbols_to_bytes
-from explorer.pretrained import (
-    BUNDLED,
-    byte_to_char_index,
-    encode,
-    info_for,
-    load_encoding,
-    replace_surrogates,
-)
-from explorer.pretrained.registry import TIKTOKEN_KINDS
+from explorer.lessons.metrics import EncodedTexts
+from explorer.pipeline.bytelevel import symbols_to_bytes
+from explorer.pretrained import BUNDLED, encode, info_for, load_encoding, load_tokenizer, replace_surrogates
+from explorer.pretrained.library_backend import LibraryTokenizer
+from explorer.pretrained.registry import TIKTOKEN_KINDS, TOKENIZER_JSON
 from explorer.tokens import SPECIAL, TOKEN, UNKNOWN, Piece
 
-BatchEncoder = Callable[[Sequence[str]], list[Sequence[Piece]]]
+BatchEncoder = Callable[[Sequence[str]], EncodedTexts]
 
-BATCH_CHUNK = 2_000  # texts per task of the pretrained batch encoder
-BATCH_THREADS = 4
-
-# Piece(*fields) goes through a Python-level __new__; tuple.__new__ builds the same Piece in C, which
-# halves the cost of the ~400,000 pieces of a 1 MB corpus.
+# Piece(*fields) goes through a Python-level __new__; tuple.__new__ builds the same Piece in C.
 _new_piece = functools.partial(tuple.__new__, Piece)
 
 
-def pieces_from_byte_lengths(
-    text: str, token_ids: Sequence[int], lengths: Sequence[int], spellings: Sequence[str]
-) -> list[Piece]:
-    """Pieces of tokens whose UTF-8 byte lengths, in order, add up to `text`'s; `spellings` are
-    their values. Same spans as `pretrained.pieces_from_token_bytes` (a token holding part of a
-    character gets the whole character's span); ASCII text, where bytes are characters, skips the
-    byte map. No `token_bytes`: a measurement does not draw."""
-    ends = list(accumulate(lengths))
-    starts = [0, *ends[:-1]]
-    if not text.isascii():
-        owners = byte_to_char_index(text)
-        starts = [owners[start] for start in starts]
-        ends = [owners[end - 1] + 1 for end in ends]
-    return list(map(_new_piece, zip(token_ids, spellings, starts, ends, repeat(None), repeat(TOKEN))))
+def _flat(lists: Sequence[Sequence[int]], total: int) -> np.ndarray:
+    return np.fromiter(chain.from_iterable(lists), np.int64, total)
+
+
+def _bounds(counts: np.ndarray) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+
+def spans_from_byte_lengths(
+    texts: Sequence[str], token_ids: Sequence[Sequence[int]], lengths: np.ndarray
+) -> EncodedTexts:
+    """The tokens of `texts` (`token_ids[i]` are text i's) whose UTF-8 byte lengths (`lengths`,
+    indexed by id) add up, in order, to each text's; texts without lone surrogates. Same spans as
+    `pretrained.pieces_from_token_bytes`: a token starts at the character owning its first byte
+    and ends one past the character owning its last (a token holding part of a character gets
+    the whole character's span); ASCII texts, where bytes are characters, skip the byte map."""
+    counts = np.fromiter(map(len, token_ids), np.int64, len(token_ids))
+    ids = _flat(token_ids, int(counts.sum()))
+    bounds = _bounds(counts)
+    token_lengths = lengths[ids]
+    ends = np.cumsum(token_lengths)  # byte offsets in the texts' concatenated UTF-8
+    starts = ends - token_lengths
+    joined = "".join(texts)
+    if not joined.isascii():
+        utf8 = np.frombuffer(joined.encode("utf-8"), np.uint8)
+        owners = np.cumsum((utf8 & 0xC0) != 0x80) - 1  # the character (of `joined`) of each byte
+        starts, ends = owners[starts], owners[ends - 1] + 1
+    text_starts = _bounds(np.fromiter(map(len, texts), np.int64, len(texts)))[:-1]
+    shift = np.repeat(text_starts, counts)
+    return EncodedTexts(ids=ids, starts=starts - shift, ends=ends - shift, bounds=bounds)
 
 
 def load_tables(name: str) -> None:
-    """Load the encoding of `name` and its token tables now (once per process): what the first
+    """Load the encoding of `name` and its token table now (once per process): what the first
     corpus measurement with it would otherwise do. Also a worker's warm-up step."""
     load_encoding(name)
-    _token_tables(name)
+    _byte_lengths(name)
 
 
 @functools.lru_cache(maxsize=len(BUNDLED))
-def _token_tables(name: str) -> tuple[list[int], list[str]]:
-    """Byte length and spelling (GPT-2's byte symbols) of every token id of a pretrained encoding
-    (0 and "" for ids it does not use): one table lookup per token instead of one call into
-    tiktoken (0.3 s once for o200k_base)."""
+def _byte_lengths(name: str) -> np.ndarray:
+    """The byte length of every token id of a pretrained encoding (0 for ids it does not use): one
+    array lookup per token instead of one call into tiktoken."""
     encoding = load_encoding(name)
-    lengths, spellings = [0] * encoding.n_vocab, [""] * encoding.n_vocab
+    lengths = np.zeros(encoding.n_vocab, np.int64)
     for token_id in range(encoding.n_vocab):
         try:
-            token_bytes = encoding.decode_single_token_bytes(token_id)
+            lengths[token_id] = len(encoding.decode_single_token_bytes(token_id))
         except KeyError:  # a gap between the ordinary and the special tokens
             continue
-        lengths[token_id], spellings[token_id] = len(token_bytes), bytes_to_symbols(token_bytes)
-    return lengths, spellings
+    return lengths
 
 
 def pretrained_batch_encoder(name: str, special_tokens: bool = False) -> BatchEncoder:
-    """Encode many texts with tiktoken on a few threads (tiktoken's Rust encoder releases the GIL),
-    as `encode_pretrained` does one at a time: special-token text is plain text, lone surrogates
-    count as U+FFFD. Tokenizers that tiktoken does not encode as is (Qwen's normalizes first,
-    DeepSeek's and SentencePiece models are not tiktoken's) and the special-token switch go
-    through `explorer.pretrained.encode`, one text at a time.
+    """Encode many texts with tiktoken, as `encode_pretrained` does one at a time: special-token
+    text is plain text, lone surrogates count as U+FFFD. Tokenizers that tiktoken does not encode
+    as is (Qwen's normalizes first, SentencePiece models are not tiktoken's) and the special-token
+    switch go through `explorer.pretrained.encode`, one text at a time; a bundled tokenizer.json
+    (DeepSeek's) through the `tokenizers` library's batch encoder (`LibraryTokenizer.encode_batch`).
 
-    Like `Encoding.encode_ordinary_batch`, but in chunks: that method submits one thread-pool task
-    per text, and for corpus lines the task overhead is several times the encoding (1.0 s against
-    0.2 s for the 26,000 distinct lines of tinyshakespeare).
+    One `encode_ordinary` call per text, on this thread. Measured on corpus lines (bench/
+    bench_encoders.py, 2 cores): tiktoken's `encode_ordinary_batch`, one thread-pool task per
+    text, is 7x slower than this loop, and the loop cut into chunks over 2 to 4 threads 1.4x
+    slower: a line is encoded in microseconds, which the threads' handing over of the GIL outweighs.
     """
 
     info = info_for(name)
+    if info.kind == TOKENIZER_JSON:  # the library's batch encoder; its pieces are never unknown
+        return lambda texts: encoded_texts(
+            cast(LibraryTokenizer, load_tokenizer(name)).encode_batch(texts, special_tokens), None
+        )
     if special_tokens or info.kind not in TIKTOKEN_KINDS or info.normalization:
-        return lambda texts: [encode(name, text, special_tokens) for text in texts]
+        return lambda texts: EncodedTexts.from_pieces([encode(name, text, special_tokens) for text in texts])
 
-    def encode_chunk(texts: Sequence[str]) -> list[Sequence[Piece]]:
-        encoding, (lengths, spellings) = load_encoding(name), _token_tables(name)
-        pieces: list[Sequence[Piece]] = []
-        for text in texts:
-            clean = text if text.isascii() else replace_surrogates(text)
-            token_ids = encoding.encode_ordinary(clean)
-            pieces.append(
-                pieces_from_byte_lengths(
-                    clean,
-                    token_ids,
-                    [lengths[token_id] for token_id in token_ids],
-                    [spellings[token_id] for token_id in token_ids],
-                )
-            )
-        return pieces
-
-    def encode_batch(texts: Sequence[str]) -> list[Sequence[Piece]]:
-        chunks = [texts[start : start + BATCH_CHUNK] for start in range(0, len(texts), BATCH_CHUNK)]
-        if len(chunks) <= 1:
-            return encode_chunk(texts)
-        # Load before the threads start: lru_cache does not make concurrent callers wait, so each
-        # thread would read the vocabulary and build the tables again (measured: 2x the load time).
+    def encode_batch(texts: Sequence[str]) -> EncodedTexts:
+        clean = [text if text.isascii() else replace_surrogates(text) for text in texts]
         load_tables(name)
-        with ThreadPoolExecutor(max_workers=min(BATCH_THREADS, os.cpu_count() or 1)) as pool:
-            return [spans for chunk in pool.map(encode_chunk, chunks) for spans in chunk]
+        token_ids = list(map(load_encoding(name).encode_ordinary, clean))
+        return spans_from_byte_lengths(clean, token_ids, _byte_lengths(name))
 
     return encode_batch
+
+
+def encoded_texts(encodings: Sequence[tokenizers.Encoding], unknown: int | None) -> EncodedTexts:
+    """The `tokenizers` library's Encodings as arrays: ids and offsets, and as unknown the tokens
+    with id `unknown` that its special-tokens mask does not call special (as `encoding_pieces`
+    counts them)."""
+    token_ids = [encoding.ids for encoding in encodings]
+    counts = np.fromiter(map(len, token_ids), np.int64, len(token_ids))
+    total = int(counts.sum())
+    ids = _flat(token_ids, total)
+    offsets = np.fromiter(
+        chain.from_iterable(chain.from_iterable(encoding.offsets for encoding in encodings)),
+        np.int64,
+        2 * total,
+    ).reshape(total, 2)
+    marked = None
+    if unknown is not None and (ids == unknown).any():
+        special = _flat([encoding.special_tokens_mask for encoding in encodings], total).astype(bool)
+        marked = (ids == unknown) & ~special
+    return EncodedTexts(
+        ids=ids, starts=offsets[:, 0], ends=offsets[:, 1], bounds=_bounds(counts), unknown=marked
+    )
 
 
 def library_batch_encoder(tokenizer_json: str, special_tokens: bool = True) -> BatchEncoder:
@@ -137,19 +153,19 @@ def library_batch_encoder(tokenizer_json: str, special_tokens: bool = True) -> B
     tests/parity/test_interop.py checks that the library encodes it exactly as our pure-Python pipeline
     does, which needs about 8 s per MB where the library, in Rust on all cores, needs well under
     one. The library is loaded on first use. Like `encode_pieces`, no [CLS]/[SEP] are added.
+    Unknown tokens are the model's unknown id where the special-tokens mask does not call it
+    special, as `encoding_pieces` counts them.
     """
-    # The library, its unknown id and unknown token, once loaded.
-    loaded: list[tuple[tokenizers.Tokenizer, int | None, str | None]] = []
+    # The library and its unknown id, once loaded.
+    loaded: list[tuple[tokenizers.Tokenizer, int | None]] = []
 
-    def encode_batch(texts: Sequence[str]) -> list[Sequence[Piece]]:
+    def encode_batch(texts: Sequence[str]) -> EncodedTexts:
         if not loaded:
             library = tokenizers.Tokenizer.from_str(tokenizer_json)
             library.encode_special_tokens = not special_tokens
-            unknown = library_unknown_id(json.loads(tokenizer_json), library)
-            loaded.append((library, unknown, None if unknown is None else library.id_to_token(unknown)))
-        library, unknown, unknown_name = loaded[0]
-        encodings = library.encode_batch(list(texts), add_special_tokens=False)
-        return [encoding_pieces(encoding, unknown, unknown_name) for encoding in encodings]
+            loaded.append((library, library_unknown_id(json.loads(tokenizer_json), library)))
+        library, unknown = loaded[0]
+        return encoded_texts(library.encode_batch(list(texts), add_special_tokens=False), unknown)
 
     return encode_batch
 

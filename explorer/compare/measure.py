@@ -3,8 +3,9 @@
 - `comparison_table(columns, sentences)`: `explorer.lessons.metrics` figures of every column on a few
   sentences, encoded one by one.
 - `measure_corpus(column, texts)`: the same figures over a whole corpus through the column's batch
-  encoder (explorer.compare.encoders), a batch of `MEASURE_BATCH` lines at a time so that memory
-  stays bounded whatever the corpus, each distinct line of a batch encoded once.
+  encoder (explorer.compare.encoders: ids and spans in arrays, no `Piece` per token), a batch of
+  `MEASURE_BATCH` lines at a time so that memory stays bounded whatever the corpus, each distinct
+  line of a batch encoded once and counted as often as it occurs.
 
 What it does not do: define the figures (explorer.lessons.metrics), keep results
 (explorer.ui.compare.measuring
@@ -15,12 +16,19 @@ runs it in a worker).
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from explorer.compare.columns import TokenizerColumn
-from explorer.lessons.metrics import TokenizerMetrics, add_metrics, compute_metrics, metrics_table
+from explorer.lessons.metrics import (
+    TokenizerMetrics,
+    add_metrics,
+    compute_metrics,
+    encoded_metrics,
+    metrics_table,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -41,14 +49,19 @@ class CorpusMeasurement:
 
 def measure_corpus(column: TokenizerColumn, texts: Sequence[str]) -> CorpusMeasurement:
     """`compute_metrics` over `texts`, timed: `MEASURE_BATCH` lines at a time (each distinct line
-    of a batch encoded once), so only one batch's tokens are ever held."""
+    of a batch encoded once), so only one batch's tokens are ever held. A column without a batch
+    encoder (one of ours that may drop characters) encodes into pieces, one text at a time."""
     started = time.perf_counter()
-    encode_batch = column.encode_batch or (lambda batch: [column.encode(text) for text in batch])
     parts = []
     for first in range(0, len(texts), MEASURE_BATCH):
         batch = texts[first : first + MEASURE_BATCH]
-        distinct = list(dict.fromkeys(batch))
-        encoded = dict(zip(distinct, encode_batch(distinct)))
-        parts.append(compute_metrics(column.name, batch, encoded.__getitem__))
+        times = Counter(batch)  # in order of first occurrence
+        distinct = list(times)
+        if column.encode_batch is not None:
+            encoded = column.encode_batch(distinct)
+            parts.append(encoded_metrics(column.name, distinct, encoded, list(times.values())))
+        else:
+            pieces = dict(zip(distinct, map(column.encode, distinct)))
+            parts.append(compute_metrics(column.name, batch, pieces.__getitem__))
     metrics = add_metrics(parts, column.name) if parts else compute_metrics(column.name, (), column.encode)
     return CorpusMeasurement(metrics, time.perf_counter() - started)

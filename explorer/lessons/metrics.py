@@ -15,7 +15,9 @@ span (added special tokens) overlap no word but still count as tokens.
 
 What it does not do: tokenize, normalise text, or know about a particular library. The encoder is
 any callable `text -> [explorer.tokens.Piece]` (their spans and kinds are what counts). Pass an
-encoder without a post-processor if [CLS]/[SEP]-style tokens should not count.
+encoder without a post-processor if [CLS]/[SEP]-style tokens should not count. A corpus is measured
+without a `Piece` per token: `encoded_metrics` counts the same figures from an `EncodedTexts`
+(ids and spans in arrays, what explorer.compare.encoders' batch encoders give).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -144,6 +147,135 @@ def compute_metrics(
     )
 
 
+@dataclass(frozen=True)
+class EncodedTexts:
+    """The tokens of several texts in flat arrays: what a corpus measurement needs, and no `Piece`
+    per token (a megabyte of text is some 300,000 tokens; pieces with their strings are built only
+    for the sentences a page draws).
+
+    Text i's tokens are positions `bounds[i]:bounds[i + 1]` of `ids`, `starts` and `ends`;
+    starts and ends are character offsets into that text, as `Piece.start` / `Piece.end`.
+    `unknown` marks the model's unknown tokens (None: there is none). Every entry is a token:
+    there are no `DROPPED` markers (an encoder that may drop characters gives pieces instead).
+    """
+
+    ids: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    bounds: np.ndarray
+    unknown: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.bounds) - 1
+
+    def spans(self, index: int) -> list[tuple[int, int, int]]:
+        """(id, start, end) of text `index`'s tokens."""
+        part = slice(int(self.bounds[index]), int(self.bounds[index + 1]))
+        return list(zip(self.ids[part].tolist(), self.starts[part].tolist(), self.ends[part].tolist()))
+
+    def unknown_spans(self, index: int) -> list[tuple[int, int]]:
+        """(start, end) of text `index`'s unknown tokens."""
+        if self.unknown is None:
+            return []
+        part = slice(int(self.bounds[index]), int(self.bounds[index + 1]))
+        marked = self.unknown[part]
+        return list(zip(self.starts[part][marked].tolist(), self.ends[part][marked].tolist()))
+
+    @classmethod
+    def from_pieces(cls, encoded: Sequence[Sequence[Piece]]) -> EncodedTexts:
+        """The same tokens from pieces (an encoder without a compact form); no `DROPPED` ones."""
+        pieces = list(chain.from_iterable(encoded))
+        if any(piece.kind == DROPPED for piece in pieces):
+            raise ValueError("EncodedTexts holds tokens only: these pieces mark dropped characters.")
+        counts = np.fromiter(map(len, encoded), np.int64, len(encoded))
+        unknown = np.fromiter((piece.kind == UNKNOWN for piece in pieces), bool, len(pieces))
+        return cls(
+            ids=np.fromiter((piece.id for piece in pieces), np.int64, len(pieces)),
+            starts=np.fromiter((piece.start for piece in pieces), np.int64, len(pieces)),
+            ends=np.fromiter((piece.end for piece in pieces), np.int64, len(pieces)),
+            bounds=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+            unknown=unknown if unknown.any() else None,
+        )
+
+
+# Every character `str.isspace` calls whitespace, which is what `WORD`'s \S+ stops at (checked
+# against all of Unicode by tests/unit/test_metrics.py).
+WHITESPACE = (
+    *range(9, 14),
+    *range(28, 33),
+    133,
+    160,
+    5760,
+    *range(8192, 8203),
+    8232,
+    8233,
+    8239,
+    8287,
+    12288,
+)
+_ASCII_SPACE = np.zeros(128, dtype=bool)
+_ASCII_SPACE[[code for code in WHITESPACE if code < 128]] = True
+
+
+def _words_and_bytes(text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Start and end character offsets of `WORD.finditer(text)`'s words, with numpy, and the
+    UTF-8 length of each character (surrogates 3, as "surrogatepass" writes them; None when the
+    text is ASCII: all 1)."""
+    if text.isascii():
+        space, utf8 = _ASCII_SPACE[np.frombuffer(text.encode("ascii"), np.uint8)], None
+    else:
+        codes = np.frombuffer(text.encode("utf-32-le", errors="surrogatepass"), np.uint32)
+        space = np.isin(codes, WHITESPACE)
+        utf8 = 1 + (codes >= 0x80).astype(np.int64) + (codes >= 0x800) + (codes >= 0x10000)
+    change = np.diff((~space).astype(np.int8), prepend=np.int8(0), append=np.int8(0))
+    return np.flatnonzero(change == 1), np.flatnonzero(change == -1), utf8
+
+
+def encoded_metrics(
+    name: str, texts: Sequence[str], encoded: EncodedTexts, times: Sequence[int] | None = None
+) -> TokenizerMetrics:
+    """`compute_metrics` of `texts`, each `times[i]` times (once without `times`), from their
+    tokens in `encoded`: the same figures, counted in arrays.
+
+    The texts are laid end to end one character apart, as `compute_metrics` lays them, here by
+    joining them with a line break: a word never crosses it, so the joined text's words are the
+    texts' words.
+    """
+    count = len(texts)
+    if len(encoded) != count:
+        raise ValueError(f"{len(encoded)} encoded texts for {count} texts")
+    weights = np.ones(count, np.int64) if times is None else np.asarray(times, np.int64)
+    lengths = np.fromiter(map(len, texts), np.int64, count)
+    base = np.concatenate(([0], np.cumsum(lengths + 1)[:-1])).astype(np.int64)
+    counts = np.diff(encoded.bounds)
+    owner = np.repeat(np.arange(count), counts)
+    word_starts, word_ends, char_bytes = _words_and_bytes("\n".join(texts))
+    utf8 = lengths
+    if char_bytes is not None:  # each text's characters' bytes: the sum up to its end less up to its start
+        upto = np.concatenate(([0], np.cumsum(char_bytes)))
+        utf8 = upto[base + lengths] - upto[base]
+    word_owner = np.searchsorted(base, word_starts, side="right") - 1
+    split = _split_words(encoded.starts + base[owner], encoded.ends + base[owner], word_starts, word_ends)
+    unknown_tokens = lost = 0
+    if encoded.unknown is not None and encoded.unknown.any():
+        per_text = np.bincount(owner[encoded.unknown], minlength=count)
+        unknown_tokens = int(per_text @ weights)
+        for index in np.flatnonzero(per_text).tolist():
+            covered = {char for start, end in encoded.unknown_spans(index) for char in range(start, end)}
+            lost += len(covered) * int(weights[index])
+    return TokenizerMetrics(
+        name=name,
+        texts=int(weights.sum()),
+        tokens=int(counts @ weights),
+        characters=int(lengths @ weights),
+        utf8_bytes=int(utf8 @ weights),
+        words=int(np.bincount(word_owner, minlength=count) @ weights),
+        split_words=int(np.bincount(word_owner[split], minlength=count) @ weights),
+        unknown_tokens=unknown_tokens,
+        lost_characters=lost,
+    )
+
+
 def add_metrics(parts: Sequence[TokenizerMetrics], name: str) -> TokenizerMetrics:
     """The metrics of several disjoint sets of texts taken together (every count adds up)."""
     return TokenizerMetrics(
@@ -163,19 +295,27 @@ def _split_word_count(piece_starts, piece_ends, word_starts, word_ends) -> int:
     """How many words two or more pieces overlap (spans are half-open; words sorted, disjoint)."""
     if not word_starts or not piece_starts:
         return 0
-    starts, ends = np.asarray(piece_starts), np.asarray(piece_ends)
+    return int(_split_words(piece_starts, piece_ends, word_starts, word_ends).sum())
+
+
+def _split_words(piece_starts, piece_ends, word_starts, word_ends) -> np.ndarray:
+    """For each word, whether two or more pieces overlap it (spans half-open; words sorted, disjoint).
+
+    A piece [s, e) overlaps a word [ws, we) when s < we and e > ws. A piece with e <= ws has
+    s < we too (s < e <= ws < we), so the pieces overlapping a word are those starting before
+    its end less those ending at or before its start: two searches per word."""
+    starts, ends = np.asarray(piece_starts, dtype=np.int64), np.asarray(piece_ends, dtype=np.int64)
     spans = ends > starts  # empty spans (added special tokens) overlap nothing
-    starts, ends = starts[spans], ends[spans]
-    words_start, words_end = np.asarray(word_starts), np.asarray(word_ends)
-    # A piece overlaps the words from the first one ending after its start to the last one
-    # starting before its end.
-    first = np.searchsorted(words_end, starts, side="right")
-    last = np.searchsorted(words_start, ends, side="left") - 1
-    overlapping = first <= last
-    change = np.zeros(len(words_start) + 1, dtype=np.int64)
-    np.add.at(change, first[overlapping], 1)
-    np.add.at(change, last[overlapping] + 1, -1)
-    return int((np.cumsum(change[:-1]) >= 2).sum())
+    if not spans.all():
+        starts, ends = starts[spans], ends[spans]
+    if len(starts) > 1 and (starts[1:] < starts[:-1]).any():
+        starts = np.sort(starts)
+    if len(ends) > 1 and (ends[1:] < ends[:-1]).any():
+        ends = np.sort(ends)
+    overlapping = np.searchsorted(starts, word_ends, side="left") - np.searchsorted(
+        ends, word_starts, side="right"
+    )
+    return overlapping >= 2
 
 
 def metrics_table(metrics: Iterable[TokenizerMetrics]) -> pd.DataFrame:

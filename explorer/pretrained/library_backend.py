@@ -71,6 +71,15 @@ class LibraryTokenizer:
             for token_id, token, (start, end) in zip(encoding.ids, encoding.tokens, encoding.offsets)
         ]
 
+    def encode_batch(self, texts: Sequence[str], special_tokens: bool = False) -> list:
+        """The library's Encodings of `texts`, encoded as `encode` encodes each (its pieces are
+        their ids and offsets): for a whole corpus, without a `Piece` per token. Holds the switch's
+        lock for the whole batch."""
+        clean = [replace_surrogates(text) for text in texts]
+        with self._lock:
+            self.library.encode_special_tokens = not special_tokens
+            return self.library.encode_batch(clean, add_special_tokens=False)
+
     def token(self, token_id: int) -> DecodedToken:
         if not 0 <= token_id < self.vocab_size:
             return DecodedToken(token_id, b"", problem=out_of_range(self.vocab_size))

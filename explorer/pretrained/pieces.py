@@ -21,6 +21,7 @@ from typing import Literal
 from explorer.pipeline.bytelevel import bytes_to_symbols
 from explorer.tokens import Piece
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 NormalForm = Literal["NFC", "NFD", "NFKC", "NFKD"]  # the forms `unicodedata.normalize` takes
 
 
@@ -31,9 +32,9 @@ def replace_surrogates(text: str) -> str:
     (via a UTF-16 round trip, which may also join a pair and shorten the text); doing it one code
     point for one here keeps character offsets valid for the caller's original string.
     """
-    if not any("\ud800" <= char <= "\udfff" for char in text):
+    if text.isascii() or _SURROGATE.search(text) is None:
         return text
-    return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in text)
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def byte_to_char_index(text: str) -> list[int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 from tokenizers import Tokenizer as LibraryTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
@@ -12,7 +13,7 @@ from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 from explorer.compare import UploadedFile, measure_corpus, pretrained_column, read_uploads, tokenizer_column
 from explorer.compare.curve import CURVE_COLUMNS, metrics_curve, word_lengths
 from explorer.compare.diff import boundary_diff, diff_summary
-from explorer.compare.encoders import pieces_from_byte_lengths, pretrained_batch_encoder
+from explorer.compare.encoders import pretrained_batch_encoder, spans_from_byte_lengths
 from explorer.compare.html import boundary_diff_html, column_html
 from explorer.compare.readers import tokenizer_json_upload, vocab_merges_upload, vocab_txt_upload
 from explorer.drawing import charts
@@ -217,13 +218,12 @@ def test_pretrained_batch_encoder_gives_encode_pretrained_spans():
     texts = [*TEXTS, "lone \ud800 surrogate", "<|endoftext|> is text"]
     for name in PRETRAINED:
         batch = pretrained_batch_encoder(name)(texts)
-        for text, got in zip(texts, batch):
-            assert [(s.id, s.start, s.end) for s in got] == [
-                (p.id, p.start, p.end) for p in encode_pretrained(name, text)
-            ]
+        assert len(batch) == len(texts) and batch.unknown is None
+        for index, text in enumerate(texts):
+            assert batch.spans(index) == [(p.id, p.start, p.end) for p in encode_pretrained(name, text)]
 
 
-def test_pretrained_batch_encoder_reads_the_vocabulary_once_for_all_its_threads(monkeypatch):
+def test_pretrained_batch_encoder_reads_the_vocabulary_once(monkeypatch):
     from explorer.compare import encoders
     from explorer.pretrained import tiktoken_backend
 
@@ -233,19 +233,22 @@ def test_pretrained_batch_encoder_reads_the_vocabulary_once_for_all_its_threads(
         tiktoken_backend, "mergeable_ranks", lambda name: reads.append(name) or read_ranks(name)
     )
     tiktoken_backend.load_encoding.cache_clear()
-    encoders._token_tables.cache_clear()
-    texts = ["many lines, many chunks"] * (encoders.BATCH_CHUNK * encoders.BATCH_THREADS)
-    assert len(pretrained_batch_encoder("gpt2")(texts)) == len(texts)
+    encoders._byte_lengths.cache_clear()
+    texts = ["many lines, many batches"] * 10
+    encode_batch = pretrained_batch_encoder("gpt2")
+    assert len(encode_batch(texts)) == len(encode_batch(texts[:3])) + 7
     assert reads == ["gpt2"]
 
 
-def test_pieces_from_byte_lengths_widen_partial_characters():
-    assert pieces_from_byte_lengths("aé", [1, 2, 3], [1, 1, 1], ["a", "Ã", "©"]) == [
-        Piece(1, "a", 0, 1),
-        Piece(2, "Ã", 1, 2),
-        Piece(3, "©", 1, 2),
+def test_spans_from_byte_lengths_widen_partial_characters():
+    lengths = np.array([0, 1, 1, 1, 0, 0, 0, 2])
+    encoded = spans_from_byte_lengths(["aé", "ab", "", "éa"], [[1, 2, 3], [7], [], [2, 3, 1]], lengths)
+    assert [encoded.spans(index) for index in range(len(encoded))] == [
+        [(1, 0, 1), (2, 1, 2), (3, 1, 2)],
+        [(7, 0, 2)],
+        [],
+        [(2, 0, 1), (3, 0, 1), (1, 1, 2)],
     ]
-    assert pieces_from_byte_lengths("ab", [7], [2], ["ab"]) == [Piece(7, "ab", 0, 2)]
 
 
 def test_measuring_through_the_library_equals_our_encoder(trained):
@@ -275,10 +278,15 @@ def test_measuring_in_small_batches_changes_no_figure(trained, monkeypatch):
     assert measure_corpus(column, []).metrics.texts == 0
 
 
-def test_measuring_pretrained_equals_encoding_one_by_one():
-    column = pretrained_column("cl100k_base")
-    measured = measure_corpus(column, CORPUS)
-    assert measured.metrics == compute_metrics(column.name, CORPUS, column.encode)
+@pytest.mark.parametrize(
+    "name, special_tokens", [("cl100k_base", False), ("deepseek-v4", False), ("deepseek-v4", True)]
+)
+def test_measuring_pretrained_equals_encoding_one_by_one(name, special_tokens):
+    """tiktoken's batch route, and the library's for a bundled tokenizer.json, either switch."""
+    column = pretrained_column(name, special_tokens)
+    corpus = [*CORPUS, "<｜end▁of▁sentence｜> <think>é</think>", "lone \ud800 surrogate", *CORPUS[:3]]
+    measured = measure_corpus(column, corpus)
+    assert measured.metrics == compute_metrics(column.name, corpus, column.encode)
 
 
 # ---------------------------------------------------------------- uploads
@@ -320,7 +328,7 @@ def assert_encodes_like(column, library: LibraryTokenizer) -> None:
         assert [p.id for p in pieces] == expected.ids, text
         assert [(p.start, p.end) for p in pieces] == expected.offsets, text
     batch = column.encode_batch(texts)
-    assert [[s.id for s in spans] for spans in batch] == [
+    assert [[token_id for token_id, _, _ in batch.spans(index)] for index in range(len(texts))] == [
         library.encode(t, add_special_tokens=False).ids for t in texts
     ]
 

@@ -128,7 +128,7 @@ def test_plain_text_export_is_encoded_alike_by_the_library(ours):
     plain = plain_text_tokenizer(ours)
     texts = [f"a{EOT}b", f"{EOT}{EOT} the lowest", "日本語 😀 café"]
     encoded = library_batch_encoder(tokenizer_to_json(plain))(texts)
-    assert [[p.id for p in pieces] for pieces in encoded] == [
+    assert [[token_id for token_id, _, _ in encoded.spans(index)] for index in range(len(texts))] == [
         [p.id for p in encode_pieces(plain, text)] for text in texts
     ]
     library = tokenizers.Tokenizer.from_str(tokenizer_to_json(ours))
@@ -147,8 +147,8 @@ def test_library_only_upload_follows_the_switch():
     on, off = upload.column_for(True), upload.column_for(False)
     assert [p.id for p in on.encode("a <sep> a")] == [0, 2, 0]
     assert 2 not in [p.id for p in off.encode("a <sep> a")]
-    assert [[p.id for p in pieces] for pieces in off.encode_batch(["a <sep> a"])] == [
-        [p.id for p in off.encode("a <sep> a")]
+    assert off.encode_batch(["a <sep> a"]).spans(0) == [
+        (p.id, p.start, p.end) for p in off.encode("a <sep> a")
     ]
     assert off.spec["special_tokens"] is False and on.content_key != off.content_key
     assert "uploaded: wl.json" == on.source and on.vocab_size == 3

@@ -26,7 +26,7 @@ from explorer.pipeline.bytelevel import BYTE_TO_UNICODE
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.run_config import RunConfig
 from explorer.samples import HF_COURSE
-from explorer.tokens import DROPPED, UNKNOWN, lost_characters, tokens_only
+from explorer.tokens import DROPPED, UNKNOWN, Piece, lost_characters, tokens_only
 from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.training.bpe import TrainerConfig
 from explorer.training.unigram import UnigramConfig
@@ -92,6 +92,8 @@ def test_a_token_merged_across_a_dropped_character_still_names_it():
     tokens, dropped = model.tokenize_exactly("axb")
     assert [(token.value, token.start, token.end) for token in tokens] == [("ab", 0, 3)]
     assert dropped == [1]
+    tokens.clear(), dropped.clear()  # the caller's own lists: the cached answer is unchanged
+    assert model.tokenize_exactly("axb") == ([Piece(2, "ab", 0, 3)], [1])
     library_like = model.tokenize("axb")
     assert [(token.value, token.start, token.end) for token in library_like] == [("ab", 0, 2)]
 
@@ -163,8 +165,8 @@ def test_a_unigram_unknown_token_shows_its_name_not_its_text(library_unigram):
     unknown_id = library_unknown_id(json.loads(tokenizer_to_json(library_unigram)), library)
     through_library = library_pieces(library, False, unknown_id, text)
     assert unknown_and_source(text, through_library) == [("<unk>", "A")]
-    (batch,) = library_batch_encoder(tokenizer_to_json(library_unigram))([text])
-    assert unknown_and_source(text, batch) == [("<unk>", "A")]
+    batch = library_batch_encoder(tokenizer_to_json(library_unigram))([text])
+    assert [text[start:end] for start, end in batch.unknown_spans(0)] == ["A"]
     for pieces in (ours, through_library):
         html = token_spans_html(text, pieces)
         assert escape_text("<unk>") + '<span class="tok-unk-source"> ← A</span>' in html

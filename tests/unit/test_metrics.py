@@ -4,8 +4,17 @@ import math
 
 import pytest
 
-from explorer.lessons.metrics import TokenizerMetrics, compute_metrics, metrics_table, word_spans
-from explorer.tokens import UNKNOWN, Piece
+from explorer.lessons.metrics import (
+    WHITESPACE,
+    EncodedTexts,
+    TokenizerMetrics,
+    compute_metrics,
+    encoded_metrics,
+    metrics_table,
+    word_spans,
+)
+from explorer.tokens import DROPPED, UNKNOWN, Piece
+from explorer.training.word_counts import WORD
 
 
 def fixed_cuts(*cuts):
@@ -96,3 +105,54 @@ def test_table_has_one_row_per_tokenizer():
     assert table.loc["coarse", "characters / token"] == 5.0
     assert table.loc["fine", "words split"] == 1.0
     assert table.loc["coarse", "words split"] == 0.0
+
+
+# ---------------------------------------------------------------- a corpus, from arrays
+
+
+def test_whitespace_is_what_words_stop_at_in_all_of_unicode():
+    assert list(WHITESPACE) == [code for code in range(0x110000) if WORD.fullmatch(chr(code)) is None]
+
+
+def test_encoded_metrics_count_what_compute_metrics_counts():
+    """Same figures from arrays: overlapping and empty spans, unknown tokens (one under another),
+    non-ASCII whitespace, lone surrogates, empty texts, and texts repeated (`times`)."""
+
+    def encode(text):
+        pieces = fixed_cuts(*range(1, len(text), 2))(text)
+        if len(text) > 3:  # an unknown token over the first two characters, one inside it
+            pieces[0] = Piece(0, "[UNK]", 0, 2, kind=UNKNOWN)
+            pieces.insert(1, Piece(0, "[UNK]", 1, 2, kind=UNKNOWN))
+        return [Piece(9, "[CLS]", 0, 0), *pieces]
+
+    texts = ["ab cd", "héllo\u00a0wörld", "x\u3000y z", "lone \ud800 s", "", " ", "a\x1cb", "abc def"]
+    times = [1, 3, 2, 1, 4, 1, 2, 5]
+    repeated = [text for text, count in zip(texts, times) for _ in range(count)]
+    encoded = EncodedTexts.from_pieces([encode(text) for text in texts])
+    assert encoded.unknown is not None
+    assert encoded_metrics("toy", texts, encoded, times) == compute_metrics("toy", repeated, encode)
+    assert encoded_metrics("toy", texts, encoded) == compute_metrics("toy", texts, encode)
+    nothing = EncodedTexts.from_pieces([])
+    assert encoded_metrics("toy", [], nothing) == compute_metrics("toy", [], encode)
+
+
+def test_encoded_texts_hold_no_dropped_markers():
+    with pytest.raises(ValueError):
+        EncodedTexts.from_pieces([[Piece(-1, "P", 0, 1, b"P", DROPPED)]])
+
+
+def test_split_words_are_those_two_or_more_spans_overlap_whatever_their_order():
+    import random
+
+    from explorer.lessons.metrics import _split_words
+
+    rng = random.Random(1)
+    for _ in range(300):
+        text = "".join(rng.choice("ab  ") for _ in range(rng.randint(1, 30)))
+        words = word_spans(text)
+        spans = sorted((a, rng.randint(a, len(text))) for a in (rng.randint(0, len(text)) for _ in range(12)))
+        if rng.random() < 0.5:
+            rng.shuffle(spans)  # overlapping, nested and empty spans, in any order
+        expected = [sum(1 for s, e in spans if s < e and s < we and e > ws) >= 2 for ws, we in words]
+        got = _split_words([s for s, _ in spans], [e for _, e in spans], *zip(*words) if words else ([], []))
+        assert list(got) == expected, (text, spans)

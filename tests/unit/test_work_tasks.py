@@ -228,7 +228,7 @@ def test_a_warmed_up_worker_measures_without_reading_the_vocabulary_again(monkey
     from explorer.pretrained import tiktoken_backend
 
     tiktoken_backend.load_encoding.cache_clear()
-    encoders._token_tables.cache_clear()
+    encoders._byte_lengths.cache_clear()
     tasks.warm_up("gpt2")
     monkeypatch.setattr(tiktoken_backend, "mergeable_ranks", lambda name: pytest.fail(f"{name} read again"))
     result = measure_task(FakeReporter(), CORPUS, {"pretrained": "gpt2"}, {"kind": "whole"})

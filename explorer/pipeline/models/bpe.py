@@ -68,6 +68,7 @@ class BPEModel:
         self._id_to_token = reverse_vocab(self.vocab)
         self.merge_map = self._build_merge_map(merges)
         self._cache: dict[str, tuple[Piece, ...]] = {}
+        self._exact_cache: dict[str, tuple[tuple[Piece, ...], tuple[int, ...]]] = {}
 
     def _build_merge_map(self, merges: list[tuple[str, str]]) -> dict[tuple[int, int], tuple[int, int]]:
         """(left id, right id) -> (rank, merged id), like `BpeBuilder::build`.
@@ -177,8 +178,18 @@ class BPEModel:
         offsets after one shift left): right for parity, wrong for drawing the text. Here every
         symbol keeps the characters it came from; a token spans its first symbol's first character
         to its last symbol's last character (so a token merged across a dropped character spans
-        it too: the dropped position says what is missing). Not cached: for display texts.
+        it too: the dropped position says what is missing). Cached as `tokenize` is: a corpus
+        measured with this encoder (one that may drop characters) repeats its words.
         """
+        cached = self._exact_cache.get(word)
+        if cached is None:
+            tokens, dropped = self._tokenize_exactly(word)
+            cached = (tuple(tokens), tuple(dropped))
+            if len(word) < CACHE_MAX_WORD_LENGTH and len(self._exact_cache) < CACHE_CAPACITY:
+                self._exact_cache[word] = cached
+        return list(cached[0]), list(cached[1])
+
+    def _tokenize_exactly(self, word: str) -> tuple[list[Piece], list[int]]:
         if not word:
             return [], []
         prefix, suffix, vocab = self.continuing_subword_prefix, self.end_of_word_suffix, self.vocab

@@ -61,6 +61,8 @@ _GPT2_LINES_PATTERN = _gpt2_pattern(space=r"[^\S\n]", ascii_space=ASCII_SPACE.re
 
 def _byte_symbols(piece: Normalized) -> Normalized:
     """Map a piece to byte-level symbols; every byte keeps its character's alignment."""
+    if piece.text.isascii():  # one byte per character: the alignments stay as they are
+        return Normalized(text_to_symbols(piece.text), piece.alignments)
     alignments = tuple(
         alignment
         for char, alignment in zip(piece.text, piece.alignments)
