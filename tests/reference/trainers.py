@@ -182,7 +182,15 @@ def course_reference(
 import heapq  # noqa: E402
 
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT  # noqa: E402
-from explorer.training.bpe.queues import CourseQueue, LibraryQueue, LikelihoodQueue, Pick  # noqa: E402
+from explorer.training.bpe.queues import (  # noqa: E402
+    SEQ_BITS,
+    CourseQueue,
+    LibraryQueue,
+    LikelihoodQueue,
+    Pick,
+    library_entry,
+    packed,
+)
 
 
 def _scan(queue, scores: dict, winner: int) -> tuple[list[int], list]:
@@ -198,18 +206,23 @@ class PlainLibraryQueue(LibraryQueue):
         heap, pair_counts = self.heap, self.engine.pair_counts
         while heap:
             entry = heapq.heappop(heap)
-            current = pair_counts[entry[1]]
-            if -entry[0] == current:
+            stored, key, sequence = library_entry(entry)
+            current = pair_counts[key]
+            if stored == current:
                 break
             if current > 0:
-                heapq.heappush(heap, (-current, entry[1], entry[2], entry[3]))
+                heapq.heappush(heap, packed(current, key) << SEQ_BITS | sequence)
         else:
             return None
         # The pairs it could still pick: those with an entry in its heap (the winner's is out).
-        counts = {key: pair_counts[key] for _, key, _, _ in heap if pair_counts[key] > 0}
-        counts[entry[1]] = current
-        keys, values = _scan(self, counts, entry[1])
-        return Pick(entry[1], current, None, entry[3], keys, values, None)
+        counts = {}
+        for other in heap:
+            other_key = library_entry(other)[1]
+            if pair_counts[other_key] > 0:
+                counts[other_key] = pair_counts[other_key]
+        counts[key] = current
+        keys, values = _scan(self, counts, key)
+        return Pick(key, current, None, self.words.pop(sequence), keys, values, None)
 
 
 def _plain_course_pick(self):

@@ -25,6 +25,7 @@ from bisect import insort
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import count as counter
+from typing import Any
 
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
 
@@ -34,7 +35,7 @@ STALE_FACTOR = 2
 STALE_ENTRIES_KEPT = 50_000
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)  # not frozen: a frozen dataclass sets each field through object.__setattr__
 class Pick:
     """The pair chosen at one step, with the runners-up seen while choosing it."""
 
@@ -52,9 +53,23 @@ class Pick:
     candidate_symbol_counts: list[tuple[int, int]] | None = None
 
 
+# Integer scores (pair counts) are ranked as one int per entry, `key - (score << KEY_BITS)`:
+# it orders exactly like the tuple (-score, key) (keys are below 2**KEY_BITS), and comparing two
+# ints is several times cheaper than comparing two tuples, which is what a heap does most.
+KEY_BITS = 2 * PAIR_SHIFT
+KEY_MASK = (1 << KEY_BITS) - 1
+
+
+def packed(score: int, key: int) -> int:
+    """The packed entry of an integer score: orders like (-score, key)."""
+    return key - (score << KEY_BITS)
+
+
 class Ranking:
     """Pairs by score, best first (ties: smallest key): a lazy max-heap of (-score, key) entries,
-    with the best few held out of it, sorted, from one call to the next.
+    with the best few held out of it, sorted, from one call to the next. With `packed`, scores are
+    ints and each entry is the single int `packed(score, key)` (same order); `best` still returns
+    (-score, key) tuples.
 
     Invariant, kept by the owner: every live pair has an entry at its current score or a stale
     higher one, so whenever a pair's score rises it is `push`ed. A stale entry is corrected when
@@ -62,14 +77,25 @@ class Ranking:
     dropped (its newer entry is in the heap), a dead pair's entry is dropped.
     """
 
-    def __init__(self, entries: list[tuple[float, int]], score: Callable[[int], float | int | None]):
-        self.heap = entries
+    def __init__(
+        self,
+        entries: list[Any],
+        score: Callable[[int], float | int | None],
+        packed: bool = False,
+        counts: dict[int, int] | None = None,
+        alive: dict[int, int] | None = None,
+    ):
+        self.heap: list[Any] = entries
         heapq.heapify(self.heap)
-        self.held: list[tuple[float, int]] = []
+        self.held: list = []
         self.score = score  # the pair's current score, None for a dead pair
+        self.packed = packed
+        # A packed ranking's `score`, spelled out for `best_packed` (see there).
+        self.counts: dict[int, int] = {} if counts is None else counts
+        self.alive = alive
 
     def push(self, score: float | int, key: int) -> None:
-        heapq.heappush(self.heap, (-score, key))
+        heapq.heappush(self.heap, packed(score, key) if self.packed else (-score, key))  # type: ignore[arg-type]
 
     def compact(self, keys: Iterable[int]) -> None:
         """The heap rebuilt with one entry per live pair of `keys` at its current score: the stale
@@ -77,17 +103,21 @@ class Ranking:
         ones left held. Which pairs `best` gives does not change; only the memory does (a course
         WordPiece run on 1 MB of prose piled up a million stale entries, 45 MB)."""
         score = self.score
-        entries = []
+        entries: list = []
         for key in keys:
             value = score(key)
             if value is not None:
-                entries.append((-value, key))
+                entries.append(packed(value, key) if self.packed else (-value, key))  # type: ignore[arg-type]
         heapq.heapify(entries)
         self.heap = entries
 
     def best(self, limit: int, whole_tie_group: bool = False) -> list[tuple[float, int]]:
         """The `limit` best pairs as (-score, key), best first, one entry per pair (and with
         `whole_tie_group`, every pair tied at the best score, however many)."""
+        if self.packed:
+            return [
+                (entry >> KEY_BITS, entry & KEY_MASK) for entry in self.best_packed(limit, whole_tie_group)
+            ]
         heap, score = self.heap, self.score
         heappop, heappush = heapq.heappop, heapq.heappush
         held = []
@@ -125,33 +155,102 @@ class Ranking:
         self.held = held
         return held
 
+    def best_packed(self, limit: int, whole_tie_group: bool = False) -> list[int]:
+        """`best` of a packed ranking, as its packed entries (score -(entry >> KEY_BITS), key
+        entry & KEY_MASK). Its score is inlined: a pair's count in `counts`, dead at 0, and with
+        `alive` also dead when `alive.get(key)` is falsy (the same as `score`, without a call)."""
+        heap, counts, alive = self.heap, self.counts, self.alive
+        heappop, heappush = heapq.heappop, heapq.heappush
+        held = []
+        for entry in self.held:
+            key = entry & KEY_MASK
+            current = counts.get(key, 0)
+            if current <= 0 or (alive is not None and not alive.get(key)):
+                continue
+            if current == -(entry >> KEY_BITS):
+                held.append(entry)
+            elif current < -(entry >> KEY_BITS):
+                heappush(heap, key - (current << KEY_BITS))
+        held_pairs = {entry & KEY_MASK for entry in held}
+        while heap:
+            top = heap[0]
+            if (
+                len(held) >= limit
+                and top > held[limit - 1]
+                and (not whole_tie_group or top >> KEY_BITS > held[0] >> KEY_BITS)
+            ):
+                break
+            heappop(heap)
+            key = top & KEY_MASK
+            if key in held_pairs:
+                continue  # the same entry again
+            current = counts.get(key, 0)
+            if current <= 0 or (alive is not None and not alive.get(key)):
+                continue
+            if current != -(top >> KEY_BITS):
+                if current < -(top >> KEY_BITS):  # a risen score already has its newer entry
+                    heappush(heap, key - (current << KEY_BITS))
+                continue
+            insort(held, top)
+            held_pairs.add(key)
+        keep = limit
+        if whole_tie_group and held:
+            best = held[0] >> KEY_BITS
+            while keep < len(held) and held[keep] >> KEY_BITS == best:
+                keep += 1
+        for entry in held[keep:]:
+            heappush(heap, entry)
+        del held[keep:]
+        self.held = held
+        return held
+
+
+# The library queue's heap entries are single ints too: `packed(count, key) << SEQ_BITS | sequence`
+# orders like the tuple (-count, key, sequence); the words an entry carries wait in a dict under its
+# sequence number.
+SEQ_BITS = 40
+SEQ_MASK = (1 << SEQ_BITS) - 1
+
+
+def library_entry(entry: int) -> tuple[int, int, int]:
+    """(count, key, sequence) of a LibraryQueue heap entry."""
+    rest = entry >> SEQ_BITS
+    return -(rest >> KEY_BITS), rest & KEY_MASK, entry & SEQ_MASK
+
 
 class LibraryQueue:
-    """The library's BinaryHeap<Merge>, replayed with heapq (counts negated for a max-heap)."""
+    """The library's BinaryHeap<Merge>, replayed with heapq: max count first, then the smallest
+    (id_left, id_right), then (between two entries of one pair at one count) the older entry."""
 
     def __init__(self, engine: MergeEngine, candidates: int):
         self.engine = engine
         self.limit = max(1, candidates)
         self._sequence = counter()
         pair_counts = engine.pair_counts
-        self.heap = [
-            (-pair_counts[key], key, next(self._sequence), words)
-            for key, words in engine.initial_pair_words.items()
-            if pair_counts[key] > 0
-        ]
+        # sequence -> the words its entry will rewrite
+        self.words: dict[int, object] = {}
+        self.heap: list[int] = []
+        for key, words in engine.initial_pair_words.items():
+            count = pair_counts[key]
+            if count > 0:
+                sequence = next(self._sequence)
+                self.heap.append(packed(count, key) << SEQ_BITS | sequence)
+                self.words[sequence] = words
         heapq.heapify(self.heap)
         # The runners-up for the trace come from a ranking of their own, never from the heap:
         # the pairs the library could still pick, i.e. with an entry in its heap (a merged pair
         # keeps its count in the library's pair_counts, but not its entry).
         self.entries = entries = dict.fromkeys(
-            (entry[1] for entry in self.heap), 1
+            (entry >> SEQ_BITS & KEY_MASK for entry in self.heap), 1
         )  # pair -> entries in the heap
 
         def pickable_count(key: int) -> int | None:
             count = pair_counts[key]
             return count if count > 0 and entries.get(key) else None
 
-        self.ranking = Ranking([(entry[0], entry[1]) for entry in self.heap], pickable_count)
+        self.ranking = Ranking(
+            [entry >> SEQ_BITS for entry in self.heap], pickable_count, True, pair_counts, entries
+        )
 
     def pick(self) -> Pick | None:
         heap = self.heap
@@ -163,25 +262,29 @@ class LibraryQueue:
         entries = self.entries
         while heap:
             entry = heappop(heap)
-            current = pair_counts[entry[1]]
-            if -entry[0] == current:
+            rest = entry >> SEQ_BITS
+            key = rest & KEY_MASK
+            current = pair_counts[key]
+            if -(rest >> KEY_BITS) == current:
                 break
             if current > 0:
-                heappush(heap, (-current, entry[1], entry[2], entry[3]))
+                heappush(heap, (key - (current << KEY_BITS)) << SEQ_BITS | entry & SEQ_MASK)
             else:
-                entries[entry[1]] -= 1
+                entries[key] -= 1
+                del self.words[entry & SEQ_MASK]
         else:
             return None
-        winner = entry[1]
+        winner = key
         entries[winner] -= 1
         # The pick first (usually the pair with the highest count; not always when a merge made an
         # existing token again and the library kept a stale count), then the best others.
-        others = [key for _, key in self.ranking.best(self.limit) if key != winner][: self.limit - 1]
+        others = [entry & KEY_MASK for entry in self.ranking.best_packed(self.limit)]
+        others = [key for key in others if key != winner][: self.limit - 1]
         return Pick(
             winner,
             current,
             None,
-            entry[3],
+            self.words.pop(entry & SEQ_MASK),
             [winner, *others],
             [current, *map(pair_counts.__getitem__, others)],
             None,
@@ -189,14 +292,19 @@ class LibraryQueue:
 
     def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
         pair_counts = self.engine.pair_counts
-        heap = self.heap
+        heap, words_of, entries = self.heap, self.words, self.entries
+        ranking_heap = self.ranking.heap
         sequence = self._sequence
+        heappush = heapq.heappush
         for pair, words in new_pairs.items():
             current = pair_counts[pair]
             if current > 0:
-                heapq.heappush(heap, (-current, pair, next(sequence), words))
-                self.entries[pair] = self.entries.get(pair, 0) + 1
-                self.ranking.push(current, pair)
+                entry = pair - (current << KEY_BITS)
+                number = next(sequence)
+                heappush(heap, entry << SEQ_BITS | number)
+                words_of[number] = words
+                entries[pair] = entries.get(pair, 0) + 1
+                heappush(ranking_heap, entry)  # self.ranking.push(current, pair), inlined
 
 
 class CourseQueue:
@@ -212,12 +320,12 @@ class CourseQueue:
         self.engine = engine
         self.limit = max(1, candidates)
         score = self.scorer()
-        entries = []
+        entries: list = []
         for key in engine.pair_counts:
             value = score(key)
             if value is not None:
-                entries.append((-value, key))
-        self.ranking = Ranking(entries, score)
+                entries.append((-value, key) if self.likelihood else packed(value, key))  # type: ignore[arg-type]
+        self.ranking = Ranking(entries, score, not self.likelihood, engine.pair_counts)
 
     def scorer(self) -> Callable[[int], float | int | None]:
         """The course's score for a pair, or None when the pair no longer occurs."""
@@ -265,7 +373,7 @@ class CourseQueue:
         for pair in new_pairs:
             count = pair_counts[pair]
             if count > 0:
-                heapq.heappush(heap, (-count, pair))
+                heapq.heappush(heap, pair - (count << KEY_BITS))  # packed(count, pair)
         self.compact_when_stale()
 
     def compact_when_stale(self) -> None:

@@ -13,12 +13,22 @@ What it does not do: choose pairs (queues.py), merge (engine.py), or read a Trac
 from __future__ import annotations
 
 from array import array
+from struct import pack
 
 from explorer.run_config import RunConfig, TrainerConfig
 from explorer.training.bpe.candidates import Candidates
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT
 from explorer.training.bpe.merge_history import Trace
 from explorer.training.bpe.queues import Pick
+
+# The candidate columns wait in plain lists and go into their arrays in blocks of about this many
+# rows: appending to an array converts every item on its own (about 150 ns each), `struct.pack`
+# of a whole block about 45 ns, and the lists stay small.
+FLUSH_ROWS = 1 << 16
+
+
+def _extend(column: array, values: list) -> None:
+    column.frombytes(pack(f"{len(values)}{column.typecode}", *values))
 
 
 class MergeRecorder:
@@ -32,12 +42,19 @@ class MergeRecorder:
         self.merge_scores: list[float | None] = []
         self.words_changed: list[int] = []
         self.occurrences: list[int] = []
-        # Flat candidate columns (see explorer.training.bpe.merge_history.Candidates): arrays, not
-        # tuples, because ten
-        # candidates for each of 50,000 steps would be half a million objects.
+        # Flat candidate columns (see explorer.training.bpe.candidates.Candidates): arrays, not
+        # tuples, because ten candidates for each of 50,000 steps would be half a million objects.
         self.candidate_ends, self.candidate_lefts, self.candidate_rights = array("i"), array("i"), array("i")
         self.candidate_counts, self.candidate_scores = array("q"), array("d")
         self.candidate_left_counts, self.candidate_right_counts = array("q"), array("q")
+        # Rows not yet in the arrays (see FLUSH_ROWS): the candidates' packed keys, counts, scores
+        # and (count(a), count(b)) tuples, and the row count at the end of each step.
+        self._keys: list[int] = []
+        self._counts: list[int] = []
+        self._scores: list[float] = []
+        self._symbol_counts: list[tuple[int, int]] = []
+        self._ends: list[int] = []
+        self._rows = 0
 
     @property
     def steps(self) -> int:
@@ -45,24 +62,40 @@ class MergeRecorder:
 
     def record(self, pick: Pick, new_id: int, words_changed: int, occurrences: int) -> None:
         """One merge: `pick` (the pair and its competitors) made token `new_id`."""
-        self.merges.append((pick.key >> PAIR_SHIFT, pick.key & PAIR_MASK, new_id))
+        key = pick.key
+        self.merges.append((key >> PAIR_SHIFT, key & PAIR_MASK, new_id))
         self.merge_counts.append(pick.count)
         self.merge_scores.append(pick.score)
         self.words_changed.append(words_changed)
         self.occurrences.append(occurrences)
         keys = pick.candidate_keys
-        self.candidate_lefts.extend([key >> PAIR_SHIFT for key in keys])
-        self.candidate_rights.extend([key & PAIR_MASK for key in keys])
-        self.candidate_counts.extend(pick.candidate_counts)
+        self._keys += keys
+        self._counts += pick.candidate_counts
         if pick.candidate_scores is not None:
             assert pick.candidate_symbol_counts is not None  # set with the scores (likelihood)
-            self.candidate_scores.extend(pick.candidate_scores)
-            for left_count, right_count in pick.candidate_symbol_counts:
-                self.candidate_left_counts.append(left_count)
-                self.candidate_right_counts.append(right_count)
-        self.candidate_ends.append(len(self.candidate_lefts))
+            self._scores += pick.candidate_scores
+            self._symbol_counts += pick.candidate_symbol_counts
+        self._rows += len(keys)
+        self._ends.append(self._rows)
+        if len(self._keys) >= FLUSH_ROWS:
+            self._flush()
+
+    def _flush(self) -> None:
+        """The waiting rows into the arrays."""
+        keys = self._keys
+        _extend(self.candidate_lefts, [key >> PAIR_SHIFT for key in keys])
+        _extend(self.candidate_rights, [key & PAIR_MASK for key in keys])
+        _extend(self.candidate_counts, self._counts)
+        _extend(self.candidate_ends, self._ends)
+        if self._scores:
+            _extend(self.candidate_scores, self._scores)
+            symbol_counts = self._symbol_counts
+            _extend(self.candidate_left_counts, [left for left, _ in symbol_counts])
+            _extend(self.candidate_right_counts, [right for _, right in symbol_counts])
+        self._keys, self._counts, self._scores, self._symbol_counts, self._ends = [], [], [], [], []
 
     def candidates(self) -> Candidates:
+        self._flush()
         scored = self.scored
         return Candidates(
             self.candidate_ends,
