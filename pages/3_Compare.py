@@ -6,20 +6,19 @@ tokenizers improve as their vocabulary grows; and token ids decoded back into te
 import streamlit as st
 
 from explorer.ui.common import frame, link, state
-from explorer.ui.compare import compare_link, decode_panel, model_picker
+from explorer.ui.compare import compare_link, decode_panel, live_columns, model_picker
 from explorer.ui.compare import sections as compare
 
 PAGE = "compare"
 frame.page(
     "Compare",
-    "Edit the sentences; each tokenizer shows its tokens (hover for ids) and how many it needs.",
+    "Type or paste; every tokenizer's tokens follow as you type (hover for ids).",
 )
 run = frame.require_run(PAGE)
 first_view = state.get(state.FIRST_RUN)
 if first_view:  # a link: its sentences, switch, panels and uploads
     compare_link.open_link(st.query_params)
 
-sentences = compare.sentences_input()
 other = compare.other_run(run)
 with st.expander("Upload a tokenizer", icon=":material/upload_file:"):
     uploads = compare.uploaded_tokenizers()
@@ -36,13 +35,8 @@ shown = compare.with_memo(model_picker.pick(columns, hidden))
 compare.start_corpus_figures(run, shown)  # the workers measure while the sections above it are drawn
 compare.legend()
 
-if not sentences:
-    st.info("Type at least one sentence above.")
-elif not shown:
-    st.info("Pick at least one tokenizer above.")
-else:
-    compare.token_columns(shown, sentences)
-    compare.boundary_diff_section(shown, sentences)
+live_columns.live_comparison(run, shown)  # the text box, counts, columns and diff, live
+sentences = compare.sentences_now()
 if shown:
     compare.steps_section(shown)
     compare.metrics_section(run, shown, sentences)

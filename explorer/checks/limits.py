@@ -58,10 +58,14 @@ class Limits:
       2,000,000 entries took 20 s and 450 MB to read.
     - max_session_uploads_mb = 60: the files of the tokenizers one session keeps uploaded (the
       oldest are dropped beyond it); what they hold in memory grows with their size.
+    - live_characters = 20,000: the Compare page's text follows each keystroke up to this length
+      (six columns re-encode 20,000 characters in well under a second); above it, on a pause in
+      typing. max_compare_characters = 100,000: what its box accepts at all.
 
     `from_env()` reads EXPLORER_MAX_CORPUS_MB, EXPLORER_MAX_SECONDS, EXPLORER_MAX_STEPS,
     EXPLORER_MAX_VOCAB, EXPLORER_MAX_UPLOAD_MB, EXPLORER_UPLOAD_TOKENIZER_MB,
-    EXPLORER_UPLOAD_TOKENIZER_ENTRIES and EXPLORER_SESSION_UPLOAD_MB. Any limit may be `math.inf`
+    EXPLORER_UPLOAD_TOKENIZER_ENTRIES, EXPLORER_SESSION_UPLOAD_MB, EXPLORER_LIVE_CHARACTERS and
+    EXPLORER_MAX_COMPARE_CHARACTERS. Any limit may be `math.inf`
     (no limit; the CLI uses that), except max_upload_mb, which Streamlit needs as a whole number.
     """
 
@@ -73,6 +77,8 @@ class Limits:
     max_tokenizer_mb: float = 20.0
     max_tokenizer_entries: int | float = 500_000
     max_session_uploads_mb: float = 60.0
+    live_characters: int = 20_000
+    max_compare_characters: int = 100_000
 
     def __post_init__(self):
         for name in (
@@ -84,11 +90,20 @@ class Limits:
             "max_tokenizer_mb",
             "max_tokenizer_entries",
             "max_session_uploads_mb",
+            "live_characters",
+            "max_compare_characters",
         ):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
                 raise InputError(f"{name} must be a number above 0, not {value!r}")
-        for name in ("max_steps", "max_vocab", "max_upload_mb", "max_tokenizer_entries"):
+        for name in (
+            "max_steps",
+            "max_vocab",
+            "max_upload_mb",
+            "max_tokenizer_entries",
+            "live_characters",
+            "max_compare_characters",
+        ):
             value = getattr(self, name)
             if math.isinf(value) and name != "max_upload_mb":
                 continue
@@ -141,6 +156,8 @@ _ENVIRONMENT = (
     ("max_tokenizer_mb", "EXPLORER_UPLOAD_TOKENIZER_MB", float),
     ("max_tokenizer_entries", "EXPLORER_UPLOAD_TOKENIZER_ENTRIES", int),
     ("max_session_uploads_mb", "EXPLORER_SESSION_UPLOAD_MB", float),
+    ("live_characters", "EXPLORER_LIVE_CHARACTERS", int),
+    ("max_compare_characters", "EXPLORER_MAX_COMPARE_CHARACTERS", int),
 )
 
 

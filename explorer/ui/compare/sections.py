@@ -27,8 +27,6 @@ from explorer.compare import (
 )
 from explorer.compare.columns import content_key, sentences_from
 from explorer.compare.curve import metrics_curve
-from explorer.compare.diff import DiffSummary, boundary_diff, diff_summary
-from explorer.compare.html import boundary_diff_html, column_head_html, column_html, diff_legend_html
 from explorer.compare.measure import comparison_table
 from explorer.compare.picker import hidden_at_first
 from explorer.compare.upload_checks import over_session_bound
@@ -37,7 +35,6 @@ from explorer.drawing.token_html import legend_html
 from explorer.drawing.wording import METRIC_DEFINITIONS
 from explorer.lessons.metrics import metrics_table
 from explorer.pretrained import BUNDLED
-from explorer.samples import SAMPLE_SENTENCES
 from explorer.ui.common import encode_panel, frame, state, training
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common import run_views as views
@@ -56,7 +53,6 @@ if TYPE_CHECKING:
 W = state.Widget
 
 UPLOAD_LIMIT = 4  # uploaded tokenizers kept per session (a GPT-2 sized one holds ~50k merges)
-PER_ROW = 3
 
 METRIC_FORMATS = {
     "_index": st.column_config.TextColumn("tokenizer", width="medium"),
@@ -80,14 +76,11 @@ METRIC_FORMATS = {
 # ---------------------------------------------------------------- columns
 
 
-def sentences_input() -> list[str]:
-    """The editable sample sentences (the tutorial's English and German ones at first)."""
-    state.setdefault(W.SENTENCES, state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
-    text = st.text_area("Sentences (one per line)", key=W.SENTENCES, height=110)
-    state.put(state.COMPARE_TEXT, text)
-    too_long = compare_link.dropped_lines_note()
-    if too_long:
-        st.caption(too_long)
+def sentences_now() -> list[str]:
+    """The sentences the live box holds (explorer.ui.compare.live_columns), noted as the ones this
+    whole-page run draws: once typing stops, the box reruns the page when they differ."""
+    text = state.get(W.SENTENCES) or ""
+    state.put(state.COMPARE_PAGE_TEXT, text)
     return sentences_from(text)
 
 
@@ -228,61 +221,6 @@ def legend() -> None:
         st.html(legend_html())
 
 
-def token_columns(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
-    """Each tokenizer's tokens for the sentences, as coloured spans (id on hover), with a count."""
-    for first in range(0, len(columns), PER_ROW):
-        for column, slot in zip(columns[first : first + PER_ROW], st.columns(PER_ROW, gap="medium")):
-            with slot:
-                st.html(column_head_html(column))
-                if column.note:
-                    frame.note(column.note)
-                try:
-                    body, total = column_html(column, sentences, show_ids=state.show_ids())
-                except Exception as error:  # an uploaded pipeline that fails on this text
-                    frame.error(f"This tokenizer cannot encode these sentences: {error}")
-                    continue
-                st.metric("Tokens", f"{total:,}")
-                st.html(body)
-
-
-def _keep_choice(key: str, options: list[str], default: str) -> None:
-    """Before a selectbox is drawn: drop a remembered choice that is no longer an option."""
-    if state.get(key) not in options:
-        state.put(key, default)
-
-
-def boundary_diff_section(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
-    """Pick two tokenizers; each sentence once, with both sets of token boundaries aligned."""
-    st.subheader("Where two tokenizers cut differently")
-    if len(columns) < 2:
-        st.info("Pick at least two tokenizers above to compare their token boundaries.")
-        return
-    by_key = {column.key: column for column in columns}
-    keys = list(by_key)
-    second = next((key for key in keys if key.startswith("pretrained:")), keys[1])
-    _keep_choice(W.DIFF_TOP, keys, keys[0])
-    _keep_choice(W.DIFF_BOTTOM, keys, second if second != keys[0] else keys[1])
-    left, right = st.columns(2)
-    # A cast: under python_version 3.10, typing.Never (3.11+) is Any to mypy, so Streamlit's
-    # overload for empty options (`Sequence[Never]`, returns None) matches every list.
-    top = cast(str, left.selectbox("Top row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_TOP))
-    bottom = cast(
-        str, right.selectbox("Bottom row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_BOTTOM)
-    )
-    column_a, column_b = by_key[top], by_key[bottom]
-    bodies, totals = [], [0, 0, 0]
-    for sentence in sentences:
-        try:
-            segments = boundary_diff(sentence, column_a.encode(sentence), column_b.encode(sentence))
-        except Exception as error:
-            frame.error(f"Cannot compare on {sentence[:40]!r}: {error}")
-            return
-        summary = diff_summary(segments)
-        totals = [totals[0] + summary.both, totals[1] + summary.only_a, totals[2] + summary.only_b]
-        bodies.append(boundary_diff_html(segments, column_a.name, column_b.name))
-    st.html(diff_legend_html(column_a.name, column_b.name, DiffSummary(*totals)) + "".join(bodies))
-
-
 def start_corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
     """Set the workers measuring the corpus now: the page draws its other sections meanwhile
     (on a fresh server the first visit's sentence columns load the GPT vocabularies, 0.8 s)."""
@@ -415,8 +353,8 @@ def steps_section(columns: Sequence[TokenizerColumn]) -> None:
         )
         return
     keys = list(able)
-    _keep_choice(W.STEPS_COLUMN, keys, keys[0])
-    # A cast: Streamlit's selectbox types as None under python 3.10 (see boundary_diff_section).
+    state.keep_choice(W.STEPS_COLUMN, keys, keys[0])
+    # A cast: Streamlit's selectbox types as None under python 3.10 (see explorer.ui.compare.live_columns).
     choice = cast(
         str, st.selectbox("Tokenizer", keys, format_func=lambda key: able[key].name, key=W.STEPS_COLUMN)
     )

@@ -1,0 +1,154 @@
+"""A text box that reports what is typed as it is typed, without Enter: Streamlit's v2 component
+(`st.components.v2.component`, inline HTML and JavaScript, no build step).
+
+`live_text(label, key, initial, ...)` draws the box and returns its text. Mount it inside an
+`st.fragment`: each change then reruns only that fragment. The box sends its text at most once
+every `THROTTLE_MS` while it is typed in (a keystroke after a quiet moment goes at once), and above
+`live_characters` only when typing pauses for `PAUSE_MS` (the note under the box says so). Once the
+text has been still for `SETTLE_MS`, the box fires a "settled" trigger once: `Typed.settled` is true
+in that rerun, so the page can redraw what lies outside the fragment (its sidebar's link).
+
+The box keeps its own caret and text across reruns (the script never writes the text back while
+it is typed); the text the page starts from is `initial`, and a new `revision` starts the box
+again from it (a link opened in the same session).
+
+What it does not do: draw or encode anything from the text (the pages do), or escape it: the
+JavaScript sets the text as a value, never as markup.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import streamlit as st
+
+THROTTLE_MS = 100  # at most one update per this many milliseconds while typing
+PAUSE_MS = 600  # above the live limit: an update this long after the last keystroke
+SETTLE_MS = 1_200  # the "settled" trigger: this long after the last update
+
+_HTML = """
+<div class="live-text">
+  <label class="live-label"></label>
+  <textarea class="live-box" spellcheck="false"></textarea>
+  <div class="live-note" aria-live="polite"></div>
+</div>
+"""
+
+_CSS = """
+.live-text { font-family: var(--st-font); color: var(--st-text-color); }
+.live-label { display: block; font-size: 0.875rem; margin-bottom: 0.25rem; }
+.live-box {
+  box-sizing: border-box; width: 100%; resize: vertical; min-height: 2.5rem;
+  font: inherit; font-size: 1rem; line-height: 1.5; padding: 0.5rem 0.75rem;
+  color: var(--st-text-color); background: var(--st-secondary-background-color);
+  border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); border-radius: 0.5rem;
+}
+.live-box:focus { outline: none; border-color: var(--st-primary-color); }
+.live-note { font-size: 0.8rem; opacity: 0.7; min-height: 1.1rem; margin-top: 0.2rem; }
+"""
+
+_JS = """
+export default function(component) {
+  const { parentElement, data, setStateValue, setTriggerValue } = component;
+  const box = parentElement.querySelector('.live-box');
+  const note = parentElement.querySelector('.live-note');
+  const label = parentElement.querySelector('.live-label');
+  box.setAttribute('aria-label', data.label);
+  label.textContent = data.label;
+  box.rows = data.rows;
+  box.maxLength = data.max_characters;
+  const live = data.live_characters;
+  const describe = () => {
+    const n = box.value.length;
+    note.textContent = n > live
+      ? `${n.toLocaleString('en-US')} characters: over ${live.toLocaleString('en-US')}, ` +
+        'the results follow when you pause typing'
+      : (data.show_count ? `${n.toLocaleString('en-US')} characters` : '');
+  };
+  const state = box.__live || (box.__live = { revision: null, timer: null, settle: null, lastSent: 0 });
+  state.setStateValue = setStateValue;
+  state.setTriggerValue = setTriggerValue;
+  if (state.revision !== data.revision) {  // a new box, or the page started it again
+    state.revision = data.revision;
+    box.value = data.text;
+    describe();
+  }
+  if (box.__listening) return;
+  box.__listening = true;
+  const send = () => {
+    state.timer = null;
+    state.lastSent = performance.now();
+    box.dataset.sent = String(Number(box.dataset.sent || 0) + 1);
+    state.setStateValue('text', box.value);
+    clearTimeout(state.settle);
+    state.settle = setTimeout(() => state.setTriggerValue('settled', true), data.settle_ms);
+  };
+  box.addEventListener('input', () => {
+    describe();
+    clearTimeout(state.timer);
+    clearTimeout(state.settle);
+    const wait = box.value.length > live
+      ? data.pause_ms
+      : Math.max(0, state.lastSent + data.throttle_ms - performance.now());
+    state.timer = setTimeout(send, wait);
+  });
+}
+"""
+
+
+class Typed(NamedTuple):
+    """What the box holds now, and whether this rerun is its "settled" trigger."""
+
+    text: str
+    settled: bool
+
+
+_live_text_box = st.components.v2.component("explorer_live_text", html=_HTML, css=_CSS, js=_JS)
+
+
+def live_text(
+    label: str,
+    key: str,
+    initial: str,
+    *,
+    rows: int = 4,
+    live_characters: int = 20_000,
+    max_characters: int = 100_000,
+    revision: int = 0,
+    show_count: bool = True,
+) -> Typed:
+    """The box (its accessible name `label`) and the text it holds now: `initial` until something
+    is typed. `key` names the box in the session; a new `revision` starts it again from `initial`."""
+    result: Any = _live_text_box(
+        key=_box_key(key, revision),
+        data={
+            "label": label,
+            "text": initial,
+            "rows": rows,
+            "live_characters": live_characters,
+            "max_characters": max_characters,
+            "throttle_ms": THROTTLE_MS,
+            "pause_ms": PAUSE_MS,
+            "settle_ms": SETTLE_MS,
+            "revision": revision,
+            "show_count": show_count,
+        },
+        default={"text": initial},
+        on_text_change=_nothing,
+        on_settled_change=_nothing,
+    )
+    text = getattr(result, "text", None)
+    return Typed(text if isinstance(text, str) else initial, bool(getattr(result, "settled", False)))
+
+
+def box_state_key(key: str, revision: int = 0) -> str:
+    """The session-state key of the box's own state ({"text": ...}): what a test sets to type."""
+    return _box_key(key, revision)
+
+
+def _box_key(key: str, revision: int) -> str:
+    return f"{key}-live-{revision}"
+
+
+def _nothing() -> None:
+    """The components' change callbacks: the fragment's rerun reads the value itself."""

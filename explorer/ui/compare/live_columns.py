@@ -1,0 +1,254 @@
+"""Compare's live part, one fragment: the "Text to compare" box, the counts at a glance (with Copy
+ids and Copy tokens), every column's tokens and the boundary diff, all following the text as it
+is typed (explorer.ui.common.live_text) without a rerun of the rest of the page; the page's URL
+follows too. When the text has been still a moment, the whole page reruns once, so that what lies
+outside the fragment (the figures on the text, the sidebar's link) follows as well.
+
+Each column is encoded in a thread of `ENCODERS` and drawn as soon as it is ready: a column still
+encoding after `FIRST_WAIT_SECONDS` says so and the others do not wait for it; a column that fails
+says why in its place. (Encoding a few sentences is light work; the tokenizers library and tiktoken
+release the GIL while they encode.)
+
+What it does not do: build the columns (explorer.ui.compare.sections) or count and draw
+(explorer.compare.counts, explorer.compare.html).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
+from typing import Any, cast
+
+import streamlit as st
+
+from explorer.compare import TokenizerColumn
+from explorer.compare.columns import sentences_from
+from explorer.compare.counts import CountRow, count_rows, difference_text
+from explorer.compare.diff import DiffSummary, boundary_diff, diff_summary
+from explorer.compare.html import boundary_diff_html, column_head_html, diff_legend_html, encoded_column_html
+from explorer.tokens import Piece
+from explorer.ui.common import frame, link, state
+from explorer.ui.common.live_text import live_text
+from explorer.ui.common.runs import Run
+from explorer.ui.common.settings import limits_or_defaults
+from explorer.ui.compare import compare_link
+
+W = state.Widget
+
+ENCODERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="compare-encode")
+FIRST_WAIT_SECONDS = 0.25  # then a column not yet encoded says so, and the others are drawn
+PER_ROW = 3
+LABEL = "Text to compare"
+
+Encodings = list[list[Piece]]
+
+
+def live_comparison(run: Run, columns: Sequence[TokenizerColumn]) -> None:
+    """The box, the counts, the columns and the diff; as a fragment (`_live` reruns alone)."""
+    _live(run, list(columns))
+
+
+@st.fragment
+def _live(run: Run, columns: list[TokenizerColumn]) -> None:
+    limits, _ = limits_or_defaults()
+    state.setdefault(W.SENTENCES, state.get(state.COMPARE_TEXT) or compare_link.DEFAULT_TEXT)
+    typed = live_text(
+        LABEL,
+        W.SENTENCES,
+        state.get(W.SENTENCES),
+        rows=4,
+        live_characters=int(min(limits.live_characters, 10**9)),
+        max_characters=int(min(limits.max_compare_characters, 10**9)),
+    )
+    text = typed.text
+    state.put(W.SENTENCES, text)
+    state.put(state.COMPARE_TEXT, text)
+    if typed.settled and text != state.get(state.COMPARE_PAGE_TEXT):
+        st.rerun(scope="app")  # the rest of the page follows the text once typing stops
+    too_long = compare_link.dropped_lines_note()
+    if too_long:
+        st.caption(too_long)
+    sentences = sentences_from(text)
+    if not sentences:
+        st.info("Type a sentence above.")
+    elif not columns:
+        st.info("Pick at least one tokenizer above.")
+    else:
+        counts_place = st.empty()  # above the columns, filled once they are all encoded
+        encodings = _token_columns(columns, sentences)
+        with counts_place.container():
+            _counts(count_rows([column.name for column in columns], encodings, sentences))
+        _boundary_diff(columns, sentences)
+    link.write(link.run_params(run, compare_link.link_params(columns)))
+
+
+def _encode(column: TokenizerColumn, sentences: Sequence[str]) -> Encodings:
+    return [list(column.encode(sentence)) for sentence in sentences]
+
+
+def _token_columns(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> list[Encodings | None]:
+    """Each column's head, then its tokens as soon as its thread has encoded them; the encodings
+    (None for a column that failed)."""
+    slots = []
+    for first in range(0, len(columns), PER_ROW):
+        for column, place in zip(columns[first : first + PER_ROW], st.columns(PER_ROW, gap="medium")):
+            with place:
+                st.html(column_head_html(column))
+                if column.note:
+                    frame.note(column.note)
+                slots.append(st.empty())
+    futures: dict[Future, int] = {
+        ENCODERS.submit(_encode, column, sentences): i for i, column in enumerate(columns)
+    }
+    encodings: list[Encodings | None] = [None] * len(columns)
+    done, pending = wait(futures, timeout=FIRST_WAIT_SECONDS)
+    for future in pending:
+        slots[futures[future]].caption("Still encoding …")
+    for future in [*done, *as_completed(pending)]:
+        i = futures[future]
+        try:
+            encodings[i] = future.result()
+        except Exception as error:  # an uploaded pipeline that fails on this text
+            with slots[i].container():
+                frame.error(f"This tokenizer cannot encode this text: {error}")
+            continue
+        body, total = encoded_column_html(columns[i].name, sentences, encodings[i] or [], state.show_ids())
+        with slots[i].container():
+            st.metric("Tokens", f"{total:,}")
+            st.html(body)
+    return encodings
+
+
+def _counts(rows: Sequence[CountRow]) -> None:
+    """One row per column: tokens, characters per token, the difference to the first column, and
+    the Copy ids / Copy tokens buttons."""
+    first = rows[0]
+    _counts_table(
+        key="compare_counts",
+        data={
+            "rows": [
+                {
+                    "name": row.name,
+                    "tokens": f"{row.tokens:,}" if row.tokens is not None else "cannot encode",
+                    "per_token": f"{row.characters_per_token:.2f}" if row.characters_per_token else "",
+                    "difference": difference_text(row, first),
+                    "ids": row.ids_json if row.tokens is not None else "",
+                    "token_strings": row.tokens_json if row.tokens is not None else "",
+                }
+                for row in rows
+            ],
+            "first": first.name,
+        },
+    )
+
+
+def _boundary_diff(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
+    """Pick two tokenizers; each sentence once, with both sets of token boundaries aligned."""
+    st.subheader("Where two tokenizers cut differently")
+    if len(columns) < 2:
+        st.info("Pick at least two tokenizers above to compare their token boundaries.")
+        return
+    by_key = {column.key: column for column in columns}
+    keys = list(by_key)
+    second = next((key for key in keys if key.startswith("pretrained:")), keys[1])
+    state.keep_choice(W.DIFF_TOP, keys, keys[0])
+    state.keep_choice(W.DIFF_BOTTOM, keys, second if second != keys[0] else keys[1])
+    left, right = st.columns(2)
+    # A cast: under python_version 3.10, typing.Never (3.11+) is Any to mypy, so Streamlit's
+    # overload for empty options (`Sequence[Never]`, returns None) matches every list.
+    top = cast(str, left.selectbox("Top row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_TOP))
+    bottom = cast(
+        str, right.selectbox("Bottom row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_BOTTOM)
+    )
+    column_a, column_b = by_key[top], by_key[bottom]
+    bodies, totals = [], [0, 0, 0]
+    for sentence in sentences:
+        try:
+            segments = boundary_diff(sentence, column_a.encode(sentence), column_b.encode(sentence))
+        except Exception as error:
+            frame.error(f"Cannot compare on {sentence[:40]!r}: {error}")
+            return
+        summary = diff_summary(segments)
+        totals = [totals[0] + summary.both, totals[1] + summary.only_a, totals[2] + summary.only_b]
+        bodies.append(boundary_diff_html(segments, column_a.name, column_b.name))
+    st.html(diff_legend_html(column_a.name, column_b.name, DiffSummary(*totals)) + "".join(bodies))
+
+
+_COUNTS_HTML = '<div class="counts"><table><thead></thead><tbody></tbody></table></div>'
+
+_COUNTS_CSS = """
+.counts { font-family: var(--st-font); color: var(--st-text-color); overflow-x: auto; }
+.counts table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
+.counts th { text-align: left; font-weight: 600; padding: 0.25rem 0.5rem;
+  border-bottom: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); white-space: nowrap; }
+.counts td { padding: 0.2rem 0.5rem; border-bottom: 1px solid rgba(49, 51, 63, 0.08); }
+.counts td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.counts td.name { overflow-wrap: anywhere; }
+.counts td.copy { white-space: nowrap; }
+.counts button { font: inherit; font-size: 0.8rem; padding: 0.1rem 0.5rem; margin-right: 0.25rem;
+  border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); border-radius: 0.4rem;
+  background: var(--st-background-color); color: var(--st-text-color); cursor: pointer; }
+.counts button:hover { border-color: var(--st-primary-color); color: var(--st-primary-color); }
+.counts .copied { font-size: 0.8rem; opacity: 0.7; }
+"""
+
+_COUNTS_JS = """
+export default function(component) {
+  const { parentElement, data } = component;
+  const table = parentElement.querySelector('table');
+  const head = table.querySelector('thead');
+  const body = table.querySelector('tbody');
+  const cell = (tag, text, cls) => {
+    const el = document.createElement(tag);
+    el.textContent = text;
+    if (cls) el.className = cls;
+    return el;
+  };
+  const copy = async (text, button, status) => {
+    let ok = false;
+    try { await navigator.clipboard.writeText(text); ok = true; } catch (error) {
+      const area = document.createElement('textarea');
+      area.value = text; area.style.position = 'fixed'; area.style.opacity = '0';
+      parentElement.appendChild(area); area.select();
+      try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
+      area.remove();
+    }
+    table.dataset.copied = text;
+    status.textContent = ok ? `${button} copied` : 'copy failed: select the text instead';
+  };
+  head.replaceChildren();
+  const titles = ['Tokenizer', 'Tokens', 'Characters / token', `vs ${data.first}`, 'Copy'];
+  const row = document.createElement('tr');
+  titles.forEach((title) => row.appendChild(cell('th', title)));
+  head.appendChild(row);
+  body.replaceChildren();
+  for (const item of data.rows) {
+    const tr = document.createElement('tr');
+    tr.dataset.tokenizer = item.name;
+    tr.appendChild(cell('td', item.name, 'name'));
+    tr.appendChild(cell('td', item.tokens, 'number tokens'));
+    tr.appendChild(cell('td', item.per_token, 'number'));
+    tr.appendChild(cell('td', item.difference, 'number'));
+    const buttons = cell('td', '', 'copy');
+    const status = cell('span', '', 'copied');
+    if (item.ids) {
+      for (const [label, text] of [['Copy ids', item.ids], ['Copy tokens', item.token_strings]]) {
+        const button = cell('button', label);
+        button.type = 'button';
+        button.title = label === 'Copy ids'
+          ? 'The ids as a JSON list (one list per line when there are several lines)'
+          : 'The tokens as the vocabulary spells them, as a JSON list';
+        button.addEventListener('click', () => copy(text, label === 'Copy ids' ? 'ids' : 'tokens', status));
+        buttons.appendChild(button);
+      }
+    }
+    buttons.appendChild(status);
+    tr.appendChild(buttons);
+    body.appendChild(tr);
+  }
+}
+"""
+
+_counts_table: Callable[..., Any] = st.components.v2.component(
+    "explorer_token_counts", html=_COUNTS_HTML, css=_COUNTS_CSS, js=_COUNTS_JS
+)
