@@ -36,10 +36,10 @@ compare.start_corpus_figures(run, shown)  # the workers measure while the sectio
 compare.legend()
 
 live_columns.live_comparison(run, shown)  # the text box, counts, columns and diff, live
-sentences = compare.sentences_now()
+compare.note_page_text()
 if shown:
     compare.steps_section(shown)
-    compare.metrics_section(run, shown, sentences)
+    compare.metrics_section(run, shown)
     compare.curve_section(
         compare.runs_shown(shown, [run, *([other] if other else []), *state.earlier_runs()])
     )

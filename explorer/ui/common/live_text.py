@@ -4,9 +4,10 @@
 `live_text(label, key, initial, ...)` draws the box and returns its text. Mount it inside an
 `st.fragment`: each change then reruns only that fragment. The box sends its text at most once
 every `THROTTLE_MS` while it is typed in (a keystroke after a quiet moment goes at once), and above
-`live_characters` only when typing pauses for `PAUSE_MS` (the note under the box says so). Once the
-text has been still for `SETTLE_MS`, the box fires a "settled" trigger once: `Typed.settled` is true
-in that rerun, so the page can redraw what lies outside the fragment (its sidebar's link).
+`live_characters` only when typing pauses for `PAUSE_MS` (the note under the box says so). When the
+box loses the focus after a change, it fires a "settled" trigger once: `Typed.settled` is true in
+that rerun, so the page can redraw what lies outside the fragment (its sidebar's link). Not on a
+timer: a whole-page rerun started while the visitor pauses would hold up their next keystroke.
 
 The box keeps its own caret and text across reruns (the script never writes the text back while
 it is typed); the text the page starts from is `initial`, and a new `revision` starts the box
@@ -24,7 +25,6 @@ import streamlit as st
 
 THROTTLE_MS = 100  # at most one update per this many milliseconds while typing
 PAUSE_MS = 600  # above the live limit: an update this long after the last keystroke
-SETTLE_MS = 1_200  # the "settled" trigger: this long after the last update
 
 _HTML = """
 <div class="live-text">
@@ -65,7 +65,7 @@ export default function(component) {
         'the results follow when you pause typing'
       : (data.show_count ? `${n.toLocaleString('en-US')} characters` : '');
   };
-  const state = box.__live || (box.__live = { revision: null, timer: null, settle: null, lastSent: 0 });
+  const state = box.__live || (box.__live = { revision: null, timer: null, changed: false, lastSent: 0 });
   state.setStateValue = setStateValue;
   state.setTriggerValue = setTriggerValue;
   if (state.revision !== data.revision) {  // a new box, or the page started it again
@@ -80,13 +80,15 @@ export default function(component) {
     state.lastSent = performance.now();
     box.dataset.sent = String(Number(box.dataset.sent || 0) + 1);
     state.setStateValue('text', box.value);
-    clearTimeout(state.settle);
-    state.settle = setTimeout(() => state.setTriggerValue('settled', true), data.settle_ms);
   };
+  box.addEventListener('blur', () => {
+    if (state.timer !== null) { clearTimeout(state.timer); send(); }
+    if (state.changed) { state.changed = false; state.setTriggerValue('settled', true); }
+  });
   box.addEventListener('input', () => {
     describe();
+    state.changed = true;
     clearTimeout(state.timer);
-    clearTimeout(state.settle);
     const wait = box.value.length > live
       ? data.pause_ms
       : Math.max(0, state.lastSent + data.throttle_ms - performance.now());
@@ -129,7 +131,6 @@ def live_text(
             "max_characters": max_characters,
             "throttle_ms": THROTTLE_MS,
             "pause_ms": PAUSE_MS,
-            "settle_ms": SETTLE_MS,
             "revision": revision,
             "show_count": show_count,
         },

@@ -26,6 +26,7 @@ from explorer.compare.columns import sentences_from
 from explorer.compare.counts import CountRow, count_rows, difference_text
 from explorer.compare.diff import DiffSummary, boundary_diff, diff_summary
 from explorer.compare.html import boundary_diff_html, column_head_html, diff_legend_html, encoded_column_html
+from explorer.compare.measure import comparison_table
 from explorer.tokens import Piece
 from explorer.ui.common import frame, link, state
 from explorer.ui.common.live_text import live_text
@@ -79,6 +80,7 @@ def _live(run: Run, columns: list[TokenizerColumn]) -> None:
         with counts_place.container():
             _counts(count_rows([column.name for column in columns], encodings, sentences))
         _boundary_diff(columns, sentences)
+        pass  # _figures(columns, sentences)
     link.write(link.run_params(run, compare_link.link_params(columns)))
 
 
@@ -174,6 +176,17 @@ def _boundary_diff(columns: Sequence[TokenizerColumn], sentences: Sequence[str])
     st.html(diff_legend_html(column_a.name, column_b.name, DiffSummary(*totals)) + "".join(bodies))
 
 
+def _figures(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
+    """Every figure of explorer.lessons.metrics on this text, one row per column."""
+    from explorer.ui.compare.sections import METRIC_FORMATS  # (sections is the page's, not this)
+
+    st.markdown("**Figures on this text** (the definitions are under Figures, below)")
+    try:
+        st.dataframe(comparison_table(columns, sentences), column_config=METRIC_FORMATS)
+    except Exception as error:
+        frame.error(f"Cannot measure on this text: {error}")
+
+
 _COUNTS_HTML = '<div class="counts"><table><thead></thead><tbody></tbody></table></div>'
 
 _COUNTS_CSS = """
@@ -217,9 +230,10 @@ export default function(component) {
     status.textContent = ok ? `${button} copied` : 'copy failed: select the text instead';
   };
   head.replaceChildren();
-  const titles = ['Tokenizer', 'Tokens', 'Characters / token', `vs ${data.first}`, 'Copy'];
+  const titles = ['Tokenizer', 'Tokens', 'Characters / token', 'vs the first', 'Copy'];
   const row = document.createElement('tr');
   titles.forEach((title) => row.appendChild(cell('th', title)));
+  row.children[3].title = `Tokens more (+) or fewer (\u2212) than ${data.first}`;
   head.appendChild(row);
   body.replaceChildren();
   for (const item of data.rows) {

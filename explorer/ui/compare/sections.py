@@ -25,9 +25,8 @@ from explorer.compare import (
     UploadedTokenizer,
     pretrained_column,
 )
-from explorer.compare.columns import content_key, sentences_from
+from explorer.compare.columns import content_key
 from explorer.compare.curve import metrics_curve
-from explorer.compare.measure import comparison_table
 from explorer.compare.picker import hidden_at_first
 from explorer.compare.upload_checks import over_session_bound
 from explorer.drawing import charts
@@ -76,12 +75,10 @@ METRIC_FORMATS = {
 # ---------------------------------------------------------------- columns
 
 
-def sentences_now() -> list[str]:
-    """The sentences the live box holds (explorer.ui.compare.live_columns), noted as the ones this
-    whole-page run draws: once typing stops, the box reruns the page when they differ."""
-    text = state.get(W.SENTENCES) or ""
-    state.put(state.COMPARE_PAGE_TEXT, text)
-    return sentences_from(text)
+def note_page_text() -> None:
+    """Note the text the live box holds (explorer.ui.compare.live_columns) as the one this
+    whole-page run draws: when the box loses the focus, it reruns the page if they differ."""
+    state.put(state.COMPARE_PAGE_TEXT, state.get(W.SENTENCES) or "")
 
 
 def other_run(run: Run) -> Run | None:
@@ -288,8 +285,9 @@ def _measuring_poller(pending: int) -> None:
     st.caption(f"Still measuring {pending} tokenizer{'s' if pending != 1 else ''} in a worker …")
 
 
-def metrics_section(run: Run, columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
-    """The metrics tables (sentences, training corpus) and the bar chart of the corpus figures."""
+def metrics_section(run: Run, columns: Sequence[TokenizerColumn]) -> None:
+    """The training corpus's metrics table and its bar chart (the text's figures are live:
+    explorer.ui.compare.live_columns)."""
     st.subheader("Figures")
     st.caption(
         "A word is a run of non-white-space characters. "
@@ -297,12 +295,6 @@ def metrics_section(run: Run, columns: Sequence[TokenizerColumn], sentences: Seq
             f"**{name}**: {definition}" for name, definition in METRIC_DEFINITIONS.items() if name != "tokens"
         )
     )
-    st.markdown("**On the sentences above**")
-    if sentences:
-        try:
-            st.dataframe(comparison_table(columns, sentences), column_config=METRIC_FORMATS)
-        except Exception as error:
-            frame.error(f"Cannot measure on these sentences: {error}")
     corpus_figures(run, columns)
 
 

@@ -1,0 +1,243 @@
+"""Compare's live text box as a person feels it: a real `streamlit run app.py` and Debian's Chromium.
+
+    .venv/bin/python bench/bench_live_compare.py [--repeat 20] [--visitors 8] [--smoke]
+
+One tab trains the default run (the Train page's first sample), opens Compare with six columns (the
+run, GPT-2, GPT-4, GPT-4o, Llama 3, Qwen) and measures, in the page (performance.now()), from the
+key press of a text's last character until every column shows that text (each `.compare-column`
+says how many characters it drew) and the counts table has a row per column:
+  1. a 200-character sentence: the box holds its first 199 characters (filled, then idle), then
+     the 200th is typed; median and max of --repeat sentences (each a different text);
+  2. the same with a 2,000-character paragraph (one line: every column encodes it all again);
+  3. --visitors tabs in sessions of their own (the same link), all typing a sentence at once, one
+     key every 150 ms each: each visitor's median key-to-columns time over its keystrokes, against
+     the same visitor typing alone before (the "idle" figure); a keystroke's time runs until the
+     columns show its text or a later one.
+The server's CPU time (user + system, from /proc) per keystroke is printed for 1 and 3.
+--smoke (what CI runs, so that the script cannot rot): 3 sentences, 2 visitors, 10 keys each.
+Figures depend on what else runs: the 1-minute load average is printed with them. A benchmark, not a
+test: it prints figures and asserts nothing. Every server and browser it starts is stopped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.helpers import (  # noqa: E402
+    SERVER_PROCESSES,
+    VIEWPORT,
+    chromium,
+    chromium_missing_reason,
+    main,
+    open_page,
+    sidebar,
+    streamlit_server,
+    wait_idle,
+)
+
+BOX = "Text to compare"
+EXTRA_COLUMNS = "pretrained%3Allama3%2Cpretrained%3Aqwen%2C"  # put first in the link's cols
+KEY_INTERVAL_MS = 150
+WORDS = (
+    "the tokenizer merges frequent pairs of symbols into new tokens while byte level models never "
+    "meet an unknown character and numbers like 12345 or dates 2026-11-26 split in many ways ünïcödé "
+    "東京 café naïve résumé def encode(text): return [ids] ok"
+).split()
+
+# Installed once per page load: key press times, and for each awaited character count the first
+# moment every column shows that many characters (or more) and the counts table has its rows.
+PROBE_JS = """columns => {
+  const probe = window.__probe = {keys: [], shown: {}, want: [], host: null};
+  document.addEventListener('keydown', () => probe.keys.push(performance.now()), true);
+  const countsRows = () => {
+    if (!probe.host || !probe.host.isConnected) {
+      probe.host = [...document.querySelectorAll('div')]
+        .find(el => el.shadowRoot && el.shadowRoot.querySelector('.counts')) || null;
+    }
+    return probe.host ? probe.host.shadowRoot.querySelectorAll('.counts tbody tr').length : 0;
+  };
+  const check = () => {
+    if (probe.want.every(n => n in probe.shown)) return;
+    const cells = document.querySelectorAll('.compare-column');
+    if (cells.length !== columns) return;
+    const counts = [...cells].map(cell => Number(cell.dataset.characters));
+    const drawn = Math.min(...counts);
+    if (Math.max(...counts) !== drawn || countsRows() !== columns) return;
+    for (const n of probe.want) if (drawn >= n && !(n in probe.shown)) probe.shown[n] = performance.now();
+  };
+  new MutationObserver(check)
+    .observe(document.body, {childList: true, subtree: true, characterData: true, attributes: true});
+  setInterval(check, 4);  // the counts table changes inside its shadow root, which no observer sees
+}"""
+
+
+def text_of(length: int, seed: int) -> str:
+    """A sentence of exactly `length` characters, different for each seed, on one line."""
+    words, i = [], seed
+    while len(" ".join(words)) < length:
+        words.append(WORDS[(i * 7 + 3) % len(WORDS)])
+        i += 1
+    return " ".join(words)[:length]
+
+
+def server_cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def load_average() -> str:
+    return f"{os.getloadavg()[0]:.2f}"
+
+
+def open_compare(browser, url: str, columns: int):
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(url)
+    page.get_by_role("textbox", name=BOX).wait_for(timeout=120_000)
+    wait_idle(page)
+    main(page).locator(".compare-column").nth(columns - 1).wait_for(timeout=120_000)
+    page.evaluate(PROBE_JS, columns)
+    return page
+
+
+def last_key_ms(page, prefix: str, last: str) -> float:
+    """Fill the box with `prefix`, wait until every column shows it, type `last`: the time until
+    every column shows the whole text."""
+    box = page.get_by_role("textbox", name=BOX)
+    page.evaluate("n => { window.__probe.shown = {}; window.__probe.want = [n]; }", len(prefix))
+    box.fill(prefix)
+    page.wait_for_function("n => n in window.__probe.shown", arg=len(prefix), timeout=60_000)
+    wait_idle(page, settle_ms=100)
+    box.press("End")
+    n = len(prefix) + 1
+    page.evaluate("n => { const p = window.__probe; p.shown = {}; p.want = [n]; p.keys = []; }", n)
+    page.keyboard.type(last)
+    page.wait_for_function("n => n in window.__probe.shown", arg=n, timeout=60_000)
+    return page.evaluate("n => window.__probe.shown[n] - window.__probe.keys[0]", n)
+
+
+def typing_latencies(pages, text: str) -> list[list[float]]:
+    """Every page types `text` after what its box holds, one key every KEY_INTERVAL_MS (all pages
+    in turn within each interval); each page's key-to-columns times."""
+    starts = [len(page.get_by_role("textbox", name=BOX).input_value()) for page in pages]
+    for page, start in zip(pages, starts):
+        page.get_by_role("textbox", name=BOX).press("End")
+        page.evaluate(
+            "([s, k]) => { const p = window.__probe; p.keys = []; p.shown = {}; p.want = [];"
+            " for (let i = 1; i <= k; i++) p.want.push(s + i); }",
+            [start, len(text)],
+        )
+    begin = time.monotonic()
+    for i, char in enumerate(text):
+        for page in pages:
+            page.keyboard.type(char)
+        pause = begin + (i + 1) * KEY_INTERVAL_MS / 1000 - time.monotonic()
+        if pause > 0:
+            time.sleep(pause)
+    results = []
+    for page, start in zip(pages, starts):
+        last = start + len(text)
+        page.wait_for_function("n => n in window.__probe.shown", arg=last, timeout=120_000)
+        results.append(
+            page.evaluate(
+                """([s, k]) => { const p = window.__probe; const out = [];
+                  for (let i = 1; i <= k; i++) {
+                    const later = Object.entries(p.shown)
+                      .filter(([n]) => Number(n) >= s + i).map(([, t]) => t);
+                    out.push(Math.min(...later) - p.keys[i - 1]);
+                  } return out; }""",
+                [start, len(text)],
+            )
+        )
+    return results
+
+
+def summary(values: list[float]) -> str:
+    return f"median {statistics.median(values):.0f} ms, max {max(values):.0f} ms (n={len(values)})"
+
+
+def main_bench(repeat: int, visitors: int, keys: int) -> None:
+    with streamlit_server("bench-live-compare") as base, chromium() as browser:
+        pid = SERVER_PROCESSES[base].pid
+        page = browser.new_page(viewport=VIEWPORT)
+        open_page(page, base, "/")
+        page.get_by_role("button", name="Train", exact=True).click()
+        main(page).get_by_text("Merges learned", exact=True).wait_for(timeout=120_000)
+        wait_idle(page)
+        sidebar(page).get_by_role("link", name="Compare").click()
+        page.get_by_role("textbox", name=BOX).wait_for(timeout=120_000)
+        wait_idle(page)
+        url = page.url.replace("cols=", "cols=" + EXTRA_COLUMNS)
+        page.close()
+        columns = 6
+        page = open_compare(browser, url, columns)
+        print(f"six columns: {url.split('cols=')[1].split('&')[0]}")
+        print(f"load average before: {load_average()}")
+
+        for length in (200, 2_000):
+            times, cpu = [], 0.0
+            for seed in range(repeat):
+                text = text_of(length, seed)
+                before = server_cpu_seconds(pid)
+                times.append(last_key_ms(page, text[:-1], text[-1]))
+                cpu += server_cpu_seconds(pid) - before
+            print(
+                f"last key of a {length:,}-character sentence to all {columns} columns: {summary(times)}; "
+                f"server CPU per fill + key {1000 * cpu / repeat:.0f} ms"
+            )
+
+        sentence = text_of(keys, 99)
+        page.get_by_role("textbox", name=BOX).fill("")
+        wait_idle(page)
+        before = server_cpu_seconds(pid)
+        idle = typing_latencies([page], sentence)[0]
+        cpu_per_key = (server_cpu_seconds(pid) - before) / len(sentence)
+        print(
+            f"one visitor typing {len(sentence)} keys, one per {KEY_INTERVAL_MS} ms: {summary(idle)}; "
+            f"server CPU per keystroke {1000 * cpu_per_key:.0f} ms"
+        )
+        others = [open_compare(browser, url, columns) for _ in range(visitors - 1)]
+        pages = [page, *others]
+        for one in pages:
+            one.get_by_role("textbox", name=BOX).fill("")
+        for one in pages:
+            wait_idle(one)
+        before = server_cpu_seconds(pid)
+        busy = typing_latencies(pages, sentence)
+        cpu_per_key = (server_cpu_seconds(pid) - before) / (len(sentence) * len(pages))
+        medians = [statistics.median(one) for one in busy]
+        listed = ", ".join(f"{m:.0f}" for m in medians)
+        print(
+            f"{len(pages)} visitors typing at once: their medians {listed} ms; "
+            f"worst {max(medians):.0f} ms = {max(medians) / statistics.median(idle):.2f}x the idle median; "
+            f"server CPU per keystroke {1000 * cpu_per_key:.0f} ms"
+        )
+        print(f"load average after: {load_average()}")
+
+
+def main_cli() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=20)
+    parser.add_argument("--visitors", type=int, default=8)
+    parser.add_argument("--keys", type=int, default=40, help="keys each visitor types in part 3")
+    parser.add_argument("--smoke", action="store_true")
+    args = parser.parse_args()
+    reason = chromium_missing_reason()
+    if reason:
+        print(f"skipped: {reason}")
+        return 0
+    if args.smoke:
+        args.repeat, args.visitors, args.keys = 3, 2, 10
+    main_bench(args.repeat, args.visitors, args.keys)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_cli())
