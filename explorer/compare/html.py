@@ -103,7 +103,7 @@ def encoded_column_html(
     characters = sum(len(sentence) for sentence in sentences)  # tells a test which text it shows
     return (
         f'<div class="compare-column" data-tokenizer="{escape_text(name)}" data-characters="{characters}">'
-        f'{"".join(blocks)}</div>',
+        f"{''.join(blocks)}</div>",
         total,
     )
 
