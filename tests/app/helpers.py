@@ -6,6 +6,8 @@ Training runs in a worker (explorer.ui.common.training): a click on Train waits 
 over to a poller, so `click` reruns the app (each run one tick of the poller) until the session's
 job is collected, bounded by TRAIN_WAIT_SECONDS. Messages that hold user text are
 Markdown-escaped by the app (`markdown_literal`); `texts` and `joined` read them back unescaped.
+Compare's text box is a v2 component (explorer.ui.common.live_text), not a widget AppTest knows:
+`type_compare_text` types into it the way the browser does, through the box's own state.
 
 What it does not do: start a server or a browser (tests/browser/ does), or change a limit (the
 tests set the EXPLORER_* variables themselves with monkeypatch).
@@ -20,6 +22,7 @@ import time
 from streamlit.testing.v1 import AppTest
 
 from explorer.ui.common.literal import literal_from_markdown
+from explorer.ui.common.live_text import box_state_key
 from explorer.ui.common.state import CURRENT_RUN, JOB
 from explorer.ui.common.state import Widget as W
 from tests import ROOT
@@ -88,6 +91,33 @@ def run_of(at: AppTest):
 def query(at: AppTest) -> dict[str, str]:
     """The page's link: its query parameters."""
     return {key: at.query_params[key] for key in at.query_params}
+
+
+# ---------------------------------------------------------------- Compare's live text box
+
+
+def type_compare_text(at: AppTest, text: str) -> AppTest:
+    """Type `text` into Compare's live box: its state ({"text": ...}) as the browser sets it, then
+    a run (in AppTest the fragment's rerun is a whole run)."""
+    at.session_state[box_state_key(W.SENTENCES)] = {"text": text}
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def compare_text(at: AppTest) -> str | None:
+    """Compare's text as the page holds it (what the live box last reported)."""
+    return session_value(at, W.SENTENCES)
+
+
+def component_data(at: AppTest, name: str) -> list[dict]:
+    """The data each v2 component called `name` was drawn with in the last run: the live box's
+    ("explorer_live_text": the text it starts from, its limits), the counts' ("explorer_token_counts")."""
+    return [
+        json.loads(element.proto.json)
+        for element in at.get("bidi_component")
+        if element.proto.component_name == name
+    ]
 
 
 # ---------------------------------------------------------------- the page, read back

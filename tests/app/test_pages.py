@@ -28,6 +28,7 @@ from tests.app.helpers import (
     query,
     run_of,
     train,
+    type_compare_text,
 )
 
 XSS = "<script>alert(1)</script> <img src=x onerror=alert(1)> **bold** $x$ :red[x]"
@@ -282,7 +283,7 @@ def merge_history_at_the_last_step_of_a_hostile_corpus() -> AppTest:
 def test_hostile_corpus_is_escaped_everywhere():
     at = merge_history_at_the_last_step_of_a_hostile_corpus()
     at.switch_page(COMPARE).run()
-    at.text_area(key=W.SENTENCES).set_value(XSS).run()
+    type_compare_text(at, XSS)
     assert not at.exception, at.exception
     bodies = " ".join(html_bodies(at))
     assert "&lt;script&gt;" in bodies and "&lt;img" in bodies
@@ -381,13 +382,12 @@ def test_compare_shows_pretrained_tokenizers_metrics_and_charts():
 def test_compare_asks_the_workers_for_the_corpus_figures_before_drawing_the_sentences(monkeypatch):
     """The workers measure while the server draws the sentence columns (which load the pretrained
     vocabularies on a fresh server): the first request comes before the first column is drawn."""
-    from explorer.ui.compare import measuring
-    from explorer.ui.compare import sections as compare
+    from explorer.ui.compare import live_columns, measuring
 
     events = []
-    request, draw = measuring._request, compare.token_columns
+    request, draw = measuring._request, live_columns._token_columns
     monkeypatch.setattr(measuring, "_request", lambda *args: events.append("request") or request(*args))
-    monkeypatch.setattr(compare, "token_columns", lambda *args: events.append("draw") or draw(*args))
+    monkeypatch.setattr(live_columns, "_token_columns", lambda *args: events.append("draw") or draw(*args))
     at = train(new_app())
     at.switch_page(COMPARE).run()
     assert not at.exception, at.exception
