@@ -80,7 +80,7 @@ def _live(run: Run, columns: list[TokenizerColumn]) -> None:
         with counts_place.container():
             _counts(count_rows([column.name for column in columns], encodings, sentences))
         _boundary_diff(columns, sentences)
-        pass  # _figures(columns, sentences)
+        _figures(columns, sentences)
     link.write(link.run_params(run, compare_link.link_params(columns)))
 
 
