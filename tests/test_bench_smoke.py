@@ -25,6 +25,7 @@ SCRIPTS = {
     "bench_compare_columns.py": "Compare's first view of each bundled tokenizer's column",
     "bench_encode_steps.py": "the step-by-step view next to a plain encode",
     "bench_encoders.py": "a corpus measurement against the encoder library it runs on, per column kind",
+    "bench_live_compare.py": "Compare's live box: last key to six columns, and eight visitors typing",
     "bench_pretrained.py": "the bundled pretrained tokenizers: first encoding, memory, install size",
     "bench_train.py": "BPE and WordPiece training against the `tokenizers` library, same run",
     "bench_unigram.py": "Unigram training against the library and the course's loop",
@@ -46,7 +47,7 @@ KNOWN_BROKEN: dict[str, str] = {}
 # Scripts smoke-run by a test of their own, which checks more than the exit status.
 OWN_TEST = {"bench_upload_stall.py": "tests/unit/test_bench_smoke.py checks its two rows"}
 # Scripts that start `streamlit run app.py` and Chromium.
-BROWSER = {"bench_app.py", "load_test.py", "serving_bench.py", "soak_test.py"}
+BROWSER = {"bench_app.py", "bench_live_compare.py", "load_test.py", "serving_bench.py", "soak_test.py"}
 TIMEOUT_SECONDS = 300
 
 
