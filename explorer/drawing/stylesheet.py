@@ -61,6 +61,8 @@ STYLESHEET = """
 .diff-key-shared{border-left:3px solid #444;padding-left:3px;}
 .diff-key-only{border-left:3px solid #d1495b;padding-left:3px;}
 .column-head{margin-bottom:4px;}
+.column-count{margin:0.4rem 0 0.3rem;}
+.column-count b{font-size:1.75rem;font-weight:400;margin-left:0.4rem;}
 .tok-rest{background:#fff;border:1px dotted #999;color:#777;padding:0 2px;}
 .encode-steps{line-height:2.0;}
 .steps-head{margin-bottom:6px;}

@@ -134,7 +134,19 @@ def metrics(at: AppTest) -> dict[str, str]:
 
 
 def html_bodies(at: AppTest) -> list[str]:
-    return [element.proto.body for element in at.get("html")]
+    """Every piece of HTML the page drew: with `st.html`, and with the fast view of the parts that
+    follow each keystroke (explorer.ui.common.html_view: Compare's live columns and diff)."""
+    drawn = [element.proto.body for element in at.get("html")]
+    return drawn + [data["html"] for data in component_data(at, "explorer_html_view")]
+
+
+def column_token_counts(at: AppTest) -> list[int]:
+    """The "Tokens" count at the top of each Compare column, in page order."""
+    return [
+        int(found.replace(",", ""))
+        for body in html_bodies(at)
+        for found in re.findall(r'<div class="column-count">Tokens<b>([\d,]+)</b>', body)
+    ]
 
 
 def compare_column_bodies(at: AppTest) -> dict[str, str]:

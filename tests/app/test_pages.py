@@ -19,6 +19,7 @@ from tests.app.helpers import (
     PAGES,
     TRAIN,
     VOCABULARY,
+    column_token_counts,
     compare_column_bodies,
     html_bodies,
     messages,
@@ -214,8 +215,7 @@ def test_every_page_shows_the_run_after_training():
     assert any('class="token-spans"' in body and 'title="id ' in body for body in html_bodies(at))
     at.button(key=W.TRAIN_OTHER).click().run()
     assert not at.exception, at.exception
-    token_counts = [metric.value for metric in at.metric if metric.label == "Tokens"]
-    assert len(token_counts) == 5  # this run, WordPiece on the same corpus, GPT-2, GPT-4, GPT-4o
+    assert len(column_token_counts(at)) == 5  # this run, WordPiece on the same corpus, GPT-2, GPT-4, GPT-4o
     assert len(at.dataframe[0].value) == 5
 
     at.switch_page(TRAIN).run()  # back on Train: settings and summary are still there

@@ -546,3 +546,29 @@ def test_metrics_curve_figure_draws_each_run_in_each_panel(trained):
 def test_short_names_stay_distinct():
     names = charts.short_names(["x" * 60, "x" * 60, "y"], limit=10)
     assert names == ["xxxxxxxxx…", "xxxxxxxxx… (2)", "y"]
+
+
+def test_boundary_diff_finds_the_same_covering_tokens_as_a_scan_of_every_token():
+    """The diff finds each segment's tokens by bisection; a plain scan of every piece is the
+    reference, on random overlapping pieces (byte tokens share characters; empty spans exist)."""
+    import random
+
+    from explorer.compare.diff import boundary_diff
+    from explorer.tokens import Piece
+
+    def scan(pieces, start, end):
+        return tuple(i for i, piece in enumerate(pieces) if piece.start < end and piece.end > start)
+
+    rng = random.Random(7)
+    for _ in range(200):
+        text = "x" * 50
+        pieces_a, pieces_b = (
+            [
+                Piece(i, "t", start, min(50, start + rng.randint(0, 6)))
+                for i, start in enumerate(sorted(rng.randint(0, 49) for _ in range(rng.randint(0, 25))))
+            ]
+            for _ in range(2)
+        )
+        for segment in boundary_diff(text, pieces_a, pieces_b):
+            assert segment.a_tokens == scan(pieces_a, segment.start, segment.end)
+            assert segment.b_tokens == scan(pieces_b, segment.start, segment.end)

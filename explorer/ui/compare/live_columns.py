@@ -27,8 +27,10 @@ from explorer.compare.counts import CountRow, count_rows, difference_text
 from explorer.compare.diff import DiffSummary, boundary_diff, diff_summary
 from explorer.compare.html import boundary_diff_html, column_head_html, diff_legend_html, encoded_column_html
 from explorer.compare.measure import comparison_table
+from explorer.drawing.token_html import escape_text
 from explorer.tokens import Piece
 from explorer.ui.common import frame, link, state
+from explorer.ui.common.html_view import html_view
 from explorer.ui.common.live_text import live_text
 from explorer.ui.common.runs import Run
 from explorer.ui.common.settings import limits_or_defaults
@@ -89,36 +91,43 @@ def _encode(column: TokenizerColumn, sentences: Sequence[str]) -> Encodings:
 
 
 def _token_columns(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> list[Encodings | None]:
-    """Each column's head, then its tokens as soon as its thread has encoded them; the encodings
-    (None for a column that failed)."""
+    """Each column (its head, token count and tokens) as soon as its thread has encoded it; the
+    encodings (None for a column that failed)."""
     slots = []
     for first in range(0, len(columns), PER_ROW):
-        for column, place in zip(columns[first : first + PER_ROW], st.columns(PER_ROW, gap="medium")):
-            with place:
-                st.html(column_head_html(column))
-                if column.note:
-                    frame.note(column.note)
-                slots.append(st.empty())
+        for place in st.columns(PER_ROW, gap="medium")[: len(columns) - first]:
+            slots.append(place.empty())
     futures: dict[Future, int] = {
         ENCODERS.submit(_encode, column, sentences): i for i, column in enumerate(columns)
     }
     encodings: list[Encodings | None] = [None] * len(columns)
     done, pending = wait(futures, timeout=FIRST_WAIT_SECONDS)
     for future in pending:
-        slots[futures[future]].caption("Still encoding …")
+        i = futures[future]
+        with slots[i].container():
+            html_view(f'{_head(columns[i])}<div class="note">Still encoding …</div>', f"live-column-{i}-wait")
     for future in [*done, *as_completed(pending)]:
         i = futures[future]
+        column = columns[i]
         try:
             encodings[i] = future.result()
         except Exception as error:  # an uploaded pipeline that fails on this text
             with slots[i].container():
+                html_view(_head(column), f"live-column-{i}")
                 frame.error(f"This tokenizer cannot encode this text: {error}")
             continue
-        body, total = encoded_column_html(columns[i].name, sentences, encodings[i] or [], state.show_ids())
+        body, total = encoded_column_html(column.name, sentences, encodings[i] or [], state.show_ids())
         with slots[i].container():
-            st.metric("Tokens", f"{total:,}")
-            st.html(body)
+            html_view(
+                f'{_head(column)}<div class="column-count">Tokens<b>{total:,}</b></div>{body}',
+                f"live-column-{i}",
+            )
     return encodings
+
+
+def _head(column: TokenizerColumn) -> str:
+    note = f'<div class="note">{escape_text(column.note)}</div>' if column.note else ""
+    return column_head_html(column) + note
 
 
 def _counts(rows: Sequence[CountRow]) -> None:
@@ -173,7 +182,9 @@ def _boundary_diff(columns: Sequence[TokenizerColumn], sentences: Sequence[str])
         summary = diff_summary(segments)
         totals = [totals[0] + summary.both, totals[1] + summary.only_a, totals[2] + summary.only_b]
         bodies.append(boundary_diff_html(segments, column_a.name, column_b.name))
-    st.html(diff_legend_html(column_a.name, column_b.name, DiffSummary(*totals)) + "".join(bodies))
+    html_view(
+        diff_legend_html(column_a.name, column_b.name, DiffSummary(*totals)) + "".join(bodies), "live-diff"
+    )
 
 
 def _figures(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
