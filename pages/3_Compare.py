@@ -35,13 +35,19 @@ shown = compare.with_memo(model_picker.pick(columns, hidden))
 compare.start_corpus_figures(run, shown)  # the workers measure while the sections above it are drawn
 compare.legend()
 
-live_columns.live_comparison(run, shown)  # the text box, counts, columns and diff, live
+
+def page_url() -> dict[str, str]:
+    """What this page shows, as its URL (the live parts rewrite it as their text changes)."""
+    return link.run_params(run, compare_link.link_params(shown))
+
+
+live_columns.live_comparison(shown, page_url)  # the text box, counts, columns and diff, live
 compare.note_page_text()
 if shown:
-    compare.steps_section(shown)
+    compare.steps_section(shown, page_url)
     compare.metrics_section(run, shown)
     compare.curve_section(
         compare.runs_shown(shown, [run, *([other] if other else []), *state.earlier_runs()])
     )
 decode_panel.show(columns, first_choice=shown[0].key if shown else None)
-frame.finish(PAGE, link.run_params(run, compare_link.link_params(shown)))
+frame.finish(PAGE, page_url())

@@ -14,6 +14,7 @@ from explorer.ui.common.training import REUSED
 from tests.app.helpers import (
     COMPARE,
     MERGES,
+    column_token_counts,
     compare_column_bodies,
     compare_text,
     component_data,
@@ -110,14 +111,14 @@ def test_compare_in_one_link_columns_sentences_switch_and_decode():
     assert elsewhere.multiselect(key=W.COLUMNS).value == at.multiselect(key=W.COLUMNS).value
     assert compare_text(elsewhere) == "Hello <|endoftext|> world\nSecond line 123"
     boxes = component_data(elsewhere, "explorer_live_text")
-    assert [box["text"] for box in boxes] == [
+    assert [box["text"] for box in boxes if box["label"] == "Text to compare"] == [
         "Hello <|endoftext|> world\nSecond line 123"
     ]  # what the box shows
     assert elsewhere.toggle(key=W.COMPARE_SPECIAL_TOKENS).value is True
     assert elsewhere.text_area(key=W.DECODE_IDS).value == "15496, 995"
     assert elsewhere.selectbox(key=W.DECODE_COLUMN).value == "pretrained:gpt2"
     assert compare_column_bodies(elsewhere) == compare_column_bodies(at)
-    assert [m.value for m in elsewhere.metric] == [m.value for m in at.metric]
+    assert column_token_counts(elsewhere) == column_token_counts(at)
     assert query(elsewhere) == link
 
 

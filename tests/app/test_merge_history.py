@@ -16,8 +16,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.drawing.charts import token_labels
+from explorer.ui.common.live_text import box_state_key
 from explorer.ui.common.state import Widget as W
-from tests.app.helpers import COMPARE, MERGES, html_bodies, new_app, plotly_specs, run_of
+from tests.app.helpers import COMPARE, MERGES, html_bodies, new_app, plotly_specs, query, run_of
 
 COURSE_WORDPIECE = {"algorithm": "wordpiece", "flavor": "course", "vocab_size": "70", "sample": "hf-course"}
 LIBRARY_BPE = {"algorithm": "bpe", "flavor": "library", "vocab_size": "330", "sample": "scarlet"}
@@ -174,7 +175,8 @@ def test_step_by_step_panel_encodes_with_the_tokenizer_of_step_k(wordpiece_page)
     at = wordpiece_page
     trace = trace_of(at)
     go_to(at, 6)
-    at.text_input(key=W.STEPS_TEXT).set_value("This is not a token.").run()
+    at.session_state[box_state_key(W.STEPS_TEXT)] = {"text": "This is not a token."}  # typed in the live box
+    at.run()
     panel = body_with(at, "encode-steps")
     tokenizer = tokenizer_from_trace(trace, 6)
     expected = tokenizer.encode("This is not a token.", add_special_tokens=False)
@@ -194,7 +196,9 @@ def test_compare_shows_any_columns_steps(wordpiece_page):
     at.switch_page(COMPARE).run()
     assert not at.exception, at.exception
     at.selectbox(key=W.STEPS_COLUMN).set_value("pretrained:gpt2").run()
-    at.text_input(key=W.COMPARE_STEPS_TEXT).set_value("unbelievable tokenization").run()
+    at.session_state[box_state_key(W.COMPARE_STEPS_TEXT)] = {"text": "unbelievable tokenization"}
+    at.run()
+    assert query(at)["steps_text"] == "unbelievable tokenization"  # the link follows the live box
     panel = body_with(at, "encode-steps")
     ids = [piece.id for piece in encode_pretrained("gpt2", "unbelievable tokenization")]
     summaries = re.findall(r"<summary>.*?</summary>", panel)

@@ -19,24 +19,51 @@ from explorer.drawing.wording import plural
 from explorer.lessons.encode_steps import EncodeSteps
 from explorer.lessons.encode_steps.steps_html import encode_steps_html
 from explorer.lessons.encode_steps.viterbi import ViterbiSteps, WordViterbi
-from explorer.ui.common import frame, state
+from explorer.ui.common import frame, link, state
+from explorer.ui.common.live_text import live_text
 
 MAX_CHARACTERS = 300  # each pre-token's steps grow with the square of its length
 DEFAULT_TEXT = "This is not a token."  # the course's own example (chapter 6, section 5)
 
 
-def show(make: Callable[[str], EncodeSteps | ViterbiSteps], key: str) -> None:
-    """A text input (`key`) and `make(text)` drawn step by step."""
+def show(
+    make: Callable[[str], EncodeSteps | ViterbiSteps],
+    key: str,
+    url: Callable[[], dict[str, str]] | None = None,
+) -> None:
+    """A live text box (its text in the session under `key`) and `make(text)` drawn step by step,
+    redrawn as the text is typed (a fragment: the rest of the page does not rerun). `url`: the
+    page's URL when it holds this text (Compare's does), rewritten as the text changes; once the
+    box loses the focus the whole page reruns, so that its sidebar's link follows."""
     state.setdefault(key, state.get(state.ENCODE_TEXT) or DEFAULT_TEXT)
-    text = st.text_input(
+    _live_panel(make, key, url)
+
+
+@st.fragment
+def _live_panel(
+    make: Callable[[str], EncodeSteps | ViterbiSteps], key: str, url: Callable[[], dict[str, str]] | None
+) -> None:
+    typed = live_text(
         "A word or a sentence to encode",
-        key=key,
-        max_chars=MAX_CHARACTERS,
-        help="Each pre-token is encoded on its own: BPE applies the lowest-rank merge present until none "
-        "applies; WordPiece takes the longest piece of the vocabulary, then the longest ## continuation; "
-        "Unigram finds the most likely segmentation (Viterbi).",
+        key,
+        state.get(key) or "",
+        rows=1,
+        live_characters=MAX_CHARACTERS,
+        max_characters=MAX_CHARACTERS,
+        show_count=False,
     )
+    text = typed.text[:MAX_CHARACTERS]
+    state.put(key, text)
     state.put(state.ENCODE_TEXT, text)  # the same text follows the visitor from page to page
+    if url is not None:
+        if typed.settled:
+            st.rerun(scope="app")
+        link.write(url())
+    st.caption(
+        "Each pre-token is encoded on its own: BPE applies the lowest-rank merge present until none "
+        "applies; WordPiece takes the longest piece of the vocabulary, then the longest ## continuation; "
+        "Unigram finds the most likely segmentation (Viterbi)."
+    )
     if not text:
         return
     try:

@@ -10,8 +10,8 @@ that rerun, so the page can redraw what lies outside the fragment (its sidebar's
 timer: a whole-page rerun started while the visitor pauses would hold up their next keystroke.
 
 The box keeps its own caret and text across reruns (the script never writes the text back while
-it is typed); the text the page starts from is `initial`, and a new `revision` starts the box
-again from it (a link opened in the same session).
+it is typed); the text the page starts from is `initial` (a link's text opens in a new session,
+so the box starts from it).
 
 What it does not do: draw or encode anything from the text (the pages do), or escape it: the
 JavaScript sets the text as a value, never as markup.
@@ -65,11 +65,11 @@ export default function(component) {
         'the results follow when you pause typing'
       : (data.show_count ? `${n.toLocaleString('en-US')} characters` : '');
   };
-  const state = box.__live || (box.__live = { revision: null, timer: null, changed: false, lastSent: 0 });
+  const state = box.__live || (box.__live = { started: false, timer: null, changed: false, lastSent: 0 });
   state.setStateValue = setStateValue;
   state.setTriggerValue = setTriggerValue;
-  if (state.revision !== data.revision) {  // a new box, or the page started it again
-    state.revision = data.revision;
+  if (!state.started) {  // a new box: the page's text (later, the box keeps what is typed)
+    state.started = true;
     box.value = data.text;
     describe();
   }
@@ -116,13 +116,12 @@ def live_text(
     rows: int = 4,
     live_characters: int = 20_000,
     max_characters: int = 100_000,
-    revision: int = 0,
     show_count: bool = True,
 ) -> Typed:
     """The box (its accessible name `label`) and the text it holds now: `initial` until something
-    is typed. `key` names the box in the session; a new `revision` starts it again from `initial`."""
+    is typed. `key` names the box in the session."""
     result: Any = _live_text_box(
-        key=_box_key(key, revision),
+        key=box_state_key(key),
         data={
             "label": label,
             "text": initial,
@@ -131,7 +130,6 @@ def live_text(
             "max_characters": max_characters,
             "throttle_ms": THROTTLE_MS,
             "pause_ms": PAUSE_MS,
-            "revision": revision,
             "show_count": show_count,
         },
         default={"text": initial},
@@ -142,13 +140,9 @@ def live_text(
     return Typed(text if isinstance(text, str) else initial, bool(getattr(result, "settled", False)))
 
 
-def box_state_key(key: str, revision: int = 0) -> str:
+def box_state_key(key: str) -> str:
     """The session-state key of the box's own state ({"text": ...}): what a test sets to type."""
-    return _box_key(key, revision)
-
-
-def _box_key(key: str, revision: int) -> str:
-    return f"{key}-live-{revision}"
+    return f"{key}-live"
 
 
 def _nothing() -> None:

@@ -125,6 +125,7 @@ class Widget:
     GRID_START = "grid_start"
     # Compare
     SENTENCES = "sentences"
+    TRY_TEXT = "train_try_text"
     COLUMNS = "compare_columns"  # the multiselect of shown columns (column keys)
     TOKENIZER_UPLOAD = "compare_upload"
     DIFF_TOP = "compare_diff_top"  # the boundary diff's top-row tokenizer

@@ -32,7 +32,6 @@ from explorer.tokens import Piece
 from explorer.ui.common import frame, link, state
 from explorer.ui.common.html_view import html_view
 from explorer.ui.common.live_text import live_text
-from explorer.ui.common.runs import Run
 from explorer.ui.common.settings import limits_or_defaults
 from explorer.ui.compare import compare_link
 
@@ -46,24 +45,26 @@ LABEL = "Text to compare"
 Encodings = list[list[Piece]]
 
 
-def live_comparison(run: Run, columns: Sequence[TokenizerColumn]) -> None:
-    """The box, the counts, the columns and the diff; as a fragment (`_live` reruns alone)."""
-    _live(run, list(columns))
+def live_comparison(columns: Sequence[TokenizerColumn], url: Callable[[], dict[str, str]]) -> None:
+    """The box, the counts, the columns and the diff; as a fragment (`_live` reruns alone) that
+    rewrites the page's URL (`url()`) as the text changes."""
+    _live(list(columns), url)
 
 
 @st.fragment
-def _live(run: Run, columns: list[TokenizerColumn]) -> None:
+def _live(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]) -> None:
     limits, _ = limits_or_defaults()
     state.setdefault(W.SENTENCES, state.get(state.COMPARE_TEXT) or compare_link.DEFAULT_TEXT)
+    most = int(min(limits.max_compare_characters, 10**9))
     typed = live_text(
         LABEL,
         W.SENTENCES,
         state.get(W.SENTENCES),
         rows=4,
         live_characters=int(min(limits.live_characters, 10**9)),
-        max_characters=int(min(limits.max_compare_characters, 10**9)),
+        max_characters=most,
     )
-    text = typed.text
+    text = typed.text[:most]  # the box refuses more; a client that sends more is cut here
     state.put(W.SENTENCES, text)
     state.put(state.COMPARE_TEXT, text)
     if typed.settled and text != state.get(state.COMPARE_PAGE_TEXT):
@@ -83,7 +84,7 @@ def _live(run: Run, columns: list[TokenizerColumn]) -> None:
             _counts(count_rows([column.name for column in columns], encodings, sentences))
         _boundary_diff(columns, sentences)
         _figures(columns, sentences)
-    link.write(link.run_params(run, compare_link.link_params(columns)))
+    link.write(url())
 
 
 def _encode(column: TokenizerColumn, sentences: Sequence[str]) -> Encodings:

@@ -12,7 +12,7 @@ explorer.ui.common.run_views.run_column (the Train page draws its sample sentenc
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
@@ -334,8 +334,9 @@ def runs_shown(columns: Sequence[TokenizerColumn], runs: Sequence[Run]) -> list[
     return [by_key[column.key] for column in columns if column.key in by_key]
 
 
-def steps_section(columns: Sequence[TokenizerColumn]) -> None:
-    """How any shown tokenizer encodes a text, step by step (those that can show their steps)."""
+def steps_section(columns: Sequence[TokenizerColumn], url: Callable[[], dict[str, str]]) -> None:
+    """How any shown tokenizer encodes a text, step by step (those that can show their steps);
+    `url`: the page's URL, which holds the text."""
     able = {column.key: column for column in columns if column.steps is not None}
     st.subheader("How a text is tokenized, step by step")
     if not able:
@@ -352,4 +353,4 @@ def steps_section(columns: Sequence[TokenizerColumn]) -> None:
     )
     steps = able[choice].steps
     assert steps is not None  # `able`: the columns that show their steps
-    encode_panel.show(steps, key=W.COMPARE_STEPS_TEXT)
+    encode_panel.show(steps, key=W.COMPARE_STEPS_TEXT, url=url)

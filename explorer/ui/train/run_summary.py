@@ -1,7 +1,8 @@
 """The Train page's result panel for a finished run: its figures (merges, vocabulary, time, stop
 reason, corpus; for a Unigram run its rounds, seed pieces and final loss), what its vocabulary size
 and special tokens mean, and the tutorial's sample sentences tokenized by it, with the characters
-it cannot represent marked and counted.
+it cannot represent marked and counted, and a live "Try a sentence" box (its text is not in the
+link: the Train page's URL names the run, as Merge history's step-by-step text is not in its link).
 
 What it does not do: train (explorer.ui.common.training) or compute the sentences it explains
 (explorer.lessons.explain.explain_vocab_size, explorer.ui.common.run_views.special_token_messages).
@@ -18,7 +19,11 @@ from explorer.lessons.explain import explain_unigram_size, explain_vocab_size, s
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import lost_characters
 from explorer.ui.common import frame, state
+from explorer.ui.common.html_view import html_view
+from explorer.ui.common.live_text import live_text
 from explorer.ui.common.runs import Run
+
+W = state.Widget
 
 LOST_CHARACTERS = (
     "each is shown in a dashed box, as the unknown token with the text it stands for, or as dropped. "
@@ -141,6 +146,37 @@ def _sample_sentences(run: Run) -> None:
         frame.warning(f"This tokenizer cannot represent {lost_text} of these sentences: {LOST_CHARACTERS}")
     else:
         st.caption("Every character of these sentences is represented by some token.")
+    _try_a_sentence(run)
+
+
+TRY_CHARACTERS = 2_000  # what the "Try a sentence" box takes
+
+
+@st.fragment
+def _try_a_sentence(run: Run) -> None:
+    """A live box: any text with this run's tokenizer, redrawn as it is typed (the fragment alone
+    reruns)."""
+    from explorer.compare.columns import sentences_from
+    from explorer.compare.html import column_html
+    from explorer.ui.common.run_views import run_column
+
+    typed = live_text(
+        "Try a sentence",
+        W.TRY_TEXT,
+        state.get(W.TRY_TEXT) or "",
+        rows=1,
+        live_characters=TRY_CHARACTERS,
+        max_characters=TRY_CHARACTERS,
+        show_count=False,
+    )
+    text = typed.text[:TRY_CHARACTERS]
+    state.put(W.TRY_TEXT, text)
+    sentences = sentences_from(text)
+    if not sentences:
+        st.caption("Type any text: its tokens follow as you type.")
+        return
+    body, total = column_html(run_column(run, "this run"), sentences, show_ids=state.show_ids())
+    html_view(f'<div class="column-count">Tokens<b>{total:,}</b></div>{body}', "train-try")
 
 
 # What the panel shows of a merge history (BPE, WordPiece) and of a round history (Unigram).
