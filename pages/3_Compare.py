@@ -42,7 +42,6 @@ def page_url() -> dict[str, str]:
 
 
 live_columns.live_comparison(shown, page_url)  # the text box, counts, columns and diff, live
-compare.note_page_text()
 if shown:
     compare.steps_section(shown, page_url)
     compare.metrics_section(run, shown)

@@ -1,7 +1,7 @@
 """Compare's live text box through AppTest: text typed into the box (its state, as the browser sets
 it) reaches every column, the counts, the figures and the page's link; a column that cannot encode
 the text says so in its place while the others follow. The box itself in a browser (keystrokes,
-throttling, the settled rerun) is tested in tests/browser/."""
+throttling, the caret) is tested in tests/browser/."""
 
 from __future__ import annotations
 

@@ -33,8 +33,7 @@ def show(
 ) -> None:
     """A live text box (its text in the session under `key`) and `make(text)` drawn step by step,
     redrawn as the text is typed (a fragment: the rest of the page does not rerun). `url`: the
-    page's URL when it holds this text (Compare's does), rewritten as the text changes; once the
-    box loses the focus the whole page reruns, so that its sidebar's link follows."""
+    page's URL when it holds this text (Compare's does), rewritten as the text changes."""
     state.setdefault(key, state.get(state.ENCODE_TEXT) or DEFAULT_TEXT)
     _live_panel(make, key, url)
 
@@ -43,7 +42,7 @@ def show(
 def _live_panel(
     make: Callable[[str], EncodeSteps | ViterbiSteps], key: str, url: Callable[[], dict[str, str]] | None
 ) -> None:
-    typed = live_text(
+    text = live_text(
         "A word or a sentence to encode",
         key,
         state.get(key) or "",
@@ -52,12 +51,10 @@ def _live_panel(
         max_characters=MAX_CHARACTERS,
         show_count=False,
     )
-    text = typed.text[:MAX_CHARACTERS]
+    text = text[:MAX_CHARACTERS]
     state.put(key, text)
     state.put(state.ENCODE_TEXT, text)  # the same text follows the visitor from page to page
     if url is not None:
-        if typed.settled:
-            st.rerun(scope="app")
         link.write(url())
     st.caption(
         "Each pre-token is encoded on its own: BPE applies the lowest-rank merge present until none "

@@ -37,6 +37,7 @@ What it does not do: read Compare's own parameters (explorer.ui.compare.compare_
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 from urllib.parse import urlencode
 
 import streamlit as st
@@ -177,10 +178,56 @@ def current_url() -> str:
 
 
 def copy_link(page: str, in_sidebar: bool = True) -> None:
-    """The "Copy link" box: the current URL (with a copy button) and what it reproduces."""
+    """The "Copy link" box: the URL the browser shows (with a copy button) and what it reproduces.
+
+    The URL is read in the browser, as it is now, not written by the script: a live part of a page
+    (a fragment: Compare's text box, the player) rewrites the URL without rerunning the sidebar."""
     with st.popover("Copy link", icon=":material/link:", width="stretch" if in_sidebar else "content"):
-        st.code(current_url(), language=None, wrap_lines=True)
+        view: Any = _copy_link_view
+        view(key=f"copy-link-{'sidebar' if in_sidebar else 'main'}")
         st.caption(f"Opens, in any browser: {REPRODUCES[page]}. It never holds a pasted corpus.")
+
+
+_COPY_LINK_JS = """
+export default function(component) {
+  const { parentElement } = component;
+  const code = parentElement.querySelector('.copy-link-url');
+  const button = parentElement.querySelector('button');
+  const status = parentElement.querySelector('.copy-link-status');
+  const show = () => {
+    if (code.textContent !== window.location.href) code.textContent = window.location.href;
+  };
+  show();
+  if (parentElement.__copyLink) return;
+  const timer = setInterval(() => (code.isConnected ? show() : clearInterval(timer)), 250);
+  parentElement.__copyLink = timer;
+  button.addEventListener('click', async () => {
+    show();
+    try { await navigator.clipboard.writeText(window.location.href); status.textContent = 'Copied'; }
+    catch (error) { status.textContent = 'Select the link and copy it'; }
+  });
+}
+"""
+
+_COPY_LINK_HTML = (
+    '<div class="copy-link"><code class="copy-link-url"></code>'
+    '<div><button type="button">Copy</button> <span class="copy-link-status"></span></div></div>'
+)
+
+_COPY_LINK_CSS = """
+.copy-link { font-family: var(--st-font); color: var(--st-text-color); }
+.copy-link-url { display: block; font-family: var(--st-code-font, monospace); font-size: 0.8rem;
+  overflow-wrap: anywhere; background: var(--st-secondary-background-color); padding: 0.5rem;
+  border-radius: 0.4rem; margin-bottom: 0.4rem; }
+.copy-link button { font: inherit; font-size: 0.85rem; padding: 0.2rem 0.8rem; cursor: pointer;
+  border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); border-radius: 0.4rem;
+  background: var(--st-background-color); color: var(--st-text-color); }
+.copy-link-status { font-size: 0.8rem; opacity: 0.7; }
+"""
+
+_copy_link_view = st.components.v2.component(
+    "explorer_copy_link", html=_COPY_LINK_HTML, css=_COPY_LINK_CSS, js=_COPY_LINK_JS
+)
 
 
 def read() -> tuple[Settings, str | None, list[str]] | None:

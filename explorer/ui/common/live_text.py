@@ -4,10 +4,10 @@
 `live_text(label, key, initial, ...)` draws the box and returns its text. Mount it inside an
 `st.fragment`: each change then reruns only that fragment. The box sends its text at most once
 every `THROTTLE_MS` while it is typed in (a keystroke after a quiet moment goes at once), and above
-`live_characters` only when typing pauses for `PAUSE_MS` (the note under the box says so). When the
-box loses the focus after a change, it fires a "settled" trigger once: `Typed.settled` is true in
-that rerun, so the page can redraw what lies outside the fragment (its sidebar's link). Not on a
-timer: a whole-page rerun started while the visitor pauses would hold up their next keystroke.
+`live_characters` only when typing pauses for `PAUSE_MS` (the note under the box says so); what is
+still unsent goes when the box loses the focus. The page's URL, which the fragment rewrites, is
+read by the sidebar's "Copy link" in the browser (explorer.ui.common.link.copy_link): nothing
+outside the fragment has to rerun.
 
 The box keeps its own caret and text across reruns (the script never writes the text back while
 it is typed); the text the page starts from is `initial` (a link's text opens in a new session,
@@ -19,7 +19,7 @@ JavaScript sets the text as a value, never as markup.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import streamlit as st
 
@@ -49,7 +49,7 @@ _CSS = """
 
 _JS = """
 export default function(component) {
-  const { parentElement, data, setStateValue, setTriggerValue } = component;
+  const { parentElement, data, setStateValue } = component;
   const box = parentElement.querySelector('.live-box');
   const note = parentElement.querySelector('.live-note');
   const label = parentElement.querySelector('.live-label');
@@ -65,9 +65,8 @@ export default function(component) {
         'the results follow when you pause typing'
       : (data.show_count ? `${n.toLocaleString('en-US')} characters` : '');
   };
-  const state = box.__live || (box.__live = { started: false, timer: null, changed: false, lastSent: 0 });
+  const state = box.__live || (box.__live = { started: false, timer: null, lastSent: 0 });
   state.setStateValue = setStateValue;
-  state.setTriggerValue = setTriggerValue;
   if (!state.started) {  // a new box: the page's text (later, the box keeps what is typed)
     state.started = true;
     box.value = data.text;
@@ -82,12 +81,17 @@ export default function(component) {
     state.setStateValue('text', box.value);
   };
   box.addEventListener('blur', () => {
-    if (state.timer !== null) { clearTimeout(state.timer); send(); }
-    if (state.changed) { state.changed = false; state.setTriggerValue('settled', true); }
+    if (state.timer !== null) { clearTimeout(state.timer); send(); }  // nothing typed is left unsent
+  });
+  box.addEventListener('keydown', (event) => {  // one line: Enter sends now, adds no line break
+    if (event.key === 'Enter' && box.rows === 1) {
+      event.preventDefault();
+      clearTimeout(state.timer);
+      send();
+    }
   });
   box.addEventListener('input', () => {
     describe();
-    state.changed = true;
     clearTimeout(state.timer);
     const wait = box.value.length > live
       ? data.pause_ms
@@ -96,13 +100,6 @@ export default function(component) {
   });
 }
 """
-
-
-class Typed(NamedTuple):
-    """What the box holds now, and whether this rerun is its "settled" trigger."""
-
-    text: str
-    settled: bool
 
 
 _live_text_box = st.components.v2.component("explorer_live_text", html=_HTML, css=_CSS, js=_JS)
@@ -117,7 +114,7 @@ def live_text(
     live_characters: int = 20_000,
     max_characters: int = 100_000,
     show_count: bool = True,
-) -> Typed:
+) -> str:
     """The box (its accessible name `label`) and the text it holds now: `initial` until something
     is typed. `key` names the box in the session."""
     result: Any = _live_text_box(
@@ -134,10 +131,9 @@ def live_text(
         },
         default={"text": initial},
         on_text_change=_nothing,
-        on_settled_change=_nothing,
     )
     text = getattr(result, "text", None)
-    return Typed(text if isinstance(text, str) else initial, bool(getattr(result, "settled", False)))
+    return text if isinstance(text, str) else initial
 
 
 def box_state_key(key: str) -> str:

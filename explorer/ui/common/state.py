@@ -36,7 +36,6 @@ STEP = "player_step"  # int: merges applied in the merge player (survives leavin
 PLAYING = "player_playing"  # bool: the merge player is playing
 PAUSED_AT = "player_paused_at"  # time.monotonic() of the last pause
 COMPARE_TEXT = "compare_text"  # str: the Compare page's sentences (survives leaving the page)
-COMPARE_PAGE_TEXT = "compare_page_text"  # str: the sentences Compare's last whole-page run drew
 ENCODE_TEXT = "encode_steps_text"  # str: the text of the step-by-step panels (Merge history, Compare)
 JOB = "training_job"  # training.TrainingJob: the run a worker is training for this session, until collected
 LINK_EXPIRED = "link_expired"  # True when the URL named a run the store no longer holds

@@ -2,7 +2,7 @@
 ids and Copy tokens), every column's tokens and the boundary diff, all following the text as it
 is typed (explorer.ui.common.live_text) without a rerun of the rest of the page; the page's URL
 follows too. When the text has been still a moment, the whole page reruns once, so that what lies
-outside the fragment (the figures on the text, the sidebar's link) follows as well.
+outside the fragment has to follow: the sidebar's "Copy link" reads the URL in the browser.
 
 Each column is encoded in a thread of `ENCODERS` and drawn as soon as it is ready: a column still
 encoding after `FIRST_WAIT_SECONDS` says so and the others do not wait for it; a column that fails
@@ -56,7 +56,7 @@ def _live(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]) -> 
     limits, _ = limits_or_defaults()
     state.setdefault(W.SENTENCES, state.get(state.COMPARE_TEXT) or compare_link.DEFAULT_TEXT)
     most = int(min(limits.max_compare_characters, 10**9))
-    typed = live_text(
+    text = live_text(
         LABEL,
         W.SENTENCES,
         state.get(W.SENTENCES),
@@ -64,11 +64,9 @@ def _live(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]) -> 
         live_characters=int(min(limits.live_characters, 10**9)),
         max_characters=most,
     )
-    text = typed.text[:most]  # the box refuses more; a client that sends more is cut here
+    text = text[:most]  # the box refuses more; a client that sends more is cut here
     state.put(W.SENTENCES, text)
     state.put(state.COMPARE_TEXT, text)
-    if typed.settled and text != state.get(state.COMPARE_PAGE_TEXT):
-        st.rerun(scope="app")  # the rest of the page follows the text once typing stops
     too_long = compare_link.dropped_lines_note()
     if too_long:
         st.caption(too_long)
@@ -202,15 +200,15 @@ def _figures(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> No
 _COUNTS_HTML = '<div class="counts"><table><thead></thead><tbody></tbody></table></div>'
 
 _COUNTS_CSS = """
-.counts { font-family: var(--st-font); color: var(--st-text-color); overflow-x: auto; }
+.counts { font-family: var(--st-font); color: var(--st-text-color); }
 .counts table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
-.counts th { text-align: left; font-weight: 600; padding: 0.25rem 0.5rem;
-  border-bottom: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); white-space: nowrap; }
+.counts th { text-align: left; font-weight: 600; padding: 0.25rem 0.5rem; vertical-align: bottom;
+  border-bottom: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); }
 .counts td { padding: 0.2rem 0.5rem; border-bottom: 1px solid rgba(49, 51, 63, 0.08); }
 .counts td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.counts td.name { overflow-wrap: anywhere; }
-.counts td.copy { white-space: nowrap; }
-.counts button { font: inherit; font-size: 0.8rem; padding: 0.1rem 0.5rem; margin-right: 0.25rem;
+.counts td.name { min-width: 8rem; overflow-wrap: anywhere; }
+.counts td.copy { display: flex; flex-wrap: wrap; gap: 0.25rem; align-items: center; }
+.counts button { font: inherit; font-size: 0.8rem; padding: 0.1rem 0.5rem; white-space: nowrap;
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); border-radius: 0.4rem;
   background: var(--st-background-color); color: var(--st-text-color); cursor: pointer; }
 .counts button:hover { border-color: var(--st-primary-color); color: var(--st-primary-color); }

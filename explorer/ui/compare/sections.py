@@ -75,12 +75,6 @@ METRIC_FORMATS = {
 # ---------------------------------------------------------------- columns
 
 
-def note_page_text() -> None:
-    """Note the text the live box holds (explorer.ui.compare.live_columns) as the one this
-    whole-page run draws: when the box loses the focus, it reruns the page if they differ."""
-    state.put(state.COMPARE_PAGE_TEXT, state.get(W.SENTENCES) or "")
-
-
 def other_run(run: Run) -> Run | None:
     """The other algorithm on the current run's corpus: trained already, or on this button."""
     other = state.other_run(run)

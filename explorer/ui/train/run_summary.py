@@ -160,7 +160,7 @@ def _try_a_sentence(run: Run) -> None:
     from explorer.compare.html import column_html
     from explorer.ui.common.run_views import run_column
 
-    typed = live_text(
+    text = live_text(
         "Try a sentence",
         W.TRY_TEXT,
         state.get(W.TRY_TEXT) or "",
@@ -169,7 +169,7 @@ def _try_a_sentence(run: Run) -> None:
         max_characters=TRY_CHARACTERS,
         show_count=False,
     )
-    text = typed.text[:TRY_CHARACTERS]
+    text = text[:TRY_CHARACTERS]
     state.put(W.TRY_TEXT, text)
     sentences = sentences_from(text)
     if not sentences:
