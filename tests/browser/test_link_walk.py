@@ -88,7 +88,7 @@ def view_of(page) -> dict:
             "nodes => nodes.map(n => n.dataset.tokenizer)"
         )
         view["token counts"] = _texts(body.locator('[data-testid="stMetricValue"]'))
-        view["sentences"] = _value(page.get_by_role("textbox", name="Sentences (one per line)", exact=True))
+        view["sentences"] = _value(page.get_by_role("textbox", name="Text to compare", exact=True))
         switch = page.get_by_role("switch", name="Treat special-token text as special tokens")
         view["special tokens"] = switch.is_checked() if switch.count() else None
         view["ids"] = _value(page.get_by_role("textbox", name="Token ids", exact=True))
@@ -223,9 +223,9 @@ def type_sentence(page, rng) -> str:
     if not has_run(page):
         return train(page, rng)
     go(page, "Compare")
-    area = page.get_by_role("textbox", name="Sentences (one per line)", exact=True)
-    area.fill(rng.choice(SENTENCES))
-    area.press("Control+Enter")
+    box = page.get_by_role("textbox", name="Text to compare", exact=True)  # the live box
+    box.fill(rng.choice(SENTENCES))
+    box.press("Tab")  # leaving the box: the whole page (and so the link) follows the text
     wait_idle(page)
     return "type a sentence"
 

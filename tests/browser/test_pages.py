@@ -282,10 +282,11 @@ def test_corpus_markup_is_shown_never_run(server, page):
     assert_nothing_ran(page, "Train")
 
     go_by_sidebar(page, "Compare")  # its sentences are also the Merge history's sample sentences
-    sentences = page.get_by_role("textbox", name="Sentences (one per line)", exact=True)
+    sentences = page.get_by_role("textbox", name="Text to compare", exact=True)  # the live box
     sentences.fill("\n".join(XSS_LINES))
-    sentences.press("Control+Enter")
+    sentences.press("Tab")  # leaving the box: the whole page follows the text
     wait_idle(page)
+    assert sentences.input_value() == "\n".join(XSS_LINES)
     text = visible_text(page)
     for literal in LITERALS:
         assert literal in text, f"{literal!r} not shown literally on Compare"
