@@ -17,10 +17,9 @@ against the command line too. Every expected token list comes from `python -m ex
 - the URL after typing opens the same text in a new session;
 - screenshots at 1280 and 800 px with six columns; nothing overflows at 800 px.
 
-Three tests are strict xfails, each naming a problem of the app found here (they fail while it
-lasts, and turn into errors once it is fixed, so that the mark is taken off): the figures on the
-text vanish when one column cannot encode it; the counts table does not fit at 800 px; the counts
-table and the columns vanish and jump on every update while typing.
+Three tests guard problems found while writing these (fixed since): the figures on the text
+vanished when one column could not encode it; the counts table did not fit at 800 px; the counts
+table and the columns vanished and jumped on every update while typing.
 
 Screenshots go to artifacts/screenshots/ (compare-live-*.png).
 """
@@ -261,7 +260,9 @@ def counts_table(page) -> dict[str, str]:
 
 
 def note_of(page) -> str:
-    return page.locator(".live-text .live-note").inner_text().strip()
+    """The note under the "Text to compare" box (the step-by-step panel has a live box too)."""
+    box = page.locator(".live-text").filter(has=page.locator('textarea[aria-label="Text to compare"]'))
+    return box.locator(".live-note").inner_text().strip()
 
 
 def test_pasted_text_up_to_the_live_limit_and_past_it(page, run):
@@ -397,11 +398,6 @@ def test_a_column_that_cannot_encode_says_so_and_the_others_follow(page, run, tm
     assert others(error_texts_in(page)) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app bug: live_columns._figures measures every column, so one column that cannot encode "
-    "the text replaces the whole 'Figures on this text' table with an error",
-)
 def test_the_figures_of_the_other_columns_stay_when_one_cannot_encode(page, run, tmp_path):
     upload_failing_tokenizer(page, run.compare_url, tmp_path)
     box_of(page).press("End")
@@ -637,11 +633,6 @@ def test_screenshots_with_six_columns_and_nothing_overflows_at_800_px(page, run)
     assert_no_errors(page, "Compare at 800 px")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="layout problem: at 800 px (the sidebar open, 500 px for the page) the counts table is "
-    "wider than its box: the Copy tokens buttons are cut off behind a horizontal scroller",
-)
 def test_the_counts_table_fits_at_800_px(page, run):
     open_six_columns(page, run, 800)
     measured = fits(page)
@@ -666,11 +657,6 @@ STILL_JS = """() => {
 }"""
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="app bug: each update empties the counts table's and the columns' st.empty() places "
-    "before it fills them again, so the table vanishes and the columns jump up while typing",
-)
 def test_the_counts_and_the_columns_stay_in_place_while_typing(page, run):
     open_compare(page, run.compare_url)
     box_of(page).click()

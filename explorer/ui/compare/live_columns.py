@@ -76,12 +76,9 @@ def _live(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]) -> 
     elif not columns:
         st.info("Pick at least one tokenizer above.")
     else:
-        counts_place = st.empty()  # above the columns, filled once they are all encoded
-        encodings = _token_columns(columns, sentences)
-        with counts_place.container():
-            _counts(count_rows([column.name for column in columns], encodings, sentences))
+        encodings = _counts_and_columns(columns, sentences)
         _boundary_diff(columns, sentences)
-        _figures(columns, sentences)
+        _figures([column for column, encoded in zip(columns, encodings) if encoded is not None], sentences)
     link.write(url())
 
 
@@ -89,39 +86,69 @@ def _encode(column: TokenizerColumn, sentences: Sequence[str]) -> Encodings:
     return [list(column.encode(sentence)) for sentence in sentences]
 
 
-def _token_columns(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> list[Encodings | None]:
-    """Each column (its head, token count and tokens) as soon as its thread has encoded it; the
-    encodings (None for a column that failed)."""
-    slots = []
-    for first in range(0, len(columns), PER_ROW):
-        for place in st.columns(PER_ROW, gap="medium")[: len(columns) - first]:
-            slots.append(place.empty())
-    futures: dict[Future, int] = {
-        ENCODERS.submit(_encode, column, sentences): i for i, column in enumerate(columns)
-    }
+def _counts_and_columns(
+    columns: Sequence[TokenizerColumn], sentences: Sequence[str]
+) -> list[Encodings | None]:
+    """The counts table, then each column (its head, token count and tokens); the encodings (None
+    for a column that failed).
+
+    Every column is encoded in its own thread. What is ready after FIRST_WAIT_SECONDS (on ordinary
+    text: everything) is drawn in place at once, so that nothing on the page blinks or moves while
+    it is typed; a column still encoding says so and is drawn when ready, and the counts wait for it.
+    """
+    futures = [ENCODERS.submit(_encode, column, sentences) for column in columns]
+    _, pending = wait(futures, timeout=FIRST_WAIT_SECONDS)
     encodings: list[Encodings | None] = [None] * len(columns)
-    done, pending = wait(futures, timeout=FIRST_WAIT_SECONDS)
-    for future in pending:
-        i = futures[future]
+    names = [column.name for column in columns]
+    counts_place = None
+    if pending:
+        counts_place = st.empty()
+        counts_place.caption("The counts follow once every column is encoded …")
+    else:
+        _counts(count_rows(names, [_result(future) for future in futures], sentences))
+    slots: dict[int, Any] = {}
+    for first in range(0, len(columns), PER_ROW):
+        places = st.columns(PER_ROW, gap="medium")[: len(columns) - first]
+        for i, place in enumerate(places, start=first):
+            if futures[i] in pending:
+                slots[i] = place.empty()
+                with slots[i].container():
+                    html_view(
+                        f'{_head(columns[i])}<div class="note">Still encoding …</div>', f"live-wait-{i}"
+                    )
+            else:
+                with place:
+                    encodings[i] = _column(columns[i], futures[i], sentences, i)
+    for future in as_completed(pending):
+        i = futures.index(future)
         with slots[i].container():
-            html_view(f'{_head(columns[i])}<div class="note">Still encoding …</div>', f"live-column-{i}-wait")
-    for future in [*done, *as_completed(pending)]:
-        i = futures[future]
-        column = columns[i]
-        try:
-            encodings[i] = future.result()
-        except Exception as error:  # an uploaded pipeline that fails on this text
-            with slots[i].container():
-                html_view(_head(column), f"live-column-{i}")
-                frame.error(f"This tokenizer cannot encode this text: {error}")
-            continue
-        body, total = encoded_column_html(column.name, sentences, encodings[i] or [], state.show_ids())
-        with slots[i].container():
-            html_view(
-                f'{_head(column)}<div class="column-count">Tokens<b>{total:,}</b></div>{body}',
-                f"live-column-{i}",
-            )
+            encodings[i] = _column(columns[i], future, sentences, i)
+    if counts_place is not None:
+        with counts_place.container():
+            _counts(count_rows(names, encodings, sentences))
     return encodings
+
+
+def _result(future: Future) -> Encodings | None:
+    try:
+        return future.result()
+    except Exception:  # said in the column's place (`_column`)
+        return None
+
+
+def _column(column: TokenizerColumn, future: Future, sentences: Sequence[str], i: int) -> Encodings | None:
+    """One column, drawn where the caller is; its encodings, or None when it could not encode."""
+    try:
+        encoded = future.result()
+    except Exception as error:  # an uploaded pipeline that fails on this text
+        html_view(_head(column), f"live-column-{i}")
+        frame.error(f"This tokenizer cannot encode this text: {error}")
+        return None
+    body, total = encoded_column_html(column.name, sentences, encoded, state.show_ids())
+    html_view(
+        f'{_head(column)}<div class="column-count">Tokens<b>{total:,}</b></div>{body}', f"live-column-{i}"
+    )
+    return encoded
 
 
 def _head(column: TokenizerColumn) -> str:
@@ -206,7 +233,7 @@ _COUNTS_CSS = """
   border-bottom: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); }
 .counts td { padding: 0.2rem 0.5rem; border-bottom: 1px solid rgba(49, 51, 63, 0.08); }
 .counts td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.counts td.name { min-width: 8rem; overflow-wrap: anywhere; }
+.counts td.name { min-width: 7rem; overflow-wrap: break-word; }
 .counts td.copy { display: flex; flex-wrap: wrap; gap: 0.25rem; align-items: center; }
 .counts button { font: inherit; font-size: 0.8rem; padding: 0.1rem 0.5rem; white-space: nowrap;
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); border-radius: 0.4rem;

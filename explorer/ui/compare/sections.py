@@ -186,18 +186,25 @@ def available_columns(
     return columns, hidden_at_first(columns, [column.key for column in earlier])
 
 
+MEMO_CHARACTERS = 50_000  # per column: the live text at its limit (20,000) and the edits around it
+
+
 def with_memo(columns: Sequence[TokenizerColumn]) -> list[TokenizerColumn]:
-    """Columns whose `encode` remembers its last few texts: the spans, the diff and the sentence
-    table of one script run then encode each sentence once."""
+    """Columns whose `encode` remembers the sentences it encoded (up to MEMO_CHARACTERS of them):
+    a keystroke in one line of the live box then encodes that line only, and the spans, the diff
+    and the figures of one script run encode each sentence once."""
     memoized = []
     for column in columns:
         cache: dict[str, list] = {}
+        held = [0]
 
-        def encode(text: str, encode=column.encode, cache=cache) -> list:
+        def encode(text: str, encode=column.encode, cache=cache, held=held) -> list:
             if text not in cache:
-                if len(cache) > 32:
+                if held[0] + len(text) > MEMO_CHARACTERS:
                     cache.clear()
+                    held[0] = 0
                 cache[text] = list(encode(text))
+                held[0] += len(text)
             return cache[text]
 
         memoized.append(replace(column, encode=encode))
