@@ -87,7 +87,7 @@ def view_of(page) -> dict:
         view["columns"] = body.locator(".compare-column").evaluate_all(
             "nodes => nodes.map(n => n.dataset.tokenizer)"
         )
-        view["token counts"] = _texts(body.locator('[data-testid="stMetricValue"]'))
+        view["token counts"] = _texts(body.locator(".column-count b"))
         view["sentences"] = _value(page.get_by_role("textbox", name="Text to compare", exact=True))
         switch = page.get_by_role("switch", name="Treat special-token text as special tokens")
         view["special tokens"] = switch.is_checked() if switch.count() else None
