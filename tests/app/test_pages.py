@@ -385,9 +385,11 @@ def test_compare_asks_the_workers_for_the_corpus_figures_before_drawing_the_sent
     from explorer.ui.compare import live_columns, measuring
 
     events = []
-    request, draw = measuring._request, live_columns._token_columns
+    request, draw = measuring._request, live_columns._counts_and_columns
     monkeypatch.setattr(measuring, "_request", lambda *args: events.append("request") or request(*args))
-    monkeypatch.setattr(live_columns, "_token_columns", lambda *args: events.append("draw") or draw(*args))
+    monkeypatch.setattr(
+        live_columns, "_counts_and_columns", lambda *args: events.append("draw") or draw(*args)
+    )
     at = train(new_app())
     at.switch_page(COMPARE).run()
     assert not at.exception, at.exception
