@@ -22,7 +22,13 @@ from collections.abc import Collection, Sequence
 
 from explorer.compare.columns import TokenizerColumn
 from explorer.compare.diff import DiffSegment, DiffSummary
-from explorer.drawing.token_html import PALETTE, escape_text, readable_token, token_spans_html
+from explorer.drawing.token_html import (
+    PALETTE,
+    escape_text,
+    readable_and_escaped,
+    readable_token,
+    token_spans_html,
+)
 from explorer.drawing.wording import plural
 from explorer.tokens import Piece, lost_characters, tokens_only
 
@@ -128,7 +134,7 @@ def column_head_html(column: TokenizerColumn) -> str:
     return f'<div class="column-head"><b>{escape_text(column.name)}</b>{lines}</div>'
 
 
-def _diff_cell(segment: DiffSegment, side: str, label: str) -> str:
+def _diff_cell(segment: DiffSegment, side: str, escaped_label: str) -> str:
     cut = segment.a_cut if side == "a" else segment.b_cut
     other_cut = segment.b_cut if side == "a" else segment.a_cut
     tokens = segment.a_tokens if side == "a" else segment.b_tokens
@@ -136,7 +142,7 @@ def _diff_cell(segment: DiffSegment, side: str, label: str) -> str:
     classes = [f"diff-cell diff-{side}"]
     if cut:
         classes.append("cut" if other_cut else f"cut cut-only diff-only-{side}")
-    title = f"{label}: "
+    title = ": "
     if dropped and not tokens:
         classes.append("dropped")
         title += "dropped: no token for this character and no unknown token"
@@ -154,10 +160,10 @@ def _diff_cell(segment: DiffSegment, side: str, label: str) -> str:
     if cut:
         title += "; a token starts here" + ("" if other_cut else " (only here)")
     colour = PALETTE[tokens[0] % len(PALETTE)] if tokens else "transparent"
-    shown = readable_token(segment.text.encode("utf-8", errors="surrogatepass"))
+    _, shown = readable_and_escaped(segment.text.encode("utf-8", errors="surrogatepass"))
     return (
-        f'<span class="{" ".join(classes)}" title="{escape_text(title)}" style="background:{colour};">'
-        f"{escape_text(shown)}</span>"
+        f'<span class="{" ".join(classes)}" title="{escaped_label}{escape_text(title)}" '
+        f'style="background:{colour};">{shown}</span>'
     )
 
 
@@ -169,9 +175,10 @@ def boundary_diff_html(segments: Sequence[DiffSegment], name_a: str, name_b: str
     as the token columns); faded text is dropped by that tokenizer's pre-tokenizer; a dotted
     underline marks a character whose bytes that tokenizer splits between tokens.
     """
+    label_a, label_b = escape_text(name_a), escape_text(name_b)
     cells = "".join(
         f'<span class="diff-seg{" differs" if segment.differs else ""}">'
-        f"{_diff_cell(segment, 'a', name_a)}{_diff_cell(segment, 'b', name_b)}</span>"
+        f"{_diff_cell(segment, 'a', label_a)}{_diff_cell(segment, 'b', label_b)}</span>"
         for segment in segments
     )
     return f'<div class="boundary-diff"><div class="diff-line">{cells}</div></div>'

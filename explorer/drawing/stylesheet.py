@@ -8,11 +8,16 @@ What it does not do: hold colours that are data (a token's background by positio
 # Streamlit's columns wrap onto the next line rather than squeeze a widget below 13rem (at 800 px
 # with the sidebar open, the main area is under 500 px wide), and a multiselect's chips wrap their
 # long labels rather than end them in "...": wrap, never clip.
+# Compare's live columns are one grid (explorer.ui.compare.live_columns): three on a row at most,
+# fewer when a column would be under 13rem, as Streamlit's columns do above.
+# A live box's "answered" element (explorer.ui.common.live_text.answered) is empty: hidden, so
+# that it adds no gap under its fragment.
 # Markup carries classes only; colours that depend on a token's position come inline. A line of
 # text (`compare.html.line_html`) draws one `.token-spans` block per run of touching tokens: inside a
 # line they flow inline and wrap between tokens.
 STYLESHEET = """
 .stHorizontalBlock{flex-wrap:wrap;}
+[class*="-live-answer"]{display:none;}
 .stColumn{min-width:min(100%,13rem);}
 .stMultiSelect [data-testid="stMultiSelectTagsContainer"]{flex-wrap:wrap;overflow-x:visible;
   mask-image:none;}
@@ -61,6 +66,11 @@ STYLESHEET = """
 .diff-key-shared{border-left:3px solid #444;padding-left:3px;}
 .diff-key-only{border-left:3px solid #d1495b;padding-left:3px;}
 .column-head{margin-bottom:4px;}
+.live-columns{display:grid;gap:1.25rem 2rem;
+  grid-template-columns:repeat(auto-fill,minmax(min(100%,max(13rem,calc((100% - 4rem) / 3))),1fr));}
+.live-column{min-width:0;overflow-wrap:anywhere;}
+.column-error{margin-top:0.5rem;padding:0.75rem 1rem;border-radius:0.5rem;background:rgba(255,43,43,0.09);
+  color:#7d353b;font-size:0.9rem;}
 .column-count{margin:0.4rem 0 0.3rem;}
 .column-count b{font-size:1.75rem;font-weight:400;margin-left:0.4rem;}
 .tok-rest{background:#fff;border:1px dotted #999;color:#777;padding:0 2px;}

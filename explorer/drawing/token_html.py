@@ -19,6 +19,7 @@ that a tokenizer produced (anything with `id`, `start`, `end` and, ideally, `tok
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import unicodedata
@@ -224,7 +225,7 @@ def _token_span(
     """One token as a coloured span of class `base_class`; an unknown token as `[UNK] ← 서울` (the
     text it stands for, `source`), a dropped character as `dropped: P`, both in a dashed box,
     never as nothing. `new`: outlined, the token the last step made, titled with `new_note`."""
-    readable = readable_token(_shown_bytes(piece))
+    readable, escaped = readable_and_escaped(_shown_bytes(piece))
     kind = piece.kind
     if kind == DROPPED:
         title = (
@@ -239,20 +240,31 @@ def _token_span(
             "which the vocabulary cannot spell"
         )
         return (
-            f'<span class="tok tok-unk" title="{escape_text(title)}">{escape_text(readable)}'
+            f'<span class="tok tok-unk" title="{escape_text(title)}">{escaped}'
             f'<span class="tok-unk-source"> ← {escape_text(source)}</span>{identifier}</span>'
         )
     css_class = (
         f"{base_class} tok-special" if kind == SPECIAL else f"{base_class} tok-new" if new else base_class
     )
-    title = f"id {piece.id}: {readable}" + (
-        " (special token)" if kind == SPECIAL else f" ({new_note})" if new else ""
-    )
-    background = html.escape(colour, quote=True)
+    # The title "id N: readable (note)", escaped piece by piece (escaping is character by character).
+    note = " (special token)" if kind == SPECIAL else f" ({escape_text(new_note)})" if new else ""
     return (
-        f'<span class="{css_class}" title="{escape_text(title)}" style="background:{background};">'
-        f"{escape_text(readable)}{identifier}</span>"
+        f'<span class="{css_class}" title="id {piece.id}&#58; {escaped}{note}" '
+        f'style="background:{_escaped_colour(colour)};">{escaped}{identifier}</span>'
     )
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def readable_and_escaped(token_bytes: bytes) -> tuple[str, str]:
+    """`readable_token` of a token's bytes, and that escaped: the same few thousand tokens are drawn
+    again on every keystroke of a live box."""
+    readable = readable_token(token_bytes)
+    return readable, escape_text(readable)
+
+
+@functools.lru_cache(maxsize=256)
+def _escaped_colour(colour: str) -> str:
+    return html.escape(colour, quote=True)
 
 
 def _source(text: str, piece: Piece) -> str:
@@ -316,7 +328,7 @@ def token_spans_html(
         spans = [
             _token_span(
                 pieces[i],
-                _source(text, pieces[i]),
+                _source(text, pieces[i]) if pieces[i].kind in (DROPPED, UNKNOWN) else "",
                 colours[i % len(colours)],
                 show_ids,
                 (new_token is not None and pieces[i].value == new_token)

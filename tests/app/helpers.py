@@ -15,6 +15,7 @@ tests set the EXPLORER_* variables themselves with monkeypatch).
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import time
@@ -150,13 +151,24 @@ def column_token_counts(at: AppTest) -> list[int]:
 
 
 def compare_column_bodies(at: AppTest) -> dict[str, str]:
-    """The token-span HTML of each Compare column, by its data-tokenizer name."""
+    """The token-span HTML of each Compare column, by its data-tokenizer name (the live columns are
+    one view: each `.live-column` is read on its own)."""
     columns = {}
     for body in html_bodies(at):
-        match = re.search(r'class="compare-column" data-tokenizer="([^"]*)"', body)
-        if match:
-            columns[match[1]] = body
+        for part in body.split('<div class="live-column">'):
+            match = re.search(r'class="compare-column" data-tokenizer="([^"]*)"', part)
+            if match:
+                columns[match[1]] = part
     return columns
+
+
+def column_errors(at: AppTest) -> list[str]:
+    """What the live columns that cannot encode say in their place, as the visitor reads it."""
+    return [
+        html.unescape(found)
+        for body in html_bodies(at)
+        for found in re.findall(r'<div class="column-error" role="alert">([^<]*)</div>', body)
+    ]
 
 
 def plotly_specs(at: AppTest) -> list[dict]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from dataclasses import replace
 
 import pytest
@@ -15,10 +16,12 @@ from explorer.compare.columns import sentences_from
 from explorer.drawing.token_html import escape_text
 from explorer.pretrained import encode
 from explorer.train import tokenizer_from_trace
-from explorer.ui.compare import compare_link
+from explorer.ui.common.html_view import html_view
+from explorer.ui.compare import compare_link, live_columns
 from explorer.ui.compare import sections as compare
 from tests.app.helpers import (
     COMPARE,
+    column_errors,
     column_token_counts,
     compare_column_bodies,
     compare_text,
@@ -120,15 +123,18 @@ def test_an_empty_box_asks_for_a_sentence_and_the_link_keeps_it_empty(compare_pa
     assert compare_text(elsewhere) == "  \n" and not compare_column_bodies(elsewhere)
 
 
-def failing_on(word: str, key: str):
+def failing_on(word: str, key: str, seconds: float | None = None):
     """`sections.with_memo` with column `key` failing on any text that holds `word`, as an uploaded
-    pipeline may fail on some text."""
+    pipeline may fail on some text; with `seconds`, taking that long on it instead, and encoding."""
     memo = compare.with_memo
 
     def with_memo(columns):
         def failing(encode):
             def encode_or_fail(text: str):
                 if word in text:
+                    if seconds is not None:
+                        time.sleep(seconds)
+                        return encode(text)
                     raise ValueError(f"no way to encode {word!r}")
                 return encode(text)
 
@@ -142,6 +148,28 @@ def failing_on(word: str, key: str):
     return with_memo
 
 
+def test_a_slow_column_says_it_is_still_encoding_while_the_others_are_drawn(compare_page, monkeypatch):
+    monkeypatch.setattr(compare, "with_memo", failing_on(BOOM, "pretrained:gpt2", seconds=0.5))
+    monkeypatch.setattr(live_columns, "FIRST_WAIT_SECONDS", 0.05)
+    drawn: list[str] = []
+
+    def recording_view(html: str, key: str) -> None:
+        drawn.append(html)
+        html_view(html, key)
+
+    monkeypatch.setattr(live_columns, "html_view", recording_view)
+    text = f"a {BOOM} here"
+    at = compare_page
+    type_compare_text(at, text)
+    first = next(html for html in drawn if 'class="live-columns"' in html)
+    cells = first.split('<div class="live-column">')[1:]
+    waiting = [cell for cell in cells if "Still encoding …" in cell]
+    assert len(waiting) == 1 and "<b>GPT-2</b>" in waiting[0] and 'class="compare-column"' not in waiting[0]
+    assert sum('class="compare-column"' in cell for cell in cells) == 3  # the others did not wait
+    assert_page_shows(at, text)  # and then GPT-2 too, and the counts
+    assert "Still encoding" not in drawn[-1] and not at.error
+
+
 def test_a_column_that_cannot_encode_the_typed_text_says_so_and_the_others_follow(compare_page, monkeypatch):
     monkeypatch.setattr(compare, "with_memo", failing_on(BOOM, "pretrained:gpt2"))
     at = compare_page
@@ -150,8 +178,7 @@ def test_a_column_that_cannot_encode_the_typed_text_says_so_and_the_others_follo
 
     text = f"a {BOOM} here\nand a line without it"
     type_compare_text(at, text)
-    errors = joined(at, "error")
-    assert f"This tokenizer cannot encode this text: no way to encode '{BOOM}'" in errors
+    assert column_errors(at) == [f"This tokenizer cannot encode this text: no way to encode '{BOOM}'"]
     columns = compare_column_bodies(at)
     assert "GPT-2" not in columns and len(columns) == 3
     expected = expected_ids(at, sentences_from(text))
@@ -160,7 +187,7 @@ def test_a_column_that_cannot_encode_the_typed_text_says_so_and_the_others_follo
     assert rows["GPT-2"]["tokens"] == "cannot encode"
     assert rows["GPT-2"]["ids"] == rows["GPT-2"]["token_strings"] == rows["GPT-2"]["difference"] == ""
     assert all(row["ids"] for name, row in rows.items() if name != "GPT-2")
-    assert "Cannot compare on" in errors  # the boundary diff's second row is GPT-2
+    assert "Cannot compare on" in joined(at, "error")  # the boundary diff's second row is GPT-2
     assert query(at)["text"] == text
 
     type_compare_text(at, "and then without it")  # the column comes back

@@ -48,7 +48,12 @@ def compare_page():
 
 
 def column_heads(at) -> list[str]:
-    return [body for body in html_bodies(at) if body.startswith('<div class="column-head">')]
+    """Each live column's head (its name, role, source and special-token line), in page order."""
+    return [
+        re.split(r'<div class="(?:column-count|column-error)"', part)[0]
+        for body in html_bodies(at)
+        for part in body.split('<div class="live-column">')[1:]
+    ]
 
 
 def ids_in(body: str) -> list[int]:

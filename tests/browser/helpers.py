@@ -48,7 +48,7 @@ VIEWPORT = {"width": 1400, "height": 1600}
 # The step slider of Merge history. Its accessible name repeats the label (aria-labelledby names
 # the input and its group), so an exact role-name match fails: select it by its aria-label.
 STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
-ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError"], .column-error'
 APP_SELECTOR = '[data-testid="stApp"]'
 FRIENDLY_STOP = "No tokenizer yet: train one on the Train page first"
 PAGE_PATHS = {

@@ -301,6 +301,33 @@ def test_pasted_text_up_to_the_live_limit_and_past_it(page, run):
     assert_no_errors(page, "Compare with 25,005 characters")
 
 
+def test_one_text_at_a_time_is_in_flight_and_keys_typed_meanwhile_go_together(page, run):
+    """Each update of 10,000 characters takes the server longer than a key every 150 ms (over the
+    100 ms throttle): the box never sends a text before the last one is drawn (data-sent minus
+    data-answered never exceeds 1), so the keys typed meanwhile go together, and the last text is
+    shown in the end."""
+    open_compare(page, run.compare_url)
+    box = box_of(page)
+    text = lines_of(10_000, seed=5)
+    box.fill(text)
+    wait_until_shown(page, text, DEFAULT_COLUMNS, timeout=120)
+    box.evaluate(
+        """el => { el.__inFlight = []; const seen = () => el.__inFlight.push(
+             Number(el.dataset.sent || 0) - Number(el.dataset.answered || 0));
+           new MutationObserver(seen).observe(el, {attributes: true}); }"""
+    )
+    sent = int(box.get_attribute("data-sent"))
+    box.press("End")
+    typed = " ten keys!"
+    page.keyboard.type(typed, delay=150)
+    wait_until_shown(page, text + typed, DEFAULT_COLUMNS, timeout=120)
+    in_flight = box.evaluate("el => el.__inFlight")
+    assert in_flight and max(in_flight) == 1 and min(in_flight) == 0, in_flight
+    updates = int(box.get_attribute("data-sent")) - sent
+    assert 1 <= updates < len(typed), f"{updates} updates for {len(typed)} keys typed 150 ms apart"
+    assert_no_errors(page, "Compare after typing onto 10,000 characters")
+
+
 # ---------------------------------------------------------------- c. a column that fails
 
 
@@ -339,9 +366,17 @@ def others(errors: list[str]) -> list[str]:
 
 
 def error_texts_in(page) -> list[str]:
-    return [
-        text.strip() for text in main(page).locator('[data-testid="stAlertContentError"]').all_inner_texts()
-    ]
+    """Streamlit's error boxes, and the columns' own (a column that cannot encode says why in its
+    place)."""
+    boxes = main(page).locator('[data-testid="stAlertContentError"], .column-error')
+    return [text.strip() for text in boxes.all_inner_texts()]
+
+
+def column_error(page, name: str) -> str:
+    """What the column headed `name` says in its place of tokens ("" when it shows tokens)."""
+    cell = main(page).locator(".live-column").filter(has=page.locator(".column-head b", has_text=name))
+    error = cell.locator(".column-error")
+    return error.inner_text().strip() if error.count() else ""
 
 
 def upload_failing_tokenizer(page, url: str, folder: Path) -> Path:
@@ -376,6 +411,8 @@ def test_a_column_that_cannot_encode_says_so_and_the_others_follow(page, run, tm
     assert any(e.startswith("This tokenizer cannot encode this text:") and "東京" in e for e in errors), (
         errors
     )
+    assert column_error(page, UPLOAD_COLUMN).startswith("This tokenizer cannot encode this text:")
+    assert column_error(page, "GPT-2") == ""
     assert counts_table(page)[UPLOAD_COLUMN] == "cannot encode"
     assert counts_row(page, UPLOAD_COLUMN).get_by_role("button").count() == 0  # nothing to copy
     assert counts_rows(page)[-1] == UPLOAD_COLUMN

@@ -20,7 +20,7 @@ from explorer.lessons.encode_steps import EncodeSteps
 from explorer.lessons.encode_steps.steps_html import encode_steps_html
 from explorer.lessons.encode_steps.viterbi import ViterbiSteps, WordViterbi
 from explorer.ui.common import frame, link, state
-from explorer.ui.common.live_text import live_text
+from explorer.ui.common.live_text import answered, live_text
 
 MAX_CHARACTERS = 300  # each pre-token's steps grow with the square of its length
 DEFAULT_TEXT = "This is not a token."  # the course's own example (chapter 6, section 5)
@@ -40,6 +40,13 @@ def show(
 
 @st.fragment
 def _live_panel(
+    make: Callable[[str], EncodeSteps | ViterbiSteps], key: str, url: Callable[[], dict[str, str]] | None
+) -> None:
+    _panel(make, key, url)
+    answered(key)
+
+
+def _panel(
     make: Callable[[str], EncodeSteps | ViterbiSteps], key: str, url: Callable[[], dict[str, str]] | None
 ) -> None:
     text = live_text(

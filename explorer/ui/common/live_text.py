@@ -2,12 +2,16 @@
 (`st.components.v2.component`, inline HTML and JavaScript, no build step).
 
 `live_text(label, key, initial, ...)` draws the box and returns its text. Mount it inside an
-`st.fragment`: each change then reruns only that fragment. The box sends its text at most once
-every `THROTTLE_MS` while it is typed in (a keystroke after a quiet moment goes at once), and above
-`live_characters` only when typing pauses for `PAUSE_MS` (the note under the box says so); what is
-still unsent goes when the box loses the focus. The page's URL, which the fragment rewrites, is
-read by the sidebar's "Copy link" in the browser (explorer.ui.common.link.copy_link): nothing
-outside the fragment has to rerun.
+`st.fragment` and call `answered(key)` as the fragment's last element: each change then reruns
+only that fragment. The box sends its text at most once every `THROTTLE_MS` while it is typed in
+(a keystroke after a quiet moment goes at once), and above `live_characters` only when typing
+pauses for `PAUSE_MS` (the note under the box says so); what is still unsent goes when the box
+loses the focus. One text at a time is in flight: the next goes when `answered` tells the box the
+fragment has drawn the last one (or after `ANSWER_WAIT_MS`, should a run end early). So a busy
+server is never asked to start over on every keystroke (a new value stops the run in progress):
+keys typed meanwhile go together, and what the page shows is never more than one run behind.
+The page's URL, which the fragment rewrites, is read by the sidebar's "Copy link" in the browser
+(explorer.ui.common.link.copy_link): nothing outside the fragment has to rerun.
 
 The box keeps its own caret and text across reruns (the script never writes the text back while
 it is typed); the text the page starts from is `initial` (a link's text opens in a new session,
@@ -25,6 +29,8 @@ import streamlit as st
 
 THROTTLE_MS = 100  # at most one update per this many milliseconds while typing
 PAUSE_MS = 600  # above the live limit: an update this long after the last keystroke
+ANSWER_WAIT_MS = 3_000  # a text unanswered this long no longer holds the next one back
+ANSWERED_EVENT = "explorer-live-answered"
 
 _HTML = """
 <div class="live-text">
@@ -65,44 +71,73 @@ export default function(component) {
         'the results follow when you pause typing'
       : (data.show_count ? `${n.toLocaleString('en-US')} characters` : '');
   };
-  const state = box.__live || (box.__live = { started: false, timer: null, lastSent: 0 });
+  const state = box.__live || (box.__live = {
+    started: false, timer: null, lastSent: 0, inFlight: false, sentText: null, flightTimer: null,
+  });
   state.setStateValue = setStateValue;
   if (!state.started) {  // a new box: the page's text (later, the box keeps what is typed)
     state.started = true;
     box.value = data.text;
+    state.sentText = data.text;
     describe();
   }
   if (box.__listening) return;
   box.__listening = true;
   const send = () => {
+    clearTimeout(state.timer);
     state.timer = null;
+    if (state.inFlight) return;  // `answered` sends what is new
+    state.inFlight = true;
+    clearTimeout(state.flightTimer);
+    state.flightTimer = setTimeout(() => answered(), data.answer_wait_ms);
     state.lastSent = performance.now();
+    state.sentText = box.value;
     box.dataset.sent = String(Number(box.dataset.sent || 0) + 1);
     state.setStateValue('text', box.value);
   };
-  box.addEventListener('blur', () => {
-    if (state.timer !== null) { clearTimeout(state.timer); send(); }  // nothing typed is left unsent
-  });
-  box.addEventListener('keydown', (event) => {  // one line: Enter sends now, adds no line break
-    if (event.key === 'Enter' && box.rows === 1) {
-      event.preventDefault();
-      clearTimeout(state.timer);
-      send();
-    }
-  });
-  box.addEventListener('input', () => {
-    describe();
+  const schedule = () => {
     clearTimeout(state.timer);
     const wait = box.value.length > live
       ? data.pause_ms
       : Math.max(0, state.lastSent + data.throttle_ms - performance.now());
     state.timer = setTimeout(send, wait);
+  };
+  const answered = () => {  // the fragment drew the text in flight: the next may go
+    clearTimeout(state.flightTimer);
+    if (state.inFlight) box.dataset.answered = String(Number(box.dataset.answered || 0) + 1);
+    state.inFlight = false;
+    if (box.value !== state.sentText && state.timer === null) schedule();
+  };
+  window.addEventListener(data.answered_event, (event) => {
+    if (event.detail === data.key) answered();
+  });
+  box.addEventListener('blur', () => {
+    if (state.timer !== null) send();  // nothing typed is left unsent
+  });
+  box.addEventListener('keydown', (event) => {  // one line: Enter sends now, adds no line break
+    if (event.key === 'Enter' && box.rows === 1) {
+      event.preventDefault();
+      send();
+    }
+  });
+  box.addEventListener('input', () => {
+    describe();
+    schedule();
   });
 }
 """
 
 
 _live_text_box = st.components.v2.component("explorer_live_text", html=_HTML, css=_CSS, js=_JS)
+
+_ANSWER_JS = """
+export default function(component) {
+  const { data } = component;
+  window.dispatchEvent(new CustomEvent(data.event, { detail: data.box }));
+}
+"""
+
+_answer = st.components.v2.component("explorer_live_answer", js=_ANSWER_JS)
 
 
 def live_text(
@@ -128,12 +163,31 @@ def live_text(
             "throttle_ms": THROTTLE_MS,
             "pause_ms": PAUSE_MS,
             "show_count": show_count,
+            "key": box_state_key(key),
+            "answer_wait_ms": ANSWER_WAIT_MS,
+            "answered_event": ANSWERED_EVENT,
         },
         default={"text": initial},
         on_text_change=_nothing,
     )
     text = getattr(result, "text", None)
     return text if isinstance(text, str) else initial
+
+
+def answered(key: str) -> None:
+    """Tell the box `key` that its text has been drawn, so that it may send the next: the last
+    element of the fragment that reads `live_text(..., key, ...)` (an empty element, hidden by the
+    stylesheet). Each call sends a new run number, so that the browser runs it every time."""
+    run_key = f"{box_state_key(key)}-runs"
+    runs = int(st.session_state.get(run_key, 0)) + 1
+    st.session_state[run_key] = runs
+    answer: Any = _answer
+    answer(key=answer_key(key), data={"box": box_state_key(key), "run": runs, "event": ANSWERED_EVENT})
+
+
+def answer_key(key: str) -> str:
+    """The component key of `answered(key)`'s element (the stylesheet hides `.st-key-` + it)."""
+    return f"{box_state_key(key)}-answer"
 
 
 def box_state_key(key: str) -> str:

@@ -31,7 +31,7 @@ from explorer.drawing.token_html import escape_text
 from explorer.tokens import Piece
 from explorer.ui.common import frame, link, state
 from explorer.ui.common.html_view import html_view
-from explorer.ui.common.live_text import live_text
+from explorer.ui.common.live_text import answered, live_text
 from explorer.ui.common.settings import limits_or_defaults
 from explorer.ui.compare import compare_link
 
@@ -39,7 +39,6 @@ W = state.Widget
 
 ENCODERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="compare-encode")
 FIRST_WAIT_SECONDS = 0.25  # then a column not yet encoded says so, and the others are drawn
-PER_ROW = 3
 LABEL = "Text to compare"
 
 Encodings = list[list[Piece]]
@@ -53,6 +52,11 @@ def live_comparison(columns: Sequence[TokenizerColumn], url: Callable[[], dict[s
 
 @st.fragment
 def _live(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]) -> None:
+    _live_part(columns, url)
+    answered(W.SENTENCES)
+
+
+def _live_part(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]) -> None:
     limits, _ = limits_or_defaults()
     state.setdefault(W.SENTENCES, state.get(state.COMPARE_TEXT) or compare_link.DEFAULT_TEXT)
     most = int(min(limits.max_compare_characters, 10**9))
@@ -77,7 +81,7 @@ def _live(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]) -> 
         st.info("Pick at least one tokenizer above.")
     else:
         encodings = _counts_and_columns(columns, sentences)
-        _boundary_diff(columns, sentences)
+        _boundary_diff(columns, sentences, encodings)
         _figures([column for column, encoded in zip(columns, encodings) if encoded is not None], sentences)
     link.write(url())
 
@@ -89,66 +93,63 @@ def _encode(column: TokenizerColumn, sentences: Sequence[str]) -> Encodings:
 def _counts_and_columns(
     columns: Sequence[TokenizerColumn], sentences: Sequence[str]
 ) -> list[Encodings | None]:
-    """The counts table, then each column (its head, token count and tokens); the encodings (None
-    for a column that failed).
+    """The counts table, then every column (its head, token count and tokens) side by side in one
+    view; the encodings (None for a column that failed).
 
     Every column is encoded in its own thread. What is ready after FIRST_WAIT_SECONDS (on ordinary
     text: everything) is drawn in place at once, so that nothing on the page blinks or moves while
     it is typed; a column still encoding says so and is drawn when ready, and the counts wait for it.
+    The columns are one element, so that a keystroke costs the browser one redraw, not one per
+    column (a CSS grid, explorer.drawing.stylesheet's `.live-columns`, puts up to three on a row and
+    wraps on narrow screens).
     """
     futures = [ENCODERS.submit(_encode, column, sentences) for column in columns]
     _, pending = wait(futures, timeout=FIRST_WAIT_SECONDS)
-    encodings: list[Encodings | None] = [None] * len(columns)
     names = [column.name for column in columns]
-    counts_place = None
-    if pending:
-        counts_place = st.empty()
-        counts_place.caption("The counts follow once every column is encoded …")
-    else:
-        _counts(count_rows(names, [_result(future) for future in futures], sentences))
-    slots: dict[int, Any] = {}
-    for first in range(0, len(columns), PER_ROW):
-        places = st.columns(PER_ROW, gap="medium")[: len(columns) - first]
-        for i, place in enumerate(places, start=first):
-            if futures[i] in pending:
-                slots[i] = place.empty()
-                with slots[i].container():
-                    html_view(
-                        f'{_head(columns[i])}<div class="note">Still encoding …</div>', f"live-wait-{i}"
-                    )
-            else:
-                with place:
-                    encodings[i] = _column(columns[i], futures[i], sentences, i)
-    for future in as_completed(pending):
-        i = futures.index(future)
-        with slots[i].container():
-            encodings[i] = _column(columns[i], future, sentences, i)
-    if counts_place is not None:
-        with counts_place.container():
-            _counts(count_rows(names, encodings, sentences))
+    if not pending:
+        encodings = [_result(future) for future in futures]
+        _counts(count_rows(names, encodings, sentences))
+        html_view(_columns_html(columns, futures, sentences), "live-columns")
+        return encodings
+    counts_place = st.empty()
+    counts_place.caption("The counts follow once every column is encoded …")
+    grid = st.empty()
+    with grid.container():
+        html_view(_columns_html(columns, futures, sentences), "live-columns-0")
+    for done, _ in enumerate(as_completed(pending), start=1):
+        with grid.container():
+            html_view(_columns_html(columns, futures, sentences), f"live-columns-{done}")
+    encodings = [_result(future) for future in futures]
+    with counts_place.container():
+        _counts(count_rows(names, encodings, sentences))
     return encodings
 
 
 def _result(future: Future) -> Encodings | None:
     try:
         return future.result()
-    except Exception:  # said in the column's place (`_column`)
+    except Exception:  # said in the column's place (`_column_html`)
         return None
 
 
-def _column(column: TokenizerColumn, future: Future, sentences: Sequence[str], i: int) -> Encodings | None:
-    """One column, drawn where the caller is; its encodings, or None when it could not encode."""
-    try:
-        encoded = future.result()
-    except Exception as error:  # an uploaded pipeline that fails on this text
-        html_view(_head(column), f"live-column-{i}")
-        frame.error(f"This tokenizer cannot encode this text: {error}")
-        return None
-    body, total = encoded_column_html(column.name, sentences, encoded, state.show_ids())
-    html_view(
-        f'{_head(column)}<div class="column-count">Tokens<b>{total:,}</b></div>{body}', f"live-column-{i}"
-    )
-    return encoded
+def _columns_html(
+    columns: Sequence[TokenizerColumn], futures: Sequence[Future], sentences: Sequence[str]
+) -> str:
+    cells = "".join(_column_html(column, future, sentences) for column, future in zip(columns, futures))
+    return f'<div class="live-columns">{cells}</div>'
+
+
+def _column_html(column: TokenizerColumn, future: Future, sentences: Sequence[str]) -> str:
+    """One column: its head, then its tokens, or that it is still encoding, or why it cannot."""
+    if not future.done():
+        body = '<div class="note">Still encoding …</div>'
+    elif future.exception() is not None:
+        why = f"This tokenizer cannot encode this text: {future.exception()}"
+        body = f'<div class="column-error" role="alert">{escape_text(why)}</div>'
+    else:
+        html, total = encoded_column_html(column.name, sentences, future.result(), state.show_ids())
+        body = f'<div class="column-count">Tokens<b>{total:,}</b></div>{html}'
+    return f'<div class="live-column">{_head(column)}{body}</div>'
 
 
 def _head(column: TokenizerColumn) -> str:
@@ -179,13 +180,17 @@ def _counts(rows: Sequence[CountRow]) -> None:
     )
 
 
-def _boundary_diff(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
-    """Pick two tokenizers; each sentence once, with both sets of token boundaries aligned."""
+def _boundary_diff(
+    columns: Sequence[TokenizerColumn], sentences: Sequence[str], encodings: Sequence[Encodings | None]
+) -> None:
+    """Pick two tokenizers; each sentence once, with both sets of token boundaries aligned (from
+    the columns' `encodings`; a column that could not encode is asked again, to say why)."""
     st.subheader("Where two tokenizers cut differently")
     if len(columns) < 2:
         st.info("Pick at least two tokenizers above to compare their token boundaries.")
         return
     by_key = {column.key: column for column in columns}
+    encoded_by_key = dict(zip(by_key, encodings))
     keys = list(by_key)
     second = next((key for key in keys if key.startswith("pretrained:")), keys[1])
     state.keep_choice(W.DIFF_TOP, keys, keys[0])
@@ -198,10 +203,15 @@ def _boundary_diff(columns: Sequence[TokenizerColumn], sentences: Sequence[str])
         str, right.selectbox("Bottom row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_BOTTOM)
     )
     column_a, column_b = by_key[top], by_key[bottom]
+    encoded_a, encoded_b = encoded_by_key[top], encoded_by_key[bottom]
     bodies, totals = [], [0, 0, 0]
-    for sentence in sentences:
+    for i, sentence in enumerate(sentences):
         try:
-            segments = boundary_diff(sentence, column_a.encode(sentence), column_b.encode(sentence))
+            segments = boundary_diff(
+                sentence,
+                encoded_a[i] if encoded_a is not None else column_a.encode(sentence),
+                encoded_b[i] if encoded_b is not None else column_b.encode(sentence),
+            )
         except Exception as error:
             frame.error(f"Cannot compare on {sentence[:40]!r}: {error}")
             return

@@ -20,7 +20,7 @@ from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import lost_characters
 from explorer.ui.common import frame, state
 from explorer.ui.common.html_view import html_view
-from explorer.ui.common.live_text import live_text
+from explorer.ui.common.live_text import answered, live_text
 from explorer.ui.common.runs import Run
 
 W = state.Widget
@@ -156,6 +156,11 @@ TRY_CHARACTERS = 2_000  # what the "Try a sentence" box takes
 def _try_a_sentence(run: Run) -> None:
     """A live box: any text with this run's tokenizer, redrawn as it is typed (the fragment alone
     reruns)."""
+    _tried_sentence(run)
+    answered(W.TRY_TEXT)
+
+
+def _tried_sentence(run: Run) -> None:
     from explorer.compare.columns import sentences_from
     from explorer.compare.html import column_html
     from explorer.ui.common.run_views import run_column
