@@ -9,10 +9,14 @@ says how many characters it drew) and the counts table has a row per column:
   1. a 200-character sentence: the box holds its first 199 characters (filled, then idle), then
      the 200th is typed; median and max of --repeat sentences (each a different text);
   2. the same with a 2,000-character paragraph (one line: every column encodes it all again);
-  3. --visitors tabs in sessions of their own (the same link), all typing a sentence at once, one
-     key every 150 ms each: each visitor's median key-to-columns time over its keystrokes, against
-     the same visitor typing alone before (the "idle" figure); a keystroke's time runs until the
-     columns show its text or a later one.
+  3. --visitors visitors in sessions of their own (the same link), all typing a sentence at once,
+     one key every 150 ms each: each visitor's median key-to-columns time over its keystrokes,
+     against the same visitor typing alone before (the "idle" figure); a keystroke's time runs
+     until the columns show its text or a later one. Measured twice:
+     a. one visitor in Chromium, the others websocket visitors (bench/visitors.py `type_live`:
+        what their browsers send and receive, on their own machines, as a class's would be): what
+        the server does for eight typists, as the one browser feels it;
+     b. every visitor a Chromium tab on this machine: the 2 cores then also draw eight pages.
 The server's CPU time (user + system, from /proc) per keystroke is printed for 1 and 3.
 --smoke (what CI runs, so that the script cannot rot): 3 sentences, 2 visitors, 10 keys each.
 Figures depend on what else runs: the 1-minute load average is printed with them. A benchmark, not a
@@ -22,14 +26,18 @@ test: it prints figures and asserts nothing. Every server and browser it starts 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import statistics
 import sys
+import threading
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from visitors import type_live  # noqa: E402
 
 from tests.browser.helpers import (  # noqa: E402
     SERVER_PROCESSES,
@@ -211,6 +219,36 @@ def main_bench(repeat: int, visitors: int, keys: int) -> None:
             f"one visitor typing {len(sentence)} keys, one per {KEY_INTERVAL_MS} ms: {summary(idle)}; "
             f"server CPU per keystroke {1000 * cpu_per_key:.0f} ms"
         )
+        base_url, query = url.split("/Compare?", 1)
+        typists: list[list[float]] = []
+
+        async def others_typing() -> None:
+            typists.extend(
+                await asyncio.gather(
+                    *(
+                        type_live(base_url, "Compare", query, BOX, sentence, KEY_INTERVAL_MS / 1000)
+                        for _ in range(visitors - 1)
+                    )
+                )
+            )
+
+        emptied(page)
+        thread = threading.Thread(target=asyncio.run, args=(others_typing(),))
+        before = server_cpu_seconds(pid)
+        thread.start()
+        time.sleep(1.0)  # their sessions open and draw the page first
+        with_typists = typing_latencies([page], sentence)[0]
+        thread.join(timeout=300)
+        cpu_per_key = (server_cpu_seconds(pid) - before) / (len(sentence) * visitors)
+        server_medians = ", ".join(f"{1000 * statistics.median(one):.0f}" for one in typists)
+        print(
+            f"{visitors} visitors typing at once, {visitors - 1} of them websocket visitors: the browser's "
+            f"{summary(with_typists)} = "
+            f"{statistics.median(with_typists) / statistics.median(idle):.2f}x "
+            f"the idle median; the others' send-to-drawn medians {server_medians} ms; "
+            f"server CPU per keystroke {1000 * cpu_per_key:.0f} ms"
+        )
+
         others = [open_compare(browser, url, columns) for _ in range(visitors - 1)]
         pages = [page, *others]
         for one in pages:
@@ -221,7 +259,8 @@ def main_bench(repeat: int, visitors: int, keys: int) -> None:
         medians = [statistics.median(one) for one in busy]
         listed = ", ".join(f"{m:.0f}" for m in medians)
         print(
-            f"{len(pages)} visitors typing at once: their medians {listed} ms; "
+            f"{len(pages)} visitors typing at once, all in Chromium on this machine: "
+            f"their medians {listed} ms; "
             f"worst {max(medians):.0f} ms = {max(medians) / statistics.median(idle):.2f}x the idle median; "
             f"server CPU per keystroke {1000 * cpu_per_key:.0f} ms"
         )

@@ -8,18 +8,25 @@ BackMsg, as the browser sends on load), and reads the ForwardMsgs (deltas) the s
 a text it waits for appears in them and the script run has finished. The server cannot tell it
 from a browser: it gets a session of its own, runs the page script, trains or loads the run.
 
-Used by bench/serving_bench.py. Not a test double: only the drawing is left out.
+`type_live` types into a live text box (explorer.ui.common.live_text) as its script does: a key
+every so often, the text sent at most once per throttle and never while the last one is unanswered
+(its fragment's run has not finished), as the component's state, in a rerun of the box's fragment.
+
+Used by bench/serving_bench.py and bench/bench_live_compare.py. Not a test double: only the
+drawing is left out.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+LIVE_TEXT = "explorer_live_text"  # the live box's component name (explorer.ui.common.live_text)
 # The Train page's widgets a visitor who pastes a corpus touches, by the label they show.
 PASTE = {"text_area": "Corpus", "number_input": "Exact vocabulary size", "button": "Train"}
 
@@ -45,19 +52,25 @@ class Session:
     a browser does on its own: rerun a fragment every `run_every` seconds while the server asks
     (the Train page's progress poller), sending the widget states it has set."""
 
-    def __init__(self, socket):
+    def __init__(self, socket, page_name: str = "", live_label: str | None = None):
         self.socket = socket
+        self.page_name = page_name
+        self.live_label = live_label  # the live box to find (its label)
+        self.live_box: tuple[str, str] | None = None  # its (widget id, fragment id)
         self.widgets: dict = {}  # (type, label) -> widget id
         self.states: list[tuple[str, str, object]] = []  # (widget id, field, value) to send on reruns
         self.timers: dict[str, float] = {}  # fragment id -> interval
         self.next_tick: dict[str, float] = {}
 
-    async def run(self, query: str = "", trigger: str | None = None, fragment_id: str = "") -> None:
+    async def run(
+        self, query: str = "", trigger: str | None = None, fragment_id: str = "", auto: bool = True
+    ) -> None:
         message = BackMsg()
         message.rerun_script.query_string = query
+        message.rerun_script.page_name = self.page_name
         if fragment_id:
             message.rerun_script.fragment_id = fragment_id
-            message.rerun_script.is_auto_rerun = True
+            message.rerun_script.is_auto_rerun = auto
         for widget_id, field, value in self.states:
             state = message.rerun_script.widget_states.widgets.add()
             state.id = widget_id
@@ -107,6 +120,12 @@ class Session:
                     if widget in PASTE:
                         proto = getattr(element, widget)
                         self.widgets[(widget, proto.label)] = proto.id
+                    if widget == "bidi_component" and element.bidi_component.component_name.endswith(
+                        LIVE_TEXT
+                    ):
+                        drawn = json.loads(element.bidi_component.json)
+                        if drawn.get("label") == self.live_label:
+                            self.live_box = (element.bidi_component.id, forward.delta.fragment_id)
             elif kind == "script_finished":
                 return seen
 
@@ -135,3 +154,44 @@ async def paste_and_train(
         while not await session.until(deadline, wanted=wanted.encode()):
             pass
         return time.monotonic() - clicked
+
+
+async def type_live(
+    base_url: str,
+    page_name: str,
+    query: str,
+    label: str,
+    text: str,
+    key_seconds: float,
+    throttle_seconds: float = 0.1,
+    timeout: float = 300.0,
+) -> list[float]:
+    """Open page `page_name` with `query`, then type `text` into the live box labelled `label` (its
+    first key replaces what it holds), a key every `key_seconds`, sending as the box does (at most
+    once per `throttle_seconds`, one text in flight). Returns, for each text sent, the seconds until
+    its fragment's run finished."""
+    host = base_url.split("//", 1)[1]
+    async with websockets.connect(
+        f"ws://{host}/_stcore/stream", subprotocols=["streamlit"], origin=base_url, max_size=2**27
+    ) as socket:
+        session = Session(socket, page_name=page_name, live_label=label)
+        deadline = time.monotonic() + timeout
+        await session.run(query)
+        await session.until(deadline)
+        if session.live_box is None:
+            raise LookupError(f"no live box {label!r} on {page_name!r}")
+        box_id, fragment_id = session.live_box
+        times: list[float] = []
+        started, sent_keys, last_send = time.monotonic(), 0, 0.0
+        while sent_keys < len(text):
+            now = time.monotonic()
+            typed = min(len(text), int((now - started) / key_seconds) + 1)
+            if typed == sent_keys or now - last_send < throttle_seconds:
+                await asyncio.sleep(0.005)
+                continue
+            sent_keys, last_send = typed, now
+            session.states = [(box_id, "json_value", json.dumps({"text": text[:typed]}))]
+            await session.run(query, fragment_id=fragment_id, auto=False)
+            await session.until(deadline)
+            times.append(time.monotonic() - now)
+        return times

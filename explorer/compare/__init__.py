@@ -4,8 +4,8 @@
   and uploads (`tokenizer_column`), the bundled pretrained ones (`pretrained_column`), SentencePiece
   models (`sentencepiece_column`).
 - `encoders`: fast batch encoders for a whole corpus (tiktoken, the `tokenizers` library).
-- `measure`: `metrics` figures on sentences (`comparison_table`) and over a corpus
-  (`measure_corpus`, timed, in bounded batches).
+- `measure`: `metrics` figures over a corpus (`measure_corpus`, timed, in bounded batches); the
+  live figures on the page's text come from the columns' own encodings (explorer.ui.compare.live_columns).
 - `diff`: where two tokenizers cut one text differently (`boundary_diff`, `diff_summary`).
 - `curve`: a trained run's figures against vocabulary size, read from its Trace (`metrics_curve`).
 - `readers` and `uploads`: uploaded tokenizer.json, vocab.txt, vocab.json + merges.txt and

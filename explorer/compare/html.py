@@ -6,6 +6,8 @@
   shown faded; `column_html`: a column's sentences with their token counts (`count_note`).
 - `boundary_diff_html` / `diff_legend_html`: a `boundary_diff` (explorer.compare.diff) drawn as
   two rows of the same characters, each boundary a bar on a cell's left.
+- `figures_table_html`: the figures of explorer.lessons.metrics, a row per tokenizer (the live
+  part of Compare redraws it on every keystroke: a plain table, not a data grid).
 
 Markup carries classes only; their rules are in `explorer.drawing.stylesheet`, injected once per page.
 A token's background colour comes inline: it is data (the token's position), as in
@@ -18,7 +20,9 @@ What it does not do: encode (explorer.compare.columns), find the boundaries
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING
 
 from explorer.compare.columns import TokenizerColumn
 from explorer.compare.diff import DiffSegment, DiffSummary
@@ -29,8 +33,11 @@ from explorer.drawing.token_html import (
     readable_token,
     token_spans_html,
 )
-from explorer.drawing.wording import plural
+from explorer.drawing.wording import METRIC_COLUMNS, METRIC_DEFINITIONS, plural
 from explorer.tokens import Piece, lost_characters, tokens_only
+
+if TYPE_CHECKING:  # only a type here: the figures (and numpy) are not needed to draw tokens
+    from explorer.lessons.metrics import TokenizerMetrics
 
 
 def contiguous_runs(pieces: Sequence[Piece]) -> list[tuple[int, list[Piece]]]:
@@ -192,4 +199,42 @@ def diff_legend_html(name_a: str, name_b: str, summary: DiffSummary) -> str:
         '<span class="diff-key-shared">both cut here</span> '
         '<span class="diff-key-only">only this one cuts here</span>. '
         f"{summary.both} boundaries shared, {summary.only_a} only on top, {summary.only_b} only below.</div>"
+    )
+
+
+# How each figure of METRIC_COLUMNS is written: a count, a ratio, or a share.
+_COUNTS = {"tokens", "lost_characters"}
+_SHARES = {"split_word_share", "unknown_rate"}
+
+
+def _figure_text(field: str, value: float) -> str:
+    if math.isnan(value):
+        return "–"
+    if field in _COUNTS:
+        return f"{int(value):,}"
+    if field in _SHARES:
+        return f"{100 * value:.2f}%"
+    return f"{value:.2f}"
+
+
+def figures_table_html(metrics: Sequence[TokenizerMetrics]) -> str:
+    """One row per tokenizer (its name first), one column per figure of METRIC_COLUMNS, each header
+    titled with its definition (METRIC_DEFINITIONS). Each cell carries the exact value in
+    `data-value` (NaN, a ratio over nothing, shows as "–")."""
+    head = "".join(
+        f'<th title="{escape_text(METRIC_DEFINITIONS[label])}">{escape_text(label)}</th>'
+        for label in METRIC_COLUMNS.values()
+    )
+    rows = "".join(
+        f'<tr data-tokenizer="{escape_text(one.name)}"><th scope="row">{escape_text(one.name)}</th>'
+        + "".join(
+            f'<td data-value="{float(getattr(one, field))!r}">{_figure_text(field, getattr(one, field))}</td>'
+            for field in METRIC_COLUMNS
+        )
+        + "</tr>"
+        for one in metrics
+    )
+    return (
+        '<div class="figures-table"><table><thead><tr><th>tokenizer</th>'
+        f"{head}</tr></thead><tbody>{rows}</tbody></table></div>"
     )

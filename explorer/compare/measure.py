@@ -1,8 +1,7 @@
-"""How tokenizers measure: on the page's sentences, and on a whole corpus, timed.
+"""How tokenizers measure on a whole corpus, timed.
 
-- `comparison_table(columns, sentences)`: `explorer.lessons.metrics` figures of every column on a few
-  sentences, encoded one by one.
-- `measure_corpus(column, texts)`: the same figures over a whole corpus through the column's batch
+- `measure_corpus(column, texts)`: the figures of `explorer.lessons.metrics` over a whole corpus
+  through the column's batch
   encoder (explorer.compare.encoders: ids and spans in arrays, no `Piece` per token), a batch of
   `MEASURE_BATCH` lines at a time so that memory stays bounded whatever the corpus, each distinct
   line of a batch encoded once and counted as often as it occurs.
@@ -19,7 +18,6 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from explorer.compare.columns import TokenizerColumn
 from explorer.lessons.metrics import (
@@ -27,18 +25,9 @@ from explorer.lessons.metrics import (
     add_metrics,
     compute_metrics,
     encoded_metrics,
-    metrics_table,
 )
 
-if TYPE_CHECKING:
-    import pandas as pd
-
 MEASURE_BATCH = 4096  # lines encoded at once by measure_corpus: bounds its memory on any corpus
-
-
-def comparison_table(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> pd.DataFrame:
-    """tokens, characters/token, bytes/token, tokens/word, words split, unknown rate per column."""
-    return metrics_table(compute_metrics(column.name, sentences, column.encode) for column in columns)
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,13 @@ STYLESHEET = """
 .live-columns{display:grid;gap:1.25rem 2rem;
   grid-template-columns:repeat(auto-fill,minmax(min(100%,max(13rem,calc((100% - 4rem) / 3))),1fr));}
 .live-column{min-width:0;overflow-wrap:anywhere;}
+.figures-table{overflow-x:auto;}
+.figures-table table{border-collapse:collapse;width:100%;font-size:0.875rem;}
+.figures-table th,.figures-table td{padding:0.25rem 0.5rem;border-bottom:1px solid rgba(49,51,63,0.1);}
+.figures-table thead th{text-align:right;font-weight:600;vertical-align:bottom;cursor:help;}
+.figures-table thead th:first-child,.figures-table tbody th{text-align:left;}
+.figures-table tbody th{font-weight:400;overflow-wrap:anywhere;min-width:7rem;}
+.figures-table td{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums;}
 .column-error{margin-top:0.5rem;padding:0.75rem 1rem;border-radius:0.5rem;background:rgba(255,43,43,0.09);
   color:#7d353b;font-size:0.9rem;}
 .column-count{margin:0.4rem 0 0.3rem;}

@@ -162,6 +162,20 @@ def compare_column_bodies(at: AppTest) -> dict[str, str]:
     return columns
 
 
+def sentence_figures(at: AppTest) -> dict[str, dict[str, float]]:
+    """Compare's "Figures on this text" table: each row's tokenizer (as the visitor reads it) and
+    its figures by heading, the exact values of the cells' data-value."""
+    for body in html_bodies(at):
+        if 'class="figures-table"' not in body:
+            continue
+        labels = [html.unescape(label) for label in re.findall(r"<th title=\"[^\"]*\">([^<]*)</th>", body)]
+        return {
+            html.unescape(name): dict(zip(labels, map(float, re.findall(r'<td data-value="([^"]*)"', row))))
+            for name, row in re.findall(r'<tr data-tokenizer="([^"]*)">(.*?)</tr>', body)
+        }
+    raise AssertionError("no figures table on the page")
+
+
 def column_errors(at: AppTest) -> list[str]:
     """What the live columns that cannot encode say in their place, as the visitor reads it."""
     return [

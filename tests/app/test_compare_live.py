@@ -30,6 +30,7 @@ from tests.app.helpers import (
     new_app,
     query,
     run_of,
+    sentence_figures,
     train,
     type_compare_text,
 )
@@ -87,8 +88,9 @@ def assert_page_shows(at, text: str) -> None:
     for name, ids in expected.items():
         assert json.loads(rows[name]["ids"]) == (ids[0] if len(ids) == 1 else ids), name
         assert rows[name]["tokens"] == f"{sum(map(len, ids)):,}", name
-    sentence_table = at.dataframe[0].value  # the figures on the sentences follow too
-    assert sentence_table.loc["GPT-2", "tokens"] == sum(map(len, expected["GPT-2"]))
+    figures = sentence_figures(at)  # the figures on the sentences follow too
+    assert figures["GPT-2"]["tokens"] == sum(map(len, expected["GPT-2"]))
+    assert {escape_text(name) for name in figures} == set(expected)
     assert compare_text(at) == text
 
 

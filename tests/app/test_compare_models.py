@@ -25,6 +25,7 @@ from tests.app.helpers import (
     joined,
     new_app,
     run_of,
+    sentence_figures,
     train,
     type_compare_text,
 )
@@ -110,7 +111,7 @@ def test_special_token_switch_both_ways(compare_page):
 
     def state():
         columns = compare_column_bodies(at)
-        sentence_table = at.dataframe[0].value
+        sentence_table = sentence_figures(at)
         return columns, sentence_table, " ".join(column_heads(at))
 
     columns, off_table, heads = state()
@@ -129,9 +130,10 @@ def test_special_token_switch_both_ways(compare_page):
     assert ids_in(run_body).count(run_eot) == 2
     assert heads.count("special tokens on") == 3
     # the figures follow the switch: each <|endoftext|> is one token instead of several
-    assert all(on_table["tokens"] < off_table["tokens"])
-    assert on_table.loc["GPT-2", "tokens"] == len(encode("gpt2", f"hello{EOT}world {EOT}", True))
-    assert off_table.loc["GPT-2", "tokens"] == len(encode("gpt2", f"hello{EOT}world {EOT}"))
+    assert on_table.keys() == off_table.keys() and len(on_table) == 3
+    assert all(on_table[name]["tokens"] < off_table[name]["tokens"] for name in on_table)
+    assert on_table["GPT-2"]["tokens"] == len(encode("gpt2", f"hello{EOT}world {EOT}", True))
+    assert off_table["GPT-2"]["tokens"] == len(encode("gpt2", f"hello{EOT}world {EOT}"))
 
 
 def test_decode_panel_good_ids_an_id_out_of_range_and_garbage(compare_page):
@@ -231,5 +233,5 @@ def test_sentencepiece_upload_is_a_column_with_sentencepieces_ids(compare_page, 
     assert "tok-group" in body  # byte-fallback pieces grouped into their character
     heads = " ".join(column_heads(at))
     assert f"uploaded&#58; {name}" in heads and f"{processor.get_piece_size():,} ids" in heads
-    corpus_table = at.dataframe[1].value  # measured on the training corpus in a worker process
+    corpus_table = at.dataframe[0].value  # measured on the training corpus in a worker process
     assert corpus_table.loc[f"{name} (uploaded)", "tokens"] > 0

@@ -28,6 +28,7 @@ from tests.app.helpers import (
     plotly_specs,
     query,
     run_of,
+    sentence_figures,
     train,
     type_compare_text,
 )
@@ -357,8 +358,8 @@ def test_compare_shows_pretrained_tokenizers_metrics_and_charts():
     assert [int(i) for i in re.findall(r'title="id (\d+)&#58;', english)] == GPT2_MOUSE_EN
     assert any('class="boundary-diff"' in body for body in html_bodies(at))
 
-    sentence_table, corpus_table = (frame.value for frame in at.dataframe)
-    assert list(sentence_table.index) == list(corpus_table.index) and len(corpus_table) == 4
+    sentence_table, (corpus_table,) = sentence_figures(at), (frame.value for frame in at.dataframe)
+    assert list(sentence_table) == list(corpus_table.index) and len(corpus_table) == 4
     assert {
         "tokens",
         "characters / token",
@@ -394,7 +395,7 @@ def test_compare_asks_the_workers_for_the_corpus_figures_before_drawing_the_sent
     at.switch_page(COMPARE).run()
     assert not at.exception, at.exception
     assert events[:2] == ["request", "draw"]
-    assert len(at.dataframe[1].value) == 4  # and the figures are all there
+    assert len(at.dataframe[0].value) == len(sentence_figures(at)) == 4  # and the figures are all there
 
 
 def test_compare_columns_can_be_hidden_and_uploads_added():
@@ -403,7 +404,7 @@ def test_compare_columns_can_be_hidden_and_uploads_added():
     at.multiselect(key="compare_columns").unselect("pretrained:cl100k_base").run()
     assert not at.exception, at.exception
     assert "GPT-4 (cl100k&#95;base)" not in compare_column_bodies(at)
-    assert len(at.dataframe[1].value) == 3
+    assert len(at.dataframe[0].value) == len(sentence_figures(at)) == 3
 
     vocab = "\n".join(["[UNK]", "[CLS]", "a", "mouse", "the", "##s", "t", "##o", "##w", "##e", "##r"]) + "\n"
     at.file_uploader(key="compare_upload").upload("<b>tiny</b> vocab.txt", vocab.encode(), "text/plain").run()

@@ -3,7 +3,9 @@ through the batch encoders, uploaded tokenizer files, and the Compare page's fig
 
 from __future__ import annotations
 
+import html
 import math
+import re
 
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ from explorer.compare import UploadedFile, measure_corpus, pretrained_column, re
 from explorer.compare.curve import CURVE_COLUMNS, metrics_curve, word_lengths
 from explorer.compare.diff import boundary_diff, diff_summary
 from explorer.compare.encoders import pretrained_batch_encoder, spans_from_byte_lengths
-from explorer.compare.html import boundary_diff_html, column_html
+from explorer.compare.html import boundary_diff_html, column_html, figures_table_html
 from explorer.compare.readers import tokenizer_json_upload, vocab_merges_upload, vocab_txt_upload
 from explorer.drawing import charts
 from explorer.lessons.metrics import compute_metrics, metrics_table
@@ -572,3 +574,28 @@ def test_boundary_diff_finds_the_same_covering_tokens_as_a_scan_of_every_token()
         for segment in boundary_diff(text, pieces_a, pieces_b):
             assert segment.a_tokens == scan(pieces_a, segment.start, segment.end)
             assert segment.b_tokens == scan(pieces_b, segment.start, segment.end)
+
+
+def test_figures_table_html_writes_every_figure_of_the_table_and_escapes_names():
+    """The live figures table holds what metrics_table holds: the same rows, the same values."""
+    sentences = ["Hello world, hello café", "x² 😀"]
+    gpt2 = pretrained_column("gpt2")
+    measured = [
+        compute_metrics("<b>GPT-2</b>", sentences, gpt2.encode),
+        compute_metrics("empty", [], gpt2.encode),  # ratios over nothing are NaN
+    ]
+    table = metrics_table(measured)
+    markup = figures_table_html(measured)
+    assert "<b>GPT-2</b>" not in markup and "&lt;b&gt;GPT-2&lt;/b&gt;" in markup
+    headings = re.findall(r'<th title="[^"]+">([^<]+)</th>', markup)
+    assert headings == list(table.columns)
+    for name, row in re.findall(r'<tr data-tokenizer="([^"]*)">(.*?)</tr>', markup):
+        values = [float(v) for v in re.findall(r'data-value="([^"]*)"', row)]
+        expected = table.loc[html.unescape(name)].tolist()
+        assert len(values) == len(expected)
+        assert all(v == e or (math.isnan(v) and math.isnan(e)) for v, e in zip(values, expected)), name
+    first = re.findall(r"<td[^>]*>([^<]*)</td>", markup)[: len(headings)]
+    one = measured[0]
+    assert first[0] == f"{one.tokens:,}" and first[1] == f"{one.chars_per_token:.2f}"
+    assert first[4] == f"{100 * one.split_word_share:.2f}%"
+    assert re.findall(r"<td[^>]*>([^<]*)</td>", markup)[len(headings) + 1] == "–"  # NaN

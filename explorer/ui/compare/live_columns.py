@@ -25,9 +25,15 @@ from explorer.compare import TokenizerColumn
 from explorer.compare.columns import sentences_from
 from explorer.compare.counts import CountRow, count_rows, difference_text
 from explorer.compare.diff import DiffSummary, boundary_diff, diff_summary
-from explorer.compare.html import boundary_diff_html, column_head_html, diff_legend_html, encoded_column_html
-from explorer.compare.measure import comparison_table
+from explorer.compare.html import (
+    boundary_diff_html,
+    column_head_html,
+    diff_legend_html,
+    encoded_column_html,
+    figures_table_html,
+)
 from explorer.drawing.token_html import escape_text
+from explorer.lessons.metrics import compute_metrics
 from explorer.tokens import Piece
 from explorer.ui.common import frame, link, state
 from explorer.ui.common.html_view import html_view
@@ -82,7 +88,7 @@ def _live_part(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]
     else:
         encodings = _counts_and_columns(columns, sentences)
         _boundary_diff(columns, sentences, encodings)
-        _figures([column for column, encoded in zip(columns, encodings) if encoded is not None], sentences)
+        _figures(columns, sentences, encodings)
     link.write(url())
 
 
@@ -223,15 +229,21 @@ def _boundary_diff(
     )
 
 
-def _figures(columns: Sequence[TokenizerColumn], sentences: Sequence[str]) -> None:
-    """Every figure of explorer.lessons.metrics on this text, one row per column."""
-    from explorer.ui.compare.sections import METRIC_FORMATS  # (sections is the page's, not this)
-
-    st.markdown("**Figures on this text** (the definitions are under Figures, below)")
-    try:
-        st.dataframe(comparison_table(columns, sentences), column_config=METRIC_FORMATS)
-    except Exception as error:
-        frame.error(f"Cannot measure on this text: {error}")
+def _figures(
+    columns: Sequence[TokenizerColumn], sentences: Sequence[str], encodings: Sequence[Encodings | None]
+) -> None:
+    """Every figure of explorer.lessons.metrics on this text, one row per column that could encode
+    it (from the encodings the columns show)."""
+    measured = [
+        compute_metrics(column.name, sentences, dict(zip(sentences, encoded)).__getitem__)
+        for column, encoded in zip(columns, encodings)
+        if encoded is not None
+    ]
+    html_view(
+        "<p><b>Figures on this text</b> (hover a heading for its definition; more under Figures, below)</p>"
+        + figures_table_html(measured),
+        "live-figures",
+    )
 
 
 _COUNTS_HTML = '<div class="counts"><table><thead></thead><tbody></tbody></table></div>'
