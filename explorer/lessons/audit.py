@@ -48,7 +48,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import regex
 
@@ -576,7 +576,7 @@ def stepping_stones(subject: AuditSubject, lines, encoded, counts: Counter) -> l
         data = subject.ordinary.get(token_id)
         return readable_token(data) if data is not None else str(token_id)
 
-    stones = []
+    stones: list[dict[str, Any]] = []
     for token_id, merges in consumed.items():
         made = formed.get(token_id, 0)
         if made and counts.get(token_id, 0) <= STEPPING_STONE_RATIO * made:
