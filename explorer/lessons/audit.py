@@ -19,7 +19,10 @@ returns a JSON-ready dict. Definitions (docs/audit.md says the same):
   unreachable with "encodes_to": null and a "reason" (it can still appear inside the encoding of
   a longer text, as part of a character the vocabulary cannot spell otherwise). For a tokenizer
   that is not byte-level, the decoded text is `Tokenizer.decode([id])` (its decoder's view of
-  the token alone: a WordPiece "##ab" or a Metaspace "▁ab" is what that decoder makes of it).
+  the token alone: a WordPiece "##ab" or a Metaspace "▁ab" is what that decoder makes of it); for
+  a bundled SentencePiece model or tokenizer.json, the library's `decode([id])` (SentencePiece
+  drops the leading "▁" that its dummy prefix adds back, so a piece without "▁", from inside a
+  word, is unreachable alone by this definition).
 - unused: the ordinary ids that never occur in the corpus's encoding.
 - stepping_stones (BPE only): tokens that are a parent (left or right) of at least one merge, were
   formed at least once, and whose count in the final encoding is at most 10% of the times they
@@ -432,7 +435,9 @@ def subject_from_pretrained(name: str) -> AuditSubject:
             vocab_size=tokenizer.vocab_size,
             ordinary=ordinary,
             special_ids=special_ids,
-            text_of=lambda token_id: _strict_text(ordinary[token_id]),
+            text_of=lambda token_id: (
+                None if _strict_text(ordinary[token_id]) is None else tokenizer.decode([token_id]).text
+            ),
             encode_batch=lambda texts: [[piece.id for piece in tokenizer.encode(text)] for text in texts],
             no_bpe_reason="stepping stones are replayed for tiktoken-style and our BPE files, "
             f"not {info.kind} ones",

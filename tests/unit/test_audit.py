@@ -260,3 +260,31 @@ def test_cli_audit_a_trace_at_a_step(tmp_path):
     assert final["tokens"] == sum(len(library.encode(line, add_special_tokens=False).ids) for line in LINES)
     bad_step = cli("audit", "--trace", trace, "--step", 100000, "--corpus", corpus)
     assert bad_step.returncode == 2 and len(bad_step.stderr.splitlines()) == 1
+
+
+def test_sentencepiece_unreachable_matches_the_sentencepiece_library():
+    import sentencepiece
+
+    from explorer.pretrained import info_for, read_verified
+
+    info = info_for("mistral-v1")
+    (data,) = [read_verified(info.module, data_file) for data_file in info.files]
+    processor = sentencepiece.SentencePieceProcessor()
+    processor.LoadFromSerializedProto(data)
+    expected = {}
+    for token_id in range(processor.GetPieceSize()):
+        if processor.IsControl(token_id) or processor.IsUnknown(token_id):  # the special tokens
+            continue
+        piece = processor.IdToPiece(token_id)
+        byte = regex.fullmatch(r"<0x([0-9A-F]{2})>", piece) if processor.IsByte(token_id) else None
+        if byte is not None and int(byte.group(1), 16) >= 0x80:
+            expected[token_id] = None  # a byte of part of a character
+            continue
+        ids = processor.EncodeAsIds(processor.DecodeIds([token_id]))
+        if ids != [token_id]:
+            expected[token_id] = ids
+    found = {
+        entry["id"]: entry["encodes_to"]
+        for entry in unreachable_tokens(subject_from_pretrained("mistral-v1"))
+    }
+    assert found == expected
