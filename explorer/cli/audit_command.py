@@ -74,7 +74,8 @@ def _subject(args):
         raise UserError(f"{args.trace}: not a training trace ({error})") from None
     if args.step is not None and not 0 <= args.step <= trace.steps:
         raise UserError(f"--step must be between 0 and {trace.steps} (the trace's {trace.step_noun}s)")
-    name = args.trace if args.step is None else f"{args.trace} after {args.step} {trace.step_noun}s"
+    plural = "" if args.step == 1 else "s"
+    name = args.trace if args.step is None else f"{args.trace} after {args.step} {trace.step_noun}{plural}"
     return subject_from_tokenizer(trace.tokenizer_at(args.step), name)
 
 

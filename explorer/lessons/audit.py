@@ -33,7 +33,9 @@ returns a JSON-ready dict. Definitions (docs/audit.md says the same):
   tokenizer's own ids for every line, else ValueError. For tiktoken-style tokenizers a merge is
   any adjacent pair whose bytes joined are a token (tiktoken merges so), and a token's parent pair
   (for "consumed_by") is recovered the standard way: BPE over the token's own bytes with ranks
-  below its own; the two parts left are its parents.
+  below its own; the two parts left are its parents. "A parent of a merge" then means one of
+  these recovered pairs (a pair that tiktoken merges but that is no token's recovered pair, such
+  as (a, bc) for a token abc recovered as (ab, c), still counts towards "formed").
 - scripts: for each Unicode script (the `regex` package's \\p{Script=...}) present in the corpus,
   its characters (occurrences and distinct) and its tokens (occurrences in the encoding and
   distinct ids). A token belongs to the script of the first whole character of its bytes whose
@@ -50,7 +52,7 @@ import math
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import regex
@@ -286,7 +288,6 @@ class AuditSubject:
     encode_batch: Callable[[list[str]], list[list[int]]]
     bpe: BpeReplay | None = None
     no_bpe_reason: str = ""
-    extra: dict = field(default_factory=dict)
 
 
 def _strict_text(data: bytes) -> str | None:
