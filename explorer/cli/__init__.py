@@ -1,4 +1,4 @@
-"""`python -m explorer`: train, encode and compare tokenizers from the command line.
+"""`python -m explorer`: train, encode, compare and audit tokenizers from the command line.
 
     train CORPUS --algorithm {bpe,wordpiece,unigram} --flavor {library,course} --vocab-size N
           --pre-tokenizer {byte-level,bert,whitespace,whitespace-split,metaspace}
@@ -11,8 +11,10 @@
     encode --list-pretrained
     decode (--tokenizer tokenizer.json|X.model | --pretrained NAME) [--json] IDS...
     compare [--tokenizer A.json ...] [--pretrained NAME ...] (--corpus FILE | TEXT...) [--json]
+    audit (--tokenizer tokenizer.json | --pretrained NAME | --trace trace.json [--step K])
+          --corpus FILE [--json]
 
-One module per command (train, encode, decode, compare), each with `add_parser(commands, ...)` and
+One module per command (train, encode, decode, compare, audit), each with `add_parser(commands, ...)` and
 `run(args)`; what they share (UserError, reading files, loading tokenizers) is in `common`.
 
 CORPUS is a path or `-` for stdin; each line is one sequence (like `train_from_iterator(lines)`).
@@ -32,6 +34,7 @@ import argparse
 import os
 import sys
 
+from explorer.cli import audit_command as audit
 from explorer.cli import compare_command as compare
 from explorer.cli import decode_command as decode
 from explorer.cli import encode_command as encode
@@ -51,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     encode.add_parser(commands, BUNDLED)
     decode.add_parser(commands, BUNDLED)
     compare.add_parser(commands, BUNDLED)
+    audit.add_parser(commands, BUNDLED)
     return parser
 
 

@@ -1,0 +1,686 @@
+"""A vocabulary audit: which tokens of a tokenizer a corpus never uses, which no text can ever
+produce on its own, which exist only as stepping stones to longer tokens, how evenly the corpus
+uses the vocabulary, and how its scripts are tokenized.
+
+`audit(subject, lines)` encodes the corpus line by line (each line one text, special-token text as
+plain text) with an `AuditSubject` (`subject_from_tokenizer` for our Tokenizer, that of a
+tokenizer.json or of a trace's step; `subject_from_pretrained` for a bundled tokenizer) and
+returns a JSON-ready dict. Definitions (docs/audit.md says the same):
+
+- tokens: the number of tokens of the corpus; bytes_per_token: the UTF-8 bytes of its lines (line
+  breaks excluded) per token.
+- renyi_efficiency (alpha 2.5): H_alpha(p) / log|V|, where p_i = count_i / tokens over the ids the
+  corpus uses, H_alpha(p) = log(sum_i p_i^alpha) / (1 - alpha), and |V| the number of ordinary
+  (non-special) tokens of the vocabulary, used or not. NaN without tokens or with |V| <= 1.
+- unreachable: an ordinary id whose decoded text, encoded alone by the same tokenizer (special
+  tokens' text as plain text), does not give back exactly [id]; listed with what it encodes to.
+  The decoded text of a byte-level token is its bytes read as UTF-8. Bytes that are not valid
+  UTF-8 (part of a character, such as b"\\xe2\\x82") cannot be typed as text: such an id counts as
+  unreachable with "encodes_to": null and a "reason" (it can still appear inside the encoding of
+  a longer text, as part of a character the vocabulary cannot spell otherwise). For a tokenizer
+  that is not byte-level, the decoded text is `Tokenizer.decode([id])` (its decoder's view of
+  the token alone: a WordPiece "##ab" or a Metaspace "▁ab" is what that decoder makes of it); for
+  a bundled SentencePiece model or tokenizer.json, the library's `decode([id])` (SentencePiece
+  drops the leading "▁" that its dummy prefix adds back, so a piece without "▁", from inside a
+  word, is unreachable alone by this definition).
+- unused: the ordinary ids that never occur in the corpus's encoding.
+- stepping_stones (BPE only): tokens that are a parent (left or right) of at least one merge, were
+  formed at least once, and whose count in the final encoding is at most 10% of the times they
+  were formed (the LiteToken ratio, arXiv 2602.04706). "formed" counts each application of a
+  merge producing the token while encoding the corpus: every occurrence of every pre-token counts
+  (BPE is replayed by merge rank over each distinct pre-token, weighted by how often it occurs),
+  and a token that is a single base character or byte is never formed. The replay must give the
+  tokenizer's own ids for every line, else ValueError. For tiktoken-style tokenizers a merge is
+  any adjacent pair whose bytes joined are a token (tiktoken merges so), and a token's parent pair
+  (for "consumed_by") is recovered the standard way: BPE over the token's own bytes with ranks
+  below its own; the two parts left are its parents. "A parent of a merge" then means one of
+  these recovered pairs (a pair that tiktoken merges but that is no token's recovered pair, such
+  as (a, bc) for a token abc recovered as (ab, c), still counts towards "formed").
+- scripts: for each Unicode script (the `regex` package's \\p{Script=...}) present in the corpus,
+  its characters (occurrences and distinct) and its tokens (occurrences in the encoding and
+  distinct ids). A token belongs to the script of the first whole character of its bytes whose
+  script is neither Common nor Inherited; else to Common (or Inherited) if it has a whole
+  character; else (bytes of part of a character only) to "(part of a character)".
+
+What it does not do: read files or print (explorer.cli.audit_command does), encode by itself (the
+tokenizers do), or draw anything. No streamlit.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import regex
+
+from explorer.drawing.token_html import readable_token
+from explorer.pipeline.bytelevel import symbols_to_bytes
+from explorer.pipeline.decoders import ByteLevelDecoder
+from explorer.pipeline.models import BPEModel
+from explorer.pipeline.models.bpe_word import merge_all
+
+if TYPE_CHECKING:
+    from explorer.pipeline.tokenizer import Tokenizer
+
+RENYI_ALPHA = 2.5
+STEPPING_STONE_RATIO = 0.1
+PARTIAL_CHARACTER = "(part of a character)"
+NOT_UTF8 = "its bytes are not valid UTF-8 (part of a character): no text encodes to it alone"
+# Every script \p{Script=...} knows (regex 2026.11.15); a character in none is "Unknown".
+SCRIPTS: tuple[str, ...] = (
+    "Unknown",
+    "Common",
+    "Latin",
+    "Bopomofo",
+    "Inherited",
+    "Greek",
+    "Coptic",
+    "Cyrillic",
+    "Armenian",
+    "Hebrew",
+    "Arabic",
+    "Syriac",
+    "Thaana",
+    "Nko",
+    "Samaritan",
+    "Mandaic",
+    "Devanagari",
+    "Bengali",
+    "Gurmukhi",
+    "Gujarati",
+    "Oriya",
+    "Tamil",
+    "Telugu",
+    "Kannada",
+    "Malayalam",
+    "Sinhala",
+    "Thai",
+    "Lao",
+    "Tibetan",
+    "Myanmar",
+    "Georgian",
+    "Hangul",
+    "Ethiopic",
+    "Cherokee",
+    "Canadian_Aboriginal",
+    "Ogham",
+    "Runic",
+    "Tagalog",
+    "Hanunoo",
+    "Buhid",
+    "Tagbanwa",
+    "Khmer",
+    "Mongolian",
+    "Limbu",
+    "Tai_Le",
+    "New_Tai_Lue",
+    "Buginese",
+    "Tai_Tham",
+    "Balinese",
+    "Sundanese",
+    "Batak",
+    "Lepcha",
+    "Ol_Chiki",
+    "Braille",
+    "Glagolitic",
+    "Tifinagh",
+    "Han",
+    "Hiragana",
+    "Katakana",
+    "Yi",
+    "Lisu",
+    "Vai",
+    "Bamum",
+    "Syloti_Nagri",
+    "Phags_Pa",
+    "Saurashtra",
+    "Kayah_Li",
+    "Rejang",
+    "Javanese",
+    "Cham",
+    "Tai_Viet",
+    "Meetei_Mayek",
+    "Linear_B",
+    "Lycian",
+    "Carian",
+    "Old_Italic",
+    "Gothic",
+    "Oldpermic",
+    "Ugaritic",
+    "Old_Persian",
+    "Deseret",
+    "Shavian",
+    "Osmanya",
+    "Osage",
+    "Elbasan",
+    "Caucasianalbanian",
+    "Vithkuqi",
+    "Todhri",
+    "Linear_A",
+    "Cypriot",
+    "Imperialaramaic",
+    "Palmyrene",
+    "Nabataean",
+    "Hatran",
+    "Phoenician",
+    "Lydian",
+    "Sidetic",
+    "Meroitichieroglyphs",
+    "Meroiticcursive",
+    "Kharoshthi",
+    "Oldsoutharabian",
+    "Oldnortharabian",
+    "Manichaean",
+    "Avestan",
+    "Inscriptionalparthian",
+    "Inscriptionalpahlavi",
+    "Psalterpahlavi",
+    "Old_Turkic",
+    "Oldhungarian",
+    "Hanifirohingya",
+    "Garay",
+    "Yezidi",
+    "Oldsogdian",
+    "Sogdian",
+    "Olduyghur",
+    "Chorasmian",
+    "Elymaic",
+    "Brahmi",
+    "Kaithi",
+    "Sorasompeng",
+    "Chakma",
+    "Mahajani",
+    "Sharada",
+    "Khojki",
+    "Multani",
+    "Khudawadi",
+    "Grantha",
+    "Tulutigalari",
+    "Newa",
+    "Tirhuta",
+    "Siddham",
+    "Modi",
+    "Takri",
+    "Ahom",
+    "Dogra",
+    "Warangciti",
+    "Divesakuru",
+    "Nandinagari",
+    "Zanabazarsquare",
+    "Soyombo",
+    "Paucinhau",
+    "Sunuwar",
+    "Bhaiksuki",
+    "Marchen",
+    "Masaramgondi",
+    "Gunjalagondi",
+    "Tolongsiki",
+    "Makasar",
+    "Kawi",
+    "Cuneiform",
+    "Protocuneiform",
+    "Cyprominoan",
+    "Egyptian_Hieroglyphs",
+    "Anatolianhieroglyphs",
+    "Gurungkhema",
+    "Mro",
+    "Tangsa",
+    "Bassavah",
+    "Pahawhhmong",
+    "Kiratrai",
+    "Medefaidrin",
+    "Beriaerfe",
+    "Miao",
+    "Tangut",
+    "Nushu",
+    "Khitansmallscript",
+    "Jurchen",
+    "Duployan",
+    "Signwriting",
+    "Nyiakengpuachuehmong",
+    "Toto",
+    "Wancho",
+    "Nagmundari",
+    "Olonal",
+    "Taiyo",
+    "Mendekikakui",
+    "Adlam",
+    "Seal",
+    "Katakana_Or_Hiragana",
+)
+_SCRIPT_PATTERN = regex.compile(
+    "|".join(rf"(?P<s{index}>\p{{Script={name}}})" for index, name in enumerate(SCRIPTS))
+)
+_NEUTRAL_SCRIPTS = ("Common", "Inherited")
+
+Merge = tuple[int, int, int]  # (left id, right id, merged id)
+
+
+@dataclass
+class BpeReplay:
+    """What replaying a BPE encoding needs: the pre-tokens of a line, the initial symbol ids of a
+    pre-token, `lookup((left, right)) -> (rank, merged id) | None` (what merge_all applies), and
+    the vocabulary's merges (left, right, merged) for "consumed_by"."""
+
+    pre_tokenize: Callable[[str], list[str]]
+    initial: Callable[[str], list[int]]
+    lookup: Callable[[tuple[int, int]], tuple[int, int] | None]
+    merges: list[Merge]
+
+
+@dataclass
+class AuditSubject:
+    """A tokenizer as the audit sees it.
+
+    `ordinary`: id -> bytes of every ordinary (non-special) token; `text_of(id)`: the token's
+    decoded text alone (None: its bytes are not UTF-8); `encode_batch(texts)`: each text's ids,
+    special-token text as plain text; `bpe`: a replay, or None with `no_bpe_reason`."""
+
+    name: str
+    vocab_size: int
+    ordinary: dict[int, bytes]
+    special_ids: frozenset[int]
+    text_of: Callable[[int], str | None]
+    encode_batch: Callable[[list[str]], list[list[int]]]
+    bpe: BpeReplay | None = None
+    no_bpe_reason: str = ""
+
+
+def _strict_text(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+# ---------------------------------------------------------------- our tokenizers
+
+
+def _our_token_bytes(tokenizer: Tokenizer, token: str) -> bytes:
+    if isinstance(tokenizer.decoder, ByteLevelDecoder):
+        try:
+            return symbols_to_bytes(token)
+        except ValueError:
+            pass
+    return token.encode("utf-8", errors="surrogatepass")
+
+
+def _our_plain_ids(tokenizer: Tokenizer, text: str) -> list[int]:
+    """The ids of `text` with special-token text as plain text (no post-processor)."""
+    return [
+        token.id for piece in tokenizer.pre_tokenize(text) for token in tokenizer.model.tokenize(piece.text)
+    ]
+
+
+def _bpe_initial(model: BPEModel) -> Callable[[str], list[int]]:
+    """A pre-token's symbol ids before any merge, as `BPEModel` starts (prefix on every character
+    but the first, suffix on the last; an unknown character dropped, or the unk id, fused or not)."""
+    prefix, suffix, vocab = model.continuing_subword_prefix, model.end_of_word_suffix, model.vocab
+    unk = vocab.get(model.unk_token) if model.unk_token is not None else None
+
+    def initial(word: str) -> list[int]:
+        ids: list[int] = []
+        last = len(word) - 1
+        previous_unknown = False
+        for position, char in enumerate(word):
+            symbol = (prefix + char if prefix and position else char) + (
+                suffix if suffix and position == last else ""
+            )
+            symbol_id = vocab.get(symbol)
+            if symbol_id is not None:
+                ids.append(symbol_id)
+                previous_unknown = False
+            elif model.unk_token is not None:
+                if unk is None:
+                    raise ValueError(f"BPE: unk_token {model.unk_token!r} is not in the vocabulary")
+                if not (model.fuse_unk and previous_unknown):
+                    ids.append(unk)
+                previous_unknown = True
+        return ids
+
+    return initial
+
+
+def subject_from_tokenizer(tokenizer: Tokenizer, name: str) -> AuditSubject:
+    """Our Tokenizer (a tokenizer.json read by explorer.pipeline, or a trace's `tokenizer_at(k)`)."""
+    special_ids = frozenset(tokenizer.special_token_ids.values())
+    ordinary = {
+        token_id: _our_token_bytes(tokenizer, token)
+        for token, token_id in tokenizer.model.vocab.items()
+        if token_id not in special_ids
+    }
+    byte_level = isinstance(tokenizer.decoder, ByteLevelDecoder)
+
+    def text_of(token_id: int) -> str | None:
+        if byte_level:
+            return _strict_text(ordinary[token_id])
+        return tokenizer.decode([token_id], skip_special_tokens=False)
+
+    def encode_batch(texts: list[str]) -> list[list[int]]:
+        return [_our_plain_ids(tokenizer, text) for text in texts]
+
+    model = tokenizer.model
+    bpe = None
+    reason = ""
+    if isinstance(model, BPEModel) and not model.ignore_merges:
+        bpe = BpeReplay(
+            pre_tokenize=lambda line: [piece.text for piece in tokenizer.pre_tokenize(line)],
+            initial=_bpe_initial(model),
+            lookup=model.merge_map.get,
+            merges=[(left, right, merged) for (left, right), (_, merged) in model.merge_map.items()],
+        )
+    elif isinstance(model, BPEModel):
+        reason = "a BPE model with ignore_merges: whole words skip the merges, no replay here"
+    else:
+        reason = f"a {model.type_name} model has no merges (stepping stones are a BPE notion)"
+    return AuditSubject(
+        name=name,
+        vocab_size=tokenizer.vocab_size(),
+        ordinary=ordinary,
+        special_ids=special_ids,
+        text_of=text_of,
+        encode_batch=encode_batch,
+        bpe=bpe,
+        no_bpe_reason=reason,
+    )
+
+
+# ---------------------------------------------------------------- pretrained tokenizers
+
+
+def tiktoken_parents(ranks: dict[bytes, int]) -> list[Merge]:
+    """Each multi-byte token's parent pair, the standard way (as the library's tiktoken
+    conversion): BPE over the token's own bytes with only the ranks below its own; when two
+    parts are left, they are its parents (left, right, token). A token that BPE cannot build
+    from two parts is left out."""
+    by_id = {rank: token for token, rank in ranks.items()}
+    merges: list[Merge] = []
+    for token, rank in ranks.items():
+        if len(token) < 2:
+            continue
+
+        def lookup(pair: tuple[int, int], limit: int = rank) -> tuple[int, int] | None:
+            joined = ranks.get(by_id[pair[0]] + by_id[pair[1]])
+            return (joined, joined) if joined is not None and joined < limit else None
+
+        ids = [ranks[bytes([byte])] for byte in token]
+        lengths = [1] * len(ids)
+        merge_all(ids, lengths, lookup)
+        parts = [symbol for symbol, length in zip(ids, lengths) if length]
+        if len(parts) == 2:
+            merges.append((parts[0], parts[1], rank))
+    return merges
+
+
+def subject_from_pretrained(name: str) -> AuditSubject:
+    """A bundled pretrained tokenizer (explorer.pretrained). tiktoken-style ones get a BPE replay
+    (their merges recovered by `tiktoken_parents`); the others none."""
+    from explorer.pretrained import info_for, load_tokenizer
+    from explorer.pretrained.registry import TIKTOKEN_KINDS
+
+    info = info_for(name)
+    tokenizer = load_tokenizer(name)
+    special_ids = frozenset(tokenizer.special_tokens.values())
+    if info.kind not in TIKTOKEN_KINDS:
+        ordinary = {}
+        for token_id in range(tokenizer.vocab_size):
+            token = tokenizer.token(token_id)
+            if not token.problem and not token.special and token_id not in special_ids:
+                ordinary[token_id] = token.token_bytes
+        return AuditSubject(
+            name=info.label,
+            vocab_size=tokenizer.vocab_size,
+            ordinary=ordinary,
+            special_ids=special_ids,
+            text_of=lambda token_id: (
+                None if _strict_text(ordinary[token_id]) is None else tokenizer.decode([token_id]).text
+            ),
+            encode_batch=lambda texts: [[piece.id for piece in tokenizer.encode(text)] for text in texts],
+            no_bpe_reason="stepping stones are replayed for tiktoken-style and our BPE files, "
+            f"not {info.kind} ones",
+        )
+    from explorer.pretrained.tiktoken_backend import load_encoding, mergeable_ranks
+
+    encoding = load_encoding(name)
+    ranks, pattern = mergeable_ranks(name)
+    by_id = {rank: token for token, rank in ranks.items()}
+    form = info.normalization
+
+    def normalized(text: str) -> str:
+        return unicodedata.normalize(form, text) if form else text
+
+    def encode_batch(texts: list[str]) -> list[list[int]]:
+        return encoding.encode_ordinary_batch([normalized(text) for text in texts], num_threads=1)
+
+    def lookup(pair: tuple[int, int]) -> tuple[int, int] | None:
+        joined = ranks.get(by_id[pair[0]] + by_id[pair[1]])
+        return None if joined is None else (joined, joined)
+
+    split = regex.compile(pattern)
+    bpe = BpeReplay(
+        pre_tokenize=lambda line: split.findall(normalized(line)),
+        initial=lambda word: [ranks[bytes([byte])] for byte in word.encode("utf-8")],
+        lookup=lookup,
+        merges=tiktoken_parents(ranks),
+    )
+    return AuditSubject(
+        name=info.label,
+        vocab_size=encoding.n_vocab,
+        ordinary={token_id: token for token_id, token in by_id.items() if token_id not in special_ids},
+        special_ids=special_ids,
+        text_of=lambda token_id: _strict_text(by_id[token_id]),
+        encode_batch=encode_batch,
+        bpe=bpe,
+    )
+
+
+# ---------------------------------------------------------------- the figures
+
+
+def renyi_efficiency(counts: Sequence[int], vocabulary: int, alpha: float = RENYI_ALPHA) -> float:
+    """H_alpha(p) / log(vocabulary), p the distribution of `counts` (NaN without tokens or with a
+    vocabulary of at most one token).
+
+    >>> round(renyi_efficiency([5, 5, 5, 5], 4), 6)
+    1.0
+    """
+    total = sum(counts)
+    if not total or vocabulary <= 1:
+        return math.nan
+    entropy = math.log(sum((count / total) ** alpha for count in counts if count)) / (1 - alpha)
+    return entropy / math.log(vocabulary)
+
+
+def unreachable_tokens(subject: AuditSubject, batch: int = 4096) -> list[dict]:
+    """The ordinary ids whose decoded text, encoded alone, is not exactly [id] (module docstring)."""
+    found: list[dict] = []
+    ids = sorted(subject.ordinary)
+    texts: list[tuple[int, str]] = []
+    for token_id in ids:
+        text = subject.text_of(token_id)
+        if text is None:
+            found.append(
+                {
+                    "id": token_id,
+                    "token": readable_token(subject.ordinary[token_id]),
+                    "encodes_to": None,
+                    "reason": NOT_UTF8,
+                }
+            )
+        else:
+            texts.append((token_id, text))
+    for start in range(0, len(texts), batch):
+        part = texts[start : start + batch]
+        for (token_id, _), encoded in zip(part, subject.encode_batch([text for _, text in part])):
+            if list(encoded) != [token_id]:
+                found.append(
+                    {
+                        "id": token_id,
+                        "token": readable_token(subject.ordinary[token_id]),
+                        "encodes_to": list(encoded),
+                    }
+                )
+    found.sort(key=lambda entry: entry["id"])
+    return found
+
+
+def formed_counts(replay: BpeReplay, lines: Sequence[str], encoded: Sequence[Sequence[int]]) -> Counter:
+    """How many times each token is formed while encoding `lines` (module docstring), replaying BPE
+    over each distinct pre-token weighted by its count. ValueError if the replay's ids differ from
+    `encoded` (the tokenizer's own ids of each line)."""
+    cache: dict[str, list[int]] = {}
+    made_by_word: dict[str, list[int]] = {}
+    occurrences: Counter[str] = Counter()
+    formed: Counter[int] = Counter()
+    for line, line_ids in zip(lines, encoded):
+        replayed: list[int] = []
+        for word in replay.pre_tokenize(line):
+            occurrences[word] += 1
+            ids = cache.get(word)
+            if ids is None:
+                ids = replay.initial(word)
+                lengths = [1] * len(ids)
+                made: list[int] = []
+
+                def on_merge(left: int, right: int, _rank: int, ids=ids, made=made) -> None:
+                    merged = replay.lookup((ids[left], ids[right]))
+                    assert merged is not None
+                    made.append(merged[1])
+
+                merge_all(ids, lengths, replay.lookup, on_merge)
+                ids = [symbol for symbol, length in zip(ids, lengths) if length]
+                cache[word] = ids
+                made_by_word[word] = made
+            replayed.extend(ids)
+        if replayed != list(line_ids):
+            raise ValueError(
+                f"the BPE replay gives {replayed[:20]} but the tokenizer {list(line_ids)[:20]} "
+                f"for the line {line[:80]!r}: stepping stones cannot be counted"
+            )
+    for word, count in occurrences.items():
+        for merged in made_by_word[word]:
+            formed[merged] += count
+    return formed
+
+
+def stepping_stones(subject: AuditSubject, lines, encoded, counts: Counter) -> list[dict]:
+    """Parents of a merge formed at least once, whose final count is at most 10% of their formed
+    count; most formed first."""
+    assert subject.bpe is not None
+    formed = formed_counts(subject.bpe, lines, encoded)
+    consumed: dict[int, list[Merge]] = {}
+    for merge in subject.bpe.merges:
+        consumed.setdefault(merge[0], []).append(merge)
+        if merge[1] != merge[0]:
+            consumed.setdefault(merge[1], []).append(merge)
+
+    def shown(token_id: int) -> str:
+        data = subject.ordinary.get(token_id)
+        return readable_token(data) if data is not None else str(token_id)
+
+    stones: list[dict[str, Any]] = []
+    for token_id, merges in consumed.items():
+        made = formed.get(token_id, 0)
+        if made and counts.get(token_id, 0) <= STEPPING_STONE_RATIO * made:
+            stones.append(
+                {
+                    "id": token_id,
+                    "token": shown(token_id),
+                    "formed": made,
+                    "final": counts.get(token_id, 0),
+                    "consumed_by": [
+                        f"{shown(left)} + {shown(right)} -> {shown(merged)}"
+                        for left, right, merged in sorted(merges, key=lambda merge: merge[2])
+                    ],
+                }
+            )
+    stones.sort(key=lambda stone: (-stone["formed"], stone["id"]))
+    return stones
+
+
+def script_of(char: str) -> str:
+    """The Unicode script of one character (\\p{Script=...}); "Unknown" if none."""
+    match = _SCRIPT_PATTERN.match(char)
+    return SCRIPTS[int(match.lastgroup[1:])] if match and match.lastgroup else "Unknown"
+
+
+def token_script(data: bytes) -> str:
+    """The script a token's bytes belong to (module docstring)."""
+    text = data.decode("utf-8", errors="ignore")
+    neutral = None
+    for char in text:
+        script = script_of(char)
+        if script not in _NEUTRAL_SCRIPTS:
+            return script
+        neutral = neutral or script
+    return neutral or PARTIAL_CHARACTER
+
+
+def script_figures(subject: AuditSubject, lines: Sequence[str], counts: Counter) -> dict[str, dict]:
+    """Per script: its characters in the corpus and its tokens in the encoding (module docstring)."""
+    characters: Counter[str] = Counter()
+    for line in lines:
+        characters.update(line)
+    figures: dict[str, dict] = {}
+
+    def entry(script: str) -> dict:
+        return figures.setdefault(
+            script, {"characters": 0, "distinct_characters": 0, "tokens": 0, "distinct_tokens": 0}
+        )
+
+    for char, count in characters.items():
+        row = entry(script_of(char))
+        row["characters"] += count
+        row["distinct_characters"] += 1
+    for token_id, count in counts.items():
+        data = subject.ordinary.get(token_id)
+        row = entry(token_script(data) if data is not None else "(special)")
+        row["tokens"] += count
+        row["distinct_tokens"] += 1
+    return dict(sorted(figures.items(), key=lambda item: (-item[1]["tokens"], -item[1]["characters"])))
+
+
+def audit(subject: AuditSubject, lines: Sequence[str]) -> dict:
+    """The whole audit of `subject` on the corpus `lines` (each line one text), as a JSON-ready dict."""
+    lines = list(lines)
+    encoded = subject.encode_batch(lines)
+    counts: Counter[int] = Counter()
+    for ids in encoded:
+        counts.update(ids)
+    tokens = sum(counts.values())
+    utf8_bytes = sum(len(line.encode("utf-8", errors="surrogatepass")) for line in lines)
+    vocabulary = len(subject.ordinary)
+    unused = sorted(token_id for token_id in subject.ordinary if token_id not in counts)
+    result: dict = {
+        "tokenizer": subject.name,
+        "vocab_size": subject.vocab_size,
+        "ordinary_tokens": vocabulary,
+        "special_tokens": len(subject.special_ids),
+        "lines": len(lines),
+        "tokens": tokens,
+        "utf8_bytes": utf8_bytes,
+        "bytes_per_token": utf8_bytes / tokens if tokens else None,
+        "renyi_efficiency": {
+            "alpha": RENYI_ALPHA,
+            "value": _finite(renyi_efficiency(list(counts.values()), vocabulary)),
+        },
+    }
+    unreachable = unreachable_tokens(subject)
+    result["unreachable"] = unreachable
+    result["unreachable_count"] = len(unreachable)
+    result["unused"] = {"count": len(unused), "ids": unused}
+    if subject.bpe is None:
+        result["stepping_stones"] = None
+        result["stepping_stones_reason"] = subject.no_bpe_reason
+    else:
+        result["stepping_stones"] = stepping_stones(subject, lines, encoded, counts)
+    result["scripts"] = script_figures(subject, lines, counts)
+    return result
+
+
+def _finite(value: float) -> float | None:
+    return None if math.isnan(value) else value
