@@ -1,0 +1,86 @@
+"""Split with a regex and behavior "Isolated", exactly as the `tokenizers` library does it.
+
+Follows tokenizers/src/pre_tokenizers/split.rs (0.23.3): every match of the pattern is a
+pre-token, and so is every stretch of text between two matches (none of the byte-level split
+patterns leaves one). The pattern is read by the `regex` module with MULTILINE, so that `$` is the
+library's (Oniguruma's Ruby syntax: before any line break); its Unicode classes are corrected to
+the library's Unicode version, as ByteLevel's are (patterns.py), on text holding a character
+on which the versions differ.
+
+What it does not do: a plain string pattern, the behaviors other than "Isolated", `invert` (a
+tokenizer.json holding them is refused), or choose a pattern (split_patterns.py).
+"""
+
+from __future__ import annotations
+
+from explorer.pipeline.normalizers import Normalized
+from explorer.pipeline.pre_tokenizers.base import PreTokenizer
+from explorer.pipeline.pre_tokenizers.patterns import UNKNOWN_TO_LIBRARY, VersionedPattern
+from explorer.pipeline.pre_tokenizers.regex_tables import UNKNOWN_TO_LIBRARY_REGEX
+
+
+def _versioned(pattern: str) -> VersionedPattern:
+    """`pattern` with MULTILINE, and its form whose Unicode properties leave out the characters
+    the library's engine does not know (a set difference on every `\\p{...}`)."""
+    exact = pattern
+    for prop in sorted(set(_properties(pattern)), key=len, reverse=True):
+        exact = exact.replace(prop, f"[{prop}--{UNKNOWN_TO_LIBRARY}]")
+    return VersionedPattern(fast=f"(?m){pattern}", exact=f"(?m){exact}", differing=UNKNOWN_TO_LIBRARY_REGEX)
+
+
+def _properties(pattern: str) -> list[str]:
+    """The `\\p{...}` items of `pattern`."""
+    found, start = [], pattern.find(r"\p{")
+    while start >= 0:
+        end = pattern.index("}", start)
+        found.append(pattern[start : end + 1])
+        start = pattern.find(r"\p{", end)
+    return found
+
+
+class Split(PreTokenizer):
+    """The library's Split with a Regex pattern and behavior "Isolated"."""
+
+    hf_type = "Split"
+    words_per_piece = True
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._versioned = _versioned(pattern)
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """(start, end) of every pre-token: the matches and the stretches between them."""
+        spans: list[tuple[int, int]] = []
+        last = 0
+        for match in self._versioned.for_text(text).finditer(text):
+            start, end = match.span()
+            if start == end:
+                continue
+            if start > last:
+                spans.append((last, start))
+            spans.append((start, end))
+            last = end
+        if last < len(text):
+            spans.append((last, len(text)))
+        return spans
+
+    def split(self, normalized: Normalized, first_part: bool = True) -> list[Normalized]:
+        text = normalized.text
+        return [
+            Normalized(text[start:end], normalized.alignments[start:end]) for start, end in self.spans(text)
+        ]
+
+    def words(self, text: str) -> list[str]:
+        return [text[start:end] for start, end in self.spans(text)]
+
+    def to_hf_json(self) -> dict:
+        return {"type": "Split", "pattern": {"Regex": self.pattern}, "behavior": "Isolated", "invert": False}
+
+    @classmethod
+    def from_hf_json(cls, config: dict) -> Split:
+        pattern = config.get("pattern")
+        if not isinstance(pattern, dict) or not isinstance(pattern.get("Regex"), str):
+            raise ValueError("only a Split with a Regex pattern is supported")
+        if config.get("behavior", "Isolated") != "Isolated" or config.get("invert", False):
+            raise ValueError("only a Split with behavior 'Isolated' and invert false is supported")
+        return cls(pattern["Regex"])
