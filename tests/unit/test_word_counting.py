@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer, patterns
 from explorer.pipeline.normalizers import Normalized
+from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer, patterns
 from explorer.training import word_counts
 from explorer.training.word_counts import WORD, count_corpus, count_text, count_words, split_lines
 

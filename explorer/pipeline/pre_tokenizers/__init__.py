@@ -34,7 +34,7 @@ from explorer.pipeline.pre_tokenizers.base import PreToken, PreTokenizer, Sequen
 from explorer.pipeline.pre_tokenizers.byte_level import ByteLevel
 from explorer.pipeline.pre_tokenizers.metaspace import Metaspace
 from explorer.pipeline.pre_tokenizers.split import Split
-from explorer.pipeline.pre_tokenizers.split_patterns import SPLIT_PATTERNS, library_spelling
+from explorer.pipeline.pre_tokenizers.split_patterns import LIBRARY_PATTERNS
 from explorer.pipeline.pre_tokenizers.whitespace import BertPreTokenizer, Whitespace, WhitespaceSplit
 
 __all__ = [
@@ -67,19 +67,18 @@ PRE_TOKENIZERS: dict[str, Callable[[], PreTokenizer]] = {
 # Split pattern (the CLI's --split-pattern) -> byte-level pre-tokenizer name. "gpt2" is today's
 # "byte-level", so runs made before the choice existed keep their config, id and links.
 BYTE_LEVEL_PRE_TOKENIZERS = {
-    pattern: "byte-level" if pattern == "gpt2" else f"byte-level-{pattern}" for pattern in SPLIT_PATTERNS
+    pattern: "byte-level" if pattern == "gpt2" else f"byte-level-{pattern}" for pattern in LIBRARY_PATTERNS
 }
 
 
 def _split_then_bytes(pattern: str) -> Callable[[], PreTokenizer]:
     """The library's `Sequence([Split(Regex(pattern), "isolated"), ByteLevel(False, use_regex=False)])`."""
-    spelling = library_spelling(pattern)
-    return lambda: Sequence([Split(spelling), ByteLevel(add_prefix_space=False, use_regex=False)])
+    return lambda: Sequence([Split(pattern), ByteLevel(add_prefix_space=False, use_regex=False)])
 
 
 PRE_TOKENIZERS.update(
     {
-        name: _split_then_bytes(SPLIT_PATTERNS[pattern])
+        name: _split_then_bytes(LIBRARY_PATTERNS[pattern])
         for pattern, name in BYTE_LEVEL_PRE_TOKENIZERS.items()
         if name != "byte-level"
     }

@@ -11,6 +11,8 @@ Ruby syntax) reads `X++` as `(X+)+` and `\\p{N}{1,3}+` as `(\\p{N}{1,3})+`, whic
 lines with the `regex` module); the library's `$` is Ruby's (before any line break), so
 `SPLIT_PATTERNS` compiles with MULTILINE to match it on text holding line breaks.
 
+`LIBRARY_PATTERNS` holds each choice as the library reads it (GPT-2's as ByteLevel writes it).
+
 What it does not do: split text (split.py) or pick a pattern for a run (PRE_TOKENIZERS).
 """
 
@@ -50,10 +52,21 @@ def library_spelling(pattern: str) -> str:
     return _POSSESSIVE.sub(r"\1", pattern)
 
 
-# The byte-level split patterns a run can choose, by the CLI's name ("gpt2" is ByteLevel's own).
+# The byte-level split patterns a run can choose, by the CLI's name, as their packages write them.
 SPLIT_PATTERNS = {
     "gpt2": GPT2_PATTERN,
     "cl100k": CL100K_PATTERN,
     "o200k": O200K_PATTERN,
     "llama3": LLAMA3_PATTERN,
+}
+# GPT-2's pattern as the library's ByteLevel writes it (tokenizers/src/pre_tokenizers/byte_level.rs),
+# which is what "byte-level" runs have always used. Over text holding line breaks it differs from
+# tiktoken's spelling read by the library (whose `$` is before any line break): " \n " gives
+# " \n", " " here and " ", "\n ", ... there. Within one line the two split alike (tests check it).
+GPT2_LIBRARY_PATTERN = r"'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"
+
+# The pattern of each choice as a run splits with it and as the exported tokenizer.json's Split holds it.
+LIBRARY_PATTERNS = {
+    name: GPT2_LIBRARY_PATTERN if name == "gpt2" else library_spelling(pattern)
+    for name, pattern in SPLIT_PATTERNS.items()
 }
