@@ -34,6 +34,7 @@ TYPES = {
         "ByteLevel",
         "Metaspace",
         "Sequence",
+        "Split",
         "Whitespace",
         "WhitespaceSplit",
     ],
@@ -57,6 +58,7 @@ EXAMPLES = [
     ("pre_tokenizer", pre_tokenizers.Whitespace()),
     ("pre_tokenizer", pre_tokenizers.WhitespaceSplit()),
     ("pre_tokenizer", pre_tokenizers.Metaspace("_", prepend_scheme="first", split=False)),
+    ("pre_tokenizer", pre_tokenizers.Split(r"\p{N}{1,3}| ?\p{L}+|\s+(?!\S)|\s+")),
     (
         "pre_tokenizer",
         pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.ByteLevel()]),
