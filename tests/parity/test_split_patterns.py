@@ -19,6 +19,7 @@ from tokenizers import pre_tokenizers as hf_pre_tokenizers
 from tokenizers import trainers as hf_trainers
 
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS, build_pre_tokenizer
+from explorer.pipeline.pre_tokenizers.regex_tables import UNKNOWN_TO_LIBRARY_REGEX
 from explorer.pipeline.pre_tokenizers.split_patterns import LIBRARY_PATTERNS, SPLIT_PATTERNS
 from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_json
 from explorer.run_config import RunConfig, TrainerConfig
@@ -55,14 +56,18 @@ TEXTS = [
 ]
 
 
-def library_trained(pattern: str, corpus: str) -> HFTokenizer:
-    tokenizer = HFTokenizer(hf_models.BPE())
-    tokenizer.pre_tokenizer = hf_pre_tokenizers.Sequence(
+def library_pre_tokenizer(split_pattern: str) -> hf_pre_tokenizers.PreTokenizer:
+    return hf_pre_tokenizers.Sequence(
         [
-            hf_pre_tokenizers.Split(Regex(pattern), behavior="isolated"),
+            hf_pre_tokenizers.Split(Regex(LIBRARY_PATTERNS[split_pattern]), behavior="isolated"),
             hf_pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
         ]
     )
+
+
+def library_trained(split_pattern: str, corpus: str) -> HFTokenizer:
+    tokenizer = HFTokenizer(hf_models.BPE())
+    tokenizer.pre_tokenizer = library_pre_tokenizer(split_pattern)
     trainer = hf_trainers.BpeTrainer(
         vocab_size=VOCAB_SIZE,
         special_tokens=SPECIALS,
@@ -85,7 +90,7 @@ def ours_trained(split_pattern: str, corpus: str):
 @pytest.mark.parametrize("split_pattern", sorted(SPLIT_PATTERNS))
 def test_training_and_encoding_equal_the_library(split_pattern, corpus_name):
     corpus = CORPORA[corpus_name]
-    library = library_trained(LIBRARY_PATTERNS[split_pattern], corpus)
+    library = library_trained(split_pattern, corpus)
     trace = ours_trained(split_pattern, corpus)
     assert trace.config.is_byte_level
     model = json.loads(library.to_str())["model"]
@@ -134,12 +139,7 @@ lines = st.lists(
 @settings(max_examples=200, deadline=None)
 @given(text=st.one_of(lines, lines.map(lambda line: line + "\n" + line)))
 def test_our_pre_tokens_equal_the_library_split(split_pattern, text):
-    library = hf_pre_tokenizers.Sequence(
-        [
-            hf_pre_tokenizers.Split(Regex(LIBRARY_PATTERNS[split_pattern]), behavior="isolated"),
-            hf_pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
-        ]
-    )
+    library = library_pre_tokenizer(split_pattern)
     ours = build_pre_tokenizer(BYTE_LEVEL_PRE_TOKENIZERS[split_pattern])
     assert ours.pre_tokenize(text) == library.pre_tokenize_str(text)
 
@@ -171,3 +171,15 @@ def test_the_pattern_decides_how_numbers_split():
     assert max(digit_runs(cl100k)) == 3
     expected_groups = [len(number[i : i + 3]) for number in numbers for i in range(0, len(number), 3)]
     assert digit_runs(cl100k) == expected_groups
+
+
+@pytest.mark.parametrize("split_pattern", sorted(SPLIT_PATTERNS))
+def test_characters_the_library_does_not_know_split_as_the_library_splits_them(split_pattern):
+    # Letters, marks and numbers of Unicode 17.0, unassigned in the library's Unicode 16.0.
+    unknown = [chr(first) for first, _ in UNKNOWN_TO_LIBRARY_REGEX]
+    assert any(regex.match(r"[\p{L}\p{N}\p{M}]", char) for char in unknown)
+    library = library_pre_tokenizer(split_pattern)
+    ours = build_pre_tokenizer(BYTE_LEVEL_PRE_TOKENIZERS[split_pattern])
+    for char in unknown:
+        text = f"a{char}b 1{char}2 {char}{char}x'S"
+        assert ours.pre_tokenize(text) == library.pre_tokenize_str(text)
