@@ -9,6 +9,10 @@ train alike are equal. `to_query_params` /
 defaults are written, and a hand-edited URL with a bad value falls back to the default with a
 note instead of failing.
 
+Byte-level's split pattern is not a field: the form's two choices (pre-tokenizer, split pattern)
+name one pre-tokenizer ("byte-level-cl100k", `pre_tokenizer_name` / `pre_tokenizer_choice`), so the
+settings, links and run keys of GPT-2 runs are what they were.
+
 `limits_from_env()` is the app's one reading of the hosted demo's limits (`Limits.from_env()`,
 see explorer/checks/): the vocabulary-size bound, the corpus size, the time and step budget all come
 from it, read again on every call so that an environment change (a test's) takes effect at once.
