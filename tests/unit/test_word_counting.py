@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer.pipeline.normalizers import Normalized
-from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer, patterns
+from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, Split, build_pre_tokenizer, patterns
 from explorer.training import word_counts
 from explorer.training.word_counts import WORD, count_corpus, count_text, count_words, split_lines
 
@@ -54,6 +54,17 @@ def test_counting_in_chunks_is_the_line_by_line_definition(pre_tokenizer, text, 
     monkeypatch_chunk(chunk)
     counted = build_pre_tokenizer(pre_tokenizer).count_line_words(text.replace("\r\n", "\n"))
     assert list(counted.items()) == line_by_line(pre_tokenizer, text)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=texts, chunk=st.integers(min_value=1, max_value=12))
+def test_a_split_leaving_text_between_matches_counts_it_too(text, chunk, monkeypatch_chunk):
+    monkeypatch_chunk(chunk)
+    split = Split(r"[a9]+|(\s)")  # text between matches, and a group
+    expected = Counter(
+        piece.text for line in text.split("\n") for piece in split.split(Normalized.unchanged(line))
+    )
+    assert list(split.count_line_words(text).items()) == list(expected.items())
 
 
 @pytest.fixture

@@ -79,6 +79,21 @@ class Sequence(PreTokenizer):
             pieces = [smaller for piece in pieces for smaller in step.words(piece)]
         return pieces
 
+    def count_line_words(self, text: str) -> Counter[str]:
+        if not all(step.words_per_piece for step in self.pre_tokenizers):
+            return super().count_line_words(text)
+        # The first step's pieces counted, then each distinct piece split by the other steps once:
+        # taken in order of first appearance, the words keep theirs.
+        first, *rest = self.pre_tokenizers
+        counts: Counter[str] = Counter()
+        for piece, count in first.count_line_words(text).items():
+            words = [piece]
+            for step in rest:
+                words = [smaller for word in words for smaller in step.words(word)]
+            for word in words:
+                counts[word] += count
+        return counts
+
     def to_hf_json(self) -> dict:
         return {"type": "Sequence", "pretokenizers": [step.to_hf_json() for step in self.pre_tokenizers]}
 

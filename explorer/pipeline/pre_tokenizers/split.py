@@ -13,9 +13,11 @@ tokenizer.json holding them is refused), or choose a pattern (split_patterns.py)
 
 from __future__ import annotations
 
+from collections import Counter
+
 from explorer.pipeline.normalizers import Normalized
 from explorer.pipeline.pre_tokenizers.base import PreTokenizer
-from explorer.pipeline.pre_tokenizers.patterns import UNKNOWN_TO_LIBRARY, VersionedPattern
+from explorer.pipeline.pre_tokenizers.patterns import UNKNOWN_TO_LIBRARY, VersionedPattern, line_chunks
 from explorer.pipeline.pre_tokenizers.regex_tables import UNKNOWN_TO_LIBRARY_REGEX
 
 
@@ -63,6 +65,19 @@ class Split(PreTokenizer):
         if last < len(text):
             spans.append((last, len(text)))
         return spans
+
+    def count_line_words(self, text: str) -> Counter[str]:
+        # Matches may hold line breaks (`\s*[\r\n]`), so each line is matched on its own, with the
+        # pattern form chosen once per chunk of lines (the exact form is right for any text).
+        counts: Counter[str] = Counter()
+        for chunk in line_chunks(text):
+            pattern = self._versioned.for_text(chunk)
+            for line in chunk.split("\n"):
+                pieces = pattern.findall(line) if pattern.groups == 0 else []
+                if sum(map(len, pieces)) != len(line):  # text between matches: pieces too
+                    pieces = self.words(line)
+                counts.update(pieces)
+        return counts
 
     def split(self, normalized: Normalized, first_part: bool = True) -> list[Normalized]:
         text = normalized.text
