@@ -23,6 +23,7 @@ from explorer.pipeline.bytelevel import (
 )
 from explorer.pipeline.pre_tokenizers.patterns import class_items
 from explorer.pipeline.pre_tokenizers.regex_tables import UNKNOWN_TO_LIBRARY_REGEX
+from explorer.pipeline.pre_tokenizers.split_patterns import CL100K_PATTERN
 from tests.helpers import component_parity as parity
 
 COMPONENTS = [
@@ -243,6 +244,12 @@ def test_unsupported_json_is_a_clear_error():
         ours.pre_tokenizer_from_hf_json({"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated"})
     with pytest.raises(ValueError, match="Isolated"):
         ours.pre_tokenizer_from_hf_json({"type": "Split", "pattern": {"Regex": " "}, "behavior": "Removed"})
+    # A pattern the parity tests do not cover (here tiktoken's possessive spelling, which the
+    # library's engine reads otherwise) is left to the library.
+    with pytest.raises(ValueError, match="byte-level split patterns"):
+        ours.pre_tokenizer_from_hf_json(
+            {"type": "Split", "pattern": {"Regex": CL100K_PATTERN}, "behavior": "Isolated"}
+        )
 
 
 def test_registry():

@@ -7,8 +7,10 @@ library's (Oniguruma's Ruby syntax: before any line break); its Unicode classes 
 the library's Unicode version, as ByteLevel's are (patterns.py), on text holding a character
 on which the versions differ.
 
-What it does not do: a plain string pattern, the behaviors other than "Isolated", `invert` (a
-tokenizer.json holding them is refused), or choose a pattern (split_patterns.py).
+What it does not do: a plain string pattern, the behaviors other than "Isolated", `invert`, or a
+pattern read from a tokenizer.json other than the byte-level split patterns, whose matches are
+tested against the library's (a tokenizer.json holding any of them is refused, so the app hands it
+to the library); choose a pattern (split_patterns.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from explorer.pipeline.normalizers import Normalized
 from explorer.pipeline.pre_tokenizers.base import PreTokenizer
 from explorer.pipeline.pre_tokenizers.patterns import UNKNOWN_TO_LIBRARY, VersionedPattern, line_chunks
 from explorer.pipeline.pre_tokenizers.regex_tables import UNKNOWN_TO_LIBRARY_REGEX
+from explorer.pipeline.pre_tokenizers.split_patterns import LIBRARY_PATTERNS
 
 
 def _versioned(pattern: str) -> VersionedPattern:
@@ -98,4 +101,11 @@ class Split(PreTokenizer):
             raise ValueError("only a Split with a Regex pattern is supported")
         if config.get("behavior", "Isolated") != "Isolated" or config.get("invert", False):
             raise ValueError("only a Split with behavior 'Isolated' and invert false is supported")
+        if pattern["Regex"] not in LIBRARY_PATTERNS.values():
+            # Another pattern may use syntax the library's engine (Oniguruma) reads otherwise than
+            # the `regex` module does (possessive quantifiers, \h, ...): the library encodes it.
+            raise ValueError(
+                "only a Split with one of the byte-level split patterns (GPT-2, cl100k, o200k, "
+                "Llama 3) is supported"
+            )
         return cls(pattern["Regex"])
