@@ -8,10 +8,12 @@ against the installed packages. explorer.pretrained encodes with them as they ar
 `library_spelling` drops tiktoken's possessive quantifiers: the library's regex engine (Oniguruma,
 Ruby syntax) reads `X++` as `(X+)+` and `\\p{N}{1,3}+` as `(\\p{N}{1,3})+`, which would keep
 "12345" whole. Inside one line the dropped quantifiers change no match (tests check it on random
-lines with the `regex` module); the library's `$` is Ruby's (before any line break), so
-`SPLIT_PATTERNS` compiles with MULTILINE to match it on text holding line breaks.
+lines with the `regex` module). Across line breaks the library's `$` is Ruby's (before any line
+break), which split.py reproduces, so "cl100k" there may cut white space before a line break
+otherwise than tiktoken itself.
 
-`LIBRARY_PATTERNS` holds each choice as the library reads it (GPT-2's as ByteLevel writes it).
+`LIBRARY_PATTERNS` holds each choice as runs split with it and tokenizer.json stores it (GPT-2's as
+the library's ByteLevel writes it, what "byte-level" runs have always used).
 
 What it does not do: split text (split.py) or pick a pattern for a run (PRE_TOKENIZERS).
 """
