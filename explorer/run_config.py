@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, TypedDict
 
 from explorer.pipeline.normalizers import NORMALIZERS
-from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS
+from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, is_byte_level
 
 ALGORITHMS = ("bpe", "wordpiece")
 FLAVORS = ("library", "course")
@@ -189,7 +189,7 @@ class RunConfig:
     @property
     def is_byte_level(self) -> bool:
         """Whether tokens are spelled in GPT-2's byte symbols ("Ġ" for a space byte)."""
-        return self.pre_tokenizer == "byte-level"
+        return is_byte_level(self.pre_tokenizer)
 
     @property
     def prefix(self) -> str:

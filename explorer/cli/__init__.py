@@ -2,6 +2,7 @@
 
     train CORPUS --algorithm {bpe,wordpiece,unigram} --flavor {library,course} --vocab-size N
           --pre-tokenizer {byte-level,bert,whitespace,whitespace-split,metaspace}
+          [--split-pattern {gpt2,cl100k,o200k,llama3}]   (byte-level's regex; gpt2 by default)
           [--normalizer nfd,lowercase] [--min-frequency N] [--special-tokens "A,B"]
           [--continuing-subword-prefix S] [--end-of-word-suffix S]
           [--seed-size N] [--shrinking-factor F] [--max-piece-length N]   (unigram)

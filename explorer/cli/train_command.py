@@ -27,6 +27,21 @@ from explorer.cli.common import (
     warn,
     write_json_fields,
 )
+from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS
+
+
+def _pre_tokenizer(args) -> str:
+    """The run's pre-tokenizer name: the chosen (or the algorithm's default) one, with its split
+    pattern when it is byte-level."""
+    pre_tokenizer = args.pre_tokenizer or DEFAULT_PRE_TOKENIZERS[args.algorithm]
+    if args.split_pattern is None:
+        return pre_tokenizer
+    if pre_tokenizer != "byte-level":
+        raise UserError(
+            f"--split-pattern is a byte-level setting (use --pre-tokenizer byte-level, not {pre_tokenizer})"
+        )
+    return BYTE_LEVEL_PRE_TOKENIZERS[args.split_pattern]
+
 
 DEFAULT_PRE_TOKENIZERS = {"bpe": "byte-level", "wordpiece": "bert", "unigram": "metaspace"}
 BERT_SPECIAL_TOKENS = "[PAD],[UNK],[CLS],[SEP],[MASK]"
@@ -41,6 +56,11 @@ def add_parser(commands) -> None:
     train.add_argument("--vocab-size", type=int, required=True)
     train.add_argument(
         "--pre-tokenizer", choices=["byte-level", "bert", "whitespace", "whitespace-split", "metaspace"]
+    )
+    train.add_argument(
+        "--split-pattern",
+        choices=list(BYTE_LEVEL_PRE_TOKENIZERS),
+        help="byte-level's pre-tokenization regex: gpt2 (default), cl100k (GPT-4), o200k (GPT-4o), llama3",
     )
     train.add_argument(
         "--normalizer", default="", help="comma-separated: nfd,nfkc,lowercase,strip-accents,bert"
@@ -106,7 +126,7 @@ def run(args) -> int:
     corpus_check = check_corpus(text, limits)
     if corpus_check.errors:
         raise UserError(" ".join(corpus_check.errors))
-    pre_tokenizer = args.pre_tokenizer or DEFAULT_PRE_TOKENIZERS[args.algorithm]
+    pre_tokenizer = _pre_tokenizer(args)
     special_tokens = comma_separated(args.special_tokens)
     tokens_check = check_special_tokens(special_tokens, pre_tokenizer)
     if tokens_check.errors:

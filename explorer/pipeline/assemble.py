@@ -16,7 +16,7 @@ from __future__ import annotations
 from explorer.pipeline.decoders import BPEDecoder, ByteLevelDecoder, Decoder, WordPieceDecoder
 from explorer.pipeline.models import BPEModel, WordPieceModel
 from explorer.pipeline.normalizers import build_normalizer
-from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
+from explorer.pipeline.pre_tokenizers import build_pre_tokenizer, is_byte_level
 from explorer.pipeline.processors import TemplateProcessing
 from explorer.pipeline.tokenizer import Tokenizer
 
@@ -86,7 +86,7 @@ def build_tokenizer(
         )
 
     decoder: Decoder | None
-    if pre_tokenizer_name == "byte-level":
+    if is_byte_level(pre_tokenizer_name):
         decoder = ByteLevelDecoder()
     elif isinstance(model, WordPieceModel):  # algorithm == "wordpiece"
         decoder = WordPieceDecoder(prefix=model.continuing_subword_prefix)

@@ -5,9 +5,10 @@ Meta, Qwen, DeepSeek, Mistral), with its vocabulary size (the number of ids, spe
 included), the package, version and licence, the file(s) and their sha256. `PRETRAINED` is the
 OpenAI trio the Compare page has always shown by default (kept small so the page stays fast).
 
-GPT patterns and special tokens are copied from tiktoken's `tiktoken_ext/openai_public.py`
+GPT special tokens are copied from tiktoken's `tiktoken_ext/openai_public.py`
 (tiktoken 0.14.0); the others from the packages' own tokenizer code (see `special_tokens`).
-README.md's provenance table says the same thing for people.
+The split patterns live in explorer.pipeline.pre_tokenizers.split_patterns (training uses
+them too). README.md's provenance table says the same thing for people.
 
 What it does not do: read or check any file (explorer.pretrained.files), or build an encoder.
 """
@@ -17,9 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypedDict
 
+from explorer.pipeline.pre_tokenizers.split_patterns import (
+    CL100K_PATTERN,
+    GPT2_PATTERN,
+    LLAMA3_PATTERN,
+    O200K_PATTERN,
+)
 from explorer.pretrained.files import DataFile
 from explorer.pretrained.special_tokens import (
-    LLAMA3_PATTERN,
     LLAMA4_PATTERN,
     QWEN3_5_PATTERN,
     QWEN_PATTERN,
@@ -39,23 +45,7 @@ FIM_MIDDLE = "<|fim_middle|>"
 FIM_SUFFIX = "<|fim_suffix|>"
 ENDOFPROMPT = "<|endofprompt|>"
 
-# GPT-2's pattern, in tiktoken's faster but equivalent spelling (`r50k_pat_str`).
-GPT2_PATTERN = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}++| ?\p{N}++| ?[^\s\p{L}\p{N}]++|\s++$|\s+(?!\S)|\s"""
-CL100K_PATTERN = (
-    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
-    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
-)
-O200K_PATTERN = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
+# GPT2_PATTERN, CL100K_PATTERN, O200K_PATTERN: explorer.pipeline.pre_tokenizers.split_patterns.
 
 # How a tokenizer's file is read and encoded.
 DATA_GYM = "data-gym"  # GPT-2's encoder.json + vocab.bpe -> tiktoken

@@ -1,7 +1,8 @@
 """Split patterns and special tokens (text -> id) of the tiktoken-style tokenizers, copied from the
 code of the package that ships each file (versions pinned in requirements.txt):
 
-- Llama 3: `llama_models/llama3/tokenizer.py` (llama-models 0.3.0): 256 special tokens after the
+- Llama 3: `llama_models/llama3/tokenizer.py` (llama-models 0.3.0; its split pattern is in
+  explorer.pipeline.pre_tokenizers.split_patterns): 256 special tokens after the
   128,000 ranks; `<|begin_of_text|>` is 128000, `<|eot_id|>` 128009.
 - Llama 4: `llama_models/llama4/tokenizer.py`: 2,048 special tokens after the 200,000 ranks, in
   the order basic, text post-training, vision, reasoning, then reserved fillers; o200k's pattern.
@@ -20,10 +21,6 @@ the special tokens of tokenizer.json and SentencePiece files, which those files 
 
 from __future__ import annotations
 
-LLAMA3_PATTERN = (
-    r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*"
-    r"|\s*[\r\n]+|\s+(?!\S)|\s+"
-)
 # o200k_base's pattern without the possessive quantifiers of tiktoken's spelling (as llama-models writes it).
 LLAMA4_PATTERN = "|".join(
     [

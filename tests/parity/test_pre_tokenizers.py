@@ -23,6 +23,7 @@ from explorer.pipeline.bytelevel import (
 )
 from explorer.pipeline.pre_tokenizers.patterns import class_items
 from explorer.pipeline.pre_tokenizers.regex_tables import UNKNOWN_TO_LIBRARY_REGEX
+from explorer.pipeline.pre_tokenizers.split_patterns import CL100K_PATTERN
 from tests.helpers import component_parity as parity
 
 COMPONENTS = [
@@ -235,13 +236,32 @@ def test_library_loads_our_json_and_splits_the_same(name, component, library):
 
 def test_unsupported_json_is_a_clear_error():
     with pytest.raises(
-        ValueError, match=r"pre_tokenizer.type 'Split' is not supported \(.*ByteLevel, Metaspace"
+        ValueError, match=r"pre_tokenizer.type 'Punctuation' is not supported \(.*ByteLevel, Metaspace"
     ):
-        ours.pre_tokenizer_from_hf_json({"type": "Split"})
+        ours.pre_tokenizer_from_hf_json({"type": "Punctuation"})
+    # Split is read with a Regex pattern and behavior "Isolated" only.
+    with pytest.raises(ValueError, match="Regex pattern"):
+        ours.pre_tokenizer_from_hf_json({"type": "Split", "pattern": {"String": " "}, "behavior": "Isolated"})
+    with pytest.raises(ValueError, match="Isolated"):
+        ours.pre_tokenizer_from_hf_json({"type": "Split", "pattern": {"Regex": " "}, "behavior": "Removed"})
+    # A pattern the parity tests do not cover (here tiktoken's possessive spelling, which the
+    # library's engine reads otherwise) is left to the library.
+    with pytest.raises(ValueError, match="byte-level split patterns"):
+        ours.pre_tokenizer_from_hf_json(
+            {"type": "Split", "pattern": {"Regex": CL100K_PATTERN}, "behavior": "Isolated"}
+        )
 
 
 def test_registry():
-    assert set(ours.PRE_TOKENIZERS) == {"byte-level", "bert", "whitespace", "whitespace-split", "metaspace"}
+    assert set(ours.PRE_TOKENIZERS) == {
+        "byte-level",
+        "bert",
+        "whitespace",
+        "whitespace-split",
+        "metaspace",
+    } | {f"byte-level-{pattern}" for pattern in ("cl100k", "o200k", "llama3")}
+    assert all(ours.is_byte_level(name) for name in ours.BYTE_LEVEL_PRE_TOKENIZERS.values())
+    assert not any(ours.is_byte_level(name) for name in ("bert", "whitespace", "metaspace", None))
     assert ours.build_pre_tokenizer("metaspace") == ours.Metaspace("▁", "always", split=True)
     assert ours.build_pre_tokenizer("byte-level") == ours.ByteLevel(add_prefix_space=False)
     assert ours.build_pre_tokenizer("bert") == ours.BertPreTokenizer()

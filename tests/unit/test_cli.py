@@ -242,3 +242,67 @@ def test_the_trace_file_is_written_field_by_field_with_the_bytes_of_its_json(tmp
     path = tmp_path / "trace.json"
     write_json_fields(str(path), trace.to_dict(), "--trace")
     assert path.read_bytes() == trace.to_json().encode("utf-8")
+
+
+def test_train_with_a_split_pattern_trains_what_the_library_trains_with_it(tmp_path):
+    from tokenizers import Regex
+    from tokenizers import models as hf_models
+    from tokenizers import pre_tokenizers as hf_pre_tokenizers
+    from tokenizers import trainers as hf_trainers
+
+    from explorer.pipeline.pre_tokenizers.split_patterns import LIBRARY_PATTERNS
+
+    corpus = tmp_path / "numbers.txt"
+    corpus.write_text("Paid 12345 on 2026-11-26, it's 678.\nWe'll pay 9876543 more.\n" * 5, encoding="utf-8")
+    outputs = {}
+    for pattern in ("gpt2", "cl100k"):
+        out = tmp_path / f"{pattern}.json"
+        args = ["train", corpus, "--vocab-size", 290, "--special-tokens", "", "--out", out]
+        result = cli(*args, "--pre-tokenizer", "byte-level", "--split-pattern", pattern)
+        assert result.returncode == 0, result.stderr.decode()
+        outputs[pattern] = json.loads(out.read_text(encoding="utf-8"))
+    # Without --split-pattern: the same tokenizer.json as gpt2 (today's behaviour).
+    default = tmp_path / "default.json"
+    assert cli("train", corpus, "--vocab-size", 290, "--special-tokens", "", "--out", default).returncode == 0
+    assert json.loads(default.read_text(encoding="utf-8")) == outputs["gpt2"]
+    assert outputs["cl100k"]["model"]["merges"] != outputs["gpt2"]["model"]["merges"]
+
+    library = Tokenizer(hf_models.BPE())
+    library.pre_tokenizer = hf_pre_tokenizers.Sequence(
+        [
+            hf_pre_tokenizers.Split(Regex(LIBRARY_PATTERNS["cl100k"]), behavior="isolated"),
+            hf_pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
+    )
+    trainer = hf_trainers.BpeTrainer(
+        vocab_size=290, initial_alphabet=hf_pre_tokenizers.ByteLevel.alphabet(), show_progress=False
+    )
+    library.train_from_iterator(corpus.read_text(encoding="utf-8").splitlines(), trainer)
+    expected = json.loads(library.to_str())
+    assert outputs["cl100k"]["model"]["vocab"] == expected["model"]["vocab"]
+    assert outputs["cl100k"]["model"]["merges"] == expected["model"]["merges"]
+    assert outputs["cl100k"]["pre_tokenizer"] == expected["pre_tokenizer"]
+
+
+@pytest.mark.parametrize("pre_tokenizer", ["bert", "metaspace"])
+def test_a_split_pattern_without_byte_level_is_a_one_line_error(tmp_path, corpus, pre_tokenizer):
+    out = tmp_path / "tok.json"
+    args = ["train", corpus, "--vocab-size", 100, "--out", out, "--split-pattern", "cl100k"]
+    result = cli(*args, "--pre-tokenizer", pre_tokenizer)
+    assert result.returncode == 2
+    assert result.stderr.decode().count("\n") == 1 and "--split-pattern" in result.stderr.decode()
+    assert not out.exists()
+    # WordPiece's default pre-tokenizer (bert) is not byte-level either.
+    result = cli(
+        "train",
+        corpus,
+        "--algorithm",
+        "wordpiece",
+        "--vocab-size",
+        100,
+        "--out",
+        out,
+        "--split-pattern",
+        "o200k",
+    )
+    assert result.returncode == 2 and "--split-pattern" in result.stderr.decode()

@@ -17,6 +17,7 @@ from explorer.pipeline.decoders import (
     WordPieceDecoder,
     decoder_from_hf_json,
 )
+from explorer.pipeline.pre_tokenizers.split_patterns import LIBRARY_PATTERNS
 from explorer.pipeline.processors import TemplateProcessing, post_processor_from_hf_json
 from explorer.pipeline.tokenizer_json import COMPONENT_STAGES
 
@@ -34,6 +35,7 @@ TYPES = {
         "ByteLevel",
         "Metaspace",
         "Sequence",
+        "Split",
         "Whitespace",
         "WhitespaceSplit",
     ],
@@ -57,6 +59,7 @@ EXAMPLES = [
     ("pre_tokenizer", pre_tokenizers.Whitespace()),
     ("pre_tokenizer", pre_tokenizers.WhitespaceSplit()),
     ("pre_tokenizer", pre_tokenizers.Metaspace("_", prepend_scheme="first", split=False)),
+    ("pre_tokenizer", pre_tokenizers.Split(LIBRARY_PATTERNS["o200k"])),
     (
         "pre_tokenizer",
         pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.ByteLevel()]),

@@ -21,6 +21,7 @@ CONFIGS = [
         UnigramConfig(vocab_size=50, seed_size=400, special_tokens=("<pad>",)), ("lowercase",), "metaspace"
     ),
     RunConfig(TrainerConfig(vocab_size=5), pre_tokenizer=None),
+    RunConfig(TrainerConfig(vocab_size=300), (), "byte-level-cl100k"),
 ]
 
 
@@ -28,6 +29,20 @@ CONFIGS = [
 def test_the_json_form_reads_back_as_the_same_config(config):
     data = json.loads(json.dumps(config.to_dict()))
     assert RunConfig.from_dict(data, strict=True) == config
+
+
+def test_a_split_pattern_is_a_pre_tokenizer_name_so_the_default_config_is_unchanged():
+    from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS
+
+    default = RunConfig().to_dict()
+    assert BYTE_LEVEL_PRE_TOKENIZERS["gpt2"] == default["pre_tokenizer"] == "byte-level"
+    for name in BYTE_LEVEL_PRE_TOKENIZERS.values():
+        config = RunConfig(pre_tokenizer=name)
+        assert config.is_byte_level
+        # The same fields as the default run's: only the pre-tokenizer's name differs.
+        assert {key: value for key, value in config.to_dict().items() if default.get(key) != value} == (
+            {} if name == "byte-level" else {"pre_tokenizer": name}
+        )
 
 
 def test_a_unigram_config_is_written_with_its_flavor_defaults_resolved():

@@ -6,17 +6,21 @@ same counts, in the same order of first appearance.
   here so that every text is cut many times;
 - in parallel worker processes (`count_words(..., jobs=2)`), chunks counted apart and merged in order.
 
-The reference is `PreTokenizer.count_line_words` of the base class: `words()` of every line.
+The reference is every line's pieces as `split` gives them (the path that keeps alignments), and
+`words()` (the fast path, composed through a Sequence for the byte-level split patterns) is checked
+against `split` for every pre-tokenizer.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer, patterns
-from explorer.pipeline.pre_tokenizers.base import PreTokenizer
+from explorer.pipeline.normalizers import Normalized
+from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, Split, build_pre_tokenizer, patterns
 from explorer.training import word_counts
 from explorer.training.word_counts import WORD, count_corpus, count_text, count_words, split_lines
 
@@ -27,8 +31,20 @@ texts = st.text(alphabet=ALPHABET, max_size=200)
 
 
 def line_by_line(pre_tokenizer: str, text: str) -> list[tuple[str, int]]:
+    """The definition: every line's pre-tokens as `split` gives them (with alignments), counted."""
     pre = build_pre_tokenizer(pre_tokenizer)
-    return list(PreTokenizer.count_line_words(pre, text.replace("\r\n", "\n")).items())
+    counts: Counter[str] = Counter()
+    for line in text.replace("\r\n", "\n").split("\n"):
+        counts.update(piece.text for piece in pre.split(Normalized.unchanged(line)) if piece.text)
+    return list(counts.items())
+
+
+@pytest.mark.parametrize("pre_tokenizer", sorted(PRE_TOKENIZERS))
+@settings(max_examples=150, deadline=None)
+@given(text=texts)
+def test_words_are_the_texts_of_the_split_pieces(pre_tokenizer, text):
+    pre = build_pre_tokenizer(pre_tokenizer)
+    assert pre.words(text) == [piece.text for piece in pre.split(Normalized.unchanged(text))]
 
 
 @pytest.mark.parametrize("pre_tokenizer", sorted(PRE_TOKENIZERS))
@@ -38,6 +54,17 @@ def test_counting_in_chunks_is_the_line_by_line_definition(pre_tokenizer, text, 
     monkeypatch_chunk(chunk)
     counted = build_pre_tokenizer(pre_tokenizer).count_line_words(text.replace("\r\n", "\n"))
     assert list(counted.items()) == line_by_line(pre_tokenizer, text)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=texts, chunk=st.integers(min_value=1, max_value=12))
+def test_a_split_leaving_text_between_matches_counts_it_too(text, chunk, monkeypatch_chunk):
+    monkeypatch_chunk(chunk)
+    split = Split(r"[a9]+|(\s)")  # text between matches, and a group
+    expected = Counter(
+        piece.text for line in text.split("\n") for piece in split.split(Normalized.unchanged(line))
+    )
+    assert list(split.count_line_words(text).items()) == list(expected.items())
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence as SequenceOf
-from typing import cast
+from typing import ClassVar, cast
 
 from explorer.pipeline.components import Component, component_from_hf_json
 from explorer.pipeline.normalizers import Normalized
@@ -33,6 +33,9 @@ class PreTokenizer(Component):
     and `hf_fields`)."""
 
     stage = "pre_tokenizer"
+    # Whether `words` of a piece is all a Sequence needs (no alignments, no first-part scheme):
+    # a Sequence of such components counts words without building `Normalized` pieces.
+    words_per_piece: ClassVar[bool] = False
 
     def pre_tokenize(self, text: str) -> list[PreToken]:
         pieces = self.split(Normalized.unchanged(text))
@@ -67,6 +70,29 @@ class Sequence(PreTokenizer):
         for pre_tokenizer in self.pre_tokenizers:
             pieces = [smaller for piece in pieces for smaller in pre_tokenizer.split(piece, first_part)]
         return pieces
+
+    def words(self, text: str) -> list[str]:
+        if not all(step.words_per_piece for step in self.pre_tokenizers):
+            return super().words(text)
+        pieces = [text] if text else []
+        for step in self.pre_tokenizers:
+            pieces = [smaller for piece in pieces for smaller in step.words(piece)]
+        return pieces
+
+    def count_line_words(self, text: str) -> Counter[str]:
+        if not all(step.words_per_piece for step in self.pre_tokenizers):
+            return super().count_line_words(text)
+        # The first step's pieces counted, then each distinct piece split by the other steps once:
+        # taken in order of first appearance, the words keep theirs.
+        first, *rest = self.pre_tokenizers
+        counts: Counter[str] = Counter()
+        for piece, count in first.count_line_words(text).items():
+            words = [piece]
+            for step in rest:
+                words = [smaller for word in words for smaller in step.words(word)]
+            for word in words:
+                counts[word] += count
+        return counts
 
     def to_hf_json(self) -> dict:
         return {"type": "Sequence", "pretokenizers": [step.to_hf_json() for step in self.pre_tokenizers]}

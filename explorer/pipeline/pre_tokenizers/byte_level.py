@@ -76,6 +76,7 @@ class ByteLevel(PreTokenizer):
 
     hf_type = "ByteLevel"
     hf_fields = ("add_prefix_space", "trim_offsets", "use_regex")
+    words_per_piece = True
 
     def __init__(
         self, add_prefix_space: bool = False, use_regex: bool = True, trim_offsets: bool = True

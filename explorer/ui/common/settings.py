@@ -9,6 +9,10 @@ train alike are equal. `to_query_params` /
 defaults are written, and a hand-edited URL with a bad value falls back to the default with a
 note instead of failing.
 
+Byte-level's split pattern is not a field: the form's two choices (pre-tokenizer, split pattern)
+name one pre-tokenizer ("byte-level-cl100k", `pre_tokenizer_name` / `pre_tokenizer_choice`), so the
+settings, links and run keys of GPT-2 runs are what they were.
+
 `limits_from_env()` is the app's one reading of the hosted demo's limits (`Limits.from_env()`,
 see explorer/checks/): the vocabulary-size bound, the corpus size, the time and step budget all come
 from it, read again on every call so that an environment change (a test's) takes effect at once.
@@ -24,6 +28,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from explorer.checks import InputError, Limits
+from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS, is_byte_level
 from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS, RunConfig, TrainerConfig, UnigramConfig
 from explorer.training.settings_checks import check_vocab_size
 
@@ -36,6 +41,34 @@ PRE_TOKENIZER_LABELS = {
     "whitespace-split": "whitespace split",
     "metaspace": "Metaspace (SentencePiece's ▁)",
 }
+# Byte-level's split pattern, a choice under the byte-level pre-tokenizer: it names the run's
+# pre-tokenizer ("byte-level-cl100k"), so a GPT-2 run's settings, link and run key stay as they were.
+SPLIT_PATTERN_LABELS = {
+    "gpt2": "GPT-2",
+    "cl100k": "GPT-4 (cl100k)",
+    "o200k": "GPT-4o (o200k)",
+    "llama3": "Llama 3",
+}
+# Every pre-tokenizer a link may name.
+PRE_TOKENIZER_NAMES = list(dict.fromkeys([*PRE_TOKENIZER_LABELS, *BYTE_LEVEL_PRE_TOKENIZERS.values()]))
+
+
+def pre_tokenizer_choice(name: str) -> tuple[str, str]:
+    """(the pre-tokenizer as the form offers it, the split pattern): "byte-level-cl100k" ->
+    ("byte-level", "cl100k"); a pre-tokenizer that is not byte-level -> (it, "gpt2")."""
+    if not is_byte_level(name):
+        return name, "gpt2"
+    pattern = next(pattern for pattern, full in BYTE_LEVEL_PRE_TOKENIZERS.items() if full == name)
+    return "byte-level", pattern
+
+
+def pre_tokenizer_name(pre_tokenizer: str, split_pattern: str | None) -> str:
+    """The run's pre-tokenizer from the form's two choices (the split pattern read for byte-level only)."""
+    if pre_tokenizer != "byte-level":
+        return pre_tokenizer
+    return BYTE_LEVEL_PRE_TOKENIZERS.get(split_pattern or "gpt2", pre_tokenizer)
+
+
 NORMALIZER_LABELS = {
     "nfd": "NFD",
     "nfkc": "NFKC",
@@ -274,7 +307,7 @@ def from_query_params(params: Mapping[str, str], limits: Limits | None = None) -
                 )
 
     choice("flavor", FLAVOR_LABELS)
-    choice("pre_tokenizer", PRE_TOKENIZER_LABELS)
+    choice("pre_tokenizer", PRE_TOKENIZER_NAMES)
     for name, low in (("vocab_size", 1), ("min_frequency", 0)):
         if name in params:
             try:

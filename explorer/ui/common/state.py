@@ -83,6 +83,7 @@ class Widget:
     VOCAB_SLIDER = "vocab_size_slider"
     VOCAB_NUMBER = "vocab_size"
     PRE_TOKENIZER = "pre_tokenizer"
+    SPLIT_PATTERN = "split_pattern"  # byte-level only
     NORMALIZERS = "normalizers"
     MIN_FREQUENCY = "min_frequency"
     SPECIAL_TOKENS = "special_tokens"

@@ -27,10 +27,13 @@ from explorer.ui.common.settings import (
     FLAVOR_LABELS,
     NORMALIZER_LABELS,
     PRE_TOKENIZER_LABELS,
+    SPLIT_PATTERN_LABELS,
     UNIGRAM_DEFAULTS,
     Settings,
     advanced_label,
     defaults_for,
+    pre_tokenizer_choice,
+    pre_tokenizer_name,
     slider_max_vocab_size,
 )
 
@@ -45,7 +48,8 @@ def load_settings(settings: Settings, limits: Limits) -> None:
             W.FLAVOR: settings.flavor,
             W.VOCAB_NUMBER: settings.vocab_size,
             W.VOCAB_SLIDER: max(1, min(settings.vocab_size, slider_max_vocab_size(limits))),
-            W.PRE_TOKENIZER: settings.pre_tokenizer,
+            W.PRE_TOKENIZER: pre_tokenizer_choice(settings.pre_tokenizer)[0],
+            W.SPLIT_PATTERN: pre_tokenizer_choice(settings.pre_tokenizer)[1],
             W.NORMALIZERS: list(settings.normalizers),
             W.MIN_FREQUENCY: settings.min_frequency,
             W.SPECIAL_TOKENS: settings.special_tokens,
@@ -71,7 +75,7 @@ def settings_from_widgets() -> Settings:
         algorithm=state.get(W.ALGORITHM),
         flavor=state.get(W.FLAVOR),
         vocab_size=int(vocab_size) if vocab_size is not None else 0,
-        pre_tokenizer=state.get(W.PRE_TOKENIZER),
+        pre_tokenizer=pre_tokenizer_name(state.get(W.PRE_TOKENIZER), state.get(W.SPLIT_PATTERN)),
         normalizers=tuple(state.get(W.NORMALIZERS)),
         min_frequency=int(state.get(W.MIN_FREQUENCY) or 0),
         special_tokens=state.get(W.SPECIAL_TOKENS) or "",
@@ -92,6 +96,7 @@ def _on_algorithm_change() -> None:
     state.put_all(
         {
             W.PRE_TOKENIZER: defaults.pre_tokenizer,
+            W.SPLIT_PATTERN: "gpt2",
             W.SPECIAL_TOKENS: defaults.special_tokens,
             W.PREFIX: defaults.prefix,
             W.SUFFIX: defaults.suffix,
@@ -191,6 +196,15 @@ def _pre_tokenization() -> None:
     left, right = st.columns(2)
     with left:
         _labelled_choice(st.selectbox, "Pre-tokenizer", PRE_TOKENIZER_LABELS, W.PRE_TOKENIZER)
+        if state.get(W.PRE_TOKENIZER) == "byte-level":
+            _labelled_choice(
+                st.selectbox,
+                "Split pattern",
+                SPLIT_PATTERN_LABELS,
+                W.SPLIT_PATTERN,
+                help="The regex that cuts text into pre-tokens before the bytes: GPT-4's, GPT-4o's "
+                "and Llama 3's cut numbers into groups of up to three digits.",
+            )
     with right:
         _labelled_choice(
             st.multiselect,
