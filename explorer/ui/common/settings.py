@@ -35,7 +35,7 @@ from explorer.training.settings_checks import check_vocab_size
 ALGORITHM_LABELS = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
 FLAVOR_LABELS = {"library": "`tokenizers` library", "course": "Hugging Face course"}
 PRE_TOKENIZER_LABELS = {
-    "byte-level": "byte-level (GPT-2)",
+    "byte-level": "byte-level (bytes; its split pattern below)",
     "bert": "BERT (whitespace + punctuation)",
     "whitespace": "whitespace (\\w+|[^\\w\\s]+)",
     "whitespace-split": "whitespace split",
