@@ -21,18 +21,11 @@ the special tokens of tokenizer.json and SentencePiece files, which those files 
 
 from __future__ import annotations
 
-# o200k_base's pattern without the possessive quantifiers of tiktoken's spelling (as llama-models writes it).
-LLAMA4_PATTERN = "|".join(
-    [
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-        r"""\p{N}{1,3}""",
-        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-        r"""\s*[\r\n]+""",
-        r"""\s+(?!\S)""",
-        r"""\s+""",
-    ]
-)
+from explorer.pipeline.pre_tokenizers.split_patterns import O200K_PATTERN
+
+# Llama 4 splits as o200k_base does (llama-models writes the pattern without tiktoken's possessive
+# quantifiers, which is what O200K_PATTERN holds).
+LLAMA4_PATTERN = O200K_PATTERN
 QWEN_PATTERN = (
     r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"""
     r"""|\s*[\r\n]+|\s+(?!\S)|\s+"""
