@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 import regex
 
 from explorer.drawing.token_html import readable_token
+from explorer.lessons.unicode_scripts import script_of, token_script
 from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.pipeline.decoders import ByteLevelDecoder
 from explorer.pipeline.models import BPEModel
@@ -68,194 +69,7 @@ if TYPE_CHECKING:
 
 RENYI_ALPHA = 2.5
 STEPPING_STONE_RATIO = 0.1
-PARTIAL_CHARACTER = "(part of a character)"
 NOT_UTF8 = "its bytes are not valid UTF-8 (part of a character): no text encodes to it alone"
-# Every script \p{Script=...} knows (regex 2026.11.15); a character in none is "Unknown".
-SCRIPTS: tuple[str, ...] = (
-    "Unknown",
-    "Common",
-    "Latin",
-    "Bopomofo",
-    "Inherited",
-    "Greek",
-    "Coptic",
-    "Cyrillic",
-    "Armenian",
-    "Hebrew",
-    "Arabic",
-    "Syriac",
-    "Thaana",
-    "Nko",
-    "Samaritan",
-    "Mandaic",
-    "Devanagari",
-    "Bengali",
-    "Gurmukhi",
-    "Gujarati",
-    "Oriya",
-    "Tamil",
-    "Telugu",
-    "Kannada",
-    "Malayalam",
-    "Sinhala",
-    "Thai",
-    "Lao",
-    "Tibetan",
-    "Myanmar",
-    "Georgian",
-    "Hangul",
-    "Ethiopic",
-    "Cherokee",
-    "Canadian_Aboriginal",
-    "Ogham",
-    "Runic",
-    "Tagalog",
-    "Hanunoo",
-    "Buhid",
-    "Tagbanwa",
-    "Khmer",
-    "Mongolian",
-    "Limbu",
-    "Tai_Le",
-    "New_Tai_Lue",
-    "Buginese",
-    "Tai_Tham",
-    "Balinese",
-    "Sundanese",
-    "Batak",
-    "Lepcha",
-    "Ol_Chiki",
-    "Braille",
-    "Glagolitic",
-    "Tifinagh",
-    "Han",
-    "Hiragana",
-    "Katakana",
-    "Yi",
-    "Lisu",
-    "Vai",
-    "Bamum",
-    "Syloti_Nagri",
-    "Phags_Pa",
-    "Saurashtra",
-    "Kayah_Li",
-    "Rejang",
-    "Javanese",
-    "Cham",
-    "Tai_Viet",
-    "Meetei_Mayek",
-    "Linear_B",
-    "Lycian",
-    "Carian",
-    "Old_Italic",
-    "Gothic",
-    "Oldpermic",
-    "Ugaritic",
-    "Old_Persian",
-    "Deseret",
-    "Shavian",
-    "Osmanya",
-    "Osage",
-    "Elbasan",
-    "Caucasianalbanian",
-    "Vithkuqi",
-    "Todhri",
-    "Linear_A",
-    "Cypriot",
-    "Imperialaramaic",
-    "Palmyrene",
-    "Nabataean",
-    "Hatran",
-    "Phoenician",
-    "Lydian",
-    "Sidetic",
-    "Meroitichieroglyphs",
-    "Meroiticcursive",
-    "Kharoshthi",
-    "Oldsoutharabian",
-    "Oldnortharabian",
-    "Manichaean",
-    "Avestan",
-    "Inscriptionalparthian",
-    "Inscriptionalpahlavi",
-    "Psalterpahlavi",
-    "Old_Turkic",
-    "Oldhungarian",
-    "Hanifirohingya",
-    "Garay",
-    "Yezidi",
-    "Oldsogdian",
-    "Sogdian",
-    "Olduyghur",
-    "Chorasmian",
-    "Elymaic",
-    "Brahmi",
-    "Kaithi",
-    "Sorasompeng",
-    "Chakma",
-    "Mahajani",
-    "Sharada",
-    "Khojki",
-    "Multani",
-    "Khudawadi",
-    "Grantha",
-    "Tulutigalari",
-    "Newa",
-    "Tirhuta",
-    "Siddham",
-    "Modi",
-    "Takri",
-    "Ahom",
-    "Dogra",
-    "Warangciti",
-    "Divesakuru",
-    "Nandinagari",
-    "Zanabazarsquare",
-    "Soyombo",
-    "Paucinhau",
-    "Sunuwar",
-    "Bhaiksuki",
-    "Marchen",
-    "Masaramgondi",
-    "Gunjalagondi",
-    "Tolongsiki",
-    "Makasar",
-    "Kawi",
-    "Cuneiform",
-    "Protocuneiform",
-    "Cyprominoan",
-    "Egyptian_Hieroglyphs",
-    "Anatolianhieroglyphs",
-    "Gurungkhema",
-    "Mro",
-    "Tangsa",
-    "Bassavah",
-    "Pahawhhmong",
-    "Kiratrai",
-    "Medefaidrin",
-    "Beriaerfe",
-    "Miao",
-    "Tangut",
-    "Nushu",
-    "Khitansmallscript",
-    "Jurchen",
-    "Duployan",
-    "Signwriting",
-    "Nyiakengpuachuehmong",
-    "Toto",
-    "Wancho",
-    "Nagmundari",
-    "Olonal",
-    "Taiyo",
-    "Mendekikakui",
-    "Adlam",
-    "Seal",
-    "Katakana_Or_Hiragana",
-)
-_SCRIPT_PATTERN = regex.compile(
-    "|".join(rf"(?P<s{index}>\p{{Script={name}}})" for index, name in enumerate(SCRIPTS))
-)
-_NEUTRAL_SCRIPTS = ("Common", "Inherited")
 
 Merge = tuple[int, int, int]  # (left id, right id, merged id)
 
@@ -600,24 +414,6 @@ def stepping_stones(subject: AuditSubject, lines, encoded, counts: Counter) -> l
             )
     stones.sort(key=lambda stone: (-stone["formed"], stone["id"]))
     return stones
-
-
-def script_of(char: str) -> str:
-    """The Unicode script of one character (\\p{Script=...}); "Unknown" if none."""
-    match = _SCRIPT_PATTERN.match(char)
-    return SCRIPTS[int(match.lastgroup[1:])] if match and match.lastgroup else "Unknown"
-
-
-def token_script(data: bytes) -> str:
-    """The script a token's bytes belong to (module docstring)."""
-    text = data.decode("utf-8", errors="ignore")
-    neutral = None
-    for char in text:
-        script = script_of(char)
-        if script not in _NEUTRAL_SCRIPTS:
-            return script
-        neutral = neutral or script
-    return neutral or PARTIAL_CHARACTER
 
 
 def script_figures(subject: AuditSubject, lines: Sequence[str], counts: Counter) -> dict[str, dict]:

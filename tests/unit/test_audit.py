@@ -17,11 +17,11 @@ from explorer.lessons.audit import (
     STEPPING_STONE_RATIO,
     audit,
     formed_counts,
-    script_of,
     subject_from_pretrained,
     subject_from_tokenizer,
     unreachable_tokens,
 )
+from explorer.lessons.unicode_scripts import script_of
 from explorer.pipeline.tokenizer_json import tokenizer_from_json
 from explorer.pretrained import load_encoding
 from tests.helpers.cli import cli
