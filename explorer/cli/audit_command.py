@@ -50,7 +50,7 @@ def run(args) -> int:
 
 
 def _subject(args):
-    from explorer.lessons.audit import subject_from_pretrained, subject_from_tokenizer
+    from explorer.lessons.audit_subjects import subject_from_pretrained, subject_from_tokenizer
 
     given = [name for name in ("tokenizer", "pretrained", "trace") if getattr(args, name)]
     if len(given) != 1:

@@ -3,9 +3,9 @@ produce on its own, which exist only as stepping stones to longer tokens, how ev
 uses the vocabulary, and how its scripts are tokenized.
 
 `audit(subject, lines)` encodes the corpus line by line (each line one text, special-token text as
-plain text) with an `AuditSubject` (`subject_from_tokenizer` for our Tokenizer, that of a
-tokenizer.json or of a trace's step; `subject_from_pretrained` for a bundled tokenizer) and
-returns a JSON-ready dict. Definitions (docs/audit.md says the same):
+plain text) with an `AuditSubject` (explorer.lessons.audit_subjects: `subject_from_tokenizer` for
+our Tokenizer, that of a tokenizer.json or of a trace's step; `subject_from_pretrained` for a
+bundled tokenizer) and returns a JSON-ready dict. Definitions (docs/audit.md says the same):
 
 - tokens: the number of tokens of the corpus; bytes_per_token: the UTF-8 bytes of its lines (line
   breaks excluded) per token.
@@ -49,247 +49,18 @@ tokenizers do), or draw anything. No streamlit.
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-import regex
+from collections.abc import Sequence
+from typing import Any
 
 from explorer.drawing.token_html import readable_token
+from explorer.lessons.audit_subjects import AuditSubject, BpeReplay, Merge
 from explorer.lessons.unicode_scripts import script_of, token_script
-from explorer.pipeline.bytelevel import symbols_to_bytes
-from explorer.pipeline.decoders import ByteLevelDecoder
-from explorer.pipeline.models import BPEModel
 from explorer.pipeline.models.bpe_word import merge_all
-
-if TYPE_CHECKING:
-    from explorer.pipeline.tokenizer import Tokenizer
 
 RENYI_ALPHA = 2.5
 STEPPING_STONE_RATIO = 0.1
 NOT_UTF8 = "its bytes are not valid UTF-8 (part of a character): no text encodes to it alone"
-
-Merge = tuple[int, int, int]  # (left id, right id, merged id)
-
-
-@dataclass
-class BpeReplay:
-    """What replaying a BPE encoding needs: the pre-tokens of a line, the initial symbol ids of a
-    pre-token, `lookup((left, right)) -> (rank, merged id) | None` (what merge_all applies), and
-    the vocabulary's merges (left, right, merged) for "consumed_by"."""
-
-    pre_tokenize: Callable[[str], list[str]]
-    initial: Callable[[str], list[int]]
-    lookup: Callable[[tuple[int, int]], tuple[int, int] | None]
-    merges: list[Merge]
-
-
-@dataclass
-class AuditSubject:
-    """A tokenizer as the audit sees it.
-
-    `ordinary`: id -> bytes of every ordinary (non-special) token; `text_of(id)`: the token's
-    decoded text alone (None: its bytes are not UTF-8); `encode_batch(texts)`: each text's ids,
-    special-token text as plain text; `bpe`: a replay, or None with `no_bpe_reason`."""
-
-    name: str
-    vocab_size: int
-    ordinary: dict[int, bytes]
-    special_ids: frozenset[int]
-    text_of: Callable[[int], str | None]
-    encode_batch: Callable[[list[str]], list[list[int]]]
-    bpe: BpeReplay | None = None
-    no_bpe_reason: str = ""
-
-
-def _strict_text(data: bytes) -> str | None:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-# ---------------------------------------------------------------- our tokenizers
-
-
-def _our_token_bytes(tokenizer: Tokenizer, token: str) -> bytes:
-    if isinstance(tokenizer.decoder, ByteLevelDecoder):
-        try:
-            return symbols_to_bytes(token)
-        except ValueError:
-            pass
-    return token.encode("utf-8", errors="surrogatepass")
-
-
-def _our_plain_ids(tokenizer: Tokenizer, text: str) -> list[int]:
-    """The ids of `text` with special-token text as plain text (no post-processor)."""
-    return [
-        token.id for piece in tokenizer.pre_tokenize(text) for token in tokenizer.model.tokenize(piece.text)
-    ]
-
-
-def _bpe_initial(model: BPEModel) -> Callable[[str], list[int]]:
-    """A pre-token's symbol ids before any merge, as `BPEModel` starts (prefix on every character
-    but the first, suffix on the last; an unknown character dropped, or the unk id, fused or not)."""
-    prefix, suffix, vocab = model.continuing_subword_prefix, model.end_of_word_suffix, model.vocab
-    unk = vocab.get(model.unk_token) if model.unk_token is not None else None
-
-    def initial(word: str) -> list[int]:
-        ids: list[int] = []
-        last = len(word) - 1
-        previous_unknown = False
-        for position, char in enumerate(word):
-            symbol = (prefix + char if prefix and position else char) + (
-                suffix if suffix and position == last else ""
-            )
-            symbol_id = vocab.get(symbol)
-            if symbol_id is not None:
-                ids.append(symbol_id)
-                previous_unknown = False
-            elif model.unk_token is not None:
-                if unk is None:
-                    raise ValueError(f"BPE: unk_token {model.unk_token!r} is not in the vocabulary")
-                if not (model.fuse_unk and previous_unknown):
-                    ids.append(unk)
-                previous_unknown = True
-        return ids
-
-    return initial
-
-
-def subject_from_tokenizer(tokenizer: Tokenizer, name: str) -> AuditSubject:
-    """Our Tokenizer (a tokenizer.json read by explorer.pipeline, or a trace's `tokenizer_at(k)`)."""
-    special_ids = frozenset(tokenizer.special_token_ids.values())
-    ordinary = {
-        token_id: _our_token_bytes(tokenizer, token)
-        for token, token_id in tokenizer.model.vocab.items()
-        if token_id not in special_ids
-    }
-    byte_level = isinstance(tokenizer.decoder, ByteLevelDecoder)
-
-    def text_of(token_id: int) -> str | None:
-        if byte_level:
-            return _strict_text(ordinary[token_id])
-        return tokenizer.decode([token_id], skip_special_tokens=False)
-
-    def encode_batch(texts: list[str]) -> list[list[int]]:
-        return [_our_plain_ids(tokenizer, text) for text in texts]
-
-    model = tokenizer.model
-    bpe = None
-    reason = ""
-    if isinstance(model, BPEModel) and not model.ignore_merges:
-        bpe = BpeReplay(
-            pre_tokenize=lambda line: [piece.text for piece in tokenizer.pre_tokenize(line)],
-            initial=_bpe_initial(model),
-            lookup=model.merge_map.get,
-            merges=[(left, right, merged) for (left, right), (_, merged) in model.merge_map.items()],
-        )
-    elif isinstance(model, BPEModel):
-        reason = "a BPE model with ignore_merges: whole words skip the merges, no replay here"
-    else:
-        reason = f"a {model.type_name} model has no merges (stepping stones are a BPE notion)"
-    return AuditSubject(
-        name=name,
-        vocab_size=tokenizer.vocab_size(),
-        ordinary=ordinary,
-        special_ids=special_ids,
-        text_of=text_of,
-        encode_batch=encode_batch,
-        bpe=bpe,
-        no_bpe_reason=reason,
-    )
-
-
-# ---------------------------------------------------------------- pretrained tokenizers
-
-
-def tiktoken_parents(ranks: dict[bytes, int]) -> list[Merge]:
-    """Each multi-byte token's parent pair, the standard way (as the library's tiktoken
-    conversion): BPE over the token's own bytes with only the ranks below its own; when two
-    parts are left, they are its parents (left, right, token). A token that BPE cannot build
-    from two parts is left out."""
-    by_id = {rank: token for token, rank in ranks.items()}
-    merges: list[Merge] = []
-    for token, rank in ranks.items():
-        if len(token) < 2:
-            continue
-
-        def lookup(pair: tuple[int, int], limit: int = rank) -> tuple[int, int] | None:
-            joined = ranks.get(by_id[pair[0]] + by_id[pair[1]])
-            return (joined, joined) if joined is not None and joined < limit else None
-
-        ids = [ranks[bytes([byte])] for byte in token]
-        lengths = [1] * len(ids)
-        merge_all(ids, lengths, lookup)
-        parts = [symbol for symbol, length in zip(ids, lengths) if length]
-        if len(parts) == 2:
-            merges.append((parts[0], parts[1], rank))
-    return merges
-
-
-def subject_from_pretrained(name: str) -> AuditSubject:
-    """A bundled pretrained tokenizer (explorer.pretrained). tiktoken-style ones get a BPE replay
-    (their merges recovered by `tiktoken_parents`); the others none."""
-    from explorer.pretrained import info_for, load_tokenizer
-    from explorer.pretrained.registry import TIKTOKEN_KINDS
-
-    info = info_for(name)
-    tokenizer = load_tokenizer(name)
-    special_ids = frozenset(tokenizer.special_tokens.values())
-    if info.kind not in TIKTOKEN_KINDS:
-        ordinary = {}
-        for token_id in range(tokenizer.vocab_size):
-            token = tokenizer.token(token_id)
-            if not token.problem and not token.special and token_id not in special_ids:
-                ordinary[token_id] = token.token_bytes
-        return AuditSubject(
-            name=info.label,
-            vocab_size=tokenizer.vocab_size,
-            ordinary=ordinary,
-            special_ids=special_ids,
-            text_of=lambda token_id: (
-                None if _strict_text(ordinary[token_id]) is None else tokenizer.decode([token_id]).text
-            ),
-            encode_batch=lambda texts: [[piece.id for piece in tokenizer.encode(text)] for text in texts],
-            no_bpe_reason="stepping stones are replayed for tiktoken-style and our BPE files, "
-            f"not {info.kind} ones",
-        )
-    from explorer.pretrained.tiktoken_backend import load_encoding, mergeable_ranks
-
-    encoding = load_encoding(name)
-    ranks, pattern = mergeable_ranks(name)
-    by_id = {rank: token for token, rank in ranks.items()}
-    form = info.normalization
-
-    def normalized(text: str) -> str:
-        return unicodedata.normalize(form, text) if form else text
-
-    def encode_batch(texts: list[str]) -> list[list[int]]:
-        return encoding.encode_ordinary_batch([normalized(text) for text in texts], num_threads=1)
-
-    def lookup(pair: tuple[int, int]) -> tuple[int, int] | None:
-        joined = ranks.get(by_id[pair[0]] + by_id[pair[1]])
-        return None if joined is None else (joined, joined)
-
-    split = regex.compile(pattern)
-    bpe = BpeReplay(
-        pre_tokenize=lambda line: split.findall(normalized(line)),
-        initial=lambda word: [ranks[bytes([byte])] for byte in word.encode("utf-8")],
-        lookup=lookup,
-        merges=tiktoken_parents(ranks),
-    )
-    return AuditSubject(
-        name=info.label,
-        vocab_size=encoding.n_vocab,
-        ordinary={token_id: token for token_id, token in by_id.items() if token_id not in special_ids},
-        special_ids=special_ids,
-        text_of=lambda token_id: _strict_text(by_id[token_id]),
-        encode_batch=encode_batch,
-        bpe=bpe,
-    )
 
 
 # ---------------------------------------------------------------- the figures

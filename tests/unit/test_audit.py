@@ -17,10 +17,9 @@ from explorer.lessons.audit import (
     STEPPING_STONE_RATIO,
     audit,
     formed_counts,
-    subject_from_pretrained,
-    subject_from_tokenizer,
     unreachable_tokens,
 )
+from explorer.lessons.audit_subjects import subject_from_pretrained, subject_from_tokenizer
 from explorer.lessons.unicode_scripts import script_of
 from explorer.pipeline.tokenizer_json import tokenizer_from_json
 from explorer.pretrained import load_encoding
