@@ -4,7 +4,8 @@
   explorer.pipeline, or a trace's `tokenizer_at(k)`), with a BPE replay when its model is BPE.
 - `subject_from_pretrained(name)`: a bundled tokenizer; tiktoken-style ones get a replay whose
   merges `tiktoken_parents(ranks)` recovers (BPE over each token's own bytes with the ranks below
-  its own, the two parts left being its parents).
+  its own, the two parts left being its parents); a tokenizer.json with a BPE merge list
+  (DeepSeek V4) the replay of `library_bpe_replay`; SentencePiece models none.
 
 What it does not do: count or judge anything (explorer.lessons.audit does), or read files.
 No streamlit.
@@ -26,6 +27,7 @@ from explorer.pipeline.models.bpe_word import merge_all
 
 if TYPE_CHECKING:
     from explorer.pipeline.tokenizer import Tokenizer
+    from explorer.pretrained.library_backend import LibraryTokenizer
 
 Merge = tuple[int, int, int]  # (left id, right id, merged id)
 
@@ -187,10 +189,65 @@ def tiktoken_parents(ranks: dict[bytes, int]) -> list[Merge]:
     return merges
 
 
+ADDED = "\x00"  # marks a pre-token that is an added token's text (no byte-level symbol is NUL)
+
+
+def library_bpe_replay(tokenizer: LibraryTokenizer) -> BpeReplay | None:
+    """The replay of a bundled tokenizer.json whose model is byte-level BPE with a merge list
+    (DeepSeek V4), or None for another model. Its non-special added tokens are cut out first, as
+    the library does (leftmost, then longest); the rest goes through the file's own normalizer and
+    pre-tokenizer, whose pieces are already byte-level symbols."""
+    import json
+
+    model = json.loads(tokenizer.library.to_str())["model"]
+    if model.get("type") != "BPE" or not model.get("merges"):
+        return None
+    vocab: dict[str, int] = model["vocab"]
+    merges = [
+        tuple(merge.split(" ", 1)) if isinstance(merge, str) else tuple(merge) for merge in model["merges"]
+    ]
+    merge_map: dict[tuple[int, int], tuple[int, int]] = {}
+    for rank, (left, right) in enumerate(merges):
+        merge_map.setdefault((vocab[left], vocab[right]), (rank, vocab[left + right]))
+    added = {
+        text: token_id
+        for token_id, text in tokenizer.added_tokens.items()
+        if token_id not in tokenizer.special_ids
+    }
+    cut = regex.compile(
+        "|".join(regex.escape(text) for text in sorted(added, key=len, reverse=True)) or "(?!)"
+    )
+    normalizer, pre_tokenizer = tokenizer.library.normalizer, tokenizer.library.pre_tokenizer
+
+    def pieces(text: str) -> list[str]:
+        text = normalizer.normalize_str(text) if normalizer is not None and text else text
+        return [piece for piece, _ in pre_tokenizer.pre_tokenize_str(text)] if text else []
+
+    def pre_tokenize(line: str) -> list[str]:
+        words: list[str] = []
+        start = 0
+        for match in cut.finditer(line):
+            words += pieces(line[start : match.start()])
+            words.append(ADDED + match.group())
+            start = match.end()
+        return words + pieces(line[start:])
+
+    def initial(word: str) -> list[int]:
+        return [added[word[1:]]] if word.startswith(ADDED) else [vocab[symbol] for symbol in word]
+
+    return BpeReplay(
+        pre_tokenize=pre_tokenize,
+        initial=initial,
+        lookup=merge_map.get,
+        merges=[(left, right, merged) for (left, right), (_, merged) in merge_map.items()],
+    )
+
+
 def subject_from_pretrained(name: str) -> AuditSubject:
     """A bundled pretrained tokenizer (explorer.pretrained). tiktoken-style ones get a BPE replay
     (their merges recovered by `tiktoken_parents`); the others none."""
     from explorer.pretrained import info_for, load_tokenizer
+    from explorer.pretrained.library_backend import LibraryTokenizer
     from explorer.pretrained.registry import TIKTOKEN_KINDS
 
     info = info_for(name)
@@ -211,8 +268,9 @@ def subject_from_pretrained(name: str) -> AuditSubject:
                 None if strict_text(ordinary[token_id]) is None else tokenizer.decode([token_id]).text
             ),
             encode_batch=lambda texts: [[piece.id for piece in tokenizer.encode(text)] for text in texts],
-            no_bpe_reason="stepping stones are replayed for tiktoken-style and our BPE files, "
-            f"not {info.kind} ones",
+            bpe=library_bpe_replay(tokenizer) if isinstance(tokenizer, LibraryTokenizer) else None,
+            no_bpe_reason="stepping stones are replayed for BPE models (tiktoken-style, tokenizer.json and "
+            f"ours), not {info.kind} ones (SentencePiece merges by score, not by a merge list)",
         )
     from explorer.pretrained.tiktoken_backend import load_encoding, mergeable_ranks
 

@@ -201,6 +201,30 @@ def test_gpt2_replay_and_stepping_stones():
         assert all(" -> " in merge for merge in stone["consumed_by"])
 
 
+def test_deepseek_replay_reproduces_the_library_and_counts_stepping_stones():
+    """DeepSeek V4's tokenizer.json, replayed from its merge list: the replay must give the
+    library's own ids on every line (audit raises otherwise), a non-special added token included."""
+    from explorer.pretrained.library_backend import LibraryTokenizer as BundledLibraryTokenizer
+
+    lines = [*LINES, "x<｜User｜>y 12345 def f(x): return x**2", "<｜begin▁of▁sentence｜> as plain text"]
+    library = BundledLibraryTokenizer("deepseek-v4").library
+    library.encode_special_tokens = True  # special tokens' text as plain text, as the audit reads it
+    encoded = [library.encode(line, add_special_tokens=False).ids for line in lines]
+    user = library.token_to_id("<｜User｜>")
+    assert user in encoded[len(LINES)]  # the added token is one token, and the replay keeps it so
+    subject = subject_from_pretrained("deepseek-v4")
+    assert subject.bpe is not None
+    result = audit(subject, lines)
+    counts = Counter(i for ids in encoded for i in ids)
+    assert result["tokens"] == sum(counts.values())
+    formed = formed_counts(subject.bpe, lines, encoded)
+    symbols = sum(len(word) for line in lines for word in subject.bpe.pre_tokenize(line) if word[0] != "\x00")
+    assert sum(formed.values()) == symbols - (sum(counts.values()) - counts[user])  # each merge: one fewer
+    assert result["stepping_stones"]
+    for stone in result["stepping_stones"]:
+        assert stone["final"] == counts[stone["id"]] <= STEPPING_STONE_RATIO * stone["formed"]
+
+
 def test_scripts_count_characters_by_their_script_and_every_token_once(library_audit):
     scripts = library_audit["scripts"]
     text = "".join(LINES)
