@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import plotly.graph_objects as go
 
 from explorer.drawing.charts.compare_figures import SERIES_COLOURS
@@ -42,9 +41,10 @@ def merge_overlap_figure(
         subplot_titles=["merges in common", "share in common", f"merge n in {name}"],
         horizontal_spacing=0.08,
     )
-    n = np.asarray(steps, dtype=np.int64)
-    found = np.asarray(matched, dtype=np.int64)
-    share = found / np.maximum(n, 1)
+    # Lists, not arrays: a few hundred points, written into the page's JSON as plain numbers.
+    n = [int(step) for step in steps]
+    found = [int(count) for count in matched]
+    share = [count / max(step, 1) for step, count in zip(n, found)]
     colour = SERIES_COLOURS[0]
     figure.add_trace(
         go.Scatter(
@@ -86,8 +86,8 @@ def merge_overlap_figure(
         row=1,
         col=2,
     )
-    run_n = np.asarray([ours + 1 for ours, _ in rank_points], dtype=np.int64)
-    their_n = np.asarray([theirs + 1 for _, theirs in rank_points], dtype=np.int64)
+    run_n = [ours + 1 for ours, _ in rank_points]
+    their_n = [theirs + 1 for _, theirs in rank_points]
     if run_merges:
         figure.add_trace(
             go.Scatter(

@@ -1,0 +1,83 @@
+"""Compare's "Your merges vs a pretrained tokenizer's" through AppTest: the curve and the tables
+of where they part for a byte-level BPE run against GPT-2 by default, another tokenizer picked
+into the link and a new session on that link showing the same, and one sentence for a WordPiece
+run instead."""
+
+from __future__ import annotations
+
+import time
+
+from explorer.compare.merge_overlap import merge_overlap, pretrained_merges, run_byte_merges
+from explorer.ui.common.state import OVERLAP_JOBS
+from explorer.ui.common.state import Widget as W
+from explorer.ui.compare.compare_link import OVERLAP_PARAM
+from tests.app.helpers import COMPARE, joined, new_app, plotly_specs, query, run_of, session_value, train
+
+WAIT_SECONDS = 120
+
+
+def settled(at):
+    """Rerun until no comparison runs in a worker any more (each run is one tick of the poller)."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while any(not handle.job.finished for handle in (session_value(at, OVERLAP_JOBS) or {}).values()):
+        assert time.monotonic() < deadline, "the comparison still runs"
+        time.sleep(0.2)
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def overlap_spec(at) -> dict:
+    found = [
+        spec
+        for spec in plotly_specs(at)
+        if any(note.get("text") == "merges in common" for note in spec["layout"].get("annotations", []))
+    ]
+    assert len(found) == 1, "no merge overlap figure"
+    return found[0]
+
+
+def rank_title(spec: dict) -> str:
+    return spec["layout"]["annotations"][2]["text"]
+
+
+def test_the_section_shows_the_curve_and_partings_and_the_link_keeps_the_tokenizer():
+    at = train(new_app())
+    at.switch_page(COMPARE).run()
+    settled(at)
+    picker = at.selectbox(key=W.OVERLAP_PRETRAINED)
+    assert picker.value == "gpt2" and OVERLAP_PARAM not in query(at)
+    spec = overlap_spec(at)
+    assert rank_title(spec) == "merge n in GPT-2"
+    trace = run_of(at).merge_history
+    expected = merge_overlap(
+        run_byte_merges(trace.vocab, trace.merges, byte_level=True), pretrained_merges("gpt2")
+    )
+    counts = spec["data"][1]
+    assert counts["x"][-1] == trace.steps and counts["y"][-1] == expected.total_matched
+    tables = at.dataframe
+    assert len(tables) >= 2
+    run_only = tables[-2].value
+    assert list(run_only.columns) == ["merge n", "left", "right", "merged"]
+    assert list(run_only["merge n"]) == [part.rank + 1 for part in expected.run_only]
+    assert f"{expected.total_matched:,} of this run's {trace.steps:,} merges" in joined(at, "markdown")
+
+    picker.set_value("cl100k_base").run()
+    settled(at)
+    assert query(at)[OVERLAP_PARAM] == "cl100k_base"
+    assert rank_title(overlap_spec(at)) == "merge n in GPT-4 (cl100k_base)"
+
+    elsewhere = settled(new_app(query(at), COMPARE))
+    assert elsewhere.selectbox(key=W.OVERLAP_PRETRAINED).value == "cl100k_base"
+    assert rank_title(overlap_spec(elsewhere)) == "merge n in GPT-4 (cl100k_base)"
+    assert query(elsewhere)[OVERLAP_PARAM] == "cl100k_base"
+
+
+def test_a_wordpiece_run_gets_one_sentence_instead():
+    at = train(
+        new_app({"algorithm": "wordpiece", "flavor": "course", "vocab_size": "70", "sample": "hf-course"})
+    )
+    at.switch_page(COMPARE).run()
+    assert not at.exception, at.exception
+    assert "Not compared for this run: a wordpiece run's merges" in joined(at, "info")
+    assert not any(box.key == W.OVERLAP_PRETRAINED for box in at.selectbox)
