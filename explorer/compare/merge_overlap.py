@@ -74,8 +74,13 @@ def not_comparable_reason(algorithm: str, prefix: str = "", suffix: str = "") ->
     """
     if algorithm == "unigram":
         return "a Unigram run prunes a vocabulary and records no merges"
+    if algorithm == "wordpiece":
+        return (
+            "a WordPiece run marks the pieces inside a word with a prefix and encodes by the longest "
+            "piece, not by its merges"
+        )
     if algorithm != "bpe":
-        return f"a {algorithm} run's merges are chosen by another score and name pieces with a prefix"
+        return f"a {algorithm} run has no BPE merges"
     if prefix:
         return (
             f"its tokens carry a continuing-subword prefix ({prefix!r}): their bytes are not the text's bytes"

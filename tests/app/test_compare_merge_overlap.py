@@ -79,5 +79,5 @@ def test_a_wordpiece_run_gets_one_sentence_instead():
     )
     at.switch_page(COMPARE).run()
     assert not at.exception, at.exception
-    assert "Not compared for this run: a wordpiece run's merges" in joined(at, "info")
+    assert "Not compared for this run: a WordPiece run marks the pieces" in joined(at, "info")
     assert not any(box.key == W.OVERLAP_PRETRAINED for box in at.selectbox)

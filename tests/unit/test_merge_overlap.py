@@ -92,7 +92,7 @@ def test_round_trip_through_plain_data():
 def test_runs_that_cannot_be_compared_say_why():
     assert not_comparable_reason("bpe") is None
     assert "Unigram" in (not_comparable_reason("unigram") or "")
-    assert "wordpiece" in (not_comparable_reason("wordpiece", prefix="##") or "")
+    assert "WordPiece" in (not_comparable_reason("wordpiece", prefix="##") or "")
     assert "prefix" in (not_comparable_reason("bpe", prefix="##") or "")
     assert "suffix" in (not_comparable_reason("bpe", suffix="</w>") or "")
 
@@ -189,3 +189,19 @@ def test_the_figure_draws_the_counts_the_shares_and_the_ranks():
     counts, shares = figure.data[1], figure.data[2]
     assert list(counts.y) == [1, 2, 3, 3] and list(shares.y) == [1.0, 1.0, 1.0, 0.75]
     assert list(figure.data[-1].x) == [1, 2, 3] and list(figure.data[-1].y) == [1, 3, 2]
+
+
+def test_a_char_level_run_is_compared_by_its_tokens_utf8(gpt2_lines):
+    config = RunConfig(TrainerConfig(vocab_size=80, flavor="course"), (), "whitespace")
+    trace = train_corpus("\n".join(LINES), config)
+    assert not_comparable_reason(config.algorithm, config.prefix, config.suffix) is None
+    file_rank: dict[str, int] = {}
+    for rank, line in enumerate(gpt2_lines):
+        file_rank.setdefault(line, rank)
+    # ASCII letters and punctuation are their own byte-level symbols: the file's lines as text again
+    assert all(token.isascii() and " " not in token for token in trace.vocab)
+    expected = [file_rank.get(f"{left} {right}") for left, right in trace.merge_strings()]
+    found = merge_overlap(
+        run_byte_merges(trace.vocab, trace.merges, byte_level=False), pretrained_merges("gpt2")
+    )
+    assert found.ranks == expected and found.total_matched > 5

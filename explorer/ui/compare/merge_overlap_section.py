@@ -79,6 +79,18 @@ def _store(key: str, result: dict) -> None:
         run_store.put(key, json.dumps(result).encode("utf-8"), None, {"kind": "merge_overlap"})
 
 
+def _collect_others(held: dict[str, JobHandle], key: str) -> None:
+    """Store and let go the finished jobs of earlier choices (a visitor who picked another
+    tokenizer before the last comparison was in)."""
+    for other_key, handle in list(held.items()):
+        if other_key != key and handle.job.finished:
+            del held[other_key]
+            abandoned.forget(handle)
+            if handle.job.state == DONE:
+                _store(other_key, handle.job.result)
+            handle.release()
+
+
 def comparison(run: Run, pretrained: str) -> MergeOverlap | str | None:
     """The comparison (kept with the run, stored, or from a worker), a sentence when the worker
     failed, or None while it still runs."""
@@ -90,6 +102,7 @@ def comparison(run: Run, pretrained: str) -> MergeOverlap | str | None:
     found = _stored(key)
     if found is None:
         held: dict[str, JobHandle] = state.get(state.OVERLAP_JOBS) or {}
+        _collect_others(held, key)
         handle = held.get(key)
         if handle is None:
             handle = serving.pool().request(
