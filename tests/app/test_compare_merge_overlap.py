@@ -10,6 +10,7 @@ import time
 from explorer.compare.merge_overlap import merge_overlap, pretrained_merges, run_byte_merges
 from explorer.ui.common.state import OVERLAP_JOBS
 from explorer.ui.common.state import Widget as W
+from explorer.ui.compare import merge_overlap_section
 from explorer.ui.compare.compare_link import OVERLAP_PARAM
 from tests.app.helpers import COMPARE, joined, new_app, plotly_specs, query, run_of, session_value, train
 
@@ -17,9 +18,10 @@ WAIT_SECONDS = 120
 
 
 def settled(at):
-    """Rerun until no comparison runs in a worker any more (each run is one tick of the poller)."""
+    """Rerun until the session holds no comparison job (each run is one tick of the poller, and
+    a finished job is collected by the run after it)."""
     deadline = time.monotonic() + WAIT_SECONDS
-    while any(not handle.job.finished for handle in (session_value(at, OVERLAP_JOBS) or {}).values()):
+    while session_value(at, OVERLAP_JOBS):
         assert time.monotonic() < deadline, "the comparison still runs"
         time.sleep(0.2)
         at.run()
@@ -71,6 +73,24 @@ def test_the_section_shows_the_curve_and_partings_and_the_link_keeps_the_tokeniz
     assert elsewhere.selectbox(key=W.OVERLAP_PRETRAINED).value == "cl100k_base"
     assert rank_title(overlap_spec(elsewhere)) == "merge n in GPT-4 (cl100k_base)"
     assert query(elsewhere)[OVERLAP_PARAM] == "cl100k_base"
+
+
+def test_a_slow_comparison_says_so_and_the_page_draws_it_once_it_is_in(monkeypatch):
+    at = train(new_app())
+    at.switch_page(COMPARE).run()
+    settled(at)
+    monkeypatch.setattr(merge_overlap_section, "INLINE_SECONDS", 0.0)
+    at.selectbox(key=W.OVERLAP_PRETRAINED).set_value("o200k_base").run()  # recovered in the worker: seconds
+    assert not at.exception, at.exception
+    assert session_value(at, OVERLAP_JOBS)  # o200k_base's merges take the worker seconds to recover
+    assert "Still comparing the merges in a worker" in joined(at, "caption")
+    assert not any(
+        note.get("text") == "merges in common"
+        for spec in plotly_specs(at)
+        for note in spec["layout"].get("annotations", [])
+    )
+    settled(at)
+    assert rank_title(overlap_spec(at)) == "merge n in GPT-4o (o200k_base)"
 
 
 def test_a_wordpiece_run_gets_one_sentence_instead():

@@ -94,15 +94,16 @@ def _collect_others(held: dict[str, JobHandle], key: str) -> None:
 def comparison(run: Run, pretrained: str) -> MergeOverlap | str | None:
     """The comparison (kept with the run, stored, or from a worker), a sentence when the worker
     failed, or None while it still runs."""
+    merges = run_merges(run)
+    key = overlap_key(merges, pretrained)
+    held: dict[str, JobHandle] = state.get(state.OVERLAP_JOBS) or {}
+    _collect_others(held, key)
+    state.put(state.OVERLAP_JOBS, held)
     known: dict[str, MergeOverlap] = run.derive("merge_overlaps", dict)
     if pretrained in known:
         return known[pretrained]
-    merges = run_merges(run)
-    key = overlap_key(merges, pretrained)
     found = _stored(key)
     if found is None:
-        held: dict[str, JobHandle] = state.get(state.OVERLAP_JOBS) or {}
-        _collect_others(held, key)
         handle = held.get(key)
         if handle is None:
             handle = serving.pool().request(
@@ -110,7 +111,6 @@ def comparison(run: Run, pretrained: str) -> MergeOverlap | str | None:
             )
             abandoned.hold(handle)
             held[key] = handle
-            state.put(state.OVERLAP_JOBS, held)
         with st.spinner(f"Comparing with {info_for(pretrained).label}'s merges in a worker …"):
             handle.job.wait(INLINE_SECONDS)
         job = handle.job
