@@ -5,14 +5,27 @@ run instead."""
 
 from __future__ import annotations
 
+import html
+import re
 import time
 
 from explorer.compare.merge_overlap import merge_overlap, pretrained_merges, run_byte_merges
+from explorer.drawing.token_html import readable_token
 from explorer.ui.common.state import OVERLAP_JOBS
 from explorer.ui.common.state import Widget as W
 from explorer.ui.compare import merge_overlap_section
 from explorer.ui.compare.compare_link import OVERLAP_PARAM
-from tests.app.helpers import COMPARE, joined, new_app, plotly_specs, query, run_of, session_value, train
+from tests.app.helpers import (
+    COMPARE,
+    html_bodies,
+    joined,
+    new_app,
+    plotly_specs,
+    query,
+    run_of,
+    session_value,
+    train,
+)
 
 WAIT_SECONDS = 120
 
@@ -39,6 +52,18 @@ def overlap_spec(at) -> dict:
     return found[0]
 
 
+def partings(at, side: str) -> list[list[str]]:
+    """The rows of the table of where they part on one side ("run" or "pretrained"), as read."""
+    for body in html_bodies(at):
+        found = re.search(rf'data-side="{side}"><table>.*?<tbody>(.*?)</tbody>', body)
+        if found:
+            return [
+                [html.unescape(cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]
+                for row in re.findall(r"<tr>(.*?)</tr>", found[1])
+            ]
+    raise AssertionError(f"no table of where they part ({side})")
+
+
 def rank_title(spec: dict) -> str:
     return spec["layout"]["annotations"][2]["text"]
 
@@ -57,11 +82,14 @@ def test_the_section_shows_the_curve_and_partings_and_the_link_keeps_the_tokeniz
     )
     counts = spec["data"][1]
     assert counts["x"][-1] == trace.steps and counts["y"][-1] == expected.total_matched
-    tables = at.dataframe
-    assert len(tables) >= 2
-    run_only = tables[-2].value
-    assert list(run_only.columns) == ["merge n", "left", "right", "merged"]
-    assert list(run_only["merge n"]) == [part.rank + 1 for part in expected.run_only]
+    assert len(at.dataframe) == 1  # the corpus figures stay the page's one data grid
+    run_only, pretrained_only = partings(at, "run"), partings(at, "pretrained")
+    assert [int(row[0]) for row in run_only] == [part.rank + 1 for part in expected.run_only]
+    assert [row[1:] for row in run_only] == [
+        [readable_token(part.left), readable_token(part.right), readable_token(part.left + part.right)]
+        for part in expected.run_only
+    ]
+    assert [int(row[0]) for row in pretrained_only] == [part.rank + 1 for part in expected.pretrained_only]
     assert f"{expected.total_matched:,} of this run's {trace.steps:,} merges" in joined(at, "markdown")
 
     picker.set_value("cl100k_base").run()

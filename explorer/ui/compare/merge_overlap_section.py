@@ -19,7 +19,6 @@ import hashlib
 import json
 from typing import cast
 
-import pandas as pd
 import streamlit as st
 
 from explorer.compare.merge_overlap import (
@@ -32,7 +31,7 @@ from explorer.compare.merge_overlap import (
     run_byte_merges,
 )
 from explorer.drawing import charts
-from explorer.drawing.token_html import readable_token
+from explorer.drawing.token_html import escape_text, readable_token
 from explorer.pretrained import info_for
 from explorer.runstore import canonical_json, run_key
 from explorer.ui.common import abandoned, frame, serving, state
@@ -136,15 +135,28 @@ def _poller() -> None:
     st.caption("Still comparing the merges in a worker …")
 
 
-def partings_table(partings: list[Parting]) -> pd.DataFrame:
-    """One parting a row: its merge n on its own side and its parts, readable."""
-    return pd.DataFrame(
-        {
-            "merge n": [part.rank + 1 for part in partings],
-            "left": [readable_token(part.left) for part in partings],
-            "right": [readable_token(part.right) for part in partings],
-            "merged": [readable_token(part.left + part.right) for part in partings],
-        }
+def partings_html(partings: list[Parting], side: str) -> str:
+    """One parting a row: its merge n on its own side and its parts, readable and escaped; a
+    plain table (the page's one data grid is the corpus figures). `side`: "run" or "pretrained",
+    in the table's `data-side`.
+
+    >>> table = partings_html([Parting(4, b" a", b"<b>")], "run")
+    >>> '<td>5</td><td class="token">·a</td><td class="token">&lt;b&gt;</td>' in table
+    True
+    """
+    head = "".join(f"<th>{name}</th>" for name in ("merge n", "left", "right", "merged"))
+    rows = "".join(
+        f"<tr><td>{part.rank + 1:,}</td>"
+        + "".join(
+            f'<td class="token">{escape_text(readable_token(token))}</td>'
+            for token in (part.left, part.right, part.left + part.right)
+        )
+        + "</tr>"
+        for part in partings
+    )
+    return (
+        f'<div class="figures-table partings" data-side="{escape_text(side)}"><table><thead><tr>{head}'
+        f"</tr></thead><tbody>{rows}</tbody></table></div>"
     )
 
 
@@ -218,10 +230,16 @@ def _draw(found: MergeOverlap, label: str, byte_level: bool) -> None:
     left, right = st.columns(2)
     with left:
         st.markdown(f"**Where they part: the run's first merges that {markdown_literal(label)} lacks**")
-        st.dataframe(partings_table(found.run_only), hide_index=True)
+        if found.run_only:
+            st.html(partings_html(found.run_only, "run"))
+        else:
+            st.caption(f"None: every merge of the run is one of {markdown_literal(label)}'s.")
     with right:
         st.markdown(f"**{markdown_literal(label)}'s first merges that the run lacks**")
-        st.dataframe(partings_table(found.pretrained_only), hide_index=True)
+        if found.pretrained_only:
+            st.html(partings_html(found.pretrained_only, "pretrained"))
+        else:
+            st.caption(f"None: its first {found.run_merges:,} merges are all the run's.")
     st.caption(
         "A merge is the same when it joins the same bytes on the left to the same bytes on the right. "
         "A tiktoken-style vocabulary lists no merges: each token's two parents are recovered by BPE over "
