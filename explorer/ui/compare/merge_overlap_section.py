@@ -57,7 +57,9 @@ def run_merges(run: Run) -> list[BytePair]:
 
 def overlap_key(merges: list[BytePair], pretrained: str) -> str:
     """The comparison's key in the run store: an HMAC of the run's merges and the pretrained name."""
-    digest = hashlib.sha256(b"".join(len(a).to_bytes(2, "big") + a + b"\0" + b for a, b in merges))
+    digest = hashlib.sha256(
+        b"".join(len(a).to_bytes(4, "big") + a + len(b).to_bytes(4, "big") + b for a, b in merges)
+    )
     return run_key(serving.secret(), digest.hexdigest(), canonical_json({"merge_overlap": pretrained}))
 
 
@@ -242,9 +244,10 @@ def _draw(found: MergeOverlap, label: str, byte_level: bool) -> None:
             st.caption(f"None: its first {found.run_merges:,} merges are all the run's.")
     st.caption(
         "A merge is the same when it joins the same bytes on the left to the same bytes on the right. "
-        "A tiktoken-style vocabulary lists no merges: each token's two parents are recovered by BPE over "
-        "its own bytes with the tokens ranked before it (as the tokenizers library converts one), and a "
-        "merge's rank is its token's. Merge n counts from 1 on each side; the pretrained side's are "
+        "GPT-2 and DeepSeek list their merges; the other tiktoken-style vocabularies do not: each token's "
+        "two parents are recovered by BPE over its own bytes with the tokens ranked before it (as the "
+        "tokenizers library converts one; for GPT-2 this gives back its list exactly), and a merge's "
+        "rank is its token's. Merge n counts from 1 on each side; the pretrained side's are "
         "among its first as many merges as the run made."
         + (
             ""
