@@ -1,12 +1,13 @@
 """Compare: the same sentences tokenized by our trained tokenizers, the bundled pretrained ones (GPT,
 Llama, Qwen, DeepSeek, Mistral) and any uploaded tokenizer, side by side; where two of them cut
 differently; how they measure on the sentences and on the whole training corpus; how our
-tokenizers improve as their vocabulary grows; and token ids decoded back into text."""
+tokenizers improve as their vocabulary grows; how a BPE run's merges meet a pretrained tokenizer's;
+and token ids decoded back into text."""
 
 import streamlit as st
 
 from explorer.ui.common import frame, link, state
-from explorer.ui.compare import compare_link, decode_panel, live_columns, model_picker
+from explorer.ui.compare import compare_link, decode_panel, live_columns, merge_overlap_section, model_picker
 from explorer.ui.compare import sections as compare
 
 PAGE = "compare"
@@ -48,5 +49,6 @@ if shown:
     compare.curve_section(
         compare.runs_shown(shown, [run, *([other] if other else []), *state.earlier_runs()])
     )
+merge_overlap_section.merge_overlap_section(run)
 decode_panel.show(columns, first_choice=shown[0].key if shown else None)
 frame.finish(PAGE, page_url())

@@ -23,6 +23,8 @@
 - `read_uploads_task(reporter, files, max_entries)`: the Compare page's uploaded tokenizer files
   read (`explorer.compare.read_uploads`) and their entries counted; returns each tokenizer as an
   `explorer.work.chunked` pickle the server loads without a long hold of its GIL.
+- `merge_overlap_task(reporter, run_merges, pretrained)`: a BPE run's merges against a bundled
+  byte-level BPE tokenizer's (explorer.compare.merge_overlap), whose merges are recovered here.
 
 - `warm_up(step)`: one of `WARM_UP_STEPS`, run by an idle worker (explorer.work.config): "measuring"
   imports what `measure_task` imports, a pretrained name loads that encoding and its token tables
@@ -238,3 +240,20 @@ def read_uploads_task(reporter, files: list[tuple[str, bytes]], max_entries: int
         bare = replace(tokenizer, files=(), sentencepiece=None)
         packed.append((indexes, chunked.dumps(bare)))
     return {"tokenizers": packed, "errors": errors}
+
+
+# ---------------------------------------------------------------- merges against a pretrained tokenizer's
+
+
+def merge_overlap_task(reporter, run_merges: list[tuple[bytes, bytes]], pretrained: str) -> dict:
+    """A BPE run's merges (byte pairs, in merge order) against the bundled byte-level BPE
+    `pretrained`'s (explorer.compare.merge_overlap): its merges recovered here, in the worker
+    (seconds for a 200k vocabulary; kept for the next run compared with it), and the comparison
+    as `MergeOverlap.to_dict()` plus "seconds"."""
+    from explorer.compare.merge_overlap import merge_overlap, pretrained_merges
+
+    started = time.perf_counter()
+    reporter.report(phase="reading")
+    merges = pretrained_merges(pretrained)
+    reporter.report(phase="comparing")
+    return {**merge_overlap(run_merges, merges).to_dict(), "seconds": time.perf_counter() - started}

@@ -15,7 +15,7 @@ NAMES = [
     "run", "runs", "sample", "algorithm", "flavor", "vocab_size", "pre_tokenizer", "normalizers",
     "min_frequency", "special_tokens", "prefix", "suffix", "seed_size", "shrinking_factor",
     "max_piece_length", "unk_token", "step", "search", "show", "sort", "desc", "cols", "text",
-    "special", "diff", "steps", "steps_text", "whole", "decode", "ids", "lesson",
+    "special", "diff", "steps", "steps_text", "whole", "decode", "ids", "lesson", "overlap",
 ]  # fmt: skip
 HOSTILE = [
     "[" * 3000,

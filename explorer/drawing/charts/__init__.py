@@ -8,6 +8,7 @@ figure out. One module per figure (or pair of figures):
 | `curves` | `merge_timeline` (every merge's count and score), `compression_curve` |
 | `merge_tree` | `merge_tree_figure`: an icicle chart of how one token was built |
 | `compare_figures` | `metrics_bar_chart`, `metrics_curve_figure` (the Compare page) |
+| `overlap_figure` | `merge_overlap_figure`: a run's merges found in a pretrained tokenizer's (Compare) |
 
 Callers write `from explorer import charts; charts.merge_timeline(...)`: every figure and constant
 is re-exported here.
@@ -36,6 +37,7 @@ from explorer.drawing.charts.labels import (
     uses_scores,
 )
 from explorer.drawing.charts.merge_tree import merge_tree_figure
+from explorer.drawing.charts.overlap_figure import merge_overlap_figure
 
 __all__ = [
     "BAR_COLOUR",
@@ -48,6 +50,7 @@ __all__ = [
     "WINNER_COLOUR",
     "competition_figure",
     "compression_curve",
+    "merge_overlap_figure",
     "merge_timeline",
     "merge_tree_figure",
     "metrics_bar_chart",

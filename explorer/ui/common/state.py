@@ -43,6 +43,7 @@ IGNORED_NOTE = "link_ignored_note"  # (store key, sentence): the link's settings
 TRAINED_FROM = "trained_from"  # (sha256 of the form's corpus, sha256 of the part of it Train used)
 FORM_DIGEST = "form_corpus_digest"  # (text, sha256): the last corpus digested, not digested again
 MEASURE_JOBS = "measure_jobs"  # {measurement key: JobHandle}: Compare's corpus measurements still running
+OVERLAP_JOBS = "merge_overlap_jobs"  # {key: JobHandle}: Compare's merges-vs-pretrained comparisons running
 MEASURE_WHOLE = "measure_whole"  # True once "Measure the whole corpus" was clicked (for the current run)
 OUTCOME = (
     "training_outcome"  # list[(kind, message)]: what the last training started said ("error", "caption")
@@ -137,6 +138,7 @@ class Widget:
     COMPARE_SPECIAL_TOKENS = "compare_special_tokens"  # "Treat special-token text as special tokens"
     DECODE_COLUMN = "compare_decode_column"  # the decode panel's tokenizer (a column key)
     DECODE_IDS = "compare_decode_ids"  # ... and its pasted ids
+    OVERLAP_PRETRAINED = "compare_overlap_pretrained"  # the pretrained tokenizer the run's merges meet
     # Every page (sidebar)
     SHOW_IDS = "show_token_ids"
 
@@ -152,6 +154,7 @@ class Chart:
     LOSSES = "unigram_losses"
     COMPARE_BARS = "compare_bars"
     COMPARE_CURVE = "compare_curve"
+    MERGE_OVERLAP = "compare_merge_overlap"
 
 
 def keep_choice(key: str, options: list[str], default: str) -> None:

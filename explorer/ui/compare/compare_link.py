@@ -2,7 +2,8 @@
 `run:` + the start of its store key, an upload's `upload:` + the sha256 of its files), the
 sentences (up to `TEXT_LINK_LIMIT` characters: whole lines that fit, and the page says so when
 some do not), the special-token switch, the boundary diff's two rows, the step-by-step panel's
-tokenizer and text, whether the whole corpus is measured, and the decode panel's tokenizer and ids.
+tokenizer and text, whether the whole corpus is measured, the decode panel's tokenizer and ids, and
+the pretrained tokenizer the run's merges are compared with (`overlap`, when not GPT-2).
 
 `open_link(params)` puts a link's values into the widgets on the session's first script run
 (before they are drawn), and brings back the uploads it names from the run store (where every
@@ -20,6 +21,7 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
 from explorer.compare import TokenizerColumn, UploadedFile, UploadedTokenizer
+from explorer.compare.merge_overlap import BYTE_LEVEL_BPE, DEFAULT_PRETRAINED
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.ui.common import serving, state
 from explorer.ui.compare import upload_jobs
@@ -35,6 +37,7 @@ STEPS_TEXT_PARAM = "steps_text"
 WHOLE_PARAM = "whole"
 DECODE_PARAM = "decode"
 IDS_PARAM = "ids"
+OVERLAP_PARAM = "overlap"
 NO_COLUMNS = "none"
 TEXT_LINK_LIMIT = 2_000  # characters of the sentences a link keeps (whole lines)
 SHORT_TEXT_LIMIT = 500  # characters of the step-by-step text and of the ids a link keeps
@@ -79,6 +82,9 @@ def link_params(shown: Sequence[TokenizerColumn]) -> dict[str, str | None]:
         WHOLE_PARAM: "1" if state.get(state.MEASURE_WHOLE) else None,
         DECODE_PARAM: state.get(W.DECODE_COLUMN) if ids else None,
         IDS_PARAM: ids[:SHORT_TEXT_LIMIT] or None,
+        OVERLAP_PARAM: overlap
+        if (overlap := state.get(W.OVERLAP_PRETRAINED)) != DEFAULT_PRETRAINED
+        else None,
     }
 
 
@@ -126,6 +132,8 @@ def open_link(params: Mapping[str, str]) -> None:
         state.put(W.DECODE_IDS, params[IDS_PARAM][:SHORT_TEXT_LIMIT])
         if params.get(DECODE_PARAM):
             state.put(W.DECODE_COLUMN, params[DECODE_PARAM])
+    if params.get(OVERLAP_PARAM) in BYTE_LEVEL_BPE:
+        state.put(W.OVERLAP_PRETRAINED, params[OVERLAP_PARAM])
     _uploads_from_store(column_ids(params) or [])
 
 
