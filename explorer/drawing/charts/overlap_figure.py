@@ -39,7 +39,7 @@ def merge_overlap_figure(
         rows=1,
         cols=3,
         subplot_titles=["merges in common", "share in common", f"merge n in {name}"],
-        horizontal_spacing=0.08,
+        horizontal_spacing=0.1,
     )
     # Lists, not arrays: a few hundred points, written into the page's JSON as plain numbers.
     n = [int(step) for step in steps]
@@ -114,7 +114,7 @@ def merge_overlap_figure(
         col=3,
     )
     figure.update_yaxes(tickformat=".0%", range=[0, 1.02], row=1, col=2)
-    figure.update_yaxes(type="log", row=1, col=3)
+    figure.update_yaxes(type="log", dtick=1, row=1, col=3)  # 1, 10, 100...: no minor labels
     figure.update_xaxes(title_text="the run's first N merges", row=1, col=1)
     figure.update_xaxes(title_text="the run's first N merges", row=1, col=2)
     figure.update_xaxes(title_text="run merge n", row=1, col=3)

@@ -200,7 +200,9 @@ def merge_overlap_section(run: Run) -> None:
 
 def order_text(found: MergeOverlap, label: str) -> str:
     """How long the two agree from the first merge on, in a sentence."""
-    if found.same_order:
+    if found.same_order == 1:
+        text = f"The run's first merge is {label}'s first"
+    elif found.same_order:
         text = (
             f"The run's first {found.same_order:,} merges are {label}'s first {found.same_order:,}, in order"
         )
