@@ -10,6 +10,9 @@ Rényi efficiency, bytes per token, unreachable and unused counts and tokens per
   bundled name, or a digest of the tokenizer.json or model file) in this process, the last
   `UNREACHABLE_KEPT` of them.
 
+- `research_table(rows)`: the page's table of them, one row per column (pure: pandas, no
+  streamlit); `RESEARCH_DEFINITIONS`, each column's exact definition with its paper.
+
 What it does not do: define the figures (explorer.lessons.audit), keep results between processes
 (explorer.ui.compare.measuring stores them beside the run) or draw them.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from explorer.lessons.audit import research_figures, unreachable_counts
 from explorer.lessons.audit_subjects import (
@@ -27,6 +31,9 @@ from explorer.lessons.audit_subjects import (
     subject_from_pretrained,
     subject_from_tokenizer,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 UNREACHABLE_KEPT = 32
 LIBRARY_ONLY = (
@@ -79,3 +86,84 @@ def column_research(spec: dict, lines: Sequence[str]) -> dict:
     content, subject = found
     unreachable = cached_unreachable_counts(content, subject)
     return {"research": research_figures(subject, lines, unreachable), "research_reason": None}
+
+
+# ---------------------------------------------------------------- the table
+
+RENYI = "Rényi eff. (α 2.5)"
+BYTES_PER_TOKEN = "bytes / token"
+UNREACHABLE = "unreachable"
+NOT_UTF8 = "of which not UTF-8"
+UNUSED = "unused"
+TOKENS_PER_CHARACTER = "tokens/char"
+NEUTRAL = ("Common", "Inherited")  # no one language's: their columns come last
+RESEARCH_DEFINITIONS = {
+    RENYI: "H_α(p) / log|V| with α = 2.5, p_i = count_i / tokens over the ids the sample uses, "
+    "H_α(p) = log(Σ p_i^α) / (1 − α), |V| the ordinary (non-special) tokens of the vocabulary, used or "
+    "not; 1 when every token is used equally often. Zouhar et al. 2023, “Tokenization and the noiseless "
+    "channel” (ACL 2023), who found this α to predict downstream (BLEU) quality best.",
+    BYTES_PER_TOKEN: "UTF-8 bytes of the sample's lines (line breaks excluded) ÷ their tokens, special-token "
+    "text encoded as plain text (as TokEval, swiss-ai, reports compression).",
+    UNREACHABLE: "ordinary ids whose decoded text, encoded alone by the same tokenizer, does not give back "
+    "exactly that id: a model never sees them as such in training, so they may be under-trained. It "
+    "depends on the vocabulary alone, not on the corpus. Land & Bartolo 2024, “Fishing for Magikarp: "
+    "automatically detecting under-trained tokens in large language models” (cohere-ai/magikarp).",
+    NOT_UTF8: "the unreachable ids whose bytes are not valid UTF-8 (part of a character): no text "
+    "encodes to them alone, though they occur inside longer texts.",
+    UNUSED: "ordinary ids that never occur in the sample's encoding (a larger sample leaves fewer).",
+    TOKENS_PER_CHARACTER: "per Unicode script (\\p{Script=…}): the tokens that belong to the script ÷ "
+    "the script's characters in the sample (per-script fertility, as TokEval, swiss-ai, reports it per "
+    "language). When a line's tokens' bytes join to the line's UTF-8 (byte-level tokenizers), a token "
+    "belongs to the script of the first character it covers, whole or in part, that is neither Common "
+    "nor Inherited (else to Common or Inherited): a byte of a Chinese character counts as Han. "
+    "Otherwise (a normalizer, SentencePiece's ▁, WordPiece's ##) it belongs to the script of the whole "
+    "characters in its own bytes, and a token of part of a character only (byte fallback) to none.",
+}
+
+
+def script_column(script: str) -> str:
+    return f"{TOKENS_PER_CHARACTER} {script}"
+
+
+def research_table(rows: Sequence[tuple[str, dict | None]]) -> pd.DataFrame:
+    """One row per column (indexed by its name; NaN where its figures are None): Rényi
+    efficiency, bytes per token, unreachable (and not UTF-8) and unused counts, then tokens per
+    character of each script of the sample, the scripts with most characters first and Common and
+    Inherited last ("(part of a character)" and "(special)" have no characters: no column)."""
+    characters: dict[str, int] = {}
+    for _, figures in rows:
+        for script, counts in ((figures or {}).get("scripts") or {}).items():
+            characters[script] = max(characters.get(script, 0), counts["characters"])
+    scripts = sorted(
+        (script for script, count in characters.items() if count),
+        key=lambda script: (script in NEUTRAL, -characters[script], script),
+    )
+    nan = float("nan")
+    table_rows: dict[str, dict[str, float]] = {}
+    for name, figures in rows:
+        if figures is None:
+            table_rows[name] = {}
+            continue
+        row = {
+            RENYI: _number(figures["renyi_efficiency"]["value"]),
+            BYTES_PER_TOKEN: _number(figures["bytes_per_token"]),
+            UNREACHABLE: figures["unreachable_count"],
+            NOT_UTF8: figures["unreachable_not_utf8"],
+            UNUSED: figures["unused_count"],
+        }
+        for script in scripts:
+            counts = figures["scripts"].get(script)
+            row[script_column(script)] = (
+                counts["tokens"] / counts["characters"] if counts and counts["characters"] else nan
+            )
+        table_rows[name] = row
+    import pandas as pd  # here: a worker measuring a corpus needs the figures, not a table
+
+    columns = [RENYI, BYTES_PER_TOKEN, UNREACHABLE, NOT_UTF8, UNUSED, *map(script_column, scripts)]
+    table = pd.DataFrame.from_dict(table_rows, orient="index", columns=columns)
+    table.index.name = "tokenizer"
+    return table
+
+
+def _number(value: float | None) -> float:
+    return float("nan") if value is None else float(value)

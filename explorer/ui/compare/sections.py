@@ -44,7 +44,7 @@ from explorer.ui.common.settings import (
     other_algorithm,
     settings_for_other_algorithm,
 )
-from explorer.ui.compare import compare_link, measuring, upload_jobs
+from explorer.ui.compare import compare_link, measuring, research_figures, upload_jobs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -275,6 +275,7 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
         "each tokenizer took to encode and measure this text the first time; results are kept with the run."
     )
     figures.plotly_chart(charts.metrics_bar_chart(table), state.Chart.COMPARE_BARS)
+    research_figures.research_section(measured)
 
 
 @st.fragment(run_every=1.0)
