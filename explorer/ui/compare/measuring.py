@@ -36,7 +36,9 @@ from explorer.ui.common.runs import Run
 from explorer.work import tasks
 from explorer.work.jobs import DONE, JobHandle
 
-SAMPLE_BYTES = 250_000  # the default sample: measured in well under 3 s for any corpus size
+# The default sample: its corpus figures take well under 3 s for any corpus size; the research
+# figures add about 1 s per column (o200k: 5 s the first time in a worker, explorer.compare.research).
+SAMPLE_BYTES = 250_000
 SEED = 0
 INLINE_SECONDS = 20.0
 # In what a measurement's key describes: a new version measures again what was stored before
