@@ -1,16 +1,22 @@
 """Compare's research figures through AppTest: below the corpus figures, one row per measured
 column (the current run and the GPT columns) with figures recomputed here from tiktoken's encoding
-of the same lines, and their definitions, naming the papers, one click away."""
+of the same lines, and their definitions, naming the papers, one click away; an upload the audit
+cannot read keeps its row, empty, with the reason escaped."""
 
 from __future__ import annotations
 
+import html
 import math
 from collections import Counter
+
+from tokenizers import Tokenizer as LibraryTokenizer
+from tokenizers import models, pre_tokenizers
 
 from explorer.pretrained import load_encoding
 from explorer.training.word_counts import split_lines
 from explorer.ui.common.state import TRAINED_CORPUS
-from tests.app.helpers import COMPARE, new_app, session_value, train
+from explorer.ui.common.state import Widget as W
+from tests.app.helpers import COMPARE, html_bodies, new_app, session_value, train
 
 
 def test_compare_shows_the_research_figures_of_every_measured_column_and_their_definitions():
@@ -58,3 +64,21 @@ def test_compare_shows_the_research_figures_of_every_measured_column_and_their_d
         "TokEval",
     ):
         assert named in text, named
+
+
+def test_an_upload_only_the_library_reads_has_a_row_without_figures_and_says_why():
+    wordlevel = LibraryTokenizer(models.WordLevel({"[UNK]": 0, "the": 1, "a": 2}, unk_token="[UNK]"))
+    wordlevel.pre_tokenizer = pre_tokenizers.Whitespace()
+    at = train(new_app())
+    at.switch_page(COMPARE).run()
+    at.file_uploader(key=W.TOKENIZER_UPLOAD).upload(
+        "<i>word</i>level.json", wordlevel.to_str().encode(), "application/json"
+    ).run()
+    assert not at.exception, at.exception
+    _, research = (frame.value for frame in at.dataframe)
+    name = "<i>word</i>level.json (uploaded)"
+    assert name in research.index and research.loc[name].isna().all()
+    assert research.drop(index=name).notna().all().all()
+    notes = " ".join(html_bodies(at))
+    assert "<i>word" not in notes  # escaped
+    assert f"{name}: no research figures, an upload only the tokenizers library reads" in html.unescape(notes)
