@@ -65,6 +65,7 @@ from explorer.pipeline.models.bpe_word import merge_all
 
 RENYI_ALPHA = 2.5
 STEPPING_STONE_RATIO = 0.1
+RESEARCH_BATCH = 4096  # lines encoded at once by research_figures: bounds its memory on any corpus
 NOT_UTF8 = "its bytes are not valid UTF-8 (part of a character): no text encodes to it alone"
 
 
@@ -299,15 +300,27 @@ def research_figures(subject: AuditSubject, lines: Sequence[str], unreachable: d
     stepping-stone replay): ordinary_tokens, tokens, utf8_bytes, bytes_per_token,
     renyi_efficiency, unreachable_count and unreachable_not_utf8 (`unreachable`, when given, is
     `unreachable_counts(subject)` computed before), unused_count, and scripts
-    (`tokens_by_script_in_context`)."""
+    (`tokens_by_script_in_context`). `RESEARCH_BATCH` lines are encoded at a time, so that only
+    one batch's ids are held whatever the corpus."""
     lines = list(lines)
-    encoded, counts = encoded_counts(subject, lines)
+    counts: Counter[int] = Counter()
+    scripts: dict[str, dict] = {}
+    for first in range(0, len(lines), RESEARCH_BATCH):
+        batch = lines[first : first + RESEARCH_BATCH]
+        encoded, batch_counts = encoded_counts(subject, batch)
+        counts.update(batch_counts)
+        for script, figures in tokens_by_script_in_context(subject, batch, encoded).items():
+            total = scripts.setdefault(script, {"characters": 0, "tokens": 0})
+            total["characters"] += figures["characters"]
+            total["tokens"] += figures["tokens"]
     return {
         "ordinary_tokens": len(subject.ordinary),
         **count_figures(subject, lines, counts),
         **(unreachable if unreachable is not None else unreachable_counts(subject)),
         "unused_count": sum(1 for token_id in subject.ordinary if token_id not in counts),
-        "scripts": tokens_by_script_in_context(subject, lines, encoded),
+        "scripts": dict(
+            sorted(scripts.items(), key=lambda item: (-item[1]["tokens"], -item[1]["characters"]))
+        ),
     }
 
 

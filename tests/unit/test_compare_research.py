@@ -189,3 +189,13 @@ def test_a_measurement_stored_before_the_research_figures_reads_without_them():
     assert garbled.research is None and garbled.research_reason == measuring.OLDER_MEASUREMENT
     new = measuring._measured({**older, "research": {"tokens": 3}, "research_reason": None}, "GPT-2")
     assert new.research == {"tokens": 3} and new.research_reason is None
+
+
+def test_research_figures_in_small_batches_are_the_same(monkeypatch):
+    from explorer.lessons import audit
+    from explorer.lessons.audit_subjects import subject_from_pretrained
+
+    subject = subject_from_pretrained("gpt2", replay=False)
+    whole = audit.research_figures(subject, LINES)
+    monkeypatch.setattr(audit, "RESEARCH_BATCH", 2)
+    assert audit.research_figures(subject, LINES) == whole

@@ -1,7 +1,8 @@
 """The Compare page's Streamlit glue: which tokenizers are columns, the upload, the sections and
 the cached corpus measurements. The comparing itself is pure (`explorer.compare`); the picker and
 the special-token switch are explorer.ui.compare.model_picker, the decode panel
-explorer.ui.compare.decode_panel.
+explorer.ui.compare.decode_panel, the research figures below the corpus figures
+explorer.ui.compare.research_figures.
 
 A column is `explorer.compare.TokenizerColumn` (a name plus an encode function): the current run,
 the other algorithm on the same corpus, earlier runs of the session, every bundled pretrained
