@@ -6,6 +6,9 @@
 - `encoders`: fast batch encoders for a whole corpus (tiktoken, the `tokenizers` library).
 - `measure`: `metrics` figures over a corpus (`measure_corpus`, timed, in bounded batches); the
   live figures on the page's text come from the columns' own encodings (explorer.ui.compare.live_columns).
+- `research`: the vocabulary audit's research figures of a column on a corpus
+  (`column_research`: Rényi efficiency, unreachable and unused counts, tokens per script), run in
+  a worker beside `measure_corpus`.
 - `diff`: where two tokenizers cut one text differently (`boundary_diff`, `diff_summary`).
 - `curve`: a trained run's figures against vocabulary size, read from its Trace (`metrics_curve`).
 - `readers` and `uploads`: uploaded tokenizer.json, vocab.txt, vocab.json + merges.txt and
@@ -18,7 +21,8 @@
 
 The names most modules use are importable from the package itself; the others from their module.
 
-What it does not do: import streamlit, cache, or time anything but `measure_corpus`; train
+What it does not do: import streamlit, cache (but `research`, its unreachable counts per
+tokenizer in the worker process), or time anything but `measure_corpus`; train
 (explorer.train) or define the metrics (explorer.lessons.metrics).
 """
 

@@ -42,6 +42,11 @@ bundled tokenizer) and returns a JSON-ready dict. Definitions (docs/audit.md say
   script is neither Common nor Inherited; else to Common (or Inherited) if it has a whole
   character; else (bytes of part of a character only) to "(part of a character)".
 
+`research_figures(subject, lines)` gives the figures Compare shows beside its own (tokens,
+bytes_per_token, renyi_efficiency, unreachable_count and unreachable_not_utf8, unused_count) and
+scripts counted in context (`tokens_by_script_in_context`: a token that holds part of a character
+belongs to that character's script when the line's bytes can be followed), without the replay.
+
 What it does not do: read files or print (explorer.cli.audit_command does), encode by itself (the
 tokenizers do), or draw anything. No streamlit.
 """
@@ -55,11 +60,12 @@ from typing import Any
 
 from explorer.drawing.token_html import readable_token
 from explorer.lessons.audit_subjects import AuditSubject, BpeReplay, Merge
-from explorer.lessons.unicode_scripts import script_of, token_script
+from explorer.lessons.unicode_scripts import NEUTRAL_SCRIPTS, script_of, token_script
 from explorer.pipeline.models.bpe_word import merge_all
 
 RENYI_ALPHA = 2.5
 STEPPING_STONE_RATIO = 0.1
+RESEARCH_BATCH = 4096  # lines encoded at once by research_figures: bounds its memory on any corpus
 NOT_UTF8 = "its bytes are not valid UTF-8 (part of a character): no text encodes to it alone"
 
 
@@ -211,30 +217,125 @@ def script_figures(subject: AuditSubject, lines: Sequence[str], counts: Counter)
     return dict(sorted(figures.items(), key=lambda item: (-item[1]["tokens"], -item[1]["characters"])))
 
 
-def audit(subject: AuditSubject, lines: Sequence[str]) -> dict:
-    """The whole audit of `subject` on the corpus `lines` (each line one text), as a JSON-ready dict."""
-    lines = list(lines)
-    encoded = subject.encode_batch(lines)
+def encoded_counts(subject: AuditSubject, lines: Sequence[str]) -> tuple[list[list[int]], Counter[int]]:
+    """Each line's ids (special-token text as plain text) and how often each id occurs in all."""
+    encoded = subject.encode_batch(list(lines))
     counts: Counter[int] = Counter()
     for ids in encoded:
         counts.update(ids)
+    return encoded, counts
+
+
+def count_figures(subject: AuditSubject, lines: Sequence[str], counts: Counter) -> dict:
+    """tokens, utf8_bytes, bytes_per_token and renyi_efficiency of the corpus (module docstring)."""
     tokens = sum(counts.values())
     utf8_bytes = sum(len(line.encode("utf-8", errors="surrogatepass")) for line in lines)
-    vocabulary = len(subject.ordinary)
-    unused = sorted(token_id for token_id in subject.ordinary if token_id not in counts)
-    result: dict = {
-        "tokenizer": subject.name,
-        "vocab_size": subject.vocab_size,
-        "ordinary_tokens": vocabulary,
-        "special_tokens": len(subject.special_ids),
-        "lines": len(lines),
+    return {
         "tokens": tokens,
         "utf8_bytes": utf8_bytes,
         "bytes_per_token": utf8_bytes / tokens if tokens else None,
         "renyi_efficiency": {
             "alpha": RENYI_ALPHA,
-            "value": _finite(renyi_efficiency(list(counts.values()), vocabulary)),
+            "value": _finite(renyi_efficiency(list(counts.values()), len(subject.ordinary))),
         },
+    }
+
+
+def unreachable_counts(subject: AuditSubject) -> dict:
+    """{"unreachable_count", "unreachable_not_utf8"}: how many ordinary ids are unreachable, and how
+    many of those because their bytes are not valid UTF-8 (the corpus plays no part)."""
+    unreachable = unreachable_tokens(subject)
+    return {
+        "unreachable_count": len(unreachable),
+        "unreachable_not_utf8": sum(1 for entry in unreachable if entry["encodes_to"] is None),
+    }
+
+
+def tokens_by_script_in_context(
+    subject: AuditSubject, lines: Sequence[str], encoded: Sequence[Sequence[int]]
+) -> dict[str, dict]:
+    """Per script: its characters in the corpus and the tokens that belong to it in context,
+    {"characters", "tokens"}, most tokens first. When a line's tokens' bytes joined are exactly
+    the line's UTF-8, a token belongs to the script of the first character it covers, whole or in
+    part, that is neither Common nor Inherited (else to that of its first character): a byte of a
+    Chinese character is Han. Otherwise (a normalizer, a "▁" or "##" in the tokens, an unknown
+    token) each token is placed as `script_figures` places it, out of context."""
+    scripts: dict[str, str] = {}
+
+    def script(char: str) -> str:
+        found = scripts.get(char)
+        if found is None:
+            found = scripts[char] = script_of(char)
+        return found
+
+    characters: Counter[str] = Counter()
+    tokens: Counter[str] = Counter()
+    for line, ids in zip(lines, encoded):
+        characters.update(line)
+        data = line.encode("utf-8", errors="surrogatepass")
+        pieces = [subject.ordinary.get(token_id) for token_id in ids]
+        if None not in pieces and b"".join(piece for piece in pieces if piece is not None) == data:
+            owners: list[str] = []
+            for char in line:
+                owners += [script(char)] * len(char.encode("utf-8", errors="surrogatepass"))
+            position = 0
+            for piece in pieces:
+                assert piece is not None
+                covered = owners[position : position + len(piece)]
+                position += len(piece)
+                neutral = covered[0] if covered else token_script(piece)
+                tokens[next((one for one in covered if one not in NEUTRAL_SCRIPTS), neutral)] += 1
+        else:
+            tokens.update(token_script(piece) if piece is not None else "(special)" for piece in pieces)
+    figures: dict[str, dict] = {}
+    for char, count in characters.items():
+        figures.setdefault(script(char), {"characters": 0, "tokens": 0})["characters"] += count
+    for name, count in tokens.items():
+        figures.setdefault(name, {"characters": 0, "tokens": 0})["tokens"] += count
+    return dict(sorted(figures.items(), key=lambda item: (-item[1]["tokens"], -item[1]["characters"])))
+
+
+def research_figures(subject: AuditSubject, lines: Sequence[str], unreachable: dict | None = None) -> dict:
+    """The audit's figures that compare tokenizers, as Compare shows them (no lists of ids, no
+    stepping-stone replay): ordinary_tokens, tokens, utf8_bytes, bytes_per_token,
+    renyi_efficiency, unreachable_count and unreachable_not_utf8 (`unreachable`, when given, is
+    `unreachable_counts(subject)` computed before), unused_count, and scripts
+    (`tokens_by_script_in_context`). `RESEARCH_BATCH` lines are encoded at a time, so that only
+    one batch's ids are held whatever the corpus."""
+    lines = list(lines)
+    counts: Counter[int] = Counter()
+    scripts: dict[str, dict] = {}
+    for first in range(0, len(lines), RESEARCH_BATCH):
+        batch = lines[first : first + RESEARCH_BATCH]
+        encoded, batch_counts = encoded_counts(subject, batch)
+        counts.update(batch_counts)
+        for script, figures in tokens_by_script_in_context(subject, batch, encoded).items():
+            total = scripts.setdefault(script, {"characters": 0, "tokens": 0})
+            total["characters"] += figures["characters"]
+            total["tokens"] += figures["tokens"]
+    return {
+        "ordinary_tokens": len(subject.ordinary),
+        **count_figures(subject, lines, counts),
+        **(unreachable if unreachable is not None else unreachable_counts(subject)),
+        "unused_count": sum(1 for token_id in subject.ordinary if token_id not in counts),
+        "scripts": dict(
+            sorted(scripts.items(), key=lambda item: (-item[1]["tokens"], -item[1]["characters"]))
+        ),
+    }
+
+
+def audit(subject: AuditSubject, lines: Sequence[str]) -> dict:
+    """The whole audit of `subject` on the corpus `lines` (each line one text), as a JSON-ready dict."""
+    lines = list(lines)
+    encoded, counts = encoded_counts(subject, lines)
+    unused = sorted(token_id for token_id in subject.ordinary if token_id not in counts)
+    result: dict = {
+        "tokenizer": subject.name,
+        "vocab_size": subject.vocab_size,
+        "ordinary_tokens": len(subject.ordinary),
+        "special_tokens": len(subject.special_ids),
+        "lines": len(lines),
+        **count_figures(subject, lines, counts),
     }
     unreachable = unreachable_tokens(subject)
     result["unreachable"] = unreachable

@@ -2,10 +2,13 @@
 
 - `subject_from_tokenizer(tokenizer, name)`: our Tokenizer (a tokenizer.json read by
   explorer.pipeline, or a trace's `tokenizer_at(k)`), with a BPE replay when its model is BPE.
-- `subject_from_pretrained(name)`: a bundled tokenizer; tiktoken-style ones get a replay whose
-  merges `tiktoken_parents(ranks)` recovers (BPE over each token's own bytes with the ranks below
-  its own, the two parts left being its parents); a tokenizer.json with a BPE merge list
-  (DeepSeek V4) the replay of `library_bpe_replay`; SentencePiece models none.
+- `subject_from_pretrained(name, replay=True)`: a bundled tokenizer; tiktoken-style ones get a
+  replay whose merges `tiktoken_parents(ranks)` recovers (BPE over each token's own bytes with the
+  ranks below its own, the two parts left being its parents), a tokenizer.json with a BPE merge
+  list (DeepSeek V4) the replay of `library_bpe_replay`, unless `replay` is False; SentencePiece
+  models none.
+- `subject_from_loaded(tokenizer, label, no_bpe_reason)`: any tokenizer explorer.pretrained loads
+  (a bundled one, an uploaded SentencePiece model), without a replay.
 
 What it does not do: count or judge anything (explorer.lessons.audit does), or read files.
 No streamlit.
@@ -27,6 +30,7 @@ from explorer.pipeline.models.bpe_word import merge_all
 
 if TYPE_CHECKING:
     from explorer.pipeline.tokenizer import Tokenizer
+    from explorer.pretrained.bundled import PretrainedTokenizer
     from explorer.pretrained.library_backend import LibraryTokenizer
 
 Merge = tuple[int, int, int]  # (left id, right id, merged id)
@@ -243,40 +247,60 @@ def library_bpe_replay(tokenizer: LibraryTokenizer) -> BpeReplay | None:
     )
 
 
-def subject_from_pretrained(name: str) -> AuditSubject:
+def subject_from_loaded(tokenizer: PretrainedTokenizer, label: str, no_bpe_reason: str) -> AuditSubject:
+    """A tokenizer that explorer.pretrained loads (a bundled one, or an uploaded SentencePiece
+    model), without a BPE replay: its ordinary tokens are the ids whose token is neither special
+    nor a problem."""
+    special_ids = frozenset(tokenizer.special_tokens.values())
+    ordinary = {}
+    for token_id in range(tokenizer.vocab_size):
+        token = tokenizer.token(token_id)
+        if not token.problem and not token.special and token_id not in special_ids:
+            ordinary[token_id] = token.token_bytes
+    return AuditSubject(
+        name=label,
+        vocab_size=tokenizer.vocab_size,
+        ordinary=ordinary,
+        special_ids=special_ids,
+        text_of=lambda token_id: (
+            None if strict_text(ordinary[token_id]) is None else tokenizer.decode([token_id]).text
+        ),
+        encode_batch=lambda texts: [[piece.id for piece in tokenizer.encode(text)] for text in texts],
+        no_bpe_reason=no_bpe_reason,
+    )
+
+
+def subject_from_pretrained(name: str, replay: bool = True) -> AuditSubject:
     """A bundled pretrained tokenizer (explorer.pretrained). tiktoken-style ones get a BPE replay
-    (their merges recovered by `tiktoken_parents`); the others none."""
+    (their merges recovered by `tiktoken_parents`, 3 s for o200k), a tokenizer.json one the replay
+    of its merge list, unless `replay` is False; SentencePiece ones none."""
     from explorer.pretrained import info_for, load_tokenizer
     from explorer.pretrained.library_backend import LibraryTokenizer
     from explorer.pretrained.registry import TIKTOKEN_KINDS
 
     info = info_for(name)
-    tokenizer = load_tokenizer(name)
-    special_ids = frozenset(tokenizer.special_tokens.values())
     if info.kind not in TIKTOKEN_KINDS:
-        ordinary = {}
-        for token_id in range(tokenizer.vocab_size):
-            token = tokenizer.token(token_id)
-            if not token.problem and not token.special and token_id not in special_ids:
-                ordinary[token_id] = token.token_bytes
-        return AuditSubject(
-            name=info.label,
-            vocab_size=tokenizer.vocab_size,
-            ordinary=ordinary,
-            special_ids=special_ids,
-            text_of=lambda token_id: (
-                None if strict_text(ordinary[token_id]) is None else tokenizer.decode([token_id]).text
-            ),
-            encode_batch=lambda texts: [[piece.id for piece in tokenizer.encode(text)] for text in texts],
-            bpe=library_bpe_replay(tokenizer) if isinstance(tokenizer, LibraryTokenizer) else None,
+        tokenizer = load_tokenizer(name)
+        subject = subject_from_loaded(
+            tokenizer,
+            info.label,
             no_bpe_reason="stepping stones are replayed for BPE models (tiktoken-style, tokenizer.json and "
             f"ours), not {info.kind} ones (SentencePiece merges by score, not by a merge list)",
         )
-    from explorer.pretrained.tiktoken_backend import load_encoding, mergeable_ranks
+        if replay and isinstance(tokenizer, LibraryTokenizer):
+            subject.bpe = library_bpe_replay(tokenizer)
+        return subject
+    from explorer.pretrained.tiktoken_backend import load_encoding
 
-    encoding = load_encoding(name)
-    ranks, pattern = mergeable_ranks(name)
-    by_id = {rank: token for token, rank in ranks.items()}
+    special_ids = frozenset(info.special_tokens.values())
+    encoding = load_encoding(name)  # loaded once per process: no file read again
+    ordinary: dict[int, bytes] = {}
+    for token_id in range(encoding.n_vocab):
+        if token_id not in special_ids:
+            try:
+                ordinary[token_id] = encoding.decode_single_token_bytes(token_id)
+            except KeyError:  # a gap between the ordinary and the special tokens (o200k, cl100k)
+                pass
     form = info.normalization
 
     def normalized(text: str) -> str:
@@ -285,23 +309,34 @@ def subject_from_pretrained(name: str) -> AuditSubject:
     def encode_batch(texts: list[str]) -> list[list[int]]:
         return encoding.encode_ordinary_batch([normalized(text) for text in texts], num_threads=1)
 
+    return AuditSubject(
+        name=info.label,
+        vocab_size=encoding.n_vocab,
+        ordinary=ordinary,
+        special_ids=special_ids,
+        text_of=lambda token_id: strict_text(ordinary[token_id]),
+        encode_batch=encode_batch,
+        bpe=_tiktoken_replay(name, normalized) if replay else None,
+        no_bpe_reason="" if replay else "not replayed (replay=False)",
+    )
+
+
+def _tiktoken_replay(name: str, normalized: Callable[[str], str]) -> BpeReplay:
+    """The BPE replay of a bundled tiktoken-style tokenizer, its merges recovered by
+    `tiktoken_parents` (its rank file read again: 3 s for o200k in all)."""
+    from explorer.pretrained.tiktoken_backend import mergeable_ranks
+
+    ranks, pattern = mergeable_ranks(name)
+    by_id = {rank: token for token, rank in ranks.items()}
+
     def lookup(pair: tuple[int, int]) -> tuple[int, int] | None:
         joined = ranks.get(by_id[pair[0]] + by_id[pair[1]])
         return None if joined is None else (joined, joined)
 
     split = regex.compile(pattern)
-    bpe = BpeReplay(
+    return BpeReplay(
         pre_tokenize=lambda line: split.findall(normalized(line)),
         initial=lambda word: [ranks[bytes([byte])] for byte in word.encode("utf-8")],
         lookup=lookup,
         merges=tiktoken_parents(ranks),
-    )
-    return AuditSubject(
-        name=info.label,
-        vocab_size=encoding.n_vocab,
-        ordinary={token_id: token for token_id, token in by_id.items() if token_id not in special_ids},
-        special_ids=special_ids,
-        text_of=lambda token_id: strict_text(by_id[token_id]),
-        encode_batch=encode_batch,
-        bpe=bpe,
     )

@@ -199,7 +199,7 @@ SCRIPTS: tuple[str, ...] = (
 _SCRIPT_PATTERN = regex.compile(
     "|".join(rf"(?P<s{index}>\p{{Script={name}}})" for index, name in enumerate(SCRIPTS))
 )
-_NEUTRAL_SCRIPTS = ("Common", "Inherited")
+NEUTRAL_SCRIPTS = ("Common", "Inherited")
 
 
 def script_of(char: str) -> str:
@@ -214,7 +214,7 @@ def token_script(data: bytes) -> str:
     neutral = None
     for char in text:
         script = script_of(char)
-        if script not in _NEUTRAL_SCRIPTS:
+        if script not in NEUTRAL_SCRIPTS:
             return script
         neutral = neutral or script
     return neutral or PARTIAL_CHARACTER

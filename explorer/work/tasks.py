@@ -19,7 +19,9 @@
   {"name", "library_json"} or {"pretrained": "gpt2"};
   `sample` is {"kind": "whole"}, {"kind": "first", "max_bytes"} or {"kind": "lines",
   "max_bytes", "seed"} (explorer.checks.corpus_prefix / sample_lines). Returns {"metrics":
-  TokenizerMetrics fields, "seconds", "lines", "characters", "complete"}.
+  TokenizerMetrics fields, "seconds", "lines", "characters", "complete", "research",
+  "research_reason"}: the research figures of the same lines (explorer.compare.research, seconds
+  are the corpus figures' alone), or None and one sentence saying why.
 - `read_uploads_task(reporter, files, max_entries)`: the Compare page's uploaded tokenizer files
   read (`explorer.compare.read_uploads`) and their entries counted; returns each tokenizer as an
   `explorer.work.chunked` pickle the server loads without a long hold of its GIL.
@@ -49,6 +51,7 @@ from explorer.training.word_counts import split_lines
 
 STOP_BUTTON = "the Stop button"
 NO_WORDS = "The corpus has no words once normalized and pre-tokenized: try another pre-tokenizer or corpus."
+STOPPED = "the measurement was stopped before the end of the lines"
 MEASURE_CHUNK = 8 * 4096  # lines measured between two progress reports and stop checks
 WARM_UP_STEPS = ("measuring", *PRETRAINED)
 
@@ -187,13 +190,29 @@ def measure_task(reporter, corpus_text: str, tokenizer: dict, sample: dict) -> d
     if not parts:
         parts.append(measure_corpus(column, []).metrics)
     metrics = add_metrics(parts, column.name)
+    seconds = time.perf_counter() - started
+    research = (
+        measure_research(tokenizer, texts) if complete else {"research": None, "research_reason": STOPPED}
+    )
     return {
         "metrics": dataclasses.asdict(metrics),
-        "seconds": time.perf_counter() - started,
+        "seconds": seconds,
         "lines": metrics.texts,
         "characters": metrics.characters,
         "complete": complete,
+        **research,
     }
+
+
+def measure_research(tokenizer: dict, texts: list[str]) -> dict:
+    """`explorer.compare.research.column_research` on the measured lines; a tokenizer the audit
+    cannot read gives a reason, not a failed measurement (the corpus figures stand)."""
+    from explorer.compare.research import column_research
+
+    try:
+        return column_research(tokenizer, texts)
+    except Exception as error:  # the corpus figures are measured: keep them, say why these are not
+        return {"research": None, "research_reason": f"the audit could not read this tokenizer ({error})"}
 
 
 def warm_up(step: str) -> None:

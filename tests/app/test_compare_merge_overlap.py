@@ -82,7 +82,7 @@ def test_the_section_shows_the_curve_and_partings_and_the_link_keeps_the_tokeniz
     )
     counts = spec["data"][1]
     assert counts["x"][-1] == trace.steps and counts["y"][-1] == expected.total_matched
-    assert len(at.dataframe) == 1  # the corpus figures stay the page's one data grid
+    assert len(at.dataframe) == 2  # no grid of its own: the corpus and research figures are the two
     run_only, pretrained_only = partings(at, "run"), partings(at, "pretrained")
     assert [int(row[0]) for row in run_only] == [part.rank + 1 for part in expected.run_only]
     assert [row[1:] for row in run_only] == [

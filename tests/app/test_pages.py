@@ -358,7 +358,8 @@ def test_compare_shows_pretrained_tokenizers_metrics_and_charts():
     assert [int(i) for i in re.findall(r'title="id (\d+)&#58;', english)] == GPT2_MOUSE_EN
     assert any('class="boundary-diff"' in body for body in html_bodies(at))
 
-    sentence_table, (corpus_table,) = sentence_figures(at), (frame.value for frame in at.dataframe)
+    # The corpus figures, then the research figures (tests/app/test_compare_research.py).
+    sentence_table, (corpus_table, _) = sentence_figures(at), (frame.value for frame in at.dataframe)
     assert list(sentence_table) == list(corpus_table.index) and len(corpus_table) == 4
     assert {
         "tokens",

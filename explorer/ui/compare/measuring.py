@@ -5,8 +5,8 @@ and kept in the run store beside the run (explorer.ui.common.serving).
 - `SAMPLE_BYTES`: the default measures a seeded random sample of the corpus's lines, at most this
   many bytes of UTF-8 (the whole corpus when it is smaller). A button measures the whole corpus.
 - A measurement's key is an HMAC (the store's `run_key`) of the corpus digest, the tokenizer's
-  content and the sample: the same tokenizer measured on the same text by any visitor is one job
-  and one stored result.
+  content, the sample and `MEASUREMENT_VERSION`: the same tokenizer measured on the same text by
+  any visitor is one job and one stored result.
 - `start_measurements(run, columns, corpus_text, whole)` asks the pool for what is not stored yet,
   without waiting (the page calls it before drawing anything slow); the session holds the
   handles, so a job nobody waits for any more is cancelled.
@@ -14,8 +14,9 @@ and kept in the run store beside the run (explorer.ui.common.serving).
   waits for them up to `INLINE_SECONDS` in the script run (sleeping; the page's progress bar
   moves), then lets a poller redraw the section until all are in.
 
-What it does not do: define the figures (explorer.lessons.metrics) or draw them
-(explorer.ui.compare.sections).
+What it does not do: define the figures (explorer.lessons.metrics, and explorer.lessons.audit for
+the research figures each result also carries) or draw them (explorer.ui.compare.sections and
+research_figures).
 """
 
 from __future__ import annotations
@@ -35,9 +36,15 @@ from explorer.ui.common.runs import Run
 from explorer.work import tasks
 from explorer.work.jobs import DONE, JobHandle
 
-SAMPLE_BYTES = 250_000  # the default sample: measured in well under 3 s for any corpus size
+# The default sample: its corpus figures take well under 3 s for any corpus size; the research
+# figures add about 1 s per column (o200k: 5 s the first time in a worker, explorer.compare.research).
+SAMPLE_BYTES = 250_000
 SEED = 0
 INLINE_SECONDS = 20.0
+# In what a measurement's key describes: a new version measures again what was stored before
+# (version 2 added the research figures, explorer.compare.research).
+MEASUREMENT_VERSION = 2
+OLDER_MEASUREMENT = "measured before the research figures existed"
 MEASURE_TIME_LIMIT = 600.0
 
 
@@ -49,6 +56,8 @@ class Measured:
     seconds: float
     lines: int
     characters: int
+    research: dict | None = None  # explorer.lessons.audit.research_figures, or None with a reason
+    research_reason: str | None = None
 
 
 def sample_for(corpus_text: str, whole: bool) -> dict:
@@ -59,13 +68,27 @@ def sample_for(corpus_text: str, whole: bool) -> dict:
 
 
 def measurement_key(run: Run, column: TokenizerColumn, sample: dict) -> str:
-    described = {"measure": column.content_key or canonical_json(column.spec), "sample": sample}
+    described = {
+        "measure": column.content_key or canonical_json(column.spec),
+        "sample": sample,
+        "version": MEASUREMENT_VERSION,
+    }
     return run_key(serving.secret(), run.key.corpus_sha256, canonical_json(described))
 
 
 def _measured(result: dict, name: str) -> Measured:
+    """A task's result (explorer.work.tasks.measure_task) read back; one stored before the research
+    figures has none, with a reason."""
     metrics = TokenizerMetrics(**{**result["metrics"], "name": name})
-    return Measured(metrics, result["seconds"], result["lines"], result["characters"])
+    research = result.get("research")
+    if not isinstance(research, dict):
+        research = None
+    reason = result.get("research_reason") if "research" in result else OLDER_MEASUREMENT
+    if research is None and not reason:
+        reason = OLDER_MEASUREMENT
+    return Measured(
+        metrics, result["seconds"], result["lines"], result["characters"], research, reason and str(reason)
+    )
 
 
 def _stored(key: str, name: str) -> Measured | None:

@@ -1,7 +1,8 @@
 """The Compare page's Streamlit glue: which tokenizers are columns, the upload, the sections and
 the cached corpus measurements. The comparing itself is pure (`explorer.compare`); the picker and
 the special-token switch are explorer.ui.compare.model_picker, the decode panel
-explorer.ui.compare.decode_panel.
+explorer.ui.compare.decode_panel, the research figures below the corpus figures
+explorer.ui.compare.research_figures.
 
 A column is `explorer.compare.TokenizerColumn` (a name plus an encode function): the current run,
 the other algorithm on the same corpus, earlier runs of the session, every bundled pretrained
@@ -44,7 +45,7 @@ from explorer.ui.common.settings import (
     other_algorithm,
     settings_for_other_algorithm,
 )
-from explorer.ui.compare import compare_link, measuring, upload_jobs
+from explorer.ui.compare import compare_link, measuring, research_figures, upload_jobs
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -275,6 +276,7 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
         "each tokenizer took to encode and measure this text the first time; results are kept with the run."
     )
     figures.plotly_chart(charts.metrics_bar_chart(table), state.Chart.COMPARE_BARS)
+    research_figures.research_section(measured)
 
 
 @st.fragment(run_every=1.0)
