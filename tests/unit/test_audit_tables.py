@@ -125,3 +125,15 @@ def test_the_audit_task_is_the_audit_with_the_names_of_its_tokens(trace):
             assert len(result["unreachable_tokens"][str(entry["id"])]) == len(entry["encodes_to"])
     with pytest.raises(ValueError, match="unknown pretrained tokenizer"):
         audit_task(FakeReporter(), CORPUS, {"pretrained": "bogus"}, {"kind": "whole"})
+
+
+def test_unreachable_tokens_with_a_text_come_first():
+    entries = [
+        {"id": 1, "token": "<0xE2>", "encodes_to": None, "reason": "not UTF-8"},
+        {"id": 9, "token": "ab", "encodes_to": [3, 4]},
+        {"id": 2, "token": "<0xA0>", "encodes_to": None, "reason": "not UTF-8"},
+        {"id": 5, "token": "cd", "encodes_to": [6]},
+    ]
+    assert [entry["id"] for entry in tables.unreachable_order(entries)] == [5, 9, 1, 2]
+    page = tables.unreachable_html(entries, {"9": ["a", "b"], "5": ["c"]}, tables.TokenLinks())
+    assert re.findall(r'<tr data-id="(\d+)">', page) == ["5", "9", "1", "2"]

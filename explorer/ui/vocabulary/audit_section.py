@@ -250,8 +250,8 @@ def show_audit(run: Run, choice: tables.AuditChoice, result: dict, corpus_text: 
     )
     frame.note(
         f"{audit['ordinary_tokens']:,} ordinary and {audit['special_tokens']:,} special tokens; "
-        f"{audit['lines']:,} lines, {audit['utf8_bytes']:,} bytes. Audited in a worker in "
-        f"{result['seconds']:.1f} s; kept with the run."
+        f"{audit['lines']:,} lines, {audit['utf8_bytes']:,} bytes (line breaks not counted). Audited in a "
+        f"worker in {result['seconds']:.2f} s; kept with the run."
     )
     links = token_links(run, choice)
     st.markdown("**Scripts**: each script's characters in the corpus and tokens in the encoding")
@@ -273,7 +273,10 @@ def show_audit(run: Run, choice: tables.AuditChoice, result: dict, corpus_text: 
     if not unreachable:
         frame.note("None: every token's text, encoded alone, gives back that token.")
     else:
-        frame.note(f"{min(len(unreachable), tables.ROWS_SHOWN):,} of {len(unreachable):,}, by id.")
+        frame.note(
+            f"{min(len(unreachable), tables.ROWS_SHOWN):,} of {len(unreachable):,}: those whose text "
+            "encodes to other tokens first, then those with no text, by id."
+        )
         st.html(tables.unreachable_html(unreachable, result["unreachable_tokens"], links))
     st.markdown("**Unused tokens**")
     unused = result["unused_sample"]

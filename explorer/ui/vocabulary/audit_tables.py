@@ -125,7 +125,7 @@ def audit_sample(corpus_text: str) -> dict:
 def sample_note(corpus_text: str, lines: int) -> str:
     """Which text the audit is of, in words (`lines`: the lines audited)."""
     if audit_sample(corpus_text)["kind"] == "whole":
-        return f"the whole training corpus ({lines:,} lines, {utf8_size(corpus_text):,} bytes)"
+        return f"the whole training corpus ({lines:,} lines)"
     return (
         f"a random sample of the training corpus's lines: {lines:,} lines, at most {SAMPLE_BYTES:,} "
         f"bytes of its {utf8_size(corpus_text):,} (seed {SAMPLE_SEED}, the sample Compare measures)"
@@ -221,9 +221,13 @@ def history_href(params: Mapping[str, str]) -> str:
 # ---------------------------------------------------------------- the tables
 
 
-def _table(headings: Sequence[tuple[str, str]], rows: list[str], css: str) -> str:
+def _table(headings: Sequence[tuple[str, str]], rows: list[str], css: str, text_last: bool = False) -> str:
+    """A table; `text_last`: its last column is text (left-aligned, wrapping)."""
     head = "".join(
-        f'<th title="{escape_text(help_text)}">{escape_text(text)}</th>' for text, help_text in headings
+        f'<th title="{escape_text(help_text)}"'
+        + (' class="audit-text"' if text_last and index == len(headings) - 1 else "")
+        + f">{escape_text(text)}</th>"
+        for index, (text, help_text) in enumerate(headings)
     )
     return (
         f'<div class="figures-table audit-table {css}"><table><thead><tr>{head}</tr></thead>'
@@ -265,13 +269,11 @@ def stone_rows(stones: Sequence[dict], links: TokenLinks) -> list[dict]:
 
 
 def consumer_html(step: int | None, text: str, links: TokenLinks) -> str:
-    """A consuming merge, linked to its step when known."""
+    """A consuming merge, linked to its step when known (kept on one line where it fits)."""
     if step is None:
-        return escape_text(text)
-    return (
-        links.step_link(step, escape_text(text), f"Merge history at step {step}")
-        + f" <small>(step {step:,})</small>"
-    )
+        return f'<span class="audit-consumer">{escape_text(text)}</span>'
+    linked = links.step_link(step, escape_text(text), f"Merge history at step {step}")
+    return f'<span class="audit-consumer">{linked} <small>(step {step:,})</small></span>'
 
 
 def stones_html(stones: Sequence[dict], links: TokenLinks) -> str:
@@ -285,7 +287,7 @@ def stones_html(stones: Sequence[dict], links: TokenLinks) -> str:
         rows.append(
             f'<tr data-id="{row["id"]}"><th>{links.token(row["id"], row["token"])}</th>'
             f"<td>{links.made_at(row['id'])}</td><td>{row['formed']:,}</td><td>{row['final']:,}</td>"
-            f'<td>{row["ratio"]:.1%}</td><td class="audit-text">{"<br>".join(consumed)}</td></tr>'
+            f'<td>{row["ratio"]:.1%}</td><td class="audit-text">{" · ".join(consumed)}</td></tr>'
         )
     headings = [
         ("token", "Links to the Merge history page at the step that made it"),
@@ -295,13 +297,20 @@ def stones_html(stones: Sequence[dict], links: TokenLinks) -> str:
         ("final / formed", "At most 10% for a stepping stone"),
         ("consumed by", "The merges that take it as a parent, with their steps"),
     ]
-    return _table(headings, rows, "audit-stones")
+    return _table(headings, rows, "audit-stones", text_last=True)
+
+
+def unreachable_order(entries: Sequence[dict]) -> list[dict]:
+    """Tokens whose text encodes to other tokens first (the surprising ones), then those without a
+    text (bytes that are part of a character), each by id."""
+    return sorted(entries, key=lambda entry: (entry["encodes_to"] is None, entry["id"]))
 
 
 def unreachable_html(entries: Sequence[dict], encodes_to: Mapping[str, list[str]], links: TokenLinks) -> str:
-    """The first ROWS_SHOWN unreachable tokens: what their text encodes to, or why it has none."""
+    """The first ROWS_SHOWN unreachable tokens: what their text encodes to, or why it has none;
+    those with a text first (`unreachable_order`)."""
     rows = []
-    for entry in entries[:ROWS_SHOWN]:
+    for entry in unreachable_order(entries)[:ROWS_SHOWN]:
         token_id = entry["id"]
         if entry["encodes_to"] is None:
             result = escape_text(entry.get("reason", "no text"))
@@ -320,7 +329,7 @@ def unreachable_html(entries: Sequence[dict], encodes_to: Mapping[str, list[str]
         ("made at step", "The merge that made it"),
         ("its text encodes to", "The tokens its text, encoded alone, gives (or why it has no text)"),
     ]
-    return _table(headings, rows, "audit-unreachable")
+    return _table(headings, rows, "audit-unreachable", text_last=True)
 
 
 def unused_html(sample: Sequence[dict], links: TokenLinks) -> str:
