@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -132,3 +133,22 @@ def test_a_bad_audit_in_the_link_is_a_sentence():
     assert "Unknown tokenizer" in warnings and "audit step" in warnings
     assert elsewhere.selectbox(key=W.AUDIT_SUBJECT).value == "run"
     assert "audit" not in query(elsewhere) and "audit_step" not in query(elsewhere)
+
+
+def test_an_audit_still_running_is_polled_until_it_is_in(monkeypatch):
+    from explorer.ui.vocabulary import audit_section
+
+    monkeypatch.setattr(audit_section, "INLINE_SECONDS", 0.0)  # no inline wait: the poller at once
+    at = train(new_app())
+    at.switch_page(VOCABULARY).run()
+    at.selectbox(key=W.AUDIT_SUBJECT).set_value("cl100k_base").run()
+    assert not at.exception, at.exception
+    assert "Still auditing in a worker …" in [str(caption.value) for caption in at.caption]
+    assert "Tokens" not in metrics(at)
+    deadline = time.monotonic() + 120
+    while "Tokens" not in metrics(at):
+        assert time.monotonic() < deadline, "the audit did not come in"
+        time.sleep(0.5)
+        at.run()  # in AppTest a run is one tick of the poller
+        assert not at.exception, at.exception
+    assert shown_figures(at) == expected_figures(audit(subject_from_pretrained("cl100k_base"), LINES))

@@ -96,6 +96,7 @@ def audit_result(run: Run, choice: tables.AuditChoice, corpus_text: str) -> tupl
     if stored is not None:
         return _keep(run, key, stored), None
     held = state.get(state.AUDIT_JOBS) or {}
+    _let_go_of_others(held, key)
     handle = held.get(key)
     if handle is None:
         handle = serving.pool().request(
@@ -115,10 +116,27 @@ def audit_result(run: Run, choice: tables.AuditChoice, corpus_text: str) -> tupl
     handle.release()
     if job.state != DONE:
         return None, job.error or "the audit was stopped"
+    _store(key, job.result)
+    return _keep(run, key, job.result), None
+
+
+def _store(key: str, result: dict) -> None:
     run_store = serving.store()
     if run_store is not None:
-        run_store.put(key, json.dumps(job.result).encode("utf-8"), None, {"kind": "audit"})
-    return _keep(run, key, job.result), None
+        run_store.put(key, json.dumps(result).encode("utf-8"), None, {"kind": "audit"})
+
+
+def _let_go_of_others(held: dict, key: str) -> None:
+    """The session's audits of earlier choices: stored when done, else let go of (a job nobody
+    else waits for is cancelled: the visitor chose another audit)."""
+    for other_key, other in list(held.items()):
+        if other_key == key:
+            continue
+        if other.job.finished and other.job.state == DONE:
+            _store(other_key, other.job.result)
+        del held[other_key]
+        abandoned.forget(other)
+        other.release()
 
 
 @st.fragment(run_every=1.0)
@@ -189,7 +207,7 @@ def audit_section(run: Run) -> dict[str, str | None]:
     choice = choose(run)
     params = tables.choice_params(choice)
     corpus_text = state.trained_corpus_text(run)
-    if corpus_text is None:
+    if not corpus_text:
         frame.info(NO_CORPUS)
         return params
     result, problem = audit_result(run, choice, corpus_text)
