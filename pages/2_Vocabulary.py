@@ -1,10 +1,13 @@
 """Vocabulary: every token with its readable form, merge rank, parents and corpus frequency (for a
-Unigram run: its score, and the pieces training removed with the round each went in)."""
+Unigram run: its score, and the pieces training removed with the round each went in), and an audit
+of this run's or a bundled tokenizer's vocabulary on the run's corpus
+(explorer.ui.vocabulary.audit_section)."""
 
 import streamlit as st
 
 from explorer.ui.common import frame, link, state
 from explorer.ui.common import run_views as views
+from explorer.ui.vocabulary import audit_section
 from explorer.ui.vocabulary import vocabulary_table as vocabulary_views
 
 W = state.Widget
@@ -82,7 +85,6 @@ files = [
 ]
 for column, file in zip(st.columns(len(files)), files):
     column.download_button(file.label, file.data, file_name=file.file_name, mime=file.mime, on_click="ignore")
-frame.finish(
-    PAGE,
-    link.run_params(run, vocabulary_views.link_params(query, chosen_kinds, run_kinds, sort_by, descending)),
-)
+audit_params = audit_section.audit_section(run)  # last: it may wait for its worker
+page_params = vocabulary_views.link_params(query, chosen_kinds, run_kinds, sort_by, descending)
+frame.finish(PAGE, link.run_params(run, {**page_params, **audit_params}))

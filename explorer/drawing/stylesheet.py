@@ -78,6 +78,12 @@ STYLESHEET = """
 .figures-table td{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums;}
 .figures-table td.token{text-align:left;white-space:pre;font-family:ui-monospace,monospace;}
 .partings thead th{cursor:auto;}
+.figures-table td.audit-text{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:16rem;}
+.figures-table thead th.audit-text{text-align:left;}
+.audit-table{max-height:28rem;overflow-y:auto;margin-bottom:0.75rem;}
+.audit-table thead th{position:sticky;top:0;background:var(--st-background-color,#fff);}
+.audit-unused{line-height:1.9;overflow-wrap:anywhere;}
+.audit-consumer{display:inline-block;max-width:100%;}
 .column-error{margin-top:0.5rem;padding:0.75rem 1rem;border-radius:0.5rem;background:rgba(255,43,43,0.09);
   color:#7d353b;font-size:0.9rem;}
 .column-count{margin:0.4rem 0 0.3rem;}

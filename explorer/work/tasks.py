@@ -27,6 +27,9 @@
   `explorer.work.chunked` pickle the server loads without a long hold of its GIL.
 - `merge_overlap_task(reporter, run_merges, pretrained)`: a BPE run's merges against a bundled
   byte-level BPE tokenizer's (explorer.compare.merge_overlap), whose merges are recovered here.
+- `audit_task(reporter, corpus_text, subject, sample)`: the Vocabulary page's audit
+  (`explorer.lessons.audit`) of a run's tokenizer (its tokenizer.json) or a bundled one, on the
+  corpus or a stated sample of it, with the names of the tokens it lists.
 
 - `warm_up(step)`: one of `WARM_UP_STEPS`, run by an idle worker (explorer.work.config): "measuring"
   imports what `measure_task` imports, a pretrained name loads that encoding and its token tables
@@ -276,3 +279,60 @@ def merge_overlap_task(reporter, run_merges: list[tuple[bytes, bytes]], pretrain
     merges = pretrained_merges(pretrained)
     reporter.report(phase="comparing")
     return {**merge_overlap(run_merges, merges).to_dict(), "seconds": time.perf_counter() - started}
+
+
+# ---------------------------------------------------------------- the vocabulary audit
+
+AUDIT_UNUSED_SHOWN = 60  # unused tokens named in an audit's result (a seeded random sample of them)
+
+
+def audit_task(reporter, corpus_text: str, subject: dict, sample: dict) -> dict:
+    """The Vocabulary page's audit (explorer.lessons.audit) of one tokenizer on the corpus or a
+    stated sample of it (`sample` as for `measure_task`). `subject`: {"pretrained": name} (a
+    bundled tokenizer) or {"name", "tokenizer_json"} (ours, e.g. a run's after k merges).
+
+    Returns {"audit": the audit's dict, "unreachable_tokens": {id: readable tokens it encodes
+    to}, "unused_sample": [{"id", "token"}] (at most AUDIT_UNUSED_SHOWN, seed 0, by id),
+    "seconds", "lines"}: the names the page shows, which only the tokenizer here knows."""
+    import random
+
+    from explorer.drawing.token_html import readable_token
+    from explorer.lessons.audit import audit
+    from explorer.lessons.audit_subjects import subject_from_pretrained, subject_from_tokenizer
+
+    started = time.perf_counter()
+    reporter.report(phase="loading")
+    if "pretrained" in subject:
+        from explorer.pretrained import BUNDLED
+
+        if subject["pretrained"] not in BUNDLED:
+            raise ValueError(
+                f"unknown pretrained tokenizer {subject['pretrained']!r} (choose from {', '.join(BUNDLED)})"
+            )
+        audited = subject_from_pretrained(subject["pretrained"])
+    else:
+        from explorer.pipeline.tokenizer_json import tokenizer_from_json
+
+        tokenizer = tokenizer_from_json(subject["tokenizer_json"])
+        audited = subject_from_tokenizer(tokenizer, subject.get("name", "tokenizer"))
+    lines = split_lines(sampled_text(corpus_text, sample))
+    reporter.report(phase="auditing", lines=len(lines))
+    result = audit(audited, lines)
+
+    def shown(token_id: int) -> str:
+        data = audited.ordinary.get(token_id)
+        return readable_token(data) if data is not None else f"<special {token_id}>"
+
+    unused = result["unused"]["ids"]
+    picked = sorted(random.Random(0).sample(unused, min(AUDIT_UNUSED_SHOWN, len(unused))))
+    return {
+        "audit": result,
+        "unreachable_tokens": {
+            str(entry["id"]): [shown(token_id) for token_id in entry["encodes_to"]]
+            for entry in result["unreachable"]
+            if entry["encodes_to"] is not None
+        },
+        "unused_sample": [{"id": token_id, "token": shown(token_id)} for token_id in picked],
+        "seconds": time.perf_counter() - started,
+        "lines": len(lines),
+    }

@@ -59,6 +59,7 @@ SEEN_COLUMNS = (
 )
 UPLOADED_TOKENIZERS = "compare_uploaded"  # OrderedDict key -> UploadedTokenizer: the session's uploads
 LAST_UPLOAD = "compare_last_upload"  # (digest of the uploader's files, messages): the upload read last
+AUDIT_JOBS = "audit_jobs"  # {audit key: JobHandle}: the Vocabulary page's audits still running
 
 PENDING_WIDGETS = "pending_widget_values"  # {widget key: (value set, value the browser showed, run)}
 SCRIPT_RUNS = "script_runs"  # int: the session's page script runs so far
@@ -124,6 +125,8 @@ class Widget:
     SORT = "vocab_sort"
     DESCENDING = "vocab_descending"
     GRID_START = "grid_start"
+    AUDIT_SUBJECT = "vocab_audit_subject"  # the audit's tokenizer: this run or a bundled one
+    AUDIT_STEP = "vocab_audit_step"  # ... this run after that many steps
     # Compare
     SENTENCES = "sentences"
     TRY_TEXT = "train_try_text"

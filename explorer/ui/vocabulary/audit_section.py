@@ -1,0 +1,308 @@
+"""The Vocabulary page's "Audit" section: a vocabulary audit (explorer.lessons.audit) of this run (at
+its last step or after k merges or rounds) or of a bundled pretrained tokenizer, on this run's
+training corpus (a stated sample of it, the one Compare measures), with its headline figures, its
+per-script table and its tables of stepping stones, unreachable and unused tokens. A token of our
+run links to the Merge history page at the step that made it.
+
+The audit runs in a worker process of the server's pool (explorer.work.tasks.audit_task), never in
+its threads, when the section is first shown: a link that names an audit shows it. Its key is an
+HMAC (the store's `run_key`) of the corpus digest, what is audited (the run by its store key and
+step, or the bundled name) and the sample, so the same audit asked by any visitor is one job and
+one stored result; the run keeps the results it has shown in memory too (`AUDITS_KEPT`). The page
+waits for it up to `INLINE_SECONDS`, then a poller redraws the page when it is in.
+
+The choice goes into the page's link (`audit`, `audit_step`: explorer.ui.vocabulary.audit_tables),
+and a link's choice is put in the widgets on the session's first view.
+
+What it does not do: compute the audit, or build its tables (explorer.ui.vocabulary.audit_tables).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+import streamlit as st
+
+from explorer.pretrained import BUNDLED
+from explorer.runstore import canonical_json, run_key
+from explorer.ui.common import abandoned, frame, link, serving, state
+from explorer.ui.common.literal import markdown_literal
+from explorer.ui.common.run_views import labels
+from explorer.ui.common.runs import Run
+from explorer.ui.vocabulary import audit_tables as tables
+from explorer.work import tasks
+from explorer.work.jobs import DONE
+
+W = state.Widget
+INLINE_SECONDS = 20.0
+AUDIT_TIME_LIMIT = 600.0
+AUDITS_KEPT = 6  # audit results a run keeps in memory (a pretrained one can hold 200,000 ids)
+NO_CORPUS = "The corpus of this run is no longer in the session: train it again to audit on it."
+
+
+def audit_key(run: Run, choice: tables.AuditChoice, sample: dict) -> str:
+    described = {
+        "audit": choice.described(run.store_key or canonical_json(run.settings.to_query_params())),
+        "sample": sample,
+    }
+    return run_key(serving.secret(), run.key.corpus_sha256, canonical_json(described))
+
+
+def subject_spec(run: Run, choice: tables.AuditChoice) -> dict:
+    """The audit task's `subject`: a bundled name, or this run's tokenizer.json at the step. Its
+    name is neutral ("this run"): the stored result is shared, a session's run number is not."""
+    if choice.pretrained is not None:
+        return {"pretrained": choice.pretrained}
+    from explorer.pipeline.tokenizer_json import tokenizer_to_json
+
+    name = "this run" if choice.step is None else f"this run after {choice.step} {run.trace.step_noun}s"
+    return {"name": name, "tokenizer_json": tokenizer_to_json(run.trace.tokenizer_at(choice.step))}
+
+
+def _kept(run: Run) -> dict[str, dict]:
+    return run.derive("audits", dict)
+
+
+def _keep(run: Run, key: str, result: dict) -> dict:
+    kept = _kept(run)
+    kept[key] = result
+    while len(kept) > AUDITS_KEPT:
+        kept.pop(next(iter(kept)))
+    return result
+
+
+def _stored(key: str) -> dict | None:
+    run_store = serving.store()
+    entry = run_store.get(key) if run_store is not None else None
+    if entry is None:
+        return None
+    try:
+        result = json.loads(entry.payload)
+    except ValueError:
+        return None
+    return result if isinstance(result, dict) and "audit" in result else None
+
+
+def audit_result(run: Run, choice: tables.AuditChoice, corpus_text: str) -> tuple[dict | None, str | None]:
+    """(the audit task's result, None) when known; (None, a sentence) when it failed; (None, None)
+    while it still runs in a worker (after waiting up to INLINE_SECONDS)."""
+    sample = tables.audit_sample(corpus_text)
+    key = audit_key(run, choice, sample)
+    known = _kept(run).get(key)
+    if known is not None:
+        return known, None
+    stored = _stored(key)
+    if stored is not None:
+        return _keep(run, key, stored), None
+    held = state.get(state.AUDIT_JOBS) or {}
+    _let_go_of_others(held, key)
+    handle = held.get(key)
+    if handle is None:
+        handle = serving.pool().request(
+            key, tasks.audit_task, corpus_text, subject_spec(run, choice), sample, time_limit=AUDIT_TIME_LIMIT
+        )
+        abandoned.hold(handle)
+        held[key] = handle
+        state.put(state.AUDIT_JOBS, held)
+    job = handle.job
+    with st.spinner("Auditing in a worker process …"):
+        job.wait(INLINE_SECONDS)
+    if not job.finished:
+        return None, None
+    held.pop(key, None)
+    state.put(state.AUDIT_JOBS, held)
+    abandoned.forget(handle)
+    handle.release()
+    if job.state != DONE:
+        return None, job.error or "the audit was stopped"
+    _store(key, job.result)
+    return _keep(run, key, job.result), None
+
+
+def _store(key: str, result: dict) -> None:
+    run_store = serving.store()
+    if run_store is not None:
+        run_store.put(key, json.dumps(result).encode("utf-8"), None, {"kind": "audit"})
+
+
+def _let_go_of_others(held: dict, key: str) -> None:
+    """The session's audits of earlier choices: stored when done, else let go of (a job nobody
+    else waits for is cancelled: the visitor chose another audit)."""
+    for other_key, other in list(held.items()):
+        if other_key == key:
+            continue
+        if other.job.finished and other.job.state == DONE:
+            _store(other_key, other.job.result)
+        del held[other_key]
+        abandoned.forget(other)
+        other.release()
+
+
+@st.fragment(run_every=1.0)
+def _audit_poller() -> None:
+    """While the audit runs in a worker: a line, and a rerun of the page once it is in."""
+    jobs = state.get(state.AUDIT_JOBS) or {}
+    if not any(not handle.job.finished for handle in jobs.values()):
+        st.rerun(scope="app")
+    st.caption("Still auditing in a worker …")
+
+
+# ---------------------------------------------------------------- the choice
+
+
+def choice_from_link(run: Run, params: Mapping[str, str]) -> None:
+    """A link's audit put in the widgets before they are drawn; what it ignored, said once."""
+    trace = run.trace
+    choice, notes = tables.choice_from_params(params, trace.steps, list(BUNDLED), trace.step_noun)
+    state.put(W.AUDIT_SUBJECT, choice.pretrained or tables.THIS_RUN)
+    state.put(W.AUDIT_STEP, trace.steps if choice.step is None else choice.step)
+    for note in notes:
+        frame.warning(note)
+
+
+def choose(run: Run) -> tables.AuditChoice:
+    """The subject and step widgets, and what they choose."""
+    trace = run.trace
+    options = [tables.THIS_RUN, *BUNDLED]
+    state.keep_choice(W.AUDIT_SUBJECT, options, tables.THIS_RUN)
+    subject_column, step_column = st.columns([3, 2], vertical_alignment="bottom")
+    subject = subject_column.selectbox(
+        "Tokenizer to audit",
+        options,
+        key=W.AUDIT_SUBJECT,
+        format_func=lambda name: (
+            f"This run ({run.settings.short_name()})" if name == tables.THIS_RUN else BUNDLED[name].label
+        ),
+        help="This run's tokenizer, or a bundled pretrained one, on this run's corpus",
+    )
+    if subject != tables.THIS_RUN:
+        return tables.AuditChoice(pretrained=subject)
+    step = state.get(W.AUDIT_STEP)
+    if not isinstance(step, int) or not 0 <= step <= trace.steps:
+        state.put(W.AUDIT_STEP, trace.steps)
+    chosen = step_column.number_input(
+        f"After how many {trace.step_noun}s ({trace.steps:,}: the trained tokenizer)",
+        min_value=0,
+        max_value=trace.steps,
+        step=1,
+        key=W.AUDIT_STEP,
+    )
+    return tables.AuditChoice(step=None if int(chosen) >= trace.steps else int(chosen))
+
+
+# ---------------------------------------------------------------- the section
+
+
+def audit_section(run: Run) -> dict[str, str | None]:
+    """The section; returns its link parameters (explorer.ui.vocabulary.audit_tables.choice_params)."""
+    st.subheader("Audit")
+    st.caption(
+        "Which tokens the corpus never uses, which no text can produce alone, and which only lead to "
+        "longer tokens; how evenly the corpus uses the vocabulary, and how each script is tokenized. "
+        "The exact definitions are in docs/audit.md (`python -m explorer audit` prints the same)."
+    )
+    if state.get(state.FIRST_RUN):
+        choice_from_link(run, st.query_params)
+    choice = choose(run)
+    params = tables.choice_params(choice)
+    corpus_text = state.trained_corpus_text(run)
+    if not corpus_text:
+        frame.info(NO_CORPUS)
+        return params
+    result, problem = audit_result(run, choice, corpus_text)
+    if problem is not None:
+        frame.error(f"Could not audit this tokenizer on the corpus: {problem}")
+    elif result is None:
+        _audit_poller()
+    else:
+        show_audit(run, choice, result, corpus_text)
+    return params
+
+
+def token_links(run: Run, choice: tables.AuditChoice) -> tables.TokenLinks:
+    """Our merge run's tokens link to the Merge history page; a pretrained tokenizer's, a Unigram
+    run's (no merges), none."""
+    if choice.pretrained is not None or run.trace.step_noun != "merge":
+        return tables.TokenLinks()
+    merges = run.merge_history.merges
+    return tables.TokenLinks(
+        steps=run.derive("audit_merge_steps", lambda: tables.merge_steps(merges)),
+        names=labels(run),
+        href_at=lambda step: tables.history_href(
+            link.run_params(run, {tables.HISTORY_STEP_PARAM: str(step)})
+        ),
+        until=choice.step,
+    )
+
+
+def figures(result: dict) -> dict[str, str]:
+    """The headline figures as the metrics show them."""
+    audit = result["audit"]
+    stones = audit["stepping_stones"]
+    efficiency = audit["renyi_efficiency"]["value"]
+    bytes_per_token = audit["bytes_per_token"]
+    return {
+        "Tokens": f"{audit['tokens']:,}",
+        "Bytes per token": "n/a" if bytes_per_token is None else f"{bytes_per_token:.3f}",
+        f"Rényi efficiency (α {audit['renyi_efficiency']['alpha']})": "n/a"
+        if efficiency is None
+        else f"{efficiency:.4f}",
+        "Vocabulary size": f"{audit['vocab_size']:,}",
+        "Unreachable": f"{audit['unreachable_count']:,}",
+        "Unused": f"{audit['unused']['count']:,}",
+        "Stepping stones": "n/a" if stones is None else f"{len(stones):,}",
+    }
+
+
+def show_audit(run: Run, choice: tables.AuditChoice, result: dict, corpus_text: str) -> None:
+    audit = result["audit"]
+    shown = BUNDLED[choice.pretrained].label if choice.pretrained else audit["tokenizer"]
+    on = tables.sample_note(corpus_text, result["lines"])
+    st.markdown(f"**{markdown_literal(shown)}** on {markdown_literal(on)}")
+    values = figures(result)
+    for column, (label, value) in zip(st.columns(len(values)), values.items()):
+        column.metric(label, value)
+    st.caption(
+        " · ".join(f"**{name}**: {markdown_literal(text)}" for name, text in tables.DEFINITIONS.items())
+    )
+    frame.note(
+        f"{audit['ordinary_tokens']:,} ordinary and {audit['special_tokens']:,} special tokens; "
+        f"{audit['lines']:,} lines, {audit['utf8_bytes']:,} bytes (line breaks not counted). Audited in a "
+        f"worker in {result['seconds']:.2f} s; kept with the run."
+    )
+    links = token_links(run, choice)
+    st.markdown("**Scripts**: each script's characters in the corpus and tokens in the encoding")
+    st.html(tables.scripts_html(audit["scripts"]))
+    stones = audit["stepping_stones"]
+    st.markdown("**Stepping stones**")
+    if stones is None:
+        frame.note(f"Not counted: {audit['stepping_stones_reason']}.")
+    elif not stones:
+        frame.note("None: every token a merge takes as a parent is also left in the encoding often.")
+    else:
+        frame.note(
+            f"{min(len(stones), tables.ROWS_SHOWN):,} of {len(stones):,}, most formed first."
+            + (" A token or step links to the Merge history page at that step." if links.href_at else "")
+        )
+        st.html(tables.stones_html(stones, links))
+    unreachable = audit["unreachable"]
+    st.markdown("**Unreachable tokens**")
+    if not unreachable:
+        frame.note("None: every token's text, encoded alone, gives back that token.")
+    else:
+        frame.note(
+            f"{min(len(unreachable), tables.ROWS_SHOWN):,} of {len(unreachable):,}: those whose text "
+            "encodes to other tokens first, then those with no text, by id."
+        )
+        st.html(tables.unreachable_html(unreachable, result["unreachable_tokens"], links))
+    st.markdown("**Unused tokens**")
+    unused = result["unused_sample"]
+    if not unused:
+        frame.note("None: the corpus uses every ordinary token.")
+    else:
+        frame.note(
+            f"{len(unused):,} of {audit['unused']['count']:,}"
+            + (", a random sample (seed 0), by id." if len(unused) < audit["unused"]["count"] else ", by id.")
+        )
+        st.html(tables.unused_html(unused, links))
