@@ -21,7 +21,6 @@ research_figures).
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from explorer.compare import TokenizerColumn
 from explorer.lessons.metrics import TokenizerMetrics
 from explorer.runstore import canonical_json, run_key
 from explorer.training.word_counts import split_lines
-from explorer.ui.common import abandoned, serving, state
+from explorer.ui.common import abandoned, serving, state, worker_results
 from explorer.ui.common.runs import Run
 from explorer.work import tasks
 from explorer.work.jobs import DONE, JobHandle
@@ -92,20 +91,11 @@ def _measured(result: dict, name: str) -> Measured:
 
 
 def _stored(key: str, name: str) -> Measured | None:
-    run_store = serving.store()
-    entry = run_store.get(key) if run_store is not None else None
-    if entry is None:
-        return None
+    result = worker_results.stored(key)
     try:
-        return _measured(json.loads(entry.payload), name)
+        return None if result is None else _measured(result, name)
     except (KeyError, TypeError, ValueError):
         return None
-
-
-def _store(key: str, result: dict) -> None:
-    run_store = serving.store()
-    if run_store is not None:
-        run_store.put(key, json.dumps(result).encode("utf-8"), None, {"kind": "measurement"})
 
 
 def start_measurements(run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, whole: bool) -> None:
@@ -165,7 +155,7 @@ def measurements(
             handle.release()
             name = next(column.name for column in columns if column.key == column_key)
             if job.state == DONE:
-                _store(key, job.result)
+                worker_results.store(key, job.result, "measurement")
                 found[column_key] = _measured(job.result, name)
             else:
                 failed[column_key] = job.error or "the measurement was stopped"

@@ -16,7 +16,6 @@ figure (explorer.drawing.charts.merge_overlap_figure).
 from __future__ import annotations
 
 import hashlib
-import json
 from typing import cast
 
 import streamlit as st
@@ -34,12 +33,11 @@ from explorer.drawing import charts
 from explorer.drawing.token_html import escape_text, readable_token
 from explorer.pretrained import info_for
 from explorer.runstore import canonical_json, run_key
-from explorer.ui.common import abandoned, frame, serving, state
+from explorer.ui.common import frame, serving, state, worker_results
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common.literal import markdown_literal
 from explorer.ui.common.runs import Run
 from explorer.work import tasks
-from explorer.work.jobs import DONE, JobHandle
 
 W = state.Widget
 
@@ -63,78 +61,37 @@ def overlap_key(merges: list[BytePair], pretrained: str) -> str:
     return run_key(serving.secret(), digest.hexdigest(), canonical_json({"merge_overlap": pretrained}))
 
 
-def _stored(key: str) -> MergeOverlap | None:
-    run_store = serving.store()
-    entry = run_store.get(key) if run_store is not None else None
-    if entry is None:
-        return None
+def _overlap_result(result: dict) -> bool:
     try:
-        return MergeOverlap.from_dict(json.loads(entry.payload))
+        MergeOverlap.from_dict(result)
     except (KeyError, TypeError, ValueError):
-        return None
-
-
-def _store(key: str, result: dict) -> None:
-    run_store = serving.store()
-    if run_store is not None:
-        run_store.put(key, json.dumps(result).encode("utf-8"), None, {"kind": "merge_overlap"})
-
-
-def _collect_others(held: dict[str, JobHandle], key: str) -> None:
-    """Store and let go the finished jobs of earlier choices (a visitor who picked another
-    tokenizer before the last comparison was in)."""
-    for other_key, handle in list(held.items()):
-        if other_key != key and handle.job.finished:
-            del held[other_key]
-            abandoned.forget(handle)
-            if handle.job.state == DONE:
-                _store(other_key, handle.job.result)
-            handle.release()
+        return False
+    return True
 
 
 def comparison(run: Run, pretrained: str) -> MergeOverlap | str | None:
     """The comparison (kept with the run, stored, or from a worker), a sentence when the worker
     failed, or None while it still runs."""
-    merges = run_merges(run)
-    key = overlap_key(merges, pretrained)
-    held: dict[str, JobHandle] = state.get(state.OVERLAP_JOBS) or {}
-    _collect_others(held, key)
-    state.put(state.OVERLAP_JOBS, held)
     known: dict[str, MergeOverlap] = run.derive("merge_overlaps", dict)
     if pretrained in known:
         return known[pretrained]
-    found = _stored(key)
-    if found is None:
-        handle = held.get(key)
-        if handle is None:
-            handle = serving.pool().request(
-                key, tasks.merge_overlap_task, merges, pretrained, time_limit=TIME_LIMIT
-            )
-            abandoned.hold(handle)
-            held[key] = handle
-        with st.spinner(f"Comparing with {info_for(pretrained).label}'s merges in a worker …"):
-            handle.job.wait(INLINE_SECONDS)
-        job = handle.job
-        if not job.finished:
-            return None
-        held.pop(key, None)
-        abandoned.forget(handle)
-        handle.release()
-        if job.state != DONE:
-            return job.error or "the comparison was stopped"
-        _store(key, job.result)
-        found = MergeOverlap.from_dict(job.result)
-    known[pretrained] = found
-    return found
-
-
-@st.fragment(run_every=1.0)
-def _poller() -> None:
-    """While the comparison runs in a worker: a line, and a rerun of the page once it is in."""
-    jobs: dict[str, JobHandle] = state.get(state.OVERLAP_JOBS) or {}
-    if not any(not handle.job.finished for handle in jobs.values()):
-        st.rerun(scope="app")
-    st.caption("Still comparing the merges in a worker …")
+    merges = run_merges(run)
+    key = overlap_key(merges, pretrained)
+    result, problem = worker_results.worker_result(
+        state.OVERLAP_JOBS,
+        key,
+        "merge_overlap",
+        lambda: serving.pool().request(
+            key, tasks.merge_overlap_task, merges, pretrained, time_limit=TIME_LIMIT
+        ),
+        INLINE_SECONDS,
+        f"Comparing with {info_for(pretrained).label}'s merges in a worker …",
+        accept=_overlap_result,
+    )
+    if result is None:
+        return problem
+    known[pretrained] = MergeOverlap.from_dict(result)
+    return known[pretrained]
 
 
 def partings_html(partings: list[Parting], side: str) -> str:
@@ -190,7 +147,7 @@ def merge_overlap_section(run: Run) -> None:
         return
     found = comparison(run, pretrained)
     if found is None:
-        _poller()
+        worker_results.poll_until_done(state.OVERLAP_JOBS, "Still comparing the merges in a worker …")
         return
     if isinstance(found, str):
         frame.error(f"Could not compare with {label}: {found}")

@@ -19,20 +19,18 @@ What it does not do: compute the audit, or build its tables (explorer.ui.vocabul
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 import streamlit as st
 
 from explorer.pretrained import BUNDLED
 from explorer.runstore import canonical_json, run_key
-from explorer.ui.common import abandoned, frame, link, serving, state
+from explorer.ui.common import frame, link, serving, state, worker_results
 from explorer.ui.common.literal import markdown_literal
 from explorer.ui.common.run_views import labels
 from explorer.ui.common.runs import Run
 from explorer.ui.vocabulary import audit_tables as tables
 from explorer.work import tasks
-from explorer.work.jobs import DONE
 
 W = state.Widget
 INLINE_SECONDS = 20.0
@@ -72,18 +70,6 @@ def _keep(run: Run, key: str, result: dict) -> dict:
     return result
 
 
-def _stored(key: str) -> dict | None:
-    run_store = serving.store()
-    entry = run_store.get(key) if run_store is not None else None
-    if entry is None:
-        return None
-    try:
-        result = json.loads(entry.payload)
-    except ValueError:
-        return None
-    return result if isinstance(result, dict) and "audit" in result else None
-
-
 def audit_result(run: Run, choice: tables.AuditChoice, corpus_text: str) -> tuple[dict | None, str | None]:
     """(the audit task's result, None) when known; (None, a sentence) when it failed; (None, None)
     while it still runs in a worker (after waiting up to INLINE_SECONDS)."""
@@ -92,60 +78,18 @@ def audit_result(run: Run, choice: tables.AuditChoice, corpus_text: str) -> tupl
     known = _kept(run).get(key)
     if known is not None:
         return known, None
-    stored = _stored(key)
-    if stored is not None:
-        return _keep(run, key, stored), None
-    held = state.get(state.AUDIT_JOBS) or {}
-    _let_go_of_others(held, key)
-    handle = held.get(key)
-    if handle is None:
-        handle = serving.pool().request(
+    result, problem = worker_results.worker_result(
+        state.AUDIT_JOBS,
+        key,
+        "audit",
+        lambda: serving.pool().request(
             key, tasks.audit_task, corpus_text, subject_spec(run, choice), sample, time_limit=AUDIT_TIME_LIMIT
-        )
-        abandoned.hold(handle)
-        held[key] = handle
-        state.put(state.AUDIT_JOBS, held)
-    job = handle.job
-    with st.spinner("Auditing in a worker process …"):
-        job.wait(INLINE_SECONDS)
-    if not job.finished:
-        return None, None
-    held.pop(key, None)
-    state.put(state.AUDIT_JOBS, held)
-    abandoned.forget(handle)
-    handle.release()
-    if job.state != DONE:
-        return None, job.error or "the audit was stopped"
-    _store(key, job.result)
-    return _keep(run, key, job.result), None
-
-
-def _store(key: str, result: dict) -> None:
-    run_store = serving.store()
-    if run_store is not None:
-        run_store.put(key, json.dumps(result).encode("utf-8"), None, {"kind": "audit"})
-
-
-def _let_go_of_others(held: dict, key: str) -> None:
-    """The session's audits of earlier choices: stored when done, else let go of (a job nobody
-    else waits for is cancelled: the visitor chose another audit)."""
-    for other_key, other in list(held.items()):
-        if other_key == key:
-            continue
-        if other.job.finished and other.job.state == DONE:
-            _store(other_key, other.job.result)
-        del held[other_key]
-        abandoned.forget(other)
-        other.release()
-
-
-@st.fragment(run_every=1.0)
-def _audit_poller() -> None:
-    """While the audit runs in a worker: a line, and a rerun of the page once it is in."""
-    jobs = state.get(state.AUDIT_JOBS) or {}
-    if not any(not handle.job.finished for handle in jobs.values()):
-        st.rerun(scope="app")
-    st.caption("Still auditing in a worker …")
+        ),
+        INLINE_SECONDS,
+        "Auditing in a worker process …",
+        accept=lambda result: "audit" in result,
+    )
+    return (None, problem) if result is None else (_keep(run, key, result), None)
 
 
 # ---------------------------------------------------------------- the choice
@@ -214,7 +158,7 @@ def audit_section(run: Run) -> dict[str, str | None]:
     if problem is not None:
         frame.error(f"Could not audit this tokenizer on the corpus: {problem}")
     elif result is None:
-        _audit_poller()
+        worker_results.poll_until_done(state.AUDIT_JOBS, "Still auditing in a worker …")
     else:
         show_audit(run, choice, result, corpus_text)
     return params
