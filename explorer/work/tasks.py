@@ -47,7 +47,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from explorer.checks import Budget, Limits, corpus_prefix, sample_lines
+from explorer.checks import Budget, Limits, corpus_prefix, sample_lines, utf8_size
 from explorer.pretrained.registry import PRETRAINED
 from explorer.run_config import RunConfig
 from explorer.training.word_counts import split_lines
@@ -132,6 +132,19 @@ def _store_run(store: dict, result: dict, corpus_text: str) -> str | None:
 
 
 # ---------------------------------------------------------------- measuring
+
+
+SAMPLE_BYTES = 250_000  # a page's figures on a corpus: a sample of at most this many bytes by default
+SAMPLE_SEED = 0
+
+
+def corpus_sample(corpus_text: str, whole: bool = False) -> dict:
+    """The `sample` the pages ask for (Compare's corpus figures, the Vocabulary page's audit): the
+    whole corpus when asked or when it is at most SAMPLE_BYTES of UTF-8, else a seeded random
+    sample of its lines of at most SAMPLE_BYTES (the same sample every time)."""
+    if whole or utf8_size(corpus_text) <= SAMPLE_BYTES:
+        return {"kind": "whole"}
+    return {"kind": "lines", "max_bytes": SAMPLE_BYTES, "seed": SAMPLE_SEED}
 
 
 def sampled_text(corpus_text: str, sample: dict) -> str:

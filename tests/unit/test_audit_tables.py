@@ -17,10 +17,9 @@ from explorer.samples import MULTILINGUAL, STUDY_IN_SCARLET
 from explorer.train import train_corpus
 from explorer.training.bpe import TrainerConfig
 from explorer.training.word_counts import split_lines
-from explorer.ui.compare import measuring
 from explorer.ui.history.player import STEP_PARAM
 from explorer.ui.vocabulary import audit_tables as tables
-from explorer.work.tasks import AUDIT_UNUSED_SHOWN, audit_task
+from explorer.work.tasks import AUDIT_UNUSED_SHOWN, audit_task, corpus_sample
 from tests.unit.test_work_tasks import FakeReporter
 
 CORPUS = (STUDY_IN_SCARLET.text + "\n" + MULTILINGUAL.text + "\n") * 3
@@ -37,9 +36,10 @@ def href_of(step: int) -> str:
 
 
 def test_the_sample_and_the_merge_history_link_are_those_of_the_other_pages():
-    assert (tables.SAMPLE_BYTES, tables.SAMPLE_SEED) == (measuring.SAMPLE_BYTES, measuring.SEED)
     big = "word " * 100_000
-    assert tables.audit_sample(big) == measuring.sample_for(big, False)
+    assert (
+        tables.audit_sample(big) == corpus_sample(big) == {"kind": "lines", "max_bytes": 250_000, "seed": 0}
+    )
     assert tables.audit_sample(CORPUS) == {"kind": "whole"}
     assert tables.HISTORY_STEP_PARAM == STEP_PARAM
     assert tables.history_href({"run": "a&b", "step": "3"}) == "Merge_history?run=a%26b&step=3"

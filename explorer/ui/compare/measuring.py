@@ -2,8 +2,9 @@
 pool, never in its threads, on a bounded and stated sample by default (the whole corpus on request),
 and kept in the run store beside the run (explorer.ui.common.serving).
 
-- `SAMPLE_BYTES`: the default measures a seeded random sample of the corpus's lines, at most this
-  many bytes of UTF-8 (the whole corpus when it is smaller). A button measures the whole corpus.
+- The default measures `explorer.work.tasks.corpus_sample`: a seeded random sample of the corpus's
+  lines, at most `tasks.SAMPLE_BYTES` of UTF-8 (the whole corpus when it is smaller). A button
+  measures the whole corpus.
 - A measurement's key is an HMAC (the store's `run_key`) of the corpus digest, the tokenizer's
   content, the sample and `MEASUREMENT_VERSION`: the same tokenizer measured on the same text by
   any visitor is one job and one stored result.
@@ -35,10 +36,8 @@ from explorer.ui.common.runs import Run
 from explorer.work import tasks
 from explorer.work.jobs import DONE, JobHandle
 
-# The default sample: its corpus figures take well under 3 s for any corpus size; the research
+# On the default sample the corpus figures take well under 3 s for any corpus size; the research
 # figures add about 1 s per column (o200k: 5 s the first time in a worker, explorer.compare.research).
-SAMPLE_BYTES = 250_000
-SEED = 0
 INLINE_SECONDS = 20.0
 # In what a measurement's key describes: a new version measures again what was stored before
 # (version 2 added the research figures, explorer.compare.research).
@@ -57,13 +56,6 @@ class Measured:
     characters: int
     research: dict | None = None  # explorer.lessons.audit.research_figures, or None with a reason
     research_reason: str | None = None
-
-
-def sample_for(corpus_text: str, whole: bool) -> dict:
-    """The measure task's sample: the whole corpus, or its stated random sample of lines."""
-    if whole or utf8_size(corpus_text) <= SAMPLE_BYTES:
-        return {"kind": "whole"}
-    return {"kind": "lines", "max_bytes": SAMPLE_BYTES, "seed": SEED}
 
 
 def measurement_key(run: Run, column: TokenizerColumn, sample: dict) -> str:
@@ -102,7 +94,7 @@ def start_measurements(run: Run, columns: Sequence[TokenizerColumn], corpus_text
     """Ask the pool for every measurement not stored yet, without waiting: called at the top of
     the page, the workers measure while the server draws the sentence sections (and loads the
     pretrained vocabularies they need); `measurements` then finds the session's jobs."""
-    _request(run, columns, corpus_text, sample_for(corpus_text, whole))
+    _request(run, columns, corpus_text, tasks.corpus_sample(corpus_text, whole))
 
 
 def _request(
@@ -141,7 +133,7 @@ def measurements(
     """(measured by column key, failures by column key: one sentence each, how many still run).
 
     `progress(done, total)` is called while waiting inline."""
-    found, failed, pending = _request(run, columns, corpus_text, sample_for(corpus_text, whole))
+    found, failed, pending = _request(run, columns, corpus_text, tasks.corpus_sample(corpus_text, whole))
     held: dict[str, JobHandle] = state.get(state.MEASURE_JOBS) or {}
     deadline = time.monotonic() + INLINE_SECONDS
     while pending and time.monotonic() < deadline:
@@ -168,11 +160,12 @@ def measurements(
 
 def sample_note(corpus_text: str, whole: bool) -> str:
     """Which text the figures are of, in words."""
-    sample = sample_for(corpus_text, whole)
+    sample = tasks.corpus_sample(corpus_text, whole)
     lines = split_lines(corpus_text)
     if sample["kind"] == "whole":
         return f"the whole corpus: {len(lines):,} lines, {len(corpus_text):,} characters"
     return (
-        f"a random sample of the corpus's lines, up to {SAMPLE_BYTES:,} bytes (seed {SEED}; the same "
-        f"sample every time) of its {len(lines):,} lines and {utf8_size(corpus_text):,} bytes"
+        f"a random sample of the corpus's lines, up to {tasks.SAMPLE_BYTES:,} bytes "
+        f"(seed {tasks.SAMPLE_SEED}; the same sample every time) of its {len(lines):,} lines and "
+        f"{utf8_size(corpus_text):,} bytes"
     )

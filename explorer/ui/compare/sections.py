@@ -46,6 +46,7 @@ from explorer.ui.common.settings import (
     settings_for_other_algorithm,
 )
 from explorer.ui.compare import compare_link, measuring, research_figures, upload_jobs
+from explorer.work import tasks
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -238,7 +239,7 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
         return
     whole = bool(state.get(state.MEASURE_WHOLE))
     sample_text = measuring.sample_note(corpus_text, whole)
-    if measuring.sample_for(corpus_text, False)["kind"] != "whole" and not whole:
+    if tasks.corpus_sample(corpus_text)["kind"] != "whole" and not whole:
         st.button(
             f"Measure the whole corpus ({format_size(utf8_size(corpus_text))})",
             key=W.MEASURE_WHOLE_BUTTON,

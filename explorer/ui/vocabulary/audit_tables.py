@@ -6,8 +6,7 @@ tables as escaped HTML whose tokens link to the Merge history page at the step t
   pretrained tokenizer; `choice_from_params` / `choice_params` read and write it as the URL's
   `audit` (a bundled name; none: this run) and `audit_step`.
 - `audit_sample(corpus_text)`: the corpus's lines sampled as the Compare page's corpus figures are
-  (explorer.ui.compare.measuring, which a page's package cannot import): at most `SAMPLE_BYTES`
-  of UTF-8, seed `SAMPLE_SEED`; the whole corpus when it is smaller.
+  (`explorer.work.tasks.corpus_sample`); `sample_note` says so in words.
 - `merge_steps(merges, k)`: for a merge history, the step that made each token (its first merge
   rank + 1: the Merge history page at that step explains that merge) and the merges that take
   each token as a parent, with their steps, among the first k.
@@ -29,11 +28,10 @@ from urllib.parse import urlencode
 
 from explorer.checks import utf8_size
 from explorer.drawing.token_html import escape_text
+from explorer.work.tasks import SAMPLE_BYTES, SAMPLE_SEED, corpus_sample
 
 SUBJECT_PARAM, AUDIT_STEP_PARAM = "audit", "audit_step"
 THIS_RUN = "run"  # the subject option that is this run (a link leaves `audit` out for it)
-SAMPLE_BYTES = 250_000  # as Compare's corpus figures (explorer.ui.compare.measuring.SAMPLE_BYTES)
-SAMPLE_SEED = 0
 ROWS_SHOWN = 100  # rows of the stepping-stone and unreachable tables
 CONSUMERS_SHOWN = 6  # merges named per stepping stone
 HISTORY_PAGE = "Merge_history"  # the URL path of pages/1_Merge_history.py
@@ -115,11 +113,8 @@ def choice_params(choice: AuditChoice) -> dict[str, str | None]:
 
 
 def audit_sample(corpus_text: str) -> dict:
-    """The audit task's sample (explorer.work.tasks.sampled_text): the whole corpus when it is at
-    most SAMPLE_BYTES, else a seeded random sample of its lines of at most that many bytes."""
-    if utf8_size(corpus_text) <= SAMPLE_BYTES:
-        return {"kind": "whole"}
-    return {"kind": "lines", "max_bytes": SAMPLE_BYTES, "seed": SAMPLE_SEED}
+    """The audit task's sample: the one Compare's corpus figures measure by default."""
+    return corpus_sample(corpus_text)
 
 
 def sample_note(corpus_text: str, lines: int) -> str:
