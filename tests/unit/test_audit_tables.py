@@ -58,6 +58,31 @@ def test_link_params_round_trip():
         assert choice == tables.AuditChoice() and len(notes) == 1
 
 
+def test_link_params_round_trip_with_an_upload():
+    key = "upload:" + "3f" * 32
+    names = ["gpt2"]
+    choice = tables.AuditChoice(upload=key)
+    params = {name: value for name, value in tables.choice_params(choice).items() if value}
+    assert params == {"audit": key}
+    assert tables.choice_from_params(params, 10, names, uploads=[key]) == (choice, [])
+    assert not choice.this_run and choice.subject == key
+    # a step beside an upload is ignored (it is this run's), as beside a bundled name
+    assert tables.choice_from_params({**params, "audit_step": "3"}, 10, names, uploads=[key]) == (choice, [])
+    # the upload is not in the session nor in the store: one sentence, and this run
+    choice, notes = tables.choice_from_params(params, 10, names, uploads=[])
+    assert choice == tables.AuditChoice() and len(notes) == 1 and "no longer kept" in notes[0]
+    # not an upload's key: unknown, the hostile value cut and quoted by repr
+    for bad in ("upload:" + "3f" * 31, "upload:<script>", "UPLOAD:" + "3f" * 32):
+        choice, notes = tables.choice_from_params({"audit": bad}, 10, names, uploads=[bad])
+        assert choice == tables.AuditChoice() and len(notes) == 1 and notes[0].startswith("Unknown tokenizer")
+
+
+def test_the_key_of_an_upload_audit_is_its_content_key():
+    key = "upload:" + "3f" * 32
+    assert tables.AuditChoice(upload=key).described("run-key") == {"upload": key}
+    assert tables.AuditChoice(step=3).described("run-key") == {"run": "run-key", "step": 3}
+
+
 def test_merge_steps_are_ranks_plus_one_and_stop_at_k(trace):
     steps = tables.merge_steps(trace.merges)
     assert steps.made_at == {token_id: rank + 1 for token_id, rank in trace.merge_rank_of.items()}
