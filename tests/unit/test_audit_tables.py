@@ -19,7 +19,7 @@ from explorer.training.bpe import TrainerConfig
 from explorer.training.word_counts import split_lines
 from explorer.ui.history.player import STEP_PARAM
 from explorer.ui.vocabulary import audit_tables as tables
-from explorer.work.tasks import AUDIT_UNUSED_SHOWN, audit_task, corpus_sample
+from explorer.work.tasks import AUDIT_UNUSED_SHOWN, NOT_AUDITED, audit_task, corpus_sample
 from tests.unit.test_work_tasks import FakeReporter
 
 CORPUS = (STUDY_IN_SCARLET.text + "\n" + MULTILINGUAL.text + "\n") * 3
@@ -150,6 +150,18 @@ def test_the_audit_task_is_the_audit_with_the_names_of_its_tokens(trace):
             assert len(result["unreachable_tokens"][str(entry["id"])]) == len(entry["encodes_to"])
     with pytest.raises(ValueError, match="unknown pretrained tokenizer"):
         audit_task(FakeReporter(), CORPUS, {"pretrained": "bogus"}, {"kind": "whole"})
+
+
+def test_the_audit_task_takes_an_uploads_spec_and_refuses_a_library_only_one(trace):
+    tokenizer = trace.tokenizer_at(None)
+    spec = {"name": "uploaded", "tokenizer_json": tokenizer_to_json(tokenizer), "special_tokens": True}
+    result = audit_task(FakeReporter(), CORPUS, spec, {"kind": "whole"})
+    assert result["audit"] == audit(subject_from_tokenizer(tokenizer, "uploaded"), split_lines(CORPUS))
+    assert result["audit"]["stepping_stones"] is not None  # our reader's BPE: replayed
+    library_only = {"name": "uploaded", "library_json": "{}", "special_tokens": True}
+    with pytest.raises(ValueError) as raised:
+        audit_task(FakeReporter(), CORPUS, library_only, {"kind": "whole"})
+    assert str(raised.value) == NOT_AUDITED
 
 
 def test_unreachable_tokens_with_a_text_come_first():
