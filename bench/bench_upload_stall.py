@@ -97,8 +97,8 @@ class Probe:
 def one(way: str, entries: int) -> dict:
     """In this process: train, open Compare, upload the file the `way` way; the figures."""
     from explorer.compare import read_uploads
-    from explorer.ui.common.state import Widget as W
     from explorer.ui.common import upload_jobs
+    from explorer.ui.common.state import Widget as W
     from tests.app.helpers import COMPARE, compare_column_bodies, new_app, train
 
     if way == "server":
