@@ -28,7 +28,8 @@
 - `merge_overlap_task(reporter, run_merges, pretrained)`: a BPE run's merges against a bundled
   byte-level BPE tokenizer's (explorer.compare.merge_overlap), whose merges are recovered here.
 - `audit_task(reporter, corpus_text, subject, sample)`: the Vocabulary page's audit
-  (`explorer.lessons.audit`) of a run's tokenizer (its tokenizer.json) or a bundled one, on the
+  (`explorer.lessons.audit`) of a run's tokenizer (its tokenizer.json), an uploaded one (any
+  `TokenizerColumn.spec` but a library-only upload's: `NOT_AUDITED`) or a bundled one, on the
   corpus or a stated sample of it, with the names of the tokens it lists.
 
 - `warm_up(step)`: one of `WARM_UP_STEPS`, run by an idle worker (explorer.work.config): "measuring"
@@ -297,12 +298,20 @@ def merge_overlap_task(reporter, run_merges: list[tuple[bytes, bytes]], pretrain
 # ---------------------------------------------------------------- the vocabulary audit
 
 AUDIT_UNUSED_SHOWN = 60  # unused tokens named in an audit's result (a seeded random sample of them)
+NOT_AUDITED = (
+    "This upload is a tokenizer.json our reader cannot read (only the tokenizers library can), and the "
+    "audit takes each token's bytes from our reader, a bundled tokenizer or a SentencePiece model: it "
+    "cannot be audited here."
+)
 
 
 def audit_task(reporter, corpus_text: str, subject: dict, sample: dict) -> dict:
     """The Vocabulary page's audit (explorer.lessons.audit) of one tokenizer on the corpus or a
     stated sample of it (`sample` as for `measure_task`). `subject`: {"pretrained": name} (a
-    bundled tokenizer) or {"name", "tokenizer_json"} (ours, e.g. a run's after k merges).
+    bundled tokenizer, with its BPE replay: stepping stones), or a `TokenizerColumn.spec` of ours
+    or an upload, {"name", "tokenizer_json"} (e.g. a run's after k merges) or {"name",
+    "sentencepiece"}, read by explorer.compare.research.subject_for. A library-only upload
+    ({"library_json"}) raises ValueError(NOT_AUDITED).
 
     Returns {"audit": the audit's dict, "unreachable_tokens": {id: readable tokens it encodes
     to}, "unused_sample": [{"id", "token"}] (at most AUDIT_UNUSED_SHOWN, seed 0, by id),
@@ -311,7 +320,7 @@ def audit_task(reporter, corpus_text: str, subject: dict, sample: dict) -> dict:
 
     from explorer.drawing.token_html import readable_token
     from explorer.lessons.audit import audit
-    from explorer.lessons.audit_subjects import subject_from_pretrained, subject_from_tokenizer
+    from explorer.lessons.audit_subjects import subject_from_pretrained
 
     started = time.perf_counter()
     reporter.report(phase="loading")
@@ -322,12 +331,14 @@ def audit_task(reporter, corpus_text: str, subject: dict, sample: dict) -> dict:
             raise ValueError(
                 f"unknown pretrained tokenizer {subject['pretrained']!r} (choose from {', '.join(BUNDLED)})"
             )
-        audited = subject_from_pretrained(subject["pretrained"])
+        audited = subject_from_pretrained(subject["pretrained"])  # with its replay (subject_for has none)
     else:
-        from explorer.pipeline.tokenizer_json import tokenizer_from_json
+        from explorer.compare.research import subject_for
 
-        tokenizer = tokenizer_from_json(subject["tokenizer_json"])
-        audited = subject_from_tokenizer(tokenizer, subject.get("name", "tokenizer"))
+        found = subject_for(subject)
+        if found is None:
+            raise ValueError(NOT_AUDITED)
+        audited = found[1]
     lines = split_lines(sampled_text(corpus_text, sample))
     reporter.report(phase="auditing", lines=len(lines))
     result = audit(audited, lines)

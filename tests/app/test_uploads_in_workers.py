@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import explorer.compare
 import explorer.compare.uploads
+from explorer.ui.common import upload_jobs
 from explorer.ui.common.literal import literal_from_markdown
 from explorer.ui.common.state import Widget as W
-from explorer.ui.compare import upload_jobs
 from tests.app.helpers import COMPARE, compare_column_bodies, joined, new_app, train
 
 VOCAB_TXT = "\n".join(["[UNK]", "[CLS]", "a", "mouse", "the", "##s", "t", "##o", "##w"]) + "\n"

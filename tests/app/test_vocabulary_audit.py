@@ -1,6 +1,8 @@
 """The Vocabulary page's audit section through AppTest: its figures are `audit()`'s on the same
 lines, a stepping stone links to the Merge history page at the step that made it, and the link
-reopens the same audit (a pretrained tokenizer, this run after k merges)."""
+reopens the same audit (a pretrained tokenizer, this run after k merges, a tokenizer uploaded on
+the Compare page, brought back from the store in another session); an upload the audit cannot
+read, or one the store no longer keeps, is one sentence."""
 
 from __future__ import annotations
 
@@ -10,15 +12,31 @@ import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from tokenizers import Tokenizer as LibraryTokenizer
+from tokenizers import models, pre_tokenizers, trainers
 
 from explorer.lessons.audit import audit
 from explorer.lessons.audit_subjects import subject_from_pretrained, subject_from_tokenizer
+from explorer.pipeline.tokenizer_json import tokenizer_from_json
 from explorer.samples import SAMPLES
 from explorer.training.word_counts import split_lines
+from explorer.ui.common.literal import markdown_literal
+from explorer.ui.common.state import UPLOADED_TOKENIZERS
 from explorer.ui.common.state import Widget as W
 from explorer.ui.history.player import STEP_PARAM
 from explorer.ui.vocabulary.audit_tables import HISTORY_PAGE
-from tests.app.helpers import VOCABULARY, html_bodies, metrics, new_app, query, run_of, train
+from explorer.work.tasks import NOT_AUDITED
+from tests.app.helpers import (
+    COMPARE,
+    VOCABULARY,
+    html_bodies,
+    metrics,
+    new_app,
+    query,
+    run_of,
+    session_value,
+    train,
+)
 
 LINES = split_lines(SAMPLES["scarlet"].text)  # the default sample: small, audited whole
 
@@ -152,3 +170,76 @@ def test_an_audit_still_running_is_polled_until_it_is_in(monkeypatch):
         at.run()  # in AppTest a run is one tick of the poller
         assert not at.exception, at.exception
     assert shown_figures(at) == expected_figures(audit(subject_from_pretrained("cl100k_base"), LINES))
+
+
+# ---------------------------------------------------------------- uploaded tokenizers
+
+HOSTILE_NAME = "<script>x</script> my*bpe*.json"
+
+
+def library_bpe_json() -> str:
+    """A small BPE tokenizer.json trained by the tokenizers library (our reader reads it)."""
+    tokenizer = LibraryTokenizer(models.BPE(unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["[UNK]"], show_progress=False)
+    tokenizer.train_from_iterator(LINES[:200], trainer)
+    return tokenizer.to_str()
+
+
+def upload_on_compare(at, name: str, data: bytes) -> str:
+    """Upload `data` as `name` on the Compare page, then open the Vocabulary page; the upload's key."""
+    at.switch_page(COMPARE).run()
+    at.file_uploader(key=W.TOKENIZER_UPLOAD).upload(name, data, "application/json").run()
+    assert not at.exception, at.exception
+    (key,) = session_value(at, UPLOADED_TOKENIZERS)
+    at.switch_page(VOCABULARY).run()
+    assert not at.exception, at.exception
+    return key
+
+
+def test_an_uploaded_tokenizer_is_audited_and_the_link_reopens_it_elsewhere():
+    exported = library_bpe_json()
+    at = train(new_app())
+    key = upload_on_compare(at, HOSTILE_NAME, exported.encode())
+    subject = at.selectbox(key=W.AUDIT_SUBJECT)
+    assert subject.options[1] == f"{HOSTILE_NAME} (uploaded)"  # after this run, before the bundled ones
+    subject.set_value(key).run()
+    assert not at.exception, at.exception
+    assert query(at)["audit"] == key and key.startswith("upload:") and "audit_step" not in query(at)
+    result = audit(subject_from_tokenizer(tokenizer_from_json(exported), "upload"), LINES)
+    assert result["stepping_stones"]  # our reader's BPE: replayed
+    assert shown_figures(at) == expected_figures(result)
+    assert not re.search(r"href=", table(at, "audit-stones"))  # no merge history of ours
+    header = f"**{markdown_literal(HOSTILE_NAME + ' (uploaded)')}** on "
+    assert any(str(element.value).startswith(header) for element in at.markdown)
+    assert "<script>" not in " ".join(html_bodies(at))
+
+    elsewhere = new_app(query(at), VOCABULARY)  # a new session: the upload comes back from the store
+    assert elsewhere.selectbox(key=W.AUDIT_SUBJECT).value == key
+    assert list(session_value(elsewhere, UPLOADED_TOKENIZERS)) == [key]
+    assert shown_figures(elsewhere) == shown_figures(at)
+    assert not elsewhere.warning
+
+
+def test_an_upload_only_the_library_reads_is_one_sentence():
+    wordlevel = LibraryTokenizer(models.WordLevel({"[UNK]": 0, "the": 1, "a": 2}, unk_token="[UNK]"))
+    wordlevel.pre_tokenizer = pre_tokenizers.Whitespace()
+    at = train(new_app())
+    key = upload_on_compare(at, "wordlevel.json", wordlevel.to_str().encode())
+    at.selectbox(key=W.AUDIT_SUBJECT).set_value(key).run()
+    assert not at.exception, at.exception
+    assert [str(element.value) for element in at.info] == [markdown_literal(NOT_AUDITED)]
+    assert "Tokens" not in metrics(at) and not at.error
+    assert query(at)["audit"] == key
+
+
+def test_an_upload_the_store_no_longer_keeps_is_a_warning_and_this_run():
+    at = train(new_app())
+    at.switch_page(VOCABULARY).run()
+    gone = "upload:" + "0" * 64
+    elsewhere = new_app({**query(at), "audit": gone}, VOCABULARY)
+    warnings = " ".join(str(element.value) for element in elsewhere.warning)
+    assert "no longer kept" in warnings
+    assert elsewhere.selectbox(key=W.AUDIT_SUBJECT).value == "run"
+    assert "audit" not in query(elsewhere)
+    assert "Tokens" in metrics(elsewhere)

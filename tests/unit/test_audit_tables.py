@@ -19,7 +19,7 @@ from explorer.training.bpe import TrainerConfig
 from explorer.training.word_counts import split_lines
 from explorer.ui.history.player import STEP_PARAM
 from explorer.ui.vocabulary import audit_tables as tables
-from explorer.work.tasks import AUDIT_UNUSED_SHOWN, audit_task, corpus_sample
+from explorer.work.tasks import AUDIT_UNUSED_SHOWN, NOT_AUDITED, audit_task, corpus_sample
 from tests.unit.test_work_tasks import FakeReporter
 
 CORPUS = (STUDY_IN_SCARLET.text + "\n" + MULTILINGUAL.text + "\n") * 3
@@ -56,6 +56,31 @@ def test_link_params_round_trip():
     for bad in ({"audit": "bogus"}, {"audit_step": "-1"}, {"audit_step": "x"}, {"audit_step": "11"}):
         choice, notes = tables.choice_from_params(bad, 10, names)
         assert choice == tables.AuditChoice() and len(notes) == 1
+
+
+def test_link_params_round_trip_with_an_upload():
+    key = "upload:" + "3f" * 32
+    names = ["gpt2"]
+    choice = tables.AuditChoice(upload=key)
+    params = {name: value for name, value in tables.choice_params(choice).items() if value}
+    assert params == {"audit": key}
+    assert tables.choice_from_params(params, 10, names, uploads=[key]) == (choice, [])
+    assert not choice.this_run and choice.subject == key
+    # a step beside an upload is ignored (it is this run's), as beside a bundled name
+    assert tables.choice_from_params({**params, "audit_step": "3"}, 10, names, uploads=[key]) == (choice, [])
+    # the upload is not in the session nor in the store: one sentence, and this run
+    choice, notes = tables.choice_from_params(params, 10, names, uploads=[])
+    assert choice == tables.AuditChoice() and len(notes) == 1 and "no longer kept" in notes[0]
+    # not an upload's key: unknown, the hostile value cut and quoted by repr
+    for bad in ("upload:" + "3f" * 31, "upload:<script>", "UPLOAD:" + "3f" * 32):
+        choice, notes = tables.choice_from_params({"audit": bad}, 10, names, uploads=[bad])
+        assert choice == tables.AuditChoice() and len(notes) == 1 and notes[0].startswith("Unknown tokenizer")
+
+
+def test_the_key_of_an_upload_audit_is_its_content_key():
+    key = "upload:" + "3f" * 32
+    assert tables.AuditChoice(upload=key).described("run-key") == {"upload": key}
+    assert tables.AuditChoice(step=3).described("run-key") == {"run": "run-key", "step": 3}
 
 
 def test_merge_steps_are_ranks_plus_one_and_stop_at_k(trace):
@@ -125,6 +150,18 @@ def test_the_audit_task_is_the_audit_with_the_names_of_its_tokens(trace):
             assert len(result["unreachable_tokens"][str(entry["id"])]) == len(entry["encodes_to"])
     with pytest.raises(ValueError, match="unknown pretrained tokenizer"):
         audit_task(FakeReporter(), CORPUS, {"pretrained": "bogus"}, {"kind": "whole"})
+
+
+def test_the_audit_task_takes_an_uploads_spec_and_refuses_a_library_only_one(trace):
+    tokenizer = trace.tokenizer_at(None)
+    spec = {"name": "uploaded", "tokenizer_json": tokenizer_to_json(tokenizer), "special_tokens": True}
+    result = audit_task(FakeReporter(), CORPUS, spec, {"kind": "whole"})
+    assert result["audit"] == audit(subject_from_tokenizer(tokenizer, "uploaded"), split_lines(CORPUS))
+    assert result["audit"]["stepping_stones"] is not None  # our reader's BPE: replayed
+    library_only = {"name": "uploaded", "library_json": "{}", "special_tokens": True}
+    with pytest.raises(ValueError) as raised:
+        audit_task(FakeReporter(), CORPUS, library_only, {"kind": "whole"})
+    assert str(raised.value) == NOT_AUDITED
 
 
 def test_unreachable_tokens_with_a_text_come_first():

@@ -7,7 +7,8 @@ the pretrained tokenizer the run's merges are compared with (`overlap`, when not
 
 `open_link(params)` puts a link's values into the widgets on the session's first script run
 (before they are drawn), and brings back the uploads it names from the run store (where every
-upload is kept, content-addressed and bounded: explorer.ui.common.serving.save_upload);
+upload is kept, content-addressed and bounded: explorer.ui.common.serving.save_upload, read back by
+explorer.ui.common.upload_jobs.stored_uploads);
 `pick_from_link` ticks the link's columns; `link_params` is the other direction, from what the
 page shows. explorer.ui.common.link adds the run and the session's runs.
 
@@ -20,11 +21,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 
-from explorer.compare import TokenizerColumn, UploadedFile, UploadedTokenizer
+from explorer.compare import TokenizerColumn, UploadedTokenizer
 from explorer.compare.merge_overlap import BYTE_LEVEL_BPE, DEFAULT_PRETRAINED
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui.common import serving, state
-from explorer.ui.compare import upload_jobs
+from explorer.ui.common import serving, state, upload_jobs
 
 W = state.Widget
 
@@ -140,19 +140,7 @@ def open_link(params: Mapping[str, str]) -> None:
 def _uploads_from_store(keys: Sequence[str]) -> None:
     """The uploads a link's columns name, read again from the files the store keeps."""
     remembered: OrderedDict[str, UploadedTokenizer] = state.get(state.UPLOADED_TOKENIZERS) or OrderedDict()
-    for key in keys:
-        if not key.startswith("upload:") or key in remembered:
-            continue
-        files = serving.load_upload(key)
-        if files is None:
-            continue
-        try:  # in a worker, like any upload (explorer.ui.compare.upload_jobs)
-            found, _ = upload_jobs.read_in_worker([UploadedFile(name, data) for name, data in files])
-        except Exception:  # a reader bug: the column is simply not there (as if expired)
-            continue
-        for tokenizer in found:
-            if tokenizer.key == key:
-                remembered[key] = tokenizer
+    remembered.update(upload_jobs.stored_uploads(keys, remembered))
     state.put(state.UPLOADED_TOKENIZERS, remembered)
 
 

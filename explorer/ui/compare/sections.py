@@ -35,7 +35,7 @@ from explorer.drawing.token_html import legend_html
 from explorer.drawing.wording import METRIC_DEFINITIONS
 from explorer.lessons.metrics import metrics_table
 from explorer.pretrained import BUNDLED
-from explorer.ui.common import encode_panel, frame, state, training
+from explorer.ui.common import encode_panel, frame, state, training, upload_jobs
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common import run_views as views
 from explorer.ui.common.runs import Run
@@ -45,7 +45,7 @@ from explorer.ui.common.settings import (
     other_algorithm,
     settings_for_other_algorithm,
 )
-from explorer.ui.compare import compare_link, measuring, research_figures, upload_jobs
+from explorer.ui.compare import compare_link, measuring, research_figures
 from explorer.work import tasks
 
 if TYPE_CHECKING:
@@ -105,7 +105,7 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
     """The uploader, and every tokenizer uploaded in this session (the last `UPLOAD_LIMIT`, and
     no more than `Limits.max_session_uploads_mb` of files: the oldest go first).
 
-    Files are checked against the limits and read in a worker (explorer.ui.compare.upload_jobs). Files
+    Files are checked against the limits and read in a worker (explorer.ui.common.upload_jobs). Files
     that cannot be used are `st.error` messages that say why; never a traceback.
     """
     limits, _ = limits_or_defaults()

@@ -1,31 +1,39 @@
 """The Vocabulary page's "Audit" section: a vocabulary audit (explorer.lessons.audit) of this run (at
-its last step or after k merges or rounds) or of a bundled pretrained tokenizer, on this run's
-training corpus (a stated sample of it, the one Compare measures), with its headline figures, its
-per-script table and its tables of stepping stones, unreachable and unused tokens. A token of our
-run links to the Merge history page at the step that made it.
+its last step or after k merges or rounds), of a tokenizer uploaded on the Compare page (the
+session's uploads) or of a bundled pretrained tokenizer, on this run's training corpus (a stated
+sample of it, the one Compare measures), with its headline figures, its per-script table and its
+tables of stepping stones, unreachable and unused tokens. A token of our run links to the Merge
+history page at the step that made it.
 
 The audit runs in a worker process of the server's pool (explorer.work.tasks.audit_task), never in
 its threads, when the section is first shown: a link that names an audit shows it. Its key is an
 HMAC (the store's `run_key`) of the corpus digest, what is audited (the run by its store key and
-step, or the bundled name) and the sample, so the same audit asked by any visitor is one job and
-one stored result; the run keeps the results it has shown in memory too (`AUDITS_KEPT`). The page
-waits for it up to `INLINE_SECONDS`, then a poller redraws the page when it is in.
+step, an upload by its content key, `upload:` + the sha256 of its files, or the bundled name) and
+the sample, so the same audit asked by any visitor is one job and one stored result (an upload's
+goes to the worker under a neutral name: the name a visitor gave its files stays in that
+session, which shows it); the run keeps the results it has shown in memory too (`AUDITS_KEPT`).
+The page waits for it up to `INLINE_SECONDS`, then a poller redraws the page when it is in.
 
 The choice goes into the page's link (`audit`, `audit_step`: explorer.ui.vocabulary.audit_tables),
-and a link's choice is put in the widgets on the session's first view.
+and a link's choice is put in the widgets on the session's first view; an upload it names that the
+session does not hold is read again from the run store (explorer.ui.common.upload_jobs
+.stored_uploads, as Compare's links do), or, gone from it, a warning and this run. An upload only
+the tokenizers library reads cannot be audited: the section says so in one sentence.
 
 What it does not do: compute the audit, or build its tables (explorer.ui.vocabulary.audit_tables).
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 
 import streamlit as st
 
+from explorer.compare import UploadedTokenizer
 from explorer.pretrained import BUNDLED
 from explorer.runstore import canonical_json, run_key
-from explorer.ui.common import frame, link, serving, state, worker_results
+from explorer.ui.common import frame, link, serving, state, upload_jobs, worker_results
 from explorer.ui.common.literal import markdown_literal
 from explorer.ui.common.run_views import labels
 from explorer.ui.common.runs import Run
@@ -37,6 +45,7 @@ INLINE_SECONDS = 20.0
 AUDIT_TIME_LIMIT = 600.0
 AUDITS_KEPT = 6  # audit results a run keeps in memory (a pretrained one can hold 200,000 ids)
 NO_CORPUS = "The corpus of this run is no longer in the session: train it again to audit on it."
+UPLOAD_NAME = "uploaded tokenizer"  # an upload's name in the worker and the shared result
 
 
 def audit_key(run: Run, choice: tables.AuditChoice, sample: dict) -> str:
@@ -47,11 +56,29 @@ def audit_key(run: Run, choice: tables.AuditChoice, sample: dict) -> str:
     return run_key(serving.secret(), run.key.corpus_sha256, canonical_json(described))
 
 
-def subject_spec(run: Run, choice: tables.AuditChoice) -> dict:
-    """The audit task's `subject`: a bundled name, or this run's tokenizer.json at the step. Its
-    name is neutral ("this run"): the stored result is shared, a session's run number is not."""
+def session_uploads() -> OrderedDict[str, UploadedTokenizer]:
+    """The tokenizers uploaded in this session (on the Compare page, or brought back by a link)."""
+    return state.get(state.UPLOADED_TOKENIZERS) or OrderedDict()
+
+
+def upload_spec(upload: UploadedTokenizer) -> dict | None:
+    """The audit task's `subject` for an upload: its column's spec under a neutral name; None for
+    an upload only the tokenizers library reads (the audit cannot take it: tasks.NOT_AUDITED)."""
+    if upload.library_json is not None:
+        return None
+    spec = upload.column.spec  # special tokens as the tokenizer itself treats them
+    return None if spec is None else {**spec, "name": UPLOAD_NAME}
+
+
+def subject_spec(run: Run, choice: tables.AuditChoice) -> dict | None:
+    """The audit task's `subject`: a bundled name, an upload's spec (None: it cannot be audited),
+    or this run's tokenizer.json at the step. Its name is neutral ("this run"): the stored result
+    is shared, a session's run number is not."""
     if choice.pretrained is not None:
         return {"pretrained": choice.pretrained}
+    if choice.upload is not None:
+        upload = session_uploads().get(choice.upload)
+        return None if upload is None else upload_spec(upload)
     from explorer.pipeline.tokenizer_json import tokenizer_to_json
 
     name = "this run" if choice.step is None else f"this run after {choice.step} {run.trace.step_noun}s"
@@ -70,9 +97,12 @@ def _keep(run: Run, key: str, result: dict) -> dict:
     return result
 
 
-def audit_result(run: Run, choice: tables.AuditChoice, corpus_text: str) -> tuple[dict | None, str | None]:
+def audit_result(
+    run: Run, choice: tables.AuditChoice, subject: dict, corpus_text: str
+) -> tuple[dict | None, str | None]:
     """(the audit task's result, None) when known; (None, a sentence) when it failed; (None, None)
-    while it still runs in a worker (after waiting up to INLINE_SECONDS)."""
+    while it still runs in a worker (after waiting up to INLINE_SECONDS). `subject`:
+    `subject_spec(run, choice)`."""
     sample = tables.audit_sample(corpus_text)
     key = audit_key(run, choice, sample)
     known = _kept(run).get(key)
@@ -83,7 +113,7 @@ def audit_result(run: Run, choice: tables.AuditChoice, corpus_text: str) -> tupl
         key,
         "audit",
         lambda: serving.pool().request(
-            key, tasks.audit_task, corpus_text, subject_spec(run, choice), sample, time_limit=AUDIT_TIME_LIMIT
+            key, tasks.audit_task, corpus_text, subject, sample, time_limit=AUDIT_TIME_LIMIT
         ),
         INLINE_SECONDS,
         "Auditing in a worker process …",
@@ -96,10 +126,18 @@ def audit_result(run: Run, choice: tables.AuditChoice, corpus_text: str) -> tupl
 
 
 def choice_from_link(run: Run, params: Mapping[str, str]) -> None:
-    """A link's audit put in the widgets before they are drawn; what it ignored, said once."""
+    """A link's audit put in the widgets before they are drawn, its upload read again from the
+    store when the session does not hold it; what it ignored, said once."""
     trace = run.trace
-    choice, notes = tables.choice_from_params(params, trace.steps, list(BUNDLED), trace.step_noun)
-    state.put(W.AUDIT_SUBJECT, choice.pretrained or tables.THIS_RUN)
+    uploads = session_uploads()
+    named = params.get(tables.SUBJECT_PARAM, "")
+    if tables.is_upload_key(named) and named not in uploads:
+        uploads.update(upload_jobs.stored_uploads([named], uploads))
+        state.put(state.UPLOADED_TOKENIZERS, uploads)
+    choice, notes = tables.choice_from_params(
+        params, trace.steps, list(BUNDLED), trace.step_noun, uploads=list(uploads)
+    )
+    state.put(W.AUDIT_SUBJECT, choice.subject)
     state.put(W.AUDIT_STEP, trace.steps if choice.step is None else choice.step)
     for note in notes:
         frame.warning(note)
@@ -108,18 +146,20 @@ def choice_from_link(run: Run, params: Mapping[str, str]) -> None:
 def choose(run: Run) -> tables.AuditChoice:
     """The subject and step widgets, and what they choose."""
     trace = run.trace
-    options = [tables.THIS_RUN, *BUNDLED]
+    uploads = session_uploads()
+    options = [tables.THIS_RUN, *uploads, *BUNDLED]
     state.keep_choice(W.AUDIT_SUBJECT, options, tables.THIS_RUN)
     subject_column, step_column = st.columns([3, 2], vertical_alignment="bottom")
     subject = subject_column.selectbox(
         "Tokenizer to audit",
         options,
         key=W.AUDIT_SUBJECT,
-        format_func=lambda name: (
-            f"This run ({run.settings.short_name()})" if name == tables.THIS_RUN else BUNDLED[name].label
-        ),
-        help="This run's tokenizer, or a bundled pretrained one, on this run's corpus",
+        format_func=lambda option: subject_label(run, option, uploads),
+        help="This run's tokenizer, one you uploaded on the Compare page, or a bundled pretrained one, "
+        "on this run's corpus",
     )
+    if subject in uploads:
+        return tables.AuditChoice(upload=subject)
     if subject != tables.THIS_RUN:
         return tables.AuditChoice(pretrained=subject)
     step = state.get(W.AUDIT_STEP)
@@ -133,6 +173,16 @@ def choose(run: Run) -> tables.AuditChoice:
         key=W.AUDIT_STEP,
     )
     return tables.AuditChoice(step=None if int(chosen) >= trace.steps else int(chosen))
+
+
+def subject_label(run: Run, option: str, uploads: Mapping[str, UploadedTokenizer]) -> str:
+    """A subject option as the list shows it (plain text: an upload's name is its files')."""
+    if option == tables.THIS_RUN:
+        return f"This run ({run.settings.short_name()})"
+    upload = uploads.get(option)
+    if upload is not None:
+        return upload.name  # "<file name> (uploaded)"
+    return BUNDLED[option].label if option in BUNDLED else option
 
 
 # ---------------------------------------------------------------- the section
@@ -154,7 +204,11 @@ def audit_section(run: Run) -> dict[str, str | None]:
     if not corpus_text:
         frame.info(NO_CORPUS)
         return params
-    result, problem = audit_result(run, choice, corpus_text)
+    subject = subject_spec(run, choice)
+    if subject is None:  # an upload only the tokenizers library reads
+        frame.info(tasks.NOT_AUDITED)
+        return params
+    result, problem = audit_result(run, choice, subject, corpus_text)
     if problem is not None:
         frame.error(f"Could not audit this tokenizer on the corpus: {problem}")
     elif result is None:
@@ -165,9 +219,9 @@ def audit_section(run: Run) -> dict[str, str | None]:
 
 
 def token_links(run: Run, choice: tables.AuditChoice) -> tables.TokenLinks:
-    """Our merge run's tokens link to the Merge history page; a pretrained tokenizer's, a Unigram
-    run's (no merges), none."""
-    if choice.pretrained is not None or run.trace.step_noun != "merge":
+    """Our merge run's tokens link to the Merge history page; a pretrained or uploaded tokenizer's,
+    a Unigram run's (no merges), none."""
+    if not choice.this_run or run.trace.step_noun != "merge":
         return tables.TokenLinks()
     merges = run.merge_history.merges
     return tables.TokenLinks(
@@ -201,7 +255,7 @@ def figures(result: dict) -> dict[str, str]:
 
 def show_audit(run: Run, choice: tables.AuditChoice, result: dict, corpus_text: str) -> None:
     audit = result["audit"]
-    shown = BUNDLED[choice.pretrained].label if choice.pretrained else audit["tokenizer"]
+    shown = audit["tokenizer"] if choice.this_run else subject_label(run, choice.subject, session_uploads())
     on = tables.sample_note(corpus_text, result["lines"])
     st.markdown(f"**{markdown_literal(shown)}** on {markdown_literal(on)}")
     values = figures(result)

@@ -2,9 +2,10 @@
 parameters, the stated corpus sample, the step of each merge for our runs, and the section's
 tables as escaped HTML whose tokens link to the Merge history page at the step that made them.
 
-- `AuditChoice`: this run (at its last step, or after `step` merges or rounds), or a bundled
+- `AuditChoice`: this run (at its last step, or after `step` merges or rounds), a tokenizer
+  uploaded on the Compare page (by its key, `upload:` + the sha256 of its files), or a bundled
   pretrained tokenizer; `choice_from_params` / `choice_params` read and write it as the URL's
-  `audit` (a bundled name; none: this run) and `audit_step`.
+  `audit` (an upload's key or a bundled name; none: this run) and `audit_step`.
 - `audit_sample(corpus_text)`: the corpus's lines sampled as the Compare page's corpus figures are
   (`explorer.work.tasks.corpus_sample`); `sample_note` says so in words.
 - `merge_steps(merges, k)`: for a merge history, the step that made each token (its first merge
@@ -22,7 +23,8 @@ What it does not do: compute the audit (explorer.lessons.audit, in a worker: exp
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Mapping, Sequence
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
@@ -36,6 +38,7 @@ ROWS_SHOWN = 100  # rows of the stepping-stone and unreachable tables
 CONSUMERS_SHOWN = 6  # merges named per stepping stone
 HISTORY_PAGE = "Merge_history"  # the URL path of pages/1_Merge_history.py
 HISTORY_STEP_PARAM = "step"  # its step (explorer.ui.history.player.STEP_PARAM: another page's package)
+UPLOAD_KEY = re.compile(r"upload:[0-9a-f]{64}")  # an upload's key (explorer.compare.columns.content_key)
 
 DEFINITIONS = {
     "Rényi efficiency": "H₂.₅(p) / log |V|: p the share of each token the corpus uses, |V| the ordinary "
@@ -53,45 +56,86 @@ DEFINITIONS = {
 
 @dataclass(frozen=True)
 class AuditChoice:
-    """This run (`pretrained` None) after `step` steps (None: its last), or a bundled tokenizer."""
+    """This run (`pretrained` and `upload` None) after `step` steps (None: its last), a bundled
+    tokenizer, or an upload by its key."""
 
     pretrained: str | None = None
     step: int | None = None
+    upload: str | None = None
+
+    @property
+    def this_run(self) -> bool:
+        return self.pretrained is None and self.upload is None
+
+    @property
+    def subject(self) -> str:
+        """The subject widget's option: THIS_RUN, an upload's key or a bundled name."""
+        return self.upload or self.pretrained or THIS_RUN
 
     def described(self, run_key: str) -> dict:
-        """What the audit is of, for its key (the run by its store key)."""
+        """What the audit is of, for its key (the run by its store key, an upload by its content
+        key: whoever audits the same files on the same corpus shares the result)."""
+        if self.upload is not None:
+            return {"upload": self.upload}
         if self.pretrained is not None:
             return {"pretrained": self.pretrained}
         return {"run": run_key, "step": self.step}
 
 
+def is_upload_key(value: str) -> bool:
+    """Whether `value` has the form of an upload's key.
+
+    >>> is_upload_key("upload:" + "ab" * 32), is_upload_key("upload:<script>"), is_upload_key("gpt2")
+    (True, False, False)
+    """
+    return UPLOAD_KEY.fullmatch(value) is not None
+
+
 def choice_from_params(
-    params: Mapping[str, str], steps: int, names: Sequence[str], noun: str = "merge"
+    params: Mapping[str, str],
+    steps: int,
+    names: Sequence[str],
+    noun: str = "merge",
+    uploads: Collection[str] = (),
 ) -> tuple[AuditChoice, list[str]]:
-    """The audit a link names, and one sentence per value it ignored. A step equal to the run's
-    last is the last step (None).
+    """The audit a link names, and one sentence per value it ignored. `uploads`: the keys of the
+    uploads the session holds (a link's upload brought back from the store first). A step equal to
+    the run's last is the last step (None).
 
     >>> choice_from_params({"audit_step": "3"}, 10, ["gpt2"])
-    (AuditChoice(pretrained=None, step=3), [])
+    (AuditChoice(pretrained=None, step=3, upload=None), [])
     >>> choice_from_params({"audit": "gpt2", "audit_step": "3"}, 10, ["gpt2"])[0]
-    AuditChoice(pretrained='gpt2', step=None)
+    AuditChoice(pretrained='gpt2', step=None, upload=None)
     >>> choice_from_params({"audit_step": "11"}, 10, ["gpt2"])[1][0][:50]
     'The audit step in the link (11) is not a whole num'
+    >>> key = "upload:" + "0" * 64
+    >>> choice_from_params({"audit": key}, 10, ["gpt2"], uploads=[key])[0].upload == key
+    True
+    >>> choice_from_params({"audit": key}, 10, ["gpt2"])[1][0][:48]
+    'The uploaded tokenizer the link audits is no lon'
     """
     notes: list[str] = []
     subject = params.get(SUBJECT_PARAM)
-    pretrained = None
+    pretrained = upload = None
     if subject is not None and subject != THIS_RUN:
         if subject in names:
             pretrained = subject
+        elif is_upload_key(subject) and subject in uploads:
+            upload = subject
+        elif is_upload_key(subject):
+            notes.append(
+                "The uploaded tokenizer the link audits is no longer kept on this server (uploads are "
+                "kept for a while, the oldest dropped first): this run is audited. Upload its files on "
+                "the Compare page to audit it."
+            )
         else:
             notes.append(
-                f"Unknown tokenizer {subject[:60]!r} for the audit in the link (choose {THIS_RUN} or one of "
-                f"{', '.join(names)}): this run is audited."
+                f"Unknown tokenizer {subject[:60]!r} for the audit in the link (choose {THIS_RUN}, an "
+                f"upload's key or one of {', '.join(names)}): this run is audited."
             )
     step = None
     raw = params.get(AUDIT_STEP_PARAM)
-    if raw is not None and pretrained is None:
+    if raw is not None and pretrained is None and upload is None:
         if raw.isdigit() and int(raw) <= steps:
             step = int(raw) if int(raw) < steps else None
         else:
@@ -99,7 +143,7 @@ def choice_from_params(
                 f"The audit step in the link ({raw[:20]}) is not a whole number from 0 to {steps} (the "
                 f"{noun}s of this run): the last step is audited."
             )
-    return AuditChoice(pretrained, step), notes
+    return AuditChoice(pretrained, step, upload), notes
 
 
 def choice_params(choice: AuditChoice) -> dict[str, str | None]:
@@ -107,9 +151,11 @@ def choice_params(choice: AuditChoice) -> dict[str, str | None]:
 
     >>> choice_params(AuditChoice(step=0)), choice_params(AuditChoice("gpt2"))
     ({'audit': None, 'audit_step': '0'}, {'audit': 'gpt2', 'audit_step': None})
+    >>> choice_params(AuditChoice(upload="upload:00"))
+    {'audit': 'upload:00', 'audit_step': None}
     """
-    step = None if choice.pretrained is not None or choice.step is None else str(choice.step)
-    return {SUBJECT_PARAM: choice.pretrained, AUDIT_STEP_PARAM: step}
+    step = None if not choice.this_run or choice.step is None else str(choice.step)
+    return {SUBJECT_PARAM: None if choice.this_run else choice.subject, AUDIT_STEP_PARAM: step}
 
 
 def audit_sample(corpus_text: str) -> dict:

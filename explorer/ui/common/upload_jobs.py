@@ -1,4 +1,4 @@
-"""Compare's uploaded tokenizer files read in a worker process of the server's pool, never in the
+"""Uploaded tokenizer files (the Compare page's) read in a worker process of the server's pool, never in the
 server: a large tokenizer.json took seconds of the server's GIL (every visitor's page and
 /_stcore/health waited) and hundreds of MB of its memory.
 
@@ -10,14 +10,19 @@ milliseconds at a time. The script run waits for the job without holding the GIL
 tokenizers (with the server's copy of their files, for links) and one sentence per file that
 cannot be used.
 
+`stored_uploads(keys, known)`: the uploads a link names (`upload:` + sha256 of their files) that
+the session does not hold, read again, in a worker, from the files the run store keeps
+(explorer.ui.common.serving.save_upload); a key the store no longer holds is simply absent. Both
+Compare's columns and the Vocabulary page's audit open links with it.
+
 What it does not do: draw anything or keep the tokenizers in the session (explorer.ui.compare.sections,
-explorer.ui.compare.compare_link).
+explorer.ui.compare.compare_link, explorer.ui.vocabulary.audit_section).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from explorer.checks import Limits
@@ -84,3 +89,23 @@ def read_in_worker(
         for indexes, packed in result["tokenizers"]
     ]
     return found, [*errors, *result["errors"]]
+
+
+def stored_uploads(keys: Sequence[str], known: Collection[str] = ()) -> dict[str, UploadedTokenizer]:
+    """The uploads named by `keys` (those starting with "upload:", not in `known`), read again
+    from the files the store keeps, by key; those it does not keep (or cannot read) are left out."""
+    found: dict[str, UploadedTokenizer] = {}
+    for key in keys:
+        if not key.startswith("upload:") or key in known or key in found:
+            continue
+        files = serving.load_upload(key)
+        if files is None:
+            continue
+        try:  # in a worker, like any upload
+            tokenizers, _ = read_in_worker([UploadedFile(name, data) for name, data in files])
+        except Exception:  # a reader bug: the upload is simply not there (as if expired)
+            continue
+        for tokenizer in tokenizers:
+            if tokenizer.key == key:
+                found[key] = tokenizer
+    return found
