@@ -54,8 +54,9 @@ def test_compare_shows_every_bundled_tokenizer(server, page):
 
     assert main(page).locator(".boundary-diff").count() == 2  # one per sample sentence
     assert main(page).locator(".boundary-diff .cut-only").count() > 0  # BPE 1000 and GPT-2 differ
-    main(page).locator(".js-plotly-plot").nth(1).wait_for()  # the bar chart and the curve
-    assert main(page).locator(".js-plotly-plot").count() == 2
+    # the bar chart, the curve, and the run's merges against GPT-2's
+    main(page).locator(".js-plotly-plot").nth(2).wait_for()
+    assert main(page).locator(".js-plotly-plot").count() == 3
 
     page.set_viewport_size({"width": 1400, "height": 2400})
     wait_idle(page)
