@@ -6,7 +6,8 @@ The figures come with each corpus measurement (explorer.ui.compare.measuring, me
 by explorer.compare.research); the table is `explorer.compare.research.research_table`.
 
 What it does not do: measure anything or define the figures (explorer.lessons.audit does), or show
-the audit's lists of ids or its stepping stones (`python -m explorer audit` does).
+the audit's lists of ids or its stepping stones (the Vocabulary page's Audit and
+`python -m explorer audit` do).
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ from explorer.ui.compare.measuring import Measured
 STEPPING_STONES = (
     "**Stepping stones** (not in this table): tokens formed while merging that are almost always "
     "merged further, so that they stay in the vocabulary but rarely in an encoding; LiteToken "
-    "(arXiv 2602.04706) calls them intermediate merge residues. `python -m explorer audit` lists them "
-    "for a BPE tokenizer (a replay of every merge, too slow for this page), with the unreachable and "
-    "unused ids themselves (docs/audit.md)."
+    "(arXiv 2602.04706) calls them intermediate merge residues. The Vocabulary page's Audit and "
+    "`python -m explorer audit` list them for a BPE tokenizer (a replay of every merge), with the "
+    "unreachable and unused tokens themselves (docs/audit.md)."
 )
 SCRIPT_ORDER = (
     "Scripts come in order of their characters in the sample; Common (spaces, digits, punctuation) "
