@@ -64,6 +64,15 @@ def run_byte_merges(
     return [(as_bytes(vocab[left]), as_bytes(vocab[right])) for left, right, _ in merges]
 
 
+NO_BPE_MERGES = {  # why a run of another algorithm has no merges to compare
+    "unigram": "a Unigram run prunes a vocabulary and records no merges",
+    "wordpiece": (
+        "a WordPiece run marks the pieces inside a word with a prefix and encodes by the longest "
+        "piece, not by its merges"
+    ),
+}
+
+
 def not_comparable_reason(algorithm: str, prefix: str = "", suffix: str = "") -> str | None:
     """Why a run's merges cannot be compared with a byte-level BPE's, or None when they can.
 
@@ -72,15 +81,8 @@ def not_comparable_reason(algorithm: str, prefix: str = "", suffix: str = "") ->
     >>> not_comparable_reason("bpe", suffix="</w>")
     "its tokens carry an end-of-word suffix ('</w>'): their bytes are not the text's bytes"
     """
-    if algorithm == "unigram":
-        return "a Unigram run prunes a vocabulary and records no merges"
-    if algorithm == "wordpiece":
-        return (
-            "a WordPiece run marks the pieces inside a word with a prefix and encodes by the longest "
-            "piece, not by its merges"
-        )
     if algorithm != "bpe":
-        return f"a {algorithm} run has no BPE merges"
+        return NO_BPE_MERGES.get(algorithm, f"a {algorithm} run has no BPE merges")
     if prefix:
         return (
             f"its tokens carry a continuing-subword prefix ({prefix!r}): their bytes are not the text's bytes"
