@@ -555,9 +555,10 @@ def main() -> int:
             plan = Plan(CORPUS, VOCAB_SIZE, args.moves, args.windows, PLAY_SPEEDS, 2.0, 4, COMMAND)
         figures, error = measure_in_browser(plan)
         if error and args.smoke:
-            # Once in many CI runs the tab lost its page during the player part (stApp gone for
-            # 60 s; never reproduced alone): a smoke run tries once more before calling the script
-            # broken, and says so above.
+            # Now and then the tab loses its page during the player part: Streamlit's frontend
+            # throws "Cannot set a node at a delta path" and draws nothing more (a tick of the
+            # player's run_every fragment racing the Pause rerun; streamlit/streamlit#15084 is the
+            # same error). A smoke run tries once more before calling the script broken, and says so.
             print("smoke: the browser part once more, on a new server and browser")
             figures, error = measure_in_browser(plan)
         fragment_work_in_process(plan.corpus, plan.vocab_size, plan.around, figures)  # cores free again
@@ -583,6 +584,8 @@ def measure_in_browser(plan: Plan) -> tuple[dict, str]:
             context = browser.new_context(viewport=VIEWPORT)
             context.set_default_timeout(30_000)
             page = context.new_page()
+            page_errors: list[str] = []  # what the tab's own scripts threw: said when a step stops
+            page.on("pageerror", lambda error: page_errors.append(str(error)))
             try:
                 train(page, base_url, plan.corpus, plan.vocab_size, figures)
                 print(f"train: {figures['train']:.2f} s", flush=True)
@@ -595,6 +598,7 @@ def measure_in_browser(plan: Plan) -> tuple[dict, str]:
                 responsiveness(page, plan.frame_seconds, figures)
             except Exception:
                 print(f"the tab was at {page.url} (a screenshot: {screenshot_on_failure(page)})")
+                print(f"errors thrown in the tab: {page_errors[-5:] or 'none'}")
                 raise
             context.close()
     except Exception as failure:  # a benchmark reports what it has
