@@ -43,7 +43,11 @@ HELPERS = {
     "visitors.py": "websocket visitors imported by serving_bench.py",
 }
 # Scripts whose smoke run is known to fail, and why: each is a bug to fix, then to delete from here.
-KNOWN_BROKEN: dict[str, str] = {}
+KNOWN_BROKEN: dict[str, str] = {
+    "bench_app.py": "the Merge history player can blank the tab (Streamlit's frontend throws 'Cannot set "
+    "a node at a delta path' when a tick of the player's run_every fragment races the Pause rerun); "
+    "its smoke run failed both tries in two CI runs on 2026-11-26: skipped until the player is fixed",
+}
 # Scripts smoke-run by a test of their own, which checks more than the exit status.
 OWN_TEST = {"bench_upload_stall.py": "tests/unit/test_bench_smoke.py checks its two rows"}
 # Scripts that start `streamlit run app.py` and Chromium.
