@@ -22,7 +22,7 @@ the first 1,000 characters for case 2.
 `--prose`: the library flavor at vocab 8,000 against the library's UnigramTrainer on licence prose
 (Debian's /usr/share/common-licenses/* and /usr/share/doc/*/copyright, concatenated, paragraphs
 deduplicated, cut to 1 MB and 5 MB): time and peak RSS, each run a fresh process, ours and the
-library alternating. `--prose --smoke` (run by tests/unit/test_bench_smoke.py): 20 KB at vocab
+library alternating. `--prose --smoke` (run by tests/test_bench_smoke.py): 20 KB at vocab
 400, once.
 This is a benchmark, not a test: it prints figures and ratios and asserts nothing.
 """

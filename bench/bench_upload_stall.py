@@ -20,7 +20,7 @@ largest lateness, and the process's resident memory (VmRSS) before and after.
 measurement); "worker" is the app as it is (explorer.ui.common.upload_jobs). With the default limits a
 file over 500,000 entries is refused before parsing: `--entries` above 250,000 raises
 EXPLORER_UPLOAD_TOKENIZER_ENTRIES for the run so it is parsed at all. `--smoke`: a tiny file, one
-repeat (tests/unit/test_bench_smoke.py runs it). Figures only; it asserts nothing. The probe is a
+repeat (tests/test_bench_smoke.py runs it). Figures only; it asserts nothing. The probe is a
 thread of the process, not an HTTP request: the stall it measures is the GIL held by the page.
 """
 

@@ -1,4 +1,6 @@
-"""What every test shares: a run store of its own, in a temporary folder, for the whole session.
+"""What every test shares: a run store of its own, in a temporary folder, for the whole session
+(each pytest-xdist worker has its own session, so its own store); and, at the end of the run, the
+time each folder of tests took, so that a folder growing slower is seen the day it starts.
 
 The app keeps finished runs in a store on disk (explorer.runstore; by default under ~/.cache). The
 tests, and the servers the browser tests start (they inherit this environment), use a fresh one
@@ -11,10 +13,57 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
+from collections import defaultdict
 
 _STORE_FOLDER = tempfile.mkdtemp(prefix="explorer-test-store-")
 os.environ.setdefault("EXPLORER_STORE_PATH", os.path.join(_STORE_FOLDER, "runs.sqlite3"))
 
+# folder of tests -> seconds its tests took (setup, call and teardown), summed over the workers
+_FOLDER_SECONDS: dict[str, float] = defaultdict(float)
+_FOLDER_TESTS: dict[str, int] = defaultdict(int)
+_STARTED = time.monotonic()
+
+
+def _folder(nodeid: str) -> str:
+    path = nodeid.split("::", 1)[0]
+    return path.rsplit("/", 1)[0] if "/" in path else "."
+
+
+def pytest_runtest_logreport(report):
+    folder = _folder(report.nodeid)
+    _FOLDER_SECONDS[folder] += report.duration
+    if report.when == "call" or (report.when == "setup" and report.skipped):
+        _FOLDER_TESTS[folder] += 1
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if hasattr(config, "workerinput") or not _FOLDER_SECONDS:  # a worker: the controller reports
+        return
+    workers = getattr(config.option, "numprocesses", None) or 1
+    terminalreporter.write_sep("-", "time by folder")
+    for folder, seconds in sorted(_FOLDER_SECONDS.items(), key=lambda item: -item[1]):
+        terminalreporter.write_line(f"{seconds:8.1f} s  {_FOLDER_TESTS[folder]:5d} tests  {folder}")
+    wall = time.monotonic() - _STARTED
+    terminalreporter.write_line(
+        f"{sum(_FOLDER_SECONDS.values()):8.1f} s  of tests in {wall:.1f} s of wall time "
+        f"({workers} worker{'s' if workers != 1 else ''})"
+    )
+
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(_STORE_FOLDER, ignore_errors=True)
+
+
+def pytest_sessionstart(session):
+    """The link walk's seeds, first (even with -q), so that a failing walk can be replayed."""
+    if hasattr(session.config, "workerinput"):
+        return
+    from tests.helpers.walk_seeds import walk_seeds
+
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is not None:
+        reporter.write_line(
+            f"link walk seeds: {', '.join(map(str, walk_seeds()))} (replay one with "
+            "EXPLORER_LINK_WALK_SEED=S; more walks with EXPLORER_LINK_WALKS=N; docs/testing.md)"
+        )

@@ -1,9 +1,12 @@
 """Every bench/ script runs in its smoke mode (`python bench/X.py --smoke`: a tiny corpus it makes
 itself, one repeat, every code path once) and exits 0 having printed its figures, so no benchmark
-rots unnoticed. The scripts are found by glob: a new one without a smoke mode fails here.
+rots unnoticed. The scripts are found by glob: a new one without a smoke mode fails here. Some
+are checked more closely (CHECKS: the rows they must print), and a script with a second mode runs
+in that one too (MODES: the Unigram bench's licence prose).
 
 Marked `slow`; those that start Chromium are marked `browser` too and skipped, with the reason,
-without it. What is asserted is that a script ran, never how fast: a benchmark prints figures.
+without it. What is asserted is that a script ran and printed its rows, never how fast: a
+benchmark's figures are for people.
 """
 
 from __future__ import annotations
@@ -48,34 +51,63 @@ KNOWN_BROKEN: dict[str, str] = {
     "a node at a delta path' when a tick of the player's run_every fragment races the Pause rerun); "
     "its smoke run failed both tries in two CI runs on 2026-11-26: skipped until the player is fixed",
 }
-# Scripts smoke-run by a test of their own, which checks more than the exit status.
-OWN_TEST = {"bench_upload_stall.py": "tests/unit/test_bench_smoke.py checks its two rows"}
+
+
+def _upload_stall_rows(stdout: str) -> None:
+    """Its two rows, the server's and the worker's, each showing the uploaded column."""
+    rows = [line.split() for line in stdout.splitlines() if line.startswith(("server ", "worker "))]
+    assert [row[0] for row in rows] == ["server", "worker"], stdout
+    assert all(row[-1] == "True" for row in rows), stdout
+
+
+def _unigram_prose_row(stdout: str) -> None:
+    """The 20 KB licence-prose row (7 cells, a ratio and two positive times), or why it skipped."""
+    rows = [line for line in stdout.splitlines() if line.startswith("| 0.02 MB |")]
+    assert rows or "skipped 0.02 MB" in stdout, stdout
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert len(cells) == 7 and cells[3].endswith("x") and float(cells[4]) > 0 and float(cells[5]) > 0
+
+
+def _sessions_kept_apart(stdout: str) -> None:
+    """Three sessions at once, each with its 4 pages checked and no other session's corpus seen."""
+    rows = [line for line in stdout.splitlines() if line.strip().startswith("#")]
+    assert len(rows) == 3 and all(row.endswith("4 pages checked, ok") for row in rows), stdout
+    assert "isolation: every session saw only its own marker" in stdout, stdout
+
+
+# (script, extra arguments) -> what its output must hold besides figures
+CHECKS = {
+    ("load_test.py", ()): _sessions_kept_apart,
+    ("bench_upload_stall.py", ()): _upload_stall_rows,
+    ("bench_unigram.py", ("--prose",)): _unigram_prose_row,
+}
+# Scripts with a second mode worth its own smoke run: script -> its extra arguments.
+MODES = {"bench_unigram.py": ("--prose",)}
 # Scripts that start `streamlit run app.py` and Chromium.
 BROWSER = {"bench_app.py", "bench_live_compare.py", "load_test.py", "serving_bench.py", "soak_test.py"}
 TIMEOUT_SECONDS = 300
 
 
 def bench_scripts() -> list:
-    return [
-        pytest.param(
-            path.name,
-            marks=[pytest.mark.slow, *([pytest.mark.browser] if path.name in BROWSER else [])],
-            id=path.stem,
-        )
-        for path in sorted(BENCH.glob("*.py"))
-    ]
+    runs = []
+    for path in sorted(BENCH.glob("*.py")):
+        marks = [pytest.mark.slow, *([pytest.mark.browser] if path.name in BROWSER else [])]
+        runs.append(pytest.param(path.name, (), marks=marks, id=path.stem))
+        if path.name in MODES:
+            extra = MODES[path.name]
+            runs.append(pytest.param(path.name, extra, marks=marks, id=path.stem + "".join(extra)))
+    return runs
 
 
 def test_every_bench_script_is_listed_with_what_it_measures():
     assert sorted(path.name for path in BENCH.glob("*.py")) == sorted(SCRIPTS)
 
 
-@pytest.mark.parametrize("name", bench_scripts())
-def test_bench_script_runs_in_smoke_mode_and_prints_figures(name, tmp_path):
+@pytest.mark.parametrize(("name", "extra"), bench_scripts())
+def test_bench_script_runs_in_smoke_mode_and_prints_figures(name, extra, tmp_path):
     if name in HELPERS:
         pytest.skip(f"a helper module, not a script: {HELPERS[name]}")
-    if name in OWN_TEST:
-        pytest.skip(f"smoke-run by its own test: {OWN_TEST[name]}")
     if name in KNOWN_BROKEN:
         pytest.skip(f"known broken: {KNOWN_BROKEN[name]}")
     if name in BROWSER and chromium_missing_reason():
@@ -87,7 +119,7 @@ def test_bench_script_runs_in_smoke_mode_and_prints_figures(name, tmp_path):
         EXPLORER_STORE_PATH=str(tmp_path / "runs.sqlite3"),
     )
     result = subprocess.run(
-        [sys.executable, str(BENCH / name), "--smoke"],
+        [sys.executable, str(BENCH / name), *extra, "--smoke"],
         cwd=ROOT,
         env=environ,
         capture_output=True,
@@ -98,3 +130,6 @@ def test_bench_script_runs_in_smoke_mode_and_prints_figures(name, tmp_path):
     assert result.returncode == 0, output
     assert result.stdout.strip(), output
     assert not result.stdout.startswith("skipped"), output  # a smoke run needs no corpus from ../shared
+    check = CHECKS.get((name, extra))
+    if check:
+        check(result.stdout)

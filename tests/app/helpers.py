@@ -61,6 +61,17 @@ def job_running(at: AppTest) -> bool:
     return session_value(at, JOB) is not None
 
 
+def learning(at: AppTest, steps: int = 1) -> bool:
+    """Whether the session's job trains in a worker and has reported at least `steps` merges (or
+    Unigram rounds): an event to wait for before pressing Stop, so that even on a loaded machine
+    there is something to keep (a Stop before the first merge is a run with nothing learned)."""
+    job = session_value(at, JOB)
+    if job is None or job.job.state != "running":
+        return False
+    progress = job.job.progress
+    return progress.get("phase") == "training" and progress.get("step", 0) >= steps
+
+
 def settle(at: AppTest, seconds: float = TRAIN_WAIT_SECONDS) -> AppTest:
     """Rerun (each run is one tick of the poller) until the session's training job is collected."""
     deadline = time.monotonic() + seconds

@@ -20,14 +20,17 @@ from tests.app.helpers import (
     COMPARE,
     MERGES,
     TRAIN,
+    TRAIN_WAIT_SECONDS,
     VOCABULARY,
     click,
     html_bodies,
     job_running,
     joined,
+    learning,
     metrics,
     new_app,
 )
+from tests.helpers.processes import wait_until
 
 ENVIRONMENT = (
     "EXPLORER_MAX_CORPUS_MB",
@@ -489,6 +492,7 @@ def test_stop_button_keeps_a_partial_history_explorable_everywhere():
     assert not at.exception, at.exception
     assert job_running(at), "training finished before Stop could be clicked: make the corpus larger"
     assert at.button(key=W.TRAIN).disabled  # one run at a time
+    wait_until(lambda: learning(at), TRAIN_WAIT_SECONDS, "the first merge")  # however loaded the machine
     click(at, W.STOP)
     summary = assert_trained(at)
     assert summary["Stop reason"].startswith("stopped")

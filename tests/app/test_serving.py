@@ -26,8 +26,10 @@ from tests import ROOT
 from tests.app.helpers import (
     APP,
     MERGES,
+    TRAIN_WAIT_SECONDS,
     VOCABULARY,
     click,
+    learning,
     messages,
     new_app,
     query,
@@ -129,11 +131,6 @@ def test_the_stores_bounds_evict_the_least_recently_used(monkeypatch, tmp_path):
     assert run_of(expired) is None and "no longer on this server" in messages(expired, "info")
 
 
-def training_started(at: AppTest) -> bool:
-    job = session_value(at, JOB)
-    return job is not None and job.job.state == "running" and job.job.progress.get("phase") == "training"
-
-
 def start_a_long_training(seed: int) -> tuple[AppTest, int]:
     """A session training 60,000 pasted words to a vocabulary of 20,000 (long enough to act on
     while it runs); the session and the pid of the worker training it, once it trains."""
@@ -142,7 +139,7 @@ def start_a_long_training(seed: int) -> tuple[AppTest, int]:
     at.text_area(key=W.CORPUS).set_value(words(60_000, seed=seed)).run()
     at.number_input(key=W.VOCAB_NUMBER).set_value(20_000).run()
     at.button(key=W.TRAIN).click().run()
-    wait_until(lambda: training_started(at), 60, "the training to start in a worker")
+    wait_until(lambda: learning(at), TRAIN_WAIT_SECONDS, "the training's first merge in a worker")
     return at, session_value(at, JOB).job.worker_pid
 
 

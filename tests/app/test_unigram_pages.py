@@ -17,10 +17,12 @@ from tests.app.helpers import (
     MERGES,
     PAGES,
     TRAIN,
+    TRAIN_WAIT_SECONDS,
     VOCABULARY,
     click,
     html_bodies,
     joined,
+    learning,
     metrics,
     new_app,
     query,
@@ -28,7 +30,6 @@ from tests.app.helpers import (
     session_value,
     train,
 )
-from tests.app.test_serving import training_started
 from tests.helpers.processes import wait_until
 
 
@@ -165,7 +166,7 @@ def test_stop_ends_a_unigram_run_and_keeps_its_rounds_so_far():
     at.selectbox(key=W.SAMPLE).set_value("shakespeare").run()  # about 8 s of training
     at.radio(key=W.ALGORITHM).set_value("unigram").run()
     at.button(key=W.TRAIN).click().run()
-    wait_until(lambda: training_started(at), 60, "the Unigram training to start in a worker")
+    wait_until(lambda: learning(at), TRAIN_WAIT_SECONDS, "the Unigram training's first round in a worker")
     assert "round" in session_value(at, JOB).progress()[1]  # rounds, not merges
     click(at, W.STOP)
     run = run_of(at)

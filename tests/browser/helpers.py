@@ -68,8 +68,10 @@ def safe_file_name(name: str) -> str:
 
 
 def server_log_path(name: str) -> Path:
-    """Where `streamlit_server(name)` writes the server's output."""
-    return ARTIFACTS / f"{safe_file_name(name)}.log"
+    """Where `streamlit_server(name)` writes the server's output (one file per pytest-xdist worker:
+    two workers may each run a server of the same name)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return ARTIFACTS / f"{safe_file_name(name)}{f'-{worker}' if worker else ''}.log"
 
 
 def free_port() -> int:

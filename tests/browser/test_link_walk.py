@@ -5,14 +5,15 @@ opened in a fresh browser context (no cookies, no session) and both pages must s
 thing: the title, the run card, the Train form and summary, the step and its merge line, the
 Compare columns with their token counts, sentences, switch and decoded text.
 
-WALKS walks of ACTIONS actions (EXPLORER_LINK_WALKS, default 30; CI runs the default). Every
-disagreement is collected; the test fails listing them with the seed and the actions that led
-there, so a walk can be replayed alone (EXPLORER_LINK_WALK_SEED).
+Each walk is a test of its own (pytest-xdist spreads them over its workers), ACTIONS actions long.
+The walk explores: its seeds are new for every commit and printed in pytest's header
+(tests/helpers/walk_seeds.py: EXPLORER_LINK_WALKS=N for a longer exploration by hand,
+EXPLORER_LINK_WALK_SEED=S to replay one walk). Every disagreement of a walk is collected; its test
+fails listing them with the seed and the actions that led there.
 """
 
 from __future__ import annotations
 
-import os
 import random
 import re
 
@@ -30,12 +31,11 @@ from tests.browser.helpers import (
     title_of,
     wait_idle,
 )
+from tests.helpers.walk_seeds import walk_seeds
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-WALKS = int(os.environ.get("EXPLORER_LINK_WALKS", "30"))
 ACTIONS = 8
-ONLY_SEED = os.environ.get("EXPLORER_LINK_WALK_SEED")
 
 CORPORA = [  # small and few, so that most trainings are reused from the store
     "low lower lowest newer newest wider widest\n" * 3 + "the cat sat on the mat\n",
@@ -272,42 +272,41 @@ def path_of(page) -> str:
     return PAGE_PATHS["Merge history" if title == "Training history" else title]
 
 
-def test_every_link_shows_what_its_page_shows(server, browser):
-    seeds = [int(ONLY_SEED)] if ONLY_SEED else list(range(WALKS))
+@pytest.mark.parametrize("seed", walk_seeds(), ids=lambda seed: f"seed={seed}")
+def test_every_link_shows_what_its_page_shows(server, browser, seed):
     disagreements: list[str] = []
     checked = 0
-    for seed in seeds:
-        rng = random.Random(seed)
-        context = browser.new_context(viewport={"width": 1400, "height": 1600})
-        page = context.new_page()
-        done: list[str] = []
-        try:
-            open_page(page, server, "/")
-            for _ in range(ACTIONS):
-                action = rng.choice(ACTION_LIST)
-                try:
-                    done.append(action(page, rng))
-                except Exception:
-                    screenshot(page, f"link-walk-{seed}-{len(done)}-failed-{action.__name__}")
-                    raise AssertionError(f"walk {seed}: {action.__name__} failed after {done}") from None
-                assert_no_errors(page, f"walk {seed} after {done}")
-                seen = settled_view(page)
-                query = page.url.split("?", 1)[1] if "?" in page.url else ""
-                fresh = browser.new_context(viewport={"width": 1400, "height": 1600})
-                try:
-                    other = fresh.new_page()
-                    open_page(other, server, path_of(page), query)
-                    if seen.get("step") is not None:
-                        other.locator(STEP_INPUT).wait_for(timeout=60_000)
-                    elsewhere = settled_view(other)
-                finally:
-                    fresh.close()
-                checked += 1
-                if elsewhere != seen:
-                    differing = {k: (seen[k], elsewhere.get(k)) for k in seen if seen[k] != elsewhere.get(k)}
-                    disagreements.append(f"walk {seed} after {done}: {differing}")
-                    screenshot(page, f"link-walk-{seed}-{len(done)}-page")
-        finally:
-            context.close()
-    assert checked >= len(seeds) * ACTIONS
+    rng = random.Random(seed)
+    context = browser.new_context(viewport={"width": 1400, "height": 1600})
+    page = context.new_page()
+    done: list[str] = []
+    try:
+        open_page(page, server, "/")
+        for _ in range(ACTIONS):
+            action = rng.choice(ACTION_LIST)
+            try:
+                done.append(action(page, rng))
+            except Exception:
+                screenshot(page, f"link-walk-{seed}-{len(done)}-failed-{action.__name__}")
+                raise AssertionError(f"walk {seed}: {action.__name__} failed after {done}") from None
+            assert_no_errors(page, f"walk {seed} after {done}")
+            seen = settled_view(page)
+            query = page.url.split("?", 1)[1] if "?" in page.url else ""
+            fresh = browser.new_context(viewport={"width": 1400, "height": 1600})
+            try:
+                other = fresh.new_page()
+                open_page(other, server, path_of(page), query)
+                if seen.get("step") is not None:
+                    other.locator(STEP_INPUT).wait_for(timeout=60_000)
+                elsewhere = settled_view(other)
+            finally:
+                fresh.close()
+            checked += 1
+            if elsewhere != seen:
+                differing = {k: (seen[k], elsewhere.get(k)) for k in seen if seen[k] != elsewhere.get(k)}
+                disagreements.append(f"walk {seed} after {done}: {differing}")
+                screenshot(page, f"link-walk-{seed}-{len(done)}-page")
+    finally:
+        context.close()
+    assert checked == ACTIONS
     assert not disagreements, "\n".join(disagreements)
