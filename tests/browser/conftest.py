@@ -1,7 +1,8 @@
-"""The browser tests' fixtures: one Chromium and one server per module, a server of its own for a
-test that needs the first request, and a fresh tab per test (saved as a screenshot when the test
-fails). Built on the plain helpers of helpers.py; skipped with a message when Chromium or the
-playwright package is missing."""
+"""The browser tests' fixtures: one Chromium and one server per module (in each pytest-xdist
+worker that runs a test of it), a server of its own for a test that needs the first request, and
+a fresh tab per test (saved as a screenshot when the test fails); Playwright's `expect` waits up
+to 30 s, like the locators. Built on the plain helpers of helpers.py; skipped with a message when
+Chromium or the playwright package is missing."""
 
 from __future__ import annotations
 
@@ -18,6 +19,13 @@ from tests.browser.helpers import (
     screenshot,
     streamlit_server,
 )
+
+try:  # an assertion's wait is a safety net, not the mechanism: as generous as the locators' (30 s)
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=30_000)
+except ImportError:  # the tests are skipped with a message (chromium_missing_reason)
+    pass
 
 
 def _skip_without_chromium() -> None:
