@@ -32,7 +32,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 UV = "uv==0.13.9"  # the installer: the pinned requirements, resolved as pip would, in seconds
 # Test processes side by side (pytest-xdist), EXPLORER_TEST_WORKERS of them; one by default: on
 # this 2-core machine the suite alone keeps both cores busy (Chromium, the servers, their
-# workers), so two workers measured 30.6 min against about 36 for one, and the load they add
+# workers), so two workers measured 30.6 min of pytest against 40.0 for one, and the load they add
 # exposes the Merge history player's race (issue 30) in tests/browser/test_player.py.
 TEST_WORKERS = os.environ.get("EXPLORER_TEST_WORKERS", "1")
 
