@@ -8,11 +8,10 @@
 
 Both create `.venv` on first use and reinstall only when a requirements file changed (with uv,
 installed into .venv first, which takes seconds where pip takes minutes; with pip if uv cannot be
-had). `app` and
-`test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to end, so stopping
-this script never leaves an orphaned server behind. `test` also
-makes sure Debian's Chromium is present for the browser tests (installing it with apt-get when
-running as root); without it those tests are skipped with a message saying so.
+had). `app` and `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to
+end, so stopping this script never leaves an orphaned server behind. `test` also makes sure
+Debian's Chromium is present for the browser tests (installing it with apt-get when running as
+root); without it those tests are skipped with a message saying so.
 """
 
 from __future__ import annotations
@@ -129,7 +128,7 @@ def main(argv: list[str]) -> int:
     else:
         ensure_venv("requirements-dev.txt")
         ensure_chromium()
-        chosen = any(arg == "-n" or arg.startswith(("-n", "--numprocesses")) for arg in argv[1:])
+        chosen = any(arg.startswith(("-n", "--numprocesses")) for arg in argv[1:])  # the caller's -n wins
         workers = [] if chosen or TEST_WORKERS in ("0", "1") else ["-n", TEST_WORKERS, "--dist", "worksteal"]
         command = [str(PYTHON), "-m", "pytest", *workers, *argv[1:]]
     print("+", " ".join(command), flush=True)

@@ -2,10 +2,11 @@
 each CI run explores walks no earlier run took, and any one walk can be replayed by its seed.
 
 - EXPLORER_LINK_WALK_SEED=S: the walk of seed S alone (a failure names its seed).
-- EXPLORER_LINK_WALKS=N: N walks (default WALKS_DEFAULT, what fits the suite's 15-minute budget).
+- EXPLORER_LINK_WALKS=N: N walks (default WALKS_DEFAULT; each new walk costs about two minutes,
+  as it trains settings the run store does not hold yet).
 
 The seeds start at the commit's hash read as a number (the same commit walks the same seeds), or
-at today's date outside a git checkout. tests/conftest.py prints them in pytest's header.
+at today's date outside a git checkout. tests/conftest.py prints them when the session starts.
 """
 
 from __future__ import annotations
