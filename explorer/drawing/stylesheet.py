@@ -10,14 +10,14 @@ What it does not do: hold colours that are data (a token's background by positio
 # long labels rather than end them in "...": wrap, never clip.
 # Compare's live columns are one grid (explorer.ui.compare.live_columns): three on a row at most,
 # fewer when a column would be under 13rem, as Streamlit's columns do above.
-# A live box's "answered" element (explorer.ui.common.live_text.answered) is empty: hidden, so
-# that it adds no gap under its fragment.
+# A fragment's "drawn" signal (explorer.ui.common.drawn) is an empty element: hidden, so that it
+# adds no gap under its fragment.
 # Markup carries classes only; colours that depend on a token's position come inline. A line of
 # text (`compare.html.line_html`) draws one `.token-spans` block per run of touching tokens: inside a
 # line they flow inline and wrap between tokens.
 STYLESHEET = """
 .stHorizontalBlock{flex-wrap:wrap;}
-[class*="-live-answer"]{display:none;}
+[class*="-drawn-signal"]{display:none;}
 .stColumn{min-width:min(100%,13rem);}
 .stMultiSelect [data-testid="stMultiSelectTagsContainer"]{flex-wrap:wrap;overflow-x:visible;
   mask-image:none;}
@@ -97,10 +97,6 @@ STYLESHEET = """
 .steps-table{border-collapse:collapse;margin:2px 0 8px 18px;font-size:0.92em;}
 .steps-table td{padding:1px 8px;vertical-align:top;border-bottom:1px solid #f0f0f0;}
 .steps-pieces{white-space:nowrap;}
-.step-bar{padding:2px 0 8px 0;}
-.step-bar-label{font-size:0.875rem;margin-bottom:6px;}
-.step-bar-track{height:4px;background:#e6e9ef;border-radius:2px;}
-.step-bar-fill{height:4px;background:#d1495b;border-radius:2px;}
 .why{background:#f6f8fa;border-left:4px solid #d1495b;padding:6px 10px;margin:6px 0;border-radius:3px;}
 .round-summary{font-size:1.02em;padding:2px 0 6px 0;}
 .lattice-wrap{overflow-x:auto;}

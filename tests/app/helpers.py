@@ -24,7 +24,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.ui.common.literal import literal_from_markdown
 from explorer.ui.common.live_text import box_state_key
-from explorer.ui.common.state import CURRENT_RUN, JOB
+from explorer.ui.common.state import CURRENT_RUN, JOB, PLAYER_ACK
 from explorer.ui.common.state import Widget as W
 from tests import ROOT
 
@@ -149,7 +149,36 @@ def html_bodies(at: AppTest) -> list[str]:
     """Every piece of HTML the page drew: with `st.html`, and with the fast view of the parts that
     follow each keystroke (explorer.ui.common.html_view: Compare's live columns and diff)."""
     drawn = [element.proto.body for element in at.get("html")]
-    return drawn + [data["html"] for data in component_data(at, "explorer_html_view")]
+    views = [data["html"] for data in component_data(at, "explorer_html_view")]
+    return drawn + views + [data["line_html"] for data in component_data(at, "explorer_player")]
+
+
+# ---------------------------------------------------------------- the merge player
+
+
+def player(at: AppTest) -> dict:
+    """What the player's transport was drawn with in the last run (explorer.ui.history.player):
+    its `step`, `steps`, `playing`, `label`, the step's line (`line_html`), `interval_ms`,
+    `per_tick`."""
+    (data,) = component_data(at, "explorer_player")
+    return data
+
+
+def player_act(at: AppTest, step: int, playing: bool = False) -> dict:
+    """One action of the transport, as the browser sends it (a press, a slider move, a tick), and
+    the player drawn after it."""
+    seq = (session_value(at, PLAYER_ACK) or 0) + 1
+    at.session_state[W.PLAYER] = {"action": {"seq": seq, "step": step, "playing": playing}}
+    at.run()
+    assert not at.exception, at.exception
+    return player(at)
+
+
+def player_tick(at: AppTest) -> dict:
+    """The browser clock's next tick: the shown step moved on by the speed's steps per tick."""
+    shown = player(at)
+    step = min(shown["steps"], shown["step"] + shown["per_tick"])
+    return player_act(at, step, step < shown["steps"])
 
 
 def column_token_counts(at: AppTest) -> list[int]:

@@ -23,12 +23,15 @@ from tests.app.helpers import (
     TRAIN_WAIT_SECONDS,
     VOCABULARY,
     click,
+    component_data,
     html_bodies,
     job_running,
     joined,
     learning,
     metrics,
     new_app,
+    player,
+    player_act,
 )
 from tests.helpers.processes import wait_until
 
@@ -103,10 +106,8 @@ def visit_every_page(at: AppTest) -> None:
     """Merge history (last step), Vocabulary and Compare render the current run without an exception."""
     at.switch_page(MERGES).run()
     assert not at.exception, at.exception
-    if at.slider:
-        step = at.slider(key=W.STEP)
-        step.set_value(step.max).run()
-        assert not at.exception, at.exception
+    if component_data(at, "explorer_player"):
+        player_act(at, player(at)["steps"])
     at.switch_page(VOCABULARY).run()
     assert not at.exception, at.exception
     at.switch_page(COMPARE).run()
@@ -448,7 +449,7 @@ def test_hostile_corpus_reaches_html_escaped_and_markdown_never():
         at.switch_page(page).run()
         assert not at.exception, at.exception
         if page == MERGES:
-            at.slider(key=W.STEP).set_value(at.slider(key=W.STEP).max).run()
+            player_act(at, player(at)["steps"])
         bodies = " ".join(html_bodies(at))
         assert "<script" not in bodies and "<img" not in bodies and 'href="javascript' not in bodies, page
         assert_markdown_is_literal(at)
@@ -502,7 +503,7 @@ def test_stop_button_keeps_a_partial_history_explorable_everywhere():
     at.switch_page(MERGES).run()
     assert not at.exception, at.exception
     if steps:
-        assert at.slider(key=W.STEP).max == steps
+        assert player(at)["steps"] == steps
     at.switch_page(VOCABULARY).run()
     assert not at.exception, at.exception
     assert len(at.dataframe[0].value) == int(summary["Final vocabulary size"].replace(",", ""))

@@ -6,7 +6,7 @@ same step."""
 from __future__ import annotations
 
 from explorer.ui.common.state import Widget as W
-from tests.app.helpers import MERGES, new_app
+from tests.app.helpers import MERGES, new_app, player
 
 COURSE_WORDPIECE = {"algorithm": "wordpiece", "flavor": "course", "vocab_size": "70", "sample": "hf-course"}
 
@@ -54,7 +54,8 @@ def test_merge_history_shows_the_why_first_and_the_rest_in_closed_sections_at_th
     inside = [body for label in sections for body in html_under(expander(at, label))]
     outside = [element.proto.body for element in at.get("html") if element.proto.body not in inside]
     assert any('class="why"' in body for body in outside)
-    assert any('class="merge-summary"' in body and "Merge <b>3</b>" in body for body in outside)
+    line = player(at)["line_html"]  # the step's line, drawn by the player above every section
+    assert 'class="merge-summary"' in line and "Merge <b>3</b>" in line
     assert any('class="top-words"' in body for body in outside)
     assert not any('class="why"' in body for body in inside)
     assert any("merge 3" in body for body in html_under(expander(at, "How a token was built")))

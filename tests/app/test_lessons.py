@@ -11,7 +11,7 @@ from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS
 from explorer.ui.common.settings import from_query_params
 from explorer.ui.common.state import STEP
 from explorer.ui.common.state import Widget as W
-from tests.app.helpers import MERGES, new_app, query, run_of, session_value, train
+from tests.app.helpers import MERGES, new_app, player, query, run_of, session_value, train
 
 TITLES = {
     "course-bpe": "Merge history",
@@ -30,7 +30,7 @@ def assert_lesson_opened_at_step_1(at, lesson_key: str) -> None:
     assert run is not None and run.sample_key == LESSON_SAMPLE
     assert run.settings == from_query_params(LESSONS[lesson_key].params)[0]
     assert at.title[0].value == TITLES[lesson_key]
-    assert at.slider(key=W.STEP).value == 1 and session_value(at, STEP) == 1
+    assert player(at)["step"] == 1 and session_value(at, STEP) == 1
     verdicts = course_verdicts(at)
     assert len(verdicts) == 1 and verdicts[0].startswith("Matches the course: all")
     link = query(at)
@@ -43,7 +43,7 @@ def test_a_lesson_link_opens_trained_at_step_1_matching_the_course(lesson_key):
     assert_lesson_opened_at_step_1(at, lesson_key)
     # The URL it ends with reproduces it in a fresh browser.
     again = new_app(query(at), MERGES)
-    assert run_of(again).store_key == run_of(at).store_key and again.slider(key=W.STEP).value == 1
+    assert run_of(again).store_key == run_of(at).store_key and player(again)["step"] == 1
 
 
 def test_a_lesson_link_to_merge_history_opens_there_at_step_1():

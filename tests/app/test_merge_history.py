@@ -18,7 +18,19 @@ from streamlit.testing.v1 import AppTest
 from explorer.drawing.charts import token_labels
 from explorer.ui.common.live_text import box_state_key
 from explorer.ui.common.state import Widget as W
-from tests.app.helpers import COMPARE, MERGES, html_bodies, new_app, plotly_specs, query, run_of
+from explorer.ui.history import player as player_module
+from tests.app.helpers import (
+    COMPARE,
+    MERGES,
+    html_bodies,
+    new_app,
+    player,
+    player_act,
+    player_tick,
+    plotly_specs,
+    query,
+    run_of,
+)
 
 COURSE_WORDPIECE = {"algorithm": "wordpiece", "flavor": "course", "vocab_size": "70", "sample": "hf-course"}
 LIBRARY_BPE = {"algorithm": "bpe", "flavor": "library", "vocab_size": "330", "sample": "scarlet"}
@@ -41,8 +53,7 @@ def body_with(at: AppTest, css_class: str) -> str:
 
 
 def go_to(at: AppTest, k: int) -> None:
-    at.slider(key=W.STEP).set_value(k).run()
-    assert not at.exception, at.exception
+    assert player_act(at, k)["step"] == k
 
 
 def unescape(html_text: str) -> str:
@@ -123,16 +134,33 @@ def test_a_library_tie_names_the_smallest_id_pair_rule():
 
 def test_step_buttons_and_the_link_keep_the_step(wordpiece_page):
     at = open_merge_history({**COURSE_WORDPIECE, "step": "4"})
-    assert at.slider(key=W.STEP).value == 4
-    assert "Merge 4 of" in unescape(body_with(at, "merge-summary"))
-    at.button(key=W.STEP_FORWARD).click().run()
-    assert at.slider(key=W.STEP).value == 5 and at.query_params["step"] == "5"
-    at.button(key=W.STEP_BACK).click().run()
-    at.button(key=W.STEP_BACK).click().run()
-    assert at.slider(key=W.STEP).value == 3 and at.query_params["step"] == "3"
-    # A step beyond the run in a hand-edited link is the last one.
+    assert player(at)["step"] == 4 and not player(at)["playing"]
+    assert "Merge 4 of" in unescape(player(at)["line_html"])
+    player_act(at, 5)  # Next
+    assert player(at)["step"] == 5 and at.query_params["step"] == "5"
+    player_act(at, 4)  # Back, twice
+    player_act(at, 3)
+    assert player(at)["step"] == 3 and at.query_params["step"] == "3"
+    # A step beyond the run in a hand-edited link, or sent by a tampered browser, is the last one.
+    assert player_act(at, 10**9)["step"] == trace_of(at).steps
     at = open_merge_history({**COURSE_WORDPIECE, "step": "99999"})
-    assert at.slider(key=W.STEP).value == trace_of(at).steps
+    assert player(at)["step"] == trace_of(at).steps
+
+
+def test_an_action_older_than_the_last_one_taken_is_ignored(wordpiece_page):
+    """A late action (numbered at or below the last one taken) never moves the step back: what the
+    browser sent last is what the page shows; and what is not an action at all changes nothing."""
+    at = open_merge_history(COURSE_WORDPIECE)
+    player_act(at, 6)
+    seq = at.session_state["player_ack"]
+    at.session_state[W.PLAYER] = {"action": {"seq": seq, "step": 2, "playing": True}}
+    at.run()
+    assert (player(at)["step"], player(at)["playing"]) == (6, False)
+    for junk in ({"seq": "x", "step": 1, "playing": False}, {"step": 1}, "step=1", None):
+        at.session_state[W.PLAYER] = {"action": junk}
+        at.run()
+        assert not at.exception, at.exception
+        assert player(at)["step"] == 6 and at.session_state["player_ack"] == seq
 
 
 @pytest.mark.parametrize("speed", ["2 s per merge", "500 merges per tick"])
@@ -140,16 +168,16 @@ def test_playing_to_the_last_merge_stops_and_enables_play(speed):
     at = open_merge_history({**COURSE_WORDPIECE, "step": "20"})
     steps = trace_of(at).steps
     at.select_slider(key=W.SPEED).set_value(speed).run()
-    at.button(key=W.PLAY).click().run()
-    for _ in range(steps):  # each run is one tick of the fragment
-        if not at.session_state["player_playing"]:
-            break
-        at.run()
-        assert not at.exception, at.exception
-    assert not at.session_state["player_playing"]
-    assert at.slider(key=W.STEP).value == steps
-    assert not at.button(key=W.PLAY).disabled and at.button(key=W.PAUSE).disabled
-    assert f"Merge {steps:,} of {steps:,}" in unescape(body_with(at, "merge-summary"))
+    interval, per_tick = player_module.SPEEDS[speed]
+    assert (player(at)["interval_ms"], player(at)["per_tick"]) == (interval * 1000, per_tick)
+    shown = player_act(at, 20, playing=True)  # Play
+    while shown["playing"]:  # the browser's clock: one tick after each drawing
+        before = shown["step"]
+        shown = player_tick(at)
+        assert shown["step"] == min(steps, before + per_tick)
+        assert f"Merge {shown['step']:,} of" in unescape(shown["line_html"])
+    assert shown["step"] == steps and not at.session_state["player_playing"]
+    assert at.query_params["step"] == str(steps)
 
 
 def test_competition_chart_shows_step_k_with_values(wordpiece_page):

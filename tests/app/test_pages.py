@@ -25,6 +25,9 @@ from tests.app.helpers import (
     messages,
     metrics,
     new_app,
+    player,
+    player_act,
+    player_tick,
     plotly_specs,
     query,
     run_of,
@@ -173,12 +176,11 @@ def test_every_page_shows_the_run_after_training():
 
     at.switch_page(MERGES).run()
     assert not at.exception, at.exception
-    step = at.slider(key=W.STEP)
-    assert (step.label, step.value, step.max) == ("Step (merges applied)", 0, steps)
-    assert {button.label for button in at.button} >= {"Play", "Pause", "Back", "Next"}
+    shown = player(at)
+    assert (shown["label"], shown["step"], shown["steps"]) == ("Step (merges applied)", 0, steps)
     specs = plotly_specs(at)
     assert len(specs) == 3  # competition for merge 1, timeline, compression curve (no token made yet)
-    at.slider(key=W.STEP).set_value(5).run()
+    player_act(at, 5)
     bodies = html_bodies(at)
     assert any("Merge <b>5</b>" in body for body in bodies)
     assert any('class="tok mono-tok tok-new"' in body for body in bodies)  # what merge 5 joined is outlined
@@ -226,25 +228,16 @@ def test_every_page_shows_the_run_after_training():
     assert metrics(at)["Merges learned"] == str(steps)
 
 
-def playing_step(at: AppTest) -> int:
-    """The step the player shows while playing (a bar, not the slider)."""
-    bars = [body for body in html_bodies(at) if 'class="step-bar"' in body]
-    assert len(bars) == 1, "no step bar: the player is not playing"
-    return int(re.search(r'aria-valuenow="(\d+)"', bars[0]).group(1))
-
-
 def test_merge_player_plays_and_pauses():
     at = train(new_app())
     at.switch_page(MERGES).run()
-    at.button(key=W.PLAY).click().run()
-    first = playing_step(at)
-    at.run()  # one tick of the fragment
-    assert playing_step(at) > first
-    at.button(key=W.PAUSE).click().run()
-    paused = at.slider(key=W.STEP).value
-    assert paused == at.session_state["player_step"]
-    at.run()
-    assert at.slider(key=W.STEP).value == paused
+    assert player_act(at, 0, playing=True)["playing"]  # Play
+    first = player(at)["step"]
+    assert player_tick(at)["step"] > first
+    paused = player_act(at, player(at)["step"])  # Pause at the step shown
+    assert not paused["playing"] and paused["step"] == at.session_state["player_step"]
+    at.run()  # a rerun with no action (another widget, a reload of the fragment) stays there
+    assert player(at)["step"] == paused["step"] and not player(at)["playing"]
 
 
 def test_empty_corpus_and_bad_vocab_size_show_messages():
@@ -277,7 +270,7 @@ def merge_history_at_the_last_step_of_a_hostile_corpus() -> AppTest:
     at.selectbox(key=W.PRE_TOKENIZER).set_value("whitespace-split").run()
     train(at)
     at.switch_page(MERGES).run()
-    at.slider(key=W.STEP).set_value(at.slider(key=W.STEP).max).run()
+    player_act(at, player(at)["steps"])
     return at
 
 

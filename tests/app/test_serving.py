@@ -32,6 +32,8 @@ from tests.app.helpers import (
     learning,
     messages,
     new_app,
+    player,
+    player_act,
     query,
     run_of,
     session_value,
@@ -63,12 +65,12 @@ def test_a_reload_keeps_the_run_and_the_step():
     assert run is not None and len(run.store_key) == 64
     assert query(first)["run"] == run.store_key  # the URL names the run at once
     first.switch_page(MERGES).run()
-    first.slider(key=W.STEP).set_value(7).run()
+    player_act(first, 7)
     link = query(first)
     assert link["step"] == "7" and "corpus" not in link  # a pasted corpus never goes into a link
 
     again = new_app(link, MERGES)  # a reload: a new session, the same URL
-    assert again.slider(key=W.STEP).value == 7
+    assert player(again)["step"] == 7
     reloaded = run_of(again)
     assert reloaded.store_key == run.store_key and reloaded.trace.merges == run.trace.merges
     home = new_app(link)  # the Train page of that link: the pasted corpus is back in the text area

@@ -28,7 +28,7 @@ from explorer.ui.common.runs import Run, RunKey, corpus_digest
 from explorer.ui.common.settings import Settings
 from explorer.ui.common.state import CURRENT_RUN
 from explorer.ui.common.state import Widget as W
-from tests.app.helpers import APP, MERGES, html_bodies, plotly_specs, texts
+from tests.app.helpers import APP, MERGES, html_bodies, player, player_act, plotly_specs, texts
 from tests.reference.course_corpus import COURSE_CORPUS
 
 CORPUS = "\n".join(COURSE_CORPUS)
@@ -51,8 +51,7 @@ def page(run: Run) -> AppTest:
 
 
 def go_to(at: AppTest, r: int) -> None:
-    at.slider(key=W.STEP).set_value(r).run()
-    assert not at.exception, at.exception
+    assert player_act(at, r)["step"] == r
 
 
 def body_with(at: AppTest, css_class: str) -> str:
@@ -74,7 +73,8 @@ def course_page():
 def test_the_page_is_the_training_history_of_a_unigram_run(course_page):
     at, trace = course_page
     assert [title.value for title in at.title] == ["Training history"]
-    assert at.slider(key=W.STEP).max == len(trace.rounds)
+    assert player(at)["steps"] == len(trace.rounds)
+    assert player(at)["label"] == "Round (0: the seeds)"
 
 
 def test_every_round_scrubbed_shows_that_round(course_page):
@@ -118,10 +118,10 @@ def test_every_round_scrubbed_shows_that_round(course_page):
 def test_the_round_buttons_step_one_round(course_page):
     at, trace = course_page
     go_to(at, 2)
-    at.button(key=W.STEP_FORWARD).click().run()
-    assert at.slider(key=W.STEP).value == 3
+    player_act(at, 3)  # Next
+    assert player(at)["step"] == 3
     assert text_of(body_with(at, "round-summary")).startswith("Round 3:")
-    at.button(key=W.STEP_BACK).click().run()
+    player_act(at, 2)  # Back
     assert text_of(body_with(at, "round-summary")).startswith("Round 2:")
 
 

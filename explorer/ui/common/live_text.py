@@ -27,6 +27,8 @@ from typing import Any
 
 import streamlit as st
 
+from explorer.ui.common import drawn
+
 THROTTLE_MS = 100  # at most one update per this many milliseconds while typing
 PAUSE_MS = 600  # above the live limit: an update this long after the last keystroke
 ANSWER_WAIT_MS = 3_000  # a text unanswered this long no longer holds the next one back
@@ -109,7 +111,7 @@ export default function(component) {
     if (box.value !== state.sentText && state.timer === null) schedule();
   };
   window.addEventListener(data.answered_event, (event) => {
-    if (event.detail === data.key) answered();
+    if (event.detail && event.detail.key === data.key) answered();
   });
   box.addEventListener('blur', () => {
     if (state.timer !== null) send();  // nothing typed is left unsent
@@ -129,15 +131,6 @@ export default function(component) {
 
 
 _live_text_box = st.components.v2.component("explorer_live_text", html=_HTML, css=_CSS, js=_JS)
-
-_ANSWER_JS = """
-export default function(component) {
-  const { data } = component;
-  window.dispatchEvent(new CustomEvent(data.event, { detail: data.box }));
-}
-"""
-
-_answer = st.components.v2.component("explorer_live_answer", js=_ANSWER_JS)
 
 
 def live_text(
@@ -176,18 +169,8 @@ def live_text(
 
 def answered(key: str) -> None:
     """Tell the box `key` that its text has been drawn, so that it may send the next: the last
-    element of the fragment that reads `live_text(..., key, ...)` (an empty element, hidden by the
-    stylesheet). Each call sends a new run number, so that the browser runs it every time."""
-    run_key = f"{box_state_key(key)}-runs"
-    runs = int(st.session_state.get(run_key, 0)) + 1
-    st.session_state[run_key] = runs
-    answer: Any = _answer
-    answer(key=answer_key(key), data={"box": box_state_key(key), "run": runs, "event": ANSWERED_EVENT})
-
-
-def answer_key(key: str) -> str:
-    """The component key of `answered(key)`'s element (the stylesheet hides `.st-key-` + it)."""
-    return f"{box_state_key(key)}-answer"
+    element of the fragment that reads `live_text(..., key, ...)` (explorer.ui.common.drawn)."""
+    drawn.signal(box_state_key(key), ANSWERED_EVENT, {"key": box_state_key(key)})
 
 
 def box_state_key(key: str) -> str:

@@ -7,7 +7,7 @@ Three kinds of keys:
   cache, the step of the merge player, Compare's uploads). They survive page switches.
 - widget keys (`Widget`): passed as `key=` to widgets; tests look widgets up by them. Widget
   state belongs to its page and Streamlit drops it when the page is left, so the Train page's
-  widgets use `persist_state="session"`, and the merge player copies its step to a data key.
+  widgets use `persist_state="session"`, and the merge player keeps its step in a data key.
 - chart keys (`Chart`): the element keys of charts, which keep a chart's identity across reruns.
 
 What it does not do: decide what a value means (the modules that set it do), or hold anything
@@ -34,7 +34,7 @@ SESSION_STARTED = "session_started"  # True after the session's first script run
 FIRST_RUN = "first_run"  # True during the session's first script run (only then is the URL a link)
 STEP = "player_step"  # int: merges applied in the merge player (survives leaving the page)
 PLAYING = "player_playing"  # bool: the merge player is playing
-PAUSED_AT = "player_paused_at"  # time.monotonic() of the last pause
+PLAYER_ACK = "player_ack"  # int: the number of the player's last action taken from the browser
 COMPARE_TEXT = "compare_text"  # str: the Compare page's sentences (survives leaving the page)
 ENCODE_TEXT = "encode_steps_text"  # str: the text of the step-by-step panels (Merge history, Compare)
 JOB = "training_job"  # training.TrainingJob: the run a worker is training for this session, until collected
@@ -103,12 +103,8 @@ class Widget:
     ADVANCED = "advanced_settings"  # the Train page's closed section of advanced settings
     LESSON_PREFIX = "lesson_"  # + a lesson's key: its "Reproduce the course" button
     # Merge history
-    PLAY = "play"
-    PAUSE = "pause"
+    PLAYER = "player"  # the transport component: {"action": {seq, step, playing}}
     SPEED = "speed"
-    STEP = "step"
-    STEP_BACK = "step_back"
-    STEP_FORWARD = "step_forward"
     TREE_TOKEN = "tree_token"
     LOG_SCALE = "merge_counts_log_scale"
     STEPS_TEXT = "merge_history_steps_text"
@@ -232,14 +228,13 @@ def setdefault(key: str, value):
 
 
 def player_step() -> int:
-    """Merges applied in the merge player (the truth while playing; see explorer.ui.history.player)."""
+    """Merges applied in the merge player (explorer.ui.history.player)."""
     return get(STEP, 0)
 
 
 def start_player_at(step: int) -> None:
-    """The merge player paused at `step` (before its slider is drawn: a lesson opens at step 1)."""
+    """The merge player paused at `step` (a lesson opens at step 1, a link at its step)."""
     put(STEP, step)
-    put(Widget.STEP, step)
     put(PLAYING, False)
 
 
@@ -287,7 +282,6 @@ def set_current_run(run: Run, corpus_text: str) -> None:
     st.session_state[STEP] = 0
     st.session_state[PLAYING] = False
     st.session_state[MEASURE_WHOLE] = False
-    st.session_state.pop(Widget.STEP, None)
 
 
 def add_earlier_run(run: Run) -> None:

@@ -25,10 +25,7 @@ def show_merges(run: Run) -> bool:
         st.info(f"This run learned no merge ({stop_reason_text(run.trace)}): there is nothing to play.")
         return False
     sentences = sentences_from(state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
-    track = player.merge_track(run, sentences)
-    player.start_from_link(track.steps)
-    player.controls(track)
-    player.step_view(track)
+    player.show(player.MergeTrack(run, sentences))
     return True
 
 

@@ -1,42 +1,46 @@
-"""The step player: Play / Pause, a speed, step back / forward, and a step slider; and the view of
-step k that follows it. What it plays is a `Track`: the merges of a BPE / WordPiece run (every
-panel of step k: explorer.ui.history.step_panels; `merge_track`), or the rounds of a Unigram run
-(explorer.ui.history.unigram_rounds). Below, "merge" is the track's step, whatever its `noun`.
+"""The step player: Play / Pause, Back / Next, a step slider and the line about the step, a speed;
+and every panel of step k below them. What it plays is a `Track`: the merges of a BPE / WordPiece
+run (`MergeTrack`: every panel of explorer.ui.history.step_panels), or the rounds of a Unigram run
+(explorer.ui.history.unigram_rounds.RoundTrack). Below, "merge" is the track's step, whatever its
+`noun`.
 
-Speeds are either seconds per merge (2, 1, 0.5, 0.25: slow enough to read what happened) or, for
-long runs, merges per tick of `TICK_SECONDS`. The step view is an `st.fragment` whose `run_every`
-is the speed's tick, set only while playing, so a paused player costs nothing and moving the slider
-or a step button reruns only the fragment, never the whole page. Play, Pause and the speed are
-outside the fragment: they rerun the page so that the fragment is registered again with or
-without its timer.
+The clock lives in the browser. The transport (Play, Pause, Back, Next, the slider and the step's
+line) is a v2 component (`st.components.v2`, inline JavaScript, as explorer.ui.common.live_text):
+every press, slider move and tick of the clock becomes one action `{seq, step, playing}`, the
+component's only value, and the server draws exactly what the newest action says. There is no
+`run_every` timer to add or remove, so Pause never changes the page's structure, and nothing
+races: an action that arrives late (numbered below the last one taken) is ignored, and the
+browser ignores a drawing of an action older than its newest (`ack` below its `seq`). While
+playing, the browser asks for the next step only when the fragment's last element says the step
+before it is drawn (explorer.ui.common.drawn), and no sooner than the speed's interval after the
+last request: a loaded server slows the animation, it never queues ticks.
 
-The step lives in a data key (`state.STEP`), which is the truth while playing: a tick sets the
-slider from it, before the slider is drawn, and never reads the slider back, because a tick
-request can carry a slider value the browser had not yet updated (measured: reading it back made
-playback stall and jump back). Paused, the slider is the person's: its value becomes the step,
-except for a short grace period after Pause, when a tick the browser had already sent arrives
-with an old slider value. Reaching the last merge stops the player (the page is rerun, so Play
-is enabled again); nothing writes a widget's value after the widget is drawn.
+Pause, Back, Next and the slider take effect in the browser at once: the clock stops, the shown
+step stays, the URL's `step` is set to it (the step shown is the step a copied link opens), and
+the panels follow when the server has drawn them. The end of the run stops the clock.
 
-While paused, the URL carries `step=k`, so a link opens the same step (`start_from_link`).
+The step lives in one place, the data key `state.STEP` (a lesson or a link sets it before the page
+is drawn); `state.PLAYER_ACK` is the number of the last action taken. A `step` in the URL opens
+that step (`start_from_link`).
+
+What it does not do: draw a step's panels (the track does), or escape them: the line's HTML comes
+from the track, escaped there, and is set as markup by the component.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Any
 
 import streamlit as st
 
-from explorer.ui.common import link, state
+from explorer.ui.common import drawn, link, state
 from explorer.ui.common.runs import Run
 from explorer.ui.history import merge_views, step_panels
 
 W = state.Widget
-TICK_SECONDS = 0.3  # the tick of the fast speeds
-STALE_TICK_SECONDS = 0.9  # after Pause, a tick arriving this soon was sent before it (old slider value)
+TICK_SECONDS = 0.3  # the interval of the fast speeds
 STEP_PARAM = "step"
+DRAWN_EVENT = "explorer-player-drawn"
 # Label -> (seconds per tick, merges per tick).
 SPEEDS: dict[str, tuple[float, int]] = {
     "2 s per merge": (2.0, 1),
@@ -51,65 +55,51 @@ SPEEDS: dict[str, tuple[float, int]] = {
 LONG_RUN = 300  # runs with more merges start at a fast speed
 
 
-@dataclass(frozen=True)
 class Track:
-    """What the player plays: `steps` steps after step 0, each a `noun` ("merge", "round");
-    `summary_html(k)` is the line about step k (drawn with the slider, or with the bar while
-    playing), `panels(k)` draws everything below it. `speeds` (label -> (seconds per tick, steps
-    per tick)) is offered under the widget key `speed_key`, with `default_speed`. `link_at(k)` is
-    the page's whole URL at step k: the fragment writes all of it, so a step never leaves the URL
-    without its run (a fragment's rerun can start from a query string the browser had not updated)."""
+    """What the player plays: `steps` steps after step 0, each a `noun` ("merge", "round"), of
+    `run`. Its speeds (label -> (seconds per tick, steps per tick)) are offered under the widget
+    key `speed_key`, starting at `default_speed`. A subclass says what step k looks like:
+    `summary_html(k)`, the line drawn in the transport, and `panels(k)`, everything below it."""
 
-    steps: int
-    noun: str
-    slider_label: str
-    summary_html: Callable[[int], str]
-    panels: Callable[[int], None]
-    speeds: dict[str, tuple[float, int]]
-    speed_key: str
-    default_speed: str
-    link_at: Callable[[int], dict[str, str]]
+    noun = "merge"
+    slider_label = "Step (merges applied)"
+    speeds = SPEEDS
+    speed_key = W.SPEED
+
+    def __init__(self, run: Run, steps: int, default_speed: str) -> None:
+        self.run = run
+        self.steps = steps
+        self.default_speed = default_speed
+
+    def summary_html(self, k: int) -> str:
+        raise NotImplementedError
+
+    def panels(self, k: int) -> None:
+        raise NotImplementedError
+
+    def link_at(self, k: int) -> dict[str, str]:
+        """The page's whole URL at step k: the fragment writes all of it, so a step never leaves
+        the URL without its run."""
+        return link.run_params(self.run, {STEP_PARAM: str(k)})
 
 
-def merge_track(run: Run, sentences: list[str]) -> Track:
+class MergeTrack(Track):
     """The merges of a BPE / WordPiece run, every panel of the Merge history page at each."""
-    steps = run.trace.steps
-    return Track(
-        steps=steps,
-        noun="merge",
-        slider_label="Step (merges applied)",
-        summary_html=lambda k: merge_views.merge_summary_html(run, k),
-        panels=lambda k: step_panels.show(run, k, sentences),
-        speeds=SPEEDS,
-        speed_key=W.SPEED,
-        default_speed="20 merges per tick" if steps > LONG_RUN else "1 s per merge",
-        link_at=lambda k: link.run_params(run, {STEP_PARAM: str(k)}),
-    )
+
+    def __init__(self, run: Run, sentences: list[str]) -> None:
+        steps = run.trace.steps
+        super().__init__(run, steps, "20 merges per tick" if steps > LONG_RUN else "1 s per merge")
+        self.sentences = sentences
+
+    def summary_html(self, k: int) -> str:
+        return merge_views.merge_summary_html(self.run, k)
+
+    def panels(self, k: int) -> None:
+        step_panels.show(self.run, k, self.sentences)
 
 
 def speed(track: Track) -> tuple[float, int]:
     return track.speeds.get(state.get(track.speed_key), track.speeds[track.default_speed])
-
-
-def _set_step(step: int) -> None:
-    """Only from callbacks and before the slider is drawn: the step and the slider's value."""
-    state.put(state.STEP, step)
-    state.put(W.STEP, step)
-
-
-def _play(steps: int) -> None:
-    _set_step(0 if state.player_step() >= steps else state.player_step())
-    state.put(state.PLAYING, True)
-
-
-def _pause() -> None:
-    state.put(state.PLAYING, False)
-    state.put(state.PAUSED_AT, time.monotonic())
-    state.put(W.STEP, state.player_step())
-
-
-def _step_by(delta: int, steps: int) -> None:
-    _set_step(max(0, min(steps, state.player_step() + delta)))
 
 
 def start_from_link(steps: int) -> None:
@@ -122,103 +112,214 @@ def start_from_link(steps: int) -> None:
     except ValueError:
         step = None
     if step is not None:
-        _set_step(max(0, min(steps, step)))
+        state.start_player_at(max(0, min(steps, step)))
 
 
-def controls(track: Track) -> None:
-    """Play / Pause and the speed (outside the fragment: they rerun the page)."""
-    steps, noun = track.steps, track.noun
-    playing = state.is_playing()
-    # One wrapping row, buttons as wide as their labels: columns would squeeze them to "P" at 800 px.
-    row = st.container(horizontal=True, vertical_alignment="bottom")
-    row.button(
-        "Play",
-        key=W.PLAY,
-        icon=":material/play_arrow:",
-        on_click=_play,
-        args=(steps,),
-        disabled=playing,
-        help=f"Play the {noun}s one after another from this step (from the first one at the end).",
-    )
-    row.button("Pause", key=W.PAUSE, icon=":material/pause:", on_click=_pause, disabled=not playing)
-    state.setdefault(track.speed_key, track.default_speed)
-    row.select_slider(
-        "Speed",
-        list(track.speeds),
-        key=track.speed_key,
-        persist_state="session",
-        help=f"Seconds per {noun} to follow each one"
-        + (f"; {noun}s per tick to sweep through a long run." if len(track.speeds) > 4 else "."),
-    )
+def take_action(action: Any, steps: int) -> bool:
+    """The browser's newest action becomes the step (and whether it plays), unless it is not newer
+    than the last one taken or is not an action at all. True when it was taken."""
+    if not isinstance(action, dict):
+        return False
+    try:
+        seq, step, playing = int(action["seq"]), int(action["step"]), bool(action["playing"])
+    except (KeyError, TypeError, ValueError):
+        return False
+    if seq <= state.get(state.PLAYER_ACK, 0):
+        return False
+    step = max(0, min(steps, step))
+    state.put(state.PLAYER_ACK, seq)
+    state.put(state.STEP, step)
+    state.put(state.PLAYING, playing and step < steps)
+    return True
 
 
-def _advance(track: Track) -> None:
-    """One tick: move the step on by the speed's merges per tick."""
-    _set_step(min(track.steps, state.player_step() + speed(track)[1]))
+def show(track: Track) -> None:
+    """The player: the speed, the transport and every panel of the step, in one fragment (a press,
+    a tick or a speed reruns only it)."""
+    start_from_link(track.steps)
 
-
-def step_bar_html(k: int, steps: int, label: str = "Step (merges applied)") -> str:
-    """The step while playing: the slider's label, track and value, as a still picture."""
-    percent = 100 * k / steps if steps else 0
-    return (
-        f'<div class="step-bar" role="progressbar" aria-label="{label}" aria-valuenow="{k}" '
-        f'aria-valuemin="0" aria-valuemax="{steps}"><div class="step-bar-label">{label}: '
-        f"<b>{k:,}</b> of {steps:,} · playing</div>"
-        f'<div class="step-bar-track"><div class="step-bar-fill" style="width:{percent:.2f}%"></div>'
-        "</div></div>"
-    )
-
-
-def step_view(track: Track) -> None:
-    """The fragment: step buttons and slider, then every panel at step k."""
-    steps, noun = track.steps, track.noun
-    playing = state.is_playing()
-
-    @st.fragment(run_every=speed(track)[0] if playing else None)
+    @st.fragment
     def view() -> None:
-        state.setdefault(W.STEP, max(0, min(state.player_step(), steps)))
-        now_playing = state.is_playing()
-        if now_playing:
-            _advance(track)
-        elif time.monotonic() - state.get(state.PAUSED_AT, 0.0) < STALE_TICK_SECONDS:
-            state.put(W.STEP, state.player_step())  # a late tick: keep the paused step
-        if now_playing:
-            # Playing, the step and the merge line are one HTML element: a widget's new value shows
-            # only when the fragment run ends, and elements in columns later than those outside
-            # (measured: the slider, or a bar in its column, a merge behind the text for most of
-            # each run); one element cannot disagree with itself.
-            k = state.player_step()
-            st.html(step_bar_html(k, steps, track.slider_label) + track.summary_html(k))
-        else:
-            row = st.container(horizontal=True, vertical_alignment="bottom")
-            row.button(
-                "Back",
-                key=W.STEP_BACK,
-                icon=":material/skip_previous:",
-                on_click=_step_by,
-                args=(-1, steps),
-                disabled=state.player_step() <= 0,
-                help=f"One {noun} back",
-            )
-            k = row.slider(track.slider_label, min_value=0, max_value=steps, key=W.STEP)
-            row.button(
-                "Next",
-                key=W.STEP_FORWARD,
-                icon=":material/skip_next:",
-                on_click=_step_by,
-                args=(1, steps),
-                disabled=k >= steps,
-                help=f"One {noun} forward",
-            )
-            st.html(track.summary_html(k))
-        state.put(state.STEP, k)
-        if not now_playing:
+        take_action((state.get(W.PLAYER) or {}).get("action"), track.steps)
+        k = max(0, min(track.steps, state.player_step()))
+        row = st.container(horizontal=True, vertical_alignment="bottom")
+        state.setdefault(track.speed_key, track.default_speed)
+        row.select_slider(
+            "Speed",
+            list(track.speeds),
+            key=track.speed_key,
+            persist_state="session",
+            width=320,
+            help=f"Seconds per {track.noun} to follow each one"
+            + (f"; {track.noun}s per tick to sweep through a long run." if len(track.speeds) > 4 else "."),
+        )
+        with row:
+            link.copy_link("merges", in_sidebar=False)  # here: the step changes inside the fragment
+        transport(track, k)
+        if not state.is_playing():  # while playing, the browser keeps the URL's step (as it shows it)
             link.write(track.link_at(k))
-            link.copy_link("merges", in_sidebar=False)  # here: a step changed in the fragment is in it
         track.panels(k)
-        if now_playing and k >= steps:
-            state.put(state.PLAYING, False)
-            state.put(state.PAUSED_AT, time.monotonic())
-            st.rerun(scope="app")  # the fragment again without its timer, Play enabled
+        drawn.signal(W.PLAYER, DRAWN_EVENT, {"key": W.PLAYER, "ack": state.get(state.PLAYER_ACK, 0)})
 
     view()
+
+
+def transport(track: Track, k: int) -> None:
+    """The component: its buttons, slider and line at step k, and the clock."""
+    seconds, per_tick = speed(track)
+    draw: Any = _transport
+    draw(
+        key=W.PLAYER,
+        data={
+            "key": W.PLAYER,
+            "steps": track.steps,
+            "step": k,
+            "playing": state.is_playing(),
+            "ack": state.get(state.PLAYER_ACK, 0),
+            "label": track.slider_label,
+            "noun": track.noun,
+            "line_html": track.summary_html(k),
+            "interval_ms": round(seconds * 1000),
+            "per_tick": per_tick,
+            "param": STEP_PARAM,
+            "drawn_event": DRAWN_EVENT,
+        },
+        on_action_change=_nothing,
+    )
+
+
+_HTML = """
+<div class="player">
+  <div class="player-row">
+    <button type="button" class="player-button player-play">
+      <svg aria-hidden="true" viewBox="0 0 24 24"><path d="M8 5v14l11-7z"/></svg> Play</button>
+    <button type="button" class="player-button player-pause">
+      <svg aria-hidden="true" viewBox="0 0 24 24"><path d="M6 19h4V5H6v14zm8-14v14h4V5h-4z"/></svg> Pause</button>
+    <button type="button" class="player-button player-back">
+      <svg aria-hidden="true" viewBox="0 0 24 24"><path d="M6 6h2v12H6zm3.5 6l8.5 6V6z"/></svg> Back</button>
+    <div class="player-slider">
+      <div class="player-label"><span class="player-label-text"></span>: <b class="player-value"></b>
+        <span class="player-of"></span></div>
+      <input type="range" class="player-range" min="0" step="1">
+    </div>
+    <button type="button" class="player-button player-next">
+      Next <svg aria-hidden="true" viewBox="0 0 24 24"><path d="M6 18l8.5-6L6 6v12zM16 6v12h2V6h-2z"/></svg></button>
+  </div>
+  <div class="player-line" aria-live="off"></div>
+</div>
+"""
+
+_CSS = """
+.player { font-family: var(--st-font); color: var(--st-text-color); }
+.player-row { display: flex; flex-wrap: wrap; align-items: flex-end; gap: 0.5rem 0.75rem; }
+.player-button {
+  font: inherit; font-size: 0.95rem; line-height: 1.6; padding: 0.25rem 0.75rem; cursor: pointer;
+  color: var(--st-text-color); background: var(--st-background-color, #fff);
+  border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); border-radius: 0.5rem;
+  white-space: nowrap;
+}
+.player-button:hover:enabled { border-color: var(--st-primary-color); color: var(--st-primary-color); }
+.player-button:focus-visible { outline: 2px solid var(--st-primary-color); outline-offset: 2px; }
+.player-button svg { width: 1.1em; height: 1.1em; vertical-align: -0.2em; fill: currentColor; }
+.player-button:disabled { cursor: not-allowed; opacity: 0.45; }
+.player-slider { flex: 1 1 14rem; min-width: 12rem; }
+.player-label { font-size: 0.875rem; margin-bottom: 0.15rem; }
+.player-of { opacity: 0.75; }
+.player-range { width: 100%; accent-color: var(--st-primary-color); margin: 0.25rem 0; }
+.player-line { margin-top: 0.5rem; min-height: 1.6rem; transition: opacity 0.2s; }
+.player[data-playing="false"] .player-pending { opacity: 0.55; }
+"""
+
+_JS = """
+export default function(component) {
+  const { parentElement, data, setStateValue } = component;
+  const root = parentElement.querySelector('.player');
+  const $ = (name) => root.querySelector(name);
+  const play = $('.player-play'), pause = $('.player-pause'), back = $('.player-back');
+  const next = $('.player-next'), range = $('.player-range'), line = $('.player-line');
+  const s = root.__player || (root.__player = {
+    wired: false, seq: data.ack, playing: false, shown: data.step, timer: null, lastAsk: 0,
+  });
+  s.data = data;
+  s.setStateValue = setStateValue;
+  const fmt = (n) => n.toLocaleString('en-US');
+  const showStep = (step) => {  // the slider, its label, the buttons and the URL at `step`
+    s.shown = step;
+    range.value = String(step);
+    $('.player-value').textContent = fmt(step);
+    $('.player-of').textContent = `of ${fmt(s.data.steps)}` + (s.playing ? ' · playing' : '');
+    play.disabled = s.playing;
+    pause.disabled = !s.playing;
+    back.disabled = step <= 0;
+    next.disabled = step >= s.data.steps;
+    root.dataset.step = String(step);
+    root.dataset.playing = String(s.playing);
+    const url = new URL(window.location.href);
+    if (url.searchParams.has(s.data.param) && url.searchParams.get(s.data.param) !== String(step)) {
+      url.searchParams.set(s.data.param, String(step));
+      window.history.replaceState(window.history.state, '', url.toString());
+    }
+  };
+  const send = (step, playing) => {  // one action, numbered; the server draws the newest
+    clearTimeout(s.timer);
+    s.timer = null;
+    s.seq += 1;
+    s.lastAsk = performance.now();
+    s.setStateValue('action', { seq: s.seq, step, playing });
+    line.classList.add('player-pending');
+  };
+  const act = (step, playing) => {  // a person's action: shown at once
+    step = Math.max(0, Math.min(s.data.steps, step));
+    s.playing = playing && step < s.data.steps;
+    showStep(step);
+    send(step, s.playing);
+  };
+  const tick = () => {  // the clock's action: shown when drawn, so the line and the step agree
+    s.timer = null;
+    if (!s.playing) return;
+    const step = Math.min(s.data.steps, s.shown + s.data.per_tick);
+    send(step, step < s.data.steps);
+  };
+  // The server's drawing is the truth once it has taken the newest action (or when it set the
+  // step itself, as a lesson does); a drawing of an older action is ignored.
+  if (data.ack >= s.seq) {
+    s.seq = data.ack;
+    s.playing = data.playing;
+    line.innerHTML = data.line_html;
+    line.classList.remove('player-pending');
+    showStep(data.step);
+  }
+  range.max = String(data.steps);
+  range.setAttribute('aria-label', data.label);
+  $('.player-label-text').textContent = data.label;
+  play.title = `Play the ${data.noun}s one after another from this step (from the first one at the end).`;
+  back.title = `One ${data.noun} back`;
+  next.title = `One ${data.noun} forward`;
+  if (s.wired) return;
+  s.wired = true;
+  play.addEventListener('click', () => act(s.shown >= s.data.steps ? 0 : s.shown, true));
+  pause.addEventListener('click', () => act(s.shown, false));
+  back.addEventListener('click', () => act(s.shown - 1, false));
+  next.addEventListener('click', () => act(s.shown + 1, false));
+  range.addEventListener('input', () => {  // dragging: the label follows, the clock stops
+    clearTimeout(s.timer);
+    s.timer = null;
+    $('.player-value').textContent = fmt(Number(range.value));
+  });
+  range.addEventListener('change', () => act(Number(range.value), false));
+  window.addEventListener(s.data.drawn_event, (event) => {
+    // Everything of the newest action is drawn: while playing, ask for the next step once the
+    // speed's interval since the last request has passed.
+    const detail = event.detail || {};
+    if (detail.key !== s.data.key || detail.ack !== s.seq || !s.playing || s.timer !== null) return;
+    const wait = Math.max(0, s.lastAsk + s.data.interval_ms - performance.now());
+    s.timer = setTimeout(tick, wait);
+  });
+}
+"""
+
+_transport = st.components.v2.component("explorer_player", html=_HTML, css=_CSS, js=_JS, isolate_styles=False)
+
+
+def _nothing() -> None:
+    """The component's change callback: the fragment's run reads the action itself."""

@@ -29,7 +29,7 @@ from explorer.pipeline.tokenizer import Tokenizer
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import Piece
 from explorer.training.unigram.round_history import UnigramTrace
-from explorer.ui.common import encode_panel, link, state
+from explorer.ui.common import encode_panel, state
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common import run_views as views
 from explorer.ui.common.literal import markdown_literal
@@ -61,21 +61,27 @@ def show(run: Run) -> bool:
         st.info("This run has no round (its corpus has no word): there is nothing to play.")
         return False
     sentences = sentences_from(state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
-    track = player.Track(
-        steps=rounds,
-        noun="round",
-        slider_label="Round (0: the seeds)",
-        summary_html=lambda r: round_summary_html(run, r),
-        panels=lambda r: panels(run, r, sentences),
-        speeds=ROUND_SPEEDS,
-        speed_key=W.ROUND_SPEED,
-        default_speed="2 s per round",
-        link_at=lambda r: link.run_params(run, {player.STEP_PARAM: str(r)}),
-    )
-    player.start_from_link(rounds)
-    player.controls(track)
-    player.step_view(track)
+    player.show(RoundTrack(run, sentences))
     return True
+
+
+class RoundTrack(player.Track):
+    """The rounds of a Unigram run, every panel below at each."""
+
+    noun = "round"
+    slider_label = "Round (0: the seeds)"
+    speeds = ROUND_SPEEDS
+    speed_key = W.ROUND_SPEED
+
+    def __init__(self, run: Run, sentences: list[str]) -> None:
+        super().__init__(run, len(run.round_history.rounds), "2 s per round")
+        self.sentences = sentences
+
+    def summary_html(self, k: int) -> str:
+        return round_summary_html(self.run, k)
+
+    def panels(self, k: int) -> None:
+        panels(self.run, k, self.sentences)
 
 
 # ---------------------------------------------------------------- memoized per run

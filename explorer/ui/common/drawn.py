@@ -1,0 +1,42 @@
+"""A fragment's run, told to the browser when it is drawn: `signal(key, event, detail)` draws an
+empty element (hidden by the stylesheet: its key ends in `SUFFIX`) whose JavaScript dispatches
+`CustomEvent(event, {detail})` on `window` every time it is drawn. As a fragment's last element it
+says that everything above it is on the screen: the live text box then sends its next text
+(explorer.ui.common.live_text.answered), the player asks for its next step
+(explorer.ui.history.player).
+
+What it does not do: wait for anything, or carry anything back to the server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+SUFFIX = "-drawn-signal"  # every signal's key ends so (explorer.drawing.stylesheet hides them)
+
+_JS = """
+export default function(component) {
+  const { data } = component;
+  window.dispatchEvent(new CustomEvent(data.event, { detail: data.detail }));
+}
+"""
+
+_signal = st.components.v2.component("explorer_drawn_signal", js=_JS)
+
+
+def signal(name: str, event: str, detail: dict[str, Any]) -> None:
+    """Dispatch `event` with `detail` in the browser once what precedes this element is drawn.
+    `name` names the element (its key is `key_of(name)`); each call sends a new run number, so the
+    browser runs the JavaScript every time, even when `detail` is unchanged."""
+    run_key = f"{key_of(name)}-runs"
+    runs = int(st.session_state.get(run_key, 0)) + 1
+    st.session_state[run_key] = runs
+    draw: Any = _signal
+    draw(key=key_of(name), data={"event": event, "detail": detail, "run": runs})
+
+
+def key_of(name: str) -> str:
+    """The element key of `signal(name, ...)`."""
+    return f"{name}{SUFFIX}"
