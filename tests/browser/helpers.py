@@ -48,6 +48,7 @@ VIEWPORT = {"width": 1400, "height": 1600}
 # The step slider of Merge history. Its accessible name repeats the label (aria-labelledby names
 # the input and its group), so an exact role-name match fails: select it by its aria-label.
 STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
+PLAYER_SELECTOR = ".player"  # the merge player's transport (explorer.ui.history.player)
 ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError"], .column-error'
 APP_SELECTOR = '[data-testid="stApp"]'
 FRIENDLY_STOP = "No tokenizer yet: train one on the Train page first"
@@ -190,6 +191,20 @@ def chromium() -> Iterator:
 
 
 # ---------------------------------------------------------------- page helpers
+
+
+def player_reading(page) -> tuple[int | None, str, bool]:
+    """The merge player read at one instant: the step its slider shows, the text of its step's line
+    (`.merge-summary` or `.round-summary`), and whether it is playing."""
+    step, line, playing = page.evaluate(
+        """selector => {
+             const root = document.querySelector(selector);
+             return root ? [root.dataset.step ?? null, root.querySelector('.player-line').innerText,
+                            root.dataset.playing === 'true'] : [null, '', false];
+           }""",
+        PLAYER_SELECTOR,
+    )
+    return (int(step) if step is not None else None), line, playing
 
 
 def wait_idle(page, settle_ms: int = 250, timeout: float = IDLE_SECONDS) -> None:

@@ -20,6 +20,7 @@ from tests.browser.helpers import (
     assert_no_errors,
     main,
     open_page,
+    player_reading,
     screenshot,
     sidebar,
     train,
@@ -85,15 +86,11 @@ def step_slider(page):
 
 
 def step_of(page) -> int:
-    """The player's step: the slider's value, or while playing the step bar's (the slider is
-    replaced by a bar drawn with the merge line, so the two never disagree)."""
-    value = page.evaluate(
-        """() => document.querySelector('input[type="range"][aria-label="Step (merges applied)"]')?.value
-                 ?? document.querySelector('.step-bar')?.getAttribute('aria-valuenow')"""
-    )
-    if value is None:
-        raise AssertionError("neither the step slider nor the step bar is on the page")
-    return int(value)
+    """The player's step: what its slider shows."""
+    step, _, _ = player_reading(page)
+    if step is None:
+        raise AssertionError("the merge player is not on the page")
+    return step
 
 
 def wait_for_step(page, predicate, timeout_ms: int = 20_000) -> int:

@@ -16,6 +16,7 @@ from tests.browser.helpers import (
     main,
     open_page,
     open_sections,
+    player_reading,
     screenshot,
     server_log_path,
     wait_idle,
@@ -47,13 +48,12 @@ def server_log(name: str) -> str:
 
 
 def shown_step_while_playing(page) -> tuple[int | None, int | None]:
-    """(the step bar's step, the merge line's merge number), read at one instant."""
-    bar, line = page.evaluate(
-        """() => [document.querySelector('.step-bar')?.getAttribute('aria-valuenow'),
-                  document.querySelector('.merge-summary')?.innerText || '']"""
-    )
+    """(the slider's step, the merge line's merge number), read at one instant while playing."""
+    step, line, playing = player_reading(page)
     merge = re.search(r"Merge ([\d,]+) of", line)
-    return (int(bar) if bar is not None else None), (int(merge[1].replace(",", "")) if merge else None)
+    if not playing:
+        return None, None
+    return step, (int(merge[1].replace(",", "")) if merge else 0 if "Before any merge" in line else None)
 
 
 @pytest.mark.parametrize(("key", "speed"), [("End", "500 merges per tick"), ("Home", "2 s per merge")])

@@ -19,6 +19,7 @@ from tests.browser.helpers import (
     error_texts,
     main,
     open_page,
+    player_reading,
     screenshot,
     sidebar,
     title_of,
@@ -90,12 +91,11 @@ def sentence_round(page) -> int:
 
 def shown_round_while_playing(page) -> tuple[int | None, int | None]:
     """(the round bar's round, the round sentence's round), read at one instant while playing."""
-    bar, line = page.evaluate(
-        """() => [document.querySelector('.step-bar')?.getAttribute('aria-valuenow'),
-                  document.querySelector('.round-summary')?.innerText || '']"""
-    )
+    bar, line, playing = player_reading(page)
     found = re.match(r"Round (\d+):", line)
-    return (int(bar) if bar is not None else None), (int(found[1]) if found else None)
+    if not playing:
+        return None, None
+    return bar, (int(found[1]) if found else None)
 
 
 def panel_headings(page) -> list[str]:

@@ -155,9 +155,9 @@ def show(track: Track) -> None:
         )
         with row:
             link.copy_link("merges", in_sidebar=False)  # here: the step changes inside the fragment
-        transport(track, k)
         if not state.is_playing():  # while playing, the browser keeps the URL's step (as it shows it)
             link.write(track.link_at(k))
+        transport(track, k)
         track.panels(k)
         drawn.signal(W.PLAYER, DRAWN_EVENT, {"key": W.PLAYER, "ack": state.get(state.PLAYER_ACK, 0)})
 
@@ -243,6 +243,13 @@ export default function(component) {
   s.data = data;
   s.setStateValue = setStateValue;
   const fmt = (n) => n.toLocaleString('en-US');
+  const syncUrl = () => {  // the URL's step is the step shown (the server may have written an older one)
+    const url = new URL(window.location.href);
+    if (url.searchParams.has(s.data.param) && url.searchParams.get(s.data.param) !== String(s.shown)) {
+      url.searchParams.set(s.data.param, String(s.shown));
+      window.history.replaceState(window.history.state, '', url.toString());
+    }
+  };
   const showStep = (step) => {  // the slider, its label, the buttons and the URL at `step`
     s.shown = step;
     range.value = String(step);
@@ -254,11 +261,7 @@ export default function(component) {
     next.disabled = step >= s.data.steps;
     root.dataset.step = String(step);
     root.dataset.playing = String(s.playing);
-    const url = new URL(window.location.href);
-    if (url.searchParams.has(s.data.param) && url.searchParams.get(s.data.param) !== String(step)) {
-      url.searchParams.set(s.data.param, String(step));
-      window.history.replaceState(window.history.state, '', url.toString());
-    }
+    syncUrl();
   };
   const send = (step, playing) => {  // one action, numbered; the server draws the newest
     clearTimeout(s.timer);
@@ -289,6 +292,7 @@ export default function(component) {
     line.classList.remove('player-pending');
     showStep(data.step);
   }
+  syncUrl();
   range.max = String(data.steps);
   range.setAttribute('aria-label', data.label);
   $('.player-label-text').textContent = data.label;
@@ -311,7 +315,9 @@ export default function(component) {
     // Everything of the newest action is drawn: while playing, ask for the next step once the
     // speed's interval since the last request has passed.
     const detail = event.detail || {};
-    if (detail.key !== s.data.key || detail.ack !== s.seq || !s.playing || s.timer !== null) return;
+    if (detail.key !== s.data.key) return;
+    syncUrl();
+    if (detail.ack !== s.seq || !s.playing || s.timer !== null) return;
     const wait = Math.max(0, s.lastAsk + s.data.interval_ms - performance.now());
     s.timer = setTimeout(tick, wait);
   });

@@ -1,0 +1,191 @@
+"""The merge player under hundreds of seeded random actions in a real browser (Debian's Chromium
+through Playwright, `streamlit run app.py`), as a teacher and a class use it: Play, Pause, a speed
+change, Next, Back, slider keys, a pause to read, a reload, the link opened in a fresh browser.
+On a BPE, a WordPiece and a Unigram run; after every action:
+
+- no `pageerror` and no console error (Streamlit's own probes of `<page>/_stcore/...`, which
+  answer 404 when a page is opened by its path, excepted);
+- the app, the player and its step's line are on the screen (a blank page fails here);
+- the URL's `step` is the step the player shows, at that instant.
+
+And after every pause (the page idle): the line is about the step shown, and that step stays.
+
+The actions are drawn from a seed, printed first (`player actions seed: S`), so a failure can be
+replayed: EXPLORER_PLAYER_SEED=S. The seed is the link walk's first seed (new for every commit,
+tests/helpers/walk_seeds.py); EXPLORER_PLAYER_ACTIONS=N sets the number of actions over the three
+runs (default ACTIONS_DEFAULT).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from tests.browser.helpers import (
+    APP_SELECTOR,
+    PLAYER_SELECTOR,
+    main,
+    open_page,
+    player_reading,
+    screenshot,
+    wait_idle,
+)
+from tests.helpers.walk_seeds import first_seed
+
+pytestmark = pytest.mark.browser
+expect = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing").expect
+
+ACTIONS_DEFAULT = 300
+RUNS = {
+    "bpe": "algorithm=bpe&flavor=library&vocab_size=330&sample=scarlet",
+    "wordpiece": "algorithm=wordpiece&flavor=course&vocab_size=70&sample=hf-course",
+    "unigram": "algorithm=unigram&flavor=course&vocab_size=60&sample=hf-course",
+}
+# Action -> weight: mostly what a person does most (play, pause, step, scrub, read).
+ACTIONS = {
+    "play": 6,
+    "pause": 6,
+    "next": 4,
+    "back": 4,
+    "slider key": 5,
+    "speed": 3,
+    "read": 3,
+    "reload": 1,
+    "link in a fresh browser": 1,
+}
+SLIDER_KEYS = ["ArrowRight", "ArrowLeft", "PageUp", "PageDown", "Home", "End"]
+SPEED_KEYS = ["ArrowRight", "ArrowLeft", "Home", "End"]
+PROBES = re.compile(r"/_stcore/(health|host-config)$")  # Streamlit's own, answered 404 under a page path
+
+
+def seed() -> int:
+    return int(os.environ.get("EXPLORER_PLAYER_SEED") or first_seed())
+
+
+def actions_per_run() -> int:
+    return -(-int(os.environ.get("EXPLORER_PLAYER_ACTIONS", str(ACTIONS_DEFAULT))) // len(RUNS))
+
+
+class Watch:
+    """The tab's page errors and console errors, as they happen."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.failed: list[str] = []
+
+    def attach(self, page) -> None:
+        page.on("pageerror", lambda error: self.errors.append(f"pageerror: {error}"))
+        page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
+        page.on(
+            "response",
+            lambda response: (
+                response.status >= 400
+                and not PROBES.search(urlsplit(response.url).path)
+                and self.failed.append(f"{response.status} {response.url}")
+            ),
+        )
+
+    def problems(self) -> list[str]:
+        resources = [text for text in self.errors if text.startswith("Failed to load resource")]
+        unexplained = [text for text in self.errors if text not in resources]
+        # A console "Failed to load resource" is explained when every failed response was a probe.
+        return unexplained + (self.failed if resources else [])
+
+
+def url_step(page) -> int | None:
+    values = parse_qs(urlsplit(page.url).query).get("step")
+    return int(values[0]) if values else None
+
+
+def line_step(line: str) -> int | None:
+    """The step the line is about: "Merge 12 of ...", "Before any merge", "Round 3: ...", "Round 0"."""
+    if "Before any merge" in line:
+        return 0
+    found = re.match(r"(?:Merge|Round) ([\d,]+)", line.strip())
+    return int(found[1].replace(",", "")) if found else None
+
+
+def check(page, watch: Watch, where: str) -> int:
+    """What must hold at any instant; returns the step shown."""
+    assert not watch.problems(), f"{where}: {watch.problems()[:5]}"
+    assert page.locator(APP_SELECTOR).is_visible(), f"{where}: the app is not on the screen"
+    player = page.locator(PLAYER_SELECTOR)
+    player.wait_for(timeout=30_000)  # a reload draws it again
+    step, line, _ = player_reading(page)
+    assert step is not None and line.strip(), f"{where}: no step or no line in the player ({line!r})"
+    assert url_step(page) == step, f"{where}: the URL says step={url_step(page)}, the player shows {step}"
+    return step
+
+
+def check_paused(page, watch: Watch, where: str) -> None:
+    """After a pause, once the page is idle: the line is about the step shown, which stays."""
+    wait_idle(page)
+    step = check(page, watch, where)
+    _, line, playing = player_reading(page)
+    if playing:
+        return  # Play was pressed last: nothing to hold still
+    assert line_step(line) == step, f"{where}: the player shows step {step}, its line says {line[:80]!r}"
+    page.wait_for_timeout(700)  # two ticks of the fast speeds: a paused player does not move
+    assert player_reading(page)[0] == step, f"{where}: the paused step moved"
+
+
+def act(page, browser, rng: random.Random, action: str, watch: Watch) -> None:
+    if action in ("play", "pause", "next", "back"):
+        button = page.get_by_role("button", name=action.capitalize(), exact=True)
+        if button.is_enabled():
+            button.click()
+    elif action == "slider key":
+        page.locator(f"{PLAYER_SELECTOR} input[type=range]").focus()
+        page.keyboard.press(rng.choice(SLIDER_KEYS))
+    elif action == "speed":
+        page.get_by_role("slider", name="Speed").focus()
+        page.keyboard.press(rng.choice(SPEED_KEYS))
+    elif action == "read":
+        page.wait_for_timeout(rng.choice([300, 1000, 2000]))
+    elif action == "reload":
+        page.reload(wait_until="domcontentloaded")
+        page.locator(PLAYER_SELECTOR).wait_for(timeout=60_000)
+    elif action == "link in a fresh browser":
+        step = player_reading(page)[0]
+        link = page.url
+        other = browser.new_context(viewport={"width": 1000, "height": 900}).new_page()
+        other_watch = Watch()
+        other_watch.attach(other)
+        try:
+            other.goto(link, wait_until="domcontentloaded")
+            other.locator(PLAYER_SELECTOR).wait_for(timeout=60_000)
+            wait_idle(other)
+            shown = check(other, other_watch, "the link in a fresh browser")
+            assert shown == step, f"the link was copied at step {step}; it opens step {shown}"
+        finally:
+            other.context.close()
+
+
+@pytest.mark.parametrize("kind", list(RUNS))
+def test_the_player_holds_under_random_actions(server, browser, page, kind):
+    rng = random.Random(f"{seed()}-{kind}")
+    print(f"player actions seed: {seed()} ({kind}; replay with EXPLORER_PLAYER_SEED={seed()})")
+    watch = Watch()
+    watch.attach(page)
+    open_page(page, server, "/Merge_history", f"{RUNS[kind]}&step=0")
+    expect(main(page).locator(PLAYER_SELECTOR)).to_be_visible()
+    check(page, watch, f"{kind}: opened")
+    names, weights = list(ACTIONS), list(ACTIONS.values())
+    done: list[str] = []
+    for index in range(actions_per_run()):
+        action = rng.choices(names, weights)[0]
+        done.append(action)
+        where = f"{kind}, action {index} ({action}; seed {seed()}; last: {done[-6:]})"
+        act(page, browser, rng, action, watch)
+        page.wait_for_timeout(rng.choice([0, 50, 150, 400]))
+        check(page, watch, where)
+        if action == "pause":
+            check_paused(page, watch, where)
+    if player_reading(page)[2]:
+        page.get_by_role("button", name="Pause", exact=True).click()
+    check_paused(page, watch, f"{kind}: at the end")
+    screenshot(page, f"player-actions-{kind}")
