@@ -16,8 +16,10 @@ before it is drawn (explorer.ui.common.drawn), and no sooner than the speed's in
 last request: a loaded server slows the animation, it never queues ticks.
 
 Pause, Back, Next and the slider take effect in the browser at once: the clock stops, the shown
-step stays, the URL's `step` is set to it (the step shown is the step a copied link opens), and
-the panels follow when the server has drawn them. The end of the run stops the clock.
+step stays, and the panels follow when the server has drawn them (the line is dimmed until then).
+The end of the run stops the clock. The URL's `step` is the step shown at every instant: the
+browser sets it whenever the shown step changes, and again after each drawing (the server writes
+the whole link only while paused, and a drawing of an older action may carry an older step).
 
 The step lives in one place, the data key `state.STEP` (a lesson or a link sets it before the page
 is drawn); `state.PLAYER_ACK` is the number of the last action taken. A `step` in the URL opens
@@ -188,22 +190,34 @@ def transport(track: Track, k: int) -> None:
     )
 
 
-_HTML = """
+# Material icons' paths (24 x 24): drawn inline, so no icon font has to be loaded.
+_ICONS = {
+    "play": "M8 5v14l11-7z",
+    "pause": "M6 19h4V5H6v14zm8-14v14h4V5h-4z",
+    "back": "M6 6h2v12H6zm3.5 6l8.5 6V6z",
+    "next": "M6 18l8.5-6L6 6v12zM16 6v12h2V6h-2z",
+}
+
+
+def _button(name: str) -> str:
+    icon = f'<svg aria-hidden="true" viewBox="0 0 24 24"><path d="{_ICONS[name]}"/></svg>'
+    label = name.capitalize()
+    inside = f"{label} {icon}" if name == "next" else f"{icon} {label}"
+    return f'<button type="button" class="player-button player-{name}">{inside}</button>'
+
+
+_HTML = f"""
 <div class="player">
   <div class="player-row">
-    <button type="button" class="player-button player-play">
-      <svg aria-hidden="true" viewBox="0 0 24 24"><path d="M8 5v14l11-7z"/></svg> Play</button>
-    <button type="button" class="player-button player-pause">
-      <svg aria-hidden="true" viewBox="0 0 24 24"><path d="M6 19h4V5H6v14zm8-14v14h4V5h-4z"/></svg> Pause</button>
-    <button type="button" class="player-button player-back">
-      <svg aria-hidden="true" viewBox="0 0 24 24"><path d="M6 6h2v12H6zm3.5 6l8.5 6V6z"/></svg> Back</button>
+    {_button("play")}
+    {_button("pause")}
+    {_button("back")}
     <div class="player-slider">
       <div class="player-label"><span class="player-label-text"></span>: <b class="player-value"></b>
         <span class="player-of"></span></div>
       <input type="range" class="player-range" min="0" step="1">
     </div>
-    <button type="button" class="player-button player-next">
-      Next <svg aria-hidden="true" viewBox="0 0 24 24"><path d="M6 18l8.5-6L6 6v12zM16 6v12h2V6h-2z"/></svg></button>
+    {_button("next")}
   </div>
   <div class="player-line" aria-live="off"></div>
 </div>
