@@ -1,16 +1,18 @@
 """The app's speed as a person feels it: a real `streamlit run app.py` and Debian's Chromium.
 
-    .venv/bin/python bench/bench_app.py [--windows 5] [--moves 8] [--smoke]
+    .venv/bin/python bench/bench_app.py [--windows 5] [--moves 8] [--pauses 20] [--smoke]
 
 On ../shared/data/tinyshakespeare.txt (skipped with a message when absent), in one browser tab:
   1. Train: upload the file (the upload widget, `set_input_files`), BPE, vocabulary 5,000, then the
      wall time from the click on Train until the summary metrics are visible. The "Time taken"
      metric (the trainer alone, server side) and the stop reason are printed next to it.
-  2. Page switch: sidebar link to Merge history until its step slider is there and the script is idle.
-  3. A step-slider move, three ways:
+  2. Page switch: sidebar link to Merge history until its player (`.player`, the transport of
+     explorer.ui.history.player) is there and the script is idle.
+  3. A step move, the player's range input moved with the keyboard, several ways:
      - browser: a keydown listener and a MutationObserver in the page give the time from the
-       ArrowRight key press to the merge line saying "Merge k of N" (the first thing that changes)
-       and to the end of the fragment's run (charts included);
+       ArrowRight key press to the player's line saying "Merge k of N" (the browser shows the new
+       step at once; the line is the server's drawing of it) and to the end of the fragment's run
+       (charts included);
      - script run: the same observer records the app's `data-test-script-state` attribute
        (stApp: running / notRunning), so "running" -> "notRunning" after the key press is the
        fragment's server-side run as the browser is told of it (loopback: latency is negligible);
@@ -18,46 +20,63 @@ On ../shared/data/tinyshakespeare.txt (skipped with a message when absent), in o
        charts and their JSON) timed directly on a run trained in this process with the same
        settings, without Streamlit;
      - AppTest (server only, no browser): the same run put in an AppTest session, then the Merge
-       history page run after each step change. AppTest runs the whole page (it never reruns a
-       fragment alone), so this bounds the fragment's server-side time from above without the
-       browser's share, which the browser-observed figure includes: with 2 cores the tab's main
-       thread applies the new charts before it handles the "finished" message.
+       history page run after each step change (an action `{seq, step, playing}` put in the
+       session, as the browser sends it). AppTest runs the whole page (it never reruns a fragment
+       alone), so this bounds the fragment's server-side time from above without the browser's
+       share, which the browser-observed figure includes: with 2 cores the tab's main thread
+       applies the new charts before it handles the "finished" message.
      Moves alternate right and left from the middle of the run; medians (and max) are printed.
-  4. The player: Play for --windows seconds at 5, 20 and 100 merges per tick; achieved merges per
-     second from the step shown (the step bar while playing; also as ticks per second; the timer
-     is 0.3 s).
+  4. Playback: from step 0, Play for --windows seconds at 500 merges per tick (the fastest) and at
+     20 (the default for long runs). A MutationObserver on `.player`'s `data-step` records every
+     step the tab shows, with its time (while playing, a step is shown when the server has drawn
+     it): drawings per second, merges per second, the longest gap between two drawn steps, and the
+     time from the Play click to the first. A window ends early when the run's last merge is shown
+     (the clock stops there): the figures are then over the time until it.
   5. Responsiveness while playing (20 merges per tick): animation frames per second the tab manages
-     (and the
-     share of time in long tasks) paused and playing; mouse clicks on the "Token" selectbox (at the
-     element's position, no Playwright wait for a still element, clicked again after 3 s if nothing
-     opened, as a person would) until its list is open; picking a token until the merge tree shows it
-     (a whole-page rerun while the fragment ticks); whether the player still advances afterwards;
-     Pause until Play is enabled again.
+     (and the share of time in long tasks) paused and playing; mouse clicks on the "Token"
+     selectbox (at the element's position, no Playwright wait for a still element, clicked again
+     after 3 s if nothing opened, as a person would) until its list is open; picking a token until
+     the merge tree shows it (a whole-page rerun while the player plays); whether the player still
+     advances afterwards.
+  6. Pause: the same file trained again at vocabulary 8,000, Merge history at 500 merges per tick;
+     --pauses times: from step 0, Play, wait a random 0.5-2 s (seeded: the seed is printed), click
+     Pause. In-page instrumentation (a click listener, and a MutationObserver on `.player`'s
+     `data-step` and on `.player-line`'s class, timestamps from performance.now()) gives
+     (a) click -> step frozen: the time from the click to the last change of the step shown (0 when
+     it never changes after the click), watched for at least 1.5 s after the click and 0.5 s after
+     (b); (b) click -> drawn: the time from the click until `.player-line` loses `player-pending`
+     (the server has drawn the paused step). Medians and max are printed, and how many times the
+     paused step equals the URL's `step` and the line's "Merge k of N".
 --smoke (what CI runs, so that the script cannot rot): the first 20,000 characters of the bundled
-Shakespeare sample (explorer/data; ../shared is not needed), vocabulary 600, two slider moves, one
-speed for one second, every step above once.
+Shakespeare sample (explorer/data; ../shared is not needed), vocabulary 600 (about 340 merges),
+two step moves, 2 s of playback at 20 merges per tick, 3 pauses at 5 merges per tick (500 would
+reach the end in one tick) on the same run (not trained again), every step above once.
 Browser figures depend on what else runs on the machine: the 1-minute load average before and after
 is printed with them (compare runs made at a similar load only). This is a benchmark, not a test: it
-prints figures and asserts nothing (a step that fails prints why and the figures it has). Every
-server and browser it starts is stopped.
+prints figures and asserts nothing (a step that fails prints why and the figures it has; a smoke run
+that could not finish a step exits 1). Every server and browser it starts is stopped.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import random
+import re
 import statistics
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from explorer.ui.history.player import SPEEDS, TICK_SECONDS  # noqa: E402
 from tests.browser.helpers import (  # noqa: E402
+    PLAYER_SELECTOR,
     VIEWPORT,
     chromium,
     chromium_missing_reason,
@@ -69,11 +88,18 @@ from tests.browser.helpers import (  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "data" / "tinyshakespeare.txt"
 VOCAB_SIZE = 5000
+PAUSE_VOCAB_SIZE = 8000
 SMOKE_CHARACTERS = 20_000
 SMOKE_VOCAB_SIZE = 600  # about 340 merges (byte-level: 256 tokens to start)
-STEP_SLIDER = 'input[type="range"][aria-label="Step (merges applied)"]'
-PLAY_SPEEDS = ("5 merges per tick", "20 merges per tick", "100 merges per tick")
+STEP_RANGE = f'{PLAYER_SELECTOR} input[type="range"]'  # aria-label "Step (merges applied)"
+PLAY_SPEEDS = ("500 merges per tick", "20 merges per tick")
 BUSY_SPEED = "20 merges per tick"  # the player's speed while responsiveness is measured
+PAUSE_SPEED = "500 merges per tick"
+SMOKE_PAUSE_SPEED = "5 merges per tick"  # 500 would play the smoke run's 340 merges in one tick
+PAUSE_WAIT_SECONDS = (0.5, 2.0)  # Play, then Pause after a random wait in this range
+PAUSE_WATCH_MS = 1500  # after a Pause click, the step is watched at least this long
+AFTER_DRAWN_MS = 500  # ... and at least this long after the paused step is drawn
+PAUSE_SEED = 2026
 COMMAND = ".venv/bin/python bench/bench_app.py"
 
 # Installed once per page load: times (performance.now(), ms) of key presses, of the script-state
@@ -92,6 +118,49 @@ PROBE_JS = """() => {
   }).observe(document.body, {childList: true, subtree: true, characterData: true});
 }"""
 
+# Armed before each playback window and each pause: on the player shown now, the times
+# (performance.now(), ms) of clicks on its buttons (a capture listener on the document: it runs
+# before the button's own), of every change of the step it shows (`data-step`), and of every
+# change of its line's class (whether `player-pending` is on it). Arming again starts afresh (and
+# follows a player drawn anew).
+PLAYER_PROBE_JS = """() => {
+  const probe = window.__playerProbe || (window.__playerProbe = {clicks: [], steps: [], lines: []});
+  if (!probe.listening) {
+    probe.listening = true;
+    document.addEventListener('click', (event) => {
+      const button = event.target.closest && event.target.closest('.player button');
+      if (button) probe.clicks.push([performance.now(), button.textContent.trim()]);
+    }, true);
+  }
+  if (probe.observer) probe.observer.disconnect();
+  const root = document.querySelector('.player');
+  const line = root.querySelector('.player-line');
+  let shown = root.dataset.step;
+  probe.clicks = [];
+  probe.steps = [[performance.now(), Number(shown)]];
+  probe.lines = [[performance.now(), line.classList.contains('player-pending')]];
+  probe.observer = new MutationObserver((records) => {
+    const now = performance.now();
+    for (const record of records) {
+      if (record.target === root && record.attributeName === 'data-step') {
+        if (root.dataset.step !== shown) {
+          shown = root.dataset.step;
+          probe.steps.push([now, Number(shown)]);
+        }
+      } else if (record.target === line && record.attributeName === 'class') {
+        probe.lines.push([now, line.classList.contains('player-pending')]);
+      }
+    }
+  });
+  probe.observer.observe(root, {attributes: true, subtree: true, attributeFilter: ['data-step', 'class']});
+}"""
+
+# What the armed probe has, and the page's clock now.
+PLAYER_PROBE_READ_JS = """() => {
+  const p = window.__playerProbe;
+  return {now: performance.now(), clicks: p.clicks, steps: p.steps, lines: p.lines};
+}"""
+
 
 def median_max(values: list[float]) -> str:
     if not values:
@@ -99,37 +168,64 @@ def median_max(values: list[float]) -> str:
     return f"{statistics.median(values):.0f} ms (max {max(values):.0f})"
 
 
+def player_state(page) -> dict:
+    """The player read at one instant: the step it shows, whether it plays, whether its line waits
+    for the server's drawing, the line's text, and the URL's `step`."""
+    state = page.evaluate(
+        """selector => {
+             const root = document.querySelector(selector);
+             const line = root.querySelector('.player-line');
+             return {step: Number(root.dataset.step), playing: root.dataset.playing === 'true',
+                     pending: line.classList.contains('player-pending'), line: line.innerText};
+           }""",
+        PLAYER_SELECTOR,
+    )
+    values = parse_qs(urlsplit(page.url).query).get("step")
+    state["url_step"] = int(values[0]) if values else None
+    return state
+
+
 def step_of(page) -> int:
-    """The step shown: the step slider's value, or while playing the step bar's (the slider is
-    not drawn then)."""
-    return int(
-        page.evaluate(
-            """selector => document.querySelector('.step-bar')?.getAttribute('aria-valuenow')
-                          ?? document.querySelector(selector).value""",
-            STEP_SLIDER,
-        )
+    """The step the player shows (`.player`'s `data-step`)."""
+    return int(page.locator(PLAYER_SELECTOR).get_attribute("data-step"))
+
+
+def line_step(line: str) -> int | None:
+    """The step the player's line is about: "Merge 12 of ..." or, at step 0, "Before any merge"."""
+    if "Before any merge" in line:
+        return 0
+    found = re.match(r"Merge ([\d,]+) of", line.strip())
+    return int(found[1].replace(",", "")) if found else None
+
+
+def wait_drawn(page, timeout_ms: int = 60_000) -> None:
+    """Until the server has drawn the player's newest action (its line is not pending)."""
+    page.wait_for_function(
+        """selector => {
+             const line = document.querySelector(selector + ' .player-line');
+             return line && !line.classList.contains('player-pending');
+           }""",
+        arg=PLAYER_SELECTOR,
+        timeout=timeout_ms,
     )
 
 
-def set_slider(page, selector: str, index: int, home: bool = True) -> None:
-    """Move a slider with the keyboard: Home, then `index` ArrowRight presses (one rerun each)."""
-    page.locator(selector).focus()
-    if home:
-        page.keyboard.press("Home")
-        wait_idle(page)
-    for _ in range(index):
-        page.keyboard.press("ArrowRight")
-        wait_idle(page, settle_ms=150)
-
-
-def play_enabled(page):
-    """The Play button, once enabled (by role: the page holds a hidden twin of it, too)."""
-    return page.get_by_role("button", name="Play", exact=True).and_(page.locator("button:enabled"))
+def go_to_start(page) -> None:
+    """The player paused at step 0 (its range input's Home key: one action), drawn, script idle."""
+    if player_state(page)["playing"]:
+        page.get_by_role("button", name="Pause", exact=True).click()
+    page.locator(STEP_RANGE).focus()
+    page.keyboard.press("Home")
+    page.wait_for_function(
+        "selector => document.querySelector(selector).dataset.step === '0'", arg=PLAYER_SELECTOR
+    )
+    wait_drawn(page)
+    wait_idle(page)
 
 
 def set_speed(page, label: str) -> None:
     """The speed select-slider moved with the keyboard to `label` (Home, then ArrowRight presses:
-    each one reruns the page)."""
+    each one reruns the player's fragment)."""
     speed = page.get_by_role("slider", name="Speed")
     speed.focus()
     page.keyboard.press("Home")
@@ -145,7 +241,8 @@ def set_speed(page, label: str) -> None:
 # ---------------------------------------------------------------- 1-2 train, switch page
 
 
-def train(page, base_url: str, corpus: Path, vocab_size: int, figures: dict) -> None:
+def train(page, base_url: str, corpus: Path, vocab_size: int, figures: dict, prefix: str = "") -> None:
+    """Train from the Train page opened anew; figures under `prefix` + "train", ..."""
     open_page(page, base_url, "/")
     page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(corpus))
     page.get_by_text("Using the uploaded file").wait_for(timeout=60_000)
@@ -161,40 +258,41 @@ def train(page, base_url: str, corpus: Path, vocab_size: int, figures: dict) -> 
     page.get_by_text("Merges learned", exact=True).wait_for(timeout=180_000)
     # The last metric of the summary drawn (the stop reason, before it, is a sentence).
     page.locator('[data-testid="stMetricLabel"]').filter(has_text="Distinct words").wait_for()
-    figures["train"] = time.perf_counter() - started
+    figures[prefix + "train"] = time.perf_counter() - started
     metrics = dict(
         zip(
             page.locator('[data-testid="stMetricLabel"]').all_inner_texts(),
             page.locator('[data-testid="stMetricValue"]').all_inner_texts(),
         )
     )
-    figures["train_metrics"] = {label.strip(): value.strip() for label, value in metrics.items()}
-    figures["stop_reason"] = page.get_by_text("Stop reason:").first.inner_text().strip()
+    figures[prefix + "train_metrics"] = {label.strip(): value.strip() for label, value in metrics.items()}
+    figures[prefix + "stop_reason"] = page.get_by_text("Stop reason:").first.inner_text().strip()
     wait_idle(page)
-    screenshot(page, "bench-train")
+    screenshot(page, f"bench-{prefix}train")
 
 
-def switch_to_merge_history(page, figures: dict) -> None:
+def switch_to_merge_history(page, figures: dict, prefix: str = "") -> None:
     started = time.perf_counter()
     page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Merge history").click()
-    page.locator(STEP_SLIDER).wait_for(timeout=60_000)
-    figures["switch_visible"] = time.perf_counter() - started
+    page.locator(PLAYER_SELECTOR).wait_for(timeout=60_000)
+    figures[prefix + "switch_visible"] = time.perf_counter() - started
     wait_idle(page)
-    figures["switch_idle"] = time.perf_counter() - started
-    figures["steps"] = int(page.locator(STEP_SLIDER).get_attribute("max"))
+    figures[prefix + "switch_idle"] = time.perf_counter() - started
+    figures[prefix + "steps"] = int(page.locator(STEP_RANGE).get_attribute("max"))
 
 
-# ---------------------------------------------------------------- 3 the step slider
+# ---------------------------------------------------------------- 3 a step move
 
 
-def slider_moves(page, moves: int, figures: dict) -> None:
+def step_moves(page, moves: int, figures: dict) -> None:
     page.evaluate(PROBE_JS)
-    set_slider(page, STEP_SLIDER, 0)
-    # Jump near the middle with PageUp presses (React Aria: a tenth of the range each), then time
-    # single ArrowRight / ArrowLeft moves.
+    go_to_start(page)
+    # Jump near the middle with PageUp presses (a native range input: a tenth of the range each; an
+    # action each, the server draws the newest), then time single ArrowRight / ArrowLeft moves.
     for _ in range(5):
         page.keyboard.press("PageUp")
-        wait_idle(page, settle_ms=150)
+    wait_drawn(page)
+    wait_idle(page)
     to_dom, to_done, script_runs = [], [], []
     for move in range(moves):
         step = step_of(page)
@@ -264,8 +362,9 @@ def fragment_work_in_process(corpus: Path, vocab_size: int, around: int, figures
 
 def page_rerun_in_apptest(run, text: str, around: int, figures: dict) -> None:
     """Server only, no browser: the Merge history page in AppTest with the same run in the session;
-    each step change is a whole-page run there (AppTest does not rerun fragments alone), so this is
-    an upper bound of the fragment's server-side time and the cost of a full-page rerun."""
+    each step change is the player's action as the browser sends it, and a whole-page run there
+    (AppTest does not rerun fragments alone), so this is an upper bound of the fragment's
+    server-side time and the cost of a full-page rerun."""
     from streamlit.testing.v1 import AppTest
 
     from explorer.ui.common import state
@@ -286,33 +385,56 @@ def page_rerun_in_apptest(run, text: str, around: int, figures: dict) -> None:
     timings = []
     middle = run.trace.steps // 2
     for k in [middle + i for i in range(-around, around + 1)]:
-        app.slider(key=state.Widget.STEP).set_value(k)
+        seq = int(app.session_state[state.PLAYER_ACK]) + 1 if state.PLAYER_ACK in app.session_state else 1
+        app.session_state[state.Widget.PLAYER] = {"action": {"seq": seq, "step": k, "playing": False}}
         started = time.perf_counter()
         app.run()
         timings.append((time.perf_counter() - started) * 1000)
+        if app.exception or app.session_state[state.STEP] != k:
+            print(f"AppTest: the page did not go to step {k}: {app.exception or 'another step'}")
+            return
     figures["apptest_rerun"] = timings
 
 
-# ---------------------------------------------------------------- 4-5 the player
+# ---------------------------------------------------------------- 4 playback
 
 
-def play_rate(page, speed: str, seconds: float) -> tuple[float, float]:
-    """Merges per second achieved at `speed`, from the step shown, over about `seconds`; and ticks
-    per second."""
+def playback(page, speed: str, seconds: float) -> dict:
+    """From step 0, Play at `speed` for `seconds` (less when the last merge is shown first): every
+    step drawn, from the in-page probe."""
     set_speed(page, speed)
-    set_slider(page, STEP_SLIDER, 0)
+    go_to_start(page)
+    steps = int(page.locator(STEP_RANGE).get_attribute("max"))
+    page.evaluate(PLAYER_PROBE_JS)
     page.get_by_role("button", name="Play", exact=True).click()
-    deadline = time.monotonic() + 20
-    while step_of(page) == 0 and time.monotonic() < deadline:  # the first tick
-        page.wait_for_timeout(50)
-    first_step, first_time = step_of(page), time.perf_counter()
-    page.wait_for_timeout(int(seconds * 1000))
-    last_step, last_time = step_of(page), time.perf_counter()
-    page.get_by_role("button", name="Pause", exact=True).click()
-    play_enabled(page).wait_for(timeout=30_000)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and step_of(page) < steps:
+        page.wait_for_timeout(100)
+    probe = page.evaluate(PLAYER_PROBE_READ_JS)
+    if player_state(page)["playing"]:
+        page.get_by_role("button", name="Pause", exact=True).click()
+    wait_drawn(page)
     wait_idle(page)
-    rate = (last_step - first_step) / (last_time - first_time)
-    return rate, rate / SPEEDS[speed][1]
+    clicked = next(t for t, name in probe["clicks"] if name == "Play")
+    drawn = [(t, step) for t, step in probe["steps"][1:] if t >= clicked]
+    reached_end = bool(drawn) and drawn[-1][1] >= steps
+    end = drawn[-1][0] if reached_end else min(probe["now"], clicked + seconds * 1000)
+    drawn = [(t, step) for t, step in drawn if t <= end]
+    window = (end - clicked) / 1000
+    times = [t for t, _ in drawn]
+    gaps = [later - earlier for earlier, later in zip(times, times[1:])]
+    return {
+        "window": window,
+        "drawings": len(drawn),
+        "drawings_per_second": len(drawn) / window if window > 0 else float("nan"),
+        "merges_per_second": drawn[-1][1] / window if drawn and window > 0 else 0.0,
+        "longest_gap": max(gaps) if gaps else float("nan"),
+        "first": times[0] - clicked if times else float("nan"),
+        "reached_end": reached_end,
+    }
+
+
+# ---------------------------------------------------------------- 5 responsiveness while playing
 
 
 FRAMES_JS = """async seconds => {
@@ -340,8 +462,15 @@ def click_until(page, target, opened, attempts: int = 5, wait_ms: int = 3000) ->
     person does) until `opened` is visible; (ms from the first click, clicks needed)."""
     target.scroll_into_view_if_needed()
     started = time.perf_counter()
+    box = target.bounding_box()
     for attempt in range(1, attempts + 1):
-        box = target.bounding_box()
+        if attempt > 1:
+            if opened.is_visible():  # it opened just after the wait: the last click did it
+                return (time.perf_counter() - started) * 1000, attempt - 1
+            try:  # where it is now (an open list renames React Aria's "Open" button "Close")
+                box = target.bounding_box(timeout=1_000) or box
+            except Exception:
+                pass
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         try:
             opened.wait_for(timeout=wait_ms)
@@ -353,7 +482,7 @@ def click_until(page, target, opened, attempts: int = 5, wait_ms: int = 3000) ->
 
 def responsiveness(page, seconds: float, figures: dict) -> None:
     set_speed(page, BUSY_SPEED)
-    set_slider(page, STEP_SLIDER, 0)
+    go_to_start(page)
     closed = page.locator("details:not([open]) summary").filter(has_text="How a token was built")
     if closed.count():  # a section a learner opens (closed at first)
         closed.first.click()
@@ -389,49 +518,155 @@ def responsiveness(page, seconds: float, figures: dict) -> None:
     at = step_of(page)
     page.wait_for_timeout(int(seconds * 1000))
     figures["still_playing"] = step_of(page) - at
-
-    pause = page.get_by_role("button", name="Pause", exact=True)
-    figures["pause"] = click_until(page, pause, play_enabled(page), wait_ms=10_000)
+    if player_state(page)["playing"]:  # a short run may have played to its end meanwhile
+        page.get_by_role("button", name="Pause", exact=True).click()
+    wait_drawn(page)
     wait_idle(page)
     screenshot(page, "bench-merge_history")
+
+
+# ---------------------------------------------------------------- 6 Pause
+
+
+def one_pause(page, rng: random.Random) -> dict | None:
+    """From step 0: Play, a random wait, Pause; what the probe saw (None when the run played to its
+    end before the Pause click)."""
+    go_to_start(page)
+    page.evaluate(PLAYER_PROBE_JS)
+    page.get_by_role("button", name="Play", exact=True).click()
+    page.wait_for_timeout(int(rng.uniform(*PAUSE_WAIT_SECONDS) * 1000))
+    pause = page.get_by_role("button", name="Pause", exact=True)
+    if not pause.is_enabled():  # the clock stopped at the last merge
+        return None
+    pause.click()
+    # Watched until PAUSE_WATCH_MS after the click and AFTER_DRAWN_MS after the paused step is drawn.
+    page.wait_for_function(
+        """([watch, after]) => {
+             const p = window.__playerProbe, now = performance.now();
+             const clicked = p.clicks.filter(([, name]) => name === 'Pause').map(([t]) => t)[0];
+             if (clicked === undefined || now < clicked + watch) return false;
+             const drawn = p.lines.find(([t, pending]) => t >= clicked && !pending);
+             return drawn !== undefined && now >= drawn[0] + after;
+           }""",
+        arg=[PAUSE_WATCH_MS, AFTER_DRAWN_MS],
+        timeout=120_000,
+    )
+    probe = page.evaluate(PLAYER_PROBE_READ_JS)
+    shown = player_state(page)
+    clicked = next(t for t, name in probe["clicks"] if name == "Pause")
+    drawn = next(t for t, pending in probe["lines"] if t >= clicked and not pending)
+    changes = [t for t, _ in probe["steps"][1:] if t >= clicked]
+    return {
+        "frozen": (changes[-1] - clicked) if changes else 0.0,
+        "drawn": drawn - clicked,
+        "moved_after_drawn": sum(1 for t in changes if t > drawn),
+        "step": shown["step"],
+        "playing": shown["playing"],
+        "url_is_step": shown["url_step"] == shown["step"],
+        "line_is_step": line_step(shown["line"]) == shown["step"],
+    }
+
+
+def pauses(page, count: int, speed: str, figures: dict) -> None:
+    set_speed(page, speed)
+    rng = random.Random(PAUSE_SEED)
+    low, high = PAUSE_WAIT_SECONDS
+    print(f"pauses: seed {PAUSE_SEED}, Pause after a wait of {low}-{high} s each time", flush=True)
+    trials, ended = [], 0
+    for _ in range(count):
+        trial = one_pause(page, rng)
+        if trial is None:
+            ended += 1
+        else:
+            trials.append(trial)
+    figures["pauses"] = trials
+    figures["pauses_ended"] = ended
+    figures["pause_speed"] = speed
+    screenshot(page, "bench-merge_history-paused")
 
 
 # ---------------------------------------------------------------- report
 
 
-def report(figures: dict, seconds: float, corpus: Path, vocab_size: int, command: str) -> None:
-    metrics = figures.get("train_metrics", {})
-    rows = [
+def training_rows(figures: dict, prefix: str, vocab_size: int, corpus: Path) -> list[tuple[str, str, str]]:
+    metrics = figures.get(prefix + "train_metrics", {})
+    return [
         (
             f"Train click -> summary visible (BPE {vocab_size:,}, {corpus.name})",
-            f"{figures['train']:.2f} s" if "train" in figures else "n/a",
+            f"{figures[prefix + 'train']:.2f} s" if prefix + "train" in figures else "n/a",
             "<= 3 s",
         ),
         ('  of which the trainer ("Time taken" metric)', metrics.get("Time taken", "n/a"), ""),
-        ("  merges learned", metrics.get("Merges learned", "n/a"), figures.get("stop_reason", "")),
+        ("  merges learned", metrics.get("Merges learned", "n/a"), figures.get(prefix + "stop_reason", "")),
     ]
+
+
+def milliseconds(value: float) -> str:
+    return f"{value:.0f} ms" if value == value else "n/a"  # NaN: nothing to measure
+
+
+def playback_row(speed: str, figure: dict) -> tuple[str, str, str]:
+    window = f"{figure['window']:.1f} s" + (", to the last merge" if figure["reached_end"] else "")
+    return (
+        f"Playback at {speed}: drawings/s, merges/s, longest gap between drawn steps",
+        f"{figure['drawings_per_second']:.2f}/s, {figure['merges_per_second']:.0f} merges/s, "
+        f"{milliseconds(figure['longest_gap'])}",
+        f"{figure['drawings']} drawings in {window}; Play -> first drawn {milliseconds(figure['first'])}; "
+        f"timer {1 / TICK_SECONDS:.2f} ticks/s",
+    )
+
+
+def pause_rows(figures: dict) -> list[tuple[str, str, str]]:
+    trials = figures["pauses"]
+    taken = len(trials)
+    speed = figures["pause_speed"]
+    ended = figures["pauses_ended"]
+    ended_note = f"; {ended} more reached the last merge first" if ended else ""
+    watch = f"watched {PAUSE_WATCH_MS} ms after the click, {AFTER_DRAWN_MS} ms after drawn"
+
+    def count(key: str) -> int:  # the pauses where `key` is true (or above 0)
+        return sum(1 for trial in trials if trial[key])
+
+    return [
+        (
+            f"Pause click -> step frozen ({taken} pauses at {speed})",
+            median_max([trial["frozen"] for trial in trials]),
+            f"0: never moved after the click; {watch}{ended_note}",
+        ),
+        (
+            f"Pause click -> paused step drawn ({taken} pauses at {speed})",
+            median_max([trial["drawn"] for trial in trials]),
+            "`.player-line` without `player-pending`",
+        ),
+        (
+            "Paused step = URL's step / = the line's \"Merge k of N\"",
+            f"{count('url_is_step')}/{taken} / {count('line_is_step')}/{taken}",
+            f"step moved after drawn: {count('moved_after_drawn')}/{taken}; "
+            f"still playing: {count('playing')}/{taken}",
+        ),
+    ]
+
+
+def report(figures: dict, plan: Plan) -> None:
+    rows = training_rows(figures, "", plan.vocab_size, plan.corpus)
     if "switch_idle" in figures:
         rows.append(
             (
-                "Sidebar -> Merge history: slider visible / script idle",
+                "Sidebar -> Merge history: player visible / script idle",
                 f"{figures['switch_visible']:.2f} s / {figures['switch_idle']:.2f} s",
                 "",
             )
         )
     if "move_dom" in figures:
         rows += [
-            ("Step slider key press -> merge line updated (browser)", median_max(figures["move_dom"]), ""),
-            (
-                "Step slider key press -> fragment run finished (browser)",
-                median_max(figures["move_done"]),
-                "",
-            ),
-            ("Step slider: fragment script run (browser-observed)", median_max(figures["move_script"]), ""),
+            ("Step key press -> merge line updated (browser)", median_max(figures["move_dom"]), ""),
+            ("Step key press -> fragment run finished (browser)", median_max(figures["move_done"]), ""),
+            ("Step move: fragment script run (browser-observed)", median_max(figures["move_script"]), ""),
         ]
     if "move_python" in figures:
         rows.append(
             (
-                "Step slider: fragment's Python work in-process",
+                "Step move: fragment's Python work in-process",
                 median_max(figures["move_python"]),
                 f"first call {figures['move_python_first']:.0f} ms",
             )
@@ -444,14 +679,8 @@ def report(figures: dict, seconds: float, corpus: Path, vocab_size: int, command
                 f"first visit {figures['apptest_first']:.0f} ms",
             )
         )
-    for speed, (rate, ticks) in figures.get("rates", {}).items():
-        rows.append(
-            (
-                f"Player at {speed}: merges/s (ticks/s)",
-                f"{rate:.1f} ({ticks:.2f})",
-                f"timer {1 / TICK_SECONDS:.2f} ticks/s",
-            )
-        )
+    for speed, figure in figures.get("playback", {}).items():
+        rows.append(playback_row(speed, figure))
     if "frames_playing" in figures:
         rows.append(
             (
@@ -480,21 +709,22 @@ def report(figures: dict, seconds: float, corpus: Path, vocab_size: int, command
     if "still_playing" in figures:
         rows.append(
             (
-                f"While playing: merges advanced in {seconds:g} s after that",
+                f"While playing: merges advanced in {plan.frame_seconds:g} s after that",
                 str(figures["still_playing"]),
                 "> 0: still playing",
             )
         )
-    if "pause" in figures:
-        pause_ms, clicks = figures["pause"]
-        rows.append(
-            ("While playing: Pause click -> Play enabled", f"{pause_ms:.0f} ms ({clicks} click(s))", "")
-        )
+    if "pause_train" in figures:
+        rows += training_rows(figures, "pause_", plan.pause_vocab_size, plan.corpus)
+    if figures.get("pauses"):
+        rows += pause_rows(figures)
+    steps = figures.get("steps", "?")
     print()
     print(
-        f"App figures ({figures.get('steps', '?')} merges; {os.cpu_count()} CPUs, 1-minute load average "
+        f"App figures ({steps} merges, {figures.get('pause_steps', steps)} for Pause; "
+        f"{os.cpu_count()} CPUs, 1-minute load average "
         f"{figures['load_before']:.1f} before, {figures.get('load_after', float('nan')):.1f} after), "
-        f"reproduce with `{command}`:"
+        f"reproduce with `{plan.command}`:"
     )
     print()
     print("| figure | measured | note |")
@@ -509,11 +739,14 @@ class Plan:
 
     corpus: Path
     vocab_size: int
-    moves: int  # step-slider moves timed
+    moves: int  # step moves timed
     windows: float  # seconds of play per speed
     speeds: tuple[str, ...]
     frame_seconds: float  # each frames-per-second window, and the wait after a pick while playing
     around: int  # in-process and AppTest: the 2 * around + 1 steps around the middle
+    pause_vocab_size: int  # the run trained again for the Pause figure
+    pauses: int
+    pause_speed: str
     command: str
 
 
@@ -529,7 +762,8 @@ def smoke_corpus(folder: Path) -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--windows", type=float, default=5.0, help="seconds of play per speed measured")
-    parser.add_argument("--moves", type=int, default=8, help="step-slider moves timed")
+    parser.add_argument("--moves", type=int, default=8, help="step moves timed")
+    parser.add_argument("--pauses", type=int, default=20, help="Play, wait, Pause: how many times")
     parser.add_argument("--smoke", action="store_true", help="every step once, small (what CI runs)")
     args = parser.parse_args()
     reason = chromium_missing_reason()
@@ -542,27 +776,35 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as folder:
         if args.smoke:
             plan = Plan(
-                smoke_corpus(Path(folder)),
-                SMOKE_VOCAB_SIZE,
-                2,
-                1.0,
-                (BUSY_SPEED,),
-                0.5,
-                1,
-                f"{COMMAND} --smoke",
+                corpus=smoke_corpus(Path(folder)),
+                vocab_size=SMOKE_VOCAB_SIZE,
+                moves=2,
+                windows=2.0,
+                speeds=(BUSY_SPEED,),
+                frame_seconds=0.5,
+                around=1,
+                pause_vocab_size=SMOKE_VOCAB_SIZE,
+                pauses=3,
+                pause_speed=SMOKE_PAUSE_SPEED,
+                command=f"{COMMAND} --smoke",
             )
         else:
-            plan = Plan(CORPUS, VOCAB_SIZE, args.moves, args.windows, PLAY_SPEEDS, 2.0, 4, COMMAND)
+            plan = Plan(
+                corpus=CORPUS,
+                vocab_size=VOCAB_SIZE,
+                moves=args.moves,
+                windows=args.windows,
+                speeds=PLAY_SPEEDS,
+                frame_seconds=2.0,
+                around=4,
+                pause_vocab_size=PAUSE_VOCAB_SIZE,
+                pauses=args.pauses,
+                pause_speed=PAUSE_SPEED,
+                command=COMMAND,
+            )
         figures, error = measure_in_browser(plan)
-        if error and args.smoke:
-            # Now and then the tab loses its page during the player part: Streamlit's frontend
-            # throws "Cannot set a node at a delta path" and draws nothing more (a tick of the
-            # player's run_every fragment racing the Pause rerun; streamlit/streamlit#15084 is the
-            # same error). A smoke run tries once more before calling the script broken, and says so.
-            print("smoke: the browser part once more, on a new server and browser")
-            figures, error = measure_in_browser(plan)
         fragment_work_in_process(plan.corpus, plan.vocab_size, plan.around, figures)  # cores free again
-    report(figures, plan.frame_seconds, plan.corpus, plan.vocab_size, plan.command)
+    report(figures, plan)
     # Figures only; but a smoke run that could not finish a step has found the script broken.
     return 1 if args.smoke and error else 0
 
@@ -576,8 +818,8 @@ def screenshot_on_failure(page) -> str:
 
 
 def measure_in_browser(plan: Plan) -> tuple[dict, str]:
-    """Steps 1-5 in one tab: (the figures measured, why it stopped early or "")."""
-    figures: dict = {"rates": {}, "load_before": os.getloadavg()[0]}
+    """Steps 1-6 in one tab: (the figures measured, why it stopped early or "")."""
+    figures: dict = {"playback": {}, "load_before": os.getloadavg()[0]}
     error = ""
     try:
         with streamlit_server("bench-server") as base_url, chromium() as browser:
@@ -590,16 +832,25 @@ def measure_in_browser(plan: Plan) -> tuple[dict, str]:
                 train(page, base_url, plan.corpus, plan.vocab_size, figures)
                 print(f"train: {figures['train']:.2f} s", flush=True)
                 switch_to_merge_history(page, figures)
-                slider_moves(page, plan.moves, figures)
-                print(f"slider: {median_max(figures['move_dom'])}", flush=True)
+                step_moves(page, plan.moves, figures)
+                print(f"step move: {median_max(figures['move_dom'])}", flush=True)
                 for speed in plan.speeds:
-                    figures["rates"][speed] = play_rate(page, speed, plan.windows)
-                    print(f"{speed}: {figures['rates'][speed][0]:.1f} merges/s", flush=True)
+                    figures["playback"][speed] = playback(page, speed, plan.windows)
+                    row = playback_row(speed, figures["playback"][speed])
+                    print(f"playback: {' | '.join(row)}", flush=True)
                 responsiveness(page, plan.frame_seconds, figures)
+                if plan.pause_vocab_size != plan.vocab_size:  # the full run: another run for Pause
+                    train(page, base_url, plan.corpus, plan.pause_vocab_size, figures, prefix="pause_")
+                    switch_to_merge_history(page, figures, prefix="pause_")
+                pauses(page, plan.pauses, plan.pause_speed, figures)
+                for row in pause_rows(figures):
+                    print(f"pause: {' | '.join(row)}", flush=True)
             except Exception:
                 print(f"the tab was at {page.url} (a screenshot: {screenshot_on_failure(page)})")
                 print(f"errors thrown in the tab: {page_errors[-5:] or 'none'}")
                 raise
+            if page_errors:
+                print(f"errors thrown in the tab: {page_errors[-5:]}")
             context.close()
     except Exception as failure:  # a benchmark reports what it has
         error = f"{type(failure).__name__}: {str(failure)[:800]}"

@@ -12,6 +12,7 @@ benchmark's figures are for people.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 
@@ -46,11 +47,7 @@ HELPERS = {
     "visitors.py": "websocket visitors imported by serving_bench.py",
 }
 # Scripts whose smoke run is known to fail, and why: each is a bug to fix, then to delete from here.
-KNOWN_BROKEN: dict[str, str] = {
-    "bench_app.py": "the Merge history player can blank the tab (Streamlit's frontend throws 'Cannot set "
-    "a node at a delta path' when a tick of the player's run_every fragment races the Pause rerun); "
-    "its smoke run failed both tries in two CI runs on 2026-11-26: skipped until the player is fixed",
-}
+KNOWN_BROKEN: dict[str, str] = {}
 
 
 def _upload_stall_rows(stdout: str) -> None:
@@ -76,8 +73,22 @@ def _sessions_kept_apart(stdout: str) -> None:
     assert "isolation: every session saw only its own marker" in stdout, stdout
 
 
+def _app_player_rows(stdout: str) -> None:
+    """The player's rows: a playback row, and the three Pause rows (click -> step frozen and -> drawn,
+    each a median and max in ms, over at least one pause; then how many paused steps equal the URL's
+    step and the line's, out of those pauses)."""
+    table = [line for line in stdout.splitlines() if line.startswith("| ")]
+    assert any(re.match(r"\| Playback at .* \| [\d.]+/s, \d+ merges/s, ", line) for line in table), stdout
+    for figure in ("step frozen", "paused step drawn"):
+        pattern = rf"\| Pause click -> {figure} \([1-9]\d* pauses at .*\) \| \d+ ms \(max \d+\) \|"
+        assert any(re.match(pattern, line) for line in table), stdout
+    pattern = r"\| Paused step = URL's step / = the line's \"Merge k of N\" \| \d+/[1-9]\d* / \d+/[1-9]\d* \|"
+    assert any(re.match(pattern, line) for line in table), stdout
+
+
 # (script, extra arguments) -> what its output must hold besides figures
 CHECKS = {
+    ("bench_app.py", ()): _app_player_rows,
     ("load_test.py", ()): _sessions_kept_apart,
     ("bench_upload_stall.py", ()): _upload_stall_rows,
     ("bench_unigram.py", ("--prose",)): _unigram_prose_row,
