@@ -295,10 +295,16 @@ def test_every_link_shows_what_its_page_shows(server, browser, seed):
             fresh = browser.new_context(viewport={"width": 1400, "height": 1600})
             try:
                 other = fresh.new_page()
-                open_page(other, server, path_of(page), query)
-                if seen.get("step") is not None:
-                    other.locator(STEP_INPUT).wait_for(timeout=60_000)
-                elsewhere = settled_view(other)
+                try:
+                    open_page(other, server, path_of(page), query)
+                    if seen.get("step") is not None:
+                        other.locator(STEP_INPUT).wait_for(timeout=60_000)
+                    elsewhere = settled_view(other)
+                except Exception as error:
+                    screenshot(other, f"link-walk-{seed}-{len(done)}-failed-link")
+                    raise AssertionError(
+                        f"walk {seed}: the link {path_of(page)}?{query} did not open after {done}: {error}"
+                    ) from None
             finally:
                 fresh.close()
             checked += 1
