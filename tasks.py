@@ -29,11 +29,10 @@ VENV = ROOT / ".venv"
 PYTHON = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 CHROMIUM = Path("/usr/bin/chromium")
 UV = "uv==0.13.9"  # the installer: the pinned requirements, resolved as pip would, in seconds
-# Test processes side by side (pytest-xdist), EXPLORER_TEST_WORKERS of them; one by default: on
-# this 2-core machine the suite alone keeps both cores busy (Chromium, the servers, their
-# workers), so two workers measured 30.6 min of pytest against 40.0 for one, and the load they add
-# exposes the Merge history player's race (issue 30) in tests/browser/test_player.py.
-TEST_WORKERS = os.environ.get("EXPLORER_TEST_WORKERS", "1")
+# Test processes side by side (pytest-xdist), EXPLORER_TEST_WORKERS of them (1: one process). Two
+# by default, one per core: measured 30.6 min of pytest against 40.0 in one process (fresh clones);
+# a test one worker's load breaks is a test that needs an idle machine, which is a defect.
+TEST_WORKERS = os.environ.get("EXPLORER_TEST_WORKERS", "2")
 
 
 def _run(*command: str) -> None:
