@@ -110,12 +110,16 @@ SERVER_PROCESSES: dict[str, subprocess.Popen] = {}
 
 @contextlib.contextmanager
 def streamlit_server(
-    name: str = "server", options: tuple[str, ...] = (), environ: dict[str, str] | None = None
+    name: str = "server",
+    options: tuple[str, ...] = (),
+    environ: dict[str, str] | None = None,
+    script: str = "app.py",
 ) -> Iterator[str]:
     """Run `streamlit run app.py` on a free loopback port; yield its base URL once /_stcore/health
     answers, stop it on exit. Its output goes to artifacts/<name>.log (shown when it fails to start).
     `options`: more command-line options for `streamlit run` ("--server.disconnectedSessionTTL", "2");
-    `environ`: more environment variables for it."""
+    `environ`: more environment variables for it; `script`: another app than the product's (a
+    minimal one of tests/browser/apps/)."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
@@ -127,7 +131,7 @@ def streamlit_server(
         "-m",
         "streamlit",
         "run",
-        "app.py",
+        script,
         "--server.headless",
         "true",
         "--server.address",

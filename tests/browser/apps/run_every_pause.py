@@ -2,7 +2,9 @@
 
 A counter advanced by an `st.fragment(run_every=TICK)`; Play and Pause are `st.button`s outside
 the fragment whose on_click flips `playing`, so each press reruns the whole page and registers the
-fragment again. Repro for "Cannot set a node at a delta path" (blank tab) on Pause.
+fragment again: the old Merge history player's pattern, tried as a repro for "Cannot set a node at
+a delta path" (a blank tab on Pause). It does not reproduce it (tests/browser/test_run_every_pause.py
+and issue 30's closing note); the old player's real page did.
 
 Query params:
   variant  a: the timer is set only while playing (Pause drops `run_every`)            [default]
