@@ -5,7 +5,14 @@ says that everything above it is on the screen: the live text box then sends its
 (explorer.ui.common.live_text.answered), the player asks for its next step
 (explorer.ui.history.player).
 
-What it does not do: wait for anything, or carry anything back to the server.
+`WHEN_IDLE_JS` is the other half, for a component inside a fragment: a JavaScript function
+`whenIdle(send)` that calls `send` at once when no script run is in progress, else once the run
+in progress has ended. A fragment's rerun asked for while the whole page runs (a click just after
+a page switch) can leave Streamlit's frontend with an empty page ("Cannot set a node at a delta
+path", seen in CI: issue 30); a component that sends its value through `whenIdle` never asks for
+one then.
+
+What it does not do: carry anything back to the server.
 """
 
 from __future__ import annotations
@@ -14,6 +21,18 @@ from typing import Any
 
 import streamlit as st
 
+WHEN_IDLE_JS = """
+const whenIdle = (send) => {  // explorer.ui.common.drawn.WHEN_IDLE_JS
+  const app = document.querySelector('[data-testid="stApp"]');
+  const busy = () => app && ['running', 'rerunRequested'].includes(
+    app.getAttribute('data-test-script-state'));
+  if (!busy()) { send(); return; }
+  const observer = new MutationObserver(() => {
+    if (!busy()) { observer.disconnect(); send(); }
+  });
+  observer.observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] });
+};
+"""
 SUFFIX = "-drawn-signal"  # every signal's key ends so (explorer.drawing.stylesheet hides them)
 
 _JS = """

@@ -13,7 +13,9 @@ races: an action that arrives late (numbered below the last one taken) is ignore
 browser ignores a drawing of an action older than its newest (`ack` below its `seq`). While
 playing, the browser asks for the next step only when the fragment's last element says the step
 before it is drawn (explorer.ui.common.drawn), and no sooner than the speed's interval after the
-last request: a loaded server slows the animation, it never queues ticks.
+last request: a loaded server slows the animation, it never queues ticks. An action is sent only
+when no script run is in progress (explorer.ui.common.drawn.WHEN_IDLE_JS: a fragment's rerun asked
+for during a whole page's run can blank Streamlit's page); the newest of those made meanwhile goes.
 
 Pause, Back, Next and the slider take effect in the browser at once: the clock stops, the shown
 step stays, and the panels follow when the server has drawn them (the line is dimmed until then).
@@ -244,7 +246,9 @@ _CSS = """
 .player[data-playing="false"] .player-pending { opacity: 0.55; }
 """
 
-_JS = """
+_JS = (
+    drawn.WHEN_IDLE_JS
+    + """
 export default function(component) {
   const { parentElement, data, setStateValue } = component;
   const root = parentElement.querySelector('.player');
@@ -282,8 +286,16 @@ export default function(component) {
     s.timer = null;
     s.seq += 1;
     s.lastAsk = performance.now();
-    s.setStateValue('action', { seq: s.seq, step, playing });
     line.classList.add('player-pending');
+    const newest = s.outbox === undefined || s.outbox === null;
+    s.outbox = { seq: s.seq, step, playing };
+    if (newest) {  // sent when no run is in progress; actions made meanwhile: the newest goes
+      whenIdle(() => {
+        const action = s.outbox;
+        s.outbox = null;
+        s.setStateValue('action', action);
+      });
+    }
   };
   const act = (step, playing) => {  // a person's action: shown at once
     step = Math.max(0, Math.min(s.data.steps, step));
@@ -337,6 +349,7 @@ export default function(component) {
   });
 }
 """
+)
 
 _transport = st.components.v2.component("explorer_player", html=_HTML, css=_CSS, js=_JS, isolate_styles=False)
 
