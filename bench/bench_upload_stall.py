@@ -33,6 +33,7 @@ import statistics
 import string
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -175,14 +176,16 @@ def real_server(entries: int) -> None:
     """A real `streamlit run app.py`: visitor A uploads the generated tokenizer.json on Compare in
     Chromium while /_stcore/health is polled over HTTP and visitor B moves Merge history's step
     slider; the same figures with nothing uploading first."""
-    import tempfile
-
     from tests.browser.helpers import chromium, streamlit_server, wait_idle
 
-    folder = Path(tempfile.mkdtemp(prefix="upload-stall-"))
-    upload = folder / "big-tokenizer.json"
-    upload.write_bytes(big_tokenizer_json(entries))
-    with chromium() as browser, streamlit_server("bench-upload-stall") as url:
+    with (
+        tempfile.TemporaryDirectory(prefix="upload-stall-") as folder,
+        chromium() as browser,
+        streamlit_server("bench-upload-stall") as url,
+    ):
+        upload = Path(folder) / "big-tokenizer.json"
+        upload.write_bytes(big_tokenizer_json(entries))
+        size = upload.stat().st_size / 1e6
         scrubber = browser.new_context().new_page()
         scrubber.goto(f"{url}/Merge_history?{COURSE_LINK}", wait_until="domcontentloaded")
         scrubber.locator(STEP_INPUT).wait_for(timeout=120_000)
@@ -212,7 +215,6 @@ def real_server(entries: int) -> None:
         probe.recording.clear()
         probe.done.set()
         busy_health = probe.seconds
-    size = upload.stat().st_size / 1e6
 
     def figures(values: list[float]) -> str:
         if not values:

@@ -13,7 +13,8 @@ Printed: the slowest and median session (Train click to summary, and the whole v
 wall time and the server's CPU time (the browser runs on the same machine: on 2 cores its tabs take
 much of it; trainings and measurements run in the server's worker processes), the server's peak
 RSS (VmHWM of /proc/PID/status), its RSS before and after, and the peak of the server plus its
-workers (sampled). The server has a run store of its own, in a temporary folder.
+workers (sampled). The server has a run store of its own, in a temporary folder (removed at the
+end).
 `--skip Compare` leaves a page out, to see what it costs. --smoke (what CI runs, so that the script
 cannot rot, and the suite's check that sessions keep their corpora to themselves): 3 sessions of
 600 words, vocab 300, within 180 s.
@@ -28,14 +29,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import csv
 import io
 import os
 import random
 import statistics
 import sys
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -127,11 +131,12 @@ def family_rss_mb(pid: int) -> float:
     return total
 
 
-def temporary_store() -> dict[str, str]:
-    """A run store of its own for a benchmark's server (nothing of a developer's reused or left)."""
-    import tempfile
-
-    return {"EXPLORER_STORE_PATH": str(Path(tempfile.mkdtemp(prefix="bench-store-")) / "runs.sqlite3")}
+@contextlib.contextmanager
+def temporary_store() -> Iterator[dict[str, str]]:
+    """A run store of its own for a benchmark's server, as its environment: in a temporary folder
+    removed on exit (nothing of a developer's reused or left). Exit it after the server stops."""
+    with tempfile.TemporaryDirectory(prefix="bench-store-") as folder:
+        yield {"EXPLORER_STORE_PATH": str(Path(folder) / "runs.sqlite3")}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -362,7 +367,7 @@ def main() -> int:
     if reason:
         print(f"skipped: {reason}")
         return 0
-    with streamlit_server("load-test", environ=temporary_store()) as base_url:
+    with temporary_store() as store, streamlit_server("load-test", environ=store) as base_url:
         port = int(base_url.rsplit(":", 1)[1])
         pid = server_pid(port)
         if pid is None:

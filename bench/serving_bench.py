@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import sqlite3
@@ -100,20 +101,22 @@ class Memory:
 
 
 class Server:
-    """A server with a run store of its own."""
+    """A server with a run store of its own (in a temporary folder, removed when it stops)."""
 
     def __init__(self, name: str):
-        environ = temporary_store()
-        self.store = Path(environ["EXPLORER_STORE_PATH"])
-        self._context = streamlit_server(name, environ=environ)
+        self.name = name
 
     def __enter__(self) -> Server:
-        self.url = self._context.__enter__()
+        with contextlib.ExitStack() as stack:
+            environ = stack.enter_context(temporary_store())
+            self.store = Path(environ["EXPLORER_STORE_PATH"])
+            self.url = stack.enter_context(streamlit_server(self.name, environ=environ))
+            self._stack = stack.pop_all()
         self.pid = SERVER_PROCESSES[self.url].pid
         return self
 
     def __exit__(self, *exc) -> None:
-        self._context.__exit__(*exc)
+        self._stack.__exit__(*exc)
 
     def stored_runs(self) -> int:
         with sqlite3.connect(self.store) as connection:

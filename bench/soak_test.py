@@ -106,7 +106,11 @@ def main() -> int:
     per_session = -(-args.corpora // args.sessions)
     series: list[tuple[int, float]] = []
     started = time.monotonic()
-    with streamlit_server("soak-test", environ=temporary_store()) as base_url, chromium() as browser:
+    with (
+        temporary_store() as store,
+        streamlit_server("soak-test", environ=store) as base_url,
+        chromium() as browser,
+    ):
         pid = server_pid(int(base_url.rsplit(":", 1)[1]))
         if pid is None:
             print("cannot find the server process")
