@@ -24,9 +24,10 @@ own in a temporary folder.
   nobody else on the server, then while a websocket visitor trains 1 MB to vocab 20,000.
 - compare: the Compare page of a 4 MB corpus: the time from opening it to the figures' table, and
   the RSS of the server and of each worker before and after each visit.
---smoke: every case (unless one is named) with the course's sample at vocab 300 for the link, 2
-visitors (websocket and tabs) where there are many, 20 KB corpora, 2 moves: it keeps the script
-working, its figures mean little.
+--smoke: every case (unless one is named) on one server shared by all (not a new one per case),
+with the course's sample at vocab 300 for the link, one page load for cold, 2 websocket visitors
+and 1 tab where there are many, 20 KB corpora (5 KB for latency's other visitor), one corpus for
+compare, 2 moves: it keeps the script working, its figures mean little.
 Server memory: the peak of the server's RSS plus its worker processes' (sampled every 0.25 s).
 
 A benchmark: it prints figures (no pass/fail besides failures to finish).
@@ -69,10 +70,11 @@ STEP_INPUT = 'input[type="range"][aria-label="Step (merges applied)"]'
 SMOKE_LINK = f"algorithm=bpe&sample=hf-course&vocab_size=300&{NOT_HERE}"
 # --smoke: each case's arguments (--sessions and --moves are set too).
 SMOKE = {
+    "cold": {"loads_wanted": 1},
     "classroom": {"link": SMOKE_LINK, "counts": (2,)},
     "distinct": {"sessions": 2, "megabytes": 0.02, "vocab": 300},
-    "latency": {"link": SMOKE_LINK, "other_megabytes": 0.02},
-    "compare": {"megabytes": 0.02},
+    "latency": {"link": SMOKE_LINK, "other_megabytes": 0.005},
+    "compare": {"megabytes": 0.02, "seeds": (4,)},
 }
 
 
@@ -101,17 +103,20 @@ class Memory:
 
 
 class Server:
-    """A server with a run store of its own (in a temporary folder, removed when it stops)."""
+    """A server with a run store of its own (in a temporary folder, removed when it stops);
+    `ready_seconds`: from its launch until it answered."""
 
     def __init__(self, name: str):
         self.name = name
 
     def __enter__(self) -> Server:
+        begun = time.monotonic()
         with contextlib.ExitStack() as stack:
             environ = stack.enter_context(temporary_store())
             self.store = Path(environ["EXPLORER_STORE_PATH"])
             self.url = stack.enter_context(streamlit_server(self.name, environ=environ))
             self._stack = stack.pop_all()
+        self.ready_seconds = time.monotonic() - begun
         self.pid = SERVER_PROCESSES[self.url].pid
         return self
 
@@ -123,6 +128,16 @@ class Server:
             return connection.execute(
                 "SELECT count(*) FROM runs WHERE meta LIKE '%\"settings\"%'"
             ).fetchone()[0]
+
+
+@contextlib.contextmanager
+def server_for(shared: Server | None, name: str):
+    """`shared` when given (--smoke: one server for every case), else a new server named `name`."""
+    if shared is not None:
+        yield shared
+        return
+    with Server(name) as server:
+        yield server
 
 
 def wait_idle(page, settle_ms: int = 250, timeout: float = 120.0) -> None:
@@ -137,22 +152,20 @@ def wait_idle(page, settle_ms: int = 250, timeout: float = 120.0) -> None:
 # ---------------------------------------------------------------- cold start
 
 
-def cold() -> None:
-    with chromium() as browser:
-        started = time.monotonic()
-        with Server("bench-cold") as server:
-            ready = time.monotonic() - started
-            loads = []
-            for _ in range(2):
-                page = browser.new_context(viewport=VIEWPORT).new_page()
-                begun = time.monotonic()
-                page.goto(server.url + "/", wait_until="domcontentloaded")
-                page.get_by_role("button", name="Train", exact=True).wait_for(timeout=60_000)
-                loads.append(time.monotonic() - begun)
-                page.context.close()
+def cold(loads_wanted: int = 2, shared: Server | None = None) -> None:
+    with chromium() as browser, server_for(shared, "bench-cold") as server:
+        loads = []
+        for _ in range(loads_wanted):
+            page = browser.new_context(viewport=VIEWPORT).new_page()
+            begun = time.monotonic()
+            page.goto(server.url + "/", wait_until="domcontentloaded")
+            page.get_by_role("button", name="Train", exact=True).wait_for(timeout=60_000)
+            loads.append(time.monotonic() - begun)
+            page.context.close()
+    second = f", second {loads[1]:.2f} s" if len(loads) > 1 else ""
     print(
-        f"cold start: server answers {ready:.2f} s after launch; "
-        f"first page load {loads[0]:.2f} s, second {loads[1]:.2f} s"
+        f"cold start: server answers {server.ready_seconds:.2f} s after launch; "
+        f"first page load {loads[0]:.2f} s{second}"
     )
 
 
@@ -178,7 +191,11 @@ async def _student(context, url: str, timeout: float) -> tuple[float, str, str]:
 
 
 def classroom(
-    sessions: int, link: str = SAMPLE_LINK, counts: tuple[int, ...] = (16, 32, 64), timeout: float = 300.0
+    sessions: int,
+    link: str = SAMPLE_LINK,
+    counts: tuple[int, ...] = (16, 32, 64),
+    timeout: float = 300.0,
+    shared: Server | None = None,
 ) -> None:
     from playwright.async_api import async_playwright
     from visitors import visit
@@ -201,9 +218,10 @@ def classroom(
     async def sockets(base_url: str, count: int):
         return await asyncio.gather(*[visit(base_url, link, "Merges learned", timeout) for _ in range(count)])
 
-    print(f"classroom: visitors open /?{link} at once (each a new server with an empty store)")
+    servers = "each a new server with an empty store" if shared is None else "one server for all"
+    print(f"classroom: visitors open /?{link} at once ({servers})")
     for count in counts:
-        with Server(f"bench-classroom-{count}") as server, Memory(server.pid) as memory:
+        with server_for(shared, f"bench-classroom-{count}") as server, Memory(server.pid) as memory:
             begun = time.monotonic()
             times = sorted(asyncio.run(sockets(server.url, count)))
             wall = time.monotonic() - begun
@@ -212,7 +230,7 @@ def classroom(
                 f"slowest {times[-1]:.1f} s; runs trained {server.stored_runs()}; wall {wall:.1f} s; "
                 f"server + workers peak RSS {memory.peak:.0f} MB"
             )
-    with Server("bench-classroom-tabs") as server, Memory(server.pid) as memory:
+    with server_for(shared, "bench-classroom-tabs") as server, Memory(server.pid) as memory:
         cpu_before = {pid: cpu_seconds(pid) for pid in family(server.pid)}
         begun = time.monotonic()
         results = asyncio.run(tabs(f"{server.url}/?{link}"))
@@ -234,7 +252,9 @@ def classroom(
     )
 
 
-def distinct(sessions: int = 8, megabytes: float = 1.0, vocab: int = 5000) -> None:
+def distinct(
+    sessions: int = 8, megabytes: float = 1.0, vocab: int = 5000, shared: Server | None = None
+) -> None:
     from visitors import paste_and_train
 
     corpora = [_random_corpus(megabytes, seed=index) for index in range(sessions)]
@@ -242,7 +262,7 @@ def distinct(sessions: int = 8, megabytes: float = 1.0, vocab: int = 5000) -> No
     async def run(base_url: str):
         return await asyncio.gather(*[paste_and_train(base_url, text, vocab) for text in corpora])
 
-    with Server("bench-distinct") as server, Memory(server.pid) as memory:
+    with server_for(shared, "bench-distinct") as server, Memory(server.pid) as memory:
         begun = time.monotonic()
         times = sorted(asyncio.run(run(server.url)))
         wall = time.monotonic() - begun
@@ -330,25 +350,31 @@ def _paste_and_train(page, url: str, text: str, vocab: int) -> None:
     page.get_by_role("button", name="Train", exact=True).click()
 
 
-def latency(moves: int, link: str = SAMPLE_LINK, other_megabytes: float = 1.0) -> None:
+def latency(
+    moves: int, link: str = SAMPLE_LINK, other_megabytes: float = 1.0, shared: Server | None = None
+) -> None:
     from visitors import paste_and_train
 
-    with chromium() as browser, Server("bench-latency") as server, Memory(server.pid) as memory:
+    with (
+        chromium() as browser,
+        server_for(shared, "bench-latency") as server,
+        Memory(server.pid) as memory,
+    ):
         visitor = browser.new_context(viewport=VIEWPORT).new_page()
         visitor.goto(f"{server.url}/Merge_history?{link}", wait_until="domcontentloaded")
         visitor.locator(STEP_INPUT).wait_for(timeout=120_000)
         wait_idle(visitor)
         idle = _scrub(visitor, moves)
         training: dict[str, float] = {}
+        clicked = threading.Event()
 
         def train_other() -> None:
-            training["seconds"] = asyncio.run(
-                paste_and_train(server.url, _letters_corpus(other_megabytes, seed=3), 20_000)
-            )
+            text = _letters_corpus(other_megabytes, seed=3)
+            training["seconds"] = asyncio.run(paste_and_train(server.url, text, 20_000, on_click=clicked.set))
 
         other = threading.Thread(target=train_other)
         other.start()
-        time.sleep(2)  # pasting, counting words
+        clicked.wait(timeout=120)  # its corpus pasted and Train clicked
         busy = _scrub(visitor, 10 * moves, while_running=other)
         other.join()
     print("latency: key press -> merge line updated")
@@ -372,13 +398,14 @@ def latency(moves: int, link: str = SAMPLE_LINK, other_megabytes: float = 1.0) -
 # ---------------------------------------------------------------- Compare on a big corpus
 
 
-def compare(megabytes: float = 3.9) -> None:
-    """Compare's figures for two corpora of `megabytes` in turn: the first visit of a fresh server (it
-    and its workers load the GPT vocabularies then), and a second corpus once they are loaded."""
+def compare(megabytes: float = 3.9, seeds: tuple[int, ...] = (4, 5), shared: Server | None = None) -> None:
+    """Compare's figures for corpora of `megabytes` (one per seed) in turn: the first visit of a fresh
+    server (it and its workers load the GPT vocabularies then), and a second corpus once they are
+    loaded."""
     timings, memory = [], []
-    with chromium() as browser, Server("bench-compare") as server:
+    with chromium() as browser, server_for(shared, "bench-compare") as server:
         page = browser.new_context(viewport=VIEWPORT).new_page()
-        for seed in (4, 5):
+        for seed in seeds:
             _paste_and_train(page, server.url, _random_corpus(megabytes, seed=seed), 2_000)
             page.get_by_text("Merges learned", exact=True).wait_for(timeout=300_000)
             wait_idle(page)
@@ -395,10 +422,10 @@ def compare(megabytes: float = 3.9) -> None:
         f"compare: a {megabytes:g} MB corpus, 4 tokenizers (this run, GPT-2, GPT-4, GPT-4o): "
         "Compare opened -> figures table"
     )
-    print(
-        f"  first visit of a fresh server: {timings[0]:.1f} s; "
-        f"another {megabytes:g} MB corpus afterwards: {timings[1]:.1f} s"
+    afterwards = (
+        f"; another {megabytes:g} MB corpus afterwards: {timings[1]:.1f} s" if len(timings) > 1 else ""
     )
+    print(f"  first visit of a fresh server: {timings[0]:.1f} s{afterwards}")
     print(f"  {note.strip()}")
     for (when, (server_mb, workers_mb)), visit in zip(memory, ("first", "first", "second", "second")):
         workers = ", ".join(f"{mb:.0f}" for mb in workers_mb)
@@ -424,23 +451,25 @@ def main() -> int:
         parser.error("say which case to run (or all), or --smoke")
     small = SMOKE if args.smoke else {}
     if args.smoke:
-        args.sessions, args.moves = 2, 2
+        args.sessions, args.moves = 1, 2
     args.what = args.what or "all"
     reason = chromium_missing_reason()
     if reason:
         print(f"skipped: {reason}")
         return 0
     print(f"machine: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f} before")
-    if args.what in ("cold", "all"):
-        cold()
-    if args.what in ("classroom", "all"):
-        classroom(args.sessions, **small.get("classroom", {}))
-    if args.what in ("distinct", "all"):
-        distinct(**small.get("distinct", {}))
-    if args.what in ("latency", "all"):
-        latency(args.moves, **small.get("latency", {}))
-    if args.what in ("compare", "all"):
-        compare(**small.get("compare", {}))
+    # --smoke: one server for every case; else each case starts its own (shared is None).
+    with Server("bench-smoke") if args.smoke else contextlib.nullcontext() as shared:
+        if args.what in ("cold", "all"):
+            cold(**small.get("cold", {}), shared=shared)
+        if args.what in ("classroom", "all"):
+            classroom(args.sessions, **small.get("classroom", {}), shared=shared)
+        if args.what in ("distinct", "all"):
+            distinct(**small.get("distinct", {}), shared=shared)
+        if args.what in ("latency", "all"):
+            latency(args.moves, **small.get("latency", {}), shared=shared)
+        if args.what in ("compare", "all"):
+            compare(**small.get("compare", {}), shared=shared)
     print(f"load average {os.getloadavg()[0]:.2f} after")
     return 0
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 
 import websockets
 from streamlit.proto.BackMsg_pb2 import BackMsg
@@ -131,10 +132,16 @@ class Session:
 
 
 async def paste_and_train(
-    base_url: str, corpus: str, vocab_size: int, wanted: str = "Merges learned", timeout: float = 300.0
+    base_url: str,
+    corpus: str,
+    vocab_size: int,
+    wanted: str = "Merges learned",
+    timeout: float = 300.0,
+    on_click: Callable[[], None] | None = None,
 ) -> float:
     """Open the Train page, paste `corpus`, set the vocabulary size and click Train, as a browser
-    sends those widget states; return the seconds from the click until `wanted` was drawn."""
+    sends those widget states; return the seconds from the click until `wanted` was drawn.
+    `on_click` is called once the click is sent (another thread may wait for it)."""
     host = base_url.split("//", 1)[1]
     async with websockets.connect(
         f"ws://{host}/_stcore/stream", subprotocols=["streamlit"], origin=base_url, max_size=2**27
@@ -149,6 +156,8 @@ async def paste_and_train(
         ]
         clicked = time.monotonic()
         await session.run(trigger=session.widgets[("button", PASTE["button"])])
+        if on_click is not None:
+            on_click()
         # The run that handles the click starts the training and reruns; the page then waits
         # (inline, then its poller fragment every second) until the summary is drawn.
         while not await session.until(deadline, wanted=wanted.encode()):
