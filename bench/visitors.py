@@ -174,11 +174,12 @@ async def type_live(
     key_seconds: float,
     throttle_seconds: float = 0.1,
     timeout: float = 300.0,
+    on_open: Callable[[], None] | None = None,
 ) -> list[float]:
     """Open page `page_name` with `query`, then type `text` into the live box labelled `label` (its
     first key replaces what it holds), a key every `key_seconds`, sending as the box does (at most
     once per `throttle_seconds`, one text in flight). Returns, for each text sent, the seconds until
-    its fragment's run finished."""
+    its fragment's run finished. `on_open` is called once the page is drawn, before the first key."""
     host = base_url.split("//", 1)[1]
     async with websockets.connect(
         f"ws://{host}/_stcore/stream", subprotocols=["streamlit"], origin=base_url, max_size=2**27
@@ -189,6 +190,8 @@ async def type_live(
         await session.until(deadline)
         if session.live_box is None:
             raise LookupError(f"no live box {label!r} on {page_name!r}")
+        if on_open is not None:
+            on_open()
         box_id, fragment_id = session.live_box
         times: list[float] = []
         started, sent_keys, last_send = time.monotonic(), 0, 0.0
