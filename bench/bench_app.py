@@ -49,7 +49,7 @@ On ../shared/data/tinyshakespeare.txt (skipped with a message when absent), in o
      paused step equals the URL's `step` and the line's "Merge k of N".
 --smoke (what CI runs, so that the script cannot rot): the first 20,000 characters of the bundled
 Shakespeare sample (explorer/data; ../shared is not needed), vocabulary 600 (about 340 merges),
-two step moves, 2 s of playback at 20 merges per tick, 3 pauses at 5 merges per tick (500 would
+two step moves, 1 s of playback at 20 merges per tick, one pause at 20 merges per tick (500 would
 reach the end in one tick) on the same run (not trained again), every step above once.
 Browser figures depend on what else runs on the machine: the 1-minute load average before and after
 is printed with them (compare runs made at a similar load only). This is a benchmark, not a test: it
@@ -95,7 +95,6 @@ STEP_RANGE = f'{PLAYER_SELECTOR} input[type="range"]'  # aria-label "Step (merge
 PLAY_SPEEDS = ("500 merges per tick", "20 merges per tick")
 BUSY_SPEED = "20 merges per tick"  # the player's speed while responsiveness is measured
 PAUSE_SPEED = "500 merges per tick"
-SMOKE_PAUSE_SPEED = "5 merges per tick"  # 500 would play the smoke run's 340 merges in one tick
 PAUSE_WAIT_SECONDS = (0.5, 2.0)  # Play, then Pause after a random wait in this range
 PAUSE_WATCH_MS = 1500  # after a Pause click, the step is watched at least this long
 AFTER_DRAWN_MS = 500  # ... and at least this long after the paused step is drawn
@@ -227,6 +226,8 @@ def set_speed(page, label: str) -> None:
     """The speed select-slider moved with the keyboard to `label` (Home, then ArrowRight presses:
     each one reruns the player's fragment)."""
     speed = page.get_by_role("slider", name="Speed")
+    if speed.get_attribute("aria-valuetext") == label:
+        return
     speed.focus()
     page.keyboard.press("Home")
     wait_idle(page)
@@ -491,7 +492,9 @@ def responsiveness(page, seconds: float, figures: dict) -> None:
     token.scroll_into_view_if_needed()
     figures["frames_paused"] = frames(page, seconds)
     page.get_by_role("button", name="Play", exact=True).click()
-    page.wait_for_timeout(1000)
+    page.wait_for_function(  # playing: a step after 0 drawn
+        "selector => Number(document.querySelector(selector).dataset.step) > 0", arg=PLAYER_SELECTOR
+    )
     figures["frames_playing"] = frames(page, seconds)
 
     tree_before = page.locator(".merge-tree").first.inner_text()
@@ -779,13 +782,13 @@ def main() -> int:
                 corpus=smoke_corpus(Path(folder)),
                 vocab_size=SMOKE_VOCAB_SIZE,
                 moves=2,
-                windows=2.0,
+                windows=1.0,
                 speeds=(BUSY_SPEED,),
                 frame_seconds=0.5,
                 around=1,
                 pause_vocab_size=SMOKE_VOCAB_SIZE,
-                pauses=3,
-                pause_speed=SMOKE_PAUSE_SPEED,
+                pauses=1,
+                pause_speed=BUSY_SPEED,
                 command=f"{COMMAND} --smoke",
             )
         else:
