@@ -19,14 +19,17 @@ largest lateness, and the process's resident memory (VmRSS) before and after.
 "server" is the old path, `read_uploads` called in the page's process (patched in for the
 measurement); "worker" is the app as it is (explorer.ui.common.upload_jobs). With the default limits a
 file over 500,000 entries is refused before parsing: `--entries` above 250,000 raises
-EXPLORER_UPLOAD_TOKENIZER_ENTRIES for the run so it is parsed at all. `--smoke`: a tiny file, one
-repeat (tests/test_bench_smoke.py runs it). Figures only; it asserts nothing. The probe is a
-thread of the process, not an HTTP request: the stall it measures is the GIL held by the page.
+EXPLORER_UPLOAD_TOKENIZER_ENTRIES for the run so it is parsed at all. `--smoke` (what
+tests/test_bench_smoke.py runs): a tiny file, one repeat, both ways in one fresh process, one after
+the other, each in a new AppTest session (its memory figures mean little). Figures only; it asserts
+nothing. The probe is a thread of the process, not an HTTP request: the stall it measures is the GIL
+held by the page.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -37,6 +40,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from unittest import mock
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -102,17 +106,21 @@ def one(way: str, entries: int) -> dict:
     from explorer.ui.common.state import Widget as W
     from tests.app.helpers import COMPARE, compare_column_bodies, new_app, train
 
-    if way == "server":
-        upload_jobs.read_in_worker = lambda uploads, limits=None: read_uploads(uploads)
-    data = big_tokenizer_json(entries)
-    at = train(new_app())
-    at.switch_page(COMPARE).run()
-    before = rss_mb()
-    with Probe() as probe:
-        started = time.perf_counter()
-        at.file_uploader(key=W.TOKENIZER_UPLOAD).upload("big-tokenizer.json", data, "application/json").run()
-        seconds = time.perf_counter() - started
-    shown = any("big-tokenizer.json (uploaded)" in name for name in compare_column_bodies(at))
+    def read_here(uploads, limits=None):  # the old path: the page's process reads the file
+        return read_uploads(uploads)
+
+    old_path = mock.patch.object(upload_jobs, "read_in_worker", read_here)
+    with old_path if way == "server" else contextlib.nullcontext():
+        data = big_tokenizer_json(entries)
+        at = train(new_app())
+        at.switch_page(COMPARE).run()
+        before = rss_mb()
+        with Probe() as probe:
+            started = time.perf_counter()
+            uploader = at.file_uploader(key=W.TOKENIZER_UPLOAD)
+            uploader.upload("big-tokenizer.json", data, "application/json").run()
+            seconds = time.perf_counter() - started
+        shown = any("big-tokenizer.json (uploaded)" in name for name in compare_column_bodies(at))
     return {
         "way": way,
         "megabytes": len(data) / 1e6,
@@ -237,7 +245,7 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=250_000, help="tokens in the generated file")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--smoke", action="store_true", help="a tiny file, one repeat")
-    parser.add_argument("--one", choices=WAYS, help=argparse.SUPPRESS)  # a child process's way
+    parser.add_argument("--one", nargs="+", choices=WAYS, help=argparse.SUPPRESS)  # a child process's ways
     parser.add_argument(
         "--real-server",
         action="store_true",
@@ -250,7 +258,8 @@ def main() -> None:
     if args.smoke:
         args.entries, args.repeat = 2_000, 1
     if args.one:
-        print(json.dumps(one(args.one, args.entries)))
+        for way in args.one:
+            print(json.dumps(one(way, args.entries)), flush=True)
         return
     env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1")
     if args.entries > 250_000:
@@ -258,16 +267,18 @@ def main() -> None:
         env["EXPLORER_UPLOAD_TOKENIZER_MB"] = "1000"
     print(f"load average {os.getloadavg()[0]:.1f}; a probe every {PROBE_SECONDS * 1000:.0f} ms")
     print(f"{'way':8} {'file MB':>8} {'rerun s':>8} {'median ms':>10} {'max ms':>8} {'RSS MB':>16}  shown")
+    children = [WAYS] if args.smoke else [(way,) for way in WAYS]  # the ways each fresh process runs
     for _ in range(args.repeat):
-        for way in WAYS:
-            command = [sys.executable, __file__, "--one", way, "--entries", str(args.entries)]
+        for ways in children:
+            command = [sys.executable, __file__, "--one", *ways, "--entries", str(args.entries)]
             output = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-            row = json.loads(output.stdout.strip().splitlines()[-1])
-            print(
-                f"{row['way']:8} {row['megabytes']:8.1f} {row['seconds']:8.2f} {row['median_ms']:10.1f} "
-                f"{row['max_ms']:8.0f} {row['rss_before']:7.0f} -> {row['rss_after']:5.0f}  "
-                f"{row['shown']} {' '.join(row['errors'])}"
-            )
+            for line in output.stdout.strip().splitlines()[-len(ways) :]:
+                row = json.loads(line)
+                print(
+                    f"{row['way']:8} {row['megabytes']:8.1f} {row['seconds']:8.2f} {row['median_ms']:10.1f} "
+                    f"{row['max_ms']:8.0f} {row['rss_before']:7.0f} -> {row['rss_after']:5.0f}  "
+                    f"{row['shown']} {' '.join(row['errors'])}"
+                )
 
 
 if __name__ == "__main__":
