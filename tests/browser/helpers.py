@@ -43,7 +43,7 @@ CHROMIUM_ARGS = [
 STARTUP_SECONDS = 45.0
 STOP_SECONDS = 10.0
 IDLE_SECONDS = 60.0
-VIEWPORT = {"width": 1400, "height": 1600}
+VIEWPORT = {"width": 1280, "height": 800}  # a laptop's window
 
 # The step slider of Merge history. Its accessible name repeats the label (aria-labelledby names
 # the input and its group), so an exact role-name match fails: select it by its aria-label.

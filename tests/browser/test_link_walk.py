@@ -23,6 +23,7 @@ from tests.browser.helpers import (
     APP_SELECTOR,
     PAGE_PATHS,
     STEP_INPUT,
+    VIEWPORT,
     assert_no_errors,
     main,
     open_page,
@@ -277,7 +278,7 @@ def test_every_link_shows_what_its_page_shows(server, browser, seed):
     disagreements: list[str] = []
     checked = 0
     rng = random.Random(seed)
-    context = browser.new_context(viewport={"width": 1400, "height": 1600})
+    context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     done: list[str] = []
     try:
@@ -292,7 +293,7 @@ def test_every_link_shows_what_its_page_shows(server, browser, seed):
             assert_no_errors(page, f"walk {seed} after {done}")
             seen = settled_view(page)
             query = page.url.split("?", 1)[1] if "?" in page.url else ""
-            fresh = browser.new_context(viewport={"width": 1400, "height": 1600})
+            fresh = browser.new_context(viewport=VIEWPORT)
             try:
                 other = fresh.new_page()
                 try:

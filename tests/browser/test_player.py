@@ -12,6 +12,7 @@ import pytest
 
 from tests.browser.helpers import (
     STEP_INPUT,
+    VIEWPORT,
     assert_no_errors,
     main,
     open_page,
@@ -117,7 +118,7 @@ def test_a_merge_history_link_opens_its_step_everywhere(server, fresh_server, br
     here = panels_at(page, 3)
     query = page.url.split("?", 1)[1]
 
-    other = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+    other = browser.new_context(viewport=VIEWPORT).new_page()
     try:
         open_page(other, fresh_server, "/Merge_history", query)  # a fresh server: its first request
         there = panels_at(other, 3)

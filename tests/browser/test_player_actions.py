@@ -28,6 +28,7 @@ import pytest
 from tests.browser.helpers import (
     APP_SELECTOR,
     PLAYER_SELECTOR,
+    VIEWPORT,
     main,
     open_page,
     player_reading,
@@ -152,7 +153,7 @@ def act(page, browser, rng: random.Random, action: str, watch: Watch) -> None:
     elif action == "link in a fresh browser":
         step = player_reading(page)[0]
         link = page.url
-        other = browser.new_context(viewport={"width": 1000, "height": 900}).new_page()
+        other = browser.new_context(viewport=VIEWPORT).new_page()
         other_watch = Watch()
         other_watch.attach(other)
         try:

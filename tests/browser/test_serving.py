@@ -17,6 +17,7 @@ import pytest
 from tests.browser.helpers import (
     SERVER_PROCESSES,
     STEP_INPUT,
+    VIEWPORT,
     assert_no_errors,
     open_page,
     screenshot,
@@ -107,7 +108,7 @@ def test_a_reload_and_a_link_elsewhere_keep_the_run_and_the_step(server, fresh_s
     # Another browser (a fresh context: no cookies, no session), on another server that shares the
     # run store (as a second replica on the same disk would).
     query = page.url.split("?", 1)[1]
-    other = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+    other = browser.new_context(viewport=VIEWPORT).new_page()
     try:
         open_page(other, fresh_server, "/Merge_history", query)
         other.locator(STEP_INPUT).wait_for(timeout=60_000)
@@ -187,7 +188,7 @@ def _busy_worker(server_pid: int, seconds: float = 120.0) -> int:
 def test_closing_the_tab_cancels_its_training(browser, tmp_path):
     # A closed tab's session is given 3 s (default 30) to come back before its work is cancelled.
     with streamlit_server("server-short-session", environ={"EXPLORER_ABANDONED_SECONDS": "3"}) as base_url:
-        tab = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+        tab = browser.new_context(viewport=VIEWPORT).new_page()
         open_page(tab, base_url, "/")
         upload_and_train(tab, slow_corpus(tmp_path, 3.5, "abandoned"), vocab_size=20_000)
         worker = _busy_worker(SERVER_PROCESSES[base_url].pid)

@@ -15,6 +15,7 @@ import re
 import pytest
 
 from tests.browser.helpers import (
+    VIEWPORT,
     assert_no_errors,
     error_texts,
     main,
@@ -227,7 +228,7 @@ def test_the_course_unigram_played_scrubbed_reloaded_and_shared(server, browser,
     assert f"run={run[1]}" in page.url
     assert {"sentence": round_sentence(page), "headings": panel_headings(page)} == here
 
-    other = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+    other = browser.new_context(viewport=VIEWPORT).new_page()
     try:
         open_page(other, server, "/Merge_history", page.url.split("?", 1)[1])
         assert title_of(other) == "Training history"
