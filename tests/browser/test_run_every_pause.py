@@ -22,7 +22,7 @@ from tests.browser.helpers import APP_SELECTOR, streamlit_server
 pytestmark = pytest.mark.browser
 expect = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing").expect
 
-CYCLES = 12
+CYCLES = 4
 
 
 def test_pausing_a_run_every_fragment_keeps_the_page(browser, page):
