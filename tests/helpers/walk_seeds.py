@@ -17,7 +17,7 @@ import subprocess
 
 from tests import ROOT
 
-WALKS_DEFAULT = 2
+WALKS_DEFAULT = 1
 
 
 def first_seed() -> int:
