@@ -1,6 +1,9 @@
 """What every test shares: a run store of its own, in a temporary folder, for the whole session
-(each pytest-xdist worker has its own session, so its own store); and, at the end of the run, the
-time each folder of tests took, so that a folder growing slower is seen the day it starts.
+(each pytest-xdist worker has its own session, so its own store); the order tests start in, the
+longest first (`slow`, then the browser's, then AppTest's, then the rest), so that the workers end
+together on short tests rather than one waiting for another's last long test; and, at the end of
+the run, the time each folder of tests took, so that a folder growing slower is seen the day it
+starts.
 
 The app keeps finished runs in a store on disk (explorer.runstore; by default under ~/.cache). The
 tests, and the servers the browser tests start (they inherit this environment), use a fresh one
@@ -28,6 +31,16 @@ _STARTED = time.monotonic()
 def _folder(nodeid: str) -> str:
     path = nodeid.split("::", 1)[0]
     return path.rsplit("/", 1)[0] if "/" in path else "."
+
+
+def _start_rank(item) -> int:
+    if item.get_closest_marker("slow"):
+        return 0
+    return 1 if item.get_closest_marker("browser") else 2 if "/app/" in item.nodeid else 3
+
+
+def pytest_collection_modifyitems(items):
+    items.sort(key=_start_rank)  # stable: each group keeps its files' order
 
 
 def pytest_runtest_logreport(report):

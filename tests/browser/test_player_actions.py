@@ -37,7 +37,7 @@ from tests.browser.helpers import (
 )
 from tests.helpers.walk_seeds import first_seed
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 expect = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing").expect
 
 ACTIONS_DEFAULT = 300
