@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import json
 import re
-import time
+import threading
+from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import replace
 
 import pytest
@@ -125,17 +126,17 @@ def test_an_empty_box_asks_for_a_sentence_and_the_link_keeps_it_empty(compare_pa
     assert compare_text(elsewhere) == "  \n" and not compare_column_bodies(elsewhere)
 
 
-def failing_on(word: str, key: str, seconds: float | None = None):
+def failing_on(word: str, key: str, held: threading.Event | None = None):
     """`sections.with_memo` with column `key` failing on any text that holds `word`, as an uploaded
-    pipeline may fail on some text; with `seconds`, taking that long on it instead, and encoding."""
+    pipeline may fail on some text; with `held`, encoding it instead, once `held` is set."""
     memo = compare.with_memo
 
     def with_memo(columns):
         def failing(encode):
             def encode_or_fail(text: str):
                 if word in text:
-                    if seconds is not None:
-                        time.sleep(seconds)
+                    if held is not None:
+                        assert held.wait(timeout=120), "the test never let the slow column go"
                         return encode(text)
                     raise ValueError(f"no way to encode {word!r}")
                 return encode(text)
@@ -151,13 +152,24 @@ def failing_on(word: str, key: str, seconds: float | None = None):
 
 
 def test_a_slow_column_says_it_is_still_encoding_while_the_others_are_drawn(compare_page, monkeypatch):
-    monkeypatch.setattr(compare, "with_memo", failing_on(BOOM, "pretrained:gpt2", seconds=0.5))
-    monkeypatch.setattr(live_columns, "FIRST_WAIT_SECONDS", 0.05)
+    # Events, not intervals: GPT-2 encodes once the first drawing is made, and the page's first
+    # wait ends when every other column is encoded (however loaded the machine).
+    held = threading.Event()
+    monkeypatch.setattr(compare, "with_memo", failing_on(BOOM, "pretrained:gpt2", held))
+
+    def all_but_one(futures, timeout):
+        pending = set(futures)
+        while len(pending) > 1:
+            _, pending = wait(pending, timeout=120, return_when=FIRST_COMPLETED)
+        return set(futures) - pending, pending
+
+    monkeypatch.setattr(live_columns, "wait", all_but_one)
     drawn: list[str] = []
 
     def recording_view(html: str, key: str) -> None:
         drawn.append(html)
         html_view(html, key)
+        held.set()
 
     monkeypatch.setattr(live_columns, "html_view", recording_view)
     text = f"a {BOOM} here"
