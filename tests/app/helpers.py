@@ -90,6 +90,20 @@ def click(at: AppTest, key: str) -> AppTest:
     return settle(at)
 
 
+HISTORY_SECTIONS = (W.SECTION_CHARTS, W.SECTION_TREE, W.SECTION_COURSE, W.SECTION_STEPS)
+
+
+def open_sections(at: AppTest, *keys: str) -> AppTest:
+    """Open Merge history's closed sections (st.expander) keyed `keys` (all of them when none is
+    given), as clicks on their labels do: a section's content is drawn only while it is open
+    (explorer.ui.history.step_panels.section)."""
+    for key in keys or HISTORY_SECTIONS:
+        at.session_state[key] = True
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def train(at: AppTest) -> AppTest:
     """Click Train and wait for the run."""
     return click(at, W.TRAIN)

@@ -6,7 +6,7 @@ same step."""
 from __future__ import annotations
 
 from explorer.ui.common.state import Widget as W
-from tests.app.helpers import MERGES, new_app, player
+from tests.app.helpers import MERGES, new_app, open_sections, player, player_tick
 
 COURSE_WORDPIECE = {"algorithm": "wordpiece", "flavor": "course", "vocab_size": "70", "sample": "hf-course"}
 
@@ -43,20 +43,28 @@ def test_advanced_settings_are_closed_and_their_label_says_what_changed():
 
 def test_merge_history_shows_the_why_first_and_the_rest_in_closed_sections_at_the_same_step():
     at = new_app({**COURSE_WORDPIECE, "step": "3"}, MERGES)
-    sections = (
-        "Counts and compression charts",
-        "How a token was built",
-        "As the course prints it",
-        "How a text is tokenized, step by step",
-    )
+    sections = {
+        "Counts and compression charts": W.SECTION_CHARTS,
+        "How a token was built": W.SECTION_TREE,
+        "As the course prints it": W.SECTION_COURSE,
+        "How a text is tokenized, step by step": W.SECTION_STEPS,
+    }
     for label in sections:
         assert not expander(at, label).proto.expanded
-    inside = [body for label in sections for body in html_under(expander(at, label))]
-    outside = [element.proto.body for element in at.get("html") if element.proto.body not in inside]
+        assert not expander(at, label).children, f"{label}: a closed section draws nothing"
+    outside = [element.proto.body for element in at.get("html")]
     assert any('class="why"' in body for body in outside)
     line = player(at)["line_html"]  # the step's line, drawn by the player above every section
     assert 'class="merge-summary"' in line and "Merge <b>3</b>" in line
     assert any('class="top-words"' in body for body in outside)
+    assert len(at.get("plotly_chart")) == 1  # the competition's bars; the sections' charts wait
+
+    open_sections(at, *sections.values())
+    inside = [body for label in sections for body in html_under(expander(at, label))]
     assert not any('class="why"' in body for body in inside)
     assert any("merge 3" in body for body in html_under(expander(at, "How a token was built")))
     assert any("after 3 merges" in header.value for header in at.subheader)
+    assert len(at.get("plotly_chart")) == 4  # + counts, compression and the merge tree
+    assert player_tick(at)["step"] == 4  # an open section stays open as the step moves, drawn at it
+    assert expander(at, "How a token was built").proto.expanded
+    assert any("merge 4" in body for body in html_under(expander(at, "How a token was built")))

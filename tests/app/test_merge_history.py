@@ -24,6 +24,7 @@ from tests.app.helpers import (
     MERGES,
     html_bodies,
     new_app,
+    open_sections,
     player,
     player_act,
     player_tick,
@@ -38,8 +39,8 @@ LIBRARY_BPE = {"algorithm": "bpe", "flavor": "library", "vocab_size": "330", "sa
 
 def open_merge_history(params: dict[str, str]) -> AppTest:
     """The Merge history page opened from a link, as the session's first page (it trains the
-    sample with those settings)."""
-    return new_app(params, MERGES)
+    sample with those settings), with every closed section opened."""
+    return open_sections(new_app(params, MERGES))
 
 
 def trace_of(at: AppTest):

@@ -25,6 +25,7 @@ from tests.app.helpers import (
     messages,
     metrics,
     new_app,
+    open_sections,
     player,
     player_act,
     player_tick,
@@ -178,8 +179,9 @@ def test_every_page_shows_the_run_after_training():
     assert not at.exception, at.exception
     shown = player(at)
     assert (shown["label"], shown["step"], shown["steps"]) == ("Step (merges applied)", 0, steps)
-    specs = plotly_specs(at)
-    assert len(specs) == 3  # competition for merge 1, timeline, compression curve (no token made yet)
+    assert len(plotly_specs(at)) == 1  # the competition for merge 1; the closed sections draw nothing
+    open_sections(at)
+    assert len(plotly_specs(at)) == 3  # + timeline, compression curve (no token made yet: no tree)
     player_act(at, 5)
     bodies = html_bodies(at)
     assert any("Merge <b>5</b>" in body for body in bodies)

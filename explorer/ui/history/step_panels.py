@@ -12,6 +12,8 @@ explorer.drawing.charts); nothing here trains or encodes beyond the sample sente
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import cast
 
 import streamlit as st
@@ -66,33 +68,38 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
 
     # The rest in sections a learner opens (stable labels and keys: a section stays open as the
     # step moves; every section draws step k, the one value this fragment run has).
-    with st.expander("Counts and compression charts", key=W.SECTION_CHARTS):
-        timeline, compression = st.columns(2)
-        with timeline:
-            log_scale = st.toggle(
-                "Log scale", key=W.LOG_SCALE, help="Counts (and scores) on a logarithmic axis."
-            )
-            figures.plotly_chart(charts.merge_timeline(trace, k, log_scale=log_scale), state.Chart.TIMELINE)
-        figures.plotly_chart(charts.compression_curve(trace, k), state.Chart.COMPRESSION, compression)
+    with section("Counts and compression charts", W.SECTION_CHARTS) as opened:
+        if opened:
+            timeline, compression = st.columns(2)
+            with timeline:
+                log_scale = st.toggle(
+                    "Log scale", key=W.LOG_SCALE, help="Counts (and scores) on a logarithmic axis."
+                )
+                figures.plotly_chart(
+                    charts.merge_timeline(trace, k, log_scale=log_scale), state.Chart.TIMELINE
+                )
+            figures.plotly_chart(charts.compression_curve(trace, k), state.Chart.COMPRESSION, compression)
 
-    with st.expander("How a token was built", key=W.SECTION_TREE):
-        merge_tree(run, k)
+    with section("How a token was built", W.SECTION_TREE) as opened:
+        if opened:
+            merge_tree(run, k)
 
     if is_course_sized(trace):
         course_tables(run, k, merge)
 
-    with st.expander("How a text is tokenized, step by step", key=W.SECTION_STEPS):
-        st.subheader(f"How a text is tokenized, step by step, after {k:,} merges")
-        st.caption(
-            "The run's tokenizer as it was at this step (only the first k merges): each pre-token starts "
-            "as characters (bytes for byte-level) and takes the merge of lowest rank present, again and "
-            "again; WordPiece takes the longest piece it knows, then the longest ## continuation."
-        )
-        tokenizer = views.tokenizer_at_step(run, k)
-        encode_panel.show(
-            lambda text: encode_steps(tokenizer, text, name=f"{run.name}, after {k:,} merges"),
-            key=W.STEPS_TEXT,
-        )
+    with section("How a text is tokenized, step by step", W.SECTION_STEPS) as opened:
+        if opened:
+            st.subheader(f"How a text is tokenized, step by step, after {k:,} merges")
+            st.caption(
+                "The run's tokenizer as it was at this step (only the first k merges): each pre-token starts "
+                "as characters (bytes for byte-level) and takes the merge of lowest rank present, again and "
+                "again; WordPiece takes the longest piece it knows, then the longest ## continuation."
+            )
+            tokenizer = views.tokenizer_at_step(run, k)
+            encode_panel.show(
+                lambda text: encode_steps(tokenizer, text, name=f"{run.name}, after {k:,} merges"),
+                key=W.STEPS_TEXT,
+            )
 
 
 CANDIDATE_COLUMNS = {
@@ -116,11 +123,23 @@ CANDIDATE_COLUMNS = {
 }
 
 
+@contextmanager
+def section(label: str, key: str) -> Iterator[bool]:
+    """A section a learner opens (closed at first; it stays open as the step moves), yielding
+    whether it is open. Its content is drawn only while it is open: a closed section builds no
+    figure on the server and mounts no chart in the browser, so the page's first screen comes
+    sooner (a Plotly chart costs the browser about a second of CPU to mount)."""
+    with st.expander(label, key=key, on_change="rerun") as box:
+        yield bool(box.open)
+
+
 def course_tables(run: Run, k: int, merge: int) -> None:
     """The course's printouts at step k: `splits` after k merges, and every pair merge `merge`
     was chosen from, with its frequency (or score), in the course's dict order."""
     scored = charts.uses_scores(run.merge_history)
-    with st.expander("As the course prints it: every word's split and every pair", key=W.SECTION_COURSE):
+    with section("As the course prints it: every word's split and every pair", W.SECTION_COURSE) as opened:
+        if not opened:
+            return
         splits, pairs = st.columns([1, 1], gap="medium")
         with splits:
             st.markdown(f"**`splits` after {k:,} merges** (with `word_freqs`)")
