@@ -119,7 +119,15 @@ timed([run_key])
 before = (rss_mb(os.getpid()), workers_mb())
 seconds = timed([run_key] + ["pretrained:" + name for name in NAMES])
 after = (rss_mb(os.getpid()), workers_mb())
-shown = sum(1 for body in (e.proto.body for e in at.get("html")) if 'class="compare-column"' in body)
+def strings(value):
+    if isinstance(value, str):
+        yield value
+    for item in value.values() if isinstance(value, dict) else value if isinstance(value, list) else ():
+        yield from strings(item)
+# Each column starts with its token count, drawn as HTML or inside a live view's data.
+drawn = [e.proto.body for e in at.get("html")]
+drawn += [text for e in at.get("bidi_component") for text in strings(json.loads(e.proto.json or "null"))]
+shown = sum(body.count('class="column-count"') for body in drawn)
 print(json.dumps({"before": before, "after": after, "seconds": seconds, "shown": shown,
                   "errors": [str(e.value) for e in at.error]}))
 """
