@@ -73,13 +73,30 @@ def learning(at: AppTest, steps: int = 1) -> bool:
 
 
 def settle(at: AppTest, seconds: float = TRAIN_WAIT_SECONDS) -> AppTest:
-    """Rerun (each run is one tick of the poller) until the session's training job is collected."""
+    """Wait for the end of the session's training job (the worker's message), then rerun (a tick
+    of the page's poller) to collect it; again while a job follows it."""
     deadline = time.monotonic() + seconds
     while job_running(at):
-        assert time.monotonic() < deadline, f"training still running after {seconds} s"
-        time.sleep(0.2)
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"training still running after {seconds} s"
+        session_value(at, JOB).job.wait(remaining)
         at.run()
     assert not at.exception, at.exception
+    return at
+
+
+def collect(at: AppTest, jobs_key: str, seconds: float = TRAIN_WAIT_SECONDS) -> AppTest:
+    """Wait for the end of every job the session holds under `jobs_key` ({key: JobHandle}, as
+    state.AUDIT_JOBS and state.OVERLAP_JOBS: the worker's message), then rerun (a tick of the
+    page's poller) to collect them; again while jobs remain."""
+    deadline = time.monotonic() + seconds
+    while session_value(at, jobs_key):
+        for handle in list(session_value(at, jobs_key).values()):
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, f"{jobs_key}: still running after {seconds} s"
+            handle.job.wait(remaining)
+        at.run()
+        assert not at.exception, at.exception
     return at
 
 

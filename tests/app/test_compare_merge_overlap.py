@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 import re
-import time
 
 from explorer.compare.merge_overlap import merge_overlap, pretrained_merges, run_byte_merges
 from explorer.drawing.token_html import readable_token
@@ -17,6 +16,7 @@ from explorer.ui.compare import merge_overlap_section
 from explorer.ui.compare.compare_link import OVERLAP_PARAM
 from tests.app.helpers import (
     COMPARE,
+    collect,
     html_bodies,
     joined,
     new_app,
@@ -31,15 +31,8 @@ WAIT_SECONDS = 120
 
 
 def settled(at):
-    """Rerun until the session holds no comparison job (each run is one tick of the poller, and
-    a finished job is collected by the run after it)."""
-    deadline = time.monotonic() + WAIT_SECONDS
-    while session_value(at, OVERLAP_JOBS):
-        assert time.monotonic() < deadline, "the comparison still runs"
-        time.sleep(0.2)
-        at.run()
-    assert not at.exception, at.exception
-    return at
+    """Wait for the session's comparison jobs, and the run that collects them."""
+    return collect(at, OVERLAP_JOBS, WAIT_SECONDS)
 
 
 def overlap_spec(at) -> dict:
