@@ -29,10 +29,11 @@ VENV = ROOT / ".venv"
 PYTHON = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 CHROMIUM = Path("/usr/bin/chromium")
 UV = "uv==0.13.9"  # the installer: the pinned requirements, resolved as pip would, in seconds
-# Test processes side by side (pytest-xdist), EXPLORER_TEST_WORKERS of them (1: one process). Two
-# by default, one per core: measured 30.6 min of pytest against 40.0 in one process (fresh clones);
-# a test one worker's load breaks is a test that needs an idle machine, which is a defect.
-TEST_WORKERS = os.environ.get("EXPLORER_TEST_WORKERS", "2")
+# Test processes side by side (pytest-xdist), EXPLORER_TEST_WORKERS of them (1: one process). Three
+# by default on this 2-core machine: a browser test waits on its server and Chromium in turn, and
+# with two workers the machine was busy about half the time (fresh clones: 24.4 min of pytest);
+# with three, 98% busy and 16.7 min. A test one worker's load breaks needs an idle machine: a defect.
+TEST_WORKERS = os.environ.get("EXPLORER_TEST_WORKERS", "3")
 
 
 def _run(*command: str) -> None:
