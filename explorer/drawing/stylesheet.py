@@ -110,6 +110,16 @@ STYLESHEET = """
 .run-card{font-size:0.9em;line-height:1.5;}
 .note{color:#777;font-size:0.875rem;}
 .chart-title{font-weight:600;margin-bottom:-4px;overflow-wrap:anywhere;}
+.competition{margin:0;}
+.competition .chart-title{margin-bottom:6px;}
+.competition .bars{list-style:none;margin:0;padding:0;}
+.competition .bar{margin:0 0 3px 0;padding:2px 6px;border-radius:3px;overflow-wrap:anywhere;
+  background:linear-gradient(to right,#8fb8de var(--share),#f1f4f8 var(--share));}
+.competition .bar.winner{background:linear-gradient(to right,#f0a58c var(--share),#f1f4f8 var(--share));
+  font-weight:600;box-shadow:inset 3px 0 0 #e4572e;}
+.competition .bar-rank{color:#333;font-variant-numeric:tabular-nums;}
+.competition .bar-value{float:right;padding-left:1em;font-variant-numeric:tabular-nums;}
+.bars-unit{color:#555;font-size:0.85em;margin-top:2px;}
 .result-title{font-weight:600;}
 .token-legend td:first-child{padding:0 0.6em;}
 """

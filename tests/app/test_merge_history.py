@@ -15,7 +15,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.drawing.charts import token_labels
+from explorer.drawing.charts import TOP_CANDIDATES, pair_label, token_labels
 from explorer.ui.common.live_text import box_state_key
 from explorer.ui.common.state import Widget as W
 from explorer.ui.history import player as player_module
@@ -28,7 +28,6 @@ from tests.app.helpers import (
     player,
     player_act,
     player_tick,
-    plotly_specs,
     query,
     run_of,
 )
@@ -185,17 +184,15 @@ def test_competition_chart_shows_step_k_with_values(wordpiece_page):
     at = wordpiece_page
     trace = trace_of(at)
     go_to(at, 3)
-    # The chart's title is a line of the page above it (it wraps; a Plotly title is cut when narrow).
-    titles = [body for body in html_bodies(at) if 'class="chart-title"' in body]
-    assert any("competition for merge 3:" in unescape(title) for title in titles), titles
-    competition = next(
-        spec for spec in plotly_specs(at) if spec["layout"]["xaxis"]["title"]["text"] == "likelihood score"
-    )
-    assert not competition["layout"].get("title", {}).get("text")
-    bars = competition["data"][0]
-    assert bars["x"] == [score for *_, score in trace.candidates[2]]
+    drawn = body_with(at, "competition")
+    competition = unescape(drawn)
+    assert "The competition for merge 3:" in competition
+    assert "likelihood score" in competition
     a, b = trace.candidates.symbol_counts_at(2)[0]
-    assert bars["text"][0].endswith(f"= {trace.candidates[2][0][2]:,} / ({a:,} × {b:,})")
+    count, score = trace.candidates[2][0][2], trace.candidates[2][0][3]
+    pair = unescape(pair_label(token_labels(trace), *trace.merges[2][:2]))
+    assert f"#1 {pair} {score:.4g} = {count:,} / ({a:,} × {b:,})" in competition  # the chosen pair first
+    assert drawn.count('<li class="bar') == min(len(trace.candidates[2]), TOP_CANDIDATES)
 
 
 def test_step_by_step_panel_encodes_with_the_tokenizer_of_step_k(wordpiece_page):

@@ -179,15 +179,16 @@ def test_every_page_shows_the_run_after_training():
     assert not at.exception, at.exception
     shown = player(at)
     assert (shown["label"], shown["step"], shown["steps"]) == ("Step (merges applied)", 0, steps)
-    assert len(plotly_specs(at)) == 1  # the competition for merge 1; the closed sections draw nothing
+    assert not plotly_specs(at)  # the competition for merge 1 is HTML; the closed sections draw nothing
+    assert any('class="competition"' in body for body in html_bodies(at))
     open_sections(at)
-    assert len(plotly_specs(at)) == 3  # + timeline, compression curve (no token made yet: no tree)
+    assert len(plotly_specs(at)) == 2  # the timeline, the compression curve (no token made yet: no tree)
     player_act(at, 5)
     bodies = html_bodies(at)
     assert any("Merge <b>5</b>" in body for body in bodies)
     assert any('class="tok mono-tok tok-new"' in body for body in bodies)  # what merge 5 joined is outlined
     assert any('class="merge-tree"' in body for body in bodies)  # the token merge 5 made
-    assert len(plotly_specs(at)) == 4
+    assert len(plotly_specs(at)) == 3
 
     at.switch_page(VOCABULARY).run()
     assert not at.exception, at.exception

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -73,30 +74,59 @@ def test_sampled_steps_caps_and_keeps_ends():
     assert steps == sorted(set(steps))
 
 
-def test_competition_figure_holds_each_steps_candidates_with_values(bpe_trace):
+BAR_ROW = re.compile(
+    r'<li class="(bar(?: winner)?)" style="--share:([\d.]+)%"><span class="bar-rank">#(\d+)</span> '
+    r'<span class="bar-pair">(.*?)</span> <span class="bar-value">(.*?)</span></li>'
+)
+
+
+def bar_rows(page_html: str) -> list[tuple[str, float, int, str, str]]:
+    """Each bar of competition_html: its class, its length (% of the largest), rank, pair, value."""
+    return [
+        (c, float(share), int(rank), pair, value)
+        for c, share, rank, pair, value in BAR_ROW.findall(page_html)
+    ]
+
+
+def test_competition_holds_each_steps_candidates_with_values(bpe_trace):
+    labels = charts.token_labels(bpe_trace)
     for merge in (1, 2, bpe_trace.steps // 2, bpe_trace.steps):
-        figure = charts.competition_figure(bpe_trace, merge)
-        bars = figure.data[0]
+        drawn = charts.competition_html(bpe_trace, merge)
+        rows = bar_rows(drawn)
         recorded = bpe_trace.candidates[merge - 1][: charts.TOP_CANDIDATES]
-        assert list(bars.x) == [count for _, _, count, _ in recorded]
-        assert [text.rsplit(" ", 1)[1] for text in bars.text] == [f"{count:,}" for _, _, count, _ in recorded]
+        assert [value for *_, value in rows] == [f"{count:,}" for _, _, count, _ in recorded]
+        assert [pair for _, _, _, pair, _ in rows] == [
+            charts.pair_label(labels, a, b) for a, b, _, _ in recorded
+        ]
+        assert [rank for _, _, rank, _, _ in rows] == list(range(1, len(recorded) + 1))
+        largest = max(count for _, _, count, _ in recorded)
+        assert [share for _, share, *_ in rows] == [
+            round(100 * count / largest, 1) for _, _, count, _ in recorded
+        ]
         left, right, _, _ = recorded[0]
         assert (left, right) == bpe_trace.merges[merge - 1][:2]  # the winner comes first, in red
-        assert bars.marker.color[0] == charts.WINNER_COLOUR
-        assert f"merge {merge}:" in figure.layout.title.text
-        assert figure.layout.xaxis.title.text == "pair count"
+        assert [c for c, *_ in rows] == ["bar winner"] + ["bar"] * (len(rows) - 1)
+        assert f"The competition for merge {merge:,}:" in drawn
+        assert "pair count" in drawn
 
 
-def test_competition_figure_of_a_likelihood_run_shows_the_formula(wordpiece_trace):
-    figure = charts.competition_figure(wordpiece_trace, 1)
-    bars = figure.data[0]
-    assert (
-        list(bars.x) == [score for _, _, _, score in wordpiece_trace.candidates[0]][: charts.TOP_CANDIDATES]
-    )
-    assert bars.x[0] == pytest.approx(0.2)  # the course's first pick: ('a', '##b') with score 0.2
+def test_competition_of_a_likelihood_run_shows_the_formula(wordpiece_trace):
+    rows = bar_rows(charts.competition_html(wordpiece_trace, 1))
+    scores = [score for _, _, _, score in wordpiece_trace.candidates[0]][: charts.TOP_CANDIDATES]
+    assert [float(value.split(" = ")[0]) for *_, value in rows] == [float(f"{s:.4g}") for s in scores]
     a, b = wordpiece_trace.candidates.symbol_counts_at(0)[0]
-    assert bars.text[0] == f"a + ##b   0.2 = {wordpiece_trace.candidates[0][0][2]} / ({a} × {b})"
-    assert figure.layout.xaxis.title.text == "likelihood score"
+    assert rows[0][3:] == ("a + ##b", f"0.2 = {wordpiece_trace.candidates[0][0][2]} / ({a} × {b})")
+    assert "likelihood score" in charts.competition_html(wordpiece_trace, 1)
+
+
+def test_competition_escapes_every_token(bpe_trace):
+    labels = list(charts.token_labels(bpe_trace))
+    left, right, new_id = bpe_trace.merges[0]
+    labels[left], labels[right], labels[new_id] = "<b>x</b>", '"&"', "<script>alert(1)</script>"
+    drawn = charts.competition_html(bpe_trace, 1, labels)
+    assert "<b>x</b>" not in drawn and "<script>" not in drawn
+    assert "&lt;b&gt;x&lt;/b&gt; + &quot;&amp;&quot;" in drawn  # the winner's row and the title
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in drawn
 
 
 def test_merge_timeline_values_and_marker(bpe_trace, wordpiece_trace):

@@ -1,10 +1,10 @@
 """Figures of a training run and of a comparison, built by pure functions: data in, a Plotly
-figure out. One module per figure (or pair of figures):
+figure (or, for the competition, HTML) out. One module per figure (or pair of figures):
 
 | module | figures |
 |---|---|
 | `labels` | readable token labels, pair names, HTML escaping for Plotly and back (no figure) |
-| `competition` | `competition_figure`: the pairs that competed for one merge, as labelled bars |
+| `competition` | `competition_html`: the pairs that competed for one merge, as labelled bars in HTML |
 | `curves` | `merge_timeline` (every merge's count and score), `compression_curve` |
 | `merge_tree` | `merge_tree_figure`: an icicle chart of how one token was built |
 | `compare_figures` | `metrics_bar_chart`, `metrics_curve_figure` (the Compare page) |
@@ -27,7 +27,7 @@ from explorer.drawing.charts.compare_figures import (
     metrics_curve_figure,
     short_names,
 )
-from explorer.drawing.charts.competition import BAR_COLOUR, TOP_CANDIDATES, WINNER_COLOUR, competition_figure
+from explorer.drawing.charts.competition import TOP_CANDIDATES, competition_html
 from explorer.drawing.charts.curves import MARKER_COLOUR, compression_curve, merge_timeline
 from explorer.drawing.charts.labels import (
     pair_label,
@@ -40,15 +40,13 @@ from explorer.drawing.charts.merge_tree import merge_tree_figure
 from explorer.drawing.charts.overlap_figure import merge_overlap_figure
 
 __all__ = [
-    "BAR_COLOUR",
     "COMPARED_METRICS",
     "CURVE_PANELS",
     "MARKER_COLOUR",
     "MAX_NAME_LENGTH",
     "SERIES_COLOURS",
     "TOP_CANDIDATES",
-    "WINNER_COLOUR",
-    "competition_figure",
+    "competition_html",
     "compression_curve",
     "merge_overlap_figure",
     "merge_timeline",

@@ -145,7 +145,6 @@ class Widget:
 class Chart:
     """Element keys of the charts: a chart drawn in a fragment keeps its identity across reruns."""
 
-    COMPETITION = "competition"
     TIMELINE = "merge_timeline"
     COMPRESSION = "compression_curve"
     MERGE_TREE = "merge_tree"

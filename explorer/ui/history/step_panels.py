@@ -50,9 +50,7 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
         st.dataframe(
             merge_views.candidates_frame(run, merge), hide_index=True, column_config=CANDIDATE_COLUMNS
         )
-    figures.plotly_chart(
-        charts.competition_figure(trace, merge, names), state.Chart.COMPETITION, chart_column
-    )
+    chart_column.html(charts.competition_html(trace, merge, names))
 
     words, sentences_column = st.columns([3, 2], gap="large")
     with words:
