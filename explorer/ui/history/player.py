@@ -20,8 +20,9 @@ for during a whole page's run can blank Streamlit's page); the newest of those m
 Pause, Back, Next and the slider take effect in the browser at once: the clock stops, the shown
 step stays, and the panels follow when the server has drawn them (the line is dimmed until then).
 The end of the run stops the clock. The URL's `step` is the step shown at every instant: the
-browser sets it whenever the shown step changes, and again after each drawing (the server writes
-the whole link only while paused, and a drawing of an older action may carry an older step).
+browser sets it whenever the shown step changes, and when Streamlit writes the server's link into
+the URL (the server writes it only while paused, and a drawing of an older action may carry an
+older step) the browser puts the step shown in its place, in the same write.
 
 The step lives in one place, the data key `state.STEP` (a lesson or a link sets it before the page
 is drawn); `state.PLAYER_ACK` is the number of the last action taken. A `step` in the URL opens
@@ -268,6 +269,30 @@ export default function(component) {
       window.history.replaceState(window.history.state, '', url.toString());
     }
   };
+  // Streamlit writes the server's query parameters into the URL when a drawing arrives
+  // (history.pushState / replaceState), and a drawing of an older action carries an older step:
+  // every such write gets the step shown instead, so the URL never says another step, not even
+  // until this drawing's syncUrl.
+  window.__explorerPlayer = { root, param: () => s.data.param, shown: () => s.shown };
+  if (!window.__explorerUrlGuard) {
+    window.__explorerUrlGuard = true;
+    for (const name of ['pushState', 'replaceState']) {
+      const write = window.history[name].bind(window.history);
+      window.history[name] = (state, unused, target) => {
+        const player = window.__explorerPlayer;
+        if (target != null && player && player.root.isConnected) {
+          const url = new URL(target, window.location.href);
+          const param = player.param();
+          if (url.pathname === window.location.pathname && url.searchParams.has(param)
+              && url.searchParams.get(param) !== String(player.shown())) {
+            url.searchParams.set(param, String(player.shown()));
+            target = url.toString();
+          }
+        }
+        return write(state, unused, target);
+      };
+    }
+  }
   const showStep = (step) => {  // the slider, its label, the buttons and the URL at `step`
     s.shown = step;
     range.value = String(step);
