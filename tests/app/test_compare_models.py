@@ -14,10 +14,12 @@ import sentencepiece
 from explorer.drawing.token_html import escape_text
 from explorer.pretrained import BUNDLED, encode, package_directory
 from explorer.train import tokenizer_from_trace
+from explorer.ui.common.state import MEASURE_JOBS
 from explorer.ui.common.state import Widget as W
 from tests.app.helpers import (
     COMPARE,
     VOCABULARY,
+    collect,
     column_token_counts,
     compare_column_bodies,
     compare_text,
@@ -233,5 +235,6 @@ def test_sentencepiece_upload_is_a_column_with_sentencepieces_ids(compare_page, 
     assert "tok-group" in body  # byte-fallback pieces grouped into their character
     heads = " ".join(column_heads(at))
     assert f"uploaded&#58; {name}" in heads and f"{processor.get_piece_size():,} ids" in heads
+    collect(at, MEASURE_JOBS)
     corpus_table = at.dataframe[0].value  # measured on the training corpus in a worker process
     assert corpus_table.loc[f"{name} (uploaded)", "tokens"] > 0

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.samples import SAMPLES
 from explorer.training.word_counts import count_words
 from explorer.ui.common.literal import literal_from_markdown, markdown_literal
+from explorer.ui.common.state import MEASURE_JOBS
 from explorer.ui.common.state import Widget as W
 from explorer.ui.vocabulary.vocabulary_table import vocabulary_csv_name
 from tests.app.helpers import (
@@ -19,6 +20,7 @@ from tests.app.helpers import (
     PAGES,
     TRAIN,
     VOCABULARY,
+    collect,
     column_token_counts,
     compare_column_bodies,
     html_bodies,
@@ -354,7 +356,9 @@ def test_compare_shows_pretrained_tokenizers_metrics_and_charts():
     assert [int(i) for i in re.findall(r'title="id (\d+)&#58;', english)] == GPT2_MOUSE_EN
     assert any('class="boundary-diff"' in body for body in html_bodies(at))
 
-    # The corpus figures, then the research figures (tests/app/test_compare_research.py).
+    # The corpus figures (measured in workers: their messages, then the run that collects them),
+    # then the research figures (tests/app/test_compare_research.py).
+    collect(at, MEASURE_JOBS)
     sentence_table, (corpus_table, _) = sentence_figures(at), (frame.value for frame in at.dataframe)
     assert list(sentence_table) == list(corpus_table.index) and len(corpus_table) == 4
     assert {
