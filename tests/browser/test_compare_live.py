@@ -82,10 +82,9 @@ class TrainedRun:
 
 
 @pytest.fixture(scope="module")
-def run(browser, server, tmp_path_factory) -> TrainedRun:
-    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
-    context.set_default_timeout(60_000)
-    page = context.new_page()
+def run(context, server, tmp_path_factory) -> TrainedRun:
+    page = context.new_page()  # the module's context (downloads accepted): its tests' tabs load faster
+    page.set_default_timeout(60_000)
     try:
         open_page(page, server, "/")
         train(page)
@@ -101,7 +100,7 @@ def run(browser, server, tmp_path_factory) -> TrainedRun:
         wait_idle(page)
         return TrainedRun(page.url, path)
     finally:
-        context.close()
+        page.close()
 
 
 # ---------------------------------------------------------------- what the page shows
@@ -575,7 +574,7 @@ def text_param(url: str) -> str | None:
     return values[0] if values else None
 
 
-def test_the_link_after_typing_opens_the_same_text_in_a_new_session(page, run, browser):
+def test_the_link_after_typing_opens_the_same_text_in_a_new_session(page, run, elsewhere):
     open_compare(page, run.compare_url)
     retype(page, LINKED, delay=30)
     wait_until_shown(page, LINKED, DEFAULT_COLUMNS)
@@ -591,9 +590,8 @@ def test_the_link_after_typing_opens_the_same_text_in_a_new_session(page, run, b
     offered = page.locator('[data-testid="stPopoverBody"] code').inner_text().strip()
     assert text_param(offered) == LINKED
 
-    context = browser.new_context(viewport=VIEWPORT)
+    other = elsewhere.new_page()  # another browser (tests/browser/conftest.py)
     try:
-        other = context.new_page()
         open_compare(other, url)
         wait_until_shown(other, LINKED, DEFAULT_COLUMNS)
         assert box_of(other).input_value() == LINKED
@@ -601,7 +599,7 @@ def test_the_link_after_typing_opens_the_same_text_in_a_new_session(page, run, b
         assert {name: shown_ids(other, name) for name in names} == ids
         assert counts_rows(other) == names
     finally:
-        context.close()
+        other.close()
 
 
 # ---------------------------------------------------------------- what it looks like

@@ -1,9 +1,10 @@
 """The link is the truth, walked at random: from a seeded list of actions (paste a corpus, pick a
 sample, switch the algorithm, change the vocabulary size, train, step, add or remove a Compare
 column, type a sentence, toggle special tokens, decode ids), after every action the current URL is
-opened in a fresh browser context (no cookies, no session) and both pages must show the same
-thing: the title, the run card, the Train form and summary, the step and its merge line, the
-Compare columns with their token counts, sentences, switch and decoded text.
+opened in another browser (a tab of a second context: a new session, nothing shared; see
+tests/browser/conftest.py) and both pages must show the same thing: the title, the run card, the
+Train form and summary, the step and its merge line, the Compare columns with their token counts,
+sentences, switch and decoded text.
 
 Each walk is a test of its own (pytest-xdist spreads them over its workers), ACTIONS actions long.
 The walk explores: its seeds are new for every commit and printed in pytest's header
@@ -23,7 +24,6 @@ from tests.browser.helpers import (
     APP_SELECTOR,
     PAGE_PATHS,
     STEP_INPUT,
-    VIEWPORT,
     assert_no_errors,
     main,
     open_page,
@@ -274,46 +274,39 @@ def path_of(page) -> str:
 
 
 @pytest.mark.parametrize("seed", walk_seeds(), ids=lambda seed: f"seed={seed}")
-def test_every_link_shows_what_its_page_shows(server, browser, seed):
+def test_every_link_shows_what_its_page_shows(server, page, elsewhere, seed):
     disagreements: list[str] = []
     checked = 0
     rng = random.Random(seed)
-    context = browser.new_context(viewport=VIEWPORT)
-    page = context.new_page()
     done: list[str] = []
-    try:
-        open_page(page, server, "/")
-        for _ in range(ACTIONS):
-            action = rng.choice(ACTION_LIST)
-            try:
-                done.append(action(page, rng))
-            except Exception:
-                screenshot(page, f"link-walk-{seed}-{len(done)}-failed-{action.__name__}")
-                raise AssertionError(f"walk {seed}: {action.__name__} failed after {done}") from None
-            assert_no_errors(page, f"walk {seed} after {done}")
-            seen = settled_view(page)
-            query = page.url.split("?", 1)[1] if "?" in page.url else ""
-            fresh = browser.new_context(viewport=VIEWPORT)
-            try:
-                other = fresh.new_page()
-                try:
-                    open_page(other, server, path_of(page), query)
-                    if seen.get("step") is not None:
-                        other.locator(STEP_INPUT).wait_for(timeout=60_000)
-                    elsewhere = settled_view(other)
-                except Exception as error:
-                    screenshot(other, f"link-walk-{seed}-{len(done)}-failed-link")
-                    raise AssertionError(
-                        f"walk {seed}: the link {path_of(page)}?{query} did not open after {done}: {error}"
-                    ) from None
-            finally:
-                fresh.close()
-            checked += 1
-            if elsewhere != seen:
-                differing = {k: (seen[k], elsewhere.get(k)) for k in seen if seen[k] != elsewhere.get(k)}
-                disagreements.append(f"walk {seed} after {done}: {differing}")
-                screenshot(page, f"link-walk-{seed}-{len(done)}-page")
-    finally:
-        context.close()
+    open_page(page, server, "/")
+    for _ in range(ACTIONS):
+        action = rng.choice(ACTION_LIST)
+        try:
+            done.append(action(page, rng))
+        except Exception:
+            screenshot(page, f"link-walk-{seed}-{len(done)}-failed-{action.__name__}")
+            raise AssertionError(f"walk {seed}: {action.__name__} failed after {done}") from None
+        assert_no_errors(page, f"walk {seed} after {done}")
+        seen = settled_view(page)
+        query = page.url.split("?", 1)[1] if "?" in page.url else ""
+        other = elsewhere.new_page()  # another browser (tests/browser/conftest.py): a session of its own
+        try:
+            open_page(other, server, path_of(page), query)
+            if seen.get("step") is not None:
+                other.locator(STEP_INPUT).wait_for(timeout=60_000)
+            there = settled_view(other)
+        except Exception as error:
+            screenshot(other, f"link-walk-{seed}-{len(done)}-failed-link")
+            raise AssertionError(
+                f"walk {seed}: the link {path_of(page)}?{query} did not open after {done}: {error}"
+            ) from None
+        finally:
+            other.close()
+        checked += 1
+        if there != seen:
+            differing = {k: (seen[k], there.get(k)) for k in seen if seen[k] != there.get(k)}
+            disagreements.append(f"walk {seed} after {done}: {differing}")
+            screenshot(page, f"link-walk-{seed}-{len(done)}-page")
     assert checked == ACTIONS
     assert not disagreements, "\n".join(disagreements)

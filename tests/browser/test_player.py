@@ -12,7 +12,6 @@ import pytest
 
 from tests.browser.helpers import (
     STEP_INPUT,
-    VIEWPORT,
     assert_no_errors,
     main,
     open_page,
@@ -108,7 +107,7 @@ def panels_at(page, k: int) -> dict[str, str]:
     }
 
 
-def test_a_merge_history_link_opens_its_step_everywhere(server, fresh_server, browser, page):
+def test_a_merge_history_link_opens_its_step_everywhere(server, fresh_server, elsewhere, page):
     open_page(page, server, "/Merge_history", LINK)
     for _ in range(3):
         page.get_by_role("button", name="Next", exact=True).click()
@@ -118,14 +117,14 @@ def test_a_merge_history_link_opens_its_step_everywhere(server, fresh_server, br
     here = panels_at(page, 3)
     query = page.url.split("?", 1)[1]
 
-    other = browser.new_context(viewport=VIEWPORT).new_page()
+    other = elsewhere.new_page()
     try:
         open_page(other, fresh_server, "/Merge_history", query)  # a fresh server: its first request
         there = panels_at(other, 3)
         assert_no_errors(other, "the link on a fresh server")
         screenshot(other, "player-link-step-3")
     finally:
-        other.context.close()
+        other.close()
     assert there == here
     assert there["slider"] == "3" and "Merge 3 of" in there["line"]
     assert "merge 3:" in there["competition"] and "after 3 merges" in there["steps"]

@@ -1,6 +1,6 @@
 """The merge player under hundreds of seeded random actions in a real browser (Debian's Chromium
 through Playwright, `streamlit run app.py`), as a teacher and a class use it: Play, Pause, a speed
-change, Next, Back, slider keys, a pause to read, a reload, the link opened in a fresh browser.
+change, Next, Back, slider keys, a pause to read, a reload, the link opened in another browser.
 On a BPE, a WordPiece and a Unigram run; after every action:
 
 - no `pageerror` and no console error (Streamlit's own probes of `<page>/_stcore/...`, which
@@ -28,7 +28,6 @@ import pytest
 from tests.browser.helpers import (
     APP_SELECTOR,
     PLAYER_SELECTOR,
-    VIEWPORT,
     main,
     open_page,
     player_reading,
@@ -56,7 +55,7 @@ ACTIONS = {
     "speed": 3,
     "read": 3,
     "reload": 1,
-    "link in a fresh browser": 1,
+    "link in another browser": 1,
 }
 SLIDER_KEYS = ["ArrowRight", "ArrowLeft", "PageUp", "PageDown", "Home", "End"]
 SPEED_KEYS = ["ArrowRight", "ArrowLeft", "Home", "End"]
@@ -134,7 +133,7 @@ def check_paused(page, watch: Watch, where: str) -> None:
     assert player_reading(page)[0] == step, f"{where}: the paused step moved"
 
 
-def act(page, browser, rng: random.Random, action: str, watch: Watch) -> None:
+def act(page, elsewhere, rng: random.Random, action: str, watch: Watch) -> None:
     if action in ("play", "pause", "next", "back"):
         # A person's click, where the button is: on a disabled one (Pause once the run has played
         # to its end) it does nothing. No wait for "enabled", which may never come.
@@ -150,24 +149,24 @@ def act(page, browser, rng: random.Random, action: str, watch: Watch) -> None:
     elif action == "reload":
         page.reload(wait_until="domcontentloaded")
         page.locator(PLAYER_SELECTOR).wait_for(timeout=60_000)
-    elif action == "link in a fresh browser":
+    elif action == "link in another browser":
         step = player_reading(page)[0]
         link = page.url
-        other = browser.new_context(viewport=VIEWPORT).new_page()
+        other = elsewhere.new_page()
         other_watch = Watch()
         other_watch.attach(other)
         try:
             other.goto(link, wait_until="domcontentloaded")
             other.locator(PLAYER_SELECTOR).wait_for(timeout=60_000)
             wait_idle(other)
-            shown = check(other, other_watch, "the link in a fresh browser")
+            shown = check(other, other_watch, "the link in another browser")
             assert shown == step, f"the link was copied at step {step}; it opens step {shown}"
         finally:
-            other.context.close()
+            other.close()
 
 
 @pytest.mark.parametrize("kind", list(RUNS))
-def test_the_player_holds_under_random_actions(server, browser, page, kind):
+def test_the_player_holds_under_random_actions(server, elsewhere, page, kind):
     rng = random.Random(f"{seed()}-{kind}")
     print(f"player actions seed: {seed()} ({kind}; replay with EXPLORER_PLAYER_SEED={seed()})")
     watch = Watch()
@@ -181,7 +180,7 @@ def test_the_player_holds_under_random_actions(server, browser, page, kind):
         action = rng.choices(names, weights)[0]
         done.append(action)
         where = f"{kind}, action {index} ({action}; seed {seed()}; last: {done[-6:]})"
-        act(page, browser, rng, action, watch)
+        act(page, elsewhere, rng, action, watch)
         page.wait_for_timeout(rng.choice([0, 50, 150, 400]))
         check(page, watch, where)
         if action == "pause":

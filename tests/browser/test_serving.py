@@ -1,5 +1,5 @@
 """The hosted demo in a real browser (Debian's Chromium through Playwright, `streamlit run app.py`):
-a reload keeps the run and the step; the link opened in a fresh browser context, on another
+a reload keeps the run and the step; the link opened in another browser (a second context), on another
 server sharing the run store, shows the same view; a reload during training waits for that
 training; a tab closed during training has its work cancelled once Streamlit drops the session
 (the worker that trained it exits).
@@ -17,7 +17,6 @@ import pytest
 from tests.browser.helpers import (
     SERVER_PROCESSES,
     STEP_INPUT,
-    VIEWPORT,
     assert_no_errors,
     open_page,
     screenshot,
@@ -86,7 +85,7 @@ def run_card(page) -> str:
     return sidebar(page).locator(".run-card").inner_text(timeout=60_000)
 
 
-def test_a_reload_and_a_link_elsewhere_keep_the_run_and_the_step(server, fresh_server, browser, page):
+def test_a_reload_and_a_link_elsewhere_keep_the_run_and_the_step(server, fresh_server, elsewhere, page):
     open_page(page, server, "/")
     paste_and_train(page, words(900, seed=11, marker="reloadmarker"))
     card = run_card(page)
@@ -105,10 +104,10 @@ def test_a_reload_and_a_link_elsewhere_keep_the_run_and_the_step(server, fresh_s
     assert run_card(page) == card
     assert_no_errors(page, "Merge history after a reload")
 
-    # Another browser (a fresh context: no cookies, no session), on another server that shares the
+    # Another browser (tests/browser/conftest.py: `elsewhere`), on another server that shares the
     # run store (as a second replica on the same disk would).
     query = page.url.split("?", 1)[1]
-    other = browser.new_context(viewport=VIEWPORT).new_page()
+    other = elsewhere.new_page()
     try:
         open_page(other, fresh_server, "/Merge_history", query)
         other.locator(STEP_INPUT).wait_for(timeout=60_000)
@@ -121,7 +120,7 @@ def test_a_reload_and_a_link_elsewhere_keep_the_run_and_the_step(server, fresh_s
         )
         screenshot(other, "serving-link-elsewhere")
     finally:
-        other.context.close()
+        other.close()
 
 
 def test_a_reload_during_training_waits_for_it(server, page, tmp_path):
@@ -185,15 +184,15 @@ def _busy_worker(server_pid: int, seconds: float = 120.0) -> int:
     raise AssertionError("no worker process stayed busy")
 
 
-def test_closing_the_tab_cancels_its_training(browser, tmp_path):
+def test_closing_the_tab_cancels_its_training(context, tmp_path):
     # A closed tab's session is given 3 s (default 30) to come back before its work is cancelled.
     with streamlit_server("server-short-session", environ={"EXPLORER_ABANDONED_SECONDS": "3"}) as base_url:
-        tab = browser.new_context(viewport=VIEWPORT).new_page()
+        tab = context.new_page()
         open_page(tab, base_url, "/")
         upload_and_train(tab, slow_corpus(tmp_path, 3.5, "abandoned"), vocab_size=20_000)
         worker = _busy_worker(SERVER_PROCESSES[base_url].pid)
         closed = time.monotonic()
-        tab.context.close()
+        tab.close()
         # Cancelled, the worker stops within a check (2 s) after the grace, returns what it has and
         # exits (a worker that finishes a job stays in the pool); 60 s is a safety net for a
         # loaded machine, where the niced worker gets a small share of a core.

@@ -15,7 +15,6 @@ import re
 import pytest
 
 from tests.browser.helpers import (
-    VIEWPORT,
     assert_no_errors,
     error_texts,
     main,
@@ -161,7 +160,7 @@ def assert_viterbi_answers(page, text: str) -> None:
         assert main(page).locator(".viterbi-table").count() >= 1, f"no Viterbi table for {text!r}"
 
 
-def test_the_course_unigram_played_scrubbed_reloaded_and_shared(server, browser, page):
+def test_the_course_unigram_played_scrubbed_reloaded_and_shared(server, elsewhere, page):
     open_page(page, server, "/")
     page.get_by_role("combobox", name="Sample corpus").click()
     page.get_by_role("option", name=re.compile(r"^Hugging Face course")).click()
@@ -228,15 +227,15 @@ def test_the_course_unigram_played_scrubbed_reloaded_and_shared(server, browser,
     assert f"run={run[1]}" in page.url
     assert {"sentence": round_sentence(page), "headings": panel_headings(page)} == here
 
-    other = browser.new_context(viewport=VIEWPORT).new_page()
+    other = elsewhere.new_page()
     try:
         open_page(other, server, "/Merge_history", page.url.split("?", 1)[1])
         assert title_of(other) == "Training history"
-        assert_everything_at(other, 2, "the link in a fresh browser context")
+        assert_everything_at(other, 2, "the link in another browser")
         assert {"sentence": round_sentence(other), "headings": panel_headings(other)} == here
         screenshot(other, "training-history-link-round-2")
     finally:
-        other.context.close()
+        other.close()
 
     for name, text in (("cjk", CJK_WORD), ("code", CODE)):
         type_into(page, "Word", text)
