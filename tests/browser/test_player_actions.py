@@ -39,7 +39,7 @@ from tests.helpers.walk_seeds import first_seed
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 expect = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing").expect
 
-ACTIONS_DEFAULT = 300
+ACTIONS_DEFAULT = 150
 RUNS = {
     "bpe": "algorithm=bpe&flavor=library&vocab_size=330&sample=scarlet",
     "wordpiece": "algorithm=wordpiece&flavor=course&vocab_size=70&sample=hf-course",

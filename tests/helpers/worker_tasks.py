@@ -74,11 +74,13 @@ def niceness(reporter):
     return os.nice(0)
 
 
-def slow_to_stop(reporter, seconds_to_wrap_up):
-    """Sees the cancel at once, then takes a while to return (like building a big trace)."""
+def slow_to_stop(reporter, release):
+    """Sees the cancel at once, then takes a while to return (like building a big trace): until the
+    file `release` exists."""
     while not reporter.should_stop():
         time.sleep(0.01)
-    time.sleep(seconds_to_wrap_up)
+    while not os.path.exists(release):
+        time.sleep(0.01)
     return "wrapped up"
 
 
