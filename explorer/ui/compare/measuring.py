@@ -37,7 +37,7 @@ from explorer.work import tasks
 from explorer.work.jobs import DONE, JobHandle
 
 # On the default sample the corpus figures take well under 3 s for any corpus size; the research
-# figures add about 1 s per column (o200k: 5 s the first time in a worker, explorer.compare.research).
+# figures add about 0.3 s per column (o200k: 1.1 s the first time in a worker, explorer.compare.research).
 INLINE_SECONDS = 20.0
 # In what a measurement's key describes: a new version measures again what was stored before
 # (version 2 added the research figures, explorer.compare.research).
