@@ -37,7 +37,7 @@ def parse_template(template: str) -> list[TemplatePiece]:
     pieces = []
     for item in template.split():
         name, colon, type_text = item.partition(":")
-        if colon and (":" in type_text or not type_text.isdigit()):
+        if colon and (":" in type_text or not (type_text.isascii() and type_text.isdigit())):
             raise ValueError(f"cannot read template piece {item!r}")
         type_id = int(type_text) if colon else 0
         if name.startswith("$"):
@@ -46,7 +46,7 @@ def parse_template(template: str) -> list[TemplatePiece]:
                 pieces.append(TemplatePiece("sequence", "A", type_id))
             elif rest in ("B", "b"):
                 pieces.append(TemplatePiece("sequence", "B", type_id))
-            elif rest.isdigit() and not colon:
+            elif rest.isascii() and rest.isdigit() and not colon:  # as Rust's parse::<u32>: no "²"
                 pieces.append(TemplatePiece("sequence", "A", int(rest)))
             else:
                 raise ValueError(f"cannot read template piece {item!r}")

@@ -114,12 +114,13 @@ def click(at: AppTest, key: str) -> AppTest:
 
 
 HISTORY_SECTIONS = (W.SECTION_CHARTS, W.SECTION_TREE, W.SECTION_COURSE, W.SECTION_STEPS)
+COMPARE_SECTIONS = (W.SECTION_FIGURES_CHART, W.SECTION_CURVE, W.SECTION_OVERLAP)
 
 
 def open_sections(at: AppTest, *keys: str) -> AppTest:
-    """Open Merge history's closed sections (st.expander) keyed `keys` (all of them when none is
-    given), as clicks on their labels do: a section's content is drawn only while it is open
-    (explorer.ui.history.step_panels.section)."""
+    """Open the closed sections (st.expander) keyed `keys` (Merge history's when none is given),
+    as clicks on their labels do: a section's content is drawn only while it is open
+    (explorer.ui.common.frame.section)."""
     for key in keys or HISTORY_SECTIONS:
         at.session_state[key] = True
     at.run()

@@ -1,7 +1,8 @@
-"""Compare's "Your merges vs a pretrained tokenizer's" through AppTest: the curve and the tables
-of where they part for a byte-level BPE run against GPT-2 by default, another tokenizer picked
-into the link and a new session on that link showing the same, and one sentence for a WordPiece
-run instead."""
+"""Compare's "Your merges vs a pretrained tokenizer's" through AppTest: a closed section that asks
+no worker for anything until it is opened; then the curve and the tables of where they part for a
+byte-level BPE run against GPT-2 by default, another tokenizer picked into the link and a new
+session on that link showing the same (the section open), and one sentence for a WordPiece run
+instead."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from tests.app.helpers import (
     html_bodies,
     joined,
     new_app,
+    open_sections,
     plotly_specs,
     query,
     run_of,
@@ -33,6 +35,13 @@ WAIT_SECONDS = 120
 def settled(at):
     """Wait for the session's comparison jobs, and the run that collects them."""
     return collect(at, OVERLAP_JOBS, WAIT_SECONDS)
+
+
+def opened(at):
+    """The section opened (closed, it compares nothing), and its comparison in."""
+    assert not session_value(at, OVERLAP_JOBS), "a closed section asked a worker to compare"
+    assert not any(box.key == W.OVERLAP_PRETRAINED for box in at.selectbox)
+    return settled(open_sections(at, W.SECTION_OVERLAP))
 
 
 def overlap_spec(at) -> dict:
@@ -64,7 +73,7 @@ def rank_title(spec: dict) -> str:
 def test_the_section_shows_the_curve_and_partings_and_the_link_keeps_the_tokenizer():
     at = train(new_app())
     at.switch_page(COMPARE).run()
-    settled(at)
+    opened(at)
     picker = at.selectbox(key=W.OVERLAP_PRETRAINED)
     assert picker.value == "gpt2" and OVERLAP_PARAM not in query(at)
     spec = overlap_spec(at)
@@ -90,7 +99,7 @@ def test_the_section_shows_the_curve_and_partings_and_the_link_keeps_the_tokeniz
     assert query(at)[OVERLAP_PARAM] == "cl100k_base"
     assert rank_title(overlap_spec(at)) == "merge n in GPT-4 (cl100k_base)"
 
-    elsewhere = settled(new_app(query(at), COMPARE))
+    elsewhere = settled(new_app(query(at), COMPARE))  # the link names cl100k_base: the section is open
     assert elsewhere.selectbox(key=W.OVERLAP_PRETRAINED).value == "cl100k_base"
     assert rank_title(overlap_spec(elsewhere)) == "merge n in GPT-4 (cl100k_base)"
     assert query(elsewhere)[OVERLAP_PARAM] == "cl100k_base"
@@ -99,7 +108,7 @@ def test_the_section_shows_the_curve_and_partings_and_the_link_keeps_the_tokeniz
 def test_a_slow_comparison_says_so_and_the_page_draws_it_once_it_is_in(monkeypatch):
     at = train(new_app())
     at.switch_page(COMPARE).run()
-    settled(at)
+    opened(at)
     monkeypatch.setattr(merge_overlap_section, "INLINE_SECONDS", 0.0)
     at.selectbox(key=W.OVERLAP_PRETRAINED).set_value("o200k_base").run()  # recovered in the worker: seconds
     assert not at.exception, at.exception

@@ -372,7 +372,8 @@ def test_compare_shows_pretrained_tokenizers_metrics_and_charts():
     } <= set(corpus_table.columns)
     assert "seconds" in corpus_table.columns  # how long each measurement took
     assert corpus_table.loc["GPT-2", "tokens"] == 166  # the Study in Scarlet paragraph, line by line
-    specs = plotly_specs(at)
+    assert not plotly_specs(at)  # the charts are in closed sections
+    specs = plotly_specs(open_sections(at, W.SECTION_FIGURES_CHART, W.SECTION_CURVE))
     bars = [spec for spec in specs if spec["data"] and spec["data"][0]["type"] == "bar"]
     assert len(bars) == 1 and len(bars[0]["data"]) == 5  # one panel per ratio, and the characters lost
     assert any(spec["data"][0]["type"] == "scatter" for spec in specs)  # the curve against vocab size

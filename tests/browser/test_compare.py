@@ -1,6 +1,6 @@
 """The Compare page in a real browser: every bundled tokenizer draws its spans (ids on hover), the
-boundary diff and the charts render, nothing is an error; the page is saved under
-artifacts/screenshots/ (the README's screenshot is made by docs/take_screenshots.py: a test run
+boundary diff and the charts (in sections opened by a click) render, nothing is an error; the page
+is saved under artifacts/screenshots/ (the README's screenshot is made by docs/take_screenshots.py: a test run
 never changes a committed file).
 
 Uses the server and Chromium fixtures of tests/browser/conftest.py; skipped like the other browser
@@ -54,9 +54,18 @@ def test_compare_shows_every_bundled_tokenizer(server, page):
 
     assert main(page).locator(".boundary-diff").count() == 2  # one per sample sentence
     assert main(page).locator(".boundary-diff .cut-only").count() > 0  # BPE 1000 and GPT-2 differ
-    # the bar chart, the curve, and the run's merges against GPT-2's
-    main(page).locator(".js-plotly-plot").nth(2).wait_for()
+    # the bar chart, the curve, and the run's merges against GPT-2's: in sections opened by a click
+    assert main(page).locator(".js-plotly-plot").count() == 0
+    for label in (
+        "The figures as bars",
+        "As the vocabulary grows",
+        "Your merges vs a pretrained tokenizer's",
+    ):
+        main(page).get_by_text(label, exact=True).click()
+        wait_idle(page)
+    main(page).locator(".js-plotly-plot").nth(2).wait_for(timeout=60_000)
     assert main(page).locator(".js-plotly-plot").count() == 3
+    assert_no_errors(page, "Compare, its sections open")
 
     page.set_viewport_size({"width": 1400, "height": 2400})
     wait_idle(page)

@@ -9,7 +9,8 @@ multi-byte characters, emoji, CJK and code, measured in the browser (tests/brows
 - the boundary diff on Compare draws two aligned rows (each top cell above its bottom cell).
 
 One server, one browser tab for the module: a small byte-level BPE run is trained once, then each
-page is visited at each width by resizing the tab; the last test trains a Unigram run and looks at
+page is visited at each width by resizing the tab, Compare and Merge history with every section
+open (a closed one draws nothing); the last test trains a Unigram run and looks at
 its Training history. Screenshots of every page at every width, in viewport-high slices down the
 page, go to artifacts/screenshots/layout/ (gitignored).
 """
@@ -111,6 +112,21 @@ def shoot_slices(page, name: str) -> None:
     scroller.evaluate("el => { el.scrollTop = 0; }")
 
 
+def open_every_section(page) -> None:
+    """Open every closed section of the page (an expander: a click on its label), as a visitor who
+    reads it all: a closed section draws nothing until it is open (explorer.ui.common.frame.section),
+    and an open one may hold more."""
+    closed = main(page).locator("details:not([open]) > summary")
+    for _ in range(30):
+        if not closed.count():
+            return
+        details = closed.first.locator("xpath=..").element_handle()
+        closed.first.click()
+        page.wait_for_function("details => details.open", arg=details, timeout=30_000)
+        wait_idle(page)
+    raise AssertionError(f"still {closed.count()} closed sections after opening 30")
+
+
 def look_at_every_width(page, name: str) -> None:
     """Resize to each width, measure, screenshot; fail with every problem of every width."""
     found = {}
@@ -141,12 +157,15 @@ def test_compare_page_fits_every_width_and_its_diff_has_two_rows(tab):
     wait_idle(tab)
     main(tab).locator(".boundary-diff").first.wait_for()
     assert main(tab).locator(".boundary-diff").count() == len(SENTENCES.splitlines())
+    open_every_section(tab)
+    main(tab).locator(".js-plotly-plot").nth(2).wait_for(timeout=60_000)  # the three charts
     look_at_every_width(tab, "compare")
 
 
 def test_merge_history_page_fits_every_width(tab):
     go(tab, "Merge history")
     main(tab).get_by_text("Step (merges applied)", exact=True).wait_for()
+    open_every_section(tab)
     look_at_every_width(tab, "merge_history")
 
 

@@ -53,7 +53,13 @@ def test_link_params_round_trip():
     assert tables.choice_params(tables.AuditChoice()) == {"audit": None, "audit_step": None}
     # the last step is the trained tokenizer: one audit, one link
     assert tables.choice_from_params({"audit_step": "10"}, 10, names) == (tables.AuditChoice(), [])
-    for bad in ({"audit": "bogus"}, {"audit_step": "-1"}, {"audit_step": "x"}, {"audit_step": "11"}):
+    for bad in (
+        {"audit": "bogus"},
+        {"audit_step": "-1"},
+        {"audit_step": "x"},
+        {"audit_step": "²"},
+        {"audit_step": "11"},
+    ):
         choice, notes = tables.choice_from_params(bad, 10, names)
         assert choice == tables.AuditChoice() and len(notes) == 1
 

@@ -4,6 +4,7 @@ friendly "train first" stop for pages that need a run, and messages that may hol
 Every page calls `page()` first: it also collects a training run that finished in the background
 (explorer.ui.common.training), so the new run is current on whichever page the visitor is, and says when
 the server cannot keep runs (a run store that cannot be written: explorer.ui.common.serving).
+`section(label, key)` is a part of a page a visitor opens, drawn only while open.
 `error` / `warning` / `info` show a message through `literal.markdown_literal`: file names, special
 tokens or link values in it stay characters, never Markdown, HTML or LaTeX.
 
@@ -24,7 +25,8 @@ run and deep links on a fresh server). The automatic page list is hidden in
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -146,6 +148,17 @@ def run_card(run: Run) -> None:
         f"{run_progress_text(run)} · vocabulary {len(trace.vocab):,}<br>"
         f'<span class="muted">{html.escape(stop_reason_text(trace), quote=True)}</span></div>'
     )
+
+
+@contextmanager
+def section(label: str, key: str) -> Iterator[bool]:
+    """A section a visitor opens (closed at first; it stays as the visitor left it across reruns;
+    a link may open it by putting True under `key` first), yielding whether it is open. Its
+    content is drawn only while it is open: a closed section builds no figure on the server and
+    mounts no chart in the browser, so the page's first screen comes sooner (a Plotly chart costs
+    the browser about a second of CPU to mount)."""
+    with st.expander(label, key=key, on_change="rerun") as box:
+        yield bool(box.open)
 
 
 def error(text: str) -> None:

@@ -99,7 +99,7 @@ def parse_runs_param(value: str | None) -> list[tuple[int, str]]:
     pairs = []
     for entry in (value or "").split(",")[:RUNS_LIMIT]:
         number, _, key = entry.partition(".")
-        if number.isdigit() and 0 < int(number) < 1_000_000 and is_run_key(key):
+        if number.isascii() and number.isdigit() and 0 < int(number) < 1_000_000 and is_run_key(key):
             pairs.append((int(number), key))
     return pairs
 

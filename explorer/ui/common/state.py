@@ -138,6 +138,9 @@ class Widget:
     DECODE_COLUMN = "compare_decode_column"  # the decode panel's tokenizer (a column key)
     DECODE_IDS = "compare_decode_ids"  # ... and its pasted ids
     OVERLAP_PRETRAINED = "compare_overlap_pretrained"  # the pretrained tokenizer the run's merges meet
+    SECTION_FIGURES_CHART = "section_compare_figures_chart"  # Compare's closed sections (frame.section)
+    SECTION_CURVE = "section_compare_curve"
+    SECTION_OVERLAP = "section_compare_overlap"
     # Every page (sidebar)
     SHOW_IDS = "show_token_ids"
 

@@ -132,8 +132,9 @@ def open_link(params: Mapping[str, str]) -> None:
         state.put(W.DECODE_IDS, params[IDS_PARAM][:SHORT_TEXT_LIMIT])
         if params.get(DECODE_PARAM):
             state.put(W.DECODE_COLUMN, params[DECODE_PARAM])
-    if params.get(OVERLAP_PARAM) in BYTE_LEVEL_BPE:
+    if params.get(OVERLAP_PARAM) in BYTE_LEVEL_BPE:  # the section is open where the link was copied
         state.put(W.OVERLAP_PRETRAINED, params[OVERLAP_PARAM])
+        state.put(W.SECTION_OVERLAP, True)
     _uploads_from_store(column_ids(params) or [])
 
 

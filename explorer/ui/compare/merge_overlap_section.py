@@ -1,7 +1,8 @@
 """The Compare page's section "Your merges vs a pretrained tokenizer's": a BPE run's merges
 against a bundled byte-level BPE tokenizer's (GPT-2 by default; the choice is in the page's URL,
 explorer.ui.compare.compare_link): how many of its first N merges the pretrained one has too, at
-which ranks, and the first merges where the two part.
+which ranks, and the first merges where the two part. A closed section, open at first only when
+the link names another pretrained tokenizer than the default; nothing is compared before it opens.
 
 The comparison runs in a worker process (explorer.work.tasks.merge_overlap_task: recovering a
 tiktoken vocabulary's merges takes seconds), keyed by an HMAC of the run's merges and the
@@ -41,6 +42,7 @@ from explorer.work import tasks
 
 W = state.Widget
 
+TITLE = "Your merges vs a pretrained tokenizer's"
 INLINE_SECONDS = 15.0
 TIME_LIMIT = 300.0
 
@@ -120,16 +122,25 @@ def partings_html(partings: list[Parting], side: str) -> str:
 
 
 def merge_overlap_section(run: Run) -> None:
-    """The section: a one-line reason for a run whose merges cannot be compared, else the
-    pretrained picker, the figures and the first places the two part."""
-    st.subheader("Your merges vs a pretrained tokenizer's")
+    """The section: a one-line reason for a run whose merges cannot be compared, else a closed
+    section (a link naming another pretrained tokenizer than the default opens it:
+    explorer.ui.compare.compare_link) with the pretrained picker, the figures and the first places
+    the two part. Nothing is compared until it is opened."""
     config = run.trace.config
     reason = not_comparable_reason(config.algorithm, config.prefix, config.suffix)
     if reason is not None or not run.trace.vocabulary_grows:
+        st.subheader(TITLE)
         frame.info(
             f"Not compared for this run: {reason or 'it records no merges'}. Train a BPE run to see it."
         )
         return
+    with frame.section(TITLE, W.SECTION_OVERLAP) as opened:
+        if opened:
+            _overlap(run)
+
+
+def _overlap(run: Run) -> None:
+    config = run.trace.config
     state.keep_choice(W.OVERLAP_PRETRAINED, list(BYTE_LEVEL_BPE), DEFAULT_PRETRAINED)
     # A cast: Streamlit's selectbox types as None under python 3.10 (see explorer.ui.compare.live_columns).
     pretrained = cast(

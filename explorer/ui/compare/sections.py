@@ -276,7 +276,9 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
         "characters, so that each lost character is counted), the GPT ones by tiktoken. Time: how long "
         "each tokenizer took to encode and measure this text the first time; results are kept with the run."
     )
-    figures.plotly_chart(charts.metrics_bar_chart(table), state.Chart.COMPARE_BARS)
+    with frame.section("The figures as bars", W.SECTION_FIGURES_CHART) as opened:
+        if opened:
+            figures.plotly_chart(charts.metrics_bar_chart(table), state.Chart.COMPARE_BARS)
     research_figures.research_section(measured)
 
 
@@ -309,7 +311,12 @@ def curve_section(runs: Sequence[Run]) -> None:
     runs = [run for run in runs if run.trace.vocabulary_grows]
     if not runs and not unigram:
         return
-    st.subheader("As the vocabulary grows")
+    with frame.section("As the vocabulary grows", W.SECTION_CURVE) as opened:
+        if opened:
+            _curves(runs, unigram)
+
+
+def _curves(runs: Sequence[Run], unigram: Sequence[Run]) -> None:
     if unigram:
         st.caption(
             f"Not drawn here: {', '.join(run.name for run in unigram)}. A Unigram run prunes its vocabulary "

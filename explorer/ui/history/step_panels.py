@@ -12,8 +12,6 @@ explorer.drawing.charts); nothing here trains or encodes beyond the sample sente
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import cast
 
 import streamlit as st
@@ -25,6 +23,7 @@ from explorer.lessons.merge_step import is_course_sized, stop_sentence, why_chos
 from explorer.ui.common import encode_panel, state
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common import run_views as views
+from explorer.ui.common.frame import section
 from explorer.ui.common.runs import Run
 from explorer.ui.history import merge_views
 
@@ -119,16 +118,6 @@ CANDIDATE_COLUMNS = {
     "count(b)": st.column_config.NumberColumn("count(b)", format="%d", help="Occurrences of the right token"),
     "score": st.column_config.NumberColumn("score", format="%.4g", help="count(ab) / (count(a) × count(b))"),
 }
-
-
-@contextmanager
-def section(label: str, key: str) -> Iterator[bool]:
-    """A section a learner opens (closed at first; it stays open as the step moves), yielding
-    whether it is open. Its content is drawn only while it is open: a closed section builds no
-    figure on the server and mounts no chart in the browser, so the page's first screen comes
-    sooner (a Plotly chart costs the browser about a second of CPU to mount)."""
-    with st.expander(label, key=key, on_change="rerun") as box:
-        yield bool(box.open)
 
 
 def course_tables(run: Run, k: int, merge: int) -> None:
