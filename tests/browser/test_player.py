@@ -90,7 +90,11 @@ def test_playing_to_the_last_merge_stops_cleanly(server, page, key, speed):
 
 
 def panels_at(page, k: int) -> dict[str, str]:
-    """What each panel says about its step, read from the page (its closed sections opened)."""
+    """What each panel says about step k, read from the page (its closed sections opened) once the
+    server has drawn step k (the player shows it at once: its clock is in the browser)."""
+    sentences = main(page).get_by_text(re.compile(rf"^Sample sentences after {k:,} merges?$"))
+    expect(sentences).to_be_visible(timeout=60_000)
+    wait_idle(page)
     open_sections(page)
     return {
         "slider": page.locator(STEP_INPUT).input_value(),

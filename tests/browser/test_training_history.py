@@ -105,7 +105,11 @@ def panel_headings(page) -> list[str]:
 
 
 def assert_everything_at(page, r: int, where: str) -> None:
+    """The player shows round r at once (its clock is in the browser); the panels follow once the
+    server has drawn that round: waited for (the sentence about round r), then read."""
     assert round_of(page) == r, where
+    expect(main(page).locator(".round-summary")).to_contain_text(f"Round {r}:", timeout=60_000)
+    wait_idle(page)
     assert sentence_round(page) == r, where
     headings = panel_headings(page)
     assert headings, where
