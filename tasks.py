@@ -129,7 +129,9 @@ def main(argv: list[str]) -> int:
         ensure_venv("requirements-dev.txt")
         ensure_chromium()
         chosen = any(arg.startswith(("-n", "--numprocesses")) for arg in argv[1:])  # the caller's -n wins
-        workers = [] if chosen or TEST_WORKERS in ("0", "1") else ["-n", TEST_WORKERS, "--dist", "worksteal"]
+        # Whole files to a worker as it frees up, in tests/conftest.py's order (the longest first).
+        by_file = ["-n", TEST_WORKERS, "--dist", "loadfile", "--no-loadscope-reorder"]
+        workers = [] if chosen or TEST_WORKERS in ("0", "1") else by_file
         command = [str(PYTHON), "-m", "pytest", *workers, *argv[1:]]
     print("+", " ".join(command), flush=True)
     return run_forwarding_signals(command, env)

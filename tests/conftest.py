@@ -1,7 +1,10 @@
 """What every test shares: a run store of its own, in a temporary folder, for the whole session
 (each pytest-xdist worker has its own session, so its own store); the order tests start in, the
 longest first (`slow`, then the browser's, then AppTest's, then the rest), so that the workers end
-together on short tests rather than one waiting for another's last long test; and, at the end of
+together on short tests rather than one waiting for another's last long test (tasks.py hands whole
+files to a worker as it frees up, in this order: `--dist loadfile --no-loadscope-reorder`; with
+`worksteal` each worker was first given a third of the list, so one got every long test and the
+others took them over late, a module at the tail); and, at the end of
 the run, the time each folder of tests took, so that a folder growing slower is seen the day it
 starts.
 
