@@ -47,7 +47,7 @@ class PoolSettings:
 
     size: int
     tasks_per_worker: int = 20
-    cancel_grace: float = 5.0
+    cancel_grace: float = 30.0
     finish_grace: float = 30.0
     time_limit: float | None = 600.0
     report_interval: float = 0.1

@@ -120,7 +120,7 @@ class Job:
     def cancel(self) -> None:
         """Queued: removed at once. Running: the function's `should_stop()` turns True; its worker
         is terminated (and replaced) when the function has not seen that within the pool's
-        `cancel_grace` (5 s), or has seen it but not returned within `finish_grace` (30 s). A
+        `cancel_grace` (30 s), or has seen it but not returned within `finish_grace` (30 s). A
         function that returns ends `done` with what it returned (the trainer returns the merges
         learned so far, stop_reason "stopped"); a terminated one `cancelled`."""
         self._owner.cancel(self)

@@ -21,9 +21,12 @@ its hard `time_limit`, and notices a worker that died (killed, segfault): its jo
 and the next job gets a new worker. Tracebacks of failed jobs go to the log of
 explorer.work.dispatch.
 
-A cancelled function has `cancel_grace` (5 s) to notice, then `finish_grace` (30 s) to return.
-Why 5 s: on a busy 2-core host a nice-10 worker can take seconds to reach the trainer's next check
-(every 32 merges), and terminating it loses the merges learned so far.
+A cancelled function has `cancel_grace` (30 s) to notice, then `finish_grace` (30 s) to return.
+Why 30 s: on a busy 2-core host a nice-10 worker can take seconds to reach the trainer's next check
+(every 32 merges), and terminating it loses the merges learned so far. With 5 s, a Stop lost its
+run with both cores kept busy (stress-ng --cpu 2 beside the test suite: "Training was stopped
+before it learned anything" after 60,000 words had trained for a while); a function that never
+looks is rare (every task here checks), and it only keeps its worker longer.
 
 `shutdown()` (also run at exit) cancels what is queued, ends every worker and waits for them.
 
@@ -58,7 +61,7 @@ class WorkerPool:
         self,
         size: int | None = None,
         tasks_per_worker: int = 20,
-        cancel_grace: float = 5.0,
+        cancel_grace: float = 30.0,
         finish_grace: float = 30.0,
         time_limit: float | None = 600.0,
         report_interval: float = 0.1,

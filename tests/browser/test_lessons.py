@@ -4,7 +4,11 @@ first screen shows the player, the step's line and why its pair won."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.browser.helpers import assert_no_errors, main, open_page, screenshot, title_of, wait_idle
+
+pytestmark = pytest.mark.browser
 
 FIRST_SCREEN = {"width": 1280, "height": 800}
 
