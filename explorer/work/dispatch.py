@@ -33,7 +33,7 @@ from multiprocessing.connection import wait as wait_for_any
 from typing import NamedTuple
 
 from explorer.work.jobs import CANCELLED, CRASHED, DONE, FAILED, QUEUED, Job, JobHandle
-from explorer.work.process import WorkerProcess, exit_description
+from explorer.work.process import WorkerProcess, cpu_seconds, exit_description
 
 LOG = logging.getLogger(__name__)
 
@@ -204,7 +204,7 @@ class Dispatcher:
     def _cancel_locked(self, job: Job, reason: str) -> None:
         if job.finished:
             return
-        job.request_cancel(time.monotonic() + self.settings.cancel_grace)
+        job.request_cancel(time.monotonic(), self.settings.cancel_grace, cpu_seconds(job.worker_pid))
         if job.state == QUEUED:
             self._queue.remove(job)
             self._end_job(job, CANCELLED, error=f"{reason} before it started")
@@ -298,7 +298,7 @@ class Dispatcher:
                 continue
             if job.cancel_to_send():
                 self._send(worker, ("cancel", job.task_id))
-            if job.cancel_overdue(now):
+            if job.cancel_overdue(now, worker.cpu_seconds):
                 overdue.append((worker, CANCELLED, "it was cancelled"))
             elif job.over_time_limit(now):
                 overdue.append(
@@ -393,7 +393,7 @@ class Dispatcher:
             job.add_progress(message[2])
             return
         if kind == "stopping":  # it saw the cancel and is returning what it has: give it time
-            job.give_time_to_finish(time.monotonic() + self.settings.finish_grace)
+            job.give_time_to_finish(time.monotonic(), self.settings.finish_grace, worker.cpu_seconds())
             return
         worker.job = None
         worker.tasks_done += 1

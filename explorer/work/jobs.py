@@ -22,6 +22,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from typing import Any, Protocol
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED, CRASHED = (
@@ -33,6 +34,19 @@ QUEUED, RUNNING, DONE, FAILED, CANCELLED, CRASHED = (
     "crashed",
 )
 FINAL_STATES = (DONE, FAILED, CANCELLED, CRASHED)
+# A cancelled job's grace is counted in its worker's CPU time, so that a worker the machine starves
+# (a busy class server: the workers run at a lower priority than everything else) is not ended for
+# being slow. One that uses no CPU (blocked, asleep) is ended after this many graces of wall time.
+GRACE_WALL_FACTOR = 10
+
+
+class _Grace:
+    """A cancelled job's time to end: `seconds` of its worker's CPU from `since` (wall) and `cpu`
+    (that worker's CPU seconds then, None: count wall time), looked at again at `deadline`."""
+
+    def __init__(self, since: float, cpu: float | None, seconds: float):
+        self.since, self.cpu, self.seconds = since, cpu, seconds
+        self.deadline = since + seconds
 
 
 class JobOwner(Protocol):
@@ -69,7 +83,7 @@ class Job:
         self._task_id = task_id
         self._payload: bytes | None = payload  # the pickled (function, args), dropped once sent
         self._handles = 0
-        self._cancel_deadline: float | None = None
+        self._grace: _Grace | None = None  # set by a cancel of the running job
         self._cancel_sent = False
         self._ended = threading.Event()
 
@@ -120,7 +134,8 @@ class Job:
     def cancel(self) -> None:
         """Queued: removed at once. Running: the function's `should_stop()` turns True; its worker
         is terminated (and replaced) when the function has not seen that within the pool's
-        `cancel_grace` (30 s), or has seen it but not returned within `finish_grace` (30 s). A
+        `cancel_grace` (30 s of the worker's CPU time), or has seen it but not returned within
+        `finish_grace` (30 s of it; either at most GRACE_WALL_FACTOR times that in wall time). A
         function that returns ends `done` with what it returned (the trainer returns the merges
         learned so far, stop_reason "stopped"); a terminated one `cancelled`."""
         self._owner.cancel(self)
@@ -165,26 +180,45 @@ class Job:
     def add_progress(self, fields: dict[str, Any]) -> None:
         self._progress = {**self._progress, **fields}
 
-    def request_cancel(self, deadline: float) -> None:
-        """Note the cancel; a running job must have ended by `deadline` (unless it says it is
-        stopping: `give_time_to_finish`). A queued one the dispatcher ends at once."""
+    def request_cancel(self, now: float, grace: float, cpu: float | None) -> None:
+        """Note the cancel; a running job must end within `grace` seconds of its worker's CPU time
+        (`cpu`: that worker's CPU seconds now, None where they cannot be read: then wall time),
+        unless it says it is stopping (`give_time_to_finish`). A queued one the dispatcher ends
+        at once."""
         self._cancel_requested = True
-        if self._state != QUEUED and self._cancel_deadline is None:
-            self._cancel_deadline = deadline
+        if self._state != QUEUED and self._grace is None:
+            self._grace = _Grace(now, cpu, grace)
 
     def cancel_to_send(self) -> bool:
         """True once when a cancel has been requested and not yet sent to the worker."""
-        if self._cancel_deadline is None or self._cancel_sent:
+        if self._grace is None or self._cancel_sent:
             return False
         self._cancel_sent = True
         return True
 
-    def give_time_to_finish(self, deadline: float) -> None:
-        """The function saw the cancel and is returning what it has: it may take until `deadline`."""
-        self._cancel_deadline = max(self._cancel_deadline or 0.0, deadline)
+    def give_time_to_finish(self, now: float, grace: float, cpu: float | None) -> None:
+        """The function saw the cancel and is returning what it has: it gets `grace` from now."""
+        self._grace = _Grace(now, cpu, grace)
 
-    def cancel_overdue(self, now: float) -> bool:
-        return self._cancel_deadline is not None and now >= self._cancel_deadline
+    def cancel_overdue(self, now: float, cpu: Callable[[], float | None]) -> bool:
+        """Whether the cancelled job has had its grace: `cpu()` reads its worker's CPU seconds,
+        asked only once the grace's wall time is over (a starved worker then gets the rest)."""
+        grace = self._grace
+        if grace is None or now < grace.deadline:
+            return False
+        used = None if grace.cpu is None else cpu()
+        if (
+            used is not None
+            and grace.cpu is not None
+            and now - grace.since < GRACE_WALL_FACTOR * grace.seconds
+        ):
+            spent = used - grace.cpu
+            if spent < grace.seconds:
+                grace.deadline = min(
+                    now + grace.seconds - spent, grace.since + GRACE_WALL_FACTOR * grace.seconds
+                )
+                return False
+        return True
 
     def over_time_limit(self, now: float) -> bool:
         return (
@@ -195,7 +229,7 @@ class Job:
 
     def deadlines(self) -> list[float]:
         """When the dispatcher must look at this running job again: its cancel's deadline, its time limit."""
-        found = [] if self._cancel_deadline is None else [self._cancel_deadline]
+        found = [] if self._grace is None else [self._grace.deadline]
         if self.time_limit is not None and self._started is not None:
             found.append(self._started + self.time_limit)
         return found

@@ -21,12 +21,14 @@ its hard `time_limit`, and notices a worker that died (killed, segfault): its jo
 and the next job gets a new worker. Tracebacks of failed jobs go to the log of
 explorer.work.dispatch.
 
-A cancelled function has `cancel_grace` (30 s) to notice, then `finish_grace` (30 s) to return.
-Why 30 s: on a busy 2-core host a nice-10 worker can take seconds to reach the trainer's next check
-(every 32 merges), and terminating it loses the merges learned so far. With 5 s, a Stop lost its
-run with both cores kept busy (stress-ng --cpu 2 beside the test suite: "Training was stopped
-before it learned anything" after 60,000 words had trained for a while); a function that never
-looks is rare (every task here checks), and it only keeps its worker longer.
+A cancelled function has `cancel_grace` (30 s) to notice, then `finish_grace` (30 s) to return,
+both counted in its worker's CPU time (explorer.work.jobs.GRACE_WALL_FACTOR: a worker that uses
+none is ended after ten graces of wall time). Why CPU time: the workers run at nice 10, and on a
+busy host a nice-10 worker gets a tenth of a core; terminating it loses what it learned. Counted
+in wall time, a Stop lost its Unigram run with both cores kept busy (stress-ng --cpu 2 beside the
+test suite): the trainer's return after the Stop (its final vocabulary's frequencies) takes 2-3 s
+of CPU, more than 30 s of wall time at a tenth of a core. Why 30 s: a function that never looks
+is rare (every task here checks), and it only keeps its worker longer.
 
 `shutdown()` (also run at exit) cancels what is queued, ends every worker and waits for them.
 

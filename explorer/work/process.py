@@ -23,6 +23,7 @@ from explorer.work.jobs import Job
 # The folder holding the `explorer` package: on the worker's PYTHONPATH so `-m` finds it
 # whatever the server's working directory.
 PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 TERMINATE_SECONDS = 1.0  # after SIGTERM, how long a worker may take before SIGKILL
 
 
@@ -30,6 +31,19 @@ def worker_environment() -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [PACKAGE_ROOT, env.get("PYTHONPATH")]))
     return env
+
+
+def cpu_seconds(pid: int | None) -> float | None:
+    """The CPU time (user + system, seconds) process `pid` has used, from Linux's /proc; None
+    where that cannot be read (another system, a process gone)."""
+    if pid is None:
+        return None
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (name) ": state is field 3
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
 def exit_description(returncode: int | None) -> str:
@@ -81,6 +95,10 @@ class WorkerProcess:
     @property
     def idle(self) -> bool:
         return self.ready and self.job is None
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU time this worker has used (see the function of that name)."""
+        return cpu_seconds(self.pid)
 
     def end(self, wait_first: float = 0.0, grace: float = TERMINATE_SECONDS) -> int:
         """Wait up to `wait_first` seconds for the process to exit by itself (after an "exit"

@@ -21,6 +21,8 @@ import pytest
 
 from explorer.work import CANCELLED, CRASHED, DONE, FAILED, QUEUED, RUNNING, WorkerPool
 from explorer.work.config import IDLE_STEPS, pool_settings
+from explorer.work.jobs import GRACE_WALL_FACTOR, Job
+from explorer.work.process import cpu_seconds
 from explorer.work.worker import IDLE_AFTER, Reporter, failure_sentence
 from tests.helpers import worker_tasks
 from tests.helpers.processes import alive, wait_until
@@ -144,23 +146,58 @@ def test_a_cancelled_job_that_checks_should_stop_returns_and_its_worker_is_retir
 
 def test_a_job_that_saw_the_cancel_gets_longer_than_the_grace_period_to_return(make_pool, tmp_path):
     """A function that says it saw the cancel (its should_stop() was True) may take longer than the
-    cancel's grace to return. Here it returns only once the grace is over (when the test writes a
-    file), so it would be terminated without the longer time. A grace of 5 s is a safety net for a
-    worker to notice: this one checks every 10 ms, on a loaded machine too."""
+    cancel's grace to return. This one then works (using the CPU) until the test writes a file, and
+    the test writes it once the worker has used three graces of CPU time since the cancel: without
+    the longer time the worker would have been terminated by then."""
     make, _ = make_pool
-    grace = 5.0
+    grace = 1.0  # of the worker's CPU time: it checks every 10 ms, however busy the machine
     pool = make(size=1, cancel_grace=grace, finish_grace=TIMEOUT)
     release = tmp_path / "release"
     job = pool.submit("slow to stop", worker_tasks.slow_to_stop, str(release))
-    running(job)
-    cancelled = time.monotonic()
+    pid = running(job)
+    before = cpu_seconds(pid)
     job.cancel()
-    # Its deadline moves past the grace only when the server has read the function's "stopping".
-    wait_until(lambda: not job.cancel_overdue(time.monotonic() + grace), what="the function to say it stops")
-    wait_until(lambda: time.monotonic() > cancelled + grace, what="the cancel's grace to be over")
+
+    def spent() -> float:
+        now = cpu_seconds(pid)
+        return 0.0 if now is None else now - before
+
+    wait_until(lambda: job.finished or spent() > 3 * grace, TIMEOUT, "three graces of the worker's CPU")
     assert job.state == RUNNING
     release.touch()
     assert job.wait(TIMEOUT) and job.state == DONE and job.result == "wrapped up"
+
+
+def test_a_cancelled_jobs_grace_is_its_workers_cpu_time_and_ten_graces_of_wall_time_at_most():
+    """A busy machine starves the (nice 10) workers: the grace is what the worker could use of it.
+    The clock and the CPU readings are the test's, so nothing here depends on the machine."""
+    job = Job(None, "key", 1, b"", time_limit=None)
+    job.start(worker_pid=1, now=0.0)
+    job.request_cancel(now=0.0, grace=1.0, cpu=50.0)
+    assert not job.cancel_overdue(0.5, lambda: pytest.fail("CPU read before the grace's wall time"))
+    assert not job.cancel_overdue(1.0, lambda: 50.25)  # a quarter of a core: 0.75 s more to come
+    assert job.deadlines() == [1.75]
+    assert not job.cancel_overdue(1.75, lambda: 50.5)
+    assert job.cancel_overdue(2.5, lambda: 51.0)  # the grace's CPU is used up
+
+    asleep = Job(None, "key", 2, b"", time_limit=None)
+    asleep.start(worker_pid=1, now=0.0)
+    asleep.request_cancel(now=0.0, grace=1.0, cpu=50.0)
+    assert not asleep.cancel_overdue(9.9, lambda: 50.0)  # no CPU used: a blocked function
+    assert asleep.cancel_overdue(10.0, lambda: 50.0)  # ten graces of wall time
+    assert GRACE_WALL_FACTOR == 10
+
+    unknown = Job(None, "key", 3, b"", time_limit=None)  # where CPU time cannot be read: wall time
+    unknown.start(worker_pid=1, now=0.0)
+    unknown.request_cancel(now=0.0, grace=1.0, cpu=None)
+    assert unknown.cancel_overdue(1.0, lambda: pytest.fail("CPU read without a first reading"))
+
+    stopping = Job(None, "key", 4, b"", time_limit=None)
+    stopping.start(worker_pid=1, now=0.0)
+    stopping.request_cancel(now=0.0, grace=1.0, cpu=50.0)
+    stopping.give_time_to_finish(now=0.5, grace=30.0, cpu=50.5)  # it said "stopping": a new grace
+    assert not stopping.cancel_overdue(30.0, lambda: 60.0)
+    assert stopping.cancel_overdue(40.0, lambda: 80.5)
 
 
 def test_cancelling_a_running_job_that_ignores_it_terminates_its_worker(make_pool):
