@@ -16,7 +16,15 @@ network file system, or list entries.
 """
 
 from explorer.runstore.bounds import DAY, DEFAULT_MAX_DAYS, DEFAULT_MAX_MB, default_path
-from explorer.runstore.keys import SECRET_FILE, canonical_json, is_run_key, load_secret, run_key
+from explorer.runstore.keys import (
+    SECRET_FILE,
+    canonical_json,
+    is_run_key,
+    load_secret,
+    run_key,
+    stopped_key_seed,
+    stopped_run_key,
+)
 from explorer.runstore.sqlite import TOUCH_SECONDS, Entry, RunStore, SQLiteRunStore, open_store
 
 __all__ = [
@@ -34,4 +42,6 @@ __all__ = [
     "load_secret",
     "open_store",
     "run_key",
+    "stopped_key_seed",
+    "stopped_run_key",
 ]

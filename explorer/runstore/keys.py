@@ -6,6 +6,11 @@ the database, mode 0600). Without the corpus nobody can compute a key, and the s
 listing: a visitor cannot reach another visitor's corpus. Keys are 64 lowercase hex digits
 (`is_run_key` checks one taken from a URL).
 
+A run its visitor stopped has a key of its own, never the shared one (a partial run must not be
+served to the next visitor asking for the whole): `stopped_run_key(stopped_key_seed(secret, key),
+steps)`. The seed is what the worker that trained it is given (not the secret), so that it stores
+the stopped run itself, for every session waiting for that job (a reload's too).
+
 What it does not do: store anything (explorer.runstore.sqlite).
 """
 
@@ -39,6 +44,16 @@ def run_key(secret: bytes, corpus_sha256: str, settings_json: str) -> str:
         raise ValueError("corpus_sha256 must be 64 lowercase hex digits")
     message = f"{corpus_sha256}\n{settings_json}".encode("utf-8", "surrogatepass")
     return hmac.new(secret, message, hashlib.sha256).hexdigest()
+
+
+def stopped_key_seed(secret: bytes, key: str) -> str:
+    """What the keys of the stopped runs of the training under `key` are made from (hex)."""
+    return hmac.new(secret, f"stopped\n{key}".encode(), hashlib.sha256).hexdigest()
+
+
+def stopped_run_key(seed: str, steps: int) -> str:
+    """The key of that training's run stopped after `steps` merges (or Unigram rounds)."""
+    return hmac.new(seed.encode(), str(steps).encode(), hashlib.sha256).hexdigest()
 
 
 def is_run_key(text: object) -> bool:

@@ -10,9 +10,10 @@
   `settings` is a `RunConfig.to_dict()`, `limits` a `dataclasses.asdict(Limits)`. Returns
   {"trace_json", "stored_key", "steps" (merges or rounds), "stop_reason", "stopped_by",
   "seconds"}; with a `store` dict
-  (`SQLiteRunStore.location()` plus "key", "meta" and "keep_corpus") a run that was not stopped
-  by the visitor is written to that store by the worker (compression included) and only its key
-  comes back (`trace_json` None).
+  (`SQLiteRunStore.location()` plus "key", "stopped_seed", "meta" and "keep_corpus") the run is
+  written to that store by the worker (compression included), under "key", or when the visitor
+  stopped it under a key of its own (explorer.runstore.stopped_run_key), and only that key comes
+  back (`trace_json` None).
 - `measure_task(reporter, corpus_text, tokenizer, sample)`: `explorer.compare.measure_corpus` over
   the corpus or a stated sample of it, `MEASURE_CHUNK` lines at a time with progress
   {"lines_done", "lines"}. `tokenizer` is a `TokenizerColumn.spec`: {"name", "tokenizer_json"},
@@ -51,6 +52,7 @@ import time
 from explorer.checks import Budget, Limits, corpus_prefix, sample_lines, utf8_size
 from explorer.pretrained.registry import PRETRAINED
 from explorer.run_config import RunConfig
+from explorer.runstore.keys import stopped_run_key
 from explorer.training.word_counts import split_lines
 
 STOP_BUTTON = "the Stop button"
@@ -105,11 +107,20 @@ def train_task(
         "seconds": trace.seconds,
     }
     # A run the visitor stopped is theirs alone: stored under the content key, it would be served
-    # to the next visitor asking for the whole run.
-    if store is not None and not reporter.cancelled:
-        result["stored_key"] = _store_run(store, result, corpus_text)
-        if result["stored_key"] is not None:
-            result["trace_json"] = None
+    # to the next visitor asking for the whole run. It has a key of its own (every session that
+    # waits for this job reads it from there: a reload's, which does not know the corpus).
+    if store is not None:
+        key = store["key"]
+        if reporter.cancelled:
+            key = (
+                stopped_run_key(store["stopped_seed"], trace_steps(trace))
+                if "stopped_seed" in store
+                else None
+            )
+        if key is not None:
+            result["stored_key"] = _store_run(store, key, result, corpus_text)
+            if result["stored_key"] is not None:
+                result["trace_json"] = None
     return result
 
 
@@ -118,7 +129,7 @@ def trace_steps(trace) -> int:
     return trace.steps
 
 
-def _store_run(store: dict, result: dict, corpus_text: str) -> str | None:
+def _store_run(store: dict, key: str, result: dict, corpus_text: str) -> str | None:
     from explorer.runstore import SQLiteRunStore
 
     run_store = SQLiteRunStore.at(store)
@@ -127,9 +138,9 @@ def _store_run(store: dict, result: dict, corpus_text: str) -> str | None:
         **{name: result[name] for name in ("steps", "stop_reason", "stopped_by", "seconds")},
     }
     corpus = corpus_text.encode("utf-8", "surrogatepass") if store.get("keep_corpus", True) else None
-    stored = run_store.put(store["key"], result["trace_json"].encode("utf-8"), corpus, meta)
+    stored = run_store.put(key, result["trace_json"].encode("utf-8"), corpus, meta)
     run_store.close()
-    return store["key"] if stored else None
+    return key if stored else None
 
 
 # ---------------------------------------------------------------- measuring

@@ -158,6 +158,24 @@ def test_stop_ends_the_work_for_real_and_keeps_the_merges_so_far():
 
 
 @pytest.mark.slow
+def test_a_reload_during_training_can_stop_it_and_keeps_the_merges_so_far():
+    """A reload (a new session on the link) waits for the same job without knowing its corpus;
+    once the first tab's session has let go (closed: explorer.ui.common.abandoned), its Stop is
+    the job's, and the stopped run, stored by the worker under a key of its own, is its page's."""
+    first, _ = start_a_long_training(seed=8)
+    reloaded = new_app(query(first))
+    attached = session_value(reloaded, JOB)
+    assert attached is not None and attached.job is session_value(first, JOB).job and not attached.text
+    session_value(first, JOB).handle.release()  # what the abandoned-session watcher does
+    click(reloaded, W.STOP)
+    run = run_of(reloaded)
+    assert run is not None and run.trace.stop_reason == "stopped" and run.stopped_by == "the Stop button"
+    assert run.characters == len(words(60_000, seed=8)) and query(reloaded)["run"] == run.store_key
+    assert run.store_key != query(first)["run"]  # not the whole run's key
+    assert run_of(new_app(query(reloaded), MERGES)).trace.steps == run.trace.steps
+
+
+@pytest.mark.slow
 def test_a_crashed_worker_is_a_sentence_and_the_next_training_works():
     at, pid = start_a_long_training(seed=8)
     os.kill(pid, signal.SIGKILL)

@@ -17,7 +17,7 @@ from explorer.checks import Limits, corpus_prefix, sample_lines
 from explorer.compare import measure_corpus, pretrained_column, tokenizer_column
 from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_json
 from explorer.run_config import RunConfig
-from explorer.runstore import SQLiteRunStore
+from explorer.runstore import SQLiteRunStore, stopped_key_seed, stopped_run_key
 from explorer.samples import MULTILINGUAL, STUDY_IN_SCARLET
 from explorer.train import tokenizer_from_trace, train_corpus
 from explorer.training.bpe import TrainerConfig
@@ -91,14 +91,23 @@ def test_a_pool_counts_in_the_cores_its_workers_leave(monkeypatch):
     assert [WorkerPool(size=size).counting_jobs for size in (1, 2, 3, 4, 8)] == [4, 2, 1, 1, 1]
 
 
-def test_the_stop_button_ends_training_with_the_merges_so_far_and_is_not_stored(tmp_path):
+def test_the_stop_button_ends_training_with_the_merges_so_far_stored_under_a_key_of_its_own(tmp_path):
     store = SQLiteRunStore(tmp_path / "runs.sqlite3", secret=b"s" * 32)
     reporter = FakeReporter(stop_after=1)
-    result = train_task(reporter, CORPUS, SETTINGS, LIMITS, {**store.location(), "key": "k" * 64, "meta": {}})
+    seed = stopped_key_seed(store.secret, "k" * 64)
+    spec = {**store.location(), "key": "k" * 64, "stopped_seed": seed, "meta": {}, "keep_corpus": True}
+    result = train_task(reporter, CORPUS, SETTINGS, LIMITS, spec)
     assert result["stop_reason"] == "stopped" and result["stopped_by"] == "the Stop button"
     assert 0 < result["steps"] < 400 - 257
+    assert store.get("k" * 64) is None  # never under the shared key: it is not the whole run
+    assert result["stored_key"] == stopped_run_key(seed, result["steps"]) and result["trace_json"] is None
+    entry = store.get(result["stored_key"])
+    assert entry.corpus.decode("utf-8") == CORPUS and entry.meta["stopped_by"] == "the Stop button"
+    assert Trace.from_json(entry.payload.decode("utf-8")).steps == result["steps"]
+    # Without a seed (a store spec of an older server) a stopped run comes back whole, unstored.
+    reporter = FakeReporter(stop_after=1)
+    result = train_task(reporter, CORPUS, SETTINGS, LIMITS, {**store.location(), "key": "k" * 64, "meta": {}})
     assert result["stored_key"] is None and Trace.from_json(result["trace_json"]).steps == result["steps"]
-    assert store.get("k" * 64) is None
 
 
 def test_the_step_limit_of_the_budget_applies():

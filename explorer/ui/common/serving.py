@@ -12,8 +12,9 @@ from it, parsed once per process.
 - `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its Trace
   (a UnigramTrace for a Unigram run) and derived objects are kept in a small process-wide LRU
   (`SHARED_RUNS`), so a class opening the same run parses it once and holds it once.
-- `save_run(run, corpus_text)`: store a run the server made itself (one stopped by its visitor,
-  which the worker does not store under the shared key), so a reload brings it back too.
+- `stopped_key(key, steps)`: the key of a run stopped by its visitor (the worker stores it there,
+  never under the shared key: `store_spec`).
+- `save_run(run, corpus_text)`: store a run the server made itself, so a reload brings it back too.
 
 Pure Python (no streamlit): the Streamlit side is explorer.ui.common.training and explorer.ui.common.link.
 What it does not do: train, or decide what a page shows.
@@ -30,7 +31,15 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from explorer.checks import Limits
-from explorer.runstore import SQLiteRunStore, canonical_json, is_run_key, open_store, run_key
+from explorer.runstore import (
+    SQLiteRunStore,
+    canonical_json,
+    is_run_key,
+    open_store,
+    run_key,
+    stopped_key_seed,
+    stopped_run_key,
+)
 from explorer.samples import SAMPLES
 from explorer.training.history import TrainingHistory
 from explorer.ui.common.runs import Run, RunKey, corpus_digest
@@ -91,25 +100,36 @@ def training_spec(settings: Settings, limits: Limits) -> dict:
     return settings.run_config(limits).to_dict()
 
 
-def training_key(text: str, settings: Settings, limits: Limits, stopped_at: int | None = None) -> str:
+def training_key(text: str, settings: Settings, limits: Limits) -> str:
     """The store key of training `text` with `settings` under the step limit of `limits` (the
     time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
-    of its own (`stopped_at`: its merges, or rounds), never the shared one."""
+    of its own, never this shared one (`store_spec`'s "stopped_seed", `stopped_key`)."""
     run = settings.run_config(limits)
     described = {**run.to_dict(), "trace_version": TRACE_VERSION}
     if run.trainer.takes_step_limit:  # the step limit counts merges: a Unigram run has none
         described["max_steps"] = limits.max_steps
-    if stopped_at is not None:
-        described["stopped_at"] = stopped_at
     return run_key(secret(), corpus_digest(text), canonical_json(described))
 
 
+def stopped_key(key: str, steps: int) -> str:
+    """The key of the run trained under `key` that its visitor stopped after `steps` steps."""
+    return stopped_run_key(stopped_key_seed(secret(), key), steps)
+
+
 def store_spec(key: str, meta: dict, keep_corpus: bool) -> dict | None:
-    """`train_task`'s `store` argument: where the worker writes the finished run, and what with."""
+    """`train_task`'s `store` argument: where the worker writes the finished run, and what with
+    (a stopped one under a key of its own, made from "stopped_seed": explorer.runstore.keys)."""
     run_store = store()
     if run_store is None or not run_store.writable:
         return None
-    return {**run_store.location(), "key": key, "meta": meta, "keep_corpus": keep_corpus}
+    seed = stopped_key_seed(run_store.secret, key)
+    return {
+        **run_store.location(),
+        "key": key,
+        "stopped_seed": seed,
+        "meta": meta,
+        "keep_corpus": keep_corpus,
+    }
 
 
 def run_meta(settings: Settings, shared_label: str, sample_key: str | None, text: str) -> dict:

@@ -15,7 +15,7 @@ How a training goes:
   returns the merges learned so far, stop_reason "stopped"), and otherwise only lets go of it.
 - `collect()` (every page's frame calls it) turns a finished job into the current run, or into
   one sentence: a failure, a crash of the worker (the pool starts a new one), a cancellation.
-  A run the visitor stopped is stored by the server under a key of its own.
+  A run the visitor stopped is stored by the worker under a key of its own (explorer.runstore.keys).
 - A visitor who closes the tab: the session's handle is released once it has been disconnected
   for a while (explorer.ui.common.abandoned), and a job nobody holds any more is cancelled.
 
@@ -300,10 +300,9 @@ def finish(job: TrainingJob) -> tuple[Run, str] | str:
             store_key=job.key,
         )
         if trace.stop_reason == "stopped" and result.get("stopped_by") == tasks.STOP_BUTTON:
-            # Stopped by its visitor: theirs alone, under a key of its own (not the shared one).
-            run.store_key = serving.training_key(
-                job.text, job.settings, job.limits, stopped_at=tasks.trace_steps(trace)
-            )
+            # Stopped by its visitor, and not stored by the worker (no store that can be written):
+            # theirs alone, under a key of its own (not the shared one).
+            run.store_key = serving.stopped_key(job.key, tasks.trace_steps(trace))
             serving.save_run(run, job.text)
         return run, job.text
     if ended.state == CANCELLED:
