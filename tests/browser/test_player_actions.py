@@ -41,7 +41,7 @@ from tests.helpers.walk_seeds import first_seed
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 expect = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing").expect
 
-ACTIONS_DEFAULT = 90
+ACTIONS_DEFAULT = 45  # 15 a run: about a minute of the suite's 2 cores (the seed is new each commit)
 LAST = ("pause", "reload", "link in another browser")  # after the drawn ones, in every run
 RUNS = {
     "bpe": "algorithm=bpe&flavor=library&vocab_size=330&sample=scarlet",
