@@ -20,7 +20,7 @@ def train_and_stamp(reporter, corpus_text, settings, limits, store=None):
     result = tasks.train_task(reporter, corpus_text, settings, limits)
     if store is not None:
         started = time.perf_counter()
-        result["stored_key"] = tasks._store_run(store, result, corpus_text)
+        result["stored_key"] = tasks._store_run(store, store["key"], result, corpus_text)
         result["store_seconds"] = time.perf_counter() - started
         result["trace_json"] = None
     result["finished_at"] = time.time()
