@@ -199,23 +199,54 @@ class UnigramModel:
         table = tuple(ViterbiCell(end, best_score[end], best_edge[end]) for end in range(1, len(word) + 1))
         return Lattice(word, tuple(tried), table, tuple(path), best_score[len(word)])
 
+    def _best_starts(self, word: str) -> tuple[list[int], list[int | None]]:
+        """`_viterbi`'s best path without its explanation: for every end position the start and
+        id of its best edge, the same candidates in the same order (pieces shortest first, then
+        the unknown edge), with no edge object made (encoding a corpus runs this per word)."""
+        length, vocab, scores, longest = len(word), self.vocab, self.scores, self._longest
+        best_score = [0.0] * (length + 1)
+        best_score[0] = self.start_score
+        best_start = [-1] * (length + 1)  # -1: no edge ends here yet
+        best_id: list[int | None] = [None] * (length + 1)
+        for start in range(length):
+            till_here = best_score[start]
+            single = False  # a piece of exactly one character starts here
+            for end in range(start + 1, min(length, start + longest) + 1):
+                piece_id = vocab.get(word[start:end])
+                if piece_id is not None:
+                    single = single or end == start + 1
+                    score = scores[piece_id] + till_here
+                    if best_start[end] < 0 or score > best_score[end]:
+                        best_score[end], best_start[end], best_id[end] = score, start, piece_id
+            if not single:
+                score = self.unk_score + till_here
+                if best_start[start + 1] < 0 or score > best_score[start + 1]:
+                    if self.unk_id is None:
+                        raise NoUnknownPiece(word, start)
+                    best_score[start + 1], best_start[start + 1], best_id[start + 1] = (
+                        score,
+                        start,
+                        self.unk_id,
+                    )
+        return best_start, best_id
+
     def segment(self, word: str) -> list[tuple[int, int]]:
         """The (start, end) spans of the tokens, unknown runs fused."""
         spans: list[tuple[int, int]] = []
-        _, best_edge, _ = self._viterbi(word)
+        best_start, best_id = self._best_starts(word)
         end = len(word)
         fused_end = None  # end of a run of unk tokens being fused, walking backwards
         while end > 0:
-            edge = best_edge[end]
-            if edge.id == self.unk_id:
+            start = best_start[end]
+            if best_id[end] == self.unk_id:
                 if fused_end is None:
                     fused_end = end
             else:
                 if fused_end is not None:
                     spans.append((end, fused_end))
                     fused_end = None
-                spans.append((edge.start, end))
-            end = edge.start
+                spans.append((start, end))
+            end = start
         if fused_end is not None:
             spans.append((0, fused_end))
         spans.reverse()
