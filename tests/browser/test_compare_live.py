@@ -1,7 +1,7 @@
 """Compare's live text box in a real browser, as a person uses it: typed key by key (no Enter),
 pasted, a column that cannot encode, the copy buttons, hostile text, the link, and how it looks.
 
-One server and one trained run (the Train page's defaults) for the module; the run's tokenizer.json
+One trained run (the Train page's defaults) for the module, on the session's server; the run's tokenizer.json
 is downloaded from the Vocabulary page, as a person would, so that its column can be checked
 against the command line too. Every expected token list comes from `python -m explorer encode`
 (a process of its own), never from the page's own code.
@@ -82,10 +82,9 @@ class TrainedRun:
 
 
 @pytest.fixture(scope="module")
-def run(context, server, tmp_path_factory) -> TrainedRun:
-    page = context.new_page()  # the module's context (downloads accepted): its tests' tabs load faster
-    page.set_default_timeout(60_000)
-    try:
+def run(tabs, server, tmp_path_factory) -> TrainedRun:
+    with tabs.open() as page:  # a tab of the session's context (downloads accepted), reused by the tests next
+        page.set_default_timeout(60_000)
         open_page(page, server, "/")
         train(page)
         sidebar(page).get_by_role("link", name="Vocabulary").click()
@@ -99,8 +98,6 @@ def run(context, server, tmp_path_factory) -> TrainedRun:
         page.get_by_role("textbox", name=BOX).wait_for()
         wait_idle(page)
         return TrainedRun(page.url, path)
-    finally:
-        page.close()
 
 
 # ---------------------------------------------------------------- what the page shows
@@ -590,16 +587,13 @@ def test_the_link_after_typing_opens_the_same_text_in_a_new_session(page, run, e
     offered = page.locator('[data-testid="stPopoverBody"] code').inner_text().strip()
     assert text_param(offered) == LINKED
 
-    other = elsewhere.new_page()  # another browser (tests/browser/conftest.py)
-    try:
+    with elsewhere.open() as other:  # another browser (tests/browser/conftest.py)
         open_compare(other, url)
         wait_until_shown(other, LINKED, DEFAULT_COLUMNS)
         assert box_of(other).input_value() == LINKED
         assert column_names(other) == names
         assert {name: shown_ids(other, name) for name in names} == ids
         assert counts_rows(other) == names
-    finally:
-        other.close()
 
 
 # ---------------------------------------------------------------- what it looks like

@@ -8,7 +8,7 @@ multi-byte characters, emoji, CJK and code, measured in the browser (tests/brows
 - no text is cut: no clipping element is narrower than its text, no chart title runs past its chart;
 - the boundary diff on Compare draws two aligned rows (each top cell above its bottom cell).
 
-One server, one browser tab for the module: a small byte-level BPE run is trained once, then each
+One browser tab for the module, on the session's server: a small byte-level BPE run is trained once, then each
 page is visited at each width by resizing the tab, Compare and Merge history with every section
 open (a closed one draws nothing); the last test trains a Unigram run and looks at
 its Training history. Screenshots of every page at every width, in viewport-high slices down the

@@ -290,19 +290,17 @@ def test_every_link_shows_what_its_page_shows(server, page, elsewhere, seed):
         assert_no_errors(page, f"walk {seed} after {done}")
         seen = settled_view(page)
         query = page.url.split("?", 1)[1] if "?" in page.url else ""
-        other = elsewhere.new_page()  # another browser (tests/browser/conftest.py): a session of its own
-        try:
-            open_page(other, server, path_of(page), query)
-            if seen.get("step") is not None:
-                other.locator(STEP_INPUT).wait_for(timeout=60_000)
-            there = settled_view(other)
-        except Exception as error:
-            screenshot(other, f"link-walk-{seed}-{len(done)}-failed-link")
-            raise AssertionError(
-                f"walk {seed}: the link {path_of(page)}?{query} did not open after {done}: {error}"
-            ) from None
-        finally:
-            other.close()
+        with elsewhere.open() as other:  # another browser (tests/browser/conftest.py): a session of its own
+            try:
+                open_page(other, server, path_of(page), query)
+                if seen.get("step") is not None:
+                    other.locator(STEP_INPUT).wait_for(timeout=60_000)
+                there = settled_view(other)
+            except Exception as error:
+                screenshot(other, f"link-walk-{seed}-{len(done)}-failed-link")
+                raise AssertionError(
+                    f"walk {seed}: the link {path_of(page)}?{query} did not open after {done}: {error}"
+                ) from None
         checked += 1
         if there != seen:
             differing = {k: (seen[k], there.get(k)) for k in seen if seen[k] != there.get(k)}

@@ -209,7 +209,7 @@ def test_train_then_every_page_by_sidebar_and_by_url(server, page):
         assert_no_errors(page, f"{path} by URL")
         screenshot(page, f"tour-5-by-url-{title}")
 
-    # What the tabs of a module's context (tests/browser/conftest.py) carry from one test to the next
+    # What the tabs of the session's context (tests/browser/conftest.py) carry from one test to the next
     # is Streamlit's own, its XSRF cookie and its theme: the app keeps nothing in the browser.
     assert {cookie["name"] for cookie in page.context.cookies()} <= {"_streamlit_xsrf"}
     kept = page.evaluate("() => [...Object.keys(localStorage), ...Object.keys(sessionStorage)]")

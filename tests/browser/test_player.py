@@ -121,14 +121,11 @@ def test_a_merge_history_link_opens_its_step_everywhere(server, fresh_server, el
     here = panels_at(page, 3)
     query = page.url.split("?", 1)[1]
 
-    other = elsewhere.new_page()
-    try:
+    with elsewhere.open() as other:
         open_page(other, fresh_server, "/Merge_history", query)  # a fresh server: its first request
         there = panels_at(other, 3)
         assert_no_errors(other, "the link on a fresh server")
         screenshot(other, "player-link-step-3")
-    finally:
-        other.close()
     assert there == here
     assert there["slider"] == "3" and "Merge 3 of" in there["line"]
     assert "merge 3:" in there["competition"] and "after 3 merges" in there["steps"]

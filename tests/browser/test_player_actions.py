@@ -20,6 +20,7 @@ suite's budget). Every run then ends with a Pause, a reload and the link opened 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -80,17 +81,33 @@ class Watch:
         self.errors: list[str] = []
         self.failed: list[str] = []
 
-    def attach(self, page) -> None:
-        page.on("pageerror", lambda error: self.errors.append(f"pageerror: {error}"))
-        page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
-        page.on(
-            "response",
-            lambda response: (
-                response.status >= 400
-                and not PROBES.search(urlsplit(response.url).path)
-                and self.failed.append(f"{response.status} {response.url}")
-            ),
-        )
+    def _on_page_error(self, error) -> None:
+        self.errors.append(f"pageerror: {error}")
+
+    def _on_console(self, message) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def _on_response(self, response) -> None:
+        if response.status >= 400 and not PROBES.search(urlsplit(response.url).path):
+            self.failed.append(f"{response.status} {response.url}")
+
+    @contextlib.contextmanager
+    def attached(self, page):
+        """Listen to the tab for the block (the tab is reused afterwards: tests/browser/conftest.py)."""
+        listeners = {
+            "pageerror": self._on_page_error,
+            "console": self._on_console,
+            "response": self._on_response,
+        }
+        for event, listener in listeners.items():
+            page.on(event, listener)
+        try:
+            yield self
+        finally:
+            if not page.is_closed():
+                for event, listener in listeners.items():
+                    page.remove_listener(event, listener)
 
     def problems(self) -> list[str]:
         resources = [text for text in self.errors if text.startswith("Failed to load resource")]
@@ -155,25 +172,25 @@ def act(page, elsewhere, rng: random.Random, action: str, watch: Watch) -> None:
     elif action == "link in another browser":
         step = player_reading(page)[0]
         link = page.url
-        other = elsewhere.new_page()
         other_watch = Watch()
-        other_watch.attach(other)
-        try:
+        with elsewhere.open() as other, other_watch.attached(other):
             other.goto(link, wait_until="domcontentloaded")
             other.locator(PLAYER_SELECTOR).wait_for(timeout=60_000)
             wait_idle(other)
             shown = check(other, other_watch, "the link in another browser")
             assert shown == step, f"the link was copied at step {step}; it opens step {shown}"
-        finally:
-            other.close()
 
 
 @pytest.mark.parametrize("kind", list(RUNS))
 def test_the_player_holds_under_random_actions(server, elsewhere, page, kind):
     rng = random.Random(f"{seed()}-{kind}")
     print(f"player actions seed: {seed()} ({kind}; replay with EXPLORER_PLAYER_SEED={seed()})")
-    watch = Watch()
-    watch.attach(page)
+    with Watch().attached(page) as watch:
+        _play_the_actions(page, server, elsewhere, rng, kind, watch)
+    screenshot(page, f"player-actions-{kind}")
+
+
+def _play_the_actions(page, server, elsewhere, rng: random.Random, kind: str, watch: Watch) -> None:
     open_page(page, server, "/Merge_history", f"{RUNS[kind]}&step=0")
     expect(main(page).locator(PLAYER_SELECTOR)).to_be_visible()
     check(page, watch, f"{kind}: opened")
@@ -193,4 +210,3 @@ def test_the_player_holds_under_random_actions(server, elsewhere, page, kind):
         act(page, elsewhere, rng, action, watch)
         check(page, watch, where)
     check_paused(page, watch, f"{kind}: at the end")
-    screenshot(page, f"player-actions-{kind}")

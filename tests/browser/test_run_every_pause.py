@@ -27,8 +27,24 @@ CYCLES = 4
 
 def test_pausing_a_run_every_fragment_keeps_the_page(browser, page):
     errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(f"pageerror: {error}"))
-    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+
+    def on_page_error(error) -> None:
+        errors.append(f"pageerror: {error}")
+
+    def on_console(message) -> None:
+        if message.type == "error":
+            errors.append(message.text)
+
+    page.on("pageerror", on_page_error)
+    page.on("console", on_console)
+    try:
+        _play_and_pause(page, errors)
+    finally:  # the tab is reused (tests/browser/conftest.py)
+        page.remove_listener("pageerror", on_page_error)
+        page.remove_listener("console", on_console)
+
+
+def _play_and_pause(page, errors: list[str]) -> None:
     rng = random.Random(30)
     with streamlit_server("server-run-every-pause", script="tests/browser/apps/run_every_pause.py") as url:
         page.goto(f"{url}/?variant=e&shape=1&end=40", wait_until="domcontentloaded")

@@ -107,8 +107,7 @@ def test_a_reload_and_a_link_elsewhere_keep_the_run_and_the_step(server, fresh_s
     # Another browser (tests/browser/conftest.py: `elsewhere`), on another server that shares the
     # run store (as a second replica on the same disk would).
     query = page.url.split("?", 1)[1]
-    other = elsewhere.new_page()
-    try:
+    with elsewhere.open() as other:
         open_page(other, fresh_server, "/Merge_history", query)
         other.locator(STEP_INPUT).wait_for(timeout=60_000)
         assert other.locator(STEP_INPUT).input_value() == "4"
@@ -119,8 +118,6 @@ def test_a_reload_and_a_link_elsewhere_keep_the_run_and_the_step(server, fresh_s
             re.compile("reloadmarker")
         )
         screenshot(other, "serving-link-elsewhere")
-    finally:
-        other.close()
 
 
 def test_a_reload_during_training_waits_for_it(server, page, tmp_path):

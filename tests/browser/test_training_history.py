@@ -231,15 +231,12 @@ def test_the_course_unigram_played_scrubbed_reloaded_and_shared(server, elsewher
     assert f"run={run[1]}" in page.url
     assert {"sentence": round_sentence(page), "headings": panel_headings(page)} == here
 
-    other = elsewhere.new_page()
-    try:
+    with elsewhere.open() as other:
         open_page(other, server, "/Merge_history", page.url.split("?", 1)[1])
         assert title_of(other) == "Training history"
         assert_everything_at(other, 2, "the link in another browser")
         assert {"sentence": round_sentence(other), "headings": panel_headings(other)} == here
         screenshot(other, "training-history-link-round-2")
-    finally:
-        other.close()
 
     for name, text in (("cjk", CJK_WORD), ("code", CODE)):
         type_into(page, "Word", text)
