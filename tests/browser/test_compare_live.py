@@ -40,7 +40,6 @@ import tokenizers
 
 from tests.browser.helpers import (
     SCREENSHOTS,
-    VIEWPORT,
     assert_no_errors,
     main,
     open_page,
@@ -451,13 +450,13 @@ COPIED = "Naïve café 😀 x² costs 3.14 € (two  spaces)"
 
 
 @pytest.fixture
-def clipboard_page(browser):
-    context = browser.new_context(viewport=VIEWPORT, permissions=["clipboard-read", "clipboard-write"])
-    context.set_default_timeout(30_000)
+def clipboard_page(page):
+    """The test's tab, allowed to read and write the clipboard (until the test ends)."""
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     try:
-        yield context.new_page()
+        yield page
     finally:
-        context.close()
+        page.context.clear_permissions()
 
 
 def gpt2_vocabulary() -> dict[int, str]:

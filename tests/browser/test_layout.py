@@ -59,11 +59,11 @@ SENTENCES = "\n".join(
 
 
 @pytest.fixture(scope="module")
-def tab(browser, server):
+def tab(tabs, server):
     """One tab for the module, its requests to other hosts recorded in `tab.foreign_requests`."""
-    context = browser.new_context(viewport={"width": WIDTHS[1], "height": HEIGHT})
-    context.set_default_timeout(60_000)
-    page = context.new_page()
+    page = tabs.take()
+    page.set_viewport_size({"width": WIDTHS[1], "height": HEIGHT})
+    page.set_default_timeout(60_000)
     page.foreign_requests = []
 
     def on_request(request) -> None:
@@ -71,17 +71,18 @@ def tab(browser, server):
         if parts.scheme in ("http", "https", "ws", "wss") and parts.hostname not in LOCAL_HOSTS:
             page.foreign_requests.append(f"{page.url} -> {request.url}")
 
-    context.on("request", on_request)
-    open_page(page, server, "/")
-    area = page.get_by_role("textbox", name="Corpus", exact=True)
-    area.fill(CORPUS)
-    area.press("Control+Enter")
-    wait_idle(page)
-    train(page)
+    page.on("request", on_request)
     try:
+        open_page(page, server, "/")
+        area = page.get_by_role("textbox", name="Corpus", exact=True)
+        area.fill(CORPUS)
+        area.press("Control+Enter")
+        wait_idle(page)
+        train(page)
         yield page
     finally:
-        context.close()
+        page.remove_listener("request", on_request)
+        tabs.give_back(page)
 
 
 def go(page, label: str, title: str | None = None) -> None:

@@ -13,24 +13,23 @@ pytestmark = pytest.mark.browser
 FIRST_SCREEN = {"width": 1280, "height": 800}
 
 
-def test_a_lesson_link_opens_merge_history_at_step_1_with_the_why_on_the_first_screen(fresh_server, browser):
-    page = browser.new_context(viewport=FIRST_SCREEN).new_page()
-    try:
-        open_page(page, fresh_server, "/", "lesson=course-bpe")
-        main(page).locator(".why").wait_for(timeout=60_000)
-        wait_idle(page)
-        assert title_of(page) == "Merge history"
-        assert "step=1" in page.url and "run=" in page.url and "lesson=" not in page.url
-        assert "Merge 1 of 19" in main(page).locator(".merge-summary").inner_text()
-        assert main(page).get_by_text("Matches the course", exact=False).count() == 1
-        for element in (
-            page.get_by_role("button", name="Play", exact=True),
-            main(page).locator(".merge-summary"),
-            main(page).locator(".why"),
-        ):
-            box = element.bounding_box()
-            assert box is not None and box["y"] + box["height"] <= FIRST_SCREEN["height"], box
-        assert_no_errors(page, "the lesson link")
-        screenshot(page, "lesson-course-bpe-first-screen")
-    finally:
-        page.context.close()
+def test_a_lesson_link_opens_merge_history_at_step_1_with_the_why_on_the_first_screen(fresh_server, page):
+    page.set_viewport_size(
+        FIRST_SCREEN
+    )  # a laptop's first screen (the tab's size for the next test is reset)
+    open_page(page, fresh_server, "/", "lesson=course-bpe")
+    main(page).locator(".why").wait_for(timeout=60_000)
+    wait_idle(page)
+    assert title_of(page) == "Merge history"
+    assert "step=1" in page.url and "run=" in page.url and "lesson=" not in page.url
+    assert "Merge 1 of 19" in main(page).locator(".merge-summary").inner_text()
+    assert main(page).get_by_text("Matches the course", exact=False).count() == 1
+    for element in (
+        page.get_by_role("button", name="Play", exact=True),
+        main(page).locator(".merge-summary"),
+        main(page).locator(".why"),
+    ):
+        box = element.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= FIRST_SCREEN["height"], box
+    assert_no_errors(page, "the lesson link")
+    screenshot(page, "lesson-course-bpe-first-screen")
