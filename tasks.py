@@ -50,6 +50,17 @@ UV_OPTIONS = ("--compile-bytecode",)
 
 
 def ensure_venv(requirements: str) -> None:
+    """Build or update .venv for `requirements`, one command at a time (.ci/run starts `lint` and
+    `test` together: the second waits here for the first's install)."""
+    with open(ROOT / ".venv.lock", "w") as lock:
+        if os.name == "posix":
+            import fcntl
+
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        _install(requirements)
+
+
+def _install(requirements: str) -> None:
     files = [ROOT / "requirements.txt", ROOT / requirements]
     digest = hashlib.sha256(
         b"".join(f.read_bytes() for f in files) + " ".join(UV_OPTIONS).encode()
