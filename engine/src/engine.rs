@@ -1,0 +1,255 @@
+//! The incremental merge engine: explorer/training/bpe/engine.py, line for line in behaviour.
+//!
+//! Each distinct word is a vector of symbol ids with its corpus count; `pair_counts` holds every
+//! adjacent pair's weighted count, overlaps included; a merge rewrites only the words it is given
+//! and reports the same pair-count deltas, in the same places, as the Python engine (the library's
+//! `Word::merge`), and the step that removed each character boundary (`boundary_steps`).
+//!
+//! What it does not do: choose the next pair (queues.rs) or name tokens (run.rs).
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+/// A pair `(left, right)` as one `u64`; orders like the tuple.
+pub type Pair = u64;
+
+pub fn pack(left: u32, right: u32) -> Pair {
+    (left as u64) << 32 | right as u64
+}
+
+pub fn unpack(pair: Pair) -> (u32, u32) {
+    ((pair >> 32) as u32, pair as u32)
+}
+
+/// A boundary never removed (int32 max).
+pub const NEVER: i32 = i32::MAX;
+
+/// What one merge did: the pairs that gained (each with the words where they did, in the order
+/// first met), how many distinct words changed and how many corpus occurrences were merged.
+pub struct Merged {
+    pub new_pairs: Vec<(Pair, Vec<u32>)>,
+    pub words_changed: i64,
+    pub occurrences: i64,
+}
+
+pub struct Engine {
+    pub words: Vec<Vec<u32>>,
+    pub counts: Vec<i64>,
+    /// Each token's length in characters, decorations included (grows with the vocabulary).
+    pub token_lengths: Vec<i64>,
+    pub prefix_length: i64,
+    /// Per word, per boundary between two characters: the step that removed it.
+    pub boundary_steps: Vec<Vec<i32>>,
+    pub pair_counts: FxHashMap<Pair, i64>,
+    /// Pair -> the words that held it when first counted, in word order (the library flavor's
+    /// first queue entries); emptied for the course flavor, whose live index is `pair_words`.
+    pub initial_pair_words: Vec<(Pair, Vec<u32>)>,
+    pub symbol_freqs: Option<FxHashMap<u32, i64>>,
+    pub pair_words: Option<FxHashMap<Pair, FxHashSet<u32>>>,
+    pub pairs_by_symbol: Option<FxHashMap<u32, FxHashSet<Pair>>>,
+}
+
+impl Engine {
+    pub fn new(
+        words: Vec<Vec<u32>>,
+        counts: Vec<i64>,
+        token_lengths: Vec<i64>,
+        prefix_length: i64,
+        track_symbol_freqs: bool,
+        track_pair_words: bool,
+    ) -> Engine {
+        let boundary_steps = words
+            .iter()
+            .map(|w| vec![NEVER; w.len().saturating_sub(1)])
+            .collect();
+        let mut engine = Engine {
+            words,
+            counts,
+            token_lengths,
+            prefix_length,
+            boundary_steps,
+            pair_counts: FxHashMap::default(),
+            initial_pair_words: Vec::new(),
+            symbol_freqs: if track_symbol_freqs {
+                Some(FxHashMap::default())
+            } else {
+                None
+            },
+            pair_words: None,
+            pairs_by_symbol: None,
+        };
+        engine.count_pairs();
+        if track_pair_words {
+            let mut index = FxHashMap::default();
+            for (pair, holders) in engine.initial_pair_words.drain(..) {
+                index.insert(pair, holders.into_iter().collect::<FxHashSet<u32>>());
+            }
+            engine.pair_words = Some(index);
+        }
+        if track_symbol_freqs {
+            let mut by_symbol: FxHashMap<u32, FxHashSet<Pair>> = FxHashMap::default();
+            for &pair in engine.pair_counts.keys() {
+                let (left, right) = unpack(pair);
+                by_symbol.entry(left).or_default().insert(pair);
+                by_symbol.entry(right).or_default().insert(pair);
+            }
+            engine.pairs_by_symbol = Some(by_symbol);
+        }
+        engine
+    }
+
+    fn count_pairs(&mut self) {
+        let mut slot: FxHashMap<Pair, usize> = FxHashMap::default();
+        let mut holders: Vec<(Pair, Vec<u32>)> = Vec::new();
+        for (index, symbols) in self.words.iter().enumerate() {
+            let count = self.counts[index];
+            if let Some(freqs) = self.symbol_freqs.as_mut() {
+                for &symbol in symbols {
+                    *freqs.entry(symbol).or_insert(0) += count;
+                }
+            }
+            for window in symbols.windows(2) {
+                let pair = pack(window[0], window[1]);
+                *self.pair_counts.entry(pair).or_insert(0) += count;
+                let at = *slot.entry(pair).or_insert_with(|| {
+                    holders.push((pair, Vec::new()));
+                    holders.len() - 1
+                });
+                let words = &mut holders[at].1;
+                if words.last() != Some(&(index as u32)) {
+                    words.push(index as u32);
+                }
+            }
+        }
+        self.initial_pair_words = holders;
+    }
+
+    /// Merge `pair` into `new_symbol` in every word of `candidates` that holds it, left to right
+    /// (in `a a a`, the first two), at merge step `step`.
+    pub fn merge<'a>(
+        &mut self,
+        pair: Pair,
+        new_symbol: u32,
+        candidates: impl Iterator<Item = &'a u32>,
+        step: i32,
+    ) -> Merged {
+        let (left, right) = unpack(pair);
+        let mut gained: FxHashMap<Pair, usize> = FxHashMap::default();
+        let mut new_pairs: Vec<(Pair, Vec<u32>)> = Vec::new();
+        let mut words_changed = 0i64;
+        let mut occurrences = 0i64;
+        let lengths = &self.token_lengths;
+        let prefix_length = self.prefix_length;
+        let last_character_of_left = lengths[left as usize] - 1;
+        let pair_counts = &mut self.pair_counts;
+        let mut rebuilt: Vec<u32> = Vec::new();
+
+        let mut note = |pair: Pair, index: u32, new_pairs: &mut Vec<(Pair, Vec<u32>)>| {
+            let at = *gained.entry(pair).or_insert_with(|| {
+                new_pairs.push((pair, Vec::new()));
+                new_pairs.len() - 1
+            });
+            let words = &mut new_pairs[at].1;
+            if words.last() != Some(&index) {
+                words.push(index);
+            }
+        };
+
+        for &index in candidates {
+            let symbols = &self.words[index as usize];
+            let size = symbols.len();
+            if size < 2 || !symbols.windows(2).any(|w| w[0] == left && w[1] == right) {
+                continue;
+            }
+            let count = self.counts[index as usize];
+            let steps = &mut self.boundary_steps[index as usize];
+            rebuilt.clear();
+            // Characters before the symbol being written, less one prefix per symbol (see the
+            // Python engine: the boundary removed sits after the left symbol's characters).
+            let mut characters = 0i64;
+            let mut merged_here = 0i64;
+            let mut i = 0;
+            while i < size {
+                if i + 1 < size && symbols[i] == left && symbols[i + 1] == right {
+                    let position = rebuilt.len() as i64;
+                    steps[(characters - prefix_length * position + last_character_of_left)
+                        as usize] = step;
+                    if let Some(&previous) = rebuilt.last() {
+                        *pair_counts.entry(pack(previous, left)).or_insert(0) -= count;
+                        let gain = pack(previous, new_symbol);
+                        *pair_counts.entry(gain).or_insert(0) += count;
+                        note(gain, index, &mut new_pairs);
+                    }
+                    if i + 2 < size {
+                        let following = symbols[i + 2];
+                        *pair_counts.entry(pack(right, following)).or_insert(0) -= count;
+                        let gain = pack(new_symbol, following);
+                        *pair_counts.entry(gain).or_insert(0) += count;
+                        note(gain, index, &mut new_pairs);
+                    }
+                    rebuilt.push(new_symbol);
+                    characters += lengths[new_symbol as usize];
+                    merged_here += 1;
+                    i += 2;
+                } else {
+                    rebuilt.push(symbols[i]);
+                    characters += lengths[symbols[i] as usize];
+                    i += 1;
+                }
+            }
+            words_changed += 1;
+            occurrences += merged_here * count;
+            std::mem::swap(&mut self.words[index as usize], &mut rebuilt);
+        }
+        if occurrences != 0 {
+            if let Some(freqs) = self.symbol_freqs.as_mut() {
+                *freqs.entry(left).or_insert(0) -= occurrences;
+                *freqs.entry(right).or_insert(0) -= occurrences;
+                *freqs.entry(new_symbol).or_insert(0) += occurrences;
+            }
+        }
+        if let Some(pair_words) = self.pair_words.as_mut() {
+            for (pair, holders) in &new_pairs {
+                pair_words
+                    .entry(*pair)
+                    .or_default()
+                    .extend(holders.iter().copied());
+            }
+        }
+        if let Some(by_symbol) = self.pairs_by_symbol.as_mut() {
+            for (pair, _) in &new_pairs {
+                let (a, b) = unpack(*pair);
+                by_symbol.entry(a).or_default().insert(*pair);
+                by_symbol.entry(b).or_default().insert(*pair);
+            }
+        }
+        Merged {
+            new_pairs,
+            words_changed,
+            occurrences,
+        }
+    }
+
+    /// (word index, position) of the pair's first occurrence in corpus order; prunes the words
+    /// that no longer hold it on the way. Needs `pair_words`.
+    pub fn first_occurrence(&mut self, pair: Pair) -> (u32, usize) {
+        let (left, right) = unpack(pair);
+        let holders = self
+            .pair_words
+            .as_mut()
+            .expect("the course's engine tracks pair words");
+        let set = holders.get_mut(&pair).expect("a live pair has holders");
+        let mut sorted: Vec<u32> = set.iter().copied().collect();
+        sorted.sort_unstable();
+        for index in sorted {
+            let symbols = &self.words[index as usize];
+            if let Some(position) = symbols
+                .windows(2)
+                .position(|w| w[0] == left && w[1] == right)
+            {
+                return (index, position);
+            }
+            set.remove(&index);
+        }
+        panic!("pair has no occurrence left");
+    }
+}
