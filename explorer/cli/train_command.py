@@ -89,6 +89,13 @@ def add_parser(commands) -> None:
         default=os.cpu_count() or 1,
         help="processes that count the corpus's words (default: the cores; the counts are the same)",
     )
+    train.add_argument(
+        "--engine",
+        choices=["auto", "rust", "python"],
+        default=None,
+        help="the merge engine for BPE and WordPiece (default: $EXPLORER_ENGINE, else auto: Rust when "
+        "built); both give the same tokenizer and trace",
+    )
     train.add_argument("--out", required=True, help="where to write tokenizer.json")
     train.add_argument("--trace", help="also write the training trace as JSON")
 
@@ -97,10 +104,17 @@ def run(args) -> int:
     from explorer.checks import Budget, Limits, check_corpus
     from explorer.lessons.explain import explain_vocab_size, special_token_notes, stop_reason_text
     from explorer.run_config import MAX_SYMBOLS, TrainerConfig
+    from explorer.training import engines
     from explorer.training.settings_checks import check_special_tokens
 
     if args.special_tokens is None:
         args.special_tokens = BERT_SPECIAL_TOKENS if args.algorithm == "wordpiece" else ""
+    if args.engine is not None:  # what bpe.train reads when no engine is passed to it
+        os.environ[engines.ENGINE_VARIABLE] = args.engine
+    try:
+        engines.resolve()
+    except ValueError as error:
+        raise UserError(str(error)) from None
     # A local tool: no limit unless asked (TrainerConfig still bounds the vocab size).
     limits = Limits(
         max_corpus_mb=args.max_corpus_mb or math.inf,
@@ -158,7 +172,7 @@ def run(args) -> int:
     trace = _train_and_write(args, corpus, config, budget, finish, max_steps=budget.step_limit)
     print(
         f"{trace.steps:,} merges, vocab {len(trace.vocab):,}, stopped: {stop_reason_text(trace)}, "
-        f"{trace.seconds:.2f} s -> {args.out}",
+        f"{trace.seconds:.2f} s ({trace.engine} engine) -> {args.out}",
         file=sys.stderr,
     )
     print(explain_vocab_size(trace, args.vocab_size, budget.stop_cause(trace)), file=sys.stderr)

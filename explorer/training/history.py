@@ -47,6 +47,7 @@ class TrainingHistory(Protocol):
     counts: list[int]
     stop_reason: str
     seconds: float
+    engine: str  # which engine trained: "python" or "rust" (explorer.training.engines)
     step_noun: str  # "merge" or "round"
     vocabulary_grows: bool
 

@@ -27,7 +27,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from explorer.run_config import TrainerConfig
+from explorer.run_config import RunConfig, TrainerConfig
+from explorer.training import engines
+from explorer.training.bpe.compiled import merge_compiled
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
 from explorer.training.bpe.merge_history import Trace
 from explorer.training.bpe.queues import CourseQueue, LibraryQueue, LikelihoodQueue
@@ -83,6 +85,7 @@ def train(
     should_stop: Callable[[], bool] | None = None,
     decorated_order: Iterable[str] | None = None,
     max_steps: int | None = None,
+    engine: str | None = None,
 ) -> Trace:
     """Learn merges from word counts (in order of first appearance) and return the full Trace.
 
@@ -90,6 +93,8 @@ def train(
     With `max_steps`, training stops (reason `stopped`) after exactly that many merges.
     `decorated_order` replaces the code-point order of the library flavor's decorated character
     block (`##x`, `x</w>`): parity tests pass the order one library run happened to use.
+    `engine`: `auto`, `rust` or `python` (explorer.training.engines; None: $EXPLORER_ENGINE); both
+    give the same Trace.
     """
     started = time.perf_counter()
     items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
@@ -99,14 +104,36 @@ def train(
     # 1. The initial vocabulary: special tokens, then the alphabet, each word as symbol ids.
     vocab, symbol_words, course_size = _initial_vocabulary(words, config, decorated_order)
     initial_vocab_size = len(vocab.tokens)
+    module = engines.module_for(engine)
+    if module is not None:
+        merged = merge_compiled(
+            module,
+            symbol_words,
+            counts,
+            vocab.tokens,
+            config,
+            course_size,
+            progress,
+            should_stop,
+            max_steps,
+        )
+        return Trace(
+            config=RunConfig(config, pre_tokenizer=None),
+            words=words,
+            counts=counts,
+            initial_vocab_size=initial_vocab_size,
+            seconds=time.perf_counter() - started,
+            engine="rust",
+            **merged,
+        )
 
     # 2. The engine over the words, and the queue that picks pairs the way the flavor does.
-    engine, queue = _engine_and_queue(symbol_words, counts, vocab, config)
+    merge_engine, queue = _engine_and_queue(symbol_words, counts, vocab, config)
 
     # 3. Merges, until the vocabulary is full, no pair is left or the caller stops us.
     recorder = MergeRecorder(scored=_scores_by_likelihood(config))
     stop_reason = _merge(
-        engine, queue, vocab, config, recorder, course_size, progress, should_stop, max_steps
+        merge_engine, queue, vocab, config, recorder, course_size, progress, should_stop, max_steps
     )
 
     return recorder.trace(
@@ -116,7 +143,7 @@ def train(
         vocab.tokens,
         initial_vocab_size,
         stop_reason,
-        engine.boundary_steps,
+        merge_engine.boundary_steps,
         seconds=time.perf_counter() - started,
     )
 

@@ -16,7 +16,7 @@ JSON schema (`to_json` / `from_json`), all lists indexed by step unless said oth
      "merge_scores": [float|null], "words_changed": [int], "occurrences": [int],
      "candidates": {"ends": i32, "left": i32, "right": i32, "count": i64, "score": f64|null,
                     "left_count": i64, "right_count": i64},   # the last two: likelihood runs only
-     "stop_reason": str, "seconds": float,
+     "stop_reason": str, "seconds": float, "engine": "python"|"rust",
      "boundary_steps": i32,
      "corpus": {"lines": int, "characters": int, "utf8_bytes": int, "words": int} | null}
 i32 / i64 / f64 are strings: base64 of a little-endian array of int32 / int64 / float64 (compact,
@@ -88,6 +88,9 @@ class Trace:
     stop_reason: str
     boundary_steps: list[array]
     seconds: float = 0.0
+    # Which merge engine trained (explorer.training.engines); like `seconds`, a fact about this
+    # run, not about its result: both engines record the same trace otherwise.
+    engine: str = "python"
     # The raw corpus counted as the Compare page counts a text (explorer.training.word_counts.count_text):
     # {"lines", "characters", "utf8_bytes", "words"}; None in traces written before version 3.
     corpus: dict | None = None
@@ -314,6 +317,7 @@ class Trace:
             "candidates": self.candidates.to_dict(),
             "stop_reason": self.stop_reason,
             "seconds": self.seconds,
+            "engine": self.engine,
             "boundary_steps": pack_rows(self.boundary_steps, "i32"),
             "corpus": self.corpus,
         }
@@ -340,6 +344,7 @@ class Trace:
             stop_reason=data["stop_reason"],
             boundary_steps=_unpack_steps(data["boundary_steps"], data["words"]),
             seconds=data.get("seconds", 0.0),
+            engine=data.get("engine", "python"),
             corpus=data.get("corpus"),
         )
 

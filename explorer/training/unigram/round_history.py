@@ -175,6 +175,7 @@ class UnigramTrace:
     _models: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
 
     step_noun = "round"  # a step is a round (TrainingHistory)
+    engine = "python"  # Unigram trains in Python only
     vocabulary_grows = False
 
     # --- basic views -------------------------------------------------------------------------

@@ -52,7 +52,15 @@ def _figures(run: Run) -> None:
         "Initial vocabulary", f"{trace.initial_vocab_size:,}", help="Special tokens and the alphabet."
     )
     row[3].metric("Time taken", format_seconds(trace.seconds))
+    st.caption(ENGINE_NOTES[trace.engine])
     _corpus_row(run)
+
+
+# Which merge engine trained (explorer.training.engines), in a sentence under the figures.
+ENGINE_NOTES = {
+    "rust": "Merged by the compiled (Rust) engine; the Python engine records the same history.",
+    "python": "Merged by the Python engine (explorer/training/bpe/), the readable reference.",
+}
 
 
 def _corpus_row(run: Run) -> None:

@@ -1,0 +1,97 @@
+"""The compiled engine's front: the same inputs as the Python merge loop (`_merge` in
+`__init__.py`), the same Trace out.
+
+The Rust crate (engine/, module `explorer_engine`) runs the engine, the queue of the flavor and the
+recording; this module hands it the words as symbol ids and the initial vocabulary, calls
+`advance()` (which releases the GIL) until a stop reason, doing the Stop and progress checks
+between blocks of steps exactly where the Python loop does them, and turns the columns it
+returns into the Trace's lists and arrays.
+
+What it does not do: choose the engine (explorer.training.engines) or build the initial
+vocabulary (`__init__.py`, shared by both engines).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable
+from types import ModuleType
+
+from explorer.run_config import TrainerConfig
+from explorer.training.bpe.candidates import Candidates
+
+
+def _column(data: bytes, typecode: str) -> array:
+    column = array(typecode)
+    column.frombytes(data)
+    return column
+
+
+def merge_compiled(
+    module: ModuleType,
+    symbol_words: list[list[int]],
+    counts: list[int],
+    tokens: list[str],
+    config: TrainerConfig,
+    course_size: int | None,
+    progress: Callable[[int, int], None] | None,
+    should_stop: Callable[[], bool] | None,
+    max_steps: int | None,
+) -> dict:
+    """Run the merges in Rust; the Trace's fields that the merges decide (see `Trace`)."""
+    likelihood = config.flavor == "course" and config.algorithm == "wordpiece"
+    run = module.BpeRun(
+        symbol_words,
+        counts,
+        tokens,
+        library=config.flavor == "library",
+        likelihood=likelihood,
+        candidates=config.candidates,
+        prefix=config.prefix or "",
+        vocab_size=config.vocab_size,
+        course_size=course_size,
+        min_count=max(1, config.min_frequency),
+        max_steps=max_steps,
+    )
+    planned = max(0, config.vocab_size - len(tokens))
+    while True:
+        stop_reason = run.advance()
+        if stop_reason is not None:
+            break
+        if should_stop is not None and should_stop():
+            stop_reason = "stopped"
+            break
+        if progress is not None:
+            progress(run.step, planned)
+    if progress is not None:
+        progress(run.step, planned)
+    columns = run.columns()
+    merges = _column(columns["merges"], "i").tolist()
+    steps = len(merges) // 3
+    scores = _column(columns["merge_scores"], "d").tolist() if likelihood else [None] * steps
+    flat_steps = _column(columns["boundary_steps"], "i")
+    boundary_steps, start = [], 0
+    for symbols in symbol_words:
+        end = start + max(len(symbols) - 1, 0)
+        boundary_steps.append(flat_steps[start:end])
+        start = end
+    return {
+        "vocab": columns["tokens"],
+        "merges": list(zip(merges[0::3], merges[1::3], merges[2::3])),
+        "merge_counts": _column(columns["merge_counts"], "q").tolist(),
+        "merge_scores": scores,
+        "words_changed": _column(columns["words_changed"], "q").tolist(),
+        "occurrences": _column(columns["occurrences"], "q").tolist(),
+        "candidates": Candidates(
+            _column(columns["candidate_ends"], "i"),
+            _column(columns["candidate_lefts"], "i"),
+            _column(columns["candidate_rights"], "i"),
+            _column(columns["candidate_counts"], "q"),
+            _column(columns["candidate_scores"], "d") if likelihood else None,
+            (_column(columns["candidate_left_counts"], "q"), _column(columns["candidate_right_counts"], "q"))
+            if likelihood
+            else None,
+        ),
+        "stop_reason": stop_reason,
+        "boundary_steps": boundary_steps,
+    }
