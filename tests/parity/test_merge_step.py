@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from explorer.drawing.charts import token_labels
 from explorer.lessons.merge_step import candidates_at, first_occurrences, pair_table, splits_at, why_chosen
-from explorer.training.bpe import TrainerConfig, train
+from explorer.training.bpe import TrainerConfig
+from tests.helpers.engines import train
 from tests.reference.trainers import course_reference
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from explorer.run_config import RunConfig
-from explorer.training.bpe import TrainerConfig, train
+from explorer.training.bpe import TrainerConfig
+from tests.helpers.engines import train
 from tests.helpers.shared_files import seed_text
 from tests.reference.course_corpus import COURSE_CORPUS
 from tests.reference.trainers import course_reference, library_reference

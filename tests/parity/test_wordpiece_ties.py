@@ -22,8 +22,8 @@ import pytest
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from explorer.run_config import TrainerConfig
-from explorer.training.bpe import train
 from explorer.training.word_counts import count_words, split_lines
+from tests.helpers.engines import train
 
 ROOT = Path(__file__).resolve().parents[2]
 LICENCES = Path("/usr/share/common-licenses")
