@@ -11,7 +11,11 @@ installed into .venv first, which takes seconds where pip takes minutes; with pi
 had). `app` and `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to
 end, so stopping this script never leaves an orphaned server behind. `test` also makes sure
 Debian's Chromium is present for the browser tests (installing it with apt-get when running as
-root); without it those tests are skipped with a message saying so.
+root); without it those tests are skipped with a message saying so. `app` and `test` also build
+the compiled training engine (engine/, Rust) into .venv when cargo is there, again only when its
+files changed, and say in one line when it is not (training then uses the Python engine);
+`test` runs the crate's own tests (`cargo test`) first. With EXPLORER_ENGINE=rust (as .ci/run
+sets it) a missing cargo or a failed build is an error, not a note.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -92,6 +97,41 @@ def _install(requirements: str) -> None:
     stamp.write_text(digest)
 
 
+ENGINE = ROOT / "engine"
+
+
+def _engine_files() -> list[Path]:
+    return sorted(p for p in ENGINE.rglob("*") if p.is_file() and "target" not in p.relative_to(ENGINE).parts)
+
+
+def ensure_engine() -> None:
+    """Build the compiled engine into .venv (uv runs maturin, cargo builds the crate) when the
+    crate's files changed since the last build; a note when it cannot be built."""
+    required = os.environ.get("EXPLORER_ENGINE") == "rust"
+    digest = hashlib.sha256()
+    for path in _engine_files():
+        digest.update(str(path.relative_to(ENGINE)).encode() + b"\0" + path.read_bytes() + b"\0")
+    stamp = VENV / ".installed-engine"
+    if stamp.exists() and stamp.read_text() == digest.hexdigest():
+        return
+    if shutil.which("cargo") is None:
+        if required:
+            sys.exit("EXPLORER_ENGINE=rust, but cargo is not installed: the Rust engine cannot be built")
+        print("note: cargo not found, so training uses the Python engine (install Rust to build engine/)")
+        return
+    started = time.monotonic()
+    try:
+        uv = [str(PYTHON), "-m", "uv", "pip", "install", "--quiet", "--python", str(PYTHON)]
+        _run(*uv, "--reinstall-package", "explorer-engine", str(ENGINE))
+    except subprocess.CalledProcessError:
+        if required:
+            raise
+        print("note: the Rust engine did not build (see above), so training uses the Python engine")
+        return
+    print(f"built the Rust engine (engine/) in {time.monotonic() - started:.0f} s", flush=True)
+    stamp.write_text(digest.hexdigest())
+
+
 def ensure_chromium() -> None:
     if CHROMIUM.exists():
         return
@@ -133,6 +173,7 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(ROOT))
     if argv[0] == "app":
         ensure_venv("requirements.txt")
+        ensure_engine()
         # Each visitor's script runs in its own thread; glibc's per-thread malloc arenas would keep
         # the memory of finished trainings mapped (measured: 1.40 GB -> 1.13 GB peak in
         # bench/load_test.py with 2 arenas). An explicit setting wins.
@@ -149,7 +190,13 @@ def main(argv: list[str]) -> int:
         return 0
     else:
         ensure_venv("requirements-dev.txt")
+        ensure_engine()
         ensure_chromium()
+        if shutil.which("cargo"):  # the crate's own invariants (a debug build, without Python)
+            cargo_test = ["cargo", "test", "--quiet", "--manifest-path", str(ENGINE / "Cargo.toml")]
+            print("+", " ".join(cargo_test), flush=True)
+            if subprocess.call(cargo_test):
+                return 1
         chosen = any(arg.startswith(("-n", "--numprocesses")) for arg in argv[1:])  # the caller's -n wins
         # Whole files to a worker as it frees up, in tests/conftest.py's order (the longest first).
         by_file = ["-n", TEST_WORKERS, "--dist", "loadfile", "--no-loadscope-reorder"]

@@ -2,7 +2,7 @@
 `rustbpe`, measured in the same run.
 
     .venv/bin/python bench/bench_corpora.py [--sizes 1,5,20] [--repeat 3] [--kinds prose,code,cjk]
-                                            [--jobs N] [--smoke]
+                                            [--engines rust,python] [--jobs N] [--smoke]
 
 Three corpus kinds, built from files any Debian machine with Python has, cut or cycled to each size
 in MB (`build_corpus`):
@@ -12,8 +12,9 @@ in MB (`build_corpus`):
          CPython's test suite), extended by a character bigram chain over them (seeded), because
          cycling 11 KB would make every word a repeat.
 Cases per kind and size: BPE library flavor, byte-level, vocabulary 5,000 at 1 MB and 32,000 above
-(ours, the library's BpeTrainer, rustbpe with the GPT-2 split pattern); WordPiece course flavor,
-bert pre-tokenizer, 8,000 (ours, the library's WordPieceTrainer: the library has one WordPiece).
+(ours on each engine, `train --engine rust|python`; the library's BpeTrainer; rustbpe with the
+GPT-2 split pattern); WordPiece course flavor, bert pre-tokenizer, 8,000 (ours on each engine, the
+library's WordPieceTrainer: the library has one WordPiece).
 Every figure is a whole process (interpreter start, reading, training, writing tokenizer.json and,
 for ours, the full trace), the median of --repeat runs, the tools interleaved so that the machine's
 drift touches each alike; peak RSS from wait4. rustbpe is a benchmark-only dependency
@@ -148,6 +149,9 @@ def main() -> None:
     parser.add_argument("--kinds", default="prose,code,cjk")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=None, help="our CLI's --jobs (default: its own)")
+    parser.add_argument(
+        "--engines", default="rust,python", help="our engines to time (rust is left out when not built)"
+    )
     parser.add_argument("--smoke", action="store_true", help="0.05 MB of each kind, one run (what CI runs)")
     parser.add_argument("--write-corpus", nargs=3, metavar=("KIND", "BYTES", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -161,12 +165,20 @@ def main() -> None:
     sizes = [0.05] if args.smoke else [float(size) for size in args.sizes.split(",")]
     repeat = 1 if args.smoke else args.repeat
     rust = has_rustbpe()
+    built = has_compiled_engine()
+    engines = [engine for engine in args.engines.split(",") if engine != "rust" or built]
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(ROOT / "explorer")], check=True)
     jobs = [] if args.jobs is None else ["--jobs", str(args.jobs)]
     rust_note = "yes" if rust else "not installed"
-    print(f"median of {repeat}; whole processes; cores: {os.cpu_count()}; rustbpe: {rust_note}")
-    print("| corpus | case | ours | tokenizers | rustbpe | ours / tokenizers | ours / rustbpe |")
-    print("|---|---|---|---|---|---|---|")
+    print(
+        f"median of {repeat}; whole processes; cores: {os.cpu_count()}; rustbpe: {rust_note}; "
+        f"our compiled engine: {'built' if built else 'not built'}"
+    )
+    print(
+        "| corpus | case | ours, Rust | ours, Python | tokenizers | rustbpe | Rust / tokenizers "
+        "| Rust / rustbpe | Python / tokenizers |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         for kind in args.kinds.split(","):
@@ -174,79 +186,70 @@ def main() -> None:
                 corpus = out / f"{kind}.txt"
                 # Built in a process of its own: a child's peak RSS starts from its parent's size
                 # (Linux keeps the high-water mark across fork and exec), so this one stays small.
-                built = [PYTHON, __file__, "--write-corpus", kind, str(int(size * MB)), str(corpus)]
-                if subprocess.run(built, check=True, capture_output=True, text=True).stdout.strip() == "none":
-                    print(f"| {kind} | skipped: no source files on this machine | | | | | |")
+                command = [PYTHON, __file__, "--write-corpus", kind, str(int(size * MB)), str(corpus)]
+                if (
+                    subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+                    == "none"
+                ):
+                    print(f"| {kind} | skipped: no source files on this machine | | | | | | | |")
                     continue
                 name = f"{kind} {corpus.stat().st_size / MB:.2f} MB"
                 bpe_vocab = 400 if args.smoke else (5000 if size <= 1 else 32000)
                 bpe_options = ["--algorithm", "bpe", "--flavor", "library", "--vocab-size", str(bpe_vocab)]
+                bpe_options += ["--pre-tokenizer", "byte-level", "--special-tokens", "", *jobs]
+                library = [
+                    PYTHON,
+                    "-c",
+                    LIBRARY_SCRIPT,
+                    "bpe",
+                    str(corpus),
+                    str(out / "lib.json"),
+                    str(bpe_vocab),
+                ]
+                rustbpe = [PYTHON, "-c", RUSTBPE_SCRIPT, str(corpus), str(bpe_vocab), GPT2_PATTERN]
                 figures = interleaved(
                     repeat,
                     {
-                        "ours": ours(
-                            corpus,
-                            out,
-                            *bpe_options,
-                            "--pre-tokenizer",
-                            "byte-level",
-                            "--special-tokens",
-                            "",
-                            *jobs,
-                        ),
-                        "library": [
-                            PYTHON,
-                            "-c",
-                            LIBRARY_SCRIPT,
-                            "bpe",
-                            str(corpus),
-                            str(out / "lib.json"),
-                            str(bpe_vocab),
-                        ],
-                        "rustbpe": [PYTHON, "-c", RUSTBPE_SCRIPT, str(corpus), str(bpe_vocab), GPT2_PATTERN]
-                        if rust
-                        else None,
+                        **ours_by_engine(corpus, out, bpe_options, engines),
+                        "library": library,
+                        "rustbpe": rustbpe if rust else None,
                     },
                 )
-                print(
-                    f"| {name} | BPE library, {bpe_vocab:,} | {cell(figures['ours'])} | "
-                    f"{cell(figures['library'])} | "
-                    f"{cell(figures['rustbpe'])} | {ratio(figures['ours'], figures['library'])} | "
-                    f"{ratio(figures['ours'], figures['rustbpe'])} |",
-                    flush=True,
-                )
+                print(row(name, f"BPE library, {bpe_vocab:,}", figures), flush=True)
                 wp_vocab = 400 if args.smoke else 8000
                 wp_options = ["--algorithm", "wordpiece", "--flavor", "course", "--vocab-size", str(wp_vocab)]
+                wp_options += ["--pre-tokenizer", "bert", "--special-tokens", "[UNK]", *jobs]
+                library = [
+                    PYTHON,
+                    "-c",
+                    LIBRARY_SCRIPT,
+                    "wordpiece",
+                    str(corpus),
+                    str(out / "lib.json"),
+                    str(wp_vocab),
+                ]
                 figures = interleaved(
-                    repeat,
-                    {
-                        "ours": ours(
-                            corpus,
-                            out,
-                            *wp_options,
-                            "--pre-tokenizer",
-                            "bert",
-                            "--special-tokens",
-                            "[UNK]",
-                            *jobs,
-                        ),
-                        "library": [
-                            PYTHON,
-                            "-c",
-                            LIBRARY_SCRIPT,
-                            "wordpiece",
-                            str(corpus),
-                            str(out / "lib.json"),
-                            str(wp_vocab),
-                        ],
-                    },
+                    repeat, {**ours_by_engine(corpus, out, wp_options, engines), "library": library}
                 )
-                print(
-                    f"| {name} | WordPiece course, {wp_vocab:,} | {cell(figures['ours'])} | "
-                    f"{cell(figures['library'])} | "
-                    f"| {ratio(figures['ours'], figures['library'])} | |",
-                    flush=True,
-                )
+                print(row(name, f"WordPiece course, {wp_vocab:,}", figures), flush=True)
+
+
+def has_compiled_engine() -> bool:
+    return subprocess.run([PYTHON, "-c", "import explorer_engine"], capture_output=True).returncode == 0
+
+
+def ours_by_engine(corpus: Path, out: Path, options: list[str], engines: list[str]) -> dict[str, list[str]]:
+    """Our CLI's command per engine asked for (`train --engine`)."""
+    return {engine: ours(corpus, out, *options, "--engine", engine) for engine in engines}
+
+
+def row(name: str, case: str, figures: dict) -> str:
+    rust, python = figures.get("rust"), figures.get("python")
+    library, rustbpe = figures.get("library"), figures.get("rustbpe")
+    return (
+        f"| {name} | {case} | {cell(rust)} | {cell(python)} | {cell(library)} | {cell(rustbpe)} | "
+        f"{ratio(rust, library)} | {ratio(rust, rustbpe)} | {ratio(python, library)} |"
+    )
 
 
 if __name__ == "__main__":
