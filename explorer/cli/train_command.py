@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import json
 import math
 import os
 import sys
@@ -98,6 +99,9 @@ def add_parser(commands) -> None:
     )
     train.add_argument("--out", required=True, help="where to write tokenizer.json")
     train.add_argument("--trace", help="also write the training trace as JSON")
+    train.add_argument(
+        "--json", action="store_true", help="print a summary of the run as JSON (steps, vocab, engine ...)"
+    )
 
 
 def run(args) -> int:
@@ -177,7 +181,25 @@ def run(args) -> int:
     )
     print(explain_vocab_size(trace, args.vocab_size, budget.stop_cause(trace)), file=sys.stderr)
     warn(special_token_notes(trace), "note")
+    _print_json(args, trace, merges=trace.steps)
     return 0
+
+
+def _print_json(args, trace, **figures) -> None:
+    """With --json: the run's summary on stdout, one JSON object."""
+    if args.json:
+        summary = {
+            "algorithm": trace.algorithm,
+            "flavor": trace.config.flavor,
+            **figures,
+            "vocab_size": len(trace.vocab),
+            "stop_reason": trace.stop_reason,
+            "seconds": round(trace.seconds, 3),
+            "engine": trace.engine,
+            "out": args.out,
+            "trace": args.trace,
+        }
+        print(json.dumps(summary, ensure_ascii=False))
 
 
 def _unigram_options(args) -> dict:
@@ -227,6 +249,7 @@ def _train_unigram(args, corpus: list[str], limits, pre_tokenizer: str, special_
         file=sys.stderr,
     )
     print(explain_unigram_size(trace, budget.stopped_by), file=sys.stderr)
+    _print_json(args, trace, rounds=len(trace.rounds), seed_pieces=len(trace.seeds))
     return 0
 
 

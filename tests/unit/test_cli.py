@@ -50,6 +50,28 @@ def test_train_writes_a_tokenizer_the_library_loads_and_encode_matches(tmp_path,
     assert json.loads(trace.read_text(encoding="utf-8"))["format"] == "tokenizer-explorer-trace"
 
 
+def test_train_engine_choice_gives_the_same_files_and_says_which_ran(tmp_path, corpus):
+    from explorer.training import engines
+
+    made = {}
+    for engine in ("python", "rust") if engines.compiled() else ("python",):
+        out, trace = tmp_path / f"{engine}.json", tmp_path / f"{engine}-trace.json"
+        options = ["--algorithm", "wordpiece", "--flavor", "course", "--vocab-size", 70, "--engine", engine]
+        result = cli("train", corpus, *options, "--out", out, "--trace", trace, "--json")
+        assert result.returncode == 0, result.stderr.decode()
+        summary = json.loads(result.stdout)
+        assert (summary["engine"], summary["algorithm"], summary["flavor"]) == (engine, "wordpiece", "course")
+        assert f"({engine} engine)" in result.stderr.decode()
+        recorded = json.loads(trace.read_text(encoding="utf-8"))
+        assert (recorded["engine"], summary["merges"]) == (engine, len(recorded["merges"]))
+        recorded.pop("engine"), recorded.pop("seconds")
+        made[engine] = (out.read_bytes(), recorded)
+    assert len(set(repr(files) for files in made.values())) == 1  # the same tokenizer.json and trace
+    if not engines.compiled():
+        refused = cli("train", corpus, "--vocab-size", 70, "--engine", "rust", "--out", tmp_path / "x.json")
+        assert refused.returncode != 0 and "not built" in refused.stderr.decode()
+
+
 def test_train_reads_stdin_and_wordpiece_course_flavor(tmp_path):
     out = tmp_path / "wp.json"
     result = cli(
