@@ -300,7 +300,7 @@ class Dispatcher:
                 self._send(worker, ("cancel", job.task_id))
             if job.cancel_overdue(now, worker.cpu_seconds):
                 overdue.append((worker, CANCELLED, "it was cancelled"))
-            elif job.over_time_limit(now):
+            elif job.over_time_limit(now, worker.cpu_seconds):
                 overdue.append(
                     (worker, FAILED, f"it ran longer than its limit of {job.time_limit:g} s and was stopped")
                 )
@@ -338,7 +338,7 @@ class Dispatcher:
                 continue
             job = self._queue.popleft()
             worker.job = job
-            self._send(worker, ("task", job.task_id, job.start(worker.pid, now)))
+            self._send(worker, ("task", job.task_id, job.start(worker.pid, now, worker.cpu_seconds())))
 
     def _send(self, worker: WorkerProcess, message: tuple) -> None:
         try:

@@ -34,19 +34,34 @@ QUEUED, RUNNING, DONE, FAILED, CANCELLED, CRASHED = (
     "crashed",
 )
 FINAL_STATES = (DONE, FAILED, CANCELLED, CRASHED)
-# A cancelled job's grace is counted in its worker's CPU time, so that a worker the machine starves
-# (a busy class server: the workers run at a lower priority than everything else) is not ended for
-# being slow. One that uses no CPU (blocked, asleep) is ended after this many graces of wall time.
+# A cancelled job's grace, and a job's hard time limit, are counted in its worker's CPU time, so that
+# a worker the machine starves (a busy class server: the workers run at a lower priority than
+# everything else) is not ended for being slow. One that uses no CPU (blocked, asleep) is ended
+# after this many graces (limits) of wall time.
 GRACE_WALL_FACTOR = 10
 
 
 class _Grace:
-    """A cancelled job's time to end: `seconds` of its worker's CPU from `since` (wall) and `cpu`
-    (that worker's CPU seconds then, None: count wall time), looked at again at `deadline`."""
+    """A job's time to end (a cancelled job's grace, or its hard time limit): `seconds` of its
+    worker's CPU from `since` (wall) and `cpu` (that worker's CPU seconds then, None: count wall
+    time), looked at again at `deadline`."""
 
     def __init__(self, since: float, cpu: float | None, seconds: float):
         self.since, self.cpu, self.seconds = since, cpu, seconds
         self.deadline = since + seconds
+
+    def over(self, now: float, cpu: Callable[[], float | None]) -> bool:
+        """Whether it is used up: `cpu()` reads the worker's CPU seconds, asked only once the wall
+        time is over (a starved worker then gets the rest, up to GRACE_WALL_FACTOR times it)."""
+        if now < self.deadline:
+            return False
+        used = None if self.cpu is None else cpu()
+        if used is not None and self.cpu is not None and now - self.since < GRACE_WALL_FACTOR * self.seconds:
+            spent = used - self.cpu
+            if spent < self.seconds:
+                self.deadline = min(now + self.seconds - spent, self.since + GRACE_WALL_FACTOR * self.seconds)
+                return False
+        return True
 
 
 class JobOwner(Protocol):
@@ -76,6 +91,7 @@ class Job:
         self._error: str | None = None
         self._worker_pid: int | None = None
         self._started: float | None = None
+        self._limit: _Grace | None = None  # the hard time limit, counted from the start
         self._ended_at: float | None = None
         self._cancel_requested = False
         # The dispatcher's bookkeeping, changed under its lock:
@@ -171,9 +187,12 @@ class Job:
         self._handles -= 1
         return self._handles
 
-    def start(self, worker_pid: int, now: float) -> bytes | None:
-        """It runs from `now` in that worker: the pickled (function, args) to send it, dropped here."""
+    def start(self, worker_pid: int, now: float, cpu: float | None = None) -> bytes | None:
+        """It runs from `now` in that worker (`cpu`: the worker's CPU seconds then, None where they
+        cannot be read): the pickled (function, args) to send it, dropped here."""
         self._worker_pid, self._started, self._state = worker_pid, now, RUNNING
+        if self.time_limit is not None:
+            self._limit = _Grace(now, cpu, self.time_limit)
         payload, self._payload = self._payload, None
         return payload
 
@@ -203,36 +222,17 @@ class Job:
     def cancel_overdue(self, now: float, cpu: Callable[[], float | None]) -> bool:
         """Whether the cancelled job has had its grace: `cpu()` reads its worker's CPU seconds,
         asked only once the grace's wall time is over (a starved worker then gets the rest)."""
-        grace = self._grace
-        if grace is None or now < grace.deadline:
-            return False
-        used = None if grace.cpu is None else cpu()
-        if (
-            used is not None
-            and grace.cpu is not None
-            and now - grace.since < GRACE_WALL_FACTOR * grace.seconds
-        ):
-            spent = used - grace.cpu
-            if spent < grace.seconds:
-                grace.deadline = min(
-                    now + grace.seconds - spent, grace.since + GRACE_WALL_FACTOR * grace.seconds
-                )
-                return False
-        return True
+        return self._grace is not None and self._grace.over(now, cpu)
 
-    def over_time_limit(self, now: float) -> bool:
-        return (
-            self.time_limit is not None
-            and self._started is not None
-            and now - self._started >= self.time_limit
-        )
+    def over_time_limit(self, now: float, cpu: Callable[[], float | None]) -> bool:
+        """Whether the running job has used its hard time limit: `time_limit` seconds of its
+        worker's CPU (wall time where that cannot be read), at most GRACE_WALL_FACTOR times it in
+        wall time."""
+        return self._limit is not None and self._limit.over(now, cpu)
 
     def deadlines(self) -> list[float]:
         """When the dispatcher must look at this running job again: its cancel's deadline, its time limit."""
-        found = [] if self._grace is None else [self._grace.deadline]
-        if self.time_limit is not None and self._started is not None:
-            found.append(self._started + self.time_limit)
-        return found
+        return [grace.deadline for grace in (self._grace, self._limit) if grace is not None]
 
     def end(self, state: str, result: Any = None, error: str | None = None) -> None:
         """Final: `wait()` returns from now on."""

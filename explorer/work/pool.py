@@ -103,8 +103,10 @@ class WorkerPool:
         """The queued or running job for `key`, or a new one running `function(reporter, *args)`.
 
         `time_limit` (seconds of running, default the pool's) is a hard limit: past it the worker
-        is terminated and the job fails. Raises ValueError when `function` cannot be sent to a
-        worker (not a module-level function) and RuntimeError after `shutdown()`."""
+        is terminated and the job fails. It counts the worker's CPU time, as a cancel's grace does
+        (a worker a busy machine starves is not ended for being slow), and at most ten times it in
+        wall time (explorer.work.jobs.GRACE_WALL_FACTOR). Raises ValueError when `function` cannot
+        be sent to a worker (not a module-level function) and RuntimeError after `shutdown()`."""
         return self._submit(key, function, args, time_limit, attach=False)
 
     def request(self, key: str, function, *args, time_limit: float | None = None) -> JobHandle:

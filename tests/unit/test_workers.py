@@ -334,6 +334,30 @@ def test_stop_from_one_of_several_holders_only_releases_that_one(make_pool):
     assert theirs.job.wait(TIMEOUT) and theirs.job.result == "stopped"
 
 
+def test_the_hard_time_limit_is_its_workers_cpu_time_and_ten_limits_of_wall_time_at_most():
+    """As a cancel's grace: a starved worker's job is not failed for being slow on a busy machine
+    (a 0.5 s training budget once hit its 60.5 s limit under load). The test's clock and CPU."""
+    job = Job(None, "key", 1, b"", time_limit=2.0)
+    job.start(worker_pid=1, now=0.0, cpu=10.0)
+    assert not job.over_time_limit(1.9, lambda: pytest.fail("CPU read before the limit's wall time"))
+    assert not job.over_time_limit(2.0, lambda: 10.5)  # a quarter of a core: 1.5 s more to come
+    assert job.deadlines() == [3.5]
+    assert job.over_time_limit(3.5, lambda: 12.0)  # two seconds of CPU used
+
+    asleep = Job(None, "key", 2, b"", time_limit=2.0)
+    asleep.start(worker_pid=1, now=0.0, cpu=10.0)
+    assert not asleep.over_time_limit(19.9, lambda: 10.0)  # no CPU used: blocked
+    assert asleep.over_time_limit(20.0, lambda: 10.0)  # ten limits of wall time
+
+    unknown = Job(None, "key", 3, b"", time_limit=2.0)  # where CPU time cannot be read: wall time
+    unknown.start(worker_pid=1, now=0.0, cpu=None)
+    assert unknown.over_time_limit(2.0, lambda: pytest.fail("CPU read without a first reading"))
+
+    unlimited = Job(None, "key", 4, b"", time_limit=None)
+    unlimited.start(worker_pid=1, now=0.0, cpu=10.0)
+    assert not unlimited.over_time_limit(10**6, lambda: 10.0**6) and unlimited.deadlines() == []
+
+
 def test_the_hard_time_limit_terminates_the_worker(make_pool):
     make, _ = make_pool
     pool = make(size=1)
