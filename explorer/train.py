@@ -55,6 +55,7 @@ def train_corpus(
     should_stop=None,
     max_steps: int | None = None,
     jobs: int = 1,
+    engine: str | None = None,
 ) -> TrainingHistory:
     """Count the words of `text` through the run's normalizers and pre-tokenizer, train, and
     return the trace, which carries the run's config (the trainer's as it ran). `jobs` processes
@@ -79,7 +80,7 @@ def train_corpus(
     # rejects None as an unknown pre-tokenizer.
     # The corpus figures (lines, characters, words) come from the same pass, for a merge history.
     word_counts, figures = count_corpus(text, run.normalizers, cast(str, run.pre_tokenizer), jobs)
-    return train_counted(word_counts, figures, run, progress, should_stop, max_steps)
+    return train_counted(word_counts, figures, run, progress, should_stop, max_steps, engine)
 
 
 def train_counted(
@@ -89,9 +90,12 @@ def train_counted(
     progress=None,
     should_stop=None,
     max_steps: int | None = None,
+    engine: str | None = None,
 ) -> TrainingHistory:
     """`train_corpus` after its counting (`word_counts.count_corpus` of the run's normalizers and
-    pre-tokenizer): a caller that counted the words can let the corpus text go before training."""
+    pre-tokenizer): a caller that counted the words can let the corpus text go before training.
+    `engine`: the merge engine of a BPE or WordPiece run (explorer.training.engines; None: the
+    environment's)."""
     trace: TrainingHistory
     if run.is_unigram:
         if max_steps is not None:
@@ -108,6 +112,7 @@ def train_counted(
             progress=progress,
             should_stop=should_stop,
             max_steps=max_steps,
+            engine=engine,
         )
         merges.corpus = figures
         trace = merges

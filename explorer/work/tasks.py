@@ -1,7 +1,8 @@
 """The real jobs of the worker pool, taking and returning plain data (small where possible).
 
-- `train_task(reporter, corpus_text, settings, limits, store=None, jobs=1)`: `explorer.train.train_corpus`
-  (its words counted in `jobs` forked processes: the pool's `counting_jobs`)
+- `train_task(reporter, corpus_text, settings, limits, store=None, jobs=1, engine=None)`:
+  `explorer.train.train_corpus` (its words counted in `jobs` forked processes: the pool's
+  `counting_jobs`; its merges on `engine`, the server's, explorer.training.engines)
   under the run's budget (`Limits.budget()`), reporting {"phase": "counting"} and then
   {"phase": "training", "step", "planned", "unit"} ("merge", or "round" for Unigram, whose
   `planned` is an estimate of its rounds), stopping when the reporter says so (Stop, a visitor
@@ -63,7 +64,13 @@ WARM_UP_STEPS = ("measuring", *PRETRAINED)
 
 
 def train_task(
-    reporter, corpus_text: str, settings: dict, limits: dict, store: dict | None = None, jobs: int = 1
+    reporter,
+    corpus_text: str,
+    settings: dict,
+    limits: dict,
+    store: dict | None = None,
+    jobs: int = 1,
+    engine: str | None = None,
 ) -> dict:
     # here: the server imports this module for its names alone
     from explorer.train import train_corpus
@@ -84,6 +91,7 @@ def train_task(
         should_stop=lambda: reporter.should_stop() or budget.should_stop(),
         max_steps=budget.step_limit,
         jobs=jobs,
+        engine=engine,
     )
     if not trace.words:
         raise ValueError(NO_WORDS)

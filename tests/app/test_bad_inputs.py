@@ -13,6 +13,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer.training import engines
 from explorer.ui.common.literal import literal_from_markdown, markdown_literal
 from explorer.ui.common.state import Widget as W
 from explorer.ui.train import corpus_input
@@ -486,7 +487,10 @@ def test_markdown_literal_round_trips(text):
 # ---------------------------------------------------------------- Stop and the budget
 
 
-def test_stop_button_keeps_a_partial_history_explorable_everywhere():
+def test_stop_button_keeps_a_partial_history_explorable_everywhere(monkeypatch):
+    # The Python engine: the compiled one trains this corpus before Stop could be clicked (the
+    # server's choice goes with the job to its worker).
+    monkeypatch.setenv(engines.ENGINE_VARIABLE, "python")
     at = paste(new_app(), random_words(120_000))
     at.number_input(key=W.VOCAB_NUMBER).set_value(30_000).run()
     at.button(key=W.TRAIN).click().run()
@@ -513,6 +517,7 @@ def test_stop_button_keeps_a_partial_history_explorable_everywhere():
 
 def test_time_budget_stops_training(monkeypatch):
     monkeypatch.setenv("EXPLORER_MAX_SECONDS", "0.5")
+    monkeypatch.setenv(engines.ENGINE_VARIABLE, "python")  # the compiled engine may be done in 0.5 s
     at = paste(new_app(), random_words(120_000))
     at.number_input(key=W.VOCAB_NUMBER).set_value(30_000).run()
     click(at, W.TRAIN)

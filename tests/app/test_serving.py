@@ -19,6 +19,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.runstore import SQLiteRunStore
+from explorer.training import engines
 from explorer.ui.common import serving
 from explorer.ui.common.state import JOB
 from explorer.ui.common.state import Widget as W
@@ -133,9 +134,12 @@ def test_the_stores_bounds_evict_the_least_recently_used(monkeypatch, tmp_path):
     assert run_of(expired) is None and "no longer on this server" in messages(expired, "info")
 
 
-def start_a_long_training(seed: int) -> tuple[AppTest, int]:
-    """A session training 60,000 pasted words to a vocabulary of 20,000 (long enough to act on
-    while it runs); the session and the pid of the worker training it, once it trains."""
+def start_a_long_training(seed: int, monkeypatch) -> tuple[AppTest, int]:
+    """A session training 60,000 pasted words to a vocabulary of 20,000 on the Python engine (long
+    enough to act on while it runs; the compiled engine trains it in about a second, which Stop,
+    a reload or a crash would find ended); the session and the pid of the worker training it,
+    once it trains."""
+    monkeypatch.setenv(engines.ENGINE_VARIABLE, "python")  # the server's choice: sent with the job
     at = new_app()
     at.selectbox(key=W.SAMPLE).set_value("").run()
     at.text_area(key=W.CORPUS).set_value(words(60_000, seed=seed)).run()
@@ -146,8 +150,8 @@ def start_a_long_training(seed: int) -> tuple[AppTest, int]:
 
 
 @pytest.mark.slow
-def test_stop_ends_the_work_for_real_and_keeps_the_merges_so_far():
-    at, pid = start_a_long_training(seed=7)
+def test_stop_ends_the_work_for_real_and_keeps_the_merges_so_far(monkeypatch):
+    at, pid = start_a_long_training(seed=7, monkeypatch=monkeypatch)
     click(at, W.STOP)
     run = run_of(at)
     assert run is not None and run.trace.stop_reason == "stopped" and run.stopped_by == "the Stop button"
@@ -158,11 +162,11 @@ def test_stop_ends_the_work_for_real_and_keeps_the_merges_so_far():
 
 
 @pytest.mark.slow
-def test_a_reload_during_training_can_stop_it_and_keeps_the_merges_so_far():
+def test_a_reload_during_training_can_stop_it_and_keeps_the_merges_so_far(monkeypatch):
     """A reload (a new session on the link) waits for the same job without knowing its corpus;
     once the first tab's session has let go (closed: explorer.ui.common.abandoned), its Stop is
     the job's, and the stopped run, stored by the worker under a key of its own, is its page's."""
-    first, _ = start_a_long_training(seed=8)
+    first, _ = start_a_long_training(seed=8, monkeypatch=monkeypatch)
     reloaded = new_app(query(first))
     attached = session_value(reloaded, JOB)
     assert attached is not None and attached.job is session_value(first, JOB).job and not attached.text
@@ -176,8 +180,8 @@ def test_a_reload_during_training_can_stop_it_and_keeps_the_merges_so_far():
 
 
 @pytest.mark.slow
-def test_a_crashed_worker_is_a_sentence_and_the_next_training_works():
-    at, pid = start_a_long_training(seed=8)
+def test_a_crashed_worker_is_a_sentence_and_the_next_training_works(monkeypatch):
+    at, pid = start_a_long_training(seed=8, monkeypatch=monkeypatch)
     os.kill(pid, signal.SIGKILL)
     settle(at)
     errors = messages(at, "error")

@@ -120,7 +120,13 @@ def test_a_reload_and_a_link_elsewhere_keep_the_run_and_the_step(server, fresh_s
         screenshot(other, "serving-link-elsewhere")
 
 
-def test_a_reload_during_training_waits_for_it(server, page, tmp_path):
+def test_a_reload_during_training_waits_for_it(page, tmp_path):
+    # The Python engine (a server of its own): the compiled one trains the corpus before the reload.
+    with streamlit_server("server-reload-python", environ={"EXPLORER_ENGINE": "python"}) as server:
+        _reload_during_training(server, page, tmp_path)
+
+
+def _reload_during_training(server, page, tmp_path):
     open_page(page, server, "/")
     upload_and_train(page, slow_corpus(tmp_path, 2, "slowmarker"), vocab_size=20_000)
     assert "run=" in page.url  # the run's key is in the URL as soon as it trains

@@ -41,6 +41,7 @@ from explorer.checks import (
 )
 from explorer.drawing.wording import format_seconds, plural
 from explorer.lessons.explain import stop_reason_text
+from explorer.training import engines
 from explorer.training.settings_checks import check_special_tokens, check_unigram, check_vocab_size
 from explorer.ui.common import abandoned, serving, state
 from explorer.ui.common.literal import markdown_literal
@@ -203,6 +204,16 @@ def _shared(corpus_label: str, sample_key: str | None, shared_label: str) -> str
     return shared_label or (corpus_label if sample_key else serving.STORED_CORPUS_LABEL)
 
 
+def _engine() -> str | None:
+    """The merge engine this server trains with (EXPLORER_ENGINE, explorer.training.engines), sent
+    with the job so that its worker uses the same; None when the setting is wrong (the worker's
+    training then fails with the sentence that says so)."""
+    try:
+        return engines.resolve()
+    except ValueError:
+        return None
+
+
 def _submit(
     key: str,
     text: str,
@@ -222,6 +233,7 @@ def _submit(
         dataclasses.asdict(limits),
         serving.store_spec(key, meta, keep_corpus=sample_key is None),
         pool.counting_jobs,
+        _engine(),
         time_limit=limits.max_seconds + EXTRA_SECONDS,
     )
     abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.common.abandoned)
