@@ -23,6 +23,7 @@ import os
 import re
 import uuid
 import warnings
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +67,9 @@ def _dumps(value: object, pretty: bool) -> str:
             return [mark(inner) for inner in item]
         return item
 
-    marked = mark(value)
     if pretty:
-        text = json.dumps(marked, ensure_ascii=False, indent=2)
-    else:
-        text = json.dumps(marked, ensure_ascii=False, separators=(",", ":"))
+        return _pretty(value, "\n")
+    text = json.dumps(mark(value), ensure_ascii=False, separators=(",", ":"))
     if not numbers:
         return text
     marker = re.compile(r'"\\u0000' + nonce + r'(\d+)\\u0000"')
@@ -90,6 +89,52 @@ def tokenizer_to_hf_dict(tok: Tokenizer) -> dict:
         **{stage: component_to_hf_json(getattr(tok, stage)) for stage in COMPONENT_STAGES},
         "model": tok.model.to_hf_json(),
     }
+
+
+def _pretty(value: object, newline: str) -> str:
+    """`json.dumps(value, ensure_ascii=False, indent=2)` (serde_json's pretty form), floats as
+    `library_float_text` writes them; `newline` is a line break and the indent of `value`'s line.
+    json.dumps encodes an indented document in pure Python, several times slower than this, which
+    encodes each string in C and joins runs of plain items at once (a vocabulary, a merge)."""
+    if type(value) is str:
+        return encode_basestring(value)
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return library_float_text(value)
+    inner = newline + "  "
+    separator = "," + inner
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        if not all(type(key) is str for key in value):
+            raise TypeError("tokenizer.json keys are strings")
+        items = value.items()
+        if all(type(item) is int for item in value.values()):  # a vocabulary
+            body = separator.join([f"{encode_basestring(key)}: {item}" for key, item in items])
+        else:
+            body = separator.join(
+                [f"{encode_basestring(key)}: {_pretty(item, inner)}" for key, item in items]
+            )
+        return "{" + inner + body + newline + "}"
+    if isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        if all(type(item) is str for item in value):  # a merge, a list of tokens
+            body = separator.join(map(encode_basestring, value))
+        elif all(type(item) in (list, tuple) and item for item in value) and all(
+            type(part) is str for item in value for part in item
+        ):  # the merges
+            opening, between, closing = "[" + inner + "  ", "," + inner + "  ", inner + "]"
+            body = separator.join(
+                [opening + between.join(map(encode_basestring, item)) + closing for item in value]
+            )
+        else:
+            body = separator.join([_pretty(item, inner) for item in value])
+        return "[" + inner + body + newline + "]"
+    raise TypeError(f"{type(value).__name__} is not a tokenizer.json value")
 
 
 def tokenizer_to_json(tok: Tokenizer, pretty: bool = False) -> str:
