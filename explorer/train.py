@@ -79,7 +79,9 @@ def train_corpus(
     # A RunConfig without a pre-tokenizer (words given directly) cannot count a text: count_words
     # rejects None as an unknown pre-tokenizer.
     # The corpus figures (lines, characters, words) come from the same pass, for a merge history.
-    word_counts, figures = count_corpus(text, run.normalizers, cast(str, run.pre_tokenizer), jobs)
+    word_counts, figures = count_corpus(
+        text, run.normalizers, cast(str, run.pre_tokenizer), jobs, engine=engine
+    )
     return train_counted(word_counts, figures, run, progress, should_stop, max_steps, engine)
 
 

@@ -12,11 +12,14 @@ pub mod queues;
 pub mod ranking;
 pub mod ratio;
 pub mod run;
+pub mod words;
+
+mod classes;
 
 #[cfg(feature = "python")]
 mod python {
     use pyo3::prelude::*;
-    use pyo3::types::{PyBytes, PyDict};
+    use pyo3::types::{PyBytes, PyDict, PyString};
 
     use crate::run::{Run, Settings, CHECK_EVERY};
 
@@ -138,10 +141,51 @@ mod python {
         Ok(crate::ratio::ratio(num, den))
     }
 
+    /// The words of `text` with their counts (little-endian i64 bytes), in order of first
+    /// appearance, and the corpus figures (lines, characters, utf8_bytes, words) or None; None
+    /// altogether when `pre_tokenizer` is not one this counts or the text holds a lone surrogate
+    /// (the Python counter counts then). The GIL is released while counting.
+    #[pyfunction]
+    #[pyo3(signature = (text, pre_tokenizer, *, figures, jobs, part_size=1 << 20))]
+    #[allow(clippy::type_complexity)]
+    fn count_words<'py>(
+        py: Python<'py>,
+        text: &Bound<'py, PyString>,
+        pre_tokenizer: &str,
+        figures: bool,
+        jobs: usize,
+        part_size: usize,
+    ) -> PyResult<
+        Option<(
+            Vec<String>,
+            Bound<'py, PyBytes>,
+            Option<(i64, i64, i64, i64)>,
+        )>,
+    > {
+        let Some(kind) = crate::words::PreTokenizer::named(pre_tokenizer) else {
+            return Ok(None);
+        };
+        let Ok(text) = text.to_str() else {
+            return Ok(None);
+        };
+        let (counted, totals) =
+            py.detach(|| crate::words::count_words(text, kind, figures, jobs, part_size));
+        let counts: Vec<i64> = counted.iter().map(|(_, count)| *count).collect();
+        let words: Vec<String> = counted.into_iter().map(|(word, _)| word).collect();
+        let totals = figures.then_some((
+            totals.lines,
+            totals.characters,
+            totals.utf8_bytes,
+            totals.words,
+        ));
+        Ok(Some((words, PyBytes::new(py, bytes_of(&counts)), totals)))
+    }
+
     #[pymodule]
     fn explorer_engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
         module.add_class::<BpeRun>()?;
         module.add_function(wrap_pyfunction!(ratio, module)?)?;
+        module.add_function(wrap_pyfunction!(count_words, module)?)?;
         module.add("CHECK_EVERY", CHECK_EVERY)?;
         Ok(())
     }

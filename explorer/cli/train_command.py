@@ -279,7 +279,9 @@ def _train_and_write(args, corpus: list[str], config, budget, finish, **stop):
     # threads, does not.
     gc.disable()
     try:
-        counted = count_corpus(corpus.pop(), config.normalizers, config.pre_tokenizer, args.jobs)
+        counted = count_corpus(
+            corpus.pop(), config.normalizers, config.pre_tokenizer, args.jobs, engine=args.engine
+        )
         trace = train_counted(
             *counted, config, progress=budget.progress, should_stop=budget.should_stop, **stop
         )

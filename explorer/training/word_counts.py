@@ -9,7 +9,9 @@ Without normalizers the pre-tokenizer counts the whole text in chunks cut at lin
 normalizers each line is normalized on its own (no alignments are built: training needs none).
 `jobs` > 1 counts parts of a large corpus (from `PARALLEL_CHARACTERS`), cut at line breaks, in
 that many forked worker processes and adds their counts up in order: the same dict, in the same
-order (tests/unit/test_word_counting.py).
+order (tests/unit/test_word_counting.py). On the compiled engine (explorer.training.engines), a
+corpus without normalizers is counted in Rust (engine/src/words.rs: the same words, counts, order
+and figures, parts of it on `jobs` threads) for the pre-tokenizers it knows.
 
 What it does not do: decide limits or decode uploads (see explorer/checks/).
 """
@@ -18,12 +20,14 @@ from __future__ import annotations
 
 import multiprocessing
 import re
+from array import array
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
 from explorer.pipeline.normalizers import build_normalizer
 from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
 from explorer.pipeline.pre_tokenizers.patterns import line_chunks
+from explorer.training.engines import module_for
 
 # A word, wherever the app counts words (tokens per word, words split): a maximal run of
 # non-whitespace characters, as `str.split()` sees them ("don't", "U.S.", "(hello)," are one each).
@@ -80,17 +84,26 @@ def count_words_in(text: str) -> int:
     return marks.count(b" x") + marks.startswith(b"x")
 
 
+# The pre-tokenizers the compiled engine counts (engine/src/words.rs), and the least size in bytes of
+# the parts its threads count (a part is cut at a line break; at most 64 parts).
+COMPILED_PRE_TOKENIZERS = ("byte-level", "bert", "whitespace", "whitespace-split")
+COMPILED_PART_BYTES = 1 << 18
+
 # Below this many characters one process counts faster than starting others.
 PARALLEL_CHARACTERS = 2_000_000
 PARTS_PER_JOB = 4  # parts of unequal cost even out across the workers
 
 
 def count_words(
-    text: str, normalizers: tuple[str, ...] | list[str] = (), pre_tokenizer: str = "byte-level", jobs: int = 1
+    text: str,
+    normalizers: tuple[str, ...] | list[str] = (),
+    pre_tokenizer: str = "byte-level",
+    jobs: int = 1,
+    engine: str | None = None,
 ) -> dict[str, int]:
     """Distinct pre-tokenized words of the corpus with their counts, in order of first appearance;
-    counted in `jobs` processes when the corpus is large and the platform can fork."""
-    return count_corpus(text, normalizers, pre_tokenizer, jobs, figures=False)[0]
+    counted in `jobs` processes (threads on the compiled engine) when the corpus is large."""
+    return count_corpus(text, normalizers, pre_tokenizer, jobs, figures=False, engine=engine)[0]
 
 
 def count_corpus(
@@ -99,8 +112,26 @@ def count_corpus(
     pre_tokenizer: str = "byte-level",
     jobs: int = 1,
     figures: bool = True,
+    engine: str | None = None,
 ) -> tuple[dict[str, int], dict[str, int] | None]:
-    """`count_words` and, when `figures`, `count_text` of the same text, in one pass over it."""
+    """`count_words` and, when `figures`, `count_text` of the same text, in one pass over it.
+    `engine` (explorer.training.engines; None: the environment's): the compiled engine counts
+    without normalizers for the pre-tokenizers it knows (`COMPILED_PRE_TOKENIZERS`), the same dict
+    in the same order; otherwise, and always with `engine="python"`, Python counts."""
+    compiled = module_for(engine) if not normalizers and pre_tokenizer in COMPILED_PRE_TOKENIZERS else None
+    if compiled is not None:
+        counted = compiled.count_words(
+            text,
+            pre_tokenizer,
+            figures=figures,
+            jobs=jobs,
+            part_size=max(COMPILED_PART_BYTES, len(text) // 64),
+        )
+        if counted is not None:  # None: a lone surrogate in the text, which only Python counts
+            words, word_counts, compiled_figures = counted
+            return dict(zip(words, array("q", word_counts))), (
+                dict(zip(FIGURES, compiled_figures)) if figures else None
+            )
     text = text.replace("\r\n", "\n")
     options = (tuple(normalizers), pre_tokenizer, figures)
     if jobs > 1 and len(text) >= PARALLEL_CHARACTERS and "fork" in multiprocessing.get_all_start_methods():

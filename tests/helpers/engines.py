@@ -1,6 +1,8 @@
-"""Both merge engines in one call, for every trainer test: `train` trains with the Python engine
-(the readable reference) and, when it is built, with the compiled one, checks that the two traces
-are the same bytes (the trace JSON, but for the run's `seconds` and `engine`), and returns the Python one.
+"""Both engines in one call, for every trainer and word-counting test: `train` trains with the
+Python engine (the readable reference) and, when it is built, with the compiled one, checks that the
+two traces are the same bytes (the trace JSON, but for the run's `seconds` and `engine`), and returns
+the Python one; `count` does the same for counting a corpus's words (the same words, counts, order
+and figures).
 
 One call per example rather than a parametrized fixture: the references the tests compare against
 (recount loops, the `tokenizers` library) run once, and every example proves the two engines
@@ -10,10 +12,12 @@ agree. `tests/parity/test_engines.py` checks that CI built the compiled engine.
 from __future__ import annotations
 
 import dataclasses
+from array import array
 from collections.abc import Iterable, Mapping
 
 from explorer.training import bpe, engines
 from explorer.training.bpe.merge_history import Trace
+from explorer.training.word_counts import COMPILED_PRE_TOKENIZERS, FIGURES, count_corpus, count_text
 
 
 def trace_bytes(trace: Trace) -> str:
@@ -28,4 +32,28 @@ def train(word_counts: Mapping[str, int] | Iterable[tuple[str, int]], config, **
     if engines.compiled() is not None:
         rust = bpe.train(items, config, engine="rust", **options)
         assert trace_bytes(rust) == trace_bytes(python), "the two engines' traces differ"
+    return python
+
+
+def count(
+    text: str, normalizers: tuple[str, ...] = (), pre_tokenizer: str = "byte-level", **options
+) -> tuple[dict[str, int], dict[str, int] | None]:
+    """`count_corpus` on both engines; the compiled counter is also called with parts of 1 and 7
+    bytes on two threads, so that a short text is cut at every line and its parts added up."""
+    python = count_corpus(text, normalizers, pre_tokenizer, engine="python", **options)
+    module = engines.compiled()
+    if module is None:
+        return python
+    rust = count_corpus(text, normalizers, pre_tokenizer, engine="rust", **options)
+    assert list(rust[0].items()) == list(python[0].items()), "the two engines count different words"
+    assert rust[1] == python[1], "the two engines count different figures"
+    if pre_tokenizer in COMPILED_PRE_TOKENIZERS and not normalizers:
+        figures = count_text(text)
+        for part_size in (1, 7):
+            counted = module.count_words(text, pre_tokenizer, figures=True, jobs=2, part_size=part_size)
+            if counted is None:  # a lone surrogate: Python counted it above
+                continue
+            words, counts, totals = counted
+            assert list(zip(words, array("q", counts))) == list(python[0].items())
+            assert dict(zip(FIGURES, totals)) == figures
     return python

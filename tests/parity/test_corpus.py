@@ -1,4 +1,5 @@
-"""Word counting: the whole-text fast paths equal the line-by-line definition."""
+"""Word counting: the whole-text fast paths, on both engines (tests/helpers/engines.py `count`), equal
+the library's pre-tokenizers line by line."""
 
 from collections import Counter
 
@@ -6,7 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tokenizers import pre_tokenizers
 
-from explorer.training.word_counts import count_words, split_lines
+from explorer.training.word_counts import split_lines
+from tests.helpers.engines import count
 
 LIBRARY = {
     "byte-level": pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
@@ -19,6 +21,10 @@ texts = st.one_of(
     st.text(st.sampled_from(list("ab cd\n\t\r'sS,.!?1é😀中\u00a0\u2028\x0b\x85")), max_size=80),
     st.text(st.characters(exclude_categories=("Cs",)), max_size=60),
 )
+
+
+def count_words(text, normalizers, pre_tokenizer):
+    return count(text, normalizers, pre_tokenizer)[0]
 
 
 def line_by_line(text, pre_tokenizer):

@@ -4,6 +4,7 @@ offsets, offsets through a normalizer, tokenizer.json entries, and the registry.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 
 import pytest
 import regex
@@ -24,7 +25,9 @@ from explorer.pipeline.bytelevel import (
 from explorer.pipeline.pre_tokenizers.patterns import class_items
 from explorer.pipeline.pre_tokenizers.regex_tables import UNKNOWN_TO_LIBRARY_REGEX
 from explorer.pipeline.pre_tokenizers.split_patterns import CL100K_PATTERN
+from explorer.training.word_counts import split_lines
 from tests.helpers import component_parity as parity
+from tests.helpers.engines import count
 
 COMPONENTS = [
     ("byte-level", ours.ByteLevel(), hf.ByteLevel(add_prefix_space=False)),
@@ -178,11 +181,24 @@ CLASS_CONTEXTS = [
 )
 def test_every_code_point_matches_library(name, component, library, context):
     """Checks the Unicode version tables: every assigned character in the context that would
-    change the pieces if its class differed."""
+    change the pieces if its class differed. Counting a corpus of these lines on both engines
+    (explorer/training/word_counts.py, engine/src/words.rs) gives the library's pieces, counted in
+    order of first appearance, and the figures Python's own string methods give."""
     chars = assigned_code_points()
     for start in range(0, len(chars), 20_000):
         text = "".join(context.format(char) for char in chars[start : start + 20_000])
-        assert component.pre_tokenize(text) == library.pre_tokenize_str(text)
+        pieces = library.pre_tokenize_str(text)
+        assert component.pre_tokenize(text) == pieces
+        lines = split_lines(text)  # "\r\n" is a line break too: the context with "\r" ends with one
+        counted, figures = count(text, (), name)
+        per_line = Counter(piece for line in lines for piece, _ in library.pre_tokenize_str(line))
+        assert list(counted.items()) == list(per_line.items())
+        assert figures == {
+            "lines": len(lines),
+            "characters": sum(map(len, lines)),
+            "utf8_bytes": sum(len(line.encode()) for line in lines),
+            "words": sum(len(line.split()) for line in lines),
+        }
 
 
 PIPELINES = [

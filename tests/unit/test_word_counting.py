@@ -4,7 +4,9 @@ same counts, in the same order of first appearance.
 - in chunks cut at line breaks (`patterns.line_chunks`), each chunk matched with its own fastest
   pattern form (ASCII, the `regex` module's classes, or the corrected ones), with chunks made tiny
   here so that every text is cut many times;
-- in parallel worker processes (`count_words(..., jobs=2)`), chunks counted apart and merged in order.
+- in parallel worker processes (`count_words(..., jobs=2)`), chunks counted apart and merged in order;
+- by the compiled engine (engine/src/words.rs, through tests/helpers/engines.py `count`), in parts
+  down to one byte on two threads.
 
 The reference is every line's pieces as `split` gives them (the path that keeps alignments), and
 `words()` (the fast path, composed through a Sequence for the byte-level split patterns) is checked
@@ -22,7 +24,13 @@ from hypothesis import strategies as st
 from explorer.pipeline.normalizers import Normalized
 from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, Split, build_pre_tokenizer, patterns
 from explorer.training import word_counts
-from explorer.training.word_counts import WORD, count_corpus, count_text, count_words, split_lines
+from explorer.training.word_counts import (
+    WORD,
+    count_corpus,
+    count_text,
+    count_words,
+    split_lines,
+)
 
 # ASCII, white space and line breaks, Latin, CJK, emoji, a combining mark, the metaspace mark, and
 # U+0558 (one of the characters on which the regex module's Unicode and the library's differ).

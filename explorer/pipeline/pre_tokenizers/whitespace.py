@@ -32,23 +32,23 @@ from explorer.pipeline.pre_tokenizers.regex_tables import (
     UNKNOWN_TO_LIBRARY_REGEX,
 )
 
-_WORD_CHARS = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"  # the library's \w
+WORD_CHARACTERS = r"\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}"  # the library's \w
 _WHITESPACE_PATTERN = VersionedPattern(
-    fast=rf"[{_WORD_CHARS}]+|[^\s{_WORD_CHARS}]+",
-    exact=rf"[[{_WORD_CHARS}]--{UNKNOWN_TO_LIBRARY}]+|[[^\s{_WORD_CHARS}]{UNKNOWN_TO_LIBRARY}]+",
+    fast=rf"[{WORD_CHARACTERS}]+|[^\s{WORD_CHARACTERS}]+",
+    exact=rf"[[{WORD_CHARACTERS}]--{UNKNOWN_TO_LIBRARY}]+|[[^\s{WORD_CHARACTERS}]{UNKNOWN_TO_LIBRARY}]+",
     differing=UNKNOWN_TO_LIBRARY_REGEX,
     ascii=rf"[A-Za-z0-9_]+|[^{ASCII_SPACE}A-Za-z0-9_]+",
 )
 
 _ASCII_PUNCTUATION = r"\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e"  # Rust's char::is_ascii_punctuation
-_BERT_PUNCTUATION = (
+BERT_PUNCTUATION = (
     rf"[[[\p{{P}}{_ASCII_PUNCTUATION}]--[{class_items(PUNCTUATION_AFTER_UNICODE_8)}]]"
     rf"{class_items(PUNCTUATION_ONLY_IN_UNICODE_8)}]"
 )
 # Runs of neither white space nor punctuation, or one punctuation character.
 _BERT_PATTERN = VersionedPattern(
     fast=rf"[^\s\p{{P}}{_ASCII_PUNCTUATION}]+|[\p{{P}}{_ASCII_PUNCTUATION}]",
-    exact=rf"[^\s{_BERT_PUNCTUATION}]+|{_BERT_PUNCTUATION}",
+    exact=rf"[^\s{BERT_PUNCTUATION}]+|{BERT_PUNCTUATION}",
     differing=PUNCTUATION_AFTER_UNICODE_8 + PUNCTUATION_ONLY_IN_UNICODE_8,
     ascii=rf"[^{ASCII_SPACE}{_ASCII_PUNCTUATION}]+|[{_ASCII_PUNCTUATION}]",
 )

@@ -1,0 +1,467 @@
+//! Counting a corpus's words: explorer/training/word_counts.py's `count_corpus` without normalizers,
+//! for the pre-tokenizers whose pieces are runs of character classes (byte-level with GPT-2's
+//! pattern, bert, whitespace, whitespace-split), the same words, counts, order and figures.
+//!
+//! A corpus is cut into lines at "\n" (a "\r" before it belongs to the break, as "\r\n" does), each
+//! line a sequence as the `tokenizers` library trains on it. Parts of the text cut at line breaks are
+//! counted on their own threads (rayon) and added up in order, so a word keeps the place of its first
+//! appearance. The classes come from classes.rs, generated from the Python pre-tokenizers' tables:
+//! the library's Unicode versions, not Rust's.
+//!
+//! What it does not do: normalize (a run with normalizers counts in Python), the byte-level split
+//! patterns of GPT-4 and others, or Metaspace.
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use std::sync::OnceLock;
+
+use crate::classes::{BERT_PUNCTUATION, LETTER, NUMBER, PYTHON_SPACE, RUNS, SPACE, WORD};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PreTokenizer {
+    /// GPT-2's `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`, then
+    /// every byte as its GPT-2 symbol.
+    ByteLevel,
+    /// Runs of neither white space nor punctuation, and each punctuation character alone.
+    Bert,
+    /// `\w+|[^\w\s]+`.
+    Whitespace,
+    /// `\S+`.
+    WhitespaceSplit,
+}
+
+impl PreTokenizer {
+    pub fn named(name: &str) -> Option<PreTokenizer> {
+        match name {
+            "byte-level" => Some(PreTokenizer::ByteLevel),
+            "bert" => Some(PreTokenizer::Bert),
+            "whitespace" => Some(PreTokenizer::Whitespace),
+            "whitespace-split" => Some(PreTokenizer::WhitespaceSplit),
+            _ => None,
+        }
+    }
+}
+
+/// The figures `count_text` gives: lines (not empty), characters and UTF-8 bytes of the lines, and
+/// words as Python's `str.split()` sees them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Figures {
+    pub lines: i64,
+    pub characters: i64,
+    pub utf8_bytes: i64,
+    pub words: i64,
+}
+
+impl Figures {
+    fn add(&mut self, other: &Figures) {
+        self.lines += other.lines;
+        self.characters += other.characters;
+        self.utf8_bytes += other.utf8_bytes;
+        self.words += other.words;
+    }
+}
+
+/// Every Basic Multilingual Plane code point's class bits; the rest by binary search in RUNS.
+fn plane_zero() -> &'static [u8] {
+    static TABLE: OnceLock<Vec<u8>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut table = vec![0u8; 0x10000];
+        for (index, &(first, bits)) in RUNS.iter().enumerate() {
+            let end = RUNS.get(index + 1).map_or(0x110000, |run| run.0);
+            for code in first.min(0x10000)..end.min(0x10000) {
+                table[code as usize] = bits;
+            }
+        }
+        table
+    })
+}
+
+#[inline]
+fn class_of(table: &[u8], c: char) -> u8 {
+    let code = c as u32;
+    if code < 0x10000 {
+        return table[code as usize];
+    }
+    let index = RUNS.partition_point(|run| run.0 <= code) - 1;
+    RUNS[index].1
+}
+
+/// The classes of the characters of one line, with their byte offsets.
+struct Line<'a> {
+    text: &'a str,
+    table: &'a [u8],
+}
+
+impl<'a> Line<'a> {
+    /// The character at byte `at` and its length in bytes.
+    #[inline]
+    fn char_at(&self, at: usize) -> (char, usize) {
+        let c = self.text[at..].chars().next().expect("a character");
+        (c, c.len_utf8())
+    }
+
+    #[inline]
+    fn class_at(&self, at: usize) -> (u8, usize) {
+        let (c, length) = self.char_at(at);
+        (class_of(self.table, c), length)
+    }
+
+    /// Where the run of characters `keep(bits)` starting at byte `at` ends.
+    #[inline]
+    fn run_end(&self, mut at: usize, keep: impl Fn(u8) -> bool) -> usize {
+        let bytes = self.text.as_bytes();
+        while at < bytes.len() {
+            let (bits, length) = if bytes[at] < 0x80 {
+                (self.table[bytes[at] as usize], 1)
+            } else {
+                self.class_at(at)
+            };
+            if !keep(bits) {
+                break;
+            }
+            at += length;
+        }
+        at
+    }
+}
+
+fn is_letter(bits: u8) -> bool {
+    bits & LETTER != 0
+}
+
+fn is_number(bits: u8) -> bool {
+    bits & NUMBER != 0
+}
+
+fn is_other(bits: u8) -> bool {
+    bits & (LETTER | NUMBER | SPACE) == 0
+}
+
+fn is_space(bits: u8) -> bool {
+    bits & SPACE != 0
+}
+
+/// The length of a contraction (`s t re ve m ll d`) after an apostrophe, if one follows.
+fn contraction(after: &[u8]) -> Option<usize> {
+    match after {
+        [b's' | b't' | b'm' | b'd', ..] => Some(1),
+        [b'r', b'e', ..] | [b'v', b'e', ..] | [b'l', b'l', ..] => Some(2),
+        _ => None,
+    }
+}
+
+/// GPT-2's pattern on one line (no "\n" in it), each match passed to `emit`.
+fn gpt2_pieces<'a>(line: &Line<'a>, emit: &mut impl FnMut(&'a str)) {
+    let text = line.text;
+    let bytes = text.as_bytes();
+    let end = bytes.len();
+    let mut at = 0;
+    while at < end {
+        if bytes[at] == b'\'' {
+            if let Some(length) = contraction(&bytes[at + 1..]) {
+                emit(&text[at..at + 1 + length]);
+                at += 1 + length;
+                continue;
+            }
+        }
+        let (bits, length) = line.class_at(at);
+        // ` ?\p{L}+`, ` ?\p{N}+`, ` ?[^\s\p{L}\p{N}]+`: a space takes the run after it.
+        let (run_start, run_bits) = if bytes[at] == b' ' && at + 1 < end {
+            let (next, next_length) = line.class_at(at + 1);
+            if is_space(next) {
+                (at, bits)
+            } else {
+                (at + 1 + next_length, next)
+            }
+        } else {
+            (at + length, bits)
+        };
+        let stop = if is_letter(run_bits) {
+            line.run_end(run_start, is_letter)
+        } else if is_number(run_bits) {
+            line.run_end(run_start, is_number)
+        } else if is_other(run_bits) {
+            line.run_end(run_start, is_other)
+        } else {
+            // White space: `\s+(?!\S)` leaves the last space before a non-space; `\s+` takes a lone one.
+            let run_end = line.run_end(at, is_space);
+            if run_end == end {
+                end
+            } else {
+                let last = text[..run_end]
+                    .char_indices()
+                    .next_back()
+                    .expect("a space")
+                    .0;
+                if last > at {
+                    last
+                } else {
+                    run_end
+                }
+            }
+        };
+        emit(&text[at..stop]);
+        at = stop;
+    }
+}
+
+/// The pieces of one line for the pre-tokenizers that cut runs of one class.
+fn class_pieces<'a>(kind: PreTokenizer, line: &Line<'a>, emit: &mut impl FnMut(&'a str)) {
+    let text = line.text;
+    let end = text.len();
+    let mut at = 0;
+    while at < end {
+        let (bits, length) = line.class_at(at);
+        if is_space(bits) {
+            at = line.run_end(at, is_space);
+            continue;
+        }
+        let stop = match kind {
+            PreTokenizer::Bert if bits & BERT_PUNCTUATION != 0 => at + length,
+            PreTokenizer::Bert => line.run_end(at, |b| b & (SPACE | BERT_PUNCTUATION) == 0),
+            PreTokenizer::Whitespace if bits & WORD != 0 => line.run_end(at, |b| b & WORD != 0),
+            PreTokenizer::Whitespace => line.run_end(at, |b| b & (WORD | SPACE) == 0),
+            _ => line.run_end(at, |b| !is_space(b)),
+        };
+        emit(&text[at..stop]);
+        at = stop;
+    }
+}
+
+/// Words of one line as Python's `str.split()` sees them.
+fn python_words(line: &Line<'_>) -> i64 {
+    let mut words = 0;
+    let mut in_word = false;
+    for c in line.text.chars() {
+        let space = class_of(line.table, c) & PYTHON_SPACE != 0;
+        if !space && !in_word {
+            words += 1;
+        }
+        in_word = !space;
+    }
+    words
+}
+
+/// The distinct pieces of a part of the corpus, in order of first appearance, with their counts.
+#[derive(Default)]
+struct Counted<'a> {
+    index: FxHashMap<&'a str, usize>,
+    words: Vec<(&'a str, i64)>,
+    figures: Figures,
+}
+
+impl<'a> Counted<'a> {
+    #[inline]
+    fn add(&mut self, word: &'a str, count: i64) {
+        match self.index.get(word) {
+            Some(&at) => self.words[at].1 += count,
+            None => {
+                self.index.insert(word, self.words.len());
+                self.words.push((word, count));
+            }
+        }
+    }
+}
+
+/// The lines of `text`: cut at "\n", one "\r" before it dropped.
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut pieces = text.split('\n').peekable();
+    std::iter::from_fn(move || {
+        let piece = pieces.next()?;
+        // The last piece has no break after it: its "\r" is a character of the line.
+        Some(match pieces.peek() {
+            Some(_) => piece.strip_suffix('\r').unwrap_or(piece),
+            None => piece,
+        })
+    })
+}
+
+fn count_part(text: &str, kind: PreTokenizer, figures: bool) -> Counted<'_> {
+    let table = plane_zero();
+    let mut counted = Counted::default();
+    for line_text in lines(text) {
+        if line_text.is_empty() {
+            continue;
+        }
+        let line = Line {
+            text: line_text,
+            table,
+        };
+        let mut emit = |piece| counted.add(piece, 1);
+        match kind {
+            PreTokenizer::ByteLevel => gpt2_pieces(&line, &mut emit),
+            _ => class_pieces(kind, &line, &mut emit),
+        }
+        if figures {
+            counted.figures.lines += 1;
+            counted.figures.characters += line_text.chars().count() as i64;
+            counted.figures.utf8_bytes += line_text.len() as i64;
+            counted.figures.words += python_words(&line);
+        }
+    }
+    counted
+}
+
+/// `text` cut into parts of about `size` bytes or more, each but the last ending just after a "\n".
+pub fn parts(text: &str, size: usize) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut found = Vec::new();
+    let mut start = 0;
+    while start < bytes.len() {
+        let from = start + size.max(1) - 1;
+        let end = if from >= bytes.len() {
+            bytes.len()
+        } else {
+            match bytes[from..].iter().position(|&b| b == b'\n') {
+                Some(offset) => from + offset + 1,
+                None => bytes.len(),
+            }
+        };
+        found.push(&text[start..end]);
+        start = end;
+    }
+    found
+}
+
+/// GPT-2's byte symbols: printable bytes stand for themselves, the others for 256 + n.
+fn byte_symbols() -> [char; 256] {
+    let mut symbols = ['\0'; 256];
+    let mut extra = 0u32;
+    for byte in 0..256u32 {
+        let printable = (0x21..=0x7E).contains(&byte)
+            || (0xA1..=0xAC).contains(&byte)
+            || (0xAE..=0xFF).contains(&byte);
+        symbols[byte as usize] = if printable {
+            char::from_u32(byte).expect("a byte")
+        } else {
+            extra += 1;
+            char::from_u32(255 + extra).expect("a symbol")
+        };
+    }
+    symbols
+}
+
+/// The words of `text` with their counts, in order of first appearance (byte-level words as GPT-2
+/// symbols), and the corpus figures when asked; parts of about `part_size` bytes counted on `jobs`
+/// threads.
+pub fn count_words(
+    text: &str,
+    kind: PreTokenizer,
+    figures: bool,
+    jobs: usize,
+    part_size: usize,
+) -> (Vec<(String, i64)>, Figures) {
+    let parts = parts(text, part_size);
+    let counted: Vec<Counted> = if jobs > 1 && parts.len() > 1 {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .expect("a thread pool");
+        pool.install(|| {
+            parts
+                .par_iter()
+                .map(|part| count_part(part, kind, figures))
+                .collect()
+        })
+    } else {
+        parts
+            .iter()
+            .map(|part| count_part(part, kind, figures))
+            .collect()
+    };
+    let mut total = Figures::default();
+    let mut merged: Counted = Counted::default();
+    for (index, part) in counted.into_iter().enumerate() {
+        total.add(&part.figures);
+        if index == 0 {
+            merged.index = part.index;
+            merged.words = part.words;
+            continue;
+        }
+        for (word, count) in part.words {
+            merged.add(word, count);
+        }
+    }
+    let words = if kind == PreTokenizer::ByteLevel {
+        let symbols = byte_symbols();
+        merged
+            .words
+            .into_iter()
+            .map(|(word, count)| (word.bytes().map(|b| symbols[b as usize]).collect(), count))
+            .collect()
+    } else {
+        merged
+            .words
+            .into_iter()
+            .map(|(word, count)| (word.to_string(), count))
+            .collect()
+    };
+    (words, total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(text: &str, kind: PreTokenizer) -> Vec<(String, i64)> {
+        count_words(text, kind, false, 1, 1 << 16).0
+    }
+
+    fn pieces(text: &str) -> Vec<String> {
+        let table = plane_zero();
+        let mut found = Vec::new();
+        gpt2_pieces(&Line { text, table }, &mut |piece: &str| {
+            found.push(piece.to_string())
+        });
+        found
+    }
+
+    #[test]
+    fn gpt2_pattern_pieces() {
+        assert_eq!(pieces("Hello world"), ["Hello", " world"]);
+        assert_eq!(pieces("it's  IT'S"), ["it", "'s", " ", " IT", "'", "S"]);
+        assert_eq!(pieces("a  \tb   "), ["a", "  ", "\t", "b", "   "]);
+        assert_eq!(pieces("x 's ?!3 4"), ["x", " '", "s", " ?!", "3", " 4"]);
+        assert_eq!(pieces("''s"), ["''", "s"]);
+        assert_eq!(pieces("中文 字"), ["中文", " 字"]);
+    }
+
+    #[test]
+    fn lines_drop_the_carriage_return_of_a_break_only() {
+        let found: Vec<&str> = lines("a\r\nb\r\r\n\nc\r").collect();
+        assert_eq!(found, ["a", "b\r", "", "c\r"]);
+    }
+
+    #[test]
+    fn words_keep_the_order_of_first_appearance_across_parts() {
+        let text = "b a\nc b\na d\n".repeat(5);
+        let one = count_words(&text, PreTokenizer::WhitespaceSplit, true, 1, 1 << 16);
+        let many = count_words(&text, PreTokenizer::WhitespaceSplit, true, 2, 1);
+        assert_eq!(one, many);
+        assert_eq!(
+            one.0,
+            [
+                ("b".into(), 10),
+                ("a".into(), 10),
+                ("c".into(), 5),
+                ("d".into(), 5)
+            ]
+        );
+        assert_eq!(one.1.lines, 15);
+        assert_eq!(one.1.words, 30);
+    }
+
+    #[test]
+    fn bert_isolates_punctuation() {
+        let found = words("don't stop.", PreTokenizer::Bert);
+        let found: Vec<&str> = found.iter().map(|(w, _)| w.as_str()).collect();
+        assert_eq!(found, ["don", "'", "t", "stop", "."]);
+    }
+
+    #[test]
+    fn byte_level_words_are_gpt2_symbols() {
+        let found = words("a b\né", PreTokenizer::ByteLevel);
+        let found: Vec<&str> = found.iter().map(|(w, _)| w.as_str()).collect();
+        assert_eq!(found, ["a", "Ġb", "Ã©"]);
+    }
+}
