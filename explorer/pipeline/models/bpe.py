@@ -79,26 +79,44 @@ class BPEModel:
         prefix_byte_length = (
             len(self.continuing_subword_prefix.encode("utf-8")) if self.continuing_subword_prefix else 0
         )
+        vocab = self.vocab
         merge_map: dict[tuple[int, int], tuple[int, int]] = {}
         for rank, pair in enumerate(merges):
-            number = rank + 1  # merges are numbered from 1 in messages, like merges.txt lines
-            if len(pair) != 2 or not all(isinstance(side, str) for side in pair):
-                raise ValueError(f"merge {number} must be a pair of strings, got {pair!r}")
-            left, right = pair
-            right_rest = _strip_prefix_bytes(right, prefix_byte_length)
-            if right_rest is None:
-                raise ValueError(
-                    f"merge {number} ({left!r}, {right!r}): {right!r} cannot lose the "
-                    f"{self.continuing_subword_prefix!r} prefix's {prefix_byte_length} bytes"
-                )
-            merged = left + right_rest
-            for token in (left, right, merged):
-                if token not in self.vocab:
-                    raise ValueError(
-                        f"merge {number} ({left!r}, {right!r}): token {token!r} is not in the vocabulary"
-                    )
-            merge_map[(self.vocab[left], self.vocab[right])] = (rank, self.vocab[merged])
+            # The usual merge (two known strings) in a few dict lookups; anything else is checked
+            # one step at a time below, for the sentence that says what is wrong with it.
+            try:
+                left, right = pair
+                right_rest = _strip_prefix_bytes(right, prefix_byte_length) if prefix_byte_length else right
+                if type(left) is str and type(right) is str and right_rest is not None:
+                    merge_map[(vocab[left], vocab[right])] = (rank, vocab[left + right_rest])
+                    continue
+            except (ValueError, TypeError, KeyError, AttributeError):
+                pass
+            self._explain_merge(rank + 1, pair, prefix_byte_length)
         return merge_map
+
+    def _explain_merge(self, number: int, pair, prefix_byte_length: int) -> None:
+        """Raise the ValueError that says why merge `number` (counted from 1, like merges.txt
+        lines) cannot be built."""
+        if (
+            not isinstance(pair, list | tuple)
+            or len(pair) != 2
+            or not all(isinstance(side, str) for side in pair)
+        ):
+            raise ValueError(f"merge {number} must be a pair of strings, got {pair!r}")
+        left, right = pair
+        right_rest = _strip_prefix_bytes(right, prefix_byte_length)
+        if right_rest is None:
+            raise ValueError(
+                f"merge {number} ({left!r}, {right!r}): {right!r} cannot lose the "
+                f"{self.continuing_subword_prefix!r} prefix's {prefix_byte_length} bytes"
+            )
+        for token in (left, right, left + right_rest):
+            if token not in self.vocab:
+                raise ValueError(
+                    f"merge {number} ({left!r}, {right!r}): token {token!r} is not in the vocabulary"
+                )
+        raise AssertionError(f"merge {number} ({left!r}, {right!r}) is valid")  # pragma: no cover
 
     @property
     def merges(self) -> list[tuple[str, str]]:
