@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import uuid
 import warnings
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -55,7 +54,7 @@ def _dumps(value: object, pretty: bool) -> str:
     Unigram scores) are written so that the library reads them back exactly (json_numbers.py):
     each goes into the document as a marker string, replaced by its text afterwards."""
     numbers: list[str] = []
-    nonce = uuid.uuid4().hex
+    nonce = os.urandom(16).hex()
 
     def mark(item):
         if isinstance(item, float):

@@ -18,11 +18,9 @@ What it does not do: decide limits or decode uploads (see explorer/checks/).
 
 from __future__ import annotations
 
-import multiprocessing
 import re
 from array import array
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
 
 from explorer.pipeline.normalizers import build_normalizer
 from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
@@ -132,6 +130,8 @@ def count_corpus(
             return dict(zip(words, array("q", word_counts))), (
                 dict(zip(FIGURES, compiled_figures)) if figures else None
             )
+    import multiprocessing  # here: the compiled counter and a one-process count need neither
+
     text = text.replace("\r\n", "\n")
     options = (tuple(normalizers), pre_tokenizer, figures)
     if jobs > 1 and len(text) >= PARALLEL_CHARACTERS and "fork" in multiprocessing.get_all_start_methods():
@@ -183,6 +183,9 @@ def _count_in_processes(text: str, options: tuple, jobs: int) -> list:
     for part in line_chunks(text, max(1, len(text) // (jobs * PARTS_PER_JOB))):
         spans.append((start, start + len(part)))
         start += len(part)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     _FORKED_TEXT = text
     try:
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
