@@ -33,7 +33,12 @@ mod python {
     /// One BPE or WordPiece run: `advance()` until it returns a stop reason, then `columns()`.
     #[pyclass(module = "explorer_engine")]
     struct BpeRun {
-        run: Run,
+        /// None once `columns()` has handed the recording over.
+        run: Option<Run>,
+    }
+
+    fn finished() -> PyErr {
+        pyo3::exceptions::PyRuntimeError::new_err("the run's columns were taken: it is over")
     }
 
     #[pymethods]
@@ -70,62 +75,53 @@ mod python {
                 max_steps,
             };
             Ok(BpeRun {
-                run: Run::new(words, counts, tokens, settings),
+                run: Some(Run::new(words, counts, tokens, settings)),
             })
         }
 
         /// Merge until a stop reason (returned: vocab_size, no_pair_left, min_frequency, stopped)
         /// or the next checkpoint (None: the caller checks Stop and reports progress, then calls
         /// again). The GIL is released meanwhile.
-        fn advance(&mut self, py: Python<'_>) -> Option<&'static str> {
-            let run = &mut self.run;
-            py.detach(|| run.advance())
+        fn advance(&mut self, py: Python<'_>) -> PyResult<Option<&'static str>> {
+            let run = self.run.as_mut().ok_or_else(finished)?;
+            Ok(py.detach(|| run.advance()))
         }
 
         /// Merges done so far.
         #[getter]
-        fn step(&self) -> i64 {
-            self.run.step
+        fn step(&self) -> PyResult<i64> {
+            Ok(self.run.as_ref().ok_or_else(finished)?.step)
         }
 
         /// The recorded columns as little-endian bytes (i32, i64 or f64 arrays), the tokens the run
-        /// added, and every word's boundary steps end to end.
-        fn columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-            let run = &self.run;
-            let columns = &run.columns;
+        /// added, and every word's boundary steps end to end. Ends the run: its engine and queue
+        /// are freed first, and each column as soon as its bytes are made, so that the recording
+        /// is never held twice over.
+        fn columns<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+            let run = self.run.take().ok_or_else(finished)?;
+            let (columns, tokens, steps) = run.into_recording();
             let out = PyDict::new(py);
-            let arrays: [(&str, &[u8]); 12] = [
-                ("merges", bytes_of(&columns.merges)),
-                ("merge_counts", bytes_of(&columns.merge_counts)),
-                ("merge_scores", bytes_of(&columns.merge_scores)),
-                ("words_changed", bytes_of(&columns.words_changed)),
-                ("occurrences", bytes_of(&columns.occurrences)),
-                ("candidate_ends", bytes_of(&columns.candidate_ends)),
-                ("candidate_lefts", bytes_of(&columns.candidate_lefts)),
-                ("candidate_rights", bytes_of(&columns.candidate_rights)),
-                ("candidate_counts", bytes_of(&columns.candidate_counts)),
-                ("candidate_scores", bytes_of(&columns.candidate_scores)),
-                (
-                    "candidate_left_counts",
-                    bytes_of(&columns.candidate_left_counts),
-                ),
-                (
-                    "candidate_right_counts",
-                    bytes_of(&columns.candidate_right_counts),
-                ),
-            ];
-            for (name, data) in arrays {
-                out.set_item(name, PyBytes::new(py, data))?;
+            fn put<T: Copy>(out: &Bound<'_, PyDict>, name: &str, values: Vec<T>) -> PyResult<()> {
+                out.set_item(name, PyBytes::new(out.py(), bytes_of(&values)))
             }
-            let steps: Vec<i32> = run
-                .engine
-                .boundary_steps
-                .iter()
-                .flatten()
-                .copied()
-                .collect();
-            out.set_item("boundary_steps", PyBytes::new(py, bytes_of(&steps)))?;
-            out.set_item("tokens", &run.tokens[..])?;
+            put(&out, "merges", columns.merges)?;
+            put(&out, "merge_counts", columns.merge_counts)?;
+            put(&out, "merge_scores", columns.merge_scores)?;
+            put(&out, "words_changed", columns.words_changed)?;
+            put(&out, "occurrences", columns.occurrences)?;
+            put(&out, "candidate_ends", columns.candidate_ends)?;
+            put(&out, "candidate_lefts", columns.candidate_lefts)?;
+            put(&out, "candidate_rights", columns.candidate_rights)?;
+            put(&out, "candidate_counts", columns.candidate_counts)?;
+            put(&out, "candidate_scores", columns.candidate_scores)?;
+            put(&out, "candidate_left_counts", columns.candidate_left_counts)?;
+            put(
+                &out,
+                "candidate_right_counts",
+                columns.candidate_right_counts,
+            )?;
+            put(&out, "boundary_steps", steps)?;
+            out.set_item("tokens", tokens)?;
             Ok(out)
         }
     }

@@ -195,6 +195,22 @@ impl Run {
             .candidate_ends
             .push(columns.candidate_lefts.len() as i32);
     }
+
+    /// The recording, the rest of the run freed first: the columns, the tokens, and every word's
+    /// boundary steps end to end.
+    pub fn into_recording(self) -> (Columns, Vec<String>, Vec<i32>) {
+        let Run {
+            engine,
+            queue,
+            columns,
+            tokens,
+            ..
+        } = self;
+        drop(queue);
+        let steps = engine.boundary_steps.iter().flatten().copied().collect();
+        drop(engine);
+        (columns, tokens, steps)
+    }
 }
 
 #[cfg(test)]

@@ -38,6 +38,7 @@ class Check:
 
 LONG_WORD_CHARS = 1_000  # no word of any language is this long; base64, minified code and CJK are
 LONG_LINE_CHARS = 100_000  # a book's paragraph is a few thousand characters
+_NOT_SPACE = re.compile(r"\S")
 # Control characters that are not white space (tab, line breaks, VT, FF and NEL are).
 _CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]")
 _CONTROL_NAMES = {0x00: "NUL", 0x07: "BEL", 0x08: "backspace", 0x1A: "SUB", 0x1B: "ESC", 0x7F: "DEL"}
@@ -50,8 +51,13 @@ _LONG_LINE = re.compile(rf"^[^\n]{{{LONG_LINE_CHARS},}}", re.MULTILINE)
 
 
 def utf8_size(text: str) -> int:
-    """Bytes of UTF-8 the text takes (a lone surrogate counts its 3 bytes)."""
-    return len(text.encode("utf-8", "surrogatepass"))
+    """Bytes of UTF-8 the text takes (a lone surrogate counts its 3 bytes), without a copy of a
+    large text in memory: ASCII is its length, other text is encoded a megabyte at a time."""
+    if text.isascii():
+        return len(text)
+    return sum(
+        len(text[start : start + MB].encode("utf-8", "surrogatepass")) for start in range(0, len(text), MB)
+    )
 
 
 def format_size(size: int) -> str:
@@ -65,8 +71,8 @@ def format_size(size: int) -> str:
 
 def check_corpus(text: str, limits: Limits) -> Check:
     """Errors that block training, and warnings worth reading first (see the module docstring)."""
-    stripped = text.strip()
-    if not stripped:
+    first = _NOT_SPACE.search(text)  # the text stripped, without a copy of it
+    if first is None:
         if not text:
             return Check(errors=("The corpus is empty.",))
         return Check(errors=(f"The corpus is empty: it has only white space ({len(text):,} characters).",))
@@ -88,7 +94,7 @@ def check_corpus(text: str, limits: Limits) -> Check:
             f"The corpus has {surrogates:,} lone surrogate code point{'s' if surrogates != 1 else ''} "
             "(U+D800 to U+DFFF): they are not text and cannot be written as UTF-8; remove them."
         )
-    return Check(errors=tuple(errors), warnings=tuple(_corpus_warnings(text, stripped)))
+    return Check(errors=tuple(errors), warnings=tuple(_corpus_warnings(text, first)))
 
 
 def _line_of(text: str, position: int) -> int:
@@ -119,7 +125,7 @@ def _control_name(char: str) -> str:
     return f" {_CONTROL_NAMES[ord(char)]}" if ord(char) in _CONTROL_NAMES else ""
 
 
-def _corpus_warnings(text: str, stripped: str) -> list[str]:
+def _corpus_warnings(text: str, first: re.Match[str]) -> list[str]:
     warnings = []
     controls = Counter(_CONTROLS.findall(text))
     if controls:
@@ -138,10 +144,10 @@ def _corpus_warnings(text: str, stripped: str) -> list[str]:
             f"The corpus has {lone_returns:,} carriage return{'s' if lone_returns != 1 else ''} (\\r) "
             "without a line feed (old Mac line endings?): only \\n and \\r\\n end a line here."
         )
-    char = stripped[0]
-    others = stripped.replace(char, "")  # one distinct character: only white space is left
-    if not others or others.isspace():
-        if len(stripped) == 1:
+    char = first.group()
+    # One distinct character: nothing but it and white space.
+    if re.compile(rf"[^\s{re.escape(char)}]").search(text, first.start()) is None:
+        if len(text.strip()) == 1:
             warnings.append(
                 f"The corpus is a single character ({char!r}): there is no pair to merge, "
                 "so the vocabulary will be the alphabet alone."

@@ -65,32 +65,35 @@ def merge_compiled(
             progress(run.step, planned)
     if progress is not None:
         progress(run.step, planned)
-    columns = run.columns()
-    merges = _column(columns["merges"], "i").tolist()
+    columns = run.columns()  # the run's memory is freed; each column's bytes go once converted
+
+    def take(name: str, typecode: str) -> array:
+        return _column(columns.pop(name), typecode)
+
+    merges = take("merges", "i").tolist()
     steps = len(merges) // 3
-    scores = _column(columns["merge_scores"], "d").tolist() if likelihood else [None] * steps
-    flat_steps = _column(columns["boundary_steps"], "i")
+    scores = take("merge_scores", "d").tolist() if likelihood else [None] * steps
+    flat_steps = take("boundary_steps", "i")
     boundary_steps, start = [], 0
     for symbols in symbol_words:
         end = start + max(len(symbols) - 1, 0)
         boundary_steps.append(flat_steps[start:end])
         start = end
+    del flat_steps
     return {
-        "vocab": columns["tokens"],
+        "vocab": columns.pop("tokens"),
         "merges": list(zip(merges[0::3], merges[1::3], merges[2::3])),
-        "merge_counts": _column(columns["merge_counts"], "q").tolist(),
+        "merge_counts": take("merge_counts", "q").tolist(),
         "merge_scores": scores,
-        "words_changed": _column(columns["words_changed"], "q").tolist(),
-        "occurrences": _column(columns["occurrences"], "q").tolist(),
+        "words_changed": take("words_changed", "q").tolist(),
+        "occurrences": take("occurrences", "q").tolist(),
         "candidates": Candidates(
-            _column(columns["candidate_ends"], "i"),
-            _column(columns["candidate_lefts"], "i"),
-            _column(columns["candidate_rights"], "i"),
-            _column(columns["candidate_counts"], "q"),
-            _column(columns["candidate_scores"], "d") if likelihood else None,
-            (_column(columns["candidate_left_counts"], "q"), _column(columns["candidate_right_counts"], "q"))
-            if likelihood
-            else None,
+            take("candidate_ends", "i"),
+            take("candidate_lefts", "i"),
+            take("candidate_rights", "i"),
+            take("candidate_counts", "q"),
+            take("candidate_scores", "d") if likelihood else None,
+            (take("candidate_left_counts", "q"), take("candidate_right_counts", "q")) if likelihood else None,
         ),
         "stop_reason": stop_reason,
         "boundary_steps": boundary_steps,
