@@ -266,6 +266,18 @@ def test_the_trace_file_is_written_field_by_field_with_the_bytes_of_its_json(tmp
     assert path.read_bytes() == trace.to_json().encode("utf-8")
 
 
+@pytest.mark.parametrize(
+    "data",
+    [{}, {"a": {}}, {"a": {"b": {"c": [1, "é\n"]}, "d": None}, "e": 1.5}, {'k"': {"y": {"z": "\u2028"}}}],
+)
+def test_nested_objects_are_written_field_by_field_with_the_same_bytes(tmp_path, data):
+    from explorer.cli.common import write_json_fields
+
+    path = tmp_path / "data.json"
+    write_json_fields(str(path), data, "--trace")
+    assert path.read_bytes() == json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
 def test_train_with_a_split_pattern_trains_what_the_library_trains_with_it(tmp_path):
     from tokenizers import Regex
     from tokenizers import models as hf_models
