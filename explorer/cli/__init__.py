@@ -46,23 +46,31 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool whose reader went away
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from explorer.pretrained import BUNDLED
+COMMANDS = ("train", "encode", "decode", "compare", "audit")
 
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with `command` (one of COMMANDS), that command's alone: a
+    training run does not load the pretrained tokenizers' registry to name them."""
     parser = Parser(prog="python -m explorer", description="Train, encode and compare subword tokenizers.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
-    train.add_parser(commands)
-    encode.add_parser(commands, BUNDLED)
-    decode.add_parser(commands, BUNDLED)
-    compare.add_parser(commands, BUNDLED)
-    audit.add_parser(commands, BUNDLED)
+    wanted = (command,) if command in COMMANDS else COMMANDS
+    if "train" in wanted:
+        train.add_parser(commands)
+    if wanted != ("train",):
+        from explorer.pretrained import BUNDLED
+
+        for name, module in (("encode", encode), ("decode", decode), ("compare", compare), ("audit", audit)):
+            if name in wanted:
+                module.add_parser(commands, BUNDLED)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command; its exit status (2 for a user's error, printed as one line)."""
+    argv = sys.argv[1:] if argv is None else argv
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv[0] if argv else None).parse_args(argv)
         return args.run(args)
     except UserError as error:
         print(f"error: {error}", file=sys.stderr)
