@@ -255,6 +255,9 @@ def train(page, base_url: str, corpus: Path, vocab_size: int, figures: dict, pre
     page.get_by_role("radio", name="BPE", exact=True).check()  # the default; said for clarity
     wait_idle(page)
     started = time.perf_counter()
+    import sys as _s
+
+    print(f"CLICK {time.time():.3f}", file=_s.stderr, flush=True)
     page.get_by_role("button", name="Train", exact=True).click()
     page.get_by_text("Merges learned", exact=True).wait_for(timeout=180_000)
     # The last metric of the summary drawn (the stop reason, before it, is a sentence).
@@ -825,7 +828,15 @@ def measure_in_browser(plan: Plan) -> tuple[dict, str]:
     figures: dict = {"playback": {}, "load_before": os.getloadavg()[0]}
     error = ""
     try:
-        with streamlit_server("bench-server") as base_url, chromium() as browser:
+        # A store of its own: a run this corpus and these settings made before (an earlier bench
+        # run's, in the default store) would be shown without training, and time nothing.
+        with (
+            tempfile.TemporaryDirectory() as store_folder,
+            streamlit_server(
+                "bench-server", environ={"EXPLORER_STORE_PATH": f"{store_folder}/runs.sqlite3"}
+            ) as base_url,
+            chromium() as browser,
+        ):
             context = browser.new_context(viewport=VIEWPORT)
             context.set_default_timeout(30_000)
             page = context.new_page()
