@@ -25,16 +25,19 @@ from explorer.pipeline.normalizers import Normalized
 from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, Split, build_pre_tokenizer, patterns
 from explorer.training import word_counts
 from explorer.training.word_counts import (
+    COMPILED_PRE_TOKENIZERS,
     WORD,
     count_corpus,
     count_text,
     count_words,
     split_lines,
 )
+from tests.helpers.engines import count
 
-# ASCII, white space and line breaks, Latin, CJK, emoji, a combining mark, the metaspace mark, and
-# U+0558 (one of the characters on which the regex module's Unicode and the library's differ).
-ALPHABET = "ab Z9_'.\n\n\r\t  éßÅ中文字😀\u0301▁\u0558"
+# ASCII (the letters of the contractions s t re ve m ll d among them), white space and line
+# breaks, Latin, CJK, emoji, a combining mark, the metaspace mark, and U+0558 (one of the
+# characters on which the regex module's Unicode and the library's differ).
+ALPHABET = "ab Z9_'.dtmlrevs\n\n\r\t  éßÅ中文字😀\u0301▁\u0558"
 texts = st.text(alphabet=ALPHABET, max_size=200)
 
 
@@ -126,3 +129,17 @@ def test_the_corpus_figures_counted_in_chunks_are_the_per_line_definition(text, 
         "utf8_bytes": sum(len(line.encode("utf-8", errors="surrogatepass")) for line in lines),
         "words": sum(len(WORD.findall(line)) for line in lines),
     }
+
+
+@pytest.mark.parametrize("pre_tokenizer", COMPILED_PRE_TOKENIZERS)
+@settings(max_examples=300, deadline=None)
+@given(text=texts | st.text(max_size=40))
+def test_both_engines_count_the_line_by_line_definition(pre_tokenizer, text):
+    counted, figures = count(text, (), pre_tokenizer)
+    assert list(counted.items()) == line_by_line(pre_tokenizer, text)
+    assert figures == count_text(text)
+
+
+def test_a_lone_surrogate_is_counted_by_python_on_either_engine():
+    text = "ok \ud800 ok"  # not UTF-8: the compiled counter hands it back to Python
+    assert count(text, (), "whitespace-split")[0] == {"ok": 2, "\ud800": 1}
