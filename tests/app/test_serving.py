@@ -227,12 +227,3 @@ def test_the_train_pages_first_view_imports_none_of_the_heavy_libraries(tmp_path
     )
     assert probe.returncode == 0, probe.stderr[-2000:]
     assert probe.stdout.strip() == ""
-
-
-def test_the_first_page_drawn_starts_importing_what_later_pages_need_once_per_process():
-    new_app()  # draws the Train page
-    thread = serving.warm_imports()
-    assert thread is serving.warm_imports(), "one warm-up thread per server process"
-    thread.join(60)  # an event: the thread's end, not a fixed wait
-    assert not thread.is_alive()
-    assert all(name in sys.modules for name in serving.WARM_IMPORTS)

@@ -69,7 +69,6 @@ def page(
     Train page, whose link without a run shows a form not trained yet (other pages need a run, and
     train a sample a link names without one)."""
     st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=TAB_ICON, layout="wide")
-    serving.warm_imports()  # once per server process: the first Train or chart need not wait for them
     context = get_script_run_ctx()
     if context is not None:
         context.on_script_error = unexpected_error

@@ -15,8 +15,6 @@ from it, parsed once per process.
 - `stopped_key(key, steps)`: the key of a run stopped by its visitor (the worker stores it there,
   never under the shared key: `store_spec`).
 - `save_run(run, corpus_text)`: store a run the server made itself, so a reload brings it back too.
-- `warm_imports()`: the modules the pages import on first use, imported once per server process in
-  a background thread when the first page is drawn (`WARM_IMPORTS`).
 
 Pure Python (no streamlit): the Streamlit side is explorer.ui.common.training and explorer.ui.common.link.
 What it does not do: train, or decide what a page shows.
@@ -26,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib
 import logging
 import secrets
 import threading
@@ -71,34 +68,6 @@ _shared: OrderedDict[str, tuple[TrainingHistory, dict, int]] = (
 
 def pool() -> WorkerPool:
     return default_pool()
-
-
-# What the pages import on first use and a first visitor would wait for: pandas (about 0.4 s:
-# Streamlit's own serialization of a component's data asks for it; the Train summary's "Try a
-# sentence" box is one), numpy and explorer.compare (0.15 s: the run views), plotly (the charts).
-WARM_IMPORTS = ("pandas", "numpy", "explorer.compare", "explorer.ui.common.run_views", "plotly.graph_objects")
-_warm_lock = threading.Lock()
-_warm_threads: list[threading.Thread] = []
-
-
-def warm_imports() -> threading.Thread:
-    """Start importing WARM_IMPORTS in a background thread, once per process (the thread is
-    returned, the same one on every call). A failed import is logged: the page that needs the
-    module imports it again and reports what is wrong."""
-    with _warm_lock:
-        if not _warm_threads:
-            thread = threading.Thread(target=_import_warm_modules, name="explorer-warm-imports", daemon=True)
-            thread.start()
-            _warm_threads.append(thread)
-        return _warm_threads[0]
-
-
-def _import_warm_modules() -> None:
-    for name in WARM_IMPORTS:
-        try:
-            importlib.import_module(name)
-        except Exception as error:  # noqa: BLE001 (any import error: logged, the page meets it again)
-            LOG.warning("warming up: importing %s failed (%s)", name, error)
 
 
 def store() -> SQLiteRunStore | None:
