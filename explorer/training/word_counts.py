@@ -46,8 +46,14 @@ def count_text(text: str) -> dict[str, int]:
     >>> count_text("a cat\\r\\nsat.\\n\\n")
     {'lines': 2, 'characters': 9, 'utf8_bytes': 9, 'words': 3}
     """
+    return _line_figures(text.replace("\r\n", "\n"))
+
+
+def _line_figures(text: str) -> dict[str, int]:
+    """`count_text` of a text whose "\r\n" are already "\n" (replacing them again would join a
+    "\r" of the text to the break after it: "\r\r\n" is the line "\r")."""
     figures = dict.fromkeys(FIGURES, 0)
-    for chunk in line_chunks(text.replace("\r\n", "\n"), FIGURE_CHUNK_CHARACTERS):
+    for chunk in line_chunks(text, FIGURE_CHUNK_CHARACTERS):
         _add_figures(figures, chunk)
     return figures
 
@@ -156,7 +162,7 @@ def _count_part(
     text: str, normalizers: tuple[str, ...], pre_tokenizer: str, figures: bool
 ) -> tuple[Counter[str], dict[str, int] | None]:
     pre = build_pre_tokenizer(pre_tokenizer)
-    part_figures = count_text(text) if figures else None
+    part_figures = _line_figures(text) if figures else None
     if not normalizers:
         return pre.count_line_words(text), part_figures
     normalizer = build_normalizer(list(normalizers))

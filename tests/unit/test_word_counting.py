@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from explorer.pipeline.normalizers import Normalized
@@ -134,6 +134,7 @@ def test_the_corpus_figures_counted_in_chunks_are_the_per_line_definition(text, 
 @pytest.mark.parametrize("pre_tokenizer", COMPILED_PRE_TOKENIZERS)
 @settings(max_examples=300, deadline=None)
 @given(text=texts | st.text(max_size=40))
+@example(text="\r\r\n")  # one line, "\r": Python's figures once replaced "\r\n" twice (found by this test)
 def test_both_engines_count_the_line_by_line_definition(pre_tokenizer, text):
     counted, figures = count(text, (), pre_tokenizer)
     assert list(counted.items()) == line_by_line(pre_tokenizer, text)
