@@ -42,12 +42,7 @@ SCRIPTS = {
     "visitors.py": "(helper) websocket visitors for serving_bench.py",
 }
 # Helper modules imported by a bench script, not scripts themselves: run when that script runs.
-HELPERS = {
-    "ship_tasks.py": "worker tasks imported by bench_workers.py",
-    "visitors.py": "websocket visitors imported by serving_bench.py",
-}
-# Scripts whose smoke run is known to fail, and why: each is a bug to fix, then to delete from here.
-KNOWN_BROKEN: dict[str, str] = {}
+HELPERS = {"ship_tasks.py", "visitors.py"}
 
 
 def _upload_stall_rows(stdout: str) -> None:
@@ -104,6 +99,8 @@ TIMEOUT_SECONDS = 300
 def bench_scripts() -> list:
     runs = []
     for path in sorted(BENCH.glob("*.py")):
+        if path.name in HELPERS:  # imported by a script, run with it: nothing of its own to run
+            continue
         marks = [pytest.mark.slow, *([pytest.mark.browser] if path.name in BROWSER else [])]
         runs.append(pytest.param(path.name, (), marks=marks, id=path.stem))
         if path.name in MODES:
@@ -118,10 +115,6 @@ def test_every_bench_script_is_listed_with_what_it_measures():
 
 @pytest.mark.parametrize(("name", "extra"), bench_scripts())
 def test_bench_script_runs_in_smoke_mode_and_prints_figures(name, extra, tmp_path):
-    if name in HELPERS:
-        pytest.skip(f"a helper module, not a script: {HELPERS[name]}")
-    if name in KNOWN_BROKEN:
-        pytest.skip(f"known broken: {KNOWN_BROKEN[name]}")
     if name in BROWSER and chromium_missing_reason():
         pytest.skip(chromium_missing_reason())
     environ = dict(
