@@ -96,8 +96,7 @@ def train_counted(
 ) -> TrainingHistory:
     """`train_corpus` after its counting (`word_counts.count_corpus` of the run's normalizers and
     pre-tokenizer): a caller that counted the words can let the corpus text go before training.
-    `engine`: the merge engine of a BPE or WordPiece run (explorer.training.engines; None: the
-    environment's)."""
+    `engine`: the engine that trains (explorer.training.engines; None: the environment's)."""
     trace: TrainingHistory
     if run.is_unigram:
         if max_steps is not None:
@@ -105,7 +104,7 @@ def train_counted(
         unigram = cast(UnigramConfig, run.trainer)  # is_unigram: the trainer is a UnigramConfig
         from explorer.training.unigram import train_unigram
 
-        trace = train_unigram(word_counts, unigram, progress=progress, should_stop=should_stop)
+        trace = train_unigram(word_counts, unigram, progress=progress, should_stop=should_stop, engine=engine)
     else:
         run = effective_config(run)
         merges = train(

@@ -12,14 +12,18 @@ pub mod queues;
 pub mod ranking;
 pub mod ratio;
 pub mod run;
+pub mod unigram;
 pub mod words;
 
 mod classes;
 
 #[cfg(feature = "python")]
 mod python {
+    use pyo3::buffer::PyBuffer;
     use pyo3::prelude::*;
     use pyo3::types::{PyBytes, PyDict, PyString};
+
+    use crate::unigram::Lattices;
 
     use crate::run::{Run, Settings, CHECK_EVERY};
 
@@ -177,11 +181,200 @@ mod python {
         Ok(Some((words, PyBytes::new(py, bytes_of(&counts)), totals)))
     }
 
+    fn contiguous<T: pyo3::buffer::Element + Copy>(
+        py: Python<'_>,
+        array: &Bound<'_, PyAny>,
+    ) -> PyResult<(PyBuffer<T>, usize)> {
+        let buffer = PyBuffer::<T>::get(array)?;
+        if !buffer.is_c_contiguous() {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "arrays must be contiguous",
+            ));
+        }
+        let _ = py;
+        let count = buffer.item_count();
+        Ok((buffer, count))
+    }
+
+    /// The array's items, borrowed (the buffer keeps the array alive and unchanged meanwhile).
+    fn items<T: pyo3::buffer::Element + Copy>(buffer: &(PyBuffer<T>, usize)) -> &[T] {
+        unsafe { std::slice::from_raw_parts(buffer.0.buf_ptr() as *const T, buffer.1) }
+    }
+
+    fn vector<T: pyo3::buffer::Element + Copy>(
+        py: Python<'_>,
+        array: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<T>> {
+        Ok(items(&contiguous::<T>(py, array)?).to_vec())
+    }
+
+    fn check_lengths(starts: usize, lengths: usize, pieces: usize) -> PyResult<()> {
+        if starts != lengths || starts != pieces {
+            return Err(pyo3::exceptions::PyValueError::new_err(
+                "edge arrays differ in length",
+            ));
+        }
+        Ok(())
+    }
+
+    /// A Unigram corpus's lattices (crate::unigram): the Python engine's CorpusLattices, compiled.
+    /// Arrays in are numpy arrays of the stated types, out little-endian bytes; the GIL is
+    /// released during the passes.
+    #[pyclass(module = "explorer_engine")]
+    struct UnigramLattices {
+        lattices: Lattices,
+    }
+
+    #[pymethods]
+    impl UnigramLattices {
+        #[new]
+        #[pyo3(signature = (word_starts, word_ends, counts, char_piece, unk, max_length, edge_starts, edge_lengths, edge_pieces))]
+        #[allow(clippy::too_many_arguments)]
+        fn new(
+            py: Python<'_>,
+            word_starts: &Bound<'_, PyAny>,
+            word_ends: &Bound<'_, PyAny>,
+            counts: &Bound<'_, PyAny>,
+            char_piece: &Bound<'_, PyAny>,
+            unk: u32,
+            max_length: usize,
+            edge_starts: &Bound<'_, PyAny>,
+            edge_lengths: &Bound<'_, PyAny>,
+            edge_pieces: &Bound<'_, PyAny>,
+        ) -> PyResult<UnigramLattices> {
+            let (starts, pieces) = (
+                contiguous::<u32>(py, edge_starts)?,
+                contiguous::<u32>(py, edge_pieces)?,
+            );
+            let (word_starts, word_ends) = (vector(py, word_starts)?, vector(py, word_ends)?);
+            let (counts, char_piece) = (vector(py, counts)?, vector(py, char_piece)?);
+            // Lengths as u8 (pieces under 256 characters: the seeds' own array) or u16.
+            let lattices = if let Ok(lengths) = contiguous::<u8>(py, edge_lengths) {
+                check_lengths(starts.1, lengths.1, pieces.1)?;
+                let (starts, lengths, pieces) = (items(&starts), items(&lengths), items(&pieces));
+                Lattices::new(
+                    word_starts,
+                    word_ends,
+                    counts,
+                    char_piece,
+                    unk,
+                    max_length,
+                    starts,
+                    lengths,
+                    pieces,
+                )
+            } else {
+                let lengths = contiguous::<u16>(py, edge_lengths)?;
+                check_lengths(starts.1, lengths.1, pieces.1)?;
+                let (starts, lengths, pieces) = (items(&starts), items(&lengths), items(&pieces));
+                Lattices::new(
+                    word_starts,
+                    word_ends,
+                    counts,
+                    char_piece,
+                    unk,
+                    max_length,
+                    starts,
+                    lengths,
+                    pieces,
+                )
+            };
+            Ok(UnigramLattices { lattices })
+        }
+
+        /// Forget the edges of pieces no longer alive (a bool array, one per seed piece).
+        fn set_alive(&mut self, py: Python<'_>, alive: &Bound<'_, PyAny>) -> PyResult<()> {
+            let alive: Vec<bool> = vector::<u8>(py, alive)?
+                .into_iter()
+                .map(|a| a != 0)
+                .collect();
+            self.lattices
+                .set_alive(&alive)
+                .map_err(pyo3::exceptions::PyValueError::new_err)
+        }
+
+        #[getter]
+        fn edge_count(&self) -> usize {
+            self.lattices.edge_count()
+        }
+
+        /// (expected counts as f64 bytes, objective) for `scores` (f64, one per piece and `unk`).
+        fn expected_counts<'py>(
+            &self,
+            py: Python<'py>,
+            scores: &Bound<'py, PyAny>,
+        ) -> PyResult<(Bound<'py, PyBytes>, f64)> {
+            let scores: Vec<f64> = vector(py, scores)?;
+            let lattices = &self.lattices;
+            let (expected, objective) = py.detach(|| lattices.expected_counts(&scores));
+            Ok((PyBytes::new(py, bytes_of(&expected)), objective))
+        }
+
+        /// Viterbi counts as f64 bytes.
+        fn viterbi_counts<'py>(
+            &self,
+            py: Python<'py>,
+            scores: &Bound<'py, PyAny>,
+        ) -> PyResult<Bound<'py, PyBytes>> {
+            let scores: Vec<f64> = vector(py, scores)?;
+            let lattices = &self.lattices;
+            let freq = py.detach(|| lattices.viterbi_counts(&scores));
+            Ok(PyBytes::new(py, bytes_of(&freq)))
+        }
+
+        /// (starts i32, lengths u16, pieces i32) bytes of the edges starting at marked positions.
+        #[allow(clippy::type_complexity)]
+        fn by_start<'py>(
+            &self,
+            py: Python<'py>,
+            marked: &Bound<'py, PyAny>,
+        ) -> PyResult<(
+            Bound<'py, PyBytes>,
+            Bound<'py, PyBytes>,
+            Bound<'py, PyBytes>,
+        )> {
+            let marked: Vec<bool> = vector::<u8>(py, marked)?
+                .into_iter()
+                .map(|a| a != 0)
+                .collect();
+            let lattices = &self.lattices;
+            let (starts, lengths, pieces) = py.detach(|| lattices.by_start(&marked));
+            Ok((
+                PyBytes::new(py, bytes_of(&starts)),
+                PyBytes::new(py, bytes_of(&lengths)),
+                PyBytes::new(py, bytes_of(&pieces)),
+            ))
+        }
+    }
+
+    /// fdlibm's exp and log element-wise over f64 bytes (exposed for the tests: the same bits as
+    /// explorer/training/unigram/portable_math.py).
+    #[pyfunction]
+    fn portable_exp<'py>(py: Python<'py>, values: &[u8]) -> Bound<'py, PyBytes> {
+        let out: Vec<f64> = values
+            .chunks_exact(8)
+            .map(|b| crate::unigram::exp(f64::from_le_bytes(b.try_into().unwrap())))
+            .collect();
+        PyBytes::new(py, bytes_of(&out))
+    }
+
+    #[pyfunction]
+    fn portable_log<'py>(py: Python<'py>, values: &[u8]) -> Bound<'py, PyBytes> {
+        let out: Vec<f64> = values
+            .chunks_exact(8)
+            .map(|b| crate::unigram::ln(f64::from_le_bytes(b.try_into().unwrap())))
+            .collect();
+        PyBytes::new(py, bytes_of(&out))
+    }
+
     #[pymodule]
     fn explorer_engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
         module.add_class::<BpeRun>()?;
         module.add_function(wrap_pyfunction!(ratio, module)?)?;
         module.add_function(wrap_pyfunction!(count_words, module)?)?;
+        module.add_class::<UnigramLattices>()?;
+        module.add_function(wrap_pyfunction!(portable_exp, module)?)?;
+        module.add_function(wrap_pyfunction!(portable_log, module)?)?;
         module.add("CHECK_EVERY", CHECK_EVERY)?;
         Ok(())
     }

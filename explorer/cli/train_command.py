@@ -94,8 +94,8 @@ def add_parser(commands) -> None:
         "--engine",
         choices=["auto", "rust", "python"],
         default=None,
-        help="the merge engine for BPE and WordPiece (default: $EXPLORER_ENGINE, else auto: Rust when "
-        "built); both give the same tokenizer and trace",
+        help="the engine that trains BPE, WordPiece and the library's Unigram (default: $EXPLORER_ENGINE, "
+        "else auto: Rust when built); both give the same tokenizer and trace",
     )
     train.add_argument("--out", required=True, help="where to write tokenizer.json")
     train.add_argument("--trace", help="also write the training trace as JSON")
@@ -245,7 +245,7 @@ def _train_unigram(args, corpus: list[str], limits, pre_tokenizer: str, special_
         stopped = f"stopped by {budget.stopped_by}"
     print(
         f"{len(trace.seeds):,} seed pieces, {len(trace.rounds):,} rounds, vocab {len(trace.vocab):,}, "
-        f"stopped: {stopped}, {trace.seconds:.2f} s -> {args.out}",
+        f"stopped: {stopped}, {trace.seconds:.2f} s ({trace.engine} engine) -> {args.out}",
         file=sys.stderr,
     )
     print(explain_unigram_size(trace, budget.stopped_by), file=sys.stderr)

@@ -6,7 +6,8 @@ Trace (explorer.training.bpe.merge_history, Python `array`s, so that reading a t
 numpy) and the
 UnigramTrace (explorer.training.unigram.round_history, numpy arrays). A column's kind names its element type:
 
-    "i8", "i32", "i64": signed integers of 1, 4, 8 bytes;  "f64": IEEE doubles.
+    "i8", "i32", "i64": signed integers of 1, 4, 8 bytes;  "f64": IEEE doubles, every NaN written
+    as the one quiet NaN (which NaN an operation gives differs by CPU and compiler, not by meaning).
 
 What it does not do: choose which columns a trace has or check their lengths (the traces do).
 """
@@ -32,7 +33,10 @@ def pack(values, kind: str) -> str:
         return base64.b64encode(values.tobytes()).decode("ascii")
     import numpy as np  # only the Unigram trace needs it: keep it off the BPE trace's import path
 
-    return base64.b64encode(np.ascontiguousarray(values, dtype=dtype).tobytes()).decode("ascii")
+    column = np.ascontiguousarray(values, dtype=dtype)
+    if kind == "f64" and np.isnan(column).any():
+        column = np.where(np.isnan(column), np.nan, column).astype(dtype)
+    return base64.b64encode(column.tobytes()).decode("ascii")
 
 
 def unpack_array(packed: str, kind: str) -> array:

@@ -1,8 +1,8 @@
-"""Both engines in one call, for every trainer and word-counting test: `train` trains with the
-Python engine (the readable reference) and, when it is built, with the compiled one, checks that the
-two traces are the same bytes (the trace JSON, but for the run's `seconds` and `engine`), and returns
-the Python one; `count` does the same for counting a corpus's words (the same words, counts, order
-and figures).
+"""Both engines in one call, for every trainer and word-counting test: `train` trains (BPE,
+WordPiece, Unigram's library flavor) with the Python engine (the readable reference) and, when it
+is built, with the compiled one, checks that the two traces are the same bytes (the trace JSON, but
+for the run's `seconds` and `engine`), and returns the Python one; `count` does the same for
+counting a corpus's words (the same words, counts, order and figures).
 
 One call per example rather than a parametrized fixture: the references the tests compare against
 (recount loops, the `tokenizers` library) run once, and every example proves the two engines
@@ -12,25 +12,43 @@ agree. `tests/parity/test_engines.py` checks that CI built the compiled engine.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from array import array
 from collections.abc import Iterable, Mapping
 
+from explorer.run_config import UnigramConfig
 from explorer.training import bpe, engines
 from explorer.training.bpe.merge_history import Trace
+from explorer.training.unigram import train_unigram
+from explorer.training.unigram.round_history import UnigramTrace
 from explorer.training.word_counts import COMPILED_PRE_TOKENIZERS, FIGURES, count_corpus, count_text
 
 
-def trace_bytes(trace: Trace) -> str:
+def trace_bytes(trace: Trace | UnigramTrace) -> str:
     """The trace's JSON but for the two facts about the run itself: how long it took and which
     engine ran it."""
     return dataclasses.replace(trace, seconds=0.0, engine="").to_json()
 
 
-def train(word_counts: Mapping[str, int] | Iterable[tuple[str, int]], config, **options) -> Trace:
+def built_engines() -> list[str]:
+    """The engines this machine can train with: Python, and Rust when it is built."""
+    return ["python"] + (["rust"] if engines.compiled() is not None else [])
+
+
+def train(word_counts: Mapping[str, int] | Iterable[tuple[str, int]], config, **options):
+    """A BPE / WordPiece Trace for a TrainerConfig, a UnigramTrace for a UnigramConfig (the course's
+    Unigram trains in Python only: once)."""
     items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
-    python = bpe.train(items, config, engine="python", **options)
+    if isinstance(config, UnigramConfig):
+        trainer = functools.partial(train_unigram, items, config, **options)
+        if config.flavor == "course":
+            return trainer()
+    else:
+        trainer = functools.partial(bpe.train, items, config, **options)
+    python = trainer(engine="python")
     if engines.compiled() is not None:
-        rust = bpe.train(items, config, engine="rust", **options)
+        rust = trainer(engine="rust")
+        assert rust.engine == "rust"
         assert trace_bytes(rust) == trace_bytes(python), "the two engines' traces differ"
     return python
 

@@ -20,6 +20,7 @@ from explorer.training.unigram.lattices import CorpusLattices
 from explorer.training.unigram.nbest import exact_nbest, piece_alternatives
 from explorer.training.unigram.seeds import library_seeds
 from explorer.training.word_counts import count_words
+from tests.helpers.engines import built_engines, trace_bytes, train
 from tests.helpers.shared_files import shared_file
 from tests.reference import unigram_library as reference
 
@@ -190,7 +191,7 @@ def test_same_run_as_the_library_port(text, extra, special):
         "unk_token": "<unk>" if special else None,
     }
     history = []
-    trace = train_unigram(
+    trace = train(
         counts,
         UnigramConfig(
             vocab_size=vocab_size,
@@ -234,7 +235,7 @@ def test_same_pieces_as_the_library(text, extra):
     counts = some_words(text)
     characters = len({char for word in counts for char in word})
     vocab_size = characters + extra
-    trace = train_unigram(counts, UnigramConfig(vocab_size=vocab_size, unk_token="<unk>"))
+    trace = train(counts, UnigramConfig(vocab_size=vocab_size, unk_token="<unk>"))
     if trace.stop_reason == "stuck":
         return  # the library would never return
     library = library_run(text, vocab_size, unk_token="<unk>")
@@ -271,7 +272,7 @@ BOOK_SETTINGS = [
 def test_book_chapter_same_pieces_as_the_library(book_chapter, options):
     counts = word_counts(book_chapter)
     vocab_size = options["vocab_size"]
-    trace = train_unigram(counts, UnigramConfig(unk_token="<unk>", special_tokens=("<s>",), **options))
+    trace = train(counts, UnigramConfig(unk_token="<unk>", special_tokens=("<s>",), **options))
     library = library_run(book_chapter, unk_token="<unk>", special_tokens=["<s>"], **options)
     assert trace.stop_reason == "vocab_size"
     assert len(trace.final_pieces) == vocab_size
@@ -295,7 +296,7 @@ def test_special_tokens_and_unk_like_the_library_tests(options):
         special_tokens=tuple(options.get("special_tokens", ())),
         unk_token=options.get("unk_token"),
     )
-    trace = train_unigram({"The": 12, "are": 11}, config)
+    trace = train({"The": 12, "are": 11}, config)
     library = Tokenizer(models.Unigram())
     library.train_from_iterator(text.split("\n"), trainers.UnigramTrainer(show_progress=False, **options))
     expected = [tuple(entry) for entry in json.loads(library.to_str())["model"]["vocab"]]
@@ -309,15 +310,15 @@ def test_special_tokens_and_unk_like_the_library_tests(options):
 
 def test_library_refusals_are_clear_errors():
     with pytest.raises(ValueError, match="<UNK>"):
-        train_unigram({"a<UNK>b": 1}, UnigramConfig())
+        train({"a<UNK>b": 1}, UnigramConfig())
     with pytest.raises(ValueError, match="smaller than the 4 distinct characters"):
-        train_unigram({"abcd": 1}, UnigramConfig(vocab_size=3))
+        train({"abcd": 1}, UnigramConfig(vocab_size=3))
 
 
 def test_a_round_that_removes_nothing_stops():
     """vocab_size 4 on 4 characters: the library would prune nothing and repeat forever."""
     counts = word_counts("c\nbb acaba   a\n aa aaa\naabbcb")
-    trace = train_unigram(counts, UnigramConfig(vocab_size=4, unk_token=None))
+    trace = train(counts, UnigramConfig(vocab_size=4, unk_token=None))
     assert trace.stop_reason == "stuck"
     assert trace.rounds[-2].size_after == trace.rounds[-2].size_before  # the round that removed nothing
     # The final assembly places the 4 characters, reaching the size before any other piece, so the
@@ -326,38 +327,52 @@ def test_a_round_that_removes_nothing_stops():
 
 
 def test_empty_corpus_holds_only_the_special_tokens():
-    trace = train_unigram({}, UnigramConfig(special_tokens=("<s>",)))
+    trace = train({}, UnigramConfig(special_tokens=("<s>",)))
     assert trace.final_pieces == [("<unk>", 0.0), ("<s>", 0.0)]
     assert trace.unk_id == 0
 
 
 def test_stop_button_finishes_with_the_current_model():
     """should_stop() is asked before every EM iteration: stopping at the second one leaves one EM
-    iteration done, then the final assembly of the model as it is."""
+    iteration done, then the final assembly of the model as it is; on both engines, the same trace
+    (each with a fresh count of the calls)."""
     counts = word_counts("\n".join(["the cat sat on the mat", "a dog ate the hat"] * 3))
-    asked, progress = [], []
-    trace = train_unigram(
-        counts,
-        UnigramConfig(vocab_size=20),
-        progress=lambda r, planned: progress.append((r, planned)),
-        should_stop=lambda: asked.append(True) or len(asked) >= 2,
-    )
-    assert trace.stop_reason == "stopped"
-    assert [round_.kind for round_ in trace.rounds] == ["em", "final"]
-    assert len(trace.rounds[0].losses) == 1
-    assert progress[0][0] == 0 and progress[0][1] >= 1  # round 0 of the rounds the library plans
-    assert len(trace.final_pieces) <= 20
+    traces = set()
+    for engine in built_engines():
+        asked, progress = [], []
+        trace = train_unigram(
+            counts,
+            UnigramConfig(vocab_size=20),
+            progress=lambda r, planned, progress=progress: progress.append((r, planned)),
+            should_stop=lambda asked=asked: asked.append(True) or len(asked) >= 2,
+            engine=engine,
+        )
+        assert trace.stop_reason == "stopped"
+        assert [round_.kind for round_ in trace.rounds] == ["em", "final"]
+        assert len(trace.rounds[0].losses) == 1
+        assert progress[0][0] == 0 and progress[0][1] >= 1  # round 0 of the rounds the library plans
+        assert len(trace.final_pieces) <= 20
+        traces.add(trace_bytes(trace))
+    assert len(traces) == 1
 
 
 def test_a_long_word_is_stopped_inside_a_pass():
     """should_stop() is also asked every 256 positions inside a pass: a very long word cannot hold
-    a run past its time limit for a whole EM iteration."""
+    a run past its time limit for a whole EM iteration (the compiled engine asks as many times
+    before the pass: the same trace)."""
     counts = {"▁" + "abcab" * 120: 1, "▁ab": 3}
-    asked = []
-    trace = train_unigram(
-        counts, UnigramConfig(vocab_size=20), should_stop=lambda: asked.append(True) or len(asked) >= 2
-    )
-    assert trace.stop_reason == "stopped"
-    assert [round_.kind for round_ in trace.rounds] == ["em", "final"]
-    assert trace.rounds[0].losses == []  # the first E step was interrupted
-    assert set(trace.vocab) >= {"a", "b", "c", "▁"}
+    traces = set()
+    for engine in built_engines():
+        asked = []
+        trace = train_unigram(
+            counts,
+            UnigramConfig(vocab_size=20),
+            should_stop=lambda asked=asked: asked.append(True) or len(asked) >= 2,
+            engine=engine,
+        )
+        assert trace.stop_reason == "stopped"
+        assert [round_.kind for round_ in trace.rounds] == ["em", "final"]
+        assert trace.rounds[0].losses == []  # the first E step was interrupted
+        assert set(trace.vocab) >= {"a", "b", "c", "▁"}
+        traces.add(trace_bytes(trace))
+    assert len(traces) == 1

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from explorer.training.unigram import UnigramConfig, train_unigram
 from explorer.training.unigram.round_history import REMOVAL_REASONS, UnigramTrace
 from explorer.training.word_counts import count_words
+from tests.helpers.engines import built_engines, train
 from tests.reference import unigram_course as course
 from tests.reference import unigram_library as reference
 from tests.reference.course_corpus import COURSE_CORPUS
@@ -23,8 +24,8 @@ corpora = st.lists(st.text(st.sampled_from("abcab d▁"), max_size=14), min_size
 def trace(request):
     counts = count_words(CORPUS, (), "metaspace")
     if request.param == "course":
-        return train_unigram(counts, UnigramConfig(flavor="course", vocab_size=100))
-    return train_unigram(counts, UnigramConfig(vocab_size=50, special_tokens=("<s>",)))
+        return train(counts, UnigramConfig(flavor="course", vocab_size=100))
+    return train(counts, UnigramConfig(vocab_size=50, special_tokens=("<s>",)))
 
 
 def test_rounds_chain_their_sizes(trace):
@@ -94,7 +95,7 @@ def test_course_segmentations_after_every_round_are_the_course_loops(text, vocab
     counts = count_words(text, (), "metaspace")
     history = []
     course.train(counts, vocab_size, 300, 0.1, history)
-    trace = train_unigram(counts, UnigramConfig(flavor="course", vocab_size=vocab_size))
+    trace = train(counts, UnigramConfig(flavor="course", vocab_size=vocab_size))
     token_freqs = course.initial_token_freqs(counts, 300)
     for r in range(len(history) + 1):
         if r:
@@ -119,7 +120,7 @@ def test_library_segmentations_after_every_round_are_the_library_ports(text, ext
     if not counts:
         return
     vocab_size = len({char for word in counts for char in word}) + extra
-    trace = train_unigram(counts, UnigramConfig(vocab_size=vocab_size, unk_token=None))
+    trace = train(counts, UnigramConfig(vocab_size=vocab_size, unk_token=None))
     for r in range(len(trace.rounds)):
         model = reference.Model([("<UNK>", math.nan), *trace.pieces_at(r)])
         for word in list(counts) + ["▁zab"]:
@@ -132,11 +133,15 @@ def test_library_segmentations_after_every_round_are_the_library_ports(text, ext
             )
 
 
-def test_progress_is_reported_per_round_and_em_iteration():
+@pytest.mark.parametrize("engine", built_engines())
+def test_progress_is_reported_per_round_and_em_iteration(engine):
     counts = count_words(CORPUS, (), "metaspace")
     calls = []
     trace = train_unigram(
-        counts, UnigramConfig(vocab_size=40), progress=lambda r, planned: calls.append((r, planned))
+        counts,
+        UnigramConfig(vocab_size=40),
+        progress=lambda r, planned: calls.append((r, planned)),
+        engine=engine,
     )
     em_iterations = sum(len(round_.losses) for round_ in trace.rounds)
     assert len(calls) == em_iterations + 1

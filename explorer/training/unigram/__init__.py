@@ -7,7 +7,9 @@
 `train_unigram(word_counts, config, progress, should_stop)`: word counts in order of first
 appearance (what `explorer.training.word_counts.count_words` gives); `progress(round, planned_rounds)` and
 `should_stop()` are called at least once per EM iteration (library) or every few dozen pieces
-scored (course). Stop reasons: see UNIGRAM_STOP_REASONS.
+scored (course). Stop reasons: see UNIGRAM_STOP_REASONS. `engine` (explorer.training.engines; None:
+$EXPLORER_ENGINE): the library flavor's lattices run compiled or in Python, the same trace either
+way; the course flavor trains in Python.
 
 What it does not do: count words (explorer/training/word_counts.py); the tokenizer a run gives is
 `UnigramTrace.tokenizer_at` (round_history.py).
@@ -26,6 +28,7 @@ def train_unigram(
     config: UnigramConfig,
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
+    engine: str | None = None,
 ) -> UnigramTrace:
     items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
     words = [word for word, count in items if word and count > 0]
@@ -36,4 +39,4 @@ def train_unigram(
         return train_course(words, counts, config, progress, should_stop)
     from explorer.training.unigram.library import train_library
 
-    return train_library(words, counts, config, progress, should_stop)
+    return train_library(words, counts, config, progress, should_stop, engine)

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.training.unigram import portable_math
 from explorer.training.unigram.seeds import FlatCorpus, Seeds
 
 
@@ -258,9 +259,11 @@ class CorpusLattices:
             total = alpha[starts] + scores[pieces] + beta[starts + forward.lengths[low : low + BLOCK]]
             total -= alpha[self.word_end_of[starts]]
             # np.add.at adds one edge after the other, as np.bincount does: the same sums
-            np.add.at(expected, pieces, self.counts[self.word_of[starts]] * np.exp(total))
-        log_likelihood = alpha[self.flat.word_ends]
-        objective = -float(np.dot(self.counts, log_likelihood)) / float(self.counts.sum())
+            np.add.at(expected, pieces, self.counts[self.word_of[starts]] * portable_math.exp(total))
+        weighted = self.counts * alpha[self.flat.word_ends]  # count times log-likelihood, per word
+        objective = -float(np.add.accumulate(weighted)[-1] if len(weighted) else 0.0) / float(
+            self.counts.sum()
+        )
         return expected, objective
 
     # -- Viterbi
@@ -290,12 +293,12 @@ class CorpusLattices:
 
 
 def _log_sum_exp_groups(values: np.ndarray, offsets: np.ndarray, sizes: np.ndarray) -> np.ndarray:
-    if len(offsets) == 1:  # one position at this depth (a long word's tail): no grouping needed
-        maximum = values.max()
-        return maximum + np.log(np.exp(values - maximum).sum(keepdims=True))
+    """Per group: max + log(sum of exp(value - max)), the sum taken one value after the other in
+    the group's order (np.bincount adds in element order; np.add.reduceat would add pairwise)."""
     maxima = np.maximum.reduceat(values, offsets)
-    sums = np.add.reduceat(np.exp(values - np.repeat(maxima, sizes)), offsets)
-    return maxima + np.log(sums)
+    terms = portable_math.exp(values - np.repeat(maxima, sizes))
+    group = np.repeat(np.arange(len(offsets)), sizes)
+    return maxima + portable_math.log(np.bincount(group, weights=terms, minlength=len(offsets)))
 
 
 def first_maximum_groups(values: np.ndarray, offsets: np.ndarray, sizes: np.ndarray | None = None):

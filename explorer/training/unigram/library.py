@@ -41,6 +41,9 @@ import time
 import numpy as np
 
 from explorer.run_config import RunConfig
+from explorer.training import engines
+from explorer.training.unigram import portable_math
+from explorer.training.unigram.compiled_lattices import CompiledLattices
 from explorer.training.unigram.lattices import CorpusLattices, StopTraining
 from explorer.training.unigram.nbest import piece_alternatives
 from explorer.training.unigram.round_history import TRAINING_UNK, UnigramRound, UnigramTrace
@@ -66,7 +69,7 @@ def digamma(values: np.ndarray) -> np.ndarray:
     xx2 = xx * xx
     xx4 = xx2 * xx2
     result += (
-        np.log(x)
+        portable_math.log(x)
         + (1.0 / 24.0) * xx2
         - 7.0 / 960.0 * xx4
         + (31.0 / 8064.0) * xx4 * xx2
@@ -87,12 +90,16 @@ def _planned_rounds(pieces: int, desired: int, shrinking_factor: float) -> int:
 class _Run:
     """The state of one training run: the model is `order` (seed indices) with `scores`."""
 
-    def __init__(self, words, counts, config, should_stop=None):
+    def __init__(self, words, counts, config, should_stop=None, module=None):
         self.config = config
         self.should_stop = should_stop  # also asked inside long passes (StopTraining)
         self.max_length = config.max_piece_length
         self.flat, self.seeds = library_seeds(words, counts, self.max_length, config.seed_size)
-        self.lattices = CorpusLattices(self.flat, self.seeds, self.max_length)
+        self.lattices: CorpusLattices | CompiledLattices
+        if module is None:
+            self.lattices = CorpusLattices(self.flat, self.seeds, self.max_length)
+        else:  # the compiled engine: the same interface and the same bits
+            self.lattices = CompiledLattices(self.flat, self.seeds, self.max_length, module)
         self.unk = len(self.seeds.pieces)
         self.lengths = np.asarray([len(piece) for piece in self.seeds.pieces], dtype=np.int64)
         self.order = np.arange(self.unk)
@@ -160,11 +167,11 @@ class _Run:
         scored = ~unused & has_alternatives
         with np.errstate(divide="ignore"):
             count = freq[scored]
-            logprob_piece = np.log(count) - logsum
-            logsum_alternatives = np.log(total + count * (size - 1))
+            logprob_piece = portable_math.log(count) - logsum
+            logsum_alternatives = portable_math.log(total + count * (size - 1))
             logprob_alternatives = np.zeros(len(count))
             for column in alternative_pieces[scored].T:
-                term = np.log(freq_all[np.maximum(column, 0)] + count) - logsum_alternatives
+                term = portable_math.log(freq_all[np.maximum(column, 0)] + count) - logsum_alternatives
                 logprob_alternatives += np.where(column >= 0, term, 0.0)
             losses = (count / self.total_count) * (logprob_piece - logprob_alternatives)
         ranking = np.argsort(-losses, kind="stable")
@@ -220,8 +227,9 @@ class _Run:
         return specials + final, unk_id, trimmed, added
 
 
-def train_library(words, counts, config, progress=None, should_stop=None) -> UnigramTrace:
+def train_library(words, counts, config, progress=None, should_stop=None, engine=None) -> UnigramTrace:
     started = time.perf_counter()
+    module = engines.module_for(engine)
     for word in words:
         if TRAINING_UNK in word:
             raise ValueError(
@@ -236,8 +244,8 @@ def train_library(words, counts, config, progress=None, should_stop=None) -> Uni
             "which a Unigram vocabulary always holds (the library's VocabularyTooSmall)"
         )
     if not words:
-        return _empty_trace(config, time.perf_counter() - started)
-    run = _Run(words, counts, config, should_stop)
+        return _empty_trace(config, time.perf_counter() - started, "python" if module is None else "rust")
+    run = _Run(words, counts, config, should_stop, module)
     planned = _planned_rounds(run.size, run.desired, config.shrinking_factor)
     rounds: list[UnigramRound] = []
     stop_reason, out_of_memory = "vocab_size", False
@@ -295,10 +303,11 @@ def train_library(words, counts, config, progress=None, should_stop=None) -> Uni
         stop_reason=stop_reason,
         seconds=time.perf_counter() - started,
         out_of_memory=out_of_memory,
+        engine="python" if module is None else "rust",
     )
 
 
-def _empty_trace(config, seconds: float) -> UnigramTrace:
+def _empty_trace(config, seconds: float, engine: str) -> UnigramTrace:
     """No words: the library's model holds only the special tokens (and the unk token)."""
     special_tokens = list(dict.fromkeys(config.special_tokens))
     unk = config.unk_token
@@ -316,4 +325,5 @@ def _empty_trace(config, seconds: float) -> UnigramTrace:
         unk_id=None if unk is None else tokens.index(unk),
         stop_reason="vocab_size",
         seconds=seconds,
+        engine=engine,
     )

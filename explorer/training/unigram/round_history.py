@@ -28,7 +28,7 @@ JSON (`to_json` / `from_json`):
                  "value": f64}, "first_kept": [int, float]|null, "alive": i32, "scores": f64,
                  "added": [str]}],
      "final_pieces": [[str, float]], "unk_id": int|null, "stop_reason": str, "seconds": float,
-     "final_loss": float|null, "final_frequencies": i64|null}
+     "engine": "python"|"rust", "final_loss": float|null, "final_frequencies": i64|null}
 i32 / i64 / i8 / f64 are base64 strings of little-endian arrays (exact and compact; written by
 explorer.training.packing). `alive` and `scores` are the snapshot after the round: seed indices in
 model order and their scores (the "final" round's snapshot is `final_pieces`). NaN in a removed
@@ -172,10 +172,12 @@ class UnigramTrace:
     # The run stopped on a MemoryError (a worker's memory limit): read by the worker for its
     # sentence, not part of the JSON (a reloaded run says "stopped" and whatever the store kept).
     out_of_memory: bool = field(default=False, repr=False, compare=False)
+    # Which engine ran the lattices (explorer.training.engines); like `seconds`, a fact about this
+    # run, not about its result: both engines record the same trace otherwise.
+    engine: str = "python"
     _models: OrderedDict = field(default_factory=OrderedDict, repr=False, compare=False)
 
     step_noun = "round"  # a step is a round (TrainingHistory)
-    engine = "python"  # Unigram trains in Python only
     vocabulary_grows = False
 
     # --- basic views -------------------------------------------------------------------------
@@ -365,6 +367,7 @@ class UnigramTrace:
             "unk_id": self.unk_id,
             "stop_reason": self.stop_reason,
             "seconds": self.seconds,
+            "engine": self.engine,
             "final_loss": self.final_loss,
             "final_frequencies": None
             if self.final_frequencies is None
@@ -391,6 +394,7 @@ class UnigramTrace:
                 unk_id=data["unk_id"],
                 stop_reason=data["stop_reason"],
                 seconds=data.get("seconds", 0.0),
+                engine=data.get("engine", "python"),
                 final_loss=data.get("final_loss"),
                 final_frequencies=None
                 if data.get("final_frequencies") is None

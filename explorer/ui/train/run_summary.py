@@ -63,6 +63,12 @@ ENGINE_NOTES = {
 }
 
 
+UNIGRAM_ENGINE_NOTES = {
+    "rust": "Lattices computed by the compiled (Rust) engine; the Python engine records the same history.",
+    "python": "Computed by the Python engine (explorer/training/unigram/), the readable reference.",
+}
+
+
 def _corpus_row(run: Run) -> None:
     """The stop reason and what the run was trained on."""
     row = st.columns([2, 1, 1, 1])
@@ -102,6 +108,7 @@ def _unigram_figures(run: Run) -> None:
         "Library: the EM objective of its last iteration.",
     )
     row[4].metric("Time taken", format_seconds(trace.seconds))
+    st.caption(UNIGRAM_ENGINE_NOTES[trace.engine])
     _corpus_row(run)
 
 
