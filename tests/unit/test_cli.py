@@ -266,6 +266,21 @@ def test_the_trace_file_is_written_field_by_field_with_the_bytes_of_its_json(tmp
     assert path.read_bytes() == trace.to_json().encode("utf-8")
 
 
+def test_the_tokenizer_file_is_written_in_parts_with_the_bytes_of_its_json(tmp_path, monkeypatch):
+    from explorer.pipeline import tokenizer_json
+    from explorer.run_config import RunConfig, TrainerConfig
+    from explorer.train import tokenizer_from_trace, train_corpus
+
+    trace = train_corpus(CORPUS * 3 + "naïve café 東京 😀\n", RunConfig(TrainerConfig(vocab_size=300)))
+    tokenizer = tokenizer_from_trace(trace)
+    monkeypatch.setattr(tokenizer_json, "PRETTY_BLOCK_LINES", 7)  # the vocabulary and merges in many parts
+    path = tmp_path / "tokenizer.json"
+    tokenizer_json.save_tokenizer(tokenizer, path)
+    text = json.dumps(tokenizer_json.tokenizer_to_hf_dict(tokenizer), ensure_ascii=False, indent=2)
+    assert path.read_bytes() == text.encode("utf-8")
+    assert tokenizer_json.tokenizer_to_json(tokenizer, pretty=True) == text
+
+
 @pytest.mark.parametrize(
     "data",
     [{}, {"a": {}}, {"a": {"b": {"c": [1, "é\n"]}, "d": None}, "e": 1.5}, {'k"': {"y": {"z": "\u2028"}}}],
