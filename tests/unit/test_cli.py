@@ -249,10 +249,11 @@ def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly():
     ],
     ids=["bpe", "unigram"],
 )
-def test_the_trace_file_is_written_field_by_field_with_the_bytes_of_its_json(tmp_path, config):
+def test_the_trace_file_is_written_field_by_field_with_the_bytes_of_its_json(tmp_path, monkeypatch, config):
     from explorer.cli.common import write_json_fields
     from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
     from explorer.train import train_corpus
+    from explorer.training import packing
 
     algorithm, flavor, size, pre_tokenizer, specials = config
     trainer = (
@@ -262,6 +263,9 @@ def test_the_trace_file_is_written_field_by_field_with_the_bytes_of_its_json(tmp
     )
     trace = train_corpus(CORPUS * 3 + "naïve café 東京 😀\n", RunConfig(trainer, (), pre_tokenizer))
     path = tmp_path / "trace.json"
+    monkeypatch.setattr(packing, "PART_BYTES", 3 * 5)  # every column written in many parts
+    write_json_fields(str(path), trace.json_fields(), "--trace")
+    assert path.read_bytes() == trace.to_json().encode("utf-8")
     write_json_fields(str(path), trace.to_dict(), "--trace")
     assert path.read_bytes() == trace.to_json().encode("utf-8")
 

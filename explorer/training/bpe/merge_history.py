@@ -52,7 +52,7 @@ from explorer.pipeline.assemble import build_tokenizer
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.run_config import RunConfig
 from explorer.training.bpe.candidates import Candidates
-from explorer.training.packing import pack_rows, unpack_rows
+from explorer.training.packing import pack_rows, resolve_packed, unpack_rows
 
 NEVER = 2**31 - 1
 TRACE_FORMAT = "tokenizer-explorer-trace"
@@ -301,6 +301,10 @@ class Trace:
 
     # --- serialization -----------------------------------------------------------------------
     def to_dict(self) -> dict:
+        return resolve_packed(self.json_fields())
+
+    def json_fields(self) -> dict:
+        """`to_dict()` with its columns still to pack (explorer.training.packing.Packed)."""
         return {
             "format": TRACE_FORMAT,
             "version": 3,
@@ -314,7 +318,7 @@ class Trace:
             "merge_scores": self.merge_scores,
             "words_changed": self.words_changed,
             "occurrences": self.occurrences,
-            "candidates": self.candidates.to_dict(),
+            "candidates": self.candidates.json_fields(),
             "stop_reason": self.stop_reason,
             "seconds": self.seconds,
             "engine": self.engine,
