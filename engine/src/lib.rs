@@ -53,17 +53,27 @@ mod python {
         }
     }
 
+    /// Little-endian u32 values from their bytes (a trailing partial value is ignored).
+    fn u32s(data: &[u8]) -> Vec<u32> {
+        data.chunks_exact(4)
+            .map(|bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+            .collect()
+    }
+
     fn finished() -> PyErr {
         pyo3::exceptions::PyRuntimeError::new_err("the run's columns were taken: it is over")
     }
 
     #[pymethods]
     impl BpeRun {
+        /// `symbols`: every word's initial symbol ids end to end, `lengths`: each word's number
+        /// of symbols (both little-endian u32 bytes: a compact handover of 100,000s of words).
         #[new]
-        #[pyo3(signature = (words, counts, tokens, *, library, likelihood, candidates, prefix, vocab_size, course_size, min_count, max_steps))]
+        #[pyo3(signature = (symbols, lengths, counts, tokens, *, library, likelihood, candidates, prefix, vocab_size, course_size, min_count, max_steps))]
         #[allow(clippy::too_many_arguments)]
         fn new(
-            words: Vec<Vec<u32>>,
+            symbols: &[u8],
+            lengths: &[u8],
             counts: Vec<i64>,
             tokens: Vec<String>,
             library: bool,
@@ -75,11 +85,23 @@ mod python {
             min_count: i64,
             max_steps: Option<i64>,
         ) -> PyResult<BpeRun> {
-            if words.len() != counts.len() {
+            let symbols = u32s(symbols);
+            let lengths = u32s(lengths);
+            if lengths.len() != counts.len()
+                || lengths.iter().map(|&n| n as usize).sum::<usize>() != symbols.len()
+            {
                 return Err(pyo3::exceptions::PyValueError::new_err(
-                    "words and counts differ in length",
+                    "symbols, lengths and counts do not match",
                 ));
             }
+            let mut start = 0;
+            let words = lengths
+                .iter()
+                .map(|&length| {
+                    start += length as usize;
+                    symbols[start - length as usize..start].to_vec()
+                })
+                .collect();
             let settings = Settings {
                 library,
                 likelihood,
