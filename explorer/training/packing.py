@@ -20,7 +20,9 @@ from __future__ import annotations
 import base64
 import sys
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from collections.abc import Sequence as SequenceOf
+from itertools import accumulate
 
 # kind -> (array typecode, numpy dtype). Typecode "i" is 4 bytes on every platform CPython runs on.
 KINDS = {"i8": ("b", "i1"), "i32": ("i", "<i4"), "i64": ("q", "<i8"), "f64": ("d", "<f8")}
@@ -100,23 +102,47 @@ def unpack_numpy(packed: str, kind: str):
     return np.frombuffer(base64.b64decode(packed), dtype=dtype).astype(dtype.lstrip("<"))
 
 
-def pack_rows(rows: list[array], kind: str) -> Packed:
+class Rows(SequenceOf):
+    """Rows of numbers kept end to end in one array: row i is `flat[ends[i - 1]:ends[i]]`, made
+    (as an array) when asked for. One array per row would cost some 100 bytes a row beside its
+    values (a trace's boundary steps: a row per corpus word, a few values each)."""
+
+    def __init__(self, flat: array, lengths: Iterable[int]):
+        self.flat = flat
+        self.ends = array("q", accumulate(lengths))
+
+    def __len__(self) -> int:
+        return len(self.ends)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self.ends)
+        if not 0 <= index < len(self.ends):
+            raise IndexError("rows: no such row")
+        return self.flat[self.ends[index - 1] if index else 0 : self.ends[index]]
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, SequenceOf):
+            return NotImplemented
+        return len(self) == len(other) and all(mine == theirs for mine, theirs in zip(self, other))
+
+
+def pack_rows(rows: SequenceOf[array], kind: str) -> Packed:
     """Rows of one kind as one column to pack, end to end (their lengths are known to the reader)."""
+    if isinstance(rows, Rows) and rows.flat.typecode == KINDS[kind][0]:
+        return Packed(rows.flat, kind)
     flat = array(KINDS[kind][0])
     for row in rows:
         flat.extend(row)
     return Packed(flat, kind)
 
 
-def unpack_rows(packed: str, kind: str, lengths, mismatch: str) -> list[array]:
+def unpack_rows(packed: str, kind: str, lengths: Iterable[int], mismatch: str) -> Rows:
     """The rows `pack_rows` wrote, given each one's length; ValueError(mismatch) when the lengths
     do not add up to the column's."""
-    flat = unpack_array(packed, kind)
-    rows, start = [], 0
-    for length in lengths:
-        stop = start + length
-        rows.append(flat[start:stop])
-        start = stop
-    if start != len(flat):
+    rows = Rows(unpack_array(packed, kind), lengths)
+    if (rows.ends[-1] if rows.ends else 0) != len(rows.flat):
         raise ValueError(mismatch)
     return rows

@@ -19,6 +19,7 @@ from types import ModuleType
 
 from explorer.run_config import TrainerConfig
 from explorer.training.bpe.candidates import Candidates
+from explorer.training.packing import Rows
 
 
 def _column(data: bytes, typecode: str) -> array:
@@ -77,13 +78,7 @@ def merge_compiled(
     merges = take("merges", "i").tolist()
     steps = len(merges) // 3
     scores = take("merge_scores", "d").tolist() if likelihood else [None] * steps
-    flat_steps = take("boundary_steps", "i")
-    boundary_steps, start = [], 0
-    for length in lengths:
-        end = start + max(length - 1, 0)
-        boundary_steps.append(flat_steps[start:end])
-        start = end
-    del flat_steps
+    boundary_steps = Rows(take("boundary_steps", "i"), (max(length - 1, 0) for length in lengths))
     return {
         "vocab": columns.pop("tokens"),
         "merges": list(zip(merges[0::3], merges[1::3], merges[2::3])),
