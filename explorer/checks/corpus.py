@@ -15,7 +15,6 @@ What it does not do: decode files (explorer.checks.corpus_file), or change a cor
 
 from __future__ import annotations
 
-import random
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -208,6 +207,8 @@ def sample_lines(text: str, max_bytes: int, seed: int = 0) -> str:
         return text
     lines = text.split("\n")
     candidates = [index for index, line in enumerate(lines) if line and line != "\r"]
+    import random  # here: the command line's checks need no sample, and random is 0.5 MB a process
+
     random.Random(seed).shuffle(candidates)
     chosen = []
     total = 0

@@ -142,18 +142,24 @@ def write_output(path: str, data: bytes, what: str) -> None:
 
 def write_json_fields(path: str, data: dict, what: str) -> None:
     """Write `data` as `json.dumps(data, ensure_ascii=False, separators=(",", ":"))` would, one
-    field at a time (the fields of a nested object too): the same bytes, without the whole text in
-    memory at once (a 32,000-merge trace is 10 MB of JSON, its candidates 7 MB of it, and the text
-    is held three times over: the values, the JSON string and its bytes)."""
+    field at a time (the fields of a nested object too), each `Packed` column packed as its turn
+    comes and written in parts (a trace's `json_fields()`): the same bytes as its `to_json()`,
+    without the whole text in memory at once (a 32,000-merge trace is 10 MB of JSON, its
+    candidates 7 MB of it, and the text would be held three times over: the values, the JSON
+    string and its bytes)."""
+    from explorer.training.packing import Packed
 
     def write_object(stream, value: dict) -> None:
         stream.write(b"{")
         for index, (key, item) in enumerate(value.items()):
             if index:
                 stream.write(b",")
-            if isinstance(item, dict) and item:
+            if isinstance(item, Packed) or isinstance(item, dict) and item:
                 stream.write(json.dumps(key, ensure_ascii=False).encode("utf-8") + b":")
-                write_object(stream, item)
+                if isinstance(item, Packed):
+                    stream.writelines(item.json_parts())
+                else:
+                    write_object(stream, item)
             else:
                 field = json.dumps({key: item}, ensure_ascii=False, separators=(",", ":"))[1:-1]
                 stream.write(field.encode("utf-8"))

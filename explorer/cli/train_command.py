@@ -297,5 +297,5 @@ def _train_and_write(args, corpus: list[str], config, budget, finish, **stop):
         raise UserError(f"cannot write --out {args.out!r}: {error.strerror or error}") from None
     del tokenizer  # written: its tables need not stay beside the trace's JSON
     if args.trace:
-        write_json_fields(args.trace, trace.to_dict(), "--trace")
+        write_json_fields(args.trace, trace.json_fields(), "--trace")
     return trace

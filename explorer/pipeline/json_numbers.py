@@ -25,7 +25,6 @@ too; no tokenizer.json field needs them).
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 _POW10 = [float(f"1e{k}") for k in range(309)]
 _U64_MAX = 2**64 - 1
@@ -116,6 +115,8 @@ def library_float_text(value: float) -> str:
             return text
     # Every (digits, power of ten) pair the library could read: the integers next to
     # value * 10**k, for every k that keeps them within 64 bits.
+    from fractions import Fraction  # here: rarely needed, and it loads decimal (0.7 MB a process)
+
     exact = Fraction(abs(value))
     sign = "-" if value < 0 or math.copysign(1.0, value) < 0 else ""
     if exact == 0:

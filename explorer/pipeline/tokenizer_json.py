@@ -22,6 +22,8 @@ import json
 import os
 import re
 import warnings
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
@@ -92,9 +94,64 @@ def tokenizer_to_hf_dict(tok: Tokenizer) -> dict:
 
 def _pretty(value: object, newline: str) -> str:
     """`json.dumps(value, ensure_ascii=False, indent=2)` (serde_json's pretty form), floats as
-    `library_float_text` writes them; `newline` is a line break and the indent of `value`'s line.
+    `library_float_text` writes them; `newline` is a line break and the indent of `value`'s line."""
+    return "".join(_pretty_parts(value, newline))
+
+
+# How many lines of a vocabulary or of the merges one part of `_pretty_parts` holds.
+PRETTY_BLOCK_LINES = 4096
+
+
+def _pretty_parts(value: object, newline: str) -> Iterator[str]:
+    """`_pretty(value, newline)` in consecutive parts, so that a writer need not hold the whole
+    text (a 32,000-token vocabulary and its merges are 2 MB, the lines they are made of 5 MB more).
     json.dumps encodes an indented document in pure Python, several times slower than this, which
     encodes each string in C and joins runs of plain items at once (a vocabulary, a merge)."""
+    if not isinstance(value, dict | list | tuple):
+        yield _pretty_scalar(value)
+        return
+    if not value:
+        yield "{}" if isinstance(value, dict) else "[]"
+        return
+    inner = newline + "  "
+    separator = "," + inner
+    lines: Iterable[str] | None = None  # a run of plain items, joined a block at a time
+    if isinstance(value, dict):
+        if not all(type(key) is str for key in value):
+            raise TypeError("tokenizer.json keys are strings")
+        yield "{" + inner
+        if all(type(item) is int for item in value.values()):  # a vocabulary
+            lines = (f"{encode_basestring(key)}: {item}" for key, item in value.items())
+        else:
+            for index, (key, item) in enumerate(value.items()):
+                yield (separator if index else "") + encode_basestring(key) + ": "
+                yield from _pretty_parts(item, inner)
+        closing = newline + "}"
+    else:
+        yield "[" + inner
+        if all(type(item) is str for item in value):  # a merge, a list of tokens
+            lines = map(encode_basestring, value)
+        elif all(type(item) in (list, tuple) and item for item in value) and all(
+            type(part) is str for item in value for part in item
+        ):  # the merges
+            opening, between, ending = "[" + inner + "  ", "," + inner + "  ", inner + "]"
+            lines = (opening + between.join(map(encode_basestring, item)) + ending for item in value)
+        else:
+            for index, item in enumerate(value):
+                if index:
+                    yield separator
+                yield from _pretty_parts(item, inner)
+        closing = newline + "]"
+    if lines is not None:
+        lines = iter(lines)
+        before = ""
+        while block := list(islice(lines, PRETTY_BLOCK_LINES)):
+            yield before + separator.join(block)
+            before = separator
+    yield closing
+
+
+def _pretty_scalar(value: object) -> str:
     if type(value) is str:
         return encode_basestring(value)
     if value is None or isinstance(value, bool):
@@ -103,36 +160,6 @@ def _pretty(value: object, newline: str) -> str:
         return int.__repr__(value)
     if isinstance(value, float):
         return library_float_text(value)
-    inner = newline + "  "
-    separator = "," + inner
-    if isinstance(value, dict):
-        if not value:
-            return "{}"
-        if not all(type(key) is str for key in value):
-            raise TypeError("tokenizer.json keys are strings")
-        items = value.items()
-        if all(type(item) is int for item in value.values()):  # a vocabulary
-            body = separator.join([f"{encode_basestring(key)}: {item}" for key, item in items])
-        else:
-            body = separator.join(
-                [f"{encode_basestring(key)}: {_pretty(item, inner)}" for key, item in items]
-            )
-        return "{" + inner + body + newline + "}"
-    if isinstance(value, list | tuple):
-        if not value:
-            return "[]"
-        if all(type(item) is str for item in value):  # a merge, a list of tokens
-            body = separator.join(map(encode_basestring, value))
-        elif all(type(item) in (list, tuple) and item for item in value) and all(
-            type(part) is str for item in value for part in item
-        ):  # the merges
-            opening, between, closing = "[" + inner + "  ", "," + inner + "  ", inner + "]"
-            body = separator.join(
-                [opening + between.join(map(encode_basestring, item)) + closing for item in value]
-            )
-        else:
-            body = separator.join([_pretty(item, inner) for item in value])
-        return "[" + inner + body + newline + "]"
     raise TypeError(f"{type(value).__name__} is not a tokenizer.json value")
 
 
@@ -215,9 +242,11 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def save_tokenizer(tok: Tokenizer, path: str | os.PathLike) -> Path:
-    """Write tokenizer.json the way the library's `Tokenizer.save` does (pretty-printed)."""
+    """Write tokenizer.json the way the library's `Tokenizer.save` does (pretty-printed), a part at
+    a time: the same text as `tokenizer_to_json(tok, pretty=True)`, never all of it in memory."""
     path = Path(path)
-    _write_text(path, tokenizer_to_json(tok, pretty=True))
+    with open(path, "w", encoding="utf-8", newline="") as stream:  # byte for byte: no newline translation
+        stream.writelines(_pretty_parts(tokenizer_to_hf_dict(tok), "\n"))
     return path
 
 

@@ -249,10 +249,11 @@ def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly():
     ],
     ids=["bpe", "unigram"],
 )
-def test_the_trace_file_is_written_field_by_field_with_the_bytes_of_its_json(tmp_path, config):
+def test_the_trace_file_is_written_field_by_field_with_the_bytes_of_its_json(tmp_path, monkeypatch, config):
     from explorer.cli.common import write_json_fields
     from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
     from explorer.train import train_corpus
+    from explorer.training import packing
 
     algorithm, flavor, size, pre_tokenizer, specials = config
     trainer = (
@@ -262,8 +263,26 @@ def test_the_trace_file_is_written_field_by_field_with_the_bytes_of_its_json(tmp
     )
     trace = train_corpus(CORPUS * 3 + "naïve café 東京 😀\n", RunConfig(trainer, (), pre_tokenizer))
     path = tmp_path / "trace.json"
+    monkeypatch.setattr(packing, "PART_BYTES", 3 * 5)  # every column written in many parts
+    write_json_fields(str(path), trace.json_fields(), "--trace")
+    assert path.read_bytes() == trace.to_json().encode("utf-8")
     write_json_fields(str(path), trace.to_dict(), "--trace")
     assert path.read_bytes() == trace.to_json().encode("utf-8")
+
+
+def test_the_tokenizer_file_is_written_in_parts_with_the_bytes_of_its_json(tmp_path, monkeypatch):
+    from explorer.pipeline import tokenizer_json
+    from explorer.run_config import RunConfig, TrainerConfig
+    from explorer.train import tokenizer_from_trace, train_corpus
+
+    trace = train_corpus(CORPUS * 3 + "naïve café 東京 😀\n", RunConfig(TrainerConfig(vocab_size=300)))
+    tokenizer = tokenizer_from_trace(trace)
+    monkeypatch.setattr(tokenizer_json, "PRETTY_BLOCK_LINES", 7)  # the vocabulary and merges in many parts
+    path = tmp_path / "tokenizer.json"
+    tokenizer_json.save_tokenizer(tokenizer, path)
+    text = json.dumps(tokenizer_json.tokenizer_to_hf_dict(tokenizer), ensure_ascii=False, indent=2)
+    assert path.read_bytes() == text.encode("utf-8")
+    assert tokenizer_json.tokenizer_to_json(tokenizer, pretty=True) == text
 
 
 @pytest.mark.parametrize(

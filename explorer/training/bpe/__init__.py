@@ -97,18 +97,21 @@ def train(
     give the same Trace.
     """
     started = time.perf_counter()
-    items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
-    words = [word for word, _ in items if word]
-    counts = [count for word, count in items if word]
+    words, counts = [], []
+    for word, count in word_counts.items() if isinstance(word_counts, Mapping) else word_counts:
+        if word:
+            words.append(word)
+            counts.append(count)
 
-    # 1. The initial vocabulary: special tokens, then the alphabet, each word as symbol ids.
-    vocab, symbol_words, course_size = _initial_vocabulary(words, config, decorated_order)
+    # 1. The initial vocabulary: special tokens, then the alphabet, each word as its symbols.
+    vocab, symbol_strings, course_size = _initial_vocabulary(words, config, decorated_order)
     initial_vocab_size = len(vocab.tokens)
     module = engines.module_for(engine)
     if module is not None:
         merged = merge_compiled(
             module,
-            symbol_words,
+            symbol_strings,
+            vocab.ids,
             counts,
             vocab.tokens,
             config,
@@ -127,7 +130,9 @@ def train(
             **merged,
         )
 
-    # 2. The engine over the words, and the queue that picks pairs the way the flavor does.
+    # 2. The engine over the words as symbol ids, and the queue that picks pairs the way the
+    # flavor does.
+    symbol_words = [list(map(vocab.ids.__getitem__, symbols)) for symbols in symbol_strings]
     merge_engine, queue = _engine_and_queue(symbol_words, counts, vocab, config)
 
     # 3. Merges, until the vocabulary is full, no pair is left or the caller stops us.
@@ -150,9 +155,10 @@ def train(
 
 def _initial_vocabulary(
     words: list[str], config: TrainerConfig, decorated_order: Iterable[str] | None
-) -> tuple[_Vocab, list[list[int]], int | None]:
-    """The vocabulary before any merge, every word as its initial symbol ids, and (course flavor
-    only, else None) the vocabulary size the course's stop test counts before any merge."""
+) -> tuple[_Vocab, list[str] | list[list[str]], int | None]:
+    """The vocabulary before any merge, every word as its initial symbols (one per character:
+    the word itself when nothing decorates them), and (course flavor only, else None) the
+    vocabulary size the course's stop test counts before any merge."""
     prefix, suffix = config.prefix, config.suffix
     vocab = _Vocab()
     for token in config.special_tokens:
@@ -175,8 +181,7 @@ def _initial_vocabulary(
             vocab.add(token)
         # The course's `while len(vocab) < vocab_size` counts special tokens and alphabet as listed.
         course_size = len(config.special_tokens) + len(initial)
-    symbol_words = [list(map(vocab.ids.__getitem__, symbols)) for symbols in symbol_strings]
-    return vocab, symbol_words, course_size
+    return vocab, symbol_strings, course_size
 
 
 def _scores_by_likelihood(config: TrainerConfig) -> bool:

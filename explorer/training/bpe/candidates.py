@@ -15,7 +15,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Sequence as SequenceOf
 
-from explorer.training.packing import pack, unpack_array
+from explorer.training.packing import Packed, resolve_packed, unpack_array
 
 
 class Candidates(SequenceOf):
@@ -95,16 +95,20 @@ class Candidates(SequenceOf):
         )
 
     def to_dict(self) -> dict:
+        return resolve_packed(self.json_fields())
+
+    def json_fields(self) -> dict:
+        """`to_dict()` with its columns still to pack (explorer.training.packing.Packed)."""
         packed = {
-            "ends": pack(self.ends, "i32"),
-            "left": pack(self.lefts, "i32"),
-            "right": pack(self.rights, "i32"),
-            "count": pack(self.counts, "i64"),
-            "score": None if self.scores is None else pack(self.scores, "f64"),
+            "ends": Packed(self.ends, "i32"),
+            "left": Packed(self.lefts, "i32"),
+            "right": Packed(self.rights, "i32"),
+            "count": Packed(self.counts, "i64"),
+            "score": None if self.scores is None else Packed(self.scores, "f64"),
         }
         if self.symbol_counts is not None:
             packed["left_count"], packed["right_count"] = (
-                pack(column, "i64") for column in self.symbol_counts
+                Packed(column, "i64") for column in self.symbol_counts
             )
         return packed
 

@@ -2,10 +2,10 @@
 `__init__.py`), the same Trace out.
 
 The Rust crate (engine/, module `explorer_engine`) runs the engine, the queue of the flavor and the
-recording; this module hands it the words as symbol ids and the initial vocabulary, calls
-`advance()` (which releases the GIL) until a stop reason, doing the Stop and progress checks
-between blocks of steps exactly where the Python loop does them, and turns the columns it
-returns into the Trace's lists and arrays.
+recording; this module hands it the words as symbol ids (one array, end to end) and the initial
+vocabulary, calls `advance()` (which releases the GIL) until a stop reason, doing the Stop and
+progress checks between blocks of steps exactly where the Python loop does them, and turns the
+columns it returns into the Trace's lists and arrays.
 
 What it does not do: choose the engine (explorer.training.engines) or build the initial
 vocabulary (`__init__.py`, shared by both engines).
@@ -19,6 +19,7 @@ from types import ModuleType
 
 from explorer.run_config import TrainerConfig
 from explorer.training.bpe.candidates import Candidates
+from explorer.training.packing import Rows
 
 
 def _column(data: bytes, typecode: str) -> array:
@@ -29,7 +30,8 @@ def _column(data: bytes, typecode: str) -> array:
 
 def merge_compiled(
     module: ModuleType,
-    symbol_words: list[list[int]],
+    symbol_strings: list[str] | list[list[str]],
+    ids: dict[str, int],
     counts: list[int],
     tokens: list[str],
     config: TrainerConfig,
@@ -40,8 +42,11 @@ def merge_compiled(
 ) -> dict:
     """Run the merges in Rust; the Trace's fields that the merges decide (see `Trace`)."""
     likelihood = config.flavor == "course" and config.algorithm == "wordpiece"
+    # Every word's symbol ids end to end (four bytes each, where lists of ids would take 30 or so).
+    lengths = array("I", map(len, symbol_strings))
     run = module.BpeRun(
-        symbol_words,
+        array("I", [ids[symbol] for symbols in symbol_strings for symbol in symbols]).tobytes(),
+        lengths.tobytes(),
         counts,
         tokens,
         library=config.flavor == "library",
@@ -73,13 +78,7 @@ def merge_compiled(
     merges = take("merges", "i").tolist()
     steps = len(merges) // 3
     scores = take("merge_scores", "d").tolist() if likelihood else [None] * steps
-    flat_steps = take("boundary_steps", "i")
-    boundary_steps, start = [], 0
-    for symbols in symbol_words:
-        end = start + max(len(symbols) - 1, 0)
-        boundary_steps.append(flat_steps[start:end])
-        start = end
-    del flat_steps
+    boundary_steps = Rows(take("boundary_steps", "i"), (max(length - 1, 0) for length in lengths))
     return {
         "vocab": columns.pop("tokens"),
         "merges": list(zip(merges[0::3], merges[1::3], merges[2::3])),

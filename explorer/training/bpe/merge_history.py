@@ -44,6 +44,7 @@ from __future__ import annotations
 import json
 from array import array
 from bisect import bisect_right
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
@@ -52,13 +53,13 @@ from explorer.pipeline.assemble import build_tokenizer
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.run_config import RunConfig
 from explorer.training.bpe.candidates import Candidates
-from explorer.training.packing import pack_rows, unpack_rows
+from explorer.training.packing import Rows, pack_rows, resolve_packed, unpack_rows
 
 NEVER = 2**31 - 1
 TRACE_FORMAT = "tokenizer-explorer-trace"
 
 
-def _unpack_steps(packed: str, words: list[str]) -> list[array]:
+def _unpack_steps(packed: str, words: list[str]) -> Rows:
     lengths = (max(len(word) - 1, 0) for word in words)
     return unpack_rows(packed, "i32", lengths, "trace: boundary_steps does not match the words")
 
@@ -86,7 +87,7 @@ class Trace:
     occurrences: list[int]
     candidates: Candidates
     stop_reason: str
-    boundary_steps: list[array]
+    boundary_steps: Sequence[array]  # a list of arrays, or Rows (explorer.training.packing)
     seconds: float = 0.0
     # Which merge engine trained (explorer.training.engines); like `seconds`, a fact about this
     # run, not about its result: both engines record the same trace otherwise.
@@ -301,6 +302,10 @@ class Trace:
 
     # --- serialization -----------------------------------------------------------------------
     def to_dict(self) -> dict:
+        return resolve_packed(self.json_fields())
+
+    def json_fields(self) -> dict:
+        """`to_dict()` with its columns still to pack (explorer.training.packing.Packed)."""
         return {
             "format": TRACE_FORMAT,
             "version": 3,
@@ -314,7 +319,7 @@ class Trace:
             "merge_scores": self.merge_scores,
             "words_changed": self.words_changed,
             "occurrences": self.occurrences,
-            "candidates": self.candidates.to_dict(),
+            "candidates": self.candidates.json_fields(),
             "stop_reason": self.stop_reason,
             "seconds": self.seconds,
             "engine": self.engine,

@@ -58,7 +58,7 @@ from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.run_config import RunConfig
 from explorer.training.history import UNIGRAM_TRACE_FORMAT
-from explorer.training.packing import pack, unpack_numpy
+from explorer.training.packing import Packed, pack, resolve_packed, unpack_numpy
 
 REMOVAL_REASONS = ("em", "unused", "loss", "final")
 REASON_TEXT = {
@@ -353,6 +353,10 @@ class UnigramTrace:
 
     # --- serialization -----------------------------------------------------------------------
     def to_dict(self) -> dict:
+        return resolve_packed(self.json_fields())
+
+    def json_fields(self) -> dict:
+        """`to_dict()` with its columns still to pack (explorer.training.packing.Packed)."""
         return {
             "format": UNIGRAM_TRACE_FORMAT,
             "version": 1,
@@ -360,8 +364,8 @@ class UnigramTrace:
             "words": self.words,
             "counts": self.counts,
             "seeds": self.seeds,
-            "seed_counts": pack(self.seed_counts, "i64"),
-            "seed_scores": pack(self.seed_scores, "f64"),
+            "seed_counts": Packed(self.seed_counts, "i64"),
+            "seed_scores": Packed(self.seed_scores, "f64"),
             "rounds": [round_.to_dict() for round_ in self.rounds],
             "final_pieces": [[piece, score] for piece, score in self.final_pieces],
             "unk_id": self.unk_id,
@@ -371,7 +375,7 @@ class UnigramTrace:
             "final_loss": self.final_loss,
             "final_frequencies": None
             if self.final_frequencies is None
-            else pack(np.asarray(self.final_frequencies, dtype=np.int64), "i64"),
+            else Packed(np.asarray(self.final_frequencies, dtype=np.int64), "i64"),
         }
 
     def to_json(self) -> str:
