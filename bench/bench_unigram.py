@@ -17,13 +17,14 @@ message when absent):
 characters of the bundled Shakespeare sample (bench_train.smoke_corpus), vocab 400 for case 1,
 the first 1,000 characters for case 2.
 
-    .venv/bin/python bench/bench_unigram.py --prose [--repeat 3] [--sizes 1,5] [--smoke]
+    .venv/bin/python bench/bench_unigram.py --prose [--repeat 3] [--sizes 1,5] [--engines rust,python]
+                                            [--smoke]
 
 `--prose`: the library flavor at vocab 8,000 against the library's UnigramTrainer on licence prose
 (Debian's /usr/share/common-licenses/* and /usr/share/doc/*/copyright, concatenated, paragraphs
-deduplicated, cut to 1 MB and 5 MB): time and peak RSS, each run a fresh process, ours and the
-library alternating. `--prose --smoke` (run by tests/test_bench_smoke.py): 20 KB at vocab
-400, once.
+deduplicated, cut to 1 MB and 5 MB): time and peak RSS, each run a fresh process, ours on each
+engine (`train --engine`; the compiled one is `rust`) and the library in turn. `--prose --smoke`
+(run by tests/test_bench_smoke.py): 20 KB at vocab 400, once, on both engines.
 This is a benchmark, not a test: it prints figures and ratios and asserts nothing.
 """
 
@@ -82,19 +83,24 @@ else:  # time one compute_loss of the initial model, best of 3
 
 def paired(repeat: int, ours_command: list[str], other_command: list[str]):
     """(ours, other): each (best s, median s, peak MB), run alternately."""
-    ours_runs, other_runs = [], []
+    return interleaved(repeat, [ours_command, other_command])
+
+
+def interleaved(repeat: int, commands: list[list[str]]) -> list[tuple[float, float, float]]:
+    """Per command (best s, median s, peak MB), the commands run in turn `repeat` times."""
+    runs: list[list] = [[] for _ in commands]
     for _ in range(repeat):
-        ours_runs.append(run(ours_command)[:2])
-        other_runs.append(run(other_command)[:2])
+        for command, seen in zip(commands, runs):
+            seen.append(run(command)[:2])
 
-    def summary(runs):
-        seconds = [s for s, _ in runs]
-        return min(seconds), statistics.median(seconds), max(mb for _, mb in runs)
+    def summary(seen):
+        seconds = [s for s, _ in seen]
+        return min(seconds), statistics.median(seconds), max(mb for _, mb in seen)
 
-    return summary(ours_runs), summary(other_runs)
+    return [summary(seen) for seen in runs]
 
 
-def ours(corpus: Path, out: Path, flavor: str, vocab_size: int) -> list[str]:
+def ours(corpus: Path, out: Path, flavor: str, vocab_size: int, engine: str = "auto") -> list[str]:
     return [
         PYTHON,
         "-m",
@@ -111,6 +117,8 @@ def ours(corpus: Path, out: Path, flavor: str, vocab_size: int) -> list[str]:
         str(out / "ours.json"),
         "--trace",
         str(out / "trace.json"),
+        "--engine",
+        engine,
     ]
 
 
@@ -137,6 +145,12 @@ def licence_prose(size: int) -> str:
     return "\n\n".join(paragraphs).encode("utf-8")[:size].decode("utf-8", "ignore")
 
 
+def built_engines() -> list[str]:
+    from explorer.training import engines
+
+    return (["rust"] if engines.compiled() is not None else []) + ["python"]
+
+
 def prose(args) -> None:
     sizes = [0.02] if args.smoke else [float(size) for size in args.sizes.split(",")]
     vocab_size, repeat = (400, 1) if args.smoke else (8000, args.repeat)
@@ -144,11 +158,12 @@ def prose(args) -> None:
         f"licence prose, library flavor vs UnigramTrainer, vocab {vocab_size:,}; {repeat} runs each, "
         "alternating; whole processes, peak RSS from wait4"
     )
+    engines = args.engines.split(",") if args.engines else built_engines()
     print(
-        "\n| corpus | ours best / median (s) | library best / median (s) | time ratio best / median "
+        "\n| corpus | engine | ours best / median (s) | library best / median (s) | time ratio best / median "
         "| ours peak MB | library peak MB | peak ratio |"
     )
-    print("|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         for size in sizes:
@@ -158,16 +173,18 @@ def prose(args) -> None:
                 continue
             corpus = out / f"prose-{size:g}.txt"
             corpus.write_text(text, encoding="utf-8")
-            mine, library = paired(
+            *figures, library = interleaved(
                 repeat,
-                ours(corpus, out, "library", vocab_size),
-                [PYTHON, "-c", LIBRARY_SCRIPT, str(corpus), str(vocab_size), str(out / "library.json")],
+                [ours(corpus, out, "library", vocab_size, engine) for engine in engines]
+                + [[PYTHON, "-c", LIBRARY_SCRIPT, str(corpus), str(vocab_size), str(out / "library.json")]],
             )
-            print(
-                f"| {size:g} MB | {mine[0]:.2f} / {mine[1]:.2f} | {library[0]:.2f} / {library[1]:.2f} | "
-                f"{mine[0] / library[0]:.2f}x / {mine[1] / library[1]:.2f}x | {mine[2]:.0f} | "
-                f"{library[2]:.0f} | {mine[2] / library[2]:.2f}x |"
-            )
+            for engine, mine in zip(engines, figures):
+                print(
+                    f"| {size:g} MB | {engine} | {mine[0]:.2f} / {mine[1]:.2f} | "
+                    f"{library[0]:.2f} / {library[1]:.2f} | "
+                    f"{mine[0] / library[0]:.2f}x / {mine[1] / library[1]:.2f}x | {mine[2]:.0f} | "
+                    f"{library[2]:.0f} | {mine[2] / library[2]:.2f}x |"
+                )
 
 
 def main() -> None:
@@ -175,6 +192,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--prose", action="store_true", help="licence prose at 1 and 5 MB (see above)")
     parser.add_argument("--sizes", default="1,5", help="--prose: corpus sizes in MB, comma-separated")
+    parser.add_argument(
+        "--engines",
+        default=None,
+        help="--prose: our engines to time (train --engine), comma-separated; each row against the library "
+        "(default: rust,python, or python where the Rust engine is not built)",
+    )
     parser.add_argument(
         "--smoke",
         action="store_true",

@@ -18,6 +18,7 @@ import sys
 
 import pytest
 
+from explorer.training.engines import compiled
 from tests import ROOT
 from tests.browser.helpers import chromium_missing_reason
 
@@ -53,12 +54,16 @@ def _upload_stall_rows(stdout: str) -> None:
 
 
 def _unigram_prose_row(stdout: str) -> None:
-    """The 20 KB licence-prose row (7 cells, a ratio and two positive times), or why it skipped."""
+    """The 20 KB licence-prose rows, one per engine (8 cells, a ratio and two positive peaks), or
+    why they skipped."""
     rows = [line for line in stdout.splitlines() if line.startswith("| 0.02 MB |")]
     assert rows or "skipped 0.02 MB" in stdout, stdout
+    engines = []
     for row in rows:
         cells = [cell.strip() for cell in row.strip("|").split("|")]
-        assert len(cells) == 7 and cells[3].endswith("x") and float(cells[4]) > 0 and float(cells[5]) > 0
+        assert len(cells) == 8 and cells[4].endswith("x") and float(cells[5]) > 0 and float(cells[6]) > 0
+        engines.append(cells[1])
+    assert not rows or engines == (["rust"] if compiled() is not None else []) + ["python"], engines
 
 
 def _sessions_kept_apart(stdout: str) -> None:

@@ -6,8 +6,8 @@ Trace (explorer.training.bpe.merge_history, Python `array`s, so that reading a t
 numpy) and the
 UnigramTrace (explorer.training.unigram.round_history, numpy arrays). A column's kind names its element type:
 
-    "i8", "i32", "i64": signed integers of 1, 4, 8 bytes;  "f64": IEEE doubles, every NaN written
-    as the one quiet NaN (which NaN an operation gives differs by CPU and compiler, not by meaning).
+    "i8", "i32", "i64": signed integers of 1, 4, 8 bytes;  "f64": IEEE doubles (a numpy column's NaNs
+    written as the one quiet NaN: which NaN an operation gives differs by CPU and compiler).
 
 A trace's `json_fields()` holds its columns as `Packed` values, packed only when written: a writer
 that takes the fields one at a time (explorer.cli.common.write_json_fields) holds one column's text

@@ -20,7 +20,11 @@ library's A* search order matter, `exact_nbest` (unigram_nbest.py) is used for t
 
 Sums are not in the library's order (it sums in parallel, in hash-map order, and its own results
 change in the last digits from run to run); final scores agree with a line-by-line port of the
-library (tests/reference/unigram_library.py) to about 1e-10.
+library (tests/reference/unigram_library.py) to about 1e-10. They are in one order of our own, so
+that the compiled engine (engine/src/unigram.rs, compiled_lattices.py) gives the same bits: a
+group's terms one after the other (np.bincount, not np.add.reduceat, which adds pairwise),
+expected counts edge after edge in forward order (np.add.at), the objective word after word; exp
+and log are portable_math's (numpy's own differ by CPU).
 
 Memory: the edges are the bulk (several per character of the corpus, tens of millions on a few
 megabytes of text), so they are kept once per pass order in 32 bits (lengths in 8), and dropped
