@@ -30,7 +30,6 @@ from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
 from explorer.training.bpe import train
 from explorer.training.bpe.merge_history import Trace
 from explorer.training.history import UNIGRAM_TRACE_FORMAT, TrainingHistory
-from explorer.training.memory import map_large_blocks
 from explorer.training.word_counts import count_corpus
 
 if TYPE_CHECKING:
@@ -98,7 +97,6 @@ def train_counted(
     """`train_corpus` after its counting (`word_counts.count_corpus` of the run's normalizers and
     pre-tokenizer): a caller that counted the words can let the corpus text go before training.
     `engine`: the engine that trains (explorer.training.engines; None: the environment's)."""
-    map_large_blocks()
     trace: TrainingHistory
     if run.is_unigram:
         if max_steps is not None:

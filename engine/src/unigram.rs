@@ -172,17 +172,19 @@ impl Lattices {
         for e in 0..positions {
             offsets[e + 1] += offsets[e];
         }
-        let mut next = offsets.clone();
+        // Each group's start is its insertion point; once filled, offsets[e] is group e's end,
+        // i.e. group e + 1's start: shifted by one, the offsets again.
         let mut lengths = vec![0u16; edge_starts.len()];
         let mut pieces = vec![0u32; edge_starts.len()];
         for ((start, length), piece) in edge_starts.iter().zip(edge_lengths).zip(edge_pieces) {
             let e = (start + (*length).into()) as usize;
-            let at = next[e] as usize;
+            let at = offsets[e] as usize;
             lengths[at] = (*length).into() as u16;
             pieces[at] = *piece;
-            next[e] += 1;
+            offsets[e] += 1;
         }
-        drop(next);
+        offsets.copy_within(0..positions, 1);
+        offsets[0] = 0;
         // Each group by start ascending, i.e. by length descending (groups hold a few edges).
         for e in 0..positions {
             let (low, high) = (offsets[e] as usize, offsets[e + 1] as usize);

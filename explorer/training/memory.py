@@ -1,27 +1,50 @@
-"""Training's large arrays go back to the system when freed: glibc's malloc, told so at run start.
+"""Unigram's seed stage gives its large arrays back to the system when it frees them (glibc's
+malloc, told so around the stage).
 
 glibc serves an allocation above its mmap threshold from a mapping of its own, unmapped on free;
 anything smaller comes from the heap, which keeps freed memory for reuse. The threshold starts at
 128 KB and rises to the size of every large block freed (up to 32 MB), so after a few numpy arrays
-of several MB each later one comes from the heap, and a run's peak carries the garbage of its
-earlier stages: on 5 MB of prose, Unigram's seed stage ends holding 550 MB of which 245 MB is
-freed memory (`bench/bench_unigram.py --prose`; docs/performance.md). `map_large_blocks()` fixes the
-threshold at 1 MB (a lower one costs time: every temporary is then mapped and faulted in afresh).
+of several MB each later one comes from the heap, and the stage ends holding its garbage: on 5 MB
+of prose, the seeds of a Unigram run end at 550 MB of which 245 MB is freed memory, and the run's
+peak (the lattices built next) is 1.23x the library's instead of 0.99x
+(`bench/bench_unigram.py --prose`; docs/performance.md). `large_blocks_mapped()` fixes the
+threshold at 1 MB for the stage, then at glibc's own ceiling (32 MB), where the passes after it
+reuse their memory as fast as before.
 
 What it does not do: anything where the C library has no `mallopt` (macOS); musl ignores it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 
-M_MMAP_THRESHOLD = -3  # glibc's <malloc.h>
-THRESHOLD = 1 << 20
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's <malloc.h>
+STAGE_THRESHOLD = 1 << 20
+CEILING = 32 << 20  # glibc's DEFAULT_MMAP_THRESHOLD_MAX on 64-bit machines
 
 
 @functools.cache
-def map_large_blocks() -> bool:
-    """Once per process; False where the C library has no mallopt."""
-    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
-    return bool(mallopt is not None and mallopt(M_MMAP_THRESHOLD, THRESHOLD))
+def _mallopt():
+    return getattr(ctypes.CDLL(None), "mallopt", None)
+
+
+@contextlib.contextmanager
+def large_blocks_mapped():
+    mallopt = _mallopt()
+    if mallopt is not None:
+        _thresholds(mallopt, STAGE_THRESHOLD)
+    try:
+        yield
+    finally:
+        if mallopt is not None:
+            _thresholds(mallopt, CEILING)
+
+
+def _thresholds(mallopt, mmap_threshold: int) -> None:
+    """Set, the heap's trim threshold at twice the mmap threshold as glibc's own adjustment does
+    (left at its 128 KB start, the heap's top would be given back and faulted in again at every
+    large free: the passes took a quarter longer)."""
+    mallopt(M_MMAP_THRESHOLD, mmap_threshold)
+    mallopt(M_TRIM_THRESHOLD, 2 * mmap_threshold)

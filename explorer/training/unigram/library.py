@@ -42,6 +42,7 @@ import numpy as np
 
 from explorer.run_config import RunConfig
 from explorer.training import engines
+from explorer.training.memory import large_blocks_mapped
 from explorer.training.unigram import portable_math
 from explorer.training.unigram.compiled_lattices import CompiledLattices
 from explorer.training.unigram.lattices import CorpusLattices, StopTraining
@@ -94,12 +95,13 @@ class _Run:
         self.config = config
         self.should_stop = should_stop  # also asked inside long passes (StopTraining)
         self.max_length = config.max_piece_length
-        self.flat, self.seeds = library_seeds(words, counts, self.max_length, config.seed_size)
         self.lattices: CorpusLattices | CompiledLattices
-        if module is None:
-            self.lattices = CorpusLattices(self.flat, self.seeds, self.max_length)
-        else:  # the compiled engine: the same interface and the same bits
-            self.lattices = CompiledLattices(self.flat, self.seeds, self.max_length, module)
+        with large_blocks_mapped():  # the stage's freed arrays go back to the system (memory.py)
+            self.flat, self.seeds = library_seeds(words, counts, self.max_length, config.seed_size)
+            if module is None:
+                self.lattices = CorpusLattices(self.flat, self.seeds, self.max_length)
+            else:  # the compiled engine: the same interface and the same bits
+                self.lattices = CompiledLattices(self.flat, self.seeds, self.max_length, module)
         self.unk = len(self.seeds.pieces)
         self.lengths = np.asarray([len(piece) for piece in self.seeds.pieces], dtype=np.int64)
         self.order = np.arange(self.unk)

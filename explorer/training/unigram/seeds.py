@@ -164,6 +164,7 @@ def library_seeds(
     piece_of_rank = np.full(len(flat.alphabet), -1, dtype=np.int64)
     piece_of_rank[char_ranks] = np.arange(len(char_ranks))
     char_piece = piece_of_rank[flat.ranks].astype(np.int32)
+    flat.codes = flat.ranks = np.zeros(0, dtype=np.int64)  # 16 bytes a character, needed no more
     char_starts = np.flatnonzero(char_piece >= 0)
     lookups = []
     for length, (_, ids, occurrences, _) in enumerate(levels, start=1):
@@ -193,7 +194,6 @@ def library_seeds(
             representative[found[keep]] = positions[keep]
             filled += size
         del positions, ids
-    flat.codes = flat.ranks = np.zeros(0, dtype=np.int64)  # 16 bytes a character, needed no more
     return flat, Seeds(
         pieces=pieces,
         counts=np.asarray(seed_counts, dtype=np.int64),
