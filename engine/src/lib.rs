@@ -256,6 +256,12 @@ mod python {
         Ok(items(&contiguous::<T>(py, array)?).to_vec())
     }
 
+    fn out_of_memory(_: crate::unigram::OutOfMemory) -> PyErr {
+        pyo3::exceptions::PyMemoryError::new_err(
+            "the Unigram lattices could not allocate their arrays",
+        )
+    }
+
     fn check_lengths(starts: usize, lengths: usize, pieces: usize) -> PyResult<()> {
         if starts != lengths || starts != pieces {
             return Err(pyo3::exceptions::PyValueError::new_err(
@@ -327,7 +333,9 @@ mod python {
                     pieces,
                 )
             };
-            Ok(UnigramLattices { lattices })
+            Ok(UnigramLattices {
+                lattices: lattices.map_err(out_of_memory)?,
+            })
         }
 
         /// Forget the edges of pieces no longer alive (a bool array, one per seed piece).
@@ -354,7 +362,9 @@ mod python {
         ) -> PyResult<(Bound<'py, PyBytes>, f64)> {
             let scores: Vec<f64> = vector(py, scores)?;
             let lattices = &self.lattices;
-            let (expected, objective) = py.detach(|| lattices.expected_counts(&scores));
+            let (expected, objective) = py
+                .detach(|| lattices.expected_counts(&scores))
+                .map_err(out_of_memory)?;
             Ok((PyBytes::new(py, bytes_of(&expected)), objective))
         }
 
@@ -366,7 +376,9 @@ mod python {
         ) -> PyResult<Bound<'py, PyBytes>> {
             let scores: Vec<f64> = vector(py, scores)?;
             let lattices = &self.lattices;
-            let freq = py.detach(|| lattices.viterbi_counts(&scores));
+            let freq = py
+                .detach(|| lattices.viterbi_counts(&scores))
+                .map_err(out_of_memory)?;
             Ok(PyBytes::new(py, bytes_of(&freq)))
         }
 

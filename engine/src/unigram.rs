@@ -108,6 +108,19 @@ pub fn ln(x: f64) -> f64 {
     s * (hfsq + r) + k * LN2_LO - hfsq + f + k * LN2_HI
 }
 
+/// An allocation that failed (a worker's memory limit): the caller raises MemoryError, and the run
+/// stops at its last finished step as the Python engine's would, instead of the process aborting.
+#[derive(Debug, PartialEq)]
+pub struct OutOfMemory;
+
+/// `len` copies of `value`, or OutOfMemory.
+fn filled<T: Clone>(len: usize, value: T) -> Result<Vec<T>, OutOfMemory> {
+    let mut vector = Vec::new();
+    vector.try_reserve_exact(len).map_err(|_| OutOfMemory)?;
+    vector.resize(len, value);
+    Ok(vector)
+}
+
 fn log_sum_exp(values: &[f64]) -> f64 {
     // The maximum as np.maximum takes it: a NaN anywhere makes it NaN (f64::max would skip it).
     let maximum = values.iter().copied().fold(f64::NEG_INFINITY, |a, b| {
@@ -157,7 +170,7 @@ impl Lattices {
         edge_starts: &[u32],
         edge_lengths: &[L],
         edge_pieces: &[u32],
-    ) -> Lattices {
+    ) -> Result<Lattices, OutOfMemory> {
         let mut char_piece = char_piece;
         for (position, piece) in char_piece.iter_mut().enumerate() {
             if *piece < 0 && word_ends.binary_search(&(position as u32)).is_err() {
@@ -165,7 +178,7 @@ impl Lattices {
             }
         }
         let positions = char_piece.len() + 1;
-        let mut offsets = vec![0u32; positions + 1];
+        let mut offsets = filled(positions + 1, 0u32)?;
         for (start, length) in edge_starts.iter().zip(edge_lengths) {
             offsets[(start + (*length).into()) as usize + 1] += 1;
         }
@@ -174,8 +187,8 @@ impl Lattices {
         }
         // Each group's start is its insertion point; once filled, offsets[e] is group e's end,
         // i.e. group e + 1's start: shifted by one, the offsets again.
-        let mut lengths = vec![0u16; edge_starts.len()];
-        let mut pieces = vec![0u32; edge_starts.len()];
+        let mut lengths = filled(edge_starts.len(), 0u16)?;
+        let mut pieces = filled(edge_starts.len(), 0u32)?;
         for ((start, length), piece) in edge_starts.iter().zip(edge_lengths).zip(edge_pieces) {
             let e = (start + (*length).into()) as usize;
             let at = offsets[e] as usize;
@@ -195,7 +208,7 @@ impl Lattices {
                 pieces[low + i] = piece;
             }
         }
-        Lattices {
+        Ok(Lattices {
             word_starts,
             word_ends,
             counts,
@@ -205,8 +218,8 @@ impl Lattices {
             offsets,
             lengths,
             pieces,
-            alive: vec![true; unk as usize],
-        }
+            alive: filled(unk as usize, true)?,
+        })
     }
 
     /// Forget the edges of pieces no longer alive. Alive sets only shrink; Err when one grows.
@@ -284,10 +297,10 @@ impl Lattices {
 
     /// Expected count of every piece (index `unk` for unknown edges) and the objective: minus the
     /// count-weighted mean log-likelihood of the words.
-    pub fn expected_counts(&self, scores: &[f64]) -> (Vec<f64>, f64) {
+    pub fn expected_counts(&self, scores: &[f64]) -> Result<(Vec<f64>, f64), OutOfMemory> {
         let positions = self.char_piece.len() + 1;
-        let mut alpha = vec![0.0f64; positions];
-        let mut beta = vec![0.0f64; positions];
+        let mut alpha = filled(positions, 0.0f64)?;
+        let mut beta = filled(positions, 0.0f64)?;
         // Words are independent: chunks of them run in parallel, each on its own positions.
         let chunks = self.word_chunks();
         let mut parts = Vec::with_capacity(chunks.len());
@@ -309,7 +322,7 @@ impl Lattices {
             });
         // Expected counts, added edge after edge in the Python engine's order (by depth, then
         // position): the terms of one depth are computed in parallel, then added in order.
-        let mut expected = vec![0.0f64; self.unk as usize + 1];
+        let mut expected = filled(self.unk as usize + 1, 0.0f64)?;
         self.by_depth(|depth, words| {
             let terms: Vec<Vec<(u32, f64)>> = words
                 .par_chunks(TERMS_CHUNK)
@@ -341,7 +354,7 @@ impl Lattices {
             weighted = if w == 0 { term } else { weighted + term };
             total_count += self.counts[w];
         }
-        (expected, -weighted / total_count)
+        Ok((expected, -weighted / total_count))
     }
 
     /// Word ranges (first, last + 1) of about WORDS_CHUNK characters each.
@@ -404,12 +417,12 @@ impl Lattices {
 
     /// How often each piece occurs in the words' best segmentations (count-weighted); ties go to
     /// the edge starting first.
-    pub fn viterbi_counts(&self, scores: &[f64]) -> Vec<f64> {
+    pub fn viterbi_counts(&self, scores: &[f64]) -> Result<Vec<f64>, OutOfMemory> {
         let positions = self.char_piece.len() + 1;
-        let mut best = vec![0.0f64; positions];
-        let mut best_edge = vec![(0u32, 0u32); positions];
+        let mut best = filled(positions, 0.0f64)?;
+        let mut best_edge = filled(positions, (0u32, 0u32))?;
         let mut group = Group::new();
-        let mut freq = vec![0.0f64; self.unk as usize + 1];
+        let mut freq = filled(self.unk as usize + 1, 0.0f64)?;
         for w in 0..self.word_starts.len() {
             let (start, end) = (self.word_starts[w] as usize, self.word_ends[w] as usize);
             for e in start + 1..=end {
@@ -431,7 +444,7 @@ impl Lattices {
                 position = s as usize;
             }
         }
-        freq
+        Ok(freq)
     }
 
     /// (starts, lengths, pieces) of the edges starting at the marked positions, by start, then
@@ -505,15 +518,25 @@ mod tests {
             &[0, 1, 0, 3],
             &[1u8, 1, 2, 1],
             &[0, 1, 2, 1],
-        );
+        )
+        .unwrap();
         let scores = [(0.2f64).ln(), (0.3f64).ln(), (0.5f64).ln(), f64::NAN];
-        let (expected, objective) = lattices.expected_counts(&scores);
+        let (expected, objective) = lattices.expected_counts(&scores).unwrap();
         assert!(objective > 0.0);
         // "ab" is one piece or two; each reading's probability shares its count
         let p_ab = 0.5 / (0.5 + 0.2 * 0.3);
         assert!((expected[2] - 2.0 * p_ab).abs() < 1e-12);
         assert!((expected[1] - (2.0 * (1.0 - p_ab) + 1.0)).abs() < 1e-12);
-        assert_eq!(lattices.viterbi_counts(&scores), vec![0.0, 1.0, 2.0, 0.0]);
+        assert_eq!(
+            lattices.viterbi_counts(&scores).unwrap(),
+            vec![0.0, 1.0, 2.0, 0.0]
+        );
+    }
+
+    #[test]
+    fn an_allocation_that_cannot_be_made_is_an_error_not_an_abort() {
+        assert_eq!(filled(usize::MAX / 4, 0.0f64), Err(OutOfMemory));
+        assert_eq!(filled(3, 1u8), Ok(vec![1, 1, 1]));
     }
 
     #[test]
@@ -528,10 +551,14 @@ mod tests {
             &[0],
             &[1u8],
             &[0],
-        );
+        )
+        .unwrap();
         lattices.set_alive(&[false]).unwrap();
         assert_eq!(lattices.edge_count(), 1);
-        assert_eq!(lattices.viterbi_counts(&[0.0, -3.0]), vec![0.0, 1.0]);
+        assert_eq!(
+            lattices.viterbi_counts(&[0.0, -3.0]).unwrap(),
+            vec![0.0, 1.0]
+        );
         assert!(lattices.set_alive(&[true]).is_err());
         assert_eq!(
             lattices.by_start(&[true, false]),
