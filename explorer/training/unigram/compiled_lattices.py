@@ -3,7 +3,7 @@
 (engine/src/unigram.rs, `explorer_engine.UnigramLattices`), the GIL released meanwhile.
 
 Stop: the Python engine asks `should_stop()` every CHECK_EVERY depths inside a pass (a word of
-1,000 characters: 3 times in a forward-backward pass); the compiled one asks as many times just
+1,000 characters: 3 times in each sweep, forward and backward); the compiled one asks as many times just
 before the pass, so that a given answer stops both at the same point of the run (a pass stopped in
 its middle is thrown away), though not at the same moment.
 
