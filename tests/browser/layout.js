@@ -1,5 +1,6 @@
-// What a person sees, measured in the browser: returns {overflow, overlap, cut, diff}, each a list
-// of short descriptions of what is wrong (empty lists: nothing). Read by tests/browser/test_layout.py.
+// What a person sees, measured in the browser: returns {overflow, overlap, cut, hidden, table, diff},
+// each a list of short descriptions of what is wrong (empty lists: nothing). Read by
+// tests/browser/test_layout.py.
 //
 // overflow: an element whose visible box reaches past the viewport's right edge, unless a
 //   horizontally scrollable container (overflow-x auto/scroll, other than the app's own page
@@ -8,10 +9,13 @@
 //   drawing over each other, outlines included. Neighbours in document order are compared.
 // cut: text that does not fit its box: an element that clips (overflow not visible, or an
 //   ellipsis) whose scroll width is wider than its box; a Plotly title or axis title past its chart.
+// hidden: a multiselect's chip not wholly inside the visible box of its field (scrolled away).
+// table: a data frame whose box is not wholly in the viewport, or that scrolls sideways without its
+//   first column in view once scrolled to the end (the column naming each row must stay pinned).
 // diff: a boundary-diff segment whose two cells are not one above the other, left edges aligned.
-() => {
+async () => {
   const viewportWidth = document.documentElement.clientWidth;
-  const problems = { overflow: [], overlap: [], cut: [], diff: [] };
+  const problems = { overflow: [], overlap: [], cut: [], hidden: [], table: [], diff: [] };
   const PAGE_SCROLLERS = '[data-testid="stMain"], [data-testid="stAppViewContainer"], '
     + '[data-testid="stSidebarContent"], [data-testid="stSidebar"], [data-testid="stApp"], body, html';
   const SKIP = '[data-testid="stDataFrame"], [data-testid="stTable"] .glide, .js-plotly-plot, '
@@ -104,6 +108,48 @@
           + `${Math.round(box.right)}, its chart ${Math.round(frame.left)}..${Math.round(frame.right)}`);
       }
     }
+  }
+
+  // ------------------------------------------------------------ chips scrolled out of their field
+  for (const chip of root.querySelectorAll('.stMultiSelect [data-tag]')) {
+    if (!shown(chip)) continue;
+    const box = chip.getBoundingClientRect();
+    const field = chip.closest('.stMultiSelect');
+    for (let up = chip.parentElement; up && up !== field; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+      const frame = up.getBoundingClientRect();
+      if (box.top < frame.top - 1 || box.bottom > frame.bottom + 1 || box.left < frame.left - 1
+        || box.right > frame.right + 1) {
+        problems.hidden.push(`${describe(chip)} outside the visible box of ${describe(up)}`);
+        break;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ tables: in view, first column kept
+  const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  for (const grid of root.querySelectorAll('[data-testid="stDataFrame"]')) {
+    if (!shown(grid)) continue;
+    const box = grid.getBoundingClientRect();
+    if (box.width < 1) continue;
+    if (box.left < -1 || box.right > viewportWidth + 1) {
+      problems.table.push(`${describe(grid)} spans x=${Math.round(box.left)}..${Math.round(box.right)}`);
+    }
+    const scroller = grid.querySelector('.dvn-scroller');
+    if (!scroller || scroller.scrollWidth <= scroller.clientWidth + 1) continue;
+    // The grid's accessible table holds the cells it draws: scrolled to the end, once the last
+    // column's header is drawn, the first column's header must be drawn too.
+    const accessible = grid.querySelector('table[role="grid"]');
+    const header = (index) => accessible?.querySelector(`[role="columnheader"][aria-colindex="${index}"]`);
+    const last = accessible?.getAttribute('aria-colcount');
+    const before = scroller.scrollLeft;
+    scroller.scrollLeft = scroller.scrollWidth;
+    for (let frames = 0; frames < 120 && !header(last); frames++) await nextFrame();
+    if (!header(last)) problems.table.push(`${describe(grid)}: its last column is not drawn when scrolled to it`);
+    else if (!header(1)) problems.table.push(`${describe(grid)}: its first column scrolls out of view`);
+    scroller.scrollLeft = before;
+    await nextFrame();
   }
 
   // ------------------------------------------------------------ the diff panel's two rows
