@@ -2,6 +2,7 @@
 // each a list of short descriptions of what is wrong (empty lists: nothing). Read by
 // tests/browser/test_layout.py.
 //
+// Elements inside a component's open shadow root (Compare's counts table) are measured too.
 // overflow: an element whose visible box reaches past the viewport's right edge, unless a
 //   horizontally scrollable container (overflow-x auto/scroll, other than the app's own page
 //   scrollers) holds it. Its visible box is its box cut by every ancestor that clips.
@@ -35,17 +36,23 @@ async () => {
   const scrollsX = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
   const clipsX = (el) => getComputedStyle(el).overflowX !== 'visible';
 
+  // Every element (inside open shadow roots too), and an element's parent across that boundary.
+  const everything = (from) => [...from.querySelectorAll('*')].flatMap(
+    (el) => (el.shadowRoot ? [el, ...everything(el.shadowRoot)] : [el]));
+  const parentOf = (el) => el.parentElement ?? (el.parentNode instanceof ShadowRoot ? el.parentNode.host : null);
+
   // ------------------------------------------------------------ overflow past the right edge
   const root = document.querySelector('[data-testid="stApp"]');
+  const elements = everything(root);
   const reported = new Set();
-  for (const el of root.querySelectorAll('*')) {
+  for (const el of elements) {
     const box = el.getBoundingClientRect();
     if (box.width < 1 || box.height < 1 || box.right <= viewportWidth + 1) continue;
     if (el.closest(SKIP) && !el.matches('.js-plotly-plot')) continue;
     if (!shown(el)) continue;
     let right = box.right;
     let held = false;
-    for (let up = el.parentElement; up && up !== document.documentElement; up = up.parentElement) {
+    for (let up = parentOf(el); up && up !== document.documentElement; up = parentOf(up)) {
       if (up.matches(PAGE_SCROLLERS)) {
         if (up.matches('[data-testid="stSidebar"]') && up.getBoundingClientRect().width < 2) held = true;
         continue;
@@ -56,7 +63,7 @@ async () => {
     if (held || right <= viewportWidth + 1) continue;
     // report the outermost element only (its children overflow with it)
     let parentReported = false;
-    for (let up = el.parentElement; up; up = up.parentElement) if (reported.has(up)) { parentReported = true; break; }
+    for (let up = parentOf(el); up; up = parentOf(up)) if (reported.has(up)) { parentReported = true; break; }
     reported.add(el);
     if (!parentReported) problems.overflow.push(`${describe(el)} ends at x=${Math.round(right)} > ${viewportWidth}`);
   }
@@ -87,7 +94,7 @@ async () => {
   }
 
   // ------------------------------------------------------------ text cut
-  for (const el of root.querySelectorAll('*')) {
+  for (const el of elements) {
     if (el.closest(SKIP) || !shown(el)) continue;
     const style = getComputedStyle(el);
     const clips = style.overflowX !== 'visible' || style.textOverflow === 'ellipsis';
