@@ -5,7 +5,7 @@ of this run's or a bundled tokenizer's vocabulary on the run's corpus
 
 import streamlit as st
 
-from explorer.ui.common import frame, link, state
+from explorer.ui.common import frame, link, state, tables
 from explorer.ui.common import run_views as views
 from explorer.ui.vocabulary import audit_section
 from explorer.ui.vocabulary import vocabulary_table as vocabulary_views
@@ -34,10 +34,9 @@ sort_by = sort.selectbox("Sort by", sort_columns, key=W.SORT)
 descending = order.toggle("Descending", key=W.DESCENDING)
 shown = vocabulary_views.filter_vocabulary(table, query, tuple(chosen_kinds), sort_by, descending)
 st.caption(f"{len(shown):,} of {len(table):,} tokens")
-st.dataframe(
+tables.table(
     shown,
-    hide_index=True,
-    column_config={
+    {
         "id": st.column_config.NumberColumn("id", format="%d"),
         "token": st.column_config.TextColumn("token", help="The token as stored in the vocabulary"),
         "readable": st.column_config.TextColumn(
@@ -65,7 +64,7 @@ if removed is not None:
         "them. value: the loss increase their removal costs (course), or their loss or expected count "
         "(library)."
     )
-    st.dataframe(removed, hide_index=True, height=320)
+    tables.table(removed, height=320)
 
 st.subheader("Grid view")
 st.caption("Ids in columns of 40, as in the tutorial's vocabulary table.")
@@ -74,7 +73,7 @@ page_size = 400
 start = st.columns(4)[0].number_input(
     "Start at id", min_value=0, max_value=max(0, len(names) - 1), step=page_size, key=W.GRID_START
 )
-st.dataframe(vocabulary_views.vocabulary_grid(names, int(start)), hide_index=True, height=41 * 35 + 3)
+tables.table(vocabulary_views.vocabulary_grid(names, int(start)), height=41 * 35 + 3)
 
 st.subheader("Downloads")
 csv_name = vocabulary_views.vocabulary_csv_name(run, len(shown), len(table))

@@ -7,7 +7,8 @@ What it does not do: hold colours that are data (a token's background by positio
 
 # Streamlit's columns wrap onto the next line rather than squeeze a widget below 13rem (at 800 px
 # with the sidebar open, the main area is under 500 px wide), and a multiselect's chips wrap their
-# long labels rather than end them in "...": wrap, never clip.
+# long labels rather than end them in "...": wrap, never clip. Its box grows with its chips: Streamlit
+# caps it near four rows and scrolls the rest, which hid the first chips on a phone.
 # Compare's live columns are one grid (explorer.ui.compare.live_columns): three on a row at most,
 # fewer when a column would be under 13rem, as Streamlit's columns do above.
 # A fragment's "drawn" signal (explorer.ui.common.drawn) is an empty element: hidden, so that it
@@ -19,8 +20,9 @@ STYLESHEET = """
 .stHorizontalBlock{flex-wrap:wrap;}
 [class*="-drawn-signal"]{display:none;}
 .stColumn{min-width:min(100%,13rem);}
-.stMultiSelect [data-testid="stMultiSelectTagsContainer"]{flex-wrap:wrap;overflow-x:visible;
+.stMultiSelect [data-testid="stMultiSelectTagsContainer"]{flex-wrap:wrap;overflow:visible;
   mask-image:none;}
+.stMultiSelect div:has(> [data-testid="stMultiSelectTagsContainer"]){max-height:none;}
 .stMultiSelect [data-tag]{height:auto;max-width:100%;}
 .stMultiSelect [data-tag] > span[title]{white-space:normal;overflow:visible;text-overflow:clip;
   overflow-wrap:anywhere;}

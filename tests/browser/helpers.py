@@ -324,6 +324,12 @@ def sidebar(page):
     return page.locator('[data-testid="stSidebar"]')
 
 
+def sidebar_shown(page) -> bool:
+    """Whether the sidebar takes room on the screen (a collapsed one is 0 px wide, moved off to the left)."""
+    box = sidebar(page).bounding_box()
+    return box is not None and box["width"] >= 2 and box["x"] + box["width"] > 1
+
+
 def train(page) -> None:
     """Click Train and wait for the run's summary."""
     page.get_by_role("button", name="Train", exact=True).click()

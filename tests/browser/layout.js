@@ -1,6 +1,8 @@
-// What a person sees, measured in the browser: returns {overflow, overlap, cut, diff}, each a list
-// of short descriptions of what is wrong (empty lists: nothing). Read by tests/browser/test_layout.py.
+// What a person sees, measured in the browser: returns {overflow, overlap, cut, hidden, table, diff},
+// each a list of short descriptions of what is wrong (empty lists: nothing). Read by
+// tests/browser/test_layout.py.
 //
+// Elements inside a component's open shadow root (Compare's counts table) are measured too.
 // overflow: an element whose visible box reaches past the viewport's right edge, unless a
 //   horizontally scrollable container (overflow-x auto/scroll, other than the app's own page
 //   scrollers) holds it. Its visible box is its box cut by every ancestor that clips.
@@ -8,10 +10,13 @@
 //   drawing over each other, outlines included. Neighbours in document order are compared.
 // cut: text that does not fit its box: an element that clips (overflow not visible, or an
 //   ellipsis) whose scroll width is wider than its box; a Plotly title or axis title past its chart.
+// hidden: a multiselect's chip not wholly inside the visible box of its field (scrolled away).
+// table: a data frame whose box is not wholly in the viewport, or that scrolls sideways without its
+//   first column in view once scrolled to the end (the column naming each row must stay pinned).
 // diff: a boundary-diff segment whose two cells are not one above the other, left edges aligned.
-() => {
+async () => {
   const viewportWidth = document.documentElement.clientWidth;
-  const problems = { overflow: [], overlap: [], cut: [], diff: [] };
+  const problems = { overflow: [], overlap: [], cut: [], hidden: [], table: [], diff: [] };
   const PAGE_SCROLLERS = '[data-testid="stMain"], [data-testid="stAppViewContainer"], '
     + '[data-testid="stSidebarContent"], [data-testid="stSidebar"], [data-testid="stApp"], body, html';
   const SKIP = '[data-testid="stDataFrame"], [data-testid="stTable"] .glide, .js-plotly-plot, '
@@ -31,17 +36,23 @@
   const scrollsX = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
   const clipsX = (el) => getComputedStyle(el).overflowX !== 'visible';
 
+  // Every element (inside open shadow roots too), and an element's parent across that boundary.
+  const everything = (from) => [...from.querySelectorAll('*')].flatMap(
+    (el) => (el.shadowRoot ? [el, ...everything(el.shadowRoot)] : [el]));
+  const parentOf = (el) => el.parentElement ?? (el.parentNode instanceof ShadowRoot ? el.parentNode.host : null);
+
   // ------------------------------------------------------------ overflow past the right edge
   const root = document.querySelector('[data-testid="stApp"]');
+  const elements = everything(root);
   const reported = new Set();
-  for (const el of root.querySelectorAll('*')) {
+  for (const el of elements) {
     const box = el.getBoundingClientRect();
     if (box.width < 1 || box.height < 1 || box.right <= viewportWidth + 1) continue;
     if (el.closest(SKIP) && !el.matches('.js-plotly-plot')) continue;
     if (!shown(el)) continue;
     let right = box.right;
     let held = false;
-    for (let up = el.parentElement; up && up !== document.documentElement; up = up.parentElement) {
+    for (let up = parentOf(el); up && up !== document.documentElement; up = parentOf(up)) {
       if (up.matches(PAGE_SCROLLERS)) {
         if (up.matches('[data-testid="stSidebar"]') && up.getBoundingClientRect().width < 2) held = true;
         continue;
@@ -52,7 +63,7 @@
     if (held || right <= viewportWidth + 1) continue;
     // report the outermost element only (its children overflow with it)
     let parentReported = false;
-    for (let up = el.parentElement; up; up = up.parentElement) if (reported.has(up)) { parentReported = true; break; }
+    for (let up = parentOf(el); up; up = parentOf(up)) if (reported.has(up)) { parentReported = true; break; }
     reported.add(el);
     if (!parentReported) problems.overflow.push(`${describe(el)} ends at x=${Math.round(right)} > ${viewportWidth}`);
   }
@@ -83,7 +94,7 @@
   }
 
   // ------------------------------------------------------------ text cut
-  for (const el of root.querySelectorAll('*')) {
+  for (const el of elements) {
     if (el.closest(SKIP) || !shown(el)) continue;
     const style = getComputedStyle(el);
     const clips = style.overflowX !== 'visible' || style.textOverflow === 'ellipsis';
@@ -104,6 +115,48 @@
           + `${Math.round(box.right)}, its chart ${Math.round(frame.left)}..${Math.round(frame.right)}`);
       }
     }
+  }
+
+  // ------------------------------------------------------------ chips scrolled out of their field
+  for (const chip of root.querySelectorAll('.stMultiSelect [data-tag]')) {
+    if (!shown(chip)) continue;
+    const box = chip.getBoundingClientRect();
+    const field = chip.closest('.stMultiSelect');
+    for (let up = chip.parentElement; up && up !== field; up = up.parentElement) {
+      const style = getComputedStyle(up);
+      if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+      const frame = up.getBoundingClientRect();
+      if (box.top < frame.top - 1 || box.bottom > frame.bottom + 1 || box.left < frame.left - 1
+        || box.right > frame.right + 1) {
+        problems.hidden.push(`${describe(chip)} outside the visible box of ${describe(up)}`);
+        break;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ tables: in view, first column kept
+  const nextFrame = () => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+  for (const grid of root.querySelectorAll('[data-testid="stDataFrame"]')) {
+    if (!shown(grid)) continue;
+    const box = grid.getBoundingClientRect();
+    if (box.width < 1) continue;
+    if (box.left < -1 || box.right > viewportWidth + 1) {
+      problems.table.push(`${describe(grid)} spans x=${Math.round(box.left)}..${Math.round(box.right)}`);
+    }
+    const scroller = grid.querySelector('.dvn-scroller');
+    if (!scroller || scroller.scrollWidth <= scroller.clientWidth + 1) continue;
+    // The grid's accessible table holds the cells it draws: scrolled to the end, once the last
+    // column's header is drawn, the first column's header must be drawn too.
+    const accessible = grid.querySelector('table[role="grid"]');
+    const header = (index) => accessible?.querySelector(`[role="columnheader"][aria-colindex="${index}"]`);
+    const last = accessible?.getAttribute('aria-colcount');
+    const before = scroller.scrollLeft;
+    scroller.scrollLeft = scroller.scrollWidth;
+    for (let frames = 0; frames < 120 && !header(last); frames++) await nextFrame();
+    if (!header(last)) problems.table.push(`${describe(grid)}: its last column is not drawn when scrolled to it`);
+    else if (!header(1)) problems.table.push(`${describe(grid)}: its first column scrolls out of view`);
+    scroller.scrollLeft = before;
+    await nextFrame();
   }
 
   // ------------------------------------------------------------ the diff panel's two rows

@@ -1,12 +1,14 @@
-"""Tests that look: every page, at 800, 1280 and 1920 px wide, with a corpus and sentences holding
-multi-byte characters, emoji, CJK and code, measured in the browser (tests/browser/layout.js):
+"""Tests that look: every page on a phone (390 x 844) and at 800, 1280 and 1920 px wide, with a
+corpus and sentences holding multi-byte characters, emoji, CJK and code, measured in the browser
+(tests/browser/layout.js):
 
 - no request leaves 127.0.0.1 (fonts, tab icon, anything);
 - no element's visible box reaches past the right edge of the viewport, unless it sits in a
   horizontally scrollable container;
 - no two token boxes overlap (a byte group takes its own room);
 - no text is cut: no clipping element is narrower than its text, no chart title runs past its chart;
-- the boundary diff on Compare draws two aligned rows (each top cell above its bottom cell).
+- the boundary diff on Compare draws two aligned rows (each top cell above its bottom cell);
+- on the phone, the sidebar is collapsed (it would cover the page).
 
 One browser tab for the module, on the session's server: a small byte-level BPE run is trained once, then each
 page is visited at each width by resizing the tab, Compare and Merge history with every section
@@ -29,14 +31,18 @@ from tests.browser.helpers import (
     main,
     open_page,
     sidebar,
+    sidebar_shown,
     train,
     wait_idle,
 )
 
 pytestmark = pytest.mark.browser
 
-WIDTHS = (800, 1280, 1920)
-HEIGHT = 1000
+# (width, height): a phone, a small laptop window, a laptop, a desktop.
+VIEWPORTS = ((390, 844), (800, 1000), (1280, 1000), (1920, 1000))
+DESKTOP = {"width": 1280, "height": 1000}
+# Streamlit's "auto" sidebar (explorer.ui.common.frame.page) is collapsed up to 768 px and follows a resize.
+SIDEBAR_OPEN_FROM = 800
 MAX_SLICES = 8
 LAYOUT_JS = (Path(__file__).parent / "layout.js").read_text()
 SHOTS = SCREENSHOTS / "layout"
@@ -62,7 +68,7 @@ SENTENCES = "\n".join(
 def tab(tabs, server):
     """One tab for the module, its requests to other hosts recorded in `tab.foreign_requests`."""
     page = tabs.take()
-    page.set_viewport_size({"width": WIDTHS[1], "height": HEIGHT})
+    page.set_viewport_size(DESKTOP)
     page.set_default_timeout(60_000)
     page.foreign_requests = []
 
@@ -87,7 +93,7 @@ def tab(tabs, server):
 
 def go(page, label: str, title: str | None = None) -> None:
     """Open a page by its sidebar link and wait for its title (`title`, when not the link's label)."""
-    page.set_viewport_size({"width": WIDTHS[1], "height": HEIGHT})
+    page.set_viewport_size(DESKTOP)
     sidebar(page).get_by_role("link", name=label).click()
     page.wait_for_function(
         "title => [...document.querySelectorAll('[data-testid=\"stMainBlockContainer\"] h1')]"
@@ -106,8 +112,9 @@ def shoot_slices(page, name: str) -> None:
         old.unlink()
     scroller = main(page)
     height = scroller.evaluate("el => el.scrollHeight")
-    for index in range(min(MAX_SLICES, -(-height // HEIGHT))):
-        scroller.evaluate("(el, top) => { el.scrollTop = top; }", index * HEIGHT)
+    step = page.viewport_size["height"]
+    for index in range(min(MAX_SLICES, -(-height // step))):
+        scroller.evaluate("(el, top) => { el.scrollTop = top; }", index * step)
         page.wait_for_timeout(150)
         page.screenshot(path=str(SHOTS / f"{name}-{index + 1}.png"))
     scroller.evaluate("el => { el.scrollTop = 0; }")
@@ -129,14 +136,16 @@ def open_every_section(page) -> None:
 
 
 def look_at_every_width(page, name: str) -> None:
-    """Resize to each width, measure, screenshot; fail with every problem of every width."""
+    """Resize to each viewport, measure, screenshot; fail with every problem of every width."""
     found = {}
-    for width in WIDTHS:
-        page.set_viewport_size({"width": width, "height": HEIGHT})
+    for width, height in VIEWPORTS:
+        page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(700)  # charts and data grids redraw for the new width
         wait_idle(page)
         assert_no_errors(page, f"{name} at {width} px")
         problems = {kind: items for kind, items in page.evaluate(LAYOUT_JS).items() if items}
+        if width < SIDEBAR_OPEN_FROM and sidebar_shown(page):
+            problems["sidebar"] = ["open over the page"]
         if problems:
             found[width] = problems
         shoot_slices(page, f"{name}-{width}")
@@ -150,8 +159,21 @@ def test_train_page_fits_every_width(tab):
     look_at_every_width(tab, "train")
 
 
+def pick_tokenizer(page, typed: str, label: str) -> None:
+    """Add a column in Compare's picker by searching it: one chip more."""
+    box = main(page).locator('[data-testid="stMultiSelect"]').first.locator("input")
+    box.click()
+    box.fill(typed)
+    page.get_by_role("option").filter(has_text=f" · {label} · ").click()
+    wait_idle(page)
+    page.keyboard.press("Escape")
+
+
 def test_compare_page_fits_every_width_and_its_diff_has_two_rows(tab):
     go(tab, "Compare")
+    # Five chips: on a phone, more than Streamlit's multiselect shows without scrolling its box.
+    pick_tokenizer(tab, "mistral v0.1", "Mistral 7B v0.1 (SentencePiece v1)")
+    assert main(tab).locator(".stMultiSelect [data-tag]").count() == 5
     box = tab.get_by_role("textbox", name="Text to compare", exact=True)  # the live box
     box.fill(SENTENCES)
     box.press("Tab")  # leaving the box: the whole page follows the text (the figures too)

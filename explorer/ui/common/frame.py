@@ -68,7 +68,14 @@ def page(
     is read, so the title is drawn in a placeholder above what reading it says). `shows_form`: the
     Train page, whose link without a run shows a form not trained yet (other pages need a run, and
     train a sample a link names without one)."""
-    st.set_page_config(page_title=f"{title} · {APP_TITLE}", page_icon=TAB_ICON, layout="wide")
+    # "auto": the sidebar starts collapsed on a screen up to 768 px wide (a phone), where it would
+    # cover the page, and follows the window when it is resized (measured in streamlit 1.67).
+    st.set_page_config(
+        page_title=f"{title} · {APP_TITLE}",
+        page_icon=TAB_ICON,
+        layout="wide",
+        initial_sidebar_state="auto",
+    )
     context = get_script_run_ctx()
     if context is not None:
         context.on_script_error = unexpected_error

@@ -11,7 +11,7 @@ Markdown elements (`st.error`, `st.warning`, `st.info`) go through `literal.mark
 Derived objects that do not depend on the step are memoized on the Run (`Run.derive`), so moving
 the merge player's slider only segments ~30 words and encodes the sample sentences.
 
-What it does not do: draw (the pages hand its results to `st.html`, `st.dataframe`).
+What it does not do: draw (the pages hand its results to `st.html`, `explorer.ui.common.tables`).
 """
 
 from __future__ import annotations

@@ -248,14 +248,17 @@ def _figures(
 
 _COUNTS_HTML = '<div class="counts"><table><thead></thead><tbody></tbody></table></div>'
 
+# A table wider than its box (a phone) scrolls inside it, the tokenizer's name kept in view.
 _COUNTS_CSS = """
-.counts { font-family: var(--st-font); color: var(--st-text-color); }
+.counts { font-family: var(--st-font); color: var(--st-text-color); overflow-x: auto; }
 .counts table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
 .counts th { text-align: left; font-weight: 600; padding: 0.25rem 0.5rem; vertical-align: bottom;
   border-bottom: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); }
 .counts td { padding: 0.2rem 0.5rem; border-bottom: 1px solid rgba(49, 51, 63, 0.08); }
 .counts td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .counts td.name { min-width: 7rem; overflow-wrap: break-word; }
+.counts th:first-child, .counts td.name { position: sticky; left: 0; z-index: 1;
+  background: var(--st-background-color); }
 .counts td.copy { display: flex; flex-wrap: wrap; gap: 0.25rem; align-items: center; }
 .counts button { font: inherit; font-size: 0.8rem; padding: 0.1rem 0.5rem; white-space: nowrap;
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); border-radius: 0.4rem;

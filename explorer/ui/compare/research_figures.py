@@ -26,7 +26,7 @@ from explorer.compare.research import (
     UNUSED,
     research_table,
 )
-from explorer.ui.common import frame
+from explorer.ui.common import frame, tables
 from explorer.ui.compare.measuring import Measured
 
 STEPPING_STONES = (
@@ -75,7 +75,7 @@ def research_section(measured: Sequence[Measured]) -> None:
     without them), and their definitions in an expander."""
     st.markdown("**Research figures** on the same lines")
     table = research_table([(entry.metrics.name, entry.research) for entry in measured])
-    st.dataframe(table, column_config=column_formats(list(table.columns)))
+    tables.table(table, column_formats(list(table.columns)), hide_index=False)
     for entry in measured:
         if entry.research is None:
             frame.note(f"{entry.metrics.name}: no research figures, {entry.research_reason}.")

@@ -35,7 +35,7 @@ from explorer.drawing.token_html import legend_html
 from explorer.drawing.wording import METRIC_DEFINITIONS
 from explorer.lessons.metrics import metrics_table
 from explorer.pretrained import BUNDLED
-from explorer.ui.common import encode_panel, frame, state, training, upload_jobs
+from explorer.ui.common import encode_panel, frame, state, tables, training, upload_jobs
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common import run_views as views
 from explorer.ui.common.runs import Run
@@ -268,7 +268,7 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
         return
     table = metrics_table(entry.metrics for entry in measured)
     table["seconds"] = [entry.seconds for entry in measured]
-    st.dataframe(table, column_config=METRIC_FORMATS)
+    tables.table(table, METRIC_FORMATS, hide_index=False)
     frame.note(
         f"Corpus: {run.corpus_label}. Words are whitespace-separated; a word is split when two or more "
         "tokens overlap it. Measured in the server's worker processes: our tokenizers through their "

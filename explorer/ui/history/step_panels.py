@@ -20,7 +20,7 @@ from explorer.drawing import charts
 from explorer.drawing.token_html import escape_text
 from explorer.lessons.encode_steps import encode_steps
 from explorer.lessons.merge_step import is_course_sized, stop_sentence, why_chosen
-from explorer.ui.common import encode_panel, state
+from explorer.ui.common import encode_panel, state, tables
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common import run_views as views
 from explorer.ui.common.frame import section
@@ -46,9 +46,7 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
     table_column, chart_column = st.columns([3, 2], gap="medium")
     with table_column:
         st.markdown(f"**The pairs that competed for merge {merge:,}** (the chosen one first)")
-        st.dataframe(
-            merge_views.candidates_frame(run, merge), hide_index=True, column_config=CANDIDATE_COLUMNS
-        )
+        tables.table(merge_views.candidates_frame(run, merge), CANDIDATE_COLUMNS)
     chart_column.html(charts.competition_html(trace, merge, names))
 
     words, sentences_column = st.columns([3, 2], gap="large")
@@ -130,7 +128,7 @@ def course_tables(run: Run, k: int, merge: int) -> None:
         splits, pairs = st.columns([1, 1], gap="medium")
         with splits:
             st.markdown(f"**`splits` after {k:,} merges** (with `word_freqs`)")
-            st.dataframe(merge_views.splits_frame(run, k), hide_index=True, height=320)
+            tables.table(merge_views.splits_frame(run, k), height=320)
         with pairs:
             function = "compute_pair_scores" if scored else "compute_pair_freqs"
             st.markdown(
@@ -144,7 +142,7 @@ def course_tables(run: Run, k: int, merge: int) -> None:
             styled = table.style.apply(
                 lambda column: ["background-color:#ffd6a5" if hit else "" for hit in chosen_row]
             )
-            st.dataframe(styled, hide_index=True, height=320, column_config=CANDIDATE_COLUMNS)
+            tables.table(styled, CANDIDATE_COLUMNS, height=320)
 
 
 def merge_tree(run: Run, k: int) -> None:

@@ -29,7 +29,7 @@ from explorer.pipeline.tokenizer import Tokenizer
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import Piece
 from explorer.training.unigram.round_history import UnigramTrace
-from explorer.ui.common import encode_panel, state
+from explorer.ui.common import encode_panel, state, tables
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common import run_views as views
 from explorer.ui.common.literal import markdown_literal
@@ -140,7 +140,7 @@ def removed_panel(run: Run, r: int) -> None:
     if cutoff:
         st.html(f'<div class="why">{escape_text(cutoff)}</div>')
     if rows:
-        st.dataframe(removed_frame(trace, rows), hide_index=True, height=min(36 * (len(rows) + 1), 320))
+        tables.table(removed_frame(trace, rows), height=min(36 * (len(rows) + 1), 320))
     elif r:
         st.caption("This round removed no piece.")
     characters = history.single_characters(trace, r)

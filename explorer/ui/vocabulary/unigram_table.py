@@ -2,7 +2,7 @@
 (log-probability) and corpus frequency, and every piece training removed, with the round it went in
 and why. Pure Python (no streamlit): explorer.ui.vocabulary.vocabulary_table dispatches here for a
 Unigram run, and the
-page hands the tables to `st.dataframe`.
+page hands the tables to `explorer.ui.common.tables`.
 
 The frequency of a piece is how often it occurs when every distinct corpus word (as pre-tokenized
 for training) is segmented by the final model, times the word's count: what "frequency" means for
