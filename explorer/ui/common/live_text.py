@@ -60,7 +60,7 @@ _CSS = """
 .live-note { font-size: 0.8rem; opacity: 0.7; min-height: 1.1rem; margin-top: 0.2rem; }
 """
 
-_JS = """
+_JS = r"""
 export default function(component) {
   const { parentElement, data, setStateValue } = component;
   const box = parentElement.querySelector('.live-box');
