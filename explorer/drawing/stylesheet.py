@@ -33,8 +33,7 @@ STYLESHEET = """
 .tok-unk{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-weight:600;}
 .tok-unk-source{font-weight:400;color:#333;}
 .tok-dropped{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-size:0.9em;}
-.tok-group{display:inline-block;white-space:nowrap;outline:1px dashed #666;outline-offset:1px;
-  border-radius:3px;margin:0 3px;}
+.tok-group{white-space:nowrap;outline:1px dashed #666;outline-offset:1px;border-radius:3px;margin:0 3px;}
 .tok-group-label{font-size:0.85em;color:#222;background:#eef0f3;border-radius:3px;padding:0 3px;
   margin-left:2px;}
 .mono-tok{display:inline-block;border-radius:3px;padding:1px 2px;margin:0 1px;
