@@ -329,6 +329,7 @@ def fragment_work_in_process(corpus: Path, vocab_size: int, around: int, figures
     import logging
 
     from explorer.drawing import charts
+    from explorer.drawing.wording import character_count
     from explorer.samples import SAMPLE_SENTENCES
     from explorer.train import train_corpus
     from explorer.ui.common.runs import Run, RunKey, corpus_digest
@@ -346,6 +347,7 @@ def fragment_work_in_process(corpus: Path, vocab_size: int, around: int, figures
         trace=trace,
         corpus_label=corpus.name,
         characters=len(text),
+        perceived_characters=character_count(text),
         sample_key=None,
     )
     sentences = list(SAMPLE_SENTENCES)

@@ -28,6 +28,7 @@ from explorer.cli.common import (
     warn,
     write_json_fields,
 )
+from explorer.drawing.wording import plural
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS
 
 
@@ -175,7 +176,7 @@ def run(args) -> int:
     budget = Budget(args.max_seconds, args.max_steps, progress=report)
     trace = _train_and_write(args, corpus, config, budget, finish, max_steps=budget.step_limit)
     print(
-        f"{trace.steps:,} merges, vocab {len(trace.vocab):,}, stopped: {stop_reason_text(trace)}, "
+        f"{plural(trace.steps, 'merge')}, vocab {len(trace.vocab):,}, stopped: {stop_reason_text(trace)}, "
         f"{trace.seconds:.2f} s ({trace.engine} engine) -> {args.out}",
         file=sys.stderr,
     )
@@ -244,7 +245,8 @@ def _train_unigram(args, corpus: list[str], limits, pre_tokenizer: str, special_
     if trace.stop_reason == "stopped" and budget.stopped_by:
         stopped = f"stopped by {budget.stopped_by}"
     print(
-        f"{len(trace.seeds):,} seed pieces, {len(trace.rounds):,} rounds, vocab {len(trace.vocab):,}, "
+        f"{plural(len(trace.seeds), 'seed piece')}, {plural(len(trace.rounds), 'round')}, "
+        f"vocab {len(trace.vocab):,}, "
         f"stopped: {stopped}, {trace.seconds:.2f} s ({trace.engine} engine) -> {args.out}",
         file=sys.stderr,
     )

@@ -16,6 +16,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from explorer.drawing.wording import character_count
 from explorer.tokens import Piece, tokens_only
 
 
@@ -56,8 +57,9 @@ def count_rows(
     names: Sequence[str], encodings: Sequence[Sequence[Sequence[Piece]] | None], sentences: Sequence[str]
 ) -> list[CountRow]:
     """One CountRow per column: `encodings[i]` holds column i's pieces for each sentence (None: it
-    failed). Characters are the sentences' characters (code points)."""
-    characters = sum(len(sentence) for sentence in sentences)
+    failed). Characters are the sentences' user-perceived characters (`character_count`), the
+    number the box above them shows."""
+    characters = sum(character_count(sentence) for sentence in sentences)
     rows = []
     for name, pieces_per_sentence in zip(names, encodings):
         if pieces_per_sentence is None:

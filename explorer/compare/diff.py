@@ -2,8 +2,11 @@
 
 `boundary_diff(text, pieces_a, pieces_b)` cuts the text at every token boundary of either
 tokenization, in order, and says of each stretch whose boundary starts it, which tokens cover it
-and whether a tokenizer dropped it or split its character's bytes between tokens; `diff_summary`
-counts the boundaries both have and those only one has.
+and whether a tokenizer dropped it or split its character between tokens; `diff_summary` counts
+the boundaries both have and those only one has. A character is a user-perceived one (a grapheme
+cluster, regex `\\X`): a boundary inside one (👍 | 🏽, e | U+0301, bytes of one code point) cuts
+no stretch; the cluster is one stretch that two or more tokens of that tokenizer share, so 👍🏽 is
+never drawn as 👍 and a loose skin-tone square.
 
 What it does not do: encode (the columns do: explorer.compare.columns) or draw the two rows
 (explorer.compare.html).
@@ -15,6 +18,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from explorer.drawing.token_html import grapheme_groups
 from explorer.tokens import DROPPED, Piece, tokens_only
 
 
@@ -25,8 +29,8 @@ class DiffSegment:
     `a_cut` / `b_cut`: tokenizer A / B has a token boundary at `start` (never true at offset 0).
     `a_tokens` / `b_tokens`: indices of the pieces covering the stretch; none means that
     tokenizer's pre-tokenizer dropped it (e.g. BERT drops spaces), two or more means its tokens
-    split the stretch's character(s) between them (byte-level tokens holding parts of one
-    character).
+    split the stretch's character between them (byte-level tokens holding parts of one code point,
+    or tokens cutting a grapheme cluster such as 👍🏽 between its code points).
     """
 
     start: int
@@ -49,7 +53,7 @@ class DiffSegment:
 
     @property
     def differs(self) -> bool:
-        """The two tokenizers cut here differently, or only one splits this character's bytes."""
+        """The two tokenizers cut here differently, or only one splits this character."""
         return self.a_cut != self.b_cut or self.a_splits_character != self.b_splits_character
 
 
@@ -80,17 +84,19 @@ def _covering(pieces: Sequence[Piece]) -> Callable[[int, int], tuple[int, ...]]:
 def boundary_diff(text: str, pieces_a: Sequence[Piece], pieces_b: Sequence[Piece]) -> list[DiffSegment]:
     """`text` cut at every boundary of either tokenization, each stretch saying whose it is.
 
-    Segments tile the text in order; together their flags say where A and B agree. Pieces are
-    anything with character offsets `start`/`end` into `text` (tokens of one character may overlap,
-    as byte-level tokens sharing a character do).
+    Segments tile the text in order and start only where a grapheme cluster does; together their
+    flags say where A and B agree. Pieces are anything with character offsets `start`/`end` into
+    `text` (tokens of one character may overlap, as byte-level tokens sharing a character do).
     """
     dropped_a = [piece for piece in pieces_a if piece.kind == DROPPED]
     dropped_b = [piece for piece in pieces_b if piece.kind == DROPPED]
     pieces_a, pieces_b = tokens_only(pieces_a), tokens_only(pieces_b)
-    cuts_a = token_boundaries(text, pieces_a)
-    cuts_b = token_boundaries(text, pieces_b)
+    clusters = {start for start, _ in grapheme_groups(text)}
+    cuts_a = token_boundaries(text, pieces_a) & clusters
+    cuts_b = token_boundaries(text, pieces_b) & clusters
     # A dropped character is cut off from its neighbours in the row of the tokenizer that drops it.
-    offsets = [0, *sorted(cuts_a | cuts_b | token_boundaries(text, dropped_a + dropped_b)), len(text)]
+    dropped_cuts = token_boundaries(text, dropped_a + dropped_b) & clusters
+    offsets = [0, *sorted(cuts_a | cuts_b | dropped_cuts), len(text)]
     covering_a, covering_b = _covering(pieces_a), _covering(pieces_b)
     dropping_a, dropping_b = _covering(dropped_a), _covering(dropped_b)
     segments = []

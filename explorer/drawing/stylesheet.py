@@ -15,7 +15,8 @@ What it does not do: hold colours that are data (a token's background by positio
 # adds no gap under its fragment.
 # Markup carries classes only; colours that depend on a token's position come inline. A line of
 # text (`compare.html.line_html`) draws one `.token-spans` block per run of touching tokens: inside a
-# line they flow inline and wrap between tokens.
+# line they flow inline and wrap between tokens, never inside a group of tokens that share one
+# character (`.tok-group`): its tokens and its "=녕" label stay on one line, one box.
 STYLESHEET = """
 .stHorizontalBlock{flex-wrap:wrap;}
 [class*="-drawn-signal"]{display:none;}
@@ -34,7 +35,7 @@ STYLESHEET = """
 .tok-unk{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-weight:600;}
 .tok-unk-source{font-weight:400;color:#333;}
 .tok-dropped{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-size:0.9em;}
-.tok-group{outline:1px dashed #666;outline-offset:1px;border-radius:3px;margin:0 3px;}
+.tok-group{white-space:nowrap;outline:1px dashed #666;outline-offset:1px;border-radius:3px;margin:0 3px;}
 .tok-group-label{font-size:0.85em;color:#222;background:#eef0f3;border-radius:3px;padding:0 3px;
   margin-left:2px;}
 .mono-tok{display:inline-block;border-radius:3px;padding:1px 2px;margin:0 1px;

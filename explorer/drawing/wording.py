@@ -1,10 +1,14 @@
-"""Small helpers for the sentences the app writes: counts with the right noun form, durations; and
-the names and one-line definitions of the figures explorer.lessons.metrics computes.
+"""Small helpers for the sentences the app writes: counts with the right noun form, durations, a
+text's size as people count it (user-perceived characters: extended grapheme clusters, regex `\\X`,
+so 👍🏽 or 🇫🇷 is one character, as is e + U+0301); and the names and one-line definitions of the
+figures explorer.lessons.metrics computes.
 
 What it does not do: translate, or format other numbers.
 """
 
 from __future__ import annotations
+
+import regex
 
 # Nouns whose plural is not noun + "s".
 _IRREGULAR = {"entry": "entries"}
@@ -28,6 +32,22 @@ def noun_for(count: int, noun: str, plural_form: str | None = None) -> str:
     head, _, last = noun.rpartition(" ")
     last = _IRREGULAR.get(last, last + ("es" if last.endswith(("s", "x", "ch", "sh")) else "s"))
     return f"{head} {last}" if head else last
+
+
+# One user-perceived character that is not a line break ("\r\n" is one cluster).
+_CHARACTER = regex.compile(r"(?![\n\r\v\f\x1c-\x1e\x85\u2028\u2029])\X")
+
+
+def character_count(text: str) -> int:
+    """The user-perceived characters of `text` (grapheme clusters), line breaks not counted: what
+    the page calls "characters" (a line break ends a sentence; the sentences hold none).
+
+    >>> character_count("🙂👍🏽"), character_count("e\\u0301\\n🇫🇷\\r\\n"), character_count("a b\\r\\n")
+    (2, 2, 3)
+    """
+    if text.isascii():  # one character per code point, line breaks ("\\r\\n" too) none
+        return len(text) - sum(text.count(end) for end in "\n\r\v\f\x1c\x1d\x1e")
+    return len(_CHARACTER.findall(text))
 
 
 def either(items: list[str]) -> str:
@@ -61,7 +81,7 @@ METRIC_COLUMNS = {
 # One line per figure, shown wherever the figure is (table headers, chart captions).
 METRIC_DEFINITIONS = {
     "tokens": "how many tokens the texts become",
-    "characters / token": "characters of the texts (line breaks excluded) ÷ tokens",
+    "characters / token": "code points of the texts (line breaks excluded) ÷ tokens",
     "bytes / token": "UTF-8 bytes of the texts ÷ tokens",
     "tokens per word": "tokens ÷ words, a word being a run of non-white-space characters",
     "words split": "share of the words that two or more tokens cover",

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import cast
 
+from explorer.drawing.wording import plural
 from explorer.run_config import TrainerConfig
 from explorer.training.bpe.merge_history import Trace
 
@@ -56,13 +57,14 @@ def explain_vocab_size(trace: Trace, requested: int | None = None, stopped_by: s
     if requested is None:
         requested = trace.config.vocab_size
     size, initial, merges = len(trace.vocab), trace.initial_vocab_size, trace.steps
+    merges_made = plural(merges, "merge")
     if not trace.words:
         return "The corpus has no words once normalized and pre-tokenized, so nothing was learned."
     if merges == 0 and requested <= initial:
         specials = len(set(trace.special_tokens))
         symbols = "byte symbols" if trace.config.is_byte_level else "characters"
         parts = f"{initial - specials:,} {symbols}" + (
-            f" and {specials:,} special token{'s' if specials != 1 else ''}" if specials else ""
+            f" and {plural(specials, 'special token')}" if specials else ""
         )
         if requested == initial:
             return (
@@ -77,27 +79,26 @@ def explain_vocab_size(trace: Trace, requested: int | None = None, stopped_by: s
     if reason == "vocab_size":
         if size >= requested:
             return (
-                f"Reached the {requested:,} tokens asked for: {initial:,} to start with, "
-                f"plus {merges:,} merges."
+                f"Reached the {requested:,} tokens asked for: {initial:,} to start with, plus {merges_made}."
             )
         return (
-            f"Stopped after {merges:,} merges at the {requested:,} tokens asked for, counting as the "
+            f"Stopped after {merges_made} at the {requested:,} tokens asked for, counting as the "
             f"course does (a merge that rebuilds an existing token counts too): {size:,} distinct tokens."
         )
     if reason == "no_pair_left":
         return (
             f"You asked for {requested:,} tokens, but this corpus can only give {size:,}: "
-            f"after {merges:,} merges no pair is left to merge (every word is a single token). "
+            f"after {merges_made} no pair is left to merge (every word is a single token). "
             "Add text to learn more."
         )
     if reason == "min_frequency":
         minimum = cast(TrainerConfig, trace.config.trainer).min_frequency  # a merge run's trainer
         return (
-            f"Stopped at {size:,} of the {requested:,} tokens asked for, after {merges:,} merges: the most "
+            f"Stopped at {size:,} of the {requested:,} tokens asked for, after {merges_made}: the most "
             f"frequent remaining pair occurs fewer than {minimum:,} times (min_frequency)."
         )
     by = stopped_by or "the Stop button or a time or step limit"
-    return f"Stopped at {size:,} of the {requested:,} tokens asked for, after {merges:,} merges, by {by}."
+    return f"Stopped at {size:,} of the {requested:,} tokens asked for, after {merges_made}, by {by}."
 
 
 def explain_unigram_size(trace, stopped_by: str | None = None) -> str:

@@ -141,10 +141,21 @@ def _course_sentence(trace: UnigramTrace, r: int, head: str, final_loss: float |
     round_ = trace.rounds[r - 1]
     removed = len(round_.removed_pieces)
     after = final_loss if final_loss is not None and r == len(trace.rounds) else loss_after(trace, r)
+    assert round_.threshold is not None  # every course round removes pieces for their loss
     return (
         f"{head}; removed the {removed:,} whose removal raises the loss least "
-        f"(by at most {round_.threshold:.4g}); loss {round_.losses[0]:,.4f} → {after:,.4f}."
+        f"({raised_by(round_.threshold)}); loss {round_.losses[0]:,.4f} → {after:,.4f}."
     )
+
+
+def raised_by(threshold: float) -> str:
+    """How much the pieces a course round removed raise the loss: 'by at most 0.0123', or 'not
+    at all' (a bare "by at most 0" says nothing).
+
+    >>> raised_by(0.01234), raised_by(0.0)
+    ('by at most 0.01234', 'not at all')
+    """
+    return f"by at most {threshold:.4g}" if threshold > 0 else "not at all"
 
 
 def _library_sentence(trace: UnigramTrace, r: int, head: str) -> str:
@@ -247,7 +258,7 @@ def cutoff_sentence(trace: UnigramTrace, r: int) -> str | None:
         return None
     round_ = trace.rounds[r - 1]
     name = "loss increase" if trace.flavor == "course" else "loss"
-    sentence = f"Cut-off: {round_.threshold:.4g}, the largest {name} among the pieces removed for it"
+    sentence = f"Cut-off: a {name} of {round_.threshold:.4g}, the largest among the pieces removed for it"
     kept = trace.first_kept_at(r)
     if kept is not None:
         piece, value = kept

@@ -18,6 +18,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.drawing.token_html import escape_text
+from explorer.drawing.wording import character_count
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
 from explorer.run_config import RunConfig
@@ -37,7 +38,9 @@ HOSTILE = "<script>alert(1)</script> **bold** $x$ :red[x] <b>b</b>\n" * 3 + CORP
 
 def unigram_run(text: str, **settings) -> Run:
     trace = train_corpus(text, RunConfig(UnigramConfig(**settings), (), "metaspace"))
-    return Run(RunKey(corpus_digest(text), Settings()), trace, "test corpus", len(text))
+    return Run(
+        RunKey(corpus_digest(text), Settings()), trace, "test corpus", len(text), character_count(text)
+    )
 
 
 def page(run: Run) -> AppTest:

@@ -10,6 +10,8 @@ against the command line too. Every expected token list comes from `python -m ex
   at the end and no character was lost;
 - pasting 20,000 characters (the live limit): every column and the counts follow; 25,000: the
   note says the results follow when you pause typing, and they do;
+- characters are counted as people count them (👍🏽, a ZWJ family: one each), the same number in
+  the box's note and the counts table; the boundary diff and the token groups keep them whole;
 - an uploaded tokenizer that fails on some text (a WordPiece tokenizer.json whose unknown token is
   not in its vocabulary) says so in its column and its counts row, the others keep following;
 - Copy ids / Copy tokens put the command line's ids and the vocabulary's tokens on the clipboard;
@@ -270,7 +272,8 @@ def test_pasted_text_up_to_the_live_limit_and_past_it(page, run):
     box.fill(pasted)
     wait_until_shown(page, pasted, DEFAULT_COLUMNS, timeout=120)
     print(f"20,000 characters pasted to every column shown: {time.monotonic() - started:.1f} s")
-    assert note_of(page) == "20,000 characters"  # live: no word about pausing
+    # Its characters: one per code point (no cluster of several), line breaks not counted.
+    assert note_of(page) == f"{LIVE_CHARACTERS - pasted.count(chr(10)):,} characters"  # live: no pause
     totals = column_totals(page)
     assert list(totals) == counts_rows(page) == column_names(page)
     assert counts_table(page) == {name: f"{total:,}" for name, total in totals.items()}
@@ -278,7 +281,7 @@ def test_pasted_text_up_to_the_live_limit_and_past_it(page, run):
 
     longer = lines_of(25_000, seed=3)
     box.fill(longer)
-    assert note_of(page) == f"25,000 characters: over 20,000, {PAUSE_NOTE}"
+    assert note_of(page) == f"{25_000 - longer.count(chr(10)):,} characters: over 20,000, {PAUSE_NOTE}"
     wait_until_shown(page, longer, DEFAULT_COLUMNS, timeout=120)
     totals = column_totals(page)
     assert counts_table(page) == {name: f"{total:,}" for name, total in totals.items()}
@@ -289,7 +292,7 @@ def test_pasted_text_up_to_the_live_limit_and_past_it(page, run):
     box.press("End")
     page.keyboard.type(" more", delay=100)
     final = longer + " more"
-    assert note_of(page) == f"{len(final):,} characters: over 20,000, {PAUSE_NOTE}"
+    assert note_of(page) == f"{len(final) - final.count(chr(10)):,} characters: over 20,000, {PAUSE_NOTE}"
     wait_until_shown(page, final, DEFAULT_COLUMNS, timeout=120)
     updates = int(box.get_attribute("data-sent")) - sent
     assert 1 <= updates < len(" more"), f"{updates} updates for 5 keys typed 100 ms apart"
@@ -663,6 +666,37 @@ def test_screenshots_with_six_columns_and_nothing_overflows_at_800_px_not_even_t
     problems = {kind: measured[kind] for kind in ("overflow", "cut", "diff") if measured[kind]}
     assert not problems, json.dumps(problems, indent=1, ensure_ascii=False)
     assert_no_errors(page, "Compare at 800 px")
+
+
+# ---------------------------------------------------------------- characters as people see them
+
+THUMB = "\U0001f44d\U0001f3fd"  # 👍🏽: a thumbs up and a skin tone, one character
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # 👨‍👩‍👧: five code points, one character
+GROUPS_JS = """() => [...document.querySelectorAll('.tok-group')].map(group => {
+  const label = group.querySelector('.tok-group-label').getBoundingClientRect();
+  const first = group.querySelector('.tok').getBoundingClientRect();
+  return [group.getClientRects().length, label.top < first.bottom && label.bottom > first.top];
+})"""
+
+
+def test_characters_are_counted_and_drawn_whole_as_people_see_them(page, run):
+    open_compare(page, run.compare_url)
+    page.set_viewport_size({"width": 800, "height": 1600})
+    text = f"ok {THUMB} {FAMILY} 안녕하세요 " * 3
+    box_of(page).fill(text)
+    wait_until_shown(page, text, DEFAULT_COLUMNS)
+    # o, k, space, 👍🏽, space, 👨‍👩‍👧, space, 5 syllables, space: 13, three times
+    assert note_of(page) == "39 characters"
+    per_token = page.locator(".counts thead th").nth(2).get_attribute("title")
+    assert per_token is not None and per_token.startswith("The 39 characters"), per_token
+    # GPT-2 (the bottom row) cuts 👍🏽 between its two code points: the diff keeps it one stretch.
+    cells = main(page).locator(".boundary-diff .diff-a").all_inner_texts()
+    assert THUMB in cells and FAMILY in cells, cells
+    assert not [cell for cell in cells if cell.startswith(("\U0001f3fd", "\u200d"))], cells
+    # A group of byte tokens sharing a character ("=안") is one box on one line at 800 px.
+    groups = page.evaluate(GROUPS_JS)
+    assert groups and all(rects == 1 and same_line for rects, same_line in groups), groups
+    assert_no_errors(page, "Compare with emoji and Hangul at 800 px")
 
 
 # ---------------------------------------------------------------- the page stays still

@@ -11,7 +11,12 @@ from explorer.ui.common.settings import Settings, from_query_params
 
 def _run(characters: int, name: str) -> Run:
     return Run(
-        key=RunKey(name, Settings()), trace=None, corpus_label=name, characters=characters, store_key=name
+        key=RunKey(name, Settings()),
+        trace=None,
+        corpus_label=name,
+        characters=characters,
+        perceived_characters=characters,
+        store_key=name,
     )
 
 

@@ -171,7 +171,7 @@ def test_round_sentence_numbers_come_from_the_trace(trace):
             assert (
                 f"removed the {len(round_.removed_pieces):,} whose removal raises the loss least" in sentence
             )
-            assert f"(by at most {round_.threshold:.4g})" in sentence
+            assert f"({history.raised_by(round_.threshold)})" in sentence
             assert f"loss {round_.losses[0]:,.4f} → {history.loss_after(trace, r):,.4f}" in sentence
         elif round_.kind != "final":
             assert f"loss {round_.losses[0]:.4f} → {round_.losses[-1]:.4f}" in sentence

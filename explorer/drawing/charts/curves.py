@@ -17,6 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer.drawing.charts.labels import uses_scores
+from explorer.drawing.wording import plural
 from explorer.training.bpe.merge_history import Trace
 
 MARKER_COLOUR = "#e4572e"
@@ -101,7 +102,7 @@ def compression_curve(trace: Trace, current_step: int | None = None) -> go.Figur
             {
                 "type": "scatter",
                 "mode": "markers",
-                "name": f"after {current_step:,} merges",
+                "name": f"after {plural(current_step, 'merge')}",
                 "x": [int(sizes[current_step])],
                 "y": [int(tokens[current_step])],
                 "marker": {"color": MARKER_COLOUR, "size": 11},

@@ -264,10 +264,10 @@ def ignored_note(run: Run, params: Mapping[str, str]) -> str | None:
     names = [
         name for name in (*Settings.__dataclass_fields__, SAMPLE_PARAM) if params.get(name) != own.get(name)
     ]
-    names = [name for name in names if name in params or name in own]
+    names = [name for name in names if name in params]  # a setting the link leaves out ignores nothing
     if not names:
         return None
-    shown = ", ".join(f"{name}={params[name]}" if name in params else f"no {name}" for name in names)
+    shown = ", ".join(f"{name}={params[name]}" for name in names)
     return (
         "This link names a stored run: the page shows that run with its own settings "
         f"({run.settings.short_name()}); the link's other settings ({shown}) were ignored."

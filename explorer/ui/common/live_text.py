@@ -13,6 +13,11 @@ keys typed meanwhile go together, and what the page shows is never more than one
 The page's URL, which the fragment rewrites, is read by the sidebar's "Copy link" in the browser
 (explorer.ui.common.link.copy_link): nothing outside the fragment has to rerun.
 
+The note under the box counts characters as people count them: user-perceived characters
+(grapheme clusters, `Intl.Segmenter`: 👍🏽 is one), line breaks not counted, the number
+explorer.drawing.wording.character_count gives the page's sentences; code points and UTF-8 bytes
+on hover. `live_characters` is in the same characters.
+
 The box keeps its own caret and text across reruns (the script never writes the text back while
 it is typed); the text the page starts from is `initial` (a link's text opens in a new session,
 so the box starts from it).
@@ -55,7 +60,7 @@ _CSS = """
 .live-note { font-size: 0.8rem; opacity: 0.7; min-height: 1.1rem; margin-top: 0.2rem; }
 """
 
-_JS = """
+_JS = r"""
 export default function(component) {
   const { parentElement, data, setStateValue } = component;
   const box = parentElement.querySelector('.live-box');
@@ -66,12 +71,18 @@ export default function(component) {
   box.rows = data.rows;
   box.maxLength = data.max_characters;
   const live = data.live_characters;
-  const describe = () => {
-    const n = box.value.length;
+  const figure = (n) => n.toLocaleString('en-US');
+  const describe = () => {  // the characters typed (explorer.drawing.wording.character_count)
+    const text = box.value;
+    const n = countCharacters(text);
     note.textContent = n > live
-      ? `${n.toLocaleString('en-US')} characters: over ${live.toLocaleString('en-US')}, ` +
-        'the results follow when you pause typing'
-      : (data.show_count ? `${n.toLocaleString('en-US')} characters` : '');
+      ? `${figure(n)} characters: over ${figure(live)}, the results follow when you pause typing`
+      : (data.show_count ? `${figure(n)} characters` : '');
+    const points = text.length - (text.match(/[\ud800-\udbff][\udc00-\udfff]/g) || []).length;
+    note.title = `${figure(n)} user-perceived characters (grapheme clusters: 👍🏽 is one), ` +
+      `line breaks not counted; ${figure(points)} code points, ` +
+      `${figure(new TextEncoder().encode(text).length)} UTF-8 bytes`;
+    return n;
   };
   const state = box.__live || (box.__live = {
     started: false, timer: null, lastSent: 0, inFlight: false, sentText: null, flightTimer: null,
@@ -97,9 +108,9 @@ export default function(component) {
     box.dataset.sent = String(Number(box.dataset.sent || 0) + 1);
     state.setStateValue('text', box.value);
   };
-  const schedule = () => {
+  const schedule = (characters) => {
     clearTimeout(state.timer);
-    const wait = box.value.length > live
+    const wait = characters > live
       ? data.pause_ms
       : Math.max(0, state.lastSent + data.throttle_ms - performance.now());
     state.timer = setTimeout(send, wait);
@@ -108,7 +119,7 @@ export default function(component) {
     clearTimeout(state.flightTimer);
     if (state.inFlight) box.dataset.answered = String(Number(box.dataset.answered || 0) + 1);
     state.inFlight = false;
-    if (box.value !== state.sentText && state.timer === null) schedule();
+    if (box.value !== state.sentText && state.timer === null) schedule(countCharacters(box.value));
   };
   window.addEventListener(data.answered_event, (event) => {
     if (event.detail && event.detail.key === data.key) answered();
@@ -122,10 +133,19 @@ export default function(component) {
       send();
     }
   });
-  box.addEventListener('input', () => {
-    describe();
-    schedule();
-  });
+  box.addEventListener('input', () => schedule(describe()));
+}
+
+// Line breaks, as Python's str.splitlines() sees them: they end sentences and are not counted.
+const LINE_BREAK = /[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]/;
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+// User-perceived characters (extended grapheme clusters) that are not line breaks.
+function countCharacters(text) {
+  if (/^[\x00-\x7f]*$/.test(text)) return text.length - (text.match(/[\n\r\v\f\x1c-\x1e]/g) || []).length;
+  let n = 0;
+  for (const { segment } of graphemes.segment(text)) if (!LINE_BREAK.test(segment[0])) n += 1;
+  return n;
 }
 """
 

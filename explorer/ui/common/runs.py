@@ -54,7 +54,8 @@ class Run:
     key: RunKey
     trace: TrainingHistory  # a merge history (Trace) or a round history (UnigramTrace)
     corpus_label: str
-    characters: int
+    characters: int  # code points of the corpus: what the caches are bounded by
+    perceived_characters: int  # what the Train page shows: explorer.drawing.wording.character_count
     sample_key: str | None = None  # the built-in sample it was trained on (None: pasted/uploaded)
     shared_label: str = ""  # what others may see it called (no file name): kept in the store
     number: int = 1  # the session's run number (explorer.ui.common.state.next_run_number)

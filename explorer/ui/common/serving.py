@@ -31,6 +31,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from explorer.checks import Limits
+from explorer.drawing.wording import character_count
 from explorer.runstore import (
     SQLiteRunStore,
     canonical_json,
@@ -200,6 +201,7 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
         corpus_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
         shared_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
         characters=len(text),
+        perceived_characters=character_count(text),
         sample_key=meta.get("sample_key"),
         number=number,
         stopped_by=meta.get("stopped_by"),

@@ -39,7 +39,7 @@ from explorer.checks import (
     Limits,
     check_corpus,
 )
-from explorer.drawing.wording import format_seconds, plural
+from explorer.drawing.wording import character_count, format_seconds, plural
 from explorer.lessons.explain import stop_reason_text
 from explorer.training import engines
 from explorer.training.settings_checks import check_special_tokens, check_unigram, check_vocab_size
@@ -306,6 +306,7 @@ def finish(job: TrainingJob) -> tuple[Run, str] | str:
             corpus_label=job.corpus_label,
             shared_label=job.shared_label,
             characters=len(job.text),
+            perceived_characters=character_count(job.text),
             sample_key=job.sample_key,
             number=job.number,
             stopped_by=result.get("stopped_by"),

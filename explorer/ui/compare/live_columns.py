@@ -182,6 +182,7 @@ def _counts(rows: Sequence[CountRow]) -> None:
                 for row in rows
             ],
             "first": first.name,
+            "characters": f"{first.characters:,}",
         },
     )
 
@@ -295,6 +296,8 @@ export default function(component) {
   const titles = ['Tokenizer', 'Tokens', 'Characters / token', 'vs the first', 'Copy'];
   const row = document.createElement('tr');
   titles.forEach((title) => row.appendChild(cell('th', title)));
+  row.children[2].title = `The ${data.characters} characters of the lines (user-perceived: ` +
+    'a grapheme cluster such as 👍🏽 is one, as in the box above) ÷ tokens';
   row.children[3].title = `Tokens more (+) or fewer (\u2212) than ${data.first}`;
   head.appendChild(row);
   body.replaceChildren();

@@ -18,6 +18,7 @@ import streamlit as st
 
 from explorer.drawing import charts
 from explorer.drawing.token_html import escape_text
+from explorer.drawing.wording import plural
 from explorer.lessons.encode_steps import encode_steps
 from explorer.lessons.merge_step import is_course_sized, stop_sentence, why_chosen
 from explorer.ui.common import encode_panel, state, tables
@@ -52,13 +53,14 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
     words, sentences_column = st.columns([3, 2], gap="large")
     with words:
         st.markdown(
-            f"**Most frequent corpus words after {k:,} merges** (the token merge {k:,} made is outlined)"
+            f"**Most frequent corpus words after {plural(k, 'merge')}** "
+            f"(the token merge {k:,} made is outlined)"
             if k
             else "**Most frequent corpus words before any merge**"
         )
         st.html(merge_views.words_at_step_html(run, k, show_ids=show_ids))
     with sentences_column:
-        st.markdown(f"**Sample sentences after {k:,} merges**")
+        st.markdown(f"**Sample sentences after {plural(k, 'merge')}**")
         st.html(merge_views.sentences_at_step_html(run, k, sentences, show_ids=show_ids))
 
     # The rest in sections a learner opens (stable labels and keys: a section stays open as the
@@ -84,7 +86,7 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
 
     with section("How a text is tokenized, step by step", W.SECTION_STEPS) as opened:
         if opened:
-            st.subheader(f"How a text is tokenized, step by step, after {k:,} merges")
+            st.subheader(f"How a text is tokenized, step by step, after {plural(k, 'merge')}")
             st.caption(
                 "The run's tokenizer as it was at this step (only the first k merges): each pre-token starts "
                 "as characters (bytes for byte-level) and takes the merge of lowest rank present, again and "
@@ -92,7 +94,7 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
             )
             tokenizer = views.tokenizer_at_step(run, k)
             encode_panel.show(
-                lambda text: encode_steps(tokenizer, text, name=f"{run.name}, after {k:,} merges"),
+                lambda text: encode_steps(tokenizer, text, name=f"{run.name}, after {plural(k, 'merge')}"),
                 key=W.STEPS_TEXT,
             )
 
@@ -127,7 +129,7 @@ def course_tables(run: Run, k: int, merge: int) -> None:
             return
         splits, pairs = st.columns([1, 1], gap="medium")
         with splits:
-            st.markdown(f"**`splits` after {k:,} merges** (with `word_freqs`)")
+            st.markdown(f"**`splits` after {plural(k, 'merge')}** (with `word_freqs`)")
             tables.table(merge_views.splits_frame(run, k), height=320)
         with pairs:
             function = "compute_pair_scores" if scored else "compute_pair_freqs"

@@ -29,6 +29,7 @@ from explorer.checks import (
     sample_lines,
     utf8_size,
 )
+from explorer.drawing.wording import character_count, plural
 from explorer.samples import SAMPLES, Sample
 from explorer.ui.common import frame, state, training
 
@@ -140,10 +141,8 @@ def _sample_picker() -> Sample | None:
 def _sample_preview(sample: Sample) -> None:
     """A large sample's size and first lines, in place of the text area."""
     lines = sample.text.splitlines()
-    st.caption(
-        f"{sample.label}: {len(sample.text):,} characters, {len(lines):,} lines ({sample.source}). "
-        "The first lines:"
-    )
+    size = f"{plural(character_count(sample.text), 'character')}, {plural(len(lines), 'line')}"
+    st.caption(f"{sample.label}: {size} ({sample.source}). The first lines:")
     st.code("\n".join(lines[:PREVIEW_LINES]), language=None, height=AREA_HEIGHT)
 
 
@@ -190,7 +189,7 @@ def _upload_note(corpus: Corpus) -> None:
     note, forget = st.columns([4, 1], vertical_alignment="center")
     with note:
         frame.note(
-            f"Using the uploaded file {corpus.label!r} ({len(corpus.text):,} characters, "
+            f"Using the uploaded file {corpus.label!r} ({plural(character_count(corpus.text), 'character')}, "
             f"{format_size(utf8_size(corpus.text))}) instead of the text above."
         )
     forget.button("Forget it", key=W.FORGET_UPLOAD, on_click=_forget_upload, icon=":material/close:")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.checks import Limits
+from explorer.drawing.wording import plural
 from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, Comparison, Lesson, compare, lesson_by_key
 from explorer.samples import SAMPLES
 from explorer.ui.common import link, state, training
@@ -115,12 +116,11 @@ def verdict(results: list[Comparison]) -> tuple[str, str]:
     icon (a Material icon: an emoji needs a font the visitor may not have)."""
     equal = sum(result.matches for result in results)
     if equal == len(results):
-        return (
-            f"Matches the course: all {len(results)} of its printed results are equal to ours",
-            ":material/check_circle:",
-        )
+        agree = "its printed result is" if equal == 1 else f"all {equal} of its printed results are"
+        return f"Matches the course: {agree} equal to ours", ":material/check_circle:"
     return (
-        f"Differs from the course: {equal} of {len(results)} printed results are equal to ours",
+        f"Differs from the course: {equal} of {plural(len(results), 'printed result')} "
+        f"{'is' if len(results) == 1 else 'are'} equal to ours",
         ":material/cancel:",
     )
 
