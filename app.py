@@ -30,6 +30,9 @@ if state.get(state.LINK_EXPIRED) and state.current_run() is None:
     frame.info(link.EXPIRED)
 
 lessons.reproduce_buttons(limits)
+# Train, the run in progress and its result come first, filled below once the form has been read:
+# the button is above the fold and the result appears where the click was, not under the form.
+actions = st.container()
 corpus_column, settings_column = st.columns([5, 6], gap="large")
 with corpus_column:
     corpus = corpus_input.corpus_input(limits)
@@ -42,16 +45,17 @@ with settings_column:
 # names that run (or the job training it), else only the form: the link and the page agree. The
 # URL is written before the Train controls too: a reload while they wait for a job finds it.
 link.write(link.train_page_view(settings, corpus)[1])
-train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, limits)
-shown, params = link.train_page_view(settings, corpus)  # again: Train may have found a stored run
-run = state.current_run()
-if shown is not None and training.current_job() is None:
-    run_summary.summary(shown)
-    lessons.point_to_lesson(shown)
-    lessons.course_check(shown)
-elif run is not None and training.current_job() is None:
-    st.caption(
-        f"The corpus or the settings above changed since run #{run.number}: Train to see their result. "
-        f"The other pages still show run #{run.number}."
-    )
+with actions:
+    train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, limits)
+    shown, params = link.train_page_view(settings, corpus)  # again: Train may have found a stored run
+    run = state.current_run()
+    if shown is not None and training.current_job() is None:
+        run_summary.summary(shown)
+        lessons.point_to_lesson(shown)
+        lessons.course_check(shown)
+    elif run is not None and training.current_job() is None:
+        st.caption(
+            f"The corpus or the settings below changed since run #{run.number}: Train to see their "
+            f"result. The other pages still show run #{run.number}."
+        )
 frame.finish("train", params)

@@ -330,6 +330,28 @@ def sidebar_shown(page) -> bool:
     return box is not None and box["width"] >= 2 and box["x"] + box["width"] > 1
 
 
+def paste_corpus(page, text: str) -> None:
+    """Type a corpus into the text area and commit it (Control+Enter), as a person would."""
+    area = page.get_by_role("textbox", name="Corpus", exact=True)
+    area.fill(text)
+    area.press("Control+Enter")
+    wait_idle(page)
+
+
+def in_view(locator) -> bool:
+    """Whether the element's whole box is inside the viewport (Streamlit scrolls its own container:
+    the box is where the person sees it)."""
+    box = locator.bounding_box()
+    size = locator.page.viewport_size
+    return (
+        box is not None
+        and box["y"] >= 0
+        and box["x"] >= 0
+        and box["y"] + box["height"] <= size["height"]
+        and box["x"] + box["width"] <= size["width"]
+    )
+
+
 def train(page) -> None:
     """Click Train and wait for the run's summary."""
     page.get_by_role("button", name="Train", exact=True).click()

@@ -20,6 +20,7 @@ from tests.browser.helpers import (
     assert_no_errors,
     main,
     open_page,
+    paste_corpus,
     player_reading,
     screenshot,
     sidebar,
@@ -60,14 +61,6 @@ CONTENT_MARKERS = {  # text each page shows once it has a run
 
 
 # ---------------------------------------------------------------- helpers
-
-
-def paste_corpus(page, text: str) -> None:
-    """Type a corpus into the text area and commit it (Control+Enter), as a person would."""
-    area = page.get_by_role("textbox", name="Corpus", exact=True)
-    area.fill(text)
-    area.press("Control+Enter")
-    wait_idle(page)
 
 
 def go_by_sidebar(page, label: str) -> None:

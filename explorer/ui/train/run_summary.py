@@ -33,13 +33,14 @@ LOST_CHARACTERS = (
 
 
 def summary(run: Run) -> None:
-    """Metric rows about a finished run, notes about it, then the sample sentences it tokenizes."""
+    """The next step (Merge history), metric rows about a finished run, notes about it, then the
+    sample sentences it tokenizes."""
     st.html(f'<div class="result-title">Result of run {html.escape(run.name, quote=True)}</div>')
     figures, notes, label = BY_STEP[run.trace.step_noun]
+    st.page_link("pages/1_Merge_history.py", label=label, icon=":material/movie:")  # the next step
     figures(run)
     notes(run)
     _sample_sentences(run)
-    st.page_link("pages/1_Merge_history.py", label=label, icon=":material/movie:")
 
 
 def _figures(run: Run) -> None:
