@@ -578,8 +578,8 @@ def test_the_link_after_typing_opens_the_same_text_in_a_new_session(page, run, e
     retype(page, LINKED, delay=30)
     wait_until_shown(page, LINKED, DEFAULT_COLUMNS)
     box_of(page).press("Tab")  # the box loses the focus: the whole page reruns once
-    wait_idle(page)
     page.wait_for_function("() => location.search.includes('text=')")
+    wait_idle(page)  # that run's end: the sidebar's link is drawn after the URL is written
     url = page.url
     assert text_param(url) == LINKED
     names = column_names(page)
