@@ -230,7 +230,6 @@ mod python {
     }
 
     fn contiguous<T: pyo3::buffer::Element + Copy>(
-        py: Python<'_>,
         array: &Bound<'_, PyAny>,
     ) -> PyResult<(PyBuffer<T>, usize)> {
         let buffer = PyBuffer::<T>::get(array)?;
@@ -239,7 +238,6 @@ mod python {
                 "arrays must be contiguous",
             ));
         }
-        let _ = py;
         let count = buffer.item_count();
         Ok((buffer, count))
     }
@@ -249,11 +247,8 @@ mod python {
         unsafe { std::slice::from_raw_parts(buffer.0.buf_ptr() as *const T, buffer.1) }
     }
 
-    fn vector<T: pyo3::buffer::Element + Copy>(
-        py: Python<'_>,
-        array: &Bound<'_, PyAny>,
-    ) -> PyResult<Vec<T>> {
-        Ok(items(&contiguous::<T>(py, array)?).to_vec())
+    fn vector<T: pyo3::buffer::Element + Copy>(array: &Bound<'_, PyAny>) -> PyResult<Vec<T>> {
+        Ok(items(&contiguous::<T>(array)?).to_vec())
     }
 
     fn out_of_memory(_: crate::unigram::OutOfMemory) -> PyErr {
@@ -262,13 +257,32 @@ mod python {
         )
     }
 
-    fn check_lengths(starts: usize, lengths: usize, pieces: usize) -> PyResult<()> {
-        if starts != lengths || starts != pieces {
+    type WordArrays = (Vec<u32>, Vec<u32>, Vec<f64>, Vec<i32>, u32, usize);
+
+    /// The lattices of the words and the edges (lengths as u8 or u16: no copy of either).
+    fn lattices_of<L: pyo3::buffer::Element + Copy + Into<u32>>(
+        (word_starts, word_ends, counts, char_piece, unk, max_length): WordArrays,
+        starts: &(PyBuffer<u32>, usize),
+        lengths: &(PyBuffer<L>, usize),
+        pieces: &(PyBuffer<u32>, usize),
+    ) -> PyResult<Lattices> {
+        if starts.1 != lengths.1 || starts.1 != pieces.1 {
             return Err(pyo3::exceptions::PyValueError::new_err(
                 "edge arrays differ in length",
             ));
         }
-        Ok(())
+        Lattices::new(
+            word_starts,
+            word_ends,
+            counts,
+            char_piece,
+            unk,
+            max_length,
+            items(starts),
+            items(lengths),
+            items(pieces),
+        )
+        .map_err(out_of_memory)
     }
 
     /// A Unigram corpus's lattices (crate::unigram): the Python engine's CorpusLattices, compiled.
@@ -285,7 +299,6 @@ mod python {
         #[pyo3(signature = (word_starts, word_ends, counts, char_piece, unk, max_length, edge_starts, edge_lengths, edge_pieces))]
         #[allow(clippy::too_many_arguments)]
         fn new(
-            py: Python<'_>,
             word_starts: &Bound<'_, PyAny>,
             word_ends: &Bound<'_, PyAny>,
             counts: &Bound<'_, PyAny>,
@@ -297,53 +310,23 @@ mod python {
             edge_pieces: &Bound<'_, PyAny>,
         ) -> PyResult<UnigramLattices> {
             let (starts, pieces) = (
-                contiguous::<u32>(py, edge_starts)?,
-                contiguous::<u32>(py, edge_pieces)?,
+                contiguous::<u32>(edge_starts)?,
+                contiguous::<u32>(edge_pieces)?,
             );
-            let (word_starts, word_ends) = (vector(py, word_starts)?, vector(py, word_ends)?);
-            let (counts, char_piece) = (vector(py, counts)?, vector(py, char_piece)?);
+            let (word_starts, word_ends) = (vector(word_starts)?, vector(word_ends)?);
+            let (counts, char_piece) = (vector(counts)?, vector(char_piece)?);
             // Lengths as u8 (pieces under 256 characters: the seeds' own array) or u16.
-            let lattices = if let Ok(lengths) = contiguous::<u8>(py, edge_lengths) {
-                check_lengths(starts.1, lengths.1, pieces.1)?;
-                let (starts, lengths, pieces) = (items(&starts), items(&lengths), items(&pieces));
-                Lattices::new(
-                    word_starts,
-                    word_ends,
-                    counts,
-                    char_piece,
-                    unk,
-                    max_length,
-                    starts,
-                    lengths,
-                    pieces,
-                )
-            } else {
-                let lengths = contiguous::<u16>(py, edge_lengths)?;
-                check_lengths(starts.1, lengths.1, pieces.1)?;
-                let (starts, lengths, pieces) = (items(&starts), items(&lengths), items(&pieces));
-                Lattices::new(
-                    word_starts,
-                    word_ends,
-                    counts,
-                    char_piece,
-                    unk,
-                    max_length,
-                    starts,
-                    lengths,
-                    pieces,
-                )
+            let words = (word_starts, word_ends, counts, char_piece, unk, max_length);
+            let lattices = match contiguous::<u8>(edge_lengths) {
+                Ok(lengths) => lattices_of(words, &starts, &lengths, &pieces)?,
+                Err(_) => lattices_of(words, &starts, &contiguous::<u16>(edge_lengths)?, &pieces)?,
             };
-            Ok(UnigramLattices {
-                lattices: lattices.map_err(out_of_memory)?,
-            })
+            Ok(UnigramLattices { lattices })
         }
 
         /// Forget the edges of pieces no longer alive (a bool array, one per seed piece).
-        fn set_alive(&mut self, py: Python<'_>, alive: &Bound<'_, PyAny>) -> PyResult<()> {
-            let alive: Vec<bool> = vector::<u8>(py, alive)?
-                .into_iter()
-                .map(|a| a != 0)
-                .collect();
+        fn set_alive(&mut self, alive: &Bound<'_, PyAny>) -> PyResult<()> {
+            let alive: Vec<bool> = vector::<u8>(alive)?.into_iter().map(|a| a != 0).collect();
             self.lattices
                 .set_alive(&alive)
                 .map_err(pyo3::exceptions::PyValueError::new_err)
@@ -360,7 +343,7 @@ mod python {
             py: Python<'py>,
             scores: &Bound<'py, PyAny>,
         ) -> PyResult<(Bound<'py, PyBytes>, f64)> {
-            let scores: Vec<f64> = vector(py, scores)?;
+            let scores: Vec<f64> = vector(scores)?;
             let lattices = &self.lattices;
             let (expected, objective) = py
                 .detach(|| lattices.expected_counts(&scores))
@@ -374,7 +357,7 @@ mod python {
             py: Python<'py>,
             scores: &Bound<'py, PyAny>,
         ) -> PyResult<Bound<'py, PyBytes>> {
-            let scores: Vec<f64> = vector(py, scores)?;
+            let scores: Vec<f64> = vector(scores)?;
             let lattices = &self.lattices;
             let freq = py
                 .detach(|| lattices.viterbi_counts(&scores))
@@ -393,10 +376,7 @@ mod python {
             Bound<'py, PyBytes>,
             Bound<'py, PyBytes>,
         )> {
-            let marked: Vec<bool> = vector::<u8>(py, marked)?
-                .into_iter()
-                .map(|a| a != 0)
-                .collect();
+            let marked: Vec<bool> = vector::<u8>(marked)?.into_iter().map(|a| a != 0).collect();
             let lattices = &self.lattices;
             let (starts, lengths, pieces) = py.detach(|| lattices.by_start(&marked));
             Ok((
