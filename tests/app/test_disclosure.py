@@ -68,3 +68,16 @@ def test_merge_history_shows_the_why_first_and_the_rest_in_closed_sections_at_th
     assert player_tick(at)["step"] == 4  # an open section stays open as the step moves, drawn at it
     assert expander(at, "How a token was built").proto.expanded
     assert any("merge 4" in body for body in html_under(expander(at, "How a token was built")))
+
+
+def test_a_lessons_course_check_is_closed_and_draws_its_printouts_only_when_opened():
+    # Closed, it sends no code block: the browser would load its syntax highlighter (1.5 MB of
+    # JavaScript) before a lesson link's first screen is drawn.
+    at = new_app({"lesson": "course-bpe"}, MERGES)
+    check = expander(at, "Matches the course")
+    assert not check.proto.expanded and not check.children and not at.code
+    open_sections(at, W.SECTION_COURSE_CHECK)
+    check = expander(at, "Matches the course")
+    codes = [element.value for element in at.code]
+    assert check.proto.expanded and codes and len(codes) % 2 == 0  # the course's printout, then ours
+    assert all(codes[index] == codes[index + 1] for index in range(0, len(codes), 2))  # equal entries

@@ -158,13 +158,13 @@ def run_card(run: Run) -> None:
 
 
 @contextmanager
-def section(label: str, key: str) -> Iterator[bool]:
+def section(label: str, key: str, icon: str | None = None) -> Iterator[bool]:
     """A section a visitor opens (closed at first; it stays as the visitor left it across reruns;
     a link may open it by putting True under `key` first), yielding whether it is open. Its
     content is drawn only while it is open: a closed section builds no figure on the server and
     mounts no chart in the browser, so the page's first screen comes sooner (a Plotly chart costs
     the browser about a second of CPU to mount)."""
-    with st.expander(label, key=key, on_change="rerun") as box:
+    with st.expander(label, key=key, on_change="rerun", icon=icon) as box:
         yield bool(box.open)
 
 

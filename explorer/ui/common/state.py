@@ -112,6 +112,7 @@ class Widget:
     SECTION_TREE = "section_merge_tree"
     SECTION_COURSE = "section_course_tables"
     SECTION_STEPS = "section_encode_steps"
+    SECTION_COURSE_CHECK = "section_course_check"  # a lesson's run beside the course's printouts
     # Training history (a Unigram run on the Merge history page)
     ROUND_SPEED = "round_speed"
     LATTICE_WORD = "lattice_word"

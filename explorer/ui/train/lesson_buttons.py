@@ -21,7 +21,7 @@ from explorer.checks import Limits
 from explorer.drawing.wording import plural
 from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, Comparison, Lesson, compare, lesson_by_key
 from explorer.samples import SAMPLES
-from explorer.ui.common import link, state, training
+from explorer.ui.common import frame, link, state, training
 from explorer.ui.common.runs import Run
 from explorer.ui.common.settings import Settings, from_query_params, limits_or_defaults
 from explorer.ui.train import first_values
@@ -133,7 +133,11 @@ def course_check(run: Run) -> None:
         return
     results = comparisons(run, lesson)
     label, icon = verdict(results)
-    with st.expander(f"{label} ({lesson.section})", icon=icon):
+    # Drawn only when opened (frame.section): closed, it sends no code block, so a lesson link's
+    # first screen does not wait for the browser's syntax highlighter (1.5 MB of JavaScript).
+    with frame.section(f"{label} ({lesson.section})", state.Widget.SECTION_COURSE_CHECK, icon=icon) as opened:
+        if not opened:
+            return
         st.caption(f"Quoted from {lesson.source}; ours computed from this run now, entry by entry.")
         for result in results:
             difference = result.first_difference()
