@@ -81,6 +81,10 @@ STYLESHEET = """
 .figures-table td{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums;}
 .figures-table td.token{text-align:left;white-space:pre;font-family:ui-monospace,monospace;}
 .partings thead th{cursor:auto;}
+.figures-table tr>:first-child{position:sticky;left:0;background:var(--st-background-color,#fff);}
+.candidates tbody th{min-width:0;white-space:nowrap;}
+.candidates thead th.text{text-align:left;}
+.candidates tr.chosen td,.candidates tr.chosen th{background:#fff1e0;font-weight:600;}
 .figures-table td.audit-text{text-align:left;white-space:normal;overflow-wrap:anywhere;min-width:16rem;}
 .figures-table thead th.audit-text{text-align:left;}
 .audit-table{max-height:28rem;overflow-y:auto;margin-bottom:0.75rem;}

@@ -15,10 +15,12 @@ tests set the EXPLORER_* variables themselves with monkeypatch).
 
 from __future__ import annotations
 
+import ast
 import html
 import json
 import re
 import time
+from html.parser import HTMLParser
 
 from streamlit.testing.v1 import AppTest
 
@@ -192,6 +194,47 @@ def html_bodies(at: AppTest) -> list[str]:
 
 
 # ---------------------------------------------------------------- the merge player
+
+
+def html_table(body: str) -> list[dict]:
+    """The rows of the first HTML table in `body`, each a dict by column heading: a cell's
+    `data-value` read as a Python literal when it has one (the exact number), else its text."""
+
+    class Reader(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.headings: list[str] = []
+            self.rows: list[list] = []
+            self.cell: list[str] | None = None
+            self.value: str | None = None
+            self.in_head = False
+
+        def handle_starttag(self, tag, attrs):
+            if tag == "thead":
+                self.in_head = True
+            elif tag == "tr" and not self.in_head:
+                self.rows.append([])
+            elif tag in ("th", "td"):
+                self.cell, self.value = [], dict(attrs).get("data-value")
+
+        def handle_endtag(self, tag):
+            if tag == "thead":
+                self.in_head = False
+            elif tag in ("th", "td") and self.cell is not None:
+                text = "".join(self.cell)
+                if self.in_head:
+                    self.headings.append(text)
+                else:
+                    self.rows[-1].append(ast.literal_eval(self.value) if self.value is not None else text)
+                self.cell = None
+
+        def handle_data(self, data):
+            if self.cell is not None:
+                self.cell.append(data)
+
+    reader = Reader()
+    reader.feed(body)
+    return [dict(zip(reader.headings, row)) for row in reader.rows]
 
 
 def player(at: AppTest) -> dict:

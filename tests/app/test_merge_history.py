@@ -23,6 +23,7 @@ from tests.app.helpers import (
     COMPARE,
     MERGES,
     html_bodies,
+    html_table,
     new_app,
     open_sections,
     player,
@@ -82,14 +83,14 @@ def test_every_panel_shows_step_k_of_a_course_wordpiece_run(wordpiece_page):
         assert f"score {trace.merge_scores[k - 1]:.4g}" in line
         # The candidates table is the trace's competition for merge k, chosen pair first, with
         # count(ab), count(a), count(b) and the score.
-        table = at.dataframe[0].value
+        table = html_table(body_with(at, "figures-table candidates"))
         recorded = trace.candidates[k - 1]
         symbol_counts = trace.candidates.symbol_counts_at(k - 1)
-        assert list(table["count(ab)"]) == [count for _, _, count, _ in recorded]
-        assert list(table["score"]) == [score for *_, score in recorded]
-        assert list(zip(table["count(a)"], table["count(b)"])) == symbol_counts
-        assert table["rank"].iloc[0] == "1 ✓"
-        assert table["as stored"].iloc[0] == repr((trace.vocab[left], trace.vocab[right]))
+        assert [row["count(ab)"] for row in table] == [count for _, _, count, _ in recorded]
+        assert [row["score"] for row in table] == [score for *_, score in recorded]
+        assert [(row["count(a)"], row["count(b)"]) for row in table] == symbol_counts
+        assert table[0]["rank"] == "1 ✓"
+        assert table[0]["as stored"] == repr((trace.vocab[left], trace.vocab[right]))
         # The sentence says why, with the formula's numbers plugged in.
         why = unescape(body_with(at, "why"))
         a, b = symbol_counts[0]
@@ -102,11 +103,11 @@ def test_every_panel_shows_step_k_of_a_course_wordpiece_run(wordpiece_page):
         root = unescape(tree.split("\n")[0])
         assert root.startswith(labels[new_id]) and f"merge {trace.merge_rank_of[new_id] + 1:,}" in root
         # The course's tables: every word's split after k merges, every pair merge k chose from.
-        splits = at.dataframe[1].value
+        splits = at.dataframe[0].value
         assert list(splits["split"]) == [
             repr(trace.segment_index(index, k)) for index in range(len(trace.words))
         ]
-        pairs = at.dataframe[2].value
+        pairs = at.dataframe[1].value
         chosen = pairs[pairs["chosen"] == "✓"]
         assert list(chosen["pair"]) == [repr((trace.vocab[left], trace.vocab[right]))]
         assert pairs["chosen"].iloc[0] == "✓"  # the winner first: in view without scrolling
@@ -129,7 +130,8 @@ def test_a_library_tie_names_the_smallest_id_pair_rule():
     left, right, _ = trace.merges[k - 1]
     assert "The library breaks ties by the smallest pair of ids" in why
     assert f"({left}, {right}) wins" in why
-    assert "count" in at.dataframe[0].value.columns and "score" not in at.dataframe[0].value.columns
+    columns = html_table(body_with(at, "figures-table candidates"))[0]
+    assert "count" in columns and "score" not in columns
 
 
 def test_step_buttons_and_the_link_keep_the_step(wordpiece_page):

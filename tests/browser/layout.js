@@ -12,7 +12,8 @@
 //   ellipsis) whose scroll width is wider than its box; a Plotly title or axis title past its chart.
 // hidden: a multiselect's chip not wholly inside the visible box of its field (scrolled away).
 // table: a data frame whose box is not wholly in the viewport, or that scrolls sideways without its
-//   first column in view once scrolled to the end (the column naming each row must stay pinned).
+//   first column in view once scrolled to the end (the column naming each row must stay pinned);
+//   the same for an HTML table of figures (.figures-table).
 // diff: a boundary-diff segment whose two cells are not one above the other, left edges aligned.
 async () => {
   const viewportWidth = document.documentElement.clientWidth;
@@ -157,6 +158,24 @@ async () => {
     else if (!header(1)) problems.table.push(`${describe(grid)}: its first column scrolls out of view`);
     scroller.scrollLeft = before;
     await nextFrame();
+  }
+
+  // An HTML table of figures (.figures-table, it scrolls sideways in its box): scrolled to the end,
+  // each row's first cell (the name of the row) is still inside the box.
+  for (const scroller of root.querySelectorAll('.figures-table')) {
+    if (!shown(scroller) || scroller.scrollWidth <= scroller.clientWidth + 1) continue;
+    const before = scroller.scrollLeft;
+    scroller.scrollLeft = scroller.scrollWidth;
+    await nextFrame();
+    const frame = scroller.getBoundingClientRect();
+    for (const row of scroller.querySelectorAll('tr')) {
+      const first = row.firstElementChild?.getBoundingClientRect();
+      if (first && (first.left < frame.left - 1 || first.right > frame.right + 1)) {
+        problems.table.push(`${describe(scroller)}: its first column scrolls out of view`);
+        break;
+      }
+    }
+    scroller.scrollLeft = before;
   }
 
   // ------------------------------------------------------------ the diff panel's two rows

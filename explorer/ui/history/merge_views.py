@@ -177,6 +177,50 @@ def candidates_frame(run: Run, merge: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# What each column of the candidates means (the tables' column headings say it on hover).
+CANDIDATE_HELP = {
+    "rank": "Counted from 1, the highest count (or score) first; ✓ the pair chosen",
+    "chosen": "✓ the pair chosen",
+    "pair": "· a space, ↵ a newline, <0xE2> a byte that is part of a character",
+    "as stored": "The two tokens exactly as the vocabulary holds them",
+    "count": "Occurrences of the pair in the corpus",
+    "count(ab)": "Occurrences of the pair",
+    "count(a)": "Occurrences of the left token",
+    "count(b)": "Occurrences of the right token",
+    "score": "count(ab) / (count(a) × count(b))",
+}
+_TEXT_COLUMNS = ("pair", "as stored")
+
+
+def candidates_html(run: Run, merge: int) -> str:
+    """`candidates_frame` as an HTML table (escaped; each number's exact value in `data-value`),
+    the chosen pair's row first and marked: a plain table, so the first screen of Merge history
+    loads no data grid, and a screen reader reads it as a table."""
+    frame = candidates_frame(run, merge)
+    head = "".join(
+        f'<th scope="col" title="{escape_text(CANDIDATE_HELP[column])}"'
+        + (' class="text"' if column in _TEXT_COLUMNS else "")
+        + f">{escape_text(column)}</th>"
+        for column in frame.columns
+    )
+    rows = []
+    for index, row in enumerate(frame.itertuples(index=False)):
+        cells = []
+        for column, value in zip(frame.columns, row):
+            if column == "rank":
+                cells.append(f'<th scope="row">{escape_text(value)}</th>')
+            elif column in _TEXT_COLUMNS:
+                cells.append(f'<td class="token">{escape_text(value)}</td>')
+            else:
+                shown = f"{value:.4g}" if column == "score" else f"{value:,}"
+                cells.append(f'<td data-value="{value!r}">{shown}</td>')
+        rows.append(f"<tr{' class=chosen' if index == 0 else ''}>{''.join(cells)}</tr>")
+    return (
+        '<div class="figures-table candidates"><table><thead><tr>'
+        f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
 def splits_frame(run: Run, k: int) -> pd.DataFrame:
     """Every distinct word with its count and its split after k merges, as the course prints
     its `splits` (a list of the tokens as stored)."""

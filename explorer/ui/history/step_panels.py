@@ -47,7 +47,7 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
     table_column, chart_column = st.columns([3, 2], gap="medium")
     with table_column:
         st.markdown(f"**The pairs that competed for merge {merge:,}** (the chosen one first)")
-        tables.table(merge_views.candidates_frame(run, merge), CANDIDATE_COLUMNS)
+        st.html(merge_views.candidates_html(run, merge))
     chart_column.html(charts.competition_html(trace, merge, names))
 
     words, sentences_column = st.columns([3, 2], gap="large")
@@ -99,24 +99,15 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
             )
 
 
-CANDIDATE_COLUMNS = {
-    "rank": st.column_config.TextColumn(
-        "rank", width="small", help="Counted from 1, the highest count (or score) first; ✓ the pair chosen"
-    ),
-    "chosen": st.column_config.TextColumn("chosen", width="small", help="✓ the pair chosen"),
-    "pair": st.column_config.TextColumn(
-        "pair", help="· a space, ↵ a newline, <0xE2> a byte that is part of a character"
-    ),
-    "as stored": st.column_config.TextColumn(
-        "as stored", help="The two tokens exactly as the vocabulary holds them"
-    ),
-    "count": st.column_config.NumberColumn(
-        "count", format="%d", help="Occurrences of the pair in the corpus"
-    ),
-    "count(ab)": st.column_config.NumberColumn("count(ab)", format="%d", help="Occurrences of the pair"),
-    "count(a)": st.column_config.NumberColumn("count(a)", format="%d", help="Occurrences of the left token"),
-    "count(b)": st.column_config.NumberColumn("count(b)", format="%d", help="Occurrences of the right token"),
-    "score": st.column_config.NumberColumn("score", format="%.4g", help="count(ab) / (count(a) × count(b))"),
+CANDIDATE_COLUMNS = {  # the course's pair table (a data grid: hundreds of rows)
+    column: (
+        st.column_config.NumberColumn(column, format="%.4g" if column == "score" else "%d", help=help_text)
+        if column.startswith(("count", "score"))
+        else st.column_config.TextColumn(
+            column, width="small" if column in ("rank", "chosen") else None, help=help_text
+        )
+    )
+    for column, help_text in merge_views.CANDIDATE_HELP.items()
 }
 
 
