@@ -1,6 +1,6 @@
 """The Vocabulary page's audit in a real browser: a stepping stone's link opens the Merge history
-page at the step whose merge made it, with the same run and no error; the tables' token text
-shows as text."""
+page at the step whose merge made it, with the same run and no error, within the app (no page
+load); the tables' token text shows as text."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ def test_a_stepping_stone_opens_merge_history_at_its_step(server, page):
     first = page.locator(".audit-stones tbody tr").first
     token = first.locator("th code").inner_text()
     step = int(first.locator("td").first.inner_text().replace(",", ""))
+    page.evaluate("window.__sameDocument = true")  # gone if the click loads a new page
     first.locator("th a").click()
     page.wait_for_url(re.compile(r"/Merge_history\?"))
     page.locator(STEP_INPUT).wait_for(timeout=60_000)
@@ -35,3 +36,6 @@ def test_a_stepping_stone_opens_merge_history_at_its_step(server, page):
     assert int(page.locator(STEP_INPUT).input_value()) == step
     summary = page.locator(".merge-summary").first.inner_text()
     assert f"Merge {step} of" in summary and token.replace("·", "") in summary.replace("·", "")
+    assert page.evaluate("window.__sameDocument === true"), (
+        "the link loaded a new page, not a move within the app"
+    )

@@ -39,9 +39,10 @@ from explorer.ui.common import link, serving, state, training
 from explorer.ui.common.literal import markdown_literal
 from explorer.ui.common.runs import Run
 
+HISTORY_SCRIPT = "pages/1_Merge_history.py"  # st.page_link and st.switch_page name pages by their file
 PAGES = (
     ("app.py", "Train", ":material/model_training:"),
-    ("pages/1_Merge_history.py", "Merge history", ":material/movie:"),
+    (HISTORY_SCRIPT, "Merge history", ":material/movie:"),
     ("pages/2_Vocabulary.py", "Vocabulary", ":material/dictionary:"),
     ("pages/3_Compare.py", "Compare", ":material/compare_arrows:"),
 )

@@ -10,6 +10,10 @@ Only for HTML built by explorer.drawing and explorer.compare.html, which escape 
 (`escape_text`) before it becomes HTML: nothing here sanitizes (a browser test types hostile text
 into Compare's live box and checks that it shows as text and runs nothing).
 
+A link to a step of the run (`data-step`, drawn by explorer.ui.vocabulary.audit_tables) is followed
+within the app: the click is sent to the server, which opens Merge history at that step with no
+page load (the link's URL is still there for a new tab or a copied link).
+
 What it does not do: build HTML, or accept HTML from anywhere else.
 """
 
@@ -21,13 +25,24 @@ import streamlit as st
 
 _JS = """
 export default function(component) {
-  const { parentElement, data } = component;
+  const { parentElement, data, setTriggerValue } = component;
   let root = parentElement.querySelector('.html-view');
   if (!root) {
     root = document.createElement('div');
     root.className = 'html-view';
     parentElement.appendChild(root);
+    // A plain click on a link to a step (`data-step`) moves within the app: the server opens the
+    // step. A click with a modifier, or the middle button, opens the link's URL as any link does.
+    root.addEventListener('click', (event) => {
+      const link = event.target.closest('a[data-step]');
+      if (!link || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) {
+        return;
+      }
+      event.preventDefault();
+      root.__follow('step', Number(link.dataset.step));
+    });
   }
+  root.__follow = setTriggerValue;
   if (root.__html !== data.html) {
     root.__html = data.html;
     root.innerHTML = data.html;
@@ -38,7 +53,14 @@ export default function(component) {
 _view = st.components.v2.component("explorer_html_view", js=_JS, isolate_styles=False)
 
 
-def html_view(html: str, key: str) -> None:
-    """Draw `html` (escaped HTML of ours) under the component key `key`."""
+def html_view(html: str, key: str) -> int | None:
+    """Draw `html` (escaped HTML of ours) under the component key `key`; the step of a link to a step
+    (`<a data-step="k" href="...">`) clicked without a modifier key in this run, else None."""
     view: Any = _view
-    view(key=key, data={"html": html})
+    result = view(key=key, data={"html": html}, on_step_change=_nothing)
+    step = getattr(result, "step", None)
+    return step if isinstance(step, int) else None
+
+
+def _nothing() -> None:
+    """The link's step is read from the component's result in the script run it starts."""

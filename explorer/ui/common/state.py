@@ -124,6 +124,9 @@ class Widget:
     GRID_START = "grid_start"
     AUDIT_SUBJECT = "vocab_audit_subject"  # the audit's tokenizer: this run or a bundled one
     AUDIT_STEP = "vocab_audit_step"  # ... this run after that many steps
+    AUDIT_STONES = "vocab_audit_stones"  # the audit's tables (their links open Merge history's steps)
+    AUDIT_UNREACHABLE = "vocab_audit_unreachable"
+    AUDIT_UNUSED = "vocab_audit_unused"
     # Compare
     SENTENCES = "sentences"
     TRY_TEXT = "train_try_text"

@@ -26,7 +26,6 @@ from explorer.ui.common.runs import Run
 from explorer.ui.common.settings import Settings, from_query_params, limits_or_defaults
 from explorer.ui.train import first_values
 
-HISTORY_PAGE = "pages/1_Merge_history.py"
 LESSON_BY_ALGORITHM = {lesson.params["algorithm"]: key for key, lesson in LESSONS.items()}
 
 
@@ -76,7 +75,7 @@ def reproduce(lesson: Lesson, limits: Limits) -> None:
     state.set_current_run(run, sample.text)
     first_values.load_run(run, limits)
     state.start_player_at(1)
-    st.switch_page(HISTORY_PAGE)
+    st.switch_page(frame.HISTORY_SCRIPT)
 
 
 def follow_link(limits: Limits) -> None:

@@ -37,7 +37,7 @@ def summary(run: Run) -> None:
     sample sentences it tokenizes."""
     st.html(f'<div class="result-title">Result of run {html.escape(run.name, quote=True)}</div>')
     figures, notes, label = BY_STEP[run.trace.step_noun]
-    st.page_link("pages/1_Merge_history.py", label=label, icon=":material/movie:")  # the next step
+    st.page_link(frame.HISTORY_SCRIPT, label=label, icon=":material/movie:")  # the next step
     figures(run)
     notes(run)
     _sample_sentences(run)

@@ -34,6 +34,7 @@ from explorer.compare import UploadedTokenizer
 from explorer.pretrained import BUNDLED
 from explorer.runstore import canonical_json, run_key
 from explorer.ui.common import frame, link, serving, state, upload_jobs, worker_results
+from explorer.ui.common.html_view import html_view
 from explorer.ui.common.literal import markdown_literal
 from explorer.ui.common.run_views import labels
 from explorer.ui.common.runs import Run
@@ -234,6 +235,16 @@ def token_links(run: Run, choice: tables.AuditChoice) -> tables.TokenLinks:
     )
 
 
+def linked_table(html_text: str, key: str, run: Run) -> None:
+    """A table whose tokens and steps link to Merge history: a click moves there within the app."""
+    step = html_view(html_text, key)
+    if step is not None:
+        state.start_player_at(step)
+        st.switch_page(
+            frame.HISTORY_SCRIPT, query_params=link.run_params(run, {tables.HISTORY_STEP_PARAM: str(step)})
+        )
+
+
 def figures(result: dict) -> dict[str, str]:
     """The headline figures as the metrics show them."""
     audit = result["audit"]
@@ -283,7 +294,7 @@ def show_audit(run: Run, choice: tables.AuditChoice, result: dict, corpus_text: 
             f"{min(len(stones), tables.ROWS_SHOWN):,} of {len(stones):,}, most formed first."
             + (" A token or step links to the Merge history page at that step." if links.href_at else "")
         )
-        st.html(tables.stones_html(stones, links))
+        linked_table(tables.stones_html(stones, links), W.AUDIT_STONES, run)
     unreachable = audit["unreachable"]
     st.markdown("**Unreachable tokens**")
     if not unreachable:
@@ -293,7 +304,11 @@ def show_audit(run: Run, choice: tables.AuditChoice, result: dict, corpus_text: 
             f"{min(len(unreachable), tables.ROWS_SHOWN):,} of {len(unreachable):,}: those whose text "
             "encodes to other tokens first, then those with no text, by id."
         )
-        st.html(tables.unreachable_html(unreachable, result["unreachable_tokens"], links))
+        linked_table(
+            tables.unreachable_html(unreachable, result["unreachable_tokens"], links),
+            W.AUDIT_UNREACHABLE,
+            run,
+        )
     st.markdown("**Unused tokens**")
     unused = result["unused_sample"]
     if not unused:
@@ -303,4 +318,4 @@ def show_audit(run: Run, choice: tables.AuditChoice, result: dict, corpus_text: 
             f"{len(unused):,} of {audit['unused']['count']:,}"
             + (", a random sample (seed 0), by id." if len(unused) < audit["unused"]["count"] else ", by id.")
         )
-        st.html(tables.unused_html(unused, links))
+        linked_table(tables.unused_html(unused, links), W.AUDIT_UNUSED, run)

@@ -233,7 +233,10 @@ class TokenLinks:
         if self.href_at is None:
             return text_html
         href = html.escape(self.href_at(step), quote=True)
-        return f'<a href="{href}" target="_self" title="{escape_text(title)}">{text_html}</a>'
+        return (
+            f'<a href="{href}" target="_self" data-step="{step:d}" title="{escape_text(title)}">'
+            f"{text_html}</a>"
+        )
 
     def token(self, token_id: int, text: str) -> str:
         """A token's cell: its escaped text, linked to the step that made it when a merge did."""
