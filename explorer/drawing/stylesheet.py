@@ -21,6 +21,7 @@ STYLESHEET = """
 .stHorizontalBlock{flex-wrap:wrap;}
 [class*="-drawn-signal"]{display:none;}
 .stColumn{min-width:min(100%,13rem);}
+.stColumn:has([data-testid="stMetric"]){min-width:min(100%,9.5rem);}
 .stMultiSelect [data-testid="stMultiSelectTagsContainer"]{flex-wrap:wrap;overflow:visible;
   mask-image:none;}
 .stMultiSelect div:has(> [data-testid="stMultiSelectTagsContainer"]){max-height:none;}
