@@ -1,6 +1,6 @@
 """The app's speed as a person feels it: a real `streamlit run app.py` and Debian's Chromium.
 
-    .venv/bin/python bench/bench_app.py [--windows 5] [--moves 8] [--pauses 20] [--smoke]
+    .venv/bin/python bench/bench_app.py [--windows 5] [--moves 8] [--pauses 20] [--visitors 8] [--smoke]
 
 On ../shared/data/tinyshakespeare.txt (skipped with a message when absent), in one browser tab:
   1. Train: upload the file (the upload widget, `set_input_files`), BPE, vocabulary 5,000, then the
@@ -47,10 +47,19 @@ On ../shared/data/tinyshakespeare.txt (skipped with a message when absent), in o
      (b); (b) click -> drawn: the time from the click until `.player-line` loses `player-pending`
      (the server has drawn the paused step). Medians and max are printed, and how many times the
      paused step equals the URL's `step` and the line's "Merge k of N".
+  7. First paint of the links a class opens: a course lesson (`/?lesson=course-bpe`, which lands on
+     Merge history), the trained run's Merge history link at its step, and its Vocabulary link.
+     Each in a new browser (a context: empty cache, no session, as a student's first visit),
+     3 times in turn, then by --visitors (8) new browsers at once (all started before any is
+     read). An init script records, in ms after the response's first byte, when the title, the
+     step line, the player's buttons and the first table are first in the page and when the main
+     area last changed (all drawn); and the JavaScript loaded before the player (the title
+     without one) is shown. Medians (and max).
 --smoke (what CI runs, so that the script cannot rot): the first 20,000 characters of the bundled
 Shakespeare sample (explorer/data; ../shared is not needed), vocabulary 600 (about 340 merges),
 two step moves, 1 s of playback at 20 merges per tick, one pause at 20 merges per tick (500 would
-reach the end in one tick) on the same run (not trained again), every step above once.
+reach the end in one tick) on the same run (not trained again), each link's first paint once and by
+2 browsers at once, every step above once.
 Browser figures depend on what else runs on the machine: the 1-minute load average before and after
 is printed with them (compare runs made at a similar load only). This is a benchmark, not a test: it
 prints figures and asserts nothing (a step that fails prints why and the figures it has; a smoke run
@@ -153,6 +162,35 @@ PLAYER_PROBE_JS = """() => {
   });
   probe.observer.observe(root, {attributes: true, subtree: true, attributeFilter: ['data-step', 'class']});
 }"""
+
+# Installed before a page's own scripts (an init script of a new browser context): the time, in ms
+# after the response's first byte, at which each part of the first screen is first in the page
+# (the player: its transport, drawn by its component), and the time of the last change in the
+# page's main area (everything drawn).
+FIRST_PAINT_JS = """(() => {
+  const marks = window.__firstPaint = {last: 0};
+  const parts = {title: 'h1', line: '.player-line', player: '.player button', why: '.why',
+                 table: '[data-testid="stDataFrame"] canvas, .figures-table table'};
+  const since = () => performance.now() - (performance.getEntriesByType('navigation')[0]?.responseStart ?? 0);
+  new MutationObserver((records) => {
+    const now = since();
+    for (const [name, selector] of Object.entries(parts)) {
+      if (!(name in marks) && document.querySelector(selector)) marks[name] = now;
+    }
+    if (records.some((r) => r.target.closest?.('[data-testid="stMain"]'))) marks.last = now;
+  }).observe(document, {childList: true, subtree: true, attributes: true, characterData: true});
+})();"""
+# The JavaScript (bytes as received, after decompression) the page loaded before `mark` (ms after
+# its first byte): what a first screen costs the browser.
+SCRIPT_BYTES_JS = """(mark) => {
+  const start = performance.getEntriesByType('navigation')[0]?.responseStart ?? 0;
+  return performance.getEntriesByType('resource')
+    .filter((r) => r.initiatorType === 'script' || r.name.endsWith('.js'))
+    .filter((r) => r.responseEnd - start <= mark)
+    .reduce((sum, r) => sum + (r.decodedBodySize || 0), 0);
+}"""
+FIRST_PAINT_VISITS = 3  # a link opened in a new browser this many times in turn (idle)
+FIRST_PAINT_VISITORS = 8  # ... then by this many new browsers at once
 
 # What the armed probe has, and the page's clock now.
 PLAYER_PROBE_READ_JS = """() => {
@@ -596,6 +634,92 @@ def pauses(page, count: int, speed: str, figures: dict) -> None:
 # ---------------------------------------------------------------- report
 
 
+# ---------------------------------------------------------------- 7 first paint of a shared link
+
+
+def first_paint_links(page) -> dict[str, str]:
+    """The links a class opens, from the run the tab shows at Merge history: a course lesson, that
+    run's Merge history at its step, and its Vocabulary page (path and query)."""
+    query = urlsplit(page.url).query
+    run = parse_qs(query)["run"][0]
+    return {
+        "lesson link (/?lesson=course-bpe, to Merge history)": "/?lesson=course-bpe",
+        "shared Merge history link": f"/Merge_history?{query}",
+        "shared Vocabulary link": f"/Vocabulary?run={run}",
+    }
+
+
+def open_fresh(browser, base_url: str, path: str):
+    """A new browser (context: empty cache, no session) with the first-paint probe, at `path`
+    (returns as soon as the response starts)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    context.add_init_script(FIRST_PAINT_JS)
+    page = context.new_page()
+    page.goto(base_url + path, wait_until="commit")
+    return context, page
+
+
+def read_first_paint(page, wants_player: bool) -> dict:
+    """Once the page's script is idle: its marks (ms after the first byte), and the JavaScript it
+    loaded before its player was shown (or, without a player, before its title)."""
+    if wants_player:
+        page.locator(f"{PLAYER_SELECTOR} button").first.wait_for(timeout=120_000)
+    wait_idle(page, timeout=120)
+    marks = page.evaluate("() => window.__firstPaint")
+    until = marks.get("player" if wants_player else "title", marks["last"])
+    marks["script_kb"] = page.evaluate(SCRIPT_BYTES_JS, until) / 1024
+    return marks
+
+
+def first_paint(
+    browser, base_url: str, links: dict[str, str], visits: int, visitors: int, figures: dict
+) -> None:
+    """Each link opened in a new browser `visits` times in turn, then by `visitors` new browsers at
+    once (every one started before any is read): figures["first_paint"][(label, n)] = marks."""
+    results = figures.setdefault("first_paint", {})
+    for label, path in links.items():
+        wants_player = "Vocabulary" not in path
+        for crowd in (1, visitors):
+            rounds = visits if crowd == 1 else 1
+            for _ in range(rounds):
+                opened = [open_fresh(browser, base_url, path) for _ in range(crowd)]
+                for _context, page in opened:
+                    results.setdefault((label, crowd), []).append(read_first_paint(page, wants_player))
+                for context, _ in opened:
+                    context.close()
+        print(f"first paint: {label} done", flush=True)
+
+
+def first_paint_rows(figures: dict) -> list[tuple[str, str, str]]:
+    rows = []
+    for (label, crowd), marks in figures.get("first_paint", {}).items():
+        shown = [f"title {seconds(marks, 'title')}"]
+        if any("player" in m for m in marks):
+            shown += [f"step line {seconds(marks, 'line')}", f"player {seconds(marks, 'player')}"]
+        if any("table" in m for m in marks):
+            shown.append(f"first table {seconds(marks, 'table')}")
+        shown.append(f"all drawn {seconds(marks, 'last')}")
+        who = "1 new browser at a time" if crowd == 1 else f"{crowd} new browsers at once"
+        script = statistics.median(m["script_kb"] for m in marks)
+        rows.append(
+            (
+                f"{label}, {who}: after the first byte",
+                "; ".join(shown),
+                f"median (max) of {len(marks)}; {script:,.0f} KB of JavaScript before the "
+                + ("player" if any("player" in m for m in marks) else "title"),
+            )
+        )
+    return rows
+
+
+def seconds(marks: list[dict], name: str) -> str:
+    """The median (and max) of a mark over visits, in seconds."""
+    values = [m[name] / 1000 for m in marks if name in m]
+    if not values:
+        return "never"
+    return f"{statistics.median(values):.2f} s ({max(values):.2f})"
+
+
 def training_rows(figures: dict, prefix: str, vocab_size: int, corpus: Path) -> list[tuple[str, str, str]]:
     metrics = figures.get(prefix + "train_metrics", {})
     return [
@@ -722,6 +846,7 @@ def report(figures: dict, plan: Plan) -> None:
                 "> 0: still playing",
             )
         )
+    rows += first_paint_rows(figures)
     if "pause_train" in figures:
         rows += training_rows(figures, "pause_", plan.pause_vocab_size, plan.corpus)
     if figures.get("pauses"):
@@ -755,6 +880,8 @@ class Plan:
     pause_vocab_size: int  # the run trained again for the Pause figure
     pauses: int
     pause_speed: str
+    first_paint_visits: int  # each link opened in a new browser this many times in turn
+    visitors: int  # ... then by this many new browsers at once
     command: str
 
 
@@ -772,6 +899,9 @@ def main() -> int:
     parser.add_argument("--windows", type=float, default=5.0, help="seconds of play per speed measured")
     parser.add_argument("--moves", type=int, default=8, help="step moves timed")
     parser.add_argument("--pauses", type=int, default=20, help="Play, wait, Pause: how many times")
+    parser.add_argument(
+        "--visitors", type=int, default=FIRST_PAINT_VISITORS, help="new browsers opening each link at once"
+    )
     parser.add_argument("--smoke", action="store_true", help="every step once, small (what CI runs)")
     args = parser.parse_args()
     reason = chromium_missing_reason()
@@ -794,6 +924,8 @@ def main() -> int:
                 pause_vocab_size=SMOKE_VOCAB_SIZE,
                 pauses=1,
                 pause_speed=BUSY_SPEED,
+                first_paint_visits=1,
+                visitors=2,
                 command=f"{COMMAND} --smoke",
             )
         else:
@@ -808,7 +940,11 @@ def main() -> int:
                 pause_vocab_size=PAUSE_VOCAB_SIZE,
                 pauses=args.pauses,
                 pause_speed=PAUSE_SPEED,
-                command=COMMAND,
+                first_paint_visits=FIRST_PAINT_VISITS,
+                visitors=args.visitors,
+                command=COMMAND
+                if args.visitors == FIRST_PAINT_VISITORS
+                else f"{COMMAND} --visitors {args.visitors}",
             )
         figures, error = measure_in_browser(plan)
         fragment_work_in_process(plan.corpus, plan.vocab_size, plan.around, figures)  # cores free again
@@ -861,13 +997,17 @@ def measure_in_browser(plan: Plan) -> tuple[dict, str]:
                 pauses(page, plan.pauses, plan.pause_speed, figures)
                 for row in pause_rows(figures):
                     print(f"pause: {' | '.join(row)}", flush=True)
+                links = first_paint_links(page)
+                context.close()  # the class's browsers only, from here
+                first_paint(browser, base_url, links, plan.first_paint_visits, plan.visitors, figures)
+                for row in first_paint_rows(figures):
+                    print(f"first paint: {' | '.join(row)}", flush=True)
             except Exception:
                 print(f"the tab was at {page.url} (a screenshot: {screenshot_on_failure(page)})")
                 print(f"errors thrown in the tab: {page_errors[-5:] or 'none'}")
                 raise
             if page_errors:
                 print(f"errors thrown in the tab: {page_errors[-5:]}")
-            context.close()
     except Exception as failure:  # a benchmark reports what it has
         error = f"{type(failure).__name__}: {str(failure)[:800]}"
         print(f"browser part stopped early: {error}")

@@ -21,6 +21,8 @@ STYLESHEET = """
 .stHorizontalBlock{flex-wrap:wrap;}
 [class*="-drawn-signal"]{display:none;}
 .stColumn{min-width:min(100%,13rem);}
+.stElementContainer:has(.player-placeholder):has(~ .stElementContainer .player){display:none;}
+.player-placeholder{font-size:0.875rem;opacity:0.75;margin:0.25rem 0;}
 .stColumn:has([data-testid="stMetric"]){min-width:min(100%,9.5rem);}
 .stMultiSelect [data-testid="stMultiSelectTagsContainer"]{flex-wrap:wrap;overflow:visible;
   mask-image:none;}

@@ -81,3 +81,18 @@ def test_a_lessons_course_check_is_closed_and_draws_its_printouts_only_when_open
     codes = [element.value for element in at.code]
     assert check.proto.expanded and codes and len(codes) % 2 == 0  # the course's printout, then ours
     assert all(codes[index] == codes[index + 1] for index in range(0, len(codes), 2))  # equal entries
+
+
+def test_until_the_first_action_a_sentence_says_the_player_is_coming():
+    # A new browser draws plain HTML at once; the player's component code loads after (the
+    # stylesheet hides this as soon as the player is in the page: tests/browser/test_lessons.py).
+    at = new_app({**COURSE_WORDPIECE, "step": "3"}, MERGES)
+    placeholders = [
+        e.proto.body for e in at.get("html") if e.proto.body.startswith('<p class="player-placeholder"')
+    ]
+    assert placeholders == [
+        '<p class="player-placeholder">The player (Play, Pause, Back, Next and the step slider) '
+        f"is loading, at merge 3 of {player(at)['steps']:,} …</p>"
+    ]
+    assert player_tick(at)["step"] == 4  # the visitor's first action: the player is there
+    assert not [e for e in at.get("html") if e.proto.body.startswith('<p class="player-placeholder"')]

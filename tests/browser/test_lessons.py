@@ -31,5 +31,8 @@ def test_a_lesson_link_opens_merge_history_at_step_1_with_the_why_on_the_first_s
     ):
         box = element.bounding_box()
         assert box is not None and box["y"] + box["height"] <= FIRST_SCREEN["height"], box
+    # The sentence saying the player is coming (AppTest checks it is drawn) is hidden: it came.
+    assert page.locator(".player-placeholder").count() == 1
+    assert not page.locator(".player-placeholder").is_visible()
     assert_no_errors(page, "the lesson link")
     screenshot(page, "lesson-course-bpe-first-screen")

@@ -170,8 +170,16 @@ def show(track: Track) -> None:
 
 
 def transport(track: Track, k: int) -> None:
-    """The component: its buttons, slider and line at step k, and the clock."""
+    """The component: its buttons, slider and line at step k, and the clock. Until the visitor's
+    first action, a sentence before it says the player is coming: a new browser shows it at once
+    (plain HTML), while it still loads the component's code (seconds on a loaded machine); the
+    stylesheet hides it as soon as the player is in the page."""
     seconds, per_tick = speed(track)
+    if not state.get(state.PLAYER_ACK):
+        st.html(
+            f'<p class="player-placeholder">The player (Play, Pause, Back, Next and the step slider) '
+            f"is loading, at {track.noun} {k:,} of {track.steps:,} …</p>"
+        )
     draw: Any = _transport
     draw(
         key=W.PLAYER,
