@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+from explorer.drawing.wording import plural
 from explorer.cli.common import UserError, is_sentencepiece, load_our_tokenizer, load_pretrained, read_text
 
 SUMMARY_EXAMPLES = 8  # tokens shown per list in the summary
@@ -92,7 +93,8 @@ def summary_lines(result: dict) -> list[str]:
     lines = [
         f"{result['tokenizer']}: {result['vocab_size']:,} ids ({result['ordinary_tokens']:,} ordinary, "
         f"{result['special_tokens']:,} special)",
-        f"corpus: {result['lines']:,} lines, {result['utf8_bytes']:,} bytes, {result['tokens']:,} tokens, "
+        f"corpus: {plural(result['lines'], 'line')}, {plural(result['utf8_bytes'], 'byte')}, "
+        f"{plural(result['tokens'], 'token')}, "
         + (f"{bytes_per_token:.3f} bytes per token" if bytes_per_token is not None else "no tokens"),
         f"Rényi efficiency (alpha {efficiency['alpha']}): " + ("n/a" if value is None else f"{value:.4f}"),
         f"unreachable: {result['unreachable_count']:,}{_examples(result['unreachable'])}",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 
+from explorer.drawing.wording import plural
 from explorer.cli.common import (
     UserError,
     exactly_one_tokenizer,
@@ -67,7 +68,7 @@ def run(args) -> int:
         print(json.dumps(results, ensure_ascii=False, indent=1))
         return 0
     for result in results:
-        print(f"{result['tokenizer']}: {len(result['tokens'])} tokens for {result['text']!r}")
+        print(f"{result['tokenizer']}: {plural(len(result['tokens']), 'token')} for {result['text']!r}")
         for piece in result["tokens"]:
             marker = "  (special)" if piece["special"] else ""
             print(f"  {piece['id']:>7}  {piece['start']:>4}:{piece['end']:<4}  {piece['token']}{marker}")

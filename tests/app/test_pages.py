@@ -181,11 +181,11 @@ def test_every_page_shows_the_run_after_training():
     at.switch_page(MERGES).run()
     assert not at.exception, at.exception
     shown = player(at)
-    assert (shown["label"], shown["step"], shown["steps"]) == ("Step (merges applied)", 0, steps)
-    assert not plotly_specs(at)  # the competition for merge 1 is HTML; the closed sections draw nothing
+    assert (shown["label"], shown["step"], shown["steps"]) == ("Step (merges applied)", 1, steps)
+    assert not plotly_specs(at)  # the competition is HTML; the closed sections draw nothing
     assert any('class="competition"' in body for body in html_bodies(at))
     open_sections(at)
-    assert len(plotly_specs(at)) == 2  # the timeline, the compression curve (no token made yet: no tree)
+    assert len(plotly_specs(at)) == 3  # the timeline, the compression curve, the tree of merge 1's token
     player_act(at, 5)
     bodies = html_bodies(at)
     assert any("Merge <b>5</b>" in body for body in bodies)

@@ -23,7 +23,8 @@ from tests.helpers.cli import cli
 
 # A count and a plural noun where one thing is meant: "1 merges", "1 rounds", "1 of its results".
 ONE_WITH_A_PLURAL = re.compile(
-    r"(?<![\d,.])1 (?:[a-z]+ )?(?:merges|rounds|pieces|tokens|results|seed pieces)\b"
+    r"(?<![\d,.])1 (?:[a-z]+ )?(?:merges|rounds|pieces|tokens|results|lines|words|characters|bytes|"
+    r"pairs|runs|steps|sentences|columns|occurrences|entries|times|tokenizers)\b"
 )
 
 

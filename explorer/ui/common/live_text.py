@@ -77,7 +77,7 @@ export default function(component) {
     const n = countCharacters(text);
     note.textContent = n > live
       ? `${figure(n)} characters: over ${figure(live)}, the results follow when you pause typing`
-      : (data.show_count ? `${figure(n)} characters` : '');
+      : (data.show_count ? `${figure(n)} character${n === 1 ? '' : 's'}` : '');
     const points = text.length - (text.match(/[\ud800-\udbff][\udc00-\udfff]/g) || []).length;
     note.title = `${figure(n)} user-perceived characters (grapheme clusters: 👍🏽 is one), ` +
       `line breaks not counted; ${figure(points)} code points, ` +

@@ -26,6 +26,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from explorer.drawing.wording import plural
 from explorer.checks import utf8_size
 from explorer.compare import TokenizerColumn
 from explorer.lessons.metrics import TokenizerMetrics
@@ -163,9 +164,9 @@ def sample_note(corpus_text: str, whole: bool) -> str:
     sample = tasks.corpus_sample(corpus_text, whole)
     lines = split_lines(corpus_text)
     if sample["kind"] == "whole":
-        return f"the whole corpus: {len(lines):,} lines, {len(corpus_text):,} characters"
+        return f"the whole corpus: {plural(len(lines), 'line')}, {plural(len(corpus_text), 'character')}"
     return (
         f"a random sample of the corpus's lines, up to {tasks.SAMPLE_BYTES:,} bytes "
-        f"(seed {tasks.SAMPLE_SEED}; the same sample every time) of its {len(lines):,} lines and "
+        f"(seed {tasks.SAMPLE_SEED}; the same sample every time) of its {plural(len(lines), 'line')} and "
         f"{utf8_size(corpus_text):,} bytes"
     )

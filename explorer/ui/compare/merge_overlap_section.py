@@ -21,6 +21,7 @@ from typing import cast
 
 import streamlit as st
 
+from explorer.drawing.wording import plural
 from explorer.compare.merge_overlap import (
     BYTE_LEVEL_BPE,
     DEFAULT_PRETRAINED,
@@ -171,9 +172,7 @@ def order_text(found: MergeOverlap, label: str) -> str:
     if found.same_order == 1:
         text = f"The run's first merge is {label}'s first"
     elif found.same_order:
-        text = (
-            f"The run's first {found.same_order:,} merges are {label}'s first {found.same_order:,}, in order"
-        )
+        text = f"The run's first {plural(found.same_order, 'merge')} are {label}'s first {found.same_order:,}, in order"
     else:
         text = f"The run's very first merge is not {label}'s"
     if found.same_set > found.same_order:
@@ -187,7 +186,7 @@ def _draw(found: MergeOverlap, label: str, byte_level: bool) -> None:
     median_text = (
         f"; the median of their places there is merge {median + 1:,.0f}" if median is not None else ""
     )
-    lead = f"{found.total_matched:,} of this run's {found.run_merges:,} merges ({share:.0%})"
+    lead = f"{found.total_matched:,} of this run's {plural(found.run_merges, 'merge')} ({share:.0%})"
     st.markdown(
         f"**{markdown_literal(lead)}**"
         + markdown_literal(
@@ -211,7 +210,7 @@ def _draw(found: MergeOverlap, label: str, byte_level: bool) -> None:
         if found.pretrained_only:
             st.html(partings_html(found.pretrained_only, "pretrained"))
         else:
-            st.caption(f"None: its first {found.run_merges:,} merges are all the run's.")
+            st.caption(f"None: its first {plural(found.run_merges, 'merge')} are all the run's.")
     st.caption(
         "A merge is the same when it joins the same bytes on the left to the same bytes on the right. "
         "GPT-2 and DeepSeek list their merges; the other tiktoken-style vocabularies do not: each token's "

@@ -98,7 +98,7 @@ def words_at_step_html(run: Run, k: int, limit: int = TOP_WORDS, show_ids: bool 
         spans = pieces_html(pieces, show_ids, new)
         hidden = len(trace.words[index]) - WORD_CHARACTERS_SHOWN
         if hidden > 0:
-            spans += f'<span class="more muted small">… +{hidden:,} characters</span>'
+            spans += f'<span class="more muted small">… +{plural(hidden, "character")}</span>'
         cards.append(
             f'<div class="word-card">{spans}'
             f'<span class="muted small word-count">×{trace.counts[index]:,}</span></div>'

@@ -18,6 +18,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from explorer.drawing.wording import plural
 from explorer.compare.columns import sentences_from
 from explorer.compare.html import count_note, line_html
 from explorer.drawing.charts import round_charts
@@ -172,7 +173,7 @@ def words_html(run: Run, r: int, show_ids: bool) -> str:
         word = trace.words[index][: views.WORD_CHARACTERS_SHOWN]
         pieces, changed = history.word_pieces(trace, word, r)
         more = len(trace.words[index]) - len(word)
-        extra = f'<span class="more muted small">… +{more:,} characters</span>' if more > 0 else ""
+        extra = f'<span class="more muted small">… +{plural(more, "character")}</span>' if more > 0 else ""
         cards.append(
             f'<div class="word-card">{pieces_html(pieces, show_ids, changed, CHANGED)}{extra}'
             f'<span class="muted small word-count">×{trace.counts[index]:,}</span></div>'

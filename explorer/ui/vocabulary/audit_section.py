@@ -31,6 +31,7 @@ from collections.abc import Mapping
 import streamlit as st
 
 from explorer.compare import UploadedTokenizer
+from explorer.drawing.wording import plural
 from explorer.pretrained import BUNDLED
 from explorer.runstore import canonical_json, run_key
 from explorer.ui.common import frame, link, serving, state, upload_jobs, worker_results
@@ -276,8 +277,9 @@ def show_audit(run: Run, choice: tables.AuditChoice, result: dict, corpus_text: 
         " · ".join(f"**{name}**: {markdown_literal(text)}" for name, text in tables.DEFINITIONS.items())
     )
     frame.note(
-        f"{audit['ordinary_tokens']:,} ordinary and {audit['special_tokens']:,} special tokens; "
-        f"{audit['lines']:,} lines, {audit['utf8_bytes']:,} bytes (line breaks not counted). Audited in a "
+        f"{plural(audit['ordinary_tokens'], 'ordinary token')} and "
+        f"{plural(audit['special_tokens'], 'special token')}; {plural(audit['lines'], 'line')}, "
+        f"{plural(audit['utf8_bytes'], 'byte')} (line breaks not counted). Audited in a "
         f"worker in {result['seconds']:.2f} s; kept with the run."
     )
     links = token_links(run, choice)

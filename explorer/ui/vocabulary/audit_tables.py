@@ -28,6 +28,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
+from explorer.drawing.wording import plural
 from explorer.checks import utf8_size
 from explorer.drawing.token_html import escape_text
 from explorer.work.tasks import SAMPLE_BYTES, SAMPLE_SEED, corpus_sample
@@ -166,9 +167,9 @@ def audit_sample(corpus_text: str) -> dict:
 def sample_note(corpus_text: str, lines: int) -> str:
     """Which text the audit is of, in words (`lines`: the lines audited)."""
     if audit_sample(corpus_text)["kind"] == "whole":
-        return f"the whole training corpus ({lines:,} lines)"
+        return f"the whole training corpus ({plural(lines, 'line')})"
     return (
-        f"a random sample of the training corpus's lines: {lines:,} lines, at most {SAMPLE_BYTES:,} "
+        f"a random sample of the training corpus's lines: {plural(lines, 'line')}, at most {SAMPLE_BYTES:,} "
         f"bytes of its {utf8_size(corpus_text):,} (seed {SAMPLE_SEED}, the sample Compare measures)"
     )
 
