@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 
-from explorer.drawing.wording import plural
 from explorer.cli.common import UserError, is_sentencepiece, load_our_tokenizer, load_pretrained, read_text
+from explorer.drawing.wording import plural
 
 SUMMARY_EXAMPLES = 8  # tokens shown per list in the summary
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 
-from explorer.drawing.wording import plural
 from explorer.cli.common import (
     UserError,
     exactly_one_tokenizer,
@@ -23,6 +22,7 @@ from explorer.cli.common import (
     load_pretrained,
     load_sentencepiece,
 )
+from explorer.drawing.wording import plural
 
 
 def add_parser(commands, bundled) -> None:

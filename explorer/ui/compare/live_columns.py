@@ -296,7 +296,8 @@ export default function(component) {
   const titles = ['Tokenizer', 'Tokens', 'Characters / token', 'vs the first', 'Copy'];
   const row = document.createElement('tr');
   titles.forEach((title) => row.appendChild(cell('th', title)));
-  row.children[2].title = `The ${data.characters} character${data.characters === 1 ? '' : 's'} of the lines (user-perceived: ` +
+  const characters = `${data.characters} character${data.characters === 1 ? '' : 's'}`;
+  row.children[2].title = `The ${characters} of the lines (user-perceived: ` +
     'a grapheme cluster such as 👍🏽 is one, as in the box above) ÷ tokens';
   row.children[3].title = `Tokens more (+) or fewer (\u2212) than ${data.first}`;
   head.appendChild(row);

@@ -26,9 +26,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from explorer.drawing.wording import plural
 from explorer.checks import utf8_size
 from explorer.compare import TokenizerColumn
+from explorer.drawing.wording import plural
 from explorer.lessons.metrics import TokenizerMetrics
 from explorer.runstore import canonical_json, run_key
 from explorer.training.word_counts import split_lines

@@ -21,7 +21,6 @@ from typing import cast
 
 import streamlit as st
 
-from explorer.drawing.wording import plural
 from explorer.compare.merge_overlap import (
     BYTE_LEVEL_BPE,
     DEFAULT_PRETRAINED,
@@ -33,6 +32,7 @@ from explorer.compare.merge_overlap import (
 )
 from explorer.drawing import charts
 from explorer.drawing.token_html import escape_text, readable_token
+from explorer.drawing.wording import plural
 from explorer.pretrained import info_for
 from explorer.runstore import canonical_json, run_key
 from explorer.ui.common import frame, serving, state, worker_results
@@ -172,7 +172,9 @@ def order_text(found: MergeOverlap, label: str) -> str:
     if found.same_order == 1:
         text = f"The run's first merge is {label}'s first"
     elif found.same_order:
-        text = f"The run's first {plural(found.same_order, 'merge')} are {label}'s first {found.same_order:,}, in order"
+        text = (
+            f"The run's first {found.same_order:,} merges are {label}'s first {found.same_order:,}, in order"
+        )
     else:
         text = f"The run's very first merge is not {label}'s"
     if found.same_set > found.same_order:

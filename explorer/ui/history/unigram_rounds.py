@@ -18,11 +18,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer.drawing.wording import plural
 from explorer.compare.columns import sentences_from
 from explorer.compare.html import count_note, line_html
 from explorer.drawing.charts import round_charts
 from explorer.drawing.token_html import escape_text, pieces_html
+from explorer.drawing.wording import plural
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
 from explorer.lessons.encode_steps.viterbi import viterbi_steps

@@ -141,9 +141,8 @@ def course_check(run: Run) -> None:
         for result in results:
             difference = result.first_difference()
             sign = "equal" if difference is None else f"differs at entry {difference + 1}"
-            st.markdown(
-                f"`{result.printout.code}`: **{sign}** ({plural(len(result.printout.printed), 'entry', 'entries')})"
-            )
+            entries = plural(len(result.printout.printed), "entry", "entries")
+            st.markdown(f"`{result.printout.code}`: **{sign}** ({entries})")
             course, ours = st.columns(2)
             course.caption("The course prints")
             course.code(repr(list(result.printout.printed)), language="python", wrap_lines=True)

@@ -28,9 +28,9 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from explorer.drawing.wording import plural
 from explorer.checks import utf8_size
 from explorer.drawing.token_html import escape_text
+from explorer.drawing.wording import plural
 from explorer.work.tasks import SAMPLE_BYTES, SAMPLE_SEED, corpus_sample
 
 SUBJECT_PARAM, AUDIT_STEP_PARAM = "audit", "audit_step"
