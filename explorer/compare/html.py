@@ -31,6 +31,7 @@ from explorer.drawing.token_html import (
     escape_text,
     readable_and_escaped,
     readable_token,
+    scroll_region,
     token_spans_html,
 )
 from explorer.drawing.wording import METRIC_COLUMNS, METRIC_DEFINITIONS, plural
@@ -235,6 +236,7 @@ def figures_table_html(metrics: Sequence[TokenizerMetrics]) -> str:
         for one in metrics
     )
     return (
-        '<div class="figures-table"><table><thead><tr><th>tokenizer</th>'
+        f'<div class="figures-table"{scroll_region("Figures on this text")}>'
+        "<table><thead><tr><th>tokenizer</th>"
         f"{head}</tr></thead><tbody>{rows}</tbody></table></div>"
     )

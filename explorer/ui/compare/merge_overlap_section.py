@@ -31,7 +31,7 @@ from explorer.compare.merge_overlap import (
     run_byte_merges,
 )
 from explorer.drawing import charts
-from explorer.drawing.token_html import escape_text, readable_token
+from explorer.drawing.token_html import escape_text, readable_token, scroll_region
 from explorer.drawing.wording import plural
 from explorer.pretrained import info_for
 from explorer.runstore import canonical_json, run_key
@@ -117,7 +117,8 @@ def partings_html(partings: list[Parting], side: str) -> str:
         for part in partings
     )
     return (
-        f'<div class="figures-table partings" data-side="{escape_text(side)}"><table><thead><tr>{head}'
+        f'<div class="figures-table partings" data-side="{escape_text(side)}"'
+        f"{scroll_region('Where the merges part')}><table><thead><tr>{head}"
         f"</tr></thead><tbody>{rows}</tbody></table></div>"
     )
 

@@ -21,7 +21,7 @@ import streamlit as st
 from explorer.compare.columns import sentences_from
 from explorer.compare.html import count_note, line_html
 from explorer.drawing.charts import round_charts
-from explorer.drawing.token_html import escape_text, pieces_html
+from explorer.drawing.token_html import escape_text, pieces_html, scroll_region
 from explorer.drawing.wording import plural
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
@@ -217,7 +217,8 @@ def lattice_panel(run: Run, r: int) -> None:
         assert why_not is not None  # word_lattice says why it gives no lattice
         st.html(f'<div class="why">{escape_text(why_not)}</div>')
         return
-    st.html(f'<div class="lattice-wrap">{lattice_view.lattice_html(lattice)}</div>')
+    region = scroll_region("Lattice of the word")
+    st.html(f'<div class="lattice-wrap"{region}>{lattice_view.lattice_html(lattice)}</div>')
     st.html(f'<div class="why">{escape_text(lattice_view.best_path_sentence(trace, lattice))}</div>')
 
 

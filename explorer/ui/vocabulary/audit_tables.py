@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
 from explorer.checks import utf8_size
-from explorer.drawing.token_html import escape_text
+from explorer.drawing.token_html import escape_text, scroll_region
 from explorer.drawing.wording import plural
 from explorer.work.tasks import SAMPLE_BYTES, SAMPLE_SEED, corpus_sample
 
@@ -266,8 +266,11 @@ def history_href(params: Mapping[str, str]) -> str:
 # ---------------------------------------------------------------- the tables
 
 
-def _table(headings: Sequence[tuple[str, str]], rows: list[str], css: str, text_last: bool = False) -> str:
-    """A table; `text_last`: its last column is text (left-aligned, wrapping)."""
+def _table(
+    headings: Sequence[tuple[str, str]], rows: list[str], css: str, label: str, text_last: bool = False
+) -> str:
+    """A table named `label` (it scrolls in its box: explorer.drawing.token_html.scroll_region);
+    `text_last`: its last column is text (left-aligned, wrapping)."""
     head = "".join(
         f'<th title="{escape_text(help_text)}"'
         + (' class="audit-text"' if text_last and index == len(headings) - 1 else "")
@@ -275,7 +278,8 @@ def _table(headings: Sequence[tuple[str, str]], rows: list[str], css: str, text_
         for index, (text, help_text) in enumerate(headings)
     )
     return (
-        f'<div class="figures-table audit-table {css}"><table><thead><tr>{head}</tr></thead>'
+        f'<div class="figures-table audit-table {css}"{scroll_region(label)}>'
+        f"<table><thead><tr>{head}</tr></thead>"
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
 
@@ -342,7 +346,7 @@ def stones_html(stones: Sequence[dict], links: TokenLinks) -> str:
         ("final / formed", "At most 10% for a stepping stone"),
         ("consumed by", "The merges that take it as a parent, with their steps"),
     ]
-    return _table(headings, rows, "audit-stones", text_last=True)
+    return _table(headings, rows, "audit-stones", "Stepping stones", text_last=True)
 
 
 def unreachable_order(entries: Sequence[dict]) -> list[dict]:
@@ -374,7 +378,7 @@ def unreachable_html(entries: Sequence[dict], encodes_to: Mapping[str, list[str]
         ("made at step", "The merge that made it"),
         ("its text encodes to", "The tokens its text, encoded alone, gives (or why it has no text)"),
     ]
-    return _table(headings, rows, "audit-unreachable", text_last=True)
+    return _table(headings, rows, "audit-unreachable", "Unreachable tokens", text_last=True)
 
 
 def unused_html(sample: Sequence[dict], links: TokenLinks) -> str:
@@ -397,4 +401,4 @@ def scripts_html(scripts: Mapping[str, Mapping[str, int]]) -> str:
         ("tokens", "Occurrences in the encoding"),
         ("distinct tokens", "Different token ids"),
     ]
-    return _table(headings, rows, "audit-scripts")
+    return _table(headings, rows, "audit-scripts", "Tokens per script")
