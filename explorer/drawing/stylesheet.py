@@ -17,6 +17,9 @@ What it does not do: hold colours that are data (a token's background by positio
 # text (`compare.html.line_html`) draws one `.token-spans` block per run of touching tokens: inside a
 # line they flow inline and wrap between tokens, never inside a group of tokens that share one
 # character (`.tok-group`): its tokens and its "=녕" label stay on one line, one box.
+# A box that scrolls (a wide table on a phone) takes the keyboard's focus
+# (explorer.drawing.token_html.scroll_region) and shows it with a ring in the theme's primary
+# colour (.streamlit/config.toml). Grey text is at least #666: 5.7:1 on white (WCAG AA).
 STYLESHEET = """
 .stHorizontalBlock{flex-wrap:wrap;}
 [class*="-drawn-signal"]{display:none;}
@@ -57,7 +60,7 @@ STYLESHEET = """
 .compare-line .gap{color:#bbb;padding:0 2px;}
 .compare-line{line-height:1.9;}
 .compare-sentence{margin-bottom:0.8em;}
-.count-note{color:#777;font-size:0.8em;}
+.count-note{color:#666;font-size:0.8em;}
 .boundary-diff{line-height:1.5;margin-bottom:10px;}
 .boundary-diff .diff-seg{display:inline-block;vertical-align:top;margin:0 0 6px 0;}
 .boundary-diff .diff-cell{display:block;padding:1px 1px 1px 0;white-space:pre;color:#111;
@@ -76,6 +79,7 @@ STYLESHEET = """
   grid-template-columns:repeat(auto-fill,minmax(min(100%,max(13rem,calc((100% - 4rem) / 3))),1fr));}
 .live-column{min-width:0;overflow-wrap:anywhere;}
 .figures-table{overflow-x:auto;}
+.figures-table:focus-visible,.lattice-wrap:focus-visible{outline:2px solid #bf3c4f;outline-offset:2px;}
 .figures-table table{border-collapse:collapse;width:100%;font-size:0.875rem;}
 .figures-table th,.figures-table td{padding:0.25rem 0.5rem;border-bottom:1px solid rgba(49,51,63,0.1);}
 .figures-table thead th{text-align:right;font-weight:600;vertical-align:bottom;cursor:help;}
@@ -118,7 +122,7 @@ STYLESHEET = """
 .lattice td.lat-unk{background:#fff;border:1.5px dashed #b00020;color:#b00020;}
 .lat-score{display:block;font-size:0.75em;color:#555;font-weight:400;}
 .run-card{font-size:0.9em;line-height:1.5;}
-.note{color:#777;font-size:0.875rem;}
+.note{color:#666;font-size:0.875rem;}
 .chart-title{font-weight:600;margin-bottom:-4px;overflow-wrap:anywhere;}
 .competition{margin:0;}
 .competition .chart-title{margin-bottom:6px;}
