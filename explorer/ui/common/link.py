@@ -222,6 +222,7 @@ _COPY_LINK_CSS = """
 .copy-link button { font: inherit; font-size: 0.85rem; padding: 0.2rem 0.8rem; cursor: pointer;
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); border-radius: 0.4rem;
   background: var(--st-background-color); color: var(--st-text-color); }
+.copy-link button:focus-visible { outline: 2px solid var(--st-primary-color); outline-offset: 2px; }
 .copy-link-status { font-size: 0.8rem; opacity: 0.7; }
 """
 

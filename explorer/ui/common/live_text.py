@@ -57,6 +57,7 @@ _CSS = """
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); border-radius: 0.5rem;
 }
 .live-box:focus { outline: none; border-color: var(--st-primary-color); }
+.live-box:focus-visible { box-shadow: 0 0 0 1px var(--st-primary-color); }
 .live-note { font-size: 0.8rem; opacity: 0.7; min-height: 1.1rem; margin-top: 0.2rem; }
 """
 

@@ -265,6 +265,7 @@ _COUNTS_CSS = """
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); border-radius: 0.4rem;
   background: var(--st-background-color); color: var(--st-text-color); cursor: pointer; }
 .counts button:hover { border-color: var(--st-primary-color); color: var(--st-primary-color); }
+.counts button:focus-visible { outline: 2px solid var(--st-primary-color); outline-offset: 1px; }
 .counts .copied { font-size: 0.8rem; opacity: 0.7; }
 """
 

@@ -251,6 +251,7 @@ _CSS = """
 .player-label { font-size: 0.875rem; margin-bottom: 0.15rem; }
 .player-of { opacity: 0.75; }
 .player-range { width: 100%; accent-color: var(--st-primary-color); margin: 0.25rem 0; }
+.player-range:focus-visible { outline: 2px solid var(--st-primary-color); outline-offset: 2px; }
 .player-line { margin-top: 0.5rem; min-height: 1.6rem; transition: opacity 0.2s; }
 .player[data-playing="false"] .player-pending { opacity: 0.55; }
 """
