@@ -293,6 +293,11 @@ export default function(component) {
     table.dataset.copied = text;
     status.textContent = ok ? `${button} copied` : 'copy failed: select the text instead';
   };
+  // The rows are drawn anew on every update: a copy button that had the keyboard's focus gets it
+  // back in its new row (a keyboard would otherwise be sent back to the page's start).
+  const focused = parentElement.getRootNode().activeElement;
+  const refocus = focused && focused.dataset && focused.dataset.copy
+    ? [focused.closest('tr').dataset.tokenizer, focused.dataset.copy] : null;
   head.replaceChildren();
   const titles = ['Tokenizer', 'Tokens', 'Characters / token', 'vs the first', 'Copy'];
   const row = document.createElement('tr');
@@ -316,6 +321,7 @@ export default function(component) {
       for (const [label, text] of [['Copy ids', item.ids], ['Copy tokens', item.token_strings]]) {
         const button = cell('button', label);
         button.type = 'button';
+        button.dataset.copy = label;
         button.title = label === 'Copy ids'
           ? 'The ids as a JSON list (one list per line when there are several lines)'
           : 'The tokens as the vocabulary spells them, as a JSON list';
@@ -326,6 +332,11 @@ export default function(component) {
     buttons.appendChild(status);
     tr.appendChild(buttons);
     body.appendChild(tr);
+  }
+  if (refocus) {
+    const again = [...body.querySelectorAll('button')].find((button) =>
+      button.dataset.copy === refocus[1] && button.closest('tr').dataset.tokenizer === refocus[0]);
+    if (again) again.focus();
   }
 }
 """

@@ -302,7 +302,16 @@ export default function(component) {
       };
     }
   }
+  // A button that turns disabled while it has the keyboard's focus (Play once playing, Pause at
+  // the end, Back at step 0, Next at the last) hands the focus to its counterpart, so that a
+  // keyboard is never left on nothing (the focus would fall back to the page's start).
+  const counterpart = new Map([[play, pause], [pause, play], [back, next], [next, back]]);
+  const keepFocus = (focused) => {
+    const to = counterpart.get(focused);
+    if (to && focused.disabled && !to.disabled) to.focus();
+  };
   const showStep = (step) => {  // the slider, its label, the buttons and the URL at `step`
+    const focused = root.getRootNode().activeElement;
     s.shown = step;
     range.value = String(step);
     $('.player-value').textContent = fmt(step);
@@ -311,6 +320,7 @@ export default function(component) {
     pause.disabled = !s.playing;
     back.disabled = step <= 0;
     next.disabled = step >= s.data.steps;
+    keepFocus(focused);
     root.dataset.step = String(step);
     root.dataset.playing = String(s.playing);
     syncUrl();
