@@ -14,7 +14,7 @@ import pandas as pd
 
 from explorer.compare.html import count_note, line_html
 from explorer.drawing import charts
-from explorer.drawing.token_html import PALETTE, escape_text, pieces_html
+from explorer.drawing.token_html import PALETTE, escape_text, pieces_html, scroll_region
 from explorer.drawing.wording import plural
 from explorer.lessons.merge_step import candidates_at, pair_table, splits_at
 from explorer.pipeline.bytelevel import symbols_to_bytes
@@ -215,8 +215,9 @@ def candidates_html(run: Run, merge: int) -> str:
                 shown = f"{value:.4g}" if column == "score" else f"{value:,}"
                 cells.append(f'<td data-value="{value!r}">{shown}</td>')
         rows.append(f"<tr{' class=chosen' if index == 0 else ''}>{''.join(cells)}</tr>")
+    region = scroll_region(f"The pairs that competed for merge {merge:,}")
     return (
-        '<div class="figures-table candidates"><table><thead><tr>'
+        f'<div class="figures-table candidates"{region}><table><thead><tr>'
         f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 
