@@ -175,6 +175,7 @@ def test_a_reload_during_training_can_stop_it_and_keeps_the_merges_so_far(monkey
     run = run_of(reloaded)
     assert run is not None and run.trace.stop_reason == "stopped" and run.stopped_by == "the Stop button"
     assert run.characters == len(words(60_000, seed=8)) and query(reloaded)["run"] == run.store_key
+    assert run.number == 1  # the reloaded browser's first run (it was "run #2")
     assert run.store_key != query(first)["run"]  # not the whole run's key
     assert run_of(new_app(query(reloaded), MERGES)).trace.steps == run.trace.steps
 

@@ -316,7 +316,10 @@ def open_from_url(train_sample: bool = True) -> Run | None:
     key = params.get(RUN_PARAM)
     current_key = key if key and is_run_key(key) else (pairs[0][1] if pairs and not key else None)
     if current_key:
-        loaded = _load(numbers.get(current_key) or state.next_run_number(), current_key)
+        number = numbers.get(current_key)
+        loaded = _load(number or int(state.get(state.RUN_NUMBER) or 0) + 1, current_key)
+        if loaded is not None and number is None:
+            state.next_run_number()  # the number it took (a run still training takes it when done)
         if loaded is not None:
             run, text = loaded
             state.set_current_run(run, text)
