@@ -82,8 +82,11 @@ files = [
     vocabulary_views.Download(label, shown.to_csv(index=False), csv_name, "text/csv"),
     *vocabulary_views.downloads(run),
 ]
-for column, file in zip(st.columns(len(files)), files):
-    column.download_button(file.label, file.data, file_name=file.file_name, mime=file.mime, on_click="ignore")
+downloads_row = st.container(horizontal=True)  # the buttons flow in one row, wrapping as a line of text
+for file in files:
+    downloads_row.download_button(
+        file.label, file.data, file_name=file.file_name, mime=file.mime, on_click="ignore"
+    )
 audit_params = audit_section.audit_section(run)  # last: it may wait for its worker
 page_params = vocabulary_views.link_params(query, chosen_kinds, run_kinds, sort_by, descending)
 frame.finish(PAGE, link.run_params(run, {**page_params, **audit_params}))

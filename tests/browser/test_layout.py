@@ -195,6 +195,10 @@ def test_merge_history_page_fits_every_width(tab):
 def test_vocabulary_page_fits_every_width(tab):
     go(tab, "Vocabulary")
     main(tab).get_by_text("Grid view", exact=True).wait_for()
+    # The five downloads on one line at 1280 px (in columns, the fifth wrapped off the grid).
+    downloads = main(tab).locator('[data-testid="stDownloadButton"]')
+    tops = {round(box["y"]) for box in (one.bounding_box() for one in downloads.all()) if box}
+    assert downloads.count() == 5 and len(tops) == 1, f"{downloads.count()} downloads on {len(tops)} lines"
     look_at_every_width(tab, "vocabulary")
 
 
