@@ -211,3 +211,14 @@ def test_unigram_training_history_fits_every_width(tab):
     wait_idle(tab)
     go(tab, "Merge history", "Training history")
     look_at_every_width(tab, "training_history")
+
+
+def test_the_course_wordpiece_lesson_fits_every_width(tab, server):
+    # The course's tables and the step-by-step panel of a likelihood-scored run (its scores and
+    # count columns are the widest), every section open.
+    tab.set_viewport_size(DESKTOP)
+    open_page(tab, server, "/Merge_history", "lesson=course-wordpiece")
+    main(tab).locator(".why").wait_for(timeout=60_000)
+    wait_idle(tab)
+    open_every_section(tab)
+    look_at_every_width(tab, "course_wordpiece")
