@@ -81,3 +81,11 @@ def test_every_page_counts_a_unigram_runs_rounds_right(vocab_size):
         if page == MERGES:
             open_sections(at)
         assert_counts_read_right(at, f"{page}, unigram {vocab_size}")
+
+
+def test_compares_corpus_note_counts_characters_as_the_train_page_does():
+    at = new_app()
+    at.text_area(key=W.CORPUS).set_value("👍🏽 🇫🇷 e\u0301\nab ab").run()  # 14 code points
+    train(at)
+    at.switch_page(COMPARE).run()
+    assert "the whole corpus: 2 lines, 10 characters" in page_text(at)

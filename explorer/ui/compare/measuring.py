@@ -159,12 +159,13 @@ def measurements(
     return found, failed, len(pending)
 
 
-def sample_note(corpus_text: str, whole: bool) -> str:
-    """Which text the figures are of, in words."""
+def sample_note(corpus_text: str, whole: bool, characters: int) -> str:
+    """Which text the figures are of, in words (`characters`: its user-perceived characters, as the
+    Train page counts them, explorer.drawing.wording.character_count)."""
     sample = tasks.corpus_sample(corpus_text, whole)
     lines = split_lines(corpus_text)
     if sample["kind"] == "whole":
-        return f"the whole corpus: {plural(len(lines), 'line')}, {plural(len(corpus_text), 'character')}"
+        return f"the whole corpus: {plural(len(lines), 'line')}, {plural(characters, 'character')}"
     return (
         f"a random sample of the corpus's lines, up to {tasks.SAMPLE_BYTES:,} bytes "
         f"(seed {tasks.SAMPLE_SEED}; the same sample every time) of its {plural(len(lines), 'line')} and "

@@ -238,7 +238,7 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
         st.info("The corpus of this run is no longer in the session: train again to measure on it.")
         return
     whole = bool(state.get(state.MEASURE_WHOLE))
-    sample_text = measuring.sample_note(corpus_text, whole)
+    sample_text = measuring.sample_note(corpus_text, whole, run.perceived_characters)
     if tasks.corpus_sample(corpus_text)["kind"] != "whole" and not whole:
         st.button(
             f"Measure the whole corpus ({format_size(utf8_size(corpus_text))})",
