@@ -105,7 +105,7 @@ def summary_lines(result: dict) -> list[str]:
         lines.append(f"stepping stones: n/a ({result['stepping_stones_reason']})")
     else:
         lines.append(f"stepping stones: {len(stones):,}{_examples(stones)}")
-    lines.append("scripts (characters / tokens):")
+    lines.append("scripts (code points / tokens):")
     for script, row in result["scripts"].items():
         lines.append(f"  {script:<24} {row['characters']:>12,} {row['tokens']:>12,}")
     return lines

@@ -283,7 +283,7 @@ def show_audit(run: Run, choice: tables.AuditChoice, result: dict, corpus_text: 
         f"worker in {result['seconds']:.2f} s; kept with the run."
     )
     links = token_links(run, choice)
-    st.markdown("**Scripts**: each script's characters in the corpus and tokens in the encoding")
+    st.markdown("**Scripts**: each script's code points in the corpus and tokens in the encoding")
     st.html(tables.scripts_html(audit["scripts"]))
     stones = audit["stepping_stones"]
     st.markdown("**Stepping stones**")

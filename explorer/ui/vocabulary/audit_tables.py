@@ -388,7 +388,7 @@ def unused_html(sample: Sequence[dict], links: TokenLinks) -> str:
 
 
 def scripts_html(scripts: Mapping[str, Mapping[str, int]]) -> str:
-    """Per Unicode script: its characters in the corpus and its tokens in the encoding."""
+    """Per Unicode script: its code points in the corpus and its tokens in the encoding."""
     rows = [
         f"<tr><th>{escape_text(script)}</th><td>{row['characters']:,}</td>"
         f"<td>{row['distinct_characters']:,}</td><td>{row['tokens']:,}</td><td>{row['distinct_tokens']:,}</td></tr>"
@@ -396,8 +396,12 @@ def scripts_html(scripts: Mapping[str, Mapping[str, int]]) -> str:
     ]
     headings = [
         ("script", "The token's first whole character that is not Common or Inherited decides its script"),
-        ("characters", "Occurrences in the corpus"),
-        ("distinct characters", "Different characters"),
+        (
+            "code points",
+            "Occurrences in the corpus of its code points (per script: a cluster such as 👍🏽 "
+            "may hold two scripts' code points)",
+        ),
+        ("distinct code points", "Different code points"),
         ("tokens", "Occurrences in the encoding"),
         ("distinct tokens", "Different token ids"),
     ]
