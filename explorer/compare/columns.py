@@ -34,7 +34,7 @@ from explorer.lessons.encode_steps.viterbi import viterbi_steps
 from explorer.pipeline.models.unigram import UnigramModel
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
-from explorer.pretrained import decode, encode, info_for
+from explorer.pretrained import decode, encode, info_for, is_loaded
 from explorer.pretrained.registry import TIKTOKEN_KINDS
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.tokens import Piece
@@ -44,6 +44,9 @@ Encoder = Callable[[str], Sequence[Piece]]
 
 YOUR_RUNS = "Your runs"  # the picker's family of the runs trained here
 UPLOADS = "Uploads"  # ... and of uploaded tokenizers
+# What a column's `load` encodes: a first encode loads the vocabulary and everything its encoder
+# builds on first use (the special-token pattern, the pre-tokenizer's regex).
+WARM_UP_TEXT = "Warm up: 12345 naïve 東京 🙂 <|endoftext|>"
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,10 @@ class TokenizerColumn:
     source: str = ""  # where it comes from: "package==version: file", "trained here: run 3", ...
     special: str = ""  # whether special-token text is special here, one short sentence
     decode: Decoder | None = None  # ids -> explorer.pretrained.Decoding
+    # What `encode` loads on first use (a bundled vocabulary), and whether it is loaded already;
+    # None: nothing to load (explorer.compare.warm loads it off the page's keystrokes).
+    load: Callable[[], object] | None = None
+    loaded: Callable[[], bool] | None = None
 
 
 def sentences_from(text: str) -> list[str]:
@@ -195,6 +202,8 @@ def pretrained_column(name: str, special_tokens: bool = False) -> TokenizerColum
         source=f"{info.package}=={info.package_version}: {info.file_names}",
         special=switch,
         decode=functools.partial(decode, name),
+        load=functools.partial(encode, name, WARM_UP_TEXT, special_tokens=special_tokens),
+        loaded=functools.partial(is_loaded, name),
     )
 
 

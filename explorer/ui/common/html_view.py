@@ -14,6 +14,10 @@ A link to a step of the run (`data-step`, drawn by explorer.ui.vocabulary.audit_
 within the app: the click is sent to the server, which opens Merge history at that step with no
 page load (the link's URL is still there for a new tab or a copied link).
 
+`html_parts_view(parts, class_name, key)` draws keyed parts (each one element's HTML) in one
+`<div class=class_name>`: a part whose HTML is unchanged keeps its nodes, whatever was added,
+removed or moved around it (Compare's columns: adding one redraws none of the others).
+
 What it does not do: build HTML, or accept HTML from anywhere else.
 """
 
@@ -43,8 +47,39 @@ export default function(component) {
     });
   }
   root.__follow = setTriggerValue;
+  if (data.parts) {  // keyed parts: only those whose HTML changed are made anew
+    let box = root.firstElementChild;
+    if (!box || root.__parts !== data.class_name) {
+      box = document.createElement('div');
+      box.className = data.class_name;
+      root.replaceChildren(box);
+      root.__parts = data.class_name;
+      root.__html = null;
+    }
+    const old = new Map([...box.children].map((el) => [el.__part, el]));
+    let previous = null;
+    for (const [key, html] of data.parts) {
+      let el = old.get(key);
+      old.delete(key);
+      if (!el || el.__html !== html) {
+        const made = document.createElement('template');
+        made.innerHTML = html;
+        const fresh = made.content.firstElementChild || document.createElement('div');
+        fresh.__part = key;
+        fresh.__html = html;
+        if (el) el.replaceWith(fresh);
+        el = fresh;
+      }
+      const next = previous ? previous.nextElementSibling : box.firstElementChild;
+      if (next !== el) box.insertBefore(el, next);
+      previous = el;
+    }
+    old.forEach((el) => el.remove());
+    return;
+  }
   if (root.__html !== data.html) {
     root.__html = data.html;
+    root.__parts = null;
     root.innerHTML = data.html;
   }
 }
@@ -64,3 +99,10 @@ def html_view(html: str, key: str) -> int | None:
 
 def _nothing() -> None:
     """The link's step is read from the component's result in the script run it starts."""
+
+
+def html_parts_view(parts: list[tuple[str, str]], class_name: str, key: str) -> None:
+    """Draw `parts` ((part key, one element's escaped HTML) pairs, in order) inside one
+    `<div class="{class_name}">` under the component key `key`; an unchanged part keeps its nodes."""
+    view: Any = _view
+    view(key=key, data={"parts": [list(part) for part in parts], "class_name": class_name})

@@ -10,6 +10,9 @@ loses the focus. One text at a time is in flight: the next goes when `answered` 
 fragment has drawn the last one (or after `ANSWER_WAIT_MS`, should a run end early). So a busy
 server is never asked to start over on every keystroke (a new value stops the run in progress):
 keys typed meanwhile go together, and what the page shows is never more than one run behind.
+`answered(key, again=True)` asks the box to run the fragment once more `AGAIN_MS` later (a
+trigger, the text unchanged) unless a text is on its way already: what the fragment could not
+draw yet (a column whose vocabulary is still loading) is drawn without anyone typing.
 The page's URL, which the fragment rewrites, is read by the sidebar's "Copy link" in the browser
 (explorer.ui.common.link.copy_link): nothing outside the fragment has to rerun.
 
@@ -37,6 +40,7 @@ from explorer.ui.common import drawn
 THROTTLE_MS = 100  # at most one update per this many milliseconds while typing
 PAUSE_MS = 600  # above the live limit: an update this long after the last keystroke
 ANSWER_WAIT_MS = 3_000  # a text unanswered this long no longer holds the next one back
+AGAIN_MS = 250  # `answered(key, again=True)`: the fragment is asked for again this much later
 ANSWERED_EVENT = "explorer-live-answered"
 
 _HTML = """
@@ -63,7 +67,7 @@ _CSS = """
 
 _JS = r"""
 export default function(component) {
-  const { parentElement, data, setStateValue } = component;
+  const { parentElement, data, setStateValue, setTriggerValue } = component;
   const box = parentElement.querySelector('.live-box');
   const note = parentElement.querySelector('.live-note');
   const label = parentElement.querySelector('.live-label');
@@ -89,6 +93,7 @@ export default function(component) {
     started: false, timer: null, lastSent: 0, inFlight: false, sentText: null, flightTimer: null,
   });
   state.setStateValue = setStateValue;
+  state.setTriggerValue = setTriggerValue;
   if (!state.started) {  // a new box: the page's text (later, the box keeps what is typed)
     state.started = true;
     box.value = data.text;
@@ -122,8 +127,18 @@ export default function(component) {
     state.inFlight = false;
     if (box.value !== state.sentText && state.timer === null) schedule(countCharacters(box.value));
   };
+  const again = () => {  // the fragment asked to run again (something it shows was not ready)
+    clearTimeout(state.againTimer);
+    state.againTimer = setTimeout(() => {
+      if (state.inFlight || state.timer !== null) return;  // the text on its way runs it anyway
+      box.dataset.again = String(Number(box.dataset.again || 0) + 1);
+      state.setTriggerValue('again', Date.now());
+    }, data.again_ms);
+  };
   window.addEventListener(data.answered_event, (event) => {
-    if (event.detail && event.detail.key === data.key) answered();
+    if (!event.detail || event.detail.key !== data.key) return;
+    answered();
+    if (event.detail.again) again();
   });
   box.addEventListener('blur', () => {
     if (state.timer !== null) send();  // nothing typed is left unsent
@@ -179,19 +194,22 @@ def live_text(
             "show_count": show_count,
             "key": box_state_key(key),
             "answer_wait_ms": ANSWER_WAIT_MS,
+            "again_ms": AGAIN_MS,
             "answered_event": ANSWERED_EVENT,
         },
         default={"text": initial},
         on_text_change=_nothing,
+        on_again_change=_nothing,
     )
     text = getattr(result, "text", None)
     return text if isinstance(text, str) else initial
 
 
-def answered(key: str) -> None:
+def answered(key: str, again: bool = False) -> None:
     """Tell the box `key` that its text has been drawn, so that it may send the next: the last
-    element of the fragment that reads `live_text(..., key, ...)` (explorer.ui.common.drawn)."""
-    drawn.signal(box_state_key(key), ANSWERED_EVENT, {"key": box_state_key(key)})
+    element of the fragment that reads `live_text(..., key, ...)` (explorer.ui.common.drawn).
+    `again`: part of it is not drawn yet; the box runs the fragment again `AGAIN_MS` later."""
+    drawn.signal(box_state_key(key), ANSWERED_EVENT, {"key": box_state_key(key), "again": again})
 
 
 def box_state_key(key: str) -> str:

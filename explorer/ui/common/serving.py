@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import logging
+import os
 import secrets
 import threading
 from collections import OrderedDict
@@ -69,6 +70,24 @@ _shared: OrderedDict[str, tuple[TrainingHistory, dict, int]] = (
 
 def pool() -> WorkerPool:
     return default_pool()
+
+
+_compare_warmed: list[bool] = []
+
+
+def warm_compare() -> None:
+    """Once per process (the server's first page): load the encoders of Compare's first columns
+    (GPT-2, GPT-4, GPT-4o) in the background, so that no visitor's first key there waits for them
+    (explorer.compare.warm). Not with EXPLORER_WARM_UP=0 (explorer.work.config: no warm-up)."""
+    with _shared_lock:
+        if _compare_warmed:
+            return
+        _compare_warmed.append(True)
+    if os.environ.get("EXPLORER_WARM_UP", "").strip() == "0":
+        return
+    from explorer.compare.warm import warm_defaults
+
+    warm_defaults()
 
 
 def store() -> SQLiteRunStore | None:

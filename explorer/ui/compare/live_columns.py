@@ -9,6 +9,15 @@ encoding after `FIRST_WAIT_SECONDS` says so and the others do not wait for it; a
 says why in its place. (Encoding a few sentences is light work; the tokenizers library and tiktoken
 release the GIL while they encode.)
 
+A column whose encoder is not loaded yet (a bundled vocabulary the server has not used: 0.4-1.4 s)
+is never waited for: its load runs in the background (explorer.compare.warm; the page starts it as
+it opens), the column says it is loading, and the box asks for the fragment again every
+`live_text.AGAIN_MS` until it is drawn. So the first key typed after the page opens is answered
+as fast as the later ones, whichever columns a link names.
+
+The columns are one view whose parts are keyed by column (`html_view.html_parts_view`): a column
+added, removed or changed is the only one whose nodes change.
+
 What it does not do: build the columns (explorer.ui.compare.sections) or count and draw
 (explorer.compare.counts, explorer.compare.html).
 """
@@ -32,11 +41,12 @@ from explorer.compare.html import (
     encoded_column_html,
     figures_table_html,
 )
+from explorer.compare.warm import loading, warm
 from explorer.drawing.token_html import escape_text
 from explorer.lessons.metrics import compute_metrics
 from explorer.tokens import Piece
 from explorer.ui.common import frame, link, state
-from explorer.ui.common.html_view import html_view
+from explorer.ui.common.html_view import html_parts_view, html_view
 from explorer.ui.common.live_text import answered, live_text
 from explorer.ui.common.settings import limits_or_defaults
 from explorer.ui.compare import compare_link
@@ -52,17 +62,20 @@ Encodings = list[list[Piece]]
 
 def live_comparison(columns: Sequence[TokenizerColumn], url: Callable[[], dict[str, str]]) -> None:
     """The box, the counts, the columns and the diff; as a fragment (`_live` reruns alone) that
-    rewrites the page's URL (`url()`) as the text changes."""
+    rewrites the page's URL (`url()`) as the text changes. The columns' encoders start loading
+    now, in the background, if they are not loaded yet."""
+    warm(columns)
     _live(list(columns), url)
 
 
 @st.fragment
 def _live(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]) -> None:
-    _live_part(columns, url)
-    answered(W.SENTENCES)
+    waiting = _live_part(columns, url)
+    answered(W.SENTENCES, again=bool(waiting))
 
 
-def _live_part(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]) -> None:
+def _live_part(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]) -> set[str]:
+    """Draw the live part; the keys of the columns still loading (drawn when ready)."""
     limits, _ = limits_or_defaults()
     state.setdefault(W.SENTENCES, state.get(state.COMPARE_TEXT) or compare_link.DEFAULT_TEXT)
     most = int(min(limits.max_compare_characters, 10**9))
@@ -81,15 +94,17 @@ def _live_part(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]
     if too_long:
         st.caption(too_long)
     sentences = sentences_from(text)
+    waiting = loading(columns)
     if not sentences:
         st.info("Type a sentence above.")
     elif not columns:
         st.info("Pick at least one tokenizer above.")
     else:
-        encodings = _counts_and_columns(columns, sentences)
-        _boundary_diff(columns, sentences, encodings)
+        encodings = _counts_and_columns(columns, sentences, waiting)
+        _boundary_diff(columns, sentences, encodings, waiting)
         _figures(columns, sentences, encodings)
     link.write(url())
+    return waiting
 
 
 def _encode(column: TokenizerColumn, sentences: Sequence[str]) -> Encodings:
@@ -97,7 +112,7 @@ def _encode(column: TokenizerColumn, sentences: Sequence[str]) -> Encodings:
 
 
 def _counts_and_columns(
-    columns: Sequence[TokenizerColumn], sentences: Sequence[str]
+    columns: Sequence[TokenizerColumn], sentences: Sequence[str], waiting: set[str] = frozenset()
 ) -> list[Encodings | None]:
     """The counts table, then every column (its head, token count and tokens) side by side in one
     view; the encodings (None for a column that failed).
@@ -107,47 +122,64 @@ def _counts_and_columns(
     it is typed; a column still encoding says so and is drawn when ready, and the counts wait for it.
     The columns are one element, so that a keystroke costs the browser one redraw, not one per
     column (a CSS grid, explorer.drawing.stylesheet's `.live-columns`, puts up to three on a row and
-    wraps on narrow screens).
+    wraps on narrow screens). A column in `waiting` (its encoder still loading) is not encoded: it
+    says so, and its counts row too.
     """
-    futures = [ENCODERS.submit(_encode, column, sentences) for column in columns]
-    _, pending = wait(futures, timeout=FIRST_WAIT_SECONDS)
+    futures: list[Future | None] = [
+        None if column.key in waiting else ENCODERS.submit(_encode, column, sentences) for column in columns
+    ]
+    _, pending = wait([future for future in futures if future is not None], timeout=FIRST_WAIT_SECONDS)
     names = [column.name for column in columns]
     if not pending:
         encodings = [_result(future) for future in futures]
-        _counts(count_rows(names, encodings, sentences))
-        html_view(_columns_html(columns, futures, sentences), "live-columns")
+        _counts(count_rows(names, encodings, sentences), waiting_rows(columns, waiting))
+        html_parts_view(_columns_parts(columns, futures, sentences), "live-columns", "live-columns")
         return encodings
     counts_place = st.empty()
     counts_place.caption("The counts follow once every column is encoded …")
     grid = st.empty()
     with grid.container():
-        html_view(_columns_html(columns, futures, sentences), "live-columns-0")
+        html_parts_view(_columns_parts(columns, futures, sentences), "live-columns", "live-columns-0")
     for done, _ in enumerate(as_completed(pending), start=1):
         with grid.container():
-            html_view(_columns_html(columns, futures, sentences), f"live-columns-{done}")
+            parts = _columns_parts(columns, futures, sentences)
+            html_parts_view(parts, "live-columns", f"live-columns-{done}")
     encodings = [_result(future) for future in futures]
     with counts_place.container():
-        _counts(count_rows(names, encodings, sentences))
+        _counts(count_rows(names, encodings, sentences), waiting_rows(columns, waiting))
     return encodings
 
 
-def _result(future: Future) -> Encodings | None:
+def waiting_rows(columns: Sequence[TokenizerColumn], waiting: set[str]) -> set[str]:
+    """The names of the columns in `waiting` (their counts rows say they are loading)."""
+    return {column.name for column in columns if column.key in waiting}
+
+
+def _result(future: Future | None) -> Encodings | None:
+    if future is None:
+        return None
     try:
         return future.result()
     except Exception:  # said in the column's place (`_column_html`)
         return None
 
 
-def _columns_html(
-    columns: Sequence[TokenizerColumn], futures: Sequence[Future], sentences: Sequence[str]
-) -> str:
-    cells = "".join(_column_html(column, future, sentences) for column, future in zip(columns, futures))
-    return f'<div class="live-columns">{cells}</div>'
+def _columns_parts(
+    columns: Sequence[TokenizerColumn], futures: Sequence[Future | None], sentences: Sequence[str]
+) -> list[tuple[str, str]]:
+    """Each column's key and HTML, in order (one keyed part of the view each)."""
+    return [(column.key, _column_html(column, future, sentences)) for column, future in zip(columns, futures)]
 
 
-def _column_html(column: TokenizerColumn, future: Future, sentences: Sequence[str]) -> str:
-    """One column: its head, then its tokens, or that it is still encoding, or why it cannot."""
-    if not future.done():
+def _column_html(column: TokenizerColumn, future: Future | None, sentences: Sequence[str]) -> str:
+    """One column: its head, then its tokens, or that it is still loading or encoding, or why it
+    cannot."""
+    if future is None:
+        body = (
+            f'<div class="note column-loading">Loading {escape_text(column.name)} '
+            "(its first use on this server) …</div>"
+        )
+    elif not future.done():
         body = '<div class="note">Still encoding …</div>'
     elif future.exception() is not None:
         why = f"This tokenizer cannot encode this text: {future.exception()}"
@@ -163,9 +195,9 @@ def _head(column: TokenizerColumn) -> str:
     return column_head_html(column) + note
 
 
-def _counts(rows: Sequence[CountRow]) -> None:
+def _counts(rows: Sequence[CountRow], loading_names: set[str] = frozenset()) -> None:
     """One row per column: tokens, characters per token, the difference to the first column, and
-    the Copy ids / Copy tokens buttons."""
+    the Copy ids / Copy tokens buttons (a column still loading says so)."""
     first = rows[0]
     _counts_table(
         key="compare_counts",
@@ -173,7 +205,11 @@ def _counts(rows: Sequence[CountRow]) -> None:
             "rows": [
                 {
                     "name": row.name,
-                    "tokens": f"{row.tokens:,}" if row.tokens is not None else "cannot encode",
+                    "tokens": f"{row.tokens:,}"
+                    if row.tokens is not None
+                    else "loading …"
+                    if row.name in loading_names
+                    else "cannot encode",
                     "per_token": f"{row.characters_per_token:.2f}" if row.characters_per_token else "",
                     "difference": difference_text(row, first),
                     "ids": row.ids_json if row.tokens is not None else "",
@@ -188,7 +224,10 @@ def _counts(rows: Sequence[CountRow]) -> None:
 
 
 def _boundary_diff(
-    columns: Sequence[TokenizerColumn], sentences: Sequence[str], encodings: Sequence[Encodings | None]
+    columns: Sequence[TokenizerColumn],
+    sentences: Sequence[str],
+    encodings: Sequence[Encodings | None],
+    waiting: set[str] = frozenset(),
 ) -> None:
     """Pick two tokenizers; each sentence once, with both sets of token boundaries aligned (from
     the columns' `encodings`; a column that could not encode is asked again, to say why)."""
@@ -210,6 +249,9 @@ def _boundary_diff(
         str, right.selectbox("Bottom row", keys, format_func=lambda key: by_key[key].name, key=W.DIFF_BOTTOM)
     )
     column_a, column_b = by_key[top], by_key[bottom]
+    if top in waiting or bottom in waiting:
+        st.caption(f"{column_a.name if top in waiting else column_b.name} is loading: its row follows …")
+        return
     encoded_a, encoded_b = encoded_by_key[top], encoded_by_key[bottom]
     bodies, totals = [], [0, 0, 0]
     for i, sentence in enumerate(sentences):
