@@ -25,6 +25,7 @@ What it does not do: build the columns (explorer.ui.compare.sections) or count a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
 from typing import Any, cast
 
@@ -112,7 +113,7 @@ def _encode(column: TokenizerColumn, sentences: Sequence[str]) -> Encodings:
 
 
 def _counts_and_columns(
-    columns: Sequence[TokenizerColumn], sentences: Sequence[str], waiting: set[str] = frozenset()
+    columns: Sequence[TokenizerColumn], sentences: Sequence[str], waiting: AbstractSet[str] = frozenset()
 ) -> list[Encodings | None]:
     """The counts table, then every column (its head, token count and tokens) side by side in one
     view; the encodings (None for a column that failed).
@@ -150,7 +151,7 @@ def _counts_and_columns(
     return encodings
 
 
-def waiting_rows(columns: Sequence[TokenizerColumn], waiting: set[str]) -> set[str]:
+def waiting_rows(columns: Sequence[TokenizerColumn], waiting: AbstractSet[str]) -> set[str]:
     """The names of the columns in `waiting` (their counts rows say they are loading)."""
     return {column.name for column in columns if column.key in waiting}
 
@@ -195,7 +196,7 @@ def _head(column: TokenizerColumn) -> str:
     return column_head_html(column) + note
 
 
-def _counts(rows: Sequence[CountRow], loading_names: set[str] = frozenset()) -> None:
+def _counts(rows: Sequence[CountRow], loading_names: AbstractSet[str] = frozenset()) -> None:
     """One row per column: tokens, characters per token, the difference to the first column, and
     the Copy ids / Copy tokens buttons (a column still loading says so)."""
     first = rows[0]
@@ -227,7 +228,7 @@ def _boundary_diff(
     columns: Sequence[TokenizerColumn],
     sentences: Sequence[str],
     encodings: Sequence[Encodings | None],
-    waiting: set[str] = frozenset(),
+    waiting: AbstractSet[str] = frozenset(),
 ) -> None:
     """Pick two tokenizers; each sentence once, with both sets of token boundaries aligned (from
     the columns' `encodings`; a column that could not encode is asked again, to say why)."""
