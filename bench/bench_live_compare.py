@@ -18,6 +18,11 @@ says how many characters it drew) and the counts table has a row per column:
         the server does for eight typists, as the one browser feels it;
      b. every visitor a Chromium tab on this machine: the 2 cores then also draw eight pages.
 The server's CPU time (user + system, from /proc) per keystroke is printed for 1 and 3.
+First of all (0), however the page is reached: by the sidebar right after training a pasted corpus
+(whose figures are then measured), by a reload, and by a new visitor's link naming eight columns
+whose vocabularies this server has not loaded: the text typed key by key (one per 60 ms) as soon
+as the box is there, from the first key until every column answers, and from the last key until
+every column shows the whole text.
 --smoke (what CI runs, so that the script cannot rot): the link's four columns (not Llama 3 and
 Qwen), one sentence of each length, 2 visitors, 5 keys each.
 Figures depend on what else runs: the 1-minute load average is printed with them. A benchmark, not a
@@ -188,9 +193,86 @@ def summary(values: list[float]) -> str:
     return f"median {statistics.median(values):.0f} ms, max {max(values):.0f} ms (n={len(values)})"
 
 
+# In a tab: the time (performance.now()) of each key's input event, the first moment every column
+# shows the same non-empty text (the first keys answered), and the first moment every column shows
+# `n` characters (the whole text).
+ARRIVAL_PROBE_JS = """n => {
+  const probe = window.__arrival = {n, keys: [], typed: [], first: null, whole: null};
+  document.addEventListener('input', (event) => {
+    probe.keys.push(performance.now());
+    probe.typed.push((event.composedPath()[0].value ?? "").length);  // the box is in a shadow root
+  }, true);
+  const check = () => {
+    if (!probe.keys.length) return;
+    const shown = [...document.querySelectorAll('.compare-column')].map(c => Number(c.dataset.characters));
+    if (!shown.length || document.querySelector('.column-loading')) return;
+    const answered = shown[0] > 0 && probe.typed.includes(shown[0]) && shown.every(x => x === shown[0]);
+    if (probe.first === null && answered) probe.first = performance.now();
+    if (probe.whole === null && shown.every(x => x === probe.n)) probe.whole = performance.now();
+  };
+  new MutationObserver(check).observe(document.body, {childList: true, subtree: true, attributes: true});
+}"""
+ARRIVAL_TEXT = "Tokenizers split words like zqxvbn"
+ARRIVAL_CORPUS = "\n".join(
+    f"line {n}: the lowest newer widest tower was lower than the newest one" for n in range(400)
+)
+EIGHT_COLUMNS = "pretrained%3Allama3%2Cpretrained%3Aqwen%2Cpretrained%3Allama4%2Cpretrained%3Aqwen3.6%2C"
+
+
+def type_on_arrival(page, label: str, number: int) -> None:
+    """Type ARRIVAL_TEXT and `number` "!" key by key (one per 60 ms) as soon as the box is there (a
+    text the link does not hold yet); print the first key -> every column shows a text typed, and
+    the last key -> every column shows the whole text."""
+    text = f"{ARRIVAL_TEXT} {'!' * number}"  # its own length: the probe compares lengths
+    box = page.get_by_role("textbox", name=BOX)
+    box.wait_for(timeout=120_000)
+    page.evaluate(ARRIVAL_PROBE_JS, len(text))
+    box.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.type(text, delay=60)
+    page.wait_for_function("() => window.__arrival.whole !== null", timeout=120_000, polling=50)
+    probe = page.evaluate("() => window.__arrival")
+    columns = page.locator(".compare-column").count()
+    print(
+        f"{label} ({columns} columns): first key -> every column answered "
+        f"{probe['first'] - probe['keys'][1]:.0f} ms; last key -> every column shows the text "
+        f"{probe['whole'] - probe['keys'][-1]:.0f} ms (keys every 60 ms)",
+        flush=True,
+    )
+    wait_idle(page)
+
+
+def arrivals(browser, base: str) -> None:
+    """However Compare is reached (issue 32, item 3), on a server that has not loaded the eight
+    columns' vocabularies yet: by the sidebar right after training a pasted corpus of its own (its
+    figures are measured as the page opens), by a reload, and by a link naming eight columns."""
+    page = browser.new_page(viewport=VIEWPORT)
+    open_page(page, base, "/")
+    area = page.get_by_role("textbox", name="Corpus", exact=True)
+    area.fill(ARRIVAL_CORPUS)
+    area.press("Control+Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Train", exact=True).click()
+    main(page).get_by_text("Merges learned", exact=True).wait_for(timeout=120_000)
+    wait_idle(page)
+    sidebar(page).get_by_role("link", name="Compare").click()
+    type_on_arrival(page, "arrived by the sidebar after training", 1)
+    page.reload()
+    type_on_arrival(page, "after a reload", 2)
+    eight = page.url.replace("cols=", "cols=" + EIGHT_COLUMNS)
+    page.close()
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(eight)
+    type_on_arrival(page, "a new visitor on a link to eight columns", 3)
+    page.close()
+
+
 def main_bench(repeat: int, visitors: int, keys: int, extra_columns: str = EXTRA_COLUMNS) -> None:
     with streamlit_server("bench-live-compare") as base, chromium() as browser:
         pid = SERVER_PROCESSES[base].pid
+        print(f"load average before: {load_average()}")
+        arrivals(browser, base)  # first: the eight columns' vocabularies are not loaded yet
         page = browser.new_page(viewport=VIEWPORT)
         open_page(page, base, "/")
         page.get_by_role("button", name="Train", exact=True).click()

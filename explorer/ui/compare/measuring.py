@@ -37,9 +37,11 @@ from explorer.ui.common.runs import Run
 from explorer.work import tasks
 from explorer.work.jobs import DONE, JobHandle
 
-# On the default sample the corpus figures take well under 3 s for any corpus size; the research
-# figures add about 0.3 s per column (o200k: 1.1 s the first time in a worker, explorer.compare.research).
-INLINE_SECONDS = 20.0
+# The page's run waits for the measurements this long at most, then the poller redraws the section
+# when they are in (on the default sample they take under 3 s, the research figures about 0.3 s
+# more per column): the live box's keys wait for a whole page's run to end, so it must end soon
+# (it waited 20 s: on a loaded server, typing after arriving by the sidebar lagged 10 s).
+INLINE_SECONDS = 1.0
 # In what a measurement's key describes: a new version measures again what was stored before
 # (version 2 added the research figures, explorer.compare.research).
 MEASUREMENT_VERSION = 2

@@ -8,7 +8,7 @@ appears later (a new run, an upload) starts ticked unless it is one of those hid
 what the visitor unticked stays unticked. Both widgets keep their value across reruns and pages.
 
 What it does not do: build the columns (explorer.ui.compare.sections) or load a tokenizer: a bundled one
-loads when its column first encodes.
+loads in the background once a page shows its column (explorer.compare.warm).
 """
 
 from __future__ import annotations
