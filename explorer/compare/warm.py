@@ -6,6 +6,7 @@
   columns its link or picker names, before it draws anything.
 - `loading(columns)`: the keys of those still loading: the live columns say so in their place and
   are drawn when ready, rather than the page's run waiting for them.
+- `wait_all(timeout)`: wait for every load asked for (tests and benchmarks: no browser asks again).
 - `warm_defaults()`: the first columns of every Compare page (GPT-2, GPT-4, GPT-4o), loaded once
   per process when the server's first page is drawn.
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 
 from explorer.compare.columns import TokenizerColumn, pretrained_column
 from explorer.pretrained import PRETRAINED
@@ -54,6 +55,14 @@ def loading(columns: Iterable[TokenizerColumn]) -> set[str]:
     warm(waiting)
     with _lock:
         return {column.key for column in waiting if not _asked[column.content_key].done()}
+
+
+def wait_all(timeout: float) -> None:
+    """Wait up to `timeout` seconds for every load asked for so far (a test or a benchmark that has
+    no browser to ask the page again)."""
+    with _lock:
+        asked = list(_asked.values())
+    wait(asked, timeout=timeout)
 
 
 def warm_defaults() -> None:

@@ -24,6 +24,7 @@ from html.parser import HTMLParser
 
 from streamlit.testing.v1 import AppTest
 
+from explorer.compare.warm import wait_all
 from explorer.ui.common.literal import literal_from_markdown
 from explorer.ui.common.live_text import box_state_key
 from explorer.ui.common.state import CURRENT_RUN, JOB, PLAYER_ACK
@@ -150,10 +151,23 @@ def query(at: AppTest) -> dict[str, str]:
 
 def type_compare_text(at: AppTest, text: str) -> AppTest:
     """Type `text` into Compare's live box: its state ({"text": ...}) as the browser sets it, then
-    a run (in AppTest the fragment's rerun is a whole run)."""
+    a run (in AppTest the fragment's rerun is a whole run), and another once the columns whose
+    vocabulary was still loading are loaded (`columns_loaded`)."""
     at.session_state[box_state_key(W.SENTENCES)] = {"text": text}
     at.run()
     assert not at.exception, at.exception
+    return columns_loaded(at)
+
+
+def columns_loaded(at: AppTest) -> AppTest:
+    """While a Compare column says its vocabulary is still loading: wait for the loads, then run
+    the page again (in the browser the live box asks for that run: explorer.ui.common.live_text)."""
+    for _ in range(3):
+        if not any("column-loading" in body for body in html_bodies(at)):
+            break
+        wait_all(TRAIN_WAIT_SECONDS)
+        at.run()
+        assert not at.exception, at.exception
     return at
 
 
@@ -189,7 +203,10 @@ def html_bodies(at: AppTest) -> list[str]:
     """Every piece of HTML the page drew: with `st.html`, and with the fast view of the parts that
     follow each keystroke (explorer.ui.common.html_view: Compare's live columns and diff)."""
     drawn = [element.proto.body for element in at.get("html")]
-    views = [data["html"] for data in component_data(at, "explorer_html_view")]
+    views = [
+        data["html"] if "html" in data else "".join(html for _, html in data["parts"])
+        for data in component_data(at, "explorer_html_view")
+    ]
     return drawn + views + [data["line_html"] for data in component_data(at, "explorer_player")]
 
 

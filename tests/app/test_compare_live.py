@@ -17,7 +17,7 @@ from explorer.compare.columns import sentences_from
 from explorer.drawing.token_html import escape_text
 from explorer.pretrained import encode
 from explorer.train import tokenizer_from_trace
-from explorer.ui.common.html_view import html_view
+from explorer.ui.common.html_view import html_parts_view
 from explorer.ui.compare import compare_link, live_columns
 from explorer.ui.compare import sections as compare
 from tests.app.helpers import (
@@ -166,16 +166,16 @@ def test_a_slow_column_says_it_is_still_encoding_while_the_others_are_drawn(comp
     monkeypatch.setattr(live_columns, "wait", all_but_one)
     drawn: list[str] = []
 
-    def recording_view(html: str, key: str) -> None:
-        drawn.append(html)
-        html_view(html, key)
+    def recording_view(parts: list[tuple[str, str]], class_name: str, key: str) -> None:
+        drawn.append("".join(html for _, html in parts))
+        html_parts_view(parts, class_name, key)
         held.set()
 
-    monkeypatch.setattr(live_columns, "html_view", recording_view)
+    monkeypatch.setattr(live_columns, "html_parts_view", recording_view)
     text = f"a {BOOM} here"
     at = compare_page
     type_compare_text(at, text)
-    first = next(html for html in drawn if 'class="live-columns"' in html)
+    first = drawn[0]
     cells = first.split('<div class="live-column">')[1:]
     waiting = [cell for cell in cells if "Still encoding …" in cell]
     assert len(waiting) == 1 and "<b>GPT-2</b>" in waiting[0] and 'class="compare-column"' not in waiting[0]

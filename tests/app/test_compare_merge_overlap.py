@@ -59,7 +59,7 @@ def overlap_spec(at) -> dict:
 def partings(at, side: str) -> list[list[str]]:
     """The rows of the table of where they part on one side ("run" or "pretrained"), as read."""
     for body in html_bodies(at):
-        found = re.search(rf'data-side="{side}"><table>.*?<tbody>(.*?)</tbody>', body)
+        found = re.search(rf'data-side="{side}"[^>]*><table>.*?<tbody>(.*?)</tbody>', body)
         if found:
             return [
                 [html.unescape(cell) for cell in re.findall(r"<td[^>]*>(.*?)</td>", row)]

@@ -20,6 +20,7 @@ from tests.app.helpers import (
     COMPARE,
     VOCABULARY,
     collect,
+    columns_loaded,
     column_token_counts,
     compare_column_bodies,
     compare_text,
@@ -66,7 +67,7 @@ def ids_in(body: str) -> list[int]:
 def pick(at, keys: list[str]):
     at.multiselect(key=W.COLUMNS).set_value(keys).run()
     assert not at.exception, at.exception
-    return at
+    return columns_loaded(at)
 
 
 def test_picker_offers_every_family_and_shows_six_columns_with_counts(compare_page):
