@@ -26,12 +26,8 @@ with st.expander("Upload a tokenizer", icon=":material/upload_file:"):
 special_tokens = model_picker.special_tokens_switch()
 columns, hidden = compare.available_columns(run, other, uploads, special_tokens)
 if first_view:
-    missing = compare_link.pick_from_link(st.query_params, columns)
-    if missing:
-        frame.info(
-            f"The link names {len(missing)} tokenizer(s) this server no longer has (an expired run or "
-            "upload): the others are shown."
-        )
+    for note in compare_link.missing_notes(compare_link.pick_from_link(st.query_params, columns)):
+        frame.info(note)
 shown = compare.with_memo(model_picker.pick(columns, hidden))
 compare.start_corpus_figures(run, shown)  # the workers measure while the sections above it are drawn
 compare.legend()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 
 from explorer.ui.common import serving
+from explorer.ui.common.literal import markdown_literal
 from explorer.ui.common.state import Widget as W
 from explorer.ui.common.training import REUSED
 from tests.app.helpers import (
@@ -153,6 +154,31 @@ def test_an_uploaded_tokenizer_column_opens_from_a_link_elsewhere():
     uploaded = [key for key in elsewhere.multiselect(key=W.COLUMNS).value if key.startswith("upload:")]
     assert uploaded and uploaded[0] in link["cols"]
     assert compare_column_bodies(elsewhere) == compare_column_bodies(at)
+
+
+def test_an_upload_is_keyed_under_the_secret_and_an_older_versions_link_is_a_sentence():
+    """Issue 33: an upload's key was the bare sha256 of its file, so anyone holding a candidate file
+    could confirm it had been uploaded here; an old link must still open, with a sentence."""
+    import hashlib
+
+    from explorer.pipeline.tokenizer_json import tokenizer_to_json
+    from explorer.train import tokenizer_from_trace
+
+    at = train_pasted(new_app(), words(200, seed=23))
+    data = tokenizer_to_json(tokenizer_from_trace(run_of(at).trace)).encode()
+    at.switch_page(COMPARE).run()
+    at.file_uploader(key=W.TOKENIZER_UPLOAD).set_value([("mine.json", data, "application/json")]).run()
+    assert not at.exception, at.exception
+    bare = "upload:" + hashlib.sha256(data).hexdigest()
+    keyed = serving.upload_key(bare)
+    assert keyed != bare and keyed in query(at)["cols"].split(",") and bare not in query(at)["cols"]
+
+    # the file's bare sha256, as older versions wrote it: the page opens, says so, and shows no upload
+    old = new_app({**query(at), "cols": f"pretrained:gpt2,{bare}"}, COMPARE)
+    assert not old.exception, old.exception
+    assert markdown_literal(serving.OLD_UPLOAD_LINK) in [str(element.value) for element in old.info]
+    assert old.multiselect(key=W.COLUMNS).value == ["pretrained:gpt2"]
+    assert query(old)["cols"] == "pretrained:gpt2"  # the link written now carries no old key
 
 
 def test_long_sentences_are_cut_at_whole_lines_and_the_page_says_so():

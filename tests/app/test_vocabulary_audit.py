@@ -20,6 +20,7 @@ from explorer.pipeline.tokenizer_json import tokenizer_from_json
 from explorer.samples import SAMPLES
 from explorer.training.word_counts import split_lines
 from explorer.ui.common.literal import markdown_literal
+from explorer.ui.common.serving import OLD_UPLOAD_LINK
 from explorer.ui.common.state import AUDIT_JOBS, UPLOADED_TOKENIZERS
 from explorer.ui.common.state import Widget as W
 from explorer.ui.history.player import STEP_PARAM
@@ -238,10 +239,24 @@ def test_an_upload_only_the_library_reads_is_one_sentence():
 def test_an_upload_the_store_no_longer_keeps_is_a_warning_and_this_run():
     at = train(new_app())
     at.switch_page(VOCABULARY).run()
-    gone = "upload:" + "0" * 64
+    gone = "upload:" + "0" * 32
     elsewhere = new_app({**query(at), "audit": gone}, VOCABULARY)
     warnings = " ".join(str(element.value) for element in elsewhere.warning)
     assert "no longer kept" in warnings
     assert elsewhere.selectbox(key=W.AUDIT_SUBJECT).value == "run"
     assert "audit" not in query(elsewhere)
     assert "Tokens" in metrics(audited(elsewhere))
+
+
+def test_an_older_versions_upload_link_is_a_sentence_and_this_run():
+    """Issue 33: `audit=upload:` + a file's bare sha256 (older versions' links) opens with a
+    sentence saying it cannot be opened any more, and audits this run."""
+    at = train(new_app())
+    at.switch_page(VOCABULARY).run()
+    old = "upload:" + "3f" * 32
+    elsewhere = new_app({**query(at), "audit": old}, VOCABULARY)
+    assert not elsewhere.exception, elsewhere.exception
+    warnings = [str(element.value) for element in elsewhere.warning]
+    assert any(markdown_literal(OLD_UPLOAD_LINK) in warning for warning in warnings)
+    assert elsewhere.selectbox(key=W.AUDIT_SUBJECT).value == "run"
+    assert "audit" not in query(elsewhere)

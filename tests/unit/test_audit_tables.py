@@ -65,7 +65,7 @@ def test_link_params_round_trip():
 
 
 def test_link_params_round_trip_with_an_upload():
-    key = "upload:" + "3f" * 32
+    key = "upload:" + "3f" * 16
     names = ["gpt2"]
     choice = tables.AuditChoice(upload=key)
     params = {name: value for name, value in tables.choice_params(choice).items() if value}
@@ -78,13 +78,21 @@ def test_link_params_round_trip_with_an_upload():
     choice, notes = tables.choice_from_params(params, 10, names, uploads=[])
     assert choice == tables.AuditChoice() and len(notes) == 1 and "no longer kept" in notes[0]
     # not an upload's key: unknown, the hostile value cut and quoted by repr
-    for bad in ("upload:" + "3f" * 31, "upload:<script>", "UPLOAD:" + "3f" * 32):
+    for bad in ("upload:" + "3f" * 15, "upload:<script>", "UPLOAD:" + "3f" * 16):
         choice, notes = tables.choice_from_params({"audit": bad}, 10, names, uploads=[bad])
         assert choice == tables.AuditChoice() and len(notes) == 1 and notes[0].startswith("Unknown tokenizer")
 
 
+def test_an_older_versions_upload_key_is_its_own_sentence():
+    from explorer.ui.common.serving import OLD_UPLOAD_LINK
+
+    old = "upload:" + "3f" * 32  # the bare sha256 older versions wrote
+    choice, notes = tables.choice_from_params({"audit": old}, 10, ["gpt2"], uploads=[old])
+    assert choice == tables.AuditChoice() and len(notes) == 1 and notes[0].startswith(OLD_UPLOAD_LINK)
+
+
 def test_the_key_of_an_upload_audit_is_its_content_key():
-    key = "upload:" + "3f" * 32
+    key = "upload:" + "3f" * 16
     assert tables.AuditChoice(upload=key).described("run-key") == {"upload": key}
     assert tables.AuditChoice(step=3).described("run-key") == {"run": "run-key", "step": 3}
 

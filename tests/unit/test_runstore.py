@@ -201,6 +201,22 @@ def test_keys_depend_on_corpus_settings_and_secret_and_on_nothing_else():
     assert not is_run_key(key.upper()) and not is_run_key(key[:-1]) and not is_run_key(None)
 
 
+def test_an_uploads_key_is_an_hmac_under_the_secret_not_its_files_digest(monkeypatch):
+    """Issue 33: `upload:` + the bare sha256 of a file let anyone holding it confirm it was uploaded;
+    the key is now run_key's HMAC under the deployment's secret, and an older link is told apart."""
+    from explorer.ui.common import serving
+
+    digest = hashlib.sha256(b"a tokenizer.json").hexdigest()
+    keys = []
+    for secret in (b"1" * 64, b"2" * 64):
+        monkeypatch.setattr(serving, "secret", lambda secret=secret: secret)
+        keys.append(serving.upload_key("upload:" + digest))
+        assert keys[-1] == serving.upload_key("upload:" + digest)  # stable under one secret
+    assert keys[0] != keys[1] and not any(digest[:16] in key for key in keys)
+    assert all(serving.is_upload_key(key) and not serving.is_old_upload_key(key) for key in keys)
+    assert serving.is_old_upload_key("upload:" + digest) and not serving.is_upload_key("upload:" + digest)
+
+
 def test_a_corrupt_database_file_is_moved_aside_and_recreated(tmp_path, caplog):
     path = tmp_path / "runs.sqlite3"
     path.write_bytes(b"this is not a database, but it is long enough to look like a file header" * 20)

@@ -15,6 +15,10 @@ from it, parsed once per process.
 - `stopped_key(key, steps)`: the key of a run stopped by its visitor (the worker stores it there,
   never under the shared key: `store_spec`).
 - `save_run(run, corpus_text)`: store a run the server made itself, so a reload brings it back too.
+- `upload_key(content_key)`: an uploaded tokenizer's key (`upload:` + an HMAC of its files under the
+  deployment's secret, like a run's); `save_upload` / `load_upload` keep its files under it.
+  `is_old_upload_key`: a link of an older version (`upload:` + the bare sha256), answered with
+  `OLD_UPLOAD_LINK`.
 
 Pure Python (no streamlit): the Streamlit side is explorer.ui.common.training and explorer.ui.common.link.
 What it does not do: train, or decide what a page shows.
@@ -26,6 +30,7 @@ import dataclasses
 import hashlib
 import logging
 import os
+import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -56,6 +61,16 @@ LOG = logging.getLogger(__name__)
 TRACE_VERSION = 4
 STORED_CORPUS_LABEL = "corpus"  # a stored run without a label of its own
 UPLOAD_META_KIND = "compare-upload"
+UPLOAD_PREFIX = "upload:"
+# Hex digits of an upload's key (128 bits of its HMAC): fewer than the 64 of the bare sha256 that
+# older versions wrote, so that their links are told apart and answered with OLD_UPLOAD_LINK.
+UPLOAD_KEY_DIGITS = 32
+_UPLOAD_KEY = re.compile(rf"{UPLOAD_PREFIX}[0-9a-f]{{{UPLOAD_KEY_DIGITS}}}")
+_OLD_UPLOAD_KEY = re.compile(rf"{UPLOAD_PREFIX}[0-9a-f]{{64}}")
+OLD_UPLOAD_LINK = (
+    "This link names an uploaded tokenizer the way older versions of the app did (by the sha256 of "
+    "its files), which cannot be opened any more: upload its files again on the Compare page."
+)
 SHARED_RUNS = 8  # parsed runs kept for the whole server (each session keeps its own few too)
 SHARED_CHARACTERS = 16_000_000  # ... holding at most this many corpus characters in all
 
@@ -247,8 +262,34 @@ def save_run(run: Run, text: str) -> bool:
 # ---------------------------------------------------------------- Compare's uploaded tokenizers
 
 
+def upload_key(content: str) -> str:
+    """An uploaded tokenizer's key, from its readers' content key (`upload:` + the sha256 of its
+    files, explorer.compare.columns.content_key): `upload:` + the first `UPLOAD_KEY_DIGITS` hex
+    digits of `run_key` under the deployment's secret, as runs are keyed. Its links and the store
+    use this key alone, so holding a candidate file does not tell whether it was uploaded here.
+
+    >>> key = upload_key("upload:" + "0" * 64)
+    >>> is_upload_key(key), is_old_upload_key(key), key == upload_key("upload:" + "1" * 64)
+    (True, False, False)
+    """
+    digest = content.removeprefix(UPLOAD_PREFIX)
+    keyed = run_key(secret(), digest, canonical_json({"kind": UPLOAD_META_KIND}))
+    return UPLOAD_PREFIX + keyed[:UPLOAD_KEY_DIGITS]
+
+
+def is_upload_key(value: object) -> bool:
+    """Whether `value` has the form of an upload's key (`upload_key`)."""
+    return isinstance(value, str) and _UPLOAD_KEY.fullmatch(value) is not None
+
+
+def is_old_upload_key(value: object) -> bool:
+    """Whether `value` is an upload's key as versions before the keyed uploads wrote them in links
+    (`upload:` + the bare sha256 of its files), which no server opens any more."""
+    return isinstance(value, str) and _OLD_UPLOAD_KEY.fullmatch(value) is not None
+
+
 def upload_store_key(tokenizer_key: str) -> str:
-    """The store key of an uploaded tokenizer's files, from its content key ('upload:sha256')."""
+    """The store key of an uploaded tokenizer's files, from its key (`upload_key`)."""
     return hashlib.sha256(f"compare-upload\0{tokenizer_key}".encode()).hexdigest()
 
 

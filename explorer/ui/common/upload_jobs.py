@@ -10,7 +10,10 @@ milliseconds at a time. The script run waits for the job without holding the GIL
 tokenizers (with the server's copy of their files, for links) and one sentence per file that
 cannot be used.
 
-`stored_uploads(keys, known)`: the uploads a link names (`upload:` + sha256 of their files) that
+Each tokenizer comes back keyed by `serving.upload_key` (an HMAC of its files under the
+deployment's secret), the key its column, links and the store know it by.
+
+`stored_uploads(keys, known)`: the uploads a link names (`serving.upload_key`) that
 the session does not hold, read again, in a worker, from the files the run store keeps
 (explorer.ui.common.serving.save_upload); a key the store no longer holds is simply absent. Both
 Compare's columns and the Vocabulary page's audit open links with it.
@@ -50,7 +53,8 @@ def _rebuilt(packed, files: tuple[UploadedFile, ...]) -> UploadedTokenizer:
     if tokenizer.model_bytes is not None and tokenizer.sentencepiece is None:
         model = SentencePieceTokenizer.from_bytes(tokenizer.model_bytes, files[0].name if files else "")
         tokenizer = replace(tokenizer, sentencepiece=model)
-    return replace(tokenizer, files=files)
+    # The worker's key is the files' bare sha256: the server keys it under its secret (a run's HMAC).
+    return replace(tokenizer, key=serving.upload_key(tokenizer.key), files=files, _columns={})
 
 
 def read_in_worker(
@@ -92,11 +96,11 @@ def read_in_worker(
 
 
 def stored_uploads(keys: Sequence[str], known: Collection[str] = ()) -> dict[str, UploadedTokenizer]:
-    """The uploads named by `keys` (those starting with "upload:", not in `known`), read again
+    """The uploads named by `keys` (upload keys, not in `known`), read again
     from the files the store keeps, by key; those it does not keep (or cannot read) are left out."""
     found: dict[str, UploadedTokenizer] = {}
     for key in keys:
-        if not key.startswith("upload:") or key in known or key in found:
+        if not serving.is_upload_key(key) or key in known or key in found:
             continue
         files = serving.load_upload(key)
         if files is None:

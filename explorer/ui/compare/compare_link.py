@@ -1,5 +1,5 @@
 """The Compare page in its URL: which columns are shown (by stable ids: `pretrained:gpt2`, a run's
-`run:` + the start of its store key, an upload's `upload:` + the sha256 of its files), the
+`run:` + the start of its store key, an upload's key: explorer.ui.common.serving.upload_key), the
 sentences (up to `TEXT_LINK_LIMIT` characters: whole lines that fit, and the page says so when
 some do not), the special-token switch, the boundary diff's two rows, the step-by-step panel's
 tokenizer and text, whether the whole corpus is measured, the decode panel's tokenizer and ids, and
@@ -7,12 +7,13 @@ the pretrained tokenizer the run's merges are compared with (`overlap`, when not
 
 `open_link(params)` puts a link's values into the widgets on the session's first script run
 (before they are drawn), and brings back the uploads it names from the run store (where every
-upload is kept, content-addressed and bounded: explorer.ui.common.serving.save_upload, read back by
+upload is kept by its key, bounded: explorer.ui.common.serving.save_upload, read back by
 explorer.ui.common.upload_jobs.stored_uploads);
-`pick_from_link` ticks the link's columns; `link_params` is the other direction, from what the
+`pick_from_link` ticks the link's columns (`missing_notes`: what the page says of those it does
+not have, an older version's upload link included); `link_params` is the other direction, from what the
 page shows. explorer.ui.common.link adds the run and the session's runs.
 
-What it does not do: draw anything but the one note about sentences too long for a link, or
+What it does not do: draw anything but the notes about sentences too long for a link, or
 decide which columns exist (explorer.ui.compare.sections).
 """
 
@@ -149,6 +150,19 @@ def remember_uploads(found: Sequence[UploadedTokenizer]) -> None:
     """Keep the files of newly read uploads in the store, so that links to their columns open."""
     for tokenizer in found:
         serving.save_upload(tokenizer.key, [(file.name, file.data) for file in tokenizer.files])
+
+
+def missing_notes(missing: Sequence[str]) -> list[str]:
+    """What the page says about the column ids a link names that are not here (`pick_from_link`):
+    an upload of an older version's link (`serving.OLD_UPLOAD_LINK`), and the expired others."""
+    old = [key for key in missing if serving.is_old_upload_key(key)]
+    notes = [serving.OLD_UPLOAD_LINK] if old else []
+    if len(missing) > len(old):
+        notes.append(
+            f"The link names {len(missing) - len(old)} tokenizer(s) this server no longer has (an "
+            "expired run or upload): the others are shown."
+        )
+    return notes
 
 
 def pick_from_link(params: Mapping[str, str], columns: Sequence[TokenizerColumn]) -> list[str]:

@@ -8,7 +8,7 @@ history page at the step that made it.
 The audit runs in a worker process of the server's pool (explorer.work.tasks.audit_task), never in
 its threads, when the section is first shown: a link that names an audit shows it. Its key is an
 HMAC (the store's `run_key`) of the corpus digest, what is audited (the run by its store key and
-step, an upload by its content key, `upload:` + the sha256 of its files, or the bundled name) and
+step, an upload by its key (`serving.upload_key`, an HMAC of its files), or the bundled name) and
 the sample, so the same audit asked by any visitor is one job and one stored result (an upload's
 goes to the worker under a neutral name: the name a visitor gave its files stays in that
 session, which shows it); the run keeps the results it has shown in memory too (`AUDITS_KEPT`).
@@ -133,7 +133,7 @@ def choice_from_link(run: Run, params: Mapping[str, str]) -> None:
     trace = run.trace
     uploads = session_uploads()
     named = params.get(tables.SUBJECT_PARAM, "")
-    if tables.is_upload_key(named) and named not in uploads:
+    if serving.is_upload_key(named) and named not in uploads:
         uploads.update(upload_jobs.stored_uploads([named], uploads))
         state.put(state.UPLOADED_TOKENIZERS, uploads)
     choice, notes = tables.choice_from_params(

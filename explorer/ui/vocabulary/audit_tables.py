@@ -3,7 +3,7 @@ parameters, the stated corpus sample, the step of each merge for our runs, and t
 tables as escaped HTML whose tokens link to the Merge history page at the step that made them.
 
 - `AuditChoice`: this run (at its last step, or after `step` merges or rounds), a tokenizer
-  uploaded on the Compare page (by its key, `upload:` + the sha256 of its files), or a bundled
+  uploaded on the Compare page (by its key: explorer.ui.common.serving.upload_key), or a bundled
   pretrained tokenizer; `choice_from_params` / `choice_params` read and write it as the URL's
   `audit` (an upload's key or a bundled name; none: this run) and `audit_step`.
 - `audit_sample(corpus_text)`: the corpus's lines sampled as the Compare page's corpus figures are
@@ -23,7 +23,6 @@ What it does not do: compute the audit (explorer.lessons.audit, in a worker: exp
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
@@ -31,6 +30,7 @@ from urllib.parse import urlencode
 from explorer.checks import utf8_size
 from explorer.drawing.token_html import escape_text, scroll_region
 from explorer.drawing.wording import plural
+from explorer.ui.common.serving import OLD_UPLOAD_LINK, is_old_upload_key, is_upload_key
 from explorer.work.tasks import SAMPLE_BYTES, SAMPLE_SEED, corpus_sample
 
 SUBJECT_PARAM, AUDIT_STEP_PARAM = "audit", "audit_step"
@@ -39,7 +39,6 @@ ROWS_SHOWN = 100  # rows of the stepping-stone and unreachable tables
 CONSUMERS_SHOWN = 6  # merges named per stepping stone
 HISTORY_PAGE = "Merge_history"  # the URL path of pages/1_Merge_history.py
 HISTORY_STEP_PARAM = "step"  # its step (explorer.ui.history.player.STEP_PARAM: another page's package)
-UPLOAD_KEY = re.compile(r"upload:[0-9a-f]{64}")  # an upload's key (explorer.compare.columns.content_key)
 
 DEFINITIONS = {
     "Rényi efficiency": "H₂.₅(p) / log |V|: p the share of each token the corpus uses, |V| the ordinary "
@@ -83,15 +82,6 @@ class AuditChoice:
         return {"run": run_key, "step": self.step}
 
 
-def is_upload_key(value: str) -> bool:
-    """Whether `value` has the form of an upload's key.
-
-    >>> is_upload_key("upload:" + "ab" * 32), is_upload_key("upload:<script>"), is_upload_key("gpt2")
-    (True, False, False)
-    """
-    return UPLOAD_KEY.fullmatch(value) is not None
-
-
 def choice_from_params(
     params: Mapping[str, str],
     steps: int,
@@ -109,7 +99,7 @@ def choice_from_params(
     AuditChoice(pretrained='gpt2', step=None, upload=None)
     >>> choice_from_params({"audit_step": "11"}, 10, ["gpt2"])[1][0][:50]
     'The audit step in the link (11) is not a whole num'
-    >>> key = "upload:" + "0" * 64
+    >>> key = "upload:" + "0" * 32
     >>> choice_from_params({"audit": key}, 10, ["gpt2"], uploads=[key])[0].upload == key
     True
     >>> choice_from_params({"audit": key}, 10, ["gpt2"])[1][0][:48]
@@ -123,6 +113,8 @@ def choice_from_params(
             pretrained = subject
         elif is_upload_key(subject) and subject in uploads:
             upload = subject
+        elif is_old_upload_key(subject):
+            notes.append(f"{OLD_UPLOAD_LINK} This run is audited.")
         elif is_upload_key(subject):
             notes.append(
                 "The uploaded tokenizer the link audits is no longer kept on this server (uploads are "
