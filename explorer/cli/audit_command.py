@@ -14,7 +14,14 @@ from __future__ import annotations
 
 import json
 
-from explorer.cli.common import UserError, is_sentencepiece, load_our_tokenizer, load_pretrained, read_text
+from explorer.cli.common import (
+    UserError,
+    is_sentencepiece,
+    load_our_tokenizer,
+    load_pretrained,
+    read_json_text,
+    read_text,
+)
 from explorer.drawing.wording import plural
 
 SUMMARY_EXAMPLES = 8  # tokens shown per list in the summary
@@ -70,7 +77,7 @@ def _subject(args):
     from explorer.train import trace_from_json
 
     try:
-        trace = trace_from_json(read_text(args.trace, "trace file"))
+        trace = trace_from_json(read_json_text(args.trace, "trace file"))
     except (ValueError, KeyError, TypeError) as error:
         raise UserError(f"{args.trace}: not a training trace ({error})") from None
     if args.step is not None and not 0 <= args.step <= trace.steps:

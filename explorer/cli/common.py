@@ -1,6 +1,9 @@
 """What every command of `python -m explorer` shares: its one kind of error, reading files, parsing
 argument values, printing warnings and progress, and loading the tokenizer a command names.
 
+Every JSON file a command reads goes through `read_json_text` (the bounded reader,
+explorer.checks.json_text), so a file nested too deep is the same sentence in every command.
+
 `UserError` is a problem with the user's input: `main` prints it as one line and exits with
 status 2. Everything here that can fail on a user's input raises it, with a message that already
 says everything (hence `from None`: the chained traceback would add nothing).
@@ -110,6 +113,20 @@ def read_text(source: str, what: str, max_bytes: int | None = None, too_large: s
         return decode_upload(data, source)
     except InputError as error:
         raise UserError(f"{what} {error}") from None
+
+
+def read_json_text(path: str, what: str) -> str:
+    """The text of a JSON file (a tokenizer.json, a trace) read by `read_text`, checked by the
+    bounded reader's `check_json_bounds` before any parser recurses into it: every command refuses
+    a file nested too deep with the same sentence, never a RecursionError."""
+    from explorer.checks import check_json_bounds
+
+    text = read_text(path, what)
+    try:
+        check_json_bounds(text, "the file")
+    except ValueError as error:
+        raise UserError(f"{path}: {error}") from None
+    return text
 
 
 def check_output_path(path: str, what: str, example: str = "tokenizer.json") -> None:
@@ -222,7 +239,7 @@ def load_our_tokenizer(path: str):
     from explorer.pipeline.tokenizer_json import tokenizer_from_json
 
     try:
-        return tokenizer_from_json(read_text(path, "tokenizer file"))
+        return tokenizer_from_json(read_json_text(path, "tokenizer file"))
     except ValueError as error:
         raise UserError(f"{path}: {error}") from None
 

@@ -18,7 +18,7 @@ from explorer.cli.common import (
     is_sentencepiece,
     load_pretrained,
     load_sentencepiece,
-    read_text,
+    read_json_text,
     warn,
 )
 
@@ -77,15 +77,10 @@ def _library_decoding(path: str, ids: list[int]):
     Compare page decodes an upload (`compare.decode.library_decoder`)."""
     import tokenizers
 
-    from explorer.checks import check_json_bounds
     from explorer.compare.decode import library_decoder
     from explorer.compare.encoders import mentions_byte_level
 
-    text = read_text(path, "tokenizer file")
-    try:
-        check_json_bounds(text, "the file")  # before any parser recurses into it
-    except ValueError as error:
-        raise UserError(f"{path}: {error}") from None
+    text = read_json_text(path, "tokenizer file")  # bounded before any parser recurses into it
     try:
         library = tokenizers.Tokenizer.from_str(text)
     except Exception as error:  # the library raises plain Exceptions with serde's message

@@ -141,6 +141,34 @@ def test_a_tokenizer_json_nested_too_deep_is_one_line(tmp_path, trained, command
     assert "nests arrays and objects more than 128 levels deep" in line
 
 
+DEEP = 50_000
+DEEP_FILES = {"object": '{"a":' * DEEP + "1" + "}" * DEEP, "array": nested_array(DEEP)}
+DEEP_SENTENCE = "the file nests arrays and objects more than 128 levels deep, which is not read."
+
+
+@pytest.mark.parametrize("shape", list(DEEP_FILES))
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("encode", "--tokenizer", "{json}", "hi"),
+        ("compare", "--tokenizer", "{json}", "hi"),
+        ("decode", "--tokenizer", "{json}", "1"),
+        ("audit", "--tokenizer", "{json}", "--corpus", "{corpus}"),
+        ("audit", "--trace", "{json}", "--corpus", "{corpus}"),
+    ],
+    ids=lambda args: " ".join(args[:2]),
+)
+def test_every_command_reading_json_refuses_a_file_50000_deep_with_one_sentence(
+    tmp_path, corpus, shape, args
+):
+    """Issue 33: `audit --trace` on such a file printed a RecursionError ("unexpected: please report
+    it") where the other commands said the 128-levels sentence: every JSON read is bounded."""
+    path = tmp_path / "deep.json"
+    path.write_text(DEEP_FILES[shape], encoding="utf-8")
+    line = one_error_line(cli(*(arg.format(json=path, corpus=corpus) for arg in args)))
+    assert line == f"error: {path}: {DEEP_SENTENCE}"
+
+
 def test_a_sequence_normalizer_nested_within_the_bound_still_encodes(tmp_path, trained):
     path = tmp_path / "sequence.json"
     path.write_text(json.dumps(with_sequence_normalizer(trained, 60)), encoding="utf-8")
