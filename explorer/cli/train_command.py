@@ -110,7 +110,7 @@ def run(args) -> int:
     from explorer.lessons.explain import explain_vocab_size, special_token_notes, stop_reason_text
     from explorer.run_config import MAX_SYMBOLS, TrainerConfig
     from explorer.training import engines
-    from explorer.training.settings_checks import check_special_tokens
+    from explorer.training.settings_checks import check_special_tokens, special_token_entries
 
     if args.special_tokens is None:
         args.special_tokens = BERT_SPECIAL_TOKENS if args.algorithm == "wordpiece" else ""
@@ -146,7 +146,8 @@ def run(args) -> int:
     if corpus_check.errors:
         raise UserError(" ".join(corpus_check.errors))
     pre_tokenizer = _pre_tokenizer(args)
-    special_tokens = comma_separated(args.special_tokens)
+    # Split as the Train page splits its field, empty entries kept: the same check, the same sentence.
+    special_tokens = special_token_entries(args.special_tokens)
     tokens_check = check_special_tokens(special_tokens, pre_tokenizer)
     if tokens_check.errors:
         raise UserError(" ".join(tokens_check.errors))

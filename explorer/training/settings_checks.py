@@ -1,5 +1,7 @@
 """Training settings checked before training: the special tokens and the vocabulary size.
 
+- `special_token_entries(typed)`: the comma-separated tokens as typed, empty entries kept, which
+  the app and the CLI both check with:
 - `check_special_tokens(tokens, pre_tokenizer)`: what the special tokens will do, as a `Check`
   (errors, warnings, notes), checked against the library (see tests/unit/test_inputs.py).
 - `check_vocab_size(vocab_size, limits)`: the size as an int, or `InputError`.
@@ -22,6 +24,19 @@ from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS
 
 # The shapes special tokens usually have: [CLS], <s>, </s>, <unk>, <|endoftext|>.
 _USUAL_MARKER = re.compile(r"\[[^\[\]\s]+\]|<\|[^<>|\s]+\|>|</?[^<>|\s]+>")
+
+
+def special_token_entries(typed: str) -> tuple[str, ...]:
+    """Comma-separated special tokens as typed (the Train page's field, `train --special-tokens`),
+    each stripped; repeats and empty entries ("a,,b") kept, for `check_special_tokens` to report.
+    Nothing typed: no token.
+
+    >>> special_token_entries(" [CLS], [SEP] "), special_token_entries(",,"), special_token_entries(" ")
+    (('[CLS]', '[SEP]'), ('', '', ''), ())
+    """
+    if not typed.strip():
+        return ()
+    return tuple(token.strip() for token in typed.split(","))
 
 
 def check_special_tokens(tokens: list[str] | tuple[str, ...], pre_tokenizer: str | None = None) -> Check:

@@ -170,6 +170,26 @@ def test_bad_input_gets_one_clear_line(tmp_path, args, stdin, message):
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("typed", [",,", "[CLS],,[SEP]", "[X],", " , "])
+@pytest.mark.parametrize("algorithm", ["bpe", "unigram"])
+def test_an_empty_special_token_is_refused_as_the_train_page_refuses_it(tmp_path, typed, algorithm):
+    """Issue 33: `train --special-tokens ",,"` trained (status 0) where the Train page refuses an
+    empty entry; the CLI now splits and checks as the page does, with the page's sentence."""
+    from dataclasses import replace
+
+    from explorer.checks import Limits
+    from explorer.ui.common.settings import defaults_for
+    from explorer.ui.common.training import settings_check
+
+    settings = replace(defaults_for(algorithm), vocab_size=300, special_tokens=typed)
+    page_errors = settings_check(settings, Limits()).errors
+    assert page_errors and all(error.startswith("A special token is empty") for error in page_errors)
+    options = ("--algorithm", algorithm, "--special-tokens", typed)
+    result = cli(*train_from_stdin(*options, vocab_size="300"), stdin=b"hello world", cwd=tmp_path, bare=True)
+    assert result.returncode == 2 and not (tmp_path / "x.json").exists()
+    assert result.stderr.decode().strip() == "error: " + " ".join(page_errors)
+
+
 def test_a_malformed_tokenizer_file_is_an_error_without_a_traceback(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text('{"model": {"type": "Foo"}}', encoding="utf-8")

@@ -30,7 +30,7 @@ from typing import Any
 from explorer.checks import InputError, Limits
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS, is_byte_level
 from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS, RunConfig, TrainerConfig, UnigramConfig
-from explorer.training.settings_checks import check_vocab_size
+from explorer.training.settings_checks import check_vocab_size, special_token_entries
 
 ALGORITHM_LABELS = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
 FLAVOR_LABELS = {"library": "`tokenizers` library", "course": "Hugging Face course"}
@@ -138,11 +138,8 @@ class Settings:
         return replace(self, **{name: getattr(defaults, name) for name in self.unused_fields})
 
     def special_token_entries(self) -> tuple[str, ...]:
-        """The comma-separated special tokens as typed, each stripped; repeats and empty entries
-        ("a,,b") kept, for `check_special_tokens` to report. Nothing typed: no token."""
-        if not self.special_tokens.strip():
-            return ()
-        return tuple(token.strip() for token in self.special_tokens.split(","))
+        """The special tokens as typed, empty entries and repeats kept (`special_token_entries`)."""
+        return special_token_entries(self.special_tokens)
 
     def special_token_list(self) -> tuple[str, ...]:
         """The special tokens trained with: the entries without empty ones and repeats."""
