@@ -18,7 +18,8 @@ frame.page(
 run = frame.require_run(PAGE)
 first_view = state.get(state.FIRST_RUN)
 if first_view:  # a link: its sentences, switch, panels and uploads
-    compare_link.open_link(st.query_params)
+    for note in compare_link.open_link(st.query_params):
+        frame.info(note)
 
 other = compare.other_run(run)
 with st.expander("Upload a tokenizer", icon=":material/upload_file:"):

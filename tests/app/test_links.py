@@ -181,6 +181,28 @@ def test_an_upload_is_keyed_under_the_secret_and_an_older_versions_link_is_a_sen
     assert query(old)["cols"] == "pretrained:gpt2"  # the link written now carries no old key
 
 
+def test_a_link_longer_than_its_cap_opens_with_the_apps_sentence_and_no_link_written_is_longer():
+    """Issue 33: a `text=` between the link's cap (2,000 characters) and what the HTTP layer
+    accepts (127,882 on loopback: docs/serving.md) opens with a sentence, and the app writes no
+    link whose text is longer than its cap, whatever is typed."""
+    from urllib.parse import urlencode
+
+    from explorer.ui.compare.compare_link import TEXT_LINK_LIMIT
+
+    at = train_pasted(new_app(), words(200, seed=24))
+    at.switch_page(COMPARE).run()
+    long = "word " * 20_000  # 100,000 characters on one line
+    opened = new_app({**query(at), "text": long}, COMPARE)
+    assert not opened.exception, opened.exception
+    infos = " ".join(str(element.value) for element in opened.info)
+    assert "The link's sentences are 100,000 characters long" in infos and "2,000" in infos
+    assert compare_text(opened) == long[:TEXT_LINK_LIMIT]
+    for typed in (long, "\n".join(["line " * 100] * 200), "é" * 30_000):
+        type_compare_text(opened, typed)
+        assert len(query(opened).get("text", "")) <= TEXT_LINK_LIMIT
+        assert len(urlencode(query(opened))) < 20_000  # every parameter, percent-encoded
+
+
 def test_long_sentences_are_cut_at_whole_lines_and_the_page_says_so():
     at = train_pasted(new_app(), words(200, seed=20))
     at.switch_page(COMPARE).run()

@@ -110,15 +110,24 @@ def column_ids(params: Mapping[str, str]) -> list[str] | None:
     return [key for key in value.split(",")[:COLUMNS_LIMIT] if key]
 
 
-def open_link(params: Mapping[str, str]) -> None:
+def open_link(params: Mapping[str, str]) -> list[str]:
     """On the session's first script run: the link's sentences, switch, diff rows, step-by-step
     panel, decode panel and whole-corpus choice into the widgets, and its uploads back from the
     store into the session's uploads. Values that are not options are dropped where the widgets
-    are drawn (explorer.ui.compare.sections keeps only choices that exist)."""
+    are drawn (explorer.ui.compare.sections keeps only choices that exist). Returns what the page
+    says about the link: its sentences cut at `TEXT_LINK_LIMIT` (no link the app writes is longer;
+    a longer one was made by hand)."""
+    notes = []
     if TEXT_PARAM in params:
         text = params[TEXT_PARAM][:TEXT_LINK_LIMIT]
         state.put(W.SENTENCES, text)
         state.put(state.COMPARE_TEXT, text)
+        if len(params[TEXT_PARAM]) > TEXT_LINK_LIMIT:
+            notes.append(
+                f"The link's sentences are {len(params[TEXT_PARAM]):,} characters long: a link keeps at "
+                f"most {TEXT_LINK_LIMIT:,}, so the first {TEXT_LINK_LIMIT:,} are shown. Paste longer text "
+                "in the box."
+            )
     state.put(W.COMPARE_SPECIAL_TOKENS, params.get(SPECIAL_PARAM) == "1")
     top, _, bottom = params.get(DIFF_PARAM, "").partition(",")
     if top and bottom:
@@ -137,6 +146,7 @@ def open_link(params: Mapping[str, str]) -> None:
         state.put(W.OVERLAP_PRETRAINED, params[OVERLAP_PARAM])
         state.put(W.SECTION_OVERLAP, True)
     _uploads_from_store(column_ids(params) or [])
+    return notes
 
 
 def _uploads_from_store(keys: Sequence[str]) -> None:
