@@ -285,7 +285,8 @@ def set_current_run(run: Run, corpus_text: str) -> None:
     st.session_state[HISTORY] = [r for r in earlier_runs() if r.store_key != run.store_key]
     st.session_state[CURRENT_RUN] = run
     st.session_state[TRAINED_CORPUS] = (run.key.corpus_sha256, corpus_text)
-    st.session_state[STEP] = min(1, run.trace.steps)  # Merge history opens at the first merge (or round)
+    # Merge history opens at the first merge; Training history (Unigram) at round 0, its seed pieces.
+    st.session_state[STEP] = min(1, run.trace.steps) if run.trace.step_noun == "merge" else 0
     st.session_state[PLAYING] = False
     st.session_state[MEASURE_WHOLE] = False
 
