@@ -83,7 +83,8 @@ def page(
     state.put(state.FIRST_RUN, not state.get(state.SESSION_STARTED))
     state.put(state.SESSION_STARTED, True)
     state.script_started()
-    serving.warm_compare()  # the first page of the server: Compare's first columns load meanwhile
+    if not shows_form:  # past the Train page (its first view stays light): Compare's first columns load
+        serving.warm_compare()
     training.collect()
     st.html(f"<style>{STYLESHEET}</style>")  # the token displays' classes, once per page
     with st.sidebar:

@@ -91,9 +91,10 @@ _compare_warmed: list[bool] = []
 
 
 def warm_compare() -> None:
-    """Once per process (the server's first page): load the encoders of Compare's first columns
-    (GPT-2, GPT-4, GPT-4o) in the background, so that no visitor's first key there waits for them
-    (explorer.compare.warm). Not with EXPLORER_WARM_UP=0 (explorer.work.config: no warm-up)."""
+    """Once per process (the first page past Train, whose first view imports no heavy library):
+    load the encoders of Compare's first columns (GPT-2, GPT-4, GPT-4o) in the background, so that
+    no visitor's first key there waits for them (explorer.compare.warm). Not with
+    EXPLORER_WARM_UP=0 (explorer.work.config: no warm-up)."""
     with _shared_lock:
         if _compare_warmed:
             return
