@@ -338,6 +338,16 @@ def paste_corpus(page, text: str) -> None:
     wait_idle(page)
 
 
+def open_select(page, name: str) -> None:
+    """Open the selectbox named `name` (its list of options shown). Scrolled into view first, then
+    clicked: a click that has to scroll the page first opens the list, and the scroll event that
+    follows closes it again (BaseWeb's select closes on a scroll; a person scrolls, then clicks)."""
+    box = page.get_by_role("combobox", name=name)
+    box.scroll_into_view_if_needed()
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    box.click()
+
+
 def in_view(locator) -> bool:
     """Whether the element's whole box is inside the viewport (Streamlit scrolls its own container:
     the box is where the person sees it)."""

@@ -27,6 +27,7 @@ from tests.browser.helpers import (
     assert_no_errors,
     main,
     open_page,
+    open_select,
     screenshot,
     sidebar,
     title_of,
@@ -132,7 +133,7 @@ def has_run(page) -> bool:
 
 def paste_corpus(page, rng) -> str:
     go(page, "Train")
-    page.get_by_role("combobox", name="Sample corpus").click()
+    open_select(page, "Sample corpus")
     page.get_by_role("option", name=re.compile("^none")).click()
     wait_idle(page)
     area = page.get_by_role("textbox", name="Corpus", exact=True)
@@ -146,7 +147,7 @@ def paste_corpus(page, rng) -> str:
 def pick_sample(page, rng) -> str:
     go(page, "Train")
     name = rng.choice(SAMPLES)
-    page.get_by_role("combobox", name="Sample corpus").click()
+    open_select(page, "Sample corpus")
     page.get_by_role("option", name=re.compile(name)).click()
     wait_idle(page)
     return f"sample {name[1:]}"
@@ -284,9 +285,9 @@ def test_every_link_shows_what_its_page_shows(server, page, elsewhere, seed):
         action = rng.choice(ACTION_LIST)
         try:
             done.append(action(page, rng))
-        except Exception:
+        except Exception as error:  # the walk's steps so far, then the error itself (its cause)
             screenshot(page, f"link-walk-{seed}-{len(done)}-failed-{action.__name__}")
-            raise AssertionError(f"walk {seed}: {action.__name__} failed after {done}") from None
+            raise AssertionError(f"walk {seed}: {action.__name__} failed after {done}") from error
         assert_no_errors(page, f"walk {seed} after {done}")
         seen = settled_view(page)
         query = page.url.split("?", 1)[1] if "?" in page.url else ""

@@ -19,6 +19,7 @@ from tests.browser.helpers import (
     error_texts,
     main,
     open_page,
+    open_select,
     player_reading,
     screenshot,
     sidebar,
@@ -166,7 +167,7 @@ def assert_viterbi_answers(page, text: str) -> None:
 
 def test_the_course_unigram_played_scrubbed_reloaded_and_shared(server, elsewhere, page):
     open_page(page, server, "/")
-    page.get_by_role("combobox", name="Sample corpus").click()
+    open_select(page, "Sample corpus")
     page.get_by_role("option", name=re.compile(r"^Hugging Face course")).click()
     wait_idle(page)
     choose(page, "Algorithm", "Unigram")
@@ -257,7 +258,7 @@ def test_the_course_unigram_played_scrubbed_reloaded_and_shared(server, elsewher
 
 def test_a_library_unigram_opens_every_page(server, page):
     open_page(page, server, "/")
-    page.get_by_role("combobox", name="Sample corpus").click()
+    open_select(page, "Sample corpus")
     page.get_by_role("option", name=re.compile("^none")).click()
     wait_idle(page)
     area = page.get_by_role("textbox", name="Corpus", exact=True)
