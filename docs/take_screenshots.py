@@ -35,7 +35,7 @@ SHOTS_FROM_LINKS = (
         "merge_history_steps",
         "algorithm=bpe&flavor=course&vocab_size=45&sample=hf-course&step=14",
         1500,
-        "How a text is tokenized",
+        "How a text is tokenized, step by step",
     ),
     (
         "training_history",
@@ -47,7 +47,7 @@ SHOTS_FROM_LINKS = (
         "lost_characters",
         "algorithm=bpe&flavor=course&vocab_size=50&sample=hf-course",
         1500,
-        "The tutorial's sample sentences",
+        "The tutorial's sample sentences with this tokenizer",
     ),
     (
         "audit",
