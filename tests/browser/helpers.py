@@ -203,7 +203,8 @@ class Tabs:
     5.6 cpu-s; Compare: 1.6 against 3.8; machine-wide, on this 2-core machine).
 
     Whoever adds a listener to a tab removes it before giving the tab back; a tab given back while
-    a test fails (`keep=False`) is closed instead, whatever state it was left in."""
+    a test fails (`keep=False`) is closed instead, whatever state it was left in. Either way its
+    origin's localStorage is cleared (Streamlit keeps there whether the sidebar was closed by hand)."""
 
     def __init__(self, context):
         self.context = context
@@ -223,6 +224,12 @@ class Tabs:
     def give_back(self, tab, keep: bool = True) -> None:
         if tab.is_closed():
             return
+        try:  # what Streamlit remembers in the browser (the sidebar opened or closed by hand, its
+            # width): the next test's visitor is a new one (a phone's page opens without the sidebar)
+            if tab.url.startswith("http"):
+                tab.evaluate("() => localStorage.clear()")
+        except Exception:  # noqa: BLE001 - a page that cannot run a script is closed below
+            keep = False
         if keep:
             try:
                 tab.goto("about:blank")
