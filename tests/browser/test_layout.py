@@ -80,6 +80,8 @@ def tab(tabs, server):
     page.on("request", on_request)
     try:
         open_page(page, server, "/")
+        page.evaluate("() => localStorage.clear()")  # a new visitor: no sidebar state remembered
+        open_page(page, server, "/")
         area = page.get_by_role("textbox", name="Corpus", exact=True)
         area.fill(CORPUS)
         area.press("Control+Enter")
