@@ -8,10 +8,10 @@
   are drawn when ready, rather than the page's run waiting for them.
 - `wait_all(timeout)`: wait for every load asked for (tests and benchmarks: no browser asks again).
 - `warm_defaults()`: the first columns of every Compare page (GPT-2, GPT-4, GPT-4o), loaded once
-  per process when the server's first page is drawn.
+  per process when the server draws its first page past Train (explorer.ui.common.serving).
 
-Loads are serialized by explorer.pretrained (one at a time), so one thread loses nothing; it is a
-daemon, and a load that fails is left for the column's own encode to report.
+Loads are serialized by explorer.pretrained (one at a time), so one thread loses nothing; a load
+that fails is left for the column's own encode to report.
 
 What it does not do: encode, draw, or decide which columns a page shows.
 """
