@@ -41,7 +41,8 @@ TRAIN_WAIT_SECONDS = 120
 
 
 def new_app(query: dict[str, str] | None = None, page: str | None = None) -> AppTest:
-    """A new session (a new visitor) opened on `page` (Train by default) with the link's `query`."""
+    """A new session (a new visitor) opened on `page` (Train by default) with the link's `query`
+    (on Compare, once its columns' vocabularies are loaded)."""
     at = AppTest.from_file(APP, default_timeout=TRAIN_WAIT_SECONDS)
     for key, value in (query or {}).items():
         at.query_params[key] = value
@@ -49,7 +50,7 @@ def new_app(query: dict[str, str] | None = None, page: str | None = None) -> App
         at.switch_page(page)
     at.run()
     assert not at.exception, at.exception
-    return at
+    return columns_loaded(at) if page == COMPARE else at
 
 
 # ---------------------------------------------------------------- training
@@ -156,6 +157,12 @@ def type_compare_text(at: AppTest, text: str) -> AppTest:
     at.session_state[box_state_key(W.SENTENCES)] = {"text": text}
     at.run()
     assert not at.exception, at.exception
+    return columns_loaded(at)
+
+
+def open_compare(at: AppTest) -> AppTest:
+    """Move to Compare (as the sidebar does) and wait for its columns' vocabularies to load."""
+    at.switch_page(COMPARE).run()
     return columns_loaded(at)
 
 

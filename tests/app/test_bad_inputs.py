@@ -31,6 +31,7 @@ from tests.app.helpers import (
     learning,
     metrics,
     new_app,
+    open_compare,
     player,
     player_act,
 )
@@ -111,7 +112,7 @@ def visit_every_page(at: AppTest) -> None:
         player_act(at, player(at)["steps"])
     at.switch_page(VOCABULARY).run()
     assert not at.exception, at.exception
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert not at.exception, at.exception
     at.switch_page(TRAIN).run()
     assert not at.exception, at.exception
@@ -511,7 +512,7 @@ def test_stop_button_keeps_a_partial_history_explorable_everywhere(monkeypatch):
     at.switch_page(VOCABULARY).run()
     assert not at.exception, at.exception
     assert len(at.dataframe[0].value) == int(summary["Final vocabulary size"].replace(",", ""))
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert not at.exception, at.exception
 
 

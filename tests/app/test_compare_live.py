@@ -29,6 +29,7 @@ from tests.app.helpers import (
     component_data,
     joined,
     new_app,
+    open_compare,
     query,
     run_of,
     sentence_figures,
@@ -44,7 +45,7 @@ BOOM = "boom"
 @pytest.fixture
 def compare_page():
     at = train(new_app())
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert not at.exception, at.exception
     return at
 

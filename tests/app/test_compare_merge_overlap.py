@@ -21,6 +21,7 @@ from tests.app.helpers import (
     html_bodies,
     joined,
     new_app,
+    open_compare,
     open_sections,
     plotly_specs,
     query,
@@ -74,7 +75,7 @@ def rank_title(spec: dict) -> str:
 
 def test_the_section_shows_the_curve_and_partings_and_the_link_keeps_the_tokenizer():
     at = train(new_app())
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     opened(at)
     picker = at.selectbox(key=W.OVERLAP_PRETRAINED)
     assert picker.value == "gpt2" and OVERLAP_PARAM not in query(at)
@@ -109,7 +110,7 @@ def test_the_section_shows_the_curve_and_partings_and_the_link_keeps_the_tokeniz
 
 def test_a_slow_comparison_says_so_and_the_page_draws_it_once_it_is_in(monkeypatch):
     at = train(new_app())
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     opened(at)
     monkeypatch.setattr(merge_overlap_section, "INLINE_SECONDS", 0.0)
     at.selectbox(key=W.OVERLAP_PRETRAINED).set_value("o200k_base").run()  # recovered in the worker: seconds
@@ -129,7 +130,7 @@ def test_a_wordpiece_run_gets_one_sentence_instead():
     at = train(
         new_app({"algorithm": "wordpiece", "flavor": "course", "vocab_size": "70", "sample": "hf-course"})
     )
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert not at.exception, at.exception
     assert "Not compared for this run: a WordPiece run marks the pieces" in joined(at, "info")
     assert not any(box.key == W.OVERLAP_PRETRAINED for box in at.selectbox)

@@ -17,7 +17,6 @@ from explorer.train import tokenizer_from_trace
 from explorer.ui.common.state import MEASURE_JOBS
 from explorer.ui.common.state import Widget as W
 from tests.app.helpers import (
-    COMPARE,
     VOCABULARY,
     collect,
     column_token_counts,
@@ -27,6 +26,7 @@ from tests.app.helpers import (
     html_bodies,
     joined,
     new_app,
+    open_compare,
     run_of,
     sentence_figures,
     train,
@@ -46,7 +46,7 @@ EOT = "<|endoftext|>"
 @pytest.fixture
 def compare_page():
     at = train(new_app())
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert not at.exception, at.exception
     return at
 
@@ -101,7 +101,7 @@ def test_picker_offers_every_family_and_shows_six_columns_with_counts(compare_pa
 
     # the choice survives a visit to another page
     at.switch_page(VOCABULARY).run()
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert not at.exception, at.exception
     assert len(compare_column_bodies(at)) == 6
 

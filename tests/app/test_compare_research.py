@@ -16,12 +16,12 @@ from explorer.pretrained import load_encoding
 from explorer.training.word_counts import split_lines
 from explorer.ui.common.state import MEASURE_JOBS, TRAINED_CORPUS
 from explorer.ui.common.state import Widget as W
-from tests.app.helpers import COMPARE, collect, html_bodies, new_app, session_value, train
+from tests.app.helpers import collect, html_bodies, new_app, open_compare, session_value, train
 
 
 def test_compare_shows_the_research_figures_of_every_measured_column_and_their_definitions():
     at = train(new_app())
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert not at.exception, at.exception
     collect(at, MEASURE_JOBS)  # measured in workers, however loaded the machine
     corpus_table, research = (frame.value for frame in at.dataframe)
@@ -71,7 +71,7 @@ def test_an_upload_only_the_library_reads_has_a_row_without_figures_and_says_why
     wordlevel = LibraryTokenizer(models.WordLevel({"[UNK]": 0, "the": 1, "a": 2}, unk_token="[UNK]"))
     wordlevel.pre_tokenizer = pre_tokenizers.Whitespace()
     at = train(new_app())
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     at.file_uploader(key=W.TOKENIZER_UPLOAD).upload(
         "<i>word</i>level.json", wordlevel.to_str().encode(), "application/json"
     ).run()

@@ -23,6 +23,7 @@ from tests.app.helpers import (
     joined,
     metrics,
     new_app,
+    open_compare,
     query,
     run_of,
     train,
@@ -99,7 +100,7 @@ def test_another_visitors_file_name_is_never_shown():
 
 def test_compare_in_one_link_columns_sentences_switch_and_decode():
     at = train_pasted(new_app(), words(200, seed=16))
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     chosen = [run_of(at).column_key, "pretrained:gpt2", "pretrained:llama3", "pretrained:qwen3.6"]
     at.multiselect(key=W.COLUMNS).set_value(chosen).run()
     type_compare_text(at, "Hello <|endoftext|> world\nSecond line 123")
@@ -128,7 +129,7 @@ def test_the_sessions_earlier_runs_survive_a_reload_with_their_numbers():
     train_pasted(at, words(200, seed=18))
     first, second = at.session_state["earlier_runs"][0], run_of(at)
     assert (first.number, second.number) == (1, 2)
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     reloaded = new_app(query(at), COMPARE)
     assert run_of(reloaded).number == 2 and run_of(reloaded).store_key == second.store_key
     earlier = reloaded.session_state["earlier_runs"]
@@ -143,7 +144,7 @@ def test_an_uploaded_tokenizer_column_opens_from_a_link_elsewhere():
 
     at = train_pasted(new_app(), words(200, seed=19))
     exported = tokenizer_to_json(tokenizer_from_trace(run_of(at).trace))
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     at.file_uploader(key=W.TOKENIZER_UPLOAD).set_value(
         [("my-tokenizer.json", exported.encode(), "application/json")]
     ).run()
@@ -166,7 +167,7 @@ def test_an_upload_is_keyed_under_the_secret_and_an_older_versions_link_is_a_sen
 
     at = train_pasted(new_app(), words(200, seed=23))
     data = tokenizer_to_json(tokenizer_from_trace(run_of(at).trace)).encode()
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     at.file_uploader(key=W.TOKENIZER_UPLOAD).set_value([("mine.json", data, "application/json")]).run()
     assert not at.exception, at.exception
     bare = "upload:" + hashlib.sha256(data).hexdigest()
@@ -190,7 +191,7 @@ def test_a_link_longer_than_its_cap_opens_with_the_apps_sentence_and_no_link_wri
     from explorer.ui.compare.compare_link import TEXT_LINK_LIMIT
 
     at = train_pasted(new_app(), words(200, seed=24))
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     long = "word " * 20_000  # 100,000 characters on one line
     opened = new_app({**query(at), "text": long}, COMPARE)
     assert not opened.exception, opened.exception
@@ -205,7 +206,7 @@ def test_a_link_longer_than_its_cap_opens_with_the_apps_sentence_and_no_link_wri
 
 def test_long_sentences_are_cut_at_whole_lines_and_the_page_says_so():
     at = train_pasted(new_app(), words(200, seed=20))
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     lines = [f"line {i} " + "word " * 60 for i in range(12)]
     type_compare_text(at, "\n".join(lines))
     kept = query(at)["text"].split("\n")

@@ -20,11 +20,11 @@ from explorer.ui.common.live_text import box_state_key
 from explorer.ui.common.state import Widget as W
 from explorer.ui.history import player as player_module
 from tests.app.helpers import (
-    COMPARE,
     MERGES,
     html_bodies,
     html_table,
     new_app,
+    open_compare,
     open_sections,
     player,
     player_act,
@@ -221,7 +221,7 @@ def test_compare_shows_any_columns_steps(wordpiece_page):
     from explorer.pretrained import encode_pretrained
 
     at = wordpiece_page
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert not at.exception, at.exception
     at.selectbox(key=W.STEPS_COLUMN).set_value("pretrained:gpt2").run()
     at.session_state[box_state_key(W.COMPARE_STEPS_TEXT)] = {"text": "unbelievable tokenization"}

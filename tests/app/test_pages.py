@@ -15,7 +15,6 @@ from explorer.ui.common.state import MEASURE_JOBS
 from explorer.ui.common.state import Widget as W
 from explorer.ui.vocabulary.vocabulary_table import vocabulary_csv_name
 from tests.app.helpers import (
-    COMPARE,
     MERGES,
     PAGES,
     TRAIN,
@@ -27,6 +26,7 @@ from tests.app.helpers import (
     messages,
     metrics,
     new_app,
+    open_compare,
     open_sections,
     player,
     player_act,
@@ -219,7 +219,7 @@ def test_every_page_shows_the_run_after_training():
     )
     assert vocabulary_csv_name(run, vocab_size, vocab_size) == "bpe-1000-run1-vocabulary.csv"
 
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert not at.exception, at.exception
     assert any('class="token-spans"' in body and 'title="id ' in body for body in html_bodies(at))
     at.button(key=W.TRAIN_OTHER).click().run()
@@ -282,7 +282,7 @@ def merge_history_at_the_last_step_of_a_hostile_corpus() -> AppTest:
 
 def test_hostile_corpus_is_escaped_everywhere():
     at = merge_history_at_the_last_step_of_a_hostile_corpus()
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     type_compare_text(at, XSS)
     assert not at.exception, at.exception
     bodies = " ".join(html_bodies(at))
@@ -348,7 +348,7 @@ GPT2_MOUSE_EN = [32, 10211, 1444, 4767, 283, 10718, 319, 262, 13273, 19262, 287,
 
 def test_compare_shows_pretrained_tokenizers_metrics_and_charts():
     at = train(new_app())
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert not at.exception, at.exception
     columns = compare_column_bodies(at)
     assert {"GPT-2", "GPT-4 (cl100k&#95;base)", "GPT-4o (o200k&#95;base)"} <= set(columns)
@@ -395,7 +395,7 @@ def test_compare_asks_the_workers_for_the_corpus_figures_before_drawing_the_sent
         live_columns, "_counts_and_columns", lambda *args: events.append("draw") or draw(*args)
     )
     at = train(new_app())
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert not at.exception, at.exception
     assert events[:2] == ["request", "draw"]
     assert len(at.dataframe[0].value) == len(sentence_figures(at)) == 4  # and the figures are all there
@@ -403,7 +403,7 @@ def test_compare_asks_the_workers_for_the_corpus_figures_before_drawing_the_sent
 
 def test_compare_columns_can_be_hidden_and_uploads_added():
     at = train(new_app())
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     at.multiselect(key="compare_columns").unselect("pretrained:cl100k_base").run()
     assert not at.exception, at.exception
     assert "GPT-4 (cl100k&#95;base)" not in compare_column_bodies(at)
@@ -421,7 +421,7 @@ def test_compare_columns_can_be_hidden_and_uploads_added():
 
 def test_compare_malformed_upload_is_an_error_message():
     at = train(new_app())
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     name = "**bold** $x$ :red[x].json"  # file names are user text: shown as typed, never as Markdown
     at.file_uploader(key="compare_upload").set_value(
         [(name, b'{"model": ', "application/json"), ("vocab.json", b'{"a": 0}', "application/json")]

@@ -13,7 +13,6 @@ from explorer.ui.common.state import JOB, OTHER_RUN
 from explorer.ui.common.state import Widget as W
 from explorer.ui.vocabulary import vocabulary_table as vocabulary_views
 from tests.app.helpers import (
-    COMPARE,
     MERGES,
     PAGES,
     TRAIN,
@@ -25,6 +24,7 @@ from tests.app.helpers import (
     learning,
     metrics,
     new_app,
+    open_compare,
     query,
     run_of,
     session_value,
@@ -130,7 +130,7 @@ def test_the_downloaded_tokenizer_json_encodes_like_the_app_in_the_library(train
 
 def test_compare_has_the_unigram_column_and_its_viterbi_table(trained):
     at = trained
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert not at.exception, at.exception
     run = run_of(at)
     assert run.column_key in at.multiselect(key=W.COLUMNS).value
@@ -141,7 +141,7 @@ def test_compare_has_the_unigram_column_and_its_viterbi_table(trained):
 
 def test_compare_trains_bpe_beside_a_unigram_run():
     at = unigram_app("course")
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     click(at, W.TRAIN_OTHER)
     columns = at.multiselect(key=W.COLUMNS).value
     other = session_value(at, OTHER_RUN)

@@ -8,7 +8,7 @@ import explorer.compare.uploads
 from explorer.ui.common import upload_jobs
 from explorer.ui.common.literal import literal_from_markdown
 from explorer.ui.common.state import Widget as W
-from tests.app.helpers import COMPARE, compare_column_bodies, joined, new_app, train
+from tests.app.helpers import compare_column_bodies, joined, new_app, open_compare, train
 
 VOCAB_TXT = "\n".join(["[UNK]", "[CLS]", "a", "mouse", "the", "##s", "t", "##o", "##w"]) + "\n"
 
@@ -16,7 +16,7 @@ VOCAB_TXT = "\n".join(["[UNK]", "[CLS]", "a", "mouse", "the", "##s", "t", "##o",
 def test_an_upload_over_the_entry_limit_is_one_sentence_and_is_not_parsed(monkeypatch):
     monkeypatch.setenv("EXPLORER_UPLOAD_TOKENIZER_ENTRIES", "5")
     at = train(new_app())
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     asked = []
     monkeypatch.setattr(upload_jobs.serving, "pool", lambda: asked.append(1))  # no job may be asked for
     at.file_uploader(key=W.TOKENIZER_UPLOAD).upload("vocab.txt", VOCAB_TXT.encode(), "text/plain").run()
@@ -36,7 +36,7 @@ def test_an_upload_is_parsed_in_a_worker_not_in_the_server(monkeypatch):
     monkeypatch.setattr(explorer.compare, "read_uploads", not_here)
     monkeypatch.setattr(explorer.compare.uploads, "read_uploads", not_here)
     at = train(new_app())
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     at.file_uploader(key=W.TOKENIZER_UPLOAD).upload("vocab.txt", VOCAB_TXT.encode(), "text/plain").run()
     assert not at.exception, at.exception
     assert not at.error, joined(at, "error")

@@ -27,12 +27,12 @@ from explorer.ui.history.player import STEP_PARAM
 from explorer.ui.vocabulary.audit_tables import HISTORY_PAGE
 from explorer.work.tasks import NOT_AUDITED
 from tests.app.helpers import (
-    COMPARE,
     VOCABULARY,
     collect,
     html_bodies,
     metrics,
     new_app,
+    open_compare,
     query,
     run_of,
     session_value,
@@ -191,7 +191,7 @@ def library_bpe_json() -> str:
 
 def upload_on_compare(at, name: str, data: bytes) -> str:
     """Upload `data` as `name` on the Compare page, then open the Vocabulary page; the upload's key."""
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     at.file_uploader(key=W.TOKENIZER_UPLOAD).upload(name, data, "application/json").run()
     assert not at.exception, at.exception
     (key,) = session_value(at, UPLOADED_TOKENIZERS)

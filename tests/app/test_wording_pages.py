@@ -12,7 +12,17 @@ import re
 import pytest
 
 from explorer.ui.common.state import Widget as W
-from tests.app.helpers import COMPARE, MERGES, TRAIN, VOCABULARY, html_bodies, new_app, open_sections, train
+from tests.app.helpers import (
+    COMPARE,
+    MERGES,
+    TRAIN,
+    VOCABULARY,
+    html_bodies,
+    new_app,
+    open_compare,
+    open_sections,
+    train,
+)
 from tests.unit.test_wording import ONE_WITH_A_PLURAL
 
 BARE_ZERO = re.compile(r"by at most 0\b|Cut-off: 0\b")
@@ -88,5 +98,5 @@ def test_compares_corpus_note_counts_characters_as_the_train_page_does():
     at = new_app()
     at.text_area(key=W.CORPUS).set_value("👍🏽 🇫🇷 e\u0301\nab ab").run()  # 14 code points
     train(at)
-    at.switch_page(COMPARE).run()
+    open_compare(at)
     assert "the whole corpus: 2 lines, 10 characters" in page_text(at)
