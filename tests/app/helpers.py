@@ -27,7 +27,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.compare.warm import wait_all
 from explorer.ui.common.literal import literal_from_markdown
 from explorer.ui.common.live_text import box_state_key
-from explorer.ui.common.state import CURRENT_RUN, JOB, PLAYER_ACK
+from explorer.ui.common.state import CURRENT_RUN, JOB, MEASURE_JOBS, PLAYER_ACK
 from explorer.ui.common.state import Widget as W
 from tests import ROOT
 
@@ -42,7 +42,7 @@ TRAIN_WAIT_SECONDS = 120
 
 def new_app(query: dict[str, str] | None = None, page: str | None = None) -> AppTest:
     """A new session (a new visitor) opened on `page` (Train by default) with the link's `query`
-    (on Compare, once its columns' vocabularies are loaded)."""
+    (on Compare, once its columns are loaded and its figures measured)."""
     at = AppTest.from_file(APP, default_timeout=TRAIN_WAIT_SECONDS)
     for key, value in (query or {}).items():
         at.query_params[key] = value
@@ -50,7 +50,7 @@ def new_app(query: dict[str, str] | None = None, page: str | None = None) -> App
         at.switch_page(page)
     at.run()
     assert not at.exception, at.exception
-    return columns_loaded(at) if page == COMPARE else at
+    return compare_settled(at) if page == COMPARE else at
 
 
 # ---------------------------------------------------------------- training
@@ -161,9 +161,19 @@ def type_compare_text(at: AppTest, text: str) -> AppTest:
 
 
 def open_compare(at: AppTest) -> AppTest:
-    """Move to Compare (as the sidebar does) and wait for its columns' vocabularies to load."""
+    """Move to Compare (as the sidebar does) and wait for what it draws when ready (`compare_settled`)."""
     at.switch_page(COMPARE).run()
-    return columns_loaded(at)
+    return compare_settled(at)
+
+
+def compare_settled(at: AppTest) -> AppTest:
+    """Compare once its columns' vocabularies are loaded (`columns_loaded`) and its figures on the
+    training corpus measured in the workers (the page never waits for them: its poller reruns it)."""
+    columns_loaded(at)
+    jobs = session_value(at, MEASURE_JOBS) or {}
+    if any(not handle.job.finished for handle in jobs.values()):
+        collect(at, MEASURE_JOBS)
+    return at
 
 
 def columns_loaded(at: AppTest) -> AppTest:

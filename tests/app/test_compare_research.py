@@ -16,7 +16,15 @@ from explorer.pretrained import load_encoding
 from explorer.training.word_counts import split_lines
 from explorer.ui.common.state import MEASURE_JOBS, TRAINED_CORPUS
 from explorer.ui.common.state import Widget as W
-from tests.app.helpers import collect, html_bodies, new_app, open_compare, session_value, train
+from tests.app.helpers import (
+    collect,
+    compare_settled,
+    html_bodies,
+    new_app,
+    open_compare,
+    session_value,
+    train,
+)
 
 
 def test_compare_shows_the_research_figures_of_every_measured_column_and_their_definitions():
@@ -76,6 +84,7 @@ def test_an_upload_only_the_library_reads_has_a_row_without_figures_and_says_why
         "<i>word</i>level.json", wordlevel.to_str().encode(), "application/json"
     ).run()
     assert not at.exception, at.exception
+    compare_settled(at)  # the upload's figures, measured in a worker
     _, research = (frame.value for frame in at.dataframe)
     name = "<i>word</i>level.json (uploaded)"
     assert name in research.index and research.loc[name].isna().all()

@@ -22,6 +22,7 @@ from tests.app.helpers import (
     collect,
     column_token_counts,
     compare_column_bodies,
+    compare_settled,
     html_bodies,
     messages,
     metrics,
@@ -224,6 +225,7 @@ def test_every_page_shows_the_run_after_training():
     assert any('class="token-spans"' in body and 'title="id ' in body for body in html_bodies(at))
     at.button(key=W.TRAIN_OTHER).click().run()
     assert not at.exception, at.exception
+    compare_settled(at)  # the new column's figures, measured in a worker
     assert len(column_token_counts(at)) == 5  # this run, WordPiece on the same corpus, GPT-2, GPT-4, GPT-4o
     assert len(at.dataframe[0].value) == 5
 

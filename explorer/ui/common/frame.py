@@ -83,9 +83,11 @@ def page(
     state.put(state.FIRST_RUN, not state.get(state.SESSION_STARTED))
     state.put(state.SESSION_STARTED, True)
     state.script_started()
-    if not shows_form:  # past the Train page (its first view stays light): Compare's first columns load
-        serving.warm_compare()
     training.collect()
+    if not shows_form or state.get(state.CURRENT_RUN) is not None:
+        # Compare's first columns load in the background once a visitor is past the Train page's
+        # first view (it stays light): on another page, or on Train with a run shown.
+        serving.warm_compare()
     st.html(f"<style>{STYLESHEET}</style>")  # the token displays' classes, once per page
     with st.sidebar:
         st.markdown(f"### {APP_TITLE}")

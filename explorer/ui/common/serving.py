@@ -91,7 +91,7 @@ _compare_warmed: list[bool] = []
 
 
 def warm_compare() -> None:
-    """Once per process (the first page past Train, whose first view imports no heavy library):
+    """Once per process (the first page past Train's first view, which imports no heavy library):
     load the encoders of Compare's first columns (GPT-2, GPT-4, GPT-4o) in the background, so that
     no visitor's first key there waits for them (explorer.compare.warm). Not with
     EXPLORER_WARM_UP=0 (explorer.work.config: no warm-up)."""

@@ -11,9 +11,10 @@ and kept in the run store beside the run (explorer.ui.common.serving).
 - `start_measurements(run, columns, corpus_text, whole)` asks the pool for what is not stored yet,
   without waiting (the page calls it before drawing anything slow); the session holds the
   handles, so a job nobody waits for any more is cancelled.
-- `measurements(run, columns, corpus_text, whole)` returns what is known, asks for the rest and
-  waits for them up to `INLINE_SECONDS` in the script run (sleeping; the page's progress bar
-  moves), then lets a poller redraw the section until all are in.
+- `measurements(run, columns, corpus_text, whole)` returns what is known (stored, or finished
+  since), asks for the rest and never waits: the live box's keys wait for a whole page's run to
+  end, so the page's poller redraws the section once they are all in (a 1-second inline wait made
+  the first keys typed on arriving by the sidebar wait for it; 20 s once lagged them 10 s).
 
 What it does not do: define the figures (explorer.lessons.metrics, and explorer.lessons.audit for
 the research figures each result also carries) or draw them (explorer.ui.compare.sections and
@@ -22,7 +23,6 @@ research_figures).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,11 +37,6 @@ from explorer.ui.common.runs import Run
 from explorer.work import tasks
 from explorer.work.jobs import DONE, JobHandle
 
-# The page's run waits for the measurements this long at most, then the poller redraws the section
-# when they are in (on the default sample they take under 3 s, the research figures about 0.3 s
-# more per column): the live box's keys wait for a whole page's run to end, so it must end soon
-# (it waited 20 s: on a loaded server, typing after arriving by the sidebar lagged 10 s).
-INLINE_SECONDS = 1.0
 # In what a measurement's key describes: a new version measures again what was stored before
 # (version 2 added the research figures, explorer.compare.research).
 MEASUREMENT_VERSION = 2
@@ -131,33 +126,26 @@ def _request(
 
 
 def measurements(
-    run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, whole: bool, progress=None
+    run: Run, columns: Sequence[TokenizerColumn], corpus_text: str, whole: bool
 ) -> tuple[dict[str, Measured], dict[str, str], int]:
-    """(measured by column key, failures by column key: one sentence each, how many still run).
-
-    `progress(done, total)` is called while waiting inline."""
+    """(measured by column key, failures by column key: one sentence each, how many still run);
+    a finished job is stored with the run (and let go), a running one is not waited for."""
     found, failed, pending = _request(run, columns, corpus_text, tasks.corpus_sample(corpus_text, whole))
     held: dict[str, JobHandle] = state.get(state.MEASURE_JOBS) or {}
-    deadline = time.monotonic() + INLINE_SECONDS
-    while pending and time.monotonic() < deadline:
-        for column_key, (key, handle) in list(pending.items()):
-            job = handle.job
-            if not job.finished:
-                continue
-            del pending[column_key]
-            held.pop(key, None)
-            abandoned.forget(handle)
-            handle.release()
-            name = next(column.name for column in columns if column.key == column_key)
-            if job.state == DONE:
-                worker_results.store(key, job.result, "measurement")
-                found[column_key] = _measured(job.result, name)
-            else:
-                failed[column_key] = job.error or "the measurement was stopped"
-        if progress is not None:
-            progress(len(found) + len(failed), len(columns))
-        if pending:
-            next(iter(pending.values()))[1].job.wait(0.1)
+    for column_key, (key, handle) in list(pending.items()):
+        job = handle.job
+        if not job.finished:
+            continue
+        del pending[column_key]
+        held.pop(key, None)
+        abandoned.forget(handle)
+        handle.release()
+        name = next(column.name for column in columns if column.key == column_key)
+        if job.state == DONE:
+            worker_results.store(key, job.result, "measurement")
+            found[column_key] = _measured(job.result, name)
+        else:
+            failed[column_key] = job.error or "the measurement was stopped"
     return found, failed, len(pending)
 
 

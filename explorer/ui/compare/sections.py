@@ -249,15 +249,7 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
             help="Runs in a worker process; the figures below are then of every line.",
         )
     st.markdown(f"**On the training corpus**: {sample_text}")
-    bar = st.progress(0.0, text="Measuring …")
-    found, failed, pending = measuring.measurements(
-        run,
-        columns,
-        corpus_text,
-        whole,
-        progress=lambda done, total: bar.progress(done / max(1, total), text=f"Measured {done} of {total} …"),
-    )
-    bar.empty()
+    found, failed, pending = measuring.measurements(run, columns, corpus_text, whole)
     for key, problem in failed.items():
         name = next(column.name for column in columns if column.key == key)
         frame.error(f"Could not measure {name} on the corpus: {problem}")
