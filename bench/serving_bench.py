@@ -7,6 +7,7 @@ own in a temporary folder.
     .venv/bin/python bench/serving_bench.py distinct          # 8 visitors training 1 MB each at once
     .venv/bin/python bench/serving_bench.py latency [--moves 25]
     .venv/bin/python bench/serving_bench.py compare           # Compare's figures on a 4 MB corpus
+    .venv/bin/python bench/serving_bench.py class [--sessions 30]  # a class on one link, the server's health
     .venv/bin/python bench/serving_bench.py all
     .venv/bin/python bench/serving_bench.py --smoke           # every case once, small (what CI runs)
 
@@ -24,6 +25,13 @@ own in a temporary folder.
   nobody else on the server, then while a websocket visitor trains 1 MB to vocab 20,000.
 - compare: the Compare page of a 4 MB corpus: the time from opening it to the figures' table, and
   the RSS of the server and of each worker before and after each visit.
+- class: a teacher's link opened by --sessions (30) websocket visitors at once, on a fresh server
+  with an empty store, for three links in turn: Train (tinyshakespeare, BPE 3,000, a run the store
+  does not hold: one shared training), Merge history and Compare with six columns (the run the
+  teacher trained and opened first). Meanwhile `/_stcore/health` is probed every 0.25 s (its
+  slowest answer) and a visitor already on Merge history (a Chromium tab, a small run of its own)
+  steps with ArrowRight (key -> merge line updated); each visitor's time to its page, and the
+  server's peak RSS with its workers.
 --smoke: every case (unless one is named) on one server shared by all (not a new one per case),
 with the course's sample at vocab 300 for the link, one page load for cold, 2 websocket visitors
 and 1 tab where there are many, 20 KB corpora (5 KB for latency's other visitor), one corpus for
@@ -52,6 +60,7 @@ sys.path.insert(0, str(ROOT))
 
 from load_test import cpu_seconds, family, family_rss_mb, memory_mb, temporary_store  # noqa: E402
 
+from explorer.drawing.token_html import escape_text  # noqa: E402
 from tests.browser.helpers import (  # noqa: E402
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -75,7 +84,11 @@ SMOKE = {
     "distinct": {"sessions": 2, "megabytes": 0.02, "vocab": 300},
     "latency": {"link": SMOKE_LINK, "other_megabytes": 0.005},
     "compare": {"megabytes": 0.02, "seeds": (4,)},
+    "crowd": {"link": SMOKE_LINK, "timeout": 60.0},
 }
+CLASS_LINK = f"algorithm=bpe&sample=shakespeare&vocab_size=3000&{NOT_HERE}"
+SIX_COLUMNS = "pretrained%3Allama3%2Cpretrained%3Aqwen%2C"  # before the page's own four
+HEALTH_EVERY = 0.25
 
 
 # ---------------------------------------------------------------- the server and its workers
@@ -305,8 +318,8 @@ def _letters_corpus(megabytes: float, seed: int) -> str:
 
 
 def _scrub(page, moves: int, while_running: threading.Thread | None = None) -> list[float]:
-    """Key-to-update delays of `moves` ArrowRight presses (or, with `while_running`, of the presses
-    made while that thread runs, at most `moves`)."""
+    """Key-to-update delays of `moves` ArrowRight presses (Home at the last step), or, with
+    `while_running`, of the presses made while that thread runs, at most `moves`."""
     slider = page.locator(STEP_INPUT)
     slider.focus()
     delays = []
@@ -314,8 +327,9 @@ def _scrub(page, moves: int, while_running: threading.Thread | None = None) -> l
         if while_running is not None and not while_running.is_alive():
             break
         before = page.locator(".merge-summary").inner_text()
+        at_end = slider.evaluate("input => input.value === input.max")
         begun = time.monotonic()
-        page.keyboard.press("ArrowRight")
+        page.keyboard.press("Home" if at_end else "ArrowRight")  # at the last step: back to the first
         page.wait_for_function(
             "previous => (document.querySelector('.merge-summary')?.innerText || '') !== previous",
             arg=before,
@@ -395,6 +409,136 @@ def latency(
     print(f"  server + workers peak RSS {memory.peak:.0f} MB")
 
 
+# ---------------------------------------------------------------- a class on one link
+
+
+class Health:
+    """`/_stcore/health` asked every HEALTH_EVERY seconds in a thread (the next one as soon as a
+    slow one answers): the slowest answer, in seconds (an unanswered probe counts its 60 s)."""
+
+    def __init__(self, base_url: str):
+        self.url, self.times = base_url + "/_stcore/health", []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import urllib.request
+
+        while not self._stop.is_set():
+            begun = time.monotonic()
+            try:
+                with urllib.request.urlopen(self.url, timeout=60) as answer:
+                    answer.read()
+            except OSError:
+                pass
+            took = time.monotonic() - begun
+            self.times.append(took)
+            self._stop.wait(max(0.0, HEALTH_EVERY - took))
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join(65)
+
+
+def _arrive(
+    results: list, base_url: str, page: str, query: str, wanted: str, sessions: int, timeout: float
+) -> None:
+    """`sessions` websocket visitors open `page` with `query` at once; each one's seconds (or its
+    exception)."""
+    from visitors import visit
+
+    async def all_of_them():
+        return await asyncio.gather(
+            *[visit(base_url, query, wanted, timeout, page_name=page) for _ in range(sessions)],
+            return_exceptions=True,
+        )
+
+    results.extend(asyncio.run(all_of_them()))
+
+
+def crowd(
+    sessions: int, link: str = CLASS_LINK, timeout: float = 300.0, shared: Server | None = None
+) -> None:
+    """A class on one link (the `class` case): Train, then Merge history, then Compare with six
+    columns, each on a new server (with --smoke: the shared one)."""
+    cases = (
+        ("Train", "", link, "Merges learned"),
+        # Merge history: the run that draws the player at the link's step (its panels follow the
+        # player's first action, which a websocket visitor does not send: the watcher's keys do)
+        (
+            "Merge history",
+            "Merge_history",
+            link.replace(NOT_HERE, "run={run}") + "&step=1",
+            "player-placeholder",
+        ),
+        ("Compare, six columns", "Compare", link.replace(NOT_HERE, "run={run}"), "{last}"),
+    )
+    print(
+        f"class: {sessions} websocket visitors open one link at once; /_stcore/health probed every "
+        f"{HEALTH_EVERY} s; a Chromium tab on Merge history steps meanwhile"
+    )
+    for label, path, query, wanted in cases:
+        with (
+            chromium() as browser,
+            server_for(shared, f"bench-class-{path or 'train'}") as server,
+            Memory(server.pid) as memory,
+        ):
+            page = browser.new_context(viewport=VIEWPORT).new_page()  # the watcher, on a run of its own
+            page.goto(f"{server.url}/Merge_history?{SMOKE_LINK}", wait_until="domcontentloaded")
+            page.locator(STEP_INPUT).wait_for(timeout=120_000)
+            wait_idle(page)
+            if path:  # the teacher trains the run and opens the link first
+                teacher = browser.new_context(viewport=VIEWPORT).new_page()
+                teacher.goto(f"{server.url}/?{link}", wait_until="domcontentloaded")
+                teacher.get_by_text("Merges learned", exact=True).wait_for(timeout=300_000)
+                wait_idle(teacher)
+                run = dict(part.split("=", 1) for part in teacher.url.split("?", 1)[1].split("&"))["run"]
+                query = query.format(run=run)
+                teacher.goto(f"{server.url}/{path}?{query}", wait_until="domcontentloaded")
+                if path == "Compare":  # the page's link names its four columns: two more before them
+                    teacher.locator(".compare-column").nth(3).wait_for(timeout=120_000)
+                    wait_idle(teacher)
+                    query = teacher.url.split("?", 1)[1].replace("cols=", "cols=" + SIX_COLUMNS)
+                    teacher.goto(f"{server.url}/{path}?{query}", wait_until="domcontentloaded")
+                    teacher.locator(".compare-column").nth(5).wait_for(timeout=120_000)
+                    last = teacher.locator(".compare-column").nth(5).get_attribute("data-tokenizer")
+                    # as it travels: in the JSON of the columns' view, its quotes escaped
+                    wanted = f'class=\\"compare-column\\" data-tokenizer=\\"{escape_text(last or "")}\\"'
+                wait_idle(teacher)
+                teacher.context.close()
+            results: list = []
+            visitors = threading.Thread(
+                target=_arrive, args=(results, server.url, path, query, wanted, sessions, timeout)
+            )
+            with Health(server.url) as health:
+                began = time.monotonic()
+                visitors.start()
+                steps = _scrub(page, 10_000, while_running=visitors)
+                visitors.join()
+                wall = time.monotonic() - began
+            trained = server.stored_runs()
+        times = sorted(result for result in results if isinstance(result, float))
+        failures = [
+            f"{type(result).__name__}: {result}"[:200] for result in results if not isinstance(result, float)
+        ]
+        seen = f"median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s" if times else "none"
+        keys = (
+            f"median {statistics.median(steps):.0f} ms, max {max(steps):.0f} ms ({len(steps)} keys)"
+            if steps
+            else "no key"
+        )
+        print(
+            f"  {label}: each visitor's page {seen} (wall {wall:.1f} s); runs trained {trained}; "
+            f"health slowest {max(health.times):.2f} s of {len(health.times)} probes; "
+            f"the watcher's step keys {keys}; server + workers peak RSS {memory.peak:.0f} MB; "
+            f"failures: {failures[:3] or 'none'}"
+        )
+
+
 # ---------------------------------------------------------------- Compare on a big corpus
 
 
@@ -441,9 +585,9 @@ def processes_mb(pid: int) -> tuple[float, list[float]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
-        "what", nargs="?", choices=["cold", "classroom", "distinct", "latency", "compare", "all"]
+        "what", nargs="?", choices=["cold", "classroom", "distinct", "latency", "compare", "class", "all"]
     )
-    parser.add_argument("--sessions", type=int, default=16)
+    parser.add_argument("--sessions", type=int, default=None, help="16 (classroom's tabs), 30 (class)")
     parser.add_argument("--moves", type=int, default=25)
     parser.add_argument("--smoke", action="store_true", help="every case once, small (what CI runs)")
     args = parser.parse_args()
@@ -453,6 +597,8 @@ def main() -> int:
     if args.smoke:
         args.sessions, args.moves = 1, 2
     args.what = args.what or "all"
+    args.sessions_for_class = args.sessions or 30
+    args.sessions = args.sessions or 16
     reason = chromium_missing_reason()
     if reason:
         print(f"skipped: {reason}")
@@ -470,6 +616,8 @@ def main() -> int:
             latency(args.moves, **small.get("latency", {}), shared=shared)
         if args.what in ("compare", "all"):
             compare(**small.get("compare", {}), shared=shared)
+        if args.what in ("class", "all"):
+            crowd(2 if args.smoke else args.sessions_for_class, **small.get("crowd", {}), shared=shared)
     print(f"load average {os.getloadavg()[0]:.2f} after")
     return 0
 
