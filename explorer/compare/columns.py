@@ -130,6 +130,7 @@ def tokenizer_column(
     special_tokens: bool = True,
     source: str = "",
     family: str = YOUR_RUNS,
+    plain_exported: str | None = None,
 ) -> TokenizerColumn:
     """A column for one of our tokenizers; a whole corpus goes through the `tokenizers` library,
     unless the tokenizer may drop characters: the library's offsets do not count a dropped
@@ -137,7 +138,8 @@ def tokenizer_column(
 
     `exported` is `tokenizer_to_json(tok)` when the caller already has it. `special_tokens`
     False: its special tokens' text is plain text (`plain_text_tokenizer`); the column keeps
-    `tok`'s key, so the page's choices do not depend on the switch.
+    `tok`'s key, so the page's choices do not depend on the switch; `plain_exported` is
+    `tokenizer_to_json(plain_text_tokenizer(tok))` when the caller already has it.
     """
     exported = tokenizer_to_json(tok) if exported is None else exported
     special = special_sentence(tok.special_tokens, special_tokens)
@@ -145,7 +147,7 @@ def tokenizer_column(
     key = key or content_key("ours", exported)
     if not special_tokens and tok.special_tokens:
         tok = plain_text_tokenizer(tok)
-        exported = tokenizer_to_json(tok)
+        exported = tokenizer_to_json(tok) if plain_exported is None else plain_exported
     return TokenizerColumn(
         name=name,
         encode=functools.partial(encode_pieces, tok),

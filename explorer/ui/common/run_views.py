@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from explorer.compare.columns import TokenizerColumn, tokenizer_column
+from explorer.compare.columns import TokenizerColumn, plain_text_tokenizer, tokenizer_column
 from explorer.drawing import charts
 from explorer.lessons.explain import special_token_notes
 from explorer.pipeline.tokenizer import Tokenizer
@@ -88,8 +88,18 @@ def run_column(run: Run, role: str, special_tokens: bool = True) -> TokenizerCol
     `special_tokens` False: the run's special tokens are plain text (the Compare page's switch)."""
 
     def build() -> TokenizerColumn:
+        # The exports are shared by every session showing the run (thirty visitors of a Compare
+        # link exported the same JSON thirty times: a third of the server's time in py-spy); the
+        # column names this session's run, so it is the session's own.
         tok = tokenizer(run)
         exported = run.derive("tokenizer_json_compact", lambda: tokenizer_to_json(tok))
+        plain = (
+            None
+            if special_tokens or not tok.special_tokens
+            else run.derive(
+                "tokenizer_json_compact_plain", lambda: tokenizer_to_json(plain_text_tokenizer(tok))
+            )
+        )
         return tokenizer_column(
             tok,
             run.name,
@@ -97,6 +107,7 @@ def run_column(run: Run, role: str, special_tokens: bool = True) -> TokenizerCol
             exported=exported,
             special_tokens=special_tokens,
             source=f"trained here: run {run.number}",
+            plain_exported=plain,
         )
 
     name = "compare_column" if special_tokens else "compare_column_plain"
