@@ -83,6 +83,11 @@ def test_picker_offers_every_family_and_shows_six_columns_with_counts(compare_pa
     assert "Qwen · Qwen 3.5 / 3.6 · 248,077 ids" in labels
     # the page starts small: the current run and the GPT trio
     assert len(compare_column_bodies(at)) == 4
+    # A rerun leaves the browser's picker alone: a value sent with `set_value` resets the widget, and
+    # with it the search text a visitor is typing (the poller reruns the page at any moment).
+    at.run()
+    assert not at.multiselect(key=W.COLUMNS).proto.set_value
+    assert "Select all" not in labels and not at.multiselect(key=W.COLUMNS).proto.select_all
 
     run_key = run_of(at).column_key
     pick(at, [run_key, *SIX])

@@ -5,7 +5,9 @@ OpenAI, Meta, Qwen, DeepSeek, Mistral, uploads: explorer.compare.picker), each o
 with its family and vocabulary size so that its search box finds a family by name. It starts
 small (the current run, the other algorithm's, GPT-2, GPT-4, GPT-4o, uploads); a column that
 appears later (a new run, an upload) starts ticked unless it is one of those hidden at first;
-what the visitor unticked stays unticked. Both widgets keep their value across reruns and pages.
+what the visitor unticked stays unticked. Both widgets keep their value across reruns and pages; the
+picker's value is written only when it changes (a write resets the browser's widget, and so whatever
+the visitor was typing in its search box when a rerun came). It has no "Select all".
 
 What it does not do: build the columns (explorer.ui.compare.sections) or load a tokenizer: a bundled one
 loads in the background once a page shows its column (explorer.compare.warm).
@@ -47,7 +49,9 @@ def pick(columns: Sequence[TokenizerColumn], hidden_at_first: set[str]) -> list[
         chosen |= {key for key in by_key if key not in seen and key not in hidden_at_first}
     else:
         chosen = {key for key in by_key if key not in hidden_at_first}
-    state.put(W.COLUMNS, [key for key in by_key if key in chosen])
+    value = [key for key in by_key if key in chosen]
+    if state.get(W.COLUMNS) != value:  # writing a widget's value resets it in the browser (its search text)
+        state.put(W.COLUMNS, value)
     state.put(state.SEEN_COLUMNS, seen | set(by_key))
     picked = st.multiselect(
         "Tokenizers to compare",
@@ -55,6 +59,7 @@ def pick(columns: Sequence[TokenizerColumn], hidden_at_first: set[str]) -> list[
         format_func=lambda key: option_label(by_key[key]),
         key=W.COLUMNS,
         persist_state=state.PERSIST,
+        select_all=False,  # every bundled vocabulary at once: seconds of loading and a dozen columns
         placeholder="Type a family or a model: Meta, Qwen, Llama, DeepSeek, Mistral...",
         help="Grouped by family: your runs, OpenAI, Meta, Qwen, DeepSeek, Mistral, uploads. Type in the "
         "box to search. Earlier runs and the open models start unticked: each bundled tokenizer is "
