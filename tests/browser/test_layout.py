@@ -24,8 +24,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.browser.helpers import (
+    APP_SELECTOR,
     SCREENSHOTS,
     assert_no_errors,
     main,
@@ -125,14 +127,24 @@ def shoot_slices(page, name: str) -> None:
 def open_every_section(page) -> None:
     """Open every closed section of the page (an expander: a click on its label), as a visitor who
     reads it all: a closed section draws nothing until it is open (explorer.ui.common.frame.section),
-    and an open one may hold more."""
+    and an open one may hold more. A section that a rerun drew anew as the click came (the one clicked
+    is no longer in the page) is found closed again and clicked again."""
     closed = main(page).locator("details:not([open]) > summary")
     for _ in range(30):
         if not closed.count():
             return
         details = closed.first.locator("xpath=..").element_handle()
         closed.first.click()
-        page.wait_for_function("details => details.open", arg=details, timeout=30_000)
+        try:
+            page.wait_for_function(
+                "details => details.open || !details.isConnected", arg=details, timeout=30_000
+            )
+        except PlaywrightTimeoutError:
+            label = details.evaluate("details => details.querySelector('summary').innerText")
+            state = page.locator(APP_SELECTOR).get_attribute("data-test-script-state")
+            raise AssertionError(
+                f"the section {label!r} stayed closed 30 s after a click (script {state})"
+            ) from None
         wait_idle(page)
     raise AssertionError(f"still {closed.count()} closed sections after opening 30")
 
