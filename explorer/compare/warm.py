@@ -8,8 +8,8 @@
   are drawn when ready, rather than the page's run waiting for them.
 - `wait_all(timeout)`: wait for every load asked for (tests and benchmarks: no browser asks again).
 - `warm_defaults()`: the first columns of every Compare page (GPT-2, GPT-4, GPT-4o), loaded once
-  per process once a visitor is past the Train page's first view (on another page, or on Train with
-  a run shown: explorer.ui.common.frame.page and serving.warm_compare).
+  per process once a visitor is past the Train page's first view (on another page, on Train's next
+  run, or on Train with a run shown: explorer.ui.common.frame.page and serving.warm_compare).
 
 Loads are serialized by explorer.pretrained (one at a time), so one thread loses nothing; a load
 that fails is left for the column's own encode to report.

@@ -228,3 +228,32 @@ def test_the_train_pages_first_view_imports_none_of_the_heavy_libraries(tmp_path
     )
     assert probe.returncode == 0, probe.stderr[-2000:]
     assert probe.stdout.strip() == ""
+
+
+WARM_UP_PROBE = """
+import sys
+from streamlit.testing.v1 import AppTest
+from explorer.compare import warm
+at = AppTest.from_file(sys.argv[1], default_timeout=60)
+at.run()
+print("first view:", warm._asked == {})
+at.run()  # the Train page's next run (a paste, a setting): Compare's first columns start loading
+warm.wait_all(120)
+print("next run:", *sorted(key.split(":")[1] for key in warm._asked), all(f.done() for f in warm._asked.values()))
+"""
+
+
+def test_compares_first_columns_load_from_the_train_pages_second_run():
+    """A visitor who trains and moves to Compare at once finds GPT-2, GPT-4 and GPT-4o loaded: their
+    loads start on the Train page's next run (not its first view, which stays light)."""
+    probe = subprocess.run(
+        [sys.executable, "-c", WARM_UP_PROBE, APP],
+        env=dict(os.environ, PYTHONPATH=str(ROOT), EXPLORER_WARM_UP="1"),
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert probe.returncode == 0, probe.stderr[-2000:]
+    first, following = probe.stdout.strip().splitlines()
+    assert first == "first view: True"
+    assert following == "next run: cl100k_base gpt2 o200k_base True"

@@ -84,9 +84,10 @@ def page(
     state.put(state.SESSION_STARTED, True)
     state.script_started()
     training.collect()
-    if not shows_form or state.get(state.CURRENT_RUN) is not None:
+    if not shows_form or not state.get(state.FIRST_RUN) or state.get(state.CURRENT_RUN) is not None:
         # Compare's first columns load in the background once a visitor is past the Train page's
-        # first view (it stays light): on another page, or on Train with a run shown.
+        # first view (it stays light): on another page, on Train's next run (a paste, a setting)
+        # or on Train with a run shown, so that they are ready by the time the training is.
         serving.warm_compare()
     st.html(f"<style>{STYLESHEET}</style>")  # the token displays' classes, once per page
     with st.sidebar:
