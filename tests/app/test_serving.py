@@ -239,7 +239,8 @@ at.run()
 print("first view:", warm._asked == {})
 at.run()  # the Train page's next run (a paste, a setting): Compare's first columns start loading
 warm.wait_all(120)
-print("next run:", *sorted(key.split(":")[1] for key in warm._asked), all(f.done() for f in warm._asked.values()))
+names = sorted(key.split(":")[1] for key in warm._asked)
+print("next run:", *names, all(future.done() for future in warm._asked.values()))
 """
 
 
