@@ -124,13 +124,23 @@ def shoot_slices(page, name: str) -> None:
     scroller.evaluate("el => { el.scrollTop = 0; }")
 
 
+# Every Plotly chart in the page has drawn its figure (Plotly's code loads when the first is shown).
+CHARTS_MOUNTED_JS = (
+    "() => [...document.querySelectorAll('.stPlotlyChart')].every((c) => c.querySelector('.main-svg'))"
+)
+
+
 def open_every_section(page) -> None:
     """Open every closed section of the page (an expander: a click on its label), as a visitor who
     reads it all: a closed section draws nothing until it is open (explorer.ui.common.frame.section),
-    and an open one may hold more. A section that a rerun drew anew as the click came (the one clicked
-    is no longer in the page) is found closed again and clicked again."""
+    and an open one may hold more. Before each click, the charts an opened section drew are mounted
+    and the page has stopped moving (a chart that mounts late pushes the next label down, from under
+    a click aimed at it). A section that a rerun drew anew as the click came (the one clicked is no
+    longer in the page) is found closed again and clicked again."""
     closed = main(page).locator("details:not([open]) > summary")
     for _ in range(30):
+        page.wait_for_function(CHARTS_MOUNTED_JS, timeout=60_000)
+        settled(page, collapsed=False)
         if not closed.count():
             return
         details = closed.first.locator("xpath=..").element_handle()
