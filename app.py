@@ -15,47 +15,47 @@ from explorer.ui.train import corpus_input, first_values, run_summary, settings_
 from explorer.ui.train import lesson_buttons as lessons
 from explorer.ui.train.train_controls import train_controls
 
-frame.page(
+with frame.page(
     "Train",
     "Paste a corpus, pick BPE, WordPiece or Unigram, train, then watch it learn on the Merge history page.",
     shows_form=True,
-)
-limits, limits_problem = limits_or_defaults()
-if limits_problem:
-    frame.warning(limits_problem)
-lessons.follow_link(limits)  # `?lesson=`: trained, then Merge history at step 1
-first_values.initialise(limits)
-first_values.restore_pasted_corpus()
-if state.get(state.LINK_EXPIRED) and state.current_run() is None:
-    frame.info(link.EXPIRED)
+):
+    limits, limits_problem = limits_or_defaults()
+    if limits_problem:
+        frame.warning(limits_problem)
+    lessons.follow_link(limits)  # `?lesson=`: trained, then Merge history at step 1
+    first_values.initialise(limits)
+    first_values.restore_pasted_corpus()
+    if state.get(state.LINK_EXPIRED) and state.current_run() is None:
+        frame.info(link.EXPIRED)
 
-lessons.reproduce_buttons(limits)
-# Train, the run in progress and its result come first, filled below once the form has been read:
-# the button is above the fold and the result appears where the click was, not under the form.
-actions = st.container()
-corpus_column, settings_column = st.columns([5, 6], gap="large")
-with corpus_column:
-    corpus = corpus_input.corpus_input(limits)
-    corpus_ok, shrunk = corpus_input.corpus_feedback(corpus, limits)
-with settings_column:
-    settings = settings_form.settings_input(limits)
-    settings_ok = settings_form.settings_feedback(settings, limits)
+    lessons.reproduce_buttons(limits)
+    # Train, the run in progress and its result come first, filled below once the form has been read:
+    # the button is above the fold and the result appears where the click was, not under the form.
+    actions = st.container()
+    corpus_column, settings_column = st.columns([5, 6], gap="large")
+    with corpus_column:
+        corpus = corpus_input.corpus_input(limits)
+        corpus_ok, shrunk = corpus_input.corpus_feedback(corpus, limits)
+    with settings_column:
+        settings = settings_form.settings_input(limits)
+        settings_ok = settings_form.settings_feedback(settings, limits)
 
-# The summary shows the current run only when the form says exactly what trained it; the URL
-# names that run (or the job training it), else only the form: the link and the page agree. The
-# URL is written before the Train controls too: a reload while they wait for a job finds it.
-link.write(link.train_page_view(settings, corpus)[1])
-with actions:
-    train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, limits)
-    shown, params = link.train_page_view(settings, corpus)  # again: Train may have found a stored run
-    run = state.current_run()
-    if shown is not None and training.current_job() is None:
-        run_summary.summary(shown)
-        lessons.point_to_lesson(shown)
-        lessons.course_check(shown)
-    elif run is not None and training.current_job() is None:
-        st.caption(
-            f"The corpus or the settings below changed since run #{run.number}: Train to see their "
-            f"result. The other pages still show run #{run.number}."
-        )
-frame.finish("train", params)
+    # The summary shows the current run only when the form says exactly what trained it; the URL
+    # names that run (or the job training it), else only the form: the link and the page agree. The
+    # URL is written before the Train controls too: a reload while they wait for a job finds it.
+    link.write(link.train_page_view(settings, corpus)[1])
+    with actions:
+        train_controls(corpus, corpus_ok, shrunk, settings, settings_ok, limits)
+        shown, params = link.train_page_view(settings, corpus)  # again: Train may have found a stored run
+        run = state.current_run()
+        if shown is not None and training.current_job() is None:
+            run_summary.summary(shown)
+            lessons.point_to_lesson(shown)
+            lessons.course_check(shown)
+        elif run is not None and training.current_job() is None:
+            st.caption(
+                f"The corpus or the settings below changed since run #{run.number}: Train to see their "
+                f"result. The other pages still show run #{run.number}."
+            )
+    frame.finish("train", params)

@@ -11,41 +11,39 @@ from explorer.ui.compare import compare_link, decode_panel, live_columns, merge_
 from explorer.ui.compare import sections as compare
 
 PAGE = "compare"
-frame.page(
+with frame.page(
     "Compare",
     "Type or paste; every tokenizer's tokens follow as you type (hover for ids).",
-)
-run = frame.require_run(PAGE)
-first_view = state.get(state.FIRST_RUN)
-if first_view:  # a link: its sentences, switch, panels and uploads
-    for note in compare_link.open_link(st.query_params):
-        frame.info(note)
+):
+    run = frame.require_run(PAGE)
+    first_view = state.get(state.FIRST_RUN)
+    if first_view:  # a link: its sentences, switch, panels and uploads
+        for note in compare_link.open_link(st.query_params):
+            frame.info(note)
 
-other = compare.other_run(run)
-with st.expander("Upload a tokenizer", icon=":material/upload_file:"):
-    uploads = compare.uploaded_tokenizers()
-special_tokens = model_picker.special_tokens_switch()
-columns, hidden = compare.available_columns(run, other, uploads, special_tokens)
-if first_view:
-    for note in compare_link.missing_notes(compare_link.pick_from_link(st.query_params, columns)):
-        frame.info(note)
-shown = compare.with_memo(model_picker.pick(columns, hidden))
-compare.start_corpus_figures(run, shown)  # the workers measure while the sections above it are drawn
-compare.legend()
+    other = compare.other_run(run)
+    with st.expander("Upload a tokenizer", icon=":material/upload_file:"):
+        uploads = compare.uploaded_tokenizers()
+    special_tokens = model_picker.special_tokens_switch()
+    columns, hidden = compare.available_columns(run, other, uploads, special_tokens)
+    if first_view:
+        for note in compare_link.missing_notes(compare_link.pick_from_link(st.query_params, columns)):
+            frame.info(note)
+    shown = compare.with_memo(model_picker.pick(columns, hidden))
+    compare.start_corpus_figures(run, shown)  # the workers measure while the sections above it are drawn
+    compare.legend()
 
+    def page_url() -> dict[str, str]:
+        """What this page shows, as its URL (the live parts rewrite it as their text changes)."""
+        return link.run_params(run, compare_link.link_params(shown))
 
-def page_url() -> dict[str, str]:
-    """What this page shows, as its URL (the live parts rewrite it as their text changes)."""
-    return link.run_params(run, compare_link.link_params(shown))
-
-
-live_columns.live_comparison(shown, page_url)  # the text box, counts, columns and diff, live
-if shown:
-    compare.steps_section(shown, page_url)
-    compare.metrics_section(run, shown)
-    compare.curve_section(
-        compare.runs_shown(shown, [run, *([other] if other else []), *state.earlier_runs()])
-    )
-merge_overlap_section.merge_overlap_section(run)
-decode_panel.show(columns, first_choice=shown[0].key if shown else None)
-frame.finish(PAGE, page_url())
+    live_columns.live_comparison(shown, page_url)  # the text box, counts, columns and diff, live
+    if shown:
+        compare.steps_section(shown, page_url)
+        compare.metrics_section(run, shown)
+        compare.curve_section(
+            compare.runs_shown(shown, [run, *([other] if other else []), *state.earlier_runs()])
+        )
+    merge_overlap_section.merge_overlap_section(run)
+    decode_panel.show(columns, first_choice=shown[0].key if shown else None)
+    frame.finish(PAGE, page_url())

@@ -25,8 +25,8 @@ def app_of(function, folder) -> AppTest:
 def page_that_fails():
     from explorer.ui.common import frame
 
-    frame.page("Failing")
-    raise RecursionError("maximum recursion depth exceeded in /srv/explorer/secret_path.py")
+    with frame.page("Failing"):
+        raise RecursionError("maximum recursion depth exceeded in /srv/explorer/secret_path.py")
 
 
 def page_that_stops():
@@ -34,10 +34,10 @@ def page_that_stops():
 
     from explorer.ui.common import frame
 
-    frame.page("Stopping")
-    st.write("before the stop")
-    st.stop()
-    st.write("after the stop")
+    with frame.page("Stopping"):
+        st.write("before the stop")
+        st.stop()
+        st.write("after the stop")
 
 
 def page_that_reruns_once():
@@ -45,11 +45,11 @@ def page_that_reruns_once():
 
     from explorer.ui.common import frame
 
-    frame.page("Rerunning")
-    if not st.session_state.get("reran"):
-        st.session_state["reran"] = True
-        st.rerun()
-    st.write("after the rerun")
+    with frame.page("Rerunning"):
+        if not st.session_state.get("reran"):
+            st.session_state["reran"] = True
+            st.rerun()
+        st.write("after the rerun")
 
 
 def test_an_uncaught_exception_is_one_sentence_without_server_paths(tmp_path):

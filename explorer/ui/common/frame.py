@@ -1,9 +1,11 @@
 """The frame every page shares: page config, the sidebar (navigation, current run, legend), the
 friendly "train first" stop for pages that need a run, and messages that may hold user text.
 
-Every page calls `page()` first: it also collects a training run that finished in the background
-(explorer.ui.common.training), so the new run is current on whichever page the visitor is, and says when
-the server cannot keep runs (a run store that cannot be written: explorer.ui.common.serving).
+Every page's script is one `with page(...):` block: its run is one of the few the server admits
+at once (explorer.work.admission), and it starts by setting the page up. It also collects a training
+run that finished in the background (explorer.ui.common.training), so the new run is current on
+whichever page the visitor is, and says when the server cannot keep runs (a run store that cannot be
+written: explorer.ui.common.serving).
 `section(label, key)` is a part of a page a visitor opens, drawn only while open.
 `error` / `warning` / `info` show a message through `literal.markdown_literal`: file names, special
 tokens or link values in it stay characters, never Markdown, HTML or LaTeX.
@@ -38,6 +40,7 @@ from explorer.lessons.explain import stop_reason_text
 from explorer.ui.common import link, serving, state, training
 from explorer.ui.common.literal import markdown_literal
 from explorer.ui.common.runs import Run
+from explorer.work import admission
 
 HISTORY_SCRIPT = "pages/1_Merge_history.py"  # st.page_link and st.switch_page name pages by their file
 PAGES = (
@@ -57,18 +60,33 @@ UNEXPECTED = (
 TAB_ICON = "🔤"
 
 
+@contextmanager
 def page(
     title: str,
     intro: str = "",
     retitle: Callable[[Run], tuple[str, str] | None] | None = None,
     shows_form: bool = False,
-) -> None:
-    """Set up a page: config, sidebar navigation, title. Call first on every page; call
-    `finish()` last (the sidebar's run card must see a run trained during this script run).
+) -> Iterator[None]:
+    """A page, as a block: `with frame.page(...):` holds the page's whole script. The block runs as
+    one of the page runs the server admits at once (explorer.work.admission: the visitors already
+    on a page keep answering while a class arrives); it starts with the config, sidebar navigation
+    and title. Call `finish()` last in it (the sidebar's run card must see a run trained during this
+    script run).
     `retitle(run)` may give another (title, intro) for the current run (known only once a link
     is read, so the title is drawn in a placeholder above what reading it says). `shows_form`: the
     Train page, whose link without a run shows a form not trained yet (other pages need a run, and
     train a sample a link names without one)."""
+    with admission.page_run():
+        _set_up(title, intro, retitle, shows_form)
+        yield
+
+
+def _set_up(
+    title: str,
+    intro: str,
+    retitle: Callable[[Run], tuple[str, str] | None] | None,
+    shows_form: bool,
+) -> None:
     # "auto": the sidebar starts collapsed on a screen up to 768 px wide (a phone), where it would
     # cover the page, and follows the window when it is resized (measured in streamlit 1.67).
     st.set_page_config(

@@ -47,8 +47,8 @@ from explorer.ui.common import abandoned, serving, state
 from explorer.ui.common.literal import markdown_literal
 from explorer.ui.common.runs import Run, RunKey, corpus_digest
 from explorer.ui.common.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
-from explorer.work import tasks
-from explorer.work.jobs import CANCELLED, CRASHED, DONE, QUEUED, JobHandle
+from explorer.work import admission, tasks
+from explorer.work.jobs import CANCELLED, CRASHED, DONE, QUEUED, Job, JobHandle
 
 LOG = logging.getLogger(__name__)
 
@@ -378,7 +378,7 @@ def show_job(stop_button: bool = True) -> bool:
                 "kept and can be explored.",
             )
         deadline = time.monotonic() + INLINE_SECONDS
-        while not job.job.wait(PROGRESS_INTERVAL_SECONDS) and time.monotonic() < deadline:
+        while not _waited(job.job, PROGRESS_INTERVAL_SECONDS) and time.monotonic() < deadline:
             _progress_slot(job, bar_slot)
     if job.job.finished:
         stop_slot.empty()
@@ -388,6 +388,13 @@ def show_job(stop_button: bool = True) -> bool:
     bar_slot.empty()
     _poller()
     return True
+
+
+def _waited(job: Job, seconds: float) -> bool:
+    """Wait up to `seconds` for the job (True: finished), this page run's place given to another
+    meanwhile (explorer.work.admission): the job runs in a worker process, not here."""
+    with admission.set_aside():
+        return job.wait(seconds)
 
 
 # ---------------------------------------------------------------- synchronous
@@ -420,7 +427,7 @@ def train_run(
     )
     bar = st.progress(0.0, text=job.progress()[1])
     try:
-        while not job.job.wait(PROGRESS_INTERVAL_SECONDS):
+        while not _waited(job.job, PROGRESS_INTERVAL_SECONDS):
             _progress_slot(job, bar)
         outcome = finish(job)
     finally:

@@ -34,7 +34,7 @@ from explorer.compare.upload_checks import check_upload
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.ui.common import serving
 from explorer.ui.common.settings import limits_or_defaults
-from explorer.work import chunked, tasks
+from explorer.work import admission, chunked, tasks
 from explorer.work.jobs import DONE
 
 READ_TIME_LIMIT = 120.0  # seconds a worker may take to read one upload (20 MB take about 10 s)
@@ -81,7 +81,8 @@ def read_in_worker(
         time_limit=READ_TIME_LIMIT,
     )
     try:
-        handle.job.wait(READ_TIME_LIMIT + 30.0)  # an Event: the GIL is free while it waits
+        with admission.set_aside():  # an Event: the GIL is free while it waits, and the place too
+            handle.job.wait(READ_TIME_LIMIT + 30.0)
         job = handle.job
         if job.state != DONE:
             return [], [*errors, f"Could not read the uploaded files: {job.error or 'it took too long'}."]

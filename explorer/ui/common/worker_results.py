@@ -28,6 +28,7 @@ from collections.abc import Callable
 import streamlit as st
 
 from explorer.ui.common import abandoned, serving, state
+from explorer.work import admission
 from explorer.work.jobs import DONE, JobHandle
 
 
@@ -82,7 +83,7 @@ def worker_result(
         abandoned.hold(handle)
         held[key] = handle
     job = handle.job
-    with st.spinner(spinner):
+    with st.spinner(spinner), admission.set_aside():
         job.wait(wait_seconds)
     if not job.finished:
         return None, None
