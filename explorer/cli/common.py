@@ -149,14 +149,6 @@ def check_output_path(path: str, what: str, example: str = "tokenizer.json") -> 
         target.unlink(missing_ok=True)
 
 
-def write_output(path: str, data: bytes, what: str) -> None:
-    """Write `data` to `path`; UserError with the system's reason when that fails."""
-    try:
-        Path(path).write_bytes(data)
-    except OSError as error:
-        raise UserError(f"cannot write {what} {path!r}: {error.strerror or error}") from None
-
-
 def write_json_fields(path: str, data: dict, what: str) -> None:
     """Write `data` as `json.dumps(data, ensure_ascii=False, separators=(",", ":"))` would, one
     field at a time (the fields of a nested object too), each `Packed` column packed as its turn

@@ -489,9 +489,14 @@ def test_markdown_literal_round_trips(text):
 
 
 def test_stop_button_keeps_a_partial_history_explorable_everywhere(monkeypatch):
-    # The Python engine: the compiled one trains this corpus before Stop could be clicked (the
-    # server's choice goes with the job to its worker).
+    # The Python engine, its stop checks slowed (tests.helpers.worker_tasks.slow_training): the
+    # compiled one trains this corpus before Stop could be clicked (the server's choice goes with
+    # the job to its worker).
     monkeypatch.setenv(engines.ENGINE_VARIABLE, "python")
+    import explorer.ui.common.training as training
+    from tests.helpers import worker_tasks
+
+    monkeypatch.setattr(training.tasks, "train_task", worker_tasks.slow_training)
     at = paste(new_app(), random_words(120_000))
     at.number_input(key=W.VOCAB_NUMBER).set_value(30_000).run()
     at.button(key=W.TRAIN).click().run()

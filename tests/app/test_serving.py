@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.runstore import SQLiteRunStore
 from explorer.training import engines
-from explorer.ui.common import serving
+from explorer.ui.common import serving, training
 from explorer.ui.common.state import JOB
 from explorer.ui.common.state import Widget as W
 from tests import ROOT
@@ -41,6 +41,7 @@ from tests.app.helpers import (
     settle,
     train,
 )
+from tests.helpers import worker_tasks
 from tests.helpers.processes import alive, wait_until
 
 
@@ -140,6 +141,7 @@ def start_a_long_training(seed: int, monkeypatch) -> tuple[AppTest, int]:
     a reload or a crash would find ended); the session and the pid of the worker training it,
     once it trains."""
     monkeypatch.setenv(engines.ENGINE_VARIABLE, "python")  # the server's choice: sent with the job
+    monkeypatch.setattr(training.tasks, "train_task", worker_tasks.slow_training)  # lasts on any machine
     at = new_app()
     at.selectbox(key=W.SAMPLE).set_value("").run()
     at.text_area(key=W.CORPUS).set_value(words(60_000, seed=seed)).run()
@@ -182,7 +184,7 @@ def test_a_reload_during_training_can_stop_it_and_keeps_the_merges_so_far(monkey
 
 @pytest.mark.slow
 def test_a_crashed_worker_is_a_sentence_and_the_next_training_works(monkeypatch):
-    at, pid = start_a_long_training(seed=8, monkeypatch=monkeypatch)
+    at, pid = start_a_long_training(seed=9, monkeypatch=monkeypatch)  # not the reload test's run
     os.kill(pid, signal.SIGKILL)
     settle(at)
     errors = messages(at, "error")

@@ -8,7 +8,9 @@ import pytest
 
 from explorer.lessons.rounds import course_loss
 from explorer.samples import SAMPLE_SENTENCES, SAMPLES
+from explorer.training import engines
 from explorer.ui.common import run_views as views
+from explorer.ui.common import training
 from explorer.ui.common.state import JOB, OTHER_RUN
 from explorer.ui.common.state import Widget as W
 from explorer.ui.vocabulary import vocabulary_table as vocabulary_views
@@ -30,6 +32,7 @@ from tests.app.helpers import (
     session_value,
     train,
 )
+from tests.helpers import worker_tasks
 from tests.helpers.processes import wait_until
 
 
@@ -161,9 +164,13 @@ def test_the_link_brings_the_unigram_run_back(trained):
 
 
 @pytest.mark.slow
-def test_stop_ends_a_unigram_run_and_keeps_its_rounds_so_far():
+def test_stop_ends_a_unigram_run_and_keeps_its_rounds_so_far(monkeypatch):
+    # The Python engine, its stop checks slowed (tests.helpers.worker_tasks.slow_training): a
+    # training that lasts until Stop on any machine (the compiled engine ends it in a second or two).
+    monkeypatch.setenv(engines.ENGINE_VARIABLE, "python")
+    monkeypatch.setattr(training.tasks, "train_task", worker_tasks.slow_training)
     at = new_app()
-    at.selectbox(key=W.SAMPLE).set_value("shakespeare").run()  # about 8 s of training
+    at.selectbox(key=W.SAMPLE).set_value("shakespeare").run()
     at.radio(key=W.ALGORITHM).set_value("unigram").run()
     at.button(key=W.TRAIN).click().run()
     wait_until(lambda: learning(at), TRAIN_WAIT_SECONDS, "the Unigram training's first round in a worker")

@@ -100,3 +100,24 @@ def warm_step(name, seconds=0.0):
 
 def warmed(reporter):
     return list(WARMED)
+
+
+def slow_training(reporter, *args, **kwargs):
+    """The real training task (explorer.work.tasks.train_task) whose stop checks each wait 50 ms
+    (the trainer asks every few dozen merges): thousands of merges then last tens of seconds on any
+    machine, so a test can press Stop, reload or kill the worker while it trains (a fast machine
+    trained the tests' corpus in 3.7 s, before a reload's Stop could land)."""
+    from explorer.checks import Budget
+    from explorer.work import tasks
+
+    checked = Budget.should_stop
+
+    def slower(self) -> bool:
+        time.sleep(0.05)
+        return checked(self)
+
+    Budget.should_stop = slower  # in this worker process, for this job
+    try:
+        return tasks.train_task(reporter, *args, **kwargs)
+    finally:
+        Budget.should_stop = checked

@@ -269,10 +269,6 @@ class Trace:
             sizes.append(seen_max + 1)
         return sizes
 
-    @property
-    def corpus_characters(self) -> int:
-        return sum(count * len(word) for word, count in zip(self.words, self.counts))
-
     # --- tokens ------------------------------------------------------------------------------
     @cached_property
     def merge_rank_of(self) -> dict[int, int]:

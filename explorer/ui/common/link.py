@@ -38,7 +38,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -168,13 +167,6 @@ def write(params: dict[str, str]) -> None:
     current = {key: st.query_params.get(key) for key in st.query_params}
     if current != params:
         st.query_params.from_dict(params)
-
-
-def current_url() -> str:
-    """The URL the browser shows now (this script run's writes included)."""
-    params = {key: st.query_params.get(key) for key in st.query_params}
-    base = st.context.url or ""
-    return f"{base}?{urlencode(params)}" if params else base
 
 
 def copy_link(page: str, in_sidebar: bool = True) -> None:

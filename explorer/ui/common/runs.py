@@ -80,10 +80,6 @@ class Run:
         return len(self.trace.words)
 
     @property
-    def final_vocab_size(self) -> int:
-        return len(self.trace.vocab)
-
-    @property
     def name(self) -> str:
         """A short name that tells runs apart: '#2 BPE 1000 · byte-level · Study in Scarlet'."""
         return f"#{self.number} {self.settings.short_name()} · {self.corpus_label}"
