@@ -54,6 +54,19 @@ BLOCKING = {"serious", "critical"}
 SIDEBAR_OPEN_JS = (
     "() => document.querySelector('[data-testid=\"stSidebar\"]').getBoundingClientRect().right > 1"
 )
+# The sidebar lies wholly in the window and has stopped sliding (no CSS transition running).
+SIDEBAR_IN_VIEW_JS = """() => {
+  const r = document.querySelector('[data-testid="stSidebar"]').getBoundingClientRect();
+  const sliding = document.getAnimations()
+    .some((a) => a instanceof CSSTransition && a.playState === 'running');
+  return r.width > 1 && r.left >= 0 && !sliding;
+}"""
+SIDEBAR_CLOSED_JS = """() => {
+  const r = document.querySelector('[data-testid="stSidebar"]').getBoundingClientRect();
+  const sliding = document.getAnimations()
+    .some((a) => a instanceof CSSTransition && a.playState === 'running');
+  return (r.width < 2 || r.right <= 1) && !sliding;
+}"""
 PHONE_UP_TO = 768  # Streamlit's sidebar lies over the page up to this width
 
 
@@ -77,6 +90,7 @@ def go(page, label: str) -> None:
     expand = page.locator('[data-testid="stExpandSidebarButton"]')
     if expand.is_visible():
         expand.click()
+        page.wait_for_function(SIDEBAR_IN_VIEW_JS, timeout=30_000)  # slid in all the way, not moving
     sidebar(page).get_by_role("link", name=label).click()
     main(page).get_by_text(PAGES[label], exact=True).first.wait_for(timeout=60_000)
     wait_idle(page)
@@ -111,6 +125,9 @@ def test_page_has_no_serious_axe_violation(tab, label):
     for index, (width, height) in enumerate(SIZES):
         tab.set_viewport_size({"width": width, "height": height})
         if index == 0:  # opened once (on the phone), then the same page scanned at each size
+            # Streamlit's "auto" sidebar closes as the window narrows: wait for that before opening it
+            # (opened first, it was closed again under the click on its link).
+            tab.wait_for_function(SIDEBAR_CLOSED_JS, timeout=30_000)
             go(tab, label)
             open_sections(tab)  # a closed section draws nothing: open, everything the page has is scanned
         elif width >= PHONE_UP_TO and not sidebar_shown(tab):  # closed by hand on the phone: open it
