@@ -40,9 +40,8 @@ from explorer.compare.measure import MEASURE_BATCH  # noqa: E402
 from explorer.lessons.metrics import compute_metrics  # noqa: E402
 from explorer.pipeline.tokenizer_json import tokenizer_to_json  # noqa: E402
 from explorer.pretrained import info_for, load_encoding, read_verified  # noqa: E402
-from explorer.run_config import RunConfig  # noqa: E402
+from explorer.run_config import RunConfig, TrainerConfig  # noqa: E402
 from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus  # noqa: E402
-from explorer.training.bpe import TrainerConfig  # noqa: E402
 from explorer.training.word_counts import split_lines  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "data" / "tinyshakespeare.txt"

@@ -27,8 +27,8 @@ from explorer.pipeline.decoders import ByteLevelDecoder
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
 from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
-from explorer.training.bpe import train
 from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.trainer import train
 from explorer.training.history import UNIGRAM_TRACE_FORMAT, TrainingHistory
 from explorer.training.word_counts import count_corpus
 

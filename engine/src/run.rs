@@ -1,4 +1,4 @@
-//! One training run: the merge loop of explorer/training/bpe/__init__.py (`_merge`), the
+//! One training run: the merge loop of explorer/training/bpe/trainer.py (`_merge`), the
 //! vocabulary it grows and the columns it records (explorer/training/bpe/recorder.py).
 //!
 //! `advance` runs steps until a stop reason or the next checkpoint (every CHECK_EVERY steps,

@@ -17,7 +17,8 @@ from array import array
 from collections.abc import Iterable, Mapping
 
 from explorer.run_config import UnigramConfig
-from explorer.training import bpe, engines
+from explorer.training import engines
+from explorer.training.bpe import trainer as bpe
 from explorer.training.bpe.merge_history import Trace
 from explorer.training.unigram import train_unigram
 from explorer.training.unigram.round_history import UnigramTrace

@@ -23,10 +23,9 @@ from explorer.pipeline.models import BPEModel, WordPieceModel
 from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.pretrained import encode_pretrained, load_encoding
-from explorer.run_config import RunConfig
+from explorer.run_config import RunConfig, TrainerConfig
 from explorer.samples import GERMAN, HF_COURSE, MULTILINGUAL
 from explorer.train import tokenizer_from_trace, train_corpus
-from explorer.training.bpe import TrainerConfig
 from tests.helpers.cli import cli
 from tests.reference import course_tokenize
 

@@ -15,7 +15,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from explorer.run_config import TrainerConfig, UnigramConfig
-from explorer.training import bpe, engines
+from explorer.training import engines
+from explorer.training.bpe import trainer as bpe
 from explorer.training.unigram import train_unigram
 from tests.helpers.engines import trace_bytes
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from explorer.drawing.charts import token_labels
 from explorer.lessons.merge_step import candidates_at, first_occurrences, pair_table, splits_at, why_chosen
-from explorer.training.bpe import TrainerConfig
+from explorer.run_config import TrainerConfig
 from tests.helpers.engines import train
 from tests.reference.trainers import course_reference
 

@@ -9,8 +9,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-from explorer.run_config import RunConfig
-from explorer.training.bpe import TrainerConfig
+from explorer.run_config import RunConfig, TrainerConfig
 from tests.helpers.engines import train
 from tests.helpers.shared_files import seed_text
 from tests.reference.course_corpus import COURSE_CORPUS
@@ -503,7 +502,7 @@ def test_queues_equal_a_scan_of_every_pair(word_counts, options, flavor, algorit
     included (prefix and suffix characters inside the text)."""
     from unittest import mock
 
-    import explorer.training.bpe as trainers_package
+    import explorer.training.bpe.trainer as trainers_package
     from tests.reference.trainers import PLAIN_QUEUES
 
     if flavor == "course":

@@ -12,10 +12,9 @@ import pytest
 from explorer.lessons.audit import audit
 from explorer.lessons.audit_subjects import subject_from_tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
-from explorer.run_config import RunConfig
+from explorer.run_config import RunConfig, TrainerConfig
 from explorer.samples import MULTILINGUAL, STUDY_IN_SCARLET
 from explorer.train import train_corpus
-from explorer.training.bpe import TrainerConfig
 from explorer.training.word_counts import split_lines
 from explorer.ui.history.player import STEP_PARAM
 from explorer.ui.vocabulary import audit_tables as tables

@@ -10,7 +10,8 @@ import pytest
 from explorer.drawing import charts
 from explorer.lessons.step_sampling import sampled_steps
 from explorer.pipeline.bytelevel import bytes_to_symbols
-from explorer.training.bpe import TrainerConfig, train
+from explorer.run_config import TrainerConfig
+from explorer.training.bpe.trainer import train
 
 COURSE_WORDS = {
     "This": 3,

@@ -22,10 +22,9 @@ from explorer.drawing import charts
 from explorer.lessons.metrics import compute_metrics, metrics_table
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.pretrained import PRETRAINED, encode_pretrained, read_verified
-from explorer.run_config import RunConfig
+from explorer.run_config import RunConfig, TrainerConfig
 from explorer.tokens import TOKEN, UNKNOWN, Piece
 from explorer.train import tokenizer_from_trace, train_corpus
-from explorer.training.bpe import TrainerConfig
 
 CORPUS = [
     "The quick brown fox jumps over the lazy dog. It's 3.14, isn't it?",

@@ -18,11 +18,10 @@ import tiktoken.registry
 from explorer.compare import TokenizerColumn, pretrained_column, tokenizer_column
 from explorer.compare.columns import sentences_from
 from explorer.compare.counts import CountRow, count_rows, difference_text
-from explorer.run_config import RunConfig
+from explorer.run_config import RunConfig, TrainerConfig
 from explorer.samples import HF_COURSE
 from explorer.tokens import DROPPED
 from explorer.train import tokenizer_from_trace, train_corpus
-from explorer.training.bpe import TrainerConfig
 from tests.helpers.cli import cli
 
 GPT2_FILES = "https://openaipublic.blob.core.windows.net/gpt-2/encodings/main/"

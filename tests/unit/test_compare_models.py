@@ -30,10 +30,9 @@ from explorer.compare.picker import (
 from explorer.drawing.token_html import escape_text
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.pretrained import BUNDLED, FAMILIES, decode, encode, parse_ids
-from explorer.run_config import RunConfig
+from explorer.run_config import RunConfig, TrainerConfig
 from explorer.tokens import SPECIAL
 from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
-from explorer.training.bpe import TrainerConfig
 
 CORPUS = "the lowest tower was lower than the newest tower " * 20 + "日本語 😀 café"
 EOT = "<|endoftext|>"

@@ -28,9 +28,8 @@ from explorer.lessons.explain import explain_vocab_size, special_token_notes
 from explorer.pipeline.normalizers import NORMALIZERS, build_normalizer
 from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_json
-from explorer.run_config import RunConfig
+from explorer.run_config import RunConfig, TrainerConfig
 from explorer.train import tokenizer_from_trace, train_corpus
-from explorer.training.bpe import TrainerConfig
 from explorer.training.bpe.merge_history import STOP_REASONS, Trace
 from explorer.training.settings_checks import check_special_tokens
 

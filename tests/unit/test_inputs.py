@@ -22,9 +22,8 @@ from explorer.checks import (
 )
 from explorer.lessons.explain import explain_vocab_size, special_token_notes
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
-from explorer.run_config import RunConfig
+from explorer.run_config import RunConfig, TrainerConfig
 from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
-from explorer.training.bpe import TrainerConfig
 from explorer.training.settings_checks import check_special_tokens, check_vocab_size
 from tests import ROOT
 

@@ -24,11 +24,10 @@ from explorer.drawing.token_html import escape_text, token_spans_html
 from explorer.lessons.metrics import compute_metrics
 from explorer.pipeline.bytelevel import BYTE_TO_UNICODE
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
-from explorer.run_config import RunConfig
+from explorer.run_config import RunConfig, TrainerConfig
 from explorer.samples import HF_COURSE
 from explorer.tokens import DROPPED, UNKNOWN, Piece, lost_characters, tokens_only
 from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
-from explorer.training.bpe import TrainerConfig
 from explorer.training.unigram import UnigramConfig
 
 TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40)

@@ -8,7 +8,8 @@ import pytest
 
 from explorer.run_config import TrainerConfig
 from explorer.samples import SHAKESPEARE
-from explorer.training.bpe import queues, train
+from explorer.training.bpe import queues
+from explorer.training.bpe.trainer import train
 from explorer.training.word_counts import count_words
 
 

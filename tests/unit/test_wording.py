@@ -12,9 +12,8 @@ from explorer.drawing.wording import plural
 from explorer.lessons import rounds
 from explorer.lessons.course_lessons import LESSONS, compare
 from explorer.lessons.explain import explain_vocab_size
-from explorer.run_config import RunConfig
+from explorer.run_config import RunConfig, TrainerConfig
 from explorer.train import train_corpus
-from explorer.training.bpe import TrainerConfig
 from explorer.ui.common.link import ignored_note, params_for
 from explorer.ui.common.runs import Run, RunKey
 from explorer.ui.common.settings import Settings

@@ -16,11 +16,10 @@ import pytest
 from explorer.checks import Limits, corpus_prefix, sample_lines
 from explorer.compare import measure_corpus, pretrained_column, tokenizer_column
 from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_json
-from explorer.run_config import RunConfig
+from explorer.run_config import RunConfig, TrainerConfig
 from explorer.runstore import SQLiteRunStore, stopped_key_seed, stopped_run_key
 from explorer.samples import MULTILINGUAL, STUDY_IN_SCARLET
 from explorer.train import tokenizer_from_trace, train_corpus
-from explorer.training.bpe import TrainerConfig
 from explorer.training.bpe.merge_history import Trace
 from explorer.training.word_counts import split_lines
 from explorer.work import DONE, RUNNING, WorkerPool, tasks

@@ -180,7 +180,7 @@ class Trace:
         (all merges when k is None); ValueError for a word the corpus does not hold.
 
         >>> from explorer.run_config import TrainerConfig
-        >>> from explorer.training.bpe import train
+        >>> from explorer.training.bpe.trainer import train
         >>> counts = {"hug": 10, "pug": 5, "pun": 12, "bun": 4, "hugs": 5}
         >>> trace = train(counts, TrainerConfig(vocab_size=10, flavor="course"))
         >>> trace.merge_strings()

@@ -1,0 +1,263 @@
+"""Train BPE or WordPiece from word counts, in two flavors, recording the whole history as a Trace.
+
+Flavors:
+- `library`: bit-exact with the `tokenizers` library's BpeTrainer / WordPieceTrainer (WordPiece there
+  is BPE with the `##` continuing-subword prefix and plain frequency merges). Ids: special tokens,
+  then every character by code point, then (only with a prefix or suffix) the decorated character
+  tokens, then merges in the order learned. The library adds that decorated block in hash-map
+  order, which changes from run to run; we add it in code-point order.
+- `course`: bit-exact with the Hugging Face course notebooks: initial vocabulary = special tokens +
+  the sorted alphabet of initial symbols; BPE merges the most frequent pair, WordPiece the pair with
+  the best likelihood score; ties go to the pair seen first in corpus order. Like the course, the
+  stop test counts every appended token, duplicates included.
+
+Both run on the same incremental engine (engine.py) and differ only in the queue (queues.py).
+`train` is three named stages, like the library's `BpeTrainer::do_train`: 1. the initial
+vocabulary, 2. the engine and the queue for the flavor, 3. the merges, each recorded by a
+`MergeRecorder` (recorder.py), which owns the trace's columns and builds the Trace.
+Stop reasons: `vocab_size` (target reached), `no_pair_left`, `min_frequency` (best count below it),
+`stopped` (the caller's `should_stop` said so: a Stop button or a time/step budget).
+
+Not supported: the library's `limit_alphabet` (it breaks ties at random) and `max_token_length`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from explorer.run_config import RunConfig, TrainerConfig
+from explorer.training import engines
+from explorer.training.bpe.compiled import merge_compiled
+from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
+from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.queues import CourseQueue, LibraryQueue, LikelihoodQueue
+from explorer.training.bpe.recorder import MergeRecorder
+
+# How often (in merges) the merge loop calls `should_stop` and `progress`.
+CHECK_EVERY = 32
+
+
+@dataclass
+class _Vocab:
+    """Tokens in id order; `lengths` (each token's string length) is shared with the engine."""
+
+    tokens: list[str] = field(default_factory=list)
+    ids: dict[str, int] = field(default_factory=dict)
+    lengths: list[int] = field(default_factory=list)
+
+    def add(self, token: str) -> int:
+        existing = self.ids.get(token)
+        if existing is not None:
+            return existing
+        self.ids[token] = len(self.tokens)
+        self.tokens.append(token)
+        self.lengths.append(len(token))
+        return self.ids[token]
+
+
+def _decorate(char: str, first: bool, last: bool, prefix: str | None, suffix: str | None) -> str:
+    if prefix and not first:
+        char = prefix + char
+    if suffix and last:
+        char = char + suffix
+    return char
+
+
+def _initial_symbols(words: list[str], prefix: str | None, suffix: str | None) -> list[str] | list[list[str]]:
+    if not prefix and not suffix:
+        return words  # a word is already the sequence of its characters
+    if not suffix:  # WordPiece's usual case, on the fast path
+        assert prefix is not None  # not both empty (returned above)
+        return [[word[0], *[prefix + char for char in word[1:]]] for word in words]
+    symbols = []
+    for word in words:
+        last = len(word) - 1
+        symbols.append([_decorate(c, i == 0, i == last, prefix, suffix) for i, c in enumerate(word)])
+    return symbols
+
+
+def train(
+    word_counts: Mapping[str, int] | Iterable[tuple[str, int]],
+    config: TrainerConfig,
+    progress: Callable[[int, int], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    decorated_order: Iterable[str] | None = None,
+    max_steps: int | None = None,
+    engine: str | None = None,
+) -> Trace:
+    """Learn merges from word counts (in order of first appearance) and return the full Trace.
+
+    `progress(step, planned_steps)` and `should_stop()` are called every few dozen steps.
+    With `max_steps`, training stops (reason `stopped`) after exactly that many merges.
+    `decorated_order` replaces the code-point order of the library flavor's decorated character
+    block (`##x`, `x</w>`): parity tests pass the order one library run happened to use.
+    `engine`: `auto`, `rust` or `python` (explorer.training.engines; None: $EXPLORER_ENGINE); both
+    give the same Trace.
+    """
+    started = time.perf_counter()
+    words, counts = [], []
+    for word, count in word_counts.items() if isinstance(word_counts, Mapping) else word_counts:
+        if word:
+            words.append(word)
+            counts.append(count)
+
+    # 1. The initial vocabulary: special tokens, then the alphabet, each word as its symbols.
+    vocab, symbol_strings, course_size = _initial_vocabulary(words, config, decorated_order)
+    initial_vocab_size = len(vocab.tokens)
+    module = engines.module_for(engine)
+    if module is not None:
+        merged = merge_compiled(
+            module,
+            symbol_strings,
+            vocab.ids,
+            counts,
+            vocab.tokens,
+            config,
+            course_size,
+            progress,
+            should_stop,
+            max_steps,
+        )
+        return Trace(
+            config=RunConfig(config, pre_tokenizer=None),
+            words=words,
+            counts=counts,
+            initial_vocab_size=initial_vocab_size,
+            seconds=time.perf_counter() - started,
+            engine="rust",
+            **merged,
+        )
+
+    # 2. The engine over the words as symbol ids, and the queue that picks pairs the way the
+    # flavor does.
+    symbol_words = [list(map(vocab.ids.__getitem__, symbols)) for symbols in symbol_strings]
+    merge_engine, queue = _engine_and_queue(symbol_words, counts, vocab, config)
+
+    # 3. Merges, until the vocabulary is full, no pair is left or the caller stops us.
+    recorder = MergeRecorder(scored=_scores_by_likelihood(config))
+    stop_reason = _merge(
+        merge_engine, queue, vocab, config, recorder, course_size, progress, should_stop, max_steps
+    )
+
+    return recorder.trace(
+        config,
+        words,
+        counts,
+        vocab.tokens,
+        initial_vocab_size,
+        stop_reason,
+        merge_engine.boundary_steps,
+        seconds=time.perf_counter() - started,
+    )
+
+
+def _initial_vocabulary(
+    words: list[str], config: TrainerConfig, decorated_order: Iterable[str] | None
+) -> tuple[_Vocab, list[str] | list[list[str]], int | None]:
+    """The vocabulary before any merge, every word as its initial symbols (one per character:
+    the word itself when nothing decorates them), and (course flavor only, else None) the
+    vocabulary size the course's stop test counts before any merge."""
+    prefix, suffix = config.prefix, config.suffix
+    vocab = _Vocab()
+    for token in config.special_tokens:
+        vocab.add(token)
+    symbol_strings = _initial_symbols(words, prefix, suffix)
+    course_size = None
+    if config.flavor == "library":
+        # The library's order: every character by code point, then the decorated ones.
+        alphabet = sorted({c for word in words for c in word} | {a[0] for a in config.initial_alphabet if a})
+        for char in alphabet:
+            vocab.add(char)
+        decorated = sorted(set().union(*symbol_strings) - vocab.ids.keys())
+        for token in decorated if decorated_order is None else decorated_order:
+            vocab.add(token)
+    else:
+        # The course's: the sorted set of initial symbols, decorated or not.
+        initial = set().union(*symbol_strings)
+        initial |= {_decorate(a[0], True, False, None, None) for a in config.initial_alphabet if a}
+        for token in sorted(initial):
+            vocab.add(token)
+        # The course's `while len(vocab) < vocab_size` counts special tokens and alphabet as listed.
+        course_size = len(config.special_tokens) + len(initial)
+    return vocab, symbol_strings, course_size
+
+
+def _scores_by_likelihood(config: TrainerConfig) -> bool:
+    return config.flavor == "course" and config.algorithm == "wordpiece"
+
+
+def _engine_and_queue(symbol_words: list[list[int]], counts: list[int], vocab: _Vocab, config: TrainerConfig):
+    """One engine for every trainer; the queue is what differs. The likelihood score needs symbol
+    frequencies, and the course's queues find a pair's first occurrence through the engine's index
+    of words per pair."""
+    likelihood = _scores_by_likelihood(config)
+    engine = MergeEngine(
+        symbol_words,
+        counts,
+        vocab.lengths,
+        prefix_length=len(config.prefix or ""),
+        track_symbol_freqs=likelihood,
+        track_pair_words=config.flavor == "course",
+    )
+    queue: LibraryQueue | CourseQueue
+    if config.flavor == "library":
+        queue = LibraryQueue(engine, config.candidates)
+    else:
+        queue = (LikelihoodQueue if likelihood else CourseQueue)(engine, config.candidates)
+    return engine, queue
+
+
+def _merge(
+    engine: MergeEngine,
+    queue,
+    vocab: _Vocab,
+    config: TrainerConfig,
+    recorder: MergeRecorder,
+    course_size: int | None,
+    progress: Callable[[int, int], None] | None,
+    should_stop: Callable[[], bool] | None,
+    max_steps: int | None,
+) -> str:
+    """Pick, merge, record, until a stop reason; returns it (a key of STOP_REASONS)."""
+    prefix = config.prefix
+    min_count = max(1, config.min_frequency)
+    planned = max(0, config.vocab_size - len(vocab.tokens))
+    step = 0
+    while True:
+        # The library counts distinct tokens; the course counts every token it appended.
+        size = len(vocab.tokens) if course_size is None else course_size + step
+        if size >= config.vocab_size:
+            stop_reason = "vocab_size"
+            break
+        if step == max_steps:
+            stop_reason = "stopped"
+            break
+        if step % CHECK_EVERY == 0:
+            if should_stop is not None and should_stop():
+                stop_reason = "stopped"
+                break
+            if progress is not None:
+                progress(step, planned)
+        pick = queue.pick()
+        if pick is None:
+            stop_reason = "no_pair_left"
+            break
+        if pick.count < min_count:
+            stop_reason = "min_frequency"
+            break
+        # The new token: left + right without the right's continuing-subword prefix. It may
+        # already exist (the same string made twice), then it keeps its id.
+        left, right = pick.key >> PAIR_SHIFT, pick.key & PAIR_MASK
+        right_part = vocab.tokens[right]
+        if prefix and right_part.startswith(prefix):
+            right_part = right_part[len(prefix) :]
+        new_id = vocab.add(vocab.tokens[left] + right_part)
+        new_pairs, words_changed, occurrences = engine.merge(pick.key, new_id, pick.words, step)
+        queue.after_merge(pick.key, new_pairs)
+        recorder.record(pick, new_id, words_changed, occurrences)
+        step += 1
+    if progress is not None:
+        progress(step, planned)
+    return stop_reason
