@@ -8,7 +8,7 @@ each kind of column:
 
 - tiktoken (GPT-2, o200k_base): tiktoken alone (ids only; the faster of its
   `encode_ordinary_batch` and `encode_ordinary` text by text on one thread), against
-  `measure_corpus` of the pretrained column (every figure of explorer.lessons.metrics);
+  `measure_corpus` of the pretrained column (every figure of explorer.measures.metrics);
 - a tokenizer.json (the bundled DeepSeek V4 file) through the `tokenizers` library:
   `Tokenizer.encode_batch` alone, against `measure_corpus` of its pretrained column;
 - one of our runs (byte-level BPE trained here on the first 100 KB; 10 KB with --smoke): the
@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from explorer.compare import measure_corpus, pretrained_column, tokenizer_column  # noqa: E402
 from explorer.compare.encoders import load_tables  # noqa: E402
 from explorer.compare.measure import MEASURE_BATCH  # noqa: E402
-from explorer.lessons.metrics import compute_metrics  # noqa: E402
+from explorer.measures.metrics import compute_metrics  # noqa: E402
 from explorer.pipeline.tokenizer_json import tokenizer_to_json  # noqa: E402
 from explorer.pretrained import info_for, load_encoding, read_verified  # noqa: E402
 from explorer.run_config import RunConfig, TrainerConfig  # noqa: E402

@@ -3,7 +3,7 @@
 Every encoder of the app gives pieces: our models and tokenizers, the pretrained ones (tiktoken,
 SentencePiece, the `tokenizers` library); every renderer and metric takes them. (The batch
 encoders that measure a whole corpus give the same ids and spans in arrays instead,
-`explorer.lessons.metrics.EncodedTexts`: no `Piece` per token.) `kind` says what a piece stands
+`explorer.measures.metrics.EncodedTexts`: no `Piece` per token.) `kind` says what a piece stands
 for, set by the encoder that knows (ours: `explorer.train.encode_pieces`); `DROPPED` pieces are
 not tokens at all but the markers of characters that no token represents, so that nothing
 disappears silently from a display or a figure.

@@ -1,4 +1,4 @@
-"""`python -m explorer audit`: a vocabulary audit (explorer.lessons.audit) of one tokenizer on a
+"""`python -m explorer audit`: a vocabulary audit (explorer.measures.audit) of one tokenizer on a
 corpus: its unreachable, unused and stepping-stone tokens, its Rényi efficiency, its bytes per
 token and how it tokenizes each Unicode script, as a short summary or (`--json`) in full.
 
@@ -6,7 +6,7 @@ The tokenizer is a tokenizer.json (`--tokenizer`), a bundled pretrained one (`--
 a training trace (`--trace`, the tokenizer after `--step K` merges or rounds; the trained one
 without it). The corpus is encoded line by line, each line one text, like `compare --corpus`.
 
-What it does not do: compute anything (explorer.lessons.audit does), or audit a SentencePiece
+What it does not do: compute anything (explorer.measures.audit does), or audit a SentencePiece
 `.model` file (only a bundled one, through --pretrained).
 """
 
@@ -39,7 +39,7 @@ def add_parser(commands, bundled) -> None:
 
 
 def run(args) -> int:
-    from explorer.lessons.audit import audit
+    from explorer.measures.audit import audit
     from explorer.training.word_counts import split_lines
 
     subject = _subject(args)
@@ -58,7 +58,7 @@ def run(args) -> int:
 
 
 def _subject(args):
-    from explorer.lessons.audit_subjects import subject_from_pretrained, subject_from_tokenizer
+    from explorer.measures.audit_subjects import subject_from_pretrained, subject_from_tokenizer
 
     given = [name for name in ("tokenizer", "pretrained", "trace") if getattr(args, name)]
     if len(given) != 1:

@@ -1,7 +1,7 @@
-"""`python -m explorer compare`: one metrics table (explorer.lessons.metrics) for several tokenizers on the
+"""`python -m explorer compare`: one metrics table (explorer.measures.metrics) for several tokenizers on the
 same texts: tokenizer.json files and bundled pretrained tokenizers, on a corpus file or on TEXT.
 
-What it does not do: compute the metrics (explorer.lessons.metrics does), or compare boundaries token by
+What it does not do: compute the metrics (explorer.measures.metrics does), or compare boundaries token by
 token (the app's compare page, explorer.compare).
 """
 
@@ -23,7 +23,7 @@ def add_parser(commands, bundled) -> None:
 
 
 def run(args) -> int:
-    from explorer.lessons.metrics import compute_metrics, metrics_table
+    from explorer.measures.metrics import compute_metrics, metrics_table
     from explorer.pretrained import encode_pretrained, info_for
     from explorer.train import encode_pieces
 

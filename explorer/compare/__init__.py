@@ -23,7 +23,7 @@ The names most modules use are importable from the package itself; the others fr
 
 What it does not do: import streamlit, cache (but `research`, its unreachable counts per
 tokenizer in the worker process), or time anything but `measure_corpus`; train
-(explorer.train) or define the metrics (explorer.lessons.metrics).
+(explorer.train) or define the metrics (explorer.measures.metrics).
 """
 
 from explorer.compare.columns import TokenizerColumn, pretrained_column, tokenizer_column

@@ -56,7 +56,7 @@ class TokenizerColumn:
     `key` tells columns apart in the page's widgets; `content_key` names what the tokenizer *is*
     (a hash of its files), so measurements can be cached across runs and sessions. `encode` gives
     `explorer.tokens.Piece`s (what the page draws); `encode_batch` is a fast path for a whole
-    corpus, the same ids and spans as an `explorer.lessons.metrics.EncodedTexts` (no `Piece` per
+    corpus, the same ids and spans as an `explorer.measures.metrics.EncodedTexts` (no `Piece` per
     token); without it `encode` is called once per text.
     """
 

@@ -15,8 +15,8 @@ import bisect
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from explorer.lessons.metrics import ratio
 from explorer.lessons.step_sampling import sampled_steps
+from explorer.measures.metrics import ratio
 from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.training.bpe.merge_history import Trace
 

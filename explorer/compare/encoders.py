@@ -1,5 +1,5 @@
 """Fast encoders for a whole corpus: the tokens of many texts as an `EncodedTexts` (ids and
-character spans in arrays, explorer.lessons.metrics), the same ids and spans as the columns'
+character spans in arrays, explorer.measures.metrics), the same ids and spans as the columns'
 `explorer.tokens.Piece`s, without a Python object per token.
 
 Our pure-Python encoder needs about 8 s per MB; a corpus goes through compiled encoders instead:
@@ -13,7 +13,7 @@ Our pure-Python encoder needs about 8 s per MB; a corpus goes through compiled e
   `encoding_pieces` turns one of its Encodings into pieces.
 
 What it does not do: define a column (explorer.compare.columns) or count anything
-(explorer.compare.measure, explorer.lessons.metrics).
+(explorer.compare.measure, explorer.measures.metrics).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import cast
 import numpy as np
 import tokenizers
 
-from explorer.lessons.metrics import EncodedTexts
+from explorer.measures.metrics import EncodedTexts
 from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.pretrained import BUNDLED, encode, info_for, load_encoding, load_tokenizer, replace_surrogates
 from explorer.pretrained.library_backend import LibraryTokenizer

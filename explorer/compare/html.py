@@ -6,7 +6,7 @@
   shown faded; `column_html`: a column's sentences with their token counts (`count_note`).
 - `boundary_diff_html` / `diff_legend_html`: a `boundary_diff` (explorer.compare.diff) drawn as
   two rows of the same characters, each boundary a bar on a cell's left.
-- `figures_table_html`: the figures of explorer.lessons.metrics, a row per tokenizer (the live
+- `figures_table_html`: the figures of explorer.measures.metrics, a row per tokenizer (the live
   part of Compare redraws it on every keystroke: a plain table, not a data grid).
 
 Markup carries classes only; their rules are in `explorer.drawing.stylesheet`, injected once per page.
@@ -38,7 +38,7 @@ from explorer.drawing.wording import METRIC_COLUMNS, METRIC_DEFINITIONS, plural
 from explorer.tokens import Piece, lost_characters, tokens_only
 
 if TYPE_CHECKING:  # only a type here: the figures (and numpy) are not needed to draw tokens
-    from explorer.lessons.metrics import TokenizerMetrics
+    from explorer.measures.metrics import TokenizerMetrics
 
 
 def contiguous_runs(pieces: Sequence[Piece]) -> list[tuple[int, list[Piece]]]:

@@ -1,12 +1,12 @@
 """How tokenizers measure on a whole corpus, timed.
 
-- `measure_corpus(column, texts)`: the figures of `explorer.lessons.metrics` over a whole corpus
+- `measure_corpus(column, texts)`: the figures of `explorer.measures.metrics` over a whole corpus
   through the column's batch
   encoder (explorer.compare.encoders: ids and spans in arrays, no `Piece` per token), a batch of
   `MEASURE_BATCH` lines at a time so that memory stays bounded whatever the corpus, each distinct
   line of a batch encoded once and counted as often as it occurs.
 
-What it does not do: define the figures (explorer.lessons.metrics), keep results
+What it does not do: define the figures (explorer.measures.metrics), keep results
 (explorer.ui.compare.measuring
 stores them beside the run) or choose the process it runs in (explorer.work.tasks.measure_task
 runs it in a worker).
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from explorer.compare.columns import TokenizerColumn
-from explorer.lessons.metrics import (
+from explorer.measures.metrics import (
     TokenizerMetrics,
     add_metrics,
     compute_metrics,

@@ -11,7 +11,7 @@ which of its ranks, and the first merges where the two part.
 - `pretrained_merges(name)`: a bundled byte-level BPE tokenizer's merges as byte pairs in rank
   order (`BYTE_LEVEL_BPE`): GPT-2's vocab.bpe and DeepSeek's tokenizer.json list their merges; the
   other tiktoken-style vocabularies hold none, so each token's parent pair is recovered
-  (explorer.lessons.audit_subjects.tiktoken_parents: 1.3 s for cl100k_base, 2.8 s for
+  (explorer.measures.audit_subjects.tiktoken_parents: 1.3 s for cl100k_base, 2.8 s for
   o200k_base; it gives back GPT-2's vocab.bpe exactly) and the merges ordered by the merged
   token's rank. Kept per name in the process that reads them (a worker: explorer.work.tasks).
 - `merge_overlap(run_merges, pretrained)` -> `MergeOverlap`, plain data (`to_dict` / `from_dict`).
@@ -98,7 +98,7 @@ def not_comparable_reason(algorithm: str, prefix: str = "", suffix: str = "") ->
 def tiktoken_merges(ranks: dict[bytes, int]) -> list[BytePair]:
     """A tiktoken-style vocabulary's merges, recovered (`tiktoken_parents`) and in the merged
     token's rank order."""
-    from explorer.lessons.audit_subjects import tiktoken_parents
+    from explorer.measures.audit_subjects import tiktoken_parents
 
     by_id = {rank: token for token, rank in ranks.items()}
     parents = sorted(tiktoken_parents(ranks), key=lambda merge: merge[2])

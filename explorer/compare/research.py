@@ -1,6 +1,6 @@
 """The research figures of a Compare column on a corpus's lines, in a worker process: the audit's
 Rényi efficiency, bytes per token, unreachable and unused counts and tokens per script
-(explorer.lessons.audit.research_figures), for the tokenizer a `TokenizerColumn.spec` describes.
+(explorer.measures.audit.research_figures), for the tokenizer a `TokenizerColumn.spec` describes.
 
 - `column_research(spec, lines)`: {"research": figures, "research_reason": None}, or
   {"research": None, "research_reason": one sentence} for a column the audit cannot take (an
@@ -13,7 +13,7 @@ Rényi efficiency, bytes per token, unreachable and unused counts and tokens per
 - `research_table(rows)`: the page's table of them, one row per column (pure: pandas, no
   streamlit); `RESEARCH_DEFINITIONS`, each column's exact definition with its paper.
 
-What it does not do: define the figures (explorer.lessons.audit), keep results between processes
+What it does not do: define the figures (explorer.measures.audit), keep results between processes
 (explorer.ui.compare.measuring stores them beside the run) or draw them.
 """
 
@@ -24,8 +24,8 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from explorer.lessons.audit import research_figures, unreachable_counts
-from explorer.lessons.audit_subjects import (
+from explorer.measures.audit import research_figures, unreachable_counts
+from explorer.measures.audit_subjects import (
     AuditSubject,
     subject_from_loaded,
     subject_from_pretrained,

@@ -1,7 +1,7 @@
 """Small helpers for the sentences the app writes: counts with the right noun form, durations, a
 text's size as people count it (user-perceived characters: extended grapheme clusters, regex `\\X`,
 so 👍🏽 or 🇫🇷 is one character, as is e + U+0301); and the names and one-line definitions of the
-figures explorer.lessons.metrics computes.
+figures explorer.measures.metrics computes.
 
 What it does not do: translate, or format other numbers.
 """
@@ -68,7 +68,7 @@ def format_seconds(seconds: float) -> str:
     return f"{seconds:.2f} s" if seconds >= 0.1 else f"{seconds * 1000:.0f} ms"
 
 
-# The figures of explorer.lessons.metrics (field -> the name every page uses).
+# The figures of explorer.measures.metrics (field -> the name every page uses).
 METRIC_COLUMNS = {
     "tokens": "tokens",
     "chars_per_token": "characters / token",

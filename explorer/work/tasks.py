@@ -30,7 +30,7 @@
 - `merge_overlap_task(reporter, run_merges, pretrained)`: a BPE run's merges against a bundled
   byte-level BPE tokenizer's (explorer.compare.merge_overlap), whose merges are recovered here.
 - `audit_task(reporter, corpus_text, subject, sample)`: the Vocabulary page's audit
-  (`explorer.lessons.audit`) of a run's tokenizer (its tokenizer.json), an uploaded one (any
+  (`explorer.measures.audit`) of a run's tokenizer (its tokenizer.json), an uploaded one (any
   `TokenizerColumn.spec` but a library-only upload's: `NOT_AUDITED`) or a bundled one, on the
   corpus or a stated sample of it, with the names of the tokens it lists.
 
@@ -211,7 +211,7 @@ def _column(tokenizer: dict):
 
 def measure_task(reporter, corpus_text: str, tokenizer: dict, sample: dict) -> dict:
     from explorer.compare import measure_corpus
-    from explorer.lessons.metrics import add_metrics
+    from explorer.measures.metrics import add_metrics
 
     started = time.perf_counter()
     column = _column(tokenizer)
@@ -325,7 +325,7 @@ NOT_AUDITED = (
 
 
 def audit_task(reporter, corpus_text: str, subject: dict, sample: dict) -> dict:
-    """The Vocabulary page's audit (explorer.lessons.audit) of one tokenizer on the corpus or a
+    """The Vocabulary page's audit (explorer.measures.audit) of one tokenizer on the corpus or a
     stated sample of it (`sample` as for `measure_task`). `subject`: {"pretrained": name} (a
     bundled tokenizer, with its BPE replay: stepping stones), or a `TokenizerColumn.spec` of ours
     or an upload, {"name", "tokenizer_json"} (e.g. a run's after k merges) or {"name",
@@ -338,8 +338,8 @@ def audit_task(reporter, corpus_text: str, subject: dict, sample: dict) -> dict:
     import random
 
     from explorer.drawing.token_html import readable_token
-    from explorer.lessons.audit import audit
-    from explorer.lessons.audit_subjects import subject_from_pretrained
+    from explorer.measures.audit import audit
+    from explorer.measures.audit_subjects import subject_from_pretrained
 
     started = time.perf_counter()
     reporter.report(phase="loading")

@@ -14,8 +14,8 @@ import pytest
 from tokenizers import Tokenizer as LibraryTokenizer
 from tokenizers import models, pre_tokenizers, trainers
 
-from explorer.lessons.audit import audit
-from explorer.lessons.audit_subjects import subject_from_pretrained, subject_from_tokenizer
+from explorer.measures.audit import audit
+from explorer.measures.audit_subjects import subject_from_pretrained, subject_from_tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_from_json
 from explorer.samples import SAMPLES
 from explorer.training.word_counts import split_lines

@@ -1,4 +1,4 @@
-"""The vocabulary audit (explorer.lessons.audit) and `python -m explorer audit`, each figure checked
+"""The vocabulary audit (explorer.measures.audit) and `python -m explorer audit`, each figure checked
 against a computation of its own: the `tokenizers` library's and tiktoken's encodings, counts
 recomputed here, and tiny vocabularies whose stepping stones are known by construction."""
 
@@ -13,14 +13,14 @@ import regex
 from tokenizers import Tokenizer as LibraryTokenizer
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
-from explorer.lessons.audit import (
+from explorer.measures.audit import (
     STEPPING_STONE_RATIO,
     audit,
     formed_counts,
     unreachable_tokens,
 )
-from explorer.lessons.audit_subjects import subject_from_pretrained, subject_from_tokenizer
-from explorer.lessons.unicode_scripts import script_of
+from explorer.measures.audit_subjects import subject_from_pretrained, subject_from_tokenizer
+from explorer.measures.unicode_scripts import script_of
 from explorer.pipeline.tokenizer_json import tokenizer_from_json
 from explorer.pretrained import load_encoding
 from tests.helpers.cli import cli

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from explorer.lessons.audit import audit
-from explorer.lessons.audit_subjects import subject_from_tokenizer
+from explorer.measures.audit import audit
+from explorer.measures.audit_subjects import subject_from_tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.run_config import RunConfig, TrainerConfig
 from explorer.samples import MULTILINGUAL, STUDY_IN_SCARLET

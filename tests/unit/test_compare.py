@@ -19,7 +19,7 @@ from explorer.compare.encoders import pretrained_batch_encoder, spans_from_byte_
 from explorer.compare.html import boundary_diff_html, column_html, figures_table_html
 from explorer.compare.readers import tokenizer_json_upload, vocab_merges_upload, vocab_txt_upload
 from explorer.drawing import charts
-from explorer.lessons.metrics import compute_metrics, metrics_table
+from explorer.measures.metrics import compute_metrics, metrics_table
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.pretrained import PRETRAINED, encode_pretrained, read_verified
 from explorer.run_config import RunConfig, TrainerConfig
@@ -263,16 +263,16 @@ def test_measuring_through_the_library_equals_our_encoder(trained):
 
 def test_measuring_in_small_batches_changes_no_figure(trained, monkeypatch):
     import explorer.compare.measure
-    import explorer.lessons.metrics
+    import explorer.measures.metrics
 
     column = tokenizer_column(tokenizer_from_trace(trained), "ours")
     corpus = (CORPUS + TEXTS) * 3
     whole = compute_metrics("ours", corpus, column.encode)
     assert len(corpus) < min(
-        explorer.compare.measure.MEASURE_BATCH, explorer.lessons.metrics.SPAN_BATCH
+        explorer.compare.measure.MEASURE_BATCH, explorer.measures.metrics.SPAN_BATCH
     )  # one batch
     monkeypatch.setattr(explorer.compare.measure, "MEASURE_BATCH", 4)
-    monkeypatch.setattr(explorer.lessons.metrics, "SPAN_BATCH", 3)
+    monkeypatch.setattr(explorer.measures.metrics, "SPAN_BATCH", 3)
     assert whole.split_words > 0 and whole.texts > 12
     assert measure_corpus(column, corpus).metrics == whole
     assert compute_metrics("ours", corpus, column.encode) == whole

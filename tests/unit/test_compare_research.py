@@ -1,4 +1,4 @@
-"""Compare's research figures (explorer.compare.research, explorer.lessons.audit.research_figures),
+"""Compare's research figures (explorer.compare.research, explorer.measures.audit.research_figures),
 each checked against a computation of its own: the `tokenizers` library's and tiktoken's encodings
 counted here, Rényi efficiency recomputed from those counts, unreachable ids found by encoding each
 token alone here, and the table's cells read back against the counts they divide."""
@@ -197,8 +197,8 @@ def test_a_measurement_stored_before_the_research_figures_reads_without_them():
 
 
 def test_research_figures_in_small_batches_are_the_same(monkeypatch):
-    from explorer.lessons import audit
-    from explorer.lessons.audit_subjects import subject_from_pretrained
+    from explorer.measures import audit
+    from explorer.measures.audit_subjects import subject_from_pretrained
 
     subject = subject_from_pretrained("gpt2", replay=False)
     whole = audit.research_figures(subject, LINES)

@@ -33,7 +33,7 @@ LAYERS: list[set[str]] = [
     {"training"},
     {"train"},
     {"drawing", "pretrained", "runstore"},
-    {"lessons"},
+    {"lessons", "measures"},
     {"compare"},
     {"work", "cli"},
     {"ui"},

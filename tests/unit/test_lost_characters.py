@@ -21,7 +21,7 @@ from explorer.compare.diff import boundary_diff
 from explorer.compare.encoders import library_batch_encoder, library_pieces, library_unknown_id
 from explorer.compare.html import column_html, count_note
 from explorer.drawing.token_html import escape_text, token_spans_html
-from explorer.lessons.metrics import compute_metrics
+from explorer.measures.metrics import compute_metrics
 from explorer.pipeline.bytelevel import BYTE_TO_UNICODE
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.run_config import RunConfig, TrainerConfig

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from explorer.lessons.metrics import (
+from explorer.measures.metrics import (
     WHITESPACE,
     EncodedTexts,
     TokenizerMetrics,
@@ -144,7 +144,7 @@ def test_encoded_texts_hold_no_dropped_markers():
 def test_split_words_are_those_two_or_more_spans_overlap_whatever_their_order():
     import random
 
-    from explorer.lessons.metrics import _split_words
+    from explorer.measures.metrics import _split_words
 
     rng = random.Random(1)
     for _ in range(300):

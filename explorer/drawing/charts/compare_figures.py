@@ -1,7 +1,7 @@
 """Figures of the Compare page: the metrics of several tokenizers side by side as bars, and the
 vocabulary curve of several training runs (the measures against vocabulary size).
 
-What it does not do: measure anything (explorer.lessons.metrics, explorer.compare.curve do).
+What it does not do: measure anything (explorer.measures.metrics, explorer.compare.curve do).
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ from explorer.compare.html import (
 )
 from explorer.compare.warm import loading, warm
 from explorer.drawing.token_html import escape_text
-from explorer.lessons.metrics import compute_metrics
+from explorer.measures.metrics import compute_metrics
 from explorer.tokens import Piece
 from explorer.ui.common import frame, link, state
 from explorer.ui.common.html_view import html_parts_view, html_view
@@ -276,7 +276,7 @@ def _boundary_diff(
 def _figures(
     columns: Sequence[TokenizerColumn], sentences: Sequence[str], encodings: Sequence[Encodings | None]
 ) -> None:
-    """Every figure of explorer.lessons.metrics on this text, one row per column that could encode
+    """Every figure of explorer.measures.metrics on this text, one row per column that could encode
     it (from the encodings the columns show)."""
     measured = [
         compute_metrics(column.name, sentences, dict(zip(sentences, encoded)).__getitem__)

@@ -16,7 +16,7 @@ and kept in the run store beside the run (explorer.ui.common.serving).
   end, so the page's poller redraws the section once they are all in (a 1-second inline wait made
   the first keys typed on arriving by the sidebar wait for it; 20 s once lagged them 10 s).
 
-What it does not do: define the figures (explorer.lessons.metrics, and explorer.lessons.audit for
+What it does not do: define the figures (explorer.measures.metrics, and explorer.measures.audit for
 the research figures each result also carries) or draw them (explorer.ui.compare.sections and
 research_figures).
 """
@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from explorer.checks import utf8_size
 from explorer.compare import TokenizerColumn
 from explorer.drawing.wording import plural
-from explorer.lessons.metrics import TokenizerMetrics
+from explorer.measures.metrics import TokenizerMetrics
 from explorer.runstore import canonical_json, run_key
 from explorer.training.word_counts import split_lines
 from explorer.ui.common import abandoned, serving, state, worker_results
@@ -52,7 +52,7 @@ class Measured:
     seconds: float
     lines: int
     characters: int
-    research: dict | None = None  # explorer.lessons.audit.research_figures, or None with a reason
+    research: dict | None = None  # explorer.measures.audit.research_figures, or None with a reason
     research_reason: str | None = None
 
 

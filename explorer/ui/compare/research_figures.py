@@ -5,7 +5,7 @@ script, on the same lines, with their definitions and papers one click away.
 The figures come with each corpus measurement (explorer.ui.compare.measuring, measured in a worker
 by explorer.compare.research); the table is `explorer.compare.research.research_table`.
 
-What it does not do: measure anything or define the figures (explorer.lessons.audit does), or show
+What it does not do: measure anything or define the figures (explorer.measures.audit does), or show
 the audit's lists of ids or its stepping stones (the Vocabulary page's Audit and
 `python -m explorer audit` do).
 """

@@ -33,7 +33,7 @@ from explorer.compare.upload_checks import over_session_bound
 from explorer.drawing import charts
 from explorer.drawing.token_html import legend_html
 from explorer.drawing.wording import METRIC_DEFINITIONS
-from explorer.lessons.metrics import metrics_table
+from explorer.measures.metrics import metrics_table
 from explorer.pretrained import BUNDLED
 from explorer.ui.common import encode_panel, frame, state, tables, training, upload_jobs
 from explorer.ui.common import plotly_figures as figures

@@ -1,4 +1,4 @@
-"""The Vocabulary page's "Audit" section: a vocabulary audit (explorer.lessons.audit) of this run (at
+"""The Vocabulary page's "Audit" section: a vocabulary audit (explorer.measures.audit) of this run (at
 its last step or after k merges or rounds), of a tokenizer uploaded on the Compare page (the
 session's uploads) or of a bundled pretrained tokenizer, on this run's training corpus (a stated
 sample of it, the one Compare measures), with its headline figures, its per-script table and its

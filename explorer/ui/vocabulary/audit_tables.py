@@ -16,7 +16,7 @@ tables as escaped HTML whose tokens link to the Merge history page at the step t
 
 The definitions (one line each, `DEFINITIONS`) say what docs/audit.md says.
 
-What it does not do: compute the audit (explorer.lessons.audit, in a worker: explorer.work.tasks
+What it does not do: compute the audit (explorer.measures.audit, in a worker: explorer.work.tasks
 .audit_task), run jobs or draw (explorer.ui.vocabulary.audit_section).
 """
 

@@ -1,12 +1,12 @@
 """The Unicode script of a character and of a token's bytes, for the vocabulary audit's figures per
-script (explorer.lessons.audit).
+script (explorer.measures.audit).
 
 `script_of(char)`: the script the `regex` package's \\p{Script=...} gives it ("Unknown" if none).
 `token_script(data)`: the script of the first whole character of a token's bytes that is neither
 Common nor Inherited; else Common (or Inherited) if it holds a whole character; else, bytes of part
 of a character only, PARTIAL_CHARACTER.
 
-What it does not do: count anything (explorer.lessons.audit does) or know what a token is.
+What it does not do: count anything (explorer.measures.audit does) or know what a token is.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The tokenizers an audit (explorer.lessons.audit) can take, as one shape: `AuditSubject`.
+"""The tokenizers an audit (explorer.measures.audit) can take, as one shape: `AuditSubject`.
 
 - `subject_from_tokenizer(tokenizer, name)`: our Tokenizer (a tokenizer.json read by
   explorer.pipeline, or a trace's `tokenizer_at(k)`), with a BPE replay when its model is BPE.
@@ -10,7 +10,7 @@
 - `subject_from_loaded(tokenizer, label, no_bpe_reason)`: any tokenizer explorer.pretrained loads
   (a bundled one, an uploaded SentencePiece model), without a replay.
 
-What it does not do: count or judge anything (explorer.lessons.audit does), or read files.
+What it does not do: count or judge anything (explorer.measures.audit does), or read files.
 No streamlit.
 """
 

@@ -3,7 +3,7 @@ produce on its own, which exist only as stepping stones to longer tokens, how ev
 uses the vocabulary, and how its scripts are tokenized.
 
 `audit(subject, lines)` encodes the corpus line by line (each line one text, special-token text as
-plain text) with an `AuditSubject` (explorer.lessons.audit_subjects: `subject_from_tokenizer` for
+plain text) with an `AuditSubject` (explorer.measures.audit_subjects: `subject_from_tokenizer` for
 our Tokenizer, that of a tokenizer.json or of a trace's step; `subject_from_pretrained` for a
 bundled tokenizer) and returns a JSON-ready dict. Definitions (docs/audit.md says the same):
 
@@ -59,8 +59,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from explorer.drawing.token_html import readable_token
-from explorer.lessons.audit_subjects import AuditSubject, BpeReplay, Merge
-from explorer.lessons.unicode_scripts import NEUTRAL_SCRIPTS, script_of, token_script
+from explorer.measures.audit_subjects import AuditSubject, BpeReplay, Merge
+from explorer.measures.unicode_scripts import NEUTRAL_SCRIPTS, script_of, token_script
 from explorer.pipeline.models.bpe_word import merge_all
 
 RENYI_ALPHA = 2.5
