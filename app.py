@@ -9,8 +9,8 @@ step budget (explorer.ui.common.training), and its result is kept in the server'
 
 import streamlit as st
 
+from explorer.runs.settings import limits_or_defaults
 from explorer.ui.common import frame, link, state, training
-from explorer.ui.common.settings import limits_or_defaults
 from explorer.ui.train import corpus_input, first_values, run_summary, settings_form
 from explorer.ui.train import lesson_buttons as lessons
 from explorer.ui.train.train_controls import train_controls

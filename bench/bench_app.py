@@ -368,11 +368,11 @@ def fragment_work_in_process(corpus: Path, vocab_size: int, around: int, figures
 
     from explorer.drawing import charts
     from explorer.drawing.wording import character_count
+    from explorer.runs.run import Run, RunKey, corpus_digest
+    from explorer.runs.settings import Settings
     from explorer.samples import SAMPLE_SENTENCES
     from explorer.train import train_corpus
-    from explorer.ui.common.runs import Run, RunKey, corpus_digest
-    from explorer.ui.common.settings import Settings
-    from explorer.ui.history import merge_views
+    from explorer.views import merge_views
 
     # Called without a script run, Streamlit's caches warn "missing ScriptRunContext" on every call
     # (Streamlit sets each of its loggers' level itself, so a parent's level does not silence them).

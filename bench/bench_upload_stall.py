@@ -17,7 +17,7 @@ wakes is how long they would wait. Printed per way: the upload's rerun, the prob
 largest lateness, and the process's resident memory (VmRSS) before and after.
 
 "server" is the old path, `read_uploads` called in the page's process (patched in for the
-measurement); "worker" is the app as it is (explorer.ui.common.upload_jobs). With the default limits a
+measurement); "worker" is the app as it is (explorer.session.upload_jobs). With the default limits a
 file over 500,000 entries is refused before parsing: `--entries` above 250,000 raises
 EXPLORER_UPLOAD_TOKENIZER_ENTRIES for the run so it is parsed at all. `--smoke` (what
 tests/test_bench_smoke.py runs): a tiny file, one repeat, both ways in one fresh process, one after
@@ -102,7 +102,7 @@ class Probe:
 def one(way: str, entries: int) -> dict:
     """In this process: train, open Compare, upload the file the `way` way; the figures."""
     from explorer.compare import read_uploads
-    from explorer.ui.common import upload_jobs
+    from explorer.session import upload_jobs
     from explorer.ui.common.state import Widget as W
     from tests.app.helpers import COMPARE, compare_column_bodies, new_app, train
 

@@ -6,9 +6,9 @@ of this run's or a bundled tokenizer's vocabulary on the run's corpus
 import streamlit as st
 
 from explorer.ui.common import frame, link, state, tables
-from explorer.ui.common import run_views as views
 from explorer.ui.vocabulary import audit_section
-from explorer.ui.vocabulary import vocabulary_table as vocabulary_views
+from explorer.views import run_views as views
+from explorer.views import vocabulary_table as vocabulary_views
 
 W = state.Widget
 PAGE = "vocabulary"
@@ -20,7 +20,9 @@ with frame.page(
     run_kinds = vocabulary_views.kinds(run)
     sort_columns = vocabulary_views.sort_columns(run)
     if state.get(state.FIRST_RUN):  # a link: its search, filter and order
-        vocabulary_views.view_from_link(st.query_params, run_kinds, sort_columns)
+        linked = vocabulary_views.view_from_link(st.query_params, run_kinds, sort_columns)
+        widgets = {"search": W.SEARCH, "kinds": W.KINDS, "sort": W.SORT, "descending": W.DESCENDING}
+        state.put_all({widgets[name]: value for name, value in linked.items()})
 
     search, kinds, sort, order = st.columns([3, 3, 2, 1.4], vertical_alignment="bottom")
     query = search.text_input("Search tokens", key=W.SEARCH, placeholder="e.g. the, ing, ·")

@@ -19,7 +19,18 @@ What it does not do: render messages (the app and the CLI do), read files, or ch
 its own (shrinking is the visitor's choice, offered by the app).
 """
 
-from explorer.checks.corpus import Check, check_corpus, corpus_prefix, format_size, sample_lines, utf8_size
+from explorer.checks.corpus import (
+    SAMPLE_BYTES,
+    SAMPLE_SEED,
+    Check,
+    check_corpus,
+    corpus_prefix,
+    corpus_sample,
+    format_size,
+    sample_lines,
+    sampled_text,
+    utf8_size,
+)
 from explorer.checks.corpus_file import decode_upload
 from explorer.checks.json_text import MAX_JSON_CHARACTERS, MAX_JSON_DEPTH, check_json_bounds, load_json
 from explorer.checks.limits import MB, Budget, InputError, Limits
@@ -35,6 +46,10 @@ __all__ = [
     "check_corpus",
     "check_json_bounds",
     "corpus_prefix",
+    "corpus_sample",
+    "SAMPLE_BYTES",
+    "SAMPLE_SEED",
+    "sampled_text",
     "decode_upload",
     "format_size",
     "load_json",

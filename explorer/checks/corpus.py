@@ -4,7 +4,9 @@
   informative `warnings` (control characters, lone carriage returns, one-character corpus, very
   long words or lines), as a `Check`.
 - `corpus_prefix` / `sample_lines`: the start of a corpus, or a seeded random sample of its lines,
-  that fits in a number of bytes (shrinking is the visitor's choice, offered by the app).
+  that fits in a number of bytes (shrinking is the visitor's choice, offered by the app);
+  `corpus_sample` / `sampled_text`: the sample the pages measure (Compare's corpus figures, the
+  Vocabulary page's audit), as a spec a worker's task takes, and the text it names.
 - `utf8_size` / `format_size`: sizes as every message states them (MB of 1,000,000 bytes).
 
 Lone surrogates (U+D800..U+DFFF alone) are not text: `check_corpus` rejects a str holding them,
@@ -220,3 +222,28 @@ def sample_lines(text: str, max_bytes: int, seed: int = 0) -> str:
             if total == max_bytes:
                 break
     return "".join(lines[index] + "\n" for index in sorted(chosen))
+
+
+SAMPLE_BYTES = 250_000  # a page's figures on a corpus: a sample of at most this many bytes by default
+SAMPLE_SEED = 0
+
+
+def corpus_sample(corpus_text: str, whole: bool = False) -> dict:
+    """The `sample` the pages ask for (Compare's corpus figures, the Vocabulary page's audit): the
+    whole corpus when asked or when it is at most SAMPLE_BYTES of UTF-8, else a seeded random
+    sample of its lines of at most SAMPLE_BYTES (the same sample every time)."""
+    if whole or utf8_size(corpus_text) <= SAMPLE_BYTES:
+        return {"kind": "whole"}
+    return {"kind": "lines", "max_bytes": SAMPLE_BYTES, "seed": SAMPLE_SEED}
+
+
+def sampled_text(corpus_text: str, sample: dict) -> str:
+    """The text a `sample` (`corpus_sample`, or `{"kind": "first", "max_bytes": n}`) names."""
+    kind = sample.get("kind", "whole")
+    if kind == "whole":
+        return corpus_text
+    if kind == "first":
+        return corpus_prefix(corpus_text, int(sample["max_bytes"]))
+    if kind == "lines":
+        return sample_lines(corpus_text, int(sample["max_bytes"]), int(sample.get("seed", 0)))
+    raise ValueError(f"unknown sample kind {kind!r} (choose whole, first or lines)")

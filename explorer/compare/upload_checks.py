@@ -15,7 +15,7 @@ A count of bytes over 20 MB takes about 10 ms; `json.loads` of the same file tak
 holds the server's GIL meanwhile.
 
 What it does not do: parse anything (explorer.compare.uploads, in a worker: explorer.work.tasks),
-or keep uploads (explorer.ui.common.upload_jobs).
+or keep uploads (explorer.session.upload_jobs).
 """
 
 from __future__ import annotations

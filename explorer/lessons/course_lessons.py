@@ -38,7 +38,7 @@ class Lesson:
     key: str  # the URL's `lesson=`
     label: str  # BPE, WordPiece, Unigram
     section: str  # where in the course
-    params: dict[str, str]  # the settings in their URL form (explorer.ui.common.settings.from_query_params)
+    params: dict[str, str]  # the settings in their URL form (explorer.runs.settings.from_query_params)
     printouts: tuple[Printout, ...]
     source: str  # where the printed results are quoted from
 

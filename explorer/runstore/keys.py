@@ -4,7 +4,9 @@
 per-deployment secret (EXPLORER_SECRET, else 32 random bytes created once in `secret.key` next to
 the database, mode 0600). Without the corpus nobody can compute a key, and the store has no
 listing: a visitor cannot reach another visitor's corpus. Keys are 64 lowercase hex digits
-(`is_run_key` checks one taken from a URL).
+(`is_run_key` checks one taken from a URL). An uploaded tokenizer's key (`upload_key`) is
+`upload:` + 32 hex digits of the same HMAC; `is_upload_key` and `is_old_upload_key` tell its form
+from that of older versions' links (`OLD_UPLOAD_LINK` says what to do with one).
 
 A run its visitor stopped has a key of its own, never the shared one (a partial run must not be
 served to the next visitor asking for the whole): `stopped_run_key(stopped_key_seed(secret, key),
@@ -30,6 +32,17 @@ LOG = logging.getLogger("explorer.runstore")
 
 SECRET_FILE = "secret.key"
 _RUN_KEY = re.compile(r"[0-9a-f]{64}")
+UPLOAD_META_KIND = "compare-upload"  # the settings part of an upload's key
+UPLOAD_PREFIX = "upload:"
+# Hex digits of an upload's key (128 bits of its HMAC): fewer than the 64 of the bare sha256 that
+# older versions wrote, so that their links are told apart and answered with OLD_UPLOAD_LINK.
+UPLOAD_KEY_DIGITS = 32
+_UPLOAD_KEY = re.compile(rf"{UPLOAD_PREFIX}[0-9a-f]{{{UPLOAD_KEY_DIGITS}}}")
+_OLD_UPLOAD_KEY = re.compile(rf"{UPLOAD_PREFIX}[0-9a-f]{{64}}")
+OLD_UPLOAD_LINK = (
+    "This link names an uploaded tokenizer the way older versions of the app did (by the sha256 of "
+    "its files), which cannot be opened any more: upload its files again on the Compare page."
+)
 
 
 def canonical_json(value: object) -> str:
@@ -86,3 +99,22 @@ def load_secret(folder: Path, environ: Mapping[str, str] | None = None) -> bytes
     if len(secret) < 32:
         raise ValueError(f"the secret in {path} is too short: delete the file to have a new one made")
     return secret.encode("utf-8")
+
+
+def upload_key(secret: bytes, content: str) -> str:
+    """An uploaded tokenizer's key from its readers' content key (`upload:` + the sha256 of its
+    files): `upload:` + the first `UPLOAD_KEY_DIGITS` hex digits of `run_key` under `secret`."""
+    digest = content.removeprefix(UPLOAD_PREFIX)
+    keyed = run_key(secret, digest, canonical_json({"kind": UPLOAD_META_KIND}))
+    return UPLOAD_PREFIX + keyed[:UPLOAD_KEY_DIGITS]
+
+
+def is_upload_key(value: object) -> bool:
+    """Whether `value` has the form of an upload's key (`upload_key`)."""
+    return isinstance(value, str) and _UPLOAD_KEY.fullmatch(value) is not None
+
+
+def is_old_upload_key(value: object) -> bool:
+    """Whether `value` is an upload's key as versions before the keyed uploads wrote them in links
+    (`upload:` + the bare sha256 of its files), which no server opens any more."""
+    return isinstance(value, str) and _OLD_UPLOAD_KEY.fullmatch(value) is not None

@@ -50,7 +50,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from explorer.checks import Budget, Limits, corpus_prefix, sample_lines, utf8_size
+from explorer.checks import Budget, Limits, sampled_text
 from explorer.pretrained.registry import PRETRAINED
 from explorer.run_config import RunConfig
 from explorer.runstore.keys import stopped_run_key
@@ -152,30 +152,6 @@ def _store_run(store: dict, key: str, result: dict, corpus_text: str) -> str | N
 
 
 # ---------------------------------------------------------------- measuring
-
-
-SAMPLE_BYTES = 250_000  # a page's figures on a corpus: a sample of at most this many bytes by default
-SAMPLE_SEED = 0
-
-
-def corpus_sample(corpus_text: str, whole: bool = False) -> dict:
-    """The `sample` the pages ask for (Compare's corpus figures, the Vocabulary page's audit): the
-    whole corpus when asked or when it is at most SAMPLE_BYTES of UTF-8, else a seeded random
-    sample of its lines of at most SAMPLE_BYTES (the same sample every time)."""
-    if whole or utf8_size(corpus_text) <= SAMPLE_BYTES:
-        return {"kind": "whole"}
-    return {"kind": "lines", "max_bytes": SAMPLE_BYTES, "seed": SAMPLE_SEED}
-
-
-def sampled_text(corpus_text: str, sample: dict) -> str:
-    kind = sample.get("kind", "whole")
-    if kind == "whole":
-        return corpus_text
-    if kind == "first":
-        return corpus_prefix(corpus_text, int(sample["max_bytes"]))
-    if kind == "lines":
-        return sample_lines(corpus_text, int(sample["max_bytes"]), int(sample.get("seed", 0)))
-    raise ValueError(f"unknown sample kind {kind!r} (choose whole, first or lines)")
 
 
 def _column(tokenizer: dict):

@@ -25,7 +25,7 @@ from html.parser import HTMLParser
 from streamlit.testing.v1 import AppTest
 
 from explorer.compare.warm import wait_all
-from explorer.ui.common.literal import literal_from_markdown
+from explorer.drawing.markdown_literal import literal_from_markdown
 from explorer.ui.common.live_text import box_state_key
 from explorer.ui.common.state import CURRENT_RUN, JOB, MEASURE_JOBS, PLAYER_ACK
 from explorer.ui.common.state import Widget as W
@@ -138,7 +138,7 @@ def train(at: AppTest) -> AppTest:
 
 
 def run_of(at: AppTest):
-    """The run every page shows (explorer.ui.common.runs.Run), or None."""
+    """The run every page shows (explorer.runs.run.Run), or None."""
     return session_value(at, CURRENT_RUN)
 
 

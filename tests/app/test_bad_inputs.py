@@ -13,8 +13,8 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer.drawing.markdown_literal import literal_from_markdown, markdown_literal
 from explorer.training import engines
-from explorer.ui.common.literal import literal_from_markdown, markdown_literal
 from explorer.ui.common.state import Widget as W
 from explorer.ui.train import corpus_input
 from tests.app.helpers import (

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS
-from explorer.ui.common.settings import from_query_params
+from explorer.runs.settings import from_query_params
 from explorer.ui.common.state import STEP
 from explorer.ui.common.state import Widget as W
 from tests.app.helpers import MERGES, new_app, player, query, run_of, session_value, train

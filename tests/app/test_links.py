@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import json
 
-from explorer.ui.common import serving
-from explorer.ui.common.literal import markdown_literal
+from explorer.drawing.markdown_literal import markdown_literal
+from explorer.runstore import keys
+from explorer.session import serving
 from explorer.ui.common.state import Widget as W
 from explorer.ui.common.training import REUSED
 from tests.app.helpers import (
@@ -177,7 +178,7 @@ def test_an_upload_is_keyed_under_the_secret_and_an_older_versions_link_is_a_sen
     # the file's bare sha256, as older versions wrote it: the page opens, says so, and shows no upload
     old = new_app({**query(at), "cols": f"pretrained:gpt2,{bare}"}, COMPARE)
     assert not old.exception, old.exception
-    assert markdown_literal(serving.OLD_UPLOAD_LINK) in [str(element.value) for element in old.info]
+    assert markdown_literal(keys.OLD_UPLOAD_LINK) in [str(element.value) for element in old.info]
     assert old.multiselect(key=W.COLUMNS).value == ["pretrained:gpt2"]
     assert query(old)["cols"] == "pretrained:gpt2"  # the link written now carries no old key
 

@@ -8,12 +8,12 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer.drawing.markdown_literal import literal_from_markdown, markdown_literal
 from explorer.samples import SAMPLES
 from explorer.training.word_counts import count_words
-from explorer.ui.common.literal import literal_from_markdown, markdown_literal
 from explorer.ui.common.state import MEASURE_JOBS
 from explorer.ui.common.state import Widget as W
-from explorer.ui.vocabulary.vocabulary_table import vocabulary_csv_name
+from explorer.views.vocabulary_table import vocabulary_csv_name
 from tests.app.helpers import (
     MERGES,
     PAGES,

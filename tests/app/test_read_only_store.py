@@ -8,7 +8,7 @@ tests/unit/test_runstore_read_only.py checks that a store finds out it cannot wr
 from __future__ import annotations
 
 from explorer.runstore import SQLiteRunStore
-from explorer.ui.common import serving
+from explorer.session import serving
 from tests.app.helpers import MERGES, new_app, query, run_of, texts
 from tests.app.test_serving import train_pasted, words
 

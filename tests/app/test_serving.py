@@ -19,8 +19,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.runstore import SQLiteRunStore
+from explorer.session import serving
 from explorer.training import engines
-from explorer.ui.common import serving, training
+from explorer.ui.common import training
 from explorer.ui.common.state import JOB
 from explorer.ui.common.state import Widget as W
 from tests import ROOT

@@ -22,11 +22,11 @@ from explorer.drawing.wording import character_count
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
 from explorer.run_config import RunConfig
+from explorer.runs.run import Run, RunKey, corpus_digest
+from explorer.runs.settings import Settings
 from explorer.train import train_corpus
 from explorer.training.unigram import UnigramConfig
 from explorer.ui.common import encode_panel
-from explorer.ui.common.runs import Run, RunKey, corpus_digest
-from explorer.ui.common.settings import Settings
 from explorer.ui.common.state import CURRENT_RUN
 from explorer.ui.common.state import Widget as W
 from tests.app.helpers import APP, MERGES, html_bodies, player, player_act, plotly_specs, texts

@@ -9,11 +9,11 @@ import pytest
 from explorer.lessons.rounds import course_loss
 from explorer.samples import SAMPLE_SENTENCES, SAMPLES
 from explorer.training import engines
-from explorer.ui.common import run_views as views
 from explorer.ui.common import training
 from explorer.ui.common.state import JOB, OTHER_RUN
 from explorer.ui.common.state import Widget as W
-from explorer.ui.vocabulary import vocabulary_table as vocabulary_views
+from explorer.views import run_views as views
+from explorer.views import vocabulary_table as vocabulary_views
 from tests.app.helpers import (
     MERGES,
     PAGES,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import explorer.compare
 import explorer.compare.uploads
-from explorer.ui.common import upload_jobs
-from explorer.ui.common.literal import literal_from_markdown
+from explorer.drawing.markdown_literal import literal_from_markdown
+from explorer.session import upload_jobs
 from explorer.ui.common.state import Widget as W
 from tests.app.helpers import compare_column_bodies, joined, new_app, open_compare, train
 

@@ -14,17 +14,17 @@ import pytest
 from tokenizers import Tokenizer as LibraryTokenizer
 from tokenizers import models, pre_tokenizers, trainers
 
+from explorer.drawing.markdown_literal import markdown_literal
 from explorer.measures.audit import audit
 from explorer.measures.audit_subjects import subject_from_pretrained, subject_from_tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_from_json
+from explorer.runstore.keys import OLD_UPLOAD_LINK
 from explorer.samples import SAMPLES
 from explorer.training.word_counts import split_lines
-from explorer.ui.common.literal import markdown_literal
-from explorer.ui.common.serving import OLD_UPLOAD_LINK
 from explorer.ui.common.state import AUDIT_JOBS, UPLOADED_TOKENIZERS
 from explorer.ui.common.state import Widget as W
 from explorer.ui.history.player import STEP_PARAM
-from explorer.ui.vocabulary.audit_tables import HISTORY_PAGE
+from explorer.views.audit_tables import HISTORY_PAGE
 from explorer.work.tasks import NOT_AUDITED
 from tests.app.helpers import (
     VOCABULARY,

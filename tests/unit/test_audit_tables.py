@@ -1,4 +1,4 @@
-"""The Vocabulary page's audit, its pure half (explorer.ui.vocabulary.audit_tables) and its worker
+"""The Vocabulary page's audit, its pure half (explorer.views.audit_tables) and its worker
 task (explorer.work.tasks.audit_task): the link parameters, the sample, the step of each merge,
 the tables' rows and links, and the escaping of hostile token text."""
 
@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from explorer.checks import corpus_sample
 from explorer.measures.audit import audit
 from explorer.measures.audit_subjects import subject_from_tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
@@ -17,8 +18,8 @@ from explorer.samples import MULTILINGUAL, STUDY_IN_SCARLET
 from explorer.train import train_corpus
 from explorer.training.word_counts import split_lines
 from explorer.ui.history.player import STEP_PARAM
-from explorer.ui.vocabulary import audit_tables as tables
-from explorer.work.tasks import AUDIT_UNUSED_SHOWN, NOT_AUDITED, audit_task, corpus_sample
+from explorer.views import audit_tables as tables
+from explorer.work.tasks import AUDIT_UNUSED_SHOWN, NOT_AUDITED, audit_task
 from tests.unit.test_work_tasks import FakeReporter
 
 CORPUS = (STUDY_IN_SCARLET.text + "\n" + MULTILINGUAL.text + "\n") * 3
@@ -83,7 +84,7 @@ def test_link_params_round_trip_with_an_upload():
 
 
 def test_an_older_versions_upload_key_is_its_own_sentence():
-    from explorer.ui.common.serving import OLD_UPLOAD_LINK
+    from explorer.runstore.keys import OLD_UPLOAD_LINK
 
     old = "upload:" + "3f" * 32  # the bare sha256 older versions wrote
     choice, notes = tables.choice_from_params({"audit": old}, 10, ["gpt2"], uploads=[old])

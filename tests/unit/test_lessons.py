@@ -9,9 +9,9 @@ import ast
 import pytest
 
 from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, Comparison, compare, lesson_by_key
+from explorer.runs.settings import from_query_params
 from explorer.samples import sample_by_key
 from explorer.train import tokenizer_from_trace, train_corpus
-from explorer.ui.common.settings import from_query_params
 from tests.helpers.shared_files import seed_text
 
 

@@ -204,7 +204,8 @@ def test_keys_depend_on_corpus_settings_and_secret_and_on_nothing_else():
 def test_an_uploads_key_is_an_hmac_under_the_secret_not_its_files_digest(monkeypatch):
     """Issue 33: `upload:` + the bare sha256 of a file let anyone holding it confirm it was uploaded;
     the key is now run_key's HMAC under the deployment's secret, and an older link is told apart."""
-    from explorer.ui.common import serving
+    from explorer.runstore.keys import is_old_upload_key, is_upload_key
+    from explorer.session import serving
 
     digest = hashlib.sha256(b"a tokenizer.json").hexdigest()
     keys = []
@@ -213,8 +214,8 @@ def test_an_uploads_key_is_an_hmac_under_the_secret_not_its_files_digest(monkeyp
         keys.append(serving.upload_key("upload:" + digest))
         assert keys[-1] == serving.upload_key("upload:" + digest)  # stable under one secret
     assert keys[0] != keys[1] and not any(digest[:16] in key for key in keys)
-    assert all(serving.is_upload_key(key) and not serving.is_old_upload_key(key) for key in keys)
-    assert serving.is_old_upload_key("upload:" + digest) and not serving.is_upload_key("upload:" + digest)
+    assert all(is_upload_key(key) and not is_old_upload_key(key) for key in keys)
+    assert is_old_upload_key("upload:" + digest) and not is_upload_key("upload:" + digest)
 
 
 def test_a_corrupt_database_file_is_moved_aside_and_recreated(tmp_path, caplog):

@@ -1,12 +1,12 @@
 """The session's memory and its link, without the app: the run cache and the list of earlier runs
-(explorer.ui.common.runs) are bounded by count and by characters, and a link's vocabulary size is checked
-against the limits (explorer.ui.common.settings). Moved here from the app's tests: they need no app."""
+(explorer.runs.run) are bounded by count and by characters, and a link's vocabulary size is checked
+against the limits (explorer.runs.settings). Moved here from the app's tests: they need no app."""
 
 from __future__ import annotations
 
 from explorer.checks import Limits
-from explorer.ui.common.runs import Run, RunCache, RunKey, remember
-from explorer.ui.common.settings import Settings, from_query_params
+from explorer.runs.run import Run, RunCache, RunKey, remember
+from explorer.runs.settings import Settings, from_query_params
 
 
 def _run(characters: int, name: str) -> Run:

@@ -14,18 +14,18 @@ from explorer.lessons.encode_steps.viterbi import path_from_table, viterbi_steps
 from explorer.lessons.explain import explain_unigram_size, stop_reason_text
 from explorer.pipeline.models.unigram import UnigramModel
 from explorer.run_config import RunConfig, UnigramConfig
-from explorer.samples import SAMPLES
-from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus, unigram_tokenizer
-from explorer.training.settings_checks import check_unigram
-from explorer.ui.common.encode_panel import viterbi_html
-from explorer.ui.common.settings import (
+from explorer.runs.settings import (
     DEFAULTS,
     Settings,
     from_query_params,
     other_algorithm,
     settings_for_other_algorithm,
 )
-from explorer.ui.vocabulary.unigram_table import piece_frequencies
+from explorer.samples import SAMPLES
+from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus, unigram_tokenizer
+from explorer.training.settings_checks import check_unigram
+from explorer.ui.common.encode_panel import viterbi_html
+from explorer.views.unigram_table import piece_frequencies
 from explorer.work.tasks import STOP_BUTTON, train_task
 from tests.unit.test_work_tasks import FakeReporter
 

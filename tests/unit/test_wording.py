@@ -13,10 +13,10 @@ from explorer.lessons import rounds
 from explorer.lessons.course_lessons import LESSONS, compare
 from explorer.lessons.explain import explain_vocab_size
 from explorer.run_config import RunConfig, TrainerConfig
+from explorer.runs.run import Run, RunKey
+from explorer.runs.settings import Settings
 from explorer.train import train_corpus
 from explorer.ui.common.link import ignored_note, params_for
-from explorer.ui.common.runs import Run, RunKey
-from explorer.ui.common.settings import Settings
 from explorer.ui.train.lesson_buttons import verdict
 from tests.helpers.cli import cli
 

@@ -5,7 +5,7 @@ Every page's script is one `with page(...):` block: its run is one of the few th
 at once (explorer.work.admission), and it starts by setting the page up. It also collects a training
 run that finished in the background (explorer.ui.common.training), so the new run is current on
 whichever page the visitor is, and says when the server cannot keep runs (a run store that cannot be
-written: explorer.ui.common.serving).
+written: explorer.session.serving).
 `section(label, key)` is a part of a page a visitor opens, drawn only while open.
 `error` / `warning` / `info` show a message through `literal.markdown_literal`: file names, special
 tokens or link values in it stay characters, never Markdown, HTML or LaTeX.
@@ -34,12 +34,13 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer.checks import Check
+from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.stylesheet import STYLESHEET
 from explorer.drawing.token_html import escape_text, legend_html
 from explorer.lessons.explain import stop_reason_text
-from explorer.ui.common import link, serving, state, training
-from explorer.ui.common.literal import markdown_literal
-from explorer.ui.common.runs import Run
+from explorer.runs.run import Run
+from explorer.session import serving
+from explorer.ui.common import link, state, training
 from explorer.work import admission
 
 HISTORY_SCRIPT = "pages/1_Merge_history.py"  # st.page_link and st.switch_page name pages by their file

@@ -10,7 +10,7 @@ Only for HTML built by explorer.drawing and explorer.compare.html, which escape 
 (`escape_text`) before it becomes HTML: nothing here sanitizes (a browser test types hostile text
 into Compare's live box and checks that it shows as text and runs nothing).
 
-A link to a step of the run (`data-step`, drawn by explorer.ui.vocabulary.audit_tables) is followed
+A link to a step of the run (`data-step`, drawn by explorer.views.audit_tables) is followed
 within the app: the click is sent to the server, which opens Merge history at that step with no
 page load (the link's URL is still there for a new tab or a copied link).
 

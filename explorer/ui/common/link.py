@@ -41,13 +41,14 @@ from typing import Any
 
 import streamlit as st
 
+from explorer.drawing.markdown_literal import markdown_literal
 from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, lesson_by_key
+from explorer.runs.run import Run, corpus_digest
+from explorer.runs.settings import Settings, from_query_params, limits_or_defaults
 from explorer.runstore import is_run_key
 from explorer.samples import SAMPLES, sample_by_key
-from explorer.ui.common import serving, state, training
-from explorer.ui.common.literal import markdown_literal
-from explorer.ui.common.runs import Run, corpus_digest
-from explorer.ui.common.settings import Settings, from_query_params, limits_or_defaults
+from explorer.session import serving
+from explorer.ui.common import state, training
 
 SAMPLE_PARAM = "sample"
 LESSON_PARAM = (

@@ -11,7 +11,7 @@ Three kinds of keys:
 - chart keys (`Chart`): the element keys of charts, which keep a chart's identity across reruns.
 
 What it does not do: decide what a value means (the modules that set it do), or hold anything
-outside the session (the run store and the worker pool are server-wide: explorer.ui.common.serving).
+outside the session (the run store and the worker pool are server-wide: explorer.session.serving).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Final
 
 import streamlit as st
 
-from explorer.ui.common.runs import Run, RunCache, corpus_digest, remember
-from explorer.ui.common.settings import other_algorithm
+from explorer.runs.run import Run, RunCache, corpus_digest, remember
+from explorer.runs.settings import other_algorithm
 
 # ---------------------------------------------------------------- data keys
 RUN_CACHE = "training_cache"  # RunCache: finished runs by (corpus sha256, settings)

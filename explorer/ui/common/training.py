@@ -1,6 +1,6 @@
 """Training from the app: the checks that block a run, then the run itself in a worker process of the
 server's pool, shared by key with every visitor asking for the same corpus and settings, and kept
-in the run store (explorer.ui.common.serving).
+in the run store (explorer.session.serving).
 
 How a training goes:
 - `start` checks the corpus and settings, computes the run's key and looks for it in the session's
@@ -39,14 +39,15 @@ from explorer.checks import (
     Limits,
     check_corpus,
 )
+from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import character_count, format_seconds, plural
 from explorer.lessons.explain import stop_reason_text
+from explorer.runs.run import Run, RunKey, corpus_digest
+from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
+from explorer.session import serving
 from explorer.training import engines
 from explorer.training.settings_checks import check_special_tokens, check_unigram, check_vocab_size
-from explorer.ui.common import abandoned, serving, state
-from explorer.ui.common.literal import markdown_literal
-from explorer.ui.common.runs import Run, RunKey, corpus_digest
-from explorer.ui.common.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
+from explorer.ui.common import abandoned, state
 from explorer.work import admission, tasks
 from explorer.work.jobs import CANCELLED, CRASHED, DONE, QUEUED, Job, JobHandle
 

@@ -27,7 +27,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from explorer.ui.common import abandoned, serving, state
+from explorer.session import serving
+from explorer.ui.common import abandoned, state
 from explorer.work import admission
 from explorer.work.jobs import DONE, JobHandle
 

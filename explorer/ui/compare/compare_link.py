@@ -1,5 +1,5 @@
 """The Compare page in its URL: which columns are shown (by stable ids: `pretrained:gpt2`, a run's
-`run:` + the start of its store key, an upload's key: explorer.ui.common.serving.upload_key), the
+`run:` + the start of its store key, an upload's key: explorer.session.serving.upload_key), the
 sentences (up to `TEXT_LINK_LIMIT` characters: whole lines that fit, and the page says so when
 some do not), the special-token switch, the boundary diff's two rows, the step-by-step panel's
 tokenizer and text, whether the whole corpus is measured, the decode panel's tokenizer and ids, and
@@ -7,8 +7,8 @@ the pretrained tokenizer the run's merges are compared with (`overlap`, when not
 
 `open_link(params)` puts a link's values into the widgets on the session's first script run
 (before they are drawn), and brings back the uploads it names from the run store (where every
-upload is kept by its key, bounded: explorer.ui.common.serving.save_upload, read back by
-explorer.ui.common.upload_jobs.stored_uploads);
+upload is kept by its key, bounded: explorer.session.serving.save_upload, read back by
+explorer.session.upload_jobs.stored_uploads);
 `pick_from_link` ticks the link's columns (`missing_notes`: what the page says of those it does
 not have, an older version's upload link included); `link_params` is the other direction, from what the
 page shows. explorer.ui.common.link adds the run and the session's runs.
@@ -24,8 +24,10 @@ from collections.abc import Mapping, Sequence
 
 from explorer.compare import TokenizerColumn, UploadedTokenizer
 from explorer.compare.merge_overlap import BYTE_LEVEL_BPE, DEFAULT_PRETRAINED
+from explorer.runstore import keys
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.ui.common import serving, state, upload_jobs
+from explorer.session import serving, upload_jobs
+from explorer.ui.common import state
 
 W = state.Widget
 
@@ -164,9 +166,9 @@ def remember_uploads(found: Sequence[UploadedTokenizer]) -> None:
 
 def missing_notes(missing: Sequence[str]) -> list[str]:
     """What the page says about the column ids a link names that are not here (`pick_from_link`):
-    an upload of an older version's link (`serving.OLD_UPLOAD_LINK`), and the expired others."""
-    old = [key for key in missing if serving.is_old_upload_key(key)]
-    notes = [serving.OLD_UPLOAD_LINK] if old else []
+    an upload of an older version's link (`keys.OLD_UPLOAD_LINK`), and the expired others."""
+    old = [key for key in missing if keys.is_old_upload_key(key)]
+    notes = [keys.OLD_UPLOAD_LINK] if old else []
     if len(missing) > len(old):
         notes.append(
             f"The link names {len(missing) - len(old)} tokenizer(s) this server no longer has (an "

@@ -45,11 +45,11 @@ from explorer.compare.html import (
 from explorer.compare.warm import loading, warm
 from explorer.drawing.token_html import escape_text
 from explorer.measures.metrics import compute_metrics
+from explorer.runs.settings import limits_or_defaults
 from explorer.tokens import Piece
 from explorer.ui.common import frame, link, state
 from explorer.ui.common.html_view import html_parts_view, html_view
 from explorer.ui.common.live_text import answered, live_text
-from explorer.ui.common.settings import limits_or_defaults
 from explorer.ui.compare import compare_link
 
 W = state.Widget

@@ -1,9 +1,9 @@
 """The Compare page's figures on the training corpus: measured in worker processes of the server's
 pool, never in its threads, on a bounded and stated sample by default (the whole corpus on request),
-and kept in the run store beside the run (explorer.ui.common.serving).
+and kept in the run store beside the run (explorer.session.serving).
 
-- The default measures `explorer.work.tasks.corpus_sample`: a seeded random sample of the corpus's
-  lines, at most `tasks.SAMPLE_BYTES` of UTF-8 (the whole corpus when it is smaller). A button
+- The default measures `explorer.checks.corpus_sample`: a seeded random sample of the corpus's
+  lines, at most `checks.SAMPLE_BYTES` of UTF-8 (the whole corpus when it is smaller). A button
   measures the whole corpus.
 - A measurement's key is an HMAC (the store's `run_key`) of the corpus digest, the tokenizer's
   content, the sample and `MEASUREMENT_VERSION`: the same tokenizer measured on the same text by
@@ -26,14 +26,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from explorer import checks
 from explorer.checks import utf8_size
 from explorer.compare import TokenizerColumn
 from explorer.drawing.wording import plural
 from explorer.measures.metrics import TokenizerMetrics
+from explorer.runs.run import Run
 from explorer.runstore import canonical_json, run_key
+from explorer.session import serving
 from explorer.training.word_counts import split_lines
-from explorer.ui.common import abandoned, serving, state, worker_results
-from explorer.ui.common.runs import Run
+from explorer.ui.common import abandoned, state, worker_results
 from explorer.work import tasks
 from explorer.work.jobs import DONE, JobHandle
 
@@ -92,7 +94,7 @@ def start_measurements(run: Run, columns: Sequence[TokenizerColumn], corpus_text
     """Ask the pool for every measurement not stored yet, without waiting: called at the top of
     the page, the workers measure while the server draws the sentence sections (and loads the
     pretrained vocabularies they need); `measurements` then finds the session's jobs."""
-    _request(run, columns, corpus_text, tasks.corpus_sample(corpus_text, whole))
+    _request(run, columns, corpus_text, checks.corpus_sample(corpus_text, whole))
 
 
 def _request(
@@ -130,7 +132,7 @@ def measurements(
 ) -> tuple[dict[str, Measured], dict[str, str], int]:
     """(measured by column key, failures by column key: one sentence each, how many still run);
     a finished job is stored with the run (and let go), a running one is not waited for."""
-    found, failed, pending = _request(run, columns, corpus_text, tasks.corpus_sample(corpus_text, whole))
+    found, failed, pending = _request(run, columns, corpus_text, checks.corpus_sample(corpus_text, whole))
     held: dict[str, JobHandle] = state.get(state.MEASURE_JOBS) or {}
     for column_key, (key, handle) in list(pending.items()):
         job = handle.job
@@ -152,12 +154,12 @@ def measurements(
 def sample_note(corpus_text: str, whole: bool, characters: int) -> str:
     """Which text the figures are of, in words (`characters`: its user-perceived characters, as the
     Train page counts them, explorer.drawing.wording.character_count)."""
-    sample = tasks.corpus_sample(corpus_text, whole)
+    sample = checks.corpus_sample(corpus_text, whole)
     lines = split_lines(corpus_text)
     if sample["kind"] == "whole":
         return f"the whole corpus: {plural(len(lines), 'line')}, {plural(characters, 'character')}"
     return (
-        f"a random sample of the corpus's lines, up to {tasks.SAMPLE_BYTES:,} bytes "
-        f"(seed {tasks.SAMPLE_SEED}; the same sample every time) of its {plural(len(lines), 'line')} and "
+        f"a random sample of the corpus's lines, up to {checks.SAMPLE_BYTES:,} bytes "
+        f"(seed {checks.SAMPLE_SEED}; the same sample every time) of its {plural(len(lines), 'line')} and "
         f"{utf8_size(corpus_text):,} bytes"
     )

@@ -31,14 +31,15 @@ from explorer.compare.merge_overlap import (
     run_byte_merges,
 )
 from explorer.drawing import charts
+from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.token_html import escape_text, readable_token, scroll_region
 from explorer.drawing.wording import plural
 from explorer.pretrained import info_for
+from explorer.runs.run import Run
 from explorer.runstore import canonical_json, run_key
-from explorer.ui.common import frame, serving, state, worker_results
+from explorer.session import serving
+from explorer.ui.common import frame, state, worker_results
 from explorer.ui.common import plotly_figures as figures
-from explorer.ui.common.literal import markdown_literal
-from explorer.ui.common.runs import Run
 from explorer.work import tasks
 
 W = state.Widget

@@ -7,7 +7,7 @@ explorer.ui.compare.research_figures.
 A column is `explorer.compare.TokenizerColumn` (a name plus an encode function): the current run,
 the other algorithm on the same corpus, earlier runs of the session, every bundled pretrained
 tokenizer (explorer.pretrained.BUNDLED) and uploaded tokenizers. A run's column is
-explorer.ui.common.run_views.run_column (the Train page draws its sample sentences with it too).
+explorer.views.run_views.run_column (the Train page draws its sample sentences with it too).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, cast
 
 import streamlit as st
 
+from explorer import checks
 from explorer.checks import format_size, utf8_size
 from explorer.compare import (
     TokenizerColumn,
@@ -35,18 +36,18 @@ from explorer.drawing.token_html import legend_html
 from explorer.drawing.wording import METRIC_DEFINITIONS
 from explorer.measures.metrics import metrics_table
 from explorer.pretrained import BUNDLED
-from explorer.ui.common import encode_panel, frame, state, tables, training, upload_jobs
-from explorer.ui.common import plotly_figures as figures
-from explorer.ui.common import run_views as views
-from explorer.ui.common.runs import Run
-from explorer.ui.common.settings import (
+from explorer.runs.run import Run
+from explorer.runs.settings import (
     ALGORITHM_LABELS,
     limits_or_defaults,
     other_algorithm,
     settings_for_other_algorithm,
 )
+from explorer.session import upload_jobs
+from explorer.ui.common import encode_panel, frame, state, tables, training
+from explorer.ui.common import plotly_figures as figures
 from explorer.ui.compare import compare_link, measuring, research_figures
-from explorer.work import tasks
+from explorer.views import run_views as views
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -105,7 +106,7 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
     """The uploader, and every tokenizer uploaded in this session (the last `UPLOAD_LIMIT`, and
     no more than `Limits.max_session_uploads_mb` of files: the oldest go first).
 
-    Files are checked against the limits and read in a worker (explorer.ui.common.upload_jobs). Files
+    Files are checked against the limits and read in a worker (explorer.session.upload_jobs). Files
     that cannot be used are `st.error` messages that say why; never a traceback.
     """
     limits, _ = limits_or_defaults()
@@ -239,7 +240,7 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
         return
     whole = bool(state.get(state.MEASURE_WHOLE))
     sample_text = measuring.sample_note(corpus_text, whole, run.perceived_characters)
-    if tasks.corpus_sample(corpus_text)["kind"] != "whole" and not whole:
+    if checks.corpus_sample(corpus_text)["kind"] != "whole" and not whole:
         st.button(
             f"Measure the whole corpus ({format_size(utf8_size(corpus_text))})",
             key=W.MEASURE_WHOLE_BUTTON,

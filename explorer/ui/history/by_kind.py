@@ -12,9 +12,9 @@ import streamlit as st
 
 from explorer.compare.columns import sentences_from
 from explorer.lessons.explain import stop_reason_text
+from explorer.runs.run import Run
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.ui.common import state
-from explorer.ui.common.runs import Run
 from explorer.ui.history import player, unigram_rounds
 
 

@@ -38,9 +38,10 @@ from typing import Any
 
 import streamlit as st
 
+from explorer.runs.run import Run
 from explorer.ui.common import drawn, link, state
-from explorer.ui.common.runs import Run
-from explorer.ui.history import merge_views, step_panels
+from explorer.ui.history import step_panels
+from explorer.views import merge_views
 
 W = state.Widget
 TICK_SECONDS = 0.3  # the interval of the fast speeds

@@ -6,7 +6,7 @@ is tokenized step by step.
 
 Merge k is the last one applied at step k; at step 0 the panels show the competition for merge 1,
 the next one. Everything is read from the run's trace (explorer.lessons.merge_step,
-explorer.ui.common.run_views,
+explorer.views.run_views,
 explorer.drawing.charts); nothing here trains or encodes beyond the sample sentences.
 """
 
@@ -21,12 +21,12 @@ from explorer.drawing.token_html import escape_text
 from explorer.drawing.wording import plural
 from explorer.lessons.encode_steps import encode_steps
 from explorer.lessons.merge_step import is_course_sized, stop_sentence, why_chosen
+from explorer.runs.run import Run
 from explorer.ui.common import encode_panel, state, tables
 from explorer.ui.common import plotly_figures as figures
-from explorer.ui.common import run_views as views
 from explorer.ui.common.frame import section
-from explorer.ui.common.runs import Run
-from explorer.ui.history import merge_views
+from explorer.views import merge_views
+from explorer.views import run_views as views
 
 W = state.Widget
 FOLLOW_STEP = -1  # the merge tree's choice "the token made at this step"

@@ -21,21 +21,21 @@ import streamlit as st
 from explorer.compare.columns import sentences_from
 from explorer.compare.html import count_note, line_html
 from explorer.drawing.charts import round_charts
+from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.token_html import escape_text, pieces_html, scroll_region
 from explorer.drawing.wording import plural
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
 from explorer.lessons.encode_steps.viterbi import viterbi_steps
 from explorer.pipeline.tokenizer import Tokenizer
+from explorer.runs.run import Run
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import Piece
 from explorer.training.unigram.round_history import UnigramTrace
 from explorer.ui.common import encode_panel, state, tables
 from explorer.ui.common import plotly_figures as figures
-from explorer.ui.common import run_views as views
-from explorer.ui.common.literal import markdown_literal
-from explorer.ui.common.runs import Run
 from explorer.ui.history import player
+from explorer.views import run_views as views
 
 W = state.Widget
 ROUND_SPEEDS: dict[str, tuple[float, int]] = {

@@ -13,9 +13,9 @@ What it does not do: open the link's run (the frame does, explorer.ui.common.lin
 from __future__ import annotations
 
 from explorer.checks import Limits
+from explorer.runs.run import Run
+from explorer.runs.settings import defaults_for
 from explorer.ui.common import link, state
-from explorer.ui.common.runs import Run
-from explorer.ui.common.settings import defaults_for
 from explorer.ui.train.corpus_input import NO_SAMPLE, text_area_text
 from explorer.ui.train.settings_form import load_settings
 

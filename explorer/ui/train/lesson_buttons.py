@@ -20,10 +20,10 @@ import streamlit as st
 from explorer.checks import Limits
 from explorer.drawing.wording import plural
 from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, Comparison, Lesson, compare, lesson_by_key
+from explorer.runs.run import Run
+from explorer.runs.settings import Settings, from_query_params, limits_or_defaults
 from explorer.samples import SAMPLES
 from explorer.ui.common import frame, link, state, training
-from explorer.ui.common.runs import Run
-from explorer.ui.common.settings import Settings, from_query_params, limits_or_defaults
 from explorer.ui.train import first_values
 
 LESSON_BY_ALGORITHM = {lesson.params["algorithm"]: key for key, lesson in LESSONS.items()}
@@ -48,7 +48,7 @@ def comparisons(run: Run, lesson: Lesson) -> list[Comparison]:
     """The lesson's printouts beside this run's results (computed once per run)."""
 
     def build() -> list[Comparison]:
-        from explorer.ui.common import (
+        from explorer.views import (
             run_views as views,  # here: the Train page's first view imports no charts (numpy)
         )
 

@@ -5,7 +5,7 @@ it cannot represent marked and counted, and a live "Try a sentence" box (its tex
 link: the Train page's URL names the run, as Merge history's step-by-step text is not in its link).
 
 What it does not do: train (explorer.ui.common.training) or compute the sentences it explains
-(explorer.lessons.explain.explain_vocab_size, explorer.ui.common.run_views.special_token_messages).
+(explorer.lessons.explain.explain_vocab_size, explorer.views.run_views.special_token_messages).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import streamlit as st
 
 from explorer.drawing.wording import format_seconds, plural
 from explorer.lessons.explain import explain_unigram_size, explain_vocab_size, stop_reason_text
+from explorer.runs.run import Run
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import lost_characters
 from explorer.ui.common import frame, state
 from explorer.ui.common.html_view import html_view
 from explorer.ui.common.live_text import answered, live_text
-from explorer.ui.common.runs import Run
 
 W = state.Widget
 
@@ -104,7 +104,7 @@ def _unigram_figures(run: Run) -> None:
         f"{len(trace.vocab):,}",
         help="The pieces kept by the last round, plus the unknown token and the special tokens.",
     )
-    from explorer.ui.common import run_views  # here: the page's first view (no run yet) needs no charts
+    from explorer.views import run_views  # here: the page's first view (no run yet) needs no charts
 
     loss = run_views.final_loss(run)
     row[3].metric(
@@ -132,9 +132,7 @@ def _unigram_notes(run: Run) -> None:
 
 def _notes(run: Run) -> None:
     """Why the vocabulary has the size it has, a run stopped early, what the special tokens do."""
-    from explorer.ui.common import (
-        run_views as views,  # here: the page's first view (no run yet) needs no pandas
-    )
+    from explorer.views import run_views as views  # here: the page's first view (no run yet) needs no pandas
 
     trace = run.merge_history
     frame.info(explain_vocab_size(trace, run.settings.vocab_size, run.stopped_by))
@@ -154,7 +152,7 @@ def _notes(run: Run) -> None:
 def _sample_sentences(run: Run) -> None:
     """The tutorial's sentences with this tokenizer, and how many characters it cannot represent."""
     from explorer.compare.html import column_html  # here: the page's first view needs no comparing
-    from explorer.ui.common.run_views import run_column
+    from explorer.views.run_views import run_column
 
     st.subheader("The tutorial's sample sentences with this tokenizer")
     column = run_column(run, "this run")
@@ -184,7 +182,7 @@ def _try_a_sentence(run: Run) -> None:
 def _tried_sentence(run: Run) -> None:
     from explorer.compare.columns import sentences_from
     from explorer.compare.html import column_html
-    from explorer.ui.common.run_views import run_column
+    from explorer.views.run_views import run_column
 
     text = live_text(
         "Try a sentence",

@@ -21,8 +21,7 @@ import math
 import streamlit as st
 
 from explorer.checks import Limits
-from explorer.ui.common import frame, state, training
-from explorer.ui.common.settings import (
+from explorer.runs.settings import (
     ALGORITHM_LABELS,
     FLAVOR_LABELS,
     NORMALIZER_LABELS,
@@ -36,6 +35,7 @@ from explorer.ui.common.settings import (
     pre_tokenizer_name,
     slider_max_vocab_size,
 )
+from explorer.ui.common import frame, state, training
 
 W = state.Widget
 

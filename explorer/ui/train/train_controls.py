@@ -14,8 +14,8 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.checks import Limits
+from explorer.runs.settings import Settings
 from explorer.ui.common import frame, state, training
-from explorer.ui.common.settings import Settings
 from explorer.ui.train.corpus_input import Corpus
 
 EMPTY_HINT = "Paste some text, upload a .txt file or pick a sample corpus."

@@ -14,13 +14,13 @@ goes to the worker under a neutral name: the name a visitor gave its files stays
 session, which shows it); the run keeps the results it has shown in memory too (`AUDITS_KEPT`).
 The page waits for it up to `INLINE_SECONDS`, then a poller redraws the page when it is in.
 
-The choice goes into the page's link (`audit`, `audit_step`: explorer.ui.vocabulary.audit_tables),
+The choice goes into the page's link (`audit`, `audit_step`: explorer.views.audit_tables),
 and a link's choice is put in the widgets on the session's first view; an upload it names that the
-session does not hold is read again from the run store (explorer.ui.common.upload_jobs
+session does not hold is read again from the run store (explorer.session.upload_jobs
 .stored_uploads, as Compare's links do), or, gone from it, a warning and this run. An upload only
 the tokenizers library reads cannot be audited: the section says so in one sentence.
 
-What it does not do: compute the audit, or build its tables (explorer.ui.vocabulary.audit_tables).
+What it does not do: compute the audit, or build its tables (explorer.views.audit_tables).
 """
 
 from __future__ import annotations
@@ -31,15 +31,16 @@ from collections.abc import Mapping
 import streamlit as st
 
 from explorer.compare import UploadedTokenizer
+from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import plural
 from explorer.pretrained import BUNDLED
-from explorer.runstore import canonical_json, run_key
-from explorer.ui.common import frame, link, serving, state, upload_jobs, worker_results
+from explorer.runs.run import Run
+from explorer.runstore import canonical_json, keys, run_key
+from explorer.session import serving, upload_jobs
+from explorer.ui.common import frame, link, state, worker_results
 from explorer.ui.common.html_view import html_view
-from explorer.ui.common.literal import markdown_literal
-from explorer.ui.common.run_views import labels
-from explorer.ui.common.runs import Run
-from explorer.ui.vocabulary import audit_tables as tables
+from explorer.views import audit_tables as tables
+from explorer.views.run_views import labels
 from explorer.work import tasks
 
 W = state.Widget
@@ -133,7 +134,7 @@ def choice_from_link(run: Run, params: Mapping[str, str]) -> None:
     trace = run.trace
     uploads = session_uploads()
     named = params.get(tables.SUBJECT_PARAM, "")
-    if serving.is_upload_key(named) and named not in uploads:
+    if keys.is_upload_key(named) and named not in uploads:
         uploads.update(upload_jobs.stored_uploads([named], uploads))
         state.put(state.UPLOADED_TOKENIZERS, uploads)
     choice, notes = tables.choice_from_params(
@@ -191,7 +192,7 @@ def subject_label(run: Run, option: str, uploads: Mapping[str, UploadedTokenizer
 
 
 def audit_section(run: Run) -> dict[str, str | None]:
-    """The section; returns its link parameters (explorer.ui.vocabulary.audit_tables.choice_params)."""
+    """The section; returns its link parameters (explorer.views.audit_tables.choice_params)."""
     st.subheader("Audit")
     st.caption(
         "Which tokens the corpus never uses, which no text can produce alone, and which only lead to "

@@ -3,11 +3,11 @@ parameters, the stated corpus sample, the step of each merge for our runs, and t
 tables as escaped HTML whose tokens link to the Merge history page at the step that made them.
 
 - `AuditChoice`: this run (at its last step, or after `step` merges or rounds), a tokenizer
-  uploaded on the Compare page (by its key: explorer.ui.common.serving.upload_key), or a bundled
+  uploaded on the Compare page (by its key: explorer.runstore.keys.upload_key), or a bundled
   pretrained tokenizer; `choice_from_params` / `choice_params` read and write it as the URL's
   `audit` (an upload's key or a bundled name; none: this run) and `audit_step`.
 - `audit_sample(corpus_text)`: the corpus's lines sampled as the Compare page's corpus figures are
-  (`explorer.work.tasks.corpus_sample`); `sample_note` says so in words.
+  (`explorer.checks.corpus_sample`); `sample_note` says so in words.
 - `merge_steps(merges, k)`: for a merge history, the step that made each token (its first merge
   rank + 1: the Merge history page at that step explains that merge) and the merges that take
   each token as a parent, with their steps, among the first k.
@@ -27,11 +27,10 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
 
-from explorer.checks import utf8_size
+from explorer.checks import SAMPLE_BYTES, SAMPLE_SEED, corpus_sample, utf8_size
 from explorer.drawing.token_html import escape_text, scroll_region
 from explorer.drawing.wording import plural
-from explorer.ui.common.serving import OLD_UPLOAD_LINK, is_old_upload_key, is_upload_key
-from explorer.work.tasks import SAMPLE_BYTES, SAMPLE_SEED, corpus_sample
+from explorer.runstore.keys import OLD_UPLOAD_LINK, is_old_upload_key, is_upload_key
 
 SUBJECT_PARAM, AUDIT_STEP_PARAM = "audit", "audit_step"
 THIS_RUN = "run"  # the subject option that is this run (a link leaves `audit` out for it)

@@ -1,6 +1,6 @@
 """The Vocabulary page's tables for a Unigram run: every piece of the final vocabulary with its score
 (log-probability) and corpus frequency, and every piece training removed, with the round it went in
-and why. Pure Python (no streamlit): explorer.ui.vocabulary.vocabulary_table dispatches here for a
+and why. Pure Python (no streamlit): explorer.views.vocabulary_table dispatches here for a
 Unigram run, and the
 page hands the tables to `explorer.ui.common.tables`.
 

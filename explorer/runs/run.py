@@ -7,7 +7,7 @@ through `explorer.ui.common.state`.
 
 - `Run` holds one finished training run and memoizes derived objects (tokenizer, labels, tables,
   figures) in `Run.derived`, so a page rerun never rebuilds them. Runs compare by identity.
-- `RunCache` is a small LRU by store key (explorer.ui.common.serving): at most `max_entries` runs and at
+- `RunCache` is a small LRU by store key (explorer.session.serving): at most `max_entries` runs and at
   most `max_characters` corpus characters in total (a stand-in for memory: a trace grows with its
   corpus). `remember` bounds the list of earlier runs the same two ways.
 
@@ -25,8 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
+from explorer.runs.settings import Settings
 from explorer.training.history import TrainingHistory
-from explorer.ui.common.settings import Settings
 
 if TYPE_CHECKING:  # for the annotations only (a round history imports numpy)
     from explorer.training.bpe.merge_history import Trace
@@ -60,9 +60,9 @@ class Run:
     shared_label: str = ""  # what others may see it called (no file name): kept in the store
     number: int = 1  # the session's run number (explorer.ui.common.state.next_run_number)
     stopped_by: str | None = None  # what ended a "stopped" run: the Stop button or a budget limit
-    store_key: str = ""  # its key in the run store and in links (explorer.ui.common.serving.training_key)
+    store_key: str = ""  # its key in the run store and in links (explorer.session.serving.training_key)
     # Objects derived from the trace alone (`derive`); a run loaded from the store shares them with
-    # every session showing it (explorer.ui.common.serving). Objects that name this session's run (its
+    # every session showing it (explorer.session.serving). Objects that name this session's run (its
     # number) or change as it is used live in `own` (`derive(..., own=True)`).
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
     own: dict[str, Any] = field(default_factory=dict, repr=False)

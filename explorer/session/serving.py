@@ -30,7 +30,6 @@ import dataclasses
 import hashlib
 import logging
 import os
-import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -38,6 +37,8 @@ from collections.abc import Sequence
 
 from explorer.checks import Limits
 from explorer.drawing.wording import character_count
+from explorer.runs.run import Run, RunKey, corpus_digest
+from explorer.runs.settings import Settings
 from explorer.runstore import (
     SQLiteRunStore,
     canonical_json,
@@ -47,10 +48,10 @@ from explorer.runstore import (
     stopped_key_seed,
     stopped_run_key,
 )
+from explorer.runstore.keys import UPLOAD_META_KIND
+from explorer.runstore.keys import upload_key as keyed_upload_key
 from explorer.samples import SAMPLES
 from explorer.training.history import TrainingHistory
-from explorer.ui.common.runs import Run, RunKey, corpus_digest
-from explorer.ui.common.settings import Settings
 from explorer.work.config import default_pool
 from explorer.work.pool import WorkerPool
 
@@ -60,17 +61,6 @@ LOG = logging.getLogger(__name__)
 # never holds a visitor's file name).
 TRACE_VERSION = 4
 STORED_CORPUS_LABEL = "corpus"  # a stored run without a label of its own
-UPLOAD_META_KIND = "compare-upload"
-UPLOAD_PREFIX = "upload:"
-# Hex digits of an upload's key (128 bits of its HMAC): fewer than the 64 of the bare sha256 that
-# older versions wrote, so that their links are told apart and answered with OLD_UPLOAD_LINK.
-UPLOAD_KEY_DIGITS = 32
-_UPLOAD_KEY = re.compile(rf"{UPLOAD_PREFIX}[0-9a-f]{{{UPLOAD_KEY_DIGITS}}}")
-_OLD_UPLOAD_KEY = re.compile(rf"{UPLOAD_PREFIX}[0-9a-f]{{64}}")
-OLD_UPLOAD_LINK = (
-    "This link names an uploaded tokenizer the way older versions of the app did (by the sha256 of "
-    "its files), which cannot be opened any more: upload its files again on the Compare page."
-)
 SHARED_RUNS = 8  # parsed runs kept for the whole server (each session keeps its own few too)
 SHARED_CHARACTERS = 16_000_000  # ... holding at most this many corpus characters in all
 
@@ -269,24 +259,12 @@ def upload_key(content: str) -> str:
     digits of `run_key` under the deployment's secret, as runs are keyed. Its links and the store
     use this key alone, so holding a candidate file does not tell whether it was uploaded here.
 
+    >>> from explorer.runstore.keys import is_old_upload_key, is_upload_key
     >>> key = upload_key("upload:" + "0" * 64)
     >>> is_upload_key(key), is_old_upload_key(key), key == upload_key("upload:" + "1" * 64)
     (True, False, False)
     """
-    digest = content.removeprefix(UPLOAD_PREFIX)
-    keyed = run_key(secret(), digest, canonical_json({"kind": UPLOAD_META_KIND}))
-    return UPLOAD_PREFIX + keyed[:UPLOAD_KEY_DIGITS]
-
-
-def is_upload_key(value: object) -> bool:
-    """Whether `value` has the form of an upload's key (`upload_key`)."""
-    return isinstance(value, str) and _UPLOAD_KEY.fullmatch(value) is not None
-
-
-def is_old_upload_key(value: object) -> bool:
-    """Whether `value` is an upload's key as versions before the keyed uploads wrote them in links
-    (`upload:` + the bare sha256 of its files), which no server opens any more."""
-    return isinstance(value, str) and _OLD_UPLOAD_KEY.fullmatch(value) is not None
+    return keyed_upload_key(secret(), content)
 
 
 def upload_store_key(tokenizer_key: str) -> str:

@@ -1,7 +1,7 @@
 """What the pages show, computed from a Run: the things every view needs (the run's token labels,
 ids, tokenizer at any step, the words shown, special-token notes). Pure Python (no streamlit): the
-Merge history's HTML and tables are in explorer.ui.history.merge_views, the Vocabulary page's table, grid
-and downloads in explorer.ui.vocabulary.vocabulary_table.
+Merge history's HTML and tables are in explorer.views.merge_views, the Vocabulary page's table, grid
+and downloads in explorer.views.vocabulary_table.
 
 Every string from the corpus or the vocabulary goes through `render.escape_text` (HTML-escaped,
 quotes included, Markdown markup neutralised) before it becomes HTML. Messages that hold user text
@@ -23,9 +23,9 @@ from explorer.drawing import charts
 from explorer.lessons.explain import special_token_notes
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
+from explorer.runs.run import Run
 from explorer.train import tokenizer_from_trace
 from explorer.training.settings_checks import check_special_tokens
-from explorer.ui.common.runs import Run
 
 TOP_WORDS = 30
 # What one page draws at most, whatever was pasted: a word of 1,000,000 characters would be

@@ -18,10 +18,11 @@ from explorer.drawing.token_html import PALETTE, escape_text, pieces_html, scrol
 from explorer.drawing.wording import plural
 from explorer.lessons.merge_step import candidates_at, pair_table, splits_at
 from explorer.pipeline.bytelevel import symbols_to_bytes
+from explorer.runs.run import Run
 from explorer.tokens import Piece
 from explorer.train import encode_pieces
 from explorer.training.bpe.merge_history import Trace
-from explorer.ui.common.run_views import (
+from explorer.views.run_views import (
     SENTENCE_CHARACTERS_SHOWN,
     SENTENCES_SHOWN,
     TOP_WORDS,
@@ -31,7 +32,6 @@ from explorer.ui.common.run_views import (
     tokenizer_at_step,
     top_word_indices,
 )
-from explorer.ui.common.runs import Run
 
 
 def vocab_piece(token: str, token_id: int, byte_level: bool, start: int = 0, end: int = 0) -> Piece:

@@ -15,7 +15,7 @@ deployment's secret), the key its column, links and the store know it by.
 
 `stored_uploads(keys, known)`: the uploads a link names (`serving.upload_key`) that
 the session does not hold, read again, in a worker, from the files the run store keeps
-(explorer.ui.common.serving.save_upload); a key the store no longer holds is simply absent. Both
+(explorer.session.serving.save_upload); a key the store no longer holds is simply absent. Both
 Compare's columns and the Vocabulary page's audit open links with it.
 
 What it does not do: draw anything or keep the tokenizers in the session (explorer.ui.compare.sections,
@@ -32,8 +32,9 @@ from explorer.checks import Limits
 from explorer.compare import UploadedFile, UploadedTokenizer
 from explorer.compare.upload_checks import check_upload
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
-from explorer.ui.common import serving
-from explorer.ui.common.settings import limits_or_defaults
+from explorer.runs.settings import limits_or_defaults
+from explorer.runstore.keys import is_upload_key
+from explorer.session import serving
 from explorer.work import admission, chunked, tasks
 from explorer.work.jobs import DONE
 
@@ -101,7 +102,7 @@ def stored_uploads(keys: Sequence[str], known: Collection[str] = ()) -> dict[str
     from the files the store keeps, by key; those it does not keep (or cannot read) are left out."""
     found: dict[str, UploadedTokenizer] = {}
     for key in keys:
-        if not serving.is_upload_key(key) or key in known or key in found:
+        if not is_upload_key(key) or key in known or key in found:
             continue
         files = serving.load_upload(key)
         if files is None:

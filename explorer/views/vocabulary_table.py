@@ -1,5 +1,5 @@
 """The Vocabulary page's views of a run: the table (id, token, readable form, length, merge rank,
-parents, corpus frequency; a Unigram run's scores through explorer.ui.vocabulary.unigram_table), its
+parents, corpus frequency; a Unigram run's scores through explorer.views.unigram_table), its
 filters and sorting, the tutorial's grid, and the files to download. Pure Python (no streamlit).
 What differs between a merge history and a round history (Unigram) is looked up in tables keyed by
 `TrainingHistory.step_noun`, or by algorithm for the files.
@@ -19,11 +19,10 @@ import pandas as pd
 
 from explorer.pipeline.models import BPEModel, WordPieceModel
 from explorer.pipeline.tokenizer_json import tokenizer_to_json, write_vocab_merges, write_vocab_txt
+from explorer.runs.run import Run
 from explorer.training.bpe.merge_history import Trace
-from explorer.ui.common import state
-from explorer.ui.common.run_views import labels, tokenizer
-from explorer.ui.common.runs import Run
-from explorer.ui.vocabulary import unigram_table as unigram_vocabulary
+from explorer.views import unigram_table as unigram_vocabulary
+from explorer.views.run_views import labels, tokenizer
 
 # ---------------------------------------------------------------- vocabulary
 
@@ -110,7 +109,7 @@ TABLES = {"merge": _merge_table, "round": _unigram_table}
 
 
 def removed_pieces(run: Run) -> pd.DataFrame | None:
-    """A Unigram run's removed pieces with the round each went in (explorer.ui.vocabulary.unigram_table);
+    """A Unigram run's removed pieces with the round each went in (explorer.views.unigram_table);
     None for a run whose vocabulary grows (nothing is removed)."""
     if run.trace.vocabulary_grows:
         return None
@@ -253,14 +252,21 @@ def link_params(
     }
 
 
-def view_from_link(params: Mapping[str, str], all_kinds: Sequence[str], sort_by: Sequence[str]) -> None:
-    """A link's search, filter and order, put in the widgets before they are drawn (values that are
-    not options are ignored)."""
-    W = state.Widget
+def view_from_link(
+    params: Mapping[str, str], all_kinds: Sequence[str], sort_by: Sequence[str]
+) -> dict[str, object]:
+    """A link's search, filter and order, by the name of the widget they go in (`search`, `kinds`,
+    `sort`, `descending`) before it is drawn; values that are not options are left out.
+
+    >>> view_from_link({"show": "merge,bogus", "sort": "nope"}, ["character", "merge"], ["id"])
+    {'kinds': ['merge'], 'descending': False}
+    """
+    values: dict[str, object] = {}
     if SEARCH_PARAM in params:
-        state.put(W.SEARCH, params[SEARCH_PARAM][:SEARCH_LINK_LIMIT])
+        values["search"] = params[SEARCH_PARAM][:SEARCH_LINK_LIMIT]
     if KINDS_PARAM in params:
-        state.put(W.KINDS, [kind for kind in all_kinds if kind in params[KINDS_PARAM].split(",")])
+        values["kinds"] = [kind for kind in all_kinds if kind in params[KINDS_PARAM].split(",")]
     if params.get(SORT_PARAM) in sort_by:
-        state.put(W.SORT, params[SORT_PARAM])
-    state.put(W.DESCENDING, params.get(DESCENDING_PARAM) == "1")
+        values["sort"] = params[SORT_PARAM]
+    values["descending"] = params.get(DESCENDING_PARAM) == "1"
+    return values
