@@ -17,6 +17,7 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable
 
 from explorer.cli.common import (
     UserError,
@@ -106,11 +107,12 @@ def add_parser(commands) -> None:
 
 
 def run(args) -> int:
-    from explorer.checks import Budget, Limits, check_corpus
+    from explorer.checks import Budget, Limits
     from explorer.lessons.explain import explain_vocab_size, special_token_notes, stop_reason_text
-    from explorer.run_config import MAX_SYMBOLS, TrainerConfig
+    from explorer.run_config import MAX_SYMBOLS, RunConfig, TrainerConfig, UnigramConfig
+    from explorer.session.requests import UnigramRules, request_training
     from explorer.training import engines
-    from explorer.training.settings_checks import check_special_tokens, special_token_entries
+    from explorer.training.settings_checks import special_token_entries
 
     if args.special_tokens is None:
         args.special_tokens = BERT_SPECIAL_TOKENS if args.algorithm == "wordpiece" else ""
@@ -142,36 +144,55 @@ def run(args) -> int:
         )
     else:
         text = read_text(args.corpus, "corpus")
-    corpus_check = check_corpus(text, limits)
-    if corpus_check.errors:
-        raise UserError(" ".join(corpus_check.errors))
     pre_tokenizer = _pre_tokenizer(args)
     # Split as the Train page splits its field, empty entries kept: the same check, the same sentence.
     special_tokens = special_token_entries(args.special_tokens)
-    tokens_check = check_special_tokens(special_tokens, pre_tokenizer)
-    if tokens_check.errors:
-        raise UserError(" ".join(tokens_check.errors))
-    warnings = corpus_check.warnings + tokens_check.warnings
+    if args.algorithm == "unigram":
+        _refuse_merge_options(args)
+        trainer: Callable[[], TrainerConfig | UnigramConfig] = functools.partial(
+            UnigramConfig,
+            flavor=args.flavor,
+            vocab_size=args.vocab_size,
+            seed_size=args.seed_size,
+            shrinking_factor=0.75 if args.shrinking_factor is None else args.shrinking_factor,
+            max_piece_length=args.max_piece_length,
+            special_tokens=special_tokens,
+        )
+        unigram = UnigramRules(args.flavor, args.seed_size, "<unk>")  # UnigramConfig's own
+    else:
+        unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
+        if unigram_only:
+            raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
+        trainer = functools.partial(
+            TrainerConfig,
+            algorithm=args.algorithm,
+            flavor=args.flavor,
+            vocab_size=args.vocab_size,
+            min_frequency=args.min_frequency,
+            special_tokens=special_tokens,
+            continuing_subword_prefix=args.continuing_subword_prefix,
+            end_of_word_suffix=args.end_of_word_suffix,
+        )
+        unigram = None
+    # The Train page's checks, in its order, with its sentences (explorer.session.requests).
+    request = request_training(
+        text,
+        limits,
+        args.vocab_size,
+        special_tokens,
+        pre_tokenizer,
+        lambda: RunConfig(trainer(), comma_separated(args.normalizer), pre_tokenizer),
+        unigram,
+    )
+    if request.errors:
+        raise UserError(" ".join(request.errors))
+    config, warnings = request.config, request.check.warnings
     # Held in a list that training empties: once its words are counted, the corpus text (four
     # bytes a character when it holds one emoji) is freed before the merges start.
     corpus = [text]
     del text
     if args.algorithm == "unigram":
-        return _train_unigram(args, corpus, limits, pre_tokenizer, special_tokens, warnings)
-    unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
-    if unigram_only:
-        raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
-    trainer = functools.partial(  # made inside _run_config, which reports its errors
-        TrainerConfig,
-        algorithm=args.algorithm,
-        flavor=args.flavor,
-        vocab_size=args.vocab_size,
-        min_frequency=args.min_frequency,
-        special_tokens=special_tokens,
-        continuing_subword_prefix=args.continuing_subword_prefix,
-        end_of_word_suffix=args.end_of_word_suffix,
-    )
-    config = _run_config(args, limits, pre_tokenizer, trainer)
+        return _train_unigram(args, corpus, config, warnings)
     warn(warnings)
     report, finish = progress_printer()
     budget = Budget(args.max_seconds, args.max_steps, progress=report)
@@ -212,12 +233,8 @@ def _unigram_options(args) -> dict:
     }
 
 
-def _train_unigram(args, corpus: list[str], limits, pre_tokenizer: str, special_tokens, warnings) -> int:
-    """`train --algorithm unigram`: the same checks and outputs, a UnigramTrace."""
-    from explorer.checks import Budget
-    from explorer.lessons.explain import explain_unigram_size, stop_reason_text
-    from explorer.run_config import UnigramConfig
-
+def _refuse_merge_options(args) -> None:
+    """UserError when a Unigram run is given a setting of merges."""
     if args.max_steps is not None:
         raise UserError("--max-steps counts merges; a Unigram run has rounds: use --max-seconds")
     if (
@@ -228,16 +245,13 @@ def _train_unigram(args, corpus: list[str], limits, pre_tokenizer: str, special_
         raise UserError(
             "--min-frequency, --continuing-subword-prefix and --end-of-word-suffix are BPE/WordPiece settings"
         )
-    trainer = functools.partial(  # made inside _run_config, which reports its errors
-        UnigramConfig,
-        flavor=args.flavor,
-        vocab_size=args.vocab_size,
-        seed_size=args.seed_size,
-        shrinking_factor=0.75 if args.shrinking_factor is None else args.shrinking_factor,
-        max_piece_length=args.max_piece_length,
-        special_tokens=special_tokens,
-    )
-    config = _run_config(args, limits, pre_tokenizer, trainer)
+
+
+def _train_unigram(args, corpus: list[str], config, warnings) -> int:
+    """`train --algorithm unigram`: the same outputs, a UnigramTrace."""
+    from explorer.checks import Budget
+    from explorer.lessons.explain import explain_unigram_size, stop_reason_text
+
     warn(warnings)
     report, finish = progress_printer("rounds")
     budget = Budget(args.max_seconds, None, progress=report)
@@ -254,19 +268,6 @@ def _train_unigram(args, corpus: list[str], limits, pre_tokenizer: str, special_
     print(explain_unigram_size(trace, budget.stopped_by), file=sys.stderr)
     _print_json(args, trace, rounds=len(trace.rounds), seed_pieces=len(trace.seeds))
     return 0
-
-
-def _run_config(args, limits, pre_tokenizer: str, make_trainer):
-    """The RunConfig of the trainer config `make_trainer()` makes, the vocab size checked first;
-    UserError with the config's own sentence when a setting is wrong."""
-    from explorer.run_config import RunConfig
-    from explorer.training.settings_checks import check_vocab_size
-
-    try:
-        check_vocab_size(args.vocab_size, limits)
-        return RunConfig(make_trainer(), comma_separated(args.normalizer), pre_tokenizer)
-    except ValueError as error:  # InputError included
-        raise UserError(str(error)) from None
 
 
 def _train_and_write(args, corpus: list[str], config, budget, finish, **stop):

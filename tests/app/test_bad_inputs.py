@@ -493,10 +493,9 @@ def test_stop_button_keeps_a_partial_history_explorable_everywhere(monkeypatch):
     # compiled one trains this corpus before Stop could be clicked (the server's choice goes with
     # the job to its worker).
     monkeypatch.setenv(engines.ENGINE_VARIABLE, "python")
-    import explorer.ui.common.training as training
     from tests.helpers import worker_tasks
 
-    monkeypatch.setattr(training.tasks, "train_task", worker_tasks.slow_training)
+    monkeypatch.setattr("explorer.work.tasks.train_task", worker_tasks.slow_training)
     at = paste(new_app(), random_words(120_000))
     at.number_input(key=W.VOCAB_NUMBER).set_value(30_000).run()
     at.button(key=W.TRAIN).click().run()
@@ -550,10 +549,9 @@ def test_misconfigured_limits_are_a_warning_and_defaults_apply(monkeypatch):
 
 
 def test_an_exception_in_the_training_worker_is_a_message(monkeypatch):
-    import explorer.ui.common.training as training
     from tests.helpers import worker_tasks
 
-    monkeypatch.setattr(training.tasks, "train_task", worker_tasks.broken_training)
+    monkeypatch.setattr("explorer.work.tasks.train_task", worker_tasks.broken_training)
     at = paste(new_app(), "text that will not train")
     click(at, W.TRAIN)
     assert_not_trained(at)

@@ -21,7 +21,6 @@ from streamlit.testing.v1 import AppTest
 from explorer.runstore import SQLiteRunStore
 from explorer.session import serving
 from explorer.training import engines
-from explorer.ui.common import training
 from explorer.ui.common.state import JOB
 from explorer.ui.common.state import Widget as W
 from tests import ROOT
@@ -142,7 +141,7 @@ def start_a_long_training(seed: int, monkeypatch) -> tuple[AppTest, int]:
     a reload or a crash would find ended); the session and the pid of the worker training it,
     once it trains."""
     monkeypatch.setenv(engines.ENGINE_VARIABLE, "python")  # the server's choice: sent with the job
-    monkeypatch.setattr(training.tasks, "train_task", worker_tasks.slow_training)  # lasts on any machine
+    monkeypatch.setattr("explorer.work.tasks.train_task", worker_tasks.slow_training)  # lasts on any machine
     at = new_app()
     at.selectbox(key=W.SAMPLE).set_value("").run()
     at.text_area(key=W.CORPUS).set_value(words(60_000, seed=seed)).run()

@@ -9,7 +9,6 @@ import pytest
 from explorer.lessons.rounds import course_loss
 from explorer.samples import SAMPLE_SENTENCES, SAMPLES
 from explorer.training import engines
-from explorer.ui.common import training
 from explorer.ui.common.state import JOB, OTHER_RUN
 from explorer.ui.common.state import Widget as W
 from explorer.views import run_views as views
@@ -168,7 +167,7 @@ def test_stop_ends_a_unigram_run_and_keeps_its_rounds_so_far(monkeypatch):
     # The Python engine, its stop checks slowed (tests.helpers.worker_tasks.slow_training): a
     # training that lasts until Stop on any machine (the compiled engine ends it in a second or two).
     monkeypatch.setenv(engines.ENGINE_VARIABLE, "python")
-    monkeypatch.setattr(training.tasks, "train_task", worker_tasks.slow_training)
+    monkeypatch.setattr("explorer.work.tasks.train_task", worker_tasks.slow_training)
     at = new_app()
     at.selectbox(key=W.SAMPLE).set_value("shakespeare").run()
     at.radio(key=W.ALGORITHM).set_value("unigram").run()

@@ -179,7 +179,7 @@ def test_an_empty_special_token_is_refused_as_the_train_page_refuses_it(tmp_path
 
     from explorer.checks import Limits
     from explorer.runs.settings import defaults_for
-    from explorer.ui.common.training import settings_check
+    from explorer.session.requests import settings_check
 
     settings = replace(defaults_for(algorithm), vocab_size=300, special_tokens=typed)
     page_errors = settings_check(settings, Limits()).errors

@@ -1,6 +1,7 @@
-"""Training from the app: the checks that block a run, then the run itself in a worker process of the
-server's pool, shared by key with every visitor asking for the same corpus and settings, and kept
-in the run store (explorer.session.serving).
+"""Training from the app: a session's training, asked for as the command line asks
+(explorer.session.requests: the checks, the run's key, the job), then run in a worker process of
+the server's pool, shared by key with every visitor asking for the same corpus and settings, and
+kept in the run store (explorer.session.serving); its progress, Stop button and outcome here.
 
 How a training goes:
 - `start` checks the corpus and settings, computes the run's key and looks for it in the session's
@@ -26,30 +27,26 @@ their script run (sleeping, not computing) with a progress bar.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import time
-from dataclasses import dataclass, field
 
 import streamlit as st
 
 from explorer.checks import (
     Check,
-    InputError,
     Limits,
     check_corpus,
 )
 from explorer.drawing.markdown_literal import markdown_literal
-from explorer.drawing.wording import character_count, format_seconds, plural
+from explorer.drawing.wording import format_seconds, plural
 from explorer.lessons.explain import stop_reason_text
-from explorer.runs.run import Run, RunKey, corpus_digest
+from explorer.runs.run import Run, corpus_digest
 from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
-from explorer.session import serving
-from explorer.training import engines
-from explorer.training.settings_checks import check_special_tokens, check_unigram, check_vocab_size
+from explorer.session import requests, serving
+from explorer.session.requests import TrainingJob
 from explorer.ui.common import abandoned, state
-from explorer.work import admission, tasks
-from explorer.work.jobs import CANCELLED, CRASHED, DONE, QUEUED, Job, JobHandle
+from explorer.work import admission
+from explorer.work.jobs import Job
 
 LOG = logging.getLogger(__name__)
 
@@ -58,7 +55,6 @@ INLINE_SECONDS = 1.5  # the script waits this long for a job before handing over
 # text area included (measured: 842 KB per tick for an 821 KB corpus), so it ticks once a second.
 POLL_SECONDS = 1.0
 PROGRESS_INTERVAL_SECONDS = 0.1
-EXTRA_SECONDS = 60.0  # the pool's hard limit on a job: the time budget plus this
 REUSED = "This corpus and these settings were trained before: the stored result is shown."
 
 
@@ -76,80 +72,7 @@ def corpus_check(text: str, limits: Limits) -> Check:
     return check
 
 
-def settings_check(settings: Settings, limits: Limits) -> Check:
-    """What blocks training with these settings (vocabulary size, special tokens, the trainer's
-    own rules), what deserves a warning, and notes about the special tokens."""
-    errors: list[str] = []
-    try:
-        check_vocab_size(settings.vocab_size, limits)
-    except InputError as error:
-        errors.append(str(error))
-    tokens = check_special_tokens(settings.special_token_entries(), settings.pre_tokenizer)
-    errors.extend(tokens.errors)
-    warnings = list(tokens.warnings)
-    if settings.is_unigram:
-        unigram = check_unigram(settings.flavor, settings.vocab_size, settings.seed_size, settings.unk_token)
-        errors.extend(unigram.errors)
-        warnings.extend(unigram.warnings)
-    if not errors:
-        try:
-            settings.run_config(limits)
-        except ValueError as error:
-            errors.append(f"Cannot train with these settings: {error}")
-    return Check(tuple(errors), tuple(warnings), tokens.notes)
-
-
 # ---------------------------------------------------------------- the job
-
-
-@dataclass
-class TrainingJob:
-    """One session's interest in a training job of the pool, and the run it will make."""
-
-    handle: JobHandle
-    key: str
-    text: str
-    settings: Settings
-    corpus_label: str
-    sample_key: str | None
-    number: int
-    limits: Limits
-    shared_label: str = ""
-    started: float = field(default_factory=time.monotonic)
-    stopping: bool = False
-
-    @property
-    def job(self):
-        return self.handle.job
-
-    def progress(self) -> tuple[float, str]:
-        """(fraction, text) for a progress bar."""
-        label = ALGORITHM_LABELS[self.settings.algorithm]
-        job = self.job
-        if job.state == QUEUED:
-            load = serving.pool().load()
-            ahead = job.ahead()
-            waited = time.monotonic() - self.started
-            return 0.0, (
-                f"Waiting for a free worker: {plural(ahead, 'run')} ahead of this one, "
-                f"{load.running} training now ({waited:.0f} s) …"
-            )
-        progress = job.progress
-        if progress.get("phase") != "training":
-            return 0.0, f"Training {label}: counting words …"
-        step, planned = progress.get("step", 0), progress.get("planned", 0)
-        fraction = min(1.0, step / planned) if planned > 0 else 1.0
-        elapsed = time.monotonic() - (job.started or self.started)
-        stopping = " · stopping …" if self.stopping else ""
-        if progress.get("unit") == "round":  # Unigram (also when a reload attached without settings)
-            return fraction, (
-                f"Training Unigram: round {step:,} of about {planned:,} · {elapsed:.0f} s of at most "
-                f"{self.limits.max_seconds:g} s (the time limit alone bounds a Unigram run){stopping}"
-            )
-        return fraction, (
-            f"Training {label}: merge {step:,} of at most {planned:,} · {elapsed:.0f} s of at most "
-            f"{self.limits.max_seconds:g} s{stopping}"
-        )
 
 
 def current_job() -> TrainingJob | None:
@@ -182,9 +105,9 @@ def request_stop() -> None:
 def _request(text: str, settings: Settings, corpus_label: str, sample_key: str | None, limits: Limits):
     """The run for this corpus and settings (session cache or store), the key to train it under,
     or None after showing why it cannot be trained (`st.error`, markup shown literally)."""
-    problems = list(corpus_check(text, limits).errors) + list(settings_check(settings, limits).errors)
-    if problems:
-        for problem in problems:
+    request = requests.settings_request(text, settings, limits, corpus_check(text, limits))
+    if request.errors:
+        for problem in request.errors:
             st.error(markdown_literal(problem))
         return None
     key = serving.training_key(text, settings, limits)
@@ -200,21 +123,6 @@ def _request(text: str, settings: Settings, corpus_label: str, sample_key: str |
     return key
 
 
-def _shared(corpus_label: str, sample_key: str | None, shared_label: str) -> str:
-    """The label the store keeps: `shared_label`, else a sample's own, else a neutral one."""
-    return shared_label or (corpus_label if sample_key else serving.STORED_CORPUS_LABEL)
-
-
-def _engine() -> str | None:
-    """The merge engine this server trains with (EXPLORER_ENGINE, explorer.training.engines), sent
-    with the job so that its worker uses the same; None when the setting is wrong (the worker's
-    training then fails with the sentence that says so)."""
-    try:
-        return engines.resolve()
-    except ValueError:
-        return None
-
-
 def _submit(
     key: str,
     text: str,
@@ -222,24 +130,14 @@ def _submit(
     corpus_label: str,
     sample_key: str | None,
     limits: Limits,
-    shared_label: str,
+    label: str,
 ) -> TrainingJob:
-    meta = serving.run_meta(settings, shared_label, sample_key, text)
-    pool = serving.pool()
-    handle = pool.request(
-        key,
-        tasks.train_task,
-        text,
-        serving.training_spec(settings, limits),
-        dataclasses.asdict(limits),
-        serving.store_spec(key, meta, keep_corpus=sample_key is None),
-        pool.counting_jobs,
-        _engine(),
-        time_limit=limits.max_seconds + EXTRA_SECONDS,
-    )
+    """The pool's job for `key` (explorer.session.requests.submit), held by this session."""
+    label = requests.shared_label(corpus_label, sample_key, label)
+    handle = requests.submit(key, text, settings, sample_key, limits, label)
     abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.common.abandoned)
     return TrainingJob(
-        handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), limits, shared_label
+        handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), limits, label
     )
 
 
@@ -257,15 +155,7 @@ def start(
         state.put(state.OUTCOME, [("caption", REUSED)])
         state.set_current_run(found, text)
         return found
-    job = _submit(
-        found,
-        text,
-        settings,
-        corpus_label,
-        sample_key,
-        limits,
-        _shared(corpus_label, sample_key, shared_label),
-    )
+    job = _submit(found, text, settings, corpus_label, sample_key, limits, shared_label)
     state.put(state.JOB, job)
     return job
 
@@ -285,47 +175,6 @@ def attach(key: str) -> bool:
     return True
 
 
-def finish(job: TrainingJob) -> tuple[Run, str] | str:
-    """(the run a finished job made, its corpus text), or the sentence saying why there is none."""
-    ended = job.job
-    if ended.state == DONE:
-        result = ended.result
-        if result.get("stored_key"):
-            loaded = serving.load_run(result["stored_key"], job.number)
-            if loaded is not None:
-                if job.corpus_label:  # this visitor's name for it (a reload's attached job has none)
-                    loaded[0].corpus_label = job.corpus_label
-                return loaded
-        if result.get("trace_json") is None or not job.text:
-            return "Training finished, but its result could not be read back from the run store: train again."
-        from explorer.train import trace_from_json  # here: the first page view trains nothing
-
-        trace = trace_from_json(result["trace_json"])
-        run = Run(
-            key=RunKey(corpus_digest(job.text), job.settings),
-            trace=trace,
-            corpus_label=job.corpus_label,
-            shared_label=job.shared_label,
-            characters=len(job.text),
-            perceived_characters=character_count(job.text),
-            sample_key=job.sample_key,
-            number=job.number,
-            stopped_by=result.get("stopped_by"),
-            store_key=job.key,
-        )
-        if trace.stop_reason == "stopped" and result.get("stopped_by") == tasks.STOP_BUTTON:
-            # Stopped by its visitor, and not stored by the worker (no store that can be written):
-            # theirs alone, under a key of its own (not the shared one).
-            run.store_key = serving.stopped_key(job.key, tasks.trace_steps(trace))
-            serving.save_run(run, job.text)
-        return run, job.text
-    if ended.state == CANCELLED:
-        return "Training was stopped before it learned anything."
-    if ended.state == CRASHED:
-        return f"Training failed: {ended.error}. The server has started a new worker: train again to retry."
-    return f"Training failed: {ended.error or 'unknown error'}."
-
-
 def collect() -> Run | None:
     """If the session's job has finished: its run becomes the current one (and enters the cache),
     or its sentence becomes the outcome to show. Returns the new run, if any."""
@@ -333,7 +182,7 @@ def collect() -> Run | None:
     if job is None or not job.job.finished:
         return None
     state.put(state.JOB, None)
-    outcome = finish(job)
+    outcome = requests.finish(job)
     abandoned.forget(job.handle)
     job.handle.release()
     if isinstance(outcome, str):
@@ -417,20 +266,12 @@ def train_run(
         if found is not None:
             st.caption(REUSED)
         return found
-    job = _submit(
-        found,
-        corpus_text,
-        settings,
-        corpus_label,
-        sample_key,
-        limits,
-        _shared(corpus_label, sample_key, shared_label),
-    )
+    job = _submit(found, corpus_text, settings, corpus_label, sample_key, limits, shared_label)
     bar = st.progress(0.0, text=job.progress()[1])
     try:
         while not _waited(job.job, PROGRESS_INTERVAL_SECONDS):
             _progress_slot(job, bar)
-        outcome = finish(job)
+        outcome = requests.finish(job)
     finally:
         abandoned.forget(job.handle)
         # A script interrupted (a click) lets go of the job: cancelled if nobody else waits.

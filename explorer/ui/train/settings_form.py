@@ -9,7 +9,7 @@ visit to another page. The vocabulary slider and the exact number input are kept
 callbacks (the slider reaches `SLIDER_MAX_VOCAB_SIZE`, the number `Limits.max_vocab`); switching
 algorithm loads that algorithm's pre-tokenizer, special tokens, prefix and suffix.
 
-What it does not do: decide whether settings are valid (`training.settings_check` with
+What it does not do: decide whether settings are valid (`explorer.session.requests.settings_check` with
 explorer.checks does), or give the widgets their first values (explorer.ui.train.first_values, through
 `load_settings`).
 """
@@ -35,7 +35,8 @@ from explorer.runs.settings import (
     pre_tokenizer_name,
     slider_max_vocab_size,
 )
-from explorer.ui.common import frame, state, training
+from explorer.session import requests
+from explorer.ui.common import frame, state
 
 W = state.Widget
 
@@ -295,6 +296,6 @@ def _unigram_settings() -> None:
 def settings_feedback(settings: Settings, limits: Limits) -> bool:
     """The settings check (vocabulary size, special tokens, the trainer's rules): errors and
     warnings shown at once. Returns whether training may start."""
-    check = training.settings_check(settings, limits)
+    check = requests.settings_check(settings, limits)
     frame.show_check(check)
     return check.ok

@@ -15,6 +15,7 @@ import streamlit as st
 
 from explorer.checks import Limits
 from explorer.runs.settings import Settings
+from explorer.session.requests import TrainingJob
 from explorer.ui.common import frame, state, training
 from explorer.ui.train.corpus_input import Corpus
 
@@ -47,7 +48,7 @@ def train_controls(
         if corpus is not None:
             state.note_trained_part(corpus.text, chosen.text)
         started = training.start(chosen.text, settings, chosen.label, chosen.sample_key, chosen.shared_label)
-        if isinstance(started, training.TrainingJob):
+        if isinstance(started, TrainingJob):
             st.rerun()  # draw the page again with Train disabled and the Stop button
     training.show_job()
     _outcome()
