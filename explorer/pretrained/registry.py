@@ -129,16 +129,16 @@ class PretrainedInfo:
 def info_from_row(row: dict[str, Any]) -> PretrainedInfo:
     """One row of the table as a `PretrainedInfo`; ValueError naming the row if it is not one."""
     fields = dict(row)
-    files = fields.pop("files", {})
+    if "files" in fields:
+        fields["files"] = tuple(
+            DataFile(resource, sha256, gzipped=resource.endswith(".gz"))
+            for resource, sha256 in fields["files"].items()
+        )
     pattern = fields.pop("pattern", "")
     special_tokens = fields.pop("special_tokens", {})
     try:
         return PretrainedInfo(
             **fields,
-            files=tuple(
-                DataFile(resource, sha256, gzipped=resource.endswith(".gz"))
-                for resource, sha256 in files.items()
-            ),
             pat_str=PATTERNS[pattern] if pattern else "",
             special_tokens=(
                 SPECIAL_TOKEN_TABLES[special_tokens]() if isinstance(special_tokens, str) else special_tokens

@@ -67,6 +67,7 @@ def write_rows(tmp_path, rows):
     ("change", "message"),
     [
         ({"vocab_size": None}, "missing 1 required positional argument: 'vocab_size'"),
+        ({"files": None}, "missing 1 required positional argument: 'files'"),
         ({"colour": "red"}, "unexpected keyword argument 'colour'"),
         ({"pattern": "GPT5_PATTERN"}, "no pattern or special-token table is named 'GPT5_PATTERN'"),
         ({"special_tokens": "gpt5_special_tokens"}, "named 'gpt5_special_tokens'"),
