@@ -263,6 +263,15 @@ def load_pretrained(name: str):
         raise UserError(str(error)) from None
 
 
+def add_tokenizer_options(
+    parser: argparse.ArgumentParser, bundled, pretrained_help: str | None = None
+) -> None:
+    """`--tokenizer FILE` (a tokenizer.json or a SentencePiece .model) and `--pretrained NAME` (one
+    of `bundled`), for a command that encodes or decodes with one of them (`exactly_one_tokenizer`)."""
+    parser.add_argument("--tokenizer", help="a tokenizer.json, or a SentencePiece .model")
+    parser.add_argument("--pretrained", choices=list(bundled), metavar="NAME", help=pretrained_help)
+
+
 def exactly_one_tokenizer(args) -> None:
     """A command that encodes or decodes with one tokenizer gets a file or a bundled name."""
     if bool(args.tokenizer) == bool(args.pretrained):

@@ -14,6 +14,7 @@ import json
 
 from explorer.cli.common import (
     UserError,
+    add_tokenizer_options,
     exactly_one_tokenizer,
     is_sentencepiece,
     load_pretrained,
@@ -26,8 +27,7 @@ from explorer.cli.common import (
 def add_parser(commands, bundled) -> None:
     decode = commands.add_parser("decode", help="turn token ids back into text")
     decode.set_defaults(run=run)
-    decode.add_argument("--tokenizer", help="a tokenizer.json, or a SentencePiece .model")
-    decode.add_argument("--pretrained", choices=list(bundled), metavar="NAME")
+    add_tokenizer_options(decode, bundled)
     decode.add_argument("--json", action="store_true")
     decode.add_argument("ids", nargs="+", help='ids, comma or space separated, or a JSON list "[1, 2]"')
 

@@ -16,6 +16,7 @@ import json
 
 from explorer.cli.common import (
     UserError,
+    add_tokenizer_options,
     exactly_one_tokenizer,
     is_sentencepiece,
     load_our_tokenizer,
@@ -28,13 +29,7 @@ from explorer.drawing.wording import plural
 def add_parser(commands, bundled) -> None:
     encode = commands.add_parser("encode", help="print tokens, ids and offsets")
     encode.set_defaults(run=run)
-    encode.add_argument("--tokenizer", help="a tokenizer.json, or a SentencePiece .model")
-    encode.add_argument(
-        "--pretrained",
-        choices=list(bundled),
-        metavar="NAME",
-        help="a bundled tokenizer (--list-pretrained lists them)",
-    )
+    add_tokenizer_options(encode, bundled, "a bundled tokenizer (--list-pretrained lists them)")
     encode.add_argument("--list-pretrained", action="store_true", help="list the bundled tokenizers and exit")
     encode.add_argument(
         "--special-tokens",

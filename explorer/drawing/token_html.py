@@ -23,7 +23,7 @@ import functools
 import html
 import re
 import unicodedata
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import regex
 
@@ -126,16 +126,7 @@ def readable_token(token_bytes: bytes) -> str:
     >>> readable_token(b"\\xe2\\x82")
     '<0xE2><0x82>'
     """
-    parts = []
-    offset = 0
-    while offset < len(token_bytes):
-        char, length = _decode_one_character(token_bytes, offset)
-        if char is None:
-            parts.append(byte_escape(token_bytes[offset]))
-        else:
-            parts.append(_visible_character(char))
-        offset += length
-    return "".join(parts)
+    return _characters_or_byte_escapes(token_bytes, _visible_character)
 
 
 def text_with_byte_escapes(data: bytes) -> str:
@@ -145,11 +136,17 @@ def text_with_byte_escapes(data: bytes) -> str:
     >>> text_with_byte_escapes(b"I \\xf0\\x9f")
     'I <0xF0><0x9F>'
     """
+    return _characters_or_byte_escapes(data, str)
+
+
+def _characters_or_byte_escapes(data: bytes, show: Callable[[str], str]) -> str:
+    """`data` character by character: each whole UTF-8 character as `show` gives it, each byte that
+    is no whole character as `<0xNN>`."""
     parts = []
     offset = 0
     while offset < len(data):
         char, length = _decode_one_character(data, offset)
-        parts.append(byte_escape(data[offset]) if char is None else char)
+        parts.append(byte_escape(data[offset]) if char is None else show(char))
         offset += length
     return "".join(parts)
 

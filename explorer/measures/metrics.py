@@ -82,20 +82,10 @@ class TokenizerMetrics:
         """Share of tokens that are the unknown token."""
         return ratio(self.unknown_tokens, self.tokens)
 
-    @property
-    def lost_share(self) -> float:
-        """Share of the characters that no token spells out (under an unknown token, or dropped)."""
-        return ratio(self.lost_characters, self.characters)
-
 
 def ratio(numerator: int, denominator: int) -> float:
     """`numerator / denominator`, NaN when the denominator is 0 (no tokens, no words)."""
     return numerator / denominator if denominator else math.nan
-
-
-def word_spans(text: str) -> list[tuple[int, int]]:
-    """(start, end) character spans of the whitespace-separated words of `text`."""
-    return [match.span() for match in WORD.finditer(text)]
 
 
 def compute_metrics(

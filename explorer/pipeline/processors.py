@@ -13,9 +13,8 @@ trimming) or Sequence post-processors; truncation or padding.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import cast
 
-from explorer.pipeline.components import Component, component_from_hf_json
+from explorer.pipeline.components import Component
 from explorer.pipeline.encoding import Encoding
 
 
@@ -172,8 +171,3 @@ class TemplateProcessing(Component):
             return cls(templates[0], templates[1], special_tokens)
         except ValueError as error:
             raise ValueError(f"{where}: {error}") from None
-
-
-def post_processor_from_hf_json(config: object) -> TemplateProcessing | None:
-    """The post-processor of a tokenizer.json (its "post_processor" value, possibly null)."""
-    return cast(TemplateProcessing | None, component_from_hf_json(TemplateProcessing.stage, config))

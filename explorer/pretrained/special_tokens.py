@@ -15,7 +15,7 @@ code of the package that ships each file (versions pinned in requirements.txt):
 
 tests/parity/test_pretrained_bundled.py checks each table against the package's own tokenizer object.
 
-What it does not do: hold the GPT tables (explorer.pretrained.registry has them, from tiktoken) or
+What it does not do: hold the GPT tables (explorer/pretrained/registry.json has them, from tiktoken) or
 the special tokens of tokenizer.json and SentencePiece files, which those files carry themselves.
 """
 

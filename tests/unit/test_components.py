@@ -4,6 +4,7 @@ equality, hashing and repr follow what tokenizer.json would hold."""
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -18,14 +19,15 @@ from explorer.pipeline.decoders import (
     decoder_from_hf_json,
 )
 from explorer.pipeline.pre_tokenizers.split_patterns import LIBRARY_PATTERNS
-from explorer.pipeline.processors import TemplateProcessing, post_processor_from_hf_json
+from explorer.pipeline.processors import TemplateProcessing
 from explorer.pipeline.tokenizer_json import COMPONENT_STAGES
 
-# Each stage's own reader, and the types it knows.
+# Each stage's own reader, and the types it knows. The post-processor has no reader of its own:
+# explorer.pipeline.processors is imported above, so the shared reader knows its one type.
 READERS = {
     "normalizer": normalizers.normalizer_from_hf_json,
     "pre_tokenizer": pre_tokenizers.pre_tokenizer_from_hf_json,
-    "post_processor": post_processor_from_hf_json,
+    "post_processor": functools.partial(component_from_hf_json, TemplateProcessing.stage),
     "decoder": decoder_from_hf_json,
 }
 TYPES = {

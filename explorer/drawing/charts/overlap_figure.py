@@ -46,61 +46,15 @@ def merge_overlap_figure(
     found = [int(count) for count in matched]
     share = [count / max(step, 1) for step, count in zip(n, found)]
     colour = SERIES_COLOURS[0]
-    figure.add_trace(
-        go.Scatter(
-            x=n,
-            y=n,
-            mode="lines",
-            line={"color": GUIDE_COLOUR, "dash": "dot"},
-            name="all of them",
-            hoverinfo="skip",
-            showlegend=False,
-        ),
-        row=1,
-        col=1,
-    )
-    figure.add_trace(
-        go.Scatter(
-            x=n,
-            y=found,
-            customdata=share,
-            mode="lines",
-            line={"color": colour, "width": 2},
-            name=f"in {name}",
-            showlegend=False,
-            hovertemplate="first %{x:,} merges<br>%{y:,} in " + name + " (%{customdata:.1%})<extra></extra>",
-        ),
-        row=1,
-        col=1,
-    )
-    figure.add_trace(
-        go.Scatter(
-            x=n,
-            y=share,
-            customdata=found,
-            mode="lines",
-            line={"color": colour, "width": 2},
-            showlegend=False,
-            hovertemplate="first %{x:,} merges<br>%{y:.1%} in " + name + " (%{customdata:,})<extra></extra>",
-        ),
-        row=1,
-        col=2,
-    )
+    figure.add_trace(_diagonal(n, "all of them"), row=1, col=1)
+    count_shown = "%{y:,} in " + name + " (%{customdata:.1%})"
+    share_shown = "%{y:.1%} in " + name + " (%{customdata:,})"
+    figure.add_trace(_curve(n, found, share, colour, count_shown, f"in {name}"), row=1, col=1)
+    figure.add_trace(_curve(n, share, found, colour, share_shown), row=1, col=2)
     run_n = [ours + 1 for ours, _ in rank_points]
     their_n = [theirs + 1 for _, theirs in rank_points]
     if run_merges:
-        figure.add_trace(
-            go.Scatter(
-                x=[1, run_merges],
-                y=[1, run_merges],
-                mode="lines",
-                hoverinfo="skip",
-                showlegend=False,
-                line={"color": GUIDE_COLOUR, "dash": "dot"},
-            ),
-            row=1,
-            col=3,
-        )
+        figure.add_trace(_diagonal([1, run_merges]), row=1, col=3)
     figure.add_trace(
         go.Scattergl(
             x=run_n,
@@ -122,3 +76,33 @@ def merge_overlap_figure(
     if title:
         figure.update_layout(title={"text": escape(title)})
     return figure
+
+
+def _diagonal(points: list[int], name: str | None = None) -> go.Scatter:
+    """The dotted line y = x through `points`, where the two numbers would be equal."""
+    return go.Scatter(
+        x=points,
+        y=points,
+        mode="lines",
+        line={"color": GUIDE_COLOUR, "dash": "dot"},
+        name=name,
+        hoverinfo="skip",
+        showlegend=False,
+    )
+
+
+def _curve(
+    n: list[int], values: list, other: list, colour: str, shown: str, name: str | None = None
+) -> go.Scatter:
+    """A line over the run's first N merges of `values`, the hover saying `shown` of it (`other`,
+    the same point in the other form, as its custom data)."""
+    return go.Scatter(
+        x=n,
+        y=values,
+        customdata=other,
+        mode="lines",
+        line={"color": colour, "width": 2},
+        name=name,
+        showlegend=False,
+        hovertemplate="first %{x:,} merges<br>" + shown + "<extra></extra>",
+    )

@@ -204,17 +204,19 @@ def _draw(found: MergeOverlap, label: str, byte_level: bool) -> None:
     )
     left, right = st.columns(2)
     with left:
-        st.markdown(f"**Where they part: the run's first merges that {markdown_literal(label)} lacks**")
-        if found.run_only:
-            st.html(partings_html(found.run_only, "run"))
-        else:
-            st.caption(f"None: every merge of the run is one of {markdown_literal(label)}'s.")
+        _partings(
+            f"**Where they part: the run's first merges that {markdown_literal(label)} lacks**",
+            found.run_only,
+            "run",
+            f"None: every merge of the run is one of {markdown_literal(label)}'s.",
+        )
     with right:
-        st.markdown(f"**{markdown_literal(label)}'s first merges that the run lacks**")
-        if found.pretrained_only:
-            st.html(partings_html(found.pretrained_only, "pretrained"))
-        else:
-            st.caption(f"None: its first {plural(found.run_merges, 'merge')} are all the run's.")
+        _partings(
+            f"**{markdown_literal(label)}'s first merges that the run lacks**",
+            found.pretrained_only,
+            "pretrained",
+            f"None: its first {plural(found.run_merges, 'merge')} are all the run's.",
+        )
     st.caption(
         "A merge is the same when it joins the same bytes on the left to the same bytes on the right. "
         "GPT-2 and DeepSeek list their merges; the other tiktoken-style vocabularies do not: each token's "
@@ -229,3 +231,12 @@ def _draw(found: MergeOverlap, label: str, byte_level: bool) -> None:
             "and its words carry no leading space where the pretrained tokens often do."
         )
     )
+
+
+def _partings(heading: str, partings: list[Parting], side: str, none_text: str) -> None:
+    """One side's partings under `heading` (Markdown), or `none_text` when it has none."""
+    st.markdown(heading)
+    if partings:
+        st.html(partings_html(partings, side))
+    else:
+        st.caption(none_text)
