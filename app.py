@@ -11,7 +11,7 @@ import streamlit as st
 
 from explorer.runs.settings import limits_or_defaults
 from explorer.ui.common import frame, link, state, training
-from explorer.ui.train import corpus_input, first_values, run_summary, settings_form
+from explorer.ui.train import corpus_input, run_summary, settings_form
 from explorer.ui.train import lesson_buttons as lessons
 from explorer.ui.train.train_controls import train_controls
 
@@ -24,8 +24,8 @@ with frame.page(
     if limits_problem:
         frame.warning(limits_problem)
     lessons.follow_link(limits)  # `?lesson=`: trained, then Merge history at step 1
-    first_values.initialise(limits)
-    first_values.restore_pasted_corpus()
+    settings_form.initialise(limits)
+    settings_form.restore_pasted_corpus()
     if state.get(state.LINK_EXPIRED) and state.current_run() is None:
         frame.info(link.EXPIRED)
 

@@ -6,8 +6,16 @@ and token ids decoded back into text."""
 
 import streamlit as st
 
+from explorer.session import compare_params
 from explorer.ui.common import frame, link, state
-from explorer.ui.compare import compare_link, decode_panel, live_columns, merge_overlap_section, model_picker
+from explorer.ui.compare import (
+    compare_link,
+    decode_panel,
+    live_columns,
+    measuring,
+    merge_overlap_section,
+    model_picker,
+)
 from explorer.ui.compare import sections as compare
 
 PAGE = "compare"
@@ -18,7 +26,7 @@ with frame.page(
     run = frame.require_run(PAGE)
     first_view = state.get(state.FIRST_RUN)
     if first_view:  # a link: its sentences, switch, panels and uploads
-        for note in compare_link.open_link(st.query_params):
+        for note in compare_link.open_link():
             frame.info(note)
 
     other = compare.other_run(run)
@@ -27,10 +35,10 @@ with frame.page(
     special_tokens = model_picker.special_tokens_switch()
     columns, hidden = compare.available_columns(run, other, uploads, special_tokens)
     if first_view:
-        for note in compare_link.missing_notes(compare_link.pick_from_link(st.query_params, columns)):
+        for note in compare_params.missing_notes(compare_link.pick_from_link(columns)):
             frame.info(note)
     shown = compare.with_memo(model_picker.pick(columns, hidden))
-    compare.start_corpus_figures(run, shown)  # the workers measure while the sections above it are drawn
+    measuring.start_corpus_figures(run, shown)  # the workers measure while the sections above it are drawn
     compare.legend()
 
     def page_url() -> dict[str, str]:
@@ -40,7 +48,7 @@ with frame.page(
     live_columns.live_comparison(shown, page_url)  # the text box, counts, columns and diff, live
     if shown:
         compare.steps_section(shown, page_url)
-        compare.metrics_section(run, shown)
+        measuring.metrics_section(run, shown)
         compare.curve_section(
             compare.runs_shown(shown, [run, *([other] if other else []), *state.earlier_runs()])
         )

@@ -16,9 +16,10 @@ import pytest
 from explorer.compare.columns import sentences_from
 from explorer.drawing.token_html import escape_text
 from explorer.pretrained import encode
+from explorer.session import compare_params
 from explorer.train import tokenizer_from_trace
 from explorer.ui.common.html_view import html_parts_view
-from explorer.ui.compare import compare_link, live_columns
+from explorer.ui.compare import live_columns
 from explorer.ui.compare import sections as compare
 from tests.app.helpers import (
     COMPARE,
@@ -98,9 +99,9 @@ def assert_page_shows(at, text: str) -> None:
 
 def test_typed_text_reaches_every_column_the_counts_the_figures_and_the_link(compare_page):
     at = compare_page
-    assert compare_text(at) == compare_link.DEFAULT_TEXT and "text" not in query(at)
+    assert compare_text(at) == compare_params.DEFAULT_TEXT and "text" not in query(at)
     before = compare_column_bodies(at)
-    assert_page_shows(at, compare_link.DEFAULT_TEXT)
+    assert_page_shows(at, compare_params.DEFAULT_TEXT)
 
     type_compare_text(at, NEW_TEXT)
     assert_page_shows(at, NEW_TEXT)
@@ -113,8 +114,8 @@ def test_typed_text_reaches_every_column_the_counts_the_figures_and_the_link(com
     assert_page_shows(at, "one more line, typed on")
     assert query(at)["text"] == "one more line, typed on"
 
-    type_compare_text(at, compare_link.DEFAULT_TEXT)  # back to the sample: the link drops it
-    assert_page_shows(at, compare_link.DEFAULT_TEXT)
+    type_compare_text(at, compare_params.DEFAULT_TEXT)  # back to the sample: the link drops it
+    assert_page_shows(at, compare_params.DEFAULT_TEXT)
     assert "text" not in query(at)
 
 

@@ -11,10 +11,10 @@ import re
 
 from explorer.compare.merge_overlap import merge_overlap, pretrained_merges, run_byte_merges
 from explorer.drawing.token_html import readable_token
+from explorer.session.compare_params import OVERLAP_PARAM
 from explorer.ui.common.state import OVERLAP_JOBS
 from explorer.ui.common.state import Widget as W
 from explorer.ui.compare import merge_overlap_section
-from explorer.ui.compare.compare_link import OVERLAP_PARAM
 from tests.app.helpers import (
     COMPARE,
     collect,

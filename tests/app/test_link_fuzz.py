@@ -7,8 +7,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from explorer.session.compare_params import column_ids
 from explorer.ui.common.link import parse_runs_param
-from explorer.ui.compare.compare_link import column_ids
 from tests.app.helpers import COMPARE, MERGES, TRAIN, VOCABULARY, new_app
 
 NAMES = [

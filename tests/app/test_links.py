@@ -189,7 +189,7 @@ def test_a_link_longer_than_its_cap_opens_with_the_apps_sentence_and_no_link_wri
     link whose text is longer than its cap, whatever is typed."""
     from urllib.parse import urlencode
 
-    from explorer.ui.compare.compare_link import TEXT_LINK_LIMIT
+    from explorer.session.compare_params import TEXT_LINK_LIMIT
 
     at = train_pasted(new_app(), words(200, seed=24))
     open_compare(at)

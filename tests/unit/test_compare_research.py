@@ -183,16 +183,16 @@ def test_a_measurement_stored_before_the_research_figures_reads_without_them():
     import dataclasses
 
     from explorer.compare import measure_corpus, pretrained_column
-    from explorer.ui.compare import measuring
+    from explorer.session import measurements
 
     metrics = dataclasses.asdict(measure_corpus(pretrained_column("gpt2"), LINES).metrics)
     older = {"metrics": metrics, "seconds": 0.5, "lines": len(LINES), "characters": 1, "complete": True}
-    read = measuring._measured(older, "GPT-2")
-    assert read.research is None and read.research_reason == measuring.OLDER_MEASUREMENT
+    read = measurements.measured(older, "GPT-2")
+    assert read.research is None and read.research_reason == measurements.OLDER_MEASUREMENT
     assert read.metrics.name == "GPT-2" and read.metrics.tokens == metrics["tokens"]
-    garbled = measuring._measured({**older, "research": "not a dict", "research_reason": None}, "GPT-2")
-    assert garbled.research is None and garbled.research_reason == measuring.OLDER_MEASUREMENT
-    new = measuring._measured({**older, "research": {"tokens": 3}, "research_reason": None}, "GPT-2")
+    garbled = measurements.measured({**older, "research": "not a dict", "research_reason": None}, "GPT-2")
+    assert garbled.research is None and garbled.research_reason == measurements.OLDER_MEASUREMENT
+    new = measurements.measured({**older, "research": {"tokens": 3}, "research_reason": None}, "GPT-2")
     assert new.research == {"tokens": 3} and new.research_reason is None
 
 

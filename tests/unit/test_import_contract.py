@@ -1,6 +1,7 @@
 """The layout's rules, checked on the source (with `ast`, nothing imported):
 
-- streamlit is imported only by app.py, pages/ and explorer/ui/;
+- streamlit is imported only by app.py, pages/ and explorer/ui/, and every module of explorer/ui/
+  imports it: what needs no Streamlit lives below, in explorer/session/, explorer/views/ and lower;
 - the packages of explorer/ import in one direction, from the app down to the pipeline (`LAYERS`);
 - inside explorer/ui/, a page's package imports only `common` and itself;
 - at most `MOST_LOOSE_MODULES` modules sit at the top of explorer/, and no two modules share a
@@ -102,6 +103,17 @@ def test_streamlit_is_imported_only_by_the_app_its_pages_and_explorer_ui():
         if module.split(".")[0] == "streamlit"
     ]
     assert offenders == []
+
+
+def test_every_module_of_explorer_ui_imports_streamlit():
+    """explorer/ui/ holds widgets only: a module that needs no Streamlit belongs below it."""
+    without = [
+        str(path.relative_to(ROOT))
+        for path in sorted((EXPLORER / "ui").rglob("*.py"))
+        if path.name != "__init__.py"
+        and not any(module.split(".")[0] == "streamlit" for _, module in runtime_imports(path))
+    ]
+    assert without == []
 
 
 def test_the_packages_import_downwards_only():

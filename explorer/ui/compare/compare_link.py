@@ -5,13 +5,13 @@ some do not), the special-token switch, the boundary diff's two rows, the step-b
 tokenizer and text, whether the whole corpus is measured, the decode panel's tokenizer and ids, and
 the pretrained tokenizer the run's merges are compared with (`overlap`, when not GPT-2).
 
-`open_link(params)` puts a link's values into the widgets on the session's first script run
+`open_link()` puts a link's values into the widgets on the session's first script run
 (before they are drawn), and brings back the uploads it names from the run store (where every
 upload is kept by its key, bounded: explorer.session.serving.save_upload, read back by
 explorer.session.upload_jobs.stored_uploads);
-`pick_from_link` ticks the link's columns (`missing_notes`: what the page says of those it does
-not have, an older version's upload link included); `link_params` is the other direction, from what the
-page shows. explorer.ui.common.link adds the run and the session's runs.
+`pick_from_link` ticks the link's columns; `link_params` is the other direction, from what the
+page shows. The parameters, and what the page says of columns it does not have:
+explorer.session.compare_params. explorer.ui.common.link adds the run and the session's runs.
 
 What it does not do: draw anything but the notes about sentences too long for a link, or
 decide which columns exist (explorer.ui.compare.sections).
@@ -20,54 +20,34 @@ decide which columns exist (explorer.ui.compare.sections).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
+
+import streamlit as st
 
 from explorer.compare import TokenizerColumn, UploadedTokenizer
 from explorer.compare.merge_overlap import BYTE_LEVEL_BPE, DEFAULT_PRETRAINED
-from explorer.runstore import keys
-from explorer.samples import SAMPLE_SENTENCES
 from explorer.session import serving, upload_jobs
+from explorer.session.compare_params import (
+    COLUMNS_PARAM,
+    DECODE_PARAM,
+    DEFAULT_TEXT,
+    DIFF_PARAM,
+    IDS_PARAM,
+    NO_COLUMNS,
+    OVERLAP_PARAM,
+    SHORT_TEXT_LIMIT,
+    SPECIAL_PARAM,
+    STEPS_PARAM,
+    STEPS_TEXT_PARAM,
+    TEXT_LINK_LIMIT,
+    TEXT_PARAM,
+    WHOLE_PARAM,
+    column_ids,
+    text_for_link,
+)
 from explorer.ui.common import state
 
 W = state.Widget
-
-COLUMNS_PARAM = "cols"
-TEXT_PARAM = "text"
-SPECIAL_PARAM = "special"
-DIFF_PARAM = "diff"
-STEPS_PARAM = "steps"
-STEPS_TEXT_PARAM = "steps_text"
-WHOLE_PARAM = "whole"
-DECODE_PARAM = "decode"
-IDS_PARAM = "ids"
-OVERLAP_PARAM = "overlap"
-NO_COLUMNS = "none"
-TEXT_LINK_LIMIT = 2_000  # characters of the sentences a link keeps (whole lines)
-SHORT_TEXT_LIMIT = 500  # characters of the step-by-step text and of the ids a link keeps
-COLUMNS_LIMIT = 40  # column ids read from a link
-DEFAULT_TEXT = "\n".join(SAMPLE_SENTENCES)
-
-
-def text_for_link(text: str) -> tuple[str, int]:
-    """The sentences a link keeps (whole lines, at most TEXT_LINK_LIMIT characters) and how many
-    lines it leaves out.
-
-    >>> text_for_link("one\\ntwo")
-    ('one\\ntwo', 0)
-    >>> text_for_link("a" * 1500 + "\\n" + "b" * 1000)[1]
-    1
-    """
-    if len(text) <= TEXT_LINK_LIMIT:
-        return text, 0
-    lines = text.split("\n")
-    kept: list[str] = []
-    size = 0
-    for line in lines:
-        if size + len(line) + (1 if kept else 0) > TEXT_LINK_LIMIT:
-            break
-        size += len(line) + (1 if kept else 0)
-        kept.append(line)
-    return "\n".join(kept), len(lines) - len(kept)
 
 
 def link_params(shown: Sequence[TokenizerColumn]) -> dict[str, str | None]:
@@ -102,23 +82,14 @@ def dropped_lines_note() -> str | None:
     )
 
 
-def column_ids(params: Mapping[str, str]) -> list[str] | None:
-    """The column ids a link names, in its order (None: the link names none, the page's defaults)."""
-    if COLUMNS_PARAM not in params:
-        return None
-    value = params[COLUMNS_PARAM]
-    if value == NO_COLUMNS:
-        return []
-    return [key for key in value.split(",")[:COLUMNS_LIMIT] if key]
-
-
-def open_link(params: Mapping[str, str]) -> list[str]:
+def open_link() -> list[str]:
     """On the session's first script run: the link's sentences, switch, diff rows, step-by-step
     panel, decode panel and whole-corpus choice into the widgets, and its uploads back from the
     store into the session's uploads. Values that are not options are dropped where the widgets
     are drawn (explorer.ui.compare.sections keeps only choices that exist). Returns what the page
     says about the link: its sentences cut at `TEXT_LINK_LIMIT` (no link the app writes is longer;
     a longer one was made by hand)."""
+    params = st.query_params
     notes = []
     if TEXT_PARAM in params:
         text = params[TEXT_PARAM][:TEXT_LINK_LIMIT]
@@ -164,23 +135,11 @@ def remember_uploads(found: Sequence[UploadedTokenizer]) -> None:
         serving.save_upload(tokenizer.key, [(file.name, file.data) for file in tokenizer.files])
 
 
-def missing_notes(missing: Sequence[str]) -> list[str]:
-    """What the page says about the column ids a link names that are not here (`pick_from_link`):
-    an upload of an older version's link (`keys.OLD_UPLOAD_LINK`), and the expired others."""
-    old = [key for key in missing if keys.is_old_upload_key(key)]
-    notes = [keys.OLD_UPLOAD_LINK] if old else []
-    if len(missing) > len(old):
-        notes.append(
-            f"The link names {len(missing) - len(old)} tokenizer(s) this server no longer has (an "
-            "expired run or upload): the others are shown."
-        )
-    return notes
-
-
-def pick_from_link(params: Mapping[str, str], columns: Sequence[TokenizerColumn]) -> list[str]:
+def pick_from_link(columns: Sequence[TokenizerColumn]) -> list[str]:
     """On the session's first script run: the link's columns ticked (those that exist here), every
-    other one unticked; returns the ids the link names that are not here (expired)."""
-    wanted = column_ids(params)
+    other one unticked; returns the ids the link names that are not here (expired: their sentences
+    are explorer.session.compare_params.missing_notes)."""
+    wanted = column_ids(st.query_params)
     if wanted is None:
         return []
     available = {column.key for column in columns}

@@ -46,6 +46,7 @@ from explorer.compare.warm import loading, warm
 from explorer.drawing.token_html import escape_text
 from explorer.measures.metrics import compute_metrics
 from explorer.runs.settings import limits_or_defaults
+from explorer.session import compare_params
 from explorer.tokens import Piece
 from explorer.ui.common import frame, link, state
 from explorer.ui.common.html_view import html_parts_view, html_view
@@ -78,7 +79,7 @@ def _live(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]) -> 
 def _live_part(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]) -> set[str]:
     """Draw the live part; the keys of the columns still loading (drawn when ready)."""
     limits, _ = limits_or_defaults()
-    state.setdefault(W.SENTENCES, state.get(state.COMPARE_TEXT) or compare_link.DEFAULT_TEXT)
+    state.setdefault(W.SENTENCES, state.get(state.COMPARE_TEXT) or compare_params.DEFAULT_TEXT)
     most = int(min(limits.max_compare_characters, 10**9))
     text = live_text(
         LABEL,

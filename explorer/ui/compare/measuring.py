@@ -1,91 +1,65 @@
 """The Compare page's figures on the training corpus: measured in worker processes of the server's
-pool, never in its threads, on a bounded and stated sample by default (the whole corpus on request),
-and kept in the run store beside the run (explorer.session.serving).
+pool, never in its threads, on a bounded and stated sample by default (the whole corpus on a
+button), kept in the run store beside the run, and drawn as a table, bars and research figures.
 
-- The default measures `explorer.checks.corpus_sample`: a seeded random sample of the corpus's
-  lines, at most `checks.SAMPLE_BYTES` of UTF-8 (the whole corpus when it is smaller). A button
-  measures the whole corpus.
-- A measurement's key is an HMAC (the store's `run_key`) of the corpus digest, the tokenizer's
-  content, the sample and `MEASUREMENT_VERSION`: the same tokenizer measured on the same text by
-  any visitor is one job and one stored result.
-- `start_measurements(run, columns, corpus_text, whole)` asks the pool for what is not stored yet,
-  without waiting (the page calls it before drawing anything slow); the session holds the
-  handles, so a job nobody waits for any more is cancelled.
-- `measurements(run, columns, corpus_text, whole)` returns what is known (stored, or finished
-  since), asks for the rest and never waits: the live box's keys wait for a whole page's run to
-  end, so the page's poller redraws the section once they are all in (a 1-second inline wait made
-  the first keys typed on arriving by the sidebar wait for it; 20 s once lagged them 10 s).
+- `start_corpus_figures(run, columns)` asks the pool for what is not stored yet, without waiting
+  (the page calls it before drawing anything slow); the session holds the handles, so a job nobody
+  waits for any more is cancelled.
+- `metrics_section(run, columns)` draws what is known (stored, or finished since), asks for the
+  rest and never waits: the live box's keys wait for a whole page's run to end, so a poller
+  redraws the section once they are all in (a 1-second inline wait made the first keys typed on
+  arriving by the sidebar wait for it; 20 s once lagged them 10 s).
 
-What it does not do: define the figures (explorer.measures.metrics, and explorer.measures.audit for
-the research figures each result also carries) or draw them (explorer.ui.compare.sections and
-research_figures).
+What it does not do: key or read back a measurement (explorer.session.measurements), define the
+figures (explorer.measures.metrics) or draw the research table (explorer.ui.compare.research_figures).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+import streamlit as st
 
 from explorer import checks
-from explorer.checks import utf8_size
+from explorer.checks import format_size, utf8_size
 from explorer.compare import TokenizerColumn
-from explorer.drawing.wording import plural
-from explorer.measures.metrics import TokenizerMetrics
+from explorer.drawing import charts
+from explorer.drawing.wording import METRIC_DEFINITIONS
+from explorer.measures.metrics import metrics_table
 from explorer.runs.run import Run
-from explorer.runstore import canonical_json, run_key
 from explorer.session import serving
-from explorer.training.word_counts import split_lines
-from explorer.ui.common import abandoned, state, worker_results
+from explorer.session.measurements import MEASURE_TIME_LIMIT, Measured, measured, measurement_key, sample_note
+from explorer.ui.common import abandoned, frame, state, tables, worker_results
+from explorer.ui.common import plotly_figures as figures
+from explorer.ui.compare import research_figures
 from explorer.work import tasks
 from explorer.work.jobs import DONE, JobHandle
 
-# In what a measurement's key describes: a new version measures again what was stored before
-# (version 2 added the research figures, explorer.compare.research).
-MEASUREMENT_VERSION = 2
-OLDER_MEASUREMENT = "measured before the research figures existed"
-MEASURE_TIME_LIMIT = 600.0
+W = state.Widget
 
-
-@dataclass(frozen=True)
-class Measured:
-    """One tokenizer measured on the corpus (or its sample)."""
-
-    metrics: TokenizerMetrics
-    seconds: float
-    lines: int
-    characters: int
-    research: dict | None = None  # explorer.measures.audit.research_figures, or None with a reason
-    research_reason: str | None = None
-
-
-def measurement_key(run: Run, column: TokenizerColumn, sample: dict) -> str:
-    described = {
-        "measure": column.content_key or canonical_json(column.spec),
-        "sample": sample,
-        "version": MEASUREMENT_VERSION,
-    }
-    return run_key(serving.secret(), run.key.corpus_sha256, canonical_json(described))
-
-
-def _measured(result: dict, name: str) -> Measured:
-    """A task's result (explorer.work.tasks.measure_task) read back; one stored before the research
-    figures has none, with a reason."""
-    metrics = TokenizerMetrics(**{**result["metrics"], "name": name})
-    research = result.get("research")
-    if not isinstance(research, dict):
-        research = None
-    reason = result.get("research_reason") if "research" in result else OLDER_MEASUREMENT
-    if research is None and not reason:
-        reason = OLDER_MEASUREMENT
-    return Measured(
-        metrics, result["seconds"], result["lines"], result["characters"], research, reason and str(reason)
-    )
+METRIC_FORMATS = {
+    "_index": st.column_config.TextColumn("tokenizer", width="medium"),
+    "tokens": st.column_config.NumberColumn(format="%d", help=METRIC_DEFINITIONS["tokens"]),
+    "characters / token": st.column_config.NumberColumn(
+        format="%.2f", help=METRIC_DEFINITIONS["characters / token"]
+    ),
+    "bytes / token": st.column_config.NumberColumn(format="%.2f", help=METRIC_DEFINITIONS["bytes / token"]),
+    "tokens per word": st.column_config.NumberColumn(
+        format="%.2f", help=METRIC_DEFINITIONS["tokens per word"]
+    ),
+    "words split": st.column_config.NumberColumn(format="percent", help=METRIC_DEFINITIONS["words split"]),
+    "unknown tokens": st.column_config.NumberColumn(
+        format="percent", help=METRIC_DEFINITIONS["unknown tokens"]
+    ),
+    "characters lost": st.column_config.NumberColumn(format="%d", help=METRIC_DEFINITIONS["characters lost"]),
+    "seconds": st.column_config.NumberColumn("time (s)", format="%.2f"),
+}
 
 
 def _stored(key: str, name: str) -> Measured | None:
     result = worker_results.stored(key)
     try:
-        return None if result is None else _measured(result, name)
+        return None if result is None else measured(result, name)
     except (KeyError, TypeError, ValueError):
         return None
 
@@ -145,21 +119,82 @@ def measurements(
         name = next(column.name for column in columns if column.key == column_key)
         if job.state == DONE:
             worker_results.store(key, job.result, "measurement")
-            found[column_key] = _measured(job.result, name)
+            found[column_key] = measured(job.result, name)
         else:
             failed[column_key] = job.error or "the measurement was stopped"
     return found, failed, len(pending)
 
 
-def sample_note(corpus_text: str, whole: bool, characters: int) -> str:
-    """Which text the figures are of, in words (`characters`: its user-perceived characters, as the
-    Train page counts them, explorer.drawing.wording.character_count)."""
-    sample = checks.corpus_sample(corpus_text, whole)
-    lines = split_lines(corpus_text)
-    if sample["kind"] == "whole":
-        return f"the whole corpus: {plural(len(lines), 'line')}, {plural(characters, 'character')}"
-    return (
-        f"a random sample of the corpus's lines, up to {checks.SAMPLE_BYTES:,} bytes "
-        f"(seed {checks.SAMPLE_SEED}; the same sample every time) of its {plural(len(lines), 'line')} and "
-        f"{utf8_size(corpus_text):,} bytes"
+def start_corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
+    """Set the workers measuring the corpus now: the page draws its other sections meanwhile
+    (on a fresh server the first visit's sentence columns load the GPT vocabularies, 0.8 s)."""
+    corpus_text = state.trained_corpus_text(run)
+    if corpus_text is not None and columns:
+        start_measurements(run, columns, corpus_text, bool(state.get(state.MEASURE_WHOLE)))
+
+
+def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
+    """Every column measured on the run's training corpus in worker processes (a stated sample by
+    default, the whole corpus on request), kept in the run store; redrawn once a second while
+    measurements are still running."""
+    corpus_text = state.trained_corpus_text(run)
+    if corpus_text is None:
+        st.info("The corpus of this run is no longer in the session: train again to measure on it.")
+        return
+    whole = bool(state.get(state.MEASURE_WHOLE))
+    sample_text = sample_note(corpus_text, whole, run.perceived_characters)
+    if checks.corpus_sample(corpus_text)["kind"] != "whole" and not whole:
+        st.button(
+            f"Measure the whole corpus ({format_size(utf8_size(corpus_text))})",
+            key=W.MEASURE_WHOLE_BUTTON,
+            on_click=state.put,
+            args=(state.MEASURE_WHOLE, True),
+            icon=":material/straighten:",
+            help="Runs in a worker process; the figures below are then of every line.",
+        )
+    st.markdown(f"**On the training corpus**: {sample_text}")
+    found, failed, pending = measurements(run, columns, corpus_text, whole)
+    for key, problem in failed.items():
+        name = next(column.name for column in columns if column.key == key)
+        frame.error(f"Could not measure {name} on the corpus: {problem}")
+    if pending:
+        _measuring_poller(pending)
+    measured = [found[column.key] for column in columns if column.key in found]
+    if not measured:
+        return
+    table = metrics_table(entry.metrics for entry in measured)
+    table["seconds"] = [entry.seconds for entry in measured]
+    tables.table(table, METRIC_FORMATS, hide_index=False)
+    frame.note(
+        f"Corpus: {run.corpus_label}. Words are whitespace-separated; a word is split when two or more "
+        "tokens overlap it. Measured in the server's worker processes: our tokenizers through their "
+        "exported tokenizer.json by the tokenizers library (by our own encoder when they may drop "
+        "characters, so that each lost character is counted), the GPT ones by tiktoken. Time: how long "
+        "each tokenizer took to encode and measure this text the first time; results are kept with the run."
     )
+    with frame.section("The figures as bars", W.SECTION_FIGURES_CHART) as opened:
+        if opened:
+            figures.plotly_chart(charts.metrics_bar_chart(table), state.Chart.COMPARE_BARS)
+    research_figures.research_section(measured)
+
+
+@st.fragment(run_every=1.0)
+def _measuring_poller(pending: int) -> None:
+    """While measurements run in workers: a line, and a rerun of the page once they are all in."""
+    jobs = state.get(state.MEASURE_JOBS) or {}
+    if not any(not handle.job.finished for handle in jobs.values()):
+        st.rerun(scope="app")
+    st.caption(f"Still measuring {pending} tokenizer{'s' if pending != 1 else ''} in a worker …")
+
+
+def metrics_section(run: Run, columns: Sequence[TokenizerColumn]) -> None:
+    """The training corpus's metrics table and its bar chart (the text's figures are live:
+    explorer.ui.compare.live_columns)."""
+    st.subheader("Figures")
+    st.caption(
+        "A word is a run of non-white-space characters. "
+        + " · ".join(
+            f"**{name}**: {definition}" for name, definition in METRIC_DEFINITIONS.items() if name != "tokens"
+        )
+    )
+    corpus_figures(run, columns)

@@ -26,8 +26,8 @@ from explorer.compare.research import (
     UNUSED,
     research_table,
 )
+from explorer.session.measurements import Measured
 from explorer.ui.common import frame, tables
-from explorer.ui.compare.measuring import Measured
 
 STEPPING_STONES = (
     "**Stepping stones** (not in this table): tokens formed while merging that are almost always "

@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING, cast
 
 import streamlit as st
 
-from explorer import checks
-from explorer.checks import format_size, utf8_size
 from explorer.compare import (
     TokenizerColumn,
     UploadedFile,
@@ -33,8 +31,6 @@ from explorer.compare.picker import hidden_at_first
 from explorer.compare.upload_checks import over_session_bound
 from explorer.drawing import charts
 from explorer.drawing.token_html import legend_html
-from explorer.drawing.wording import METRIC_DEFINITIONS
-from explorer.measures.metrics import metrics_table
 from explorer.pretrained import BUNDLED
 from explorer.runs.run import Run
 from explorer.runs.settings import (
@@ -44,9 +40,9 @@ from explorer.runs.settings import (
     settings_for_other_algorithm,
 )
 from explorer.session import upload_jobs
-from explorer.ui.common import encode_panel, frame, state, tables, training
+from explorer.ui.common import encode_panel, frame, state, training
 from explorer.ui.common import plotly_figures as figures
-from explorer.ui.compare import compare_link, measuring, research_figures
+from explorer.ui.compare import compare_link
 from explorer.views import run_views as views
 
 if TYPE_CHECKING:
@@ -55,24 +51,6 @@ if TYPE_CHECKING:
 W = state.Widget
 
 UPLOAD_LIMIT = 4  # uploaded tokenizers kept per session (a GPT-2 sized one holds ~50k merges)
-
-METRIC_FORMATS = {
-    "_index": st.column_config.TextColumn("tokenizer", width="medium"),
-    "tokens": st.column_config.NumberColumn(format="%d", help=METRIC_DEFINITIONS["tokens"]),
-    "characters / token": st.column_config.NumberColumn(
-        format="%.2f", help=METRIC_DEFINITIONS["characters / token"]
-    ),
-    "bytes / token": st.column_config.NumberColumn(format="%.2f", help=METRIC_DEFINITIONS["bytes / token"]),
-    "tokens per word": st.column_config.NumberColumn(
-        format="%.2f", help=METRIC_DEFINITIONS["tokens per word"]
-    ),
-    "words split": st.column_config.NumberColumn(format="percent", help=METRIC_DEFINITIONS["words split"]),
-    "unknown tokens": st.column_config.NumberColumn(
-        format="percent", help=METRIC_DEFINITIONS["unknown tokens"]
-    ),
-    "characters lost": st.column_config.NumberColumn(format="%d", help=METRIC_DEFINITIONS["characters lost"]),
-    "seconds": st.column_config.NumberColumn("time (s)", format="%.2f"),
-}
 
 
 # ---------------------------------------------------------------- columns
@@ -220,81 +198,6 @@ def with_memo(columns: Sequence[TokenizerColumn]) -> list[TokenizerColumn]:
 def legend() -> None:
     with st.expander("How tokens are shown"):
         st.html(legend_html())
-
-
-def start_corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
-    """Set the workers measuring the corpus now: the page draws its other sections meanwhile
-    (on a fresh server the first visit's sentence columns load the GPT vocabularies, 0.8 s)."""
-    corpus_text = state.trained_corpus_text(run)
-    if corpus_text is not None and columns:
-        measuring.start_measurements(run, columns, corpus_text, bool(state.get(state.MEASURE_WHOLE)))
-
-
-def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
-    """Every column measured on the run's training corpus in worker processes (a stated sample by
-    default, the whole corpus on request), kept in the run store; redrawn once a second while
-    measurements are still running."""
-    corpus_text = state.trained_corpus_text(run)
-    if corpus_text is None:
-        st.info("The corpus of this run is no longer in the session: train again to measure on it.")
-        return
-    whole = bool(state.get(state.MEASURE_WHOLE))
-    sample_text = measuring.sample_note(corpus_text, whole, run.perceived_characters)
-    if checks.corpus_sample(corpus_text)["kind"] != "whole" and not whole:
-        st.button(
-            f"Measure the whole corpus ({format_size(utf8_size(corpus_text))})",
-            key=W.MEASURE_WHOLE_BUTTON,
-            on_click=state.put,
-            args=(state.MEASURE_WHOLE, True),
-            icon=":material/straighten:",
-            help="Runs in a worker process; the figures below are then of every line.",
-        )
-    st.markdown(f"**On the training corpus**: {sample_text}")
-    found, failed, pending = measuring.measurements(run, columns, corpus_text, whole)
-    for key, problem in failed.items():
-        name = next(column.name for column in columns if column.key == key)
-        frame.error(f"Could not measure {name} on the corpus: {problem}")
-    if pending:
-        _measuring_poller(pending)
-    measured = [found[column.key] for column in columns if column.key in found]
-    if not measured:
-        return
-    table = metrics_table(entry.metrics for entry in measured)
-    table["seconds"] = [entry.seconds for entry in measured]
-    tables.table(table, METRIC_FORMATS, hide_index=False)
-    frame.note(
-        f"Corpus: {run.corpus_label}. Words are whitespace-separated; a word is split when two or more "
-        "tokens overlap it. Measured in the server's worker processes: our tokenizers through their "
-        "exported tokenizer.json by the tokenizers library (by our own encoder when they may drop "
-        "characters, so that each lost character is counted), the GPT ones by tiktoken. Time: how long "
-        "each tokenizer took to encode and measure this text the first time; results are kept with the run."
-    )
-    with frame.section("The figures as bars", W.SECTION_FIGURES_CHART) as opened:
-        if opened:
-            figures.plotly_chart(charts.metrics_bar_chart(table), state.Chart.COMPARE_BARS)
-    research_figures.research_section(measured)
-
-
-@st.fragment(run_every=1.0)
-def _measuring_poller(pending: int) -> None:
-    """While measurements run in workers: a line, and a rerun of the page once they are all in."""
-    jobs = state.get(state.MEASURE_JOBS) or {}
-    if not any(not handle.job.finished for handle in jobs.values()):
-        st.rerun(scope="app")
-    st.caption(f"Still measuring {pending} tokenizer{'s' if pending != 1 else ''} in a worker …")
-
-
-def metrics_section(run: Run, columns: Sequence[TokenizerColumn]) -> None:
-    """The training corpus's metrics table and its bar chart (the text's figures are live:
-    explorer.ui.compare.live_columns)."""
-    st.subheader("Figures")
-    st.caption(
-        "A word is a run of non-white-space characters. "
-        + " · ".join(
-            f"**{name}**: {definition}" for name, definition in METRIC_DEFINITIONS.items() if name != "tokens"
-        )
-    )
-    corpus_figures(run, columns)
 
 
 def curve_section(runs: Sequence[Run]) -> None:

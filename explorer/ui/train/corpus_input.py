@@ -9,7 +9,7 @@ explorer.checks: an upload through `decode_upload`, the corpus through `check_co
 gets "Train on the first X MB" and "Train on a random sample of lines" (`corpus_prefix`,
 `sample_lines`). Messages that hold user text go through `frame.error` / `frame.warning`.
 
-What it does not do: give the widgets their first values (explorer.ui.train.first_values), start
+What it does not do: give the widgets their first values (explorer.ui.train.settings_form), start
 training (explorer.ui.train.train_controls), or check the settings (explorer.ui.train.settings_form).
 """
 

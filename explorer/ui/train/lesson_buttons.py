@@ -24,7 +24,7 @@ from explorer.runs.run import Run
 from explorer.runs.settings import Settings, from_query_params, limits_or_defaults
 from explorer.samples import SAMPLES
 from explorer.ui.common import frame, link, state, training
-from explorer.ui.train import first_values
+from explorer.ui.train import settings_form
 
 LESSON_BY_ALGORITHM = {lesson.params["algorithm"]: key for key, lesson in LESSONS.items()}
 
@@ -73,7 +73,7 @@ def reproduce(lesson: Lesson, limits: Limits) -> None:
     if run is None:
         return
     state.set_current_run(run, sample.text)
-    first_values.load_run(run, limits)
+    settings_form.load_run(run, limits)
     state.start_player_at(1)
     st.switch_page(frame.HISTORY_SCRIPT)
 
