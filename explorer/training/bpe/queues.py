@@ -72,9 +72,10 @@ class Ranking:
     (-score, key) tuples.
 
     Invariant, kept by the owner: every live pair has an entry at its current score or a stale
-    higher one, so whenever a pair's score rises it is `push`ed. A stale entry is corrected when
-    it surfaces; a held entry whose score fell goes back corrected, one whose score rose is
-    dropped (its newer entry is in the heap), a dead pair's entry is dropped.
+    higher one, so whenever a pair's score rises the owner pushes an entry at the new score onto
+    `heap` (with heapq, in the form above). A stale entry is corrected when it surfaces; a held
+    entry whose score fell goes back corrected, one whose score rose is dropped (its newer entry
+    is in the heap), a dead pair's entry is dropped.
     """
 
     def __init__(
@@ -93,9 +94,6 @@ class Ranking:
         # A packed ranking's `score`, spelled out for `best_packed` (see there).
         self.counts: dict[int, int] = {} if counts is None else counts
         self.alive = alive
-
-    def push(self, score: float | int, key: int) -> None:
-        heapq.heappush(self.heap, packed(score, key) if self.packed else (-score, key))  # type: ignore[arg-type]
 
     def compact(self, keys: Iterable[int]) -> None:
         """The heap rebuilt with one entry per live pair of `keys` at its current score: the stale
@@ -212,12 +210,6 @@ SEQ_BITS = 40
 SEQ_MASK = (1 << SEQ_BITS) - 1
 
 
-def library_entry(entry: int) -> tuple[int, int, int]:
-    """(count, key, sequence) of a LibraryQueue heap entry."""
-    rest = entry >> SEQ_BITS
-    return -(rest >> KEY_BITS), rest & KEY_MASK, entry & SEQ_MASK
-
-
 class LibraryQueue:
     """The library's BinaryHeap<Merge>, replayed with heapq: max count first, then the smallest
     (id_left, id_right), then (between two entries of one pair at one count) the older entry."""
@@ -304,7 +296,7 @@ class LibraryQueue:
                 heappush(heap, entry << SEQ_BITS | number)
                 words_of[number] = words
                 entries[pair] = entries.get(pair, 0) + 1
-                heappush(ranking_heap, entry)  # self.ranking.push(current, pair), inlined
+                heappush(ranking_heap, entry)  # the ranking's invariant: a risen count gets an entry
 
 
 class CourseQueue:
