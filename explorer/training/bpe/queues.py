@@ -25,6 +25,7 @@ from bisect import insort
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import count as counter
+from operator import itemgetter
 from typing import Any
 
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
@@ -143,15 +144,7 @@ class Ranking:
                 continue
             insort(held, top)
             held_pairs.add(key)
-        keep = limit
-        if whole_tie_group and held:
-            while keep < len(held) and held[keep][0] == held[0][0]:
-                keep += 1
-        for entry in held[keep:]:
-            heappush(heap, entry)
-        del held[keep:]
-        self.held = held
-        return held
+        return self._hold(held, limit, whole_tie_group, itemgetter(0))
 
     def best_packed(self, limit: int, whole_tie_group: bool = False) -> list[int]:
         """`best` of a packed ranking, as its packed entries (score -(entry >> KEY_BITS), key
@@ -191,16 +184,26 @@ class Ranking:
                 continue
             insort(held, top)
             held_pairs.add(key)
+        return self._hold(held, limit, whole_tie_group, _negated_packed_score)
+
+    def _hold(self, held: list, limit: int, whole_tie_group: bool, negated_score: Callable) -> list:
+        """Holds the `limit` first of `held` (sorted, best first), or with `whole_tie_group` all
+        those tied at the best score if more, and puts the others back in the heap."""
         keep = limit
         if whole_tie_group and held:
-            best = held[0] >> KEY_BITS
-            while keep < len(held) and held[keep] >> KEY_BITS == best:
+            best = negated_score(held[0])
+            while keep < len(held) and negated_score(held[keep]) == best:
                 keep += 1
         for entry in held[keep:]:
-            heappush(heap, entry)
+            heapq.heappush(self.heap, entry)
         del held[keep:]
         self.held = held
         return held
+
+
+def _negated_packed_score(entry: int) -> int:
+    """-score of a packed entry (`packed(score, key)`)."""
+    return entry >> KEY_BITS
 
 
 # The library queue's heap entries are single ints too: `packed(count, key) << SEQ_BITS | sequence`
