@@ -177,86 +177,145 @@ def course_reference(
     return vocab, merges
 
 
-# --- the queues' picks by scanning every pair every step (no ranking kept between steps) ---------
+# --- the queues, kept plainly: every pair scanned at every step ----------------------------------
+#
+# Stand-ins for explorer/training/bpe/queues.py's three queues, for
+# tests/parity/test_trainers.py::test_queues_equal_a_scan_of_every_pair: the trainer is run with
+# them in place of its own, on its own engine (explorer/training/bpe/engine.py, which keeps the pair
+# counts), so they answer the same three calls: `Queue(engine, candidates)`, `pick()` (an object
+# with Pick's fields, or None) and `after_merge(key, new_pairs)`. They share no code or encoding
+# with the production queues: entries are plain records, scanned with min()/sorted() under the
+# rule spelled out, where the production queues keep lazy heaps of packed ints.
 
-import heapq  # noqa: E402
+import itertools  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
 
-from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT  # noqa: E402
-from explorer.training.bpe.queues import (  # noqa: E402
-    SEQ_BITS,
-    CourseQueue,
-    LibraryQueue,
-    LikelihoodQueue,
-    Pick,
-    library_entry,
-    packed,
-)
-
-
-def _scan(queue, scores: dict, winner: int) -> tuple[list[int], list]:
-    """Winner first, then the other pairs by score (ties: smallest pair), `limit` in all."""
-    ranked = sorted(scores, key=lambda key: (key != winner, -scores[key], key))[: queue.limit]
-    return ranked, [scores[key] for key in ranked]
+from explorer.training.bpe.engine import PAIR_SHIFT  # noqa: E402  (the engine's pair key: left, right)
 
 
-class PlainLibraryQueue(LibraryQueue):
-    """The library's loop on its heap's top, and the runners-up from a sort of every live pair."""
+def _pair(key):
+    """(left id, right id) of the engine's pair key."""
+    return divmod(key, 1 << PAIR_SHIFT)
+
+
+@dataclass
+class PlainPick:
+    """The fields of explorer.training.bpe.queues.Pick that the trainer and its recorder read."""
+
+    key: int
+    count: int
+    score: float | None
+    words: object
+    candidate_keys: list
+    candidate_counts: list
+    candidate_scores: list | None
+    candidate_symbol_counts: list | None = None
+
+
+def _ranked(scores, winner, limit):
+    """The winner, then the other pairs by score, best first (ties: smallest (left, right)), `limit`
+    pairs in all."""
+    others = sorted((key for key in scores if key != winner), key=lambda key: (-scores[key], _pair(key)))
+    return [winner, *others][:limit]
+
+
+@dataclass
+class _Entry:
+    count: int  # as the entry stores it: corrected only when the entry is at the top
+    key: int
+    age: int  # order of pushing (a corrected entry keeps its age)
+    words: object  # the words it will rewrite
+
+
+class PlainLibraryQueue:
+    """The library's queue (tokenizers `bpe/trainer.rs`) as a plain list of entries.
+
+    Each step takes the top entry: the highest stored count, then the smallest (left, right), then
+    (two entries of one pair at one count) the older. An entry whose stored count differs from the
+    pair's count now is corrected and put back (dropped when the pair is gone), and the next top is
+    taken. Entries are added only after a merge, one per pair whose count rose, carrying the words
+    where it rose. The runners-up: the other pairs that still have an entry, by count now.
+    """
+
+    def __init__(self, engine, candidates):
+        self.engine, self.limit = engine, max(1, candidates)
+        self.ages = itertools.count()
+        self.entries = [
+            _Entry(engine.pair_counts[key], key, next(self.ages), words)
+            for key, words in engine.initial_pair_words.items()
+            if engine.pair_counts[key] > 0
+        ]
 
     def pick(self):
-        heap, pair_counts = self.heap, self.engine.pair_counts
-        while heap:
-            entry = heapq.heappop(heap)
-            stored, key, sequence = library_entry(entry)
-            current = pair_counts[key]
-            if stored == current:
+        pair_counts = self.engine.pair_counts
+        while self.entries:
+            top = min(self.entries, key=lambda entry: (-entry.count, _pair(entry.key), entry.age))
+            self.entries.remove(top)
+            current = pair_counts[top.key]
+            if current == top.count:
                 break
             if current > 0:
-                heapq.heappush(heap, packed(current, key) << SEQ_BITS | sequence)
+                top.count = current
+                self.entries.append(top)
         else:
             return None
-        # The pairs it could still pick: those with an entry in its heap (the winner's is out).
-        counts = {}
-        for other in heap:
-            other_key = library_entry(other)[1]
-            if pair_counts[other_key] > 0:
-                counts[other_key] = pair_counts[other_key]
-        counts[key] = current
-        keys, values = _scan(self, counts, key)
-        return Pick(key, current, None, self.words.pop(sequence), keys, values, None)
+        counts = {entry.key: pair_counts[entry.key] for entry in self.entries if pair_counts[entry.key] > 0}
+        counts[top.key] = top.count
+        keys = _ranked(counts, top.key, self.limit)
+        return PlainPick(top.key, top.count, None, top.words, keys, [counts[key] for key in keys], None)
+
+    def after_merge(self, key, new_pairs):
+        pair_counts = self.engine.pair_counts
+        for pair, words in new_pairs.items():
+            if pair_counts[pair] > 0:
+                self.entries.append(_Entry(pair_counts[pair], pair, next(self.ages), words))
 
 
-def _plain_course_pick(self):
-    score = self.scorer()
-    scores = {key: score(key) for key in self.engine.pair_counts}
-    scores = {key: score for key, score in scores.items() if score is not None}
-    if not scores:
-        return None
-    best = max(scores.values())
-    tied = [key for key, score in scores.items() if score == best]
-    winner = min(tied, key=self.engine.first_occurrence)
-    keys, values = _scan(self, scores, winner)
-    counts, freqs = self.engine.pair_counts, self.engine.symbol_freqs
-    symbol_counts = (
-        [(freqs[key >> PAIR_SHIFT], freqs[key & PAIR_MASK]) for key in keys] if self.likelihood else None
-    )
-    return Pick(
-        winner,
-        counts[winner],
-        best if self.likelihood else None,
-        self.engine.pair_words[winner],
-        keys,
-        [counts[key] for key in keys],
-        values if self.likelihood else None,
-        symbol_counts,
-    )
+class PlainCourseQueue:
+    """The course's pick: the best score among every pair that occurs (BPE: its count), ties to the
+    pair whose first occurrence comes first (the engine's `first_occurrence`). After a merge the
+    merged pair is gone, as the course's recount finds: its count and its words are cleared in the
+    engine (whose deltas never lower the merged pair itself)."""
+
+    likelihood = False
+
+    def __init__(self, engine, candidates):
+        self.engine, self.limit = engine, max(1, candidates)
+
+    def score(self, key, count):
+        return count
+
+    def pick(self):
+        engine = self.engine
+        scores = {key: self.score(key, count) for key, count in engine.pair_counts.items() if count > 0}
+        if not scores:
+            return None
+        best = max(scores.values())
+        winner = min((key for key in scores if scores[key] == best), key=engine.first_occurrence)
+        keys = _ranked(scores, winner, self.limit)
+        counts = [engine.pair_counts[key] for key in keys]
+        if not self.likelihood:
+            return PlainPick(winner, counts[0], None, engine.pair_words[winner], keys, counts, None)
+        freqs = engine.symbol_freqs
+        symbol_counts = [tuple(freqs[symbol] for symbol in _pair(key)) for key in keys]
+        values = [scores[key] for key in keys]
+        return PlainPick(
+            winner, counts[0], best, engine.pair_words[winner], keys, counts, values, symbol_counts
+        )
+
+    def after_merge(self, key, new_pairs):
+        self.engine.pair_counts[key] = 0
+        self.engine.pair_words.pop(key, None)
 
 
-class PlainCourseQueue(CourseQueue):
-    pick = _plain_course_pick
+class PlainLikelihoodQueue(PlainCourseQueue):
+    """The course's WordPiece pick: score count(ab) / (count(a) * count(b)), the course's expression."""
 
+    likelihood = True
 
-class PlainLikelihoodQueue(LikelihoodQueue):
-    pick = _plain_course_pick
+    def score(self, key, count):
+        left, right = _pair(key)
+        return count / (self.engine.symbol_freqs[left] * self.engine.symbol_freqs[right])
 
 
 PLAIN_QUEUES = {

@@ -8,9 +8,9 @@ Ported from tokenizers 0.23 (Rust `models/unigram/trainer.rs`, `lattice.rs`, `mo
   characters) with its number of occurrences;
 - the lattice as the library builds it (bos, eos, nodes in insertion order), its Viterbi, its
   forward-backward with the library's `log_sum_exp` (including its first-node test, which compares
-  vocabulary ids), and its A* n-best search on a 4-ary heap whose comparison never says "equal",
-  ported from the `dary_heap` crate (push: sift up; pop: sift down to the bottom then up), so that
-  ties between second-best segmentations come out as in the library;
+  vocabulary ids), and its A* n-best search on a 4-ary heap whose comparison never says "equal"
+  (`DaryHeap`, modelled on the `dary_heap` crate's layout, as plain swaps), so that ties between
+  second-best segmentations come out as in the library;
 - the trainer's seeds, E step, M step (digamma), pruning (with its `alternatives.len()`, the number
   of pieces, where SentencePiece's issue #628 expected the number of alternatives), final
   assembly, all summed sequentially in the order given.
@@ -70,7 +70,7 @@ def suffix_tree_nodes(text):
     return [(text[sa[left] : sa[left] + depth], right - left) for left, right, depth in nodes]
 
 
-# ---------------------------------------------------------------- the 4-ary heap of the A* search
+# ---------------------------------------------------------------- the agenda of the A* search
 
 
 class _Hypothesis:
@@ -78,66 +78,72 @@ class _Hypothesis:
         self.node, self.next, self.fx, self.gx = node, next_hypothesis, fx, gx
 
 
-def _le(a, b):  # Hypothesis::cmp never returns Equal: a <= b only when a.fx < b.fx
-    return a.fx < b.fx
+class DaryHeap:
+    """The n-best agenda: the `dary_heap` crate's `DaryHeap<T, D>` (0.3.x, `src/lib.rs`), which
+    `lattice.rs` uses as `QuaternaryHeap` (D = 4), holding `Hypothesis` values.
 
+    Why a model of the heap rather than a priority queue with a tie rule: `Hypothesis::cmp`
+    answers Less when a.fx < b.fx and Greater otherwise, never Equal, so which of two hypotheses
+    with the same fx is popped first is decided by where the heap happens to keep them, i.e. by
+    every push and pop before. (A queue taking equal fx first-pushed-first, or last-pushed-first,
+    gives other second-best segmentations on hundreds of the tied lattices the parity test
+    draws.) So this keeps the crate's layout, written from its source as plain swaps:
+    - the items in one array, the children of index i at D*i+1 .. D*i+D;
+    - push: append, then rise: swap with the parent while `item <= parent` is false, i.e. while
+      not item.fx < parent.fx (an equal fx rises);
+    - pop: the last item takes the root's place (the root is the result), sinks all the way to
+      a leaf, always into its greatest child (the crate's `max_sibling`: the first child no later
+      sibling is strictly greater than), then rises as after a push ("sift_down_to_bottom").
+    For four siblings the crate compares two pairs, then the two winners; with fx never NaN that
+    is the same child as this scan, so NaN is refused. Not the std `BinaryHeap` the library used
+    before 0.21.2: a binary layout pops ties in yet another order.
 
-class QuaternaryHeap:
-    def __init__(self):
-        self.data = []
+    Written from the crate, not from explorer/training/unigram/nbest.py's heap (which it checks).
+    """
+
+    def __init__(self, arity=4):
+        self.arity = arity
+        self.items = []
 
     def __len__(self):
-        return len(self.data)
+        return len(self.items)
 
-    def push(self, item):
-        self.data.append(item)
-        self._sift_up(0, len(self.data) - 1)
+    def push(self, hypothesis):
+        assert not math.isnan(hypothesis.fx), "an fx of NaN: the first-of-the-greatest scan assumes none"
+        self.items.append(hypothesis)
+        self._rise(len(self.items) - 1)
 
     def pop(self):
-        item = self.data.pop()
-        if self.data:
-            item, self.data[0] = self.data[0], item
-            self._sift_down_to_bottom(0)
-        return item
+        items = self.items
+        last = items.pop()
+        if not items:
+            return last
+        top, items[0] = items[0], last
+        self._rise(self._sink_to_leaf(0))
+        return top
 
-    def _sift_up(self, start, pos):
-        data = self.data
-        element = data[pos]
-        while pos > start:
-            parent = (pos - 1) // 4
-            if _le(element, data[parent]):
-                break
-            data[pos] = data[parent]
-            pos = parent
-        data[pos] = element
+    def _rise(self, index):
+        items = self.items
+        while index > 0:
+            parent = (index - 1) // self.arity
+            if items[index].fx < items[parent].fx:
+                return
+            items[index], items[parent] = items[parent], items[index]
+            index = parent
 
-    def _max2(self, first):
-        return first + 1 if _le(self.data[first], self.data[first + 1]) else first
-
-    def _max_sibling(self, first):
-        a, b = self._max2(first), self._max2(first + 2)
-        return b if _le(self.data[a], self.data[b]) else a
-
-    def _sift_down_to_bottom(self, pos):
-        data = self.data
-        end = len(data)
-        start = pos
-        element = data[pos]
-        child = 4 * pos + 1
-        while child <= max(end - 4, 0):
-            child = self._max_sibling(child)
-            data[pos] = data[child]
-            pos = child
-            child = 4 * pos + 1
-        sibling = child
-        for other in range(child + 1, end):
-            if _le(data[sibling], data[other]):
-                sibling = other
-        if sibling < end:
-            data[pos] = data[sibling]
-            pos = sibling
-        data[pos] = element
-        self._sift_up(start, pos)
+    def _sink_to_leaf(self, index):
+        items = self.items
+        while True:
+            first = self.arity * index + 1
+            children = range(first, min(first + self.arity, len(items)))
+            if not children:
+                return index
+            greatest = first
+            for child in children:
+                if items[greatest].fx < items[child].fx:
+                    greatest = child
+            items[index], items[greatest] = items[greatest], items[index]
+            index = greatest
 
 
 # ---------------------------------------------------------------- the lattice
@@ -204,7 +210,7 @@ class Lattice:
         return results
 
     def nbest(self, n):
-        agenda = QuaternaryHeap()
+        agenda = DaryHeap(arity=4)
         hypotheses = []
         eos = self.begin_nodes[self.len][0]
         agenda.push(_Hypothesis(eos, None, eos.score, eos.score))
@@ -226,7 +232,7 @@ class Lattice:
                 for lnode in self.end_nodes[node.pos]:
                     agenda.push(_Hypothesis(lnode, top, lnode.backtrace_score + top.gx, lnode.score + top.gx))
                 if len(agenda) > 100_000:
-                    shrunk = QuaternaryHeap()
+                    shrunk = DaryHeap(arity=4)
                     for _ in range(min(512, n * 10)):
                         shrunk.push(agenda.pop())
                     agenda = shrunk

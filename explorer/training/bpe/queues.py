@@ -25,6 +25,7 @@ from bisect import insort
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from itertools import count as counter
+from operator import itemgetter
 from typing import Any
 
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
@@ -72,9 +73,10 @@ class Ranking:
     (-score, key) tuples.
 
     Invariant, kept by the owner: every live pair has an entry at its current score or a stale
-    higher one, so whenever a pair's score rises it is `push`ed. A stale entry is corrected when
-    it surfaces; a held entry whose score fell goes back corrected, one whose score rose is
-    dropped (its newer entry is in the heap), a dead pair's entry is dropped.
+    higher one, so whenever a pair's score rises the owner pushes an entry at the new score onto
+    `heap` (with heapq, in the form above). A stale entry is corrected when it surfaces; a held
+    entry whose score fell goes back corrected, one whose score rose is dropped (its newer entry
+    is in the heap), a dead pair's entry is dropped.
     """
 
     def __init__(
@@ -93,9 +95,6 @@ class Ranking:
         # A packed ranking's `score`, spelled out for `best_packed` (see there).
         self.counts: dict[int, int] = {} if counts is None else counts
         self.alive = alive
-
-    def push(self, score: float | int, key: int) -> None:
-        heapq.heappush(self.heap, packed(score, key) if self.packed else (-score, key))  # type: ignore[arg-type]
 
     def compact(self, keys: Iterable[int]) -> None:
         """The heap rebuilt with one entry per live pair of `keys` at its current score: the stale
@@ -145,15 +144,7 @@ class Ranking:
                 continue
             insort(held, top)
             held_pairs.add(key)
-        keep = limit
-        if whole_tie_group and held:
-            while keep < len(held) and held[keep][0] == held[0][0]:
-                keep += 1
-        for entry in held[keep:]:
-            heappush(heap, entry)
-        del held[keep:]
-        self.held = held
-        return held
+        return self._hold(held, limit, whole_tie_group, itemgetter(0))
 
     def best_packed(self, limit: int, whole_tie_group: bool = False) -> list[int]:
         """`best` of a packed ranking, as its packed entries (score -(entry >> KEY_BITS), key
@@ -193,16 +184,26 @@ class Ranking:
                 continue
             insort(held, top)
             held_pairs.add(key)
+        return self._hold(held, limit, whole_tie_group, _negated_packed_score)
+
+    def _hold(self, held: list, limit: int, whole_tie_group: bool, negated_score: Callable) -> list:
+        """Holds the `limit` first of `held` (sorted, best first), or with `whole_tie_group` all
+        those tied at the best score if more, and puts the others back in the heap."""
         keep = limit
         if whole_tie_group and held:
-            best = held[0] >> KEY_BITS
-            while keep < len(held) and held[keep] >> KEY_BITS == best:
+            best = negated_score(held[0])
+            while keep < len(held) and negated_score(held[keep]) == best:
                 keep += 1
         for entry in held[keep:]:
-            heappush(heap, entry)
+            heapq.heappush(self.heap, entry)
         del held[keep:]
         self.held = held
         return held
+
+
+def _negated_packed_score(entry: int) -> int:
+    """-score of a packed entry (`packed(score, key)`)."""
+    return entry >> KEY_BITS
 
 
 # The library queue's heap entries are single ints too: `packed(count, key) << SEQ_BITS | sequence`
@@ -210,12 +211,6 @@ class Ranking:
 # sequence number.
 SEQ_BITS = 40
 SEQ_MASK = (1 << SEQ_BITS) - 1
-
-
-def library_entry(entry: int) -> tuple[int, int, int]:
-    """(count, key, sequence) of a LibraryQueue heap entry."""
-    rest = entry >> SEQ_BITS
-    return -(rest >> KEY_BITS), rest & KEY_MASK, entry & SEQ_MASK
 
 
 class LibraryQueue:
@@ -304,7 +299,7 @@ class LibraryQueue:
                 heappush(heap, entry << SEQ_BITS | number)
                 words_of[number] = words
                 entries[pair] = entries.get(pair, 0) + 1
-                heappush(ranking_heap, entry)  # self.ranking.push(current, pair), inlined
+                heappush(ranking_heap, entry)  # the ranking's invariant: a risen count gets an entry
 
 
 class CourseQueue:

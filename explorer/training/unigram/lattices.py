@@ -16,7 +16,7 @@ Alternatives (the library's `nbest(2)` on the lattice of a piece's own string): 
 piece is the part of a corpus lattice inside one occurrence of it, so every piece is handled at
 once as a window. The best path is the piece itself unless a segmentation scores more; the
 second-best path is the best one not using the whole-piece edge. Where equal scores make the
-library's A* search order matter, `exact_nbest` (unigram_nbest.py) is used for that piece.
+library's A* search order matter, `exact_nbest` (nbest.py) is used for that piece.
 
 Sums are not in the library's order (it sums in parallel, in hash-map order, and its own results
 change in the last digits from run to run); final scores agree with a line-by-line port of the

@@ -9,7 +9,7 @@ stages, on numpy lattices of the whole corpus (unigram_lattices.py).
 3. Stop once the pieces (the "<UNK>" included) are at most vocab_size * 11 // 10.
 4. Pruning: count each piece in the words' best segmentations; a piece in none is removed unless
    it is its own only segmentation; a piece whose own best segmentation is itself gets its
-   second-best segmentation as alternatives (unigram_nbest.py) and the loss
+   second-best segmentation as alternatives (nbest.py) and the loss
    count / words * (log p(piece) - sum of log p'(alternative)), where p' moves the piece's count
    to its alternatives over a total grown by count * (number of pieces - 1) (the library's
    `alternatives.len()`, SentencePiece issue #628); the others are kept. Candidates with the
