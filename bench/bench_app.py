@@ -382,7 +382,7 @@ def fragment_work_in_process(corpus: Path, vocab_size: int, around: int, figures
     trace = train_corpus(text, settings.run_config())
     run = Run(
         key=RunKey(corpus_digest(text), settings),
-        trace=trace,
+        history=trace,
         corpus_label=corpus.name,
         characters=len(text),
         perceived_characters=character_count(text),
@@ -427,7 +427,7 @@ def page_rerun_in_apptest(run, text: str, around: int, figures: dict) -> None:
         print(f"AppTest: the page raised {app.exception}")
         return
     timings = []
-    middle = run.trace.steps // 2
+    middle = run.history.steps // 2
     for k in [middle + i for i in range(-around, around + 1)]:
         seq = int(app.session_state[state.PLAYER_ACK]) + 1 if state.PLAYER_ACK in app.session_state else 1
         app.session_state[state.Widget.PLAYER] = {"action": {"seq": seq, "step": k, "playing": False}}

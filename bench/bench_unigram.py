@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_train import PYTHON, ROOT, run, smoke_corpus  # noqa: E402  (the same process runner)
 
 sys.path.insert(0, str(ROOT))
-from explorer.training.unigram.round_history import UnigramTrace  # noqa: E402
+from explorer.training.unigram.round_history import RoundHistory  # noqa: E402
 
 CORPUS = (
     Path(os.environ.get("EXPLORER_SHARED_DIR") or ROOT.parent / "shared") / "data" / "tinyshakespeare.txt"
@@ -246,7 +246,7 @@ def main() -> None:
         mine_full = run(ours(corpus, out, "course", 100))
         trace = json.loads((out / "trace.json").read_text(encoding="utf-8"))
         # The course computes the loss once per round and once per piece longer than one character.
-        course_trace = UnigramTrace.from_dict(trace)
+        course_trace = RoundHistory.from_dict(trace)
         losses = sum(
             1 + sum(len(piece) > 1 for piece, _ in course_trace.pieces_at(r))
             for r in range(len(course_trace.rounds))

@@ -5,7 +5,7 @@ that encodes with what it learned, exactly as the library does.
 The public names, for a script or a notebook:
 
 - a run: `RunConfig` with a `TrainerConfig` (BPE, WordPiece) or a `UnigramConfig`;
-- training: `train_corpus(text, run)` gives the run's history (a `Trace`, or a `UnigramTrace`);
+- training: `train_corpus(text, run)` gives the run's history (a `MergeHistory`, or a `RoundHistory`);
 - a history: `trace_from_json` reads one back (the app's and the CLI's trace files);
 - a tokenizer: `tokenizer_from_trace(trace, k)` builds the tokenizer at step k (the last one by
   default); `Tokenizer.encode`, `encode_pieces` (tokens with their spans, as `Piece`s);
@@ -37,8 +37,8 @@ _PUBLIC = {
     "trace_from_json": "explorer.train",
     "tokenizer_from_trace": "explorer.train",
     "encode_pieces": "explorer.train",
-    "Trace": "explorer.training.bpe.merge_history",
-    "UnigramTrace": "explorer.training.unigram.round_history",
+    "MergeHistory": "explorer.training.bpe.merge_history",
+    "RoundHistory": "explorer.training.unigram.round_history",
     "Tokenizer": "explorer.pipeline.tokenizer",
     "save_tokenizer": "explorer.pipeline.tokenizer_json",
     "load_tokenizer": "explorer.pipeline.tokenizer_json",

@@ -89,7 +89,7 @@ class TrainerConfig:
     takes_step_limit = True  # `max_steps` counts merges
 
     def to_dict(self) -> dict:
-        """Plain JSON types (tuples become lists), as stored in a Trace."""
+        """Plain JSON types (tuples become lists), as stored in a MergeHistory."""
         return {key: _plain(value) for key, value in asdict(self).items()}
 
 

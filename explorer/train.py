@@ -7,7 +7,7 @@ in the history (`trace.config`) so that `tokenizer_from_trace` can rebuild the m
 (normalizer, pre-tokenizer, model, decoder, post-processor) for encoding and export: it is the
 history's own `tokenizer_at(k)` (explorer/training/history.py, `TrainingHistory`).
 
-Unigram (a RunConfig whose trainer is a `UnigramConfig`): `train_corpus` returns a UnigramTrace,
+Unigram (a RunConfig whose trainer is a `UnigramConfig`): `train_corpus` returns a RoundHistory,
 and `tokenizer_from_trace` rebuilds a Unigram tokenizer from it (Metaspace pre-tokenizer and
 decoder when the run used "metaspace", the pre-tokenizer XLNet and the course use).
 `trace_from_json` reads either kind of trace back (by its "format").
@@ -27,13 +27,13 @@ from explorer.pipeline.decoders import ByteLevelDecoder
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
 from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.bpe.trainer import train
 from explorer.training.history import UNIGRAM_TRACE_FORMAT, TrainingHistory
 from explorer.training.word_counts import count_corpus
 
 if TYPE_CHECKING:
-    from explorer.training.unigram.round_history import UnigramTrace
+    from explorer.training.unigram.round_history import RoundHistory
 
 # Unigram's modules are imported where a Unigram run or trace needs them: they load numpy (16 MB
 # and 45 ms), which a BPE or WordPiece run never uses.
@@ -122,21 +122,21 @@ def train_counted(
 
 
 def trace_from_json(text: str) -> TrainingHistory:
-    """A trace's JSON read back: a UnigramTrace when its "format" says so, else a Trace."""
+    """A trace's JSON read back: a RoundHistory when its "format" says so, else a MergeHistory."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"trace: not valid JSON ({error})") from None
     if isinstance(data, dict) and data.get("format") == UNIGRAM_TRACE_FORMAT:
-        from explorer.training.unigram.round_history import UnigramTrace
+        from explorer.training.unigram.round_history import RoundHistory
 
-        return UnigramTrace.from_dict(data)
-    return Trace.from_dict(data)
+        return RoundHistory.from_dict(data)
+    return MergeHistory.from_dict(data)
 
 
 def tokenizer_from_trace(trace: TrainingHistory, k: int | None = None) -> Tokenizer:
     """The trained tokenizer, or the one the first k merges make (vocabulary as it was then).
-    For a UnigramTrace, k is a round (see `unigram_tokenizer`)."""
+    For a RoundHistory, k is a round (see `unigram_tokenizer`)."""
     return trace.tokenizer_at(k)
 
 
@@ -174,7 +174,7 @@ def encode_pieces(tokenizer: Tokenizer, text: str) -> list[Piece]:
 # ---------------------------------------------------------------- Unigram
 
 
-def unigram_tokenizer(trace: UnigramTrace, r: int | None = None) -> Tokenizer:
+def unigram_tokenizer(trace: RoundHistory, r: int | None = None) -> Tokenizer:
     """The tokenizer a Unigram run gives: its final vocabulary (special tokens and the unk token
-    first), or the pieces after round r (`UnigramTrace.tokenizer_at`)."""
+    first), or the pieces after round r (`RoundHistory.tokenizer_at`)."""
     return trace.tokenizer_at(r)

@@ -67,9 +67,9 @@ with frame.page(
     if removed is not None:
         st.subheader("Pieces removed during training")
         st.caption(
-            f"{len(removed):,} of the {len(run.trace.seeds):,} seed pieces, in the order the rounds removed "
-            "them. value: the loss increase their removal costs (course), or their loss or expected count "
-            "(library)."
+            f"{len(removed):,} of the {len(run.history.seeds):,} seed pieces, in the order the rounds "
+            "removed them. value: the loss increase their removal costs (course), or their loss or "
+            "expected count (library)."
         )
         tables.table(removed, height=320)
 

@@ -191,7 +191,7 @@ def run(args) -> int:
     # bytes a character when it holds one emoji) is freed before the merges start.
     corpus = [text]
     del text
-    if args.algorithm == "unigram":
+    if unigram is not None:
         return _train_unigram(args, corpus, config, warnings)
     warn(warnings)
     report, finish = progress_printer()
@@ -248,7 +248,7 @@ def _refuse_merge_options(args) -> None:
 
 
 def _train_unigram(args, corpus: list[str], config, warnings) -> int:
-    """`train --algorithm unigram`: the same outputs, a UnigramTrace."""
+    """`train --algorithm unigram`: the same outputs, a RoundHistory."""
     from explorer.checks import Budget
     from explorer.lessons.explain import explain_unigram_size, stop_reason_text
 

@@ -1,7 +1,7 @@
 """How a trained tokenizer improves merge by merge: its corpus figures against vocabulary size.
 
 `metrics_curve(trace)` reads characters per token, bytes per token, tokens per word and the share
-of split pre-tokens after k merges straight from a training Trace, for about a hundred values of
+of split pre-tokens after k merges straight from a training MergeHistory, for about a hundred values of
 k, without encoding or training anything again; `word_lengths` gives the characters and bytes of
 the trace's words when a trace has no corpus counts.
 
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from explorer.lessons.step_sampling import sampled_steps
 from explorer.measures.metrics import ratio
 from explorer.pipeline.bytelevel import symbols_to_bytes
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -34,7 +34,7 @@ CURVE_COLUMNS = (
 )
 
 
-def word_lengths(trace: Trace) -> tuple[list[int], list[int]]:
+def word_lengths(trace: MergeHistory) -> tuple[list[int], list[int]]:
     """Characters and UTF-8 bytes of every distinct corpus word (of the text, not the symbols).
 
     A byte-level word is one symbol per byte: its bytes are its length, its characters those of
@@ -56,7 +56,7 @@ def word_lengths(trace: Trace) -> tuple[list[int], list[int]]:
     return characters, utf8_bytes
 
 
-def metrics_curve(trace: Trace, points: int = 100) -> pd.DataFrame:
+def metrics_curve(trace: MergeHistory, points: int = 100) -> pd.DataFrame:
     """The corpus figures after k merges, for about `points` values of k from 0 to the last.
 
     Tokens after k merges are `trace.corpus_tokens[k]`. Characters, bytes and words are the raw

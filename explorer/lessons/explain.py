@@ -21,10 +21,10 @@ from typing import cast
 
 from explorer.drawing.wording import plural
 from explorer.run_config import TrainerConfig
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 
 
-def special_token_notes(trace: Trace) -> list[str]:
+def special_token_notes(trace: MergeHistory) -> list[str]:
     """After training: special tokens that are also corpus characters or were rebuilt by a merge.
 
     The library allows both and so do we: the character or merge result gets the special
@@ -49,7 +49,9 @@ def special_token_notes(trace: Trace) -> list[str]:
     return notes
 
 
-def explain_vocab_size(trace: Trace, requested: int | None = None, stopped_by: str | None = None) -> str:
+def explain_vocab_size(
+    trace: MergeHistory, requested: int | None = None, stopped_by: str | None = None
+) -> str:
     """One sentence on how the vocabulary size compares with the one asked for, and why.
 
     `stopped_by` names what stopped an interrupted run (see `Budget.stop_cause`).
@@ -103,7 +105,7 @@ def explain_vocab_size(trace: Trace, requested: int | None = None, stopped_by: s
 
 def explain_unigram_size(trace, stopped_by: str | None = None) -> str:
     """One sentence on how a Unigram run's vocabulary size compares with the one asked for: it
-    starts from its seed pieces and removes pieces round after round (an UnigramTrace)."""
+    starts from its seed pieces and removes pieces round after round (a RoundHistory)."""
     requested = trace.config.vocab_size
     seeds, size, rounds = len(trace.seeds), len(trace.vocab), len(trace.rounds)
     if not trace.words:

@@ -2,7 +2,7 @@
 spanning the characters it covers, with its log-probability, the best path marked, and the
 sentence that adds the best path up (for a course run, also the course's encode_word score).
 
-The lattice itself is UnigramModel.lattice's (through UnigramTrace.lattice: the course's rules
+The lattice itself is UnigramModel.lattice's (through RoundHistory.lattice: the course's rules
 for a course run); this module only lays it out and words it. Every string is escaped
 (explorer.drawing.token_html.escape_text); the markup has classes only (explorer.drawing.stylesheet).
 
@@ -16,7 +16,7 @@ from explorer.drawing.wording import either
 from explorer.lessons.rounds import readable
 from explorer.pipeline.models.unigram import Lattice, LatticeEdge
 from explorer.pipeline.tokenizer import Tokenizer
-from explorer.training.unigram.round_history import UnigramTrace
+from explorer.training.unigram.round_history import RoundHistory
 
 LATTICE_MAX_CHARACTERS = 40  # the longest word drawn (its edges grow with length x longest piece)
 
@@ -35,7 +35,7 @@ def lattice_lanes(lattice: Lattice) -> list[list[LatticeEdge]]:
     return [sorted(lane, key=lambda edge: edge.start) for lane in lanes]
 
 
-def best_path_sentence(trace: UnigramTrace, lattice: Lattice) -> str:
+def best_path_sentence(trace: RoundHistory, lattice: Lattice) -> str:
     """The best path and its total score (plain text); for a course run also encode_word's score."""
     if not lattice.best_path:
         return "An empty word has no piece."
@@ -100,7 +100,7 @@ def lattice_word(tokenizer: Tokenizer, text: str) -> tuple[str, str | None]:
     return word, " ".join(notes) or None
 
 
-def word_lattice(trace: UnigramTrace, word: str, r: int) -> tuple[Lattice | None, str | None]:
+def word_lattice(trace: RoundHistory, word: str, r: int) -> tuple[Lattice | None, str | None]:
     """The lattice of `word` after round r, or None and why (plain text) when the model cannot
     segment it: a course model has no unknown piece (its encode_word gives "<unk>")."""
     try:

@@ -13,7 +13,7 @@
 Merge numbers are 1-based (merge 1 is the first); k, the number of merges applied, is 0-based
 like the player's step. Labels are the readable token forms (`charts.token_labels`).
 
-What it does not do: render HTML or figures, or train: everything is read from a Trace.
+What it does not do: render HTML or figures, or train: everything is read from a MergeHistory.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from explorer.drawing.token_html import readable_token
 from explorer.drawing.wording import plural
 from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.run_config import TrainerConfig
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 
 COURSE_SIZED_WORDS = 50  # up to this many distinct words, the page prints the course's tables
 
@@ -52,7 +52,7 @@ class Candidate:
         return self.count if self.score is None else self.score
 
 
-def candidates_at(trace: Trace, merge: int) -> list[Candidate]:
+def candidates_at(trace: MergeHistory, merge: int) -> list[Candidate]:
     """The pairs recorded for merge number `merge` (1..steps), the chosen one first."""
     rows = trace.candidates[merge - 1]
     recorded = trace.candidates.symbol_counts_at(merge - 1)  # None: no likelihood scores
@@ -93,7 +93,7 @@ def _listed(names: list[str], limit: int = 6) -> str:
 
 
 def first_occurrences(
-    trace: Trace, k: int, pairs: list[tuple[int, int]]
+    trace: MergeHistory, k: int, pairs: list[tuple[int, int]]
 ) -> dict[tuple[int, int], tuple[int, int]]:
     """Where each pair (of ids) first occurs in the corpus after k merges, scanning the words in
     order of first appearance, left to right (the course's dict order): pair -> (word index,
@@ -111,7 +111,7 @@ def first_occurrences(
     return found
 
 
-def why_chosen(trace: Trace, merge: int, labels) -> str:
+def why_chosen(trace: MergeHistory, merge: int, labels) -> str:
     """One sentence: why the pair of merge number `merge` won, naming the rule that decided."""
     candidates = candidates_at(trace, merge)
     chosen = candidates[0]
@@ -182,7 +182,7 @@ def why_chosen(trace: Trace, merge: int, labels) -> str:
     )
 
 
-def _word_label(trace: Trace, index: int) -> str:
+def _word_label(trace: MergeHistory, index: int) -> str:
     """A corpus word as a person reads it (byte-level symbols turned back into text)."""
     word = trace.words[index]
     if trace.config.is_byte_level:
@@ -196,12 +196,12 @@ def _word_label(trace: Trace, index: int) -> str:
 # ---------------------------------------------------------------- the course's tables
 
 
-def is_course_sized(trace: Trace) -> bool:
+def is_course_sized(trace: MergeHistory) -> bool:
     """Small enough to print every word's split and every pair, as the course does."""
     return len(trace.words) <= COURSE_SIZED_WORDS
 
 
-def splits_at(trace: Trace, k: int) -> list[tuple[str, int, tuple[str, ...]]]:
+def splits_at(trace: MergeHistory, k: int) -> list[tuple[str, int, tuple[str, ...]]]:
     """(word, count, its tokens after k merges) for every distinct word, in order of first
     appearance: the course's `splits` dict with `word_freqs` beside it."""
     return [
@@ -220,7 +220,7 @@ class PairRow:
     score: float | None  # the likelihood score (course WordPiece), else None
 
 
-def pair_table(trace: Trace, k: int, scored: bool) -> list[PairRow]:
+def pair_table(trace: MergeHistory, k: int, scored: bool) -> list[PairRow]:
     """Every adjacent pair of the splits after k merges with its frequency (and, `scored`, the
     likelihood score), in the course's dict order: `compute_pair_freqs` / `compute_pair_scores`
     of chapter 6, sections 5 and 6, with the same float expression."""
@@ -244,7 +244,7 @@ def pair_table(trace: Trace, k: int, scored: bool) -> list[PairRow]:
     ]
 
 
-def stop_sentence(trace: Trace) -> str:
+def stop_sentence(trace: MergeHistory) -> str:
     """After the last merge: why training stopped, in words."""
     reasons = {
         "vocab_size": "the vocabulary reached the size asked for",

@@ -1,12 +1,12 @@
-"""What the Training history page shows of a Unigram run after round r, read from its UnigramTrace:
+"""What the Training history page shows of a Unigram run after round r, read from its RoundHistory:
 the sentence that says what round r did, the pieces it removed and why, and the words whose
 segmentation it changed.
 
 Round r = 0 is the seed vocabulary; round r (1..len(trace.rounds)) is the r-th recorded round
 (explorer.training.unigram.round_history: course "prune"; library "prune", "em", "final"). "After round
 r" means
-with the pieces that survived it (`UnigramTrace.pieces_at(r)`), segmented by the trace's own
-rules (`UnigramTrace.segment` / `lattice`: the course's encode_word for a course run).
+with the pieces that survived it (`RoundHistory.pieces_at(r)`), segmented by the trace's own
+rules (`RoundHistory.segment` / `lattice`: the course's encode_word for a course run).
 
 Losses. A course round records the model's loss before its pruning (the course's
 `compute_loss`); the loss after round r is the next round's, and after the last round it is
@@ -30,7 +30,7 @@ from explorer.drawing.wording import plural
 from explorer.lessons.merge_step import COURSE_SIZED_WORDS
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.tokens import SPECIAL, UNKNOWN, Piece
-from explorer.training.unigram.round_history import REASON_TEXT, REMOVAL_REASONS, UnigramTrace
+from explorer.training.unigram.round_history import REASON_TEXT, REMOVAL_REASONS, RoundHistory
 
 TOP_WORDS = 30  # words shown for a corpus larger than the course's
 
@@ -40,12 +40,12 @@ def readable(piece: str) -> str:
     return readable_token(piece.encode("utf-8", errors="surrogatepass"))
 
 
-def is_course_sized(trace: UnigramTrace) -> bool:
+def is_course_sized(trace: RoundHistory) -> bool:
     """Small enough to show every word, as the course prints them."""
     return len(trace.words) <= COURSE_SIZED_WORDS
 
 
-def shown_word_indices(trace: UnigramTrace, limit: int = TOP_WORDS) -> list[int]:
+def shown_word_indices(trace: RoundHistory, limit: int = TOP_WORDS) -> list[int]:
     """Every word of a course-sized corpus in order of first appearance; else the `limit` most
     frequent (ties in order of first appearance)."""
     if is_course_sized(trace):
@@ -54,7 +54,7 @@ def shown_word_indices(trace: UnigramTrace, limit: int = TOP_WORDS) -> list[int]
     return ranked[:limit]
 
 
-def default_lattice_word(trace: UnigramTrace) -> str:
+def default_lattice_word(trace: RoundHistory) -> str:
     """A frequent word worth looking at: the most frequent one of four characters or more (else
     the most frequent), as a person would type it (without the metaspace marker)."""
     ranked = sorted(range(len(trace.words)), key=lambda index: -trace.counts[index])
@@ -67,7 +67,7 @@ def default_lattice_word(trace: UnigramTrace) -> str:
 # ---------------------------------------------------------------- losses and the round sentence
 
 
-def course_loss(trace: UnigramTrace, r: int) -> float:
+def course_loss(trace: RoundHistory, r: int) -> float:
     """The course's `compute_loss` of the model after round r: sum over words in order of count
     times encode_word's score (1 + sum of -log p; the trace's lattice starts at -1, so the score
     is minus the best path's). Exactly the next round's recorded loss."""
@@ -77,7 +77,7 @@ def course_loss(trace: UnigramTrace, r: int) -> float:
     return float(loss)
 
 
-def final_loss(trace: UnigramTrace) -> float | None:
+def final_loss(trace: RoundHistory) -> float | None:
     """The loss of the trained model, None before any round. Course: its compute_loss, as the
     trainer recorded it (computed here for a trace stored before the trainer recorded it).
     Library: the EM objective of its last iteration."""
@@ -89,7 +89,7 @@ def final_loss(trace: UnigramTrace) -> float | None:
     return losses[-1] if losses else None
 
 
-def loss_after(trace: UnigramTrace, r: int) -> float | None:
+def loss_after(trace: RoundHistory, r: int) -> float | None:
     """The loss of the model after round r (course: its compute_loss; library: the last EM
     objective of round r, None for the final assembly, which runs no EM)."""
     if trace.flavor == "course":
@@ -102,7 +102,7 @@ def loss_after(trace: UnigramTrace, r: int) -> float | None:
     return losses[-1] if losses else None
 
 
-def loss_series(trace: UnigramTrace, final_loss: float | None = None) -> tuple[list[list[float]], int, str]:
+def loss_series(trace: RoundHistory, final_loss: float | None = None) -> tuple[list[list[float]], int, str]:
     """What the loss figure draws: (losses per round, the round of the first list, the x axis
     title). Library: each round's EM objectives from round 1. Course: the loss after each round
     from round 0 (the seeds), the last one `final_loss` or computed (`course_loss`)."""
@@ -114,7 +114,7 @@ def loss_series(trace: UnigramTrace, final_loss: float | None = None) -> tuple[l
     return [[round_.losses[0]] for round_ in trace.rounds] + [[last]], 0, "round (the loss after it)"
 
 
-def round_sentence(trace: UnigramTrace, r: int, final_loss: float | None = None) -> str:
+def round_sentence(trace: RoundHistory, r: int, final_loss: float | None = None) -> str:
     """One sentence a learner can read about round r (plain text, not escaped). For the last
     round of a course run, `final_loss` saves computing its loss again (`course_loss`)."""
     if r == 0:
@@ -137,7 +137,7 @@ def round_sentence(trace: UnigramTrace, r: int, final_loss: float | None = None)
     return _library_sentence(trace, r, head)
 
 
-def _course_sentence(trace: UnigramTrace, r: int, head: str, final_loss: float | None) -> str:
+def _course_sentence(trace: RoundHistory, r: int, head: str, final_loss: float | None) -> str:
     round_ = trace.rounds[r - 1]
     removed = len(round_.removed_pieces)
     after = final_loss if final_loss is not None and r == len(trace.rounds) else loss_after(trace, r)
@@ -158,7 +158,7 @@ def raised_by(threshold: float) -> str:
     return f"by at most {threshold:.4g}" if threshold > 0 else "not at all"
 
 
-def _library_sentence(trace: UnigramTrace, r: int, head: str) -> str:
+def _library_sentence(trace: RoundHistory, r: int, head: str) -> str:
     round_ = trace.rounds[r - 1]
     reasons = [removal.reason for removal in trace.removed_at(r)]
     losses = round_.losses
@@ -178,7 +178,7 @@ def _library_sentence(trace: UnigramTrace, r: int, head: str) -> str:
     return "; ".join(parts) + "."
 
 
-def _final_sentence(trace: UnigramTrace, r: int, head: str) -> str:
+def _final_sentence(trace: RoundHistory, r: int, head: str) -> str:
     round_ = trace.rounds[r - 1]
     parts = [f"{head}: the final assembly, every character of the corpus first"]
     if round_.added:
@@ -203,12 +203,12 @@ class RemovedRow:
     why: str  # the value weighed against the threshold, in words
 
 
-def value_name(trace: UnigramTrace) -> str:
+def value_name(trace: RoundHistory) -> str:
     """What a removed piece's number is, for the table's column."""
     return "loss increase" if trace.flavor == "course" else "loss / expected count"
 
 
-def removed_rows(trace: UnigramTrace, r: int, per_reason: int | None = None) -> list[RemovedRow]:
+def removed_rows(trace: RoundHistory, r: int, per_reason: int | None = None) -> list[RemovedRow]:
     """The pieces round r removed, in removal order, each with why; with `per_reason`, only the
     first that many of each reason (a library round's EM can drop tens of thousands of seeds)."""
     if r == 0:
@@ -242,7 +242,7 @@ def removed_rows(trace: UnigramTrace, r: int, per_reason: int | None = None) -> 
     return rows
 
 
-def removed_counts(trace: UnigramTrace, r: int) -> dict[str, int]:
+def removed_counts(trace: RoundHistory, r: int) -> dict[str, int]:
     """How many pieces round r removed for each reason (REASON_TEXT), in REMOVAL_REASONS order."""
     if r == 0:
         return {}
@@ -251,7 +251,7 @@ def removed_counts(trace: UnigramTrace, r: int) -> dict[str, int]:
     return {REASON_TEXT[reason]: int(count) for reason, count in zip(REMOVAL_REASONS, counts) if count}
 
 
-def cutoff_sentence(trace: UnigramTrace, r: int) -> str | None:
+def cutoff_sentence(trace: RoundHistory, r: int) -> str | None:
     """The cut-off of round r against the first piece kept (plain text), or None when no piece
     was removed for its loss."""
     if r == 0 or trace.rounds[r - 1].threshold is None:
@@ -266,7 +266,7 @@ def cutoff_sentence(trace: UnigramTrace, r: int) -> str | None:
     return sentence + "."
 
 
-def single_characters(trace: UnigramTrace, r: int) -> list[str]:
+def single_characters(trace: RoundHistory, r: int) -> list[str]:
     """The one-character pieces after round r, in model order (never removed by the course; a
     library character dropped by EM is put back at the final assembly)."""
     return [piece for piece, _ in trace.pieces_at(r) if len(piece) == 1]
@@ -275,7 +275,7 @@ def single_characters(trace: UnigramTrace, r: int) -> list[str]:
 # ---------------------------------------------------------------- segmentations and their changes
 
 
-def segment_pieces(trace: UnigramTrace, word: str, r: int, offset: int = 0) -> list[Piece]:
+def segment_pieces(trace: RoundHistory, word: str, r: int, offset: int = 0) -> list[Piece]:
     """`word` segmented after round r by the trace's rules, as pieces (ids: the model's at round
     r; starting at `offset`). What the vocabulary cannot spell is one unknown piece: the whole word
     for a course run (its encode_word gives "<unk>"), each run of unknown characters otherwise."""
@@ -312,7 +312,7 @@ def changed_positions(before: list[tuple[int, int]], after: list[tuple[int, int]
     return {position for position, span in enumerate(after) if span not in old}
 
 
-def word_pieces(trace: UnigramTrace, word: str, r: int) -> tuple[list[Piece], set[int]]:
+def word_pieces(trace: RoundHistory, word: str, r: int) -> tuple[list[Piece], set[int]]:
     """`word` segmented after round r and the positions of the pieces that differ from round
     r - 1 (none at round 0)."""
     pieces = segment_pieces(trace, word, r)
@@ -321,7 +321,7 @@ def word_pieces(trace: UnigramTrace, word: str, r: int) -> tuple[list[Piece], se
     return pieces, changed_positions(spans(segment_pieces(trace, word, r - 1)), spans(pieces))
 
 
-def text_pieces(trace: UnigramTrace, tokenizer: Tokenizer, text: str, r: int) -> list[Piece]:
+def text_pieces(trace: RoundHistory, tokenizer: Tokenizer, text: str, r: int) -> list[Piece]:
     """`text` cut by `tokenizer`'s special tokens, normalizer and pre-tokenizer (any round's: they
     do not change), each pre-token segmented after round r (`segment_pieces`), offsets into
     `text` (a normalizer that changes lengths maps a piece to the original characters it covers)."""
@@ -338,7 +338,7 @@ def text_pieces(trace: UnigramTrace, tokenizer: Tokenizer, text: str, r: int) ->
     return pieces
 
 
-def text_changes(trace: UnigramTrace, tokenizer: Tokenizer, text: str, r: int) -> tuple[list[Piece], set]:
+def text_changes(trace: RoundHistory, tokenizer: Tokenizer, text: str, r: int) -> tuple[list[Piece], set]:
     """`text_pieces` after round r and the (start, end) of those that differ from round r - 1."""
     pieces = text_pieces(trace, tokenizer, text, r)
     if r == 0:

@@ -8,7 +8,7 @@ through `explorer.ui.common.state`.
 - `Run` holds one finished training run and memoizes derived objects (tokenizer, labels, tables,
   figures) in `Run.derived`, so a page rerun never rebuilds them. Runs compare by identity.
 - `RunCache` is a small LRU by store key (explorer.session.serving): at most `max_entries` runs and at
-  most `max_characters` corpus characters in total (a stand-in for memory: a trace grows with its
+  most `max_characters` corpus characters in total (a stand-in for memory: a history grows with its
   corpus). `remember` bounds the list of earlier runs the same two ways.
 
 Run numbers are per session (the caller passes `number`): a visitor never learns from "#57" how
@@ -29,8 +29,8 @@ from explorer.runs.settings import Settings
 from explorer.training.history import TrainingHistory
 
 if TYPE_CHECKING:  # for the annotations only (a round history imports numpy)
-    from explorer.training.bpe.merge_history import Trace
-    from explorer.training.unigram.round_history import UnigramTrace
+    from explorer.training.bpe.merge_history import MergeHistory
+    from explorer.training.unigram.round_history import RoundHistory
 
 
 def corpus_digest(text: str) -> str:
@@ -49,10 +49,10 @@ class RunKey:
 
 @dataclass(eq=False)
 class Run:
-    """One training run: the trace, where its corpus came from, and memoized derived objects."""
+    """One training run: its history, where its corpus came from, and memoized derived objects."""
 
     key: RunKey
-    trace: TrainingHistory  # a merge history (Trace) or a round history (UnigramTrace)
+    history: TrainingHistory  # a MergeHistory (BPE, WordPiece) or a RoundHistory (Unigram)
     corpus_label: str
     characters: int  # code points of the corpus: what the caches are bounded by
     perceived_characters: int  # what the Train page shows: explorer.drawing.wording.character_count
@@ -61,7 +61,7 @@ class Run:
     number: int = 1  # the session's run number (explorer.ui.common.state.next_run_number)
     stopped_by: str | None = None  # what ended a "stopped" run: the Stop button or a budget limit
     store_key: str = ""  # its key in the run store and in links (explorer.session.serving.training_key)
-    # Objects derived from the trace alone (`derive`); a run loaded from the store shares them with
+    # Objects derived from the history alone (`derive`); a run loaded from the store shares them with
     # every session showing it (explorer.session.serving). Objects that name this session's run (its
     # number) or change as it is used live in `own` (`derive(..., own=True)`).
     derived: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -73,11 +73,11 @@ class Run:
 
     @property
     def words(self) -> int:
-        return sum(self.trace.counts)
+        return sum(self.history.counts)
 
     @property
     def distinct_words(self) -> int:
-        return len(self.trace.words)
+        return len(self.history.words)
 
     @property
     def name(self) -> str:
@@ -91,16 +91,16 @@ class Run:
         return f"run:{self.store_key[:COLUMN_KEY_DIGITS]}" if self.store_key else f"run:#{self.number}"
 
     @property
-    def merge_history(self) -> Trace:
-        """The trace as a merge history (BPE, WordPiece), for the views of a merge run: the pages
-        dispatch on `trace.step_noun` before they ask (a cast, not a check)."""
-        return cast("Trace", self.trace)
+    def merge_history(self) -> MergeHistory:
+        """`history`, typed as a MergeHistory (BPE, WordPiece) for the views of a merge run: the
+        pages dispatch on `history.step_noun` before they ask (a cast for the type checker, not a
+        second attribute)."""
+        return cast("MergeHistory", self.history)
 
     @property
-    def round_history(self) -> UnigramTrace:
-        """The trace as a round history (Unigram), for the views of a Unigram run: the pages
-        dispatch on `trace.step_noun` before they ask (a cast, not a check)."""
-        return cast("UnigramTrace", self.trace)
+    def round_history(self) -> RoundHistory:
+        """`history`, typed as a RoundHistory (Unigram) for the views of a Unigram run (a cast)."""
+        return cast("RoundHistory", self.history)
 
     def derive(self, name: str, build: Callable[[], Any], own: bool = False) -> Any:
         """`build()` once per run and name; later calls return the same object. Shared with other

@@ -251,7 +251,7 @@ def finish(job: TrainingJob) -> tuple[Run, str] | str:
         trace = trace_from_json(result["trace_json"])
         run = Run(
             key=RunKey(corpus_digest(job.text), job.settings),
-            trace=trace,
+            history=trace,
             corpus_label=job.corpus_label,
             shared_label=job.shared_label,
             characters=len(job.text),

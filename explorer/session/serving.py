@@ -10,7 +10,7 @@ from it, parsed once per process.
   settings under the deployment's secret. Thirty visitors of one sample with one set of settings
   have one key, so one training (`pool().request` shares a job by key) and one stored run.
 - `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its Trace
-  (a UnigramTrace for a Unigram run) and derived objects are kept in a small process-wide LRU
+  (a RoundHistory for a Unigram run) and derived objects are kept in a small process-wide LRU
   (`SHARED_RUNS`), so a class opening the same run parses it once and holds it once.
 - `stopped_key(key, steps)`: the key of a run stopped by its visitor (the worker stores it there,
   never under the shared key: `store_spec`).
@@ -222,7 +222,7 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
         return None
     run = Run(
         key=RunKey(meta.get("corpus_sha256") or corpus_digest(text), settings),
-        trace=trace,
+        history=trace,
         corpus_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
         shared_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
         characters=len(text),
@@ -247,7 +247,7 @@ def save_run(run: Run, text: str) -> bool:
         "stopped_by": run.stopped_by,
     }
     corpus = None if run.sample_key else text.encode("utf-8", "surrogatepass")
-    return run_store.put(run.store_key, run.trace.to_json().encode("utf-8"), corpus, meta)
+    return run_store.put(run.store_key, run.history.to_json().encode("utf-8"), corpus, meta)
 
 
 # ---------------------------------------------------------------- Compare's uploaded tokenizers

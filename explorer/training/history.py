@@ -1,7 +1,7 @@
 """`TrainingHistory`: what every recorded training run offers, whatever its algorithm.
 
 A BPE or WordPiece run records merges (`explorer.training.bpe.merge_history.Trace`); a Unigram
-run records rounds of pruning (`explorer.training.unigram.round_history.UnigramTrace`). Both
+run records rounds of pruning (`explorer.training.unigram.round_history.RoundHistory`). Both
 implement this Protocol, so that the pages, the CLI and the worker ask a history the same
 questions and never ask which algorithm made it:
 

@@ -4,7 +4,7 @@ Compact, exact (floats keep every bit) and fast for 100,000s of values, where a 
 would be several times larger and slower to read. Used by both trace formats: the BPE/WordPiece
 Trace (explorer.training.bpe.merge_history, Python `array`s, so that reading a trace does not import
 numpy) and the
-UnigramTrace (explorer.training.unigram.round_history, numpy arrays). A column's kind names its element type:
+RoundHistory (explorer.training.unigram.round_history, numpy arrays). A column's kind names its element type:
 
     "i8", "i32", "i64": signed integers of 1, 4, 8 bytes;  "f64": IEEE doubles (a numpy column's NaNs
     written as the one quiet NaN: which NaN an operation gives differs by CPU and compiler).

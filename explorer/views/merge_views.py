@@ -21,7 +21,7 @@ from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.runs.run import Run
 from explorer.tokens import Piece
 from explorer.train import encode_pieces
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 from explorer.views.run_views import (
     SENTENCE_CHARACTERS_SHOWN,
     SENTENCES_SHOWN,
@@ -46,7 +46,7 @@ def vocab_piece(token: str, token_id: int, byte_level: bool, start: int = 0, end
     return Piece(token_id, token, start, end, token_bytes)
 
 
-def word_pieces(trace: Trace, word_index: int, k: int) -> list[tuple[str, int, int]]:
+def word_pieces(trace: MergeHistory, word_index: int, k: int) -> list[tuple[str, int, int]]:
     """(token, start, end) of a corpus word after k merges; start/end index the word's symbols."""
     pieces = trace.segment_index(word_index, k)
     prefix, suffix = trace.prefix, trace.suffix
@@ -85,13 +85,13 @@ def word_tokens(
 
 def vocab_token_html(run: Run, token_id: int, new: bool = False) -> str:
     """One vocabulary token as a box (outlined when `new`: the token merge k made)."""
-    piece = vocab_piece(run.trace.vocab[token_id], token_id, run.trace.config.is_byte_level)
+    piece = vocab_piece(run.history.vocab[token_id], token_id, run.history.config.is_byte_level)
     return pieces_html([piece], new={0} if new else ())
 
 
 def words_at_step_html(run: Run, k: int, limit: int = TOP_WORDS, show_ids: bool = False) -> str:
     """The most frequent corpus words after k merges, as cards of token spans with their counts."""
-    trace = run.trace
+    trace = run.history
     cards = []
     for index in top_word_indices(run, limit):
         pieces, new = word_tokens(run, index, k, WORD_CHARACTERS_SHOWN)

@@ -40,7 +40,7 @@ SENTENCE_CHARACTERS_SHOWN = 600  # each cut to this many characters
 
 def labels(run: Run) -> list[str]:
     """Readable form of every vocabulary token, by id (not escaped)."""
-    return run.derive("labels", lambda: charts.token_labels(run.trace))
+    return run.derive("labels", lambda: charts.token_labels(run.history))
 
 
 def token_ids(run: Run) -> dict[str, int]:
@@ -49,7 +49,7 @@ def token_ids(run: Run) -> dict[str, int]:
 
 def tokenizer(run: Run) -> Tokenizer:
     """The trained tokenizer (normalizer, pre-tokenizer, model, decoder) rebuilt from the trace."""
-    return run.derive("tokenizer", lambda: tokenizer_from_trace(run.trace))
+    return run.derive("tokenizer", lambda: tokenizer_from_trace(run.history))
 
 
 def top_word_indices(run: Run, limit: int = TOP_WORDS) -> list[int]:
@@ -61,8 +61,8 @@ def special_token_messages(run: Run) -> list[str]:
     `special_token_notes` (tokens that are also corpus characters or were rebuilt by a merge)."""
 
     def build() -> list[str]:
-        before = check_special_tokens(run.settings.special_token_list(), run.trace.config.pre_tokenizer)
-        if run.trace.config.is_unigram:  # no merge can rebuild a special token
+        before = check_special_tokens(run.settings.special_token_list(), run.history.config.pre_tokenizer)
+        if run.history.config.is_unigram:  # no merge can rebuild a special token
             return list(before.notes)
         return [*before.notes, *special_token_notes(run.merge_history)]
 
@@ -79,7 +79,7 @@ def tokenizer_at_step(run: Run, k: int) -> Tokenizer:
     if k not in kept:
         while len(kept) >= 2:
             kept.pop(next(iter(kept)))
-        kept[k] = tokenizer_from_trace(run.trace, k)
+        kept[k] = tokenizer_from_trace(run.history, k)
     return kept[k]
 
 

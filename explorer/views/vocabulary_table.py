@@ -20,7 +20,7 @@ import pandas as pd
 from explorer.pipeline.models import BPEModel, WordPieceModel
 from explorer.pipeline.tokenizer_json import tokenizer_to_json, write_vocab_merges, write_vocab_txt
 from explorer.runs.run import Run
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 from explorer.views import unigram_table as unigram_vocabulary
 from explorer.views.run_views import labels, tokenizer
 
@@ -44,16 +44,16 @@ RANKED_BY = {"merge": "merge rank", "round": "score"}  # the column only one kin
 
 def kinds(run: Run) -> tuple[str, ...]:
     """The kinds of token the run's vocabulary table tells apart."""
-    return KINDS_BY_STEP[run.trace.step_noun]
+    return KINDS_BY_STEP[run.history.step_noun]
 
 
 def sort_columns(run: Run) -> list[str]:
     """The columns the run's vocabulary table can be sorted by."""
-    has = RANKED_BY[run.trace.step_noun]
+    has = RANKED_BY[run.history.step_noun]
     return [name for name in SORT_COLUMNS if name in (has, "id", "frequency", "length", "token")]
 
 
-def token_lengths(trace: Trace) -> list[int]:
+def token_lengths(trace: MergeHistory) -> list[int]:
     """How many initial symbols (characters, or bytes for byte-level) each token covers."""
     specials = set(trace.special_tokens)
     lengths = [len(token) if token in specials else 1 for token in trace.vocab[: trace.initial_vocab_size]]
@@ -67,11 +67,11 @@ def token_lengths(trace: Trace) -> list[int]:
 def vocabulary_table(run: Run) -> pd.DataFrame:
     """One row per token: id, token, readable, kind, length, merge rank, parents, corpus frequency
     (Unigram: id, token, readable, kind, length, score, corpus frequency)."""
-    return run.derive("vocabulary_table", lambda: TABLES[run.trace.step_noun](run))
+    return run.derive("vocabulary_table", lambda: TABLES[run.history.step_noun](run))
 
 
 def _unigram_table(run: Run) -> pd.DataFrame:
-    return unigram_vocabulary.vocabulary_table(run.trace, labels(run), tokenizer(run).model)
+    return unigram_vocabulary.vocabulary_table(run.history, labels(run), tokenizer(run).model)
 
 
 def _merge_table(run: Run) -> pd.DataFrame:
@@ -111,9 +111,9 @@ TABLES = {"merge": _merge_table, "round": _unigram_table}
 def removed_pieces(run: Run) -> pd.DataFrame | None:
     """A Unigram run's removed pieces with the round each went in (explorer.views.unigram_table);
     None for a run whose vocabulary grows (nothing is removed)."""
-    if run.trace.vocabulary_grows:
+    if run.history.vocabulary_grows:
         return None
-    return run.derive("removed_pieces", lambda: unigram_vocabulary.removed_table(run.trace))
+    return run.derive("removed_pieces", lambda: unigram_vocabulary.removed_table(run.history))
 
 
 def filter_vocabulary(
@@ -195,8 +195,10 @@ def downloads(run: Run) -> list[Download]:
     def build() -> list[Download]:
         stem = file_stem(run)
         files = [Download("tokenizer.json", tokenizer_json(run), "tokenizer.json", "application/json")]
-        files += MODEL_FILES[run.trace.algorithm](run)
-        files.append(Download("Trace (JSON)", run.trace.to_json(), f"{stem}-trace.json", "application/json"))
+        files += MODEL_FILES[run.history.algorithm](run)
+        files.append(
+            Download("Trace (JSON)", run.history.to_json(), f"{stem}-trace.json", "application/json")
+        )
         return files
 
     return run.derive("downloads", build, own=True)

@@ -62,7 +62,7 @@ def sentence_ids(body: str) -> list[list[int]]:
 def expected_ids(at, sentences: list[str]) -> dict[str, list[list[int]]]:
     """Each default column's ids for the sentences, from the tokenizers themselves."""
     run = run_of(at)
-    ours = tokenizer_from_trace(run.trace)
+    ours = tokenizer_from_trace(run.history)
     expected = {
         escape_text(name): [[p.id for p in encode(key, s)] for s in sentences] for name, key in GPT.items()
     }

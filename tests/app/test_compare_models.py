@@ -115,7 +115,7 @@ def test_special_token_switch_both_ways(compare_page):
     at = compare_page
     pick(at, [run_of(at).column_key, "pretrained:gpt2", "pretrained:qwen3.6"])
     type_compare_text(at, f"hello{EOT}world {EOT}")
-    run_eot = tokenizer_from_trace(run_of(at).trace).token_to_id(EOT)
+    run_eot = tokenizer_from_trace(run_of(at).history).token_to_id(EOT)
 
     def state():
         columns = compare_column_bodies(at)

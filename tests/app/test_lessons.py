@@ -67,7 +67,7 @@ def test_a_reproduce_button_trains_the_lesson_sets_the_form_and_opens_step_1():
 def test_the_course_sample_that_learns_nothing_points_to_the_lesson():
     at = new_app({"sample": "hf-course", "vocab_size": "50"})
     at = train(at)
-    assert run_of(at).trace.steps == 0
+    assert run_of(at).history.steps == 0
     links = [element for element in at.get("page_link") if "Reproduce the course: BPE" in str(element.proto)]
     assert len(links) == 1 and "lesson=course-bpe" in str(links[0].proto)
     assert not course_verdicts(at)  # not the lesson's run: no comparison

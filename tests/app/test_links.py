@@ -144,7 +144,7 @@ def test_an_uploaded_tokenizer_column_opens_from_a_link_elsewhere():
     from explorer.train import tokenizer_from_trace
 
     at = train_pasted(new_app(), words(200, seed=19))
-    exported = tokenizer_to_json(tokenizer_from_trace(run_of(at).trace))
+    exported = tokenizer_to_json(tokenizer_from_trace(run_of(at).history))
     open_compare(at)
     at.file_uploader(key=W.TOKENIZER_UPLOAD).set_value(
         [("my-tokenizer.json", exported.encode(), "application/json")]
@@ -167,7 +167,7 @@ def test_an_upload_is_keyed_under_the_secret_and_an_older_versions_link_is_a_sen
     from explorer.train import tokenizer_from_trace
 
     at = train_pasted(new_app(), words(200, seed=23))
-    data = tokenizer_to_json(tokenizer_from_trace(run_of(at).trace)).encode()
+    data = tokenizer_to_json(tokenizer_from_trace(run_of(at).history)).encode()
     open_compare(at)
     at.file_uploader(key=W.TOKENIZER_UPLOAD).set_value([("mine.json", data, "application/json")]).run()
     assert not at.exception, at.exception

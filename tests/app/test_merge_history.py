@@ -44,7 +44,7 @@ def open_merge_history(params: dict[str, str]) -> AppTest:
 
 
 def trace_of(at: AppTest):
-    return run_of(at).trace
+    return run_of(at).history
 
 
 def body_with(at: AppTest, css_class: str) -> str:

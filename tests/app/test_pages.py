@@ -442,7 +442,7 @@ def test_train_summary_counts_what_the_tokenizer_cannot_represent():
     from explorer.train import encode_pieces, tokenizer_from_trace
 
     at = train(new_app({"algorithm": "bpe", "flavor": "course", "vocab_size": "50", "sample": "hf-course"}))
-    tokenizer = tokenizer_from_trace(run_of(at).trace)
+    tokenizer = tokenizer_from_trace(run_of(at).history)
     lost = sum(lost_characters(encode_pieces(tokenizer, sentence)) for sentence in SAMPLE_SENTENCES)
     assert lost >= 2  # at least "A" and "P": the course's four sentences have neither
     assert f"This tokenizer cannot represent {lost} characters of these sentences" in messages(at, "warning")

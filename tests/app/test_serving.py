@@ -74,7 +74,7 @@ def test_a_reload_keeps_the_run_and_the_step():
     again = new_app(link, MERGES)  # a reload: a new session, the same URL
     assert player(again)["step"] == 7
     reloaded = run_of(again)
-    assert reloaded.store_key == run.store_key and reloaded.trace.merges == run.trace.merges
+    assert reloaded.store_key == run.store_key and reloaded.history.merges == run.history.merges
     home = new_app(link)  # the Train page of that link: the pasted corpus is back in the text area
     assert "zanzibarquux" in home.text_area(key=W.CORPUS).value
 
@@ -86,8 +86,8 @@ def test_one_sample_for_a_whole_class_is_trained_once():
     assert len({run.store_key for run in runs}) == 1
     # One training: every session shows the trace that one worker made (the same timing to the
     # nanosecond), read from the store and parsed once for the whole server.
-    assert len({run.trace.seconds for run in runs}) == 1
-    assert len({id(run.trace) for run in runs}) == 1
+    assert len({run.history.seconds for run in runs}) == 1
+    assert len({id(run.history) for run in runs}) == 1
 
 
 def test_two_visitors_never_see_each_others_corpus():
@@ -95,7 +95,7 @@ def test_two_visitors_never_see_each_others_corpus():
     bob = train_pasted(new_app(), words(500, seed=3, marker="bobsecretword"))
     alice_run, bob_run = run_of(alice), run_of(bob)
     assert alice_run.store_key != bob_run.store_key
-    assert "alicesecretword" in alice_run.trace.words and "alicesecretword" not in bob_run.trace.words
+    assert "alicesecretword" in alice_run.history.words and "alicesecretword" not in bob_run.history.words
     bob.switch_page(VOCABULARY).run()
     assert not bob.dataframe[0].value["token"].str.contains("alicesecret").any()
     # The keys are HMACs under the deployment's secret: Bob cannot make Alice's key from her
@@ -156,11 +156,11 @@ def test_stop_ends_the_work_for_real_and_keeps_the_merges_so_far(monkeypatch):
     at, pid = start_a_long_training(seed=7, monkeypatch=monkeypatch)
     click(at, W.STOP)
     run = run_of(at)
-    assert run is not None and run.trace.stop_reason == "stopped" and run.stopped_by == "the Stop button"
+    assert run is not None and run.history.stop_reason == "stopped" and run.stopped_by == "the Stop button"
     wait_until(lambda: not alive(pid), 30, "the worker that trained it to exit")  # it is gone
     # Stopped by its visitor, the run is theirs under a key of its own, and a reload brings it back.
     assert query(at)["run"] == run.store_key
-    assert run_of(new_app(query(at), MERGES)).trace.steps == run.trace.steps
+    assert run_of(new_app(query(at), MERGES)).history.steps == run.history.steps
 
 
 @pytest.mark.slow
@@ -175,11 +175,11 @@ def test_a_reload_during_training_can_stop_it_and_keeps_the_merges_so_far(monkey
     session_value(first, JOB).handle.release()  # what the abandoned-session watcher does
     click(reloaded, W.STOP)
     run = run_of(reloaded)
-    assert run is not None and run.trace.stop_reason == "stopped" and run.stopped_by == "the Stop button"
+    assert run is not None and run.history.stop_reason == "stopped" and run.stopped_by == "the Stop button"
     assert run.characters == len(words(60_000, seed=8)) and query(reloaded)["run"] == run.store_key
     assert run.number == 1  # the reloaded browser's first run (it was "run #2")
     assert run.store_key != query(first)["run"]  # not the whole run's key
-    assert run_of(new_app(query(reloaded), MERGES)).trace.steps == run.trace.steps
+    assert run_of(new_app(query(reloaded), MERGES)).history.steps == run.history.steps
 
 
 @pytest.mark.slow
@@ -191,7 +191,7 @@ def test_a_crashed_worker_is_a_sentence_and_the_next_training_works(monkeypatch)
     assert "Training failed" in errors and "ended unexpectedly" in errors and "train again" in errors
     assert run_of(at) is None
     train_pasted(at, words(300, seed=9))
-    assert run_of(at) is not None and run_of(at).trace.steps > 0
+    assert run_of(at) is not None and run_of(at).history.steps > 0
 
 
 def test_the_vocabulary_search_is_in_the_link():

@@ -12,7 +12,7 @@ CORPUS = "Paid 12345 on 2026-11-26, it's 678.\nWe'll pay 9876543 more on 2027-01
 
 def digit_tokens(at) -> list[str]:
     """The vocabulary's tokens made of digits only."""
-    return [token for token in run_of(at).trace.vocab if token.isdigit()]
+    return [token for token in run_of(at).history.vocab if token.isdigit()]
 
 
 def test_the_split_pattern_is_offered_under_byte_level_trains_and_the_link_reproduces_it():
@@ -25,7 +25,7 @@ def test_the_split_pattern_is_offered_under_byte_level_trains_and_the_link_repro
     at.selectbox(key=W.SPLIT_PATTERN).set_value("cl100k").run()
     train(at)
     assert not at.exception, at.exception
-    config = run_of(at).trace.config
+    config = run_of(at).history.config
     assert config.pre_tokenizer == BYTE_LEVEL_PRE_TOKENIZERS["cl100k"] and config.is_byte_level
     # No token holds more than three digits: cl100k never puts four digits in one pre-token, where
     # GPT-2's keeps whole numbers (after their space, "Ġ12345").
@@ -42,7 +42,7 @@ def test_the_split_pattern_is_offered_under_byte_level_trains_and_the_link_repro
     assert elsewhere.selectbox(key=W.PRE_TOKENIZER).value == "byte-level"
     assert elsewhere.selectbox(key=W.SPLIT_PATTERN).value == "cl100k"
     assert metrics(elsewhere)["Final vocabulary size"] == metrics(at)["Final vocabulary size"]
-    assert run_of(elsewhere).trace.vocab == run_of(at).trace.vocab
+    assert run_of(elsewhere).history.vocab == run_of(at).history.vocab
     assert query(elsewhere) == query(at)
 
     # Another pre-tokenizer has no split pattern.

@@ -70,7 +70,7 @@ def text_of(markup: str) -> str:
 @pytest.fixture(scope="module")
 def course_page():
     run = unigram_run(CORPUS, flavor="course", vocab_size=60)
-    return page(run), run.trace
+    return page(run), run.history
 
 
 def test_the_page_is_the_training_history_of_a_unigram_run(course_page):
@@ -131,7 +131,7 @@ def test_the_round_buttons_step_one_round(course_page):
 def test_a_library_run_shows_each_rounds_reasons_and_em_losses():
     text = "\n".join(f"{line} {line[::-1]} {index}" for index, line in enumerate(COURSE_CORPUS * 8))
     run = unigram_run(text, vocab_size=60)
-    trace = run.trace
+    trace = run.history
     at = page(run)
     for r in range(1, len(trace.rounds) + 1):
         go_to(at, r)
@@ -149,7 +149,7 @@ def test_corpus_text_and_the_typed_word_stay_literal():
     at = page(run)
     at.text_input(key=W.LATTICE_WORD).set_value("<img src=x onerror=alert(1)> **x**").run()
     assert not at.exception, at.exception
-    for r in range(len(run.trace.rounds) + 1):
+    for r in range(len(run.history.rounds) + 1):
         go_to(at, r)
         for body in html_bodies(at):
             assert "<script" not in body and "<img" not in body and "<b>b" not in body

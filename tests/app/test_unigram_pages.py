@@ -70,21 +70,21 @@ def test_the_train_page_offers_unigram_with_its_own_settings():
 def test_a_unigram_run_trains_and_its_summary_counts_rounds(trained):
     at = trained
     run = run_of(at)
-    assert run.trace.config.is_unigram
+    assert run.history.config.is_unigram
     summary = metrics(at)
-    assert summary["Rounds"] == str(len(run.trace.rounds))
-    assert summary["Final vocabulary size"] == str(len(run.trace.vocab))
-    seeds_small_enough = len(run.trace.seeds) <= run.trace.config.vocab_size
+    assert summary["Rounds"] == str(len(run.history.rounds))
+    assert summary["Final vocabulary size"] == str(len(run.history.vocab))
+    seeds_small_enough = len(run.history.seeds) <= run.history.config.vocab_size
     assert summary["Stop reason"] == (
         "the seed pieces were already no more than the size asked for"
         if seeds_small_enough
         else "vocabulary size reached"
     )
-    assert summary["Seed pieces"] == str(len(run.trace.seeds))
-    if run.trace.flavor == "course":  # the course's compute_loss of the final model
-        final_loss = course_loss(run.trace, len(run.trace.rounds))
+    assert summary["Seed pieces"] == str(len(run.history.seeds))
+    if run.history.flavor == "course":  # the course's compute_loss of the final model
+        final_loss = course_loss(run.history, len(run.history.rounds))
     else:  # the last EM objective (the library's final round runs no EM)
-        final_loss = [loss for losses in run.trace.losses() for loss in losses][-1]
+        final_loss = [loss for losses in run.history.losses() for loss in losses][-1]
     assert float(summary["Final loss"].replace(",", "")) == pytest.approx(
         final_loss, abs=5e-5
     )  # shown to 4 decimals
@@ -106,16 +106,16 @@ def test_vocabulary_shows_scores_and_removal_rounds(trained):
     assert not at.exception, at.exception
     table = at.dataframe[0].value
     run = run_of(at)
-    assert list(table["token"]) == run.trace.vocab
-    scores = dict(run.trace.final_pieces)
+    assert list(table["token"]) == run.history.vocab
+    scores = dict(run.history.final_pieces)
     assert all(table["score"][i] == scores[token] for i, token in enumerate(table["token"]))
     labels = [button.label for button in at.get("download_button")]
     assert "tokenizer.json" in labels and "Trace (JSON)" in labels
     removed = next(frame.value for frame in at.dataframe if "round" in frame.value.columns)
-    assert len(removed) == len(run.trace.removal_round())  # each seed piece removed once
+    assert len(removed) == len(run.history.removal_round())  # each seed piece removed once
     # None of them is in the final vocabulary, but characters the library's final assembly put back.
-    put_back = {char for round_ in run.trace.rounds for char in round_.added}
-    assert set(removed["token"]) & set(run.trace.vocab) <= put_back
+    put_back = {char for round_ in run.history.rounds for char in round_.added}
+    assert set(removed["token"]) & set(run.history.vocab) <= put_back
 
 
 def test_the_downloaded_tokenizer_json_encodes_like_the_app_in_the_library(trained):
@@ -156,9 +156,9 @@ def test_the_link_brings_the_unigram_run_back(trained):
     link = query(at)
     again = new_app(link, page=MERGES)
     run = run_of(again)
-    assert run is not None and run.trace.config.is_unigram
+    assert run is not None and run.history.config.is_unigram
     assert run.store_key == link["run"]  # read back from the run store, not trained again
-    assert run.trace.final_pieces == run_of(at).trace.final_pieces
+    assert run.history.final_pieces == run_of(at).history.final_pieces
     assert not again.exception
 
 
@@ -176,9 +176,9 @@ def test_stop_ends_a_unigram_run_and_keeps_its_rounds_so_far(monkeypatch):
     assert "round" in session_value(at, JOB).progress()[1]  # rounds, not merges
     click(at, W.STOP)
     run = run_of(at)
-    assert run is not None and run.trace.config.is_unigram
-    assert run.trace.stop_reason == "stopped" and run.stopped_by == "the Stop button"
+    assert run is not None and run.history.config.is_unigram
+    assert run.history.stop_reason == "stopped" and run.stopped_by == "the Stop button"
     assert "stopped by the Stop button" in joined(at, "warning")
     again = run_of(new_app(query(at), VOCABULARY))  # a reload brings the stopped run back
     assert again is not None and again.store_key == run.store_key
-    assert len(again.trace.rounds) == len(run.trace.rounds)
+    assert len(again.history.rounds) == len(run.history.rounds)

@@ -96,7 +96,7 @@ def trained():
 
 def test_the_figures_are_the_audits_of_the_same_lines(trained):
     run = run_of(trained)
-    expected = audit(subject_from_tokenizer(run.trace.tokenizer_at(None), "this run"), LINES)
+    expected = audit(subject_from_tokenizer(run.history.tokenizer_at(None), "this run"), LINES)
     assert shown_figures(trained) == expected_figures(expected)
     scripts = table(trained, "audit-scripts")
     for script, row in expected["scripts"].items():
@@ -140,7 +140,7 @@ def test_the_link_reopens_this_run_after_k_merges():
     assert not at.exception, at.exception
     assert query(at)["audit_step"] == "40"
     run = run_of(at)
-    expected = expected_figures(audit(subject_from_tokenizer(run.trace.tokenizer_at(40), "k"), LINES))
+    expected = expected_figures(audit(subject_from_tokenizer(run.history.tokenizer_at(40), "k"), LINES))
     assert shown_figures(at) == expected
     for _, links in stone_links(at):
         assert all(step <= 40 for step, _ in links)  # the tokenizer after 40 merges has no later ones

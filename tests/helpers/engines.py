@@ -19,13 +19,13 @@ from collections.abc import Iterable, Mapping
 from explorer.run_config import UnigramConfig
 from explorer.training import engines
 from explorer.training.bpe import trainer as bpe
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.unigram import train_unigram
-from explorer.training.unigram.round_history import UnigramTrace
+from explorer.training.unigram.round_history import RoundHistory
 from explorer.training.word_counts import COMPILED_PRE_TOKENIZERS, FIGURES, count_corpus, count_text
 
 
-def trace_bytes(trace: Trace | UnigramTrace) -> str:
+def trace_bytes(trace: MergeHistory | RoundHistory) -> str:
     """The trace's JSON but for the two facts about the run itself: how long it took and which
     engine ran it."""
     return dataclasses.replace(trace, seconds=0.0, engine="").to_json()
@@ -37,7 +37,7 @@ def built_engines() -> list[str]:
 
 
 def train(word_counts: Mapping[str, int] | Iterable[tuple[str, int]], config, **options):
-    """A BPE / WordPiece Trace for a TrainerConfig, a UnigramTrace for a UnigramConfig (the course's
+    """A BPE / WordPiece Trace for a TrainerConfig, a RoundHistory for a UnigramConfig (the course's
     Unigram trains in Python only: once)."""
     items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
     if isinstance(config, UnigramConfig):

@@ -15,7 +15,7 @@ from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_j
 from explorer.run_config import RunConfig
 from explorer.train import tokenizer_from_trace, train_corpus
 from explorer.training.unigram import UnigramConfig
-from explorer.training.unigram.round_history import UnigramTrace
+from explorer.training.unigram.round_history import RoundHistory
 from tests.helpers.cli import cli
 
 CORPUS = "\n".join(
@@ -95,7 +95,7 @@ def test_trace_config_names_the_pipeline(trained):
     trace, _, _ = trained
     assert trace.config.algorithm == "unigram"
     assert trace.config.pre_tokenizer == "metaspace"
-    assert UnigramTrace.from_json(trace.to_json()).to_dict() == trace.to_dict()
+    assert RoundHistory.from_json(trace.to_json()).to_dict() == trace.to_dict()
 
 
 def test_step_limit_is_refused_for_unigram():
@@ -141,7 +141,7 @@ def test_the_cli_trains_unigram(tmp_path, corpus, flavor):
     assert [(t["id"], t["start"], t["end"]) for t in encoded] == list(
         zip(expected.ids, *zip(*expected.offsets))
     )
-    trace = UnigramTrace.from_json(trace_path.read_text(encoding="utf-8"))
+    trace = RoundHistory.from_json(trace_path.read_text(encoding="utf-8"))
     assert trace.config.flavor == flavor and trace.config.trainer.seed_size == 400
     assert trace.config.trainer.max_piece_length == 8
     assert max(len(piece) for piece in trace.seeds) <= 8

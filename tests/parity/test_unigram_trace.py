@@ -1,4 +1,4 @@
-"""The UnigramTrace of both flavors: what each round records, the segmentation and lattice of any
+"""The RoundHistory of both flavors: what each round records, the segmentation and lattice of any
 word after any round (against the reference implementations' models at that round), JSON."""
 
 import math
@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from explorer.training.unigram import UnigramConfig, train_unigram
-from explorer.training.unigram.round_history import REMOVAL_REASONS, UnigramTrace
+from explorer.training.unigram.round_history import REMOVAL_REASONS, RoundHistory
 from explorer.training.word_counts import count_words
 from tests.helpers.engines import built_engines, train
 from tests.reference import unigram_course as course
@@ -63,7 +63,7 @@ def test_removed_pieces_leave_for_their_reason(trace):
 
 
 def test_the_trace_survives_a_json_round_trip(trace):
-    again = UnigramTrace.from_json(trace.to_json())
+    again = RoundHistory.from_json(trace.to_json())
     assert again.to_dict() == trace.to_dict()
     for r in range(len(trace.rounds) + 1):
         assert again.pieces_at(r) == trace.pieces_at(r)
@@ -73,11 +73,11 @@ def test_the_trace_survives_a_json_round_trip(trace):
 
 def test_malformed_json_is_a_clear_error():
     with pytest.raises(ValueError, match="not a Unigram trace"):
-        UnigramTrace.from_json('{"format": "tokenizer-explorer-trace"}')
+        RoundHistory.from_json('{"format": "tokenizer-explorer-trace"}')
     with pytest.raises(ValueError, match="not valid JSON"):
-        UnigramTrace.from_json("{")
+        RoundHistory.from_json("{")
     with pytest.raises(ValueError, match="malformed"):
-        UnigramTrace.from_json('{"format": "tokenizer-explorer-unigram-trace", "config": {}}')
+        RoundHistory.from_json('{"format": "tokenizer-explorer-unigram-trace", "config": {}}')
 
 
 def test_lattice_best_path_is_the_segmentation(trace):

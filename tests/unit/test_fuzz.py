@@ -30,7 +30,7 @@ from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_json
 from explorer.run_config import RunConfig, TrainerConfig
 from explorer.train import tokenizer_from_trace, train_corpus
-from explorer.training.bpe.merge_history import STOP_REASONS, Trace
+from explorer.training.bpe.merge_history import STOP_REASONS, MergeHistory
 from explorer.training.settings_checks import check_special_tokens
 
 CHARACTERS = st.characters(exclude_categories=["Cs"])
@@ -65,7 +65,7 @@ def test_every_pre_tokenizer_gives_ordered_pieces_within_the_text(text, name):
     assert [piece for piece, _ in pieces] == pre_tokenizer.words(text)
 
 
-def check_trace(trace: Trace, config: TrainerConfig) -> None:
+def check_trace(trace: MergeHistory, config: TrainerConfig) -> None:
     assert trace.steps == len(trace.merges)
     per_step = (
         trace.merge_counts,
@@ -80,7 +80,7 @@ def check_trace(trace: Trace, config: TrainerConfig) -> None:
     if config.flavor == "library" and trace.initial_vocab_size <= config.vocab_size:
         assert len(trace.vocab) <= config.vocab_size
     assert all(new_id < len(trace.vocab) for _, _, new_id in trace.merges)
-    assert Trace.from_json(trace.to_json()).to_dict() == trace.to_dict()
+    assert MergeHistory.from_json(trace.to_json()).to_dict() == trace.to_dict()
     assert explain_vocab_size(trace, config.vocab_size)
     special_token_notes(trace)
 

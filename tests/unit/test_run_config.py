@@ -8,8 +8,8 @@ import pytest
 
 from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
 from explorer.train import train_corpus
-from explorer.training.bpe.merge_history import Trace
-from explorer.training.unigram.round_history import UnigramTrace
+from explorer.training.bpe.merge_history import MergeHistory
+from explorer.training.unigram.round_history import RoundHistory
 
 CONFIGS = [
     RunConfig(),
@@ -88,6 +88,6 @@ def test_an_older_trace_config_without_the_pipeline_reads_as_words_given_directl
 def test_a_trace_carries_its_run_config_through_json(trainer):
     run = RunConfig(trainer, ("nfkc",), "metaspace" if isinstance(trainer, UnigramConfig) else "byte-level")
     trace = train_corpus("the cat sat on the mat with the hat\nthe end", run)
-    kind = UnigramTrace if isinstance(trainer, UnigramConfig) else Trace
+    kind = RoundHistory if isinstance(trainer, UnigramConfig) else MergeHistory
     assert kind.from_json(trace.to_json()).config == trace.config
     assert trace.config.normalizers == ("nfkc",) and trace.config.algorithm == run.algorithm

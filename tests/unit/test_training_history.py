@@ -10,9 +10,9 @@ import pytest
 from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
 from explorer.samples import HF_COURSE
 from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus, unigram_tokenizer
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.history import TrainingHistory
-from explorer.training.unigram.round_history import UnigramTrace
+from explorer.training.unigram.round_history import RoundHistory
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = {
@@ -32,8 +32,8 @@ def history(request):
 
 def test_both_histories_are_training_histories(history):
     assert isinstance(history, TrainingHistory)
-    merges = isinstance(history, Trace)
-    assert merges != isinstance(history, UnigramTrace)
+    merges = isinstance(history, MergeHistory)
+    assert merges != isinstance(history, RoundHistory)
     assert history.algorithm == history.config.algorithm
     assert (history.step_noun, history.vocabulary_grows) == (("merge", True) if merges else ("round", False))
     assert history.steps == (len(history.merges) if merges else len(history.rounds)) > 0
@@ -52,7 +52,7 @@ def test_both_histories_are_training_histories(history):
 
 
 def test_the_vocabulary_at_step_k(history):
-    if isinstance(history, Trace):
+    if isinstance(history, MergeHistory):
         assert history.vocab_at(0) == history.vocab[: history.initial_vocab_size]
         assert [len(history.vocab_at(k)) for k in range(history.steps + 1)] == history.vocab_sizes
     else:
@@ -64,7 +64,7 @@ def test_segment_a_word_at_step_k_agrees_with_the_old_methods(history):
     for k in sorted({0, 1, history.steps // 2, history.steps, None}, key=lambda k: -1 if k is None else k):
         for index, word in enumerate(history.words):
             pieces = history.segment(word, k)
-            if isinstance(history, Trace):
+            if isinstance(history, MergeHistory):
                 assert pieces == history.segment_index(index, k)
             else:  # the tokenizer after round k segments the word alike
                 model = unigram_tokenizer(history, k).model
@@ -91,7 +91,7 @@ def test_record_final_frequencies():
 
 # ---------------------------------------------------------------- algorithm checks outside training/
 
-KINDS = {"UnigramTrace", "Trace", "MergeHistory", "RoundHistory", "UnigramConfig", "TrainerConfig"}
+KINDS = {"RoundHistory", "MergeHistory", "UnigramConfig", "TrainerConfig"}
 LIMIT = 10
 
 
@@ -103,7 +103,7 @@ def _names(node: ast.AST) -> set[str]:
 
 def _is_algorithm_check(node: ast.AST) -> bool:
     """`x.is_unigram`, `is_unigram(...)`, `isinstance(x, <a history or trainer config>)`,
-    `... == "unigram"` (and !=, in): what the grep `is_unigram|isinstance(... Trace)|algorithm ==
+    `... == "unigram"` (and !=, in): what the grep `is_unigram|isinstance(... MergeHistory)|algorithm ==
     "unigram"|UnigramConfig` finds, without imports, docstrings, comments and type hints."""
     if isinstance(node, ast.Attribute):
         return node.attr == "is_unigram"
@@ -140,7 +140,7 @@ def test_the_counter_finds_each_kind_of_check():
         [
             "a.is_unigram",
             "is_unigram(run)",
-            "isinstance(t, UnigramTrace)",
+            "isinstance(t, RoundHistory)",
             'x.algorithm == "unigram"',
             "isinstance(t, int)",
         ]

@@ -12,7 +12,7 @@ from explorer.runs.settings import Settings, from_query_params
 def _run(characters: int, name: str) -> Run:
     return Run(
         key=RunKey(name, Settings()),
-        trace=None,
+        history=None,
         corpus_label=name,
         characters=characters,
         perceived_characters=characters,

@@ -1,5 +1,5 @@
 """The pure functions behind the Training history page (explorer.lessons.rounds and
-explorer.drawing.charts.round_charts), checked against the UnigramTrace they read and the UnigramModel that
+explorer.drawing.charts.round_charts), checked against the RoundHistory they read and the UnigramModel that
 segments: the removed-at-round rows, the changes between rounds, the lattice's cells, the best
 path, the round sentence's numbers, the figures' marks, and escaping."""
 

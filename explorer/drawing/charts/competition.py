@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from explorer.drawing.charts.labels import escape, pair_label, token_labels
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 
 TOP_CANDIDATES = 10  # the bars drawn: the chosen pair and the nine after it
 
 
 def competition_html(
-    trace: Trace, merge: int, labels: Sequence[str] | None = None, top: int = TOP_CANDIDATES
+    trace: MergeHistory, merge: int, labels: Sequence[str] | None = None, top: int = TOP_CANDIDATES
 ) -> str:
     """The pairs that competed for merge number `merge` (1-based), ranked, the chosen one first
     and in red (explorer.drawing.stylesheet: `.competition`): each row its rank, its pair, its

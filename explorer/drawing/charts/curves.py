@@ -18,12 +18,14 @@ import plotly.graph_objects as go
 
 from explorer.drawing.charts.labels import uses_scores
 from explorer.drawing.wording import plural
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 
 MARKER_COLOUR = "#e4572e"
 
 
-def merge_timeline(trace: Trace, current_step: int | None = None, log_scale: bool = False) -> go.Figure:
+def merge_timeline(
+    trace: MergeHistory, current_step: int | None = None, log_scale: bool = False
+) -> go.Figure:
     """Count of every merge (and its score when scored), x = merge number 1..steps.
 
     `current_step` (number of merges applied, 0..steps) draws a vertical marker at that merge;
@@ -82,7 +84,7 @@ def merge_timeline(trace: Trace, current_step: int | None = None, log_scale: boo
     return go.Figure({"data": data, "layout": layout})
 
 
-def compression_curve(trace: Trace, current_step: int | None = None) -> go.Figure:
+def compression_curve(trace: MergeHistory, current_step: int | None = None) -> go.Figure:
     """Corpus length in tokens against vocabulary size, one point per merge step (0..steps)."""
     sizes = np.asarray(trace.vocab_sizes, dtype=np.int64)
     tokens = np.asarray(trace.corpus_tokens, dtype=np.int64)

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from explorer.drawing.token_html import readable_token
 from explorer.pipeline.bytelevel import symbols_to_bytes
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.history import TrainingHistory
 
 
@@ -45,7 +45,7 @@ def pair_label(labels: Sequence[str], left_id: int, right_id: int) -> str:
     return f"{escape(labels[left_id])} + {escape(labels[right_id])}"
 
 
-def uses_scores(trace: Trace) -> bool:
+def uses_scores(trace: MergeHistory) -> bool:
     """True when merges were chosen by a likelihood score (the course's WordPiece), not a count."""
     return any(score is not None for score in trace.merge_scores)
 

@@ -1,4 +1,4 @@
-"""How one token was built: an icicle chart of `Trace.merge_tree(token_id)`, the token on top, its
+"""How one token was built: an icicle chart of `MergeHistory.merge_tree(token_id)`, the token on top, its
 two parents below, down to the initial symbols.
 
 What it does not do: build the tree (explorer.training.bpe.merge_history does).
@@ -14,7 +14,7 @@ from explorer.drawing.charts.labels import escape
 
 
 def merge_tree_figure(tree: dict, labels: Sequence[str]) -> go.Figure:
-    """Icicle chart of `Trace.merge_tree(token_id)`: the token on top, its two parents below, down
+    """Icicle chart of `MergeHistory.merge_tree(token_id)`: the token on top, its two parents below, down
     to characters. Box widths count the characters (initial symbols) each part covers."""
     ids, parents, texts, values, hovers = [], [], [], [], []
 

@@ -1,4 +1,4 @@
-"""Figures of a Unigram run, built by pure functions: numbers from a UnigramTrace (and a round) in,
+"""Figures of a Unigram run, built by pure functions: numbers from a RoundHistory (and a round) in,
 a Plotly figure out (the Training history page draws them at every round).
 
 - `vocabulary_figure`: the vocabulary size after every round (0: the seeds), the target size as a

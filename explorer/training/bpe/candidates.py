@@ -1,4 +1,4 @@
-"""The competing pairs of every merge step of a Trace, as flat columns.
+"""The competing pairs of every merge step of a MergeHistory, as flat columns.
 
 At each step a trainer's queue chose one pair among others (the library can choose a pair below the
 best, see trainers/queues.py); the Trace keeps the chosen pair and the best others, with their

@@ -1,5 +1,5 @@
 """The compiled engine's front: the same inputs as the Python merge loop (`_merge` in
-`__init__.py`), the same Trace out.
+`__init__.py`), the same MergeHistory out.
 
 The Rust crate (engine/, module `explorer_engine`) runs the engine, the queue of the flavor and the
 recording; this module hands it the words as symbol ids (one array, end to end) and the initial
@@ -40,7 +40,7 @@ def merge_compiled(
     should_stop: Callable[[], bool] | None,
     max_steps: int | None,
 ) -> dict:
-    """Run the merges in Rust; the Trace's fields that the merges decide (see `Trace`)."""
+    """Run the merges in Rust; the Trace's fields that the merges decide (see `MergeHistory`)."""
     likelihood = config.flavor == "course" and config.algorithm == "wordpiece"
     # Every word's symbol ids end to end (four bytes each, where lists of ids would take 30 or so).
     lengths = array("I", map(len, symbol_strings))

@@ -74,7 +74,7 @@ STOP_REASONS = {
 
 
 @dataclass
-class Trace:
+class MergeHistory:
     config: RunConfig
     words: list[str]
     counts: list[int]
@@ -327,7 +327,7 @@ class Trace:
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
-    def from_dict(cls, data: dict) -> Trace:
+    def from_dict(cls, data: dict) -> MergeHistory:
         if data.get("format") != TRACE_FORMAT:
             raise ValueError("not a Tokenizer Explorer trace (missing 'format': 'tokenizer-explorer-trace')")
         return cls(
@@ -350,5 +350,5 @@ class Trace:
         )
 
     @classmethod
-    def from_json(cls, text: str) -> Trace:
+    def from_json(cls, text: str) -> MergeHistory:
         return cls.from_dict(json.loads(text))

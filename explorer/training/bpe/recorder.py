@@ -18,7 +18,7 @@ from struct import pack
 from explorer.run_config import RunConfig, TrainerConfig
 from explorer.training.bpe.candidates import Candidates
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.bpe.queues import Pick
 
 # The candidate columns wait in plain lists and go into their arrays in blocks of about this many
@@ -116,9 +116,9 @@ class MergeRecorder:
         stop_reason: str,
         boundary_steps: list[array],
         seconds: float,
-    ) -> Trace:
+    ) -> MergeHistory:
         """The finished run: the recorded columns plus what the trainer knows about the whole run."""
-        return Trace(
+        return MergeHistory(
             config=RunConfig(config, pre_tokenizer=None),
             words=words,
             counts=counts,

@@ -1,4 +1,4 @@
-"""Train BPE or WordPiece from word counts, in two flavors, recording the whole history as a Trace.
+"""Train BPE or WordPiece from word counts, in two flavors, recording the whole history as a MergeHistory.
 
 Flavors:
 - `library`: bit-exact with the `tokenizers` library's BpeTrainer / WordPieceTrainer (WordPiece there
@@ -14,7 +14,7 @@ Flavors:
 Both run on the same incremental engine (engine.py) and differ only in the queue (queues.py).
 `train` is three named stages, like the library's `BpeTrainer::do_train`: 1. the initial
 vocabulary, 2. the engine and the queue for the flavor, 3. the merges, each recorded by a
-`MergeRecorder` (recorder.py), which owns the trace's columns and builds the Trace.
+`MergeRecorder` (recorder.py), which owns the trace's columns and builds the MergeHistory.
 Stop reasons: `vocab_size` (target reached), `no_pair_left`, `min_frequency` (best count below it),
 `stopped` (the caller's `should_stop` said so: a Stop button or a time/step budget).
 
@@ -31,7 +31,7 @@ from explorer.run_config import RunConfig, TrainerConfig
 from explorer.training import engines
 from explorer.training.bpe.compiled import merge_compiled
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
-from explorer.training.bpe.merge_history import Trace
+from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.bpe.queues import CourseQueue, LibraryQueue, LikelihoodQueue
 from explorer.training.bpe.recorder import MergeRecorder
 
@@ -86,15 +86,15 @@ def train(
     decorated_order: Iterable[str] | None = None,
     max_steps: int | None = None,
     engine: str | None = None,
-) -> Trace:
-    """Learn merges from word counts (in order of first appearance) and return the full Trace.
+) -> MergeHistory:
+    """Learn merges from word counts (in order of first appearance) and return the full MergeHistory.
 
     `progress(step, planned_steps)` and `should_stop()` are called every few dozen steps.
     With `max_steps`, training stops (reason `stopped`) after exactly that many merges.
     `decorated_order` replaces the code-point order of the library flavor's decorated character
     block (`##x`, `x</w>`): parity tests pass the order one library run happened to use.
     `engine`: `auto`, `rust` or `python` (explorer.training.engines; None: $EXPLORER_ENGINE); both
-    give the same Trace.
+    give the same MergeHistory.
     """
     started = time.perf_counter()
     words, counts = [], []
@@ -120,7 +120,7 @@ def train(
             should_stop,
             max_steps,
         )
-        return Trace(
+        return MergeHistory(
             config=RunConfig(config, pre_tokenizer=None),
             words=words,
             counts=counts,

@@ -1,4 +1,4 @@
-"""Train a Unigram tokenizer from word counts, in two flavors, recording the run as a UnigramTrace.
+"""Train a Unigram tokenizer from word counts, in two flavors, recording the run as a RoundHistory.
 
 - `course`: the Hugging Face course's Unigram from scratch (chapter 6, section 7), exactly; see
   unigram_course.py.
@@ -12,7 +12,7 @@ $EXPLORER_ENGINE): the library flavor's lattices run compiled or in Python, the 
 way; the course flavor trains in Python.
 
 What it does not do: count words (explorer/training/word_counts.py); the tokenizer a run gives is
-`UnigramTrace.tokenizer_at` (round_history.py).
+`RoundHistory.tokenizer_at` (round_history.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from explorer.run_config import UnigramConfig
-from explorer.training.unigram.round_history import UnigramTrace
+from explorer.training.unigram.round_history import RoundHistory
 
 
 def train_unigram(
@@ -29,7 +29,7 @@ def train_unigram(
     progress: Callable[[int, int], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     engine: str | None = None,
-) -> UnigramTrace:
+) -> RoundHistory:
     items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
     words = [word for word, count in items if word and count > 0]
     counts = [int(count) for word, count in items if word and count > 0]

@@ -40,7 +40,7 @@ import numpy as np
 
 from explorer.run_config import RunConfig
 from explorer.training.unigram.course_lattices import CourseLattices, word_edges
-from explorer.training.unigram.round_history import UnigramRound, UnigramTrace
+from explorer.training.unigram.round_history import RoundHistory, UnigramRound
 from explorer.training.unigram.round_recorder import RoundRecorder
 
 STOP_CHECK_EVERY = 32  # pieces scored between two should_stop() calls
@@ -189,7 +189,7 @@ def _planned_rounds(size: int, vocab_size: int, percent: float) -> int:
     return rounds
 
 
-def train_course(words, counts, config, progress=None, should_stop=None) -> UnigramTrace:
+def train_course(words, counts, config, progress=None, should_stop=None) -> RoundHistory:
     started = time.perf_counter()
     max_length = config.max_piece_length
     seeds, seed_freqs = seed_pieces(words, counts, config.seed_size, max_length)
@@ -248,7 +248,7 @@ def train_course(words, counts, config, progress=None, should_stop=None) -> Unig
     )
     final_pieces = [(token, 0.0) for token in special] + [(token, -value) for token, value in model.items()]
     seed_total = sum(seed_freqs)
-    return UnigramTrace(
+    return RoundHistory(
         config=RunConfig(config, pre_tokenizer=None),
         words=list(words),
         counts=list(counts),

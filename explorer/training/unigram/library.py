@@ -47,7 +47,7 @@ from explorer.training.unigram import portable_math
 from explorer.training.unigram.compiled_lattices import CompiledLattices
 from explorer.training.unigram.lattices import CorpusLattices, StopTraining
 from explorer.training.unigram.nbest import piece_alternatives
-from explorer.training.unigram.round_history import TRAINING_UNK, UnigramRound, UnigramTrace
+from explorer.training.unigram.round_history import TRAINING_UNK, RoundHistory, UnigramRound
 from explorer.training.unigram.round_recorder import RoundRecorder
 from explorer.training.unigram.seeds import library_seeds
 
@@ -229,7 +229,7 @@ class _Run:
         return specials + final, unk_id, trimmed, added
 
 
-def train_library(words, counts, config, progress=None, should_stop=None, engine=None) -> UnigramTrace:
+def train_library(words, counts, config, progress=None, should_stop=None, engine=None) -> RoundHistory:
     started = time.perf_counter()
     module = engines.module_for(engine)
     for word in words:
@@ -292,7 +292,7 @@ def train_library(words, counts, config, progress=None, should_stop=None, engine
     final_round = final.finish([], [])
     final_round.size_after = len(final_pieces)
     rounds.append(final_round)
-    return UnigramTrace(
+    return RoundHistory(
         config=RunConfig(config, pre_tokenizer=None),
         words=list(words),
         counts=list(counts),
@@ -309,13 +309,13 @@ def train_library(words, counts, config, progress=None, should_stop=None, engine
     )
 
 
-def _empty_trace(config, seconds: float, engine: str) -> UnigramTrace:
+def _empty_trace(config, seconds: float, engine: str) -> RoundHistory:
     """No words: the library's model holds only the special tokens (and the unk token)."""
     special_tokens = list(dict.fromkeys(config.special_tokens))
     unk = config.unk_token
     need_unk = unk is not None and unk not in special_tokens
     tokens = ([unk] if need_unk else []) + special_tokens
-    return UnigramTrace(
+    return RoundHistory(
         config=RunConfig(config, pre_tokenizer=None),
         words=[],
         counts=[],

@@ -153,7 +153,7 @@ def _first_kept(value) -> tuple[int, float] | None:
 
 
 @dataclass
-class UnigramTrace:
+class RoundHistory:
     config: RunConfig
     words: list[str]
     counts: list[int]
@@ -382,7 +382,7 @@ class UnigramTrace:
         return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
     @classmethod
-    def from_dict(cls, data: dict) -> UnigramTrace:
+    def from_dict(cls, data: dict) -> RoundHistory:
         if data.get("format") != UNIGRAM_TRACE_FORMAT:
             raise ValueError(f"not a Unigram trace (missing 'format': '{UNIGRAM_TRACE_FORMAT}')")
         try:
@@ -408,7 +408,7 @@ class UnigramTrace:
             raise ValueError(f"Unigram trace: malformed ({type(error).__name__}: {error})") from None
 
     @classmethod
-    def from_json(cls, text: str) -> UnigramTrace:
+    def from_json(cls, text: str) -> RoundHistory:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:

@@ -1,6 +1,6 @@
 """The rounds of a Unigram run, recorded while it trains: `RoundRecorder` collects what one round
 removes (piece, reason, score, value), its losses and EM sizes, then `finish` turns it into the
-`UnigramRound` a UnigramTrace keeps (explorer.training.unigram.round_history), its columns as
+`UnigramRound` a RoundHistory keeps (explorer.training.unigram.round_history), its columns as
 numpy arrays.
 
 What it does not do: decide what to remove (the trainers: course.py, library.py).

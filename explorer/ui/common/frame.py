@@ -167,13 +167,13 @@ def finish(page: str, params: dict[str, str] | None = None, copy_link: bool = Tr
 
 def run_progress_text(run: Run) -> str:
     """'120 merges', or for a Unigram run '11 rounds'."""
-    trace = run.trace
+    trace = run.history
     return f"{trace.steps:,} {trace.step_noun}{'s' if trace.steps != 1 else ''}"
 
 
 def run_card(run: Run) -> None:
     """The current run in a few lines (names come from the user: escaped, shown as HTML)."""
-    trace = run.trace
+    trace = run.history
     st.html(
         '<div class="run-card">'
         f"<b>Current run</b><br>{html.escape(run.name, quote=True)}<br>"

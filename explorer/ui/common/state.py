@@ -286,7 +286,7 @@ def set_current_run(run: Run, corpus_text: str) -> None:
     st.session_state[CURRENT_RUN] = run
     st.session_state[TRAINED_CORPUS] = (run.key.corpus_sha256, corpus_text)
     # Merge history opens at the first merge; Training history (Unigram) at round 0, its seed pieces.
-    st.session_state[STEP] = min(1, run.trace.steps) if run.trace.step_noun == "merge" else 0
+    st.session_state[STEP] = min(1, run.history.steps) if run.history.step_noun == "merge" else 0
     st.session_state[PLAYING] = False
     st.session_state[MEASURE_WHOLE] = False
 

@@ -281,7 +281,7 @@ def train_run(
         st.error(markdown_literal(outcome))
         return None
     run, _ = outcome
-    trace = run.trace
+    trace = run.history
     label = ALGORITHM_LABELS[settings.algorithm]
     done = plural(trace.steps, trace.step_noun)
     bar.progress(

@@ -129,9 +129,9 @@ def merge_overlap_section(run: Run) -> None:
     section (a link naming another pretrained tokenizer than the default opens it:
     explorer.ui.compare.compare_link) with the pretrained picker, the figures and the first places
     the two part. Nothing is compared until it is opened."""
-    config = run.trace.config
+    config = run.history.config
     reason = not_comparable_reason(config.algorithm, config.prefix, config.suffix)
-    if reason is not None or not run.trace.vocabulary_grows:
+    if reason is not None or not run.history.vocabulary_grows:
         st.subheader(TITLE)
         frame.info(
             f"Not compared for this run: {reason or 'it records no merges'}. Train a BPE run to see it."
@@ -143,7 +143,7 @@ def merge_overlap_section(run: Run) -> None:
 
 
 def _overlap(run: Run) -> None:
-    config = run.trace.config
+    config = run.history.config
     state.keep_choice(W.OVERLAP_PRETRAINED, list(BYTE_LEVEL_BPE), DEFAULT_PRETRAINED)
     # A cast: Streamlit's selectbox types as None under python 3.10 (see explorer.ui.compare.live_columns).
     pretrained = cast(

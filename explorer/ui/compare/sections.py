@@ -203,8 +203,8 @@ def legend() -> None:
 def curve_section(runs: Sequence[Run]) -> None:
     """The trained tokenizers' metrics against vocabulary size, read from their traces (merge runs
     only: a Unigram run's vocabulary shrinks, round by round)."""
-    unigram = [run for run in runs if not run.trace.vocabulary_grows]
-    runs = [run for run in runs if run.trace.vocabulary_grows]
+    unigram = [run for run in runs if not run.history.vocabulary_grows]
+    runs = [run for run in runs if run.history.vocabulary_grows]
     if not runs and not unigram:
         return
     with frame.section("As the vocabulary grows", W.SECTION_CURVE) as opened:

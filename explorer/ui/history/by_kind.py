@@ -21,8 +21,8 @@ from explorer.ui.history import player, unigram_rounds
 def show_merges(run: Run) -> bool:
     """The player over the run's merges and every panel of the current step; False when the run
     learned no merge."""
-    if run.trace.steps == 0:
-        st.info(f"This run learned no merge ({stop_reason_text(run.trace)}): there is nothing to play.")
+    if run.history.steps == 0:
+        st.info(f"This run learned no merge ({stop_reason_text(run.history)}): there is nothing to play.")
         return False
     sentences = sentences_from(state.get(state.COMPARE_TEXT) or "\n".join(SAMPLE_SENTENCES))
     player.show(player.MergeTrack(run, sentences))
@@ -36,9 +36,9 @@ TITLES = {"round": (unigram_rounds.TITLE, unigram_rounds.INTRO)}
 def show(run: Run) -> bool:
     """The page's body for the run's history; whether it has a player (which keeps the step in the
     URL)."""
-    return SHOW[run.trace.step_noun](run)
+    return SHOW[run.history.step_noun](run)
 
 
 def retitle(run: Run) -> tuple[str, str] | None:
     """The page's title and intro when the history is not of merges (for `frame.page`)."""
-    return TITLES.get(run.trace.step_noun)
+    return TITLES.get(run.history.step_noun)

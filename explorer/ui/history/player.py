@@ -93,7 +93,7 @@ class MergeTrack(Track):
     """The merges of a BPE / WordPiece run, every panel of the Merge history page at each."""
 
     def __init__(self, run: Run, sentences: list[str]) -> None:
-        steps = run.trace.steps
+        steps = run.history.steps
         super().__init__(run, steps, "20 merges per tick" if steps > LONG_RUN else "1 s per merge")
         self.sentences = sentences
 

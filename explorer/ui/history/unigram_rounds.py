@@ -1,5 +1,5 @@
 """The Training history page of a Unigram run (the Merge history page shows it for a run whose
-trace is a UnigramTrace): a player over rounds (explorer.ui.history.player, round 0 = the seeds), and at
+trace is a RoundHistory): a player over rounds (explorer.ui.history.player, round 0 = the seeds), and at
 round r: what the round did in one sentence, the vocabulary shrinking and the loss curve, the
 pieces it removed and why, the words and the sample sentences segmented after it (what it
 changed outlined), and the lattice of one word.
@@ -31,7 +31,7 @@ from explorer.pipeline.tokenizer import Tokenizer
 from explorer.runs.run import Run
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import Piece
-from explorer.training.unigram.round_history import UnigramTrace
+from explorer.training.unigram.round_history import RoundHistory
 from explorer.ui.common import encode_panel, state, tables
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.history import player
@@ -155,7 +155,7 @@ def removed_panel(run: Run, r: int) -> None:
     )
 
 
-def removed_frame(trace: UnigramTrace, rows: list[history.RemovedRow]) -> pd.DataFrame:
+def removed_frame(trace: RoundHistory, rows: list[history.RemovedRow]) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "piece": [row.piece for row in rows],

@@ -52,7 +52,7 @@ def comparisons(run: Run, lesson: Lesson) -> list[Comparison]:
             run_views as views,  # here: the Train page's first view imports no charts (numpy)
         )
 
-        trace = run.trace
+        trace = run.history
         tokenizer = views.tokenizer(run)
         merges = None if trace.config.is_unigram else run.merge_history.merge_strings()
         return compare(
@@ -153,7 +153,7 @@ def course_check(run: Run) -> None:
 def point_to_lesson(run: Run) -> None:
     """The course's corpus trained with settings that learn nothing: say which lesson trains it as
     the course does, with a link that reproduces it."""
-    learned = run.trace.steps
+    learned = run.history.steps
     if run.sample_key != LESSON_SAMPLE or learned or lesson_of(run) is not None:
         return
     lesson = lesson_by_key(LESSON_BY_ALGORITHM.get(run.settings.algorithm))

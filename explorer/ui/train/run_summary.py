@@ -36,7 +36,7 @@ def summary(run: Run) -> None:
     """The next step (Merge history), metric rows about a finished run, notes about it, then the
     sample sentences it tokenizes."""
     st.html(f'<div class="result-title">Result of run {html.escape(run.name, quote=True)}</div>')
-    figures, notes, label = BY_STEP[run.trace.step_noun]
+    figures, notes, label = BY_STEP[run.history.step_noun]
     st.page_link(frame.HISTORY_SCRIPT, label=label, icon=":material/movie:")  # the next step
     figures(run)
     notes(run)
@@ -74,7 +74,7 @@ def _corpus_row(run: Run) -> None:
     """The stop reason and what the run was trained on."""
     row = st.columns([2, 1, 1, 1])
     # A sentence, not a metric: a metric cuts long text off.
-    row[0].markdown(f"Stop reason: **{stop_reason_text(run.trace)}**")
+    row[0].markdown(f"Stop reason: **{stop_reason_text(run.history)}**")
     row[1].metric(
         "Corpus characters",
         f"{run.perceived_characters:,}",

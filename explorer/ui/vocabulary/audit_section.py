@@ -84,8 +84,8 @@ def subject_spec(run: Run, choice: tables.AuditChoice) -> dict | None:
         return None if upload is None else upload_spec(upload)
     from explorer.pipeline.tokenizer_json import tokenizer_to_json
 
-    name = "this run" if choice.step is None else f"this run after {choice.step} {run.trace.step_noun}s"
-    return {"name": name, "tokenizer_json": tokenizer_to_json(run.trace.tokenizer_at(choice.step))}
+    name = "this run" if choice.step is None else f"this run after {choice.step} {run.history.step_noun}s"
+    return {"name": name, "tokenizer_json": tokenizer_to_json(run.history.tokenizer_at(choice.step))}
 
 
 def _kept(run: Run) -> dict[str, dict]:
@@ -131,7 +131,7 @@ def audit_result(
 def choice_from_link(run: Run, params: Mapping[str, str]) -> None:
     """A link's audit put in the widgets before they are drawn, its upload read again from the
     store when the session does not hold it; what it ignored, said once."""
-    trace = run.trace
+    trace = run.history
     uploads = session_uploads()
     named = params.get(tables.SUBJECT_PARAM, "")
     if keys.is_upload_key(named) and named not in uploads:
@@ -148,7 +148,7 @@ def choice_from_link(run: Run, params: Mapping[str, str]) -> None:
 
 def choose(run: Run) -> tables.AuditChoice:
     """The subject and step widgets, and what they choose."""
-    trace = run.trace
+    trace = run.history
     uploads = session_uploads()
     options = [tables.THIS_RUN, *uploads, *BUNDLED]
     state.keep_choice(W.AUDIT_SUBJECT, options, tables.THIS_RUN)
@@ -224,7 +224,7 @@ def audit_section(run: Run) -> dict[str, str | None]:
 def token_links(run: Run, choice: tables.AuditChoice) -> tables.TokenLinks:
     """Our merge run's tokens link to the Merge history page; a pretrained or uploaded tokenizer's,
     a Unigram run's (no merges), none."""
-    if not choice.this_run or run.trace.step_noun != "merge":
+    if not choice.this_run or run.history.step_noun != "merge":
         return tables.TokenLinks()
     merges = run.merge_history.merges
     return tables.TokenLinks(
