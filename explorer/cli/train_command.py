@@ -110,7 +110,7 @@ def run(args) -> int:
     from explorer.checks import Budget, Limits
     from explorer.lessons.explain import explain_vocab_size, special_token_notes, stop_reason_text
     from explorer.run_config import MAX_SYMBOLS, RunConfig, TrainerConfig, UnigramConfig
-    from explorer.session.requests import UnigramRules, request_training
+    from explorer.session.requests import AskedSettings, request_training
     from explorer.training import engines
     from explorer.training.settings_checks import special_token_entries
 
@@ -158,7 +158,8 @@ def run(args) -> int:
             max_piece_length=args.max_piece_length,
             special_tokens=special_tokens,
         )
-        unigram = UnigramRules(args.flavor, args.seed_size, "<unk>")  # UnigramConfig's own
+        # What check_unigram looks at; the unk token is UnigramConfig's own.
+        unigram: tuple[str, int | None, str] | None = (args.flavor, args.seed_size, "<unk>")
     else:
         unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
         if unigram_only:
@@ -175,15 +176,12 @@ def run(args) -> int:
         )
         unigram = None
     # The Train page's checks, in its order, with its sentences (explorer.session.requests).
-    request = request_training(
-        text,
-        limits,
-        args.vocab_size,
-        special_tokens,
-        pre_tokenizer,
-        lambda: RunConfig(trainer(), comma_separated(args.normalizer), pre_tokenizer),
-        unigram,
-    )
+
+    def make_config() -> RunConfig:
+        return RunConfig(trainer(), comma_separated(args.normalizer), pre_tokenizer)
+
+    asked = AskedSettings(args.vocab_size, special_tokens, pre_tokenizer, make_config, unigram)
+    request = request_training(text, asked, limits)
     if request.errors:
         raise UserError(" ".join(request.errors))
     config, warnings = request.config, request.check.warnings

@@ -1,12 +1,12 @@
 """A training asked for, by the Train page or the command line: one sequence of checks, then the
 run's configuration, so that both refuse the same inputs with the same sentences.
 
-- `request_training(text, limits, ...)`: the corpus's check (`check_corpus`), the vocabulary
+- `request_training(text, asked, limits)`: the corpus's check (`check_corpus`), the vocabulary
   size's, the special tokens' (as typed, empty entries kept), a Unigram run's own rules, then the
   `RunConfig` (a setting it refuses is one more error). Errors block, warnings and notes inform
   (`TrainingRequest.check`); `config` is None when something blocks.
-- `settings_request(text, settings, limits)`, `settings_check(settings, limits)`: the same for
-  the Train page's `Settings`.
+- `asked_settings(settings, limits)`, `settings_check(settings, limits)`: the Train page's
+  `Settings` as asked for, and their check.
 - The page's side, once a request is clear: `training_key` (the run's key), then the session's
   cache, the store (explorer.session.serving.load_run) or a worker of the pool (`submit`), whose
   finished job `finish` turns into a `Run`. The command line trains in its own process.
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from explorer.checks import Check, InputError, Limits, check_corpus
@@ -37,12 +37,16 @@ EXTRA_SECONDS = 60.0  # the pool's hard limit on a job: the time budget plus thi
 
 
 @dataclass(frozen=True)
-class UnigramRules:
-    """What a Unigram run is checked for before training (`check_unigram`)."""
+class AskedSettings:
+    """Settings as asked for, before the checks: the vocabulary size, the special tokens as typed
+    (empty entries and repeats kept), the pre-tokenizer, how to make the RunConfig, and for a
+    Unigram run what `check_unigram` looks at (flavor, seed size, unk token)."""
 
-    flavor: str
-    seed_size: int | None
-    unk_token: str
+    vocab_size: int
+    special_tokens: tuple[str, ...]
+    pre_tokenizer: str
+    make_config: Callable[[], RunConfig]
+    unigram: tuple[str, int | None, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -58,91 +62,60 @@ class TrainingRequest:
         return self.check.errors
 
 
-def check_settings(
-    limits: Limits,
-    vocab_size: int,
-    special_tokens: Sequence[str],
-    pre_tokenizer: str,
-    make_config: Callable[[], RunConfig],
-    unigram: UnigramRules | None = None,
-) -> tuple[Check, RunConfig | None]:
+def check_settings(asked: AskedSettings, limits: Limits) -> tuple[Check, RunConfig | None]:
     """What blocks training with these settings (vocabulary size, special tokens, the trainer's own
-    rules), what deserves a warning, notes about the special tokens, and the RunConfig
-    `make_config()` makes when nothing blocks."""
+    rules), what deserves a warning, notes about the special tokens, and the RunConfig they make
+    when nothing blocks."""
     errors: list[str] = []
     try:
-        check_vocab_size(vocab_size, limits)
+        check_vocab_size(asked.vocab_size, limits)
     except InputError as error:
         errors.append(str(error))
-    tokens = check_special_tokens(tuple(special_tokens), pre_tokenizer)
+    tokens = check_special_tokens(asked.special_tokens, asked.pre_tokenizer)
     errors.extend(tokens.errors)
     warnings = list(tokens.warnings)
-    if unigram is not None:
-        rules = check_unigram(unigram.flavor, vocab_size, unigram.seed_size, unigram.unk_token)
+    if asked.unigram is not None:
+        flavor, seed_size, unk_token = asked.unigram
+        rules = check_unigram(flavor, asked.vocab_size, seed_size, unk_token)
         errors.extend(rules.errors)
         warnings.extend(rules.warnings)
     config = None
     if not errors:
         try:
-            config = make_config()
+            config = asked.make_config()
         except ValueError as error:
             errors.append(f"Cannot train with these settings: {error}")
     return Check(tuple(errors), tuple(warnings), tokens.notes), config
 
 
 def request_training(
-    text: str,
-    limits: Limits,
-    vocab_size: int,
-    special_tokens: Sequence[str],
-    pre_tokenizer: str,
-    make_config: Callable[[], RunConfig],
-    unigram: UnigramRules | None = None,
-    corpus_check: Check | None = None,
+    text: str, asked: AskedSettings, limits: Limits, corpus_check: Check | None = None
 ) -> TrainingRequest:
     """The corpus checked (or its `corpus_check`, when the caller has it), then the settings
     (`check_settings`): every error of both, the corpus's first."""
     corpus = corpus_check if corpus_check is not None else check_corpus(text, limits)
-    settings, config = check_settings(limits, vocab_size, special_tokens, pre_tokenizer, make_config, unigram)
+    settings, config = check_settings(asked, limits)
     check = Check(
         corpus.errors + settings.errors, corpus.warnings + settings.warnings, corpus.notes + settings.notes
     )
     return TrainingRequest(check, None if check.errors else config)
 
 
-def unigram_rules(settings: Settings) -> UnigramRules | None:
-    return (
-        UnigramRules(settings.flavor, settings.seed_size, settings.unk_token) if settings.is_unigram else None
+def asked_settings(settings: Settings, limits: Limits) -> AskedSettings:
+    """The Train page's `Settings` as asked for."""
+    unigram = (settings.flavor, settings.seed_size, settings.unk_token) if settings.is_unigram else None
+    return AskedSettings(
+        settings.vocab_size,
+        settings.special_token_entries(),
+        settings.pre_tokenizer,
+        lambda: settings.run_config(limits),
+        unigram,
     )
 
 
 def settings_check(settings: Settings, limits: Limits) -> Check:
     """`check_settings` for the Train page's `Settings` (its form shows the verdict as it is edited)."""
-    check, _ = check_settings(
-        limits,
-        settings.vocab_size,
-        settings.special_token_entries(),
-        settings.pre_tokenizer,
-        lambda: settings.run_config(limits),
-        unigram_rules(settings),
-    )
-    return check
-
-
-def settings_request(
-    text: str, settings: Settings, limits: Limits, corpus_check: Check | None = None
-) -> TrainingRequest:
-    """`request_training` for the Train page's `Settings`."""
-    return request_training(
-        text,
-        limits,
-        settings.vocab_size,
-        settings.special_token_entries(),
-        settings.pre_tokenizer,
-        lambda: settings.run_config(limits),
-        unigram_rules(settings),
-        corpus_check,
-    )
+    return check_settings(asked_settings(settings, limits), limits)[0]
 
 
 # ---------------------------------------------------------------- the page's job in a worker

@@ -58,6 +58,12 @@ class PoolSettings:
     idle_steps: tuple[tuple[str, tuple], ...] = ()
     keep_all_started: bool = False
 
+    def __post_init__(self) -> None:
+        if self.tasks_per_worker < 1:
+            raise ValueError(f"tasks_per_worker must be at least 1, not {self.tasks_per_worker!r}")
+        object.__setattr__(self, "preload", tuple(self.preload))  # a list given is kept as a tuple
+        object.__setattr__(self, "idle_steps", tuple(self.idle_steps))
+
 
 class PoolLoad(NamedTuple):
     workers: int

@@ -59,37 +59,10 @@ def _cpu_count() -> int:
 class WorkerPool:
     """See the module docstring. Every public method is safe from any thread."""
 
-    def __init__(
-        self,
-        size: int | None = None,
-        tasks_per_worker: int = 20,
-        cancel_grace: float = 30.0,
-        finish_grace: float = 30.0,
-        time_limit: float | None = 600.0,
-        report_interval: float = 0.1,
-        keep_finished: int = 8,
-        keep_seconds: float = 120.0,
-        preload: tuple[str, ...] = (),
-        niceness: int = 10,
-        idle_steps: tuple[tuple[str, tuple], ...] = (),
-        keep_all_started: bool = False,
-    ):
-        if tasks_per_worker < 1:
-            raise ValueError(f"tasks_per_worker must be at least 1, not {tasks_per_worker!r}")
-        self.settings = PoolSettings(
-            size=max(1, size if size is not None else _cpu_count()),
-            tasks_per_worker=tasks_per_worker,
-            cancel_grace=cancel_grace,
-            finish_grace=finish_grace,
-            time_limit=time_limit,
-            report_interval=report_interval,
-            keep_finished=keep_finished,
-            keep_seconds=keep_seconds,
-            preload=tuple(preload),
-            niceness=niceness,
-            idle_steps=tuple(idle_steps),
-            keep_all_started=keep_all_started,
-        )
+    def __init__(self, size: int | None = None, **options):
+        """`size` workers at the most (default: the cores this process may use); `options` are the
+        other fields of `PoolSettings` (a wrong name is a TypeError, a wrong value a ValueError)."""
+        self.settings = PoolSettings(size=max(1, size if size is not None else _cpu_count()), **options)
         self._dispatcher = Dispatcher(self.settings)
         atexit.register(self.shutdown)
 

@@ -105,7 +105,8 @@ def request_stop() -> None:
 def _request(text: str, settings: Settings, corpus_label: str, sample_key: str | None, limits: Limits):
     """The run for this corpus and settings (session cache or store), the key to train it under,
     or None after showing why it cannot be trained (`st.error`, markup shown literally)."""
-    request = requests.settings_request(text, settings, limits, corpus_check(text, limits))
+    asked = requests.asked_settings(settings, limits)
+    request = requests.request_training(text, asked, limits, corpus_check(text, limits))
     if request.errors:
         for problem in request.errors:
             st.error(markdown_literal(problem))
