@@ -23,14 +23,13 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from explorer.runs.settings import Settings
 from explorer.training.history import TrainingHistory
 
 if TYPE_CHECKING:  # for the annotations only (a round history imports numpy)
-    from explorer.training.bpe.merge_history import MergeHistory
-    from explorer.training.unigram.round_history import RoundHistory
+    pass
 
 
 def corpus_digest(text: str) -> str:
@@ -89,18 +88,6 @@ class Run:
         """Its stable id as a Compare column (and in Compare's links): 'run:' and the start of its
         store key, the same in every session that shows this run."""
         return f"run:{self.store_key[:COLUMN_KEY_DIGITS]}" if self.store_key else f"run:#{self.number}"
-
-    @property
-    def merge_history(self) -> MergeHistory:
-        """`history`, typed as a MergeHistory (BPE, WordPiece) for the views of a merge run: the
-        pages dispatch on `history.step_noun` before they ask (a cast for the type checker, not a
-        second attribute)."""
-        return cast("MergeHistory", self.history)
-
-    @property
-    def round_history(self) -> RoundHistory:
-        """`history`, typed as a RoundHistory (Unigram) for the views of a Unigram run (a cast)."""
-        return cast("RoundHistory", self.history)
 
     def derive(self, name: str, build: Callable[[], Any], own: bool = False) -> Any:
         """`build()` once per run and name; later calls return the same object. Shared with other

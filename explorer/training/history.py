@@ -1,6 +1,6 @@
 """`TrainingHistory`: what every recorded training run offers, whatever its algorithm.
 
-A BPE or WordPiece run records merges (`explorer.training.bpe.merge_history.Trace`); a Unigram
+A BPE or WordPiece run records merges (`explorer.training.bpe.merge_history.MergeHistory`); a Unigram
 run records rounds of pruning (`explorer.training.unigram.round_history.RoundHistory`). Both
 implement this Protocol, so that the pages, the CLI and the worker ask a history the same
 questions and never ask which algorithm made it:
@@ -20,9 +20,12 @@ questions and never ask which algorithm made it:
 
 Step 0 is the state before any merge (the initial alphabet) or before any round (the seeds).
 
-What it does not do: hold any code (the two history classes do), or say how a page shows a
-history (that is explorer/ui/); questions only one kind answers (a merge's candidates, a round's
-removed pieces) stay on that class.
+Questions only one kind answers (a merge's candidates, a round's removed pieces) stay on that
+class: a view that has dispatched on `step_noun` asks for that class with
+explorer.training.history_kinds (`as_merge_history`, `as_round_history`).
+
+What it does not do: hold a history's code (the two history classes do), or say how a page shows
+a history (explorer/views/, explorer/ui/).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from explorer.runs.run import Run
 from explorer.tokens import Piece
 from explorer.train import encode_pieces
 from explorer.training.bpe.merge_history import MergeHistory
+from explorer.training.history_kinds import as_merge_history
 from explorer.views.run_views import (
     SENTENCE_CHARACTERS_SHOWN,
     SENTENCES_SHOWN,
@@ -67,7 +68,7 @@ def word_tokens(
 ) -> tuple[list[Piece], set[int]]:
     """A corpus word's tokens after k merges, and the positions among them of the tokens merge k
     just joined. With `max_characters`, only the tokens that start within that many characters."""
-    trace = run.merge_history
+    trace = as_merge_history(run.history)
     byte_level = trace.config.is_byte_level
     joined = trace.merge_positions(word_index, k)
     ids = token_ids(run)
@@ -110,7 +111,7 @@ def sentences_at_step_html(run: Run, k: int, sentences: list[str], show_ids: boo
     """The sample sentences encoded with the first k merges, the last merge's token outlined,
     characters the tokenizer drops or cannot spell marked, each with its token count. At most
     SENTENCES_SHOWN sentences of at most SENTENCE_CHARACTERS_SHOWN characters each are drawn."""
-    trace = run.merge_history
+    trace = as_merge_history(run.history)
     tok = tokenizer_at_step(run, k)
     new_token = trace.vocab[trace.merges[k - 1][2]] if k else None
     rows = []
@@ -132,7 +133,7 @@ def sentences_at_step_html(run: Run, k: int, sentences: list[str], show_ids: boo
 def merge_summary_html(run: Run, k: int) -> str:
     """One line about step k: merge k's pair, the new token, its count (and score), what it
     rewrote; or, at k = 0, the corpus before any merge."""
-    trace = run.merge_history
+    trace = as_merge_history(run.history)
     if k == 0:
         return (
             '<div class="merge-summary">Before any merge: '
@@ -159,7 +160,7 @@ def candidates_frame(run: Run, merge: int) -> pd.DataFrame:
     rank, the pair readable and as stored, its count, and for likelihood scores count(a),
     count(b) and the score."""
     names = labels(run)
-    candidates = candidates_at(run.merge_history, merge)
+    candidates = candidates_at(as_merge_history(run.history), merge)
     scored = candidates[0].score is not None
     rows = []
     for candidate in candidates:
@@ -228,7 +229,7 @@ def splits_frame(run: Run, k: int) -> pd.DataFrame:
     return pd.DataFrame(
         [
             {"word": word, "count": count, "split": repr(list(split))}
-            for word, count, split in splits_at(run.merge_history, k)
+            for word, count, split in splits_at(as_merge_history(run.history), k)
         ]
     )
 
@@ -237,7 +238,7 @@ def pair_table_frame(run: Run, k: int) -> pd.DataFrame:
     """Every pair of the splits after k merges, in the course's dict order, with its frequency
     (and count(a), count(b), the likelihood score when the run scores pairs); the pair merge
     k + 1 chose is ticked."""
-    trace = run.merge_history
+    trace = as_merge_history(run.history)
     scored = charts.uses_scores(trace)
     chosen = None
     if k < trace.steps:
@@ -263,7 +264,7 @@ def merged_token_ids(run: Run) -> list[int]:
     """Tokens made by a merge, in the order they were made."""
 
     def build() -> list[int]:
-        ranks = run.merge_history.merge_rank_of
+        ranks = as_merge_history(run.history).merge_rank_of
         return sorted(ranks, key=ranks.__getitem__)
 
     return run.derive("merged_ids", build)

@@ -25,6 +25,7 @@ from explorer.pipeline.tokenizer import Tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.runs.run import Run
 from explorer.train import tokenizer_from_trace
+from explorer.training.history_kinds import as_merge_history, as_round_history
 from explorer.training.settings_checks import check_special_tokens
 
 TOP_WORDS = 30
@@ -44,7 +45,7 @@ def labels(run: Run) -> list[str]:
 
 
 def token_ids(run: Run) -> dict[str, int]:
-    return run.derive("token_ids", run.merge_history.token_ids)  # (the Merge history page's)
+    return run.derive("token_ids", as_merge_history(run.history).token_ids)  # (the Merge history page's)
 
 
 def tokenizer(run: Run) -> Tokenizer:
@@ -53,7 +54,9 @@ def tokenizer(run: Run) -> Tokenizer:
 
 
 def top_word_indices(run: Run, limit: int = TOP_WORDS) -> list[int]:
-    return run.derive(f"top_words_{limit}", lambda: run.merge_history.words_by_frequency()[:limit])
+    return run.derive(
+        f"top_words_{limit}", lambda: as_merge_history(run.history).words_by_frequency()[:limit]
+    )
 
 
 def special_token_messages(run: Run) -> list[str]:
@@ -64,7 +67,7 @@ def special_token_messages(run: Run) -> list[str]:
         before = check_special_tokens(run.settings.special_token_list(), run.history.config.pre_tokenizer)
         if run.history.config.is_unigram:  # no merge can rebuild a special token
             return list(before.notes)
-        return [*before.notes, *special_token_notes(run.merge_history)]
+        return [*before.notes, *special_token_notes(as_merge_history(run.history))]
 
     return run.derive("special_token_messages", build)
 
@@ -120,4 +123,4 @@ def final_loss(run: Run) -> float | None:
     word)."""
     from explorer.lessons import rounds  # here: numpy, for Unigram runs only
 
-    return run.derive("unigram_final_loss", lambda: rounds.final_loss(run.round_history))
+    return run.derive("unigram_final_loss", lambda: rounds.final_loss(as_round_history(run.history)))

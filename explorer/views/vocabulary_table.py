@@ -21,6 +21,7 @@ from explorer.pipeline.models import BPEModel, WordPieceModel
 from explorer.pipeline.tokenizer_json import tokenizer_to_json, write_vocab_merges, write_vocab_txt
 from explorer.runs.run import Run
 from explorer.training.bpe.merge_history import MergeHistory
+from explorer.training.history_kinds import as_merge_history
 from explorer.views import unigram_table as unigram_vocabulary
 from explorer.views.run_views import labels, tokenizer
 
@@ -75,7 +76,7 @@ def _unigram_table(run: Run) -> pd.DataFrame:
 
 
 def _merge_table(run: Run) -> pd.DataFrame:
-    trace = run.merge_history
+    trace = as_merge_history(run.history)
     names = labels(run)
     specials = set(trace.special_tokens)
     ranks = trace.merge_rank_of

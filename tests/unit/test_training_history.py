@@ -12,6 +12,7 @@ from explorer.samples import HF_COURSE
 from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus, unigram_tokenizer
 from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.history import TrainingHistory
+from explorer.training.history_kinds import as_merge_history, as_round_history
 from explorer.training.unigram.round_history import RoundHistory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,6 +50,19 @@ def test_both_histories_are_training_histories(history):
     assert again.to_json() == history.to_json()
     assert trace_from_json(history.to_json()).to_json() == history.to_json()
     assert type(history).from_dict(history.to_dict()).steps == history.steps
+
+
+def test_a_history_is_narrowed_to_its_own_kind_only(history):
+    """A view asks for a MergeHistory or a RoundHistory after dispatching on `step_noun`; the
+    other kind is a TypeError, not a wrong attribute later."""
+    own, other = (
+        (as_merge_history, as_round_history)
+        if isinstance(history, MergeHistory)
+        else (as_round_history, as_merge_history)
+    )
+    assert own(history) is history
+    with pytest.raises(TypeError, match="not (merges|rounds)"):
+        other(history)
 
 
 def test_the_vocabulary_at_step_k(history):

@@ -38,6 +38,7 @@ from explorer.pretrained import info_for
 from explorer.runs.run import Run
 from explorer.runstore import canonical_json, run_key
 from explorer.session import serving
+from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import frame, state, worker_results
 from explorer.ui.common import plotly_figures as figures
 from explorer.work import tasks
@@ -51,7 +52,7 @@ TIME_LIMIT = 300.0
 
 def run_merges(run: Run) -> list[BytePair]:
     """The run's merges as byte pairs, in merge order (kept with the run)."""
-    trace = run.merge_history
+    trace = as_merge_history(run.history)
     return run.derive(
         "merge_byte_pairs", lambda: run_byte_merges(trace.vocab, trace.merges, trace.config.is_byte_level)
     )
@@ -156,7 +157,7 @@ def _overlap(run: Run) -> None:
         ),
     )
     label = info_for(pretrained).label
-    if not run.merge_history.merges:
+    if not as_merge_history(run.history).merges:
         st.info("This run made no merges.")
         return
     found = comparison(run, pretrained)

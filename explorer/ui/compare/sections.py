@@ -40,6 +40,7 @@ from explorer.runs.settings import (
     settings_for_other_algorithm,
 )
 from explorer.session import upload_jobs
+from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import encode_panel, frame, state, training
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.compare import compare_link
@@ -222,7 +223,7 @@ def _curves(runs: Sequence[Run], unigram: Sequence[Run]) -> None:
         return
 
     def curve(run: Run) -> pd.DataFrame:
-        return run.derive("metrics_curve", lambda: metrics_curve(run.merge_history))
+        return run.derive("metrics_curve", lambda: metrics_curve(as_merge_history(run.history)))
 
     curves = {run.name: curve(run) for run in runs}
     figures.plotly_chart(charts.metrics_curve_figure(curves), state.Chart.COMPARE_CURVE)

@@ -22,6 +22,7 @@ from explorer.drawing.wording import plural
 from explorer.lessons.encode_steps import encode_steps
 from explorer.lessons.merge_step import is_course_sized, stop_sentence, why_chosen
 from explorer.runs.run import Run
+from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import encode_panel, state, tables
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common.frame import section
@@ -34,7 +35,7 @@ FOLLOW_STEP = -1  # the merge tree's choice "the token made at this step"
 
 def show(run: Run, k: int, sentences: list[str]) -> None:
     """Everything below the step line (explorer.ui.history.player draws the step and what merge k did)."""
-    trace = run.merge_history
+    trace = as_merge_history(run.history)
     names = views.labels(run)
     show_ids = state.show_ids()
     merge = max(k, 1)  # the merge whose competition is shown: merge k, or the first one at step 0
@@ -114,7 +115,7 @@ CANDIDATE_COLUMNS = {  # the course's pair table (a data grid: hundreds of rows)
 def course_tables(run: Run, k: int, merge: int) -> None:
     """The course's printouts at step k: `splits` after k merges, and every pair merge `merge`
     was chosen from, with its frequency (or score), in the course's dict order."""
-    scored = charts.uses_scores(run.merge_history)
+    scored = charts.uses_scores(as_merge_history(run.history))
     with section("As the course prints it: every word's split and every pair", W.SECTION_COURSE) as opened:
         if not opened:
             return
@@ -158,11 +159,11 @@ def merge_tree(run: Run, k: int) -> None:
             help="Follows the player's step; type to search among the tokens made by merges.",
         ),
     )
-    token_id = run.merge_history.merges[k - 1][2] if choice == FOLLOW_STEP and k else choice
+    token_id = as_merge_history(run.history).merges[k - 1][2] if choice == FOLLOW_STEP and k else choice
     if token_id == FOLLOW_STEP:
         st.caption("No token has been made yet at step 0: step forward, or pick a token.")
         return
-    tree = run.merge_history.merge_tree(token_id)
+    tree = as_merge_history(run.history).merge_tree(token_id)
     left, right = st.columns([2, 3])
     left.html(merge_views.merge_tree_html(tree, names, k))
     figures.plotly_chart(charts.merge_tree_figure(tree, names), state.Chart.MERGE_TREE, right)

@@ -31,6 +31,7 @@ from explorer.pipeline.tokenizer import Tokenizer
 from explorer.runs.run import Run
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import Piece
+from explorer.training.history_kinds import as_round_history
 from explorer.training.unigram.round_history import RoundHistory
 from explorer.ui.common import encode_panel, state, tables
 from explorer.ui.common import plotly_figures as figures
@@ -56,7 +57,7 @@ CHANGED = "changed in this round"  # the title of an outlined piece
 def show(run: Run) -> bool:
     """The player over the run's rounds and every panel of the current round; False when the run
     has no round to play."""
-    trace = run.round_history
+    trace = as_round_history(run.history)
     rounds = len(trace.rounds)
     if rounds == 0:
         st.info("This run has no round (its corpus has no word): there is nothing to play.")
@@ -75,7 +76,7 @@ class RoundTrack(player.Track):
     speed_key = W.ROUND_SPEED
 
     def __init__(self, run: Run, sentences: list[str]) -> None:
-        super().__init__(run, len(run.round_history.rounds), "2 s per round")
+        super().__init__(run, len(as_round_history(run.history).rounds), "2 s per round")
         self.sentences = sentences
 
     def summary_html(self, k: int) -> str:
@@ -97,13 +98,15 @@ def pre_tokenizer(run: Run) -> Tokenizer:
 
 
 def round_summary_html(run: Run, r: int) -> str:
-    last = r == len(run.round_history.rounds)
-    sentence = history.round_sentence(run.round_history, r, views.final_loss(run) if last else None)
+    last = r == len(as_round_history(run.history).rounds)
+    sentence = history.round_sentence(
+        as_round_history(run.history), r, views.final_loss(run) if last else None
+    )
     return f'<div class="round-summary">{escape_text(sentence)}</div>'
 
 
 def panels(run: Run, r: int, sentences: list[str]) -> None:
-    trace = run.round_history
+    trace = as_round_history(run.history)
     show_ids = state.show_ids()
     sizes, losses = st.columns(2)
     target = trace.config.trainer.vocab_size
@@ -130,7 +133,7 @@ def panels(run: Run, r: int, sentences: list[str]) -> None:
 
 
 def removed_panel(run: Run, r: int) -> None:
-    trace = run.round_history
+    trace = as_round_history(run.history)
     rows = history.removed_rows(trace, r, REMOVED_SHOWN)
     st.markdown(f"**The pieces round {r} removed**" if r else "**Round 0: nothing removed yet**")
     counts = history.removed_counts(trace, r)
@@ -167,7 +170,7 @@ def removed_frame(trace: RoundHistory, rows: list[history.RemovedRow]) -> pd.Dat
 
 
 def words_html(run: Run, r: int, show_ids: bool) -> str:
-    trace = run.round_history
+    trace = as_round_history(run.history)
     cards = []
     for index in history.shown_word_indices(trace):
         word = trace.words[index][: views.WORD_CHARACTERS_SHOWN]
@@ -186,7 +189,7 @@ def sentences_html(run: Run, r: int, sentences: list[str], show_ids: bool) -> st
     rows = []
     for sentence in sentences[: views.SENTENCES_SHOWN]:
         cut = sentence[: views.SENTENCE_CHARACTERS_SHOWN]
-        pieces, changed = history.text_changes(run.round_history, tokenizer, cut, r)
+        pieces, changed = history.text_changes(as_round_history(run.history), tokenizer, cut, r)
         line = line_html(cut, pieces, show_ids, new_spans=changed, new_note=CHANGED)
         rows.append(
             f'<div class="step-sentence">{line}'
@@ -199,7 +202,7 @@ def sentences_html(run: Run, r: int, sentences: list[str], show_ids: bool) -> st
 
 
 def lattice_panel(run: Run, r: int) -> None:
-    trace = run.round_history
+    trace = as_round_history(run.history)
     st.subheader(f"The lattice of one word after round {r}")
     st.caption(
         "Every piece of the vocabulary found in the word, drawn over the characters it covers with its "
@@ -231,7 +234,7 @@ def viterbi_panel(run: Run, r: int) -> None:
         "(the best score at the piece's start plus the piece's log-probability); the best path is read "
         "back from the end through the back pointers."
     )
-    tokenizer = run.round_history.tokenizer_at(r)
+    tokenizer = as_round_history(run.history).tokenizer_at(r)
     encode_panel.show(
         lambda text: viterbi_steps(tokenizer, text, name=f"{run.name}, after round {r}"), key=W.STEPS_TEXT
     )

@@ -23,6 +23,7 @@ from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, Comparison, 
 from explorer.runs.run import Run
 from explorer.runs.settings import Settings, from_query_params, limits_or_defaults
 from explorer.samples import SAMPLES
+from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import frame, link, state, training
 from explorer.ui.train import settings_form
 
@@ -54,7 +55,7 @@ def comparisons(run: Run, lesson: Lesson) -> list[Comparison]:
 
         trace = run.history
         tokenizer = views.tokenizer(run)
-        merges = None if trace.config.is_unigram else run.merge_history.merge_strings()
+        merges = None if trace.config.is_unigram else as_merge_history(run.history).merge_strings()
         return compare(
             lesson, merges, trace.vocab, lambda text: tokenizer.encode(text, add_special_tokens=False).tokens
         )

@@ -19,6 +19,7 @@ from explorer.lessons.explain import explain_unigram_size, explain_vocab_size, s
 from explorer.runs.run import Run
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import lost_characters
+from explorer.training.history_kinds import as_merge_history, as_round_history
 from explorer.ui.common import frame, state
 from explorer.ui.common.html_view import html_view
 from explorer.ui.common.live_text import answered, live_text
@@ -45,7 +46,7 @@ def summary(run: Run) -> None:
 
 def _figures(run: Run) -> None:
     """Two rows of metrics: what training made, then what it was trained on."""
-    trace = run.merge_history
+    trace = as_merge_history(run.history)
     row = st.columns(4)
     row[0].metric("Merges learned", f"{trace.steps:,}")
     row[1].metric("Final vocabulary size", f"{len(trace.vocab):,}")
@@ -87,7 +88,7 @@ def _corpus_row(run: Run) -> None:
 
 def _unigram_figures(run: Run) -> None:
     """What pruning made (rounds, sizes, loss, time), then what it was trained on."""
-    trace = run.round_history
+    trace = as_round_history(run.history)
     row = st.columns(5)
     row[0].metric(
         "Rounds",
@@ -120,7 +121,7 @@ def _unigram_figures(run: Run) -> None:
 
 def _unigram_notes(run: Run) -> None:
     """Why the vocabulary has the size it has, and a run stopped early."""
-    trace = run.round_history
+    trace = as_round_history(run.history)
     frame.info(explain_unigram_size(trace, run.stopped_by))
     if trace.stop_reason == "stopped":
         stopped_by = run.stopped_by or "the Stop button or the time limit"
@@ -134,7 +135,7 @@ def _notes(run: Run) -> None:
     """Why the vocabulary has the size it has, a run stopped early, what the special tokens do."""
     from explorer.views import run_views as views  # here: the page's first view (no run yet) needs no pandas
 
-    trace = run.merge_history
+    trace = as_merge_history(run.history)
     frame.info(explain_vocab_size(trace, run.settings.vocab_size, run.stopped_by))
     if trace.stop_reason == "stopped":
         stopped_by = run.stopped_by or "the Stop button or a limit"

@@ -37,6 +37,7 @@ from explorer.pretrained import BUNDLED
 from explorer.runs.run import Run
 from explorer.runstore import canonical_json, keys, run_key
 from explorer.session import serving, upload_jobs
+from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import frame, link, state, worker_results
 from explorer.ui.common.html_view import html_view
 from explorer.views import audit_tables as tables
@@ -226,7 +227,7 @@ def token_links(run: Run, choice: tables.AuditChoice) -> tables.TokenLinks:
     a Unigram run's (no merges), none."""
     if not choice.this_run or run.history.step_noun != "merge":
         return tables.TokenLinks()
-    merges = run.merge_history.merges
+    merges = as_merge_history(run.history).merges
     return tables.TokenLinks(
         steps=run.derive("audit_merge_steps", lambda: tables.merge_steps(merges)),
         names=labels(run),
