@@ -19,7 +19,7 @@ _MARKDOWN_LINE_START = re.compile(r"(?m)^([ \t]*)(#|[-+=]|\d+(?=[.)]))")
 # Rewrites done on the parsed text, after backslashes are gone: ":smile:" emoji, ":material/x:"
 # icons, ":streamlit:", and GFM's bare "www." / e-mail autolinks. An invisible WORD JOINER after
 # the ":" or "@" (and inside "www.") breaks their patterns (measured in Chromium, streamlit 1.67).
-_WORD_JOINER = "\u2060"
+WORD_JOINER = "\u2060"
 _WWW = re.compile(r"(?i)\b(www)\.")
 
 
@@ -27,8 +27,8 @@ def markdown_literal(text: str) -> str:
     """`text` as Markdown that Streamlit displays exactly as written: `**b**`, `$x$`, `:red[x]`,
     `<script>`, `[a](javascript:...)`, `# title` stay characters (plus invisible word joiners)."""
     escaped = _MARKDOWN_INLINE.sub(r"\\\1", text)
-    escaped = escaped.replace("\\:", "\\:" + _WORD_JOINER).replace("\\@", "\\@" + _WORD_JOINER)
-    escaped = _WWW.sub("\\1" + _WORD_JOINER + ".", escaped)
+    escaped = escaped.replace("\\:", "\\:" + WORD_JOINER).replace("\\@", "\\@" + WORD_JOINER)
+    escaped = _WWW.sub("\\1" + WORD_JOINER + ".", escaped)
 
     def line_start(match: re.Match) -> str:
         indent, marker = match.groups()
@@ -37,8 +37,3 @@ def markdown_literal(text: str) -> str:
         return f"{indent}\\{marker}"
 
     return _MARKDOWN_LINE_START.sub(line_start, escaped)
-
-
-def literal_from_markdown(markdown: str) -> str:
-    """The text `markdown_literal` was given (for tests that read messages back)."""
-    return re.sub(r"\\(.)", r"\1", markdown.replace(_WORD_JOINER, ""), flags=re.DOTALL)

@@ -67,7 +67,7 @@ def _take() -> None:
 
 
 def _give_back() -> None:
-    if getattr(_held, "place", False):
+    if holds_place():
         _held.place = False
         _semaphore().release()
 
@@ -90,7 +90,7 @@ def page_run() -> Iterator[None]:
 @contextmanager
 def set_aside() -> Iterator[None]:
     """While the block waits (not computing), this thread's place goes to another page run."""
-    if not getattr(_held, "place", False):
+    if not holds_place():
         yield
         return
     _give_back()

@@ -25,7 +25,7 @@ from html.parser import HTMLParser
 from streamlit.testing.v1 import AppTest
 
 from explorer.compare.warm import wait_all
-from explorer.drawing.markdown_literal import literal_from_markdown
+from explorer.drawing.markdown_literal import WORD_JOINER
 from explorer.ui.common.live_text import box_state_key
 from explorer.ui.common.state import CURRENT_RUN, JOB, MEASURE_JOBS, PLAYER_ACK
 from explorer.ui.common.state import Widget as W
@@ -355,3 +355,9 @@ def texts(at: AppTest, kind: str) -> list[str]:
 
 def joined(at: AppTest, kind: str) -> str:
     return " | ".join(texts(at, kind))
+
+
+def literal_from_markdown(markdown: str) -> str:
+    """The text `markdown_literal` was given, read back from a message (backslashes and word
+    joiners taken out)."""
+    return re.sub(r"\\(.)", r"\1", markdown.replace(WORD_JOINER, ""), flags=re.DOTALL)

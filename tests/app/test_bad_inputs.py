@@ -13,7 +13,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.drawing.markdown_literal import literal_from_markdown, markdown_literal
+from explorer.drawing.markdown_literal import markdown_literal
 from explorer.training import engines
 from explorer.ui.common.state import Widget as W
 from explorer.ui.train import corpus_input
@@ -29,6 +29,7 @@ from tests.app.helpers import (
     job_running,
     joined,
     learning,
+    literal_from_markdown,
     metrics,
     new_app,
     open_compare,

@@ -8,7 +8,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from explorer.drawing.markdown_literal import literal_from_markdown, markdown_literal
+from explorer.drawing.markdown_literal import markdown_literal
 from explorer.samples import SAMPLES
 from explorer.training.word_counts import count_words
 from explorer.ui.common.state import MEASURE_JOBS
@@ -24,6 +24,7 @@ from tests.app.helpers import (
     compare_column_bodies,
     compare_settled,
     html_bodies,
+    literal_from_markdown,
     messages,
     metrics,
     new_app,

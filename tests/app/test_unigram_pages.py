@@ -112,7 +112,10 @@ def test_vocabulary_shows_scores_and_removal_rounds(trained):
     labels = [button.label for button in at.get("download_button")]
     assert "tokenizer.json" in labels and "Trace (JSON)" in labels
     removed = next(frame.value for frame in at.dataframe if "round" in frame.value.columns)
-    assert len(removed) == len(run.history.removal_round())  # each seed piece removed once
+    removed_seeds = {
+        run.history.seeds[index] for round_ in run.history.rounds for index in round_.removed_pieces
+    }
+    assert len(removed) == len(removed_seeds)  # each seed piece removed once
     # None of them is in the final vocabulary, but characters the library's final assembly put back.
     put_back = {char for round_ in run.history.rounds for char in round_.added}
     assert set(removed["token"]) & set(run.history.vocab) <= put_back

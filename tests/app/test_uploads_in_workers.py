@@ -5,10 +5,16 @@ from __future__ import annotations
 
 import explorer.compare
 import explorer.compare.uploads
-from explorer.drawing.markdown_literal import literal_from_markdown
 from explorer.session import upload_jobs
 from explorer.ui.common.state import Widget as W
-from tests.app.helpers import compare_column_bodies, joined, new_app, open_compare, train
+from tests.app.helpers import (
+    compare_column_bodies,
+    joined,
+    literal_from_markdown,
+    new_app,
+    open_compare,
+    train,
+)
 
 VOCAB_TXT = "\n".join(["[UNK]", "[CLS]", "a", "mouse", "the", "##s", "t", "##o", "##w"]) + "\n"
 

@@ -41,7 +41,10 @@ def test_rounds_chain_their_sizes(trace):
 
 
 def test_removed_pieces_leave_for_their_reason(trace):
-    removal_round = trace.removal_round()
+    removal_round: dict[str, int] = {}  # seed piece -> the first round whose removed_pieces name it
+    for r, round_ in enumerate(trace.rounds, start=1):
+        for index in round_.removed_pieces:
+            removal_round.setdefault(trace.seeds[index], r)
     for r, round_ in enumerate(trace.rounds, start=1):
         before = {piece for piece, _ in trace.pieces_at(r - 1)}
         after = {piece for piece, _ in trace.pieces_at(r)} if round_.kind != "final" else set(trace.vocab)

@@ -136,7 +136,7 @@ def trained(request):
 def direct_metrics(trace, k, corpus_text):
     """The curve's figures after k merges: tokens from every word's segmentation, characters,
     bytes and words counted on the corpus lines as compute_metrics counts a text."""
-    segmentations = trace.segmentations_at(k)
+    segmentations = [trace.segment(word, k) for word in trace.words]
     lines = [line for line in corpus_text.split("\n") if line]
     pre_tokens = sum(trace.counts)
     tokens = sum(count * len(seg) for seg, count in zip(segmentations, trace.counts))

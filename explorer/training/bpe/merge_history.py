@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import json
 from array import array
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -215,30 +214,6 @@ class MergeHistory:
                 piece += suffix
             pieces.append(piece)
         return pieces
-
-    @cached_property
-    def _segmentation_versions(self) -> list[tuple[list[int], list[tuple[str, ...]]]]:
-        """Per word: the steps after which its segmentation changes, and each segmentation.
-
-        Version i holds for k in [thresholds[i], thresholds[i + 1]). Built once per trace (a few
-        hundred ms for a book-size corpus); then any k costs one bisect per word.
-        """
-        versions = []
-        for index, steps in enumerate(self.boundary_steps):
-            changes = sorted({step for step in steps if step != NEVER})
-            thresholds = [0] + [step + 1 for step in changes]
-            versions.append((thresholds, [tuple(self.segment_index(index, k)) for k in thresholds]))
-        return versions
-
-    def segmentations_at(self, k: int, word_indices=None) -> list[tuple[str, ...]]:
-        """Tokens of every word (or of `word_indices`) after the first k merges."""
-        versions = self._segmentation_versions
-        indices = range(len(self.words)) if word_indices is None else word_indices
-        result = []
-        for index in indices:
-            thresholds, segmentations = versions[index]
-            result.append(segmentations[bisect_right(thresholds, k) - 1])
-        return result
 
     def merge_positions(self, word_index: int, k: int) -> list[int]:
         """Character offsets in the word where merge step k-1 (the k-th merge) joined two pieces."""

@@ -263,14 +263,6 @@ class RoundHistory:
         kept = self.rounds[r - 1].first_kept
         return None if kept is None else (self.seeds[kept[0]], kept[1])
 
-    def removal_round(self) -> dict[str, int]:
-        """Seed piece -> the round that removed it (pieces never removed are absent)."""
-        rounds: dict[str, int] = {}
-        for r, round_ in enumerate(self.rounds, start=1):
-            for index in round_.removed_pieces:
-                rounds.setdefault(self.seeds[index], r)
-        return rounds
-
     # --- segmentation after round r ----------------------------------------------------------
     def model_at(self, r: int) -> UnigramModel:
         """The model that segments words after round r (a few are kept)."""
