@@ -119,7 +119,7 @@ def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> str:
         print(f"   BPE {vocab:,} ({steps:,} merges), trace JSON {len(trace_json.encode()) / 1e6:.1f} MB:")
         print(
             f"     (a) pickled through the pool: {best(pipe) * 1000:.0f} ms, "
-            f"then Trace.from_json {best(parse) * 1000:.0f} ms "
+            f"then MergeHistory.from_json {best(parse) * 1000:.0f} ms "
             f"(server total {(best(pipe) + best(parse)) * 1000:.0f} ms)"
         )
         print(

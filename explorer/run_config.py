@@ -35,7 +35,7 @@ class UnigramDefaults(TypedDict):
 
 LIBRARY_DEFAULTS: UnigramDefaults = {"seed_size": 1_000_000, "max_piece_length": 16}
 COURSE_DEFAULTS: UnigramDefaults = {"seed_size": 300, "max_piece_length": None}
-# The merge engine packs two ids into one pair key of 48 bits (trainers/engine.py).
+# The merge engine packs two ids into one pair key of 48 bits (explorer/training/bpe/engine.py).
 MAX_SYMBOLS = 1 << 24
 
 

@@ -10,7 +10,7 @@
   (`column_research`: Rényi efficiency, unreachable and unused counts, tokens per script), run in
   a worker beside `measure_corpus`.
 - `diff`: where two tokenizers cut one text differently (`boundary_diff`, `diff_summary`).
-- `curve`: a trained run's figures against vocabulary size, read from its Trace (`metrics_curve`).
+- `curve`: a trained run's figures against vocabulary size, read from its MergeHistory (`metrics_curve`).
 - `readers` and `uploads`: uploaded tokenizer.json, vocab.txt, vocab.json + merges.txt and
   SentencePiece files read into tokenizers (`read_uploads`).
 - `html`: the token columns (with their headers) and the boundary diff as escaped HTML with

@@ -11,7 +11,7 @@
 - sqlite.py: `RunStore` (the interface), `SQLiteRunStore` (one SQLite file, bounded, shared by
   threads and processes), `open_store` (the server's store, or None when it cannot be opened).
 
-What it does not do: know what a payload means (the caller stores a Trace's JSON), work on a
+What it does not do: know what a payload means (the caller stores a history's JSON), work on a
 network file system, or list entries.
 """
 

@@ -18,7 +18,7 @@
 `RunStore` is the interface (put / get / delete); `SQLiteRunStore` the implementation, so a
 networked store can be added for several replicas.
 
-What it does not do: know what a payload means (the caller stores a Trace's JSON), work on a
+What it does not do: know what a payload means (the caller stores a history's JSON), work on a
 network file system (SQLite's locking needs a local disk), or list entries.
 """
 

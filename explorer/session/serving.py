@@ -9,7 +9,7 @@ from it, parsed once per process.
 - `training_key(text, settings, limits)`: a run's key in the store, an HMAC of the corpus and the
   settings under the deployment's secret. Thirty visitors of one sample with one set of settings
   have one key, so one training (`pool().request` shares a job by key) and one stored run.
-- `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its Trace
+- `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its MergeHistory
   (a RoundHistory for a Unigram run) and derived objects are kept in a small process-wide LRU
   (`SHARED_RUNS`), so a class opening the same run parses it once and holds it once.
 - `stopped_key(key, steps)`: the key of a run stopped by its visitor (the worker stores it there,

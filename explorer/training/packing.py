@@ -2,7 +2,7 @@
 
 Compact, exact (floats keep every bit) and fast for 100,000s of values, where a JSON list of numbers
 would be several times larger and slower to read. Used by both trace formats: the BPE/WordPiece
-Trace (explorer.training.bpe.merge_history, Python `array`s, so that reading a trace does not import
+MergeHistory (explorer.training.bpe.merge_history, Python `array`s, so that reading a trace does not import
 numpy) and the
 RoundHistory (explorer.training.unigram.round_history, numpy arrays). A column's kind names its element type:
 

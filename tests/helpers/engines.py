@@ -37,7 +37,7 @@ def built_engines() -> list[str]:
 
 
 def train(word_counts: Mapping[str, int] | Iterable[tuple[str, int]], config, **options):
-    """A BPE / WordPiece Trace for a TrainerConfig, a RoundHistory for a UnigramConfig (the course's
+    """A BPE / WordPiece MergeHistory for a TrainerConfig, a RoundHistory for a UnigramConfig (the course's
     Unigram trains in Python only: once)."""
     items = list(word_counts.items() if isinstance(word_counts, Mapping) else word_counts)
     if isinstance(config, UnigramConfig):

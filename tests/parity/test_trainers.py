@@ -453,7 +453,7 @@ def test_the_trace_of_every_algorithm_and_flavor_is_consistent(algorithm, flavor
         if flavor == "course" or not any(c in "#" for word in word_counts for c in word):
             assert counts[0] == max(counts)  # the chosen pair is the best one...
         # ...except in the library when a prefix character sits inside the text: a merge can then
-        # make an existing token again, and the library keeps a stale count (trainers/queues.py).
+        # make an existing token again, and the library keeps a stale count (explorer/training/bpe/queues.py).
     for index, word in enumerate(trace.words):
         pieces = trace.segment_index(index)
         stripped = [p.removeprefix(trace.prefix) if j else p for j, p in enumerate(pieces)]

@@ -1,13 +1,13 @@
 """The competing pairs of every merge step of a MergeHistory, as flat columns.
 
 At each step a trainer's queue chose one pair among others (the library can choose a pair below the
-best, see trainers/queues.py); the Trace keeps the chosen pair and the best others, with their
+best, see queues.py); the MergeHistory keeps the chosen pair and the best others, with their
 counts, likelihood scores and the counts of their two symbols when the run scores by likelihood.
 Written into the trace's JSON as packed columns (explorer.training.packing); see
 explorer.training.bpe.merge_history for
 the schema.
 
-What it does not do: choose or rank pairs (trainers/queues.py), or record them (trainers/recorder.py).
+What it does not do: choose or rank pairs (queues.py), or record them (recorder.py).
 """
 
 from __future__ import annotations

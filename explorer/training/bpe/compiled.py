@@ -5,7 +5,7 @@ The Rust crate (engine/, module `explorer_engine`) runs the engine, the queue of
 recording; this module hands it the words as symbol ids (one array, end to end) and the initial
 vocabulary, calls `advance()` (which releases the GIL) until a stop reason, doing the Stop and
 progress checks between blocks of steps exactly where the Python loop does them, and turns the
-columns it returns into the Trace's lists and arrays.
+columns it returns into the MergeHistory's lists and arrays.
 
 What it does not do: choose the engine (explorer.training.engines) or build the initial
 vocabulary (`__init__.py`, shared by both engines).
@@ -40,7 +40,7 @@ def merge_compiled(
     should_stop: Callable[[], bool] | None,
     max_steps: int | None,
 ) -> dict:
-    """Run the merges in Rust; the Trace's fields that the merges decide (see `MergeHistory`)."""
+    """Run the merges in Rust; the MergeHistory's fields that the merges decide (see `MergeHistory`)."""
     likelihood = config.flavor == "course" and config.algorithm == "wordpiece"
     # Every word's symbol ids end to end (four bytes each, where lists of ids would take 30 or so).
     lengths = array("I", map(len, symbol_strings))

@@ -7,7 +7,7 @@ that hold the pair and reports the pair-count deltas the library's `Word::merge`
 order, so the library's priority queue can be replayed exactly. Nothing is ever re-counted.
 
 The engine also records, for every character boundary inside every word, the merge step that
-removed it (`boundary_steps`): that single array is what lets a Trace answer "how is every word
+removed it (`boundary_steps`): that single array is what lets a MergeHistory answer "how is every word
 segmented after step k" without replaying anything.
 
 What it does not do: choose the next pair (see `queues.py`), build vocabularies or ids, or

@@ -1,6 +1,6 @@
 """The recorded history of one training run, and the questions the app asks of it.
 
-A Trace holds the corpus as distinct words with counts (in order of first appearance), the vocabulary
+A MergeHistory holds the corpus as distinct words with counts (in order of first appearance), the vocabulary
 in id order, and per merge step: the merged pair and new id, its count (and likelihood score for the
 course's WordPiece), the top competing candidates at that step, how many distinct words and corpus
 occurrences it rewrote. For every character boundary inside every word it also keeps the step that
@@ -22,7 +22,7 @@ JSON schema (`to_json` / `from_json`), all lists indexed by step unless said oth
 i32 / i64 / f64 are strings: base64 of a little-endian array of int32 / int64 / float64 (compact,
 exact, and fast for 100,000s of values; explorer.training.packing writes and reads them).
 `candidates` (explorer.training.bpe.candidates) holds, for every step, the chosen pair and then the best
-other pairs (the library can choose a pair below the best, see trainers/queues.py), as flat
+other pairs (the library can choose a pair below the best, see queues.py), as flat
 columns: step k's are rows ends[k-1] (0 for k = 0) to ends[k]; `score` is null when the run scores
 pairs by count; `left_count` / `right_count` are count(a) and count(b) of each candidate (a, b),
 the denominators of its likelihood score. `boundary_steps` holds, for each word in order, one
@@ -32,7 +32,7 @@ value per boundary (len(word) - 1 of them): the step that removed it, 2147483647
 so figures read from the trace and figures measured by encoding agree on what a character and a
 word are. Versions 1 (candidates as nested lists) and 2 (no symbol counts, no corpus counts) are read too.
 
-A Trace is a `TrainingHistory` (explorer/training/history.py): `segment(word, k)` takes a corpus
+A MergeHistory is a `TrainingHistory` (explorer/training/history.py): `segment(word, k)` takes a corpus
 word by its text (`segment_index(word_index, k)` by its index, for callers walking the words),
 `tokenizer_at(k)` builds the tokenizer the first k merges make.
 

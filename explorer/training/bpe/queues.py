@@ -15,7 +15,7 @@
   insertion order.
 
 Both report the top competing candidates at each step for the trace, from a `Ranking`.
-What this module does not do: rewrite words (engine.py) or assign ids (trainers/__init__.py).
+What this module does not do: rewrite words (engine.py) or assign ids (trainer.py).
 """
 
 from __future__ import annotations

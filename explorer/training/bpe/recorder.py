@@ -1,12 +1,12 @@
 """The trace's per-merge columns, owned by one recorder: `record` appends one merge, `trace` builds
-the Trace at the end.
+the MergeHistory at the end.
 
 A merge step contributes one row to each per-step list (the merged pair and new id, its count and
 score, how many distinct words and corpus occurrences it rewrote) and a few rows to the candidate
 columns (the chosen pair, then the best others). Keeping them here, in one place, is what lets the
-merge loop in `trainers/__init__.py` stay a loop about merging.
+merge loop in `trainer.py` stay a loop about merging.
 
-What it does not do: choose pairs (queues.py), merge (engine.py), or read a Trace
+What it does not do: choose pairs (queues.py), merge (engine.py), or read a MergeHistory
 (explorer.training.bpe.merge_history).
 """
 

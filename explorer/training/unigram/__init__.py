@@ -2,7 +2,7 @@
 
 - `course`: the Hugging Face course's Unigram from scratch (chapter 6, section 7), exactly; see
   unigram_course.py.
-- `library`: the `tokenizers` library's UnigramTrainer; see unigram_library.py.
+- `library`: the `tokenizers` library's UnigramTrainer; see library.py.
 
 `train_unigram(word_counts, config, progress, should_stop)`: word counts in order of first
 appearance (what `explorer.training.word_counts.count_words` gives); `progress(round, planned_rounds)` and

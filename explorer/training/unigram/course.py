@@ -13,7 +13,7 @@ The course, step by step, and what is kept to the last bit here:
 5. Round: the loss increase of removing each piece longer than one character (the course
    recomputes the whole loss per piece; a piece that is not in a word's best segmentation
    cannot change that word's score, so only the words using it are encoded again, all such
-   (piece, word) pairs at once with numpy (unigram_course_lattices.py), and the sum is redone
+   (piece, word) pairs at once with numpy (course_lattices.py), and the sum is redone
    from the first of them); remove the `int(len(model) * percent_to_remove)` smallest
    increases (stable sort: ties in model order), recompute the model; until at most
    `vocab_size` pieces are left.

@@ -34,7 +34,7 @@ for the edges inside its pieces' windows; the posterior counts are summed in blo
 `np.add.at`, which adds in the same order as one `np.bincount` (the same sums, bit for bit),
 without an array of floats per edge.
 
-What it does not do: decide anything (unigram_library.py) or count seeds (unigram_seeds.py).
+What it does not do: decide anything (library.py) or count seeds (seeds.py).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The `tokenizers` library's UnigramTrainer (0.23.3, Rust `models/unigram/trainer.rs`), as numbered
-stages, on numpy lattices of the whole corpus (unigram_lattices.py).
+stages, on numpy lattices of the whole corpus (lattices.py).
 
 1. Seeds: every character, then the substrings the suffix tree finds, up to `seed_size`
-   (unigram_seeds.py); a training-only "<UNK>" piece (score NaN) comes first.
+   (seeds.py); a training-only "<UNK>" piece (score NaN) comes first.
 2. EM, `n_sub_iterations` times per round. E step: expected counts by forward-backward, unknown
    characters as edges scored min - 10. M step: drop pieces expected less than 0.5 times, score
    the others digamma(count) - digamma(sum of counts) (the library's Bayesian EM).

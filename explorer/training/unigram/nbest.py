@@ -13,7 +13,7 @@ on the string of every piece: an A* search from the end of the lattice, on a 4-a
   shorter first, the unknown edge last), its Viterbi, then the A* with the heap's sift-up and
   sift-down-to-bottom, where a <= b only when a's estimate is strictly smaller.
 
-What it does not do: score or remove pieces (unigram_library.py).
+What it does not do: score or remove pieces (library.py).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ Memory: of the repeated positions of each length only those of nodes are kept (t
 never be an edge), in 32 bits, and the edges are written into arrays sized beforehand, each length
 let go once copied (edges: 32-bit starts and pieces, 8-bit lengths).
 
-What it does not do: train (unigram_library.py) or handle `initial_alphabet`.
+What it does not do: train (library.py) or handle `initial_alphabet`.
 """
 
 from __future__ import annotations
