@@ -368,6 +368,7 @@ def fragment_work_in_process(corpus: Path, vocab_size: int, around: int, figures
 
     from explorer.drawing import charts
     from explorer.drawing.wording import character_count
+    from explorer.lessons.merge_step import MergeStep
     from explorer.runs.run import Run, RunKey, corpus_digest
     from explorer.runs.settings import Settings
     from explorer.samples import SAMPLE_SENTENCES
@@ -393,9 +394,10 @@ def fragment_work_in_process(corpus: Path, vocab_size: int, around: int, figures
     middle = trace.steps // 2
     for k in [middle + i for i in range(-around, around + 1)]:
         started = time.perf_counter()
-        merge_views.merge_summary_html(run, k)
-        merge_views.words_at_step_html(run, k)
-        merge_views.sentences_at_step_html(run, k, sentences)
+        step = MergeStep(trace, k)
+        merge_views.merge_summary_html(run, step)
+        merge_views.words_at_step_html(run, step)
+        merge_views.sentences_at_step_html(run, step, sentences)
         charts.merge_timeline(trace, k).to_json()
         charts.compression_curve(trace, k).to_json()
         timings.append((time.perf_counter() - started) * 1000)

@@ -1,5 +1,10 @@
 """What happened at one merge step, and why: the lesson the Merge history page gives at step k.
 
+- `MergeStep(history, k)`: step k of a merge history, the one place that says what it means: k
+  merges applied (0..steps, the player's step); `merge`, the merge whose competition the page
+  shows (merge k, or merge 1 at step 0); `made`, the token merge k made; a corpus word's tokens
+  after k merges (`word_spans`); and the questions below asked at that step.
+
 - `candidates_at(trace, merge)`: the pairs that competed for merge number `merge` (1-based), as the
   trace recorded them (the chosen pair first), with count(a) and count(b) for likelihood scores.
 - `why_chosen(trace, merge, labels)`: one sentence naming the rule that decided: the highest
@@ -254,3 +259,50 @@ def stop_sentence(trace: MergeHistory) -> str:
     }
     reason = reasons.get(trace.stop_reason, trace.stop_reason)
     return f"Training ended after {plural(trace.steps, 'merge')}: {reason}."
+
+
+@dataclass(frozen=True)
+class MergeStep:
+    """Step k of a merge history (see the module docstring): what every panel of the Merge
+    history page at step k asks, with k given once."""
+
+    history: MergeHistory
+    k: int
+
+    @property
+    def merge(self) -> int:
+        """The merge whose competition is shown: merge k, or the first one at step 0."""
+        return max(self.k, 1)
+
+    @property
+    def made(self) -> int | None:
+        """The id of the token merge k made (None at step 0)."""
+        return self.history.merges[self.k - 1][2] if self.k else None
+
+    @property
+    def is_last(self) -> bool:
+        return self.k == self.history.steps
+
+    def word_spans(self, word_index: int) -> list[tuple[str, int, int, bool]]:
+        """A corpus word's tokens after k merges (`MergeHistory.spans_at`)."""
+        return self.history.spans_at(word_index, self.k)
+
+    def candidates(self) -> list[Candidate]:
+        return candidates_at(self.history, self.merge)
+
+    def why(self, labels) -> str:
+        return why_chosen(self.history, self.merge, labels)
+
+    def splits(self) -> list[tuple[str, int, tuple[str, ...]]]:
+        return splits_at(self.history, self.k)
+
+    def pairs(self, scored: bool) -> list[PairRow]:
+        """Every pair merge `merge` was chosen from (the splits before it)."""
+        return pair_table(self.history, self.merge - 1, scored)
+
+    def chosen_pair(self) -> tuple[str, str] | None:
+        """The pair merge `merge` chose, as stored (None when the run made no merge)."""
+        if self.merge > self.history.steps:
+            return None
+        left, right, _ = self.history.merges[self.merge - 1]
+        return self.history.vocab[left], self.history.vocab[right]

@@ -16,12 +16,11 @@ from explorer.compare.html import count_note, line_html
 from explorer.drawing import charts
 from explorer.drawing.token_html import PALETTE, escape_text, pieces_html, scroll_region
 from explorer.drawing.wording import plural
-from explorer.lessons.merge_step import candidates_at, pair_table, splits_at
+from explorer.lessons.merge_step import MergeStep
 from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.runs.run import Run
 from explorer.tokens import Piece
 from explorer.train import encode_pieces
-from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.history_kinds import as_merge_history
 from explorer.views.run_views import (
     SENTENCE_CHARACTERS_SHOWN,
@@ -47,37 +46,19 @@ def vocab_piece(token: str, token_id: int, byte_level: bool, start: int = 0, end
     return Piece(token_id, token, start, end, token_bytes)
 
 
-def word_pieces(trace: MergeHistory, word_index: int, k: int) -> list[tuple[str, int, int]]:
-    """(token, start, end) of a corpus word after k merges; start/end index the word's symbols."""
-    pieces = trace.segment_index(word_index, k)
-    prefix, suffix = trace.prefix, trace.suffix
-    spans, start = [], 0
-    for position, piece in enumerate(pieces):
-        length = len(piece)
-        if position and prefix:
-            length -= len(prefix)
-        if position == len(pieces) - 1 and suffix:
-            length -= len(suffix)
-        spans.append((piece, start, start + length))
-        start += length
-    return spans
-
-
 def word_tokens(
-    run: Run, word_index: int, k: int, max_characters: int | None = None
+    run: Run, step: MergeStep, word_index: int, max_characters: int | None = None
 ) -> tuple[list[Piece], set[int]]:
-    """A corpus word's tokens after k merges, and the positions among them of the tokens merge k
+    """A corpus word's tokens at `step`, and the positions among them of the tokens its merge
     just joined. With `max_characters`, only the tokens that start within that many characters."""
-    trace = as_merge_history(run.history)
-    byte_level = trace.config.is_byte_level
-    joined = trace.merge_positions(word_index, k)
+    byte_level = step.history.config.is_byte_level
     ids = token_ids(run)
     pieces: list[Piece] = []
     new: set[int] = set()
-    for token, start, end in word_pieces(trace, word_index, k):
+    for token, start, end, made in step.word_spans(word_index):
         if max_characters is not None and start >= max_characters:
             break
-        if any(start < position < end for position in joined):
+        if made:
             new.add(len(pieces))
         # Every token of a segmentation is in the vocabulary; -1 would only mark a broken trace.
         pieces.append(vocab_piece(token, ids.get(token, -1), byte_level, start, end))
@@ -90,12 +71,12 @@ def vocab_token_html(run: Run, token_id: int, new: bool = False) -> str:
     return pieces_html([piece], new={0} if new else ())
 
 
-def words_at_step_html(run: Run, k: int, limit: int = TOP_WORDS, show_ids: bool = False) -> str:
-    """The most frequent corpus words after k merges, as cards of token spans with their counts."""
-    trace = run.history
+def words_at_step_html(run: Run, step: MergeStep, limit: int = TOP_WORDS, show_ids: bool = False) -> str:
+    """The most frequent corpus words at `step`, as cards of token spans with their counts."""
+    trace = step.history
     cards = []
     for index in top_word_indices(run, limit):
-        pieces, new = word_tokens(run, index, k, WORD_CHARACTERS_SHOWN)
+        pieces, new = word_tokens(run, step, index, WORD_CHARACTERS_SHOWN)
         spans = pieces_html(pieces, show_ids, new)
         hidden = len(trace.words[index]) - WORD_CHARACTERS_SHOWN
         if hidden > 0:
@@ -107,13 +88,12 @@ def words_at_step_html(run: Run, k: int, limit: int = TOP_WORDS, show_ids: bool 
     return f'<div class="top-words">{"".join(cards)}</div>'
 
 
-def sentences_at_step_html(run: Run, k: int, sentences: list[str], show_ids: bool = False) -> str:
+def sentences_at_step_html(run: Run, step: MergeStep, sentences: list[str], show_ids: bool = False) -> str:
     """The sample sentences encoded with the first k merges, the last merge's token outlined,
     characters the tokenizer drops or cannot spell marked, each with its token count. At most
     SENTENCES_SHOWN sentences of at most SENTENCE_CHARACTERS_SHOWN characters each are drawn."""
-    trace = as_merge_history(run.history)
-    tok = tokenizer_at_step(run, k)
-    new_token = trace.vocab[trace.merges[k - 1][2]] if k else None
+    tok = tokenizer_at_step(run, step.k)
+    new_token = None if step.made is None else step.history.vocab[step.made]
     rows = []
     for sentence in sentences[:SENTENCES_SHOWN]:
         cut = sentence[:SENTENCE_CHARACTERS_SHOWN]
@@ -130,10 +110,10 @@ def sentences_at_step_html(run: Run, k: int, sentences: list[str], show_ids: boo
     return f'<div class="step-sentences">{"".join(rows)}</div>'
 
 
-def merge_summary_html(run: Run, k: int) -> str:
+def merge_summary_html(run: Run, step: MergeStep) -> str:
     """One line about step k: merge k's pair, the new token, its count (and score), what it
     rewrote; or, at k = 0, the corpus before any merge."""
-    trace = as_merge_history(run.history)
+    trace, k = step.history, step.k
     if k == 0:
         return (
             '<div class="merge-summary">Before any merge: '
@@ -155,12 +135,12 @@ def merge_summary_html(run: Run, k: int) -> str:
     )
 
 
-def candidates_frame(run: Run, merge: int) -> pd.DataFrame:
-    """The pairs that competed for merge number `merge`, one row each, the chosen one first:
-    rank, the pair readable and as stored, its count, and for likelihood scores count(a),
+def candidates_frame(run: Run, step: MergeStep) -> pd.DataFrame:
+    """The pairs that competed for the step's merge (`step.merge`), one row each, the chosen one
+    first: rank, the pair readable and as stored, its count, and for likelihood scores count(a),
     count(b) and the score."""
     names = labels(run)
-    candidates = candidates_at(as_merge_history(run.history), merge)
+    candidates = step.candidates()
     scored = candidates[0].score is not None
     rows = []
     for candidate in candidates:
@@ -193,11 +173,11 @@ CANDIDATE_HELP = {
 _TEXT_COLUMNS = ("pair", "as stored")
 
 
-def candidates_html(run: Run, merge: int) -> str:
+def candidates_html(run: Run, step: MergeStep) -> str:
     """`candidates_frame` as an HTML table (escaped; each number's exact value in `data-value`),
     the chosen pair's row first and marked: a plain table, so the first screen of Merge history
     loads no data grid, and a screen reader reads it as a table."""
-    frame = candidates_frame(run, merge)
+    frame = candidates_frame(run, step)
     head = "".join(
         f'<th scope="col" title="{escape_text(CANDIDATE_HELP[column])}"'
         + (' class="text"' if column in _TEXT_COLUMNS else "")
@@ -216,36 +196,29 @@ def candidates_html(run: Run, merge: int) -> str:
                 shown = f"{value:.4g}" if column == "score" else f"{value:,}"
                 cells.append(f'<td data-value="{value!r}">{shown}</td>')
         rows.append(f"<tr{' class=chosen' if index == 0 else ''}>{''.join(cells)}</tr>")
-    region = scroll_region(f"The pairs that competed for merge {merge:,}")
+    region = scroll_region(f"The pairs that competed for merge {step.merge:,}")
     return (
         f'<div class="figures-table candidates"{region}><table><thead><tr>'
         f"{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
 
 
-def splits_frame(run: Run, k: int) -> pd.DataFrame:
+def splits_frame(step: MergeStep) -> pd.DataFrame:
     """Every distinct word with its count and its split after k merges, as the course prints
     its `splits` (a list of the tokens as stored)."""
     return pd.DataFrame(
-        [
-            {"word": word, "count": count, "split": repr(list(split))}
-            for word, count, split in splits_at(as_merge_history(run.history), k)
-        ]
+        [{"word": word, "count": count, "split": repr(list(split))} for word, count, split in step.splits()]
     )
 
 
-def pair_table_frame(run: Run, k: int) -> pd.DataFrame:
-    """Every pair of the splits after k merges, in the course's dict order, with its frequency
-    (and count(a), count(b), the likelihood score when the run scores pairs); the pair merge
-    k + 1 chose is ticked."""
-    trace = as_merge_history(run.history)
-    scored = charts.uses_scores(trace)
-    chosen = None
-    if k < trace.steps:
-        left, right, _ = trace.merges[k]
-        chosen = (trace.vocab[left], trace.vocab[right])
+def pair_table_frame(step: MergeStep) -> pd.DataFrame:
+    """Every pair the step's merge (`step.merge`) was chosen from, in the course's dict order,
+    with its frequency (and count(a), count(b), the likelihood score when the run scores pairs);
+    the pair it chose is ticked."""
+    scored = charts.uses_scores(step.history)
+    chosen = step.chosen_pair()
     rows = []
-    for row in pair_table(trace, k, scored):
+    for row in step.pairs(scored):
         record: dict[str, object] = {
             "chosen": "✓" if (row.left, row.right) == chosen else "",
             "pair": repr((row.left, row.right)),

@@ -65,6 +65,24 @@ def test_a_history_is_narrowed_to_its_own_kind_only(history):
         other(history)
 
 
+def test_a_words_spans_at_step_k_are_its_tokens_and_the_new_ones_are_those_merge_k_made(history):
+    """`MergeHistory.spans_at` (what the Merge history page's words show): the tokens are
+    `segment_index`'s, the spans tile the word, and a token is flagged made by merge k exactly
+    when its span was not a span one step before."""
+    if not isinstance(history, MergeHistory):
+        pytest.skip("a round history has no merges")
+    for index in history.words_by_frequency()[:20]:
+        for k in range(history.steps + 1):
+            spans = history.spans_at(index, k)
+            assert [token for token, *_ in spans] == history.segment_index(index, k)
+            assert [start for _, start, _, _ in spans] == [0, *(end for _, _, end, _ in spans[:-1])]
+            assert spans[-1][2] == len(history.words[index])
+            before = {(start, end) for _, start, end, _ in history.spans_at(index, k - 1)} if k else set()
+            assert [made for *_, made in spans] == [
+                bool(k) and (start, end) not in before for _, start, end, _ in spans
+            ]
+
+
 def test_the_vocabulary_at_step_k(history):
     if isinstance(history, MergeHistory):
         assert history.vocab_at(0) == history.vocab[: history.initial_vocab_size]

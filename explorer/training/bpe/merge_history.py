@@ -215,12 +215,19 @@ class MergeHistory:
             pieces.append(piece)
         return pieces
 
-    def merge_positions(self, word_index: int, k: int) -> list[int]:
-        """Character offsets in the word where merge step k-1 (the k-th merge) joined two pieces."""
-        if k <= 0:
-            return []
+    def spans_at(self, word_index: int, k: int) -> list[tuple[str, int, int, bool]]:
+        """(token, start, end, made by merge k) for each token of the corpus word
+        `words[word_index]` after the first k merges: start and end index the word's characters
+        (a prefix or suffix the token carries is not counted), and the flag marks the tokens that
+        merge k (step k - 1) joined."""
+        word, steps = self.words[word_index], self.boundary_steps[word_index]
+        cuts = [0]
+        cuts.extend(position + 1 for position, step in enumerate(steps) if step >= k)
+        cuts.append(len(word))
+        joined = [position + 1 for position, step in enumerate(steps) if step == k - 1] if k > 0 else []
         return [
-            position + 1 for position, step in enumerate(self.boundary_steps[word_index]) if step == k - 1
+            (piece, start, stop, any(start < position < stop for position in joined))
+            for piece, start, stop in zip(self._decorate_pieces(word, cuts), cuts, cuts[1:])
         ]
 
     def words_by_frequency(self) -> list[int]:

@@ -38,7 +38,9 @@ from typing import Any
 
 import streamlit as st
 
+from explorer.lessons.merge_step import MergeStep
 from explorer.runs.run import Run
+from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import drawn, link, state
 from explorer.ui.history import step_panels
 from explorer.views import merge_views
@@ -98,7 +100,7 @@ class MergeTrack(Track):
         self.sentences = sentences
 
     def summary_html(self, k: int) -> str:
-        return merge_views.merge_summary_html(self.run, k)
+        return merge_views.merge_summary_html(self.run, MergeStep(as_merge_history(self.run.history), k))
 
     def panels(self, k: int) -> None:
         step_panels.show(self.run, k, self.sentences)

@@ -20,7 +20,7 @@ from explorer.drawing import charts
 from explorer.drawing.token_html import escape_text
 from explorer.drawing.wording import plural
 from explorer.lessons.encode_steps import encode_steps
-from explorer.lessons.merge_step import is_course_sized, stop_sentence, why_chosen
+from explorer.lessons.merge_step import MergeStep, is_course_sized, stop_sentence
 from explorer.runs.run import Run
 from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import encode_panel, state, tables
@@ -35,20 +35,20 @@ FOLLOW_STEP = -1  # the merge tree's choice "the token made at this step"
 
 def show(run: Run, k: int, sentences: list[str]) -> None:
     """Everything below the step line (explorer.ui.history.player draws the step and what merge k did)."""
-    trace = as_merge_history(run.history)
+    step = MergeStep(as_merge_history(run.history), k)  # what step k means (explorer.lessons.merge_step)
+    trace, merge = step.history, step.merge
     names = views.labels(run)
     show_ids = state.show_ids()
-    merge = max(k, 1)  # the merge whose competition is shown: merge k, or the first one at step 0
     lead = "Next, merge 1. " if k == 0 else ""
-    why = escape_text(why_chosen(trace, merge, names))
+    why = escape_text(step.why(names))
     st.html(f'<div class="why"><b>Why this pair {"will win" if k == 0 else "won"}.</b> {lead}{why}</div>')
-    if k == trace.steps:
+    if step.is_last:
         st.caption(stop_sentence(trace))
 
     table_column, chart_column = st.columns([3, 2], gap="medium")
     with table_column:
         st.markdown(f"**The pairs that competed for merge {merge:,}** (the chosen one first)")
-        st.html(merge_views.candidates_html(run, merge))
+        st.html(merge_views.candidates_html(run, step))
     chart_column.html(charts.competition_html(trace, merge, names))
 
     words, sentences_column = st.columns([3, 2], gap="large")
@@ -59,10 +59,10 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
             if k
             else "**Most frequent corpus words before any merge**"
         )
-        st.html(merge_views.words_at_step_html(run, k, show_ids=show_ids))
+        st.html(merge_views.words_at_step_html(run, step, show_ids=show_ids))
     with sentences_column:
         st.markdown(f"**Sample sentences after {plural(k, 'merge')}**")
-        st.html(merge_views.sentences_at_step_html(run, k, sentences, show_ids=show_ids))
+        st.html(merge_views.sentences_at_step_html(run, step, sentences, show_ids=show_ids))
 
     # The rest in sections a learner opens (stable labels and keys: a section stays open as the
     # step moves; every section draws step k, the one value this fragment run has).
@@ -80,10 +80,10 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
 
     with section("How a token was built", W.SECTION_TREE) as opened:
         if opened:
-            merge_tree(run, k)
+            merge_tree(run, step)
 
     if is_course_sized(trace):
-        course_tables(run, k, merge)
+        course_tables(step)
 
     with section("How a text is tokenized, step by step", W.SECTION_STEPS) as opened:
         if opened:
@@ -112,24 +112,25 @@ CANDIDATE_COLUMNS = {  # the course's pair table (a data grid: hundreds of rows)
 }
 
 
-def course_tables(run: Run, k: int, merge: int) -> None:
-    """The course's printouts at step k: `splits` after k merges, and every pair merge `merge`
+def course_tables(step: MergeStep) -> None:
+    """The course's printouts at step k: `splits` after k merges, and every pair the step's merge
     was chosen from, with its frequency (or score), in the course's dict order."""
-    scored = charts.uses_scores(as_merge_history(run.history))
+    k, merge = step.k, step.merge
+    scored = charts.uses_scores(step.history)
     with section("As the course prints it: every word's split and every pair", W.SECTION_COURSE) as opened:
         if not opened:
             return
         splits, pairs = st.columns([1, 1], gap="medium")
         with splits:
             st.markdown(f"**`splits` after {plural(k, 'merge')}** (with `word_freqs`)")
-            tables.table(merge_views.splits_frame(run, k), height=320)
+            tables.table(merge_views.splits_frame(step), height=320)
         with pairs:
             function = "compute_pair_scores" if scored else "compute_pair_freqs"
             st.markdown(
                 f"**Every pair merge {merge:,} was chosen from** (`{function}()` on the splits before it; "
                 "the chosen one first, then the course's dict order)"
             )
-            table = merge_views.pair_table_frame(run, merge - 1)
+            table = merge_views.pair_table_frame(step)
             # The winner first, so it is in view without scrolling a table of hundreds of pairs.
             table = table.sort_values("chosen", ascending=False, kind="stable", ignore_index=True)
             chosen_row = table["chosen"] == "✓"
@@ -139,7 +140,7 @@ def course_tables(run: Run, k: int, merge: int) -> None:
             tables.table(styled, CANDIDATE_COLUMNS, height=320)
 
 
-def merge_tree(run: Run, k: int) -> None:
+def merge_tree(run: Run, step: MergeStep) -> None:
     """How a token was built, down to characters: the token merge k made, unless another is picked."""
     names = views.labels(run)
     merged = merge_views.merged_token_ids(run)
@@ -159,11 +160,11 @@ def merge_tree(run: Run, k: int) -> None:
             help="Follows the player's step; type to search among the tokens made by merges.",
         ),
     )
-    token_id = as_merge_history(run.history).merges[k - 1][2] if choice == FOLLOW_STEP and k else choice
-    if token_id == FOLLOW_STEP:
+    token_id = step.made if choice == FOLLOW_STEP else choice
+    if token_id is None:
         st.caption("No token has been made yet at step 0: step forward, or pick a token.")
         return
-    tree = as_merge_history(run.history).merge_tree(token_id)
+    tree = step.history.merge_tree(token_id)
     left, right = st.columns([2, 3])
-    left.html(merge_views.merge_tree_html(tree, names, k))
+    left.html(merge_views.merge_tree_html(tree, names, step.k))
     figures.plotly_chart(charts.merge_tree_figure(tree, names), state.Chart.MERGE_TREE, right)
