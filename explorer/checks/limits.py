@@ -19,10 +19,7 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:  # the type only: checks is the lowest layer and imports no training code
-    from explorer.training.history import TrainingHistory
+from typing import Any
 
 # One unit everywhere, in every message, chip and button: MB = 1,000,000 bytes, the unit Streamlit's
 # file uploader uses on Linux and macOS (its chip shows a 4,700,000-byte file as "4.7MB" and it
@@ -167,7 +164,7 @@ class Budget:
         budget = limits.budget(progress=bar_update)
         trace = train_corpus(text, run, progress=budget.progress, should_stop=budget.should_stop,
                              max_steps=budget.step_limit)
-        why = budget.stop_cause(trace)
+        why = budget.stop_cause(trace.stop_reason, trace.steps)
 
     The trainer stops exactly at `step_limit` merges, and asks `should_stop()` (the time limit)
     every few dozen merges. `stop_cause` says which limit ended a stopped run, for
@@ -200,9 +197,10 @@ class Budget:
             return True
         return False
 
-    def stop_cause(self, trace: TrainingHistory) -> str | None:
-        if trace.stop_reason != "stopped":
+    def stop_cause(self, stop_reason: str, steps: int) -> str | None:
+        """Which limit ended a run that stopped with `stop_reason` after `steps` steps."""
+        if stop_reason != "stopped":
             return None
-        if self.step_limit is not None and trace.steps >= self.step_limit:
+        if self.step_limit is not None and steps >= self.step_limit:
             return f"the limit of {self.step_limit:,} merge{'s' if self.step_limit != 1 else ''}"
         return self.stopped_by

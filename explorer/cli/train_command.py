@@ -200,7 +200,10 @@ def run(args) -> int:
         f"{trace.seconds:.2f} s ({trace.engine} engine) -> {args.out}",
         file=sys.stderr,
     )
-    print(explain_vocab_size(trace, args.vocab_size, budget.stop_cause(trace)), file=sys.stderr)
+    print(
+        explain_vocab_size(trace, args.vocab_size, budget.stop_cause(trace.stop_reason, trace.steps)),
+        file=sys.stderr,
+    )
     warn(special_token_notes(trace), "note")
     _print_json(args, trace, merges=trace.steps)
     return 0

@@ -105,7 +105,7 @@ def train_task(
 
             stopped_by = memory_limit_text()
         else:
-            stopped_by = budget.stop_cause(trace)
+            stopped_by = budget.stop_cause(trace.stop_reason, trace.steps)
     result = {
         "trace_json": trace.to_json(),
         "stored_key": None,

@@ -546,7 +546,7 @@ def test_explain_a_run_stopped_by_the_budget():
     budget = Budget(max_steps=40)
     trace = train_within(budget, words_for_many_merges(3000))
     assert trace.stop_reason == "stopped" and trace.steps == 40  # exactly the limit
-    assert explain_vocab_size(trace, 5000, budget.stop_cause(trace)) == (
+    assert explain_vocab_size(trace, 5000, budget.stop_cause(trace.stop_reason, trace.steps)) == (
         f"Stopped at {len(trace.vocab):,} of the 5,000 tokens asked for, after {trace.steps} merges, "
         "by the limit of 40 merges."
     )
@@ -588,7 +588,8 @@ def test_budget_step_limit_stops_the_trainer_exactly_and_forwards_progress(limit
     trace = train_within(budget, words_for_many_merges(3000))
     assert (
         trace.steps == limit
-        and budget.stop_cause(trace) == f"the limit of {limit:,} merge{'s' if limit > 1 else ''}"
+        and budget.stop_cause(trace.stop_reason, trace.steps)
+        == f"the limit of {limit:,} merge{'s' if limit > 1 else ''}"
     )
     assert not budget.should_stop()  # the time limit alone is asked every 32 merges
     assert reports[-1] == (limit, limit)  # planned shows the step limit
@@ -605,11 +606,16 @@ def test_a_stop_that_is_not_the_budgets_has_no_cause_from_it():
         should_stop=lambda: True,
         max_steps=budget.step_limit,
     )
-    assert stopped.stop_reason == "stopped" and budget.stop_cause(stopped) is None  # a Stop button
+    assert (
+        stopped.stop_reason == "stopped" and budget.stop_cause(stopped.stop_reason, stopped.steps) is None
+    )  # a Stop button
     finished = train_corpus(
         text, RunConfig(TrainerConfig(vocab_size=300), (), "byte-level"), max_steps=budget.step_limit
     )
-    assert finished.stop_reason == "vocab_size" and budget.stop_cause(finished) is None
+    assert (
+        finished.stop_reason == "vocab_size"
+        and budget.stop_cause(finished.stop_reason, finished.steps) is None
+    )
 
 
 def test_no_budget_never_stops():
