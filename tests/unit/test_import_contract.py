@@ -33,7 +33,7 @@ LAYERS: list[set[str]] = [
     {"training"},
     {"train"},
     {"drawing", "pretrained", "runstore"},
-    {"lessons", "measures"},
+    {"lessons", "measures", "reproduce"},
     {"compare"},
     {"work", "cli"},
     {"ui"},
