@@ -101,6 +101,12 @@ def add_parser(commands) -> None:
     train.add_argument("--out", required=True, help="where to write tokenizer.json")
     train.add_argument("--trace", help="also write the training trace as JSON")
     train.add_argument(
+        "--print-code",
+        action="store_true",
+        help="print a Python program that trains this tokenizer (plain `tokenizers` code for the library "
+        "flavor, the explorer package's API for the course's), then train and write --out as usual",
+    )
+    train.add_argument(
         "--json", action="store_true", help="print a summary of the run as JSON (steps, vocab, engine ...)"
     )
 
@@ -155,9 +161,10 @@ def run(args) -> int:
     # Held in a list that training empties: once its words are counted, the corpus text (four
     # bytes a character when it holds one emoji) is freed before the merges start.
     corpus = [text]
+    source = _corpus_source(args, text) if args.print_code else None
     del text
     if args.algorithm == "unigram":
-        return _train_unigram(args, corpus, limits, pre_tokenizer, special_tokens, warnings)
+        return _train_unigram(args, corpus, limits, pre_tokenizer, special_tokens, warnings, source)
     unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
     if unigram_only:
         raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
@@ -172,6 +179,7 @@ def run(args) -> int:
         end_of_word_suffix=args.end_of_word_suffix,
     )
     config = _run_config(args, limits, pre_tokenizer, trainer)
+    _print_code(config, source)
     warn(warnings)
     report, finish = progress_printer()
     budget = Budget(args.max_seconds, args.max_steps, progress=report)
@@ -212,7 +220,26 @@ def _unigram_options(args) -> dict:
     }
 
 
-def _train_unigram(args, corpus: list[str], limits, pre_tokenizer: str, special_tokens, warnings) -> int:
+def _corpus_source(args, text: str):
+    """The corpus as --print-code's program names it: its path (a placeholder for stdin) and hash."""
+    from explorer.reproduce import CorpusSource
+
+    if args.corpus == "-":
+        return CorpusSource.from_pasted(text)
+    return CorpusSource.from_file(args.corpus, text)
+
+
+def _print_code(config, source) -> None:
+    """With --print-code: the program that trains this run, on stdout, before training."""
+    if source is not None:
+        from explorer.reproduce import training_program
+
+        print(training_program(config, source), flush=True)
+
+
+def _train_unigram(
+    args, corpus: list[str], limits, pre_tokenizer: str, special_tokens, warnings, source=None
+) -> int:
     """`train --algorithm unigram`: the same checks and outputs, a UnigramTrace."""
     from explorer.checks import Budget
     from explorer.lessons.explain import explain_unigram_size, stop_reason_text
@@ -238,6 +265,7 @@ def _train_unigram(args, corpus: list[str], limits, pre_tokenizer: str, special_
         special_tokens=special_tokens,
     )
     config = _run_config(args, limits, pre_tokenizer, trainer)
+    _print_code(config, source)
     warn(warnings)
     report, finish = progress_printer("rounds")
     budget = Budget(args.max_seconds, None, progress=report)
