@@ -102,6 +102,12 @@ def add_parser(commands) -> None:
     train.add_argument("--out", required=True, help="where to write tokenizer.json")
     train.add_argument("--trace", help="also write the training trace as JSON")
     train.add_argument(
+        "--print-code",
+        action="store_true",
+        help="print a Python program that trains this tokenizer (plain `tokenizers` code for the library "
+        "flavor, the explorer package's API for the course's), then train and write --out as usual",
+    )
+    train.add_argument(
         "--json", action="store_true", help="print a summary of the run as JSON (steps, vocab, engine ...)"
     )
 
@@ -188,7 +194,9 @@ def run(args) -> int:
     # Held in a list that training empties: once its words are counted, the corpus text (four
     # bytes a character when it holds one emoji) is freed before the merges start.
     corpus = [text]
+    source = _corpus_source(args, text) if args.print_code else None
     del text
+    _print_code(config, source)
     if unigram is not None:
         return _train_unigram(args, corpus, config, warnings)
     warn(warnings)
@@ -232,6 +240,23 @@ def _unigram_options(args) -> dict:
         "--shrinking-factor": args.shrinking_factor,
         "--max-piece-length": args.max_piece_length,
     }
+
+
+def _corpus_source(args, text: str):
+    """The corpus as --print-code's program names it: its path (a placeholder for stdin) and hash."""
+    from explorer.reproduce import CorpusSource
+
+    if args.corpus == "-":
+        return CorpusSource.from_pasted(text)
+    return CorpusSource.from_file(args.corpus, text)
+
+
+def _print_code(config, source) -> None:
+    """With --print-code: the program that trains this run, on stdout, before training."""
+    if source is not None:
+        from explorer.reproduce import training_program
+
+        print(training_program(config, source), flush=True)
 
 
 def _refuse_merge_options(args) -> None:

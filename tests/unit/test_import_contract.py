@@ -34,7 +34,7 @@ LAYERS: list[set[str]] = [
     {"training"},
     {"train"},
     {"drawing", "pretrained", "runstore", "runs"},
-    {"lessons", "measures"},
+    {"lessons", "measures", "reproduce"},
     {"compare"},
     {"views"},
     {"work"},

@@ -1,0 +1,45 @@
+"""Reproduce in Python: programs (and a notebook) that redo what the app did, for a reader to run.
+
+- `training_program(run, corpus, style=None)`: the program that trains a run's tokenizer and saves
+  tokenizer.json where it runs: plain `tokenizers` code for the library flavor
+  (`library_program`, the same tokenizer.json as the run; library_program.py says where the
+  library's own tie order can differ), the explorer package's API for the course's (`api_program`,
+  which also saves the trace);
+- `CorpusSource`: the corpus as a program names it (a sample's key, or a path or placeholder) with
+  the SHA-256 the program checks;
+- `merge_step_program(k, trace_path)`: the Merge history page's merge k, printed from a trace;
+- `compare_program(text, columns)`: the Compare page's ids, one `CompareColumn` each;
+- `run_notebook(run, corpus)`: a notebook (nbformat 4, as a dict; `notebook_json` writes it).
+
+Pure: no Streamlit, nothing trained or read here; the page widgets call these functions.
+
+>>> from explorer.run_config import RunConfig, TrainerConfig
+>>> code = training_program(RunConfig(TrainerConfig(vocab_size=300)), CorpusSource.from_sample("hf-course"))
+>>> "trainers.BpeTrainer(" in code and code.rstrip().endswith("-> tokenizer.json\\")")
+True
+
+What it does not do: run the programs (the tests do), or draw the page's widgets (explorer/ui/).
+"""
+
+from __future__ import annotations
+
+from explorer.reproduce.api_program import api_program, run_expression, training_program
+from explorer.reproduce.compare_program import CompareColumn, compare_program
+from explorer.reproduce.corpus_source import CorpusSource, text_sha256
+from explorer.reproduce.history_program import merge_step_program
+from explorer.reproduce.library_program import library_program
+from explorer.reproduce.notebook import notebook_json, run_notebook
+
+__all__ = [
+    "CompareColumn",
+    "CorpusSource",
+    "api_program",
+    "compare_program",
+    "library_program",
+    "merge_step_program",
+    "notebook_json",
+    "run_expression",
+    "run_notebook",
+    "text_sha256",
+    "training_program",
+]

@@ -1,0 +1,138 @@
+"""A run as code of the `explorer` package's public API, as the package docstring's worked example
+writes it: the corpus, `RunConfig(...)` with every setting of the run, `train_corpus(text, run)`,
+the first steps of the trace, then tokenizer.json and the trace saved in the folder it runs in
+(byte for byte the app's and the CLI's, but for the trace's "seconds").
+
+`run_expression(run)` is the `RunConfig(...)` expression (settings left at their defaults are left
+out); `api_program(run, corpus)` the whole program; `training_program(run, corpus)` picks the
+program a run is shown with: plain `tokenizers` code for the library flavor, this API for the course.
+
+What it does not do: write the library's code (library_program.py) or a notebook (notebook.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET
+from explorer.reproduce.corpus_source import CorpusSource
+from explorer.reproduce.library_program import library_program
+from explorer.reproduce.python_source import Call, Expression, Items, assignment, literal
+from explorer.reproduce.run_line import run_summary
+from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS, RunConfig, UnigramConfig
+
+
+def _value(value: object) -> Expression:
+    if isinstance(value, tuple):
+        return Items(tuple(literal(item) for item in value), "()")
+    return literal(value)
+
+
+def trainer_expression(run: RunConfig) -> Call:
+    """`TrainerConfig(...)` or `UnigramConfig(...)` with the run's settings that are not defaults."""
+    trainer = run.trainer
+    defaults: dict[str, object] = {item.name: item.default for item in fields(trainer)}
+    if isinstance(trainer, UnigramConfig):
+        defaults.update(LIBRARY_DEFAULTS if trainer.flavor == "library" else COURSE_DEFAULTS)
+        defaults["flavor"] = None  # always written
+    else:
+        defaults["algorithm"] = defaults["flavor"] = None
+        if run.is_byte_level and trainer.flavor == "library":
+            # train_corpus gives a byte-level library run all 256 byte symbols
+            # (explorer.train.effective_config).
+            defaults["initial_alphabet"] = tuple(BYTE_LEVEL_ALPHABET)
+    keywords = tuple(
+        (item.name, _value(getattr(trainer, item.name)))
+        for item in fields(trainer)
+        if getattr(trainer, item.name) != defaults[item.name]
+        and not (item.name == "initial_alphabet" and not getattr(trainer, item.name))
+    )
+    name = "UnigramConfig" if isinstance(trainer, UnigramConfig) else "TrainerConfig"
+    return Call(name, (), keywords)
+
+
+def run_expression(run: RunConfig) -> Call:
+    """`RunConfig(trainer, normalizers=..., pre_tokenizer=...)` for `run`."""
+    return Call(
+        "RunConfig",
+        (trainer_expression(run),),
+        (("normalizers", _value(tuple(run.normalizers))), ("pre_tokenizer", literal(run.pre_tokenizer))),
+    )
+
+
+def api_imports(run: RunConfig) -> list[str]:
+    config = "UnigramConfig" if isinstance(run.trainer, UnigramConfig) else "TrainerConfig"
+    return [f"from explorer import RunConfig, {config}, save_tokenizer, tokenizer_from_trace, train_corpus"]
+
+
+def training_lines(run: RunConfig) -> list[str]:
+    """`run = RunConfig(...)` and `trace = train_corpus(text, run)`, with what the run was."""
+    return [
+        assignment("run", run_expression(run)),
+        "trace = train_corpus(text, run)",
+        'print(f"{trace.steps} {trace.step_noun}s, vocabulary of {len(trace.vocab):,}, '
+        'stopped: {trace.stop_reason}")',
+    ]
+
+
+def first_steps_lines(run: RunConfig, count: int = 10) -> list[str]:
+    """Print the first merges (pair and count) or, for Unigram, the first rounds (size, loss)."""
+    if run.is_unigram:
+        return [
+            f"# The first {count} rounds: the vocabulary's size before and after, and the loss.",
+            f"for number, round_ in enumerate(trace.rounds[:{count}], 1):",
+            '    print(number, round_.kind, round_.size_before, "->", round_.size_after, round_.losses[-1:])',
+        ]
+    return [
+        f"# The first {count} merges: the pair and its count (WordPiece: and its score).",
+        "merges = trace.merge_strings()",
+        f"for number in range(1, min({count}, trace.steps) + 1):",
+        "    left, right = merges[number - 1]",
+        "    count, score = trace.merge_counts[number - 1], trace.merge_scores[number - 1]",
+        '    print(number, repr(left), "+", repr(right), count, "" if score is None else score)',
+    ]
+
+
+SAVE_LINES = [
+    'save_tokenizer(tokenizer_from_trace(trace), "tokenizer.json")',
+    'Path("trace.json").write_text(trace.to_json(), encoding="utf-8")',
+    'print("-> tokenizer.json, trace.json")',
+]
+
+
+def api_program(run: RunConfig, corpus: CorpusSource) -> str:
+    """The program that trains `run` on `corpus` with the explorer package and saves tokenizer.json
+    and trace.json in the folder it runs in."""
+    lines = [
+        '"""'
+        + f"Train this run with Tokenizer Explorer's Python API (the explorer package): {run_summary(run)}.",
+        "",
+        "Saves tokenizer.json and the run's trace (trace.json) in the current folder.",
+        '"""',
+        "",
+        "import hashlib",
+        "from pathlib import Path",
+        "",
+        *api_imports(run),
+        *corpus.imports(),
+        "",
+        *corpus.corpus_lines(),
+        "",
+        *training_lines(run),
+        "",
+        *first_steps_lines(run),
+        "",
+        *SAVE_LINES,
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def training_program(run: RunConfig, corpus: CorpusSource, style: str | None = None) -> str:
+    """The program for a run: `style` "library" (plain `tokenizers` code; library flavor only) or
+    "api" (the explorer package); None: "library" for the library flavor, "api" for the course's."""
+    style = style or ("library" if run.flavor == "library" else "api")
+    if style == "library":
+        return library_program(run, corpus)
+    if style == "api":
+        return api_program(run, corpus)
+    raise ValueError(f"style must be 'library' or 'api', not {style!r}")
