@@ -40,7 +40,7 @@ from explorer.drawing.token_html import escape_text, legend_html
 from explorer.lessons.explain import stop_reason_text
 from explorer.runs.run import Run
 from explorer.session import serving
-from explorer.ui.common import link, state, training
+from explorer.ui.common import link, reproduce_panel, state, training
 from explorer.work import admission
 
 HISTORY_SCRIPT = "pages/1_Merge_history.py"  # st.page_link and st.switch_page name pages by their file
@@ -153,6 +153,7 @@ def finish(page: str, params: dict[str, str] | None = None, copy_link: bool = Tr
             st.caption("No tokenizer trained yet.")
         else:
             run_card(run)
+            reproduce_panel.popover(run)
         if training.current_job() is not None:
             st.caption("A new run is training: its progress and Stop button are on the Train page.")
         st.toggle(

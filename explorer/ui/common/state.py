@@ -145,8 +145,21 @@ class Widget:
     SECTION_FIGURES_CHART = "section_compare_figures_chart"  # Compare's closed sections (frame.section)
     SECTION_CURVE = "section_compare_curve"
     SECTION_OVERLAP = "section_compare_overlap"
+    SECTION_COMPARE_CODE = "section_compare_code"  # "Reproduce these ids in Python"
+    SECTION_STEP_CODE = "section_step_code"  # Merge history's "Reproduce this merge in Python"
+    STEP_CODE_TRACE = "step_code_trace"  # ... its trace download
     # Every page (sidebar)
     SHOW_IDS = "show_token_ids"
+    # "Reproduce in Python" (explorer.ui.common.reproduce_panel): on the Train page, and in the
+    # sidebar's run card (a prefix each: both can be on one page)
+    SECTION_REPRODUCE = "section_reproduce"
+    REPRODUCE_STYLE = "reproduce_style"
+    REPRODUCE_PROGRAM = "reproduce_program"  # its downloads
+    REPRODUCE_NOTEBOOK = "reproduce_notebook"
+    SIDEBAR_REPRODUCE = "sidebar_reproduce"  # the run card's popover (open or not)
+    SIDEBAR_REPRODUCE_STYLE = "sidebar_reproduce_style"
+    SIDEBAR_REPRODUCE_PROGRAM = "sidebar_reproduce_program"
+    SIDEBAR_REPRODUCE_NOTEBOOK = "sidebar_reproduce_notebook"
 
 
 class Chart:

@@ -26,7 +26,7 @@ from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import encode_panel, state, tables
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common.frame import section
-from explorer.views import merge_views
+from explorer.views import merge_views, reproduce_views
 from explorer.views import run_views as views
 
 W = state.Widget
@@ -99,6 +99,10 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
                 key=W.STEPS_TEXT,
             )
 
+    with section("Reproduce this merge in Python", W.SECTION_STEP_CODE, icon=":material/code:") as opened:
+        if opened:
+            step_code(run, step)
+
 
 CANDIDATE_COLUMNS = {  # the course's pair table (a data grid: hundreds of rows)
     column: (
@@ -168,3 +172,25 @@ def merge_tree(run: Run, step: MergeStep) -> None:
     left, right = st.columns([2, 3])
     left.html(merge_views.merge_tree_html(tree, names, step.k))
     figures.plotly_chart(charts.merge_tree_figure(tree, names), state.Chart.MERGE_TREE, right)
+
+
+def step_code(run: Run, step: MergeStep) -> None:
+    """The program that prints the step's merge (its pair, count and the candidates) from the run's
+    trace, with the trace to download beside it."""
+    if step.history.steps == 0:
+        st.caption("This run made no merge.")
+        return
+    trace_name = reproduce_views.trace_file_name(run)
+    st.caption(
+        f"It prints merge {step.merge:,} as this page shows it, from the run's trace: save the trace "
+        f"as `{trace_name}` beside the program (the same file as the Vocabulary page's Trace download)."
+    )
+    st.code(reproduce_views.step_program(run, step.merge), language="python")
+    st.download_button(
+        "Trace (JSON)",
+        step.history.to_json(),
+        trace_name,
+        "application/json",
+        key=W.STEP_CODE_TRACE,
+        icon=":material/download:",
+    )

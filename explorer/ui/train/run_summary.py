@@ -20,7 +20,7 @@ from explorer.runs.run import Run
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import lost_characters
 from explorer.training.history_kinds import as_merge_history, as_round_history
-from explorer.ui.common import frame, state
+from explorer.ui.common import frame, reproduce_panel, state
 from explorer.ui.common.html_view import html_view
 from explorer.ui.common.live_text import answered, live_text
 
@@ -42,6 +42,9 @@ def summary(run: Run) -> None:
     figures(run)
     notes(run)
     _sample_sentences(run)
+    with frame.section("Reproduce in Python", W.SECTION_REPRODUCE, icon=":material/code:") as opened:
+        if opened:
+            reproduce_panel.code(run)
 
 
 def _figures(run: Run) -> None:

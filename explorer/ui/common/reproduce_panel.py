@@ -1,0 +1,108 @@
+""" "Reproduce in Python": the program that trains the current run, in a code block with a copy
+button (Streamlit's own), with its notebook and the program as downloads; on the Train page under
+the run's result (in its closed section, explorer.ui.train.run_summary), and in the sidebar's
+run card on every page (`popover`).
+
+A library-flavor run offers two programs: plain `tokenizers` code (what a practitioner runs) and
+the explorer package's API (the same tokenizer.json and trace, byte for byte); a course-flavor run
+the API only. A pasted or uploaded corpus is read from a file named in the program, which checks
+its SHA-256; a sample is read from the package.
+
+What it does not do: write the programs (explorer.reproduce, through explorer.views.reproduce_views).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.runs.run import Run
+from explorer.ui.common import state
+from explorer.views import reproduce_views as views
+
+W = state.Widget
+
+STYLE_NOTES = {
+    "library": (
+        "Plain `tokenizers` code: it trains this tokenizer with the Hugging Face library and saves its "
+        "tokenizer.json, the same as this run's (where the library's own order can differ, the code "
+        "says so in a comment)."
+    ),
+    "api": (
+        "The explorer package (this app's trainer): it saves the same tokenizer.json and trace as this "
+        "run, byte for byte, and prints its first steps."
+    ),
+}
+
+
+def corpus_note(run: Run) -> str:
+    source = views.corpus_source(run)
+    if source.sample is not None:
+        return f"The corpus is the app's sample `{source.sample}`, read from the package."
+    return (
+        f"Save this run's corpus as `{source.path}` beside the program (UTF-8): it checks the text's "
+        f"SHA-256, `{source.sha256}`."
+    )
+
+
+# The widget keys of each place the code is drawn: (kind of program, program download, notebook).
+KEYS = {
+    "page": (W.REPRODUCE_STYLE, W.REPRODUCE_PROGRAM, W.REPRODUCE_NOTEBOOK),
+    "sidebar": (W.SIDEBAR_REPRODUCE_STYLE, W.SIDEBAR_REPRODUCE_PROGRAM, W.SIDEBAR_REPRODUCE_NOTEBOOK),
+}
+
+
+def code(run: Run, place: str = "page") -> None:
+    """The program (its kind chosen when the run has two), what it gives, and the downloads;
+    `place` ("page" or "sidebar") picks the widgets' keys."""
+    style_key, program_key, notebook_key = KEYS[place]
+    styles = views.styles(run)
+    state.keep_choice(style_key, styles, styles[0])
+    style = styles[0]
+    if len(styles) > 1:
+        style = (
+            st.radio(
+                "Code",
+                styles,
+                format_func=views.STYLES.__getitem__,
+                key=style_key,
+                horizontal=True,
+                help="Plain tokenizers code, or this app's own Python package (exact, with the trace).",
+            )
+            or style
+        )
+    _, note = views.reproduced_config(run)
+    st.caption(" ".join(filter(None, [STYLE_NOTES[style], corpus_note(run), note])))
+    program = views.program(run, style)
+    st.code(program, language="python")
+    left, right = st.columns(2)
+    left.download_button(
+        "Program (.py)",
+        program,
+        views.program_file_name(run, style),
+        "text/x-python",
+        key=program_key,
+        icon=":material/download:",
+    )
+    right.download_button(
+        "Notebook (.ipynb)",
+        views.notebook(run),
+        views.notebook_file_name(run),
+        "application/x-ipynb+json",
+        key=notebook_key,
+        icon=":material/download:",
+        help="The corpus, the training, the first steps and the vocabulary, cell by cell, as the "
+        "course's notebooks are laid out.",
+    )
+
+
+def popover(run: Run) -> None:
+    """The sidebar run card's button: the same code in a popover, built only while it is open."""
+    with st.popover(
+        "Reproduce in Python",
+        icon=":material/code:",
+        width="stretch",
+        key=W.SIDEBAR_REPRODUCE,
+        on_change="rerun",
+    ) as box:
+        if box.open:
+            code(run, "sidebar")

@@ -1,0 +1,149 @@
+"""What the pages give to reproduce what they show in Python, built from a run: the program that
+trains the run (plain `tokenizers` code for the library flavor, the explorer package's API for
+either), its notebook, the program that prints merge step k from the run's trace download, and
+Compare's program for the columns it shows.
+
+- `corpus_source(run)`: the run's corpus as a program names it: a sample by its key, else a
+  placeholder file ("corpus.txt") for a pasted or uploaded corpus, with the SHA-256 the program
+  checks (the run's key holds it: the text need not be in the session).
+- `reproduced_config(run)`: the RunConfig the programs train, and a sentence when it is not the
+  run's own: a BPE or WordPiece run stopped early asks for the vocabulary size it reached.
+- `program(run, style)`, `notebook(run)`: built once per run (`Run.derive`); `STYLES` names the
+  two kinds of program, `styles(run)` those a run has (the course flavor has no library code).
+- `step_program(run, merge)`: Merge history's merge, read from the trace the Vocabulary page
+  downloads (its file name).
+- `compare_columns(...)`: Compare's columns as `CompareColumn`s, and the names of those no
+  program writes yet.
+
+What it does not do: write the programs (explorer.reproduce) or draw them (explorer.ui).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from explorer.compare import TokenizerColumn, UploadedTokenizer
+from explorer.reproduce import (
+    CompareColumn,
+    CorpusSource,
+    merge_step_program,
+    notebook_json,
+    run_notebook,
+    training_program,
+)
+from explorer.reproduce.corpus_source import PLACEHOLDER
+from explorer.run_config import RunConfig
+from explorer.runs.run import Run
+from explorer.samples import SAMPLES
+from explorer.views.vocabulary_table import file_stem
+
+# The two kinds of program, as the page names them.
+STYLES = {"library": "tokenizers library", "api": "explorer package"}
+
+
+def corpus_source(run: Run) -> CorpusSource:
+    """The run's corpus as its programs read it (see the module docstring)."""
+    if run.sample_key is not None and run.sample_key in SAMPLES:
+        return CorpusSource.from_sample(run.sample_key)
+    return CorpusSource(run.key.corpus_sha256, path=PLACEHOLDER, pasted=True)
+
+
+def reproduced_config(run: Run) -> tuple[RunConfig, str | None]:
+    """The RunConfig the programs train, and why it is not the run's own (None when it is)."""
+    history = run.history
+    config: RunConfig = history.config
+    if history.stop_reason != "stopped":
+        return config, None
+    steps = f"{history.steps:,} {history.step_noun}{'s' if history.steps != 1 else ''}"
+    if config.is_unigram:
+        return config, (
+            f"This run was stopped after {steps}: the program trains the whole run (a Unigram "
+            "trainer's settings cannot stop it at a round)."
+        )
+    reached = len(history.vocab)
+    return replace(config, trainer=replace(config.trainer, vocab_size=reached)), (
+        f"This run was stopped after {steps}: the program asks for the vocabulary size it reached "
+        f"({reached:,}), which those merges make."
+    )
+
+
+def styles(run: Run) -> list[str]:
+    """The kinds of program a run has: library code for the library flavor, the API for both."""
+    return ["library", "api"] if run.history.config.flavor == "library" else ["api"]
+
+
+def program(run: Run, style: str) -> str:
+    """The program that trains the run (`style` "library" or "api"), built once per run."""
+    return run.derive(
+        f"reproduce_program_{style}",
+        lambda: training_program(reproduced_config(run)[0], corpus_source(run), style),
+    )
+
+
+def program_file_name(run: Run, style: str) -> str:
+    return f"{file_stem(run)}-{style}.py"
+
+
+def notebook(run: Run) -> str:
+    """The run as a notebook (.ipynb text), built once per run."""
+    return run.derive(
+        "reproduce_notebook",
+        lambda: notebook_json(run_notebook(reproduced_config(run)[0], corpus_source(run))),
+    )
+
+
+def notebook_file_name(run: Run) -> str:
+    return f"{file_stem(run)}.ipynb"
+
+
+def trace_file_name(run: Run) -> str:
+    """The name the Vocabulary page gives the run's trace download."""
+    return f"{file_stem(run)}-trace.json"
+
+
+def step_program(run: Run, merge: int) -> str:
+    """The program that prints merge number `merge` of the run from its trace download."""
+    return merge_step_program(merge, trace_file_name(run))
+
+
+def compare_columns(
+    shown: Sequence[TokenizerColumn],
+    runs: Sequence[Run],
+    uploads: Mapping[str, UploadedTokenizer],
+) -> tuple[list[CompareColumn], list[str]]:
+    """Compare's shown columns as programs write them, in the page's order, and the names of the
+    columns no program writes (an upload of vocabulary files, Mistral's tekken)."""
+    by_key = {run.column_key: run for run in runs}
+    columns: list[CompareColumn] = []
+    skipped: list[str] = []
+    for column in shown:
+        found = _compare_column(column, by_key, uploads)
+        if found is None:
+            skipped.append(column.name)
+        else:
+            columns.append(found)
+    return columns, skipped
+
+
+def _compare_column(
+    column: TokenizerColumn, runs: Mapping[str, Run], uploads: Mapping[str, UploadedTokenizer]
+) -> CompareColumn | None:
+    run = runs.get(column.key)
+    if run is not None:
+        return CompareColumn("run", run.name, reproduced_config(run)[0], corpus_source(run))
+    upload = uploads.get(column.key)
+    if upload is not None:
+        names = [file.name for file in upload.files]
+        if upload.sentencepiece is not None and len(names) == 1:
+            return CompareColumn("sentencepiece", names[0])
+        if len(names) == 1 and names[0].lower().endswith(".json"):
+            return CompareColumn("tokenizer.json", names[0])
+        return None
+    name = (column.spec or {}).get("pretrained")
+    if name is None:
+        return None
+    try:
+        return CompareColumn("pretrained", name)
+    except ValueError:  # Mistral's tekken
+        return None
