@@ -317,11 +317,13 @@ def main(page):
 
 
 def open_sections(page, label: str | None = None) -> None:
-    """Open the main area's closed sections (st.expander), or only the one whose label starts
-    with `label`, and wait for the run their keyed state may start."""
+    """Open the main area's closed sections (st.expander), or only those whose label holds
+    `label`, and wait for the run their keyed state may start."""
     closed = main(page).locator('[data-testid="stExpander"] details:not([open]) > summary')
     if label is not None:
-        closed = closed.filter(has_text=re.compile("^" + re.escape(label)))
+        # The summary's text starts with its chevron's icon name ("keyboard_arrow_right", no space
+        # after it in the text content), so the label is looked for anywhere in it.
+        closed = closed.filter(has_text=label)
     while closed.count():
         closed.first.click()
         wait_idle(page)

@@ -99,7 +99,7 @@ def show(run: Run, k: int, sentences: list[str]) -> None:
                 key=W.STEPS_TEXT,
             )
 
-    with section("Reproduce this merge in Python", W.SECTION_STEP_CODE, icon=":material/code:") as opened:
+    with section("Reproduce this merge in Python", W.SECTION_STEP_CODE) as opened:
         if opened:
             step_code(run, step)
 

@@ -42,7 +42,7 @@ def summary(run: Run) -> None:
     figures(run)
     notes(run)
     _sample_sentences(run)
-    with frame.section("Reproduce in Python", W.SECTION_REPRODUCE, icon=":material/code:") as opened:
+    with frame.section("Reproduce in Python", W.SECTION_REPRODUCE) as opened:
         if opened:
             reproduce_panel.code(run)
 
