@@ -22,6 +22,7 @@ from explorer.reproduce import (
 from explorer.reproduce.notebook import code_cells
 from explorer.reproduce.python_source import Call, Items, literal, render
 from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
+from tests import ROOT
 
 
 @settings(max_examples=300, deadline=None)
@@ -148,3 +149,18 @@ def test_notebook_is_nbformat_4():
     kinds = [cell["cell_type"] for cell in notebook["cells"]]
     assert kinds[0] == "markdown" and kinds.count("code") == 6
     assert len({cell["id"] for cell in notebook["cells"]}) == len(kinds)
+
+
+def test_the_readmes_example_is_what_print_code_prints():
+    """README.md shows lines of `train corpus.txt --vocab-size 300 --print-code`: they are the
+    program's own lines, in order, for that command's run."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## From the explorer to your own code") :]
+    example = section[
+        section.index("```python\n") + len("```python\n") : section.index("\n```", section.index("```python"))
+    ]
+    assert "--vocab-size 300" in section and "--print-code" in section
+    program = training_program(
+        RunConfig(TrainerConfig(vocab_size=300)), CorpusSource.from_file("corpus.txt", "any text")
+    )
+    assert example in program
