@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import nbclient
+import nbformat
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -38,7 +40,7 @@ from explorer.reproduce import (
     merge_step_program,
     run_notebook,
 )
-from explorer.reproduce.notebook import code_cells, notebook_json
+from explorer.reproduce.notebook import notebook_json
 from explorer.samples import SAMPLES
 from explorer.train import effective_config
 from explorer.training.bpe.trainer import train
@@ -285,22 +287,14 @@ def test_compare_program_prints_our_encoders_ids(tmp_path):
     assert [json.loads(line[line.index("[") :]) for line in printed] == expected
 
 
-def execute_notebook(notebook: dict, folder: Path) -> str:
-    """What the notebook prints: run by nbclient with a Python kernel when both are installed, else
-    its code cells in order in one fresh interpreter (a notebook run top to bottom)."""
-    try:
-        import nbclient
-        import nbformat
-    except ImportError:
-        return run_program("\n\n".join(code_cells(notebook)), folder).stdout
+def execute_notebook(notebook: dict, folder: Path, monkeypatch) -> str:
+    """What the notebook prints, executed by nbclient with a Python kernel in `folder` (offline: the
+    kernel is this interpreter's, the explorer package on its path), as a reader runs it top to
+    bottom; nbformat checks it is a valid version 4 notebook first."""
     read = nbformat.reads(notebook_json(notebook), as_version=4)
     nbformat.validate(read)
-    env_path = os.environ.get("PYTHONPATH", "")
-    os.environ["PYTHONPATH"] = str(ROOT) + (os.pathsep + env_path if env_path else "")
-    try:
-        nbclient.NotebookClient(read, timeout=300, resources={"metadata": {"path": str(folder)}}).execute()
-    finally:
-        os.environ["PYTHONPATH"] = env_path
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the kernel process inherits it
+    nbclient.NotebookClient(read, timeout=300, resources={"metadata": {"path": str(folder)}}).execute()
     return "".join(
         output.get("text", "") for cell in read.cells if cell.cell_type == "code" for output in cell.outputs
     )
@@ -319,10 +313,10 @@ def execute_notebook(notebook: dict, folder: Path) -> str:
     ],
     ids=["bpe-course", "wordpiece-library", "unigram-course"],
 )
-def test_notebook_cells_run_in_order_and_print_the_first_merges(tmp_path, run):
+def test_notebook_cells_run_in_order_and_print_the_first_merges(tmp_path, run, monkeypatch):
     notebook = run_notebook(run, CorpusSource.from_sample("hf-course"))
     assert notebook["nbformat"] == 4 and notebook["cells"][0]["cell_type"] == "markdown"
-    printed = execute_notebook(notebook, tmp_path)
+    printed = execute_notebook(notebook, tmp_path, monkeypatch)
     trace = train_corpus(SAMPLES["hf-course"].text, run)
     if run.is_unigram:
         assert f"1 prune {trace.rounds[0].size_before} -> {trace.rounds[0].size_after}" in printed
