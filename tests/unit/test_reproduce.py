@@ -14,6 +14,7 @@ from explorer.reproduce import (
     CompareColumn,
     CorpusSource,
     api_program,
+    compare_program,
     library_program,
     merge_step_program,
     run_notebook,
@@ -52,6 +53,19 @@ def test_user_strings_stay_inside_their_literals(token):
     for code in (library_program(run, corpus), api_program(run, corpus), merge_step_program(2, token)):
         constants = string_constants(code)  # parses: nothing broke out
         assert token in constants or token + ".txt" in constants or token + "#" in constants
+    for special_tokens in (False, True):
+        code = compare_program(token, compare_columns(token, run, corpus), special_tokens)
+        assert {token, token + ".json", token + ".model"} <= string_constants(code)
+
+
+def compare_columns(name: str, run: RunConfig, corpus: CorpusSource) -> list[CompareColumn]:
+    """A column of every kind: each kind of bundled file, uploads named after `name`, a run."""
+    pretrained = ("gpt2", "cl100k_base", "llama4", "qwen3.6", "deepseek-v4", "mistral-v3")
+    return [CompareColumn("pretrained", one) for one in pretrained] + [
+        CompareColumn("tokenizer.json", name + ".json"),
+        CompareColumn("sentencepiece", name + ".model"),
+        CompareColumn("run", name, run, corpus),
+    ]
 
 
 RUNS = [
@@ -77,6 +91,9 @@ RUNS = [
 
 def test_programs_are_formatted_as_ruff_formats_them(tmp_path):
     programs = [merge_step_program(5)]
+    for special_tokens in (False, True):
+        columns = compare_columns("my run", RUNS[1], CorpusSource.from_sample("hf-course"))
+        programs.append(compare_program("Hi <|endoftext|> [INST] 東京", columns, special_tokens))
     for run in RUNS:
         for corpus in (CorpusSource.from_sample("hf-course"), CorpusSource.from_pasted("text")):
             programs.append(training_program(run, corpus))
