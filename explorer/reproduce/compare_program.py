@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from explorer.pretrained.registry import DATA_GYM, SENTENCEPIECE, TEKKEN, TIKTOKEN, TOKENIZER_JSON, info_for
 from explorer.reproduce.api_program import run_expression
 from explorer.reproduce.corpus_source import CorpusSource
-from explorer.reproduce.python_source import INDENT, WIDTH, Call, Items, assignment, literal
+from explorer.reproduce.python_source import INDENT, WIDTH, Call, Items, assignment, literal, render
 from explorer.run_config import RunConfig
 
 KINDS = ("pretrained", "tokenizer.json", "sentencepiece", "run")
@@ -286,10 +286,12 @@ def compare_program(text: str, columns: list[CompareColumn], special_tokens: boo
         modules |= {"base64", "gzip"}
     if any(info.normalization for info in pretrained):
         modules.add("unicodedata")
+    if any(info.kind in (TOKENIZER_JSON, SENTENCEPIECE) for info in pretrained):
+        modules.add("importlib.resources")  # a bundled file (an uploaded one is read from its path)
     if "tokenizer.json" in kinds or any(info.kind == TOKENIZER_JSON for info in pretrained):
-        modules |= {"importlib.resources", "tokenizers"}
+        modules.add("tokenizers")
     if sentencepiece:
-        modules |= {"importlib.resources", "sentencepiece"}
+        modules.add("sentencepiece")
         if special_tokens:
             modules.add("re")
     if "run" in kinds:
@@ -302,10 +304,12 @@ def compare_program(text: str, columns: list[CompareColumn], special_tokens: boo
         f' tokens {switch}."""',
         "",
     ]
+    # `Path` reads a corpus from its file (CorpusSource.corpus_lines); a sample needs none.
+    path = any(column.corpus is not None and column.corpus.sample is None for column in columns)
     lines += [f"import {module}" for module in standard]
-    if "run" in kinds:
+    if path:
         lines.append("from pathlib import Path")
-    if standard or "run" in kinds:
+    if standard or path:
         lines.append("")
     lines += [f"import {module}" for module in third]
     if "run" in kinds:
@@ -314,7 +318,12 @@ def compare_program(text: str, columns: list[CompareColumn], special_tokens: boo
         configs = sorted({type(column.run.trainer).__name__ for column in columns if column.run is not None})
         classes = sorted(["RunConfig", *configs, *([] if special_tokens else ["Tokenizer"])])  # isort's order
         names = [*classes, "encode_pieces", "tokenizer_from_trace", "train_corpus"]
-        lines.append(f"from explorer import {', '.join(names)}")
+        one_line = f"from explorer import {', '.join(names)}"
+        lines.append(
+            one_line
+            if len(one_line) <= WIDTH
+            else "from explorer import " + render(Items(tuple(names), "()"), 0, len("from explorer import "))
+        )
         if any(column.corpus is not None and column.corpus.sample is not None for column in columns):
             lines.append("from explorer.samples import SAMPLES")
     lines += ["", assignment("TEXT", literal(text)), ""]

@@ -119,6 +119,25 @@ def test_programs_are_formatted_as_ruff_formats_them(tmp_path):
     assert done.returncode == 0, done.stdout[-3000:]
 
 
+def test_compare_programs_import_what_they_use_in_isorts_order(tmp_path):
+    """Whatever the columns: no import missing or unused (a sample needs no Path, an uploaded file
+    no importlib.resources), imports sorted and wrapped as ruff's isort rules want them."""
+    columns = compare_columns("x", RUNS[0], CorpusSource.from_sample("hf-course"))
+    columns.append(CompareColumn("run", "y", RUNS[5], CorpusSource.from_file("corpus.txt", "text")))
+    subsets = [columns, columns[:-1], columns[-4:-1], columns[-3:-2], columns[:3], columns[4:6]]
+    for index, subset in enumerate(subsets):
+        for special_tokens in (False, True):
+            program = compare_program("Hi <|endoftext|>", subset, special_tokens)
+            (tmp_path / f"program_{index}_{special_tokens}.py").write_text(program, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--line-length", "110", "--select", "I,F"]
+        + [str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
 def test_training_program_picks_the_library_for_the_library_flavor():
     corpus = CorpusSource.from_sample("german")
     assert "trainers.BpeTrainer(" in training_program(RUNS[0], corpus)
