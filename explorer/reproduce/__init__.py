@@ -8,7 +8,8 @@
 - `CorpusSource`: the corpus as a program names it (a sample's key, or a path or placeholder) with
   the SHA-256 the program checks;
 - `merge_step_program(k, trace_path)`: the Merge history page's merge k, printed from a trace;
-- `compare_program(text, columns)`: the Compare page's ids, one `CompareColumn` each;
+- `compare_program(text, columns, special_tokens=False)`: the Compare page's ids, one `CompareColumn`
+  each, with the page's special-tokens switch;
 - `run_notebook(run, corpus)`: a notebook (nbformat 4, as a dict; `notebook_json` writes it).
 
 Pure: no Streamlit, nothing trained or read here; the page widgets call these functions.

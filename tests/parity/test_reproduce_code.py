@@ -262,29 +262,80 @@ def test_merge_step_program_prints_the_traces_merge(tmp_path):
         assert f"{vocab[a]!r} + {vocab[b]!r}: count {count:,}" in line
 
 
-def test_compare_program_prints_our_encoders_ids(tmp_path):
-    from explorer import encode_pieces
-    from explorer.pretrained import BUNDLED, encode
+def tiny_sentencepiece_model() -> bytes:
+    """A Unigram .model with byte fallback and a control piece of its own ("<|im_start|>")."""
+    import io
 
-    text = "Hello wörld <|endoftext|> 12345  東京 😀 l'été"
-    names = [name for name in BUNDLED if name != "mistral-tekken"]
-    run = RunConfig(TrainerConfig(vocab_size=300, special_tokens=("<|endoftext|>",)))
-    trace = train_corpus(SAMPLES["scarlet"].text, run)
-    (tmp_path / "run's tokenizer.json").write_text(
-        tokenizer_to_json(tokenizer_from_trace(trace)), encoding="utf-8"
+    import sentencepiece
+
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(SAMPLES["scarlet"].text.splitlines()[:400]),
+        model_writer=model,
+        vocab_size=300,
+        byte_fallback=True,
+        character_coverage=1.0,
+        hard_vocab_limit=False,
+        control_symbols=["<|im_start|>"],
+        minloglevel=2,
     )
-    columns = [CompareColumn("pretrained", name) for name in names] + [
-        CompareColumn("tokenizer.json", "run's tokenizer.json"),
+    return model.getvalue()
+
+
+@pytest.mark.parametrize("special_tokens", [False, True], ids=["switch-off", "switch-on"])
+def test_compare_program_prints_the_pages_ids(tmp_path, special_tokens):
+    """Every kind of column, the switch either way: the program's ids are the page's "Copy ids"
+    (explorer.compare.counts) of the page's own columns, built as the page builds them."""
+    import tokenizers
+
+    from explorer.compare.columns import pretrained_column, tokenizer_column
+    from explorer.compare.counts import count_rows
+    from explorer.compare.readers import UploadedFile
+    from explorer.compare.uploads import read_uploads
+    from explorer.pretrained import BUNDLED
+
+    text = (
+        "<|begin_of_text|>Hi <|endoftext|> [INST] <s>x</s> <|im_start|> <unk> <|run|> "
+        "<\uff5cbegin\u2581of\u2581sentence\uff5c><think> 東京 😀 l'e\u0301té"
+    )
+    names = [name for name in BUNDLED if name != "mistral-tekken"]
+    run = RunConfig(TrainerConfig(vocab_size=300, special_tokens=("<|endoftext|>", "<|run|>")))
+    trace = train_corpus(SAMPLES["scarlet"].text, run)
+    ours = tokenizer_from_trace(trace)
+    exported = tokenizer_to_json(ours)
+    library = tokenizers.Tokenizer.from_str(exported)
+    library.add_tokens(["<s>"])  # an added token that is not special: our reader leaves it to the library
+    files = {
+        "run's tokenizer.json": exported.encode("utf-8"),
+        "library's tokenizer.json": library.to_str().encode("utf-8"),
+        "tiny.model": tiny_sentencepiece_model(),
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    uploads, errors = read_uploads([UploadedFile(name, data) for name, data in files.items()])
+    assert not errors and [upload.name for upload in uploads] == [f"{name} (uploaded)" for name in files]
+    assert uploads[0].tokenizer is not None and uploads[1].library_json is not None
+    page_columns = [pretrained_column(name, special_tokens) for name in names]
+    page_columns += [upload.column_for(special_tokens) for upload in uploads]
+    page_columns.append(tokenizer_column(ours, "my run", special_tokens=special_tokens))
+    columns = [CompareColumn("pretrained", name) for name in names]
+    columns += [CompareColumn("tokenizer.json", name) for name in list(files)[:2]]
+    columns += [
+        CompareColumn("sentencepiece", "tiny.model"),
         CompareColumn("run", "my run", run, CorpusSource.from_sample("scarlet")),
     ]
-    printed = run_program(compare_program(text, columns), tmp_path).stdout.splitlines()
-    ours = tokenizer_from_trace(trace)
-    expected = [[piece.id for piece in encode(name, text)] for name in names]
-    expected += [
-        ours.encode(text, add_special_tokens=False).ids,
-        [p.id for p in encode_pieces(ours, text) if p.id >= 0],
-    ]
-    assert [json.loads(line[line.index("[") :]) for line in printed] == expected
+    printed = run_program(compare_program(text, columns, special_tokens), tmp_path).stdout.splitlines()
+    page = count_rows(
+        [column.name for column in page_columns], [[column.encode(text)] for column in page_columns], [text]
+    )
+    program_ids = [json.loads(line[line.index("[") :]) for line in printed]
+    assert program_ids == [json.loads(row.ids_json) for row in page]
+    # The text holds special tokens of every column: the switch's other position gives other ids.
+    others = [pretrained_column(name, not special_tokens) for name in names]
+    others += [upload.column_for(not special_tokens) for upload in uploads]
+    others.append(tokenizer_column(ours, "my run", special_tokens=not special_tokens))
+    for column, other, ids in zip(page_columns, others, program_ids):
+        assert [piece.id for piece in other.encode(text)] != ids, column.name
 
 
 def execute_notebook(notebook: dict, folder: Path, monkeypatch) -> str:

@@ -14,6 +14,7 @@ from explorer.reproduce import (
     CompareColumn,
     CorpusSource,
     api_program,
+    compare_program,
     library_program,
     merge_step_program,
     run_notebook,
@@ -53,6 +54,19 @@ def test_user_strings_stay_inside_their_literals(token):
     for code in (library_program(run, corpus), api_program(run, corpus), merge_step_program(2, token)):
         constants = string_constants(code)  # parses: nothing broke out
         assert token in constants or token + ".txt" in constants or token + "#" in constants
+    for special_tokens in (False, True):
+        code = compare_program(token, compare_columns(token, run, corpus), special_tokens)
+        assert {token, token + ".json", token + ".model"} <= string_constants(code)
+
+
+def compare_columns(name: str, run: RunConfig, corpus: CorpusSource) -> list[CompareColumn]:
+    """A column of every kind: each kind of bundled file, uploads named after `name`, a run."""
+    pretrained = ("gpt2", "cl100k_base", "llama4", "qwen3.6", "deepseek-v4", "mistral-v3")
+    return [CompareColumn("pretrained", one) for one in pretrained] + [
+        CompareColumn("tokenizer.json", name + ".json"),
+        CompareColumn("sentencepiece", name + ".model"),
+        CompareColumn("run", name, run, corpus),
+    ]
 
 
 RUNS = [
@@ -78,6 +92,9 @@ RUNS = [
 
 def test_programs_are_formatted_as_ruff_formats_them(tmp_path):
     programs = [merge_step_program(5)]
+    for special_tokens in (False, True):
+        columns = compare_columns("my run", RUNS[1], CorpusSource.from_sample("hf-course"))
+        programs.append(compare_program("Hi <|endoftext|> [INST] 東京", columns, special_tokens))
     for run in RUNS:
         for corpus in (CorpusSource.from_sample("hf-course"), CorpusSource.from_pasted("text")):
             programs.append(training_program(run, corpus))
@@ -97,6 +114,25 @@ def test_programs_are_formatted_as_ruff_formats_them(tmp_path):
             "110",
             str(tmp_path),
         ],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_compare_programs_import_what_they_use_in_isorts_order(tmp_path):
+    """Whatever the columns: no import missing or unused (a sample needs no Path, an uploaded file
+    no importlib.resources), imports sorted and wrapped as ruff's isort rules want them."""
+    columns = compare_columns("x", RUNS[0], CorpusSource.from_sample("hf-course"))
+    columns.append(CompareColumn("run", "y", RUNS[5], CorpusSource.from_file("corpus.txt", "text")))
+    subsets = [columns, columns[:-1], columns[-4:-1], columns[-3:-2], columns[:3], columns[4:6]]
+    for index, subset in enumerate(subsets):
+        for special_tokens in (False, True):
+            program = compare_program("Hi <|endoftext|>", subset, special_tokens)
+            (tmp_path / f"program_{index}_{special_tokens}.py").write_text(program, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--isolated", "--line-length", "110", "--select", "I,F"]
+        + [str(tmp_path)],
         capture_output=True,
         text=True,
     )
