@@ -49,9 +49,9 @@ with frame.page(
     if shown:
         compare.steps_section(shown, page_url)
         measuring.metrics_section(run, shown)
-        compare.curve_section(
-            compare.runs_shown(shown, [run, *([other] if other else []), *state.earlier_runs()])
-        )
+        runs = [run, *([other] if other else []), *state.earlier_runs()]
+        compare.curve_section(compare.runs_shown(shown, runs))
+        compare.code_section(shown, runs, uploads, special_tokens)
     merge_overlap_section.merge_overlap_section(run)
     decode_panel.show(columns, first_choice=shown[0].key if shown else None)
     frame.finish(PAGE, page_url())

@@ -326,9 +326,40 @@ def compare_program(text: str, columns: list[CompareColumn], special_tokens: boo
         )
         if any(column.corpus is not None and column.corpus.sample is not None for column in columns):
             lines.append("from explorer.samples import SAMPLES")
-    lines += ["", assignment("TEXT", literal(text)), ""]
+    lines += ["", assignment("TEXT", literal(text)), "", *SENTENCE_LINES, ""]
     if sentencepiece and special_tokens:
-        lines += ["", SENTENCEPIECE_IDS, ""]
+        lines += [SENTENCEPIECE_IDS, ""]
     for index, column in enumerate(columns, 1):
-        lines += _column_lines(column, index, special_tokens) + [""]
+        lines += [_per_sentence(line, index) for line in _column_lines(column, index, special_tokens)] + [""]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+# The page encodes each non-empty line of the box apart (explorer.compare.columns.sentences_from) and
+# copies one list of ids for one line, a list per line for several (explorer.compare.counts).
+SENTENCE_LINES = [
+    "# As the page: each non-empty line encoded apart; one list of ids for one line, a list per line.",
+    "SENTENCES = [line for line in TEXT.splitlines() if line.strip()]",
+    "",
+    "",
+    "def shown(ids_per_sentence):",
+    "    return ids_per_sentence[0] if len(ids_per_sentence) == 1 else ids_per_sentence",
+    "",
+]
+
+
+def _per_sentence(line: str, index: int) -> str:
+    """A column's `ids_<index> = <encode TEXT>` line as one list per sentence, and its print as
+    the page copies its ids; every other line as it is."""
+    variable = f"ids_{index}"
+    if line.startswith(f"{variable} = "):
+        expression = line[len(f"{variable} = ") :].replace("TEXT", "sentence")
+        one_line = f"{variable} = [{expression} for sentence in SENTENCES]"
+        if len(one_line) <= WIDTH:
+            return one_line
+        middle = f"{INDENT}{expression} for sentence in SENTENCES"  # as ruff format breaks it
+        if len(middle) <= WIDTH:
+            return f"{variable} = [\n{middle}\n]"
+        return f"{variable} = [\n{INDENT}{expression}\n{INDENT}for sentence in SENTENCES\n]"
+    if line.startswith("print(") and line.endswith(f", {variable})"):
+        return line[: -len(f"{variable})")] + f"shown({variable}))"
+    return line

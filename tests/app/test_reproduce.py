@@ -17,11 +17,28 @@ from pathlib import Path
 import pytest
 import streamlit
 
-from explorer.reproduce import CorpusSource, merge_step_program, notebook_json, run_notebook, training_program
+from explorer.reproduce import (
+    CompareColumn,
+    CorpusSource,
+    compare_program,
+    merge_step_program,
+    notebook_json,
+    run_notebook,
+    training_program,
+)
 from explorer.reproduce.corpus_source import PLACEHOLDER
 from explorer.ui.common.state import Widget as W
 from explorer.views.vocabulary_table import tokenizer_json
-from tests.app.helpers import MERGES, VOCABULARY, new_app, open_sections, run_of, train
+from tests.app.helpers import (
+    MERGES,
+    VOCABULARY,
+    new_app,
+    open_compare,
+    open_sections,
+    run_of,
+    train,
+    type_compare_text,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,3 +171,35 @@ def test_merge_history_gives_the_program_that_prints_its_merge_from_the_trace(tm
     vocab = history.vocab
     assert printed[0].startswith(f"merge 3: {vocab[left]!r} + {vocab[right]!r} -> {vocab[new]!r}, ")
     assert len(printed) == 1 + len(history.candidates[2])
+
+
+def test_compare_gives_the_program_that_prints_each_columns_ids_for_the_text_in_the_box(tmp_path):
+    from explorer.compare.columns import pretrained_column, sentences_from
+    from explorer.compare.counts import count_rows
+    from explorer.views.run_views import run_column
+
+    at = train(new_app())
+    open_compare(at)
+    text = "Tokenizers cut <|endoftext|> text.\n\n東京 😀 and l'été"
+    type_compare_text(at, text)
+    assert not at.code
+    open_sections(at, W.SECTION_COMPARE_CODE)
+    (block,) = at.code
+    run = run_of(at)
+    names = ["gpt2", "cl100k_base", "o200k_base"]  # the page's first columns beside the run
+    columns = [
+        CompareColumn("run", run.name, run.history.config, CorpusSource.from_sample(run.sample_key)),
+        *(CompareColumn("pretrained", name) for name in names),
+    ]
+    assert block.value == shown(compare_program(text, columns, special_tokens=False))
+    printed = run_program(block.value, tmp_path).stdout.splitlines()
+    page_columns = [run_column(run, "current run", False), *(pretrained_column(name) for name in names)]
+    sentences = sentences_from(text)
+    page = count_rows(
+        [column.name for column in page_columns],
+        [[column.encode(sentence) for sentence in sentences] for column in page_columns],
+        sentences,
+    )
+    assert [json.loads(line[line.index("[") :]) for line in printed] == [
+        json.loads(row.ids_json) for row in page
+    ]

@@ -288,14 +288,15 @@ def test_compare_program_prints_the_pages_ids(tmp_path, special_tokens):
     (explorer.compare.counts) of the page's own columns, built as the page builds them."""
     import tokenizers
 
-    from explorer.compare.columns import pretrained_column, tokenizer_column
+    from explorer.compare.columns import pretrained_column, sentences_from, tokenizer_column
     from explorer.compare.counts import count_rows
     from explorer.compare.readers import UploadedFile
     from explorer.compare.uploads import read_uploads
     from explorer.pretrained import BUNDLED
 
+    # Two sentences (the page encodes each non-empty line apart), a blank line between them.
     text = (
-        "<|begin_of_text|>Hi <|endoftext|> [INST] <s>x</s> <|im_start|> <unk> <|run|> "
+        "<|begin_of_text|>Hi <|endoftext|> [INST] <s>x</s> <|im_start|> <unk> <|run|>\n\n  \n"
         "<\uff5cbegin\u2581of\u2581sentence\uff5c><think> 東京 😀 l'e\u0301té"
     )
     names = [name for name in BUNDLED if name != "mistral-tekken"]
@@ -325,8 +326,12 @@ def test_compare_program_prints_the_pages_ids(tmp_path, special_tokens):
         CompareColumn("run", "my run", run, CorpusSource.from_sample("scarlet")),
     ]
     printed = run_program(compare_program(text, columns, special_tokens), tmp_path).stdout.splitlines()
+    sentences = sentences_from(text)
+    assert len(sentences) == 2
     page = count_rows(
-        [column.name for column in page_columns], [[column.encode(text)] for column in page_columns], [text]
+        [column.name for column in page_columns],
+        [[column.encode(sentence) for sentence in sentences] for column in page_columns],
+        sentences,
     )
     program_ids = [json.loads(line[line.index("[") :]) for line in printed]
     assert program_ids == [json.loads(row.ids_json) for row in page]
@@ -335,7 +340,7 @@ def test_compare_program_prints_the_pages_ids(tmp_path, special_tokens):
     others += [upload.column_for(not special_tokens) for upload in uploads]
     others.append(tokenizer_column(ours, "my run", special_tokens=not special_tokens))
     for column, other, ids in zip(page_columns, others, program_ids):
-        assert [piece.id for piece in other.encode(text)] != ids, column.name
+        assert [[piece.id for piece in other.encode(sentence)] for sentence in sentences] != ids, column.name
 
 
 def execute_notebook(notebook: dict, folder: Path, monkeypatch) -> str:

@@ -32,6 +32,7 @@ from explorer.compare.upload_checks import over_session_bound
 from explorer.drawing import charts
 from explorer.drawing.token_html import legend_html
 from explorer.pretrained import BUNDLED
+from explorer.reproduce import compare_program
 from explorer.runs.run import Run
 from explorer.runs.settings import (
     ALGORITHM_LABELS,
@@ -39,11 +40,12 @@ from explorer.runs.settings import (
     other_algorithm,
     settings_for_other_algorithm,
 )
-from explorer.session import upload_jobs
+from explorer.session import compare_params, upload_jobs
 from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import encode_panel, frame, state, training
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.compare import compare_link
+from explorer.views import reproduce_views
 from explorer.views import run_views as views
 
 if TYPE_CHECKING:
@@ -262,3 +264,30 @@ def steps_section(columns: Sequence[TokenizerColumn], url: Callable[[], dict[str
     steps = able[choice].steps
     assert steps is not None  # `able`: the columns that show their steps
     encode_panel.show(steps, key=W.COMPARE_STEPS_TEXT, url=url)
+
+
+def code_section(
+    shown: Sequence[TokenizerColumn],
+    runs: Sequence[Run],
+    uploads: Sequence[UploadedTokenizer],
+    special_tokens: bool,
+) -> None:
+    """Reproduce these ids in Python: the program that encodes the text with each shown column
+    and prints the ids (explorer.reproduce.compare_program), drawn only while the section is open."""
+    with frame.section("Reproduce these ids in Python", W.SECTION_COMPARE_CODE) as opened:
+        if not opened:
+            return
+        columns, skipped = reproduce_views.compare_columns(
+            shown, runs, {upload.key: upload for upload in uploads}
+        )
+        text = state.get(W.SENTENCES) or compare_params.DEFAULT_TEXT
+        st.caption(
+            "It encodes the text in the box with each column shown, offline (the pretrained files "
+            "from their pinned packages; an uploaded file from its name in the program, beside it; "
+            "a run retrained with the explorer package), special-token text "
+            + ("special, as the switch above says." if special_tokens else "plain, as the switch above says.")
+        )
+        if skipped:
+            frame.info(f"Not written as code yet, so left out: {', '.join(skipped)}.")
+        if columns:
+            st.code(compare_program(text, columns, special_tokens=special_tokens), language="python")
