@@ -283,9 +283,12 @@ class MergeStep:
     def is_last(self) -> bool:
         return self.k == self.history.steps
 
-    def word_spans(self, word_index: int) -> list[tuple[str, int, int, bool]]:
-        """A corpus word's tokens after k merges (`MergeHistory.spans_at`)."""
-        return self.history.spans_at(word_index, self.k)
+    def word_spans(
+        self, word_index: int, max_characters: int | None = None
+    ) -> list[tuple[str, int, int, bool]]:
+        """A corpus word's tokens after k merges (`MergeHistory.spans_at`), those that start within
+        `max_characters` when given."""
+        return self.history.spans_at(word_index, self.k, max_characters)
 
     def candidates(self) -> list[Candidate]:
         return candidates_at(self.history, self.merge)

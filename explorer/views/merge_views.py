@@ -55,7 +55,7 @@ def word_tokens(
     ids = token_ids(run)
     pieces: list[Piece] = []
     new: set[int] = set()
-    for token, start, end, made in step.word_spans(word_index):
+    for token, start, end, made in step.word_spans(word_index, max_characters):
         if max_characters is not None and start >= max_characters:
             break
         if made:

@@ -8,8 +8,8 @@ Compare's program for the columns it shows.
   checks (the run's key holds it: the text need not be in the session).
 - `reproduced_config(run)`: the RunConfig the programs train, and a sentence when it is not the
   run's own: a BPE or WordPiece run stopped early asks for the vocabulary size it reached.
-- `program(run, style)`, `notebook(run)`: built once per run (`Run.derive`); `STYLES` names the
-  two kinds of program, `styles(run)` those a run has (the course flavor has no library code).
+- `program(run, style)`, `notebook(run)`: built once per run (`Run.derive`); `styles(run)` names
+  the kinds of program a run has (the course flavor has no library code).
 - `step_program(run, merge)`: Merge history's merge, read from the trace the Vocabulary page
   downloads (its file name).
 - `compare_columns(...)`: Compare's columns as `CompareColumn`s, and the names of those no
@@ -38,9 +38,6 @@ from explorer.runs.run import Run
 from explorer.samples import SAMPLES
 from explorer.views.vocabulary_table import file_stem
 
-# The two kinds of program, as the page names them.
-STYLES = {"library": "tokenizers library", "api": "explorer package"}
-
 
 def corpus_source(run: Run) -> CorpusSource:
     """The run's corpus as its programs read it (see the module docstring)."""
@@ -56,7 +53,7 @@ def reproduced_config(run: Run) -> tuple[RunConfig, str | None]:
     if history.stop_reason != "stopped":
         return config, None
     steps = f"{history.steps:,} {history.step_noun}{'s' if history.steps != 1 else ''}"
-    if config.is_unigram:
+    if not history.vocabulary_grows:  # Unigram: rounds remove pieces
         return config, (
             f"This run was stopped after {steps}: the program trains the whole run (a Unigram "
             "trainer's settings cannot stop it at a round)."

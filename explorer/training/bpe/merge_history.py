@@ -215,19 +215,28 @@ class MergeHistory:
             pieces.append(piece)
         return pieces
 
-    def spans_at(self, word_index: int, k: int) -> list[tuple[str, int, int, bool]]:
+    def spans_at(
+        self, word_index: int, k: int, max_characters: int | None = None
+    ) -> list[tuple[str, int, int, bool]]:
         """(token, start, end, made by merge k) for each token of the corpus word
         `words[word_index]` after the first k merges: start and end index the word's characters
         (a prefix or suffix the token carries is not counted), and the flag marks the tokens that
-        merge k (step k - 1) joined."""
+        merge k (step k - 1) joined. With `max_characters`, only the tokens that start within that
+        many characters (the rest of a long word is not looked at)."""
         word, steps = self.words[word_index], self.boundary_steps[word_index]
+        end = len(word) if max_characters is None else min(len(word), max_characters)
         cuts = [0]
-        cuts.extend(position + 1 for position, step in enumerate(steps) if step >= k)
-        cuts.append(len(word))
-        joined = [position + 1 for position, step in enumerate(steps) if step == k - 1] if k > 0 else []
+        for position, step in enumerate(steps):
+            if step >= k:
+                cuts.append(position + 1)
+                if position + 1 >= end:
+                    break
+        if cuts[-1] < end:  # the last token runs to the word's end
+            cuts.append(len(word))
+        pieces = self._decorate_pieces(word, cuts)
         return [
-            (piece, start, stop, any(start < position < stop for position in joined))
-            for piece, start, stop in zip(self._decorate_pieces(word, cuts), cuts, cuts[1:])
+            (piece, start, stop, k > 0 and any(steps[p] == k - 1 for p in range(start, stop - 1)))
+            for piece, start, stop in zip(pieces, cuts, cuts[1:])
         ]
 
     def words_by_frequency(self) -> list[int]:

@@ -17,10 +17,10 @@ import streamlit as st
 
 from explorer.runs.run import Run
 from explorer.ui.common import state
-from explorer.views import reproduce_views as views
 
 W = state.Widget
 
+STYLE_NAMES = {"library": "tokenizers library", "api": "explorer package"}
 STYLE_NOTES = {
     "library": (
         "Plain `tokenizers` code: it trains this tokenizer with the Hugging Face library and saves its "
@@ -35,6 +35,8 @@ STYLE_NOTES = {
 
 
 def corpus_note(run: Run) -> str:
+    from explorer.views import reproduce_views as views
+
     source = views.corpus_source(run)
     if source.sample is not None:
         return f"The corpus is the app's sample `{source.sample}`, read from the package."
@@ -54,6 +56,10 @@ KEYS = {
 def code(run: Run, place: str = "page") -> None:
     """The program (its kind chosen when the run has two), what it gives, and the downloads;
     `place` ("page" or "sidebar") picks the widgets' keys."""
+    # Here, not at the top: every page's sidebar imports this module, and a page's first view
+    # imports no pandas or tokenizers (the programs' code writes tables and reads the registry).
+    from explorer.views import reproduce_views as views
+
     style_key, program_key, notebook_key = KEYS[place]
     styles = views.styles(run)
     state.keep_choice(style_key, styles, styles[0])
@@ -63,7 +69,7 @@ def code(run: Run, place: str = "page") -> None:
             st.radio(
                 "Code",
                 styles,
-                format_func=views.STYLES.__getitem__,
+                format_func=STYLE_NAMES.__getitem__,
                 key=style_key,
                 horizontal=True,
                 help="Plain tokenizers code, or this app's own Python package (exact, with the trace).",
