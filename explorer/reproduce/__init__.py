@@ -10,6 +10,8 @@
 - `merge_step_program(k, trace_path)`: the Merge history page's merge k, printed from a trace;
 - `compare_program(text, columns, special_tokens=False)`: the Compare page's ids, one `CompareColumn`
   each, with the page's special-tokens switch;
+- `trained_config(history, style)`: the settings a program trains to give a run's result (a run
+  stopped early, a Unigram run the library would not finish);
 - `run_notebook(run, corpus)`: a notebook (nbformat 4, as a dict; `notebook_json` writes it).
 
 Pure: no Streamlit, nothing trained or read here; the page widgets call these functions.
@@ -30,6 +32,7 @@ from explorer.reproduce.corpus_source import CorpusSource, text_sha256
 from explorer.reproduce.history_program import merge_step_program
 from explorer.reproduce.library_program import library_program
 from explorer.reproduce.notebook import notebook_json, run_notebook
+from explorer.reproduce.trained_config import trained_config
 
 __all__ = [
     "CompareColumn",
@@ -42,5 +45,6 @@ __all__ = [
     "run_expression",
     "run_notebook",
     "text_sha256",
+    "trained_config",
     "training_program",
 ]

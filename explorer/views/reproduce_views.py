@@ -6,8 +6,8 @@ Compare's program for the columns it shows.
 - `corpus_source(run)`: the run's corpus as a program names it: a sample by its key, else a
   placeholder file ("corpus.txt") for a pasted or uploaded corpus, with the SHA-256 the program
   checks (the run's key holds it: the text need not be in the session).
-- `reproduced_config(run)`: the RunConfig the programs train, and a sentence when it is not the
-  run's own: a BPE or WordPiece run stopped early asks for the vocabulary size it reached.
+- `reproduced_config(run, style)`: the RunConfig a program trains, and a sentence when it is not
+  the run's own (a run stopped early, a Unigram run the library would not finish).
 - `program(run, style)`, `notebook(run)`: built once per run (`Run.derive`); `styles(run)` names
   the kinds of program a run has (the course flavor has no library code).
 - `step_program(run, merge)`: Merge history's merge, read from the trace the Vocabulary page
@@ -21,7 +21,6 @@ What it does not do: write the programs (explorer.reproduce) or draw them (explo
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 from explorer.compare import TokenizerColumn, UploadedTokenizer
 from explorer.reproduce import (
@@ -30,6 +29,7 @@ from explorer.reproduce import (
     merge_step_program,
     notebook_json,
     run_notebook,
+    trained_config,
     training_program,
 )
 from explorer.reproduce.corpus_source import PLACEHOLDER
@@ -46,23 +46,10 @@ def corpus_source(run: Run) -> CorpusSource:
     return CorpusSource(run.key.corpus_sha256, path=PLACEHOLDER, pasted=True)
 
 
-def reproduced_config(run: Run) -> tuple[RunConfig, str | None]:
-    """The RunConfig the programs train, and why it is not the run's own (None when it is)."""
-    history = run.history
-    config: RunConfig = history.config
-    if history.stop_reason != "stopped":
-        return config, None
-    steps = f"{history.steps:,} {history.step_noun}{'s' if history.steps != 1 else ''}"
-    if not history.vocabulary_grows:  # Unigram: rounds remove pieces
-        return config, (
-            f"This run was stopped after {steps}: the program trains the whole run (a Unigram "
-            "trainer's settings cannot stop it at a round)."
-        )
-    reached = len(history.vocab)
-    return replace(config, trainer=replace(config.trainer, vocab_size=reached)), (
-        f"This run was stopped after {steps}: the program asks for the vocabulary size it reached "
-        f"({reached:,}), which those merges make."
-    )
+def reproduced_config(run: Run, style: str) -> tuple[RunConfig, str | None]:
+    """The RunConfig the run's program of `style` trains, and why it is not the run's own
+    (explorer.reproduce.trained_config)."""
+    return trained_config(run.history, style)
 
 
 def styles(run: Run) -> list[str]:
@@ -74,7 +61,7 @@ def program(run: Run, style: str) -> str:
     """The program that trains the run (`style` "library" or "api"), built once per run."""
     return run.derive(
         f"reproduce_program_{style}",
-        lambda: training_program(reproduced_config(run)[0], corpus_source(run), style),
+        lambda: training_program(reproduced_config(run, style)[0], corpus_source(run), style),
     )
 
 
@@ -86,7 +73,7 @@ def notebook(run: Run) -> str:
     """The run as a notebook (.ipynb text), built once per run."""
     return run.derive(
         "reproduce_notebook",
-        lambda: notebook_json(run_notebook(reproduced_config(run)[0], corpus_source(run))),
+        lambda: notebook_json(run_notebook(reproduced_config(run, "api")[0], corpus_source(run))),
     )
 
 
@@ -128,7 +115,7 @@ def _compare_column(
 ) -> CompareColumn | None:
     run = runs.get(column.key)
     if run is not None:
-        return CompareColumn("run", run.name, reproduced_config(run)[0], corpus_source(run))
+        return CompareColumn("run", run.name, reproduced_config(run, "api")[0], corpus_source(run))
     upload = uploads.get(column.key)
     if upload is not None:
         names = [file.name for file in upload.files]

@@ -76,7 +76,7 @@ def code(run: Run, place: str = "page") -> None:
             )
             or style
         )
-    _, note = views.reproduced_config(run)
+    _, note = views.reproduced_config(run, style)
     st.caption(" ".join(filter(None, [STYLE_NOTES[style], corpus_note(run), note])))
     program = views.program(run, style)
     st.code(program, language="python")
