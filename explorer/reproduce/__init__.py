@@ -32,13 +32,14 @@ from explorer.reproduce.corpus_source import CorpusSource, text_sha256
 from explorer.reproduce.history_program import merge_step_program
 from explorer.reproduce.library_program import library_program
 from explorer.reproduce.notebook import notebook_json, run_notebook
-from explorer.reproduce.trained_config import trained_config
+from explorer.reproduce.trained_config import has_library_program, trained_config
 
 __all__ = [
     "CompareColumn",
     "CorpusSource",
     "api_program",
     "compare_program",
+    "has_library_program",
     "library_program",
     "merge_step_program",
     "notebook_json",

@@ -60,6 +60,8 @@ DECORATED_TIES = [
 UNIGRAM_TIES = [
     "# UnigramTrainer gives the app's pieces with scores within 1e-3 (its own runs differ in the fourth",
     "# decimal: it sums in hash-map order), so tokenizer.json can differ from the app's in the last digits.",
+    "# It never finishes when the corpus needs more pieces than vocab_size (its characters and the",
+    '# special tokens): the app stops such a run ("stuck") and gives the explorer package\'s program.',
 ]
 
 

@@ -3,10 +3,10 @@ asking for them would not give the run.
 
 - a BPE or WordPiece run stopped early (Stop, a time or step limit) asks for the vocabulary size it
   reached, which its merges make;
-- the library's Unigram run whose pruning got stuck (the corpus needs more pieces than asked
-  for: the app stops, `stop_reason` "stuck"; the `tokenizers` library's UnigramTrainer never
-  finishes) asks the library for the pieces it kept; the explorer package's program keeps the
-  run's settings (it stops the same way);
+- a Unigram run whose pruning got stuck (the corpus needs more pieces than asked for: the app
+  stops, `stop_reason` "stuck") has no library program: the `tokenizers` library's
+  UnigramTrainer never finishes there (`has_library_program`); the explorer package's program
+  keeps the run's settings and stops the same way;
 - a Unigram run stopped early trains the whole run (a trainer's settings cannot stop at a round).
 
 `trained_config(history, style)` gives (RunConfig, sentence or None): the sentence says what differs.
@@ -28,12 +28,6 @@ def trained_config(history: TrainingHistory, style: str) -> tuple[RunConfig, str
     config: RunConfig = history.config
     steps = f"{history.steps:,} {history.step_noun}{'s' if history.steps != 1 else ''}"
     reached = len(history.vocab)
-    if history.stop_reason == "stuck" and style == "library":
-        return replace(config, trainer=replace(config.trainer, vocab_size=reached)), (
-            f"This corpus needs more pieces than the {config.vocab_size:,} asked for (the run stopped "
-            f"at {reached:,}), and the library's UnigramTrainer would not finish: the program asks it "
-            f"for {reached:,}."
-        )
     if history.stop_reason != "stopped":
         return config, None
     if not history.vocabulary_grows:  # Unigram: rounds remove pieces
@@ -45,3 +39,9 @@ def trained_config(history: TrainingHistory, style: str) -> tuple[RunConfig, str
         f"This run was stopped after {steps}: the program asks for the vocabulary size it reached "
         f"({reached:,}), which those merges make."
     )
+
+
+def has_library_program(history: TrainingHistory) -> bool:
+    """Whether plain `tokenizers` code reproduces the run: the library flavor, and not a Unigram run
+    the library's trainer would never finish (stuck: the corpus needs more pieces than asked for)."""
+    return history.config.flavor == "library" and history.stop_reason != "stuck"

@@ -26,6 +26,7 @@ from explorer.compare import TokenizerColumn, UploadedTokenizer
 from explorer.reproduce import (
     CompareColumn,
     CorpusSource,
+    has_library_program,
     merge_step_program,
     notebook_json,
     run_notebook,
@@ -53,8 +54,9 @@ def reproduced_config(run: Run, style: str) -> tuple[RunConfig, str | None]:
 
 
 def styles(run: Run) -> list[str]:
-    """The kinds of program a run has: library code for the library flavor, the API for both."""
-    return ["library", "api"] if run.history.config.flavor == "library" else ["api"]
+    """The kinds of program a run has: library code for the library flavor (but a Unigram run
+    the library would never finish), the API for every run."""
+    return ["library", "api"] if has_library_program(run.history) else ["api"]
 
 
 def program(run: Run, style: str) -> str:
