@@ -290,4 +290,5 @@ def code_section(
         if skipped:
             frame.info(f"Not written as code yet, so left out: {', '.join(skipped)}.")
         if columns:
-            st.code(compare_program(text, columns, special_tokens=special_tokens), language="python")
+            program = compare_program(text, columns, special_tokens=special_tokens)
+            st.code(program, language=None, wrap_lines=True)  # as reproduce_panel.code says

@@ -185,7 +185,7 @@ def step_code(run: Run, step: MergeStep) -> None:
         f"It prints merge {step.merge:,} as this page shows it, from the run's trace: save the trace "
         f"as `{trace_name}` beside the program (the same file as the Vocabulary page's Trace download)."
     )
-    st.code(reproduce_views.step_program(run, step.merge), language="python")
+    st.code(reproduce_views.step_program(run, step.merge), language=None, wrap_lines=True)
     st.download_button(
         "Trace (JSON)",
         step.history.to_json(),

@@ -146,9 +146,9 @@ def course_check(run: Run) -> None:
             st.markdown(f"`{result.printout.code}`: **{sign}** ({entries})")
             course, ours = st.columns(2)
             course.caption("The course prints")
-            course.code(repr(list(result.printout.printed)), language="python", wrap_lines=True)
+            course.code(repr(list(result.printout.printed)), language=None, wrap_lines=True)
             ours.caption("Our run gives")
-            ours.code(repr(list(result.ours)), language="python", wrap_lines=True)
+            ours.code(repr(list(result.ours)), language=None, wrap_lines=True)
 
 
 def point_to_lesson(run: Run) -> None:
