@@ -4,7 +4,8 @@ course WordPiece's likelihood score), and the pairs that competed with it, best 
 recorded them (`trace.candidates`, the chosen pair first; count(a) and count(b) where a score was
 computed from them).
 
-`merge_step_program(k, trace_path="trace.json")` writes it; the path is written with `repr`.
+`merge_step_program(k, trace_path="trace.json")` writes it; the path is written with `repr`. It
+ends by saving the run's tokenizer.json beside the trace, as every program here does.
 
 What it does not do: Unigram rounds (a RoundHistory has no merges), or explain why the pair won
 (explorer.lessons.merge_step does, in the page).
@@ -25,7 +26,7 @@ def merge_step_program(k: int, trace_path: str = "trace.json") -> str:
         "",
         "from pathlib import Path",
         "",
-        "from explorer import trace_from_json",
+        "from explorer import save_tokenizer, tokenizer_from_trace, trace_from_json",
         "",
         "# The trace downloaded from the app (or written by the CLI's --trace):",
         f"TRACE = {literal(str(trace_path))}",
@@ -50,5 +51,8 @@ def merge_step_program(k: int, trace_path: str = "trace.json") -> str:
         "        count_a, count_b = symbol_counts[rank - 1]",
         '        line += f", score {count:,} / ({count_a:,} * {count_b:,}) = {score:.6g}"',
         "    print(line)",
+        "",
+        "# The run's tokenizer, saved here as the app's tokenizer.json download is (to compare them):",
+        'save_tokenizer(tokenizer_from_trace(trace), "tokenizer.json")',
     ]
     return "\n".join(lines) + "\n"

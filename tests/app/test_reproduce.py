@@ -171,6 +171,7 @@ def test_merge_history_gives_the_program_that_prints_its_merge_from_the_trace(tm
     vocab = history.vocab
     assert printed[0].startswith(f"merge 3: {vocab[left]!r} + {vocab[right]!r} -> {vocab[new]!r}, ")
     assert len(printed) == 1 + len(history.candidates[2])
+    assert (tmp_path / "tokenizer.json").read_text(encoding="utf-8") == tokenizer_json(run)
 
 
 def test_compare_gives_the_program_that_prints_each_columns_ids_for_the_text_in_the_box(tmp_path):

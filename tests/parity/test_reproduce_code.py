@@ -265,6 +265,8 @@ def test_merge_step_program_prints_the_traces_merge(tmp_path):
     assert len(printed) == 1 + len(trace.candidates[2])
     for line, (a, b, count, _score) in zip(printed[1:], trace.candidates[2]):
         assert f"{vocab[a]!r} + {vocab[b]!r}: count {count:,}" in line
+    saved = (tmp_path / "tokenizer.json").read_text(encoding="utf-8")
+    assert saved == tokenizer_to_json(tokenizer_from_trace(trace), pretty=True)
 
 
 def tiny_sentencepiece_model() -> bytes:
