@@ -39,6 +39,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import tokenizers
+from playwright.sync_api import expect
 
 from tests.browser.helpers import (
     SCREENSHOTS,
@@ -586,7 +587,9 @@ def test_the_link_after_typing_opens_the_same_text_in_a_new_session(page, run, e
     ids = {name: shown_ids(page, name) for name in names}
 
     sidebar(page).get_by_role("button", name="Copy link").click()  # what the sidebar offers to copy
-    offered = page.locator('[data-testid="stPopoverBody"] code').inner_text().strip()
+    shown = page.locator('[data-testid="stPopoverBody"] code')
+    expect(shown).to_have_text(re.compile(r"^http"), timeout=30_000)  # the box's script fills it in
+    offered = shown.inner_text().strip()
     assert text_param(offered) == LINKED
 
     with elsewhere.open() as other:  # another browser (tests/browser/conftest.py)
