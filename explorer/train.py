@@ -1,11 +1,12 @@
 """Corpus text -> trained history -> Tokenizer: the whole pipeline in two calls.
 
 `train_corpus(text, run)` counts words (the RunConfig's normalizers + pre-tokenizer, see
-explorer/training/word_counts.py), gives the byte-level library run its 256-symbol initial
-alphabet (as GPT-2 and the library's ByteLevelBPETokenizer do), trains, and leaves the RunConfig
-in the history (`trace.config`) so that `tokenizer_from_trace` can rebuild the matching Tokenizer
-(normalizer, pre-tokenizer, model, decoder, post-processor) for encoding and export: it is the
-history's own `tokenizer_at(k)` (explorer/training/history.py, `TrainingHistory`).
+explorer/training/word_counts.py), trains (explorer/training/trainers.py: a byte-level library
+run starts from 256 byte symbols, as GPT-2 and the library's ByteLevelBPETokenizer do), and
+leaves the RunConfig in the history (`trace.config`) so that `tokenizer_from_trace` can rebuild
+the matching Tokenizer (normalizer, pre-tokenizer, model, decoder, post-processor) for encoding
+and export: it is the history's own `tokenizer_at(k)` (explorer/training/history.py,
+`TrainingHistory`).
 
 Unigram (a RunConfig whose trainer is a `UnigramConfig`): `train_corpus` returns a RoundHistory,
 and `tokenizer_from_trace` rebuilds a Unigram tokenizer from it (Metaspace pre-tokenizer and
@@ -19,33 +20,20 @@ What it does not do: enforce size limits or time budgets (the callers pass `shou
 from __future__ import annotations
 
 import json
-from dataclasses import replace
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
-from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET, symbols_to_bytes
+from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.pipeline.decoders import ByteLevelDecoder
 from explorer.pipeline.tokenizer import Tokenizer
-from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
+from explorer.run_config import RunConfig
 from explorer.tokens import DROPPED, SPECIAL, UNKNOWN, Piece
 from explorer.training.bpe.merge_history import MergeHistory
-from explorer.training.bpe.trainer import train
 from explorer.training.history import UNIGRAM_TRACE_FORMAT, TrainingHistory
+from explorer.training.trainers import train_counted
 from explorer.training.word_counts import count_corpus
 
-if TYPE_CHECKING:
-    from explorer.training.unigram.round_history import RoundHistory
-
-# Unigram's modules are imported where a Unigram run or trace needs them: they load numpy (16 MB
-# and 45 ms), which a BPE or WordPiece run never uses.
-
-
-def effective_config(run: RunConfig) -> RunConfig:
-    """The library flavor with byte-level starts from all 256 byte symbols (a BPE or WordPiece
-    run's config; a Unigram run has no initial alphabet)."""
-    trainer = cast(TrainerConfig, run.trainer)  # only a BPE or WordPiece run comes here (train_corpus)
-    if run.is_byte_level and trainer.flavor == "library" and not trainer.initial_alphabet:
-        return replace(run, trainer=replace(trainer, initial_alphabet=tuple(BYTE_LEVEL_ALPHABET)))
-    return run
+# Unigram's modules are imported where a Unigram trace needs them: they load numpy (16 MB and
+# 45 ms), which a BPE or WordPiece run never uses.
 
 
 def train_corpus(
@@ -85,42 +73,6 @@ def train_corpus(
     return train_counted(word_counts, figures, run, progress, should_stop, max_steps, engine)
 
 
-def train_counted(
-    word_counts: dict[str, int],
-    figures: dict[str, int] | None,
-    run: RunConfig,
-    progress=None,
-    should_stop=None,
-    max_steps: int | None = None,
-    engine: str | None = None,
-) -> TrainingHistory:
-    """`train_corpus` after its counting (`word_counts.count_corpus` of the run's normalizers and
-    pre-tokenizer): a caller that counted the words can let the corpus text go before training.
-    `engine`: the engine that trains (explorer.training.engines; None: the environment's)."""
-    trace: TrainingHistory
-    if run.is_unigram:
-        if max_steps is not None:
-            raise ValueError("a step limit counts merges; a Unigram run has rounds, limit it by time instead")
-        unigram = cast(UnigramConfig, run.trainer)  # is_unigram: the trainer is a UnigramConfig
-        from explorer.training.unigram import train_unigram
-
-        trace = train_unigram(word_counts, unigram, progress=progress, should_stop=should_stop, engine=engine)
-    else:
-        run = effective_config(run)
-        merges = train(
-            word_counts,
-            cast(TrainerConfig, run.trainer),  # not is_unigram: a TrainerConfig
-            progress=progress,
-            should_stop=should_stop,
-            max_steps=max_steps,
-            engine=engine,
-        )
-        merges.corpus = figures
-        trace = merges
-    trace.config = run
-    return trace
-
-
 def trace_from_json(text: str) -> TrainingHistory:
     """A trace's JSON read back: a RoundHistory when its "format" says so, else a MergeHistory."""
     try:
@@ -136,7 +88,7 @@ def trace_from_json(text: str) -> TrainingHistory:
 
 def tokenizer_from_trace(trace: TrainingHistory, k: int | None = None) -> Tokenizer:
     """The trained tokenizer, or the one the first k merges make (vocabulary as it was then).
-    For a RoundHistory, k is a round (see `unigram_tokenizer`)."""
+    For a RoundHistory, k is a round (`RoundHistory.tokenizer_at`)."""
     return trace.tokenizer_at(k)
 
 
@@ -169,12 +121,3 @@ def encode_pieces(tokenizer: Tokenizer, text: str) -> list[Piece]:
         ]
         pieces.sort(key=lambda piece: piece.start)
     return pieces
-
-
-# ---------------------------------------------------------------- Unigram
-
-
-def unigram_tokenizer(trace: RoundHistory, r: int | None = None) -> Tokenizer:
-    """The tokenizer a Unigram run gives: its final vocabulary (special tokens and the unk token
-    first), or the pieces after round r (`RoundHistory.tokenizer_at`)."""
-    return trace.tokenizer_at(r)

@@ -300,7 +300,8 @@ def _train_and_write(args, corpus: list[str], config, budget, finish, **stop):
     """Count the words of the text in `corpus` (which it empties, so that the text is freed), train,
     then write the tokenizer to `args.out` (and the trace to `args.trace`)."""
     from explorer.pipeline.tokenizer_json import save_tokenizer
-    from explorer.train import tokenizer_from_trace, train_counted
+    from explorer.train import tokenizer_from_trace
+    from explorer.training.trainers import train_counted
     from explorer.training.word_counts import count_corpus
 
     # Training builds millions of small containers and no reference cycles: the cyclic garbage

@@ -5,7 +5,7 @@ decoder and post-processor a library user would put around it.
   run's normalizer and pre-tokenizer names; its docstring lists every choice it makes.
 - `cls_sep_template`: the BERT-style post-processor ('[CLS] $A [SEP]', pair
   '[CLS] $A [SEP] $B:1 [SEP]:1') when both [CLS] and [SEP] are special tokens, else None; Unigram
-  tokenizers (explorer.train.unigram_tokenizer) get the same one.
+  tokenizers (explorer.training.unigram.round_history.RoundHistory.tokenizer_at) get the same one.
 
 What it does not do: read or write tokenizer.json (explorer.pipeline.tokenizer_json) or train
 (explorer.training.bpe).

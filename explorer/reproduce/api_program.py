@@ -39,7 +39,7 @@ def trainer_expression(run: RunConfig) -> Call:
         defaults["algorithm"] = defaults["flavor"] = None
         if run.is_byte_level and trainer.flavor == "library":
             # train_corpus gives a byte-level library run all 256 byte symbols
-            # (explorer.train.effective_config).
+            # (explorer.training.trainers.effective_config).
             defaults["initial_alphabet"] = tuple(BYTE_LEVEL_ALPHABET)
     keywords = tuple(
         (item.name, _value(getattr(trainer, item.name)))

@@ -4,14 +4,17 @@ A corpus is split into sequences at line breaks ("\\r\\n" and "\\n"), each line 
 exactly like feeding `train_from_iterator(lines)` to the `tokenizers` library. The result is a dict
 word -> count in order of first appearance (the order the course's `word_freqs` has).
 
-Without normalizers the pre-tokenizer counts the whole text in chunks cut at line breaks
-(`PreTokenizer.count_line_words`, equal to the line-by-line definition; tests check it). With
-normalizers each line is normalized on its own (no alignments are built: training needs none).
-`jobs` > 1 counts parts of a large corpus (from `PARALLEL_CHARACTERS`), cut at line breaks, in
-that many forked worker processes and adds their counts up in order: the same dict, in the same
-order (tests/unit/test_word_counting.py). On the compiled engine (explorer.training.engines), a
-corpus without normalizers is counted in Rust (engine/src/words.rs: the same words, counts, order
-and figures, parts of it on `jobs` threads) for the pre-tokenizers it knows.
+The corpus is cut once, here, into chunks of whole lines (`line_chunks`), and each chunk is read
+once: its figures (`count_text`) are added up as the pre-tokenizer takes it
+(`PreTokenizer.count_line_words`, equal to the line-by-line definition; tests check it). Each
+chunk takes its own fastest path (ASCII or not), so a corpus with a few other characters is fast
+around them. With normalizers each line is normalized on its own (no alignments are built:
+training needs none). `jobs` > 1 counts parts of a large corpus (from `PARALLEL_CHARACTERS`), cut
+at line breaks, in that many forked worker processes and adds their counts up in order: the same
+dict, in the same order (tests/unit/test_word_counting.py). On the compiled engine
+(explorer.training.engines), a corpus without normalizers is counted in Rust (engine/src/words.rs:
+the same words, counts, order and figures, parts of it on `jobs` threads) for the pre-tokenizers
+it knows.
 
 What it does not do: decide limits or decode uploads (see explorer/checks/).
 """
@@ -21,10 +24,10 @@ from __future__ import annotations
 import re
 from array import array
 from collections import Counter
+from collections.abc import Iterator
 
 from explorer.pipeline.normalizers import build_normalizer
 from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
-from explorer.pipeline.pre_tokenizers.patterns import line_chunks
 from explorer.training.engines import module_for
 
 # A word, wherever the app counts words (tokens per word, words split): a maximal run of
@@ -53,13 +56,38 @@ def _line_figures(text: str) -> dict[str, int]:
     """`count_text` of a text whose "\r\n" are already "\n" (replacing them again would join a
     "\r" of the text to the break after it: "\r\r\n" is the line "\r")."""
     figures = dict.fromkeys(FIGURES, 0)
-    for chunk in line_chunks(text, FIGURE_CHUNK_CHARACTERS):
-        _add_figures(figures, chunk)
+    for _chunk in _measured(line_chunks(text), figures):
+        pass
     return figures
 
 
 FIGURES = ("lines", "characters", "utf8_bytes", "words")
-FIGURE_CHUNK_CHARACTERS = 1 << 16
+CHUNK_CHARACTERS = 1 << 16  # the chunks' size: ASCII stretches keep their fast path, lists stay small
+
+
+def line_chunks(text: str, size: int | None = None) -> Iterator[str]:
+    """`text` in consecutive pieces of about `size` characters (`CHUNK_CHARACTERS`) or more, each
+    but the last ending just after a line break ("\\n"), so that no line is cut. Joined, they are
+    `text`.
+
+    >>> list(line_chunks("ab\\ncd\\nef", size=1))
+    ['ab\\n', 'cd\\n', 'ef']
+    """
+    size = size or CHUNK_CHARACTERS
+    start, length = 0, len(text)
+    while start < length:
+        cut = text.find("\n", start + size - 1) if start + size < length else -1
+        end = length if cut < 0 else cut + 1
+        yield text[start:end]
+        start = end
+
+
+def _measured(chunks: Iterator[str], figures: dict[str, int] | None) -> Iterator[str]:
+    """`chunks`, each passed on after its figures are added to `figures` (None: passed on only)."""
+    for chunk in chunks:
+        if figures is not None:
+            _add_figures(figures, chunk)
+        yield chunk
 
 
 def _add_figures(figures: dict[str, int], chunk: str) -> None:
@@ -161,15 +189,19 @@ def count_corpus(
 def _count_part(
     text: str, normalizers: tuple[str, ...], pre_tokenizer: str, figures: bool
 ) -> tuple[Counter[str], dict[str, int] | None]:
+    """The words of `text` (whole lines, "\\r\\n" already "\\n") and, when `figures`, its figures,
+    in one pass over its chunks."""
     pre = build_pre_tokenizer(pre_tokenizer)
-    part_figures = _line_figures(text) if figures else None
+    part_figures = dict.fromkeys(FIGURES, 0) if figures else None
+    chunks = _measured(line_chunks(text), part_figures)
     if not normalizers:
-        return pre.count_line_words(text), part_figures
+        return pre.count_line_words(chunks), part_figures
     normalizer = build_normalizer(list(normalizers))
     counts: Counter[str] = Counter()
-    for line in text.split("\n"):
-        if line:
-            counts.update(pre.words(normalizer.normalize_str(line)))
+    for chunk in chunks:
+        for line in chunk.split("\n"):
+            if line:
+                counts.update(pre.words(normalizer.normalize_str(line)))
     return counts, part_figures
 
 

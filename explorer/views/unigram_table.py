@@ -9,7 +9,7 @@ for training) is segmented by the final model, times the word's count: what "fre
 a BPE run too (occurrences once every merge is applied).
 
 What it does not do: train, draw the training history (explorer.ui.history.unigram_rounds), or build the
-tokenizer (explorer.train.unigram_tokenizer).
+tokenizer (RoundHistory.tokenizer_at).
 """
 
 from __future__ import annotations

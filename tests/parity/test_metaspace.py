@@ -73,7 +73,7 @@ def test_counting_a_corpus_is_counting_each_line(scheme, split, lines):
     metaspace = ours.Metaspace(prepend_scheme=scheme, split=split)
     text = "\n".join(lines)
     expected = Counter(word for line in text.split("\n") for word in metaspace.words(line))
-    assert metaspace.count_line_words(text) == expected
+    assert metaspace.count_line_words(iter([text])) == expected
 
 
 def test_documented_pieces():

@@ -9,7 +9,7 @@ import pytest
 
 from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
 from explorer.samples import HF_COURSE
-from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus, unigram_tokenizer
+from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus
 from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.history import TrainingHistory
 from explorer.training.history_kinds import as_merge_history, as_round_history
@@ -101,7 +101,7 @@ def test_segment_a_word_at_step_k_agrees_with_the_old_methods(history):
             if isinstance(history, MergeHistory):
                 assert pieces == history.segment_index(index, k)
             else:  # the tokenizer after round k segments the word alike
-                model = unigram_tokenizer(history, k).model
+                model = history.tokenizer_at(k).model
                 assert pieces == [token.value for token in model.tokenize(word)]
             assert "".join(pieces).replace(history.config.prefix or "\0", "") or not word
 

@@ -22,7 +22,7 @@ from explorer.runs.settings import (
     settings_for_other_algorithm,
 )
 from explorer.samples import SAMPLES
-from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus, unigram_tokenizer
+from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus
 from explorer.training.settings_checks import check_unigram
 from explorer.ui.common.encode_panel import viterbi_html
 from explorer.views.unigram_table import piece_frequencies
@@ -216,7 +216,7 @@ def test_viterbi_steps_of_a_course_model_give_unk_per_word_for_characters_it_has
         SAMPLES["hf-course"].text, RunConfig(UnigramConfig(flavor="course", vocab_size=60), (), "metaspace")
     )
     r = 1
-    tokenizer = unigram_tokenizer(trace, r)
+    tokenizer = trace.tokenizer_at(r)
     assert tokenizer.model.unk_id is None
     text = "東京 def ab東"
     steps = viterbi_steps(tokenizer, text, name="run")

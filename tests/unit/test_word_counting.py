@@ -1,7 +1,7 @@
 """Counting a corpus's words fast gives exactly the line-by-line definition: the same words, the
 same counts, in the same order of first appearance.
 
-- in chunks cut at line breaks (`patterns.line_chunks`), each chunk matched with its own fastest
+- in chunks cut at line breaks (`word_counts.line_chunks`), each chunk matched with its own fastest
   pattern form (ASCII, the `regex` module's classes, or the corrected ones), with chunks made tiny
   here so that every text is cut many times;
 - in parallel worker processes (`count_words(..., jobs=2)`), chunks counted apart and merged in order;
@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from explorer.pipeline.normalizers import Normalized
-from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, Split, build_pre_tokenizer, patterns
+from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, Split, build_pre_tokenizer
 from explorer.training import word_counts
 from explorer.training.word_counts import (
     COMPILED_PRE_TOKENIZERS,
@@ -30,6 +30,7 @@ from explorer.training.word_counts import (
     count_corpus,
     count_text,
     count_words,
+    line_chunks,
     split_lines,
 )
 from tests.helpers.engines import count
@@ -59,41 +60,28 @@ def test_words_are_the_texts_of_the_split_pieces(pre_tokenizer, text):
 
 
 @pytest.mark.parametrize("pre_tokenizer", sorted(PRE_TOKENIZERS))
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None)
 @given(text=texts, chunk=st.integers(min_value=1, max_value=12))
-def test_counting_in_chunks_is_the_line_by_line_definition(pre_tokenizer, text, chunk, monkeypatch_chunk):
-    monkeypatch_chunk(chunk)
-    counted = build_pre_tokenizer(pre_tokenizer).count_line_words(text.replace("\r\n", "\n"))
+def test_counting_in_chunks_is_the_line_by_line_definition(pre_tokenizer, text, chunk):
+    chunks = line_chunks(text.replace("\r\n", "\n"), chunk)
+    counted = build_pre_tokenizer(pre_tokenizer).count_line_words(chunks)
     assert list(counted.items()) == line_by_line(pre_tokenizer, text)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None)
 @given(text=texts, chunk=st.integers(min_value=1, max_value=12))
-def test_a_split_leaving_text_between_matches_counts_it_too(text, chunk, monkeypatch_chunk):
-    monkeypatch_chunk(chunk)
+def test_a_split_leaving_text_between_matches_counts_it_too(text, chunk):
     split = Split(r"[a9]+|(\s)")  # text between matches, and a group
     expected = Counter(
         piece.text for line in text.split("\n") for piece in split.split(Normalized.unchanged(line))
     )
-    assert list(split.count_line_words(text).items()) == list(expected.items())
-
-
-@pytest.fixture
-def monkeypatch_chunk():
-    """Set the chunk size for one example (hypothesis runs many examples in one test call)."""
-    saved = patterns.CHUNK_CHARACTERS
-
-    def set_size(size: int) -> None:
-        patterns.CHUNK_CHARACTERS = size
-
-    yield set_size
-    patterns.CHUNK_CHARACTERS = saved
+    assert list(split.count_line_words(line_chunks(text, chunk)).items()) == list(expected.items())
 
 
 def test_line_chunks_cut_only_after_line_breaks_and_join_to_the_text():
     text = "one\ntwo words\n\nthree\nfour"
     for size in range(1, len(text) + 2):
-        chunks = list(patterns.line_chunks(text, size))
+        chunks = list(line_chunks(text, size))
         assert "".join(chunks) == text
         assert all(chunk.endswith("\n") for chunk in chunks[:-1])
 
@@ -116,12 +104,12 @@ def test_counting_in_worker_processes_gives_the_same_counts_in_the_same_order(
 @settings(max_examples=300, deadline=None)
 @given(text=texts, chunk=st.integers(min_value=1, max_value=12))
 def test_the_corpus_figures_counted_in_chunks_are_the_per_line_definition(text, chunk):
-    saved = word_counts.FIGURE_CHUNK_CHARACTERS
-    word_counts.FIGURE_CHUNK_CHARACTERS = chunk
+    saved = word_counts.CHUNK_CHARACTERS
+    word_counts.CHUNK_CHARACTERS = chunk
     try:
         figures = count_text(text)
     finally:
-        word_counts.FIGURE_CHUNK_CHARACTERS = saved
+        word_counts.CHUNK_CHARACTERS = saved
     lines = split_lines(text)
     assert figures == {
         "lines": len(lines),

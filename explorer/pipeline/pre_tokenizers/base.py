@@ -9,8 +9,9 @@ tokenizers/src/pre_tokenizers/sequence.rs. Each component gives:
   alignments, so offsets map back through the normalizer to the original text (this is how the
   pipeline chains). `first_part` is false for the text after a special token, whose alignments
   count from the end of that token (only Metaspace's "first" scheme reads it);
-- `words(text)` and `count_line_words(text)`: only the pre-tokens' text, on the fast path used to
-  count words for training.
+- `words(text)` and `count_line_words(chunks)`: only the pre-tokens' text, on the fast path used
+  to count words for training (the chunks, runs of whole lines, cut by
+  explorer.training.word_counts).
 
 What it does not do: split text itself (the components in this package do).
 """
@@ -18,6 +19,7 @@ What it does not do: split text itself (the components in this package do).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from collections.abc import Sequence as SequenceOf
 from typing import ClassVar, cast
 
@@ -47,13 +49,14 @@ class PreTokenizer(Component):
     def words(self, text: str) -> list[str]:
         return [piece.text for piece in self.split(Normalized.unchanged(text))]
 
-    def count_line_words(self, text: str) -> Counter[str]:
-        """Pre-tokens of every line of `text` (each line a separate sequence) with their counts,
-        in order of first appearance. Subclasses whose pre-tokens never span a line break do it
-        in one pass over the whole text."""
+    def count_line_words(self, chunks: Iterator[str]) -> Counter[str]:
+        """Pre-tokens of every line of `chunks` (each chunk a run of whole lines, each line a
+        separate sequence) with their counts, in order of first appearance. Subclasses whose
+        pre-tokens never span a line break match a whole chunk at once."""
         counts: Counter[str] = Counter()
-        for line in text.split("\n"):
-            counts.update(self.words(line))
+        for chunk in chunks:
+            for line in chunk.split("\n"):
+                counts.update(self.words(line))
         return counts
 
 
@@ -79,14 +82,14 @@ class Sequence(PreTokenizer):
             pieces = [smaller for piece in pieces for smaller in step.words(piece)]
         return pieces
 
-    def count_line_words(self, text: str) -> Counter[str]:
+    def count_line_words(self, chunks: Iterator[str]) -> Counter[str]:
         if not all(step.words_per_piece for step in self.pre_tokenizers):
-            return super().count_line_words(text)
+            return super().count_line_words(chunks)
         # The first step's pieces counted, then each distinct piece split by the other steps once:
         # taken in order of first appearance, the words keep theirs.
         first, *rest = self.pre_tokenizers
         counts: Counter[str] = Counter()
-        for piece, count in first.count_line_words(text).items():
+        for piece, count in first.count_line_words(chunks).items():
             words = [piece]
             for step in rest:
                 words = [smaller for word in words for smaller in step.words(word)]

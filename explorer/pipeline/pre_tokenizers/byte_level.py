@@ -14,6 +14,7 @@ tokenizer.json; the library's ByteLevel decoder (explorer/pipeline/decoders.py) 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import cast
 
 from explorer.pipeline.bytelevel import text_to_symbols
@@ -120,10 +121,10 @@ class ByteLevel(PreTokenizer):
         pieces = _GPT2_PATTERN.for_text(text).findall(text) if self.use_regex else ([text] if text else [])
         return [text_to_symbols(piece) for piece in pieces]
 
-    def count_line_words(self, text: str) -> Counter[str]:
+    def count_line_words(self, chunks: Iterator[str]) -> Counter[str]:
         if self.add_prefix_space or not self.use_regex:
-            return super().count_line_words(text)
-        raw_counts = _GPT2_LINES_PATTERN.count_lines(text)
+            return super().count_line_words(chunks)
+        raw_counts = _GPT2_LINES_PATTERN.count_lines(chunks)
         # Each distinct pre-token is mapped to byte symbols once; the mapping keeps them distinct.
         return Counter({text_to_symbols(piece): count for piece, count in raw_counts.items()})
 

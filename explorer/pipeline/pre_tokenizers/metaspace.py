@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterator
 from typing import cast
 
 from explorer.pipeline.normalizers import Normalized
 from explorer.pipeline.pre_tokenizers.base import PreTokenizer
-from explorer.pipeline.pre_tokenizers.patterns import line_chunks
 
 
 class Metaspace(PreTokenizer):
@@ -84,10 +84,10 @@ class Metaspace(PreTokenizer):
             return [text] if text else []
         return self._pieces.findall(text)
 
-    def count_line_words(self, text: str) -> Counter[str]:
+    def count_line_words(self, chunks: Iterator[str]) -> Counter[str]:
         # Every line is a sequence of its own, so "first" prepends to each line like "always".
         counts: Counter[str] = Counter()
-        for chunk in line_chunks(text):  # each chunk starts a line
+        for chunk in chunks:  # each chunk starts a line
             chunk = chunk.replace(" ", self.replacement)
             if self.prepend_scheme != "never":
                 chunk = self._line_start.sub(self.replacement, chunk)

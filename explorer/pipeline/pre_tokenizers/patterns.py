@@ -7,12 +7,13 @@ classes are version 16.0; the `regex` module used here knows 17.0. A `VersionedP
 pattern written three ways and picks, per text, the fastest one that gives the library's pieces:
 the standard `re` module with ASCII classes for ASCII text, the `regex` module's own classes
 when the text holds none of the characters on which the versions differ (regex_tables.py), and
-classes corrected by set operations otherwise. `count_lines` counts the pre-tokens of a whole
-corpus in chunks cut at line breaks (`line_chunks`), each chunk with its own fastest form: a code
-corpus with a few non-ASCII characters is matched by `re` except around them, and no list of every
-pre-token of the corpus is ever built.
+classes corrected by set operations otherwise. `count_lines` counts the pre-tokens of a corpus
+given in chunks of whole lines, each chunk with its own fastest form: a code corpus with a few
+non-ASCII characters is matched by `re` except around them, and no list of every pre-token of the
+corpus is ever built.
 
-What it does not do: decide what a pattern is (byte_level.py, whitespace.py write theirs).
+What it does not do: decide what a pattern is (byte_level.py, whitespace.py write theirs), or cut
+a corpus into chunks (explorer.training.word_counts does).
 """
 
 from __future__ import annotations
@@ -76,32 +77,13 @@ class VersionedPattern:
             return self.fast
         return self.exact
 
-    def count_lines(self, text: str) -> Counter[str]:
-        """The matches in `text` with their counts, in order of first appearance, for a pattern
-        whose matches never contain a line break (each chunk is cut just after one)."""
+    def count_lines(self, chunks: Iterator[str]) -> Counter[str]:
+        """The matches in `chunks` (each a run of whole lines) with their counts, in order of first
+        appearance, for a pattern whose matches never contain a line break."""
         counts: Counter[str] = Counter()
-        for chunk in line_chunks(text):
+        for chunk in chunks:
             counts.update(self.for_text(chunk).findall(chunk))
         return counts
-
-
-CHUNK_CHARACTERS = 1 << 18  # a quarter of a million characters: its matches' list stays small
-
-
-def line_chunks(text: str, size: int | None = None) -> Iterator[str]:
-    """`text` in consecutive pieces of about `size` characters or more, each but the last ending
-    just after a line break ("\\n"), so that no line is cut. Joined, they are `text`.
-
-    >>> list(line_chunks("ab\\ncd\\nef", size=1))
-    ['ab\\n', 'cd\\n', 'ef']
-    """
-    size = size or CHUNK_CHARACTERS
-    start, length = 0, len(text)
-    while start < length:
-        cut = text.find("\n", start + size - 1) if start + size < length else -1
-        end = length if cut < 0 else cut + 1
-        yield text[start:end]
-        start = end
 
 
 # ASCII text: White_Space = [\t\n\x0b\x0c\r ] (Python's `re` \s would add \x1c-\x1f), letters

@@ -16,10 +16,11 @@ to the library); choose a pattern (split_patterns.py).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 
 from explorer.pipeline.normalizers import Normalized
 from explorer.pipeline.pre_tokenizers.base import PreTokenizer
-from explorer.pipeline.pre_tokenizers.patterns import UNKNOWN_TO_LIBRARY, VersionedPattern, line_chunks
+from explorer.pipeline.pre_tokenizers.patterns import UNKNOWN_TO_LIBRARY, VersionedPattern
 from explorer.pipeline.pre_tokenizers.regex_tables import UNKNOWN_TO_LIBRARY_REGEX
 from explorer.pipeline.pre_tokenizers.split_patterns import LIBRARY_PATTERNS
 
@@ -69,11 +70,11 @@ class Split(PreTokenizer):
             spans.append((last, len(text)))
         return spans
 
-    def count_line_words(self, text: str) -> Counter[str]:
+    def count_line_words(self, chunks: Iterator[str]) -> Counter[str]:
         # Matches may hold line breaks (`\s*[\r\n]`), so each line is matched on its own, with the
         # pattern form chosen once per chunk of lines (the exact form is right for any text).
         counts: Counter[str] = Counter()
-        for chunk in line_chunks(text):
+        for chunk in chunks:
             pattern = self._versioned.for_text(chunk)
             for line in chunk.split("\n"):
                 pieces = pattern.findall(line) if pattern.groups == 0 else []

@@ -17,6 +17,7 @@ pre-tokenizers.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 
 from explorer.pipeline.normalizers import Normalized
 from explorer.pipeline.pre_tokenizers.base import PreToken, PreTokenizer
@@ -72,9 +73,9 @@ class RegexPieces(PreTokenizer):
     def words(self, text: str) -> list[str]:
         return self.pattern.for_text(text).findall(text)
 
-    def count_line_words(self, text: str) -> Counter[str]:
+    def count_line_words(self, chunks: Iterator[str]) -> Counter[str]:
         # White space (line breaks included) separates pre-tokens, so none spans two lines.
-        return self.pattern.count_lines(text)
+        return self.pattern.count_lines(chunks)
 
 
 class BertPreTokenizer(RegexPieces):

@@ -1,0 +1,71 @@
+"""From word counts to a trained history: the one place that picks a run's trainer.
+
+`train_counted(word_counts, figures, run)` trains a BPE or WordPiece run (bpe/trainer.py; a
+byte-level library run starts from all 256 byte symbols, as GPT-2 and the library's
+ByteLevelBPETokenizer do: `effective_config`) or a Unigram run (unigram/), and leaves the
+RunConfig in the history (`history.config`), as the trainer ran it.
+
+What it does not do: count a corpus's words (word_counts.py; explorer.train.train_corpus does
+both).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import cast
+
+from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET
+from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
+from explorer.training.bpe.trainer import train
+from explorer.training.history import TrainingHistory
+
+# Unigram's modules are imported where a Unigram run needs them: they load numpy (16 MB and
+# 45 ms), which a BPE or WordPiece run never uses.
+
+
+def effective_config(run: RunConfig) -> RunConfig:
+    """The library flavor with byte-level starts from all 256 byte symbols (a BPE or WordPiece
+    run's config; a Unigram run has no initial alphabet)."""
+    trainer = cast(TrainerConfig, run.trainer)  # only a BPE or WordPiece run comes here
+    if run.is_byte_level and trainer.flavor == "library" and not trainer.initial_alphabet:
+        return replace(run, trainer=replace(trainer, initial_alphabet=tuple(BYTE_LEVEL_ALPHABET)))
+    return run
+
+
+def train_counted(
+    word_counts: dict[str, int],
+    figures: dict[str, int] | None,
+    run: RunConfig,
+    progress=None,
+    should_stop=None,
+    max_steps: int | None = None,
+    engine: str | None = None,
+) -> TrainingHistory:
+    """Train `run` on `word_counts` (`word_counts.count_corpus` of the run's normalizers and
+    pre-tokenizer, with the corpus `figures` it gives a merge history). A caller that counted the
+    words can let the corpus text go before training. `engine`: the engine that trains
+    (explorer.training.engines; None: the environment's)."""
+    history: TrainingHistory
+    if run.is_unigram:
+        if max_steps is not None:
+            raise ValueError("a step limit counts merges; a Unigram run has rounds, limit it by time instead")
+        unigram = cast(UnigramConfig, run.trainer)  # is_unigram: the trainer is a UnigramConfig
+        from explorer.training.unigram import train_unigram
+
+        history = train_unigram(
+            word_counts, unigram, progress=progress, should_stop=should_stop, engine=engine
+        )
+    else:
+        run = effective_config(run)
+        merges = train(
+            word_counts,
+            cast(TrainerConfig, run.trainer),  # not is_unigram: a TrainerConfig
+            progress=progress,
+            should_stop=should_stop,
+            max_steps=max_steps,
+            engine=engine,
+        )
+        merges.corpus = figures
+        history = merges
+    history.config = run
+    return history
