@@ -94,8 +94,3 @@ def run_notebook(run: RunConfig, corpus: CorpusSource) -> dict:
 def notebook_json(notebook: dict) -> str:
     """The .ipynb text of a notebook (as Jupyter writes it: indent 1, a final line break)."""
     return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
-
-
-def code_cells(notebook: dict) -> list[str]:
-    """The notebook's code cells' sources, in order (what running it all runs)."""
-    return ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]

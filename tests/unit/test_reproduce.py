@@ -20,7 +20,6 @@ from explorer.reproduce import (
     run_notebook,
     training_program,
 )
-from explorer.reproduce.notebook import code_cells
 from explorer.reproduce.python_source import Call, Items, literal, render
 from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
 from tests import ROOT
@@ -88,6 +87,11 @@ RUNS = [
     RunConfig(UnigramConfig("course", 100), (), "metaspace"),
     RunConfig(TrainerConfig("wordpiece", "course", 70), (), "bert"),
 ]
+
+
+def code_cells(notebook: dict) -> list[str]:
+    """The notebook's code cells' sources, in order (what running it all runs)."""
+    return ["".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "code"]
 
 
 def test_programs_are_formatted_as_ruff_formats_them(tmp_path):
