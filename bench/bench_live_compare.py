@@ -45,6 +45,7 @@ from urllib.parse import parse_qs, urlsplit
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from load_test import cpu_seconds  # noqa: E402
 from visitors import type_live  # noqa: E402
 
 from tests.browser.helpers import (  # noqa: E402
@@ -104,11 +105,6 @@ def text_of(length: int, seed: int) -> str:
         words.append(WORDS[(i * 7 + 3) % len(WORDS)])
         i += 1
     return " ".join(words)[:length]
-
-
-def server_cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def load_average() -> str:
@@ -298,9 +294,9 @@ def main_bench(repeat: int, visitors: int, keys: int, smoke: bool = False) -> No
             times, cpu = [], 0.0
             for seed in range(repeat):
                 text = text_of(length, seed)
-                before = server_cpu_seconds(pid)
+                before = cpu_seconds(pid)
                 times.append(last_key_ms(page, text[:-1], text[-1]))
-                cpu += server_cpu_seconds(pid) - before
+                cpu += cpu_seconds(pid) - before
             print(
                 f"last key of a {length:,}-character sentence to all {columns} columns: {summary(times)}; "
                 f"server CPU per fill + key {1000 * cpu / repeat:.0f} ms"
@@ -308,9 +304,9 @@ def main_bench(repeat: int, visitors: int, keys: int, smoke: bool = False) -> No
 
         sentence = text_of(keys, 99)
         emptied(page)
-        before = server_cpu_seconds(pid)
+        before = cpu_seconds(pid)
         idle = typing_latencies([page], sentence)[0]
-        cpu_per_key = (server_cpu_seconds(pid) - before) / len(sentence)
+        cpu_per_key = (cpu_seconds(pid) - before) / len(sentence)
         print(
             f"one visitor typing {len(sentence)} keys, one per {KEY_INTERVAL_MS} ms: {summary(idle)}; "
             f"server CPU per keystroke {1000 * cpu_per_key:.0f} ms"
@@ -340,13 +336,13 @@ def main_bench(repeat: int, visitors: int, keys: int, smoke: bool = False) -> No
 
         emptied(page)
         thread = threading.Thread(target=asyncio.run, args=(others_typing(),))
-        before = server_cpu_seconds(pid)
+        before = cpu_seconds(pid)
         thread.start()
         for event in opened:  # their sessions open and draw the page first
             event.wait(timeout=120)
         with_typists = typing_latencies([page], sentence)[0]
         thread.join(timeout=300)
-        cpu_per_key = (server_cpu_seconds(pid) - before) / (len(sentence) * visitors)
+        cpu_per_key = (cpu_seconds(pid) - before) / (len(sentence) * visitors)
         server_medians = ", ".join(f"{1000 * statistics.median(one):.0f}" for one in typists)
         print(
             f"{visitors} visitors typing at once, {visitors - 1} of them websocket visitors: the browser's "
@@ -360,9 +356,9 @@ def main_bench(repeat: int, visitors: int, keys: int, smoke: bool = False) -> No
         pages = [page, *others]
         for one in pages:
             emptied(one)
-        before = server_cpu_seconds(pid)
+        before = cpu_seconds(pid)
         busy = typing_latencies(pages, sentence)
-        cpu_per_key = (server_cpu_seconds(pid) - before) / (len(sentence) * len(pages))
+        cpu_per_key = (cpu_seconds(pid) - before) / (len(sentence) * len(pages))
         medians = [statistics.median(one) for one in busy]
         listed = ", ".join(f"{m:.0f}" for m in medians)
         print(

@@ -58,7 +58,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from load_test import cpu_seconds, family, family_rss_mb, memory_mb, temporary_store  # noqa: E402
+from load_test import MemorySampler, cpu_seconds, family, memory_mb, temporary_store  # noqa: E402
 
 from explorer.drawing.token_html import escape_text  # noqa: E402
 from tests.browser.helpers import (  # noqa: E402
@@ -92,27 +92,6 @@ HEALTH_EVERY = 0.25
 
 
 # ---------------------------------------------------------------- the server and its workers
-
-
-class Memory:
-    """Peak RSS of the server plus its workers, sampled in a thread."""
-
-    def __init__(self, pid: int):
-        self.pid, self.peak = pid, 0.0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.wait(0.25):
-            self.peak = max(self.peak, family_rss_mb(self.pid))
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join(5)
 
 
 class Server:
@@ -234,7 +213,7 @@ def classroom(
     servers = "each a new server with an empty store" if shared is None else "one server for all"
     print(f"classroom: visitors open /?{link} at once ({servers})")
     for count in counts:
-        with server_for(shared, f"bench-classroom-{count}") as server, Memory(server.pid) as memory:
+        with server_for(shared, f"bench-classroom-{count}") as server, MemorySampler(server.pid) as memory:
             begun = time.monotonic()
             times = sorted(asyncio.run(sockets(server.url, count)))
             wall = time.monotonic() - begun
@@ -243,7 +222,7 @@ def classroom(
                 f"slowest {times[-1]:.1f} s; runs trained {server.stored_runs()}; wall {wall:.1f} s; "
                 f"server + workers peak RSS {memory.peak:.0f} MB"
             )
-    with server_for(shared, "bench-classroom-tabs") as server, Memory(server.pid) as memory:
+    with server_for(shared, "bench-classroom-tabs") as server, MemorySampler(server.pid) as memory:
         cpu_before = {pid: cpu_seconds(pid) for pid in family(server.pid)}
         begun = time.monotonic()
         results = asyncio.run(tabs(f"{server.url}/?{link}"))
@@ -275,7 +254,7 @@ def distinct(
     async def run(base_url: str):
         return await asyncio.gather(*[paste_and_train(base_url, text, vocab) for text in corpora])
 
-    with server_for(shared, "bench-distinct") as server, Memory(server.pid) as memory:
+    with server_for(shared, "bench-distinct") as server, MemorySampler(server.pid) as memory:
         begun = time.monotonic()
         times = sorted(asyncio.run(run(server.url)))
         wall = time.monotonic() - begun
@@ -372,7 +351,7 @@ def latency(
     with (
         chromium() as browser,
         server_for(shared, "bench-latency") as server,
-        Memory(server.pid) as memory,
+        MemorySampler(server.pid) as memory,
     ):
         visitor = browser.new_context(viewport=VIEWPORT).new_page()
         visitor.goto(f"{server.url}/Merge_history?{link}", wait_until="domcontentloaded")
@@ -485,7 +464,7 @@ def crowd(
         with (
             chromium() as browser,
             server_for(shared, f"bench-class-{path or 'train'}") as server,
-            Memory(server.pid) as memory,
+            MemorySampler(server.pid) as memory,
         ):
             page = browser.new_context(viewport=VIEWPORT).new_page()  # the watcher, on a run of its own
             page.goto(f"{server.url}/Merge_history?{SMOKE_LINK}", wait_until="domcontentloaded")

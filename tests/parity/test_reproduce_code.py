@@ -43,8 +43,8 @@ from explorer.reproduce import (
 )
 from explorer.reproduce.notebook import notebook_json
 from explorer.samples import SAMPLES
-from explorer.train import effective_config
 from explorer.training.bpe.trainer import train
+from explorer.training.trainers import effective_config
 from explorer.training.word_counts import count_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
