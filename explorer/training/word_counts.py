@@ -56,8 +56,8 @@ def _line_figures(text: str) -> dict[str, int]:
     """`count_text` of a text whose "\r\n" are already "\n" (replacing them again would join a
     "\r" of the text to the break after it: "\r\r\n" is the line "\r")."""
     figures = dict.fromkeys(FIGURES, 0)
-    for _chunk in _measured(line_chunks(text), figures):
-        pass
+    for chunk in line_chunks(text):
+        _add_figures(figures, chunk)
     return figures
 
 
