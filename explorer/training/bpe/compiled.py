@@ -28,10 +28,17 @@ def _column(data: bytes, typecode: str) -> array:
     return column
 
 
+def symbol_arrays(symbol_strings: list[str] | list[list[str]], ids: dict[str, int]) -> tuple[array, array]:
+    """Every word's symbol ids end to end (four bytes each, where lists of ids would take 30 or
+    so), and each word's length."""
+    lengths = array("I", map(len, symbol_strings))
+    return array("I", [ids[symbol] for symbols in symbol_strings for symbol in symbols]), lengths
+
+
 def merge_compiled(
     module: ModuleType,
-    symbol_strings: list[str] | list[list[str]],
-    ids: dict[str, int],
+    symbol_ids: array,
+    lengths: array,
     counts: list[int],
     tokens: list[str],
     config: TrainerConfig,
@@ -42,10 +49,8 @@ def merge_compiled(
 ) -> dict:
     """Run the merges in Rust; the MergeHistory's fields that the merges decide (see `MergeHistory`)."""
     likelihood = config.flavor == "course" and config.algorithm == "wordpiece"
-    # Every word's symbol ids end to end (four bytes each, where lists of ids would take 30 or so).
-    lengths = array("I", map(len, symbol_strings))
     run = module.BpeRun(
-        array("I", [ids[symbol] for symbols in symbol_strings for symbol in symbols]).tobytes(),
+        symbol_ids.tobytes(),
         lengths.tobytes(),
         counts,
         tokens,
