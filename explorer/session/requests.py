@@ -7,9 +7,9 @@ run's configuration, so that both refuse the same inputs with the same sentences
   (`TrainingRequest.check`); `config` is None when something blocks.
 - `asked_settings(settings, limits)`, `settings_check(settings, limits)`: the Train page's
   `Settings` as asked for, and their check.
-- The page's side, once a request is clear: `training_key` (the run's key), then the session's
-  cache, the store (explorer.session.serving.load_run) or a worker of the pool (`submit`), whose
-  finished job `finish` turns into a `Run`. The command line trains in its own process.
+The page's side once a request is clear (the job in a worker of the pool) is
+explorer.session.training_jobs; the command line trains in its own process. This module imports
+neither the pool nor the store, so the command line loads neither.
 
 What it does not do: hold a session's job or draw its progress (explorer.ui.common.training), or
 train (explorer.work.tasks.train_task in a worker; explorer.train for the command line).
@@ -17,23 +17,13 @@ train (explorer.work.tasks.train_task in a worker; explorer.train for the comman
 
 from __future__ import annotations
 
-import dataclasses
-import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from explorer.checks import Check, InputError, Limits, check_corpus
-from explorer.drawing.wording import character_count, plural
 from explorer.run_config import RunConfig
-from explorer.runs.run import Run, RunKey, corpus_digest
-from explorer.runs.settings import ALGORITHM_LABELS, Settings
-from explorer.session import serving
-from explorer.training import engines
+from explorer.runs.settings import Settings
 from explorer.training.settings_checks import check_special_tokens, check_unigram, check_vocab_size
-from explorer.work import tasks
-from explorer.work.jobs import CANCELLED, CRASHED, DONE, QUEUED, JobHandle
-
-EXTRA_SECONDS = 60.0  # the pool's hard limit on a job: the time budget plus this
 
 
 @dataclass(frozen=True)
@@ -116,132 +106,3 @@ def asked_settings(settings: Settings, limits: Limits) -> AskedSettings:
 def settings_check(settings: Settings, limits: Limits) -> Check:
     """`check_settings` for the Train page's `Settings` (its form shows the verdict as it is edited)."""
     return check_settings(asked_settings(settings, limits), limits)[0]
-
-
-# ---------------------------------------------------------------- the page's job in a worker
-
-
-@dataclass
-class TrainingJob:
-    """One session's interest in a training job of the pool, and the run it will make."""
-
-    handle: JobHandle
-    key: str
-    text: str
-    settings: Settings
-    corpus_label: str
-    sample_key: str | None
-    number: int
-    limits: Limits
-    shared_label: str = ""
-    started: float = field(default_factory=time.monotonic)
-    stopping: bool = False
-
-    @property
-    def job(self):
-        return self.handle.job
-
-    def progress(self) -> tuple[float, str]:
-        """(fraction, text) for a progress bar."""
-        label = ALGORITHM_LABELS[self.settings.algorithm]
-        job = self.job
-        if job.state == QUEUED:
-            load = serving.pool().load()
-            ahead = job.ahead()
-            waited = time.monotonic() - self.started
-            return 0.0, (
-                f"Waiting for a free worker: {plural(ahead, 'run')} ahead of this one, "
-                f"{load.running} training now ({waited:.0f} s) …"
-            )
-        progress = job.progress
-        if progress.get("phase") != "training":
-            return 0.0, f"Training {label}: counting words …"
-        step, planned = progress.get("step", 0), progress.get("planned", 0)
-        fraction = min(1.0, step / planned) if planned > 0 else 1.0
-        elapsed = time.monotonic() - (job.started or self.started)
-        stopping = " · stopping …" if self.stopping else ""
-        if progress.get("unit") == "round":  # Unigram (also when a reload attached without settings)
-            return fraction, (
-                f"Training Unigram: round {step:,} of about {planned:,} · {elapsed:.0f} s of at most "
-                f"{self.limits.max_seconds:g} s (the time limit alone bounds a Unigram run){stopping}"
-            )
-        return fraction, (
-            f"Training {label}: merge {step:,} of at most {planned:,} · {elapsed:.0f} s of at most "
-            f"{self.limits.max_seconds:g} s{stopping}"
-        )
-
-
-def shared_label(corpus_label: str, sample_key: str | None, label: str) -> str:
-    """The label the store keeps: `label`, else a sample's own, else a neutral one."""
-    return label or (corpus_label if sample_key else serving.STORED_CORPUS_LABEL)
-
-
-def _engine() -> str | None:
-    """The merge engine this server trains with (EXPLORER_ENGINE, explorer.training.engines), sent
-    with the job so that its worker uses the same; None when the setting is wrong (the worker's
-    training then fails with the sentence that says so)."""
-    try:
-        return engines.resolve()
-    except ValueError:
-        return None
-
-
-def submit(
-    key: str, text: str, settings: Settings, sample_key: str | None, limits: Limits, label: str
-) -> JobHandle:
-    """Ask the pool for the run `key` names (a new job, or the one another visitor started), stored
-    by the worker under `key` with `label`."""
-    meta = serving.run_meta(settings, label, sample_key, text)
-    pool = serving.pool()
-    return pool.request(
-        key,
-        tasks.train_task,
-        text,
-        serving.training_spec(settings, limits),
-        dataclasses.asdict(limits),
-        serving.store_spec(key, meta, keep_corpus=sample_key is None),
-        pool.counting_jobs,
-        _engine(),
-        time_limit=limits.max_seconds + EXTRA_SECONDS,
-    )
-
-
-def finish(job: TrainingJob) -> tuple[Run, str] | str:
-    """(the run a finished job made, its corpus text), or the sentence saying why there is none."""
-    ended = job.job
-    if ended.state == DONE:
-        result = ended.result
-        if result.get("stored_key"):
-            loaded = serving.load_run(result["stored_key"], job.number)
-            if loaded is not None:
-                if job.corpus_label:  # this visitor's name for it (a reload's attached job has none)
-                    loaded[0].corpus_label = job.corpus_label
-                return loaded
-        if result.get("trace_json") is None or not job.text:
-            return "Training finished, but its result could not be read back from the run store: train again."
-        from explorer.train import trace_from_json  # here: the first page view trains nothing
-
-        trace = trace_from_json(result["trace_json"])
-        run = Run(
-            key=RunKey(corpus_digest(job.text), job.settings),
-            history=trace,
-            corpus_label=job.corpus_label,
-            shared_label=job.shared_label,
-            characters=len(job.text),
-            perceived_characters=character_count(job.text),
-            sample_key=job.sample_key,
-            number=job.number,
-            stopped_by=result.get("stopped_by"),
-            store_key=job.key,
-        )
-        if trace.stop_reason == "stopped" and result.get("stopped_by") == tasks.STOP_BUTTON:
-            # Stopped by its visitor, and not stored by the worker (no store that can be written):
-            # theirs alone, under a key of its own (not the shared one).
-            run.store_key = serving.stopped_key(job.key, tasks.trace_steps(trace))
-            serving.save_run(run, job.text)
-        return run, job.text
-    if ended.state == CANCELLED:
-        return "Training was stopped before it learned anything."
-    if ended.state == CRASHED:
-        return f"Training failed: {ended.error}. The server has started a new worker: train again to retry."
-    return f"Training failed: {ended.error or 'unknown error'}."

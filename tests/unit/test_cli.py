@@ -72,6 +72,39 @@ def test_train_engine_choice_gives_the_same_files_and_says_which_ran(tmp_path, c
         assert refused.returncode != 0 and "not built" in refused.stderr.decode()
 
 
+SERVING_MODULES = (
+    "explorer.session.serving",
+    "explorer.work.pool",
+    "explorer.runstore",
+    "sqlite3",
+    "multiprocessing",
+)
+
+
+def test_train_loads_neither_the_pool_nor_the_store(tmp_path, corpus):
+    """The command line shares the Train page's checks (explorer.session.requests) but trains in
+    its own process: the server's worker pool and run store are not even imported."""
+    probe = (
+        "import runpy, sys\n"
+        "sys.argv = ['explorer', *sys.argv[1:]]\n"
+        "try:\n"
+        "    runpy.run_module('explorer', run_name='__main__')\n"
+        "except SystemExit as end:\n"
+        "    assert not end.code, end.code\n"
+        f"print([name for name in {SERVING_MODULES!r} if name in sys.modules])\n"
+    )
+    out = tmp_path / "out.json"
+    result = subprocess.run(
+        [sys.executable, "-c", probe, "train", str(corpus), "--vocab-size", "300", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert out.exists()
+    assert result.stdout.splitlines()[-1] == "[]"
+
+
 def test_train_reads_stdin_and_wordpiece_course_flavor(tmp_path):
     out = tmp_path / "wp.json"
     result = cli(

@@ -1,7 +1,8 @@
 """Training from the app: a session's training, asked for as the command line asks
-(explorer.session.requests: the checks, the run's key, the job), then run in a worker process of
-the server's pool, shared by key with every visitor asking for the same corpus and settings, and
-kept in the run store (explorer.session.serving); its progress, Stop button and outcome here.
+(explorer.session.requests: the checks), then run in a worker process of the server's pool
+(explorer.session.training_jobs: the job), shared by key with every visitor asking for the same
+corpus and settings, and kept in the run store (explorer.session.serving); its progress, Stop
+button and outcome here.
 
 How a training goes:
 - `start` checks the corpus and settings, computes the run's key and looks for it in the session's
@@ -42,8 +43,8 @@ from explorer.drawing.wording import format_seconds, plural
 from explorer.lessons.explain import stop_reason_text
 from explorer.runs.run import Run, corpus_digest
 from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
-from explorer.session import requests, serving
-from explorer.session.requests import TrainingJob
+from explorer.session import requests, serving, training_jobs
+from explorer.session.training_jobs import TrainingJob
 from explorer.ui.common import abandoned, state
 from explorer.work import admission
 from explorer.work.jobs import Job
@@ -133,9 +134,9 @@ def _submit(
     limits: Limits,
     label: str,
 ) -> TrainingJob:
-    """The pool's job for `key` (explorer.session.requests.submit), held by this session."""
-    label = requests.shared_label(corpus_label, sample_key, label)
-    handle = requests.submit(key, text, settings, sample_key, limits, label)
+    """The pool's job for `key` (explorer.session.training_jobs.submit), held by this session."""
+    label = training_jobs.shared_label(corpus_label, sample_key, label)
+    handle = training_jobs.submit(key, text, settings, sample_key, limits, label)
     abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.common.abandoned)
     return TrainingJob(
         handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), limits, label
@@ -183,7 +184,7 @@ def collect() -> Run | None:
     if job is None or not job.job.finished:
         return None
     state.put(state.JOB, None)
-    outcome = requests.finish(job)
+    outcome = training_jobs.finish(job)
     abandoned.forget(job.handle)
     job.handle.release()
     if isinstance(outcome, str):
@@ -272,7 +273,7 @@ def train_run(
     try:
         while not _waited(job.job, PROGRESS_INTERVAL_SECONDS):
             _progress_slot(job, bar)
-        outcome = requests.finish(job)
+        outcome = training_jobs.finish(job)
     finally:
         abandoned.forget(job.handle)
         # A script interrupted (a click) lets go of the job: cancelled if nobody else waits.

@@ -15,7 +15,7 @@ import streamlit as st
 
 from explorer.checks import Limits
 from explorer.runs.settings import Settings
-from explorer.session.requests import TrainingJob
+from explorer.session.training_jobs import TrainingJob
 from explorer.ui.common import frame, state, training
 from explorer.ui.train.corpus_input import Corpus
 
