@@ -194,9 +194,9 @@ def run(args) -> int:
     # Held in a list that training empties: once its words are counted, the corpus text (four
     # bytes a character when it holds one emoji) is freed before the merges start.
     corpus = [text]
-    source = _corpus_source(args, text) if args.print_code else None
+    if args.print_code:
+        _print_code(args, config, text)
     del text
-    _print_code(config, source)
     if unigram is not None:
         return _train_unigram(args, corpus, config, warnings)
     warn(warnings)
@@ -242,21 +242,15 @@ def _unigram_options(args) -> dict:
     }
 
 
-def _corpus_source(args, text: str):
-    """The corpus as --print-code's program names it: its path (a placeholder for stdin) and hash."""
-    from explorer.reproduce import CorpusSource
+def _print_code(args, config, text: str) -> None:
+    """--print-code: the program that trains this run, on stdout, before training. It names the
+    corpus by its path (a placeholder for stdin) and its hash."""
+    from explorer.reproduce import CorpusSource, training_program
 
-    if args.corpus == "-":
-        return CorpusSource.from_pasted(text)
-    return CorpusSource.from_file(args.corpus, text)
-
-
-def _print_code(config, source) -> None:
-    """With --print-code: the program that trains this run, on stdout, before training."""
-    if source is not None:
-        from explorer.reproduce import training_program
-
-        print(training_program(config, source), flush=True)
+    source = (
+        CorpusSource.from_pasted(text) if args.corpus == "-" else CorpusSource.from_file(args.corpus, text)
+    )
+    print(training_program(config, source), flush=True)
 
 
 def _refuse_merge_options(args) -> None:
