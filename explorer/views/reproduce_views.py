@@ -6,8 +6,6 @@ Compare's program for the columns it shows.
 - `corpus_source(run)`: the run's corpus as a program names it: a sample by its key, else a
   placeholder file ("corpus.txt") for a pasted or uploaded corpus, with the SHA-256 the program
   checks (the run's key holds it: the text need not be in the session).
-- `reproduced_config(run, style)`: the RunConfig a program trains, and a sentence when it is not
-  the run's own (a run stopped early, a Unigram run the library would not finish).
 - `program(run, style)`, `notebook(run)`: built once per run (`Run.derive`); `styles(run)` names
   the kinds of program a run has (the course flavor has no library code).
 - `step_program(run, merge)`: Merge history's merge, read from the trace the Vocabulary page
@@ -34,7 +32,6 @@ from explorer.reproduce import (
     training_program,
 )
 from explorer.reproduce.corpus_source import PLACEHOLDER
-from explorer.run_config import RunConfig
 from explorer.runs.run import Run
 from explorer.samples import SAMPLES
 from explorer.views.vocabulary_table import file_stem
@@ -47,12 +44,6 @@ def corpus_source(run: Run) -> CorpusSource:
     return CorpusSource(run.key.corpus_sha256, path=PLACEHOLDER, pasted=True)
 
 
-def reproduced_config(run: Run, style: str) -> tuple[RunConfig, str | None]:
-    """The RunConfig the run's program of `style` trains, and why it is not the run's own
-    (explorer.reproduce.trained_config)."""
-    return trained_config(run.history, style)
-
-
 def styles(run: Run) -> list[str]:
     """The kinds of program a run has: library code for the library flavor (but a Unigram run
     the library would never finish), the API for every run."""
@@ -63,7 +54,7 @@ def program(run: Run, style: str) -> str:
     """The program that trains the run (`style` "library" or "api"), built once per run."""
     return run.derive(
         f"reproduce_program_{style}",
-        lambda: training_program(reproduced_config(run, style)[0], corpus_source(run), style),
+        lambda: training_program(trained_config(run.history, style)[0], corpus_source(run), style),
     )
 
 
@@ -75,7 +66,7 @@ def notebook(run: Run) -> str:
     """The run as a notebook (.ipynb text), built once per run."""
     return run.derive(
         "reproduce_notebook",
-        lambda: notebook_json(run_notebook(reproduced_config(run, "api")[0], corpus_source(run))),
+        lambda: notebook_json(run_notebook(trained_config(run.history, "api")[0], corpus_source(run))),
     )
 
 
@@ -117,7 +108,7 @@ def _compare_column(
 ) -> CompareColumn | None:
     run = runs.get(column.key)
     if run is not None:
-        return CompareColumn("run", run.name, reproduced_config(run, "api")[0], corpus_source(run))
+        return CompareColumn("run", run.name, trained_config(run.history, "api")[0], corpus_source(run))
     upload = uploads.get(column.key)
     if upload is not None:
         names = [file.name for file in upload.files]

@@ -58,6 +58,7 @@ def code(run: Run, place: str = "page") -> None:
     `place` ("page" or "sidebar") picks the widgets' keys."""
     # Here, not at the top: every page's sidebar imports this module, and a page's first view
     # imports no pandas or tokenizers (the programs' code writes tables and reads the registry).
+    from explorer.reproduce import trained_config
     from explorer.views import reproduce_views as views
 
     style_key, program_key, notebook_key = KEYS[place]
@@ -76,7 +77,9 @@ def code(run: Run, place: str = "page") -> None:
             )
             or style
         )
-    _, note = views.reproduced_config(run, style)
+    # The RunConfig the program trains, and why it is not the run's own (a run stopped early, a
+    # Unigram run the library would not finish).
+    _, note = trained_config(run.history, style)
     st.caption(" ".join(filter(None, [STYLE_NOTES[style], corpus_note(run), note])))
     program = views.program(run, style)
     # Wrapped: a block that scrolls sideways is a region the keyboard cannot reach (axe), and a
