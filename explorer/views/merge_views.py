@@ -56,8 +56,6 @@ def word_tokens(
     pieces: list[Piece] = []
     new: set[int] = set()
     for token, start, end, made in step.word_spans(word_index, max_characters):
-        if max_characters is not None and start >= max_characters:
-            break
         if made:
             new.add(len(pieces))
         # Every token of a segmentation is in the vocabulary; -1 would only mark a broken trace.
