@@ -11,14 +11,14 @@ from __future__ import annotations
 
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS
 from explorer.run_config import RunConfig
+from explorer.runs.settings import ALGORITHM_LABELS
 
-ALGORITHM_NAMES = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
 SPLIT_PATTERN_LABELS = {"gpt2": "GPT-2", "cl100k": "GPT-4's", "o200k": "GPT-4o's", "llama3": "Llama 3's"}
 
 
 def run_summary(run: RunConfig) -> str:
     """E.g. "BPE, library flavor, vocabulary size 1,000, byte-level pre-tokenizer"."""
-    parts = [ALGORITHM_NAMES[run.algorithm], f"{run.flavor} flavor", f"vocabulary size {run.vocab_size:,}"]
+    parts = [ALGORITHM_LABELS[run.algorithm], f"{run.flavor} flavor", f"vocabulary size {run.vocab_size:,}"]
     pattern = {name: pattern for pattern, name in BYTE_LEVEL_PRE_TOKENIZERS.items()}.get(
         run.pre_tokenizer or ""
     )
