@@ -37,6 +37,9 @@ LIBRARY_DEFAULTS: UnigramDefaults = {"seed_size": 1_000_000, "max_piece_length":
 COURSE_DEFAULTS: UnigramDefaults = {"seed_size": 300, "max_piece_length": None}
 # The merge engine packs two ids into one pair key of 48 bits (explorer/training/bpe/engine.py).
 MAX_SYMBOLS = 1 << 24
+# Both engines count words and pairs in signed 64-bit integers (engine/src/engine.rs): no count
+# exceeds this, so a larger min frequency means nothing and cannot reach the compiled engine.
+MAX_COUNT = (1 << 63) - 1
 
 
 def _plain(value):
@@ -70,8 +73,11 @@ class TrainerConfig:
             raise ValueError(f"vocab_size must be a whole number of at least 1, not {self.vocab_size!r}")
         if self.vocab_size >= MAX_SYMBOLS:
             raise ValueError(f"vocab_size must be below {MAX_SYMBOLS:,}")
-        if self.min_frequency < 0:
-            raise ValueError("min_frequency cannot be negative")
+        if not 0 <= self.min_frequency <= MAX_COUNT:
+            raise ValueError(
+                f"min_frequency must be from 0 to {MAX_COUNT:,} (the largest count the engines hold), "
+                f"not {self.min_frequency:,}"
+            )
         if self.flavor == "course" and self.algorithm == "wordpiece" and self.prefix != "##":
             raise ValueError("the course's WordPiece always uses the '##' continuing-subword prefix")
 

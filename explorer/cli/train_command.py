@@ -113,12 +113,12 @@ def add_parser(commands) -> None:
 
 
 def run(args) -> int:
-    from explorer.checks import Budget, Limits
+    from explorer.checks import Budget, InputError, Limits
     from explorer.lessons.explain import explain_vocab_size, special_token_notes, stop_reason_text
     from explorer.run_config import MAX_SYMBOLS, RunConfig, TrainerConfig, UnigramConfig
     from explorer.session.requests import AskedSettings, request_training
     from explorer.training import engines
-    from explorer.training.settings_checks import special_token_entries
+    from explorer.training.settings_checks import check_min_frequency, special_token_entries
 
     if args.special_tokens is None:
         args.special_tokens = BERT_SPECIAL_TOKENS if args.algorithm == "wordpiece" else ""
@@ -170,6 +170,10 @@ def run(args) -> int:
         unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
         if unigram_only:
             raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
+        try:
+            check_min_frequency(args.min_frequency)
+        except InputError as error:
+            raise UserError(str(error)) from None
         trainer = functools.partial(
             TrainerConfig,
             algorithm=args.algorithm,

@@ -30,7 +30,7 @@ from typing import Any
 from explorer.checks import InputError, Limits
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS, is_byte_level
 from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS, RunConfig, TrainerConfig, UnigramConfig
-from explorer.training.settings_checks import check_vocab_size, special_token_entries
+from explorer.training.settings_checks import check_min_frequency, check_vocab_size, special_token_entries
 
 ALGORITHM_LABELS = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
 FLAVOR_LABELS = {"library": "`tokenizers` library", "course": "Hugging Face course"}
@@ -152,8 +152,7 @@ class Settings:
         check_vocab_size(self.vocab_size, limits or limits_from_env())
         if self.is_unigram:
             return RunConfig(self._unigram_config(), self.normalizers, self.pre_tokenizer)
-        if self.min_frequency < 0:
-            raise ValueError("Min frequency cannot be negative.")
+        check_min_frequency(self.min_frequency)
         trainer = TrainerConfig(
             algorithm=self.algorithm,
             flavor=self.flavor,

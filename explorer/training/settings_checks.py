@@ -1,10 +1,14 @@
-"""Training settings checked before training: the special tokens and the vocabulary size.
+"""Training settings checked before training: the special tokens, the vocabulary size and the min
+frequency.
 
 - `special_token_entries(typed)`: the comma-separated tokens as typed, empty entries kept, which
   the app and the CLI both check with:
 - `check_special_tokens(tokens, pre_tokenizer)`: what the special tokens will do, as a `Check`
   (errors, warnings, notes), checked against the library (see tests/unit/test_inputs.py).
 - `check_vocab_size(vocab_size, limits)`: the size as an int, or `InputError`.
+- `check_min_frequency(min_frequency)`: the min frequency as an int from 0 to the largest count
+  the engines hold (`run_config.MAX_COUNT`), or `InputError`: the app's form, its links and the CLI
+  refuse the same values with the same sentence.
 - `check_unigram(flavor, vocab_size, seed_size, unk_token)`: what a Unigram run's own settings
   will do (no unk token: an error; a vocabulary no smaller than the seeds: a warning).
 
@@ -20,7 +24,7 @@ import re
 from explorer.checks.corpus import LONE_SURROGATE, Check
 from explorer.checks.limits import InputError, Limits
 from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
-from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS
+from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS, MAX_COUNT
 
 # The shapes special tokens usually have: [CLS], <s>, </s>, <unk>, <|endoftext|>.
 _USUAL_MARKER = re.compile(r"\[[^\[\]\s]+\]|<\|[^<>|\s]+\|>|</?[^<>|\s]+>")
@@ -126,3 +130,22 @@ def check_vocab_size(vocab_size: object, limits: Limits) -> int:
     if vocab_size < 1 or vocab_size > limit:
         raise InputError(f"vocab_size must be from 1 to {shown_limit} (got {vocab_size:,}).")
     return vocab_size
+
+
+def check_min_frequency(min_frequency: object) -> int:
+    """The min frequency as an int, or InputError when it is not a whole number from 0 to
+    MAX_COUNT (a pair count never exceeds it: the engines count in signed 64-bit integers).
+
+    >>> check_min_frequency(2), MAX_COUNT == 2**63 - 1
+    (2, True)
+    """
+    if isinstance(min_frequency, bool) or not isinstance(min_frequency, int):
+        shown = repr(min_frequency)
+    elif 0 <= min_frequency <= MAX_COUNT:
+        return min_frequency
+    else:
+        shown = f"{min_frequency:,}"
+    raise InputError(
+        f"Min frequency must be a whole number from 0 to {MAX_COUNT:,} (the largest count the training "
+        f"engines hold), not {shown}."
+    )

@@ -412,3 +412,34 @@ def test_a_split_pattern_without_byte_level_is_a_one_line_error(tmp_path, corpus
         "o200k",
     )
     assert result.returncode == 2 and "--split-pattern" in result.stderr.decode()
+
+
+@pytest.mark.parametrize("min_frequency", [2**63, 2**64])
+def test_a_min_frequency_past_the_largest_count_is_one_sentence_in_the_cli_and_the_app(
+    tmp_path, min_frequency
+):
+    """Issue 50: `--min-frequency 18446744073709551616` ended in 'OverflowError ... (unexpected:
+    please report it)'. The engines count in signed 64-bit integers: past 2**63 - 1 the CLI and
+    the Train page (whose links land in the same Settings) refuse it with one sentence."""
+    from dataclasses import replace
+
+    from explorer.checks import Limits
+    from explorer.run_config import MAX_COUNT
+    from explorer.runs.settings import Settings
+    from explorer.session.requests import settings_check
+
+    sentence = f"Min frequency must be a whole number from 0 to {MAX_COUNT:,}"
+    options = ("--min-frequency", str(min_frequency))
+    result = cli(*train_from_stdin(*options, vocab_size="300"), stdin=b"hello world", cwd=tmp_path, bare=True)
+    stderr = result.stderr.decode()
+    assert result.returncode == 2 and sentence in stderr and "unexpected" not in stderr
+    assert len(stderr.strip().splitlines()) == 1 and not (tmp_path / "x.json").exists()
+    page_errors = settings_check(replace(Settings(), min_frequency=min_frequency), Limits()).errors
+    assert len(page_errors) == 1 and sentence in page_errors[0]
+
+
+def test_the_largest_min_frequency_trains_and_stops_at_once(tmp_path):
+    options = ("--min-frequency", str(2**63 - 1))
+    result = cli(*train_from_stdin(*options, vocab_size="300"), stdin=b"hello world", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr.decode()
+    assert "stopped: best pair count below min_frequency" in result.stderr.decode()
