@@ -21,6 +21,9 @@ from explorer.checks.json_text import load_json
 MAX_IDS = 100_000  # a pasted list longer than this is refused with a message, not decoded
 MAX_ID_CHARACTERS = 2_000_000  # pasted text longer than this is refused before it is read (20 per id)
 MAX_ID_DEPTH = 2  # a JSON list of ids is one level; one more lets "[[1]]" get its own sentence
+# A longer run of digits is no id (2**64 has 20 digits), and past 4,300 digits Python refuses to
+# read it as a number at all: it gets a sentence before any conversion.
+MAX_ID_DIGITS = 20
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,13 @@ def parse_ids(text: str) -> list[int]:
         raise ValueError(
             f"{len(stripped):,} characters of ids: paste at most {MAX_ID_CHARACTERS:,} "
             f"(and at most {MAX_IDS:,} ids) at once."
+        )
+    too_long = re.search(rf"\d{{{MAX_ID_DIGITS + 1},}}", stripped)
+    if too_long is not None:
+        digits = too_long.group()
+        raise ValueError(
+            f"{digits[:MAX_ID_DIGITS]}... ({len(digits):,} digits) is not a token id: "
+            f"ids have at most {MAX_ID_DIGITS} digits."
         )
     if stripped.startswith("["):
         try:

@@ -112,3 +112,15 @@ def test_bad_input_gets_one_clear_line(tmp_path, args, message):
     assert result.returncode == 2, stderr
     assert message in stderr and len(stderr.strip().splitlines()) == 1, stderr
     assert "Traceback" not in stderr
+
+
+@pytest.mark.parametrize("shape", ["{}", "1, {}", "[1, {}]", "[-{}]"])
+def test_an_id_of_5000_digits_is_one_sentence_not_advice_about_python(tmp_path, shape):
+    """Issue 50: `decode` of a 5,000-digit id advised `sys.set_int_max_str_digits()` (Python's
+    4,300-digit limit on reading a number): a run of more digits than an id has is refused first."""
+    result = cli("decode", "--pretrained", "gpt2", shape.format("7" * 5000), cwd=tmp_path, bare=True)
+    stderr = result.stderr.decode()
+    assert result.returncode == 2, stderr
+    assert stderr.strip() == (
+        "error: 77777777777777777777... (5,000 digits) is not a token id: ids have at most 20 digits."
+    )
