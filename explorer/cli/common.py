@@ -129,6 +129,17 @@ def read_json_text(path: str, what: str) -> str:
     return text
 
 
+def same_file(first: str, second: str) -> bool:
+    """Whether two paths name one file: the same path once resolved (`a`, `./a`, a symbolic link to
+    it), or one file under two names (a hard link)."""
+    if Path(first).resolve() == Path(second).resolve():
+        return True
+    try:
+        return os.path.samefile(first, second)
+    except OSError:  # one of them does not exist (yet): two names, two files
+        return False
+
+
 def check_output_path(path: str, what: str, example: str = "tokenizer.json") -> None:
     """UserError unless `path` can be written: its folder exists, it is not a folder, and opening
     it for writing works (tried without changing it; a file created by the try is removed). Called

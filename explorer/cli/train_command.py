@@ -26,6 +26,7 @@ from explorer.cli.common import (
     positive,
     progress_printer,
     read_text,
+    same_file,
     warn,
     write_json_fields,
 )
@@ -135,6 +136,7 @@ def run(args) -> int:
         max_steps=math.inf,
         max_vocab=MAX_SYMBOLS - 1,
     )
+    _refuse_overwriting(args)
     check_output_path(args.out, "--out")
     if args.trace:
         check_output_path(args.trace, "--trace", "trace.json")
@@ -219,6 +221,20 @@ def run(args) -> int:
     warn(special_token_notes(trace), "note")
     _print_json(args, trace, merges=trace.steps)
     return 0
+
+
+def _refuse_overwriting(args) -> None:
+    """UserError, before any work, when --out or --trace names the corpus or the other output
+    (`same_file`): writing it would destroy the corpus, or the trace would replace the tokenizer."""
+    # (the name, its path, what writing over it destroys)
+    named = [("the corpus", args.corpus, "the corpus"), ("--out", args.out, "the tokenizer")]
+    for flag, path in (("--out", args.out), ("--trace", args.trace)):
+        for name, other, lost in named:
+            if path is not None and name != flag and other != "-" and same_file(path, other):
+                raise UserError(
+                    f"{flag} {path!r} is the same file as {name}: writing it would overwrite {lost}; "
+                    f"give {flag} another file name."
+                )
 
 
 def _print_json(args, trace, **figures) -> None:

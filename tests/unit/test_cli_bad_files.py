@@ -117,6 +117,40 @@ def test_a_trace_that_cannot_be_written_is_one_line(tmp_path, corpus):
     assert not (tmp_path / "tok.json").exists()  # refused before training: nothing written
 
 
+@pytest.mark.parametrize(
+    ("outputs", "message"),
+    [
+        (("--out", "corpus.txt"), "--out 'corpus.txt' is the same file as the corpus"),
+        (
+            ("--out", "./sub/../corpus.txt"),
+            "is the same file as the corpus: writing it would overwrite the corpus",
+        ),
+        (("--out", "link.txt"), "--out 'link.txt' is the same file as the corpus"),
+        (("--out", "hard.txt"), "--out 'hard.txt' is the same file as the corpus"),
+        (("--out", "o.json", "--trace", "corpus.txt"), "--trace 'corpus.txt' is the same file as the corpus"),
+        (
+            ("--out", "o.json", "--trace", "./o.json"),
+            "--trace './o.json' is the same file as --out: writing it would overwrite the tokenizer; "
+            "give --trace another file name.",
+        ),
+    ],
+)
+def test_an_output_that_names_an_input_or_the_other_output_is_refused_before_any_work(
+    tmp_path, corpus, outputs, message
+):
+    """Issue 50: `train victim.txt --out victim.txt` exited 0 having overwritten the corpus, and
+    `--out o.json --trace o.json` exited 0 with the tokenizer lost under the trace. Paths are
+    compared resolved (a relative path, `..`, a symbolic or a hard link to the same file)."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.txt").symlink_to(corpus)
+    (tmp_path / "hard.txt").hardlink_to(corpus)
+    (tmp_path / "o.json").write_text("kept", encoding="utf-8")
+    line = one_error_line(cli(*TRAIN, "corpus.txt", *outputs, cwd=tmp_path))
+    assert message in line
+    assert corpus.read_text(encoding="utf-8") == CORPUS
+    assert (tmp_path / "o.json").read_text(encoding="utf-8") == "kept"
+
+
 def nested_array(depth: int) -> str:
     return "[" * depth + "]" * depth
 
