@@ -11,7 +11,7 @@
            [--special-tokens] [--steps] [--json] TEXT...
     encode --list-pretrained
     decode (--tokenizer tokenizer.json|X.model | --pretrained NAME) [--json] IDS...
-    compare [--tokenizer A.json ...] [--pretrained NAME ...] (--corpus FILE | TEXT...) [--json]
+    compare [--tokenizer A.json|X.model ...] [--pretrained NAME ...] (--corpus FILE | TEXT...) [--json]
     audit (--tokenizer tokenizer.json | --pretrained NAME | --trace trace.json [--step K])
           --corpus FILE [--json]
 

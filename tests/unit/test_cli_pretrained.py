@@ -58,6 +58,21 @@ def test_decode_names_ids_out_of_range_and_still_decodes_the_rest():
     assert "warning: id 99999999: out of range (ids are 0-50256)" in result.stderr.decode()
 
 
+def tiny_sentencepiece_model(folder):
+    """A SentencePiece Unigram model of 30 pieces, trained by `sentencepiece` itself, as a .model file."""
+    model = io.BytesIO()
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(["hello world", "hello tokens"] * 20),
+        model_writer=model,
+        vocab_size=30,
+        hard_vocab_limit=False,
+        minloglevel=2,
+    )
+    path = folder / "tiny.model"
+    path.write_bytes(model.getvalue())
+    return path
+
+
 def test_decode_with_a_tokenizer_file_and_a_sentencepiece_model(tmp_path):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("hello world\nhello tokens\n" * 20, encoding="utf-8")
@@ -72,16 +87,7 @@ def test_decode_with_a_tokenizer_file_and_a_sentencepiece_model(tmp_path):
     size = len(json.loads(out.read_text(encoding="utf-8"))["model"]["vocab"])
     assert decoded["problems"] == [f"id 100000: out of range (ids are 0-{size - 1})"]
 
-    model = io.BytesIO()
-    sentencepiece.SentencePieceTrainer.train(
-        sentence_iterator=iter(["hello world", "hello tokens"] * 20),
-        model_writer=model,
-        vocab_size=30,
-        hard_vocab_limit=False,
-        minloglevel=2,
-    )
-    path = tmp_path / "tiny.model"
-    path.write_bytes(model.getvalue())
+    path = tiny_sentencepiece_model(tmp_path)
     reference = sentencepiece.SentencePieceProcessor(model_file=str(path))
     encoded = json.loads(cli("encode", "--tokenizer", path, "--json", "hello world").stdout)[0]["tokens"]
     assert [t["id"] for t in encoded] == reference.encode("hello world")
@@ -124,3 +130,28 @@ def test_an_id_of_5000_digits_is_one_sentence_not_advice_about_python(tmp_path, 
     assert stderr.strip() == (
         "error: 77777777777777777777... (5,000 digits) is not a token id: ids have at most 20 digits."
     )
+
+
+def test_compare_measures_a_sentencepiece_model_as_encode_reads_it(tmp_path):
+    """Issue 50: `compare --tokenizer x.model` called a SentencePiece model 'a binary file'
+    although `encode` accepts it. Its row counts the tokens `encode` gives, under its name."""
+    path = tiny_sentencepiece_model(tmp_path)
+    texts = ["hello world", "hello tokens"]
+    result = cli("compare", "--tokenizer", path, "--pretrained", "gpt2", "--json", *texts)
+    assert result.returncode == 0, result.stderr.decode()
+    rows = {row["tokenizer"]: row for row in json.loads(result.stdout)}
+    reference = sentencepiece.SentencePieceProcessor(model_file=str(path))
+    assert rows[str(path)]["tokens"] == sum(len(reference.encode(text)) for text in texts)
+    assert rows[BUNDLED["gpt2"].label]["tokens"] == sum(len(encode("gpt2", text)) for text in texts)
+    table = cli("compare", "--tokenizer", path, *texts).stdout.decode()
+    assert str(path) in table.splitlines()[1]
+
+
+def test_compare_refuses_text_beside_a_corpus_rather_than_ignoring_it(tmp_path):
+    """Issue 50: `compare --corpus F "text"` measured F and silently ignored the text."""
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("hello world\n", encoding="utf-8")
+    result = cli("compare", "--pretrained", "gpt2", "--corpus", corpus, "hello there", bare=True)
+    stderr = result.stderr.decode()
+    assert result.returncode == 2 and not result.stdout
+    assert stderr.startswith("error: give --corpus FILE or TEXT, not both") and len(stderr.splitlines()) == 1
