@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 
 from explorer.checks.corpus import LONE_SURROGATE, Check
 from explorer.checks.limits import InputError, Limits
@@ -60,15 +61,20 @@ def check_special_tokens(tokens: list[str] | tuple[str, ...], pre_tokenizer: str
 
     errors, warnings, notes = [], [], []
     splitter = build_pre_tokenizer(pre_tokenizer) if pre_tokenizer else None
-    seen = set()
-    for token in tokens:
-        if token == "":
-            errors.append("A special token is empty: it would take an id and never match; remove it.")
-            continue
-        if token in seen:
-            errors.append(f"The special token {token!r} is listed twice; keep one.")
-            continue
-        seen.add(token)
+    listed = Counter(tokens)  # one sentence per problem, however often it is typed
+    empty = listed.pop("", 0)
+    if empty == 1:
+        errors.append("A special token is empty: it would take an id and never match; remove it.")
+    elif empty:
+        errors.append(
+            f"{empty} special tokens are empty: each would take an id and never match; remove them "
+            "(two commas in a row, or one at either end, make an empty entry)."
+        )
+    for token, times in listed.items():
+        if times > 1:
+            how_often = "twice" if times == 2 else f"{times} times"
+            errors.append(f"The special token {token!r} is listed {how_often}; keep one.")
+    for token in listed:
         if LONE_SURROGATE.search(token):
             errors.append(
                 f"The special token {token!r} holds a lone surrogate (U+D800 to U+DFFF), which is not text."

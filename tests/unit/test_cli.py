@@ -186,6 +186,11 @@ def train_from_stdin(*options: str, vocab_size: str = "10") -> list[str]:
             "Train on its first 1.0 KB or on a random sample",
         ),
         (train_from_stdin("--special-tokens", "[X],[X]"), b"hello", "'[X]' is listed twice"),
+        (
+            train_from_stdin("--special-tokens", "[X],[Y],[X],[X]"),
+            b"hello",
+            "'[X]' is listed 3 times; keep one.",
+        ),
         (train_from_stdin("--max-steps", "0"), b"hello", "must be a whole number above 0"),
         (train_from_stdin("--max-seconds", "soon"), b"hello", "must be a number above 0"),
         (train_from_stdin(vocab_size="20000000"), b"hello", "vocab_size must be from 1 to"),
@@ -203,11 +208,12 @@ def test_bad_input_gets_one_clear_line(tmp_path, args, stdin, message):
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("typed", [",,", "[CLS],,[SEP]", "[X],", " , "])
+@pytest.mark.parametrize(("typed", "empty"), [(",,", 3), ("[CLS],,[SEP]", 1), ("[X],", 1), (" , ", 2)])
 @pytest.mark.parametrize("algorithm", ["bpe", "unigram"])
-def test_an_empty_special_token_is_refused_as_the_train_page_refuses_it(tmp_path, typed, algorithm):
+def test_an_empty_special_token_is_refused_as_the_train_page_refuses_it(tmp_path, typed, empty, algorithm):
     """Issue 33: `train --special-tokens ",,"` trained (status 0) where the Train page refuses an
-    empty entry; the CLI now splits and checks as the page does, with the page's sentence."""
+    empty entry; the CLI now splits and checks as the page does, with the page's sentence. Issue
+    50: said once, however many entries are empty (",," repeated its sentence three times)."""
     from dataclasses import replace
 
     from explorer.checks import Limits
@@ -216,7 +222,12 @@ def test_an_empty_special_token_is_refused_as_the_train_page_refuses_it(tmp_path
 
     settings = replace(defaults_for(algorithm), vocab_size=300, special_tokens=typed)
     page_errors = settings_check(settings, Limits()).errors
-    assert page_errors and all(error.startswith("A special token is empty") for error in page_errors)
+    assert list(page_errors) == [
+        "A special token is empty: it would take an id and never match; remove it."
+        if empty == 1
+        else f"{empty} special tokens are empty: each would take an id and never match; remove them "
+        "(two commas in a row, or one at either end, make an empty entry)."
+    ]
     options = ("--algorithm", algorithm, "--special-tokens", typed)
     result = cli(*train_from_stdin(*options, vocab_size="300"), stdin=b"hello world", cwd=tmp_path, bare=True)
     assert result.returncode == 2 and not (tmp_path / "x.json").exists()
