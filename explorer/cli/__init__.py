@@ -26,6 +26,8 @@ Every error a user can cause prints one line on stderr and exits with status 2; 
 read with a bound (`--max-corpus-mb`, else EXPLORER_CLI_MAX_FILE_MB, 1,000 MB by default), their
 first bytes checked before the rest is read; an error no check foresaw is still one line, status 2.
 Warnings (`warning: ...`) and notes (`note: ...`) go to stderr too and do not stop anything.
+Training's progress goes to stderr after its first second: one line rewritten in place on a
+terminal, a plain line per tenth of the run when stderr is redirected (a log file gets lines).
 What it does not do: anything the package does not (these modules only parse and print).
 """
 

@@ -221,18 +221,33 @@ def warn(lines, label: str = "warning") -> None:
 
 
 def progress_printer(unit: str = "merges"):
-    """(report(step, planned), finish()): a progress line on stderr, shown only after a second."""
+    """(report(step, planned), finish()): training's progress on stderr, shown once a second has
+    passed. On a terminal, one line rewritten in place (`\r`); redirected (a log file, a pipe), a
+    plain line each time another tenth of the planned steps is done: at most eleven lines, where
+    `\r` updates would be one line of a thousand in the file."""
+    stream = sys.stderr
+    in_place = stream.isatty()
     started = time.perf_counter()
-    shown = [False]
+    shown = False
+    last_tenth = -1  # redirected: the tenth of the planned steps last printed
 
     def report(step: int, planned: int) -> None:
-        if time.perf_counter() - started > 1.0:
-            shown[0] = True
-            print(f"\rtraining: {step:,}/{planned:,} {unit}", end="", file=sys.stderr, flush=True)
+        nonlocal shown, last_tenth
+        if time.perf_counter() - started <= 1.0:
+            return
+        line = f"training: {step:,}/{planned:,} {unit}"
+        if in_place:
+            shown = True
+            print(f"\r{line}", end="", file=stream, flush=True)
+            return
+        tenth = step * 10 // planned if planned else 10
+        if tenth > last_tenth:
+            last_tenth = tenth
+            print(line, file=stream, flush=True)
 
     def finish() -> None:
-        if shown[0]:
-            print(file=sys.stderr)
+        if shown:
+            print(file=stream)
 
     return report, finish
 

@@ -1,5 +1,6 @@
 """`python -m explorer`: train / encode / compare, and one clear line for every bad input."""
 
+import io
 import json
 import subprocess
 import sys
@@ -454,3 +455,46 @@ def test_the_largest_min_frequency_trains_and_stops_at_once(tmp_path):
     result = cli(*train_from_stdin(*options, vocab_size="300"), stdin=b"hello world", cwd=tmp_path)
     assert result.returncode == 0, result.stderr.decode()
     assert "stopped: best pair count below min_frequency" in result.stderr.decode()
+
+
+class Stderr(io.StringIO):
+    """A stand-in for stderr: a terminal or a redirected file, as `terminal` says."""
+
+    def __init__(self, terminal: bool):
+        super().__init__()
+        self.terminal = terminal
+
+    def isatty(self) -> bool:
+        return self.terminal
+
+
+def reported(monkeypatch, terminal: bool, reports: int = 1000, planned: int = 5000) -> str:
+    """What `progress_printer` writes for `reports` evenly spread reports, the clock past its first
+    second from the second report on (a clock the test moves, not a wait)."""
+    from explorer.cli import common
+
+    stderr = Stderr(terminal)
+    now = iter([0.0, 0.5, *[2.0 + index for index in range(reports)]])
+    monkeypatch.setattr(common.sys, "stderr", stderr)
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(now))
+    report, finish = common.progress_printer()
+    for index in range(1, reports + 1):
+        report(index * planned // reports, planned)
+    finish()
+    return stderr.getvalue()
+
+
+def test_redirected_progress_is_a_plain_line_per_tenth_of_the_run(monkeypatch):
+    """Issue 50: the CLI's progress wrote `\\r` updates into a redirected stderr, one line of about
+    1,000 updates in a log file. Redirected, each tenth of the planned steps is one plain line."""
+    written = reported(monkeypatch, terminal=False)
+    assert "\r" not in written
+    # The first report falls in the first second; the second (step 10) is shown, then each tenth.
+    assert written.splitlines() == [
+        f"training: {step:,}/5,000 merges" for step in (10, *range(500, 5001, 500))
+    ]
+
+
+def test_progress_on_a_terminal_is_one_line_rewritten_in_place(monkeypatch):
+    written = reported(monkeypatch, terminal=True)
+    assert written.count("\r") == 999 and written.endswith("\rtraining: 5,000/5,000 merges\n")
