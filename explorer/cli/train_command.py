@@ -11,13 +11,12 @@ What it does not do: train (explorer.train.train_corpus does), or read tokenizer
 
 from __future__ import annotations
 
-import functools
 import gc
 import json
 import math
 import os
 import sys
-from collections.abc import Callable
+from dataclasses import replace
 
 from explorer.cli.common import (
     UserError,
@@ -32,14 +31,15 @@ from explorer.cli.common import (
 )
 from explorer.drawing.wording import plural
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS
+from explorer.runs.settings import DEFAULTS, Settings, defaults_for
 
 
-def _pre_tokenizer(args) -> str:
-    """The run's pre-tokenizer name: the chosen (or the algorithm's default) one, with its split
-    pattern when it is byte-level."""
-    pre_tokenizer = args.pre_tokenizer or DEFAULT_PRE_TOKENIZERS[args.algorithm]
+def _pre_tokenizer(args) -> str | None:
+    """The run's pre-tokenizer name when one is chosen (None: the algorithm's default), with its
+    split pattern when it is byte-level."""
     if args.split_pattern is None:
-        return pre_tokenizer
+        return args.pre_tokenizer
+    pre_tokenizer = args.pre_tokenizer or defaults_for(args.algorithm).pre_tokenizer
     if pre_tokenizer != "byte-level":
         raise UserError(
             f"--split-pattern is a byte-level setting (use --pre-tokenizer byte-level, not {pre_tokenizer})"
@@ -47,8 +47,33 @@ def _pre_tokenizer(args) -> str:
     return BYTE_LEVEL_PRE_TOKENIZERS[args.split_pattern]
 
 
-DEFAULT_PRE_TOKENIZERS = {"bpe": "byte-level", "wordpiece": "bert", "unigram": "metaspace"}
-BERT_SPECIAL_TOKENS = "[PAD],[UNK],[CLS],[SEP],[MASK]"
+def _settings(args) -> Settings:
+    """The Train page's `Settings` for these options: an option not given takes the app's default
+    for the algorithm (explorer.runs.settings.DEFAULTS, the one source of both), so that the app
+    and the command line train the same tokenizer from the same words."""
+    given = {
+        "flavor": args.flavor,
+        "vocab_size": args.vocab_size,
+        "pre_tokenizer": _pre_tokenizer(args),
+        "normalizers": None if args.normalizer is None else comma_separated(args.normalizer),
+        "min_frequency": args.min_frequency,
+        "special_tokens": args.special_tokens,
+        "prefix": args.continuing_subword_prefix,
+        "suffix": args.end_of_word_suffix,
+        "seed_size": args.seed_size,
+        "shrinking_factor": args.shrinking_factor,
+        "max_piece_length": args.max_piece_length,
+    }
+    return replace(
+        defaults_for(args.algorithm), **{key: value for key, value in given.items() if value is not None}
+    )
+
+
+def _per_algorithm(name: str) -> str:
+    """A setting's default for each algorithm, as --help states it ("bpe <|endoftext|>, ...")."""
+    return ", ".join(
+        f"{algorithm} {getattr(settings, name) or 'none'}" for algorithm, settings in DEFAULTS.items()
+    )
 
 
 def add_parser(commands) -> None:
@@ -56,21 +81,24 @@ def add_parser(commands) -> None:
     train.set_defaults(run=run)
     train.add_argument("corpus", help="corpus file, or - for stdin; one sequence per line")
     train.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe")
-    train.add_argument("--flavor", choices=["library", "course"], default="library")
+    train.add_argument("--flavor", choices=["library", "course"], help="default: library")
     train.add_argument("--vocab-size", type=int, required=True)
     train.add_argument(
-        "--pre-tokenizer", choices=["byte-level", "bert", "whitespace", "whitespace-split", "metaspace"]
+        "--pre-tokenizer",
+        choices=["byte-level", "bert", "whitespace", "whitespace-split", "metaspace"],
+        help=f"default, as in the app: {_per_algorithm('pre_tokenizer')}",
     )
     train.add_argument(
         "--split-pattern",
         choices=list(BYTE_LEVEL_PRE_TOKENIZERS),
         help="byte-level's pre-tokenization regex: gpt2 (default), cl100k (GPT-4), o200k (GPT-4o), llama3",
     )
+    train.add_argument("--normalizer", help="comma-separated: nfd,nfkc,lowercase,strip-accents,bert")
+    train.add_argument("--min-frequency", type=int, help="default: 0")
     train.add_argument(
-        "--normalizer", default="", help="comma-separated: nfd,nfkc,lowercase,strip-accents,bert"
+        "--special-tokens",
+        help=f'comma-separated; "" for none; default, as in the app: {_per_algorithm("special_tokens")}',
     )
-    train.add_argument("--min-frequency", type=int, default=0)
-    train.add_argument("--special-tokens", default=None, help='comma-separated; "" for none')
     train.add_argument("--continuing-subword-prefix", default=None)
     train.add_argument("--end-of-word-suffix", default=None)
     train.add_argument(
@@ -114,15 +142,17 @@ def add_parser(commands) -> None:
 
 
 def run(args) -> int:
-    from explorer.checks import Budget, InputError, Limits
-    from explorer.lessons.explain import explain_vocab_size, special_token_notes, stop_reason_text
-    from explorer.run_config import MAX_SYMBOLS, RunConfig, TrainerConfig, UnigramConfig
-    from explorer.session.requests import AskedSettings, request_training
+    from explorer.checks import Budget, Limits
+    from explorer.lessons.explain import (
+        explain_vocab_size,
+        initial_vocabulary_text,
+        special_token_notes,
+        stop_reason_text,
+    )
+    from explorer.run_config import MAX_SYMBOLS
+    from explorer.session.requests import asked_settings, request_training
     from explorer.training import engines
-    from explorer.training.settings_checks import check_min_frequency, special_token_entries
 
-    if args.special_tokens is None:
-        args.special_tokens = BERT_SPECIAL_TOKENS if args.algorithm == "wordpiece" else ""
     if args.engine is not None:  # what bpe.train reads when no engine is passed to it
         os.environ[engines.ENGINE_VARIABLE] = args.engine
     try:
@@ -152,47 +182,14 @@ def run(args) -> int:
         )
     else:
         text = read_text(args.corpus, "corpus")
-    pre_tokenizer = _pre_tokenizer(args)
-    # Split as the Train page splits its field, empty entries kept: the same check, the same sentence.
-    special_tokens = special_token_entries(args.special_tokens)
     if args.algorithm == "unigram":
         _refuse_merge_options(args)
-        trainer: Callable[[], TrainerConfig | UnigramConfig] = functools.partial(
-            UnigramConfig,
-            flavor=args.flavor,
-            vocab_size=args.vocab_size,
-            seed_size=args.seed_size,
-            shrinking_factor=0.75 if args.shrinking_factor is None else args.shrinking_factor,
-            max_piece_length=args.max_piece_length,
-            special_tokens=special_tokens,
-        )
-        # What check_unigram looks at; the unk token is UnigramConfig's own.
-        unigram: tuple[str, int | None, str] | None = (args.flavor, args.seed_size, "<unk>")
     else:
         unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
         if unigram_only:
             raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
-        try:
-            check_min_frequency(args.min_frequency)
-        except InputError as error:
-            raise UserError(str(error)) from None
-        trainer = functools.partial(
-            TrainerConfig,
-            algorithm=args.algorithm,
-            flavor=args.flavor,
-            vocab_size=args.vocab_size,
-            min_frequency=args.min_frequency,
-            special_tokens=special_tokens,
-            continuing_subword_prefix=args.continuing_subword_prefix,
-            end_of_word_suffix=args.end_of_word_suffix,
-        )
-        unigram = None
-    # The Train page's checks, in its order, with its sentences (explorer.session.requests).
-
-    def make_config() -> RunConfig:
-        return RunConfig(trainer(), comma_separated(args.normalizer), pre_tokenizer)
-
-    asked = AskedSettings(args.vocab_size, special_tokens, pre_tokenizer, make_config, unigram)
+    # The Train page's settings, checks and sentences (explorer.session.requests), in its order.
+    asked = asked_settings(_settings(args), limits)
     request = request_training(text, asked, limits)
     if request.errors:
         raise UserError(" ".join(request.errors))
@@ -203,7 +200,7 @@ def run(args) -> int:
     if args.print_code:
         _print_code(args, config, text)
     del text
-    if unigram is not None:
+    if args.algorithm == "unigram":
         return _train_unigram(args, corpus, config, warnings)
     warn(warnings)
     report, finish = progress_printer()
@@ -214,6 +211,7 @@ def run(args) -> int:
         f"{trace.seconds:.2f} s ({trace.engine} engine) -> {args.out}",
         file=sys.stderr,
     )
+    print(f"{initial_vocabulary_text(trace)}.", file=sys.stderr)
     print(
         explain_vocab_size(trace, args.vocab_size, budget.stop_cause(trace.stop_reason, trace.steps)),
         file=sys.stderr,
@@ -245,6 +243,7 @@ def _print_json(args, trace, **figures) -> None:
             "flavor": trace.config.flavor,
             **figures,
             "vocab_size": len(trace.vocab),
+            "special_tokens": list(trace.special_tokens),
             "stop_reason": trace.stop_reason,
             "seconds": round(trace.seconds, 3),
             "engine": trace.engine,

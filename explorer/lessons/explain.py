@@ -4,6 +4,8 @@ special tokens turned out to share with the corpus.
 - `explain_vocab_size(trace, requested, stopped_by)`: one sentence on how the vocabulary size
   compares with the one asked for, and why (the alphabet alone was larger, no pair was left,
   min_frequency, a limit or the Stop button).
+- `initial_vocabulary_text(trace)`: what training started from, each token it added named
+  ("Initial vocabulary 257: 256 byte symbols + <|endoftext|>").
 - `special_token_notes(trace)`: special tokens that are also corpus characters, or that a merge
   rebuilt, and what the library does then.
 - `stop_reason_text(trace)`: why a run stopped, in a few words (BPE, WordPiece and Unigram).
@@ -22,6 +24,35 @@ from typing import cast
 from explorer.drawing.wording import plural
 from explorer.run_config import TrainerConfig
 from explorer.training.bpe.merge_history import MergeHistory
+
+NAMED_SPECIAL_TOKENS = 5  # more are counted, not named
+
+
+def _starting_parts(trace: MergeHistory) -> str:
+    """The initial vocabulary's parts: "256 byte symbols + <|endoftext|>", "70 characters + [PAD] +
+    [UNK] ...". A special token that is also a corpus character shares its id, so it counts once.
+    A token that reads as a word or holds white space is quoted."""
+    specials = list(dict.fromkeys(trace.special_tokens))
+    symbol = "byte symbol" if trace.config.is_byte_level else "character"
+    named = [
+        repr(token) if token.isalnum() or any(char.isspace() for char in token) else token
+        for token in specials[:NAMED_SPECIAL_TOKENS]
+    ]
+    if len(specials) > NAMED_SPECIAL_TOKENS:
+        named.append(f"{len(specials) - NAMED_SPECIAL_TOKENS:,} more special tokens")
+    return " + ".join([plural(trace.initial_vocab_size - len(specials), symbol), *named])
+
+
+def initial_vocabulary_text(trace: MergeHistory) -> str:
+    """How many tokens training started from, and each special token it added, by name: the app's
+    run summary and the command line say which token made the 257th.
+
+    >>> from explorer.train import train_corpus
+    >>> from explorer.runs.settings import Settings
+    >>> initial_vocabulary_text(train_corpus("low lower", Settings(vocab_size=260).run_config()))
+    'Initial vocabulary 257: 256 byte symbols + <|endoftext|>'
+    """
+    return f"Initial vocabulary {trace.initial_vocab_size:,}: {_starting_parts(trace)}"
 
 
 def special_token_notes(trace: MergeHistory) -> list[str]:
@@ -63,11 +94,7 @@ def explain_vocab_size(
     if not trace.words:
         return "The corpus has no words once normalized and pre-tokenized, so nothing was learned."
     if merges == 0 and requested <= initial:
-        specials = len(set(trace.special_tokens))
-        symbols = "byte symbols" if trace.config.is_byte_level else "characters"
-        parts = f"{initial - specials:,} {symbols}" + (
-            f" and {plural(specials, 'special token')}" if specials else ""
-        )
+        parts = _starting_parts(trace)
         if requested == initial:
             return (
                 f"The starting alphabet ({parts}) is exactly the {requested:,} tokens asked for: "
@@ -78,10 +105,12 @@ def explain_vocab_size(
             "It is always kept whole, so no merge was learned."
         )
     reason = trace.stop_reason
+    added = f" ({_starting_parts(trace)})" if trace.special_tokens else ""  # which token made the 257th
     if reason == "vocab_size":
         if size >= requested:
             return (
-                f"Reached the {requested:,} tokens asked for: {initial:,} to start with, plus {merges_made}."
+                f"Reached the {requested:,} tokens asked for: {initial:,} to start with{added}, "
+                f"plus {merges_made}."
             )
         return (
             f"Stopped after {merges_made} at the {requested:,} tokens asked for, counting as the "

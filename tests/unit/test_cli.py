@@ -252,7 +252,7 @@ def test_train_prints_warnings_and_explains_the_vocab_size(tmp_path):
     assert "warning: The special token 'the' is ordinary text" in stderr
     assert (
         "You asked for 100 tokens, but the starting alphabet alone has 257 "
-        "(256 byte symbols and 1 special token)" in stderr
+        "(256 byte symbols + 'the')" in stderr
     )
     assert "Traceback" not in stderr
 
@@ -288,7 +288,7 @@ def test_train_stops_at_max_seconds(tmp_path):
     stderr = result.stderr.decode()
     assert result.returncode == 0, stderr
     assert "after 0 merges, by the time limit (1e-06 s)." in stderr
-    assert Tokenizer.from_file(str(out)).get_vocab_size() == 256  # still a working tokenizer
+    assert Tokenizer.from_file(str(out)).get_vocab_size() == 257  # still a working tokenizer
 
 
 def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly():
@@ -498,3 +498,49 @@ def test_redirected_progress_is_a_plain_line_per_tenth_of_the_run(monkeypatch):
 def test_progress_on_a_terminal_is_one_line_rewritten_in_place(monkeypatch):
     written = reported(monkeypatch, terminal=True)
     assert written.count("\r") == 999 and written.endswith("\rtraining: 5,000/5,000 merges\n")
+
+
+@pytest.mark.parametrize("algorithm", ["bpe", "wordpiece", "unigram"])
+def test_the_cli_trains_what_the_app_trains_from_the_same_words(tmp_path, algorithm):
+    """Issue 50: the app's BPE added <|endoftext|> as id 0 and the CLI did not, so their ids
+    differed by one. Options not given take the app's defaults (explorer.runs.settings.DEFAULTS):
+    the same settings, tokenizer.json and trace configuration as the Train page's run."""
+    from dataclasses import replace
+
+    from explorer.checks import Limits
+    from explorer.pipeline.tokenizer_json import save_tokenizer
+    from explorer.runs.settings import defaults_for
+    from explorer.train import tokenizer_from_trace, train_corpus
+
+    corpus, out, trace = tmp_path / "corpus.txt", tmp_path / "cli.json", tmp_path / "trace.json"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    result = cli(
+        "train", corpus, "--algorithm", algorithm, "--vocab-size", 60, "--out", out, "--trace", trace
+    )
+    assert result.returncode == 0, result.stderr.decode()
+    config = replace(defaults_for(algorithm), vocab_size=60).run_config(Limits())
+    app_trace = train_corpus(CORPUS, config)
+    app = save_tokenizer(tokenizer_from_trace(app_trace), tmp_path / "app.json")
+    assert out.read_bytes() == app.read_bytes()
+    assert json.loads(trace.read_text(encoding="utf-8"))["config"] == app_trace.config.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        ((), "Initial vocabulary 257: 256 byte symbols + <|endoftext|>."),
+        (("--special-tokens", ""), "Initial vocabulary 256: 256 byte symbols."),
+        (("--special-tokens", "<s>,the"), "Initial vocabulary 258: 256 byte symbols + <s> + 'the'."),
+        (
+            ("--algorithm", "wordpiece"),
+            "Initial vocabulary 45: 40 characters + [PAD] + [UNK] + [CLS] + [SEP] + [MASK].",
+        ),
+    ],
+)
+def test_the_result_names_every_special_token_training_added(tmp_path, corpus, options, named):
+    """Issue 50: 'Initial vocabulary 257' did not say which special token made the 257th. The CLI
+    prints the line the Train page's summary shows (explain.initial_vocabulary_text)."""
+    result = cli("train", corpus, "--vocab-size", 300, *options, "--out", tmp_path / "tok.json")
+    stderr = result.stderr.decode()
+    assert result.returncode == 0, stderr
+    assert named in stderr.splitlines()

@@ -491,8 +491,7 @@ CORPUS = "This is the Hugging Face Course.\nThis chapter is about tokenization.\
         (
             dict(pre_tokenizer="whitespace", special_tokens=("[UNK]",)),
             5,
-            "You asked for 5 tokens, but the starting alphabet alone has 25 "
-            "(24 characters and 1 special token).",
+            "You asked for 5 tokens, but the starting alphabet alone has 25 (24 characters + [UNK]).",
         ),
         (
             dict(pre_tokenizer="whitespace"),

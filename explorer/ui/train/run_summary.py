@@ -14,8 +14,14 @@ import html
 
 import streamlit as st
 
+from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import format_seconds, plural
-from explorer.lessons.explain import explain_unigram_size, explain_vocab_size, stop_reason_text
+from explorer.lessons.explain import (
+    explain_unigram_size,
+    explain_vocab_size,
+    initial_vocabulary_text,
+    stop_reason_text,
+)
 from explorer.runs.run import Run
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import lost_characters
@@ -57,7 +63,8 @@ def _figures(run: Run) -> None:
         "Initial vocabulary", f"{trace.initial_vocab_size:,}", help="Special tokens and the alphabet."
     )
     row[3].metric("Time taken", format_seconds(trace.seconds))
-    st.caption(ENGINE_NOTES[trace.engine])
+    # Which special tokens the run added, by name (typed text: kept literal).
+    st.caption(f"{markdown_literal(initial_vocabulary_text(trace))}. {ENGINE_NOTES[trace.engine]}")
     _corpus_row(run)
 
 
