@@ -1,10 +1,13 @@
 """`python -m explorer train`: train a BPE, WordPiece or Unigram tokenizer on a corpus file and write
 its tokenizer.json (and, on request, the training trace).
 
-The corpus and the settings go through the app's checks (explorer.checks) with no limit unless
-asked for one (`--max-corpus-mb`, `--max-seconds`, `--max-steps`); the corpus is read with a bound
-all the same (explorer.cli.common.read_bytes), and `--out` / `--trace` are checked to be writable
-before training. The sentences printed after training are the app's (explorer.lessons.explain).
+The options become the Train page's `Settings`, each one not given at the page's default for the
+algorithm (explorer.runs.settings.DEFAULTS: BPE adds <|endoftext|> as id 0, as the app does), and go
+through the app's checks (explorer.session.requests) with no limit unless asked for one
+(`--max-corpus-mb`, `--max-seconds`, `--max-steps`); the corpus is read with a bound all the same
+(explorer.cli.common.read_bytes), and `--out` / `--trace` are checked, before any work, to be
+writable and to name neither the corpus nor each other. The sentences printed after training are
+the app's (explorer.lessons.explain).
 
 What it does not do: train (explorer.train.train_corpus does), or read tokenizers.
 """
