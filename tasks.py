@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The project's two commands, each bootstrapping what it needs on a machine with only python3.
 
-    python3 tasks.py app    start the web app (http://localhost:8501)
+    python3 tasks.py app    start the web app (http://localhost:8501; extra arguments go to
+                            `streamlit run`, `--dev` reloads it when a source file is saved)
     python3 tasks.py test   run the whole test suite (extra arguments go to pytest)
     python3 tasks.py lint   check formatting and lint with the pinned ruff (`ruff format` fixes layout),
                             then type-check explorer/ with the pinned mypy (pyproject.toml [tool.mypy])
@@ -148,6 +149,40 @@ def ensure_chromium() -> None:
         )
 
 
+# ---------------------------------------------------------------- the server
+
+# Where a server listens: the only options a launch adds; .streamlit/config.toml sets the rest
+# (tests/unit/test_launch.py holds every test and bench to that).
+PLACE_OPTIONS = ("--server.port", "--server.address")
+# `tasks.py app --dev`: reload the app when a source file is saved. The host's launch watches no
+# file: with watchdog installed, Streamlit's default watcher walked every session's modules, and
+# thirty visitors of one link waited 5.3-5.4 s each instead of 0.6-1.7 s (docs/serving.md).
+DEV_OPTIONS = ("--server.fileWatcherType", "auto", "--server.runOnSave", "true")
+
+
+def server_launch(
+    python: str | Path,
+    options: tuple[str, ...] | list[str] = (),
+    environ: dict[str, str] | None = None,
+    script: str = "app.py",
+) -> tuple[list[str], dict[str, str]]:
+    """The command and environment that start the web app's server, run from the repository's
+    root: `tasks.py app`, the tests' servers and the benches' alike (tests/browser/helpers.py).
+    `options` go to `streamlit run` after the script; `environ` (default: this process's) gets
+    the settings every launch has, an explicit MALLOC_ARENA_MAX winning."""
+    env = dict(
+        os.environ if environ is None else environ,
+        HF_HUB_OFFLINE="1",  # nothing is downloaded at run time
+        PYTHONPATH=str(ROOT),
+        PYTHONUNBUFFERED="1",  # the log says what happened when it happened
+    )
+    # Each visitor's script runs in its own thread; glibc's per-thread malloc arenas would keep
+    # the memory of finished trainings mapped (measured: 1.40 GB -> 1.13 GB peak in
+    # bench/load_test.py with 2 arenas).
+    env.setdefault("MALLOC_ARENA_MAX", "2")
+    return [str(python), "-m", "streamlit", "run", script, *options], env
+
+
 def run_forwarding_signals(command: list[str], env: dict[str, str]) -> int:
     """Run `command`, passing SIGTERM and SIGINT on to it, until it ends; its exit status (128 + the
     signal's number when a signal ended it, as a shell reports it)."""
@@ -174,11 +209,10 @@ def main(argv: list[str]) -> int:
     if argv[0] == "app":
         ensure_venv("requirements.txt")
         ensure_engine()
-        # Each visitor's script runs in its own thread; glibc's per-thread malloc arenas would keep
-        # the memory of finished trainings mapped (measured: 1.40 GB -> 1.13 GB peak in
-        # bench/load_test.py with 2 arenas). An explicit setting wins.
-        env.setdefault("MALLOC_ARENA_MAX", "2")
-        command = [str(PYTHON), "-m", "streamlit", "run", "app.py", *argv[1:]]
+        options = [arg for arg in argv[1:] if arg != "--dev"]
+        if "--dev" in argv[1:]:
+            options[:0] = DEV_OPTIONS
+        command, env = server_launch(PYTHON, options)
     elif argv[0] == "lint":
         ensure_venv("requirements-dev.txt")
         ruff = [str(PYTHON), "-m", "ruff"]
