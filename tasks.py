@@ -11,8 +11,9 @@ Both create `.venv` on first use and reinstall only when a requirements file cha
 installed into .venv first, which takes seconds where pip takes minutes; with pip if uv cannot be
 had). `app` and `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to
 end, so stopping this script never leaves an orphaned server behind. `test` also makes sure
-Debian's Chromium is present for the browser tests (installing it with apt-get when running as
-root); without it those tests are skipped with a message saying so. `app` and `test` also build
+Debian's Chromium and the Noto CJK and emoji fonts are present for the browser tests (installing
+what is missing with apt-get when running as root); without the browser those tests are skipped
+with a message saying so. `app` and `test` also build
 the compiled training engine (engine/, Rust) into .venv when cargo is there, again only when its
 files changed, and say in one line when it is not (training then uses the Python engine);
 `test` runs the crate's own tests (`cargo test`) first. With EXPLORER_ENGINE=rust (as .ci/run
@@ -133,19 +134,46 @@ def ensure_engine() -> None:
     stamp.write_text(digest.hexdigest())
 
 
+# Debian's packages the browser tests draw with: the browser, and the fonts of the CJK and emoji
+# text the tests type (without them Chromium draws boxes, and the layout checks measure boxes).
+BROWSER_PACKAGES = ("chromium", "fonts-noto-cjk", "fonts-noto-color-emoji")
+
+
+def missing_browser_packages() -> list[str]:
+    """Those of BROWSER_PACKAGES not installed (where dpkg is not there: chromium when
+    /usr/bin/chromium is missing, the fonts cannot be asked after)."""
+    if shutil.which("dpkg-query") is None:
+        return [] if CHROMIUM.exists() else ["chromium"]
+    listing = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Package} ${db:Status-Abbrev}\n", *BROWSER_PACKAGES],
+        capture_output=True,
+        text=True,
+    ).stdout  # exit status 1 when one is unknown to dpkg: that one is missing
+    installed = {line.split()[0] for line in listing.splitlines() if line.split()[1:2] == ["ii"]}
+    return [package for package in BROWSER_PACKAGES if package not in installed]
+
+
 def ensure_chromium() -> None:
-    if CHROMIUM.exists():
+    """Install what the browser tests need of BROWSER_PACKAGES with apt-get when running as root;
+    elsewhere, say what is missing. Nothing when all are there."""
+    missing = missing_browser_packages()
+    if not missing:
         return
     if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
         subprocess.run(
-            ["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env, stdout=subprocess.DEVNULL
+            ["apt-get", "install", "-y", "-qq", *missing], check=True, env=env, stdout=subprocess.DEVNULL
         )
-    else:
+    elif "chromium" in missing:
         print(
             "note: /usr/bin/chromium is missing (Debian: apt-get install chromium); "
             "browser tests will be skipped"
+        )
+    else:
+        print(
+            f"note: {', '.join(missing)} missing (Debian: apt-get install {' '.join(missing)}); "
+            "the browser tests draw CJK and emoji text as boxes"
         )
 
 
