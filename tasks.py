@@ -9,15 +9,17 @@
 
 Both create `.venv` on first use and reinstall only when a requirements file changed (with uv,
 installed into .venv first, which takes seconds where pip takes minutes; with pip if uv cannot be
-had). `app` and `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to
-end, so stopping this script never leaves an orphaned server behind. `test` also makes sure
-Debian's Chromium and the Noto CJK and emoji fonts are present for the browser tests (installing
-what is missing with apt-get when running as root); without the browser those tests are skipped
-with a message saying so. `app` and `test` also build
-the compiled training engine (engine/, Rust) into .venv when cargo is there, again only when its
-files changed, and say in one line when it is not (training then uses the Python engine);
-`test` runs the crate's own tests (`cargo test`) first. With EXPLORER_ENGINE=rust (as .ci/run
-sets it) a missing cargo or a failed build is an error, not a note.
+had), and install the explorer package itself into it, editable, so that `python -m explorer`,
+the `explorer` command and a downloaded notebook's `import explorer` work from any folder. `app`
+and `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to end, so
+stopping this script never leaves an orphaned server behind. `test` also makes sure Debian's
+Chromium and the Noto CJK and emoji fonts are present for the browser tests (installing what is
+missing with apt-get when running as root); without the browser those tests are skipped with a
+message saying so. `app` and `test` also build the compiled training engine (engine/, Rust) into
+.venv when cargo is there, again only when its files changed, and say in one line when it is not
+(training then uses the Python engine); `test` runs the crate's own tests (`cargo test`) first.
+With EXPLORER_ENGINE=rust (as .ci/run sets it) a missing cargo or a failed build is an error, not
+a note.
 """
 
 from __future__ import annotations
@@ -134,6 +136,45 @@ def ensure_engine() -> None:
     stamp.write_text(digest.hexdigest())
 
 
+def ensure_package() -> None:
+    """Install the explorer package into .venv in editable mode (this checkout's files, found from
+    any folder: `python -m explorer`, the `explorer` command, a downloaded notebook's `import
+    explorer`) when pyproject.toml changed since the last install. Its dependencies are
+    requirements.txt's, which ensure_venv installed."""
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + str(ROOT).encode()).hexdigest()
+    stamp = VENV / ".installed-package"
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    try:
+        _run(
+            str(PYTHON),
+            "-m",
+            "uv",
+            "pip",
+            "install",
+            "--quiet",
+            "--python",
+            str(PYTHON),
+            "--no-deps",
+            "-e",
+            str(ROOT),
+        )
+    except subprocess.CalledProcessError:
+        print("note: uv could not install the package; installing it with pip (slower)", flush=True)
+        _run(
+            str(PYTHON),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "-e",
+            str(ROOT),
+        )
+    stamp.write_text(digest)
+
+
 # Debian's packages the browser tests draw with: the browser, and the fonts of the CJK and emoji
 # text the tests type (without them Chromium draws boxes, and the layout checks measure boxes).
 BROWSER_PACKAGES = ("chromium", "fonts-noto-cjk", "fonts-noto-color-emoji")
@@ -236,6 +277,7 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(ROOT))
     if argv[0] == "app":
         ensure_venv("requirements.txt")
+        ensure_package()
         ensure_engine()
         options = [arg for arg in argv[1:] if arg != "--dev"]
         if "--dev" in argv[1:]:
@@ -252,6 +294,7 @@ def main(argv: list[str]) -> int:
         return 0
     else:
         ensure_venv("requirements-dev.txt")
+        ensure_package()
         ensure_engine()
         ensure_chromium()
         if shutil.which("cargo"):  # the crate's own invariants (a debug build, without Python)

@@ -37,7 +37,7 @@ def app_launch(monkeypatch, *arguments: str) -> tuple[list[str], dict[str, str]]
     launched = []
     monkeypatch.setattr(tasks, "ensure_venv", lambda requirements: None)
     monkeypatch.setattr(tasks, "ensure_engine", lambda: None)
-    monkeypatch.setattr(tasks, "ensure_package", lambda: None, raising=False)
+    monkeypatch.setattr(tasks, "ensure_package", lambda: None)
     monkeypatch.setattr(tasks, "run_forwarding_signals", lambda command, env: launched.append((command, env)))
     monkeypatch.chdir(ROOT)  # main() moves to the repository's root; the test goes back after
     tasks.main(["app", *arguments])
