@@ -1,21 +1,25 @@
 #!/usr/bin/env python3
 """The project's two commands, each bootstrapping what it needs on a machine with only python3.
 
-    python3 tasks.py app    start the web app (http://localhost:8501)
+    python3 tasks.py app    start the web app (http://localhost:8501; extra arguments go to
+                            `streamlit run`, `--dev` reloads it when a source file is saved)
     python3 tasks.py test   run the whole test suite (extra arguments go to pytest)
     python3 tasks.py lint   check formatting and lint with the pinned ruff (`ruff format` fixes layout),
                             then type-check explorer/ with the pinned mypy (pyproject.toml [tool.mypy])
 
 Both create `.venv` on first use and reinstall only when a requirements file changed (with uv,
 installed into .venv first, which takes seconds where pip takes minutes; with pip if uv cannot be
-had). `app` and `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to
-end, so stopping this script never leaves an orphaned server behind. `test` also makes sure
-Debian's Chromium is present for the browser tests (installing it with apt-get when running as
-root); without it those tests are skipped with a message saying so. `app` and `test` also build
-the compiled training engine (engine/, Rust) into .venv when cargo is there, again only when its
-files changed, and say in one line when it is not (training then uses the Python engine);
-`test` runs the crate's own tests (`cargo test`) first. With EXPLORER_ENGINE=rust (as .ci/run
-sets it) a missing cargo or a failed build is an error, not a note.
+had), and install the explorer package itself into it, editable, so that `python -m explorer`,
+the `explorer` command and a downloaded notebook's `import explorer` work from any folder. `app`
+and `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to end, so
+stopping this script never leaves an orphaned server behind. `test` also makes sure Debian's
+Chromium and the Noto CJK and emoji fonts are present for the browser tests (installing what is
+missing with apt-get when running as root); without the browser those tests are skipped with a
+message saying so. `app` and `test` also build the compiled training engine (engine/, Rust) into
+.venv when cargo is there, again only when its files changed, and say in one line when it is not
+(training then uses the Python engine); `test` runs the crate's own tests (`cargo test`) first.
+With EXPLORER_ENGINE=rust (as .ci/run sets it) a missing cargo or a failed build is an error, not
+a note.
 """
 
 from __future__ import annotations
@@ -132,20 +136,120 @@ def ensure_engine() -> None:
     stamp.write_text(digest.hexdigest())
 
 
+def ensure_package() -> None:
+    """Install the explorer package into .venv in editable mode (this checkout's files, found from
+    any folder: `python -m explorer`, the `explorer` command, a downloaded notebook's `import
+    explorer`) when pyproject.toml changed since the last install. Its dependencies are
+    requirements.txt's, which ensure_venv installed."""
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + str(ROOT).encode()).hexdigest()
+    stamp = VENV / ".installed-package"
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    try:
+        _run(
+            str(PYTHON),
+            "-m",
+            "uv",
+            "pip",
+            "install",
+            "--quiet",
+            "--python",
+            str(PYTHON),
+            "--no-deps",
+            "-e",
+            str(ROOT),
+        )
+    except subprocess.CalledProcessError:
+        print("note: uv could not install the package; installing it with pip (slower)", flush=True)
+        _run(
+            str(PYTHON),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "-e",
+            str(ROOT),
+        )
+    stamp.write_text(digest)
+
+
+# Debian's packages the browser tests draw with: the browser, and the fonts of the CJK and emoji
+# text the tests type (without them Chromium draws boxes, and the layout checks measure boxes).
+BROWSER_PACKAGES = ("chromium", "fonts-noto-cjk", "fonts-noto-color-emoji")
+
+
+def missing_browser_packages() -> list[str]:
+    """Those of BROWSER_PACKAGES not installed (where dpkg is not there: chromium when
+    /usr/bin/chromium is missing, the fonts cannot be asked after)."""
+    if shutil.which("dpkg-query") is None:
+        return [] if CHROMIUM.exists() else ["chromium"]
+    listing = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Package} ${db:Status-Abbrev}\n", *BROWSER_PACKAGES],
+        capture_output=True,
+        text=True,
+    ).stdout  # exit status 1 when one is unknown to dpkg: that one is missing
+    installed = {line.split()[0] for line in listing.splitlines() if line.split()[1:2] == ["ii"]}
+    return [package for package in BROWSER_PACKAGES if package not in installed]
+
+
 def ensure_chromium() -> None:
-    if CHROMIUM.exists():
+    """Install what the browser tests need of BROWSER_PACKAGES with apt-get when running as root;
+    elsewhere, say what is missing. Nothing when all are there."""
+    missing = missing_browser_packages()
+    if not missing:
         return
     if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
         env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
         subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
         subprocess.run(
-            ["apt-get", "install", "-y", "-qq", "chromium"], check=True, env=env, stdout=subprocess.DEVNULL
+            ["apt-get", "install", "-y", "-qq", *missing], check=True, env=env, stdout=subprocess.DEVNULL
         )
-    else:
+    elif "chromium" in missing:
         print(
             "note: /usr/bin/chromium is missing (Debian: apt-get install chromium); "
             "browser tests will be skipped"
         )
+    else:
+        print(
+            f"note: {', '.join(missing)} missing (Debian: apt-get install {' '.join(missing)}); "
+            "the browser tests draw CJK and emoji text as boxes"
+        )
+
+
+# ---------------------------------------------------------------- the server
+
+# Where a server listens: the only options a launch adds; .streamlit/config.toml sets the rest
+# (tests/unit/test_launch.py holds every test and bench to that).
+PLACE_OPTIONS = ("--server.port", "--server.address")
+# `tasks.py app --dev`: reload the app when a source file is saved. The host's launch watches no
+# file: with watchdog installed, Streamlit's default watcher walked every session's modules, and
+# thirty visitors of one link waited 5.3-5.4 s each instead of 0.6-1.7 s (docs/serving.md).
+DEV_OPTIONS = ("--server.fileWatcherType", "auto", "--server.runOnSave", "true")
+
+
+def server_launch(
+    python: str | Path,
+    options: tuple[str, ...] | list[str] = (),
+    environ: dict[str, str] | None = None,
+    script: str = "app.py",
+) -> tuple[list[str], dict[str, str]]:
+    """The command and environment that start the web app's server, run from the repository's
+    root: `tasks.py app`, the tests' servers and the benches' alike (tests/browser/helpers.py).
+    `options` go to `streamlit run` after the script; `environ` (default: this process's) gets
+    the settings every launch has, an explicit MALLOC_ARENA_MAX winning."""
+    env = dict(
+        os.environ if environ is None else environ,
+        HF_HUB_OFFLINE="1",  # nothing is downloaded at run time
+        PYTHONPATH=str(ROOT),
+        PYTHONUNBUFFERED="1",  # the log says what happened when it happened
+    )
+    # Each visitor's script runs in its own thread; glibc's per-thread malloc arenas would keep
+    # the memory of finished trainings mapped (measured: 1.40 GB -> 1.13 GB peak in
+    # bench/load_test.py with 2 arenas).
+    env.setdefault("MALLOC_ARENA_MAX", "2")
+    return [str(python), "-m", "streamlit", "run", script, *options], env
 
 
 def run_forwarding_signals(command: list[str], env: dict[str, str]) -> int:
@@ -173,12 +277,12 @@ def main(argv: list[str]) -> int:
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(ROOT))
     if argv[0] == "app":
         ensure_venv("requirements.txt")
+        ensure_package()
         ensure_engine()
-        # Each visitor's script runs in its own thread; glibc's per-thread malloc arenas would keep
-        # the memory of finished trainings mapped (measured: 1.40 GB -> 1.13 GB peak in
-        # bench/load_test.py with 2 arenas). An explicit setting wins.
-        env.setdefault("MALLOC_ARENA_MAX", "2")
-        command = [str(PYTHON), "-m", "streamlit", "run", "app.py", *argv[1:]]
+        options = [arg for arg in argv[1:] if arg != "--dev"]
+        if "--dev" in argv[1:]:
+            options[:0] = DEV_OPTIONS
+        command, env = server_launch(PYTHON, options)
     elif argv[0] == "lint":
         ensure_venv("requirements-dev.txt")
         ruff = [str(PYTHON), "-m", "ruff"]
@@ -190,6 +294,7 @@ def main(argv: list[str]) -> int:
         return 0
     else:
         ensure_venv("requirements-dev.txt")
+        ensure_package()
         ensure_engine()
         ensure_chromium()
         if shutil.which("cargo"):  # the crate's own invariants (a debug build, without Python)

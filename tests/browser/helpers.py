@@ -1,6 +1,7 @@
-"""Real-browser helpers: `streamlit run app.py` on a free loopback port, Debian's Chromium through
-Playwright, and the checks every browser test repeats (no error element, wait for the script to
-finish, screenshots under artifacts/screenshots/).
+"""Real-browser helpers: the app's server on a free loopback port (launched as `tasks.py app`
+launches it, `tasks.server_launch`), Debian's Chromium through Playwright, and the checks every
+browser test repeats (no error element, wait for the script to finish, screenshots under
+artifacts/screenshots/).
 
 Used by the tests of tests/browser/ (their fixtures, in conftest.py, are built on these), and by
 bench/ and docs/take_screenshots.py (as plain context managers). Playwright's own browsers are not
@@ -27,6 +28,7 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import tasks
 from tests import ROOT
 
 ARTIFACTS = ROOT / "artifacts"
@@ -112,39 +114,27 @@ SERVER_PROCESSES: dict[str, subprocess.Popen] = {}
 @contextlib.contextmanager
 def streamlit_server(
     name: str = "server",
-    options: tuple[str, ...] = (),
     environ: dict[str, str] | None = None,
     script: str = "app.py",
 ) -> Iterator[str]:
-    """Run `streamlit run app.py` on a free loopback port; yield its base URL once /_stcore/health
-    answers, stop it on exit. Its output goes to artifacts/<name>.log (shown when it fails to start).
-    `options`: more command-line options for `streamlit run` ("--server.disconnectedSessionTTL", "2");
-    `environ`: more environment variables for it; `script`: another app than the product's (a
-    minimal one of tests/browser/apps/)."""
+    """Run the app's server on a free loopback port, launched as `tasks.py app` launches it
+    (`tasks.server_launch`: the same command and settings, only the port and address added); yield
+    its base URL once /_stcore/health answers, stop it on exit. Its output goes to
+    artifacts/<name>.log (shown when it fails to start). `environ`: more environment variables for
+    the app (EXPLORER_*), never Streamlit's options, which .streamlit/config.toml sets for every
+    launch; `script`: another app than the product's (a minimal one of tests/browser/apps/)."""
+    streamlit_options = sorted(key for key in environ or {} if key.startswith("STREAMLIT_"))
+    if streamlit_options:
+        raise ValueError(
+            f"{', '.join(streamlit_options)}: a test or bench server is launched as `tasks.py app` "
+            "launches it; Streamlit's options belong in .streamlit/config.toml"
+        )
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     log_path = server_log_path(name)
-    env = dict(os.environ, PYTHONPATH=str(ROOT), HF_HUB_OFFLINE="1", PYTHONUNBUFFERED="1", **(environ or {}))
-    env.setdefault("MALLOC_ARENA_MAX", "2")  # as `tasks.py app` runs the server
-    command = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        script,
-        "--server.headless",
-        "true",
-        "--server.address",
-        "127.0.0.1",
-        "--server.port",
-        str(port),
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-        *options,
-    ]
+    place = ("--server.address", "127.0.0.1", "--server.port", str(port))
+    command, env = tasks.server_launch(sys.executable, place, dict(os.environ, **(environ or {})), script)
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
             command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True

@@ -3,7 +3,7 @@ stopping it leaves no orphaned server answering health checks (issue 20).
 
 `tasks.py app` itself first makes sure `.venv` is installed (pip, which a test must not run), so
 the test runs the function it starts the server with, `tasks.run_forwarding_signals`, in a
-process of its own, on the real server command."""
+process of its own, on the real server command (`tasks.server_launch`)."""
 
 from __future__ import annotations
 
@@ -20,12 +20,11 @@ from tests import ROOT
 from tests.helpers.processes import alive, wait_until
 
 LAUNCHER = """
-import os, sys
+import sys
 sys.path.insert(0, {root!r})
 import tasks
-command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", "{port}",
-           "--server.headless", "true"]
-sys.exit(tasks.run_forwarding_signals(command, dict(os.environ)))
+command, env = tasks.server_launch(sys.executable, ["--server.port", "{port}"])
+sys.exit(tasks.run_forwarding_signals(command, env))
 """
 
 
