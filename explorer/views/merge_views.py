@@ -17,7 +17,6 @@ from explorer.drawing import charts
 from explorer.drawing.token_html import PALETTE, escape_text, pieces_html, scroll_region
 from explorer.drawing.wording import plural
 from explorer.lessons.merge_step import MergeStep
-from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.runs.run import Run
 from explorer.tokens import Piece
 from explorer.train import encode_pieces
@@ -34,18 +33,6 @@ from explorer.views.run_views import (
 )
 
 
-def vocab_piece(token: str, token_id: int, byte_level: bool, start: int = 0, end: int = 0) -> Piece:
-    """A vocabulary token as a Piece to draw; a byte-level token carries its bytes, so it shows as
-    `charts.readable_vocab_token` shows it (a token that is no byte symbols shows its text)."""
-    token_bytes = None
-    if byte_level:
-        try:
-            token_bytes = symbols_to_bytes(token)
-        except ValueError:
-            pass
-    return Piece(token_id, token, start, end, token_bytes)
-
-
 def word_tokens(
     run: Run, step: MergeStep, word_index: int, max_characters: int | None = None
 ) -> tuple[list[Piece], set[int]]:
@@ -59,13 +46,13 @@ def word_tokens(
         if made:
             new.add(len(pieces))
         # Every token of a segmentation is in the vocabulary; -1 would only mark a broken trace.
-        pieces.append(vocab_piece(token, ids.get(token, -1), byte_level, start, end))
+        pieces.append(charts.vocab_piece(token, ids.get(token, -1), byte_level, start, end))
     return pieces, new
 
 
 def vocab_token_html(run: Run, token_id: int, new: bool = False) -> str:
     """One vocabulary token as a box (outlined when `new`: the token merge k made)."""
-    piece = vocab_piece(run.history.vocab[token_id], token_id, run.history.config.is_byte_level)
+    piece = charts.vocab_piece(run.history.vocab[token_id], token_id, run.history.config.is_byte_level)
     return pieces_html([piece], new={0} if new else ())
 
 

@@ -49,12 +49,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.pipeline.assemble import cls_sep_template
-from explorer.pipeline.decoders import MetaspaceDecoder
+from explorer.pipeline.decoders import ByteLevelDecoder, Decoder, MetaspaceDecoder
 from explorer.pipeline.json_numbers import library_float
 from explorer.pipeline.models import Lattice, UnigramModel
 from explorer.pipeline.models.unigram import COURSE_START_SCORE
 from explorer.pipeline.normalizers import build_normalizer
-from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
+from explorer.pipeline.pre_tokenizers import build_pre_tokenizer, is_byte_level
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.run_config import RunConfig
 from explorer.training.history import UNIGRAM_TRACE_FORMAT
@@ -314,6 +314,13 @@ class RoundHistory:
             model = self.model_at(r)
         normalizer_names = list(config.normalizers)
         pre_tokenizer_name = config.pre_tokenizer
+        # The decoder a library user puts around it: Metaspace, or ByteLevel (whose pieces are
+        # GPT-2's byte symbols, as a BPE run's tokens are: `assemble.build_tokenizer`).
+        decoder: Decoder | None = None
+        if pre_tokenizer_name == "metaspace":
+            decoder = MetaspaceDecoder()
+        elif is_byte_level(pre_tokenizer_name):
+            decoder = ByteLevelDecoder()
         # As after the library's training: its special tokens become added tokens; an unk token the
         # trainer put first without being one of them stays a plain piece.
         tokenizer = Tokenizer(
@@ -321,7 +328,7 @@ class RoundHistory:
             pre_tokenizer=build_pre_tokenizer(pre_tokenizer_name) if pre_tokenizer_name else None,
             model=model,
             special_tokens=self.special_tokens,
-            decoder=MetaspaceDecoder() if pre_tokenizer_name == "metaspace" else None,
+            decoder=decoder,
         )
         tokenizer.post_processor = cls_sep_template(tokenizer.special_token_ids)
         return tokenizer
