@@ -95,6 +95,40 @@ def sentences_at_step_html(run: Run, step: MergeStep, sentences: list[str], show
     return f'<div class="step-sentences">{"".join(rows)}</div>'
 
 
+def step_panels_html(run: Run, step: MergeStep, sentences: list[str], show_ids: bool = False) -> str:
+    """The panels of step k under the player, as one element: why merge k's pair won, the pairs
+    that competed for it (table and bars), the most frequent words and the sample sentences after
+    k merges. One element, so that a person never sees two steps at once while the player plays
+    (drawn as several, "why" showed merge 381 while the table below still showed 361); each panel
+    says the step it shows in `data-panel-step`. At step 0 the competition is merge 1's."""
+    k, merge = step.k, step.merge
+    names = labels(run)
+    lead = "Next, merge 1. " if k == 0 else ""
+    words_title = (
+        f"<b>Most frequent corpus words after {plural(k, 'merge')}</b> "
+        f"(the token merge {k:,} made is outlined)"
+        if k
+        else "<b>Most frequent corpus words before any merge</b>"
+    )
+    panels = [
+        f"<b>Why this pair {'will win' if k == 0 else 'won'}.</b> {lead}{escape_text(step.why(names))}",
+        f"<p><b>The pairs that competed for merge {merge:,}</b> (the chosen one first)</p>"
+        + candidates_html(run, step),
+        charts.competition_html(step.history, merge, names),
+        f"<p>{words_title}</p>" + words_at_step_html(run, step, show_ids=show_ids),
+        f"<p><b>Sample sentences after {plural(k, 'merge')}</b></p>"
+        + sentences_at_step_html(run, step, sentences, show_ids=show_ids),
+    ]
+    why, candidates, bars, words, sentences_panel = (
+        f'<div class="{kind}" data-panel-step="{k}">{panel}</div>'
+        for kind, panel in zip(("why", "step-wide", "step-narrow", "step-wide", "step-narrow"), panels)
+    )
+    return (
+        f'<div class="step-panels">{why}<div class="step-row">{candidates}{bars}</div>'
+        f'<div class="step-row">{words}{sentences_panel}</div></div>'
+    )
+
+
 def merge_summary_html(run: Run, step: MergeStep) -> str:
     """One line about step k: merge k's pair, the new token, its count (and score), what it
     rewrote; or, at k = 0, the corpus before any merge."""
