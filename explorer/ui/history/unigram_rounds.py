@@ -45,7 +45,7 @@ ROUND_SPEEDS: dict[str, tuple[float, int]] = {
     "0.5 s per round": (0.5, 1),
 }
 REMOVED_SHOWN = 300  # rows of the removed-pieces table per reason
-TITLE = "Training history"
+TITLE = views.HISTORY_PAGE_NAMES["round"]
 INTRO = (
     "Play the run round by round, or scrub to any round: Unigram starts from many pieces and "
     "removes, each round, those whose loss matters least. Every panel shows that round."
