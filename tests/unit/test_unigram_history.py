@@ -11,7 +11,7 @@ from html import unescape
 import pytest
 
 from explorer.compare.html import line_html
-from explorer.drawing.charts import round_charts
+from explorer.drawing.charts import round_charts, token_labels
 from explorer.drawing.token_html import pieces_html
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
@@ -19,6 +19,7 @@ from explorer.run_config import RunConfig
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.training.unigram import UnigramConfig
+from explorer.views.unigram_table import removed_table
 from tests.reference.course_corpus import COURSE_CORPUS
 
 CORPUS = "\n".join(COURSE_CORPUS)
@@ -271,7 +272,8 @@ def test_a_byte_level_run_shows_text_and_byte_tokens_as_a_bpe_run_does():
     ]
     removed = [row.piece for r in every_round(trace) for row in history.removed_rows(trace, r)]
     assert removed and any("·" in piece for piece in removed)
-    for markup in [*shown, *removed]:
+    assert list(removed_table(trace)["readable"]) == removed  # the Vocabulary page's removed pieces
+    for markup in [*shown, *removed, *token_labels(trace)]:
         assert "Ġ" not in markup and "Ã" not in markup
     assert all(">·legend<" in markup for markup in shown[:2])
     assert any("&lt;0xC3&gt;" in markup for markup in shown[2:])  # half of "ä", a token of its own
