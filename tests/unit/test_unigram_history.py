@@ -15,10 +15,12 @@ from explorer.drawing.charts import round_charts, token_labels
 from explorer.drawing.token_html import pieces_html
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
+from explorer.lessons.encode_steps.viterbi import viterbi_steps
 from explorer.run_config import RunConfig
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.training.unigram import UnigramConfig
+from explorer.ui.common.encode_panel import viterbi_html
 from explorer.views.unigram_table import removed_table
 from tests.reference.course_corpus import COURSE_CORPUS
 
@@ -269,6 +271,7 @@ def test_a_byte_level_run_shows_text_and_byte_tokens_as_a_bpe_run_does():
         line_html(sentence, history.text_pieces(trace, tokenizer, sentence, last)),  # Training history
         *(pieces_html(history.word_pieces(trace, word, last)[0]) for word in trace.words),
         *(lattice_view.lattice_html(trace, trace.lattice(word, last)) for word in trace.words),
+        viterbi_html(viterbi_steps(tokenizer, sentence)),  # Training history's and Compare's table
     ]
     removed = [row.piece for r in every_round(trace) for row in history.removed_rows(trace, r)]
     assert removed and any("·" in piece for piece in removed)
