@@ -11,6 +11,8 @@ What it does not do: hold colours that are data (a token's background by positio
 # caps it near four rows and scrolls the rest, which hid the first chips on a phone.
 # Compare's live columns are one grid (explorer.ui.compare.live_columns): three on a row at most,
 # fewer when a column would be under 13rem, as Streamlit's columns do above.
+# The Merge history's panels of one step are one element in two rows (explorer.views.merge_views.
+# step_panels_html), each row wrapping as Streamlit's columns do above.
 # A fragment's "drawn" signal (explorer.ui.common.drawn) is an empty element: hidden, so that it
 # adds no gap under its fragment.
 # Markup carries classes only; colours that depend on a token's position come inline. A line of
@@ -112,6 +114,9 @@ STYLESHEET = """
 .steps-table td{padding:1px 8px;vertical-align:top;border-bottom:1px solid #f0f0f0;}
 .steps-pieces{white-space:nowrap;}
 .why{background:#f6f8fa;border-left:4px solid #d1495b;padding:6px 10px;margin:6px 0;border-radius:3px;}
+.step-row{display:flex;flex-wrap:wrap;gap:0 2rem;margin-top:0.75rem;}
+.step-wide{flex:3 1 min(100%,20rem);min-width:0;}
+.step-narrow{flex:2 1 min(100%,13rem);min-width:0;}
 .round-summary{font-size:1.02em;padding:2px 0 6px 0;}
 .lattice-wrap{overflow-x:auto;}
 .lattice{border-collapse:separate;border-spacing:2px;font-family:ui-monospace,monospace;}

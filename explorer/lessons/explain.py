@@ -147,6 +147,18 @@ def explain_unigram_size(trace, stopped_by: str | None = None) -> str:
                 f"The {seeds:,} seed pieces are no more than the {requested:,} tokens asked for: "
                 f"nothing needed pruning ({size:,} tokens, special and unk tokens included)."
             )
+        dropped = trace.dropped_below_size()
+        if dropped:
+            counts = trace.removal_counts()
+            what = {
+                "em": f"EM dropped {counts['em']:,} expected fewer than 0.5 times",
+                "unused": f"pruning dropped {counts['unused']:,} in no word's best segmentation",
+            }
+            said = " and ".join(what[reason] for reason in dropped.split("+"))
+            return (
+                f"Pruned {pruned}, fewer than the {requested:,} tokens asked for: {said}. The library "
+                "keeps no piece it does not expect to use, and its pruning alone never goes below the size."
+            )
         if size < requested:
             return (
                 f"Pruned {pruned}: the course's loop removes a tenth of the pieces per round, so its last "

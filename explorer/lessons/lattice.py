@@ -39,7 +39,7 @@ def best_path_sentence(trace: RoundHistory, lattice: Lattice) -> str:
     """The best path and its total score (plain text); for a course run also encode_word's score."""
     if not lattice.best_path:
         return "An empty word has no piece."
-    terms = " + ".join(f"{readable(edge.piece)} ({edge.score:.3f})" for edge in lattice.best_path)
+    terms = " + ".join(f"{readable(trace, edge.piece)} ({edge.score:.3f})" for edge in lattice.best_path)
     if trace.flavor == "course":
         total = sum(edge.score for edge in lattice.best_path)
         return (
@@ -49,13 +49,13 @@ def best_path_sentence(trace: RoundHistory, lattice: Lattice) -> str:
     return f"Best path: {terms} = {lattice.best_score:.4f}, the highest total log-probability."
 
 
-def lattice_html(lattice: Lattice) -> str:
+def lattice_html(trace: RoundHistory, lattice: Lattice) -> str:
     """The lattice as a table: the word's characters on top, then every candidate piece as a cell
     spanning the characters it covers, with its log-probability; the best path's cells marked
     (class `lat-best`), unknown-character edges too (`lat-unk`). Escaped; classes only."""
     word = lattice.word
     path = set(lattice.best_path)
-    head = "".join(f'<th class="lat-char">{escape_text(readable(char))}</th>' for char in word)
+    head = "".join(f'<th class="lat-char">{escape_text(readable(trace, char))}</th>' for char in word)
     rows = [f"<tr>{head}</tr>"]
     for lane in lattice_lanes(lattice):
         cells, at = [], 0
@@ -65,7 +65,7 @@ def lattice_html(lattice: Lattice) -> str:
             classes = (
                 "lat-edge" + (" lat-best" if edge in path else "") + (" lat-unk" if edge.unknown else "")
             )
-            name = readable(edge.piece)
+            name = readable(trace, edge.piece)
             title = (
                 f"{name}: characters {edge.start}–{edge.end}, log p = {edge.score:.4f}"
                 + (" (unknown character)" if edge.unknown else "")
@@ -82,7 +82,7 @@ def lattice_html(lattice: Lattice) -> str:
     return f'<table class="lattice">{"".join(rows)}</table>'
 
 
-def lattice_word(tokenizer: Tokenizer, text: str) -> tuple[str, str | None]:
+def lattice_word(trace: RoundHistory, tokenizer: Tokenizer, text: str) -> tuple[str, str | None]:
     """The word the lattice view draws for what was typed: its first pre-token (as the model sees
     it: "▁hugs" for "hugs" with metaspace), at most LATTICE_MAX_CHARACTERS long; and a note
     (plain text) when something was left out, or when there is nothing to draw."""
@@ -92,7 +92,7 @@ def lattice_word(tokenizer: Tokenizer, text: str) -> tuple[str, str | None]:
     word, notes = pre_tokens[0], []
     if len(pre_tokens) > 1:
         notes.append(
-            f"The lattice is that of one pre-token: the first of {len(pre_tokens)}, {readable(word)}."
+            f"The lattice is that of one pre-token: the first of {len(pre_tokens)}, {readable(trace, word)}."
         )
     if len(word) > LATTICE_MAX_CHARACTERS:
         word = word[:LATTICE_MAX_CHARACTERS]
@@ -106,7 +106,7 @@ def word_lattice(trace: RoundHistory, word: str, r: int) -> tuple[Lattice | None
     try:
         return trace.lattice(word, r), None
     except ValueError:
-        missing = either([readable(char) for char in trace.model_at(r).missing_characters(word)])
+        missing = either([readable(trace, char) for char in trace.model_at(r).missing_characters(word)])
         return None, (
             f"After round {r} the vocabulary has no piece for {missing} and no unknown piece, "
             'so this word cannot be segmented (the course\'s encode_word gives "<unk>").'

@@ -25,9 +25,10 @@ from typing import cast
 
 import numpy as np
 
-from explorer.drawing.token_html import readable_token
+from explorer.drawing.charts import readable_vocab_token, vocab_piece
 from explorer.drawing.wording import plural
 from explorer.lessons.merge_step import COURSE_SIZED_WORDS
+from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.tokens import SPECIAL, UNKNOWN, Piece
 from explorer.training.unigram.round_history import REASON_TEXT, REMOVAL_REASONS, RoundHistory
@@ -35,9 +36,10 @@ from explorer.training.unigram.round_history import REASON_TEXT, REMOVAL_REASONS
 TOP_WORDS = 30  # words shown for a corpus larger than the course's
 
 
-def readable(piece: str) -> str:
-    """A piece made visible (a space as ·, control characters as <0xNN>); not escaped."""
-    return readable_token(piece.encode("utf-8", errors="surrogatepass"))
+def readable(trace: RoundHistory, piece: str) -> str:
+    """A piece made visible as the run's vocabulary shows it (a space as ·, a byte-level run's
+    symbols as their text or <0xNN> bytes: `charts.readable_vocab_token`); not escaped."""
+    return readable_vocab_token(piece, trace.config.is_byte_level)
 
 
 def is_course_sized(trace: RoundHistory) -> bool:
@@ -56,12 +58,16 @@ def shown_word_indices(trace: RoundHistory, limit: int = TOP_WORDS) -> list[int]
 
 def default_lattice_word(trace: RoundHistory) -> str:
     """A frequent word worth looking at: the most frequent one of four characters or more (else
-    the most frequent), as a person would type it (without the metaspace marker)."""
+    the most frequent), as a person would type it (without the metaspace marker, a byte-level
+    run's symbols as the text they spell)."""
     ranked = sorted(range(len(trace.words)), key=lambda index: -trace.counts[index])
     if not ranked:
         return ""
-    longer = [index for index in ranked if len(trace.words[index].lstrip("▁")) >= 4]
-    return trace.words[(longer or ranked)[0]].replace("▁", " ").strip()
+    longer = [index for index in ranked if len(trace.words[index].lstrip("▁Ġ")) >= 4]
+    word = trace.words[(longer or ranked)[0]]
+    if trace.config.is_byte_level:
+        word = symbols_to_bytes(word).decode("utf-8", errors="replace")
+    return word.replace("▁", " ").strip()
 
 
 # ---------------------------------------------------------------- losses and the round sentence
@@ -238,7 +244,7 @@ def removed_rows(trace: RoundHistory, r: int, per_reason: int | None = None) -> 
         if len(piece) == 1 and trace.flavor == "library":
             why += " (a character: put back at the final assembly)"
         score = float(round_.removed_scores[position])
-        rows.append(RemovedRow(readable(piece), REASON_TEXT[reason], score, value, why))
+        rows.append(RemovedRow(readable(trace, piece), REASON_TEXT[reason], score, value, why))
     return rows
 
 
@@ -262,7 +268,7 @@ def cutoff_sentence(trace: RoundHistory, r: int) -> str | None:
     kept = trace.first_kept_at(r)
     if kept is not None:
         piece, value = kept
-        sentence += f"; the first piece kept, {readable(piece)}, has {value:.4g}"
+        sentence += f"; the first piece kept, {readable(trace, piece)}, has {value:.4g}"
     return sentence + "."
 
 
@@ -297,7 +303,7 @@ def segment_pieces(trace: RoundHistory, word: str, r: int, offset: int = 0) -> l
                 )
             )
         else:
-            pieces.append(Piece(token_id, token, start, start + len(token)))
+            pieces.append(vocab_piece(token, token_id, trace.config.is_byte_level, start, start + len(token)))
         start += len(token)
     return pieces
 

@@ -235,10 +235,12 @@ def _unigram_training(run: RunConfig) -> list[str]:
 def _assembly(run: RunConfig) -> list[str]:
     """The decoder and post-processor the app puts around the trained model."""
     decoder = None
-    if run.is_unigram:
-        decoder = "decoders.Metaspace()" if run.pre_tokenizer == "metaspace" else None
+    if run.is_unigram and run.pre_tokenizer == "metaspace":
+        decoder = "decoders.Metaspace()"
     elif is_byte_level(run.pre_tokenizer):
         decoder = "decoders.ByteLevel()"
+    elif run.is_unigram:
+        decoder = None
     elif run.algorithm == "wordpiece":
         decoder = statement(
             Call("decoders.WordPiece", (), (("prefix", literal(cast(TrainerConfig, run.trainer).prefix)),))

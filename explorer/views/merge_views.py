@@ -17,7 +17,6 @@ from explorer.drawing import charts
 from explorer.drawing.token_html import PALETTE, escape_text, pieces_html, scroll_region
 from explorer.drawing.wording import plural
 from explorer.lessons.merge_step import MergeStep
-from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.runs.run import Run
 from explorer.tokens import Piece
 from explorer.train import encode_pieces
@@ -34,18 +33,6 @@ from explorer.views.run_views import (
 )
 
 
-def vocab_piece(token: str, token_id: int, byte_level: bool, start: int = 0, end: int = 0) -> Piece:
-    """A vocabulary token as a Piece to draw; a byte-level token carries its bytes, so it shows as
-    `charts.readable_vocab_token` shows it (a token that is no byte symbols shows its text)."""
-    token_bytes = None
-    if byte_level:
-        try:
-            token_bytes = symbols_to_bytes(token)
-        except ValueError:
-            pass
-    return Piece(token_id, token, start, end, token_bytes)
-
-
 def word_tokens(
     run: Run, step: MergeStep, word_index: int, max_characters: int | None = None
 ) -> tuple[list[Piece], set[int]]:
@@ -59,13 +46,13 @@ def word_tokens(
         if made:
             new.add(len(pieces))
         # Every token of a segmentation is in the vocabulary; -1 would only mark a broken trace.
-        pieces.append(vocab_piece(token, ids.get(token, -1), byte_level, start, end))
+        pieces.append(charts.vocab_piece(token, ids.get(token, -1), byte_level, start, end))
     return pieces, new
 
 
 def vocab_token_html(run: Run, token_id: int, new: bool = False) -> str:
     """One vocabulary token as a box (outlined when `new`: the token merge k made)."""
-    piece = vocab_piece(run.history.vocab[token_id], token_id, run.history.config.is_byte_level)
+    piece = charts.vocab_piece(run.history.vocab[token_id], token_id, run.history.config.is_byte_level)
     return pieces_html([piece], new={0} if new else ())
 
 
@@ -106,6 +93,40 @@ def sentences_at_step_html(run: Run, step: MergeStep, sentences: list[str], show
             f'<div class="muted small">The first {SENTENCES_SHOWN} of {len(sentences):,} sentences.</div>'
         )
     return f'<div class="step-sentences">{"".join(rows)}</div>'
+
+
+def step_panels_html(run: Run, step: MergeStep, sentences: list[str], show_ids: bool = False) -> str:
+    """The panels of step k under the player, as one element: why merge k's pair won, the pairs
+    that competed for it (table and bars), the most frequent words and the sample sentences after
+    k merges. One element, so that a person never sees two steps at once while the player plays
+    (drawn as several, "why" showed merge 381 while the table below still showed 361); each panel
+    says the step it shows in `data-panel-step`. At step 0 the competition is merge 1's."""
+    k, merge = step.k, step.merge
+    names = labels(run)
+    lead = "Next, merge 1. " if k == 0 else ""
+    words_title = (
+        f"<b>Most frequent corpus words after {plural(k, 'merge')}</b> "
+        f"(the token merge {k:,} made is outlined)"
+        if k
+        else "<b>Most frequent corpus words before any merge</b>"
+    )
+    panels = [
+        f"<b>Why this pair {'will win' if k == 0 else 'won'}.</b> {lead}{escape_text(step.why(names))}",
+        f"<p><b>The pairs that competed for merge {merge:,}</b> (the chosen one first)</p>"
+        + candidates_html(run, step),
+        charts.competition_html(step.history, merge, names),
+        f"<p>{words_title}</p>" + words_at_step_html(run, step, show_ids=show_ids),
+        f"<p><b>Sample sentences after {plural(k, 'merge')}</b></p>"
+        + sentences_at_step_html(run, step, sentences, show_ids=show_ids),
+    ]
+    why, candidates, bars, words, sentences_panel = (
+        f'<div class="{kind}" data-panel-step="{k}">{panel}</div>'
+        for kind, panel in zip(("why", "step-wide", "step-narrow", "step-wide", "step-narrow"), panels)
+    )
+    return (
+        f'<div class="step-panels">{why}<div class="step-row">{candidates}{bars}</div>'
+        f'<div class="step-row">{words}{sentences_panel}</div></div>'
+    )
 
 
 def merge_summary_html(run: Run, step: MergeStep) -> str:

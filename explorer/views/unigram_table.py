@@ -18,6 +18,7 @@ from collections import Counter
 
 import pandas as pd
 
+from explorer.drawing.charts import readable_vocab_token
 from explorer.training.unigram.round_history import REASON_TEXT
 
 KINDS = ("special", "unk", "character", "piece")
@@ -66,9 +67,11 @@ def vocabulary_table(trace, names: list[str], model) -> pd.DataFrame:
 
 
 def removed_table(trace) -> pd.DataFrame:
-    """Every piece a round removed, in the order they went: the round, the piece, why, its score
-    then, and the number behind the decision (course: the loss increase its removal causes;
-    library: its loss or expected count), blank when there is none."""
+    """Every piece a round removed, in the order they went: the round, the piece (as stored and
+    readable, as the vocabulary table shows it), why, its score then, and the number behind the
+    decision (course: the loss increase its removal causes; library: its loss or expected count),
+    blank when there is none."""
+    byte_level = trace.config.is_byte_level
     rows = []
     for r in range(1, len(trace.rounds) + 1):
         for removal in trace.removed_at(r):
@@ -76,9 +79,10 @@ def removed_table(trace) -> pd.DataFrame:
                 {
                     "round": r,
                     "token": removal.piece,
+                    "readable": readable_vocab_token(removal.piece, byte_level),
                     "why": REASON_TEXT.get(removal.reason, removal.reason),
                     "score then": removal.score,
                     "value": removal.value,
                 }
             )
-    return pd.DataFrame(rows, columns=["round", "token", "why", "score then", "value"])
+    return pd.DataFrame(rows, columns=["round", "token", "readable", "why", "score then", "value"])

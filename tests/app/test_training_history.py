@@ -91,7 +91,7 @@ def test_every_round_scrubbed_shows_that_round(course_page):
         if r:
             table = at.dataframe[0].value
             removals = trace.removed_at(r)
-            assert list(table["piece"]) == [history.readable(removal.piece) for removal in removals]
+            assert list(table["piece"]) == [history.readable(trace, removal.piece) for removal in removals]
             assert list(table["loss increase"]) == [removal.value for removal in removals]
             assert history.cutoff_sentence(trace, r) in [text_of(body) for body in html_bodies(at)]
         else:

@@ -185,3 +185,18 @@ def test_stop_ends_a_unigram_run_and_keeps_its_rounds_so_far(monkeypatch):
     again = run_of(new_app(query(at), VOCABULARY))  # a reload brings the stopped run back
     assert again is not None and again.store_key == run.store_key
     assert len(again.history.rounds) == len(run.history.rounds)
+
+
+def sidebar_links(at) -> list[str]:
+    return [element.proto.label for element in at.sidebar.get("page_link")]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_sidebar_names_the_history_page_as_its_title_does(trained, page):
+    # Issue 50: the sidebar said "Merge history" where the Unigram page is titled "Training history".
+    trained.switch_page(page).run()
+    assert sidebar_links(trained) == ["Train", "Training history", "Vocabulary", "Compare"]
+    if page == MERGES:
+        assert trained.title[0].value == "Training history"
+    trained.switch_page(TRAIN).run()
+    assert sidebar_links(new_app()) == ["Train", "Merge history", "Vocabulary", "Compare"]  # no run yet

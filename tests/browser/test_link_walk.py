@@ -127,6 +127,16 @@ def go(page, title: str) -> None:
         wait_idle(page)
 
 
+def history_title(page) -> str:
+    """The history page's name, as the sidebar's link gives it: it follows the run's kind."""
+    sidebar(page).get_by_role("link", name=re.compile("(Merge|Training) history")).wait_for()
+    return next(
+        title
+        for title in ("Merge history", "Training history")
+        if sidebar(page).get_by_role("link", name=title).count()
+    )
+
+
 def has_run(page) -> bool:
     return sidebar(page).locator(".run-card").count() > 0
 
@@ -183,7 +193,7 @@ def train(page, rng) -> str:
 def step(page, rng) -> str:
     if not has_run(page):
         return train(page, rng)
-    go(page, "Merge history")
+    go(page, history_title(page))
     forward = page.get_by_role("button", name="Next", exact=True)
     for _ in range(rng.randint(1, 3)):
         if forward.count() and forward.is_enabled():

@@ -11,6 +11,7 @@ import re
 import pytest
 
 from tests.browser.helpers import (
+    PLAYER_SELECTOR,
     STEP_INPUT,
     assert_no_errors,
     main,
@@ -130,3 +131,47 @@ def test_a_merge_history_link_opens_its_step_everywhere(server, fresh_server, el
     assert there["slider"] == "3" and "Merge 3 of" in there["line"]
     assert "merge 3:" in there["competition"] and "after 3 merges" in there["steps"]
     assert "merge 3" in there["tree"]
+
+
+def panel_steps_while_playing(page) -> list[str] | None:
+    """The step each panel under the player was drawn for (`data-panel-step`), read at one instant
+    while playing; None when not playing."""
+    return page.evaluate(
+        """selector => {
+             const root = document.querySelector(selector);
+             if (!root || root.dataset.playing !== 'true') return null;
+             const main = document.querySelector('[data-testid="stMain"]');
+             return [...main.querySelectorAll('[data-panel-step]')].map(panel => panel.dataset.panelStep);
+           }""",
+        PLAYER_SELECTOR,
+    )
+
+
+def test_every_panel_shows_the_same_step_while_playing(server, page):
+    # Issue 50: during Play, "Why this pair won" showed merge 381 while the table and bars below
+    # still showed 361. The panels of one tick are drawn together, so no reading sees two steps.
+    open_page(page, server, "/Merge_history", "algorithm=bpe&flavor=course&vocab_size=150&sample=scarlet")
+    speed = page.get_by_role("slider", name="Speed")
+    speed.focus()
+    page.keyboard.press("Home")
+    for _ in range(4):  # 2 s, 1 s, 0.5 s, 0.25 s per merge, then 5 merges per tick
+        page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    assert speed.get_attribute("aria-valuetext") == "5 merges per tick"
+    play = page.get_by_role("button", name="Play", exact=True)
+    play.click()
+    readings, seen = [], set()
+    for _ in range(1200):  # at most 120 s; 111 merges take 23 ticks
+        page.wait_for_timeout(100)
+        steps = panel_steps_while_playing(page)
+        if steps is not None:
+            readings.append(steps)
+            seen.update(steps)
+        if play.is_enabled():
+            break
+    expect(play).to_be_enabled(timeout=30_000)
+    mixed = [steps for steps in readings if len(set(steps)) != 1]
+    assert len(seen) > 1, "no two steps were read while playing"
+    assert all(len(steps) == 5 for steps in readings), readings  # why, table, bars, words, sentences
+    assert not mixed, f"{len(mixed)} of {len(readings)} readings saw panels at different steps: {mixed[:5]}"
+    assert_no_errors(page, "Merge history after playing")

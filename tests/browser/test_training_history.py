@@ -121,7 +121,7 @@ def assert_everything_at(page, r: int, where: str) -> None:
 
 
 def open_training_history(page) -> None:
-    sidebar(page).get_by_role("link", name="Merge history").click()
+    sidebar(page).get_by_role("link", name="Training history").click()  # named as the page is
     main(page).locator(".round-summary").wait_for(timeout=60_000)
     wait_idle(page)
     assert title_of(page) == "Training history"

@@ -172,7 +172,7 @@ def test_library_program_writes_our_tokenizer_json(tmp_path_factory, text, run):
     specials=special_token_lists,
     unk=st.sampled_from(["<unk>", None]),
     normalizers=normalizer_choices,
-    pre_tokenizer=st.sampled_from(["metaspace", "metaspace", "whitespace"]),
+    pre_tokenizer=st.sampled_from(["metaspace", "metaspace", "whitespace", "byte-level"]),
 )
 def test_library_unigram_program_gives_our_pieces(
     tmp_path_factory, text, vocab_size, specials, unk, normalizers, pre_tokenizer

@@ -10,12 +10,18 @@ from html import unescape
 
 import pytest
 
-from explorer.drawing.charts import round_charts
+from explorer.compare.html import line_html
+from explorer.drawing.charts import round_charts, token_labels
+from explorer.drawing.token_html import pieces_html
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
+from explorer.lessons.encode_steps.viterbi import viterbi_steps
 from explorer.run_config import RunConfig
-from explorer.train import tokenizer_from_trace, train_corpus
+from explorer.samples import SAMPLE_SENTENCES
+from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.training.unigram import UnigramConfig
+from explorer.ui.common.encode_panel import viterbi_html
+from explorer.views.unigram_table import removed_table
 from tests.reference.course_corpus import COURSE_CORPUS
 
 CORPUS = "\n".join(COURSE_CORPUS)
@@ -43,7 +49,7 @@ def test_removed_rows_are_the_trace_removals_with_why(trace):
     for r in every_round(trace):
         rows = history.removed_rows(trace, r)
         removals = trace.removed_at(r) if r else []
-        assert [row.piece for row in rows] == [history.readable(removal.piece) for removal in removals]
+        assert [row.piece for row in rows] == [history.readable(trace, removal.piece) for removal in removals]
         assert [row.score for row in rows] == [removal.score for removal in removals]
         assert [row.value for row in rows] == [removal.value for removal in removals]
         threshold = trace.rounds[r - 1].threshold if r else None
@@ -80,7 +86,9 @@ def test_the_first_piece_kept_ranks_just_after_the_cut_off(trace):
         assert piece in {piece for piece, _ in trace.pieces_at(r)} or trace.rounds[r - 1].kind == "final"
         assert value >= max(by_loss) == trace.rounds[r - 1].threshold
         sentence = history.cutoff_sentence(trace, r)
-        assert history.readable(piece) in sentence and f"{trace.rounds[r - 1].threshold:.4g}" in sentence
+        assert (
+            history.readable(trace, piece) in sentence and f"{trace.rounds[r - 1].threshold:.4g}" in sentence
+        )
     assert pruned >= 2
 
 
@@ -140,7 +148,7 @@ def test_lattice_cells_are_the_model_edges_and_the_best_path_is_the_segmentation
             for lane in lanes:
                 assert all(a.end <= b.start for a, b in zip(lane, lane[1:]))
             assert [edge.piece for edge in lattice.best_path] == trace.segment(word, r)
-            markup = lattice_view.lattice_html(lattice)
+            markup = lattice_view.lattice_html(trace, lattice)
             cells = re.findall(r'<td colspan="(\d+)" class="([^"]+)"', markup)
             assert len(cells) == len(lattice.edges)
             assert sum("lat-best" in classes for _, classes in cells) == len(lattice.best_path)
@@ -216,11 +224,11 @@ def test_every_corpus_string_is_escaped():
     tokenizer = tokenizer_from_trace(trace)
     r = len(trace.rounds)
     for word in trace.words:
-        markup = lattice_view.lattice_html(trace.lattice(word, r))
+        markup = lattice_view.lattice_html(trace, trace.lattice(word, r))
         assert "<script" not in markup and "**" not in markup and "$x$" not in markup
         text = unescape(re.sub(r"<[^>]+>", "", markup))
-        assert all(char in text for char in history.readable(word))
-    word, note = lattice_view.lattice_word(tokenizer, HOSTILE)
+        assert all(char in text for char in history.readable(trace, word))
+    word, note = lattice_view.lattice_word(trace, tokenizer, HOSTILE)
     assert word == "▁<script>alert(1)</script>" and "first of" in note
     for r in every_round(trace):
         for row in history.removed_rows(trace, r):
@@ -230,8 +238,8 @@ def test_every_corpus_string_is_escaped():
 def test_lattice_word_cuts_and_refuses_clearly():
     trace = train(CORPUS, flavor="course", vocab_size=60)
     tokenizer = tokenizer_from_trace(trace)
-    assert lattice_view.lattice_word(tokenizer, "   ") == ("", "Type a word to see its lattice.")
-    word, note = lattice_view.lattice_word(tokenizer, "x" * 100)
+    assert lattice_view.lattice_word(trace, tokenizer, "   ") == ("", "Type a word to see its lattice.")
+    word, note = lattice_view.lattice_word(trace, tokenizer, "x" * 100)
     assert len(word) == lattice_view.LATTICE_MAX_CHARACTERS and "first 40 characters" in note
     lattice, why = lattice_view.word_lattice(trace, "▁Qé", len(trace.rounds))
     assert lattice is None and "has no piece for Q or é and no unknown piece" in why  # each one named
@@ -248,3 +256,28 @@ def test_the_figures_x_axes_count_in_whole_steps(count):
         assert axis.tickmode == "linear" and axis.tick0 == 0
         assert isinstance(axis.dtick, int) and axis.dtick >= 1
         assert count / axis.dtick <= round_charts.MOST_TICKS  # and few enough to read
+
+
+def test_a_byte_level_run_shows_text_and_byte_tokens_as_a_bpe_run_does():
+    # Issue 50: its sentences showed "Ġ" and mojibake ("legendÃ¤ren"), not "·" and <0xC3> tokens.
+    lines = [*COURSE_CORPUS, *SAMPLE_SENTENCES, "Die legendären Bären wären gern Äpfel."]
+    text = "\n".join(f"{line} {line[::-1]} {index}" for index, line in enumerate(lines * 6))
+    trace = train_corpus(text, RunConfig(UnigramConfig(vocab_size=90), (), "byte-level"))
+    tokenizer = tokenizer_from_trace(trace)
+    sentence = SAMPLE_SENTENCES[1]
+    last = len(trace.rounds)
+    shown = [
+        line_html(sentence, encode_pieces(tokenizer, sentence)),  # Train page, Compare
+        line_html(sentence, history.text_pieces(trace, tokenizer, sentence, last)),  # Training history
+        *(pieces_html(history.word_pieces(trace, word, last)[0]) for word in trace.words),
+        *(lattice_view.lattice_html(trace, trace.lattice(word, last)) for word in trace.words),
+        viterbi_html(viterbi_steps(tokenizer, sentence)),  # Training history's and Compare's table
+    ]
+    removed = [row.piece for r in every_round(trace) for row in history.removed_rows(trace, r)]
+    assert removed and any("·" in piece for piece in removed)
+    assert list(removed_table(trace)["readable"]) == removed  # the Vocabulary page's removed pieces
+    for markup in [*shown, *removed, *token_labels(trace)]:
+        assert "Ġ" not in markup and "Ã" not in markup
+    assert all(">·legend<" in markup for markup in shown[:2])
+    assert any("&lt;0xC3&gt;" in markup for markup in shown[2:])  # half of "ä", a token of its own
+    assert tokenizer.decode(tokenizer.encode(sentence, add_special_tokens=False).ids) == sentence

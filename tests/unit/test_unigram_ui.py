@@ -209,6 +209,24 @@ def test_the_stop_reason_says_when_the_seeds_were_already_small_enough():
     assert explain_unigram_size(pruned).startswith(f"Pruned from {len(pruned.seeds)} seed pieces to ")
 
 
+def test_a_library_run_that_em_took_below_its_size_says_so_not_size_reached_nor_the_courses_loop():
+    # Issue 50: asked for 2,000, it ended near 1,100 saying "vocabulary size reached", and its result
+    # line explained the course's loop ("removes a tenth of the pieces per round").
+    trace = train_corpus(
+        SAMPLES["shakespeare"].text[:20_000],
+        RunConfig(UnigramConfig(flavor="library", vocab_size=2_000), pre_tokenizer="metaspace"),
+    )
+    assert len(trace.seeds) > 2_000 > len(trace.vocab) and trace.stop_reason == "vocab_size"
+    assert stop_reason_text(trace) == (
+        "fewer pieces than asked for: EM dropped the pieces it expected fewer than 0.5 times"
+    )
+    sentence = explain_unigram_size(trace)
+    assert "course" not in sentence and "tenth" not in sentence
+    dropped = trace.removal_counts()["em"]
+    assert dropped and not trace.removal_counts()["loss"]  # EM, not pruning, took it below
+    assert f"fewer than the 2,000 tokens asked for: EM dropped {dropped:,} expected fewer" in sentence
+
+
 def test_viterbi_steps_of_a_course_model_give_unk_per_word_for_characters_it_has_no_piece_for():
     # A course model before its last round has no unk piece: its encode_word gives ["<unk>"] for a
     # word with a character it has no piece for. That word's table stops there; the others are whole.

@@ -35,6 +35,7 @@ from explorer.drawing.charts.labels import (
     readable_vocab_token,
     token_labels,
     uses_scores,
+    vocab_piece,
 )
 from explorer.drawing.charts.merge_tree import merge_tree_figure
 from explorer.drawing.charts.overlap_figure import merge_overlap_figure
@@ -59,4 +60,5 @@ __all__ = [
     "short_names",
     "token_labels",
     "uses_scores",
+    "vocab_piece",
 ]

@@ -1,4 +1,5 @@
-"""What the figures write: vocabulary tokens made readable, pairs named, every label that comes
+"""What the figures write: vocabulary tokens made readable (as text, `readable_vocab_token`, or as
+a Piece to draw, `vocab_piece`), pairs named, every label that comes
 from the corpus HTML-escaped, because Plotly interprets a subset of HTML in text and hover labels
 (`<b>`, `<a href>`, `<br>`).
 
@@ -13,6 +14,7 @@ from collections.abc import Sequence
 
 from explorer.drawing.token_html import readable_token
 from explorer.pipeline.bytelevel import symbols_to_bytes
+from explorer.tokens import Piece
 from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.history import TrainingHistory
 
@@ -27,6 +29,18 @@ def readable_vocab_token(token: str, byte_level: bool) -> str:
         except ValueError:
             pass
     return readable_token(token.encode("utf-8", errors="surrogatepass"))
+
+
+def vocab_piece(token: str, token_id: int, byte_level: bool, start: int = 0, end: int = 0) -> Piece:
+    """A vocabulary token as a Piece to draw; a byte-level token carries its bytes, so it shows as
+    `readable_vocab_token` shows it (a token that is no byte symbols shows its text)."""
+    token_bytes = None
+    if byte_level:
+        try:
+            token_bytes = symbols_to_bytes(token)
+        except ValueError:
+            pass
+    return Piece(token_id, token, start, end, token_bytes)
 
 
 def token_labels(trace: TrainingHistory) -> list[str]:

@@ -28,8 +28,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from explorer.drawing.charts import readable_vocab_token
 from explorer.drawing.token_html import readable_token
 from explorer.drawing.wording import either
+from explorer.pipeline.decoders import ByteLevelDecoder
 from explorer.pipeline.models.unigram import COURSE_START_SCORE, NoUnknownPiece, UnigramModel
 from explorer.pipeline.tokenizer import Tokenizer
 
@@ -72,6 +74,13 @@ class ViterbiSteps:
     text: str
     tokenizer: str
     words: tuple[WordViterbi, ...]
+    byte_level: bool = False  # pieces spelled in GPT-2's byte symbols (a ByteLevel decoder)
+
+    def shown(self, piece: str) -> str:
+        """A piece, word or prefix as the page shows it: a byte-level tokenizer's as a byte-level
+        BPE's tokens are shown (`charts.readable_vocab_token`: "·legend<0xC3>"), else as the model
+        sees it ("▁T")."""
+        return readable_vocab_token(piece, True) if self.byte_level else piece
 
     def tokens(self) -> list[str]:
         """The tokens of the whole text, as `encode` gives them (no post-processor)."""
@@ -131,7 +140,7 @@ def viterbi_steps(tokenizer: Tokenizer, text: str, name: str = "tokenizer") -> V
             start = part_start + min((a for a, _ in spans), default=0)
             end = part_start + max((b for _, b in spans), default=0)
             words.append(_word_viterbi(model, piece.text, start, end))
-    return ViterbiSteps(text, name, tuple(words))
+    return ViterbiSteps(text, name, tuple(words), isinstance(tokenizer.decoder, ByteLevelDecoder))
 
 
 def _word_viterbi(model: UnigramModel, word: str, start: int, end: int) -> WordViterbi:

@@ -49,12 +49,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.pipeline.assemble import cls_sep_template
-from explorer.pipeline.decoders import MetaspaceDecoder
+from explorer.pipeline.decoders import ByteLevelDecoder, Decoder, MetaspaceDecoder
 from explorer.pipeline.json_numbers import library_float
 from explorer.pipeline.models import Lattice, UnigramModel
 from explorer.pipeline.models.unigram import COURSE_START_SCORE
 from explorer.pipeline.normalizers import build_normalizer
-from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
+from explorer.pipeline.pre_tokenizers import build_pre_tokenizer, is_byte_level
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.run_config import RunConfig
 from explorer.training.history import UNIGRAM_TRACE_FORMAT
@@ -76,6 +76,13 @@ UNIGRAM_STOP_REASONS = {
     "stopped": "stopped before the end (Stop button or budget)",
     "characters_only": "only single characters are left, and they are never removed",
     "stuck": "a round could remove nothing more (the library would repeat it forever)",
+}
+
+# Why a library run ended below the size asked for (`RoundHistory.dropped_below_size`), in words.
+SHORTFALL_TEXT = {
+    "em": "EM dropped the pieces it expected fewer than 0.5 times",
+    "unused": "pruning dropped the pieces in no word's best segmentation",
+    "em+unused": "EM and pruning dropped the pieces the corpus does not use",
 }
 
 
@@ -223,7 +230,33 @@ class RoundHistory:
         """Why the run stopped, in a few words."""
         if self.stop_reason == "vocab_size" and self.seeds_within_size:
             return "the seed pieces were already no more than the size asked for"
+        dropped = self.dropped_below_size()
+        if dropped:
+            return f"fewer pieces than asked for: {SHORTFALL_TEXT[dropped]}"
         return UNIGRAM_STOP_REASONS.get(self.stop_reason, self.stop_reason or "")
+
+    def removal_counts(self) -> dict[str, int]:
+        """How many pieces all rounds removed for each reason (REMOVAL_REASONS), none left out."""
+        counts = np.zeros(len(REMOVAL_REASONS), dtype=np.int64)
+        for round_ in self.rounds:
+            counts += np.bincount(round_.removed_reasons.astype(np.int64), minlength=len(REMOVAL_REASONS))
+        return {reason: int(count) for reason, count in zip(REMOVAL_REASONS, counts)}
+
+    def dropped_below_size(self) -> str:
+        """Why a library run that ran to its end holds fewer tokens than asked for, from more
+        seeds than that: its pruning never keeps fewer than the size (times 1.1), so the pieces
+        the corpus does not use took it there: "em" (EM dropped those expected fewer than 0.5
+        times), "unused" (pruning dropped those in no word's best segmentation) or "em+unused".
+        "" when that is not so (a course run goes below by its last tenth: the size is reached)."""
+        if (
+            self.flavor != "library"
+            or self.stop_reason != "vocab_size"
+            or self.seeds_within_size
+            or len(self.vocab) >= self.config.vocab_size
+        ):
+            return ""
+        counts = self.removal_counts()
+        return "+".join(reason for reason in ("em", "unused") if counts[reason])
 
     def sizes(self) -> list[int]:
         """Vocabulary size after round r, for r = 0..len(rounds) (0: the seeds)."""
@@ -314,6 +347,13 @@ class RoundHistory:
             model = self.model_at(r)
         normalizer_names = list(config.normalizers)
         pre_tokenizer_name = config.pre_tokenizer
+        # The decoder a library user puts around it: Metaspace, or ByteLevel (whose pieces are
+        # GPT-2's byte symbols, as a BPE run's tokens are: `assemble.build_tokenizer`).
+        decoder: Decoder | None = None
+        if pre_tokenizer_name == "metaspace":
+            decoder = MetaspaceDecoder()
+        elif is_byte_level(pre_tokenizer_name):
+            decoder = ByteLevelDecoder()
         # As after the library's training: its special tokens become added tokens; an unk token the
         # trainer put first without being one of them stays a plain piece.
         tokenizer = Tokenizer(
@@ -321,7 +361,7 @@ class RoundHistory:
             pre_tokenizer=build_pre_tokenizer(pre_tokenizer_name) if pre_tokenizer_name else None,
             model=model,
             special_tokens=self.special_tokens,
-            decoder=MetaspaceDecoder() if pre_tokenizer_name == "metaspace" else None,
+            decoder=decoder,
         )
         tokenizer.post_processor = cls_sep_template(tokenizer.special_token_ids)
         return tokenizer

@@ -99,19 +99,19 @@ def viterbi_html(steps: ViterbiSteps) -> str:
     head = (
         f'<div class="steps-head">{escape_text(steps.tokenizer)} · Unigram: '
         f"<b>{plural(len(tokens), 'token')}</b> "
-        f"{' '.join(f'<code>{escape_text(token)}</code>' for token in tokens)}</div>"
+        f"{' '.join(f'<code>{escape_text(steps.shown(token))}</code>' for token in tokens)}</div>"
         f'<div class="muted small">{escape_text(VITERBI_HOW)}</div>'
     )
-    return head + "".join(_word_html(word) for word in steps.words)
+    return head + "".join(_word_html(word, steps.shown) for word in steps.words)
 
 
-def _word_html(word: WordViterbi) -> str:
-    title = f"<b>{escape_text(word.word)}</b> ({word.start}:{word.end})"
+def _word_html(word: WordViterbi, shown: Callable[[str], str]) -> str:
+    title = f"<b>{escape_text(shown(word.word))}</b> ({word.start}:{word.end})"
     if word.special:
         return f'<div class="viterbi-word">{title}: a special token, matched whole before the model.</div>'
     score = "" if word.best_score is None else f", score {word.best_score:.4f}"
-    tokens = " + ".join(escape_text(token) for token in word.tokens)
-    rows = "".join(_row_html(row) for row in word.rows)
+    tokens = " + ".join(escape_text(shown(token)) for token in word.tokens)
+    rows = "".join(_row_html(row, shown) for row in word.rows)
     note = "" if word.note is None else f'<div class="note">{escape_text(word.note)}</div>'
     return (
         f'<div class="viterbi-word">{title} → {tokens}{score}{note}'
@@ -120,15 +120,15 @@ def _word_html(word: WordViterbi) -> str:
     )
 
 
-def _row_html(row) -> str:
+def _row_html(row, shown: Callable[[str], str]) -> str:
     style = ' style="background:#ffe8c2;font-weight:600;"' if row.on_best_path else ""
     if row.piece is None:
         cells = ("—", "—", "—")
     else:
-        piece = escape_text(row.piece) + (" (unknown)" if row.unknown else "")
+        piece = escape_text(shown(row.piece)) + (" (unknown)" if row.unknown else "")
         cells = (f"{row.best_score:.4f}", piece, str(row.start))
     return (
-        f"<tr{style}><td>{row.end}</td><td>{escape_text(row.prefix)}</td>"
+        f"<tr{style}><td>{row.end}</td><td>{escape_text(shown(row.prefix))}</td>"
         + "".join(f"<td>{cell}</td>" for cell in cells)
         + "</tr>"
     )

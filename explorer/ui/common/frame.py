@@ -41,12 +41,13 @@ from explorer.lessons.explain import stop_reason_text
 from explorer.runs.run import Run
 from explorer.session import serving
 from explorer.ui.common import link, reproduce_panel, state, training
+from explorer.views.run_views import history_page_name
 from explorer.work import admission
 
 HISTORY_SCRIPT = "pages/1_Merge_history.py"  # st.page_link and st.switch_page name pages by their file
 PAGES = (
     ("app.py", "Train", ":material/model_training:"),
-    (HISTORY_SCRIPT, "Merge history", ":material/movie:"),
+    (HISTORY_SCRIPT, history_page_name(None), ":material/movie:"),
     ("pages/2_Vocabulary.py", "Vocabulary", ":material/dictionary:"),
     ("pages/3_Compare.py", "Compare", ":material/compare_arrows:"),
 )
@@ -111,18 +112,22 @@ def _set_up(
     st.html(f"<style>{STYLESHEET}</style>")  # the token displays' classes, once per page
     with st.sidebar:
         st.markdown(f"### {APP_TITLE}")
-        for path, label, icon in PAGES:
-            st.page_link(path, label=label, icon=icon)
+        navigation = st.container()  # filled once the run is known: the history page's name is its kind's
         st.divider()
     heading = st.empty()
     if state.get(state.FIRST_RUN):
         link.open_from_url(train_sample=not shows_form)  # a reload, a bookmark, a shared link
     run = state.current_run()
+    with navigation:
+        for path, label, icon in PAGES:
+            st.page_link(path, label=history_page_name(run) if path == HISTORY_SCRIPT else label, icon=icon)
     ignored = state.get(state.IGNORED_NOTE)
     if ignored and run is not None and ignored[0] == run.store_key:
         info(ignored[1])  # the link's settings that contradicted its run, until another run is current
-    if retitle is not None and run is not None:
-        title, intro = retitle(run) or (title, intro)
+    retitled = retitle(run) if retitle is not None and run is not None else None
+    if retitled is not None:
+        title, intro = retitled
+        st.set_page_config(page_title=f"{title} · {APP_TITLE}")  # the tab says the page's name too
     with heading.container():
         st.title(title)
         if intro:

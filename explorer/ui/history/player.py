@@ -98,12 +98,19 @@ class MergeTrack(Track):
         steps = run.history.steps
         super().__init__(run, steps, "20 merges per tick" if steps > LONG_RUN else "1 s per merge")
         self.sentences = sentences
+        self.step: MergeStep | None = None
+
+    def step_at(self, k: int) -> MergeStep:
+        """What step k means, made once for the line and every panel of one drawing."""
+        if self.step is None or self.step.k != k:
+            self.step = MergeStep(as_merge_history(self.run.history), k)
+        return self.step
 
     def summary_html(self, k: int) -> str:
-        return merge_views.merge_summary_html(self.run, MergeStep(as_merge_history(self.run.history), k))
+        return merge_views.merge_summary_html(self.run, self.step_at(k))
 
     def panels(self, k: int) -> None:
-        step_panels.show(self.run, k, self.sentences)
+        step_panels.show(self.run, self.step_at(k), self.sentences)
 
 
 def speed(track: Track) -> tuple[float, int]:

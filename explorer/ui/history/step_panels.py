@@ -1,6 +1,7 @@
 """Every panel of the Merge history page at step k (drawn by the player's fragment on each tick):
-first why merge k's pair won, the competition it won (table and bars), the words and the sample
-sentences after k merges; then, in closed sections a learner opens, the count and compression
+first, as one element (explorer.views.merge_views.step_panels_html, so that they always show the
+same step), why merge k's pair won, the competition it won (table and bars), the words and the
+sample sentences after k merges; then, in closed sections a learner opens, the count and compression
 curves, how a token was built, the course's own tables for course-sized corpora, and how a text
 is tokenized step by step.
 
@@ -17,12 +18,10 @@ from typing import cast
 import streamlit as st
 
 from explorer.drawing import charts
-from explorer.drawing.token_html import escape_text
 from explorer.drawing.wording import plural
 from explorer.lessons.encode_steps import encode_steps
 from explorer.lessons.merge_step import MergeStep, is_course_sized, stop_sentence
 from explorer.runs.run import Run
-from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import encode_panel, state, tables
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common.frame import section
@@ -33,36 +32,13 @@ W = state.Widget
 FOLLOW_STEP = -1  # the merge tree's choice "the token made at this step"
 
 
-def show(run: Run, k: int, sentences: list[str]) -> None:
-    """Everything below the step line (explorer.ui.history.player draws the step and what merge k did)."""
-    step = MergeStep(as_merge_history(run.history), k)  # what step k means (explorer.lessons.merge_step)
-    trace, merge = step.history, step.merge
-    names = views.labels(run)
-    show_ids = state.show_ids()
-    lead = "Next, merge 1. " if k == 0 else ""
-    why = escape_text(step.why(names))
-    st.html(f'<div class="why"><b>Why this pair {"will win" if k == 0 else "won"}.</b> {lead}{why}</div>')
+def show(run: Run, step: MergeStep, sentences: list[str]) -> None:
+    """Everything below the step line at `step` (explorer.ui.history.player draws the step and what
+    merge k did, from the same MergeStep)."""
+    trace, k = step.history, step.k
+    st.html(merge_views.step_panels_html(run, step, sentences, show_ids=state.show_ids()))
     if step.is_last:
         st.caption(stop_sentence(trace))
-
-    table_column, chart_column = st.columns([3, 2], gap="medium")
-    with table_column:
-        st.markdown(f"**The pairs that competed for merge {merge:,}** (the chosen one first)")
-        st.html(merge_views.candidates_html(run, step))
-    chart_column.html(charts.competition_html(trace, merge, names))
-
-    words, sentences_column = st.columns([3, 2], gap="large")
-    with words:
-        st.markdown(
-            f"**Most frequent corpus words after {plural(k, 'merge')}** "
-            f"(the token merge {k:,} made is outlined)"
-            if k
-            else "**Most frequent corpus words before any merge**"
-        )
-        st.html(merge_views.words_at_step_html(run, step, show_ids=show_ids))
-    with sentences_column:
-        st.markdown(f"**Sample sentences after {plural(k, 'merge')}**")
-        st.html(merge_views.sentences_at_step_html(run, step, sentences, show_ids=show_ids))
 
     # The rest in sections a learner opens (stable labels and keys: a section stays open as the
     # step moves; every section draws step k, the one value this fragment run has).

@@ -20,7 +20,7 @@ import streamlit as st
 
 from explorer.compare.columns import sentences_from
 from explorer.compare.html import count_note, line_html
-from explorer.drawing.charts import round_charts
+from explorer.drawing.charts import round_charts, vocab_piece
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.token_html import escape_text, pieces_html, scroll_region
 from explorer.drawing.wording import plural
@@ -30,7 +30,6 @@ from explorer.lessons.encode_steps.viterbi import viterbi_steps
 from explorer.pipeline.tokenizer import Tokenizer
 from explorer.runs.run import Run
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.tokens import Piece
 from explorer.training.history_kinds import as_round_history
 from explorer.training.unigram.round_history import RoundHistory
 from explorer.ui.common import encode_panel, state, tables
@@ -46,7 +45,7 @@ ROUND_SPEEDS: dict[str, tuple[float, int]] = {
     "0.5 s per round": (0.5, 1),
 }
 REMOVED_SHOWN = 300  # rows of the removed-pieces table per reason
-TITLE = "Training history"
+TITLE = views.HISTORY_PAGE_NAMES["round"]
 INTRO = (
     "Play the run round by round, or scrub to any round: Unigram starts from many pieces and "
     "removes, each round, those whose loss matters least. Every panel shows that round."
@@ -152,10 +151,8 @@ def removed_panel(run: Run, r: int) -> None:
         note = "Never removed: the single characters, so every word can still be spelled"
     else:
         note = "Single characters are never pruned; one dropped by EM is put back at the final assembly"
-    st.html(
-        f'<div class="muted small">{escape_text(note)} ({len(characters):,} now): '
-        f"{pieces_html([Piece(-1, char, 0, 1) for char in characters], new_note=CHANGED)}</div>"
-    )
+    boxes = pieces_html([vocab_piece(char, -1, trace.config.is_byte_level) for char in characters])
+    st.html(f'<div class="muted small">{escape_text(note)} ({len(characters):,} now): {boxes}</div>')
 
 
 def removed_frame(trace: RoundHistory, rows: list[history.RemovedRow]) -> pd.DataFrame:
@@ -210,7 +207,7 @@ def lattice_panel(run: Run, r: int) -> None:
     )
     state.setdefault(W.LATTICE_WORD, history.default_lattice_word(trace))
     text = st.text_input("Word", key=W.LATTICE_WORD, max_chars=200)
-    word, note = lattice_view.lattice_word(pre_tokenizer(run), text)
+    word, note = lattice_view.lattice_word(trace, pre_tokenizer(run), text)
     if note:
         st.caption(markdown_literal(note))  # it quotes what was typed
     if not word:
@@ -221,7 +218,7 @@ def lattice_panel(run: Run, r: int) -> None:
         st.html(f'<div class="why">{escape_text(why_not)}</div>')
         return
     region = scroll_region("Lattice of the word")
-    st.html(f'<div class="lattice-wrap"{region}>{lattice_view.lattice_html(lattice)}</div>')
+    st.html(f'<div class="lattice-wrap"{region}>{lattice_view.lattice_html(trace, lattice)}</div>')
     st.html(f'<div class="why">{escape_text(lattice_view.best_path_sentence(trace, lattice))}</div>')
 
 
