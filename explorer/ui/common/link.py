@@ -44,7 +44,7 @@ import streamlit as st
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, lesson_by_key
 from explorer.runs.run import Run, corpus_digest
-from explorer.runs.settings import Settings, from_query_params, limits_or_defaults
+from explorer.runs.settings import Settings, from_query_params, limits_or_defaults, read_whole_number
 from explorer.runstore import is_run_key
 from explorer.samples import SAMPLES, sample_by_key
 from explorer.session import serving
@@ -57,6 +57,7 @@ LESSON_PARAM = (
 RUN_PARAM = "run"
 RUNS_PARAM = "runs"
 RUNS_LIMIT = 8  # entries of `runs` read from a link (a session keeps at most 6)
+RUN_NUMBER_LIMIT = 999_999  # the largest run number a link's `runs` may give
 EXPIRED = (
     "The run in this link is no longer on this server: runs are kept for a while and the least recently "
     "used go first when the store is full. Its corpus went with it, and links never hold a corpus: paste or "
@@ -99,8 +100,9 @@ def parse_runs_param(value: str | None) -> list[tuple[int, str]]:
     pairs = []
     for entry in (value or "").split(",")[:RUNS_LIMIT]:
         number, _, key = entry.partition(".")
-        if number.isascii() and number.isdigit() and 0 < int(number) < 1_000_000 and is_run_key(key):
-            pairs.append((int(number), key))
+        run_number = read_whole_number(number, 1, RUN_NUMBER_LIMIT)
+        if run_number is not None and is_run_key(key):
+            pairs.append((run_number, key))
     return pairs
 
 
