@@ -213,3 +213,19 @@ def test_long_sentences_are_cut_at_whole_lines_and_the_page_says_so():
     kept = query(at)["text"].split("\n")
     assert kept == lines[: len(kept)] and 0 < len(kept) < len(lines)
     assert "are not in it" in joined(at, "caption")
+
+
+def test_a_shrinking_factor_the_form_cannot_hold_is_not_trained_from_a_link():
+    link = {"sample": "german", "algorithm": "unigram", "vocab_size": "60", "shrinking_factor": "1e-300"}
+    at = new_app(link, MERGES)
+    assert run_of(at).settings.shrinking_factor == 0.75  # the default, said in a note
+    assert "Ignored shrinking_factor='1e-300' from the link" in joined(at, "warning")
+    at.switch_page("app.py").run()  # the form shows what trained: the link keeps its run
+    assert query(at).get("run") == run_of(at).store_key
+    assert not [expander.label for expander in at.expander if "1e-300" in expander.label]
+
+
+def test_a_repeated_parameter_is_settled_to_the_value_shown():
+    at = new_app({"vocab_size": ["300", "500"], "algorithm": ["unigram", "bpe"], "sample": "german"})
+    assert at.query_params["algorithm"] == "bpe" and at.query_params["vocab_size"] == "500"
+    assert at.radio(key=W.ALGORITHM).value == "bpe"

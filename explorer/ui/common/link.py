@@ -166,9 +166,11 @@ def run_params(run: Run, page_params: Mapping[str, str | None] | None = None) ->
 
 
 def write(params: dict[str, str]) -> None:
-    """Put exactly `params` in the URL (no write when it already says so)."""
-    current = {key: st.query_params.get(key) for key in st.query_params}
-    if current != params:
+    """Put exactly `params` in the URL (no write when it already says so). A parameter the URL
+    repeats is written once: the pages read its last value (`st.query_params[name]`), and a link
+    with two values would not say which one it shows."""
+    current = {key: st.query_params.get_all(key) for key in st.query_params}
+    if current != {key: [value] for key, value in params.items()}:
         st.query_params.from_dict(params)
 
 
