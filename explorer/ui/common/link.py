@@ -24,8 +24,10 @@ ordinary URL, which no longer names the lesson.
 back into runs: from the store (a run key is an HMAC of the corpus and settings under the
 deployment's secret, unguessable without the corpus); else the job still training it (a reload
 during training waits for it); else, for a sample, by training it again; else the visitor is
-told the run has expired and what to do. When the link's settings contradict the run it names,
-the run wins and one sentence says what was ignored (`ignored_note`).
+told the run has expired, or never finished (`UNFINISHED`: a restart during its training), and
+what to do. A run the store could not keep is left out of every link (`serving.run_kept`). When
+the link's settings contradict the run it names, the run wins and one sentence says what was
+ignored (`ignored_note`).
 
 A pasted or uploaded corpus never appears in a URL, nor its file name: only its run's key does,
 and the store keeps the corpus with the run. A run reached by content (a link, or the same corpus
@@ -63,6 +65,11 @@ EXPIRED = (
     "used go first when the store is full. Its corpus went with it, and links never hold a corpus: paste or "
     "upload it again on the Train page and train it (the link's settings are already set)."
 )
+UNFINISHED = (
+    "The run in this link never finished training on this server (the server restarted during its "
+    "training, or the training failed or was stopped), so there is nothing to show. Links never hold a "
+    "corpus: paste or upload it again on the Train page and train it (the link's settings are already set)."
+)
 REPRODUCES = {
     "train": "the corpus choice and the settings, and the run's summary when one is shown",
     "merges": "this run at this step (the player opens paused there)",
@@ -76,7 +83,7 @@ def params_for(settings: Settings, sample_key: str | None, run_key: str | None =
     params = settings.to_query_params()
     if sample_key:
         params[SAMPLE_PARAM] = sample_key
-    if run_key:
+    if run_key and serving.run_kept(run_key):  # a run the store could not keep has no link
         params[RUN_PARAM] = run_key
     return params
 
@@ -86,7 +93,12 @@ def session_runs_param() -> str | None:
     runs = [state.current_run(), state.get(state.OTHER_RUN), *state.earlier_runs()]
     seen: dict[str, int] = {}
     for run in runs:
-        if run is not None and run.store_key and run.store_key not in seen:
+        if (
+            run is not None
+            and run.store_key
+            and run.store_key not in seen
+            and serving.run_kept(run.store_key)
+        ):
             seen[run.store_key] = run.number
     return ",".join(f"{number}.{key}" for key, number in seen.items()) or None
 
@@ -341,5 +353,5 @@ def open_from_url(train_sample: bool = True) -> Run | None:
                 state.start_player_at(1)  # a lesson opens at its first step
         return trained
     if key:
-        state.put(state.LINK_EXPIRED, True)
+        state.put(state.LINK_EXPIRED, UNFINISHED if serving.never_finished(key) else EXPIRED)
     return None
