@@ -9,6 +9,9 @@ from it, parsed once per process.
 - `training_key(text, settings, limits)`: a run's key in the store, an HMAC of the corpus and the
   settings under the deployment's secret. Thirty visitors of one sample with one set of settings
   have one key, so one training (`pool().request` shares a job by key) and one stored run.
+  A pasted or uploaded corpus's key also holds its session's salt (`owner`): its run is that
+  session's, never reused for nor shared with another visitor holding the same text, who would
+  learn it was trained here (docs/reliability.md); links still open it anywhere.
 - `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its MergeHistory
   (a RoundHistory for a Unigram run) and derived objects are kept in a small process-wide LRU
   (`SHARED_RUNS`), so a class opening the same run parses it once and holds it once.
@@ -131,12 +134,16 @@ def training_spec(settings: Settings, limits: Limits) -> dict:
     return settings.run_config(limits).to_dict()
 
 
-def training_key(text: str, settings: Settings, limits: Limits) -> str:
+def training_key(text: str, settings: Settings, limits: Limits, owner: bytes | None = None) -> str:
     """The store key of training `text` with `settings` under the step limit of `limits` (the
     time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
-    of its own, never this shared one (`store_spec`'s "stopped_seed", `stopped_key`)."""
+    of its own, never this shared one (`store_spec`'s "stopped_seed", `stopped_key`). `owner`: the
+    salt of the session training a pasted or uploaded corpus (None for a sample, which every
+    visitor shares)."""
     run = settings.run_config(limits)
     described = {**run.to_dict(), "trace_version": TRACE_VERSION}
+    if owner is not None:
+        described["owner"] = owner.hex()
     if run.trainer.takes_step_limit:  # the step limit counts merges: a Unigram run has none
         described["max_steps"] = limits.max_steps
     return run_key(secret(), corpus_digest(text), canonical_json(described))
