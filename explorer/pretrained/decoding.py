@@ -16,10 +16,12 @@ import json
 import re
 from dataclasses import dataclass
 
+from explorer.checks import InputError
 from explorer.checks.json_text import load_json
 
 MAX_IDS = 100_000  # a pasted list longer than this is refused with a message, not decoded
 MAX_ID_CHARACTERS = 2_000_000  # pasted text longer than this is refused before it is read (20 per id)
+MAX_ID_DIGITS = 20  # more digits than 2**64 has: no vocabulary's id, refused before int() reads it
 MAX_ID_DEPTH = 2  # a JSON list of ids is one level; one more lets "[[1]]" get its own sentence
 
 
@@ -66,6 +68,10 @@ def parse_ids(text: str) -> list[int]:
             raise ValueError(
                 f"Not a valid JSON list of ids ({error.msg} at character {error.pos + 1})."
             ) from None
+        except InputError:
+            raise  # too deep or too long: its own sentence
+        except ValueError:  # json's int() refuses a number past 4,300 digits
+            raise ValueError(f"A number of more than {MAX_ID_DIGITS} digits is not a token id.") from None
         if not isinstance(values, list):
             raise ValueError("Not a JSON list of ids.")
         for value in values:
@@ -80,6 +86,8 @@ def parse_ids(text: str) -> list[int]:
                 raise ValueError(
                     f"{part[:40]!r} is not a token id: ids are whole numbers, separated by commas or spaces."
                 )
+            if len(part.lstrip("+-").lstrip("0")) > MAX_ID_DIGITS:
+                raise ValueError(f"{part[:20]!r}… ({len(part):,} digits) is not a token id: it is too large.")
             ids.append(int(part))
     if not ids:
         raise ValueError("No token ids given: the list is empty.")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from explorer.pretrained import parse_ids
 from explorer.run_config import LARGEST_COUNT, LONGEST_PIECE, TrainerConfig, UnigramConfig
 from explorer.runs.settings import SHRINKING_FACTOR_RANGE, defaults_for, from_query_params
 from explorer.views.audit_tables import AuditChoice, choice_from_params
@@ -57,3 +58,11 @@ def test_a_shrinking_factor_the_form_cannot_show_is_ignored_with_a_note(value):
 def test_a_huge_audit_step_is_the_last_step_with_a_note(value):
     choice, notes = choice_from_params({"audit_step": value}, 10, ["gpt2"])
     assert choice == AuditChoice() and len(notes) == 1 and "not a whole number from 0 to 10" in notes[0]
+
+
+@pytest.mark.parametrize("text", ["9" * 5000, "[" + "9" * 5000 + "]", "1 " + "1" * 30])
+def test_an_id_too_large_for_any_vocabulary_is_a_sentence_not_pythons_digit_limit(text):
+    with pytest.raises(ValueError) as raised:
+        parse_ids(text)
+    assert "not a token id" in str(raised.value) and "set_int_max_str_digits" not in str(raised.value)
+    assert len(str(raised.value)) < 120
