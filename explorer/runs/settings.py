@@ -372,12 +372,12 @@ def from_query_params(params: Mapping[str, str], limits: Limits | None = None) -
             factor = float(params["shrinking_factor"].strip())
         except ValueError:
             factor = math.nan
-        low, high = SHRINKING_FACTOR_RANGE
-        if low <= factor <= high:
+        lowest, highest = SHRINKING_FACTOR_RANGE
+        if lowest <= factor <= highest:
             changes["shrinking_factor"] = factor
         else:
             notes.append(
                 f"Ignored shrinking_factor={params['shrinking_factor'][:40]!r} from the link "
-                f"(a number from {low} to {high}, as the form takes)."
+                f"(a number from {lowest} to {highest}, as the form takes)."
             )
     return replace(settings, **changes).canonical(), notes
