@@ -27,7 +27,7 @@ with frame.page(
     settings_form.initialise(limits)
     settings_form.restore_pasted_corpus()
     if state.get(state.LINK_EXPIRED) and state.current_run() is None:
-        frame.info(link.EXPIRED)
+        frame.info(state.get(state.LINK_EXPIRED))
 
     lessons.reproduce_buttons(limits)
     # Train, the run in progress and its result come first, filled below once the form has been read:

@@ -24,6 +24,11 @@ from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, is_byte_level
 ALGORITHMS = ("bpe", "wordpiece")
 FLAVORS = ("library", "course")
 UNIGRAM_FLAVORS = ("library", "course")
+# The largest whole number a count setting (min frequency, seed size) takes: the Train form's number
+# fields hold no more exactly (JavaScript's safe integers), and the compiled engine's counts (i64)
+# hold more; no corpus has a count near it.
+LARGEST_COUNT = 2**53 - 1
+LONGEST_PIECE = 65_535  # the longest piece the Unigram trainers take (the compiled engine's u16)
 
 
 class UnigramDefaults(TypedDict):
@@ -37,9 +42,6 @@ LIBRARY_DEFAULTS: UnigramDefaults = {"seed_size": 1_000_000, "max_piece_length":
 COURSE_DEFAULTS: UnigramDefaults = {"seed_size": 300, "max_piece_length": None}
 # The merge engine packs two ids into one pair key of 48 bits (explorer/training/bpe/engine.py).
 MAX_SYMBOLS = 1 << 24
-# Both engines count words and pairs in signed 64-bit integers (engine/src/engine.rs): no count
-# exceeds this, so a larger min frequency means nothing and cannot reach the compiled engine.
-MAX_COUNT = (1 << 63) - 1
 
 
 def _plain(value):
@@ -73,11 +75,10 @@ class TrainerConfig:
             raise ValueError(f"vocab_size must be a whole number of at least 1, not {self.vocab_size!r}")
         if self.vocab_size >= MAX_SYMBOLS:
             raise ValueError(f"vocab_size must be below {MAX_SYMBOLS:,}")
-        if not 0 <= self.min_frequency <= MAX_COUNT:
-            raise ValueError(
-                f"min_frequency must be from 0 to {MAX_COUNT:,} (the largest count the engines hold), "
-                f"not {self.min_frequency:,}"
-            )
+        if self.min_frequency < 0:
+            raise ValueError("min_frequency cannot be negative")
+        if self.min_frequency > LARGEST_COUNT:
+            raise ValueError(f"min_frequency must be at most {LARGEST_COUNT:,}")
         if self.flavor == "course" and self.algorithm == "wordpiece" and self.prefix != "##":
             raise ValueError("the course's WordPiece always uses the '##' continuing-subword prefix")
 
@@ -136,6 +137,10 @@ class UnigramConfig:
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a whole number of at least 1, not {value!r}")
+        if self.seed_size is not None and self.seed_size > LARGEST_COUNT:
+            raise ValueError(f"seed_size must be at most {LARGEST_COUNT:,}")
+        if self.max_piece_length is not None and self.max_piece_length > LONGEST_PIECE:
+            raise ValueError(f"max_piece_length must be at most {LONGEST_PIECE:,}")
         if not 0 < self.shrinking_factor < 1:
             raise ValueError(
                 f"shrinking_factor must be between 0 and 1 (exclusive), not {self.shrinking_factor!r}"

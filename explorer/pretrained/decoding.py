@@ -20,10 +20,8 @@ from explorer.checks.json_text import load_json
 
 MAX_IDS = 100_000  # a pasted list longer than this is refused with a message, not decoded
 MAX_ID_CHARACTERS = 2_000_000  # pasted text longer than this is refused before it is read (20 per id)
+MAX_ID_DIGITS = 20  # more digits than 2**64 has: no vocabulary's id, refused before int() reads it
 MAX_ID_DEPTH = 2  # a JSON list of ids is one level; one more lets "[[1]]" get its own sentence
-# A longer run of digits is no id (2**64 has 20 digits), and past 4,300 digits Python refuses to
-# read it as a number at all: it gets a sentence before any conversion.
-MAX_ID_DIGITS = 20
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,15 @@ from typing import Any
 
 from explorer.checks import InputError, Limits
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS, is_byte_level
-from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS, RunConfig, TrainerConfig, UnigramConfig
+from explorer.run_config import (
+    COURSE_DEFAULTS,
+    LARGEST_COUNT,
+    LIBRARY_DEFAULTS,
+    LONGEST_PIECE,
+    RunConfig,
+    TrainerConfig,
+    UnigramConfig,
+)
 from explorer.training.settings_checks import check_min_frequency, check_vocab_size, special_token_entries
 
 ALGORITHM_LABELS = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
@@ -82,6 +90,31 @@ UNIGRAM_FIELDS = ("seed_size", "shrinking_factor", "max_piece_length", "unk_toke
 UNUSED_FIELDS = {"bpe": UNIGRAM_FIELDS, "wordpiece": UNIGRAM_FIELDS, "unigram": MERGE_FIELDS}
 UNIGRAM_DEFAULTS = {"library": LIBRARY_DEFAULTS, "course": COURSE_DEFAULTS}  # seed size, longest piece
 SLIDER_MAX_VOCAB_SIZE = 20_000  # the slider's reach; the exact number input goes to Limits.max_vocab
+SHRINKING_FACTOR_RANGE = (0.01, 0.99)  # what the Train form's field takes, and so a link
+# A whole-number setting in a link: its lowest and highest value (the vocabulary size: `check_vocab_size`).
+WHOLE_NUMBER_RANGES = {
+    "min_frequency": (0, LARGEST_COUNT),
+    "seed_size": (1, LARGEST_COUNT),
+    "max_piece_length": (1, LONGEST_PIECE),
+}
+
+
+def read_whole_number(text: str, low: int, high: int) -> int | None:
+    """The whole number `text` writes in ASCII digits (white space around them allowed), when it
+    is from `low` to `high`; else None. Never raises: a long string of digits is refused by its
+    length before `int()`, which raises ValueError past 4,300 digits.
+
+    >>> read_whole_number(" 0012 ", 1, 99), read_whole_number("9" * 5000, 0, 10), read_whole_number("²", 0, 9)
+    (12, None, None)
+    """
+    stripped = text.strip()
+    if not (stripped.isascii() and stripped.isdigit()):
+        return None
+    digits = stripped.lstrip("0") or "0"
+    if len(digits) > len(str(high)):
+        return None
+    value = int(digits)
+    return value if low <= value <= high else None
 
 
 def limits_from_env() -> Limits:
@@ -304,22 +337,16 @@ def from_query_params(params: Mapping[str, str], limits: Limits | None = None) -
 
     choice("flavor", FLAVOR_LABELS)
     choice("pre_tokenizer", PRE_TOKENIZER_NAMES)
-    for name, low in (("vocab_size", 1), ("min_frequency", 0)):
-        if name in params:
+    if "vocab_size" in params:
+        raw = params["vocab_size"]
+        value = read_whole_number(raw, 0, LARGEST_COUNT)
+        if value is None:
+            notes.append(f"Ignored vocab_size={raw[:40]!r} from the link (not a valid whole number).")
+        else:
             try:
-                value = int(params[name].strip())
-            except ValueError:
-                notes.append(f"Ignored {name}={params[name]!r} from the link (not a valid whole number).")
-                continue
-            if name == "vocab_size":
-                try:
-                    changes[name] = check_vocab_size(value, limits)
-                except InputError as error:
-                    notes.append(f"Ignored {name}={params[name]!r} from the link: {error}")
-            elif value < low:
-                notes.append(f"Ignored {name}={params[name]!r} from the link (not a valid whole number).")
-            else:
-                changes[name] = value
+                changes["vocab_size"] = check_vocab_size(value, limits)
+            except InputError as error:
+                notes.append(f"Ignored vocab_size={raw[:40]!r} from the link: {error}")
     if "normalizers" in params:
         names = tuple(name for name in params["normalizers"].split(",") if name)
         valid = tuple(name for name in names if name in NORMALIZER_LABELS)
@@ -329,28 +356,27 @@ def from_query_params(params: Mapping[str, str], limits: Limits | None = None) -
     for name in ("special_tokens", "prefix", "suffix", "unk_token"):
         if name in params:
             changes[name] = params[name]
-    for name in ("seed_size", "max_piece_length"):
+    for name, (low, high) in WHOLE_NUMBER_RANGES.items():
         if name in params:
-            try:
-                value = int(params[name].strip())
-            except ValueError:
-                value = 0
-            if value >= 1:
-                changes[name] = value
-            else:
+            value = read_whole_number(params[name], low, high)
+            if value is None:
                 notes.append(
-                    f"Ignored {name}={params[name]!r} from the link (not a whole number of at least 1)."
+                    f"Ignored {name}={params[name][:40]!r} from the link (not a whole number from {low:,} "
+                    f"to {high:,})."
                 )
+            else:
+                changes[name] = value
     if "shrinking_factor" in params:
         try:
             factor = float(params["shrinking_factor"].strip())
         except ValueError:
             factor = math.nan
-        if 0 < factor < 1:
+        lowest, highest = SHRINKING_FACTOR_RANGE
+        if lowest <= factor <= highest:
             changes["shrinking_factor"] = factor
         else:
             notes.append(
-                f"Ignored shrinking_factor={params['shrinking_factor']!r} from the link "
-                "(a number between 0 and 1)."
+                f"Ignored shrinking_factor={params['shrinking_factor'][:40]!r} from the link "
+                f"(a number from {lowest} to {highest}, as the form takes)."
             )
     return replace(settings, **changes).canonical(), notes

@@ -13,7 +13,12 @@
   call behaves as a miss (`get` -> None, `put` -> False): a cache failure never breaks a page.
 - A store this process cannot write (a read-only disk or folder, a file it may not write) is
   opened read-only (`writable` is False, said in one log line): stored runs are still served,
-  `put` keeps nothing and returns False, and nothing is refreshed or evicted.
+  `put` keeps nothing and returns False, and nothing is refreshed or evicted. A store that becomes
+  read-only while it is open finds out at its first refused write, and is read-only from then on
+  (one log line, no traceback).
+- `mark_started(key)` / `was_started(key)`: a key whose training started and whose run was not
+  stored since (within `max_age`), so that a link to a run that never finished (a restart during
+  its training) is told apart from one that expired. `put` clears the mark.
 
 `RunStore` is the interface (put / get / delete); `SQLiteRunStore` the implementation, so a
 networked store can be added for several replicas.
@@ -57,6 +62,10 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 CREATE INDEX IF NOT EXISTS runs_by_access ON runs (accessed);
 CREATE INDEX IF NOT EXISTS runs_by_age ON runs (created);
+CREATE TABLE IF NOT EXISTS started (
+    key TEXT PRIMARY KEY,
+    created REAL NOT NULL
+);
 """
 
 
@@ -157,7 +166,7 @@ class SQLiteRunStore:
         meta_json = canonical_json(meta)
         size = len(packed_payload) + len(packed_corpus or b"") + len(meta_json.encode("utf-8")) + len(key)
         if size > self.max_bytes:
-            LOG.info(
+            LOG.warning(
                 "run %s not stored: %d bytes is over the store's bound of %d", key[:8], size, self.max_bytes
             )
             return False
@@ -170,14 +179,75 @@ class SQLiteRunStore:
                     "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     (key, packed_payload, packed_corpus, meta_json, CODEC, size, now, now),
                 )
+                connection.execute("DELETE FROM started WHERE key = ?", (key,))
                 self._evict(connection, now, keep=key)
                 connection.execute("COMMIT")
             except BaseException:
-                connection.execute("ROLLBACK")
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
                 raise
             return True
 
-        return self._connections.run(write, False)
+        return self._write(write, False)
+
+    def mark_started(self, key: str) -> None:
+        """Remember that the run `key` names started training (`put` forgets it again)."""
+        if not self.writable:
+            return
+        self._write(
+            lambda connection: connection.execute(
+                "INSERT OR REPLACE INTO started VALUES (?, ?)", (key, self.clock())
+            ),
+            None,
+        )
+
+    def was_started(self, key: str) -> bool:
+        """Whether the run `key` names started training here within `max_age` and was not stored
+        since: it never finished (a restart, a failure, a Stop before its first step)."""
+        found = self._connections.run(
+            lambda connection: connection.execute(
+                "SELECT 1 FROM started WHERE key = ? AND created >= ?", (key, self.clock() - self.max_age)
+            ).fetchone(),
+            None,
+        )
+        return found is not None
+
+    def _write(self, operation, default):
+        """`operation(connection)`, a write; a store that has become read-only (a refused write)
+        turns read-only here (`_became_read_only`), and the write gives `default`."""
+
+        def guarded(connection: sqlite3.Connection):
+            try:
+                return operation(connection)
+            except sqlite3.OperationalError as error:
+                if "readonly" not in str(error):
+                    raise
+                self._became_read_only(error)
+                return default
+
+        return self._connections.run(guarded, default)
+
+    def _refresh(self, connection: sqlite3.Connection, statement: str, values: tuple) -> None:
+        """A read's own write (its "last read", an expired entry dropped): skipped when read-only,
+        and never a reason for the read to fail."""
+        if not self.writable:
+            return
+        try:
+            connection.execute(statement, values)
+        except sqlite3.OperationalError as error:
+            if "readonly" not in str(error):
+                raise
+            self._became_read_only(error)
+
+    def _became_read_only(self, error: sqlite3.OperationalError) -> None:
+        if self.writable:
+            LOG.warning(
+                "run store %s can no longer be written (%s): stored runs are served read-only, new runs "
+                "are not kept",
+                self.path,
+                error,
+            )
+        self.writable = False
 
     def get(self, key: str) -> Entry | None:
         def read(connection: sqlite3.Connection) -> Entry | None:
@@ -191,11 +261,10 @@ class SQLiteRunStore:
             if now - created > self.max_age or codec != CODEC:
                 if codec != CODEC:
                     LOG.warning("run %s has an unknown codec %r: dropped", key[:8], codec)
-                if self.writable:
-                    connection.execute("DELETE FROM runs WHERE key = ?", (key,))
+                self._refresh(connection, "DELETE FROM runs WHERE key = ?", (key,))
                 return None
-            if now - accessed >= TOUCH_SECONDS and self.writable:
-                connection.execute("UPDATE runs SET accessed = ? WHERE key = ?", (now, key))
+            if now - accessed >= TOUCH_SECONDS:
+                self._refresh(connection, "UPDATE runs SET accessed = ? WHERE key = ?", (now, key))
             return Entry(
                 key,
                 zlib.decompress(payload),
@@ -210,9 +279,7 @@ class SQLiteRunStore:
     def delete(self, key: str) -> None:
         if not self.writable:
             return
-        self._connections.run(
-            lambda connection: connection.execute("DELETE FROM runs WHERE key = ?", (key,)), None
-        )
+        self._write(lambda connection: connection.execute("DELETE FROM runs WHERE key = ?", (key,)), None)
 
     def prune(self) -> None:
         """Apply the age and byte bounds now (`put` does it too); nothing when read-only."""
@@ -228,7 +295,7 @@ class SQLiteRunStore:
                 connection.execute("ROLLBACK")
                 raise
 
-        self._connections.run(prune, None)
+        self._write(prune, None)
 
     def stored_bytes(self) -> int:
         """The total size the byte bound applies to (for tests and the operator's log)."""
@@ -239,6 +306,7 @@ class SQLiteRunStore:
     def _evict(self, connection: sqlite3.Connection, now: float, keep: str | None) -> None:
         """Drop entries past their age, then the least recently read ones until under the bound."""
         connection.execute("DELETE FROM runs WHERE created < ?", (now - self.max_age,))
+        connection.execute("DELETE FROM started WHERE created < ?", (now - self.max_age,))
         total = connection.execute("SELECT coalesce(sum(size), 0) FROM runs").fetchone()[0]
         if total <= self.max_bytes:
             return

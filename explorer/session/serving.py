@@ -9,12 +9,20 @@ from it, parsed once per process.
 - `training_key(text, settings, limits)`: a run's key in the store, an HMAC of the corpus and the
   settings under the deployment's secret. Thirty visitors of one sample with one set of settings
   have one key, so one training (`pool().request` shares a job by key) and one stored run.
+  A pasted or uploaded corpus's key also holds its session's salt (`owner`): its run is that
+  session's, never reused for nor shared with another visitor holding the same text, who would
+  learn it was trained here (docs/reliability.md); links still open it anywhere.
 - `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its MergeHistory
   (a RoundHistory for a Unigram run) and derived objects are kept in a small process-wide LRU
   (`SHARED_RUNS`), so a class opening the same run parses it once and holds it once.
 - `stopped_key(key, steps)`: the key of a run stopped by its visitor (the worker stores it there,
   never under the shared key: `store_spec`).
-- `save_run(run, corpus_text)`: store a run the server made itself, so a reload brings it back too.
+- `save_run(run, corpus_text)`: store a run the server made itself, so a reload brings it back too;
+  `keep_run`: the same for a run its worker could not store, remembering the key when the store
+  takes it neither (`run_kept(key)` False: a page then writes no link to it, and says
+  `RUN_NOT_KEPT`).
+- `never_finished(key)`: a link's run that started training here and was never stored (a restart
+  during its training), told apart from one that expired.
 - `upload_key(content_key)`: an uploaded tokenizer's key (`upload:` + an HMAC of its files under the
   deployment's secret, like a run's); `save_upload` / `load_upload` keep its files under it.
   `is_old_upload_key`: a link of an older version (`upload:` + the bare sha256), answered with
@@ -126,12 +134,16 @@ def training_spec(settings: Settings, limits: Limits) -> dict:
     return settings.run_config(limits).to_dict()
 
 
-def training_key(text: str, settings: Settings, limits: Limits) -> str:
+def training_key(text: str, settings: Settings, limits: Limits, owner: bytes | None = None) -> str:
     """The store key of training `text` with `settings` under the step limit of `limits` (the
     time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
-    of its own, never this shared one (`store_spec`'s "stopped_seed", `stopped_key`)."""
+    of its own, never this shared one (`store_spec`'s "stopped_seed", `stopped_key`). `owner`: the
+    salt of the session training a pasted or uploaded corpus (None for a sample, which every
+    visitor shares)."""
     run = settings.run_config(limits)
     described = {**run.to_dict(), "trace_version": TRACE_VERSION}
+    if owner is not None:
+        described["owner"] = owner.hex()
     if run.trainer.takes_step_limit:  # the step limit counts merges: a Unigram run has none
         described["max_steps"] = limits.max_steps
     return run_key(secret(), corpus_digest(text), canonical_json(described))
@@ -144,10 +156,12 @@ def stopped_key(key: str, steps: int) -> str:
 
 def store_spec(key: str, meta: dict, keep_corpus: bool) -> dict | None:
     """`train_task`'s `store` argument: where the worker writes the finished run, and what with
-    (a stopped one under a key of its own, made from "stopped_seed": explorer.runstore.keys)."""
+    (a stopped one under a key of its own, made from "stopped_seed": explorer.runstore.keys).
+    Asked for when the training is: the store remembers that `key` started."""
     run_store = store()
     if run_store is None or not run_store.writable:
         return None
+    run_store.mark_started(key)  # a link to it, should it never finish, says so (`never_finished`)
     seed = stopped_key_seed(run_store.secret, key)
     return {
         **run_store.location(),
@@ -233,7 +247,45 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
         store_key=key,
         derived=derived,
     )
+    with _shared_lock:
+        _not_kept.pop(key, None)  # stored since (another visitor's training of it)
     return run, text
+
+
+def never_finished(key: str) -> bool:
+    """Whether the run `key` names started training on this server and was never stored (the
+    server restarted during its training, or it failed or was stopped): not an expired run."""
+    run_store = store()
+    return run_store is not None and is_run_key(key) and run_store.was_started(key)
+
+
+RUN_NOT_KEPT = (
+    "This run could not be kept on this server (it is larger than the server's run store takes, or the "
+    "store could not write it): a reload or a shared link cannot bring it back, so the link leaves it out."
+)
+_not_kept: OrderedDict[str, None] = OrderedDict()  # keys of finished runs the store does not hold
+NOT_KEPT_REMEMBERED = 1_000
+
+
+def keep_run(run: Run, text: str) -> bool:
+    """Store a finished run its worker did not store (no store that could write it, or a run over
+    the store's bound); when that fails too, remember that its key is not kept (`run_kept`), so
+    that no page hands out a link to it."""
+    kept = save_run(run, text)
+    with _shared_lock:
+        if kept:
+            _not_kept.pop(run.store_key, None)
+        else:
+            _not_kept[run.store_key] = None
+            while len(_not_kept) > NOT_KEPT_REMEMBERED:
+                _not_kept.popitem(last=False)
+    return kept
+
+
+def run_kept(key: str | None) -> bool:
+    """False for a run this server made and could not store (`keep_run`): a link to it would not open."""
+    with _shared_lock:
+        return key not in _not_kept
 
 
 def save_run(run: Run, text: str) -> bool:

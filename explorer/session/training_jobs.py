@@ -142,7 +142,7 @@ def finish(job: TrainingJob) -> tuple[Run, str] | str:
             # Stopped by its visitor, and not stored by the worker (no store that can be written):
             # theirs alone, under a key of its own (not the shared one).
             run.store_key = serving.stopped_key(job.key, tasks.trace_steps(trace))
-            serving.save_run(run, job.text)
+        serving.keep_run(run, job.text)  # not stored by the worker: by the server, else no link to it
         return run, job.text
     if ended.state == CANCELLED:
         return "Training was stopped before it learned anything."

@@ -7,7 +7,7 @@ frequency.
   (errors, warnings, notes), checked against the library (see tests/unit/test_inputs.py).
 - `check_vocab_size(vocab_size, limits)`: the size as an int, or `InputError`.
 - `check_min_frequency(min_frequency)`: the min frequency as an int from 0 to the largest count
-  the engines hold (`run_config.MAX_COUNT`), or `InputError`: the app's form, its links and the CLI
+  the app takes (`run_config.LARGEST_COUNT`), or `InputError`: the app's form, its links and the CLI
   refuse the same values with the same sentence.
 - `check_unigram(flavor, vocab_size, seed_size, unk_token)`: what a Unigram run's own settings
   will do (no unk token: an error; a vocabulary no smaller than the seeds: a warning).
@@ -25,7 +25,7 @@ from collections import Counter
 from explorer.checks.corpus import LONE_SURROGATE, Check
 from explorer.checks.limits import InputError, Limits
 from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
-from explorer.run_config import COURSE_DEFAULTS, LIBRARY_DEFAULTS, MAX_COUNT
+from explorer.run_config import COURSE_DEFAULTS, LARGEST_COUNT, LIBRARY_DEFAULTS
 
 # The shapes special tokens usually have: [CLS], <s>, </s>, <unk>, <|endoftext|>.
 _USUAL_MARKER = re.compile(r"\[[^\[\]\s]+\]|<\|[^<>|\s]+\|>|</?[^<>|\s]+>")
@@ -140,18 +140,18 @@ def check_vocab_size(vocab_size: object, limits: Limits) -> int:
 
 def check_min_frequency(min_frequency: object) -> int:
     """The min frequency as an int, or InputError when it is not a whole number from 0 to
-    MAX_COUNT (a pair count never exceeds it: the engines count in signed 64-bit integers).
+    LARGEST_COUNT (the largest count setting the Train form's number fields hold exactly).
 
-    >>> check_min_frequency(2), MAX_COUNT == 2**63 - 1
+    >>> check_min_frequency(2), LARGEST_COUNT == 2**53 - 1
     (2, True)
     """
     if isinstance(min_frequency, bool) or not isinstance(min_frequency, int):
         shown = repr(min_frequency)
-    elif 0 <= min_frequency <= MAX_COUNT:
+    elif 0 <= min_frequency <= LARGEST_COUNT:
         return min_frequency
     else:
         shown = f"{min_frequency:,}"
     raise InputError(
-        f"Min frequency must be a whole number from 0 to {MAX_COUNT:,} (the largest count the training "
-        f"engines hold), not {shown}."
+        f"Min frequency must be a whole number from 0 to {LARGEST_COUNT:,} (the largest count setting "
+        f"the app takes), not {shown}."
     )

@@ -30,6 +30,7 @@ from urllib.parse import urlencode
 from explorer.checks import SAMPLE_BYTES, SAMPLE_SEED, corpus_sample, utf8_size
 from explorer.drawing.token_html import escape_text, scroll_region
 from explorer.drawing.wording import plural
+from explorer.runs.settings import read_whole_number
 from explorer.runstore.keys import OLD_UPLOAD_LINK, is_old_upload_key, is_upload_key
 
 SUBJECT_PARAM, AUDIT_STEP_PARAM = "audit", "audit_step"
@@ -128,8 +129,9 @@ def choice_from_params(
     step = None
     raw = params.get(AUDIT_STEP_PARAM)
     if raw is not None and pretrained is None and upload is None:
-        if raw.isascii() and raw.isdigit() and int(raw) <= steps:  # not "²": int() reads no such digit
-            step = int(raw) if int(raw) < steps else None
+        linked = read_whole_number(raw, 0, steps)
+        if linked is not None:
+            step = linked if linked < steps else None
         else:
             notes.append(
                 f"The audit step in the link ({raw[:20]}) is not a whole number from 0 to {steps} (the "

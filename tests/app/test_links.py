@@ -59,11 +59,34 @@ def test_an_algorithm_switched_after_training_drops_the_run_from_the_link():
 def test_a_reused_run_gets_its_link_at_once():
     text = words(250, seed=13)
     first = train_pasted(new_app(), text)
-    second = train_pasted(new_app(), text)
-    assert REUSED in joined(second, "caption")
-    assert query(second)["run"] == query(first)["run"]
-    reloaded = new_app(query(second))
+    key = query(first)["run"]
+    first.number_input(key=W.VOCAB_NUMBER).set_value(280).run()
+    assert "run" not in query(first)
+    first.number_input(key=W.VOCAB_NUMBER).set_value(300).run()
+    train(first)  # the session's own run again
+    assert REUSED in joined(first, "caption")
+    assert query(first)["run"] == key
+    reloaded = new_app(query(first))
     assert summary_shown(reloaded) and reloaded.text_area(key=W.CORPUS).value == text
+
+
+def test_a_corpus_someone_else_pasted_is_trained_again_not_shown_as_theirs():
+    text = words(240, seed=17)
+    alice = train_pasted(new_app(), text)
+    key = query(alice)["run"]
+    stored = serving.store().get(key)
+    bob = train_pasted(new_app(), text)  # holding a candidate text tells him nothing
+    assert REUSED not in joined(bob, "caption") and summary_shown(bob)
+    assert query(bob)["run"] != key  # a training and a run of his own
+    assert serving.store().get(key).created == stored.created  # hers untouched
+    assert run_of(new_app({"run": key}, MERGES)).store_key == key  # her link opens anywhere
+
+
+def test_a_sample_someone_else_trained_is_shared():
+    first = train(new_app({"sample": "german", "vocab_size": "70"}))
+    job = serving.pool().find(query(first)["run"])
+    second = train(new_app({"sample": "german", "vocab_size": "70"}))
+    assert REUSED in joined(second, "caption") and serving.pool().find(query(second)["run"]) is job
 
 
 def test_the_run_wins_over_contradicting_link_settings():
@@ -88,7 +111,7 @@ def test_another_visitors_file_name_is_never_shown():
     train(alice)
     assert "alice_private_diary" in run_of(alice).name  # her own session keeps her name for it
     carol = train_pasted(new_app(), text)
-    assert REUSED in joined(carol, "caption")
+    assert REUSED not in joined(carol, "caption")  # trained again: Alice's run is not shown to her
     everything = " ".join(
         [*html_bodies(carol), *(str(e.value) for e in carol.markdown), joined(carol, "caption")]
     )
@@ -213,3 +236,19 @@ def test_long_sentences_are_cut_at_whole_lines_and_the_page_says_so():
     kept = query(at)["text"].split("\n")
     assert kept == lines[: len(kept)] and 0 < len(kept) < len(lines)
     assert "are not in it" in joined(at, "caption")
+
+
+def test_a_shrinking_factor_the_form_cannot_hold_is_not_trained_from_a_link():
+    link = {"sample": "german", "algorithm": "unigram", "vocab_size": "60", "shrinking_factor": "1e-300"}
+    at = new_app(link, MERGES)
+    assert run_of(at).settings.shrinking_factor == 0.75  # the default, said in a note
+    assert "Ignored shrinking_factor='1e-300' from the link" in joined(at, "warning")
+    at.switch_page("app.py").run()  # the form shows what trained: the link keeps its run
+    assert query(at).get("run") == run_of(at).store_key
+    assert not [expander.label for expander in at.expander if "1e-300" in expander.label]
+
+
+def test_a_repeated_parameter_is_settled_to_the_value_shown():
+    at = new_app({"vocab_size": ["300", "500"], "algorithm": ["unigram", "bpe"], "sample": "german"})
+    assert at.query_params["algorithm"] == "bpe" and at.query_params["vocab_size"] == "500"
+    assert at.radio(key=W.ALGORITHM).value == "bpe"

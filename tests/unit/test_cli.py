@@ -426,21 +426,22 @@ def test_a_split_pattern_without_byte_level_is_a_one_line_error(tmp_path, corpus
     assert result.returncode == 2 and "--split-pattern" in result.stderr.decode()
 
 
-@pytest.mark.parametrize("min_frequency", [2**63, 2**64])
+@pytest.mark.parametrize("min_frequency", [2**53, 2**64])
 def test_a_min_frequency_past_the_largest_count_is_one_sentence_in_the_cli_and_the_app(
     tmp_path, min_frequency
 ):
     """Issue 50: `--min-frequency 18446744073709551616` ended in 'OverflowError ... (unexpected:
-    please report it)'. The engines count in signed 64-bit integers: past 2**63 - 1 the CLI and
-    the Train page (whose links land in the same Settings) refuse it with one sentence."""
+    please report it)'. Past the largest count setting the app takes (2**53 - 1, what the form's
+    number fields hold exactly) the CLI and the Train page (whose links land in the same Settings)
+    refuse it with one sentence."""
     from dataclasses import replace
 
     from explorer.checks import Limits
-    from explorer.run_config import MAX_COUNT
+    from explorer.run_config import LARGEST_COUNT
     from explorer.runs.settings import Settings
     from explorer.session.requests import settings_check
 
-    sentence = f"Min frequency must be a whole number from 0 to {MAX_COUNT:,}"
+    sentence = f"Min frequency must be a whole number from 0 to {LARGEST_COUNT:,}"
     options = ("--min-frequency", str(min_frequency))
     result = cli(*train_from_stdin(*options, vocab_size="300"), stdin=b"hello world", cwd=tmp_path, bare=True)
     stderr = result.stderr.decode()
@@ -451,7 +452,7 @@ def test_a_min_frequency_past_the_largest_count_is_one_sentence_in_the_cli_and_t
 
 
 def test_the_largest_min_frequency_trains_and_stops_at_once(tmp_path):
-    options = ("--min-frequency", str(2**63 - 1))
+    options = ("--min-frequency", str(2**53 - 1))
     result = cli(*train_from_stdin(*options, vocab_size="300"), stdin=b"hello world", cwd=tmp_path)
     assert result.returncode == 0, result.stderr.decode()
     assert "stopped: best pair count below min_frequency" in result.stderr.decode()

@@ -102,6 +102,25 @@ def test_an_entry_larger_than_the_whole_bound_is_not_stored(tmp_path):
     assert store.get("huge") is None and store.get("kept") is not None
 
 
+def test_a_run_over_the_bound_is_refused_in_a_warning(tmp_path, caplog):
+    store = store_at(tmp_path, max_bytes=5_000)
+    with caplog.at_level(logging.INFO, logger="explorer.runstore"):
+        assert store.put("huge", random_bytes(10_000, 1), None, {}) is False
+    assert [record.levelno for record in caplog.records] == [logging.WARNING]  # the operator sees it
+
+
+def test_a_run_that_started_and_was_not_stored_is_told_from_one_never_trained(tmp_path):
+    clock = Clock()
+    store = store_at(tmp_path, max_age=2 * DAY, clock=clock)
+    store.mark_started("training")
+    assert store.was_started("training") and not store.was_started("unknown")
+    store.put("training", b"trace", None, {})
+    assert not store.was_started("training")  # stored: finished
+    store.mark_started("interrupted")
+    clock.now += 2 * DAY + 1
+    assert not store.was_started("interrupted")  # past the store's age, as a stored run would be
+
+
 def test_entries_expire_after_the_age_limit(tmp_path):
     clock = Clock()
     store = store_at(tmp_path, max_age=2 * DAY, clock=clock)

@@ -109,3 +109,21 @@ def test_a_store_that_neither_exists_nor_can_be_created_is_none_with_a_log_line(
     with caplog.at_level(logging.WARNING, logger="explorer.runstore"):
         assert open_store({"EXPLORER_STORE_PATH": str(tmp_path / "runs.sqlite3")}) is None
     assert any("no run store" in record.getMessage() for record in caplog.records)
+
+
+def test_a_store_made_read_only_while_open_serves_its_runs_and_says_so_once(tmp_path, refuse_writes, caplog):
+    clock = Clock()
+    store = stored(tmp_path, clock)  # writable, its connection closed: the next one is opened anew
+    refuse_writes()
+    clock.now += 2 * 60  # past TOUCH_SECONDS: the read refreshes "last read", a write refused now
+    with caplog.at_level(logging.DEBUG, logger="explorer.runstore"):
+        entry = store.get("k" * 64)
+        assert entry is not None and entry.payload == b"trace"  # not "expired"
+        assert store.put("n" * 64, b"new", None, {}) is False
+        store.mark_started("m" * 64)
+        assert store.get("k" * 64) is not None
+    assert not store.writable
+    assert [record.getMessage().split(" (")[0] for record in caplog.records] == [
+        f"run store {tmp_path / 'runs.sqlite3'} can no longer be written"
+    ]
+    assert all(record.exc_info is None for record in caplog.records)  # no traceback in the log

@@ -134,6 +134,8 @@ def _set_up(
             st.caption(intro)
     if not serving.runs_kept():
         warning(serving.RUNS_NOT_KEPT)
+    elif run is not None and not serving.run_kept(run.store_key):
+        warning(serving.RUN_NOT_KEPT)
 
 
 def unexpected_error(exception: Exception) -> bool:
@@ -236,7 +238,7 @@ def require_run(page: str) -> Run:
         st.stop()
     if run is None:
         if state.get(state.LINK_EXPIRED):
-            info(link.EXPIRED)
+            info(state.get(state.LINK_EXPIRED))
         else:
             st.info("No tokenizer yet: train one on the Train page first, then come back here.")
         st.page_link("app.py", label="Train", icon=":material/model_training:")

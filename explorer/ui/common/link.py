@@ -24,8 +24,10 @@ ordinary URL, which no longer names the lesson.
 back into runs: from the store (a run key is an HMAC of the corpus and settings under the
 deployment's secret, unguessable without the corpus); else the job still training it (a reload
 during training waits for it); else, for a sample, by training it again; else the visitor is
-told the run has expired and what to do. When the link's settings contradict the run it names,
-the run wins and one sentence says what was ignored (`ignored_note`).
+told the run has expired, or never finished (`UNFINISHED`: a restart during its training), and
+what to do. A run the store could not keep is left out of every link (`serving.run_kept`). When
+the link's settings contradict the run it names, the run wins and one sentence says what was
+ignored (`ignored_note`).
 
 A pasted or uploaded corpus never appears in a URL, nor its file name: only its run's key does,
 and the store keeps the corpus with the run. A run reached by content (a link, or the same corpus
@@ -44,7 +46,7 @@ import streamlit as st
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, lesson_by_key
 from explorer.runs.run import Run, corpus_digest
-from explorer.runs.settings import Settings, from_query_params, limits_or_defaults
+from explorer.runs.settings import Settings, from_query_params, limits_or_defaults, read_whole_number
 from explorer.runstore import is_run_key
 from explorer.samples import SAMPLES, sample_by_key
 from explorer.session import serving
@@ -57,10 +59,16 @@ LESSON_PARAM = (
 RUN_PARAM = "run"
 RUNS_PARAM = "runs"
 RUNS_LIMIT = 8  # entries of `runs` read from a link (a session keeps at most 6)
+RUN_NUMBER_LIMIT = 999_999  # the largest run number a link's `runs` may give
 EXPIRED = (
     "The run in this link is no longer on this server: runs are kept for a while and the least recently "
     "used go first when the store is full. Its corpus went with it, and links never hold a corpus: paste or "
     "upload it again on the Train page and train it (the link's settings are already set)."
+)
+UNFINISHED = (
+    "The run in this link never finished training on this server (the server restarted during its "
+    "training, or the training failed or was stopped), so there is nothing to show. Links never hold a "
+    "corpus: paste or upload it again on the Train page and train it (the link's settings are already set)."
 )
 REPRODUCES = {
     "train": "the corpus choice and the settings, and the run's summary when one is shown",
@@ -75,7 +83,7 @@ def params_for(settings: Settings, sample_key: str | None, run_key: str | None =
     params = settings.to_query_params()
     if sample_key:
         params[SAMPLE_PARAM] = sample_key
-    if run_key:
+    if run_key and serving.run_kept(run_key):  # a run the store could not keep has no link
         params[RUN_PARAM] = run_key
     return params
 
@@ -85,7 +93,12 @@ def session_runs_param() -> str | None:
     runs = [state.current_run(), state.get(state.OTHER_RUN), *state.earlier_runs()]
     seen: dict[str, int] = {}
     for run in runs:
-        if run is not None and run.store_key and run.store_key not in seen:
+        if (
+            run is not None
+            and run.store_key
+            and run.store_key not in seen
+            and serving.run_kept(run.store_key)
+        ):
             seen[run.store_key] = run.number
     return ",".join(f"{number}.{key}" for key, number in seen.items()) or None
 
@@ -99,8 +112,9 @@ def parse_runs_param(value: str | None) -> list[tuple[int, str]]:
     pairs = []
     for entry in (value or "").split(",")[:RUNS_LIMIT]:
         number, _, key = entry.partition(".")
-        if number.isascii() and number.isdigit() and 0 < int(number) < 1_000_000 and is_run_key(key):
-            pairs.append((int(number), key))
+        run_number = read_whole_number(number, 1, RUN_NUMBER_LIMIT)
+        if run_number is not None and is_run_key(key):
+            pairs.append((run_number, key))
     return pairs
 
 
@@ -164,9 +178,11 @@ def run_params(run: Run, page_params: Mapping[str, str | None] | None = None) ->
 
 
 def write(params: dict[str, str]) -> None:
-    """Put exactly `params` in the URL (no write when it already says so)."""
-    current = {key: st.query_params.get(key) for key in st.query_params}
-    if current != params:
+    """Put exactly `params` in the URL (no write when it already says so). A parameter the URL
+    repeats is written once: the pages read its last value (`st.query_params[name]`), and a link
+    with two values would not say which one it shows."""
+    current = {key: st.query_params.get_all(key) for key in st.query_params}
+    if current != {key: [value] for key, value in params.items()}:
         st.query_params.from_dict(params)
 
 
@@ -337,5 +353,5 @@ def open_from_url(train_sample: bool = True) -> Run | None:
                 state.start_player_at(1)  # a lesson opens at its first step
         return trained
     if key:
-        state.put(state.LINK_EXPIRED, True)
+        state.put(state.LINK_EXPIRED, UNFINISHED if serving.never_finished(key) else EXPIRED)
     return None

@@ -16,6 +16,7 @@ outside the session (the run store and the worker pool are server-wide: explorer
 
 from __future__ import annotations
 
+import secrets
 from typing import Final
 
 import streamlit as st
@@ -38,7 +39,8 @@ PLAYER_ACK = "player_ack"  # int: the number of the player's last action taken f
 COMPARE_TEXT = "compare_text"  # str: the Compare page's sentences (survives leaving the page)
 ENCODE_TEXT = "encode_steps_text"  # str: the text of the step-by-step panels (Merge history, Compare)
 JOB = "training_job"  # training.TrainingJob: the run a worker is training for this session, until collected
-LINK_EXPIRED = "link_expired"  # True when the URL named a run the store no longer holds
+RUN_SALT = "run_salt"  # bytes: in the keys of this session's runs of a pasted corpus (run_salt)
+LINK_EXPIRED = "link_expired"  # str: why the run the URL named is not here (link.EXPIRED, link.UNFINISHED)
 IGNORED_NOTE = "link_ignored_note"  # (store key, sentence): the link's settings its run overruled
 TRAINED_FROM = "trained_from"  # (sha256 of the form's corpus, sha256 of the part of it Train used)
 FORM_DIGEST = "form_corpus_digest"  # (text, sha256): the last corpus digested, not digested again
@@ -302,6 +304,12 @@ def set_current_run(run: Run, corpus_text: str) -> None:
     st.session_state[STEP] = min(1, run.history.steps) if run.history.step_noun == "merge" else 0
     st.session_state[PLAYING] = False
     st.session_state[MEASURE_WHOLE] = False
+
+
+def run_salt() -> bytes:
+    """This session's salt in the keys of the runs it trains on a pasted or uploaded corpus
+    (`serving.training_key`'s `owner`), made once per session."""
+    return setdefault(RUN_SALT, secrets.token_bytes(16))
 
 
 def add_earlier_run(run: Run) -> None:

@@ -112,7 +112,7 @@ def _request(text: str, settings: Settings, corpus_label: str, sample_key: str |
         for problem in request.errors:
             st.error(markdown_literal(problem))
         return None
-    key = serving.training_key(text, settings, limits)
+    key = serving.training_key(text, settings, limits, None if sample_key else state.run_salt())
     cached = state.run_cache().get(key)
     if cached is not None:
         return cached

@@ -33,6 +33,7 @@ from explorer.runs.settings import (
     FLAVOR_LABELS,
     NORMALIZER_LABELS,
     PRE_TOKENIZER_LABELS,
+    SHRINKING_FACTOR_RANGE,
     SPLIT_PATTERN_LABELS,
     UNIGRAM_DEFAULTS,
     Settings,
@@ -290,8 +291,8 @@ def _unigram_settings() -> None:
     with columns[4]:
         st.number_input(
             "Shrinking factor",
-            min_value=0.01,
-            max_value=0.99,
+            min_value=SHRINKING_FACTOR_RANGE[0],
+            max_value=SHRINKING_FACTOR_RANGE[1],
             step=0.05,
             key=W.SHRINKING_FACTOR,
             disabled=flavor == "course",
