@@ -21,6 +21,14 @@ from explorer.reproduce.run_line import run_summary
 from explorer.run_config import RunConfig
 
 VOCABULARY_ROWS = 30
+# Where `import explorer` comes from: a notebook downloaded into a fresh folder fails with
+# ModuleNotFoundError unless its kernel has the package (the README's set-up says the same).
+INSTALL_NOTE = (
+    "It needs the `explorer` package: run it with the Python of Tokenizer Explorer's `.venv` "
+    "(`python3 tasks.py app` installs the package there), or install it into your own environment "
+    "from the repository's folder with `pip install . ./engine` (`pip install .` alone: the Python "
+    "engine, the same results)."
+)
 
 
 def _cell(kind: str, lines: list[str], number: int) -> dict:
@@ -66,6 +74,8 @@ def run_notebook(run: RunConfig, corpus: CorpusSource) -> dict:
                 "# Training a tokenizer step by step",
                 "",
                 f"{run_summary(run)}, as trained by Tokenizer Explorer (its Python package, `explorer`).",
+                "",
+                INSTALL_NOTE,
             ],
         ),
         ("code", ["import hashlib", "from pathlib import Path", "", *api_imports(run), *corpus.imports()]),

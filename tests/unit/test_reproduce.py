@@ -191,6 +191,14 @@ def test_notebook_is_nbformat_4():
     assert len({cell["id"] for cell in notebook["cells"]}) == len(kinds)
 
 
+def test_the_notebook_says_where_its_import_explorer_comes_from():
+    """Issue 50: a notebook downloaded into a fresh folder failed with ModuleNotFoundError: explorer,
+    and nothing said how to install the package. Its first cell says so, with the README's command."""
+    title = "".join(run_notebook(RUNS[0], CorpusSource.from_sample("hf-course"))["cells"][0]["source"])
+    assert "`pip install . ./engine`" in title and "`python3 tasks.py app`" in title
+    assert "`pip install . ./engine`" in (ROOT / "README.md").read_text()
+
+
 def test_the_readmes_example_is_what_print_code_prints():
     """README.md shows lines of `train corpus.txt --vocab-size 300 --print-code`: they are the
     program's own lines, in order, for that command's run."""
@@ -200,7 +208,10 @@ def test_the_readmes_example_is_what_print_code_prints():
         section.index("```python\n") + len("```python\n") : section.index("\n```", section.index("```python"))
     ]
     assert "--vocab-size 300" in section and "--print-code" in section
-    program = training_program(
-        RunConfig(TrainerConfig(vocab_size=300)), CorpusSource.from_file("corpus.txt", "any text")
-    )
+    from dataclasses import replace
+
+    from explorer.runs.settings import defaults_for
+
+    run = replace(defaults_for("bpe"), vocab_size=300).run_config()  # the CLI's run: the app's defaults
+    program = training_program(run, CorpusSource.from_file("corpus.txt", "any text"))
     assert example in program
