@@ -225,7 +225,10 @@ def _curves(runs: Sequence[Run], unigram: Sequence[Run]) -> None:
         return
 
     def curve(run: Run) -> pd.DataFrame:
-        return run.derive("metrics_curve", lambda: metrics_curve(as_merge_history(run.history)))
+        return run.derive(
+            "metrics_curve",
+            lambda: metrics_curve(as_merge_history(run.history), characters=run.perceived_characters),
+        )
 
     curves = {run.name: curve(run) for run in runs}
     figures.plotly_chart(charts.metrics_curve_figure(curves), state.Chart.COMPARE_CURVE)
