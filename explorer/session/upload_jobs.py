@@ -15,7 +15,9 @@ deployment's secret), the key its column, links and the store know it by.
 
 `stored_uploads(keys, known)`: the uploads a link names (`serving.upload_key`) that
 the session does not hold, read again, in a worker, from the files the run store keeps
-(explorer.session.serving.save_upload); a key the store no longer holds is simply absent. Both
+(explorer.session.serving.save_upload); a key the store no longer holds is simply absent. They come
+back under a neutral name (`explorer.compare.uploads.shared_upload`): whoever opens someone else's
+link never sees the names the uploader gave the files. Both
 Compare's columns and the Vocabulary page's audit open links with it.
 
 What it does not do: draw anything or keep the tokenizers in the session (explorer.ui.compare.sections,
@@ -31,6 +33,7 @@ from dataclasses import replace
 from explorer.checks import Limits
 from explorer.compare import UploadedFile, UploadedTokenizer
 from explorer.compare.upload_checks import check_upload
+from explorer.compare.uploads import shared_upload
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.runs.settings import limits_or_defaults
 from explorer.runstore.keys import is_upload_key
@@ -112,6 +115,6 @@ def stored_uploads(keys: Sequence[str], known: Collection[str] = ()) -> dict[str
         except Exception:  # a reader bug: the upload is simply not there (as if expired)
             continue
         for tokenizer in tokenizers:
-            if tokenizer.key == key:
-                found[key] = tokenizer
+            if tokenizer.key == key:  # shown under a neutral name: the uploader's is theirs
+                found[key] = shared_upload(tokenizer)
     return found

@@ -26,6 +26,7 @@ import streamlit as st
 
 from explorer.compare import TokenizerColumn, UploadedTokenizer
 from explorer.compare.merge_overlap import BYTE_LEVEL_BPE, DEFAULT_PRETRAINED
+from explorer.compare.uploads import shared_upload
 from explorer.session import serving, upload_jobs
 from explorer.session.compare_params import (
     COLUMNS_PARAM,
@@ -130,9 +131,11 @@ def _uploads_from_store(keys: Sequence[str]) -> None:
 
 
 def remember_uploads(found: Sequence[UploadedTokenizer]) -> None:
-    """Keep the files of newly read uploads in the store, so that links to their columns open."""
+    """Keep the files of newly read uploads in the store, so that links to their columns open;
+    under names for their kind (`shared_upload`): the names the visitor gave them stay here."""
     for tokenizer in found:
-        serving.save_upload(tokenizer.key, [(file.name, file.data) for file in tokenizer.files])
+        shared = shared_upload(tokenizer)
+        serving.save_upload(tokenizer.key, [(file.name, file.data) for file in shared.files])
 
 
 def pick_from_link(columns: Sequence[TokenizerColumn]) -> list[str]:
