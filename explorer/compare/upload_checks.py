@@ -10,6 +10,9 @@
   written to fool the estimate is refused there).
 - `over_session_bound(sizes, limits)`: how many of a session's oldest uploads to drop to stay
   under `Limits.max_session_uploads_mb`.
+- `keep_uploads(held, added, limits)`: a session's uploads with new ones added, within its bound
+  (the last `SESSION_UPLOADS`, at most `Limits.max_session_uploads_mb` of files; the oldest go
+  first), and one sentence per upload dropped: whether the visitor uploaded it or a link named it.
 
 A count of bytes over 20 MB takes about 10 ms; `json.loads` of the same file takes seconds and
 holds the server's GIL meanwhile.
@@ -20,11 +23,14 @@ or keep uploads (explorer.session.upload_jobs).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 
 from explorer.checks.limits import MB, Limits
 from explorer.compare.readers import UploadedFile, UploadedTokenizer
 from explorer.compare.uploads import is_sentencepiece_name
+
+SESSION_UPLOADS = 4  # uploaded tokenizers a session keeps (a GPT-2 sized one holds ~50k merges)
 
 
 def estimated_entries(upload: UploadedFile) -> int | None:
@@ -87,3 +93,31 @@ def over_session_bound(sizes: Sequence[int], limits: Limits) -> int:
         total -= sizes[drop]
         drop += 1
     return drop
+
+
+def keep_uploads(
+    held: Mapping[str, UploadedTokenizer], added: Sequence[UploadedTokenizer], limits: Limits
+) -> tuple[OrderedDict[str, UploadedTokenizer], list[str]]:
+    """`held` (by key, oldest first) with `added` as the newest, then the oldest dropped past
+    `SESSION_UPLOADS` tokenizers and past `Limits.max_session_uploads_mb` of files (the newest is
+    kept); and one sentence per tokenizer dropped.
+
+    >>> def one(key, size):
+    ...     return UploadedTokenizer(key, key, "vocab.txt", files=(UploadedFile("vocab.txt", b"x" * size),))
+    >>> kept, notes = keep_uploads({}, [one(f"k{i}", MB) for i in range(6)], Limits(max_session_uploads_mb=3))
+    >>> list(kept), len(notes)
+    (['k3', 'k4', 'k5'], 3)
+    """
+    kept = OrderedDict(held)
+    for tokenizer in added:
+        kept.pop(tokenizer.key, None)
+        kept[tokenizer.key] = tokenizer
+    drop = max(0, len(kept) - SESSION_UPLOADS)
+    sizes = [sum(len(file.data) for file in tokenizer.files) for tokenizer in kept.values()]
+    drop += over_session_bound(sizes[drop:], limits)
+    bound = f"the last {SESSION_UPLOADS}, at most {limits.max_session_uploads_mb:g} MB of files in all"
+    notes = []
+    for _ in range(drop):
+        _, dropped = kept.popitem(last=False)
+        notes.append(f"{dropped.name} was dropped: this session keeps {bound}, and newer ones fill it.")
+    return kept, notes

@@ -32,7 +32,7 @@ from dataclasses import replace
 
 from explorer.checks import Limits
 from explorer.compare import UploadedFile, UploadedTokenizer
-from explorer.compare.upload_checks import check_upload
+from explorer.compare.upload_checks import SESSION_UPLOADS, check_upload
 from explorer.compare.uploads import shared_upload
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.runs.settings import limits_or_defaults
@@ -101,12 +101,13 @@ def read_in_worker(
 
 
 def stored_uploads(keys: Sequence[str], known: Collection[str] = ()) -> dict[str, UploadedTokenizer]:
-    """The uploads named by `keys` (upload keys, not in `known`), read again
-    from the files the store keeps, by key; those it does not keep (or cannot read) are left out."""
+    """The uploads named by `keys` (upload keys, not in `known`), read again from the files the
+    store keeps, by key; those it does not keep (or cannot read) are left out. At most the last
+    `SESSION_UPLOADS` of them are read (what a session keeps: `upload_checks.keep_uploads`), so a
+    link naming forty costs no more than one naming four."""
+    wanted = list(dict.fromkeys(key for key in keys if is_upload_key(key) and key not in known))
     found: dict[str, UploadedTokenizer] = {}
-    for key in keys:
-        if not is_upload_key(key) or key in known or key in found:
-            continue
+    for key in wanted[-SESSION_UPLOADS:]:
         files = serving.load_upload(key)
         if files is None:
             continue

@@ -70,6 +70,8 @@ HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
 # RUNS_LEFT_NAMED of them, oldest first
 RUNS_LEFT = "compare_runs_left"
 RUNS_LEFT_NAMED = 8
+# list[str]: what a link's uploads left out to keep the session's bound (said under the picker)
+LINK_UPLOAD_NOTES = "compare_link_upload_notes"
 # One session's runs, bounded by count and by corpus characters (a trace grows with its corpus;
 # 8,000,000 is two corpora at the default 4 MB limit). The cache and the earlier runs share the
 # objects, so a session holds at most the current run, the other algorithm's and these.

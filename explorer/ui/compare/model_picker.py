@@ -8,7 +8,8 @@ appears later (a new run, an upload) starts ticked unless it is one of those hid
 what the visitor unticked stays unticked. Both widgets keep their value across reruns and pages; the
 picker's value is written only when it changes (a write resets the browser's widget, and so whatever
 the visitor was typing in its search box when a rerun came). It has no "Select all". A run that
-left the session's earlier runs (the oldest goes past `state.HISTORY_LIMIT`) is named under it.
+left the session's earlier runs (the oldest goes past `state.HISTORY_LIMIT`) is named under it, and
+so are the uploads a link named that the session's bound left out.
 
 What it does not do: build the columns (explorer.ui.compare.sections) or load a tokenizer: a bundled one
 loads in the background once a page shows its column (explorer.compare.warm).
@@ -67,6 +68,7 @@ def pick(columns: Sequence[TokenizerColumn], hidden_at_first: set[str]) -> list[
         "loaded the first time its column is shown.",
     )
     left = runs_left_note(state.runs_left_names(), state.HISTORY_LIMIT, state.HISTORY_CHARACTERS)
-    if left:
-        st.caption(left)
+    for note in [left, *(state.get(state.LINK_UPLOAD_NOTES) or [])]:
+        if note:
+            st.caption(note)
     return [by_key[key] for key in picked]
