@@ -6,8 +6,8 @@
   checked here).
 - `check_upload(upload, limits)`: a ValueError whose one sentence names the file and the limit
   when the file is over `Limits.max_tokenizer_mb` or `Limits.max_tokenizer_entries`.
-- `tokenizer_entries(tokenizer)`: the exact count, once a worker has parsed the file (a file
-  written to fool the estimate is refused there).
+- `tokenizer_entries(tokenizer)`: the exact count, once a worker has parsed the file, whatever
+  its model (WordLevel and Unigram too): a file written to fool the estimate is refused there.
 - `over_session_bound(sizes, limits)`: how many of a session's oldest uploads to drop to stay
   under `Limits.max_session_uploads_mb`.
 - `keep_uploads(held, added, limits)`: a session's uploads with new ones added, within its bound
@@ -40,8 +40,10 @@ def estimated_entries(upload: UploadedFile) -> int | None:
     3
     >>> estimated_entries(UploadedFile("vocab.json", b'{"a": 0, "b": 1, "ab": 2}'))
     3
-    >>> estimated_entries(UploadedFile("m.json", b'{"merges": [["a", "b"], ["ab", "c"]]}'))
-    2
+    >>> estimated_entries(UploadedFile("m.json", b'{"merges": [["a", "b"], ["ab", "c"]]}'))  # + "merges"
+    3
+    >>> estimated_entries(UploadedFile("v.json", b'{"a": 0, "' + b"[" * 1000 + b'": 1}'))  # its last "["
+    1
     """
     data = upload.data
     name = upload.name.lower()
@@ -49,7 +51,11 @@ def estimated_entries(upload: UploadedFile) -> int | None:
         return None
     if name.endswith(".json"):
         strings = (data.count(b'"') - data.count(b'\\"')) // 2
-        return max(0, strings - data.count(b"["))  # a pair ["a", "b"] is one merge, two strings
+        # A merge written as a pair ["a", "b"] is one entry, two strings: its "[" is followed by a
+        # string (or the line break and spaces of an indented file). A "[" inside a token is not,
+        # but for the last one of its token: "[[[[" counts once, not four times.
+        pairs = data.count(b'["') + data.count(b"[\n") + data.count(b"[ ")
+        return max(0, strings - pairs)
     lines = data.count(b"\n")
     return lines + (1 if data and not data.endswith(b"\n") else 0)
 
@@ -71,14 +77,17 @@ def check_upload(upload: UploadedFile, limits: Limits) -> None:
 
 
 def tokenizer_entries(tokenizer: UploadedTokenizer) -> int:
-    """Vocabulary entries plus merges of a parsed upload (for a library-only tokenizer.json or a
-    SentencePiece model, its vocabulary)."""
+    """Vocabulary entries plus merges of a parsed upload, exactly, whatever its model (a
+    SentencePiece model: its vocabulary; a tokenizer.json only the library reads: its vocabulary
+    with added tokens, plus merges, counted where it was read: `LibraryFacts`)."""
     if tokenizer.tokenizer is not None:
         merges = getattr(tokenizer.tokenizer.model, "merge_map", None) or ()
         return tokenizer.tokenizer.vocab_size() + len(merges)
     if tokenizer.sentencepiece is not None:
         return tokenizer.sentencepiece.vocab_size
-    return 0  # a library_json one: its size was checked by bytes (the worker counts no further)
+    if tokenizer.library_facts is not None:  # a tokenizer.json only the library reads, any model
+        return tokenizer.library_facts.entries
+    raise ValueError(f"{tokenizer.name}: its entries were not counted where it was read")
 
 
 def over_session_bound(sizes: Sequence[int], limits: Limits) -> int:
