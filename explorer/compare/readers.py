@@ -74,10 +74,11 @@ class LibraryFacts:
 
 def library_facts(data: dict, library: tokenizers.Tokenizer) -> LibraryFacts:
     """The `LibraryFacts` of a tokenizer.json (`data`, as `library` read it)."""
-    model = data.get("model") if isinstance(data.get("model"), dict) else {}
-    merges = model.get("merges") if isinstance(model.get("merges"), list) else []
+    model = data.get("model")
+    merges = model.get("merges") if isinstance(model, dict) else None
     return LibraryFacts(
-        entries=library.get_vocab_size(with_added_tokens=True) + len(merges),
+        entries=library.get_vocab_size(with_added_tokens=True)
+        + (len(merges) if isinstance(merges, list) else 0),
         byte_level=mentions_byte_level(data),
         unknown_id=library_unknown_id(data, library),
     )
