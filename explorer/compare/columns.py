@@ -70,7 +70,8 @@ class TokenizerColumn:
     # text -> encode_steps.EncodeSteps (viterbi_steps.ViterbiSteps for Unigram), when it can show them
     steps: Callable[[str], Any] | None = None
     # How a worker process rebuilds it to measure a whole corpus (explorer.work.tasks.measure_task):
-    # {"name", "tokenizer_json"}, {"name", "library_json"} or {"pretrained": name}; None: it cannot.
+    # {"name", "tokenizer_json", "special_tokens"} (the tokenizer with its special tokens, and the
+    # switch), {"name", "library_json"} or {"pretrained": name}; None: it cannot.
     spec: dict | None = None
     family: str = ""  # the model picker's group: a FAMILIES name, YOUR_RUNS or UPLOADS
     vocab_size: int | None = None
@@ -84,8 +85,15 @@ class TokenizerColumn:
 
 
 def sentences_from(text: str) -> list[str]:
-    """One sentence per non-empty line."""
-    return [line for line in text.splitlines() if line.strip()]
+    r"""One sentence per non-empty line (a line of spaces too: its characters are counted in the
+    box, so they are encoded and counted everywhere); none when the text is only white space.
+
+    >>> sentences_from("a\r\n  \n\nb\n"), sentences_from(" \n\t")
+    (['a', '  ', 'b'], [])
+    """
+    if not text.strip():
+        return []
+    return [line for line in text.splitlines() if line]
 
 
 def content_key(kind: str, text: str | bytes) -> str:
@@ -142,6 +150,7 @@ def tokenizer_column(
     `tokenizer_to_json(plain_text_tokenizer(tok))` when the caller already has it.
     """
     exported = tokenizer_to_json(tok) if exported is None else exported
+    vocabulary_json = exported  # its special tokens special: what an audit of the vocabulary reads
     special = special_sentence(tok.special_tokens, special_tokens)
     decoder = tokenizer_decoder(tok)
     key = key or content_key("ours", exported)
@@ -157,7 +166,7 @@ def tokenizer_column(
         encode_batch=None if tok.may_drop_characters() else library_batch_encoder(exported),
         note=note,
         steps=_steps_for(tok, name),
-        spec={"name": name, "tokenizer_json": exported},
+        spec={"name": name, "tokenizer_json": vocabulary_json, "special_tokens": special_tokens},
         family=family,
         vocab_size=tok.vocab_size(),
         source=source,

@@ -56,11 +56,13 @@ def word_lengths(trace: MergeHistory) -> tuple[list[int], list[int]]:
     return characters, utf8_bytes
 
 
-def metrics_curve(trace: MergeHistory, points: int = 100) -> pd.DataFrame:
+def metrics_curve(trace: MergeHistory, points: int = 100, characters: int | None = None) -> pd.DataFrame:
     """The corpus figures after k merges, for about `points` values of k from 0 to the last.
 
     Tokens after k merges are `trace.corpus_tokens[k]`. Characters, bytes and words are the raw
-    corpus counted as the Compare page counts a text (`trace.corpus`, from `corpus.count_text`),
+    corpus counted as the Compare page counts a text (`trace.corpus`, from `corpus.count_text`;
+    `characters`, the corpus's user-perceived characters (`Run.perceived_characters`), when given:
+    the trace counts code points),
     so characters / token, bytes / token and tokens per word mean exactly what they mean in the
     whole-corpus table (they agree at the last merge, up to special tokens and the rare word that
     applying merges by rank cuts otherwise than training did). The split share is of a different
@@ -71,7 +73,8 @@ def metrics_curve(trace: MergeHistory, points: int = 100) -> pd.DataFrame:
     """
     pre_tokens = sum(trace.counts)
     if trace.corpus is not None:
-        characters, utf8_bytes, words = (trace.corpus[key] for key in ("characters", "utf8_bytes", "words"))
+        counted, utf8_bytes, words = (trace.corpus[key] for key in ("characters", "utf8_bytes", "words"))
+        characters = counted if characters is None else characters
     else:
         characters_per_word, bytes_per_word = word_lengths(trace)
         characters = sum(c * n for c, n in zip(characters_per_word, trace.counts))

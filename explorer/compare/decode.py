@@ -9,6 +9,8 @@ reads, and (through explorer.pretrained) the bundled ones, all as one `Decoding`
   the decoded text where their bytes add up to it; ids without a token are left out
   (`Decoding.problems` names them).
 - `shown_text(decoding)`: the text with a byte that is no whole character as `<0xF0>`, never "�".
+- `decoded_note(decoding)`: '3 tokens · 5 characters.', characters counted as everywhere on the
+  page (explorer.drawing.wording.character_count).
 - `decoding_html(decoding)`: that text (escaped, white space kept) and the tokens, those holding
   parts of one character grouped into it as on every other byte-level display.
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from explorer.drawing.token_html import escape_text, pieces_html, text_with_byte_escapes, token_spans_html
+from explorer.drawing.wording import character_count, plural
 from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.pipeline.decoders import ByteLevelDecoder
 from explorer.pipeline.tokenizer import Tokenizer
@@ -148,6 +151,17 @@ def shown_text(decoding: Decoding) -> str:
         if data.decode("utf-8", errors="replace") == lead + text:
             return text_with_byte_escapes(data)[len(lead) :]
     return text
+
+
+def decoded_note(decoding: Decoding) -> str:
+    r"""How many tokens the ids gave and how many characters their text has, counted as the box
+    counts a typed text (user-perceived characters, line breaks not counted).
+
+    >>> decoded_note(Decoding("👍🏽 ok\n", (DecodedToken(1, b"x"), DecodedToken(2, b"", problem="unused"))))
+    '1 token · 4 characters.'
+    """
+    tokens = len(decoding.tokens) - len(decoding.problems)
+    return f"{plural(tokens, 'token')} · {plural(character_count(decoding.text), 'character')}."
 
 
 def decoding_html(decoding: Decoding, show_ids: bool = False) -> str:

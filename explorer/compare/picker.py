@@ -8,6 +8,9 @@ family.
 The page starts small (`DEFAULT_PRETRAINED`: GPT-2, GPT-4, GPT-4o, as before the open models
 were bundled): a bundled tokenizer is loaded only when its column is first shown.
 
+`runs_left_note(names, ...)`: the sentence that names the runs that left the session's earlier
+runs (and so the picker), and why: a run never leaves it without a word.
+
 What it does not do: draw the widget (explorer.ui.compare.model_picker) or build columns
 (explorer.compare.columns).
 """
@@ -48,3 +51,18 @@ def hidden_at_first(columns: Iterable[TokenizerColumn], earlier_run_keys: Iterab
         if column.key in earlier
         or (column.key.startswith("pretrained:") and column.key not in DEFAULT_PRETRAINED)
     }
+
+
+def runs_left_note(names: Sequence[str], kept: int, max_characters: int) -> str:
+    """Which runs left the picker and why ('' for none).
+
+    >>> runs_left_note(["#1 BPE 300 · sample"], 4, 8_000_000)[:75]
+    'No longer in the list: #1 BPE 300 · sample. A session keeps its current run'
+    """
+    if not names:
+        return ""
+    return (
+        f"No longer in the list: {', '.join(names)}. A session keeps its current run, the other "
+        f"algorithm's and the {kept} runs before them whose corpora together hold at most "
+        f"{max_characters:,} code points; the oldest leaves first. Train it again to compare it."
+    )

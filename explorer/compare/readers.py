@@ -61,6 +61,29 @@ class UploadedFile:
     data: bytes
 
 
+@dataclass(frozen=True)
+class LibraryFacts:
+    """What a tokenizer.json only the `tokenizers` library reads says, read once: its `entries`
+    (vocabulary with added tokens, plus merges: counted for every model type, WordLevel and Unigram
+    too), whether it is byte-level, and its unknown token's id."""
+
+    entries: int
+    byte_level: bool
+    unknown_id: int | None
+
+
+def library_facts(data: dict, library: tokenizers.Tokenizer) -> LibraryFacts:
+    """The `LibraryFacts` of a tokenizer.json (`data`, as `library` read it)."""
+    model = data.get("model")
+    merges = model.get("merges") if isinstance(model, dict) else None
+    return LibraryFacts(
+        entries=library.get_vocab_size(with_added_tokens=True)
+        + (len(merges) if isinstance(merges, list) else 0),
+        byte_level=mentions_byte_level(data),
+        unknown_id=library_unknown_id(data, library),
+    )
+
+
 @dataclass
 class UploadedTokenizer:
     """A tokenizer read from uploaded files: ours when our readers can read it, else the library's,
@@ -82,6 +105,9 @@ class UploadedTokenizer:
     files: tuple[UploadedFile, ...] = ()  # what it was read from (kept in the run store for links)
 
     file_names: str = ""  # the uploaded file name(s), as the column's header shows them
+    # A library-only tokenizer.json's facts, found where it was read (a worker): the server builds
+    # its column without reading the JSON again.
+    library_facts: LibraryFacts | None = None
     model_bytes: bytes | None = None  # a SentencePiece model's file, for worker processes
     _columns: dict = field(default_factory=dict, repr=False)
 
@@ -123,16 +149,17 @@ class UploadedTokenizer:
                 source=source,
                 model_bytes=self.model_bytes,
             )
-        library_json = self.library_json
+        library_json, facts = self.library_json, self.library_facts
         assert library_json is not None, "exactly one of tokenizer, sentencepiece, library_json is set"
-        data = json.loads(library_json)
         library = tokenizers.Tokenizer.from_str(library_json)
+        if facts is None:  # read here, not by tokenizer_json_upload
+            facts = library_facts(json.loads(library_json), library)
         library.encode_special_tokens = not special_tokens  # this column's own copy: no one else flips it
         specials = [token.content for token in library.get_added_tokens_decoder().values() if token.special]
-        byte_level = mentions_byte_level(data)
+        byte_level = facts.byte_level
         return TokenizerColumn(
             name=self.name,
-            encode=functools.partial(library_pieces, library, byte_level, library_unknown_id(data, library)),
+            encode=functools.partial(library_pieces, library, byte_level, facts.unknown_id),
             caption=f"uploaded {self.kind}",
             key=self.key,
             content_key=f"{self.key}:{int(special_tokens)}",
@@ -189,7 +216,7 @@ def tokenizer_json_upload(upload: UploadedFile) -> UploadedTokenizer:
     (e.g. Unigram models); ValueError naming the file when neither can read it."""
     text = upload_text(upload)
     try:
-        load_json(text, upload.name)
+        data = load_json(text, upload.name)
     except json.JSONDecodeError as error:
         raise ValueError(f"{upload.name}: not valid JSON ({error})") from None
     key, name = content_key("upload", upload.data), f"{upload.name} (uploaded)"
@@ -198,7 +225,7 @@ def tokenizer_json_upload(upload: UploadedFile) -> UploadedTokenizer:
     except Exception as error:  # ValueError, or whatever else a hostile file trips over
         reason = _first_line(error).removeprefix("tokenizer.json: ")
         try:
-            tokenizers.Tokenizer.from_str(text)
+            library = tokenizers.Tokenizer.from_str(text)
         except Exception as library_error:  # the library raises plain Exceptions with serde's message
             raise ValueError(
                 f"{upload.name}: {reason}; the tokenizers library cannot read it either "
@@ -211,6 +238,7 @@ def tokenizer_json_upload(upload: UploadedFile) -> UploadedTokenizer:
             library_json=text,
             file_names=upload.name,
             note=f"Encoded by the tokenizers library: our reader does not support it ({reason}).",
+            library_facts=library_facts(data, library),
         )
     return UploadedTokenizer(
         key=key,

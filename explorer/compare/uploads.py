@@ -5,6 +5,11 @@ model apart by name and content; `read_uploads` reads each with its reader
 (explorer.compare.readers), pairs every vocab.json with its merges.txt, and returns the tokenizers
 plus one message per file that could not be used.
 
+`shared_upload(tokenizer)`: the upload as a link shows it to anyone else, and as the store keeps it:
+its files named for their kind (`SHARED_FILE_NAMES`: "tokenizer.json", "vocab.json" +
+"merges.txt", ...) and a neutral name with a few digits of its key; the name a visitor gave its
+files stays in that visitor's session.
+
 What it does not do: parse a file's contents (explorer.compare.readers, explorer.pipeline.tokenizer_json), or
 keep uploads between page runs (explorer.ui.compare.sections does).
 """
@@ -117,3 +122,33 @@ def read_uploads(files: Sequence[UploadedFile]) -> tuple[list[UploadedTokenizer]
     errors.extend(f"{v.name}: a vocab.json needs its merges.txt; upload both files together" for v in vocabs)
     errors.extend(f"{m.name}: a merges.txt needs its vocab.json; upload both files together" for m in merges)
     return found, errors
+
+
+# An upload's files as the store keeps them and a link shows them, by the tokenizer's kind (the
+# names its readers recognise, in the order of `UploadedTokenizer.files`).
+SHARED_FILE_NAMES = {
+    "tokenizer.json": ("tokenizer.json",),
+    "vocab.txt": ("vocab.txt",),
+    "vocab.json + merges.txt": ("vocab.json", "merges.txt"),
+    "SentencePiece .model": ("tokenizer.model",),
+}
+
+
+def shared_upload(tokenizer: UploadedTokenizer) -> UploadedTokenizer:
+    """`tokenizer` without the names its uploader gave its files: files named for their kind, and
+    "tokenizer.json (uploaded, 3f2a9c)" as its name (the first digits of its key after "upload:").
+
+    >>> files = (UploadedFile("PRIVATE-okapi.json", b"{}"),)
+    >>> private = UploadedTokenizer(key="upload:3f2a9c0d", name="PRIVATE-okapi.json (uploaded)",
+    ...     kind="tokenizer.json", file_names="PRIVATE-okapi.json", files=files)
+    >>> shared = shared_upload(private)
+    >>> shared.name, shared.file_names, [file.name for file in shared.files]
+    ('tokenizer.json (uploaded, 3f2a9c)', 'tokenizer.json', ['tokenizer.json'])
+    """
+    names = SHARED_FILE_NAMES.get(tokenizer.kind, ("tokenizer file",) * len(tokenizer.files))
+    files = tuple(UploadedFile(name, file.data) for name, file in zip(names, tokenizer.files))
+    label = " + ".join(names[: len(files)] if files else names)
+    digits = tokenizer.key.partition(":")[2][:6]
+    return replace(
+        tokenizer, name=f"{label} (uploaded, {digits})", file_names=label, files=files, _columns={}
+    )

@@ -1,6 +1,8 @@
 """How efficiently a tokenizer encodes a set of texts: the usual compression and fertility figures.
 
-What it does: runs an encoder over texts and counts tokens, characters, UTF-8 bytes, words, words
+What it does: runs an encoder over texts and counts tokens, characters (user-perceived:
+explorer.drawing.wording's `character_count`, the count the Compare page's box, counts table and
+decoder show for the same text), UTF-8 bytes, words, words
 split into several tokens, unknown tokens and the characters no token spells out (under an unknown
 token, or dropped by the model: explorer.tokens), then derives characters per token, bytes per
 token, fertility (tokens per word), the share of split words and the unknown-token rate. A
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from explorer.drawing.wording import METRIC_COLUMNS
+from explorer.drawing.wording import METRIC_COLUMNS, character_count
 from explorer.tokens import DROPPED, UNKNOWN, Piece, lost_characters, tokens_only
 from explorer.training.word_counts import WORD
 
@@ -100,6 +102,7 @@ def compute_metrics(
     and dropped every `SPAN_BATCH` texts, so memory stays bounded whatever the number of texts.
     """
     texts_seen = characters = utf8_bytes = unknown_tokens = lost = tokens = words = split_words = 0
+    laid_out = 0  # code points of the texts so far: where the next text's spans start
     piece_starts: list[int] = []
     piece_ends: list[int] = []
     word_starts: list[int] = []
@@ -115,9 +118,10 @@ def compute_metrics(
             lost += lost_characters(pieces)
             unknown_tokens += sum(1 for piece in pieces if piece.kind == UNKNOWN)
             pieces = tokens_only(pieces)  # DROPPED markers are not tokens
-        offset = characters + texts_seen  # one character of room between texts: no overlap
+        offset = laid_out + texts_seen  # one character of room between texts: no overlap
+        laid_out += len(text)
         texts_seen += 1
-        characters += len(text)
+        characters += character_count(text)
         utf8_bytes += len(text.encode("utf-8", errors="surrogatepass"))
         piece_starts.extend(piece.start + offset for piece in pieces)
         piece_ends.extend(piece.end + offset for piece in pieces)
@@ -257,7 +261,7 @@ def encoded_metrics(
         name=name,
         texts=int(weights.sum()),
         tokens=int(counts @ weights),
-        characters=int(lengths @ weights),
+        characters=int(np.fromiter(map(character_count, texts), np.int64, count) @ weights),
         utf8_bytes=int(utf8 @ weights),
         words=int(np.bincount(word_owner, minlength=count) @ weights),
         split_words=int(np.bincount(word_owner[split], minlength=count) @ weights),

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -133,3 +133,11 @@ def remember(history: list[Run], run: Run, limit: int, max_characters: int | Non
     while max_characters is not None and len(kept) > 1 and sum(r.characters for r in kept) > max_characters:
         kept.pop()
     return kept
+
+
+def runs_left(before: Sequence[Run], kept: Sequence[Run], staying: Iterable[Run | None] = ()) -> list[Run]:
+    """The runs of `before` that are neither in `kept` nor among `staying` (shown elsewhere: the
+    current run, the other algorithm's): those `remember` left out, for a page to name."""
+    still = [*kept, *(run for run in staying if run is not None)]
+    keys = {run.store_key for run in still if run.store_key}
+    return [run for run in before if run.store_key not in keys and all(run is not other for other in still)]

@@ -15,7 +15,9 @@ deployment's secret), the key its column, links and the store know it by.
 
 `stored_uploads(keys, known)`: the uploads a link names (`serving.upload_key`) that
 the session does not hold, read again, in a worker, from the files the run store keeps
-(explorer.session.serving.save_upload); a key the store no longer holds is simply absent. Both
+(explorer.session.serving.save_upload); a key the store no longer holds is simply absent. They come
+back under a neutral name (`explorer.compare.uploads.shared_upload`): whoever opens someone else's
+link never sees the names the uploader gave the files. Both
 Compare's columns and the Vocabulary page's audit open links with it.
 
 What it does not do: draw anything or keep the tokenizers in the session (explorer.ui.compare.sections,
@@ -30,7 +32,8 @@ from dataclasses import replace
 
 from explorer.checks import Limits
 from explorer.compare import UploadedFile, UploadedTokenizer
-from explorer.compare.upload_checks import check_upload
+from explorer.compare.upload_checks import SESSION_UPLOADS, check_upload
+from explorer.compare.uploads import shared_upload
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.runs.settings import limits_or_defaults
 from explorer.runstore.keys import is_upload_key
@@ -98,12 +101,13 @@ def read_in_worker(
 
 
 def stored_uploads(keys: Sequence[str], known: Collection[str] = ()) -> dict[str, UploadedTokenizer]:
-    """The uploads named by `keys` (upload keys, not in `known`), read again
-    from the files the store keeps, by key; those it does not keep (or cannot read) are left out."""
+    """The uploads named by `keys` (upload keys, not in `known`), read again from the files the
+    store keeps, by key; those it does not keep (or cannot read) are left out. At most the last
+    `SESSION_UPLOADS` of them are read (what a session keeps: `upload_checks.keep_uploads`), so a
+    link naming forty costs no more than one naming four."""
+    wanted = list(dict.fromkeys(key for key in keys if is_upload_key(key) and key not in known))
     found: dict[str, UploadedTokenizer] = {}
-    for key in keys:
-        if not is_upload_key(key) or key in known or key in found:
-            continue
+    for key in wanted[-SESSION_UPLOADS:]:
         files = serving.load_upload(key)
         if files is None:
             continue
@@ -112,6 +116,6 @@ def stored_uploads(keys: Sequence[str], known: Collection[str] = ()) -> dict[str
         except Exception:  # a reader bug: the upload is simply not there (as if expired)
             continue
         for tokenizer in tokenizers:
-            if tokenizer.key == key:
-                found[key] = tokenizer
+            if tokenizer.key == key:  # shown under a neutral name: the uploader's is theirs
+                found[key] = shared_upload(tokenizer)
     return found

@@ -181,7 +181,10 @@ def _column(tokenizer: dict):
         return sentencepiece_column(model, name, name, special_tokens=special_tokens)
     exported = tokenizer["tokenizer_json"]
     return tokenizer_column(
-        tokenizer_from_json(exported), tokenizer.get("name", "tokenizer"), exported=exported
+        tokenizer_from_json(exported),
+        tokenizer.get("name", "tokenizer"),
+        exported=exported,
+        special_tokens=special_tokens,
     )
 
 

@@ -19,6 +19,7 @@ from explorer.compare.encoders import pretrained_batch_encoder, spans_from_byte_
 from explorer.compare.html import boundary_diff_html, column_html, figures_table_html
 from explorer.compare.readers import tokenizer_json_upload, vocab_merges_upload, vocab_txt_upload
 from explorer.drawing import charts
+from explorer.drawing.wording import character_count
 from explorer.measures.metrics import compute_metrics, metrics_table
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
 from explorer.pretrained import PRETRAINED, encode_pretrained, read_verified
@@ -156,7 +157,8 @@ def direct_metrics(trace, k, corpus_text):
 def test_metrics_curve_equals_direct_recomputation(trained):
     trace = trained
     assert trace.steps > 20
-    curve = metrics_curve(trace, points=trace.steps + 1)  # every k
+    # the corpus's user-perceived characters, as the run holds them (the trace counts code points)
+    curve = metrics_curve(trace, points=trace.steps + 1, characters=character_count("\n".join(CORPUS)))
     assert list(curve.columns) == list(CURVE_COLUMNS)
     assert list(curve["merges"]) == list(range(trace.steps + 1))
     for k in (0, 1, 7, trace.steps // 2, trace.steps):
@@ -171,7 +173,7 @@ def test_metrics_curve_ends_on_the_whole_corpus_tables_figures(trained):
     corpus_lines = [line for line in CORPUS if line]
     column = tokenizer_column(tokenizer_from_trace(trained), "ours")
     table = measure_corpus(column, corpus_lines).metrics
-    last = metrics_curve(trained).iloc[-1]
+    last = metrics_curve(trained, characters=character_count("\n".join(CORPUS))).iloc[-1]
     assert last["tokens"] == table.tokens
     assert last["chars_per_token"] == pytest.approx(table.chars_per_token)
     assert last["bytes_per_token"] == pytest.approx(table.bytes_per_token)

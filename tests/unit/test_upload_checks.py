@@ -4,6 +4,7 @@ parses it, and the chunked pickle the server rebuilds it from."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -118,3 +119,44 @@ def test_a_chunked_pickle_keeps_shared_containers_shared():
     back = chunked.loads((main, chunks))
     assert back == obj and back["a"] is back["b"]
     assert len(chunks) == 2 and len(chunks[1]) == 3  # the list in three chunks
+
+
+def word_level_json(entries: int, long_token: str = "") -> bytes:
+    """A WordLevel tokenizer.json (only the library reads it) of `entries` tokens, plus one more."""
+    vocab = {f"w{index}": index for index in range(entries)}
+    vocab["[UNK]"] = len(vocab)
+    if long_token:
+        vocab[long_token] = len(vocab)
+    model = {"type": "WordLevel", "vocab": vocab, "unk_token": "[UNK]"}
+    data = {"version": "1.0", "added_tokens": [], "pre_tokenizer": {"type": "Whitespace"}, "model": model}
+    return json.dumps(data).encode()
+
+
+def test_a_token_of_brackets_does_not_hide_the_entries_of_a_json():
+    """Issue 50: one 400,000-character token of "[" took 400,000 off the estimate."""
+    data = word_level_json(2_000, long_token="[" * 40_000)
+    assert estimated_entries(UploadedFile("tokenizer.json", data)) >= 2_002
+    with pytest.raises(ValueError, match="about 2,0\\d\\d entries"):
+        check_upload(UploadedFile("tokenizer.json", data), Limits(max_tokenizer_entries=2_000))
+
+
+def test_a_library_only_upload_is_counted_exactly_whatever_its_model():
+    """Issue 50: a WordLevel (or Unigram) tokenizer.json, which only the library reads, counted 0
+    entries in the worker, so any number passed the limit."""
+    import tokenizers
+
+    unigram = tokenizers.Tokenizer(tokenizers.models.Unigram([(f"p{i}", -1.0 - i) for i in range(300)], 0))
+    files = [("tokenizer.json", word_level_json(600)), ("u-tokenizer.json", unigram.to_str().encode())]
+    read = read_uploads_task(Quiet(), files, 1_000)
+    assert len(read["tokenizers"]) == 2 and not read["errors"]
+    (kept,) = [chunked.loads(packed) for _, packed in read["tokenizers"][:1]]
+    assert kept.library_json is not None and kept.library_facts.entries == 601
+    refused = read_uploads_task(Quiet(), files, 500)
+    assert [indexes for indexes, _ in refused["tokenizers"]] == [[1]]  # the Unigram's 300 pass
+    assert refused["errors"] == [
+        "tokenizer.json: 601 entries (tokens and merges) is over the limit of 500 for an uploaded "
+        "tokenizer on this server"
+    ]
+    assert list(kept.column.encode("w5 w7 zz")) == list(
+        replace(kept, library_facts=None, _columns={}).column.encode("w5 w7 zz")
+    )  # the facts read in the worker are those the server would read

@@ -21,7 +21,7 @@ from typing import Final
 
 import streamlit as st
 
-from explorer.runs.run import Run, RunCache, corpus_digest, remember
+from explorer.runs.run import Run, RunCache, corpus_digest, remember, runs_left
 from explorer.runs.settings import other_algorithm
 
 # ---------------------------------------------------------------- data keys
@@ -68,6 +68,12 @@ SCRIPT_RUNS = "script_runs"  # int: the session's page script runs so far
 PERSIST: Final = "session"  # `persist_state=` of widgets whose value outlives a visit to another page
 
 HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
+# list[str]: names of the runs that left the earlier runs (the Compare page says so), the last
+# RUNS_LEFT_NAMED of them, oldest first
+RUNS_LEFT = "compare_runs_left"
+RUNS_LEFT_NAMED = 8
+# list[str]: what a link's uploads left out to keep the session's bound (said under the picker)
+LINK_UPLOAD_NOTES = "compare_link_upload_notes"
 # One session's runs, bounded by count and by corpus characters (a trace grows with its corpus;
 # 8,000,000 is two corpora at the default 4 MB limit). The cache and the earlier runs share the
 # objects, so a session holds at most the current run, the other algorithm's and these.
@@ -296,7 +302,7 @@ def set_current_run(run: Run, corpus_text: str) -> None:
     if previous is run:
         return
     if previous is not None:
-        st.session_state[HISTORY] = remember(earlier_runs(), previous, HISTORY_LIMIT, HISTORY_CHARACTERS)
+        _keep_earlier(remember(earlier_runs(), previous, HISTORY_LIMIT, HISTORY_CHARACTERS), run)
     st.session_state[HISTORY] = [r for r in earlier_runs() if r.store_key != run.store_key]
     st.session_state[CURRENT_RUN] = run
     st.session_state[TRAINED_CORPUS] = (run.key.corpus_sha256, corpus_text)
@@ -314,7 +320,22 @@ def run_salt() -> bytes:
 
 def add_earlier_run(run: Run) -> None:
     """`run` first among the earlier runs (a run a link names, back after a reload)."""
-    st.session_state[HISTORY] = remember(earlier_runs(), run, HISTORY_LIMIT, HISTORY_CHARACTERS)
+    _keep_earlier(remember(earlier_runs(), run, HISTORY_LIMIT, HISTORY_CHARACTERS), current_run())
+
+
+def _keep_earlier(kept: list[Run], staying: Run | None) -> None:
+    """`kept` as the earlier runs; the names of those it leaves out (but `staying`, the current
+    run, and the other algorithm's) noted under RUNS_LEFT, for the Compare page to say."""
+    left = runs_left(earlier_runs(), kept, [staying, st.session_state.get(OTHER_RUN)])
+    st.session_state[HISTORY] = kept
+    if left:
+        named = [*st.session_state.get(RUNS_LEFT, []), *(run.name for run in left)]
+        st.session_state[RUNS_LEFT] = named[-RUNS_LEFT_NAMED:]
+
+
+def runs_left_names() -> list[str]:
+    """The names of the runs that left the earlier runs, oldest first (`RUNS_LEFT`)."""
+    return list(st.session_state.get(RUNS_LEFT, []))
 
 
 def is_other_algorithm_run(run: Run, other: Run) -> bool:

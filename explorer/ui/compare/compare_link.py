@@ -26,6 +26,10 @@ import streamlit as st
 
 from explorer.compare import TokenizerColumn, UploadedTokenizer
 from explorer.compare.merge_overlap import BYTE_LEVEL_BPE, DEFAULT_PRETRAINED
+from explorer.compare.upload_checks import SESSION_UPLOADS, keep_uploads
+from explorer.compare.uploads import shared_upload
+from explorer.runs.settings import limits_or_defaults
+from explorer.runstore.keys import is_upload_key
 from explorer.session import serving, upload_jobs
 from explorer.session.compare_params import (
     COLUMNS_PARAM,
@@ -118,21 +122,33 @@ def open_link() -> list[str]:
     if params.get(OVERLAP_PARAM) in BYTE_LEVEL_BPE:  # the section is open where the link was copied
         state.put(W.OVERLAP_PRETRAINED, params[OVERLAP_PARAM])
         state.put(W.SECTION_OVERLAP, True)
-    _uploads_from_store(column_ids(params) or [])
+    state.put(state.LINK_UPLOAD_NOTES, uploads_from_store(column_ids(params) or []))
     return notes
 
 
-def _uploads_from_store(keys: Sequence[str]) -> None:
-    """The uploads a link's columns name, read again from the files the store keeps."""
+def uploads_from_store(keys: Sequence[str]) -> list[str]:
+    """The uploads a link names, read again from the files the store keeps, into the session's
+    uploads within their bound (explorer.compare.upload_checks.keep_uploads); what was left out,
+    in sentences (the picker says them: `state.LINK_UPLOAD_NOTES`)."""
     remembered: OrderedDict[str, UploadedTokenizer] = state.get(state.UPLOADED_TOKENIZERS) or OrderedDict()
-    remembered.update(upload_jobs.stored_uploads(keys, remembered))
+    found = upload_jobs.stored_uploads(keys, remembered)
+    remembered, notes = keep_uploads(remembered, list(found.values()), limits_or_defaults()[0])
     state.put(state.UPLOADED_TOKENIZERS, remembered)
+    named = len({key for key in keys if is_upload_key(key)})
+    if named > SESSION_UPLOADS:
+        notes.append(
+            f"This link names {named} uploaded tokenizers; a session keeps {SESSION_UPLOADS}: the last "
+            f"{SESSION_UPLOADS} it names are opened."
+        )
+    return notes
 
 
 def remember_uploads(found: Sequence[UploadedTokenizer]) -> None:
-    """Keep the files of newly read uploads in the store, so that links to their columns open."""
+    """Keep the files of newly read uploads in the store, so that links to their columns open;
+    under names for their kind (`shared_upload`): the names the visitor gave them stay here."""
     for tokenizer in found:
-        serving.save_upload(tokenizer.key, [(file.name, file.data) for file in tokenizer.files])
+        shared = shared_upload(tokenizer)
+        serving.save_upload(tokenizer.key, [(file.name, file.data) for file in shared.files])
 
 
 def pick_from_link(columns: Sequence[TokenizerColumn]) -> list[str]:

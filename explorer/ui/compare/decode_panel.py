@@ -16,9 +16,8 @@ from typing import cast
 import streamlit as st
 
 from explorer.compare import TokenizerColumn
-from explorer.compare.decode import decoding_html
+from explorer.compare.decode import decoded_note, decoding_html
 from explorer.compare.picker import option_label
-from explorer.drawing.wording import plural
 from explorer.pretrained import parse_ids
 from explorer.ui.common import frame, state
 
@@ -80,5 +79,4 @@ def show(columns: Sequence[TokenizerColumn], first_choice: str | None = None) ->
     if decoding.problems:
         frame.warning(problems_sentence(decoding.problems))
     st.html(decoding_html(decoding, show_ids=state.show_ids()))
-    tokens = len(decoding.tokens) - len(decoding.problems)
-    frame.note(f"{plural(tokens, 'token')} · {plural(len(decoding.text), 'character')}.")
+    frame.note(decoded_note(decoding))

@@ -7,7 +7,9 @@ small (the current run, the other algorithm's, GPT-2, GPT-4, GPT-4o, uploads); a
 appears later (a new run, an upload) starts ticked unless it is one of those hidden at first;
 what the visitor unticked stays unticked. Both widgets keep their value across reruns and pages; the
 picker's value is written only when it changes (a write resets the browser's widget, and so whatever
-the visitor was typing in its search box when a rerun came). It has no "Select all".
+the visitor was typing in its search box when a rerun came). It has no "Select all". A run that
+left the session's earlier runs (the oldest goes past `state.HISTORY_LIMIT`) is named under it, and
+so are the uploads a link named that the session's bound left out.
 
 What it does not do: build the columns (explorer.ui.compare.sections) or load a tokenizer: a bundled one
 loads in the background once a page shows its column (explorer.compare.warm).
@@ -20,7 +22,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from explorer.compare import TokenizerColumn
-from explorer.compare.picker import in_picker_order, option_label
+from explorer.compare.picker import in_picker_order, option_label, runs_left_note
 from explorer.ui.common import state
 
 W = state.Widget
@@ -65,4 +67,8 @@ def pick(columns: Sequence[TokenizerColumn], hidden_at_first: set[str]) -> list[
         "box to search. Earlier runs and the open models start unticked: each bundled tokenizer is "
         "loaded the first time its column is shown.",
     )
+    left = runs_left_note(state.runs_left_names(), state.HISTORY_LIMIT, state.HISTORY_CHARACTERS)
+    for note in [left, *(state.get(state.LINK_UPLOAD_NOTES) or [])]:
+        if note:
+            st.caption(note)
     return [by_key[key] for key in picked]

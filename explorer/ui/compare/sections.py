@@ -28,7 +28,7 @@ from explorer.compare import (
 from explorer.compare.columns import content_key
 from explorer.compare.curve import metrics_curve
 from explorer.compare.picker import hidden_at_first
-from explorer.compare.upload_checks import over_session_bound
+from explorer.compare.upload_checks import SESSION_UPLOADS, keep_uploads
 from explorer.drawing import charts
 from explorer.drawing.token_html import legend_html
 from explorer.pretrained import BUNDLED
@@ -52,8 +52,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
 W = state.Widget
-
-UPLOAD_LIMIT = 4  # uploaded tokenizers kept per session (a GPT-2 sized one holds ~50k merges)
 
 
 # ---------------------------------------------------------------- columns
@@ -84,8 +82,8 @@ def other_run(run: Run) -> Run | None:
 
 
 def uploaded_tokenizers() -> list[UploadedTokenizer]:
-    """The uploader, and every tokenizer uploaded in this session (the last `UPLOAD_LIMIT`, and
-    no more than `Limits.max_session_uploads_mb` of files: the oldest go first).
+    """The uploader, and every tokenizer uploaded in this session (within its bound:
+    explorer.compare.upload_checks.keep_uploads).
 
     Files are checked against the limits and read in a worker (explorer.session.upload_jobs). Files
     that cannot be used are `st.error` messages that say why; never a traceback.
@@ -114,19 +112,7 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
         except Exception as error:  # a reader bug must not take the page down
             found, errors = [], [f"Could not read the uploaded files: {error}"]
         compare_link.remember_uploads(found)  # a link to their columns opens them elsewhere
-        for tokenizer in found:
-            remembered.pop(tokenizer.key, None)
-            remembered[tokenizer.key] = tokenizer
-        while len(remembered) > UPLOAD_LIMIT:
-            remembered.popitem(last=False)
-        sizes = [sum(len(file.data) for file in tokenizer.files) for tokenizer in remembered.values()]
-        notes = []
-        for _ in range(over_session_bound(sizes, limits)):
-            _, dropped = remembered.popitem(last=False)
-            notes.append(
-                f"{dropped.name} was dropped: this session's uploaded tokenizers may hold "
-                f"{limits.max_session_uploads_mb:g} MB of files in all, and the newer ones fill it"
-            )
+        remembered, notes = keep_uploads(remembered, found, limits)
         state.put(state.UPLOADED_TOKENIZERS, remembered)
         last = (digest, errors, notes)
         state.put(state.LAST_UPLOAD, last)
@@ -134,10 +120,10 @@ def uploaded_tokenizers() -> list[UploadedTokenizer]:
         for message in last[1]:
             frame.error(f"Cannot use this upload. {message}")
         for message in last[2]:
-            frame.warning(f"{message}.")
+            frame.warning(message)
     if remembered:
         st.caption(
-            f"Uploaded tokenizers stay for this session (the last {UPLOAD_LIMIT}, at most "
+            f"Uploaded tokenizers stay for this session (the last {SESSION_UPLOADS}, at most "
             f"{limits.max_session_uploads_mb:g} MB of files); untick them in the list "
             "of tokenizers to hide them. A vocab.txt or vocab.json + merges.txt holds no normalizer or "
             "pre-tokenizer: each column's note says which ones were assumed."
@@ -225,7 +211,10 @@ def _curves(runs: Sequence[Run], unigram: Sequence[Run]) -> None:
         return
 
     def curve(run: Run) -> pd.DataFrame:
-        return run.derive("metrics_curve", lambda: metrics_curve(as_merge_history(run.history)))
+        return run.derive(
+            "metrics_curve",
+            lambda: metrics_curve(as_merge_history(run.history), characters=run.perceived_characters),
+        )
 
     curves = {run.name: curve(run) for run in runs}
     figures.plotly_chart(charts.metrics_curve_figure(curves), state.Chart.COMPARE_CURVE)

@@ -31,10 +31,12 @@ from collections.abc import Mapping
 import streamlit as st
 
 from explorer.compare import UploadedTokenizer
+from explorer.compare.upload_checks import keep_uploads
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import plural
 from explorer.pretrained import BUNDLED
 from explorer.runs.run import Run
+from explorer.runs.settings import limits_or_defaults
 from explorer.runstore import canonical_json, keys, run_key
 from explorer.session import serving, upload_jobs
 from explorer.training.history_kinds import as_merge_history
@@ -136,7 +138,8 @@ def choice_from_link(run: Run, params: Mapping[str, str]) -> None:
     uploads = session_uploads()
     named = params.get(tables.SUBJECT_PARAM, "")
     if keys.is_upload_key(named) and named not in uploads:
-        uploads.update(upload_jobs.stored_uploads([named], uploads))
+        found = upload_jobs.stored_uploads([named], uploads)
+        uploads, _ = keep_uploads(uploads, list(found.values()), limits_or_defaults()[0])
         state.put(state.UPLOADED_TOKENIZERS, uploads)
     choice, notes = tables.choice_from_params(
         params, trace.steps, list(BUNDLED), trace.step_noun, uploads=list(uploads)
