@@ -7,7 +7,8 @@
 //   horizontally scrollable container (overflow-x auto/scroll, other than the app's own page
 //   scrollers) holds it. Its visible box is its box cut by every ancestor that clips.
 // overlap: two token boxes (a token, a group of tokens sharing a character, a diff segment)
-//   drawing over each other, outlines included. Neighbours in document order are compared.
+//   drawing over each other, outlines included: every box against every other on the page, in
+//   every panel and table (a token is not compared with the group that holds it).
 // cut: text that does not fit its box: an element that clips (overflow not visible, or an
 //   ellipsis) whose scroll width is wider than its box; a Plotly title or axis title past its chart.
 // hidden: a multiselect's chip not wholly inside the visible box of its field (scrolled away).
@@ -78,19 +79,28 @@ async () => {
       left: r.left - extra, right: r.right + extra, top: r.top - extra, bottom: r.bottom + extra,
     }));
   };
-  const boxes = [...root.querySelectorAll(
-    '.tok-group, .tok:not(.tok-group .tok), .mono-tok, .boundary-diff .diff-seg',
-  )].filter(shown);
+  // Every box against every other (not only neighbours in document order: a token can be drawn over one
+  // that is far from it in the markup, in another cell or another line). Their rectangles sorted by
+  // top, each compared with those that start above its bottom: a line of tokens against its own line.
+  const boxes = [...root.querySelectorAll('.tok, .tok-group, .boundary-diff .diff-seg')].filter(shown);
   const overlaps = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5
     && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
-  for (let i = 0; i < boxes.length; i++) {
-    const mine = outlined(boxes[i]);
-    for (let j = i + 1; j < Math.min(boxes.length, i + 3); j++) {
-      if (boxes[j].contains(boxes[i]) || boxes[i].contains(boxes[j])) continue;
-      const theirs = outlined(boxes[j]);
-      if (mine.some((a) => theirs.some((b) => overlaps(a, b)))) {
-        problems.overlap.push(`${describe(boxes[i])} overlaps ${describe(boxes[j])}`);
-      }
+  const rects = boxes.flatMap((el, index) => outlined(el).map((r) => ({ ...r, index })))
+    .sort((a, b) => a.top - b.top);
+  const pairs = new Set();
+  for (let i = 0; i < rects.length; i++) {
+    const a = rects[i];
+    for (let j = i + 1; j < rects.length && rects[j].top < a.bottom - 0.5; j++) {
+      const b = rects[j];
+      if (a.index === b.index || !overlaps(a, b)) continue;
+      const [first, second] = a.index < b.index ? [a.index, b.index] : [b.index, a.index];
+      const key = `${first} ${second}`;
+      if (pairs.has(key)) continue;
+      pairs.add(key);
+      if (boxes[first].contains(boxes[second])) continue;  // a token in its group
+      const wide = Math.round(Math.min(a.right, b.right) - Math.max(a.left, b.left));
+      const high = Math.round(Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+      problems.overlap.push(`${describe(boxes[first])} overlaps ${describe(boxes[second])} by ${wide} x ${high} px`);
     }
   }
 
