@@ -11,7 +11,8 @@
 //   every panel and table (a token is not compared with the group that holds it).
 // cut: text that does not fit its box: an element that clips (overflow not visible, or an
 //   ellipsis) whose scroll width is wider than its box; a Plotly title or axis title past its chart.
-// hidden: a multiselect's chip not wholly inside the visible box of its field (scrolled away).
+// hidden: a multiselect's chip not wholly inside the visible box of its field (scrolled away); a
+//   button outside the visible part of a box that scrolls sideways (inside shadow roots too).
 // table: a data frame whose box is not wholly in the viewport, or that scrolls sideways without its
 //   first column in view once scrolled to the end (the column naming each row must stay pinned);
 //   the same for an HTML table of figures (.figures-table).
@@ -142,6 +143,23 @@ async () => {
         problems.hidden.push(`${describe(chip)} outside the visible box of ${describe(up)}`);
         break;
       }
+    }
+  }
+
+  // A button in a box that scrolls sideways is in that box's visible part: scrolled out of it, a
+  // person does not know it is there (a table wider than a phone, its Copy buttons past the edge).
+  for (const button of elements.filter((el) => el.matches('button'))) {
+    if (button.closest(SKIP) || !shown(button)) continue;
+    const box = button.getBoundingClientRect();
+    if (box.width < 1 || box.height < 1) continue;
+    for (let up = parentOf(button); up && !up.matches(PAGE_SCROLLERS); up = parentOf(up)) {
+      if (!scrollsX(up) || up.scrollWidth <= up.clientWidth + 1) continue;
+      const frame = up.getBoundingClientRect();
+      if (box.left < frame.left - 1 || box.right > frame.right + 1) {
+        problems.hidden.push(`${describe(button)} at x=${Math.round(box.left)}..${Math.round(box.right)}, `
+          + `outside the visible part of ${describe(up)} (x=${Math.round(frame.left)}..${Math.round(frame.right)})`);
+      }
+      break;
     }
   }
 

@@ -7,6 +7,7 @@ corpus and sentences holding multi-byte characters, emoji, CJK and code, measure
   horizontally scrollable container;
 - no two token boxes overlap (a byte group takes its own room): every token and group against
   every other, in the columns, the diff and the step-by-step tables (fed a text of every script);
+- no button is scrolled out of a box that scrolls sideways (Compare's Copy buttons on a phone);
 - no text is cut: no clipping element is narrower than its text, no chart title runs past its chart;
 - the boundary diff on Compare draws two aligned rows (each top cell above its bottom cell);
 - on the phone, the sidebar is collapsed (it would cover the page).
