@@ -20,9 +20,9 @@ What it does not do: hold colours that are data (a token's background by positio
 # between its tokens (`<wbr>`, explorer.drawing.token_html) only when the group is wider than its
 # line (👍🏽 as eight byte tokens in a column a third of the page wide, or on a phone); its margin
 # keeps its outline off the lines above and below.
-# A token box taller than its line (`.mono-tok`, the just-merged one outlined) keeps 2px above and
-# below, so that the outlines of two rows of the step-by-step table do not touch; that table's
-# pieces wrap between tokens rather than run past the screen.
+# A token box as tall as its line (`.mono-tok`, a token of `.compare-line`) keeps 2px above and
+# below, so that the outline of a just-merged one (2px) does not cover the line or the table row
+# next to it; the step-by-step table's pieces wrap between tokens rather than run past the screen.
 # A box that scrolls (a wide table on a phone) takes the keyboard's focus
 # (explorer.drawing.token_html.scroll_region) and shows it with a ring in the theme's primary
 # colour (.streamlit/config.toml). Grey text is at least #666: 5.7:1 on white (WCAG AA).
@@ -64,7 +64,7 @@ STYLESHEET = """
 .step-sentence{margin:4px 0 10px 0;line-height:2.1;}
 .merge-tree{line-height:1.7;font-size:0.95em;}
 .compare-line .token-spans{display:inline;}
-.compare-line .tok{display:inline-block;}
+.compare-line .tok{display:inline-block;margin:2px 1px;}
 .compare-line .gap{color:#bbb;padding:0 2px;}
 .compare-line{line-height:1.9;}
 .compare-sentence{margin-bottom:0.8em;}
