@@ -1,4 +1,6 @@
-"""Screenshots of the pages for the README, taken with Playwright and Debian's Chromium.
+"""Screenshots of the pages for the README, taken with Playwright and Debian's Chromium, with the
+fonts a person's browser has for CJK and emoji (Debian's fonts-noto-cjk and
+fonts-noto-color-emoji; without them Chromium draws those characters as boxes).
 
     .venv/bin/python docs/take_screenshots.py [--out docs/screenshots] [--url http://127.0.0.1:8501]
 

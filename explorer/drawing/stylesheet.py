@@ -17,8 +17,14 @@ What it does not do: hold colours that are data (a token's background by positio
 # adds no gap under its fragment.
 # Markup carries classes only; colours that depend on a token's position come inline. A line of
 # text (`compare.html.line_html`) draws one `.token-spans` block per run of touching tokens: inside a
-# line they flow inline and wrap between tokens, never inside a group of tokens that share one
-# character (`.tok-group`): its tokens and its "=녕" label stay on one line, one box.
+# line they flow inline and wrap between tokens. A group of tokens that share one character
+# (`.tok-group`) is one box: its tokens and its "=녕" label go to the next line together, and wrap
+# between its tokens (`<wbr>`, explorer.drawing.token_html) only when the group is wider than its
+# line (👍🏽 as eight byte tokens in a column a third of the page wide, or on a phone); its margin
+# keeps its outline off the lines above and below.
+# A token box as tall as its line (`.mono-tok`, a token of `.compare-line`) keeps 2px above and
+# below, so that the outline of a just-merged one (2px) does not cover the line or the table row
+# next to it; the step-by-step table's pieces wrap between tokens rather than run past the screen.
 # A box that scrolls (a wide table on a phone) takes the keyboard's focus
 # (explorer.drawing.token_html.scroll_region) and shows it with a ring in the theme's primary
 # colour (.streamlit/config.toml). Grey text is at least #666: 5.7:1 on white (WCAG AA).
@@ -43,10 +49,12 @@ STYLESHEET = """
 .tok-unk{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-weight:600;}
 .tok-unk-source{font-weight:400;color:#333;}
 .tok-dropped{background:#fff;border:1.5px dashed #b00020;color:#b00020;padding:0 3px;font-size:0.9em;}
-.tok-group{white-space:nowrap;outline:1px dashed #666;outline-offset:1px;border-radius:3px;margin:0 3px;}
+.tok-group{display:inline-block;max-width:100%;outline:1px dashed #666;outline-offset:1px;border-radius:3px;
+  margin:2px 3px;}
+.tok-group .tok{white-space:nowrap;}
 .tok-group-label{font-size:0.85em;color:#222;background:#eef0f3;border-radius:3px;padding:0 3px;
   margin-left:2px;}
-.mono-tok{display:inline-block;border-radius:3px;padding:1px 2px;margin:0 1px;
+.mono-tok{display:inline-block;border-radius:3px;padding:1px 2px;margin:2px 1px;
   font-family:ui-monospace,monospace;}
 .mono-tok.later{opacity:0.45;}
 .muted{color:#666;}
@@ -58,7 +66,7 @@ STYLESHEET = """
 .step-sentence{margin:4px 0 10px 0;line-height:2.1;}
 .merge-tree{line-height:1.7;font-size:0.95em;}
 .compare-line .token-spans{display:inline;}
-.compare-line .tok{display:inline-block;}
+.compare-line .tok{display:inline-block;margin:2px 1px;}
 .compare-line .gap{color:#bbb;padding:0 2px;}
 .compare-line{line-height:1.9;}
 .compare-sentence{margin-bottom:0.8em;}
@@ -111,8 +119,7 @@ STYLESHEET = """
 .steps-pre-token{margin:4px 0;}
 .steps-pre-token summary{cursor:pointer;}
 .steps-table{border-collapse:collapse;margin:2px 0 8px 18px;font-size:0.92em;}
-.steps-table td{padding:1px 8px;vertical-align:top;border-bottom:1px solid #f0f0f0;}
-.steps-pieces{white-space:nowrap;}
+.steps-table td{padding:1px 8px;vertical-align:top;border-bottom:1px solid #f0f0f0;overflow-wrap:anywhere;}
 .why{background:#f6f8fa;border-left:4px solid #d1495b;padding:6px 10px;margin:6px 0;border-radius:3px;}
 .step-row{display:flex;flex-wrap:wrap;gap:0 2rem;margin-top:0.75rem;}
 .step-wide{flex:3 1 min(100%,20rem);min-width:0;}

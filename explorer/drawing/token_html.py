@@ -356,7 +356,7 @@ def token_spans_html(
         else:
             title = f"{len(group)} tokens share characters: {readable_shared}"
         parts.append(f'<span class="tok-group" title="{escape_text(title)}">')
-        parts.extend(spans)
+        parts.append("<wbr>".join(spans))  # a group wider than its line wraps between tokens only
         parts.append(f'<span class="tok-group-label">={escape_text(readable_shared)}</span></span>')
     parts.append("</div>")
     return "".join(parts)

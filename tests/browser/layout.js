@@ -7,10 +7,12 @@
 //   horizontally scrollable container (overflow-x auto/scroll, other than the app's own page
 //   scrollers) holds it. Its visible box is its box cut by every ancestor that clips.
 // overlap: two token boxes (a token, a group of tokens sharing a character, a diff segment)
-//   drawing over each other, outlines included. Neighbours in document order are compared.
+//   drawing over each other, outlines included: every box against every other on the page, in
+//   every panel and table (a token is not compared with the group that holds it).
 // cut: text that does not fit its box: an element that clips (overflow not visible, or an
 //   ellipsis) whose scroll width is wider than its box; a Plotly title or axis title past its chart.
-// hidden: a multiselect's chip not wholly inside the visible box of its field (scrolled away).
+// hidden: a multiselect's chip not wholly inside the visible box of its field (scrolled away); a
+//   button outside the visible part of a box that scrolls sideways (inside shadow roots too).
 // table: a data frame whose box is not wholly in the viewport, or that scrolls sideways without its
 //   first column in view once scrolled to the end (the column naming each row must stay pinned);
 //   the same for an HTML table of figures (.figures-table).
@@ -78,19 +80,28 @@ async () => {
       left: r.left - extra, right: r.right + extra, top: r.top - extra, bottom: r.bottom + extra,
     }));
   };
-  const boxes = [...root.querySelectorAll(
-    '.tok-group, .tok:not(.tok-group .tok), .mono-tok, .boundary-diff .diff-seg',
-  )].filter(shown);
+  // Every box against every other (not only neighbours in document order: a token can be drawn over one
+  // that is far from it in the markup, in another cell or another line). Their rectangles sorted by
+  // top, each compared with those that start above its bottom: a line of tokens against its own line.
+  const boxes = [...root.querySelectorAll('.tok, .tok-group, .boundary-diff .diff-seg')].filter(shown);
   const overlaps = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0.5
     && Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.5;
-  for (let i = 0; i < boxes.length; i++) {
-    const mine = outlined(boxes[i]);
-    for (let j = i + 1; j < Math.min(boxes.length, i + 3); j++) {
-      if (boxes[j].contains(boxes[i]) || boxes[i].contains(boxes[j])) continue;
-      const theirs = outlined(boxes[j]);
-      if (mine.some((a) => theirs.some((b) => overlaps(a, b)))) {
-        problems.overlap.push(`${describe(boxes[i])} overlaps ${describe(boxes[j])}`);
-      }
+  const rects = boxes.flatMap((el, index) => outlined(el).map((r) => ({ ...r, index })))
+    .sort((a, b) => a.top - b.top);
+  const pairs = new Set();
+  for (let i = 0; i < rects.length; i++) {
+    const a = rects[i];
+    for (let j = i + 1; j < rects.length && rects[j].top < a.bottom - 0.5; j++) {
+      const b = rects[j];
+      if (a.index === b.index || !overlaps(a, b)) continue;
+      const [first, second] = a.index < b.index ? [a.index, b.index] : [b.index, a.index];
+      const key = `${first} ${second}`;
+      if (pairs.has(key)) continue;
+      pairs.add(key);
+      if (boxes[first].contains(boxes[second])) continue;  // a token in its group
+      const wide = Math.round(Math.min(a.right, b.right) - Math.max(a.left, b.left));
+      const high = Math.round(Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+      problems.overlap.push(`${describe(boxes[first])} overlaps ${describe(boxes[second])} by ${wide} x ${high} px`);
     }
   }
 
@@ -132,6 +143,23 @@ async () => {
         problems.hidden.push(`${describe(chip)} outside the visible box of ${describe(up)}`);
         break;
       }
+    }
+  }
+
+  // A button in a box that scrolls sideways is in that box's visible part: scrolled out of it, a
+  // person does not know it is there (a table wider than a phone, its Copy buttons past the edge).
+  for (const button of elements.filter((el) => el.matches('button'))) {
+    if (button.closest(SKIP) || !shown(button)) continue;
+    const box = button.getBoundingClientRect();
+    if (box.width < 1 || box.height < 1) continue;
+    for (let up = parentOf(button); up && !up.matches(PAGE_SCROLLERS); up = parentOf(up)) {
+      if (!scrollsX(up) || up.scrollWidth <= up.clientWidth + 1) continue;
+      const frame = up.getBoundingClientRect();
+      if (box.left < frame.left - 1 || box.right > frame.right + 1) {
+        problems.hidden.push(`${describe(button)} at x=${Math.round(box.left)}..${Math.round(box.right)}, `
+          + `outside the visible part of ${describe(up)} (x=${Math.round(frame.left)}..${Math.round(frame.right)})`);
+      }
+      break;
     }
   }
 

@@ -5,7 +5,9 @@ corpus and sentences holding multi-byte characters, emoji, CJK and code, measure
 - no request leaves 127.0.0.1 (fonts, tab icon, anything);
 - no element's visible box reaches past the right edge of the viewport, unless it sits in a
   horizontally scrollable container;
-- no two token boxes overlap (a byte group takes its own room);
+- no two token boxes overlap (a byte group takes its own room): every token and group against
+  every other, in the columns, the diff and the step-by-step tables (fed a text of every script);
+- no button is scrolled out of a box that scrolls sideways (Compare's Copy buttons on a phone);
 - no text is cut: no clipping element is narrower than its text, no chart title runs past its chart;
 - the boundary diff on Compare draws two aligned rows (each top cell above its bottom cell);
 - on the phone, the sidebar is collapsed (it would cover the page).
@@ -54,13 +56,16 @@ CORPUS = "\n".join(
     [
         "der Bär schläft, das Mädchen lächelt 🙂",
         "東京の天気 我喜欢学习 🚀 👩‍💻",
+        "안녕하세요 서울의 날씨 👍🏽",
         "def f(x): return x[0] + 1",
     ]
     * 5
 )
+# For the step-by-step panels: one pre-token of each kind of script, a few steps each.
+STEPS_TEXT = "Der Bär schläft; 東京の天気 안녕하세요 👍🏽 def f(x): return x[0]"
 SENTENCES = "\n".join(
     [
-        "Der Bär schläft; 東京の天気は晴れ 🙂🚀",
+        "Der Bär schläft; 東京の天気は晴れ 🙂🚀 안녕하세요 👍🏽",
         "def tokenize(text: str) -> list[int]: return [ord(c) for c in text]",
     ]
 )
@@ -229,6 +234,22 @@ def pick_tokenizer(page, typed: str, label: str) -> None:
     page.keyboard.press("Escape")
 
 
+def encode_steps_of(page, text: str, first_pre_token: str) -> None:
+    """Type `text` into the step-by-step panel's box, wait for its steps (the first pre-token's
+    title is `first_pre_token`, as the panel shows it) and unfold every pre-token's table (plain
+    HTML <details>: opening one runs no script, so they are opened at once rather than clicked)."""
+    box = page.get_by_role("textbox", name="A word or a sentence to encode", exact=True)
+    box.fill(text)
+    box.press("Tab")
+    wait_idle(page)
+    page.wait_for_function(
+        "first => document.querySelector('.encode-steps summary b')?.innerText === first", arg=first_pre_token
+    )
+    page.evaluate(
+        "() => document.querySelectorAll('.encode-steps details').forEach((d) => { d.open = true; })"
+    )
+
+
 def test_compare_page_fits_every_width_and_its_diff_has_two_rows(tab):
     go(tab, "Compare")
     # Five chips: on a phone, more than Streamlit's multiselect shows without scrolling its box.
@@ -241,6 +262,7 @@ def test_compare_page_fits_every_width_and_its_diff_has_two_rows(tab):
     main(tab).locator(".boundary-diff").first.wait_for()
     assert main(tab).locator(".boundary-diff").count() == len(SENTENCES.splitlines())
     open_every_section(tab)
+    encode_steps_of(tab, STEPS_TEXT, "Der")
     main(tab).locator(".js-plotly-plot").nth(2).wait_for(timeout=60_000)  # the three charts
     look_at_every_width(tab, "compare")
 

@@ -86,7 +86,10 @@ def test_the_boundary_diff_keeps_a_cluster_whole(cluster):
     assert html.count('class="diff-seg') == 3 and "split-char" in html
 
 
-def test_a_group_of_tokens_sharing_a_character_never_breaks_across_lines():
-    """The dashed group (its tokens and its "=녕" label) never wraps inside."""
+def test_a_group_of_tokens_sharing_a_character_is_one_box_that_wraps_only_between_its_tokens():
+    """The dashed group (its tokens and its "=녕" label) is one box, no wider than its line: it goes
+    to the next line whole, and wraps inside, between its tokens, only when wider than a line (the
+    browser tests in tests/browser/test_layout.py measure it)."""
     rule = STYLESHEET.split(".tok-group{", 1)[1].split("}", 1)[0]
-    assert "white-space:nowrap" in rule
+    assert "display:inline-block" in rule and "max-width:100%" in rule
+    assert ".tok-group .tok{white-space:nowrap;}" in STYLESHEET

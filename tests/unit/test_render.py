@@ -94,7 +94,7 @@ def test_html_shows_every_token_and_only_our_markup(text):
     pieces = encode_pretrained("o200k_base", text)
     markup = token_spans_html(text, pieces)
     parsed = parse(markup)
-    assert set(parsed.tags) <= {"div", "span", "br"}
+    assert set(parsed.tags) <= {"div", "span", "br", "wbr"}
     assert parsed.attributes <= {"class", "title", "style"}
     assert parsed.tags.count("span") >= len(pieces)
     assert "\n" not in markup and "\r" not in markup
@@ -104,7 +104,7 @@ def test_html_shows_every_token_and_only_our_markup(text):
 def test_user_text_is_escaped(text):
     markup = token_spans_html(text, encode_pretrained("gpt2", text))
     parsed = parse(markup)
-    assert set(parsed.tags) <= {"div", "span", "br"}
+    assert set(parsed.tags) <= {"div", "span", "br", "wbr"}
     assert parsed.attributes <= {"class", "title", "style"}
     for dangerous in ("<script", "<img", "<svg", "**", "$x$", ":red[", "`", "~~", "]("):
         assert dangerous not in markup
@@ -153,6 +153,9 @@ def test_tokens_splitting_one_character_are_grouped():
     assert 'title="2 tokens form one character&#58; 🙂"' in markup
     assert markup.count('class="tok-group"') == 1
     assert "&lt;0xF0&gt;&lt;0x9F&gt;" in markup
+    # A group wider than its line wraps between its tokens only: one break chance between the two,
+    # none between the last and its "=🙂" label.
+    assert markup.count("<wbr>") == 1 and '</span><span class="tok-group-label">' in markup
 
 
 def test_combining_accent_in_its_own_token_is_grouped():

@@ -99,7 +99,7 @@ def pre_token_html(
         )
         rows.append(
             f'<tr><td class="muted">{number}</td><td>{escape_text(sentence)}</td>'
-            f'<td class="steps-pieces">{_pieces_row(step.pieces, _made_here(step), show_ids)}</td></tr>'
+            f"<td>{_pieces_row(step.pieces, _made_here(step), show_ids)}</td></tr>"
         )
     note = f'<div class="muted small">{escape_text(pre_token.note)}</div>' if pre_token.note else ""
     summary = (

@@ -293,7 +293,10 @@ def _figures(
 
 _COUNTS_HTML = '<div class="counts"><table><thead></thead><tbody></tbody></table></div>'
 
-# A table wider than its box (a phone) scrolls inside it, the tokenizer's name kept in view.
+# A table wider than its box scrolls inside it, the tokenizer's name kept in view. The Copy buttons
+# sit under the name, in that column, so that they are in view on a phone (as a last column they
+# were past the screen's edge, with no sign that the table scrolls); the difference wraps before
+# its percentage, so that on a phone the table fits.
 _COUNTS_CSS = """
 .counts { font-family: var(--st-font); color: var(--st-text-color); overflow-x: auto; }
 .counts table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
@@ -302,9 +305,10 @@ _COUNTS_CSS = """
 .counts td { padding: 0.2rem 0.5rem; border-bottom: 1px solid rgba(49, 51, 63, 0.08); }
 .counts td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .counts td.name { min-width: 7rem; overflow-wrap: break-word; }
+.counts td.difference { white-space: normal; }
 .counts th:first-child, .counts td.name { position: sticky; left: 0; z-index: 1;
   background: var(--st-background-color); }
-.counts td.copy { display: flex; flex-wrap: wrap; gap: 0.25rem; align-items: center; }
+.counts .copy { display: flex; flex-wrap: wrap; gap: 0.25rem; align-items: center; margin-top: 0.2rem; }
 .counts button { font: inherit; font-size: 0.8rem; padding: 0.1rem 0.5rem; white-space: nowrap;
   border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); border-radius: 0.4rem;
   background: var(--st-background-color); color: var(--st-text-color); cursor: pointer; }
@@ -343,7 +347,7 @@ export default function(component) {
   const refocus = focused && focused.dataset && focused.dataset.copy
     ? [focused.closest('tr').dataset.tokenizer, focused.dataset.copy] : null;
   head.replaceChildren();
-  const titles = ['Tokenizer', 'Tokens', 'Characters / token', 'vs the first', 'Copy'];
+  const titles = ['Tokenizer', 'Tokens', 'Characters / token', 'vs the first'];
   const row = document.createElement('tr');
   titles.forEach((title) => row.appendChild(cell('th', title)));
   const characters = `${data.characters} character${data.characters === 1 ? '' : 's'}`;
@@ -355,13 +359,15 @@ export default function(component) {
   for (const item of data.rows) {
     const tr = document.createElement('tr');
     tr.dataset.tokenizer = item.name;
-    tr.appendChild(cell('td', item.name, 'name'));
+    const name = cell('td', '', 'name');
+    name.appendChild(cell('div', item.name));
+    tr.appendChild(name);
     tr.appendChild(cell('td', item.tokens, 'number tokens'));
     tr.appendChild(cell('td', item.per_token, 'number'));
-    tr.appendChild(cell('td', item.difference, 'number'));
-    const buttons = cell('td', '', 'copy');
-    const status = cell('span', '', 'copied');
+    tr.appendChild(cell('td', item.difference, 'number difference'));
     if (item.ids) {
+      const buttons = cell('div', '', 'copy');
+      const status = cell('span', '', 'copied');
       for (const [label, text] of [['Copy ids', item.ids], ['Copy tokens', item.token_strings]]) {
         const button = cell('button', label);
         button.type = 'button';
@@ -372,9 +378,9 @@ export default function(component) {
         button.addEventListener('click', () => copy(text, label === 'Copy ids' ? 'ids' : 'tokens', status));
         buttons.appendChild(button);
       }
+      buttons.appendChild(status);
+      name.appendChild(buttons);
     }
-    buttons.appendChild(status);
-    tr.appendChild(buttons);
     body.appendChild(tr);
   }
   if (refocus) {
