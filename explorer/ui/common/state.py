@@ -51,9 +51,8 @@ OUTCOME = (
 RUN_NUMBER = "run_number"  # int: the last run number given in this session
 CORPUS_CHECK = "corpus_check"  # (sha256, Limits, Check): the last corpus checked, not checked again
 CORPUS_RESTORED = "corpus_restored"  # store key of the run whose pasted corpus the text area got back
-UPLOADED_CORPUS = (
-    "uploaded_corpus"  # corpus_input.Corpus: the file read last (the uploader forgets it on a page switch)
-)
+# corpus_input.Upload: the file read last, once (the uploader forgets it on a page switch)
+UPLOADED_CORPUS = "uploaded_corpus"
 SEEN_COLUMNS = (
     "compare_seen_columns"  # set[str]: Compare's column keys offered before (new ones start ticked)
 )
