@@ -3,6 +3,7 @@ place of the text area it replaces; a file over the uploader's limit pointed to 
 
 from __future__ import annotations
 
+import contextlib
 import html
 from collections import Counter
 
@@ -82,3 +83,36 @@ def test_the_uploaders_limit_and_the_command_line_are_said_beside_it(monkeypatch
     assert "A file over 7 MB: train it with the command line, `python -m explorer train FILE" in joined(
         at, "caption"
     )
+
+
+def test_an_upload_is_read_and_checked_under_a_spinner(monkeypatch):
+    """A 49 MB file takes seconds to read and check: the page says so while it works (the
+    spinner shows after half a second), the file's name escaped."""
+    spinners: list[str] = []
+    worked: list[str] = []
+    spinner = corpus_input.st.spinner
+
+    @contextlib.contextmanager
+    def recorded(text, *args, **kwargs):
+        spinners.append(text)
+        with spinner(text, *args, **kwargs):
+            yield
+        spinners.append("")
+
+    def note(name, module):
+        original = getattr(module, name)
+        monkeypatch.setattr(
+            module, name, lambda *a: (worked.append(f"{name} in {spinners[-1]!r}"), original(*a))[1]
+        )
+
+    monkeypatch.setattr(corpus_input.st, "spinner", recorded)
+    note("read_upload", corpus_input)
+    note("check_corpus", training)
+    at = new_app()
+    worked.clear()
+    at.file_uploader(key=W.UPLOAD).upload("*neko*.txt", JAPANESE.encode(), "text/plain").run()
+    assert not at.exception, at.exception
+    assert worked == [
+        "read_upload in 'Reading \\\\*neko\\\\*.txt (0.2 MB)...'",
+        "check_corpus in 'Checking the corpus...'",
+    ]

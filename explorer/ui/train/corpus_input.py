@@ -33,6 +33,7 @@ from explorer.checks import (
     sample_lines,
     utf8_size,
 )
+from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import character_count, plural
 from explorer.samples import SAMPLES, Sample
 from explorer.ui.common import frame, state, training
@@ -199,7 +200,9 @@ def _current_upload() -> Upload | None:
     file = state.get(W.UPLOAD)
     if file is None or (remembered is not None and remembered.file_id == file.file_id):
         return remembered
-    upload = read_upload(file.file_id, file.getvalue(), file.name)
+    # A spinner (shown after half a second): a 49 MB file takes seconds to decode and check.
+    with st.spinner(f"Reading {markdown_literal(file.name)} ({format_size(file.size)})..."):
+        upload = read_upload(file.file_id, file.getvalue(), file.name)
     state.put(state.UPLOADED_CORPUS, upload)
     return upload
 
@@ -269,7 +272,8 @@ def corpus_feedback(corpus: Corpus | None, limits: Limits) -> tuple[bool, Corpus
     clicked in this script run)."""
     if corpus is None or not corpus.text or corpus.text.isspace():  # no copy of a large text
         return False, None  # "empty" is said when Train is clicked, not while typing
-    check = training.corpus_check(corpus.text, limits)
+    with st.spinner("Checking the corpus..."):
+        check = training.corpus_check(corpus.text, limits)
     frame.show_check(check)
     if not over_size(corpus.text, limits.max_corpus_bytes):
         return check.ok, None
