@@ -8,6 +8,7 @@ import html
 from collections import Counter
 
 import pytest
+from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 
 from explorer.samples import SAMPLES
 from explorer.ui.common import state, training
@@ -116,3 +117,25 @@ def test_an_upload_is_read_and_checked_under_a_spinner(monkeypatch):
         "read_upload in 'Reading \\\\*neko\\\\*.txt (0.2 MB)...'",
         "check_corpus in 'Checking the corpus...'",
     ]
+
+
+def test_the_server_lets_go_of_streamlits_copy_of_a_file_once_read(monkeypatch):
+    """The session keeps the upload's text; Streamlit's copy of its bytes (49 MB for a 49 MB file,
+    for as long as the session lasts) is dropped as the uploader's "x" drops it. (AppTest uploads
+    the file again before every run, so the uploader's value cannot show it.)"""
+    dropped = []
+    remove_file = MemoryUploadedFileManager.remove_file
+    monkeypatch.setattr(
+        MemoryUploadedFileManager,
+        "remove_file",
+        lambda manager, session, file_id: (dropped.append(file_id), remove_file(manager, session, file_id))[
+            1
+        ],
+    )
+    at = new_app()
+    at.file_uploader(key=W.UPLOAD).upload("neko.txt", JAPANESE.encode(), "text/plain").run()
+    assert dropped == [session_value(at, W.UPLOAD).file_id]
+    at.number_input(key=W.VOCAB_NUMBER).set_value(300).run()
+    assert len(dropped) == 1  # read once, let go once
+    click(at, W.TRAIN)
+    assert session_value(at, CURRENT_RUN).corpus_label == "neko.txt"

@@ -22,6 +22,7 @@ import math
 from dataclasses import dataclass, replace
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer.checks import (
     InputError,
@@ -204,7 +205,17 @@ def _current_upload() -> Upload | None:
     with st.spinner(f"Reading {markdown_literal(file.name)} ({format_size(file.size)})..."):
         upload = read_upload(file.file_id, file.getvalue(), file.name)
     state.put(state.UPLOADED_CORPUS, upload)
+    _let_go(file.file_id)
     return upload
+
+
+def _let_go(file_id: str) -> None:
+    """Streamlit's copy of a file read: dropped, as its uploader's "x" drops it (the server held
+    the 49 MB of bytes beside their text for as long as the session lasted). The uploader's value
+    is None from the next rerun; the browser still shows the file's name in it."""
+    context = get_script_run_ctx()
+    if context is not None:
+        context.uploaded_file_mgr.remove_file(context.session_id, file_id)
 
 
 def _uploader(limits: Limits) -> None:
