@@ -214,8 +214,10 @@ def _let_go(file_id: str) -> None:
     the 49 MB of bytes beside their text for as long as the session lasted). The uploader's value
     is None from the next rerun; the browser still shows the file's name in it."""
     context = get_script_run_ctx()
-    if context is not None:
-        context.uploaded_file_mgr.remove_file(context.session_id, file_id)
+    # The memory manager Streamlit serves with has it; its interface does not promise it.
+    remove_file = getattr(context.uploaded_file_mgr, "remove_file", None) if context is not None else None
+    if context is not None and remove_file is not None:
+        remove_file(context.session_id, file_id)
 
 
 def _uploader(limits: Limits) -> None:

@@ -128,6 +128,11 @@ def _on_number_change(slider_max: int) -> None:
         state.set_widget(W.VOCAB_SLIDER, int(max(1, min(value, slider_max))))
 
 
+def _keep_set_value(key: str) -> None:
+    """The on_change of a widget `_on_algorithm_change` sets: a stale value is undone."""
+    state.undo_stale(key)
+
+
 # ---------------------------------------------------------------- widgets
 
 
@@ -213,7 +218,7 @@ def _pre_tokenization() -> None:
             "Pre-tokenizer",
             PRE_TOKENIZER_LABELS,
             W.PRE_TOKENIZER,
-            on_change=state.undo_stale,
+            on_change=_keep_set_value,
             args=(W.PRE_TOKENIZER,),
         )
         if state.get(W.PRE_TOKENIZER) == "byte-level":
@@ -222,7 +227,7 @@ def _pre_tokenization() -> None:
                 "Split pattern",
                 SPLIT_PATTERN_LABELS,
                 W.SPLIT_PATTERN,
-                on_change=state.undo_stale,
+                on_change=_keep_set_value,
                 args=(W.SPLIT_PATTERN,),
                 help="The regex that cuts text into pre-tokens before the bytes: GPT-4's, GPT-4o's "
                 "and Llama 3's cut numbers into groups of up to three digits.",
@@ -248,7 +253,7 @@ def _special_tokens_and_markers() -> None:
             min_value=0,
             step=1,
             key=W.MIN_FREQUENCY,
-            on_change=state.undo_stale,
+            on_change=_keep_set_value,
             args=(W.MIN_FREQUENCY,),
             persist_state=state.PERSIST,
         )
@@ -256,7 +261,7 @@ def _special_tokens_and_markers() -> None:
         st.text_input(
             "Continuing-subword prefix",
             key=W.PREFIX,
-            on_change=state.undo_stale,
+            on_change=_keep_set_value,
             args=(W.PREFIX,),
             help="Marks a token that continues a word (WordPiece: ##). Empty: none.",
             persist_state=state.PERSIST,
@@ -265,7 +270,7 @@ def _special_tokens_and_markers() -> None:
         st.text_input(
             "End-of-word suffix",
             key=W.SUFFIX,
-            on_change=state.undo_stale,
+            on_change=_keep_set_value,
             args=(W.SUFFIX,),
             help="Marks a token that ends a word (e.g. </w>).",
             persist_state=state.PERSIST,
@@ -276,7 +281,7 @@ def _special_tokens_input() -> None:
     st.text_input(
         "Special tokens (comma-separated)",
         key=W.SPECIAL_TOKENS,
-        on_change=state.undo_stale,
+        on_change=_keep_set_value,
         args=(W.SPECIAL_TOKENS,),
         persist_state=state.PERSIST,
     )
