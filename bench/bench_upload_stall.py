@@ -12,9 +12,10 @@ Merge history's step slider (key press to merge line updated); both also measure
 `--train-upload-memory`: a real `streamlit run app.py` (disconnected sessions kept 10 s) and
 Chromium: each visitor in turn uploads a generated Japanese corpus of `--corpus-mb` MB on the Train
 page, waits for its note, clicks "Train on the first 4.0 MB" and waits for the run; then every tab
-is closed, and a minute later a new visitor opens the page (Streamlit drops disconnected sessions
-only when a visitor comes). Printed: the server process's resident memory (VmRSS, the workers not
-counted) before, after each visitor, over the minute after the tabs closed and after the new visitor.
+is closed, and a minute later another visitor opens the page and leaves (Streamlit drops
+disconnected sessions only when its store of them is next written: when a visitor leaves).
+Printed: the server process's resident memory (VmRSS, the workers not counted) before, after each
+visitor, over the minute after the tabs closed and after the other visitor left.
 
 For each way, a fresh process opens the app through Streamlit's AppTest (the page script runs in
 that process, as in a server), trains the default sample, opens Compare and uploads a generated
@@ -310,17 +311,19 @@ def train_upload_memory(visitors: int, corpus_mb: float) -> None:
             readings.append(f"{seconds} s: {server_rss_mb(pid):.0f} MB")
         print(f"  server RSS after every tab closed: {'; '.join(readings)}")
         # Streamlit drops a disconnected session once its TTL is over, but only when its store of
-        # sessions is next touched: a new visitor does.
-        page = browser.new_context().new_page()
+        # disconnected sessions is next written: when another visitor leaves.
+        context = browser.new_context()
+        page = context.new_page()
         page.goto(url, wait_until="domcontentloaded")
         page.get_by_text("Or upload a .txt file").first.wait_for(timeout=120_000)
         wait_idle(page)
-        arrived = time.monotonic()
+        context.close()
+        left = time.monotonic()
         readings = []
         for seconds in (5, 15, 30):
-            time.sleep(max(0.0, arrived + seconds - time.monotonic()))
+            time.sleep(max(0.0, left + seconds - time.monotonic()))
             readings.append(f"{seconds} s: {server_rss_mb(pid):.0f} MB")
-        print(f"  server RSS after a new visitor opened the page: {'; '.join(readings)}")
+        print(f"  server RSS after another visitor came and left: {'; '.join(readings)}")
 
 
 def main() -> None:
