@@ -3,10 +3,19 @@ issue 20) and in a worker (now), side by side.
 
     .venv/bin/python bench/bench_upload_stall.py [--entries 500000] [--repeat 1] [--smoke]
     .venv/bin/python bench/bench_upload_stall.py --real-server [--entries 250000]
+    .venv/bin/python bench/bench_upload_stall.py --train-upload-memory [--visitors 3] [--corpus-mb 49]
 
 `--real-server`: a real `streamlit run app.py` and Chromium: while one visitor uploads the file on
 Compare, /_stcore/health is polled over HTTP every 50 ms and a second visitor presses ArrowRight on
 Merge history's step slider (key press to merge line updated); both also measured before, idle.
+
+`--train-upload-memory`: a real `streamlit run app.py` (disconnected sessions kept 10 s) and
+Chromium: each visitor in turn uploads a generated Japanese corpus of `--corpus-mb` MB on the Train
+page, waits for its note, clicks "Train on the first 4.0 MB" and waits for the run; then every tab
+is closed, and a minute later another visitor opens the page and leaves (Streamlit drops
+disconnected sessions only when its store of them is next written: when a visitor leaves).
+Printed: the server process's resident memory (VmRSS, the workers not counted) before, after each
+visitor, over the minute after the tabs closed and after the other visitor left.
 
 For each way, a fresh process opens the app through Streamlit's AppTest (the page script runs in
 that process, as in a server), trains the default sample, opens Compare and uploads a generated
@@ -240,6 +249,83 @@ def real_server(entries: int) -> None:
     )
 
 
+def japanese_corpus(megabytes: float) -> bytes:
+    """Whole lines of Japanese prose with a number each, at most `megabytes` MB of UTF-8."""
+    line = "吾輩は猫である。名前はまだ無い。どこで生れたかとんと見当がつかぬ。{0}\n"
+    count = int(megabytes * 1e6 / len(line.format(0).encode()))
+    data = "".join(line.format(index) for index in range(count)).encode()[: int(megabytes * 1e6)]
+    return data[: data.rfind(b"\n") + 1]
+
+
+def server_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1000
+    return 0.0
+
+
+def train_upload_memory(visitors: int, corpus_mb: float) -> None:
+    """See the module docstring (`--train-upload-memory`)."""
+    from tests.browser.helpers import SERVER_PROCESSES, chromium, streamlit_server, wait_idle
+
+    with (
+        tempfile.TemporaryDirectory(prefix="train-upload-") as folder,
+        chromium() as browser,
+        streamlit_server("bench-train-upload", ("--server.disconnectedSessionTTL", "10")) as url,
+    ):
+        pid = SERVER_PROCESSES[url].pid
+        upload = Path(folder) / "neko.txt"
+        upload.write_bytes(japanese_corpus(corpus_mb))
+        size = upload.stat().st_size / 1e6
+        print(
+            f"a real server: {visitors} visitors upload {size:.1f} MB of Japanese on the Train page in turn"
+        )
+        print(f"  server RSS at start: {server_rss_mb(pid):.0f} MB")
+        contexts = []
+        for visitor in range(visitors):
+            context = browser.new_context()
+            contexts.append(context)
+            page = context.new_page()
+            page.goto(url, wait_until="domcontentloaded")
+            page.get_by_text("Or upload a .txt file").first.wait_for(timeout=120_000)
+            wait_idle(page)
+            started = time.perf_counter()
+            page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(upload))
+            page.get_by_text("Using the uploaded file").wait_for(timeout=600_000)
+            wait_idle(page, timeout=600)
+            noted = time.perf_counter() - started
+            started = time.perf_counter()
+            page.get_by_role("button", name="Train on the first 4.0 MB").click()
+            page.get_by_text("Merges learned").first.wait_for(timeout=600_000)
+            trained = time.perf_counter() - started
+            print(
+                f"  visitor {visitor + 1}: upload to note {noted:.1f} s, click to result {trained:.1f} s; "
+                f"server RSS {server_rss_mb(pid):.0f} MB"
+            )
+        for context in contexts:
+            context.close()
+        closed = time.monotonic()
+        readings = []
+        for seconds in (5, 15, 30, 45, 60):
+            time.sleep(max(0.0, closed + seconds - time.monotonic()))
+            readings.append(f"{seconds} s: {server_rss_mb(pid):.0f} MB")
+        print(f"  server RSS after every tab closed: {'; '.join(readings)}")
+        # Streamlit drops a disconnected session once its TTL is over, but only when its store of
+        # disconnected sessions is next written: when another visitor leaves.
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(url, wait_until="domcontentloaded")
+        page.get_by_text("Or upload a .txt file").first.wait_for(timeout=120_000)
+        wait_idle(page)
+        context.close()
+        left = time.monotonic()
+        readings = []
+        for seconds in (5, 15, 30):
+            time.sleep(max(0.0, left + seconds - time.monotonic()))
+            readings.append(f"{seconds} s: {server_rss_mb(pid):.0f} MB")
+        print(f"  server RSS after another visitor came and left: {'; '.join(readings)}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--entries", type=int, default=250_000, help="tokens in the generated file")
@@ -251,7 +337,17 @@ def main() -> None:
         action="store_true",
         help="a real server over HTTP: /_stcore/health and another visitor's step slider during an upload",
     )
+    parser.add_argument(
+        "--train-upload-memory",
+        action="store_true",
+        help="a real server: its memory after corpus uploads on the Train page and after the tabs closed",
+    )
+    parser.add_argument("--visitors", type=int, default=3, help="--train-upload-memory: visitors in turn")
+    parser.add_argument("--corpus-mb", type=float, default=49, help="--train-upload-memory: the file's size")
     args = parser.parse_args()
+    if args.train_upload_memory:
+        train_upload_memory(args.visitors, args.corpus_mb)
+        return
     if args.real_server:
         real_server(args.entries)
         return

@@ -27,6 +27,7 @@ from explorer.checks.corpus import (
     corpus_prefix,
     corpus_sample,
     format_size,
+    over_size,
     sample_lines,
     sampled_text,
     utf8_size,
@@ -54,5 +55,6 @@ __all__ = [
     "format_size",
     "load_json",
     "sample_lines",
+    "over_size",
     "utf8_size",
 ]

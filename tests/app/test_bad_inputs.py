@@ -293,7 +293,8 @@ UPLOADS = [
 
 @pytest.mark.parametrize("data, message", UPLOADS)
 def test_upload_handler_gives_the_message(data, message):
-    corpus, problem = corpus_input.uploaded_corpus(data, "upload.txt")
+    upload = corpus_input.read_upload("file-id", data, "upload.txt")
+    corpus, problem = upload.corpus, upload.problem
     assert corpus is None and problem
     assert message in problem
     assert "'upload.txt'" in problem
@@ -310,7 +311,8 @@ def test_a_bad_upload_is_an_error_on_the_page_and_blocks_training(data, message)
 
 
 def test_utf8_upload_with_a_byte_order_mark_trains():
-    corpus, problem = corpus_input.uploaded_corpus("\ufeffnaïve café\nnaïve\n".encode("utf-8"), "bom.txt")
+    upload = corpus_input.read_upload("file-id", "\ufeffnaïve café\nnaïve\n".encode("utf-8"), "bom.txt")
+    corpus, problem = upload.corpus, upload.problem
     assert problem is None and corpus.text == "naïve café\nnaïve\n" and corpus.label == "bom.txt"
 
 

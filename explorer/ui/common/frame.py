@@ -171,6 +171,7 @@ def finish(page: str, params: dict[str, str] | None = None, copy_link: bool = Tr
         )
         with st.expander("How tokens are shown"):
             st.html(legend_html())
+    state.script_finished()
 
 
 def run_progress_text(run: Run) -> str:

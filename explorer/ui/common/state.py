@@ -53,9 +53,8 @@ OUTCOME = (
 RUN_NUMBER = "run_number"  # int: the last run number given in this session
 CORPUS_CHECK = "corpus_check"  # (sha256, Limits, Check): the last corpus checked, not checked again
 CORPUS_RESTORED = "corpus_restored"  # store key of the run whose pasted corpus the text area got back
-UPLOADED_CORPUS = (
-    "uploaded_corpus"  # corpus_input.Corpus: the file read last (the uploader forgets it on a page switch)
-)
+# corpus_input.Upload: the file read last, once (the uploader forgets it on a page switch)
+UPLOADED_CORPUS = "uploaded_corpus"
 SEEN_COLUMNS = (
     "compare_seen_columns"  # set[str]: Compare's column keys offered before (new ones start ticked)
 )
@@ -65,6 +64,7 @@ AUDIT_JOBS = "audit_jobs"  # {audit key: JobHandle}: the Vocabulary page's audit
 
 PENDING_WIDGETS = "pending_widget_values"  # {widget key: (value set, value the browser showed, run)}
 SCRIPT_RUNS = "script_runs"  # int: the session's page script runs so far
+FINISHED_RUN = "finished_run"  # int: the number of the session's last page script run that ran to its end
 PERSIST: Final = "session"  # `persist_state=` of widgets whose value outlives a visit to another page
 
 HISTORY_LIMIT = 4  # earlier runs kept for the Compare page
@@ -209,9 +209,10 @@ def put_all(values: dict) -> None:
 
 
 def set_widget(key: str, value) -> None:
-    """Set a widget's value from a callback. The browser learns of it only when this script run's
-    output reaches it: a message it sends before that (a paste followed at once by Enter in another
-    field) still holds the value it showed before, which `undo_stale` recognizes."""
+    """Set a widget's value from a callback. The browser learns of it only when a script run that
+    draws the widget reaches it: every message it sends before that (a paste followed at once by
+    Enter in another field, or clicks while a slow run is drawn) still holds the value it showed
+    before, which `undo_stale` recognizes."""
     pending = dict(get(PENDING_WIDGETS) or {})
     pending[key] = (value, get(key), get(SCRIPT_RUNS, 0) + 1)  # callbacks run before `script_started`
     put(PENDING_WIDGETS, pending)
@@ -220,27 +221,33 @@ def set_widget(key: str, value) -> None:
 
 def undo_stale(key: str) -> bool:
     """In a widget's on_change callback: True, and the server's value put back, when the value just
-    received is the one the browser showed before `set_widget` changed it and no message since has
-    shown that the browser knows the change. Once only: a visitor who really does choose that
-    value again right away is ignored at most once."""
-    pending = dict(get(PENDING_WIDGETS) or {})
+    received is the one the browser showed before `set_widget` changed it and the browser may not
+    know the change yet (no script run has drawn it to the end before this one). A visitor who
+    really does choose that value again right after is ignored once; a busy page's messages, each
+    sent before a run could draw the change, are all undone."""
+    pending = get(PENDING_WIDGETS) or {}
     if key not in pending or get(key) != pending[key][1]:
         return False
-    put(key, pending.pop(key)[0])
-    put(PENDING_WIDGETS, pending)
+    put(key, pending[key][0])
     return True
 
 
 def script_started() -> None:
     """At the start of every page's script run, after the callbacks: a change `set_widget` made in
-    an earlier run that no callback undid is known to the browser (it sent that value back). A
-    rerun the server asks for (`st.rerun`) counts too, though no message came: a stale value that
-    arrives after one is taken as the visitor's."""
-    runs = get(SCRIPT_RUNS, 0) + 1
-    put(SCRIPT_RUNS, runs)
+    a run that has since run to its end (`script_finished`) is known to the browser, which has
+    had a message's time to send it back. A run interrupted by the visitor's next message (a slow
+    run) may have drawn nothing the browser kept, so its changes stay pending."""
+    put(SCRIPT_RUNS, get(SCRIPT_RUNS, 0) + 1)
+    drawn = get(FINISHED_RUN, 0)
     pending = get(PENDING_WIDGETS) or {}
-    if any(made < runs for _, _, made in pending.values()):
-        put(PENDING_WIDGETS, {key: entry for key, entry in pending.items() if entry[2] >= runs})
+    if any(made <= drawn for _, _, made in pending.values()):
+        put(PENDING_WIDGETS, {key: entry for key, entry in pending.items() if entry[2] > drawn})
+
+
+def script_finished() -> None:
+    """At the end of every page's script run (explorer.ui.common.frame.finish): its widgets, with the
+    values callbacks gave them, are on their way to the browser."""
+    put(FINISHED_RUN, get(SCRIPT_RUNS, 0))
 
 
 def has(key: str) -> bool:

@@ -41,7 +41,7 @@ from explorer.checks import (
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import format_seconds, plural
 from explorer.lessons.explain import stop_reason_text
-from explorer.runs.run import Run, corpus_digest
+from explorer.runs.run import Run
 from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
 from explorer.session import requests, serving, training_jobs
 from explorer.session.training_jobs import TrainingJob
@@ -63,8 +63,9 @@ REUSED = "This corpus and these settings were trained before: the stored result 
 
 
 def corpus_check(text: str, limits: Limits) -> Check:
-    """`check_corpus`, remembered for the last corpus of the session (it reruns on every click)."""
-    digest = corpus_digest(text)
+    """`check_corpus`, remembered for the last corpus of the session (it reruns on every click; the
+    digest too, while the text is the same object, as an upload's is)."""
+    digest = state.form_corpus_digest(text)
     remembered = state.get(state.CORPUS_CHECK)
     if remembered is not None and remembered[0] == digest and remembered[1] == limits:
         return remembered[2]

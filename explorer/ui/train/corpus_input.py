@@ -2,12 +2,15 @@
 upload; then the corpus check, shown as soon as there is text.
 
 Choosing a sample fills the text area; editing the text area unselects the sample. An upload wins
-over the text area and is remembered in the session (`state.UPLOADED_CORPUS`), because the
-uploader forgets its file when the visitor goes to another page. Every input goes through
-explorer.checks: an upload through `decode_upload`, the corpus through `check_corpus` (via
-`training.corpus_check`; errors block training, warnings do not); a corpus over the size limit
-gets "Train on the first X MB" and "Train on a random sample of lines" (`corpus_prefix`,
-`sample_lines`). Messages that hold user text go through `frame.error` / `frame.warning`.
+over the text area, which it replaces on the page while it is used (a note names the file, with
+"Forget it"), and is read once per file (`read_upload`: decoded, checked, its size and lines
+counted) and remembered in the session (`state.UPLOADED_CORPUS`), because the uploader forgets its
+file when the visitor goes to another page: a rerun with a 49 MB upload reads nothing again. Every
+input goes through explorer.checks: an upload through `decode_upload`, the corpus through
+`check_corpus` (via `training.corpus_check`; errors block training, warnings do not); a corpus over
+the size limit gets "Train on the first X MB" and "Train on a random sample of lines"
+(`corpus_prefix`, `sample_lines`). Messages that hold user text go through `frame.error` /
+`frame.warning`.
 
 What it does not do: give the widgets their first values (explorer.ui.train.settings_form), start
 training (explorer.ui.train.train_controls), or check the settings (explorer.ui.train.settings_form).
@@ -16,9 +19,10 @@ training (explorer.ui.train.train_controls), or check the settings (explorer.ui.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer.checks import (
     InputError,
@@ -26,9 +30,11 @@ from explorer.checks import (
     corpus_prefix,
     decode_upload,
     format_size,
+    over_size,
     sample_lines,
     utf8_size,
 )
+from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import character_count, plural
 from explorer.samples import SAMPLES, Sample
 from explorer.ui.common import frame, state, training
@@ -60,12 +66,31 @@ def text_area_text(sample_key: str | None) -> str:
     return "" if sample is None or sample.large else sample.text
 
 
-def uploaded_corpus(data: bytes, name: str) -> tuple[Corpus | None, str | None]:
+@dataclass(frozen=True)
+class Upload:
+    """A file from the uploader, read once (`read_upload`): Streamlit's id of the file (a new one
+    for every file chosen), the corpus it is or the sentence saying why it cannot be one (both None
+    once the visitor forgot it), and its size in bytes and lines for the page's note (counted here,
+    not on every rerun)."""
+
+    file_id: str
+    corpus: Corpus | None
+    problem: str | None
+    size: int
+    lines: int
+
+
+def read_upload(file_id: str, data: bytes, name: str) -> Upload:
     """An uploaded file as a corpus, or the message saying why it cannot be one (decode_upload)."""
     try:
-        return Corpus(decode_upload(data, name), name, None, UPLOADED_LABEL), None
+        text = decode_upload(data, name)
     except InputError as error:
-        return None, str(error)
+        return Upload(file_id, None, str(error), len(data), 0)
+    return Upload(file_id, Corpus(text, name, None, UPLOADED_LABEL), None, utf8_size(text), _line_count(text))
+
+
+def _line_count(text: str) -> int:
+    return text.count("\n") + (not text.endswith("\n"))
 
 
 # ---------------------------------------------------------------- callbacks
@@ -95,30 +120,39 @@ def _on_upload_change() -> None:
 
 
 def _forget_upload() -> None:
-    state.put(state.UPLOADED_CORPUS, None)
+    """The file read last is no longer used; its id is kept, so that the same file, still in the
+    uploader, is not read (and used) again: only another file is."""
+    upload = state.get(state.UPLOADED_CORPUS)
+    if upload is not None:
+        state.put(state.UPLOADED_CORPUS, replace(upload, corpus=None, problem=None))
 
 
 # ---------------------------------------------------------------- widgets
 
 
 def corpus_input(limits: Limits) -> Corpus | None:
-    """Sample picker, text area and upload; an upload wins over the text area. None on a bad upload
-    (its message is shown).
+    """Sample picker and text area, or the uploaded file in use in their place; then the uploader.
+    None on a bad upload (its message is shown).
 
     The text area takes at most twice the corpus limit in characters (the browser cuts a longer
     paste), so a paste a little too large still gets the prefix / sample offer while a huge one
-    never reaches the server's memory; the uploader takes `Limits.max_upload_mb`."""
+    never reaches the server's memory; the uploader takes `Limits.max_upload_mb`, and a larger
+    file is pointed to the command line. A forgotten upload (`_forget_upload`) gives the text area
+    back."""
+    upload = _current_upload()
+    if upload is not None and upload.corpus is not None:
+        _upload_note(upload)
+        _uploader(limits)
+        return upload.corpus
     sample = _sample_picker()
     if sample is not None and sample.large:
         _sample_preview(sample)
     else:
         _text_area(limits)
-    if not _read_upload(limits):
+    _uploader(limits)
+    if upload is not None and upload.problem is not None:
+        frame.error(upload.problem)
         return None
-    remembered = state.get(state.UPLOADED_CORPUS)
-    if remembered is not None:
-        _upload_note(remembered)
-        return remembered
     if sample is not None and (sample.large or state.get(W.CORPUS) == sample.text):
         return Corpus(sample.text, sample.label, sample.key, sample.label)
     return Corpus(state.get(W.CORPUS) or "", PASTED_LABEL, None)
@@ -160,10 +194,35 @@ def _text_area(limits: Limits) -> None:
     )
 
 
-def _read_upload(limits: Limits) -> bool:
-    """The file uploader; a file in it is read and remembered. False on a file that cannot be a
-    corpus (its message is shown and nothing is remembered)."""
-    upload = st.file_uploader(
+def _current_upload() -> Upload | None:
+    """The file in the uploader, read once per file (the session remembers it, and a rerun reads
+    nothing again), or the file read last when the uploader has forgotten it (a page switch)."""
+    remembered = state.get(state.UPLOADED_CORPUS)
+    file = state.get(W.UPLOAD)
+    if file is None or (remembered is not None and remembered.file_id == file.file_id):
+        return remembered
+    # A spinner (shown after half a second): a 49 MB file takes seconds to decode and check.
+    with st.spinner(f"Reading {markdown_literal(file.name)} ({format_size(file.size)})..."):
+        upload = read_upload(file.file_id, file.getvalue(), file.name)
+    state.put(state.UPLOADED_CORPUS, upload)
+    _let_go(file.file_id)
+    return upload
+
+
+def _let_go(file_id: str) -> None:
+    """Streamlit's copy of a file read: dropped, as its uploader's "x" drops it (the server held
+    the 49 MB of bytes beside their text for as long as the session lasted). The uploader's value
+    is None from the next rerun; the browser still shows the file's name in it."""
+    context = get_script_run_ctx()
+    # The memory manager Streamlit serves with has it; its interface does not promise it.
+    remove_file = getattr(context.uploaded_file_mgr, "remove_file", None) if context is not None else None
+    if context is not None and remove_file is not None:
+        remove_file(context.session_id, file_id)
+
+
+def _uploader(limits: Limits) -> None:
+    """The file uploader (its file is read by `_current_upload`), and where a larger file goes."""
+    st.file_uploader(
         f"Or upload a .txt file (UTF-8, up to {limits.max_upload_mb:,} MB)",
         type=["txt"],
         key=W.UPLOAD,
@@ -173,24 +232,23 @@ def _read_upload(limits: Limits) -> bool:
         "anyone who does not have the link.",
         max_upload_size=limits.max_upload_mb,
     )
-    if upload is None:
-        return True
-    corpus, problem = uploaded_corpus(upload.getvalue(), upload.name)
-    state.put(state.UPLOADED_CORPUS, corpus)
-    if corpus is None:
-        assert problem is not None  # uploaded_corpus says why it read no corpus
-        frame.error(problem)
-        return False
-    return True
+    # The uploader refuses a larger file in the browser, with only a red mark whose reason is a tooltip.
+    st.caption(
+        f"A file over {limits.max_upload_mb:,} MB: train it with the command line, "
+        f'`python -m explorer train FILE --vocab-size N` (README, "Command line").'
+    )
 
 
-def _upload_note(corpus: Corpus) -> None:
-    """Which uploaded file is used, and a button to forget it."""
+def _upload_note(upload: Upload) -> None:
+    """Which uploaded file is used (in place of the sample picker and text area), and a button to
+    forget it."""
+    corpus = upload.corpus
+    assert corpus is not None  # only a file that is a corpus is used
     note, forget = st.columns([4, 1], vertical_alignment="center")
     with note:
         frame.note(
-            f"Using the uploaded file {corpus.label!r} ({plural(character_count(corpus.text), 'character')}, "
-            f"{format_size(utf8_size(corpus.text))}) instead of the text above."
+            f"Using the uploaded file {corpus.label!r} ({format_size(upload.size)}, "
+            f"{plural(upload.lines, 'line')}) as the corpus."
         )
     forget.button("Forget it", key=W.FORGET_UPLOAD, on_click=_forget_upload, icon=":material/close:")
 
@@ -225,11 +283,12 @@ def corpus_feedback(corpus: Corpus | None, limits: Limits) -> tuple[bool, Corpus
 
     Returns (whether the corpus can be trained, the smaller corpus if one of the buttons was
     clicked in this script run)."""
-    if corpus is None or not corpus.text.strip():
+    if corpus is None or not corpus.text or corpus.text.isspace():  # no copy of a large text
         return False, None  # "empty" is said when Train is clicked, not while typing
-    check = training.corpus_check(corpus.text, limits)
+    with st.spinner("Checking the corpus..."):
+        check = training.corpus_check(corpus.text, limits)
     frame.show_check(check)
-    if utf8_size(corpus.text) <= limits.max_corpus_bytes:
+    if not over_size(corpus.text, limits.max_corpus_bytes):
         return check.ok, None
     return False, _shrink_buttons(corpus, limits)
 

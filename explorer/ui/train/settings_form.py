@@ -7,7 +7,10 @@ seed size or longest piece: the flavor's default, as in the CLI); and their chec
 Widget values live under `state.Widget` keys with `persist_state="session"`, so they survive a
 visit to another page. The vocabulary slider and the exact number input are kept in sync by
 callbacks (the slider reaches `SLIDER_MAX_VOCAB_SIZE`, the number `Limits.max_vocab`); switching
-algorithm loads that algorithm's pre-tokenizer, special tokens, prefix and suffix.
+algorithm loads that algorithm's pre-tokenizer, special tokens, prefix and suffix. Those callbacks
+use `state.set_widget`, and the widgets they set undo a stale value (`state.undo_stale`): clicks
+and typing while a slow run is drawn send the values the browser still shows, which would
+otherwise overwrite them.
 
 First values (`initialise`, once per session): from the run the link names (its settings, and its
 sample or its pasted or uploaded corpus: the run wins over the link's other settings), else from
@@ -103,26 +106,32 @@ def settings_from_widgets() -> Settings:
 
 def _on_algorithm_change() -> None:
     defaults = defaults_for(state.get(W.ALGORITHM))
-    state.put_all(
-        {
-            W.PRE_TOKENIZER: defaults.pre_tokenizer,
-            W.SPLIT_PATTERN: "gpt2",
-            W.SPECIAL_TOKENS: defaults.special_tokens,
-            W.PREFIX: defaults.prefix,
-            W.SUFFIX: defaults.suffix,
-            W.MIN_FREQUENCY: defaults.min_frequency,
-        }
-    )
+    for key, value in {
+        W.PRE_TOKENIZER: defaults.pre_tokenizer,
+        W.SPLIT_PATTERN: "gpt2",
+        W.SPECIAL_TOKENS: defaults.special_tokens,
+        W.PREFIX: defaults.prefix,
+        W.SUFFIX: defaults.suffix,
+        W.MIN_FREQUENCY: defaults.min_frequency,
+    }.items():
+        state.set_widget(key, value)
 
 
 def _on_slider_change() -> None:
-    state.put(W.VOCAB_NUMBER, state.get(W.VOCAB_SLIDER))
+    # Undone: the slider a size typed just moved, sent again before the browser knew.
+    if not state.undo_stale(W.VOCAB_SLIDER):
+        state.set_widget(W.VOCAB_NUMBER, state.get(W.VOCAB_SLIDER))
 
 
 def _on_number_change(slider_max: int) -> None:
     value = state.get(W.VOCAB_NUMBER)
-    if value is not None:
-        state.put(W.VOCAB_SLIDER, int(max(1, min(value, slider_max))))
+    if not state.undo_stale(W.VOCAB_NUMBER) and value is not None:
+        state.set_widget(W.VOCAB_SLIDER, int(max(1, min(value, slider_max))))
+
+
+def _keep_set_value(key: str) -> None:
+    """The on_change of a widget `_on_algorithm_change` sets: a stale value is undone."""
+    state.undo_stale(key)
 
 
 # ---------------------------------------------------------------- widgets
@@ -205,13 +214,22 @@ def _shown_limit(value: float) -> str:
 def _pre_tokenization() -> None:
     left, right = st.columns(2)
     with left:
-        _labelled_choice(st.selectbox, "Pre-tokenizer", PRE_TOKENIZER_LABELS, W.PRE_TOKENIZER)
+        _labelled_choice(
+            st.selectbox,
+            "Pre-tokenizer",
+            PRE_TOKENIZER_LABELS,
+            W.PRE_TOKENIZER,
+            on_change=_keep_set_value,
+            args=(W.PRE_TOKENIZER,),
+        )
         if state.get(W.PRE_TOKENIZER) == "byte-level":
             _labelled_choice(
                 st.selectbox,
                 "Split pattern",
                 SPLIT_PATTERN_LABELS,
                 W.SPLIT_PATTERN,
+                on_change=_keep_set_value,
+                args=(W.SPLIT_PATTERN,),
                 help="The regex that cuts text into pre-tokens before the bytes: GPT-4's, GPT-4o's "
                 "and Llama 3's cut numbers into groups of up to three digits.",
             )
@@ -229,15 +247,23 @@ def _special_tokens_and_markers() -> None:
     """Special tokens, min frequency, and the prefix and suffix that mark a token's place in a word."""
     columns = st.columns(2) + st.columns(2)
     with columns[0]:
-        st.text_input("Special tokens (comma-separated)", key=W.SPECIAL_TOKENS, persist_state=state.PERSIST)
+        _special_tokens_input()
     with columns[1]:
         st.number_input(
-            "Min frequency", min_value=0, step=1, key=W.MIN_FREQUENCY, persist_state=state.PERSIST
+            "Min frequency",
+            min_value=0,
+            step=1,
+            key=W.MIN_FREQUENCY,
+            on_change=_keep_set_value,
+            args=(W.MIN_FREQUENCY,),
+            persist_state=state.PERSIST,
         )
     with columns[2]:
         st.text_input(
             "Continuing-subword prefix",
             key=W.PREFIX,
+            on_change=_keep_set_value,
+            args=(W.PREFIX,),
             help="Marks a token that continues a word (WordPiece: ##). Empty: none.",
             persist_state=state.PERSIST,
         )
@@ -245,9 +271,21 @@ def _special_tokens_and_markers() -> None:
         st.text_input(
             "End-of-word suffix",
             key=W.SUFFIX,
+            on_change=_keep_set_value,
+            args=(W.SUFFIX,),
             help="Marks a token that ends a word (e.g. </w>).",
             persist_state=state.PERSIST,
         )
+
+
+def _special_tokens_input() -> None:
+    st.text_input(
+        "Special tokens (comma-separated)",
+        key=W.SPECIAL_TOKENS,
+        on_change=_keep_set_value,
+        args=(W.SPECIAL_TOKENS,),
+        persist_state=state.PERSIST,
+    )
 
 
 def _unigram_settings() -> None:
@@ -258,7 +296,7 @@ def _unigram_settings() -> None:
     longest = defaults["max_piece_length"]
     columns = st.columns(2) + st.columns(3)
     with columns[0]:
-        st.text_input("Special tokens (comma-separated)", key=W.SPECIAL_TOKENS, persist_state=state.PERSIST)
+        _special_tokens_input()
     with columns[1]:
         st.text_input(
             "Unk token",

@@ -56,7 +56,7 @@ def train_controls(
 
 def _clicked_corpus(corpus: Corpus, inputs_ok: bool, limits: Limits) -> Corpus | None:
     """The corpus to train after a click on Train, or None after saying what to fix first."""
-    if not corpus.text.strip():
+    if not corpus.text or corpus.text.isspace():
         empty = training.corpus_check(corpus.text, limits).errors[0]
         frame.error(f"{empty} {EMPTY_HINT}")
         return None

@@ -1,0 +1,141 @@
+"""A corpus uploaded on the Train page: read once per file, whatever the reruns after it; shown in
+place of the text area it replaces; a file over the uploader's limit pointed to the command line."""
+
+from __future__ import annotations
+
+import contextlib
+import html
+from collections import Counter
+
+import pytest
+from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
+
+from explorer.samples import SAMPLES
+from explorer.ui.common import state, training
+from explorer.ui.common.state import CURRENT_RUN
+from explorer.ui.common.state import Widget as W
+from explorer.ui.train import corpus_input
+from tests.app.helpers import click, html_bodies, joined, new_app, session_value
+
+JAPANESE = "".join(f"吾輩は猫である。名前はまだ無い。{index}\n" for index in range(3_000))
+
+
+def notes(at) -> list[str]:
+    """The page's notes (`frame.note`), as text."""
+    return [html.unescape(body) for body in html_bodies(at) if 'class="note"' in body]
+
+
+@pytest.fixture
+def counted(monkeypatch) -> Counter:
+    """How often the work on a corpus's whole text is done: decoding the file, digesting, checking
+    and counting its characters."""
+    calls: Counter = Counter()
+
+    def counting(module, name):
+        original = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    counting(corpus_input, "decode_upload")
+    counting(corpus_input, "character_count")
+    counting(state, "corpus_digest")
+    counting(training, "check_corpus")
+    return calls
+
+
+def test_an_upload_is_read_once_and_reruns_after_it_do_no_work_on_its_text(counted):
+    at = new_app()
+    counted.clear()  # the first view checked the sample the form starts with
+    at.file_uploader(key=W.UPLOAD).upload("neko.txt", JAPANESE.encode(), "text/plain").run()
+    assert not at.exception, at.exception
+    assert counted == Counter(decode_upload=1, corpus_digest=1, check_corpus=1)
+    at.number_input(key=W.VOCAB_NUMBER).set_value(300).run()
+    at.radio(key=W.ALGORITHM).set_value("unigram").run()
+    at.slider(key=W.VOCAB_SLIDER).set_value(400).run()
+    assert not at.exception, at.exception
+    assert counted == Counter(decode_upload=1, corpus_digest=1, check_corpus=1)
+
+
+def test_an_upload_in_use_replaces_the_text_area_until_it_is_forgotten():
+    at = new_app()
+    at.file_uploader(key=W.UPLOAD).upload("neko.txt", JAPANESE.encode(), "text/plain").run()
+    assert not at.text_area  # the sample's paragraph no longer shows beside the file that is used
+    assert any(
+        "Using the uploaded file 'neko.txt' (0.2 MB, 3,000 lines) as the corpus." in note
+        for note in notes(at)
+    )
+    click(at, W.FORGET_UPLOAD)
+    assert at.text_area(key=W.CORPUS).value == SAMPLES["scarlet"].text
+    at.number_input(key=W.VOCAB_NUMBER).set_value(300).run()  # the file is still in the uploader
+    assert at.text_area(key=W.CORPUS).value == SAMPLES["scarlet"].text
+    assert not any("neko.txt" in note for note in notes(at))
+    click(at, W.TRAIN)
+    assert session_value(at, CURRENT_RUN).sample_key == "scarlet"
+
+
+def test_the_uploaders_limit_and_the_command_line_are_said_beside_it(monkeypatch):
+    monkeypatch.setenv("EXPLORER_MAX_UPLOAD_MB", "7")
+    at = new_app()
+    assert at.file_uploader(key=W.UPLOAD).label == "Or upload a .txt file (UTF-8, up to 7 MB)"
+    assert "A file over 7 MB: train it with the command line, `python -m explorer train FILE" in joined(
+        at, "caption"
+    )
+
+
+def test_an_upload_is_read_and_checked_under_a_spinner(monkeypatch):
+    """A 49 MB file takes seconds to read and check: the page says so while it works (the
+    spinner shows after half a second), the file's name escaped."""
+    spinners: list[str] = []
+    worked: list[str] = []
+    spinner = corpus_input.st.spinner
+
+    @contextlib.contextmanager
+    def recorded(text, *args, **kwargs):
+        spinners.append(text)
+        with spinner(text, *args, **kwargs):
+            yield
+        spinners.append("")
+
+    def note(name, module):
+        original = getattr(module, name)
+        monkeypatch.setattr(
+            module, name, lambda *a: (worked.append(f"{name} in {spinners[-1]!r}"), original(*a))[1]
+        )
+
+    monkeypatch.setattr(corpus_input.st, "spinner", recorded)
+    note("read_upload", corpus_input)
+    note("check_corpus", training)
+    at = new_app()
+    worked.clear()
+    at.file_uploader(key=W.UPLOAD).upload("*neko*.txt", JAPANESE.encode(), "text/plain").run()
+    assert not at.exception, at.exception
+    assert worked == [
+        "read_upload in 'Reading \\\\*neko\\\\*.txt (0.2 MB)...'",
+        "check_corpus in 'Checking the corpus...'",
+    ]
+
+
+def test_the_server_lets_go_of_streamlits_copy_of_a_file_once_read(monkeypatch):
+    """The session keeps the upload's text; Streamlit's copy of its bytes (49 MB for a 49 MB file,
+    for as long as the session lasts) is dropped as the uploader's "x" drops it. (AppTest uploads
+    the file again before every run, so the uploader's value cannot show it.)"""
+    dropped = []
+    remove_file = MemoryUploadedFileManager.remove_file
+    monkeypatch.setattr(
+        MemoryUploadedFileManager,
+        "remove_file",
+        lambda manager, session, file_id: (dropped.append(file_id), remove_file(manager, session, file_id))[
+            1
+        ],
+    )
+    at = new_app()
+    at.file_uploader(key=W.UPLOAD).upload("neko.txt", JAPANESE.encode(), "text/plain").run()
+    assert dropped == [session_value(at, W.UPLOAD).file_id]
+    at.number_input(key=W.VOCAB_NUMBER).set_value(300).run()
+    assert len(dropped) == 1  # read once, let go once
+    click(at, W.TRAIN)
+    assert session_value(at, CURRENT_RUN).corpus_label == "neko.txt"
