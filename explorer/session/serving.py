@@ -34,7 +34,9 @@ What it does not do: train, or decide what a page shows.
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
+import functools
 import hashlib
 import logging
 import os
@@ -102,6 +104,21 @@ def warm_compare() -> None:
     from explorer.compare.warm import warm_defaults
 
     warm_defaults()
+
+
+@functools.cache
+def _malloc_trim():
+    return getattr(ctypes.CDLL(None), "malloc_trim", None)
+
+
+def give_memory_back() -> None:
+    """Ask the C library to give the memory this process has freed back to the system (glibc's
+    `malloc_trim`; nothing where there is none). Python's freed memory otherwise stays mapped in
+    glibc's heaps, in pieces between what is still used: a session that read a 49 MB upload left
+    about 100 MB of it (bench/bench_upload_stall.py --train-upload-memory)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 def store() -> SQLiteRunStore | None:

@@ -4,14 +4,17 @@ place of the text area it replaces; a file over the uploader's limit pointed to 
 from __future__ import annotations
 
 import contextlib
+import gc
 import html
+import weakref
 from collections import Counter
 
 import pytest
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 
 from explorer.samples import SAMPLES
-from explorer.ui.common import state, training
+from explorer.session import serving
+from explorer.ui.common import abandoned, state, training
 from explorer.ui.common.state import CURRENT_RUN
 from explorer.ui.common.state import Widget as W
 from explorer.ui.train import corpus_input
@@ -139,3 +142,35 @@ def test_the_server_lets_go_of_streamlits_copy_of_a_file_once_read(monkeypatch):
     assert len(dropped) == 1  # read once, let go once
     click(at, W.TRAIN)
     assert session_value(at, CURRENT_RUN).corpus_label == "neko.txt"
+
+
+class Connections:
+    """What the abandoned-session watcher asks Streamlit's runtime: which sessions are connected."""
+
+    def __init__(self):
+        self.connected = True
+
+    def is_active_session(self, session_id: str) -> bool:
+        return self.connected
+
+
+def test_a_closed_tabs_upload_is_let_go_and_the_memory_given_back(monkeypatch):
+    """Once the visitor has gone (the watcher finds the session away for the grace period), the
+    session no longer holds its upload's text, though Streamlit keeps the session for minutes; and
+    the C library is asked to give the freed memory back."""
+    connections, given_back = Connections(), []
+    monkeypatch.setattr(abandoned, "_runtime", lambda: connections)
+    monkeypatch.setattr(serving, "give_memory_back", lambda: given_back.append(True))
+    monkeypatch.setenv("EXPLORER_ABANDONED_SECONDS", "0")
+    at = new_app()
+    at.file_uploader(key=W.UPLOAD).upload("neko.txt", JAPANESE.encode(), "text/plain").run()
+    upload = weakref.ref(session_value(at, state.UPLOADED_CORPUS))
+    assert upload() is not None and upload().corpus.text == JAPANESE
+    abandoned.look(connections)  # still there: nothing is let go
+    assert upload() is not None and not given_back
+    connections.connected = False
+    abandoned.look(connections)  # seen away
+    abandoned.look(connections)  # away for the grace period (0 s here)
+    gc.collect()
+    assert upload() is None and given_back == [True]
+    assert session_value(at, state.UPLOADED_CORPUS) is None

@@ -20,9 +20,11 @@ import secrets
 from typing import Final
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from explorer.runs.run import Run, RunCache, corpus_digest, remember, runs_left
 from explorer.runs.settings import other_algorithm
+from explorer.ui.common import abandoned
 
 # ---------------------------------------------------------------- data keys
 RUN_CACHE = "training_cache"  # RunCache: finished runs by (corpus sha256, settings)
@@ -248,6 +250,25 @@ def script_finished() -> None:
     """At the end of every page's script run (explorer.ui.common.frame.finish): its widgets, with the
     values callbacks gave them, are on their way to the browser."""
     put(FINISHED_RUN, get(SCRIPT_RUNS, 0))
+
+
+def release_when_gone(*keys: str) -> None:
+    """This session's values under `keys` are dropped once its visitor has gone (closed the tab:
+    explorer.ui.common.abandoned.when_gone), not when Streamlit drops the session, minutes later."""
+    context = get_script_run_ctx()
+    # The session's state itself, not the script run's wrapper of it (`_state`, which Streamlit's
+    # interface does not promise): the release runs in the watcher's thread, after the last run.
+    # The watcher holds it until then, at most the grace period after the visitor left.
+    session_state = getattr(context.session_state, "_state", None) if context is not None else None
+    if session_state is None:
+        return
+
+    def release() -> None:
+        for key in keys:
+            if key in session_state:
+                del session_state[key]
+
+    abandoned.when_gone(",".join(keys), release)
 
 
 def has(key: str) -> bool:

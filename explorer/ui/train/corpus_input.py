@@ -205,6 +205,8 @@ def _current_upload() -> Upload | None:
     with st.spinner(f"Reading {markdown_literal(file.name)} ({format_size(file.size)})..."):
         upload = read_upload(file.file_id, file.getvalue(), file.name)
     state.put(state.UPLOADED_CORPUS, upload)
+    # Its text (and what digested or checked it) goes when the visitor does (a closed tab).
+    state.release_when_gone(state.UPLOADED_CORPUS, state.FORM_DIGEST, state.CORPUS_CHECK)
     _let_go(file.file_id)
     return upload
 
