@@ -15,7 +15,8 @@ page, waits for its note, clicks "Train on the first 4.0 MB" and waits for the r
 is closed, and once Streamlit's disconnected-session TTL (120 s) is over another visitor opens the
 page and leaves (Streamlit drops disconnected sessions only when its store of them is next written:
 when a visitor leaves). Printed: the server process's resident memory (VmRSS, the workers not
-counted) before, after each visitor, over the minute after the tabs closed (the app lets go of a
+counted) before, after a first visitor who trains the default sample and leaves (no upload),
+after each visitor, over the minute after the tabs closed (the app lets go of a
 closed tab's upload 30 s after it left: explorer.ui.common.abandoned) and after the other visitor
 left.
 
@@ -284,6 +285,17 @@ def train_upload_memory(visitors: int, corpus_mb: float) -> None:
             f"a real server: {visitors} visitors upload {size:.1f} MB of Japanese on the Train page in turn"
         )
         print(f"  server RSS at start: {server_rss_mb(pid):.0f} MB")
+        # What the server holds without any upload: the pages' modules imported, a sample trained.
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(url, wait_until="domcontentloaded")
+        page.get_by_role("button", name="Train", exact=True).click()
+        page.get_by_text("Merges learned").first.wait_for(timeout=600_000)
+        wait_idle(page)
+        context.close()
+        print(
+            f"  server RSS after a visitor trained the default sample and left: {server_rss_mb(pid):.0f} MB"
+        )
         contexts = []
         for visitor in range(visitors):
             context = browser.new_context()
