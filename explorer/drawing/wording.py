@@ -97,3 +97,18 @@ METRIC_DEFINITIONS = {
     "unknown tokens": "share of the tokens that are the unknown token",
     "characters lost": "characters no token spells out: under an unknown token, or dropped",
 }
+
+
+# The history page's one name for each kind of run (`TrainingHistory.step_noun`): its title and
+# the sidebar's link to it say the same.
+HISTORY_PAGE_NAMES = {"merge": "Merge history", "round": "Training history"}
+
+
+def history_page_name(step_noun: str | None) -> str:
+    """What the history page is called for a run whose steps are `step_noun`s ("Merge history"
+    before any run).
+
+    >>> history_page_name(None), history_page_name("round")
+    ('Merge history', 'Training history')
+    """
+    return HISTORY_PAGE_NAMES["merge" if step_noun is None else step_noun]

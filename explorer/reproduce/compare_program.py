@@ -337,8 +337,9 @@ def compare_program(text: str, columns: list[CompareColumn], special_tokens: boo
 # The page encodes each non-empty line of the box apart (explorer.compare.columns.sentences_from) and
 # copies one list of ids for one line, a list per line for several (explorer.compare.counts).
 SENTENCE_LINES = [
-    "# As the page: each non-empty line encoded apart; one list of ids for one line, a list per line.",
-    "SENTENCES = [line for line in TEXT.splitlines() if line.strip()]",
+    "# As the page: each non-empty line encoded apart (a line of spaces too, unless the whole text is",
+    "# white space); one list of ids for one line, a list per line.",
+    "SENTENCES = [line for line in TEXT.splitlines() if line] if TEXT.strip() else []",
     "",
     "",
     "def shown(ids_per_sentence):",

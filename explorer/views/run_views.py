@@ -34,16 +34,6 @@ TOP_WORDS = 30
 WORD_CHARACTERS_SHOWN = 120  # a word's tokens drawn up to this many characters, then "+N more"
 SENTENCES_SHOWN = 12  # sample sentences drawn by the merge player
 SENTENCE_CHARACTERS_SHOWN = 600  # each cut to this many characters
-# The history page's one name for each kind of run (`TrainingHistory.step_noun`): its title and
-# the sidebar's link to it say the same.
-HISTORY_PAGE_NAMES = {"merge": "Merge history", "round": "Training history"}
-
-
-def history_page_name(run: Run | None) -> str:
-    """What the history page is called for `run` ("Merge history" before any run)."""
-    return HISTORY_PAGE_NAMES["merge" if run is None else run.history.step_noun]
-
-
 # ---------------------------------------------------------------- memoized per run
 
 

@@ -37,11 +37,11 @@ from explorer.checks import Check
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.stylesheet import STYLESHEET
 from explorer.drawing.token_html import escape_text, legend_html
+from explorer.drawing.wording import history_page_name
 from explorer.lessons.explain import stop_reason_text
 from explorer.runs.run import Run
 from explorer.session import serving
 from explorer.ui.common import link, reproduce_panel, state, training
-from explorer.views.run_views import history_page_name
 from explorer.work import admission
 
 HISTORY_SCRIPT = "pages/1_Merge_history.py"  # st.page_link and st.switch_page name pages by their file
@@ -120,7 +120,11 @@ def _set_up(
     run = state.current_run()
     with navigation:
         for path, label, icon in PAGES:
-            st.page_link(path, label=history_page_name(run) if path == HISTORY_SCRIPT else label, icon=icon)
+            st.page_link(
+                path,
+                label=history_page_name(run and run.history.step_noun) if path == HISTORY_SCRIPT else label,
+                icon=icon,
+            )
     ignored = state.get(state.IGNORED_NOTE)
     if ignored and run is not None and ignored[0] == run.store_key:
         info(ignored[1])  # the link's settings that contradicted its run, until another run is current

@@ -23,7 +23,7 @@ from explorer.compare.html import count_note, line_html
 from explorer.drawing.charts import round_charts, vocab_piece
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.token_html import escape_text, pieces_html, scroll_region
-from explorer.drawing.wording import plural
+from explorer.drawing.wording import HISTORY_PAGE_NAMES, plural
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
 from explorer.lessons.encode_steps.viterbi import viterbi_steps
@@ -45,7 +45,7 @@ ROUND_SPEEDS: dict[str, tuple[float, int]] = {
     "0.5 s per round": (0.5, 1),
 }
 REMOVED_SHOWN = 300  # rows of the removed-pieces table per reason
-TITLE = views.HISTORY_PAGE_NAMES["round"]
+TITLE = HISTORY_PAGE_NAMES["round"]
 INTRO = (
     "Play the run round by round, or scrub to any round: Unigram starts from many pieces and "
     "removes, each round, those whose loss matters least. Every panel shows that round."
