@@ -26,7 +26,8 @@ from typing import Protocol
 import tokenizers
 
 from explorer.compare.decode import library_decoder
-from explorer.compare.encoders import library_pieces
+from explorer.compare.encoders import encoded_texts, library_pieces
+from explorer.measures.metrics import EncodedTexts
 from explorer.pretrained.decoding import Decoding
 from explorer.tokens import Piece
 
@@ -56,10 +57,16 @@ class LibraryHost(Protocol):
 
 
 @functools.lru_cache(maxsize=2)
+def _parsed(text: str) -> tokenizers.Tokenizer:
+    return tokenizers.Tokenizer.from_str(text)
+
+
 def parsed(text: str, special_tokens: bool) -> tokenizers.Tokenizer:
     """The `tokenizers` library's Tokenizer of `text`, special-token text special or plain (the
-    library's `encode_special_tokens`); the last two kept, so a worker parses a file once."""
-    library = tokenizers.Tokenizer.from_str(text)
+    library's `encode_special_tokens`, set for this use: a worker runs one job at a time). The
+    last two files parsed are kept, so a worker parses a file once, whichever the switch and
+    whether it reads, measures or encodes it."""
+    library = _parsed(text)
     library.encode_special_tokens = not special_tokens
     return library
 
@@ -73,6 +80,12 @@ class LocalHost:
 
     def decode(self, library: LibraryFile, ids: Sequence[int]) -> Decoding:
         return library_decoder(parsed(library.text, library.special_tokens), library.byte_level)(ids)
+
+    def encode_batch(self, library: LibraryFile, texts: Sequence[str]) -> EncodedTexts:
+        """Many texts' ids and spans in arrays (`TokenizerColumn.encode_batch`: a corpus measured
+        in a worker)."""
+        tok = parsed(library.text, library.special_tokens)
+        return encoded_texts(tok.encode_batch(list(texts), add_special_tokens=False), library.unknown_id)
 
 
 HERE = LocalHost()

@@ -31,7 +31,7 @@ from explorer.compare.columns import (
     special_sentence,
     tokenizer_column,
 )
-from explorer.compare.encoders import library_batch_encoder, library_unknown_id, mentions_byte_level
+from explorer.compare.encoders import library_unknown_id, mentions_byte_level
 from explorer.compare.library_host import HERE, LibraryFile, LibraryHost, encode_one, parsed
 from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET
 from explorer.pipeline.decoders import ByteLevelDecoder, WordPieceDecoder
@@ -167,7 +167,7 @@ class UploadedTokenizer:
             caption=f"uploaded {self.kind}",
             key=self.key,
             content_key=f"{self.key}:{int(special_tokens)}",
-            encode_batch=library_batch_encoder(library_json, special_tokens),
+            encode_batch=functools.partial(HERE.encode_batch, library),  # in a worker: a corpus measured
             note=self.note,
             spec={"name": self.name, "library_json": self.library_json, "special_tokens": special_tokens},
             family=UPLOADS,

@@ -469,7 +469,7 @@ def test_a_library_only_column_is_built_without_a_parse_and_encodes_through_its_
         def from_str(self, json_text):
             raise AssertionError("the column parsed the file")
 
-    library_host.parsed.cache_clear()
+    library_host._parsed.cache_clear()  # the parse `tokenizer_json_upload` kept
     monkeypatch.setattr(tokenizers, "Tokenizer", NoParse())
     column = replace(upload, library_host=Host(), _columns={}).column_for(True)
     plain = replace(upload, library_host=Host(), _columns={}).column_for(False)
