@@ -6,9 +6,11 @@ waited that long (docs/reliability.md).
 
 A worker parses the file on its first job with it and keeps it (explorer.compare.library_host.parsed);
 the job's key is the upload's key, the switch and the texts (or ids), so the same question asked
-twice at once is one job. The asking thread waits on the job's event, not holding the GIL (nor its
-page run's place: `admission.set_aside`), at most `WAIT_SECONDS`; then the call raises a ValueError
-with a sentence, which the column shows in its place.
+twice at once is one job; it goes to the front of the pool's queue (`first`: someone is typing),
+ahead of measurements and trainings, not ahead of jobs already running. The asking thread waits
+on the job's event, not holding the GIL (nor its page run's place: `admission.set_aside`), at
+most `WAIT_SECONDS`; then the call raises a ValueError with a sentence, which the column shows
+in its place.
 
 What it does not do: build the column (explorer.compare.readers) or draw anything.
 """
@@ -34,7 +36,7 @@ def _asked(what: object) -> str:
 
 
 def _run(key: str, function, library: LibraryFile, argument: list):
-    handle = serving.pool().request(key, function, library, argument, time_limit=WAIT_SECONDS)
+    handle = serving.pool().request(key, function, library, argument, time_limit=WAIT_SECONDS, first=True)
     try:
         with admission.set_aside():  # an Event: the GIL is free while it waits, and the place too
             handle.job.wait(WAIT_SECONDS + 5.0)
