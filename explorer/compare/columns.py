@@ -82,6 +82,9 @@ class TokenizerColumn:
     # None: nothing to load (explorer.compare.warm loads it off the page's keystrokes).
     load: Callable[[], object] | None = None
     loaded: Callable[[], bool] | None = None
+    # Many texts' pieces in one call, where a call is what costs (a library-only upload's: one job of
+    # the server's workers, explorer.compare.library_host); None: `encode` each text.
+    encode_texts: Callable[[Sequence[str]], list[list[Piece]]] | None = None
 
 
 def sentences_from(text: str) -> list[str]:

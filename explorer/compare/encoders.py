@@ -8,7 +8,8 @@ Our pure-Python encoder needs about 8 s per MB; a corpus goes through compiled e
   length read from a table indexed by id and turned into character spans with numpy
   (`spans_from_byte_lengths`).
 - `library_batch_encoder(tokenizer_json)`: the `tokenizers` library's `encode_batch`, for
-  anything written as a tokenizer.json (our runs, uploads): its ids and offsets as arrays.
+  anything written as a tokenizer.json (our runs, uploads our readers read; an upload only the
+  library reads: explorer.compare.library_host): its ids and offsets as arrays.
   `library_pieces` encodes one text with it for a column (what the page draws),
   `encoding_pieces` turns one of its Encodings into pieces.
 

@@ -31,13 +31,8 @@ from explorer.compare.columns import (
     special_sentence,
     tokenizer_column,
 )
-from explorer.compare.decode import library_decoder
-from explorer.compare.encoders import (
-    library_batch_encoder,
-    library_pieces,
-    library_unknown_id,
-    mentions_byte_level,
-)
+from explorer.compare.encoders import library_unknown_id, mentions_byte_level
+from explorer.compare.library_host import HERE, LibraryFile, LibraryHost, encode_one, parsed
 from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET
 from explorer.pipeline.decoders import ByteLevelDecoder, WordPieceDecoder
 from explorer.pipeline.normalizers import BertNormalizer
@@ -63,24 +58,32 @@ class UploadedFile:
 
 @dataclass(frozen=True)
 class LibraryFacts:
-    """What a tokenizer.json only the `tokenizers` library reads says, read once: its `entries`
-    (vocabulary with added tokens, plus merges: counted for every model type, WordLevel and Unigram
-    too), whether it is byte-level, and its unknown token's id."""
+    """What a tokenizer.json only the `tokenizers` library reads says, read once (in a worker: the
+    server never parses it, explorer.compare.library_host): its `entries` (vocabulary with added
+    tokens, plus merges: counted for every model type, WordLevel and Unigram too), whether it is
+    byte-level, its unknown token's id, its vocabulary size (added tokens included) and its special
+    tokens."""
 
     entries: int
     byte_level: bool
     unknown_id: int | None
+    vocab_size: int
+    special_tokens: tuple[str, ...]
 
 
 def library_facts(data: dict, library: tokenizers.Tokenizer) -> LibraryFacts:
     """The `LibraryFacts` of a tokenizer.json (`data`, as `library` read it)."""
     model = data.get("model")
     merges = model.get("merges") if isinstance(model, dict) else None
+    vocab_size = library.get_vocab_size(with_added_tokens=True)
     return LibraryFacts(
-        entries=library.get_vocab_size(with_added_tokens=True)
-        + (len(merges) if isinstance(merges, list) else 0),
+        entries=vocab_size + (len(merges) if isinstance(merges, list) else 0),
         byte_level=mentions_byte_level(data),
         unknown_id=library_unknown_id(data, library),
+        vocab_size=vocab_size,
+        special_tokens=tuple(
+            token.content for token in library.get_added_tokens_decoder().values() if token.special
+        ),
     )
 
 
@@ -108,6 +111,9 @@ class UploadedTokenizer:
     # A library-only tokenizer.json's facts, found where it was read (a worker): the server builds
     # its column without reading the JSON again.
     library_facts: LibraryFacts | None = None
+    # Where a library-only tokenizer.json is parsed, encoded and decoded: here, or (the server's
+    # uploads, explorer.session.upload_jobs) in the worker pool.
+    library_host: LibraryHost = HERE
     model_bytes: bytes | None = None  # a SentencePiece model's file, for worker processes
     _columns: dict = field(default_factory=dict, repr=False)
 
@@ -151,26 +157,25 @@ class UploadedTokenizer:
             )
         library_json, facts = self.library_json, self.library_facts
         assert library_json is not None, "exactly one of tokenizer, sentencepiece, library_json is set"
-        library = tokenizers.Tokenizer.from_str(library_json)
-        if facts is None:  # read here, not by tokenizer_json_upload
-            facts = library_facts(json.loads(library_json), library)
-        library.encode_special_tokens = not special_tokens  # this column's own copy: no one else flips it
-        specials = [token.content for token in library.get_added_tokens_decoder().values() if token.special]
-        byte_level = facts.byte_level
+        if facts is None:  # read where no worker read it first (a worker's spec, the CLI): parse here
+            facts = library_facts(json.loads(library_json), parsed(library_json, special_tokens))
+        library = LibraryFile(self.key, library_json, special_tokens, facts.byte_level, facts.unknown_id)
+        host = self.library_host  # nothing is parsed here: the host parses on the first encode or decode
         return TokenizerColumn(
             name=self.name,
-            encode=functools.partial(library_pieces, library, byte_level, facts.unknown_id),
+            encode=functools.partial(encode_one, host, library),
             caption=f"uploaded {self.kind}",
             key=self.key,
             content_key=f"{self.key}:{int(special_tokens)}",
-            encode_batch=library_batch_encoder(library_json, special_tokens),
+            encode_batch=functools.partial(HERE.encode_batch, library),  # in a worker: a corpus measured
             note=self.note,
             spec={"name": self.name, "library_json": self.library_json, "special_tokens": special_tokens},
             family=UPLOADS,
-            vocab_size=library.get_vocab_size(with_added_tokens=True),
+            vocab_size=facts.vocab_size,
             source=source,
-            special=special_sentence(specials, special_tokens),
-            decode=library_decoder(library, byte_level),
+            special=special_sentence(list(facts.special_tokens), special_tokens),
+            decode=functools.partial(host.decode, library),
+            encode_texts=functools.partial(host.encode, library),
         )
 
 
@@ -225,7 +230,7 @@ def tokenizer_json_upload(upload: UploadedFile) -> UploadedTokenizer:
     except Exception as error:  # ValueError, or whatever else a hostile file trips over
         reason = _first_line(error).removeprefix("tokenizer.json: ")
         try:
-            library = tokenizers.Tokenizer.from_str(text)
+            library = parsed(text, True)  # kept: this worker's first encode of it needs no parse
         except Exception as library_error:  # the library raises plain Exceptions with serde's message
             raise ValueError(
                 f"{upload.name}: {reason}; the tokenizers library cannot read it either "

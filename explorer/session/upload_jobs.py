@@ -6,9 +6,10 @@ server: a large tokenizer.json took seconds of the server's GIL (every visitor's
 bytes alone (explorer.compare.upload_checks: size, and an estimate of its entries); the rest go
 to `explorer.work.tasks.read_uploads_task`, which parses them, counts their entries exactly and
 sends each tokenizer back in chunks (explorer.work.chunked) that the server loads a few
-milliseconds at a time. The script run waits for the job without holding the GIL. Returns the
-tokenizers (with the server's copy of their files, for links) and one sentence per file that
-cannot be used.
+milliseconds at a time (a tokenizer.json only the `tokenizers` library reads is never parsed in
+the server: its column encodes in workers, explorer.session.library_jobs). The script run waits
+for the job without holding the GIL. Returns the tokenizers (with the server's copy of their
+files, for links) and one sentence per file that cannot be used.
 
 Each tokenizer comes back keyed by `serving.upload_key` (an HMAC of its files under the
 deployment's secret), the key its column, links and the store know it by.
@@ -37,7 +38,7 @@ from explorer.compare.uploads import shared_upload
 from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.runs.settings import limits_or_defaults
 from explorer.runstore.keys import is_upload_key
-from explorer.session import serving
+from explorer.session import library_jobs, serving
 from explorer.work import admission, chunked, tasks
 from explorer.work.jobs import DONE
 
@@ -58,7 +59,14 @@ def _rebuilt(packed, files: tuple[UploadedFile, ...]) -> UploadedTokenizer:
         model = SentencePieceTokenizer.from_bytes(tokenizer.model_bytes, files[0].name if files else "")
         tokenizer = replace(tokenizer, sentencepiece=model)
     # The worker's key is the files' bare sha256: the server keys it under its secret (a run's HMAC).
-    return replace(tokenizer, key=serving.upload_key(tokenizer.key), files=files, _columns={})
+    # A library-only tokenizer.json is encoded and decoded in workers, never parsed here.
+    return replace(
+        tokenizer,
+        key=serving.upload_key(tokenizer.key),
+        files=files,
+        library_host=library_jobs.IN_WORKERS,
+        _columns={},
+    )
 
 
 def read_in_worker(

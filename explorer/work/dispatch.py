@@ -104,10 +104,12 @@ class Dispatcher:
                 return None
             return self._attach_locked(job) if attach else job
 
-    def add(self, key: str, payload: bytes, time_limit: float | None, attach: bool) -> Job | JobHandle:
+    def add(
+        self, key: str, payload: bytes, time_limit: float | None, attach: bool, first: bool = False
+    ) -> Job | JobHandle:
         """Queue a job running the pickled (function, args) `payload`, unless one for `key` has
-        been queued meanwhile; the job, or with `attach` a new handle on it. RuntimeError once
-        closed."""
+        been queued meanwhile; the job, or with `attach` a new handle on it; `first`: at the
+        queue's front. RuntimeError once closed."""
         with self._lock:
             if self._closing:
                 raise RuntimeError("the worker pool has been shut down")
@@ -116,7 +118,10 @@ class Dispatcher:
                 self._used = True
                 job = Job(self, key, next(self._task_ids), payload, time_limit)
                 self._active[key] = job
-                self._queue.append(job)
+                if first:
+                    self._queue.appendleft(job)
+                else:
+                    self._queue.append(job)
             handle = self._attach_locked(job) if attach else None
         self.wake()
         return job if handle is None else handle

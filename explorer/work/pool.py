@@ -11,7 +11,8 @@ next jobs need them.
 worker imports it by name) and returns a `Job` (explorer/work/jobs.py); a job with the same key
 that is still queued or running is returned instead, so thirty visitors asking for one run get one
 job. `request(...)` is submit plus `attach()` in one step (use it from sessions: nothing can cancel
-the job between the two). Jobs start in the order they were submitted.
+the job between the two). Jobs start in the order they were submitted, but for those submitted
+with `first=True` (a short job a visitor waits for as they type), which go to the queue's front.
 
 The pool holds a `Dispatcher` (explorer/work/dispatch.py), which owns the jobs and the workers.
 Its one thread does all the talking to workers: it hands queued jobs to idle workers, records
@@ -72,19 +73,22 @@ class WorkerPool:
         (one per worker by default, so 1; `EXPLORER_WORKERS=1` on 4 cores gives 4)."""
         return max(1, _cpu_count() // self.settings.size)
 
-    def submit(self, key: str, function, *args, time_limit: float | None = None) -> Job:
+    def submit(self, key: str, function, *args, time_limit: float | None = None, first: bool = False) -> Job:
         """The queued or running job for `key`, or a new one running `function(reporter, *args)`.
 
         `time_limit` (seconds of running, default the pool's) is a hard limit: past it the worker
         is terminated and the job fails. It counts the worker's CPU time, as a cancel's grace does
         (a worker a busy machine starves is not ended for being slow), and at most ten times it in
         wall time (explorer.work.jobs.GRACE_WALL_FACTOR). Raises ValueError when `function` cannot
-        be sent to a worker (not a module-level function) and RuntimeError after `shutdown()`."""
-        return self._submit(key, function, args, time_limit, attach=False)
+        be sent to a worker (not a module-level function) and RuntimeError after `shutdown()`.
+        `first`: start it before the jobs queued already (a short job a visitor waits for)."""
+        return self._submit(key, function, args, time_limit, attach=False, first=first)
 
-    def request(self, key: str, function, *args, time_limit: float | None = None) -> JobHandle:
+    def request(
+        self, key: str, function, *args, time_limit: float | None = None, first: bool = False
+    ) -> JobHandle:
         """`submit(...)` and `attach()` at once: what a visitor's session should hold."""
-        return self._submit(key, function, args, time_limit, attach=True)
+        return self._submit(key, function, args, time_limit, attach=True, first=first)
 
     @property
     def closed(self) -> bool:
@@ -110,7 +114,9 @@ class WorkerPool:
         self._dispatcher.close(timeout)
         atexit.unregister(self.shutdown)
 
-    def _submit(self, key: str, function, args: tuple, time_limit: float | None, attach: bool):
+    def _submit(
+        self, key: str, function, args: tuple, time_limit: float | None, attach: bool, first: bool = False
+    ):
         existing = self._dispatcher.shared(key, attach)
         if existing is not None:
             return existing
@@ -123,4 +129,4 @@ class WorkerPool:
         except Exception as error:
             raise ValueError(f"cannot send {function!r} and its arguments to a worker: {error}") from error
         limit = self.settings.time_limit if time_limit is None else time_limit
-        return self._dispatcher.add(key, payload, limit, attach)
+        return self._dispatcher.add(key, payload, limit, attach, first)

@@ -27,6 +27,9 @@
 - `read_uploads_task(reporter, files, max_entries)`: the Compare page's uploaded tokenizer files
   read (`explorer.compare.read_uploads`) and their entries counted; returns each tokenizer as an
   `explorer.work.chunked` pickle the server loads without a long hold of its GIL.
+- `library_encode_task(reporter, library, texts)`, `library_decode_task(reporter, library, ids)`: a
+  tokenizer.json only the `tokenizers` library reads, parsed here (once per worker) and not in the
+  server, encodes the live box's sentences or decodes ids (explorer.compare.library_host).
 - `merge_overlap_task(reporter, run_merges, pretrained)`: a BPE run's merges against a bundled
   byte-level BPE tokenizer's (explorer.compare.merge_overlap), whose merges are recovered here.
 - `audit_task(reporter, corpus_text, subject, sample)`: the Vocabulary page's audit
@@ -274,6 +277,23 @@ def read_uploads_task(reporter, files: list[tuple[str, bytes]], max_entries: int
         bare = replace(tokenizer, files=(), sentencepiece=None)
         packed.append((indexes, chunked.dumps(bare)))
     return {"tokenizers": packed, "errors": errors}
+
+
+def library_encode_task(reporter, library, texts: list[str]) -> list:
+    """The pieces of each of `texts` in a library-only tokenizer.json (an
+    `explorer.compare.library_host.LibraryFile`), parsed here (once per worker and file), never in
+    the server: Compare's live box for such an upload."""
+    from explorer.compare.library_host import HERE
+
+    return HERE.encode(library, texts)
+
+
+def library_decode_task(reporter, library, ids: list[int]):
+    """`ids` decoded with a library-only tokenizer.json (as `library_encode_task`): an
+    `explorer.pretrained.Decoding`."""
+    from explorer.compare.library_host import HERE
+
+    return HERE.decode(library, ids)
 
 
 # ---------------------------------------------------------------- merges against a pretrained tokenizer's

@@ -432,6 +432,32 @@ def test_a_column_that_cannot_encode_says_so_and_the_others_follow(page, run, tm
     assert others(error_texts_in(page)) == []
 
 
+def test_a_column_only_the_tokenizers_library_reads_follows_the_typing(page, run, tmp_path):
+    """Issue 50: a WordLevel tokenizer.json is never parsed in the server; its column is encoded in
+    a worker, and follows what is typed as the others do, as the library encodes it."""
+    words = ["[UNK]", "the", "mouse", "cat", "sat"]
+    library = tokenizers.Tokenizer(
+        tokenizers.models.WordLevel({word: index for index, word in enumerate(words)}, unk_token="[UNK]")
+    )
+    library.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    path = tmp_path / "wordlevel.json"
+    library.save(str(path))
+    name = "wordlevel.json (uploaded)"
+    open_compare(page, run.compare_url)
+    retype(page, "the mouse", delay=20)
+    wait_until_shown(page, "the mouse", DEFAULT_COLUMNS)
+    main(page).get_by_text("Upload a tokenizer").first.click()
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(str(path))
+    column(page, name).wait_for(timeout=60_000)
+    wait_until_shown(page, "the mouse", DEFAULT_COLUMNS + 1)
+    box_of(page).press("End")
+    page.keyboard.type(" sat, the dog", delay=60)
+    typed = "the mouse sat, the dog"
+    wait_until_shown(page, typed, DEFAULT_COLUMNS + 1)
+    assert shown_ids(page, name) == library.encode(typed, add_special_tokens=False).ids
+    assert others(error_texts_in(page)) == []
+
+
 def test_the_figures_of_the_other_columns_stay_when_one_cannot_encode(page, run, tmp_path):
     upload_failing_tokenizer(page, run.compare_url, tmp_path)
     box_of(page).press("End")

@@ -6,13 +6,22 @@ from __future__ import annotations
 import html
 import math
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
+import tokenizers
 from tokenizers import Tokenizer as LibraryTokenizer
 from tokenizers import decoders, models, normalizers, pre_tokenizers, trainers
 
-from explorer.compare import UploadedFile, measure_corpus, pretrained_column, read_uploads, tokenizer_column
+from explorer.compare import (
+    UploadedFile,
+    library_host,
+    measure_corpus,
+    pretrained_column,
+    read_uploads,
+    tokenizer_column,
+)
 from explorer.compare.curve import CURVE_COLUMNS, metrics_curve, word_lengths
 from explorer.compare.diff import boundary_diff, diff_summary
 from explorer.compare.encoders import pretrained_batch_encoder, spans_from_byte_lengths
@@ -26,6 +35,7 @@ from explorer.pretrained import PRETRAINED, encode_pretrained, read_verified
 from explorer.run_config import RunConfig, TrainerConfig
 from explorer.tokens import TOKEN, UNKNOWN, Piece
 from explorer.train import tokenizer_from_trace, train_corpus
+from explorer.work.tasks import library_encode_task
 
 CORPUS = [
     "The quick brown fox jumps over the lazy dog. It's 3.14, isn't it?",
@@ -430,6 +440,56 @@ def test_a_tokenizer_json_our_reader_does_not_support_falls_back_to_the_library(
             sentence, add_special_tokens=False
         ).ids
     assert [p.kind for p in upload.column.encode("xyz the")] == [UNKNOWN, TOKEN]
+
+
+def test_a_library_only_column_is_built_without_a_parse_and_encodes_through_its_host(monkeypatch):
+    """Issue 50: the column of a tokenizer.json only the library reads was built by parsing it
+    (`Tokenizer.from_str`: seconds of the server's GIL). It is built from the facts read where the
+    file was read, and encodes and decodes through its host (the server's: a worker's job), which
+    gives what the library gives."""
+    library = LibraryTokenizer.from_str(wordlevel_json())
+    library.add_special_tokens(["<s>"])
+    text = library.to_str()
+    upload = tokenizer_json_upload(UploadedFile("wordlevel.json", text.encode()))  # as in a worker
+    asked = []
+
+    class Host:  # the server's would ask a worker; this one notes what it is asked
+        def encode(self, file, texts):
+            asked.append(("encode", file.key, file.special_tokens, list(texts)))
+            return library_host.HERE.encode(file, texts)
+
+        def decode(self, file, ids):
+            asked.append(("decode", file.key, list(ids)))
+            return library_host.HERE.decode(file, ids)
+
+    class NoParse:  # tokenizers.Tokenizer, refusing to parse
+        def __getattr__(self, name):
+            return getattr(LibraryTokenizer, name)
+
+        def from_str(self, json_text):
+            raise AssertionError("the column parsed the file")
+
+    library_host._parsed.cache_clear()  # the parse `tokenizer_json_upload` kept
+    monkeypatch.setattr(tokenizers, "Tokenizer", NoParse())
+    column = replace(upload, library_host=Host(), _columns={}).column_for(True)
+    plain = replace(upload, library_host=Host(), _columns={}).column_for(False)
+    assert column.vocab_size == 4 and column.special == "special tokens on: <s> is one token"
+    assert plain.special == "special tokens off: <s> is plain text"
+    assert asked == []  # nothing encoded, nothing parsed: built from the facts
+    monkeypatch.undo()
+    expected = [library.encode(sentence, add_special_tokens=False).ids for sentence in ("the <s>", "a xyz")]
+    assert [[p.id for p in pieces] for pieces in column.encode_texts(["the <s>", "a xyz"])] == expected
+    assert [p.id for p in column.encode("a xyz")] == expected[1]
+    assert column.decode([1, 2]).text == library.decode([1, 2], skip_special_tokens=False)
+    assert asked == [
+        ("encode", upload.key, True, ["the <s>", "a xyz"]),
+        ("encode", upload.key, True, ["a xyz"]),
+        ("decode", upload.key, [1, 2]),
+    ]
+    # the worker's side: the same pieces as the column here
+    assert library_encode_task(
+        None, library_host.LibraryFile(upload.key, text, False, False, 0), ["<s>"]
+    ) == [list(plain.encode("<s>"))]
 
 
 @pytest.mark.parametrize(

@@ -383,6 +383,21 @@ def test_many_jobs_on_two_workers_start_in_order_two_at_a_time(make_pool):
     assert len({job.result[0] for job in jobs}) == 2
 
 
+def test_a_job_submitted_first_starts_before_those_queued_already(make_pool):
+    """Issue 50: a library-only upload's live column is a job a visitor waits for as they type; it
+    goes before the measurements and trainings queued, not behind them."""
+    make, _ = make_pool
+    pool = make(size=1)
+    busy = pool.submit("busy", worker_tasks.until_stopped)
+    running(busy)
+    queued = [pool.submit(f"queued-{index}", worker_tasks.echo, index) for index in range(2)]
+    typed = pool.submit("typed", worker_tasks.echo, "typed", first=True)
+    busy.cancel()
+    for job in [*queued, typed]:
+        assert job.wait(TIMEOUT) and job.state == DONE
+    assert typed.started < queued[0].started < queued[1].started
+
+
 def test_a_failing_job_gives_one_sentence_and_logs_its_traceback(make_pool, caplog):
     make, _ = make_pool
     pool = make(size=1)

@@ -7,7 +7,9 @@ outside the fragment has to follow: the sidebar's "Copy link" reads the URL in t
 Each column is encoded in a thread of `ENCODERS` and drawn as soon as it is ready: a column still
 encoding after `FIRST_WAIT_SECONDS` says so and the others do not wait for it; a column that fails
 says why in its place. (Encoding a few sentences is light work; the tokenizers library and tiktoken
-release the GIL while they encode.)
+release the GIL while they encode.) A tokenizer.json only the `tokenizers` library reads is
+encoded in a worker process, all its sentences in one job (`TokenizerColumn.encode_texts`,
+explorer.session.library_jobs): parsing it would hold the server's GIL for seconds.
 
 A column whose encoder is not loaded yet (a bundled vocabulary the server has not used: 0.4-1.4 s)
 is never waited for: its load runs in the background (explorer.compare.warm; the page starts it as
@@ -56,6 +58,8 @@ from explorer.ui.compare import compare_link
 W = state.Widget
 
 ENCODERS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="compare-encode")
+# Columns encoded in a worker process (`encode_texts`) wait here, not holding an encoder's thread.
+WORKER_WAITS = ThreadPoolExecutor(max_workers=16, thread_name_prefix="compare-worker-wait")
 FIRST_WAIT_SECONDS = 0.25  # then a column not yet encoded says so, and the others are drawn
 LABEL = "Text to compare"
 
@@ -110,6 +114,8 @@ def _live_part(columns: list[TokenizerColumn], url: Callable[[], dict[str, str]]
 
 
 def _encode(column: TokenizerColumn, sentences: Sequence[str]) -> Encodings:
+    if column.encode_texts is not None:  # one call for every sentence (a worker's job)
+        return column.encode_texts(sentences)
     return [list(column.encode(sentence)) for sentence in sentences]
 
 
@@ -128,7 +134,12 @@ def _counts_and_columns(
     says so, and its counts row too.
     """
     futures: list[Future | None] = [
-        None if column.key in waiting else ENCODERS.submit(_encode, column, sentences) for column in columns
+        None
+        if column.key in waiting
+        else (WORKER_WAITS if column.encode_texts is not None else ENCODERS).submit(
+            _encode, column, sentences
+        )
+        for column in columns
     ]
     _, pending = wait([future for future in futures if future is not None], timeout=FIRST_WAIT_SECONDS)
     names = [column.name for column in columns]
