@@ -122,7 +122,9 @@ def _set_up(
         for path, label, icon in PAGES:
             st.page_link(
                 path,
-                label=history_page_name(run and run.history.step_noun) if path == HISTORY_SCRIPT else label,
+                label=history_page_name(run.history.step_noun if run else None)
+                if path == HISTORY_SCRIPT
+                else label,
                 icon=icon,
             )
     ignored = state.get(state.IGNORED_NOTE)
