@@ -191,6 +191,23 @@ def sidebar_links(at) -> list[str]:
     return [element.proto.label for element in at.sidebar.get("page_link")]
 
 
+def test_the_sidebar_names_the_history_page_of_a_stored_run_shown_on_train():
+    """The sidebar's links are drawn before the page's body, which can make a run current in the
+    same script run without another (a sample's stored run, reused at the click): they are drawn
+    again at the page's end. A fresh-clone CI run found "Merge history" beside "Current run #1
+    Unigram 100" and waited for the "Training history" link in vain."""
+    unigram_app("course")  # stored: a class's sample run
+    at = new_app()
+    at.selectbox(key=W.SAMPLE).set_value("hf-course").run()
+    at.radio(key=W.ALGORITHM).set_value("unigram").run()
+    at.radio(key=W.FLAVOR).set_value("course").run()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(100).run()
+    at.button(key=W.TRAIN).click().run()  # one script run: the stored run is shown, no training
+    assert not at.exception, at.exception
+    assert run_of(at) is not None and run_of(at).history.step_noun == "round"
+    assert sidebar_links(at) == ["Train", "Training history", "Vocabulary", "Compare"]
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_the_sidebar_names_the_history_page_as_its_title_does(trained, page):
     # Issue 50: the sidebar said "Merge history" where the Unigram page is titled "Training history".

@@ -29,6 +29,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -79,8 +80,12 @@ def page(
     Train page, whose link without a run shows a form not trained yet (other pages need a run, and
     train a sample a link names without one)."""
     with admission.page_run():
-        _set_up(title, intro, retitle, shows_form)
-        yield
+        navigation = _set_up(title, intro, retitle, shows_form)
+        try:
+            yield
+        finally:
+            # A run trained (or a link read) during this script run: the history page's name follows it.
+            _navigation(navigation, state.current_run())
 
 
 def _set_up(
@@ -88,7 +93,8 @@ def _set_up(
     intro: str,
     retitle: Callable[[Run], tuple[str, str] | None] | None,
     shows_form: bool,
-) -> None:
+) -> Any:
+    """The page's config, sidebar and title; the sidebar's slot for the links to the pages."""
     # "auto": the sidebar starts collapsed on a screen up to 768 px wide (a phone), where it would
     # cover the page, and follows the window when it is resized (measured in streamlit 1.67).
     st.set_page_config(
@@ -112,21 +118,13 @@ def _set_up(
     st.html(f"<style>{STYLESHEET}</style>")  # the token displays' classes, once per page
     with st.sidebar:
         st.markdown(f"### {APP_TITLE}")
-        navigation = st.container()  # filled once the run is known: the history page's name is its kind's
+        navigation = st.empty()  # filled once the run is known: the history page's name is its kind's
         st.divider()
     heading = st.empty()
     if state.get(state.FIRST_RUN):
         link.open_from_url(train_sample=not shows_form)  # a reload, a bookmark, a shared link
     run = state.current_run()
-    with navigation:
-        for path, label, icon in PAGES:
-            st.page_link(
-                path,
-                label=history_page_name(run.history.step_noun if run else None)
-                if path == HISTORY_SCRIPT
-                else label,
-                icon=icon,
-            )
+    _navigation(navigation, run)
     ignored = state.get(state.IGNORED_NOTE)
     if ignored and run is not None and ignored[0] == run.store_key:
         info(ignored[1])  # the link's settings that contradicted its run, until another run is current
@@ -142,6 +140,18 @@ def _set_up(
         warning(serving.RUNS_NOT_KEPT)
     elif run is not None and not serving.run_kept(run.store_key):
         warning(serving.RUN_NOT_KEPT)
+    return navigation
+
+
+def _navigation(slot: Any, run: Run | None) -> None:
+    """The sidebar's links to the pages in `slot` (drawn again, in place, when called again), the
+    history page named for `run`'s kind."""
+    with slot.container():
+        for path, label, icon in PAGES:
+            name = (
+                history_page_name(run.history.step_noun if run else None) if path == HISTORY_SCRIPT else label
+            )
+            st.page_link(path, label=name, icon=icon)
 
 
 def unexpected_error(exception: Exception) -> bool:
