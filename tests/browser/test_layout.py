@@ -103,6 +103,9 @@ def tab(tabs, server):
 def go(page, label: str, title: str | None = None) -> None:
     """Open a page by its sidebar link and wait for its title (`title`, when not the link's label)."""
     page.set_viewport_size(DESKTOP)
+    # As a person's pointer leaves the button it clicked: a help tooltip that opened under it after
+    # the page redrew (a fresh-clone CI run: a stTooltipContent over the sidebar's link for 60 s).
+    page.mouse.move(DESKTOP["width"] - 5, 5)
     sidebar(page).get_by_role("link", name=label).click()
     page.wait_for_function(
         "title => [...document.querySelectorAll('[data-testid=\"stMainBlockContainer\"] h1')]"
