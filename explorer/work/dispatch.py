@@ -118,10 +118,7 @@ class Dispatcher:
                 self._used = True
                 job = Job(self, key, next(self._task_ids), payload, time_limit)
                 self._active[key] = job
-                if first:
-                    self._queue.appendleft(job)
-                else:
-                    self._queue.append(job)
+                (self._queue.appendleft if first else self._queue.append)(job)
             handle = self._attach_locked(job) if attach else None
         self.wake()
         return job if handle is None else handle
