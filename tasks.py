@@ -58,6 +58,11 @@ def _run(*command: str) -> None:
 UV_OPTIONS = ("--compile-bytecode",)
 
 
+def _uv_install(*arguments: str) -> None:
+    """`uv pip install` into .venv (uv itself installed there by ensure_venv)."""
+    _run(str(PYTHON), "-m", "uv", "pip", "install", "--quiet", "--python", str(PYTHON), *arguments)
+
+
 def ensure_venv(requirements: str) -> None:
     """Build or update .venv for `requirements`, one command at a time (.ci/run starts `lint` and
     `test` together: the second waits here for the first's install)."""
@@ -82,19 +87,7 @@ def _install(requirements: str) -> None:
     pip = [str(PYTHON), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
     try:
         _run(*pip, UV)
-        _run(
-            str(PYTHON),
-            "-m",
-            "uv",
-            "pip",
-            "install",
-            "--quiet",
-            *UV_OPTIONS,
-            "--python",
-            str(PYTHON),
-            "-r",
-            str(ROOT / requirements),
-        )
+        _uv_install(*UV_OPTIONS, "-r", str(ROOT / requirements))
     except subprocess.CalledProcessError:
         print("note: uv could not be installed or failed; installing with pip (slower)", flush=True)
         _run(*pip, "-r", str(ROOT / requirements))
@@ -125,8 +118,7 @@ def ensure_engine() -> None:
         return
     started = time.monotonic()
     try:
-        uv = [str(PYTHON), "-m", "uv", "pip", "install", "--quiet", "--python", str(PYTHON)]
-        _run(*uv, "--reinstall-package", "explorer-engine", str(ENGINE))
+        _uv_install("--reinstall-package", "explorer-engine", str(ENGINE))
     except subprocess.CalledProcessError:
         if required:
             raise
@@ -146,19 +138,7 @@ def ensure_package() -> None:
     if stamp.exists() and stamp.read_text() == digest:
         return
     try:
-        _run(
-            str(PYTHON),
-            "-m",
-            "uv",
-            "pip",
-            "install",
-            "--quiet",
-            "--python",
-            str(PYTHON),
-            "--no-deps",
-            "-e",
-            str(ROOT),
-        )
+        _uv_install("--no-deps", "-e", str(ROOT))
     except subprocess.CalledProcessError:
         print("note: uv could not install the package; installing it with pip (slower)", flush=True)
         _run(
