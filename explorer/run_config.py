@@ -28,6 +28,15 @@ UNIGRAM_FLAVORS = ("library", "course")
 # fields hold no more exactly (JavaScript's safe integers), and the compiled engine's counts (i64)
 # hold more; no corpus has a count near it.
 LARGEST_COUNT = 2**53 - 1
+# How a corpus is cut into the sequences that are normalized and pre-tokenized one by one:
+#   "lines": one sequence per line, its break removed ("\r\n" or "\n"), empty lines dropped: what
+#            `train_from_iterator(lines)` gives (the app's pasted and uploaded text, and the programs
+#            it writes);
+#   "lines-with-endings": one sequence per line with its ending ("\n", and a "\r" before it) kept,
+#            as the library's `Tokenizer.train(files)` reads a file (tokenizers' `lines_with_ending`);
+#   "records": each record's text is one sequence (a JSONL field, a Parquet column), as
+#            `train_from_iterator(record[field] for record in records)` gives.
+READINGS = ("lines", "lines-with-endings", "records")
 LONGEST_PIECE = 65_535  # the longest piece the Unigram trainers take (the compiled engine's u16)
 
 
@@ -166,9 +175,12 @@ class RunConfig:
     trainer: TrainerConfig | UnigramConfig = field(default_factory=TrainerConfig)
     normalizers: tuple[str, ...] = ()
     pre_tokenizer: str | None = "byte-level"
+    reading: str = "lines"  # READINGS: how the corpus was cut into sequences
 
     def __post_init__(self):
         object.__setattr__(self, "normalizers", tuple(self.normalizers))
+        if self.reading not in READINGS:
+            raise ValueError(f"unknown reading {self.reading!r} (choose from {', '.join(READINGS)})")
         unknown = [name for name in self.normalizers if name not in NORMALIZERS]
         if unknown:
             raise ValueError(f"unknown normalizer {unknown[0]!r} (choose from {', '.join(NORMALIZERS)})")
@@ -217,6 +229,9 @@ class RunConfig:
             **self.trainer.to_dict(),
             "normalizers": list(self.normalizers),
             "pre_tokenizer": self.pre_tokenizer,
+            # Only when not the default: every trace and run key made before readings existed
+            # (all "lines") stays the same.
+            **({"reading": self.reading} if self.reading != "lines" else {}),
         }
 
     @classmethod
@@ -225,7 +240,7 @@ class RunConfig:
         an unknown key is a ValueError when `strict`, else ignored."""
         trainer_class = UnigramConfig if data.get("algorithm") == "unigram" else TrainerConfig
         names = {item.name for item in fields(trainer_class)}
-        unknown = set(data) - names - {"algorithm", "normalizers", "pre_tokenizer"}
+        unknown = set(data) - names - {"algorithm", "normalizers", "pre_tokenizer", "reading"}
         if strict and unknown:
             raise ValueError(f"unknown training setting {sorted(unknown)[0]!r}")
         # JSON values, checked by the config's __post_init__.
@@ -240,4 +255,5 @@ class RunConfig:
             trainer=trainer_class(**values),
             normalizers=tuple(data.get("normalizers") or ()),
             pre_tokenizer=data.get("pre_tokenizer"),
+            reading=data.get("reading", "lines"),
         )

@@ -32,6 +32,7 @@ LAYERS: list[set[str]] = [
     {"pipeline"},
     {"run_config"},
     {"training"},
+    {"corpora"},
     {"train"},
     {"drawing", "pretrained", "runstore", "runs"},
     {"lessons", "measures", "reproduce"},

@@ -1,0 +1,99 @@
+"""Word counts and the settings that made them: what a count file holds, and what adds up.
+
+`Counting` is the part of a run's settings that decides its words: normalizers, pre-tokenizer (its
+split pattern included: "byte-level-cl100k") and reading (`explorer.run_config.READINGS`). Two sets
+of word counts add up only when their `Counting` is the same (`add_word_counts` refuses otherwise,
+in one sentence). `WordCounts` is the distinct pre-tokenized words with their counts, in order of
+first appearance (the order `explorer.training.word_counts.count_corpus` gives, which decides the
+trainers' ties), and the corpus figures (lines, characters, utf8_bytes, words) of the same text.
+
+Adding in order keeps first appearance first: the counts of shards 1..n added in shard order are
+the counts of their concatenation, word for word and in the same order.
+
+What it does not do: read a corpus (explorer.corpora.streaming) or a file of counts
+(explorer.corpora.count_files), or train.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from explorer.run_config import READINGS, RunConfig
+from explorer.training.word_counts import FIGURES
+
+
+@dataclass(frozen=True)
+class Counting:
+    """The settings that decide a corpus's words."""
+
+    normalizers: tuple[str, ...] = ()
+    pre_tokenizer: str = "byte-level"
+    reading: str = "lines"
+
+    def __post_init__(self):
+        object.__setattr__(self, "normalizers", tuple(self.normalizers))
+        if self.reading not in READINGS:
+            raise ValueError(f"unknown reading {self.reading!r} (choose from {', '.join(READINGS)})")
+
+    @classmethod
+    def of(cls, run: RunConfig) -> Counting:
+        """The counting settings of a run (a run given words directly has none: a ValueError)."""
+        if run.pre_tokenizer is None:
+            raise ValueError("this run was given words directly: it has no counting settings")
+        return cls(run.normalizers, run.pre_tokenizer, run.reading)
+
+    def to_dict(self) -> dict:
+        return {
+            "normalizers": list(self.normalizers),
+            "pre_tokenizer": self.pre_tokenizer,
+            "reading": self.reading,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Counting:
+        return cls(tuple(data.get("normalizers") or ()), data["pre_tokenizer"], data.get("reading", "lines"))
+
+    def describe(self) -> str:
+        """One phrase a sentence can name the settings by."""
+        normalizers = "+".join(self.normalizers) or "no normalizer"
+        return f"{normalizers}, pre-tokenizer {self.pre_tokenizer}, reading {self.reading}"
+
+
+@dataclass
+class WordCounts:
+    """Distinct words with their counts (first appearance first), the corpus figures, the settings."""
+
+    words: dict[str, int]
+    figures: dict[str, int]
+    counting: Counting
+    # Where the counts came from, for a person reading the file (names and sizes); never compared.
+    sources: list[str] = field(default_factory=list)
+
+
+def no_figures() -> dict[str, int]:
+    return dict.fromkeys(FIGURES, 0)
+
+
+def add_word_counts(parts: Iterable[WordCounts]) -> WordCounts:
+    """The counts of `parts` added in their order: the counts of the concatenated corpora. A
+    ValueError, in one sentence, when two parts were counted with different settings."""
+    total: WordCounts | None = None
+    for part in parts:
+        if total is None:
+            total = WordCounts(dict(part.words), dict(part.figures), part.counting, list(part.sources))
+            continue
+        if part.counting != total.counting:
+            raise ValueError(
+                f"these counts were made with different settings ({total.counting.describe()}; "
+                f"{part.counting.describe()}): count the corpora again with one set of settings"
+            )
+        words = total.words
+        for word, count in part.words.items():
+            words[word] = words.get(word, 0) + count
+        for name in FIGURES:
+            total.figures[name] = total.figures.get(name, 0) + part.figures.get(name, 0)
+        total.sources += part.sources
+    if total is None:
+        raise ValueError("no counts to add")
+    return total
