@@ -232,7 +232,7 @@ class PostgresRunStore:
                 connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
                 exists = connection.execute("SELECT to_regclass('secret') IS NOT NULL").fetchone()
                 if not (exists and exists[0]):
-                    connection.execute(_SCHEMA)  # type: ignore[arg-type]  (a constant)
+                    connection.execute(_SCHEMA)
                 connection.execute("DELETE FROM started WHERE false")  # refused if this role may not write
         except _REFUSED as error:
             LOG.warning(
@@ -328,7 +328,7 @@ class PostgresRunStore:
         if not self.writable:
             return
         try:
-            connection.execute(statement, values)  # type: ignore[arg-type]  (constants)
+            connection.execute(statement, values)
         except _REFUSED as error:
             self._became_read_only(error)
 

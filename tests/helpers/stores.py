@@ -80,7 +80,7 @@ class PostgresStores:
 
         with psycopg.connect(self.cluster.url(), autocommit=True, connect_timeout=5) as admin:
             for statement in statements:
-                admin.execute(statement)  # type: ignore[arg-type]  (names made here)
+                admin.execute(statement)
 
     def __call__(self, secret: bytes | None = SECRET, **options) -> RunStore:
         from explorer.runstore.postgres import PostgresRunStore
