@@ -141,9 +141,15 @@ def runs_kept() -> bool:
 
 
 def secret() -> bytes:
-    """The secret every key is made with: the store's (per deployment), else this process's."""
+    """The secret every key is made with: the store's (per deployment), else this process's (no
+    store, or a shared one whose secret cannot be read now: its server is gone)."""
     run_store = store()
-    return run_store.secret if run_store is not None else _process_secret
+    if run_store is None:
+        return _process_secret
+    try:
+        return run_store.secret
+    except OSError:
+        return _process_secret
 
 
 def training_spec(settings: Settings, limits: Limits) -> dict:

@@ -35,7 +35,7 @@ def programs() -> Path | None:
     return Path(folders[-1]).parent if folders else None
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
@@ -46,14 +46,21 @@ class Cluster:
         self.bin = bin_folder
         self.folder = Path(tempfile.mkdtemp(prefix="explorer-postgres-"))
         self.data = self.folder / "data"
-        self.port = _free_port()
+        self.port = free_port()
         self.as_user: list[str] = []
         if os.geteuid() == 0:
             account = pwd.getpwnam(SERVER_USER)
             os.chown(self.folder, account.pw_uid, account.pw_gid)
             self.as_user = ["runuser", "-u", SERVER_USER, "--"]
         self._run("initdb", "-D", str(self.data), "-A", "trust", "-U", USER, "-E", "UTF8", "--no-sync")
-        self.start()
+        for attempt in (1, 2, 3):  # another process may take the free port before the server does
+            try:
+                self.start()
+                break
+            except subprocess.CalledProcessError:
+                if attempt == 3:
+                    raise
+                self.port = free_port()
 
     def _run(self, program: str, *arguments: str) -> None:
         subprocess.run(

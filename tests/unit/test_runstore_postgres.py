@@ -11,6 +11,7 @@ import pytest
 
 from explorer.runstore import open_store
 from explorer.runstore.postgres import PostgresRunStore, describe
+from tests.helpers.postgres_cluster import free_port
 
 pytestmark = pytest.mark.usefixtures("postgres_cluster")
 
@@ -47,6 +48,18 @@ def test_every_server_reads_the_one_secret_the_database_keeps(stores):
     first, second = stores(secret=None), stores(secret=None)
     assert len(first.secret) == 64 and first.secret == second.secret
     assert stores(secret=b"from EXPLORER_SECRET").secret == b"from EXPLORER_SECRET"
+
+
+def test_keys_are_still_made_while_a_shared_stores_secret_cannot_be_read(monkeypatch, stores):
+    """A server started while PostgreSQL is down (no EXPLORER_SECRET): pages make keys with this
+    process's secret, not a traceback, and the database's once it answers."""
+    from explorer.session import serving
+
+    gone = PostgresRunStore(stores.url.replace(str(stores.cluster.port), str(free_port())), wait=0.2)
+    monkeypatch.setattr(serving, "_store", [gone])
+    assert serving.secret() == serving._process_secret
+    monkeypatch.setattr(serving, "_store", [stores(secret=None)])
+    assert serving.secret() != serving._process_secret and len(serving.secret()) == 64
 
 
 def test_the_log_names_the_server_without_the_password():
