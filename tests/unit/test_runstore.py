@@ -1,7 +1,7 @@
 """The run store (explorer.runstore): round trip, byte bound with least-recently-read eviction, age
-limit, concurrent writers (threads and processes) and a worker's store from its location on both
-backends (`run_stores`: SQLite and PostgreSQL), one run where two servers store it at once; keys;
-SQLite's recovery from a corrupt or deleted file and its secret file (PostgreSQL's own cases:
+limit, concurrent writers (threads and processes), what a reader sees while a writer replaces an
+entry, and a worker's store from its location on both backends (`run_stores`: SQLite and
+PostgreSQL), one run where two servers store it at once; keys; SQLite's recovery from a corrupt or deleted file and its secret file (PostgreSQL's own cases:
 test_runstore_postgres.py)."""
 
 from __future__ import annotations
@@ -159,6 +159,30 @@ def test_threads_write_and_read_at_once(run_stores):
         thread.join()
     assert errors == []
     assert all(store.get(f"{thread}-{index}") is not None for thread in range(8) for index in range(25))
+
+
+def test_a_reader_sees_the_old_entry_or_the_new_one_whole_while_a_writer_replaces_it(run_stores):
+    writer, reader = run_stores(), run_stores()  # two servers sharing the store
+    versions = [random_bytes(50_000, seed) for seed in range(2)]
+    assert writer.put("k" * 64, versions[0], None, {"version": 0})
+    done = threading.Event()
+    seen: list[tuple[int, bool]] = []
+
+    def read() -> None:
+        while not done.is_set():
+            entry = reader.get("k" * 64)
+            version = entry.meta["version"] if entry is not None else -1
+            seen.append((version, entry is not None and entry.payload == versions[version]))
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    try:
+        for index in range(1, 11):
+            assert writer.put("k" * 64, versions[index % 2], None, {"version": index % 2})
+    finally:
+        done.set()
+        thread.join()
+    assert seen and all(version in (0, 1) and whole for version, whole in seen), seen[:5]
 
 
 def test_threads_opening_a_new_file_at_once_all_succeed(tmp_path):
