@@ -15,11 +15,11 @@ and `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it 
 stopping this script never leaves an orphaned server behind. `test` also makes sure Debian's
 Chromium and the Noto CJK and emoji fonts are present for the browser tests, and Debian's
 postgresql for the run store's tests on PostgreSQL (installing what is missing with apt-get when
-running as root); without them those tests are skipped with a message saying so. `app` and `test` also build the compiled training engine (engine/, Rust) into
-.venv when cargo is there, again only when its files changed, and say in one line when it is not
-(training then uses the Python engine); `test` runs the crate's own tests (`cargo test`) first.
-With EXPLORER_ENGINE=rust (as .ci/run sets it) a missing cargo or a failed build is an error, not
-a note.
+running as root); without them those tests are skipped with a message saying so. `app` and `test`
+also build the compiled training engine (engine/, Rust) into .venv when cargo is there, again only
+when its files changed, and say in one line when it is not (training then uses the Python engine);
+`test` runs the crate's own tests (`cargo test`) first. With EXPLORER_ENGINE=rust (as .ci/run sets
+it) a missing cargo or a failed build is an error, not a note.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The run store (explorer.runstore): round trip, byte bound with least-recently-read eviction, age
 limit, concurrent writers (threads and processes), what a reader sees while a writer replaces an
 entry, and a worker's store from its location on both backends (`run_stores`: SQLite and
-PostgreSQL), one run where two servers store it at once; keys; SQLite's recovery from a corrupt or deleted file and its secret file (PostgreSQL's own cases:
-test_runstore_postgres.py)."""
+PostgreSQL), one run where two servers store it at once; keys; SQLite's recovery from a corrupt
+or deleted file and its secret file (PostgreSQL's own cases: test_runstore_postgres.py)."""
 
 from __future__ import annotations
 
