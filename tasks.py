@@ -13,13 +13,13 @@ had), and install the explorer package itself into it, editable, so that `python
 the `explorer` command and a downloaded notebook's `import explorer` work from any folder. `app`
 and `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to end, so
 stopping this script never leaves an orphaned server behind. `test` also makes sure Debian's
-Chromium and the Noto CJK and emoji fonts are present for the browser tests (installing what is
-missing with apt-get when running as root); without the browser those tests are skipped with a
-message saying so. `app` and `test` also build the compiled training engine (engine/, Rust) into
-.venv when cargo is there, again only when its files changed, and say in one line when it is not
-(training then uses the Python engine); `test` runs the crate's own tests (`cargo test`) first.
-With EXPLORER_ENGINE=rust (as .ci/run sets it) a missing cargo or a failed build is an error, not
-a note.
+Chromium and the Noto CJK and emoji fonts are present for the browser tests, and Debian's
+postgresql for the run store's tests on PostgreSQL (installing what is missing with apt-get when
+running as root); without them those tests are skipped with a message saying so. `app` and `test`
+also build the compiled training engine (engine/, Rust) into .venv when cargo is there, again only
+when its files changed, and say in one line when it is not (training then uses the Python engine);
+`test` runs the crate's own tests (`cargo test`) first. With EXPLORER_ENGINE=rust (as .ci/run sets
+it) a missing cargo or a failed build is an error, not a note.
 """
 
 from __future__ import annotations
@@ -158,26 +158,35 @@ def ensure_package() -> None:
 # Debian's packages the browser tests draw with: the browser, and the fonts of the CJK and emoji
 # text the tests type (without them Chromium draws boxes, and the layout checks measure boxes).
 BROWSER_PACKAGES = ("chromium", "fonts-noto-cjk", "fonts-noto-color-emoji")
+# The run store's tests on PostgreSQL start a private server with its initdb and pg_ctl
+# (tests/helpers/postgres_cluster.py); the package starts no server of its own here.
+STORE_PACKAGES = ("postgresql",)
+TEST_PACKAGES = BROWSER_PACKAGES + STORE_PACKAGES
 
 
-def missing_browser_packages() -> list[str]:
-    """Those of BROWSER_PACKAGES not installed (where dpkg is not there: chromium when
-    /usr/bin/chromium is missing, the fonts cannot be asked after)."""
+def missing_test_packages() -> list[str]:
+    """Those of TEST_PACKAGES not installed (where dpkg is not there: chromium when
+    /usr/bin/chromium is missing, postgresql when initdb is not on the PATH, the fonts cannot be
+    asked after)."""
     if shutil.which("dpkg-query") is None:
-        return [] if CHROMIUM.exists() else ["chromium"]
+        return [
+            package
+            for package, there in (("chromium", CHROMIUM.exists()), ("postgresql", shutil.which("initdb")))
+            if not there
+        ]
     listing = subprocess.run(
-        ["dpkg-query", "-W", "-f=${Package} ${db:Status-Abbrev}\n", *BROWSER_PACKAGES],
+        ["dpkg-query", "-W", "-f=${Package} ${db:Status-Abbrev}\n", *TEST_PACKAGES],
         capture_output=True,
         text=True,
     ).stdout  # exit status 1 when one is unknown to dpkg: that one is missing
     installed = {line.split()[0] for line in listing.splitlines() if line.split()[1:2] == ["ii"]}
-    return [package for package in BROWSER_PACKAGES if package not in installed]
+    return [package for package in TEST_PACKAGES if package not in installed]
 
 
-def ensure_chromium() -> None:
-    """Install what the browser tests need of BROWSER_PACKAGES with apt-get when running as root;
-    elsewhere, say what is missing. Nothing when all are there."""
-    missing = missing_browser_packages()
+def ensure_test_packages() -> None:
+    """Install what the browser tests and the PostgreSQL store's tests need of TEST_PACKAGES with
+    apt-get when running as root; elsewhere, say what is missing. Nothing when all are there."""
+    missing = missing_test_packages()
     if not missing:
         return
     if os.name == "posix" and os.geteuid() == 0 and shutil.which("apt-get"):
@@ -186,15 +195,22 @@ def ensure_chromium() -> None:
         subprocess.run(
             ["apt-get", "install", "-y", "-qq", *missing], check=True, env=env, stdout=subprocess.DEVNULL
         )
-    elif "chromium" in missing:
+        return
+    if "chromium" in missing:
         print(
             "note: /usr/bin/chromium is missing (Debian: apt-get install chromium); "
             "browser tests will be skipped"
         )
-    else:
+    elif set(missing) & set(BROWSER_PACKAGES):
+        fonts = [package for package in missing if package in BROWSER_PACKAGES]
         print(
-            f"note: {', '.join(missing)} missing (Debian: apt-get install {' '.join(missing)}); "
+            f"note: {', '.join(fonts)} missing (Debian: apt-get install {' '.join(fonts)}); "
             "the browser tests draw CJK and emoji text as boxes"
+        )
+    if "postgresql" in missing:
+        print(
+            "note: PostgreSQL is missing (Debian: apt-get install postgresql); "
+            "the run store's tests on PostgreSQL will be skipped"
         )
 
 
@@ -276,7 +292,7 @@ def main(argv: list[str]) -> int:
         ensure_venv("requirements-dev.txt")
         ensure_package()
         ensure_engine()
-        ensure_chromium()
+        ensure_test_packages()
         if shutil.which("cargo"):  # the crate's own invariants (a debug build, without Python)
             cargo_test = ["cargo", "test", "--quiet", "--manifest-path", str(ENGINE / "Cargo.toml")]
             print("+", " ".join(cargo_test), flush=True)

@@ -12,6 +12,11 @@ The app keeps finished runs in a store on disk (explorer.runstore; by default un
 tests, and the servers the browser tests start (they inherit this environment), use a fresh one
 instead, so nothing a developer trained by hand changes what a test sees, and nothing a test
 trains is left behind.
+
+The run store's contract tests take `run_stores` (tests/helpers/stores.py), which runs each on both
+backends: SQLite, and PostgreSQL on a private server started once per session (so once per xdist
+worker) the first time a test asks for it, and stopped at the session's end, even after a failure
+(`postgres_cluster`; skipped with a message where PostgreSQL is not installed).
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import shutil
 import tempfile
 import time
 from collections import defaultdict
+
+import pytest
 
 _STORE_FOLDER = tempfile.mkdtemp(prefix="explorer-test-store-")
 os.environ.setdefault("EXPLORER_STORE_PATH", os.path.join(_STORE_FOLDER, "runs.sqlite3"))
@@ -69,6 +76,35 @@ def pytest_terminal_summary(terminalreporter, config):
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(_STORE_FOLDER, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    from tests.helpers.postgres_cluster import Cluster, programs
+
+    folder = programs()
+    if folder is None:
+        pytest.skip("PostgreSQL is not installed (python3 tasks.py test installs Debian's postgresql)")
+    cluster = Cluster(folder)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def run_stores(request, tmp_path, monkeypatch):
+    """The test's run store, on each backend in turn (tests/helpers/stores.py)."""
+    from tests.helpers.stores import PostgresStores, SQLiteStores
+
+    if request.param == "postgres":
+        stores = PostgresStores(request.getfixturevalue("postgres_cluster"))
+    else:
+        stores = SQLiteStores(tmp_path, monkeypatch)
+    try:
+        yield stores
+    finally:
+        stores.close()
 
 
 def pytest_sessionstart(session):

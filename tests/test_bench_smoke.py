@@ -32,6 +32,7 @@ SCRIPTS = {
     "bench_encoders.py": "a corpus measurement against the encoder library it runs on, per column kind",
     "bench_live_compare.py": "Compare's live box: last key to six columns, and eight visitors typing",
     "bench_pretrained.py": "the bundled pretrained tokenizers: first encoding, memory, install size",
+    "bench_store.py": "the run store on PostgreSQL against SQLite: one run's put and get",
     "bench_train.py": "BPE and WordPiece training against the `tokenizers` library, same run",
     "bench_unigram.py": "Unigram training against the library and the course's loop",
     "bench_upload_stall.py": "the server's health while a large upload is read",
@@ -74,6 +75,14 @@ def _sessions_kept_apart(stdout: str) -> None:
     assert "isolation: every session saw only its own marker" in stdout, stdout
 
 
+def _store_rows(stdout: str) -> None:
+    """Both backends' put and get rows and PostgreSQL's added cost (or why PostgreSQL is missing)."""
+    names = [" ".join(line.split()[:2]) for line in stdout.splitlines()]
+    assert {"sqlite put", "sqlite get"} <= set(names), stdout
+    added = {"postgres put", "postgres get", "postgres adds"} <= set(names)
+    assert added or "postgres: not installed" in stdout, stdout
+
+
 def _app_player_rows(stdout: str) -> None:
     """The player's rows: a playback row, and the three Pause rows (click -> step frozen and -> drawn,
     each a median and max in ms, over at least one pause; then how many paused steps equal the URL's
@@ -92,6 +101,7 @@ CHECKS = {
     ("bench_app.py", ()): _app_player_rows,
     ("load_test.py", ()): _sessions_kept_apart,
     ("bench_upload_stall.py", ()): _upload_stall_rows,
+    ("bench_store.py", ()): _store_rows,
     ("bench_unigram.py", ("--prose",)): _unigram_prose_row,
 }
 # Scripts with a second mode worth its own smoke run: script -> its extra arguments.

@@ -3,10 +3,6 @@
 - Bounds: at most `max_bytes` stored (compressed sizes; least recently read evicted first) and
   nothing older than `max_age` seconds since it was stored. Reads refresh "last read" (at most
   once a minute per entry, to keep reads from becoming writes under a class's load).
-- Payload and corpus are compressed with zlib level 6. bench/bench_workers.py compares codecs on
-  tinyshakespeare traces: against lzma preset 0, zlib 6 decompresses about 4x faster (8 ms
-  against 29 ms for a 5.8 MB trace) for 17-25 % more bytes, and a read is what a visitor waits
-  for; both compress in about the same time (~0.1 s, paid by the worker that stores the run).
 - SQLite in WAL mode, one connection per thread and process (sqlite_connections.py), so several
   threads and several server processes on one machine share a store. A database file that is
   corrupt or was deleted is recreated with a log line; any other database error is logged and the
@@ -20,8 +16,8 @@
   stored since (within `max_age`), so that a link to a run that never finished (a restart during
   its training) is told apart from one that expired. `put` clears the mark.
 
-`RunStore` is the interface (put / get / delete); `SQLiteRunStore` the implementation, so a
-networked store can be added for several replicas.
+`SQLiteRunStore` is the default `RunStore` (store.py: the interface, the entry, the packing);
+several servers on several machines share a PostgreSQL one instead (postgres.py).
 
 What it does not do: know what a payload means (the caller stores a history's JSON), work on a
 network file system (SQLite's locking needs a local disk), or list entries.
@@ -29,26 +25,21 @@ network file system (SQLite's locking needs a local disk), or list entries.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sqlite3
 import time
-import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from explorer.checks import MB
 from explorer.runstore.bounds import DAY, DEFAULT_MAX_DAYS, DEFAULT_MAX_MB, default_path, positive_number
-from explorer.runstore.keys import canonical_json, load_secret
+from explorer.runstore.keys import load_secret
 from explorer.runstore.sqlite_connections import ThreadConnections, can_write
+from explorer.runstore.store import CODEC, TOUCH_SECONDS, Entry, pack, unpack
 
 LOG = logging.getLogger("explorer.runstore")
 
-TOUCH_SECONDS = 60.0  # "last read" is refreshed at most this often per entry
-CODEC = "zlib"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
     key TEXT PRIMARY KEY,
@@ -67,24 +58,6 @@ CREATE TABLE IF NOT EXISTS started (
     created REAL NOT NULL
 );
 """
-
-
-@dataclass(frozen=True)
-class Entry:
-    key: str
-    payload: bytes
-    corpus: bytes | None
-    meta: dict
-    created: float  # time.time() when stored
-    accessed: float  # when last read (before this read)
-
-
-class RunStore(Protocol):
-    secret: bytes
-
-    def put(self, key: str, payload: bytes, corpus: bytes | None, meta: dict) -> bool: ...
-    def get(self, key: str) -> Entry | None: ...
-    def delete(self, key: str) -> None: ...
 
 
 class SQLiteRunStore:
@@ -129,6 +102,7 @@ class SQLiteRunStore:
     def location(self) -> dict:
         """Plain data to reopen this store elsewhere (a worker process): `SQLiteRunStore.at(...)`."""
         return {
+            "backend": "sqlite",
             "path": str(self.path),
             "max_bytes": self.max_bytes,
             "max_age": self.max_age,
@@ -161,13 +135,13 @@ class SQLiteRunStore:
         is read-only, or on error."""
         if not self.writable:
             return False
-        packed_payload = zlib.compress(payload, 6)
-        packed_corpus = None if corpus is None else zlib.compress(corpus, 6)
-        meta_json = canonical_json(meta)
-        size = len(packed_payload) + len(packed_corpus or b"") + len(meta_json.encode("utf-8")) + len(key)
-        if size > self.max_bytes:
+        packed = pack(key, payload, corpus, meta)
+        if packed.size > self.max_bytes:
             LOG.warning(
-                "run %s not stored: %d bytes is over the store's bound of %d", key[:8], size, self.max_bytes
+                "run %s not stored: %d bytes is over the store's bound of %d",
+                key[:8],
+                packed.size,
+                self.max_bytes,
             )
             return False
 
@@ -177,7 +151,7 @@ class SQLiteRunStore:
             try:
                 connection.execute(
                     "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (key, packed_payload, packed_corpus, meta_json, CODEC, size, now, now),
+                    (key, packed.payload, packed.corpus, packed.meta_json, CODEC, packed.size, now, now),
                 )
                 connection.execute("DELETE FROM started WHERE key = ?", (key,))
                 self._evict(connection, now, keep=key)
@@ -265,14 +239,7 @@ class SQLiteRunStore:
                 return None
             if now - accessed >= TOUCH_SECONDS:
                 self._refresh(connection, "UPDATE runs SET accessed = ? WHERE key = ?", (now, key))
-            return Entry(
-                key,
-                zlib.decompress(payload),
-                None if corpus is None else zlib.decompress(corpus),
-                json.loads(meta),
-                created,
-                accessed,
-            )
+            return unpack(key, payload, corpus, meta, created, accessed)
 
         return self._connections.run(read, None)
 
@@ -330,13 +297,3 @@ def create_private(path: Path) -> None:
         os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
     except OSError as error:
         LOG.info("run store file %s not created here (%s)", path, error)
-
-
-def open_store(environ: Mapping[str, str] | None = None) -> SQLiteRunStore | None:
-    """The server's store from the environment, or None (logged) when it cannot be opened: the
-    app then works without one, training every run."""
-    try:
-        return SQLiteRunStore.from_env(environ)
-    except (OSError, ValueError, sqlite3.Error) as error:
-        LOG.warning("no run store (%s): runs will not be shared or kept across reloads", error)
-        return None

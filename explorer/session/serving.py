@@ -50,7 +50,7 @@ from explorer.drawing.wording import character_count
 from explorer.runs.run import Run, RunKey, corpus_digest
 from explorer.runs.settings import Settings
 from explorer.runstore import (
-    SQLiteRunStore,
+    RunStore,
     canonical_json,
     is_run_key,
     open_store,
@@ -75,7 +75,7 @@ SHARED_RUNS = 8  # parsed runs kept for the whole server (each session keeps its
 SHARED_CHARACTERS = 16_000_000  # ... holding at most this many corpus characters in all
 
 _store_lock = threading.Lock()
-_store: list[SQLiteRunStore | None] = []
+_store: list[RunStore | None] = []
 _process_secret = secrets.token_bytes(32)  # keys when there is no store (nothing outlives the process)
 _shared_lock = threading.Lock()
 _shared: OrderedDict[str, tuple[TrainingHistory, dict, int]] = (
@@ -121,7 +121,7 @@ def give_memory_back() -> None:
         trim(0)
 
 
-def store() -> SQLiteRunStore | None:
+def store() -> RunStore | None:
     with _store_lock:
         if not _store:
             _store.append(open_store())
@@ -141,9 +141,15 @@ def runs_kept() -> bool:
 
 
 def secret() -> bytes:
-    """The secret every key is made with: the store's (per deployment), else this process's."""
+    """The secret every key is made with: the store's (per deployment), else this process's (no
+    store, or a shared one whose secret cannot be read now: its server is gone)."""
     run_store = store()
-    return run_store.secret if run_store is not None else _process_secret
+    if run_store is None:
+        return _process_secret
+    try:
+        return run_store.secret
+    except OSError:
+        return _process_secret
 
 
 def training_spec(settings: Settings, limits: Limits) -> dict:

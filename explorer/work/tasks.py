@@ -11,7 +11,7 @@
   `settings` is a `RunConfig.to_dict()`, `limits` a `dataclasses.asdict(Limits)`. Returns
   {"trace_json", "stored_key", "steps" (merges or rounds), "stop_reason", "stopped_by",
   "seconds"}; with a `store` dict
-  (`SQLiteRunStore.location()` plus "key", "stopped_seed", "meta" and "keep_corpus") the run is
+  (the store's `location()` plus "key", "stopped_seed", "meta" and "keep_corpus") the run is
   written to that store by the worker (compression included), under "key", or when the visitor
   stopped it under a key of its own (explorer.runstore.stopped_run_key), and only that key comes
   back (`trace_json` None).
@@ -141,9 +141,9 @@ def trace_steps(trace) -> int:
 
 
 def _store_run(store: dict, key: str, result: dict, corpus_text: str) -> str | None:
-    from explorer.runstore import SQLiteRunStore
+    from explorer.runstore import store_at
 
-    run_store = SQLiteRunStore.at(store)
+    run_store = store_at(store)
     meta = {
         **store.get("meta", {}),
         **{name: result[name] for name in ("steps", "stop_reason", "stopped_by", "seconds")},

@@ -1,10 +1,13 @@
 """The run store (explorer.runstore): round trip, byte bound with least-recently-read eviction, age
-limit, concurrent writers (threads and processes), keys, recovery from a corrupt or deleted file,
-and the secret file."""
+limit, concurrent writers (threads and processes), what a reader sees while a writer replaces an
+entry, and a worker's store from its location on both backends (`run_stores`: SQLite and
+PostgreSQL), one run where two servers store it at once; keys; SQLite's recovery from a corrupt
+or deleted file and its secret file (PostgreSQL's own cases: test_runstore_postgres.py)."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import stat
@@ -26,6 +29,7 @@ from explorer.runstore import (
     load_secret,
     open_store,
     run_key,
+    store_at,
 )
 from tests import ROOT
 
@@ -40,7 +44,7 @@ class Clock:
         return self.now
 
 
-def store_at(tmp_path: Path, **options) -> SQLiteRunStore:
+def sqlite_store(tmp_path: Path, **options) -> SQLiteRunStore:
     return SQLiteRunStore(tmp_path / "runs.sqlite3", secret=SECRET, **options)
 
 
@@ -57,8 +61,8 @@ def digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def test_a_stored_run_comes_back_whole_and_compressed(tmp_path):
-    store = store_at(tmp_path)
+def test_a_stored_run_comes_back_whole_and_compressed(run_stores):
+    store = run_stores()
     payload, corpus = (
         b'{"format": "tokenizer-explorer-trace"}' * 1000,
         "Ünïcode corpus\n".encode() * 500,
@@ -80,9 +84,9 @@ def test_a_stored_run_comes_back_whole_and_compressed(tmp_path):
     assert store.get("never stored") is None
 
 
-def test_the_byte_bound_evicts_the_least_recently_read_first(tmp_path):
+def test_the_byte_bound_evicts_the_least_recently_read_first(run_stores):
     clock = Clock()
-    store = store_at(tmp_path, max_bytes=35_000, clock=clock)
+    store = run_stores(max_bytes=35_000, clock=clock)
     for index, key in enumerate("abc"):
         clock.now += 1
         assert store.put(key, random_bytes(10_000, index), None, {})
@@ -95,23 +99,23 @@ def test_the_byte_bound_evicts_the_least_recently_read_first(tmp_path):
     assert store.stored_bytes() <= 35_000
 
 
-def test_an_entry_larger_than_the_whole_bound_is_not_stored(tmp_path):
-    store = store_at(tmp_path, max_bytes=5_000)
+def test_an_entry_larger_than_the_whole_bound_is_not_stored(run_stores):
+    store = run_stores(max_bytes=5_000)
     assert store.put("kept", random_bytes(1_000, 0), None, {})
     assert store.put("huge", random_bytes(10_000, 1), None, {}) is False
     assert store.get("huge") is None and store.get("kept") is not None
 
 
-def test_a_run_over_the_bound_is_refused_in_a_warning(tmp_path, caplog):
-    store = store_at(tmp_path, max_bytes=5_000)
+def test_a_run_over_the_bound_is_refused_in_a_warning(run_stores, caplog):
+    store = run_stores(max_bytes=5_000)
     with caplog.at_level(logging.INFO, logger="explorer.runstore"):
         assert store.put("huge", random_bytes(10_000, 1), None, {}) is False
     assert [record.levelno for record in caplog.records] == [logging.WARNING]  # the operator sees it
 
 
-def test_a_run_that_started_and_was_not_stored_is_told_from_one_never_trained(tmp_path):
+def test_a_run_that_started_and_was_not_stored_is_told_from_one_never_trained(run_stores):
     clock = Clock()
-    store = store_at(tmp_path, max_age=2 * DAY, clock=clock)
+    store = run_stores(max_age=2 * DAY, clock=clock)
     store.mark_started("training")
     assert store.was_started("training") and not store.was_started("unknown")
     store.put("training", b"trace", None, {})
@@ -121,9 +125,9 @@ def test_a_run_that_started_and_was_not_stored_is_told_from_one_never_trained(tm
     assert not store.was_started("interrupted")  # past the store's age, as a stored run would be
 
 
-def test_entries_expire_after_the_age_limit(tmp_path):
+def test_entries_expire_after_the_age_limit(run_stores):
     clock = Clock()
-    store = store_at(tmp_path, max_age=2 * DAY, clock=clock)
+    store = run_stores(max_age=2 * DAY, clock=clock)
     store.put("old", b"old", b"corpus", {})
     clock.now += DAY
     store.put("young", b"young", None, {})
@@ -135,8 +139,8 @@ def test_entries_expire_after_the_age_limit(tmp_path):
     assert store.stored_bytes() == 0
 
 
-def test_threads_write_and_read_at_once(tmp_path):
-    store = store_at(tmp_path)
+def test_threads_write_and_read_at_once(run_stores):
+    store = run_stores()
     errors = []
 
     def work(thread: int) -> None:
@@ -157,6 +161,30 @@ def test_threads_write_and_read_at_once(tmp_path):
     assert all(store.get(f"{thread}-{index}") is not None for thread in range(8) for index in range(25))
 
 
+def test_a_reader_sees_the_old_entry_or_the_new_one_whole_while_a_writer_replaces_it(run_stores):
+    writer, reader = run_stores(), run_stores()  # two servers sharing the store
+    versions = [random_bytes(50_000, seed) for seed in range(2)]
+    assert writer.put("k" * 64, versions[0], None, {"version": 0})
+    done = threading.Event()
+    seen: list[tuple[int, bool]] = []
+
+    def read() -> None:
+        while not done.is_set():
+            entry = reader.get("k" * 64)
+            version = entry.meta["version"] if entry is not None else -1
+            seen.append((version, entry is not None and entry.payload == versions[version]))
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    try:
+        for index in range(1, 11):
+            assert writer.put("k" * 64, versions[index % 2], None, {"version": index % 2})
+    finally:
+        done.set()
+        thread.join()
+    assert seen and all(version in (0, 1) and whole for version, whole in seen), seen[:5]
+
+
 def test_threads_opening_a_new_file_at_once_all_succeed(tmp_path):
     """SQLite answers "database is locked" at once, without waiting, to a connection switching a
     new file to WAL while another does the same: without the retry about 1 fresh file in 20 lost a
@@ -168,7 +196,7 @@ def test_threads_opening_a_new_file_at_once_all_succeed(tmp_path):
             failed.append(thread)
 
     for trial in range(40):
-        store = store_at(tmp_path / str(trial))
+        store = sqlite_store(tmp_path / str(trial))
         threads = [threading.Thread(target=first_write, args=(store, thread)) for thread in range(8)]
         for thread in threads:
             thread.start()
@@ -178,26 +206,50 @@ def test_threads_opening_a_new_file_at_once_all_succeed(tmp_path):
 
 
 WRITER = """
-import sys
-from explorer.runstore import SQLiteRunStore
-store = SQLiteRunStore(sys.argv[1], secret=b"s" * 32)
+import json, sys
+from explorer.runstore import store_at
+store = store_at(json.loads(sys.argv[1]))
 for index in range(60):
     assert store.put(f"{sys.argv[2]}-{index}", b"x" * 5000, b"corpus", {"index": index})
+store.close()
 """
 
 
-def test_two_processes_write_to_one_store(tmp_path):
-    path = tmp_path / "runs.sqlite3"
+def test_two_processes_write_to_one_store(run_stores):
+    store = run_stores()
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    location = json.dumps(store.location())
     writers = [
-        subprocess.Popen([sys.executable, "-c", WRITER, str(path), name], env=env) for name in ("one", "two")
+        subprocess.Popen([sys.executable, "-c", WRITER, location, name], env=env) for name in ("one", "two")
     ]
-    store = SQLiteRunStore(path, secret=SECRET)
     for index in range(60):  # and this process too, meanwhile
         assert store.put(f"three-{index}", b"y" * 5000, None, {})
     assert [writer.wait(60) for writer in writers] == [0, 0]
     for name in ("one", "two", "three"):
         assert all(store.get(f"{name}-{index}") is not None for index in range(60))
+
+
+def test_two_servers_storing_one_run_at_once_store_one_row(run_stores):
+    """Replicas training the same link at the same moment both store its run: one entry is left,
+    whole, and the bound counts it once (PostgreSQL: INSERT ... ON CONFLICT under the write lock)."""
+    servers = [run_stores(), run_stores()]
+    payload = random_bytes(20_000, 7)
+    start = threading.Barrier(len(servers))
+    results: list[bool] = []
+
+    def store_it(store) -> None:
+        start.wait()
+        results.append(store.put("k" * 64, payload, None, {"n": 1}))
+
+    threads = [threading.Thread(target=store_it, args=(server,)) for server in servers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [True, True]
+    entry = servers[0].get("k" * 64)
+    assert entry is not None and entry.payload == payload
+    assert servers[1].stored_bytes() == servers[0].stored_bytes() < 2 * len(payload)
 
 
 def test_keys_depend_on_corpus_settings_and_secret_and_on_nothing_else():
@@ -250,7 +302,7 @@ def test_a_corrupt_database_file_is_moved_aside_and_recreated(tmp_path, caplog):
 
 
 def test_a_database_deleted_while_open_is_recreated(tmp_path, caplog):
-    store = store_at(tmp_path)
+    store = sqlite_store(tmp_path)
     assert store.put("before", b"payload", None, {})
     for suffix in ("", "-wal", "-shm"):
         Path(f"{store.path}{suffix}").unlink(missing_ok=True)
@@ -303,12 +355,14 @@ def test_a_store_that_cannot_be_opened_is_none_with_a_log_line(tmp_path, caplog)
     assert any("no run store" in record.getMessage() for record in caplog.records)
 
 
-def test_a_worker_reopens_the_store_from_its_location(tmp_path):
-    store = store_at(tmp_path, max_bytes=123_456, max_age=3 * DAY)
-    elsewhere = SQLiteRunStore.at(store.location())
-    assert (elsewhere.path, elsewhere.max_bytes, elsewhere.max_age) == (store.path, 123_456, 3 * DAY)
+def test_a_worker_reopens_the_store_from_its_location(run_stores):
+    store = run_stores(max_bytes=123_456, max_age=3 * DAY)
+    elsewhere = store_at(store.location())
+    assert type(elsewhere) is type(store) and elsewhere.location() == store.location()
+    assert (elsewhere.max_bytes, elsewhere.max_age) == (123_456, 3 * DAY)
     assert elsewhere.put("key", b"from a worker", None, {})
     assert store.get("key").payload == b"from a worker"
+    elsewhere.close()
 
 
 def test_the_store_files_are_its_owners_alone(tmp_path):

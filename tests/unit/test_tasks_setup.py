@@ -1,5 +1,6 @@
 """What `python3 tasks.py` installs beside the requirements: for the browser tests (`test`),
-Debian's Chromium and the Noto CJK and emoji fonts, only those missing, and nothing at all when
+Debian's Chromium and the Noto CJK and emoji fonts, and for the run store's tests on PostgreSQL,
+Debian's postgresql, only those missing, and nothing at all when
 every one is there (issue 50: the fonts were installed by hand); for `app` and `test`, the explorer
 package itself into .venv, editable, once per change of pyproject.toml.
 
@@ -18,7 +19,7 @@ import tasks
 
 @pytest.fixture
 def debian(monkeypatch):
-    """A Debian machine, run as root, with `installed` of tasks.BROWSER_PACKAGES installed: yields
+    """A Debian machine, run as root, with `installed` of tasks.TEST_PACKAGES installed: yields
     (installed, the apt-get commands run)."""
     installed: set[str] = set()
     apt: list[list[str]] = []
@@ -38,17 +39,26 @@ def debian(monkeypatch):
 
 def test_missing_fonts_are_installed_beside_an_installed_chromium(debian):
     installed, apt = debian
-    installed.add("chromium")
-    tasks.ensure_chromium()
+    installed.update(("chromium", "postgresql"))
+    tasks.ensure_test_packages()
     assert apt[-1][:4] == ["apt-get", "install", "-y", "-qq"]
     assert apt[-1][4:] == ["fonts-noto-cjk", "fonts-noto-color-emoji"]
 
 
 def test_nothing_is_installed_when_everything_is_there(debian):
     installed, apt = debian
-    installed.update(tasks.BROWSER_PACKAGES)
-    tasks.ensure_chromium()
+    installed.update(tasks.TEST_PACKAGES)
+    tasks.ensure_test_packages()
     assert apt == []
+
+
+def test_postgresql_is_installed_when_missing_for_the_stores_tests(debian):
+    """Issue 52: the run store's contract tests run on PostgreSQL too, on a server they start with
+    the package's initdb and pg_ctl."""
+    installed, apt = debian
+    installed.update(tasks.BROWSER_PACKAGES)
+    tasks.ensure_test_packages()
+    assert apt[-1] == ["apt-get", "install", "-y", "-qq", "postgresql"]
 
 
 def test_the_package_is_installed_into_the_venv_editable_once(monkeypatch, tmp_path):
@@ -67,7 +77,7 @@ def test_the_package_is_installed_into_the_venv_editable_once(monkeypatch, tmp_p
 @pytest.mark.parametrize("command", ["app", "test"])
 def test_app_and_test_install_the_package(monkeypatch, command):
     steps: list[str] = []
-    for step in ("ensure_venv", "ensure_package", "ensure_engine", "ensure_chromium"):
+    for step in ("ensure_venv", "ensure_package", "ensure_engine", "ensure_test_packages"):
         monkeypatch.setattr(tasks, step, lambda *_args, step=step: steps.append(step))
     monkeypatch.setattr(tasks.shutil, "which", lambda name: None)  # no cargo test
     monkeypatch.setattr(tasks, "run_forwarding_signals", lambda command, env: 0)
