@@ -11,8 +11,8 @@ How a chunk is cut into sequences (`explorer.run_config.READINGS`):
   `explorer.training.word_counts.count_corpus` on the same text, which counts each chunk;
 - "lines-with-endings": cut just after each "\\n" only (not `str.splitlines`, which also cuts at
   "\\x0b", "\\x1c", "\\u2028" ...), the ending kept: the library's `Tokenizer.train(files)`
-  (tokenizers' `lines_with_ending`: a last line without "\\n" is a sequence too, and there is no
-  empty sequence);
+  (`explorer.pipeline.pre_tokenizers.lines_with_endings`: a last line without "\\n" is a
+  sequence too, and there is no empty sequence);
 - "records": each record's text is one sequence, line breaks inside it included.
 Normalizers apply to each sequence as cut. The figures keep `count_text`'s definitions whatever the
 reading (non-empty lines, their characters and UTF-8 bytes without breaks, `str.split` words).
@@ -38,7 +38,7 @@ from collections.abc import Iterable
 
 from explorer.corpora.counting import Counting, WordCounts, no_figures
 from explorer.pipeline.normalizers import build_normalizer
-from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
+from explorer.pipeline.pre_tokenizers import build_pre_tokenizer, lines_with_endings
 from explorer.training.engines import module_for
 from explorer.training.word_counts import (
     COMPILED_PART_BYTES,
@@ -46,21 +46,8 @@ from explorer.training.word_counts import (
     FIGURES,
     count_corpus,
     count_text,
+    line_chunks,
 )
-
-
-def sequences_with_endings(text: str) -> list[str]:
-    """`text` cut just after each "\\n", endings kept; a last line without "\\n" is one too.
-
-    >>> sequences_with_endings("a\\r\\n\\nb\\x0bc")
-    ['a\\r\\n', '\\n', 'b\\x0bc']
-    """
-    lines = text.split("\n")
-    last = lines.pop()
-    sequences = [line + "\n" for line in lines]
-    if last:
-        sequences.append(last)
-    return sequences
 
 
 def _part_size(size: int) -> int:
@@ -103,7 +90,11 @@ class ChunkCounter:
             )
             self._add(words, figures or {})
             return
-        self._add(self._sequence_words(sequences_with_endings(text)), count_text(text))
+        if self._normalizer is None:  # the pre-tokenizer's own pass over chunks of lines
+            words = self._pre_tokenizer.count_lines_with_endings(line_chunks(text))
+        else:
+            words = self._sequence_words(lines_with_endings(text))
+        self._add(words, count_text(text))
 
     def add_records(self, texts: list[str]) -> None:
         """Count records (reading "records"): each text is one sequence."""

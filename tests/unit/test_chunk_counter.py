@@ -8,10 +8,15 @@ test_chunk_counter_engines.py).
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from explorer.corpora.counter import ChunkCounter
 from explorer.corpora.counting import Counting
+from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer, lines_with_endings
 from explorer.training.word_counts import count_corpus, count_text, line_chunks
 
 TEXT = "The cat sat.\r\n\n  trailing  \nlone\rreturn é中文😀\n\x0bvertical tab\u2028here\nno final break"
@@ -71,3 +76,18 @@ def test_the_wrong_kind_of_input_for_the_reading_is_one_sentence():
         ChunkCounter(Counting(reading="records")).add_text("a\n")
     with pytest.raises(ValueError, match="takes text"):
         ChunkCounter(Counting(reading="lines")).add_records(["a"])
+
+
+@pytest.mark.parametrize("pre_tokenizer", sorted(PRE_TOKENIZERS))
+@settings(max_examples=80, deadline=None)
+@given(
+    text=st.text(alphabet="ab Z9'.s\n\n\r\t \x0b\x85\u2028é中😀▁\u0558", max_size=80), size=st.integers(1, 12)
+)
+def test_counting_lines_with_endings_in_chunks_is_each_line_s_words(pre_tokenizer, text, size):
+    """The pre-tokenizers' pass over whole chunks (GPT-2's pattern with its endings form, the white
+    space ones as for lines) equals `words` of each line with its ending."""
+    pre = build_pre_tokenizer(pre_tokenizer)
+    expected: Counter[str] = Counter()
+    for line in lines_with_endings(text):
+        expected.update(pre.words(line))
+    assert list(pre.count_lines_with_endings(line_chunks(text, size)).items()) == list(expected.items())
