@@ -30,7 +30,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from explorer.pipeline.pre_tokenizers.base import PreToken, PreTokenizer, Sequence, pre_tokenizer_from_hf_json
+from explorer.pipeline.pre_tokenizers.base import (
+    PreToken,
+    PreTokenizer,
+    Sequence,
+    lines_with_endings,
+    pre_tokenizer_from_hf_json,
+)
 from explorer.pipeline.pre_tokenizers.byte_level import ByteLevel
 from explorer.pipeline.pre_tokenizers.metaspace import Metaspace
 from explorer.pipeline.pre_tokenizers.split import Split
@@ -51,6 +57,7 @@ __all__ = [
     "WhitespaceSplit",
     "build_pre_tokenizer",
     "is_byte_level",
+    "lines_with_endings",
     "pre_tokenizer_from_hf_json",
 ]
 

@@ -9,9 +9,10 @@ tokenizers/src/pre_tokenizers/sequence.rs. Each component gives:
   alignments, so offsets map back through the normalizer to the original text (this is how the
   pipeline chains). `first_part` is false for the text after a special token, whose alignments
   count from the end of that token (only Metaspace's "first" scheme reads it);
-- `words(text)` and `count_line_words(chunks)`: only the pre-tokens' text, on the fast path used
-  to count words for training (the chunks, runs of whole lines, cut by
-  explorer.training.word_counts).
+- `words(text)`, `count_line_words(chunks)` and `count_lines_with_endings(chunks)`: only the
+  pre-tokens' text, on the fast path used to count words for training (the chunks, runs of whole
+  lines, cut by explorer.training.word_counts; each line a sequence without its break, or with
+  its ending kept: `lines_with_endings`).
 
 What it does not do: split text itself (the components in this package do).
 """
@@ -28,6 +29,22 @@ from explorer.pipeline.normalizers import Normalized
 
 # A pre-token (a piece of the text, not yet a token) and its (start, end) character offsets.
 PreToken = tuple[str, tuple[int, int]]
+
+
+def lines_with_endings(text: str) -> list[str]:
+    """`text` cut just after each "\\n", endings kept, as the library's `Tokenizer.train(files)` reads
+    a file (its `lines_with_ending`): only "\\n" ends a line (not "\\x0b", "\\x1c", "\\u2028" ... as
+    `str.splitlines` has it); a last line without "\\n" is one too; no line is empty.
+
+    >>> lines_with_endings("a\\r\\n\\nb\\x0bc")
+    ['a\\r\\n', '\\n', 'b\\x0bc']
+    """
+    lines = text.split("\n")
+    last = lines.pop()
+    found = [line + "\n" for line in lines]
+    if last:
+        found.append(last)
+    return found
 
 
 class PreTokenizer(Component):
@@ -56,6 +73,16 @@ class PreTokenizer(Component):
         counts: Counter[str] = Counter()
         for chunk in chunks:
             for line in chunk.split("\n"):
+                counts.update(self.words(line))
+        return counts
+
+    def count_lines_with_endings(self, chunks: Iterator[str]) -> Counter[str]:
+        """Pre-tokens of every line of `chunks` (each chunk a run of whole lines), each line a
+        sequence with its ending kept (`lines_with_endings`), with their counts, in order of first
+        appearance. Subclasses that can tell where a line ends match a whole chunk at once."""
+        counts: Counter[str] = Counter()
+        for chunk in chunks:
+            for line in lines_with_endings(chunk):
                 counts.update(self.words(line))
         return counts
 

@@ -25,17 +25,18 @@ from explorer.pipeline.pre_tokenizers.regex_tables import UNKNOWN_TO_LIBRARY_REG
 
 # GPT-2's pattern, with {SPACE} its white space class and {NOT_SPACE} the rest.
 _GPT2_TEMPLATE = r"'s|'t|'re|'ve|'m|'ll|'d| ?{L}+| ?{N}+| ?{OTHER}+|{SPACE}+(?!{NOT_SPACE})|{SPACE}+"
+# The same for a chunk of lines that keep their endings, with {SPACE} never "\n": white space that
+# runs to a "\n" ends its line's sequence, where `\s+(?!\S)` takes it all, break included.
+_GPT2_ENDINGS_TEMPLATE = _GPT2_TEMPLATE.replace("|{SPACE}+(?!", r"|{SPACE}*\n|{SPACE}+(?!")
 
 
-def _gpt2_pattern(space: str, ascii_space: str) -> VersionedPattern:
-    """GPT-2's pattern with `space` as its white space class (`ascii_space` lists the ASCII
-    white space characters of that class, for ASCII text)."""
+def _gpt2_pattern(space: str, ascii_space: str, template: str = _GPT2_TEMPLATE) -> VersionedPattern:
+    """GPT-2's pattern (`template`) with `space` as its white space class (`ascii_space` lists
+    the ASCII white space characters of that class, for ASCII text)."""
     unknown = UNKNOWN_TO_LIBRARY
     return VersionedPattern(
-        fast=_GPT2_TEMPLATE.format(
-            L=r"\p{L}", N=r"\p{N}", OTHER=r"[^\s\p{L}\p{N}]", SPACE=space, NOT_SPACE=r"\S"
-        ),
-        exact=_GPT2_TEMPLATE.format(
+        fast=template.format(L=r"\p{L}", N=r"\p{N}", OTHER=r"[^\s\p{L}\p{N}]", SPACE=space, NOT_SPACE=r"\S"),
+        exact=template.format(
             L=rf"[\p{{L}}--{unknown}]",
             N=rf"[\p{{N}}--{unknown}]",
             OTHER=rf"[[^\s\p{{L}}\p{{N}}]{unknown}]",
@@ -43,7 +44,7 @@ def _gpt2_pattern(space: str, ascii_space: str) -> VersionedPattern:
             NOT_SPACE=r"\S",
         ),
         differing=UNKNOWN_TO_LIBRARY_REGEX,
-        ascii=_GPT2_TEMPLATE.format(
+        ascii=template.format(
             L="[A-Za-z]",
             N="[0-9]",
             OTHER=f"[^{ASCII_SPACE}A-Za-z0-9]",
@@ -58,6 +59,11 @@ _GPT2_PATTERN = _gpt2_pattern(space=r"\s", ascii_space=ASCII_SPACE)
 # includes "\n", so every match stays inside one line and the pre-tokens equal those of each
 # line. The (?!\S) lookahead already treats "\n" like the end of a line.
 _GPT2_LINES_PATTERN = _gpt2_pattern(space=r"[^\S\n]", ascii_space=ASCII_SPACE.replace(r"\n", ""))
+# For a corpus whose lines keep their endings: every match ends at or before the next "\n", and
+# the pieces equal those of each line with its ending.
+_GPT2_ENDINGS_PATTERN = _gpt2_pattern(
+    space=r"[^\S\n]", ascii_space=ASCII_SPACE.replace(r"\n", ""), template=_GPT2_ENDINGS_TEMPLATE
+)
 
 
 def _byte_symbols(piece: Normalized) -> Normalized:
@@ -126,6 +132,12 @@ class ByteLevel(PreTokenizer):
             return super().count_line_words(chunks)
         raw_counts = _GPT2_LINES_PATTERN.count_lines(chunks)
         # Each distinct pre-token is mapped to byte symbols once; the mapping keeps them distinct.
+        return Counter({text_to_symbols(piece): count for piece, count in raw_counts.items()})
+
+    def count_lines_with_endings(self, chunks: Iterator[str]) -> Counter[str]:
+        if self.add_prefix_space or not self.use_regex:
+            return super().count_lines_with_endings(chunks)
+        raw_counts = _GPT2_ENDINGS_PATTERN.count_lines(chunks)
         return Counter({text_to_symbols(piece): count for piece, count in raw_counts.items()})
 
     @classmethod

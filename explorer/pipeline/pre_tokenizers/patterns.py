@@ -79,7 +79,7 @@ class VersionedPattern:
 
     def count_lines(self, chunks: Iterator[str]) -> Counter[str]:
         """The matches in `chunks` (each a run of whole lines) with their counts, in order of first
-        appearance, for a pattern whose matches never contain a line break."""
+        appearance, for a pattern whose matches never run past a line break."""
         counts: Counter[str] = Counter()
         for chunk in chunks:
             counts.update(self.for_text(chunk).findall(chunk))

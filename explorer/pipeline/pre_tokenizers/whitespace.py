@@ -77,6 +77,10 @@ class RegexPieces(PreTokenizer):
         # White space (line breaks included) separates pre-tokens, so none spans two lines.
         return self.pattern.count_lines(chunks)
 
+    def count_lines_with_endings(self, chunks: Iterator[str]) -> Counter[str]:
+        # A line break is white space, in no pre-token: an ending kept changes no piece.
+        return self.pattern.count_lines(chunks)
+
 
 class BertPreTokenizer(RegexPieces):
     hf_type = "BertPreTokenizer"
