@@ -471,7 +471,7 @@ class Stderr(io.StringIO):
         return self.terminal
 
 
-def reported(monkeypatch, terminal: bool, reports: int = 1000, planned: int = 5000) -> str:
+def reported(monkeypatch, terminal: bool, reports: int = 1000, planned: int = 5000, line=None) -> str:
     """What `progress_printer` writes for `reports` evenly spread reports, the clock past its first
     second from the second report on (a clock the test moves, not a wait)."""
     from explorer.cli import common
@@ -480,11 +480,19 @@ def reported(monkeypatch, terminal: bool, reports: int = 1000, planned: int = 50
     now = iter([0.0, 0.5, *[2.0 + index for index in range(reports)]])
     monkeypatch.setattr(common.sys, "stderr", stderr)
     monkeypatch.setattr(common.time, "perf_counter", lambda: next(now))
-    report, finish = common.progress_printer()
+    report, finish = common.progress_printer(line=line)
     for index in range(1, reports + 1):
         report(index * planned // reports, planned)
     finish()
     return stderr.getvalue()
+
+
+def test_counting_progress_is_bytes_read_of_the_total(monkeypatch):
+    """Issue 51: while a corpus is counted, the progress is its bytes read of the total on disk."""
+    from explorer.cli.common import counting_line
+
+    written = reported(monkeypatch, terminal=False, reports=10, planned=10**10, line=counting_line)
+    assert written.splitlines() == [f"counting: {tenth}.0 of 10.0 GB ({tenth}0%)" for tenth in range(2, 11)]
 
 
 def test_redirected_progress_is_a_plain_line_per_tenth_of_the_run(monkeypatch):

@@ -237,3 +237,10 @@ def test_decoding_ids_nested_deep_is_one_line():
     assert (
         line == "error: The list of ids nests arrays and objects more than 2 levels deep, which is not read."
     )
+
+
+def test_an_output_inside_a_directory_given_as_input_is_refused(tmp_path):
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.txt").write_text("some text\n", encoding="utf-8")
+    line = one_error_line(cli(*TRAIN, tmp_path / "corpus", "--out", tmp_path / "corpus" / "a.txt"))
+    assert "is the same file as the corpus: writing it would overwrite the corpus" in line
