@@ -258,7 +258,7 @@ def _decompressed(raw: BinaryIO, item: CorpusInput) -> BinaryIO:
     if item.compression == "zstd":
         import zstandard
 
-        return zstandard.ZstdDecompressor().stream_reader(raw, closefd=False)  # type: ignore[return-value]
+        return zstandard.ZstdDecompressor().stream_reader(raw, closefd=False)
     return raw
 
 
