@@ -231,6 +231,7 @@ def _text_chunks(shard: Shard, chunk_bytes: int, strip_bom: bool) -> Iterator[tu
                 _check_start(block, item)
                 first = False
             pending += block
+            del block  # in `pending` now: one copy of the chunk, not two
             cut = pending.rfind(b"\n") + 1
             if cut:
                 text = _decoded(pending, cut, offset, item)
@@ -288,7 +289,8 @@ def _check_start(block: bytes, item: CorpusInput) -> None:
 
 def _decoded(data: bytearray, end: int, offset: int, item: CorpusInput) -> str:
     try:
-        return data[:end].decode("utf-8")
+        with memoryview(data) as view:  # decoded in place: no copy of the chunk's bytes
+            return str(view[:end], "utf-8")
     except UnicodeDecodeError as error:
         where = "of its decompressed text " if item.compression else ""
         byte = data[error.start]
