@@ -1,15 +1,19 @@
-"""`python -m explorer train`: train a BPE, WordPiece or Unigram tokenizer on a corpus file and write
-its tokenizer.json (and, on request, the training trace).
+"""`python -m explorer train`: train a BPE, WordPiece or Unigram tokenizer on a corpus (files,
+directories, globs, stdin; plain, .gz, .zst; JSONL and Parquet records) and write its tokenizer.json
+(and, on request, the training trace).
 
 The options become the Train page's `Settings`, each one not given at the page's default for the
 algorithm (explorer.runs.settings.DEFAULTS: BPE adds <|endoftext|> as id 0, as the app does), and go
-through the app's checks (explorer.session.requests) with no limit unless asked for one
-(`--max-corpus-mb`, `--max-seconds`, `--max-steps`); the corpus is read with a bound all the same
-(explorer.cli.common.read_bytes), and `--out` / `--trace` are checked, before any work, to be
-writable and to name neither the corpus nor each other. The sentences printed after training are
-the app's (explorer.lessons.explain).
+through the app's checks of settings (explorer.session.requests) with no limit unless asked for one
+(`--max-corpus-mb`, compared with the inputs' size before reading, `--max-seconds`, which stops the
+counting too, `--max-steps`). The corpus is streamed, never held whole
+(explorer.corpora.streaming: progress in bytes read of the total on stderr); the corpus checks'
+warnings look at its first chunk. `--out` / `--trace` are checked, before any work, to be writable
+and to name neither an input nor each other. The sentences printed after training are the app's
+(explorer.lessons.explain); the summary says the reading the corpus was cut with.
 
-What it does not do: train (explorer.train.train_corpus does), or read tokenizers.
+What it does not do: read or count the corpus (explorer.corpora does), train (explorer.training),
+or read tokenizers.
 """
 
 from __future__ import annotations
@@ -21,17 +25,19 @@ import os
 import sys
 from dataclasses import replace
 
+from explorer.checks import MB
 from explorer.cli.common import (
     UserError,
     check_output_path,
     comma_separated,
+    counting_line,
     positive,
     progress_printer,
-    read_text,
     same_file,
     warn,
     write_json_fields,
 )
+from explorer.corpora.streaming import CHUNK_BYTES
 from explorer.drawing.wording import plural
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS
 from explorer.runs.settings import DEFAULTS, Settings, defaults_for
@@ -82,7 +88,29 @@ def _per_algorithm(name: str) -> str:
 def add_parser(commands) -> None:
     train = commands.add_parser("train", help="train a tokenizer on a corpus and write tokenizer.json")
     train.set_defaults(run=run)
-    train.add_argument("corpus", help="corpus file, or - for stdin; one sequence per line")
+    train.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="INPUT",
+        help="corpus files, directories (every file under them, sorted), globs, or - for stdin; "
+        "plain text, .gz or .zst; .jsonl and .parquet records",
+    )
+    train.add_argument(
+        "--reading",
+        choices=["lines-with-endings", "lines"],
+        help="how text files are cut into sequences: lines-with-endings (default: each line keeps its "
+        "ending, as tokenizers' Tokenizer.train(files) reads a file) or lines (one per line, breaks "
+        "removed, empty lines dropped: train_from_iterator(lines), the app's reading); JSONL and "
+        "Parquet records are one sequence each",
+    )
+    train.add_argument("--text-field", help="the JSON field that holds each JSONL record's text")
+    train.add_argument("--text-column", help="the Parquet column that holds each record's text")
+    train.add_argument(
+        "--chunk-mb",
+        type=positive(float),
+        default=CHUNK_BYTES / MB,
+        help=f"MB of the corpus read at once (default {CHUNK_BYTES / MB:g}): memory holds a few chunks",
+    )
     train.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe")
     train.add_argument("--flavor", choices=["library", "course"], help="default: library")
     train.add_argument("--vocab-size", type=int, required=True)
@@ -116,7 +144,7 @@ def add_parser(commands) -> None:
     train.add_argument("--max-seconds", type=positive(float), help="stop training after this many seconds")
     train.add_argument("--max-steps", type=positive(int), help="stop training after this many merges")
     train.add_argument(
-        "--max-corpus-mb", type=positive(float), help="refuse a corpus larger than this (MB of UTF-8)"
+        "--max-corpus-mb", type=positive(float), help="refuse a corpus larger than this (MB on disk)"
     )
     train.add_argument(
         "--jobs",
@@ -153,7 +181,7 @@ def run(args) -> int:
         stop_reason_text,
     )
     from explorer.run_config import MAX_SYMBOLS
-    from explorer.session.requests import asked_settings, request_training
+    from explorer.session.requests import asked_settings, check_settings
     from explorer.training import engines
 
     if args.engine is not None:  # what bpe.train reads when no engine is passed to it
@@ -169,49 +197,39 @@ def run(args) -> int:
         max_steps=math.inf,
         max_vocab=MAX_SYMBOLS - 1,
     )
-    _refuse_overwriting(args)
+    inputs, reading = _inputs(args, limits)
+    _refuse_overwriting(args, inputs)
     check_output_path(args.out, "--out")
     if args.trace:
         check_output_path(args.trace, "--trace", "trace.json")
-    if args.max_corpus_mb:
-        # Read up to twice the limit: a corpus just over it is measured (check_corpus says by how
-        # much); an endless stream is cut off there.
-        text = read_text(
-            args.corpus,
-            "corpus",
-            2 * limits.max_corpus_bytes,
-            f"The corpus {args.corpus!r} is more than twice the limit of "
-            f"--max-corpus-mb {args.max_corpus_mb:g}: train on a part of it, or raise --max-corpus-mb.",
-        )
-    else:
-        text = read_text(args.corpus, "corpus")
     if args.algorithm == "unigram":
         _refuse_merge_options(args)
     else:
         unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
         if unigram_only:
             raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
-    # The Train page's settings, checks and sentences (explorer.session.requests), in its order.
-    asked = asked_settings(_settings(args), limits)
-    request = request_training(text, asked, limits)
-    if request.errors:
-        raise UserError(" ".join(request.errors))
-    config, warnings = request.config, request.check.warnings
-    # Held in a list that training empties: once its words are counted, the corpus text (four
-    # bytes a character when it holds one emoji) is freed before the merges start.
-    corpus = [text]
+    # The Train page's settings and checks (explorer.session.requests), in its order.
+    check, config = check_settings(asked_settings(_settings(args), limits), limits)
+    if check.errors or config is None:
+        raise UserError(" ".join(check.errors))
+    config = replace(config, reading=reading)
     if args.print_code:
-        _print_code(args, config, text)
-    del text
+        _print_code(config, inputs)
+    unit = "rounds" if args.algorithm == "unigram" else "merges"
+    report, finish = progress_printer(unit)
+    budget = Budget(args.max_seconds, None if unit == "rounds" else args.max_steps, progress=report)
+    # Counting and training build millions of small containers and no reference cycles: the cyclic
+    # garbage collector would only walk them again and again (5-6% of the instructions). A
+    # one-shot process can switch it off (`_train_and_write` switches it on again); the app, whose
+    # trainings run beside other visitors' scripts in threads, does not.
+    gc.disable()
+    counts = [_count(args, inputs, config, budget, limits, check.warnings)]
     if args.algorithm == "unigram":
-        return _train_unigram(args, corpus, config, warnings)
-    warn(warnings)
-    report, finish = progress_printer()
-    budget = Budget(args.max_seconds, args.max_steps, progress=report)
-    trace = _train_and_write(args, corpus, config, budget, finish, max_steps=budget.step_limit)
+        return _train_unigram(args, counts, config, budget, finish)
+    trace = _train_and_write(args, counts, config, budget, finish, max_steps=budget.step_limit)
     print(
         f"{plural(trace.steps, 'merge')}, vocab {len(trace.vocab):,}, stopped: {stop_reason_text(trace)}, "
-        f"{trace.seconds:.2f} s ({trace.engine} engine) -> {args.out}",
+        f"{trace.seconds:.2f} s ({trace.engine} engine), reading {reading} -> {args.out}",
         file=sys.stderr,
     )
     print(f"{initial_vocabulary_text(trace)}.", file=sys.stderr)
@@ -224,14 +242,85 @@ def run(args) -> int:
     return 0
 
 
-def _refuse_overwriting(args) -> None:
-    """UserError, before any work, when --out or --trace names the corpus or the other output
+def _inputs(args, limits):
+    """(the inputs the names stand for, the reading), the inputs' size checked against
+    --max-corpus-mb before anything is read."""
+    from explorer.checks import format_size
+    from explorer.corpora.inputs import expand_inputs, reading_of, total_size
+
+    try:
+        inputs = expand_inputs(args.inputs, text_field=args.text_field, text_column=args.text_column)
+        reading = reading_of(inputs, args.reading)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    size = total_size(inputs)
+    if size is not None and size > limits.max_corpus_bytes:
+        raise UserError(
+            f"The corpus is {format_size(size)} on disk; the limit of --max-corpus-mb is "
+            f"{format_size(limits.max_corpus_bytes)}: train on a part of it, or raise --max-corpus-mb."
+        )
+    return inputs, reading
+
+
+def _count(args, inputs, config, budget, limits, warnings):
+    """The word counts of the inputs, with progress in bytes on stderr; stopped by --max-seconds
+    (UserError) and, for stdin, by --max-corpus-mb; the settings' `warnings` printed first, the
+    corpus checks' warnings on its first chunk of text as it comes."""
+    from explorer.checks import check_corpus, format_size
+    from explorer.corpora.counting import Counting
+    from explorer.corpora.streaming import CountingStopped, count_inputs
+
+    report, finish = progress_printer(line=counting_line)
+    read = [0]
+
+    def progress(done: int, total: int | None) -> None:
+        read[0] = done
+        if done > limits.max_corpus_bytes:  # stdin: its size is known only as it is read
+            raise UserError(
+                f"The corpus on stdin is more than --max-corpus-mb {args.max_corpus_mb:g}: "
+                "train on a part of it, or raise --max-corpus-mb."
+            )
+        report(done, total)
+
+    def first_text(text: str) -> None:
+        warn(check_corpus(text, limits).warnings)
+
+    warn(warnings)
+    try:
+        counts = count_inputs(
+            inputs,
+            Counting.of(config),
+            jobs=args.jobs,
+            engine=args.engine,
+            progress=progress,
+            should_stop=budget.should_stop,
+            chunk_bytes=max(1, int(args.chunk_mb * MB)),
+            first_text=first_text,
+        )
+    except CountingStopped:
+        raise UserError(
+            f"Stopped by {budget.stopped_by} while counting the corpus, {format_size(read[0])} into it: "
+            "nothing was trained; raise --max-seconds or train on a part of the corpus."
+        ) from None
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    finally:
+        finish()
+    if not counts.figures["words"]:
+        what = "only white space" if counts.figures["characters"] else "no text"
+        raise UserError(f"The corpus is empty: it has {what}.")
+    return counts
+
+
+def _refuse_overwriting(args, inputs) -> None:
+    """UserError, before any work, when --out or --trace names an input or the other output
     (`same_file`): writing it would destroy the corpus, or the trace would replace the tokenizer."""
     # (the name, its path, what writing over it destroys)
-    named = [("the corpus", args.corpus, "the corpus"), ("--out", args.out, "the tokenizer")]
+    named = [("the corpus", item.path, "the corpus") for item in inputs if item.path != "-"]
+    named.append(("--out", args.out, "the tokenizer"))
     for flag, path in (("--out", args.out), ("--trace", args.trace)):
         for name, other, lost in named:
-            if path is not None and name != flag and other != "-" and same_file(path, other):
+            if path is not None and name != flag and same_file(path, other):
                 raise UserError(
                     f"{flag} {path!r} is the same file as {name}: writing it would overwrite {lost}; "
                     f"give {flag} another file name."
@@ -250,6 +339,7 @@ def _print_json(args, trace, **figures) -> None:
             "stop_reason": trace.stop_reason,
             "seconds": round(trace.seconds, 3),
             "engine": trace.engine,
+            "reading": trace.config.reading,
             "out": args.out,
             "trace": args.trace,
         }
@@ -264,15 +354,17 @@ def _unigram_options(args) -> dict:
     }
 
 
-def _print_code(args, config, text: str) -> None:
+def _print_code(config, inputs) -> None:
     """--print-code: the program that trains this run, on stdout, before training. It names the
-    corpus by its path (a placeholder for stdin) and its hash."""
-    from explorer.reproduce import CorpusSource, training_program
+    inputs by their paths (stdin by a placeholder file) and reads them with the run's reading."""
+    from dataclasses import replace as replaced
 
-    source = (
-        CorpusSource.from_pasted(text) if args.corpus == "-" else CorpusSource.from_file(args.corpus, text)
-    )
-    print(training_program(config, source), flush=True)
+    from explorer.corpora.inputs import STDIN
+    from explorer.reproduce import CorpusFiles, training_program
+    from explorer.reproduce.corpus_source import PLACEHOLDER
+
+    named = tuple(replaced(item, path=PLACEHOLDER) if item.path == STDIN else item for item in inputs)
+    print(training_program(config, CorpusFiles(named, config.reading)), flush=True)
 
 
 def _refuse_merge_options(args) -> None:
@@ -289,22 +381,18 @@ def _refuse_merge_options(args) -> None:
         )
 
 
-def _train_unigram(args, corpus: list[str], config, warnings) -> int:
+def _train_unigram(args, counts: list, config, budget, finish) -> int:
     """`train --algorithm unigram`: the same outputs, a RoundHistory."""
-    from explorer.checks import Budget
     from explorer.lessons.explain import explain_unigram_size, stop_reason_text
 
-    warn(warnings)
-    report, finish = progress_printer("rounds")
-    budget = Budget(args.max_seconds, None, progress=report)
-    trace = _train_and_write(args, corpus, config, budget, finish)
+    trace = _train_and_write(args, counts, config, budget, finish)
     stopped = stop_reason_text(trace)
     if trace.stop_reason == "stopped" and budget.stopped_by:
         stopped = f"stopped by {budget.stopped_by}"
     print(
         f"{plural(len(trace.seeds), 'seed piece')}, {plural(len(trace.rounds), 'round')}, "
-        f"vocab {len(trace.vocab):,}, "
-        f"stopped: {stopped}, {trace.seconds:.2f} s ({trace.engine} engine) -> {args.out}",
+        f"vocab {len(trace.vocab):,}, stopped: {stopped}, {trace.seconds:.2f} s "
+        f"({trace.engine} engine), reading {config.reading} -> {args.out}",
         file=sys.stderr,
     )
     print(explain_unigram_size(trace, budget.stopped_by), file=sys.stderr)
@@ -312,26 +400,24 @@ def _train_unigram(args, corpus: list[str], config, warnings) -> int:
     return 0
 
 
-def _train_and_write(args, corpus: list[str], config, budget, finish, **stop):
-    """Count the words of the text in `corpus` (which it empties, so that the text is freed), train,
-    then write the tokenizer to `args.out` (and the trace to `args.trace`)."""
+def _train_and_write(args, counts: list, config, budget, finish, **stop):
+    """Train on the word counts in `counts` (which it empties, so that they are freed with the
+    trainer's own copy), then write the tokenizer to `args.out` (and the trace to `args.trace`)."""
     from explorer.pipeline.tokenizer_json import save_tokenizer
     from explorer.train import tokenizer_from_trace
     from explorer.training.trainers import train_counted
-    from explorer.training.word_counts import count_corpus
 
-    # Training builds millions of small containers and no reference cycles: the cyclic garbage
-    # collector would only walk them again and again (5-6% of the instructions). A one-shot
-    # process can switch it off; the app, whose trainings run beside other visitors' scripts in
-    # threads, does not.
-    gc.disable()
     try:
-        counted = count_corpus(
-            corpus.pop(), config.normalizers, config.pre_tokenizer, args.jobs, engine=args.engine
-        )
+        counted = counts.pop()
         trace = train_counted(
-            *counted, config, progress=budget.progress, should_stop=budget.should_stop, **stop
+            counted.words,
+            counted.figures,
+            config,
+            progress=budget.progress,
+            should_stop=budget.should_stop,
+            **stop,
         )
+        del counted
         tokenizer = tokenizer_from_trace(trace)
     except ValueError as error:
         raise UserError(str(error)) from None
