@@ -247,3 +247,25 @@ def test_count_reports_its_progress_as_bytes_read_of_the_total(tmp_path, monkeyp
     total = len(text.encode())
     assert 5 < len(lines) <= 11 and lines[-1] == f"counting: {total:,}/{total:,} bytes"
     assert all(line.startswith("counting: ") and line.endswith(f"/{total:,} bytes") for line in lines)
+
+
+@pytest.mark.parametrize("terminal", [True, False])
+def test_counting_stdin_shows_the_bytes_read_on_a_terminal_and_nothing_redirected(monkeypatch, terminal):
+    """Read from stdin, the total is unknown (None): a terminal sees the bytes read so far; a log
+    file, which gets a line per tenth of a known total, gets none rather than a line per chunk."""
+    import io
+
+    from explorer.cli import common
+
+    class Stderr(io.StringIO):
+        def isatty(self) -> bool:
+            return terminal
+
+    stderr, clock = Stderr(), iter(range(0, 100, 2))
+    monkeypatch.setattr(common.sys, "stderr", stderr)
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
+    report, finish = common.progress_printer("bytes", "counting")
+    for read in (1_000, 2_000_000):
+        report(read, None)
+    finish()
+    assert stderr.getvalue() == ("\rcounting: 1,000 bytes\rcounting: 2,000,000 bytes\n" if terminal else "")
