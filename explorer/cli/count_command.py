@@ -21,15 +21,18 @@ from __future__ import annotations
 import os
 import sys
 
+from explorer.checks import MB
 from explorer.cli.common import (
     PRE_TOKENIZER_CHOICES,
     UserError,
     check_output_path,
     comma_separated,
+    counting_line,
     positive,
     progress_printer,
     same_file,
 )
+from explorer.corpora.streaming import CHUNK_BYTES
 from explorer.drawing.wording import plural
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS
 from explorer.run_config import READINGS
@@ -42,7 +45,6 @@ COUNTING_OPTIONS = (
     "pre_tokenizer",
     "split_pattern",
     "normalizer",
-    "chunk_mb",
 )
 
 
@@ -87,7 +89,8 @@ def add_parser(commands) -> None:
     count.add_argument(
         "--chunk-mb",
         type=positive(float),
-        help="MB read and counted at a time (default 16 MiB): memory holds a few",
+        default=CHUNK_BYTES / MB,
+        help=f"MB of the corpus read at once (default {CHUNK_BYTES / MB:g}): memory holds a few chunks",
     )
     count.add_argument(
         "--jobs",
@@ -145,10 +148,8 @@ def _added(names: list[str]):
 
 def _counted_inputs(args):
     """The inputs' word counts, with the settings the options ask for."""
-    from explorer.checks import MB
     from explorer.corpora.counting import Counting
     from explorer.corpora.inputs import expand_inputs, reading_of
-    from explorer.corpora.streaming import CHUNK_BYTES
     from explorer.training import engines
 
     try:
@@ -167,8 +168,7 @@ def _counted_inputs(args):
                 f"--out {args.out!r} is the same file as the input {item.path!r}: writing it would overwrite "
                 "the corpus; give --out another file name."
             )
-    chunk_bytes = int(args.chunk_mb * MB) if args.chunk_mb else CHUNK_BYTES
-    return _count(inputs, counting, args, chunk_bytes)
+    return _count(inputs, counting, args, max(1, int(args.chunk_mb * MB)))
 
 
 def _pre_tokenizer(args) -> str:
@@ -191,7 +191,7 @@ def _count(inputs, counting, args, chunk_bytes: int):
     counted on a worker and the results added in shard order (explorer.corpora.streaming)."""
     from explorer.corpora.streaming import count_inputs
 
-    report, finish = progress_printer("bytes", "counting")
+    report, finish = progress_printer(line=counting_line)
     try:
         return count_inputs(
             inputs, counting, jobs=args.jobs, engine=args.engine, progress=report, chunk_bytes=chunk_bytes
