@@ -117,6 +117,7 @@ def test_count_files_of_different_settings_are_refused_in_one_sentence(tmp_path,
         (("--split-pattern", "o200k"), "--split-pattern o200k"),
         (("--normalizer", "nfkc"), "--normalizer nfkc"),
         (("--normalizer", ""), "--normalizer "),
+        (("--reading", "lines-with-endings"), "--reading lines-with-endings"),
     ],
 )
 def test_an_option_that_contradicts_the_count_files_is_refused_in_one_sentence(
