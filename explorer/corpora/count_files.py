@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from itertools import islice
 from typing import BinaryIO
@@ -92,7 +92,7 @@ def _metadata(counts: WordCounts) -> dict:
     }
 
 
-def read_count_files(sources: list[CountSource]) -> WordCounts:
+def read_count_files(sources: Sequence[CountSource]) -> WordCounts:
     """The word counts of the count files `sources` (paths or binary files), added in their order:
     those of the concatenated corpora. ValueError, one sentence naming the file, for a file that is
     not a count file or is damaged, and for files counted with different settings."""
