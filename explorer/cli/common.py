@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 EXIT_USAGE = 2
+PRE_TOKENIZER_CHOICES = ["byte-level", "bert", "whitespace", "whitespace-split", "metaspace"]  # train, count
 # A bound on every file the CLI reads whole (a tokenizer file, a corpus to compare on, stdin; a
 # corpus to train on is streamed, explorer.corpora.streaming, and has no bound but --max-corpus-mb):
 # far above what a command needs, and what keeps `compare --corpus /dev/urandom`-like input from

@@ -12,6 +12,11 @@ warnings look at its first chunk. `--out` / `--trace` are checked, before any wo
 and to name neither an input nor each other. The sentences printed after training are the app's
 (explorer.lessons.explain); the summary says the reading the corpus was cut with.
 
+`--counts FILE...` trains on count files (`python -m explorer count`, explorer.corpora.count_files)
+instead: added in order, with the normalizers, pre-tokenizer and reading they were counted with (an
+option that says otherwise is refused), they give the tokenizer and trace of training on the
+corpora they counted, one after the other.
+
 What it does not do: read or count the corpus (explorer.corpora does), train (explorer.training),
 or read tokenizers.
 """
@@ -23,10 +28,12 @@ import json
 import math
 import os
 import sys
+from argparse import Namespace
 from dataclasses import replace
 
 from explorer.checks import MB
 from explorer.cli.common import (
+    PRE_TOKENIZER_CHOICES,
     UserError,
     check_output_path,
     comma_separated,
@@ -96,6 +103,13 @@ def add_parser(commands) -> None:
         "plain text, .gz or .zst; .jsonl and .parquet records",
     )
     train.add_argument(
+        "--counts",
+        nargs="+",
+        metavar="FILE",
+        help="train from count files (`python -m explorer count`) instead of a corpus, added in the order "
+        "given; the normalizers, pre-tokenizer and reading are theirs",
+    )
+    train.add_argument(
         "--reading",
         choices=["lines-with-endings", "lines"],
         help="how text files are cut into sequences: lines-with-endings (default: each line keeps its "
@@ -116,7 +130,7 @@ def add_parser(commands) -> None:
     train.add_argument("--vocab-size", type=int, required=True)
     train.add_argument(
         "--pre-tokenizer",
-        choices=["byte-level", "bert", "whitespace", "whitespace-split", "metaspace"],
+        choices=PRE_TOKENIZER_CHOICES,
         help=f"default, as in the app: {_per_algorithm('pre_tokenizer')}",
     )
     train.add_argument(
@@ -197,7 +211,9 @@ def run(args) -> int:
         max_steps=math.inf,
         max_vocab=MAX_SYMBOLS - 1,
     )
-    inputs, reading = _inputs(args, limits)
+    if bool(args.inputs) == bool(args.counts):
+        raise UserError("give a corpus to train on, or --counts FILE... (count files), not both")
+    inputs, reading = _inputs(args, limits) if args.inputs else ([], None)
     _refuse_overwriting(args, inputs)
     check_output_path(args.out, "--out")
     if args.trace:
@@ -208,11 +224,13 @@ def run(args) -> int:
         unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
         if unigram_only:
             raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
+    counted = _read_counts(args) if args.counts else None
+    settings = _settings(args) if counted is None else _counted_settings(args, counted.counting)
     # The Train page's settings and checks (explorer.session.requests), in its order.
-    check, config = check_settings(asked_settings(_settings(args), limits), limits)
+    check, config = check_settings(asked_settings(settings, limits), limits)
     if check.errors or config is None:
         raise UserError(" ".join(check.errors))
-    config = replace(config, reading=reading)
+    config = replace(config, reading=reading if counted is None else counted.counting.reading)
     if args.print_code:
         _print_code(config, inputs)
     unit = "rounds" if args.algorithm == "unigram" else "merges"
@@ -223,13 +241,18 @@ def run(args) -> int:
     # one-shot process can switch it off (`_train_and_write` switches it on again); the app, whose
     # trainings run beside other visitors' scripts in threads, does not.
     gc.disable()
-    counts = [_count(args, inputs, config, budget, limits, check.warnings)]
+    if counted is None:
+        counts = [_count(args, inputs, config, budget, limits, check.warnings)]
+    else:
+        warn(check.warnings)
+        counts = [counted]
+        del counted  # held in `counts` alone, which training empties
     if args.algorithm == "unigram":
         return _train_unigram(args, counts, config, budget, finish)
     trace = _train_and_write(args, counts, config, budget, finish, max_steps=budget.step_limit)
     print(
         f"{plural(trace.steps, 'merge')}, vocab {len(trace.vocab):,}, stopped: {stop_reason_text(trace)}, "
-        f"{trace.seconds:.2f} s ({trace.engine} engine), reading {reading} -> {args.out}",
+        f"{trace.seconds:.2f} s ({trace.engine} engine), reading {config.reading} -> {args.out}",
         file=sys.stderr,
     )
     print(f"{initial_vocabulary_text(trace)}.", file=sys.stderr)
@@ -312,11 +335,63 @@ def _count(args, inputs, config, budget, limits, warnings):
     return counts
 
 
+def _read_counts(args):
+    """`train --counts FILE...`: the count files' word counts added in order (options that only
+    reading a corpus takes refused)."""
+    from explorer.corpora.count_files import read_count_files
+
+    if args.print_code:
+        raise UserError("--print-code writes a program that trains on the corpus: count files have no text")
+    if args.max_corpus_mb:
+        raise UserError("--max-corpus-mb limits a corpus read as text: count files are not, leave it out")
+    if args.text_field is not None or args.text_column is not None:
+        raise UserError(
+            "--text-field and --text-column are for records: count files hold words, leave out both"
+        )
+    try:
+        counted = read_count_files(args.counts)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    _refuse_contradicting_options(args, counted.counting)
+    if not counted.words:
+        raise UserError("The count files hold no words: the corpora they counted were empty.")
+    return counted
+
+
+def _counted_settings(args, counting) -> Settings:
+    """The Train page's `Settings` for these options with the count files' normalizers and
+    pre-tokenizer (`_refuse_contradicting_options` has refused options that say otherwise)."""
+    without = Namespace(**{**vars(args), "pre_tokenizer": None, "split_pattern": None, "normalizer": None})
+    return replace(_settings(without), pre_tokenizer=counting.pre_tokenizer, normalizers=counting.normalizers)
+
+
+def _refuse_contradicting_options(args, counting) -> None:
+    """UserError naming the first of --pre-tokenizer, --split-pattern, --normalizer, --reading that
+    is given and says otherwise than the count files' settings (`counting`)."""
+    byte_level = counting.pre_tokenizer in BYTE_LEVEL_PRE_TOKENIZERS.values()
+    pattern = args.split_pattern and BYTE_LEVEL_PRE_TOKENIZERS[args.split_pattern]
+    normalizers = None if args.normalizer is None else comma_separated(args.normalizer)
+    given = [
+        ("--pre-tokenizer", args.pre_tokenizer, "byte-level" if byte_level else counting.pre_tokenizer),
+        ("--split-pattern", pattern, counting.pre_tokenizer),
+        ("--normalizer", normalizers, counting.normalizers),
+        ("--reading", args.reading, counting.reading),
+    ]
+    for flag, value, counted in given:
+        if value is not None and value != counted:
+            raise UserError(
+                f"{flag} {getattr(args, flag[2:].replace('-', '_'))} says otherwise than the count files, "
+                f"counted with {counting.describe()}: leave {flag} out, or count the corpora again with it"
+            )
+
+
 def _refuse_overwriting(args, inputs) -> None:
-    """UserError, before any work, when --out or --trace names an input or the other output
-    (`same_file`): writing it would destroy the corpus, or the trace would replace the tokenizer."""
+    """UserError, before any work, when --out or --trace names an input (a corpus, a count file) or
+    the other output (`same_file`): writing it would destroy the corpus, or the trace would replace
+    the tokenizer."""
     # (the name, its path, what writing over it destroys)
     named = [("the corpus", item.path, "the corpus") for item in inputs if item.path != "-"]
+    named += [("a count file", path, "that count file") for path in args.counts or ()]
     named.append(("--out", args.out, "the tokenizer"))
     for flag, path in (("--out", args.out), ("--trace", args.trace)):
         for name, other, lost in named:
