@@ -29,6 +29,7 @@ SCRIPTS = {
     "bench_corpora.py": "training on prose, code and CJK at 1-20 MB against the library and rustbpe",
     "bench_compare_columns.py": "Compare's first view of each bundled tokenizer's column",
     "bench_encode_steps.py": "the step-by-step view next to a plain encode",
+    "bench_growth.py": "training on corpora growing to 10 GB against the library; counting on Dask",
     "bench_encoders.py": "a corpus measurement against the encoder library it runs on, per column kind",
     "bench_live_compare.py": "Compare's live box: last key to six columns, and eight visitors typing",
     "bench_pretrained.py": "the bundled pretrained tokenizers: first encoding, memory, install size",
@@ -39,11 +40,12 @@ SCRIPTS = {
     "load_test.py": "many visitors training at once on one server",
     "serving_bench.py": "serving a class: the hosted demo's figures",
     "soak_test.py": "the server's memory over 100 distinct corpora",
+    "corpus_growth.py": "(helper) the growing corpus for bench_growth.py",
     "ship_tasks.py": "(helper) worker tasks for bench_workers.py",
     "visitors.py": "(helper) websocket visitors for serving_bench.py",
 }
 # Helper modules imported by a bench script, not scripts themselves: run when that script runs.
-HELPERS = {"ship_tasks.py", "visitors.py"}
+HELPERS = {"corpus_growth.py", "ship_tasks.py", "visitors.py"}
 
 
 def _upload_stall_rows(stdout: str) -> None:
@@ -64,6 +66,22 @@ def _unigram_prose_row(stdout: str) -> None:
         assert len(cells) == 8 and cells[4].endswith("x") and float(cells[5]) > 0 and float(cells[6]) > 0
         engines.append(cells[1])
     assert not rows or engines == (["rust"] if compiled() is not None else []) + ["python"], engines
+
+
+def _growth_rows(stdout: str) -> None:
+    """Our row and the library's, each with seconds and a peak, the same vocabulary and merges, and
+    the counting rows measured or saying why they were skipped."""
+    rows = {}
+    for line in stdout.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if line.startswith("| 1 MB in ") and len(cells) == 5:
+            rows[cells[1]] = cells
+    for tool in ("ours", "library"):
+        assert float(rows[tool][2]) > 0 and float(rows[tool][3]) > 0, stdout
+    assert rows["ours"][4].endswith("memory of the library"), stdout
+    assert "our vocabulary and merges against the library's: equal (244 merges, 500 tokens)" in stdout, stdout
+    for tool in ("count", "count local:2"):
+        assert tool not in rows or rows[tool][2].startswith("skipped: ") or float(rows[tool][2]) > 0, stdout
 
 
 def _sessions_kept_apart(stdout: str) -> None:
@@ -92,6 +110,7 @@ CHECKS = {
     ("bench_app.py", ()): _app_player_rows,
     ("load_test.py", ()): _sessions_kept_apart,
     ("bench_upload_stall.py", ()): _upload_stall_rows,
+    ("bench_growth.py", ()): _growth_rows,
     ("bench_unigram.py", ("--prose",)): _unigram_prose_row,
 }
 # Scripts with a second mode worth its own smoke run: script -> its extra arguments.
