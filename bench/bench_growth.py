@@ -21,8 +21,9 @@ runs, the tools in turn:
   count      `python -m explorer count FILES... --out counts` in one process, and
              `--scheduler local:2` (a Dask LocalCluster of 2 workers), compared with the first.
 A command this checkout's CLI does not have is skipped with a sentence saying so. Below the table:
-whether our tokenizer.json has the library's vocabulary and merges (or the first merge that
-differs), and whether both count files are the same bytes.
+the distinct words of our trace (the vocabulary the corpus grew to), whether our tokenizer.json
+has the library's vocabulary and merges (or the first merge that differs), and whether both count
+files are the same bytes.
 The generated text has no "\\r", no trailing space and no empty line, so reading it one line a
 sequence (`--reading lines`, today's CLI) or with each line's "\\n" (the library's `train(files)`)
 gives the same words but for the "Ċ" word of the line breaks, and the same merges.
@@ -33,6 +34,7 @@ This is a benchmark, not a test: it prints figures and ratios and asserts nothin
 from __future__ import annotations
 
 import argparse
+import filecmp
 import json
 import os
 import signal
@@ -131,6 +133,13 @@ def same_result(ours_json: Path, library_json: Path) -> str:
     return f"equal ({len(merges[0]):,} merges, {len(models[0]['vocab']):,} tokens)"
 
 
+def helper(option: str, *paths: Path) -> str:
+    """This script's answer to a hidden `option`, in a process of its own (like the corpus's: a
+    trace of millions of words read here would raise the peak of every later run)."""
+    command = [PYTHON, __file__, option, *map(str, paths)]
+    return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
+
+
 def cell(figure) -> str:
     """The seconds and peak MB cells, or the failure across both."""
     return f"{figure} | " if isinstance(figure, str) else f"{figure[0]:.2f} | {figure[1]:.0f}"
@@ -161,9 +170,13 @@ def main() -> None:
         "--smoke", action="store_true", help="about 1 MB, vocabulary 500, one run (what CI runs)"
     )
     parser.add_argument("--same-result", nargs=2, type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--distinct-words", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.same_result:  # in a process of its own, like the corpus: this one stays small
+    if args.same_result:
         print(same_result(*args.same_result))
+        return
+    if args.distinct_words:
+        print(len(json.loads(args.distinct_words.read_text(encoding="utf-8"))["words"]))
         return
     train_help, count_help = cli_help("train"), cli_help("count")
     streams = "--reading" in (train_help or "")
@@ -246,20 +259,16 @@ def main() -> None:
                     print(
                         f"| {name} | {tool} | {cell(figures[tool])} | {against.get(tool, '')} |", flush=True
                     )
-            if not isinstance(figures.get("ours", ""), str) and not isinstance(library, str):
-                compared = subprocess.run(
-                    [PYTHON, __file__, "--same-result", str(out / "ours.json"), str(library_json)],
-                    check=True,
-                    capture_output=True,
-                    text=True,
-                )
-                notes.append(
-                    f"{name}: our vocabulary and merges against the library's: {compared.stdout.strip()}"
-                )
+            if not isinstance(figures.get("ours", ""), str):
+                words = helper("--distinct-words", out / "trace.json")
+                notes.append(f"{name}: {int(words):,} distinct words (pre-tokenized, in our trace)")
+                if not isinstance(library, str):
+                    verdict = helper("--same-result", out / "ours.json", library_json)
+                    notes.append(f"{name}: our vocabulary and merges against the library's: {verdict}")
             if not isinstance(figures.get("count local:2", ""), str) and not isinstance(
                 figures.get("count"), str
             ):
-                same = (out / "counts-1").read_bytes() == (out / "counts-2").read_bytes()
+                same = filecmp.cmp(out / "counts-1", out / "counts-2", shallow=False)
                 verdict = "the same bytes" if same else "differ"
                 notes.append(f"{name}: the count files of local:2 and of one process: {verdict}")
         print("\n".join(["", *notes]))

@@ -69,8 +69,8 @@ def _unigram_prose_row(stdout: str) -> None:
 
 
 def _growth_rows(stdout: str) -> None:
-    """Our row and the library's, each with seconds and a peak, the same vocabulary and merges, and
-    the counting rows measured or saying why they were skipped."""
+    """Our row and the library's, each with seconds and a peak, the same vocabulary and merges, the
+    distinct words, and the counting rows measured or saying why they were skipped."""
     rows = {}
     for line in stdout.splitlines():
         cells = [cell.strip() for cell in line.strip("|").split("|")]
@@ -80,6 +80,9 @@ def _growth_rows(stdout: str) -> None:
         assert float(rows[tool][2]) > 0 and float(rows[tool][3]) > 0, stdout
     assert rows["ours"][4].endswith("memory of the library"), stdout
     assert "our vocabulary and merges against the library's: equal (244 merges, 500 tokens)" in stdout, stdout
+    assert re.search(r"^1 MB in .*: [\d,]+ distinct words \(pre-tokenized, in our trace\)$", stdout, re.M), (
+        stdout
+    )
     for tool in ("count", "count local:2"):
         assert tool not in rows or rows[tool][2].startswith("skipped: ") or float(rows[tool][2]) > 0, stdout
 
