@@ -18,7 +18,7 @@ runs, the tools in turn:
   library    `Tokenizer.train(files, BpeTrainer)`, ByteLevel pre-tokenizer and alphabet, in a
              process killed after --library-timeout seconds; how it fails (out of memory, the
              time limit, an exit status) is printed in its row;
-  count      `python -m explorer count FILES... --out counts` in one process, and
+  count      `python -m explorer count FILES... --out counts.parquet` in one process, and
              `--scheduler local:2` (a Dask LocalCluster of 2 workers), compared with the first.
 A command this checkout's CLI does not have is skipped with a sentence saying so. Below the table:
 the distinct words of our trace (the vocabulary the corpus grew to), whether our tokenizer.json
@@ -233,12 +233,12 @@ def main() -> None:
                     "count",
                     *count_options,
                     "--out",
-                    str(out / "counts-1"),
+                    str(out / "counts-1.parquet"),
                 ]
                 if "--scheduler" in count_help:
                     commands["count local:2"] = [
                         *commands["count"][:-1],
-                        str(out / "counts-2"),
+                        str(out / "counts-2.parquet"),
                         "--scheduler",
                         "local:2",
                     ]
@@ -268,7 +268,7 @@ def main() -> None:
             if not isinstance(figures.get("count local:2", ""), str) and not isinstance(
                 figures.get("count"), str
             ):
-                same = filecmp.cmp(out / "counts-1", out / "counts-2", shallow=False)
+                same = filecmp.cmp(out / "counts-1.parquet", out / "counts-2.parquet", shallow=False)
                 verdict = "the same bytes" if same else "differ"
                 notes.append(f"{name}: the count files of local:2 and of one process: {verdict}")
         print("\n".join(["", *notes]))
