@@ -19,9 +19,11 @@ import json
 import math
 import os
 import sys
+from argparse import Namespace
 from dataclasses import replace
 
 from explorer.cli.common import (
+    PRE_TOKENIZER_CHOICES,
     UserError,
     check_output_path,
     comma_separated,
@@ -82,13 +84,20 @@ def _per_algorithm(name: str) -> str:
 def add_parser(commands) -> None:
     train = commands.add_parser("train", help="train a tokenizer on a corpus and write tokenizer.json")
     train.set_defaults(run=run)
-    train.add_argument("corpus", help="corpus file, or - for stdin; one sequence per line")
+    train.add_argument("corpus", nargs="?", help="corpus file, or - for stdin; one sequence per line")
+    train.add_argument(
+        "--counts",
+        nargs="+",
+        metavar="FILE",
+        help="train from count files (`python -m explorer count`) instead of a corpus, added in the order "
+        "given; the normalizers, pre-tokenizer and reading are theirs",
+    )
     train.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe")
     train.add_argument("--flavor", choices=["library", "course"], help="default: library")
     train.add_argument("--vocab-size", type=int, required=True)
     train.add_argument(
         "--pre-tokenizer",
-        choices=["byte-level", "bert", "whitespace", "whitespace-split", "metaspace"],
+        choices=PRE_TOKENIZER_CHOICES,
         help=f"default, as in the app: {_per_algorithm('pre_tokenizer')}",
     )
     train.add_argument(
@@ -145,13 +154,7 @@ def add_parser(commands) -> None:
 
 
 def run(args) -> int:
-    from explorer.checks import Budget, Limits
-    from explorer.lessons.explain import (
-        explain_vocab_size,
-        initial_vocabulary_text,
-        special_token_notes,
-        stop_reason_text,
-    )
+    from explorer.checks import Limits
     from explorer.run_config import MAX_SYMBOLS
     from explorer.session.requests import asked_settings, request_training
     from explorer.training import engines
@@ -169,10 +172,14 @@ def run(args) -> int:
         max_steps=math.inf,
         max_vocab=MAX_SYMBOLS - 1,
     )
+    if (args.corpus is None) == (args.counts is None):
+        raise UserError("give a corpus to train on, or --counts FILE... (count files), not both")
     _refuse_overwriting(args)
     check_output_path(args.out, "--out")
     if args.trace:
         check_output_path(args.trace, "--trace", "trace.json")
+    if args.counts:
+        return _train_counted(args, limits)
     if args.max_corpus_mb:
         # Read up to twice the limit: a corpus just over it is measured (check_corpus says by how
         # much); an endless stream is cut off there.
@@ -185,12 +192,7 @@ def run(args) -> int:
         )
     else:
         text = read_text(args.corpus, "corpus")
-    if args.algorithm == "unigram":
-        _refuse_merge_options(args)
-    else:
-        unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
-        if unigram_only:
-            raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
+    _refuse_other_algorithms_options(args)
     # The Train page's settings, checks and sentences (explorer.session.requests), in its order.
     asked = asked_settings(_settings(args), limits)
     request = request_training(text, asked, limits)
@@ -203,12 +205,103 @@ def run(args) -> int:
     if args.print_code:
         _print_code(args, config, text)
     del text
+    return _train(args, _text_counter(args, corpus, config), config, warnings)
+
+
+def _refuse_other_algorithms_options(args) -> None:
+    """UserError for a setting the chosen algorithm does not have."""
     if args.algorithm == "unigram":
-        return _train_unigram(args, corpus, config, warnings)
+        _refuse_merge_options(args)
+    else:
+        unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
+        if unigram_only:
+            raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
+
+
+def _train_counted(args, limits) -> int:
+    """`train --counts FILE...`: train on the words of count files, added in order, with the
+    settings they were counted with (options that say otherwise are refused); the same tokenizer
+    and trace as training on the corpora they counted, one after the other."""
+    from explorer.corpora.count_files import read_count_files
+    from explorer.session.requests import asked_settings, check_settings
+
+    if args.print_code:
+        raise UserError(
+            "--print-code writes a program that trains on the corpus text: train on the corpus to get it"
+        )
+    if args.max_corpus_mb:
+        raise UserError("--max-corpus-mb limits a corpus read as text: count files are not, leave it out")
+    _refuse_other_algorithms_options(args)
+    try:
+        counts = read_count_files(args.counts)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    _refuse_contradicting_options(args, counts.counting)
+    if not counts.words:
+        raise UserError("the count files hold no words: the corpora they counted were empty")
+    # The Train page's settings and checks, with the count files' normalizers and pre-tokenizer.
+    settings = replace(
+        _settings(
+            Namespace(**{**vars(args), "pre_tokenizer": None, "split_pattern": None, "normalizer": None})
+        ),
+        pre_tokenizer=counts.counting.pre_tokenizer,
+        normalizers=counts.counting.normalizers,
+    )
+    check, config = check_settings(asked_settings(settings, limits), limits)
+    if check.errors:
+        raise UserError(" ".join(check.errors))
+    assert config is not None  # no error: check_settings made it
+    config = replace(config, reading=counts.counting.reading)
+
+    return _train(args, lambda: (counts.words, counts.figures), config, check.warnings)
+
+
+def _refuse_contradicting_options(args, counting) -> None:
+    """UserError naming the first of --pre-tokenizer, --split-pattern, --normalizer, --reading that
+    is given and says otherwise than the count files' settings (`counting`)."""
+    family = (
+        "byte-level"
+        if counting.pre_tokenizer in BYTE_LEVEL_PRE_TOKENIZERS.values()
+        else counting.pre_tokenizer
+    )
+    given = [
+        ("--pre-tokenizer", args.pre_tokenizer, family),
+        (
+            "--split-pattern",
+            args.split_pattern and BYTE_LEVEL_PRE_TOKENIZERS[args.split_pattern],
+            counting.pre_tokenizer,
+        ),
+        (
+            "--normalizer",
+            None if args.normalizer is None else comma_separated(args.normalizer),
+            counting.normalizers,
+        ),
+        ("--reading", getattr(args, "reading", None), counting.reading),
+    ]
+    for flag, value, counted in given:
+        if value is not None and value != counted:
+            raise UserError(
+                f"{flag} {getattr(args, flag[2:].replace('-', '_'))} says otherwise than the count files, "
+                f"counted with {counting.describe()}: leave {flag} out, or count the corpora again with it"
+            )
+
+
+def _train(args, count, config, warnings) -> int:
+    """Train `config` on the words `count()` gives, write the outputs and say how it went."""
+    from explorer.checks import Budget
+    from explorer.lessons.explain import (
+        explain_vocab_size,
+        initial_vocabulary_text,
+        special_token_notes,
+        stop_reason_text,
+    )
+
+    if args.algorithm == "unigram":
+        return _train_unigram(args, count, config, warnings)
     warn(warnings)
     report, finish = progress_printer()
     budget = Budget(args.max_seconds, args.max_steps, progress=report)
-    trace = _train_and_write(args, corpus, config, budget, finish, max_steps=budget.step_limit)
+    trace = _train_and_write(args, count, config, budget, finish, max_steps=budget.step_limit)
     print(
         f"{plural(trace.steps, 'merge')}, vocab {len(trace.vocab):,}, stopped: {stop_reason_text(trace)}, "
         f"{trace.seconds:.2f} s ({trace.engine} engine) -> {args.out}",
@@ -229,9 +322,16 @@ def _refuse_overwriting(args) -> None:
     (`same_file`): writing it would destroy the corpus, or the trace would replace the tokenizer."""
     # (the name, its path, what writing over it destroys)
     named = [("the corpus", args.corpus, "the corpus"), ("--out", args.out, "the tokenizer")]
+    named += [("a count file", path, "that count file") for path in args.counts or ()]
     for flag, path in (("--out", args.out), ("--trace", args.trace)):
         for name, other, lost in named:
-            if path is not None and name != flag and other != "-" and same_file(path, other):
+            if (
+                path is not None
+                and other is not None
+                and name != flag
+                and other != "-"
+                and same_file(path, other)
+            ):
                 raise UserError(
                     f"{flag} {path!r} is the same file as {name}: writing it would overwrite {lost}; "
                     f"give {flag} another file name."
@@ -289,7 +389,7 @@ def _refuse_merge_options(args) -> None:
         )
 
 
-def _train_unigram(args, corpus: list[str], config, warnings) -> int:
+def _train_unigram(args, count, config, warnings) -> int:
     """`train --algorithm unigram`: the same outputs, a RoundHistory."""
     from explorer.checks import Budget
     from explorer.lessons.explain import explain_unigram_size, stop_reason_text
@@ -297,7 +397,7 @@ def _train_unigram(args, corpus: list[str], config, warnings) -> int:
     warn(warnings)
     report, finish = progress_printer("rounds")
     budget = Budget(args.max_seconds, None, progress=report)
-    trace = _train_and_write(args, corpus, config, budget, finish)
+    trace = _train_and_write(args, count, config, budget, finish)
     stopped = stop_reason_text(trace)
     if trace.stop_reason == "stopped" and budget.stopped_by:
         stopped = f"stopped by {budget.stopped_by}"
@@ -312,13 +412,25 @@ def _train_unigram(args, corpus: list[str], config, warnings) -> int:
     return 0
 
 
-def _train_and_write(args, corpus: list[str], config, budget, finish, **stop):
-    """Count the words of the text in `corpus` (which it empties, so that the text is freed), train,
-    then write the tokenizer to `args.out` (and the trace to `args.trace`)."""
+def _text_counter(args, corpus: list[str], config):
+    """What counts the words of the text in `corpus` (which it empties, so that the text is freed)."""
+
+    def count():
+        from explorer.training.word_counts import count_corpus
+
+        return count_corpus(
+            corpus.pop(), config.normalizers, config.pre_tokenizer, args.jobs, engine=args.engine
+        )
+
+    return count
+
+
+def _train_and_write(args, count, config, budget, finish, **stop):
+    """Count the words (`count()`: the word counts and the corpus figures), train, then write the
+    tokenizer to `args.out` (and the trace to `args.trace`)."""
     from explorer.pipeline.tokenizer_json import save_tokenizer
     from explorer.train import tokenizer_from_trace
     from explorer.training.trainers import train_counted
-    from explorer.training.word_counts import count_corpus
 
     # Training builds millions of small containers and no reference cycles: the cyclic garbage
     # collector would only walk them again and again (5-6% of the instructions). A one-shot
@@ -326,9 +438,7 @@ def _train_and_write(args, corpus: list[str], config, budget, finish, **stop):
     # threads, does not.
     gc.disable()
     try:
-        counted = count_corpus(
-            corpus.pop(), config.normalizers, config.pre_tokenizer, args.jobs, engine=args.engine
-        )
+        counted = count()
         trace = train_counted(
             *counted, config, progress=budget.progress, should_stop=budget.should_stop, **stop
         )
