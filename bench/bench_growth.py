@@ -179,7 +179,7 @@ def main() -> None:
         print(len(json.loads(args.distinct_words.read_text(encoding="utf-8"))["words"]))
         return
     train_help, count_help = cli_help("train"), cli_help("count")
-    streams = "--reading" in (train_help or "")
+    streams = "[--reading" in (train_help or "")  # the usage line: an option it takes
     sizes = [1.0] if args.smoke else [float(size) for size in args.sizes.split(",")]
     file_mb = (0.5 if streams else 1.0) if args.smoke else args.file_mb
     vocab = 500 if args.smoke else args.vocab_size
@@ -223,9 +223,9 @@ def main() -> None:
                 skipped["count"] = "skipped: this CLI has no `count` command (branch h-countfiles)"
             else:
                 count_options = [*map(str, files)] + (
-                    ["--pre-tokenizer", "byte-level"] if "--pre-tokenizer" in count_help else []
+                    ["--pre-tokenizer", "byte-level"] if "[--pre-tokenizer" in count_help else []
                 )
-                count_options += reading if "--reading" in count_help else []
+                count_options += ["--reading", "lines-with-endings"] if "[--reading" in count_help else []
                 commands["count"] = [
                     PYTHON,
                     "-m",
@@ -235,7 +235,7 @@ def main() -> None:
                     "--out",
                     str(out / "counts-1.parquet"),
                 ]
-                if "--scheduler" in count_help:
+                if "[--scheduler" in count_help:
                     commands["count local:2"] = [
                         *commands["count"][:-1],
                         str(out / "counts-2.parquet"),
