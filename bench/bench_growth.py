@@ -2,7 +2,8 @@
 library, and counting them in one process against a Dask local cluster.
 
     .venv/bin/python bench/bench_growth.py [--sizes 100,1000,10000] [--file-mb 100] [--seed 0]
-        [--corpus-dir DIR] [--vocab-size 32000] [--repeat 1] [--library-timeout 14400] [--smoke]
+        [--corpus-dir DIR] [--vocab-size 32000] [--repeat 1] [--library-timeout 14400]
+        [--tools ours,library,count] [--smoke]
 
 The corpora are corpus_growth.py's (Zipf words whose tail keeps bringing new ones, lines of 5-30
 tokens), --file-mb per file (1 GB is 10 files of 100 MB: every tool gets the list of files),
@@ -20,6 +21,7 @@ runs, the tools in turn:
              time limit, an exit status) is printed in its row;
   count      `python -m explorer count FILES... --out counts.parquet` in one process, and
              `--scheduler local:2` (a Dask LocalCluster of 2 workers), compared with the first.
+--tools picks some of them (`--tools ours` after the library has failed once at 10 GB).
 A command this checkout's CLI does not have is skipped with a sentence saying so. Below the table:
 the distinct words of our trace (the vocabulary the corpus grew to), whether our tokenizer.json
 has the library's vocabulary and merges (or the first merge that differs), and whether both count
@@ -140,13 +142,18 @@ def helper(option: str, *paths: Path) -> str:
     return subprocess.run(command, check=True, capture_output=True, text=True).stdout.strip()
 
 
+def succeeded(figure) -> bool:
+    """Whether a run was made and gave figures (not a sentence saying how it failed)."""
+    return figure is not None and not isinstance(figure, str)
+
+
 def cell(figure) -> str:
     """The seconds and peak MB cells, or the failure across both."""
     return f"{figure} | " if isinstance(figure, str) else f"{figure[0]:.2f} | {figure[1]:.0f}"
 
 
 def ratio(figure, other, of: str) -> str:
-    if isinstance(figure, str) or isinstance(other, str) or figure is None or other is None:
+    if not succeeded(figure) or not succeeded(other):
         return "n/a"
     return f"{figure[0] / other[0]:.2f}x time, {figure[1] / other[1]:.2f}x memory of {of}"
 
@@ -165,6 +172,7 @@ def main() -> None:
     )
     parser.add_argument("--vocab-size", type=int, default=32000)
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--tools", default="ours,library,count", help="the runs to make, comma-separated")
     parser.add_argument("--library-timeout", type=float, default=4 * 3600, help="seconds (default: 4 hours)")
     parser.add_argument(
         "--smoke", action="store_true", help="about 1 MB, vocabulary 500, one run (what CI runs)"
@@ -184,6 +192,7 @@ def main() -> None:
     file_mb = (0.5 if streams else 1.0) if args.smoke else args.file_mb
     vocab = 500 if args.smoke else args.vocab_size
     repeat = 1 if args.smoke else args.repeat
+    tools = set(args.tools.split(","))  # "count" is both count runs
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         folder = args.corpus_dir or (
@@ -246,10 +255,11 @@ def main() -> None:
                     skipped["count local:2"] = (
                         "skipped: this CLI's count has no --scheduler (the Dask part, not on this branch)"
                     )
-            figures = measured_runs(repeat, commands, {"library": args.library_timeout})
-            library = figures["library"]
+            chosen = {name: command for name, command in commands.items() if name.split()[0] in tools}
+            figures = measured_runs(repeat, chosen, {"library": args.library_timeout})
+            library = figures.get("library")
             for tool in ("ours", "library", "count", "count local:2"):
-                if tool in skipped:
+                if tool in skipped and tool.split()[0] in tools:
                     print(f"| {name} | {tool} | {cell(skipped[tool])} | |")
                 elif tool in figures:
                     against = {
@@ -259,15 +269,13 @@ def main() -> None:
                     print(
                         f"| {name} | {tool} | {cell(figures[tool])} | {against.get(tool, '')} |", flush=True
                     )
-            if not isinstance(figures.get("ours", ""), str):
+            if succeeded(figures.get("ours")):
                 words = helper("--distinct-words", out / "trace.json")
                 notes.append(f"{name}: {int(words):,} distinct words (pre-tokenized, in our trace)")
-                if not isinstance(library, str):
+                if succeeded(library):
                     verdict = helper("--same-result", out / "ours.json", library_json)
                     notes.append(f"{name}: our vocabulary and merges against the library's: {verdict}")
-            if not isinstance(figures.get("count local:2", ""), str) and not isinstance(
-                figures.get("count"), str
-            ):
+            if succeeded(figures.get("count local:2")) and succeeded(figures.get("count")):
                 same = filecmp.cmp(out / "counts-1.parquet", out / "counts-2.parquet", shallow=False)
                 verdict = "the same bytes" if same else "differ"
                 notes.append(f"{name}: the count files of local:2 and of one process: {verdict}")

@@ -2,7 +2,8 @@
 itself, one repeat, every code path once) and exits 0 having printed its figures, so no benchmark
 rots unnoticed. The scripts are found by glob: a new one without a smoke mode fails here. Some
 are checked more closely (CHECKS: the rows they must print), and a script with a second mode runs
-in that one too (MODES: the Unigram bench's licence prose).
+in that one too (MODES: the Unigram bench's licence prose, the growing-corpus bench's runs of ours
+alone).
 
 Marked `slow`; those that start Chromium are marked `browser` too and skipped, with the reason,
 without it. What is asserted is that a script ran and printed its rows, never how fast: a
@@ -87,6 +88,13 @@ def _growth_rows(stdout: str) -> None:
         assert tool not in rows or rows[tool][2].startswith("skipped: ") or float(rows[tool][2]) > 0, stdout
 
 
+def _growth_ours_only(stdout: str) -> None:
+    """--tools ours: our row alone, its ratio n/a, the distinct words and no comparison."""
+    rows = [line for line in stdout.splitlines() if line.startswith("| 1 MB in ")]
+    assert len(rows) == 1 and rows[0].split("|")[2].strip() == "ours" and rows[0].endswith("| n/a |"), stdout
+    assert "distinct words" in stdout and "against the library's" not in stdout, stdout
+
+
 def _sessions_kept_apart(stdout: str) -> None:
     """Two sessions at once, each with its 3 pages checked (Train, Merge history, Vocabulary: the
     smoke run skips Compare) and no other session's corpus seen."""
@@ -114,10 +122,11 @@ CHECKS = {
     ("load_test.py", ()): _sessions_kept_apart,
     ("bench_upload_stall.py", ()): _upload_stall_rows,
     ("bench_growth.py", ()): _growth_rows,
+    ("bench_growth.py", ("--tools", "ours")): _growth_ours_only,
     ("bench_unigram.py", ("--prose",)): _unigram_prose_row,
 }
 # Scripts with a second mode worth its own smoke run: script -> its extra arguments.
-MODES = {"bench_unigram.py": ("--prose",)}
+MODES = {"bench_unigram.py": ("--prose",), "bench_growth.py": ("--tools", "ours")}
 # Scripts that start `streamlit run app.py` and Chromium.
 BROWSER = {"bench_app.py", "bench_live_compare.py", "load_test.py", "serving_bench.py", "soak_test.py"}
 TIMEOUT_SECONDS = 300
