@@ -21,11 +21,15 @@ This is a benchmark, not a test: it prints figures and ratios and asserts nothin
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,16 +95,55 @@ print(time.perf_counter() - started)
 """
 
 
-def run(command: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak RSS in MB and stdout of one whole process."""
+@dataclass(frozen=True)
+class Measured:
+    """One whole process: wall seconds, peak RSS in MB, stdout, the last line of stderr, its wait
+    status (os.wait4's) and whether it was killed for running past its time limit."""
+
+    seconds: float
+    peak_mb: float
+    output: str
+    last_error: str
+    status: int
+    timed_out: bool
+
+
+def measure(command: list[str], timeout: float | None = None) -> Measured:
+    """Run `command` to its end, or until `timeout` seconds have passed: then its whole process
+    group is killed (SIGKILL). Its figures whether it succeeded or not."""
+    expired = threading.Event()
+
+    def kill_group() -> None:
+        expired.set()
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+
     started = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
-    output = process.stdout.read().decode()
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - started
-    if status != 0:
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=errors, cwd=ROOT, start_new_session=timeout is not None
+        )
+        timer = threading.Timer(timeout, kill_group) if timeout is not None else None
+        if timer is not None:
+            timer.start()
+        output = process.stdout.read().decode()
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        if timer is not None:
+            timer.cancel()
+        errors.seek(0)
+        lines = errors.read().decode(errors="replace").strip().splitlines()
+    return Measured(
+        seconds, usage.ru_maxrss / 1024, output, lines[-1] if lines else "", status, expired.is_set()
+    )
+
+
+def run(command: list[str]) -> tuple[float, float, str]:
+    """Wall seconds, peak RSS in MB and stdout of one whole process, which must succeed."""
+    measured = measure(command)
+    if measured.status != 0:
         raise SystemExit(f"command failed: {' '.join(command)}")
-    return seconds, usage.ru_maxrss / 1024, output
+    return measured.seconds, measured.peak_mb, measured.output
 
 
 def best_of(repeat: int, command: list[str]) -> tuple[float, float]:
@@ -129,13 +172,14 @@ def smoke_corpus(folder: Path) -> Path:
     return path
 
 
-def ours(corpus: Path, out: Path, *options: str) -> list[str]:
+def ours(corpus: Path | list[Path], out: Path, *options: str) -> list[str]:
+    """Our CLI's `train` on `corpus` (a file, or several)."""
     return [
         PYTHON,
         "-m",
         "explorer",
         "train",
-        str(corpus),
+        *map(str, corpus if isinstance(corpus, list) else [corpus]),
         *options,
         "--out",
         str(out / "ours.json"),

@@ -2,7 +2,8 @@
 itself, one repeat, every code path once) and exits 0 having printed its figures, so no benchmark
 rots unnoticed. The scripts are found by glob: a new one without a smoke mode fails here. Some
 are checked more closely (CHECKS: the rows they must print), and a script with a second mode runs
-in that one too (MODES: the Unigram bench's licence prose).
+in that one too (MODES: the Unigram bench's licence prose, the growing-corpus bench's runs of ours
+alone).
 
 Marked `slow`; those that start Chromium are marked `browser` too and skipped, with the reason,
 without it. What is asserted is that a script ran and printed its rows, never how fast: a
@@ -29,6 +30,7 @@ SCRIPTS = {
     "bench_corpora.py": "training on prose, code and CJK at 1-20 MB against the library and rustbpe",
     "bench_compare_columns.py": "Compare's first view of each bundled tokenizer's column",
     "bench_encode_steps.py": "the step-by-step view next to a plain encode",
+    "bench_growth.py": "training on corpora growing to 10 GB against the library; counting on Dask",
     "bench_encoders.py": "a corpus measurement against the encoder library it runs on, per column kind",
     "bench_live_compare.py": "Compare's live box: last key to six columns, and eight visitors typing",
     "bench_pretrained.py": "the bundled pretrained tokenizers: first encoding, memory, install size",
@@ -40,11 +42,12 @@ SCRIPTS = {
     "load_test.py": "many visitors training at once on one server",
     "serving_bench.py": "serving a class: the hosted demo's figures",
     "soak_test.py": "the server's memory over 100 distinct corpora",
+    "corpus_growth.py": "(helper) the growing corpus for bench_growth.py",
     "ship_tasks.py": "(helper) worker tasks for bench_workers.py",
     "visitors.py": "(helper) websocket visitors for serving_bench.py",
 }
 # Helper modules imported by a bench script, not scripts themselves: run when that script runs.
-HELPERS = {"ship_tasks.py", "visitors.py"}
+HELPERS = {"corpus_growth.py", "ship_tasks.py", "visitors.py"}
 
 
 def _upload_stall_rows(stdout: str) -> None:
@@ -65,6 +68,32 @@ def _unigram_prose_row(stdout: str) -> None:
         assert len(cells) == 8 and cells[4].endswith("x") and float(cells[5]) > 0 and float(cells[6]) > 0
         engines.append(cells[1])
     assert not rows or engines == (["rust"] if compiled() is not None else []) + ["python"], engines
+
+
+def _growth_rows(stdout: str) -> None:
+    """Our row and the library's, each with seconds and a peak, the same vocabulary and merges, the
+    distinct words, and the counting rows measured or saying why they were skipped."""
+    rows = {}
+    for line in stdout.splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if line.startswith("| 1 MB in ") and len(cells) == 5:
+            rows[cells[1]] = cells
+    for tool in ("ours", "library"):
+        assert float(rows[tool][2]) > 0 and float(rows[tool][3]) > 0, stdout
+    assert rows["ours"][4].endswith("memory of the library"), stdout
+    assert "our vocabulary and merges against the library's: equal (244 merges, 500 tokens)" in stdout, stdout
+    assert re.search(r"^1 MB in .*: [\d,]+ distinct words \(pre-tokenized, in our trace\)$", stdout, re.M), (
+        stdout
+    )
+    for tool in ("count", "count local:2"):
+        assert tool not in rows or rows[tool][2].startswith("skipped: ") or float(rows[tool][2]) > 0, stdout
+
+
+def _growth_ours_only(stdout: str) -> None:
+    """--tools ours: our row alone, its ratio n/a, the distinct words and no comparison."""
+    rows = [line for line in stdout.splitlines() if line.startswith("| 1 MB in ")]
+    assert len(rows) == 1 and rows[0].split("|")[2].strip() == "ours" and rows[0].endswith("| n/a |"), stdout
+    assert "distinct words" in stdout and "against the library's" not in stdout, stdout
 
 
 def _sessions_kept_apart(stdout: str) -> None:
@@ -102,10 +131,12 @@ CHECKS = {
     ("load_test.py", ()): _sessions_kept_apart,
     ("bench_upload_stall.py", ()): _upload_stall_rows,
     ("bench_store.py", ()): _store_rows,
+    ("bench_growth.py", ()): _growth_rows,
+    ("bench_growth.py", ("--tools", "ours")): _growth_ours_only,
     ("bench_unigram.py", ("--prose",)): _unigram_prose_row,
 }
 # Scripts with a second mode worth its own smoke run: script -> its extra arguments.
-MODES = {"bench_unigram.py": ("--prose",)}
+MODES = {"bench_unigram.py": ("--prose",), "bench_growth.py": ("--tools", "ours")}
 # Scripts that start `streamlit run app.py` and Chromium.
 BROWSER = {"bench_app.py", "bench_live_compare.py", "load_test.py", "serving_bench.py", "soak_test.py"}
 TIMEOUT_SECONDS = 300
