@@ -41,7 +41,6 @@ LIBRARY_SCRIPT = """
 import sys, time
 from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, trainers
 kind, corpus, out, vocab_size = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-lines = open(corpus, encoding="utf-8").read().split("\\n")
 if kind == "bpe":
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -52,7 +51,7 @@ else:
     tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
     trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, show_progress=False, special_tokens=["[UNK]"])
-tok.train_from_iterator(lines, trainer)
+tok.train([corpus], trainer)  # as practitioners call it; our CLI reads a file the same way
 tok.save(out)
 """
 

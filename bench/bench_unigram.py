@@ -107,6 +107,8 @@ def ours(corpus: Path, out: Path, flavor: str, vocab_size: int, engine: str = "a
         "explorer",
         "train",
         str(corpus),
+        "--reading",  # one sequence per line, as LIBRARY_SCRIPT's train_from_iterator(lines)
+        "lines",
         "--algorithm",
         "unigram",
         "--flavor",
