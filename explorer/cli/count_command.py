@@ -35,7 +35,6 @@ from explorer.cli.common import (
 from explorer.corpora.streaming import CHUNK_BYTES
 from explorer.drawing.wording import plural
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS
-from explorer.run_config import READINGS
 
 # The options that decide how inputs are read and counted: --add adds files counted already.
 COUNTING_OPTIONS = (
@@ -70,7 +69,7 @@ def add_parser(commands) -> None:
     count.add_argument("--out", required=True, help="the count file to write (Parquet: word, count)")
     count.add_argument(
         "--reading",
-        choices=READINGS,
+        choices=["lines-with-endings", "lines"],  # records: what JSONL and Parquet inputs are
         help="how text files are cut into sequences: lines-with-endings (default: as the library's "
         "Tokenizer.train(files) reads a file), lines (each line without its break, as "
         "train_from_iterator(lines)); JSONL and Parquet are read as records",

@@ -210,7 +210,7 @@ def test_count_add_may_write_over_one_of_the_files_it_adds(tmp_path):
             ["a.txt", "--split-pattern", "cl100k", "--pre-tokenizer", "bert"],
             "--split-pattern is a byte-level setting",
         ),
-        (["a.txt", "--reading", "records"], "the reading 'records' is for JSONL and Parquet files"),
+        (["a.txt", "--reading", "records"], "argument --reading: invalid choice: 'records'"),
         (["a.txt", "--normalizer", "nope"], "unknown normalizer 'nope'"),
     ],
 )
