@@ -61,6 +61,7 @@ from explorer.runstore import (
 from explorer.runstore.keys import UPLOAD_META_KIND
 from explorer.runstore.keys import upload_key as keyed_upload_key
 from explorer.samples import SAMPLES
+from explorer.session.host_corpora import HostCorpus
 from explorer.training.history import TrainingHistory
 from explorer.work.config import default_pool
 from explorer.work.pool import WorkerPool
@@ -151,19 +152,22 @@ def training_spec(settings: Settings, limits: Limits) -> dict:
     return settings.run_config(limits).to_dict()
 
 
-def training_key(text: str, settings: Settings, limits: Limits, owner: bytes | None = None) -> str:
+def training_key(
+    text: str, settings: Settings, limits: Limits, owner: bytes | None = None, digest: str | None = None
+) -> str:
     """The store key of training `text` with `settings` under the step limit of `limits` (the
     time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
     of its own, never this shared one (`store_spec`'s "stopped_seed", `stopped_key`). `owner`: the
     salt of the session training a pasted or uploaded corpus (None for a sample, which every
-    visitor shares)."""
+    visitor shares). `digest`: what stands for the corpus's sha256 when there is no text here (a
+    host's file: explorer.session.host_corpora.HostCorpus.fingerprint)."""
     run = settings.run_config(limits)
     described = {**run.to_dict(), "trace_version": TRACE_VERSION}
     if owner is not None:
         described["owner"] = owner.hex()
     if run.trainer.takes_step_limit:  # the step limit counts merges: a Unigram run has none
         described["max_steps"] = limits.max_steps
-    return run_key(secret(), corpus_digest(text), canonical_json(described))
+    return run_key(secret(), digest or corpus_digest(text), canonical_json(described))
 
 
 def stopped_key(key: str, steps: int) -> str:
@@ -189,10 +193,24 @@ def store_spec(key: str, meta: dict, keep_corpus: bool) -> dict | None:
     }
 
 
-def run_meta(settings: Settings, shared_label: str, sample_key: str | None, text: str) -> dict:
+def run_meta(
+    settings: Settings, shared_label: str, sample_key: str | None, text: str, host: HostCorpus | None = None
+) -> dict:
     """What the store keeps beside a run's trace, to make it a `Run` again in any session. Its
     label is `shared_label`, what anyone may see the corpus called ("pasted text", "uploaded
-    file"): the name a visitor gave an uploaded corpus stays in that visitor's session."""
+    file"): the name a visitor gave an uploaded corpus stays in that visitor's session. A run of a
+    host's file (`host`) has no text here: it is `from_counts`, and names the file, its size and
+    modification time."""
+    if host is not None:
+        return {
+            "settings": dataclasses.asdict(settings),
+            "corpus_label": host.name,
+            "sample_key": host.key,
+            "corpus_sha256": host.fingerprint,
+            "characters": 0,
+            "from_counts": True,
+            "host_file": {"name": host.name, "size": host.size, "mtime_ns": host.mtime_ns},
+        }
     return {
         "settings": dataclasses.asdict(settings),
         "corpus_label": shared_label,
@@ -228,9 +246,9 @@ def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[TrainingHi
     return found[0], found[1]
 
 
-def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
-    """The stored run with this key and its corpus text, or None (not stored, expired, no store,
-    or a key that is not one)."""
+def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
+    """The stored run with this key and its corpus text (None for a run trained from word counts),
+    or None (not stored, expired, no store, or a key that is not one)."""
     run_store = store()
     if run_store is None or not is_run_key(key):
         return None
@@ -240,24 +258,28 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
     meta = entry.meta
     try:
         sample = SAMPLES.get(meta.get("sample_key") or "")
-        if entry.corpus is not None:
+        text: str | None
+        if meta.get("from_counts"):
+            text = None
+        elif entry.corpus is not None:
             text = entry.corpus.decode("utf-8", "surrogatepass")
         elif sample is not None:
             text = sample.text
         else:
             raise KeyError(f"no corpus and no sample {meta.get('sample_key')!r}")
         settings = settings_from_meta(meta)
-        trace, derived = _shared_trace(key, entry.payload, len(text))
+        trace, derived = _shared_trace(key, entry.payload, 0 if text is None else len(text))
     except (KeyError, TypeError, ValueError, AttributeError) as error:  # a store from another version
         LOG.warning("stored run %s cannot be read (%s): ignored", key[:12], error)
         return None
     run = Run(
-        key=RunKey(meta.get("corpus_sha256") or corpus_digest(text), settings),
+        key=RunKey(meta.get("corpus_sha256") or corpus_digest(text or ""), settings),
         history=trace,
         corpus_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
         shared_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
-        characters=len(text),
-        perceived_characters=character_count(text),
+        characters=0 if text is None else len(text),
+        perceived_characters=0 if text is None else character_count(text),
+        from_counts=text is None,
         sample_key=meta.get("sample_key"),
         number=number,
         stopped_by=meta.get("stopped_by"),
