@@ -45,7 +45,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from explorer.checks import Limits
+from explorer.checks import MB, Limits, utf8_size
 from explorer.drawing.wording import character_count
 from explorer.runs.run import Run, RunKey, corpus_digest
 from explorer.runs.settings import Settings
@@ -72,6 +72,10 @@ LOG = logging.getLogger(__name__)
 # never holds a visitor's file name).
 TRACE_VERSION = 4
 STORED_CORPUS_LABEL = "corpus"  # a stored run without a label of its own
+# A pasted or uploaded corpus is kept with its run up to this size (the Python engine's corpus
+# limit): a 50 MB upload's text cost the store 28 MB and its worker 19 s of compression. A larger
+# one's run is kept without it (`from_counts`: its words and counts, no running text).
+STORED_CORPUS_BYTES = 4 * MB
 SHARED_RUNS = 8  # parsed runs kept for the whole server (each session keeps its own few too)
 SHARED_CHARACTERS = 16_000_000  # ... holding at most this many corpus characters in all
 
@@ -211,13 +215,21 @@ def run_meta(
             "from_counts": True,
             "host_file": {"name": host.name, "size": host.size, "mtime_ns": host.mtime_ns},
         }
-    return {
+    meta = {
         "settings": dataclasses.asdict(settings),
         "corpus_label": shared_label,
         "sample_key": sample_key,
         "corpus_sha256": corpus_digest(text),
         "characters": len(text),
     }
+    if sample_key is None and not keeps_corpus(text):
+        meta["from_counts"] = True
+    return meta
+
+
+def keeps_corpus(text: str) -> bool:
+    """Whether a pasted or uploaded corpus is stored with its run (`STORED_CORPUS_BYTES`)."""
+    return utf8_size(text) <= STORED_CORPUS_BYTES
 
 
 def settings_from_meta(meta: dict) -> Settings:
@@ -337,7 +349,7 @@ def save_run(run: Run, text: str) -> bool:
         **run_meta(run.settings, run.shared_label or STORED_CORPUS_LABEL, run.sample_key, text),
         "stopped_by": run.stopped_by,
     }
-    corpus = None if run.sample_key else text.encode("utf-8", "surrogatepass")
+    corpus = None if run.sample_key or not keeps_corpus(text) else text.encode("utf-8", "surrogatepass")
     return run_store.put(run.store_key, run.history.to_json().encode("utf-8"), corpus, meta)
 
 

@@ -116,7 +116,7 @@ def submit(
         text if host is None else host_corpora.worker_input(host),
         serving.training_spec(settings, limits),
         dataclasses.asdict(limits),
-        serving.store_spec(key, meta, keep_corpus=sample_key is None),
+        serving.store_spec(key, meta, keep_corpus=sample_key is None and serving.keeps_corpus(text)),
         pool.counting_jobs,
         _engine(),
         time_limit=limits.max_seconds + EXTRA_SECONDS,
@@ -133,6 +133,9 @@ def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
             if loaded is not None:
                 if job.corpus_label:  # this visitor's name for it (a reload's attached job has none)
                     loaded[0].corpus_label = job.corpus_label
+                if loaded[1] is None and job.text:  # not stored, but this session holds its text
+                    loaded[0].from_counts = False
+                    return loaded[0], job.text
                 return loaded
         if result.get("trace_json") is None or not job.text:
             return "Training finished, but its result could not be read back from the run store: train again."

@@ -1,5 +1,7 @@
 """The text a view uses in place of a run's training corpus when the run has none: a run trained
-from word counts (`Run.from_counts`) keeps words and their counts, not the running text that
+from word counts (`Run.from_counts`: a host's file streamed into the counter, or a corpus too large
+for the run store, explorer.session.serving.STORED_CORPUS_BYTES, opened again from the store)
+keeps words and their counts, not the running text that
 Compare's corpus figures and the Vocabulary page's audit read. Such a view says so in one
 sentence (`no_running_text`) and offers one of the app's samples instead (`STAND_INS`);
 `stand_in_sample` keys its measurements apart from the training corpus's.
@@ -19,8 +21,8 @@ def no_running_text(needs: str) -> str:
     """The one sentence a view says for a run without running text; `needs` is what it would do
     with it ("measure", "audit")."""
     return (
-        f"This run was trained from word counts, so it has no running text to {needs}: "
-        f"{needs} on a sample text instead."
+        f"This run keeps its words and their counts, not its running text, so there is none to {needs} "
+        f"here: {needs} on a sample text instead."
     )
 
 

@@ -61,7 +61,7 @@ def test_compare_says_the_run_has_no_text_and_measures_a_sample_instead(counts_s
     assert any("**On the sample text**" in str(element.value) for element in at.markdown)
     corpus_table = at.dataframe[0].value
     assert len(corpus_table) >= 2 and corpus_table["tokens"].notna().all()
-    assert any("without the text" in caption for caption in texts(at, "caption"))
+    assert any("not its text" in caption for caption in texts(at, "caption"))
     assert not joined(at, "error")
 
 

@@ -201,3 +201,23 @@ def test_an_upload_over_the_python_engines_limit_trains_in_full_on_the_compiled_
     click(at, W.TRAIN)
     run = session_value(at, CURRENT_RUN)
     assert run is not None and run.characters == len(OVER_THE_PYTHON_LIMIT)
+
+
+def test_a_corpus_over_the_stores_bound_is_kept_out_of_the_store_and_its_link_opens_without_text(monkeypatch):
+    """Above `serving.STORED_CORPUS_BYTES` (here 1,000 bytes) the run is stored without its
+    corpus: the session that trained it still measures on its text; the link opens the run in
+    another session, whose views that need the text use a sample instead."""
+    monkeypatch.setattr(serving, "STORED_CORPUS_BYTES", 1_000)
+    at = new_app()
+    at.file_uploader(key=W.UPLOAD).upload(
+        "big.txt", OVER_THE_PYTHON_LIMIT[:5_000].encode(), "text/plain"
+    ).run()
+    click(at, W.TRAIN)
+    run = session_value(at, CURRENT_RUN)
+    assert run is not None and not run.from_counts
+    assert session_value(at, state.TRAINED_CORPUS)[1] == OVER_THE_PYTHON_LIMIT[:5_000]
+    entry = serving.store().get(run.store_key)
+    assert entry is not None and entry.corpus is None and entry.meta["from_counts"]
+    reopened = new_app({key: at.query_params[key] for key in at.query_params})
+    again = session_value(reopened, CURRENT_RUN)
+    assert again is not None and again.store_key == run.store_key and again.from_counts

@@ -173,6 +173,8 @@ def start(
         return None
     if isinstance(found, Run):
         state.put(state.OUTCOME, [("caption", REUSED)])
+        if found.from_counts and host is None:  # a corpus the store does not keep: this session has it
+            found.from_counts = False
         state.set_current_run(found, None if found.from_counts else text)
         return found
     job = _submit(found, text, settings, corpus_label, sample_key, limits, shared_label, host)

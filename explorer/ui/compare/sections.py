@@ -64,9 +64,7 @@ def other_run(run: Run) -> Run | None:
         return other
     label = ALGORITHM_LABELS[other_algorithm(run.settings.algorithm)]
     if run.from_counts:
-        st.caption(
-            f"{label} is not trained beside this run: it was trained from word counts, without the text."
-        )
+        st.caption(f"{label} is not trained beside this run: it keeps its words and counts, not its text.")
         return None
     corpus_text = state.trained_corpus_text(run)
     clicked = st.button(

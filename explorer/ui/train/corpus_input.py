@@ -253,9 +253,9 @@ def _uploader(limits: Limits) -> None:
         type=["txt"],
         key=W.UPLOAD,
         on_change=_on_upload_change,
-        help="The file is used instead of the text above; it stays when you visit other pages, and it is "
-        "stored with its run so that a reload or the run's link brings it back. A link never shows it to "
-        "anyone who does not have the link.",
+        help="The file is used instead of the text above; it stays when you visit other pages, and up to "
+        "4 MB it is stored with its run so that a reload or the run's link brings it back. A link never "
+        "shows it to anyone who does not have the link.",
         max_upload_size=limits.max_upload_mb,
     )
     # The uploader refuses a larger file in the browser, with only a red mark whose reason is a tooltip.
