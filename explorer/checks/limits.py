@@ -18,7 +18,7 @@ import math
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 # One unit everywhere, in every message, chip and button: MB = 1,000,000 bytes, the unit Streamlit's
@@ -35,10 +35,12 @@ class InputError(ValueError):
 class Limits:
     """Bounds for one visitor's run on a shared host. Defaults, and why:
 
-    - max_corpus_mb = 4 (UTF-8, MB of 1,000,000 bytes): plenty to watch merges happen (4x
-      tinyshakespeare); ordinary text that size trains to 5,000 tokens in about 2 s and 100 MB.
-      Adversarial text costs far more (4 MB of random letters to 20,000 tokens: 74 s, 1.2 GB), so
-      the cap bounds memory while the time budget bounds the rest.
+    - max_corpus_mb = 4 (UTF-8, MB of 1,000,000 bytes) on the Python engine: plenty to watch
+      merges happen (4x tinyshakespeare); ordinary text that size trains to 5,000 tokens in about
+      2 s and 100 MB. Adversarial text costs far more (4 MB of random letters to 20,000 tokens:
+      74 s, 1.2 GB), so the cap bounds memory while the time budget bounds the rest. The compiled
+      engine trains whatever the uploader takes (`for_engine`: max_upload_mb, or max_corpus_mb
+      when a host set it higher).
     - max_seconds = 60: a run holds a core of a shared machine; a minute covers every ordinary
       corpus under the size limit and stops the pathological ones (the trace says "stopped").
     - max_steps = 50,000 merges: as many as GPT-2 learned. The trace keeps 10 candidates per step
@@ -46,9 +48,9 @@ class Limits:
     - max_vocab = 100,000: the size of the largest vocabularies people compare with
       (cl100k_base); what the Train page's number input accepts.
     - max_upload_mb = 50: must equal `server.maxUploadSize` in .streamlit/config.toml (a test
-      checks it). Well above the corpus limit on purpose: a file too large to train whole still
-      arrives and gets the offer of its first 4 MB or a random sample of its lines, instead of
-      Streamlit's rejection.
+      checks it). The compiled engine's corpus limit. Well above the Python engine's on purpose: there,
+      a file too large to train whole still arrives and gets the offer of its first 4 MB or a random
+      sample of its lines, instead of Streamlit's rejection.
     - max_tokenizer_mb = 20, max_tokenizer_entries = 500,000: one uploaded tokenizer file on the
       Compare page, checked before it is parsed (explorer.compare.upload_checks). Llama 3's
       tokenizer.json is 9 MB and 408,000 entries (vocabulary plus merges); a 36 MB file of
@@ -111,6 +113,19 @@ class Limits:
     def max_corpus_bytes(self) -> int:
         """The corpus limit in bytes of UTF-8 (huge when there is no limit)."""
         return 2**62 if math.isinf(self.max_corpus_mb) else int(self.max_corpus_mb * MB)
+
+    def for_engine(self, engine: str) -> Limits:
+        """The limits of a run on `engine` ("rust" or "python", explorer.training.engines.resolve):
+        the compiled engine trains a corpus as large as an upload (50 MB of growing-vocabulary text
+        to 32,000 tokens well within the time budget, docs/serving.md), the Python engine keeps
+        `max_corpus_mb`.
+
+        >>> Limits().for_engine("rust").max_corpus_mb, Limits().for_engine("python").max_corpus_mb
+        (50, 4.0)
+        """
+        if engine != "rust" or self.max_corpus_mb >= self.max_upload_mb:
+            return self
+        return replace(self, max_corpus_mb=self.max_upload_mb)
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Limits:

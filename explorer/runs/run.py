@@ -60,6 +60,9 @@ class Run:
     number: int = 1  # the session's run number (explorer.ui.common.state.next_run_number)
     stopped_by: str | None = None  # what ended a "stopped" run: the Stop button or a budget limit
     store_key: str = ""  # its key in the run store and in links (explorer.session.serving.training_key)
+    # Its words and counts without its running text (trained from counts, or a corpus the store
+    # does not keep): views that need the text use a stand-in instead (explorer.views.stand_in_text).
+    from_counts: bool = False
     # Objects derived from the history alone (`derive`); a run loaded from the store shares them with
     # every session showing it (explorer.session.serving). Objects that name this session's run (its
     # number) or change as it is used live in `own` (`derive(..., own=True)`).

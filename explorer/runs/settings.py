@@ -38,6 +38,7 @@ from explorer.run_config import (
     TrainerConfig,
     UnigramConfig,
 )
+from explorer.training import engines
 from explorer.training.settings_checks import check_min_frequency, check_vocab_size, special_token_entries
 
 ALGORITHM_LABELS = {"bpe": "BPE", "wordpiece": "WordPiece", "unigram": "Unigram"}
@@ -118,11 +119,20 @@ def read_whole_number(text: str, low: int, high: int) -> int | None:
 
 
 def limits_from_env() -> Limits:
-    """The bounds from EXPLORER_MAX_* environment variables (defaults when unset).
+    """The bounds from EXPLORER_MAX_* environment variables (defaults when unset), for the engine
+    this server trains with (`Limits.for_engine`: the compiled engine trains a whole upload; an
+    EXPLORER_ENGINE that names no engine leaves the Python engine's limits, and training says why).
 
     Raises InputError naming the variable when one is malformed: `limits_or_defaults()` turns that
     into the sentence the app shows while it runs with the defaults."""
-    return Limits.from_env()
+    return Limits.from_env().for_engine(_engine())
+
+
+def _engine() -> str:
+    try:
+        return engines.resolve()
+    except ValueError:
+        return "python"
 
 
 def limits_or_defaults() -> tuple[Limits, str | None]:
@@ -130,7 +140,9 @@ def limits_or_defaults() -> tuple[Limits, str | None]:
     try:
         return limits_from_env(), None
     except InputError as error:
-        return Limits(), f"The server's limits are misconfigured ({error}); the default limits apply."
+        return Limits().for_engine(
+            _engine()
+        ), f"The server's limits are misconfigured ({error}); the default limits apply."
 
 
 def slider_max_vocab_size(limits: Limits) -> int:

@@ -45,7 +45,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
-from explorer.checks import Limits
+from explorer.checks import MB, Limits, utf8_size
 from explorer.drawing.wording import character_count
 from explorer.runs.run import Run, RunKey, corpus_digest
 from explorer.runs.settings import Settings
@@ -61,6 +61,7 @@ from explorer.runstore import (
 from explorer.runstore.keys import UPLOAD_META_KIND
 from explorer.runstore.keys import upload_key as keyed_upload_key
 from explorer.samples import SAMPLES
+from explorer.session.host_corpora import HostCorpus
 from explorer.training.history import TrainingHistory
 from explorer.work.config import default_pool
 from explorer.work.pool import WorkerPool
@@ -71,6 +72,10 @@ LOG = logging.getLogger(__name__)
 # never holds a visitor's file name).
 TRACE_VERSION = 4
 STORED_CORPUS_LABEL = "corpus"  # a stored run without a label of its own
+# A pasted or uploaded corpus is kept with its run up to this size (the Python engine's corpus
+# limit): a 50 MB upload's text cost the store 28 MB and its worker 19 s of compression. A larger
+# one's run is kept without it (`from_counts`: its words and counts, no running text).
+STORED_CORPUS_BYTES = 4 * MB
 SHARED_RUNS = 8  # parsed runs kept for the whole server (each session keeps its own few too)
 SHARED_CHARACTERS = 16_000_000  # ... holding at most this many corpus characters in all
 
@@ -157,19 +162,22 @@ def training_spec(settings: Settings, limits: Limits) -> dict:
     return settings.run_config(limits).to_dict()
 
 
-def training_key(text: str, settings: Settings, limits: Limits, owner: bytes | None = None) -> str:
+def training_key(
+    text: str, settings: Settings, limits: Limits, owner: bytes | None = None, digest: str | None = None
+) -> str:
     """The store key of training `text` with `settings` under the step limit of `limits` (the
     time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
     of its own, never this shared one (`store_spec`'s "stopped_seed", `stopped_key`). `owner`: the
     salt of the session training a pasted or uploaded corpus (None for a sample, which every
-    visitor shares)."""
+    visitor shares). `digest`: what stands for the corpus's sha256 when there is no text here (a
+    host's file: explorer.session.host_corpora.HostCorpus.fingerprint)."""
     run = settings.run_config(limits)
     described = {**run.to_dict(), "trace_version": TRACE_VERSION}
     if owner is not None:
         described["owner"] = owner.hex()
     if run.trainer.takes_step_limit:  # the step limit counts merges: a Unigram run has none
         described["max_steps"] = limits.max_steps
-    return run_key(secret(), corpus_digest(text), canonical_json(described))
+    return run_key(secret(), digest or corpus_digest(text), canonical_json(described))
 
 
 def stopped_key(key: str, steps: int) -> str:
@@ -195,17 +203,39 @@ def store_spec(key: str, meta: dict, keep_corpus: bool) -> dict | None:
     }
 
 
-def run_meta(settings: Settings, shared_label: str, sample_key: str | None, text: str) -> dict:
+def run_meta(
+    settings: Settings, shared_label: str, sample_key: str | None, text: str, host: HostCorpus | None = None
+) -> dict:
     """What the store keeps beside a run's trace, to make it a `Run` again in any session. Its
     label is `shared_label`, what anyone may see the corpus called ("pasted text", "uploaded
-    file"): the name a visitor gave an uploaded corpus stays in that visitor's session."""
-    return {
+    file"): the name a visitor gave an uploaded corpus stays in that visitor's session. A run of a
+    host's file (`host`) has no text here: it is `from_counts`, and names the file, its size and
+    modification time."""
+    if host is not None:
+        return {
+            "settings": dataclasses.asdict(settings),
+            "corpus_label": host.name,
+            "sample_key": host.key,
+            "corpus_sha256": host.fingerprint,
+            "characters": 0,
+            "from_counts": True,
+            "host_file": {"name": host.name, "size": host.size, "mtime_ns": host.mtime_ns},
+        }
+    meta = {
         "settings": dataclasses.asdict(settings),
         "corpus_label": shared_label,
         "sample_key": sample_key,
         "corpus_sha256": corpus_digest(text),
         "characters": len(text),
     }
+    if sample_key is None and not keeps_corpus(text):
+        meta["from_counts"] = True
+    return meta
+
+
+def keeps_corpus(text: str) -> bool:
+    """Whether a pasted or uploaded corpus is stored with its run (`STORED_CORPUS_BYTES`)."""
+    return utf8_size(text) <= STORED_CORPUS_BYTES
 
 
 def settings_from_meta(meta: dict) -> Settings:
@@ -234,9 +264,9 @@ def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[TrainingHi
     return found[0], found[1]
 
 
-def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
-    """The stored run with this key and its corpus text, or None (not stored, expired, no store,
-    or a key that is not one)."""
+def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
+    """The stored run with this key and its corpus text (None for a run trained from word counts),
+    or None (not stored, expired, no store, or a key that is not one)."""
     run_store = store()
     if run_store is None or not is_run_key(key):
         return None
@@ -246,24 +276,28 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str] | None:
     meta = entry.meta
     try:
         sample = SAMPLES.get(meta.get("sample_key") or "")
-        if entry.corpus is not None:
+        text: str | None
+        if meta.get("from_counts"):
+            text = None
+        elif entry.corpus is not None:
             text = entry.corpus.decode("utf-8", "surrogatepass")
         elif sample is not None:
             text = sample.text
         else:
             raise KeyError(f"no corpus and no sample {meta.get('sample_key')!r}")
         settings = settings_from_meta(meta)
-        trace, derived = _shared_trace(key, entry.payload, len(text))
+        trace, derived = _shared_trace(key, entry.payload, 0 if text is None else len(text))
     except (KeyError, TypeError, ValueError, AttributeError) as error:  # a store from another version
         LOG.warning("stored run %s cannot be read (%s): ignored", key[:12], error)
         return None
     run = Run(
-        key=RunKey(meta.get("corpus_sha256") or corpus_digest(text), settings),
+        key=RunKey(meta.get("corpus_sha256") or corpus_digest(text or ""), settings),
         history=trace,
         corpus_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
         shared_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
-        characters=len(text),
-        perceived_characters=character_count(text),
+        characters=0 if text is None else len(text),
+        perceived_characters=0 if text is None else character_count(text),
+        from_counts=text is None,
         sample_key=meta.get("sample_key"),
         number=number,
         stopped_by=meta.get("stopped_by"),
@@ -321,7 +355,7 @@ def save_run(run: Run, text: str) -> bool:
         **run_meta(run.settings, run.shared_label or STORED_CORPUS_LABEL, run.sample_key, text),
         "stopped_by": run.stopped_by,
     }
-    corpus = None if run.sample_key else text.encode("utf-8", "surrogatepass")
+    corpus = None if run.sample_key or not keeps_corpus(text) else text.encode("utf-8", "surrogatepass")
     return run_store.put(run.store_key, run.history.to_json().encode("utf-8"), corpus, meta)
 
 

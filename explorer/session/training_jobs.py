@@ -13,11 +13,12 @@ import dataclasses
 import time
 from dataclasses import dataclass, field
 
-from explorer.checks import Limits
+from explorer.checks import Limits, format_size
 from explorer.drawing.wording import character_count, plural
 from explorer.runs.run import Run, RunKey, corpus_digest
 from explorer.runs.settings import ALGORITHM_LABELS, Settings
-from explorer.session import serving
+from explorer.session import host_corpora, serving
+from explorer.session.host_corpora import HostCorpus
 from explorer.training import engines
 from explorer.work import tasks
 from explorer.work.jobs import CANCELLED, CRASHED, DONE, QUEUED, JobHandle
@@ -59,6 +60,11 @@ class TrainingJob:
             )
         progress = job.progress
         if progress.get("phase") != "training":
+            read, total = progress.get("bytes_read"), progress.get("total_bytes")
+            if read is not None and total:  # a host's file, streamed
+                return min(1.0, read / total), (
+                    f"Training {label}: counting words, {format_size(read)} of {format_size(total)} read …"
+                )
             return 0.0, f"Training {label}: counting words …"
         step, planned = progress.get("step", 0), progress.get("planned", 0)
         fraction = min(1.0, step / planned) if planned > 0 else 1.0
@@ -91,26 +97,33 @@ def _engine() -> str | None:
 
 
 def submit(
-    key: str, text: str, settings: Settings, sample_key: str | None, limits: Limits, label: str
+    key: str,
+    text: str,
+    settings: Settings,
+    sample_key: str | None,
+    limits: Limits,
+    label: str,
+    host: HostCorpus | None = None,
 ) -> JobHandle:
     """Ask the pool for the run `key` names (a new job, or the one another visitor started), stored
-    by the worker under `key` with `label`."""
-    meta = serving.run_meta(settings, label, sample_key, text)
+    by the worker under `key` with `label`. A host's file (`host`) goes to the worker as its path,
+    never as its text, and is not stored (the run's key and meta name it)."""
+    meta = serving.run_meta(settings, label, sample_key, text, host)
     pool = serving.pool()
     return pool.request(
         key,
         tasks.train_task,
-        text,
+        text if host is None else host_corpora.worker_input(host),
         serving.training_spec(settings, limits),
         dataclasses.asdict(limits),
-        serving.store_spec(key, meta, keep_corpus=sample_key is None),
+        serving.store_spec(key, meta, keep_corpus=sample_key is None and serving.keeps_corpus(text)),
         pool.counting_jobs,
         _engine(),
         time_limit=limits.max_seconds + EXTRA_SECONDS,
     )
 
 
-def finish(job: TrainingJob) -> tuple[Run, str] | str:
+def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
     """(the run a finished job made, its corpus text), or the sentence saying why there is none."""
     ended = job.job
     if ended.state == DONE:
@@ -120,6 +133,9 @@ def finish(job: TrainingJob) -> tuple[Run, str] | str:
             if loaded is not None:
                 if job.corpus_label:  # this visitor's name for it (a reload's attached job has none)
                     loaded[0].corpus_label = job.corpus_label
+                if loaded[1] is None and job.text:  # not stored, but this session holds its text
+                    loaded[0].from_counts = False
+                    return loaded[0], job.text
                 return loaded
         if result.get("trace_json") is None or not job.text:
             return "Training finished, but its result could not be read back from the run store: train again."

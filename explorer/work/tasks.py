@@ -1,9 +1,12 @@
 """The real jobs of the worker pool, taking and returning plain data (small where possible).
 
 - `train_task(reporter, corpus_text, settings, limits, store=None, jobs=1, engine=None)`:
-  `explorer.train.train_corpus` (its words counted in `jobs` forked processes: the pool's
-  `counting_jobs`; its merges on `engine`, the server's, explorer.training.engines)
-  under the run's budget (`Limits.budget()`), reporting {"phase": "counting"} and then
+  `explorer.train.train_corpus` (or, when `corpus_text` is a host's file,
+  explorer.session.host_corpora.worker_input, that file streamed into the counter where it is,
+  `count_inputs`, then `train_counted`: its text is never stored; its words counted in `jobs`
+  forked processes: the pool's `counting_jobs`; its merges on `engine`, the server's,
+  explorer.training.engines) under the run's budget (`Limits.budget()`), reporting
+  {"phase": "counting"} (with "bytes_read" and "total_bytes" for a host's file) and then
   {"phase": "training", "step", "planned", "unit"} ("merge", or "round" for Unigram, whose
   `planned` is an estimate of its rounds), stopping when the reporter says so (Stop, a visitor
   gone) or the budget does. The step limit counts merges: a Unigram run has the time limit only,
@@ -68,7 +71,7 @@ WARM_UP_STEPS = ("measuring", *PRETRAINED)
 
 def train_task(
     reporter,
-    corpus_text: str,
+    corpus_text: str | dict,
     settings: dict,
     limits: dict,
     store: dict | None = None,
@@ -87,15 +90,20 @@ def train_task(
         lambda step, planned: reporter.report(phase="training", step=step, planned=planned, unit=unit),
     )
     reporter.report(phase="counting")
-    trace = train_corpus(
-        corpus_text,
-        run,
-        progress=budget.progress,
-        should_stop=lambda: reporter.should_stop() or budget.should_stop(),
-        max_steps=budget.step_limit,
-        jobs=jobs,
-        engine=engine,
-    )
+    should_stop = lambda: reporter.should_stop() or budget.should_stop()  # noqa: E731
+    if isinstance(corpus_text, dict):  # a host's file, streamed where it is
+        trace = _train_host_file(reporter, corpus_text, run, budget, should_stop, jobs, engine)
+        corpus_text = ""  # never stored: the run's link names the file
+    else:
+        trace = train_corpus(
+            corpus_text,
+            run,
+            progress=budget.progress,
+            should_stop=should_stop,
+            max_steps=budget.step_limit,
+            jobs=jobs,
+            engine=engine,
+        )
     if not trace.words:
         raise ValueError(NO_WORDS)
     trace.record_final_frequencies()  # the Vocabulary page's (Unigram), here in the worker, not on the page
@@ -133,6 +141,51 @@ def train_task(
             if result["stored_key"] is not None:
                 result["trace_json"] = None
     return result
+
+
+def _train_host_file(reporter, host: dict, run: RunConfig, budget: Budget, should_stop, jobs: int, engine):
+    """A host's corpus file (explorer.session.host_corpora.worker_input) streamed into the counter
+    in chunks (progress in bytes), then trained from its counts; a ValueError of one sentence when
+    the file is gone, changed since it was listed, or stopped while counting."""
+    import os
+
+    from explorer.corpora.counting import Counting
+    from explorer.corpora.inputs import expand_inputs
+    from explorer.corpora.streaming import CountingStopped, count_inputs
+    from explorer.training.trainers import train_counted
+
+    path = host["host_path"]
+    name = os.path.basename(path)
+    try:
+        status = os.stat(path)
+    except OSError as error:
+        raise ValueError(f"The server's corpus {name!r} cannot be read ({error.strerror}).") from None
+    if (status.st_size, status.st_mtime_ns) != (host["size"], host["mtime_ns"]):
+        raise ValueError(f"The server's corpus {name!r} changed since it was listed: choose it again.")
+    try:
+        counts = count_inputs(
+            expand_inputs([path]),
+            Counting.of(run),
+            jobs=jobs,
+            engine=engine,
+            progress=lambda done, total: reporter.report(
+                phase="counting", bytes_read=done, total_bytes=total
+            ),
+            should_stop=should_stop,
+        )
+    except CountingStopped:
+        raise ValueError(f"Training stopped while it counted the words of {name!r}.") from None
+    except OSError as error:
+        raise ValueError(f"The server's corpus {name!r} cannot be read ({error.strerror}).") from None
+    return train_counted(
+        counts.words,
+        counts.figures,
+        run,
+        progress=budget.progress,
+        should_stop=should_stop,
+        max_steps=budget.step_limit,
+        engine=engine,
+    )
 
 
 def trace_steps(trace) -> int:

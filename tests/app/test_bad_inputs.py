@@ -39,6 +39,7 @@ from tests.app.helpers import (
 from tests.helpers.processes import wait_until
 
 ENVIRONMENT = (
+    "EXPLORER_ENGINE",
     "EXPLORER_MAX_CORPUS_MB",
     "EXPLORER_MAX_SECONDS",
     "EXPLORER_MAX_STEPS",
@@ -225,6 +226,7 @@ def test_million_character_word_trains_within_a_step_budget(monkeypatch):
 
 
 def test_over_the_size_limit_offers_a_prefix_and_a_sample(monkeypatch):
+    monkeypatch.setenv("EXPLORER_ENGINE", "python")  # its limit (the compiled engine's is the upload's)
     monkeypatch.setenv("EXPLORER_MAX_CORPUS_MB", "0.001")  # 1,000 bytes
     corpus = "\n".join(f"line {index:03d} alpha beta gamma delta" for index in range(60))  # 2,039 bytes
     at = paste(new_app(), corpus)
@@ -249,6 +251,7 @@ def test_over_the_size_limit_offers_a_prefix_and_a_sample(monkeypatch):
 
 
 def test_an_upload_over_the_limit_offers_the_same(monkeypatch):
+    monkeypatch.setenv("EXPLORER_ENGINE", "python")
     monkeypatch.setenv("EXPLORER_MAX_CORPUS_MB", "0.001")
     data = ("\n".join(f"uploaded line {index} with some words" for index in range(80))).encode()
     at = new_app()

@@ -28,7 +28,8 @@ OVER_THE_LIMIT = ("\n".join(f"uploaded line {index} with some words" for index i
 @pytest.fixture
 def over_the_limit(monkeypatch):
     """A session whose upload is over the corpus limit (1 KB): the page offers the first 1 KB and a
-    random sample of lines."""
+    random sample of lines (the Python engine's limit: the compiled engine trains a whole upload)."""
+    monkeypatch.setenv("EXPLORER_ENGINE", "python")
     monkeypatch.setenv("EXPLORER_MAX_CORPUS_MB", "0.001")
     at = new_app()
     at.file_uploader(key=W.UPLOAD).upload("big.txt", OVER_THE_LIMIT, "text/plain").run()

@@ -14,6 +14,7 @@ from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileMan
 
 from explorer.samples import SAMPLES
 from explorer.session import serving
+from explorer.training import engines
 from explorer.ui.common import abandoned, state, training
 from explorer.ui.common.state import CURRENT_RUN
 from explorer.ui.common.state import Widget as W
@@ -174,3 +175,49 @@ def test_a_closed_tabs_upload_is_let_go_and_the_memory_given_back(monkeypatch):
     gc.collect()
     assert upload() is None and given_back == [True]
     assert session_value(at, state.UPLOADED_CORPUS) is None
+
+
+OVER_THE_PYTHON_LIMIT = "".join(f"uploaded line {index} with words w{index % 97}\n" for index in range(4_000))
+
+
+@pytest.mark.parametrize("engine", ["rust", "python"])
+def test_an_upload_over_the_python_engines_limit_trains_in_full_on_the_compiled_engine(monkeypatch, engine):
+    """The corpus limit is the engine's (`Limits.for_engine`): on the compiled engine an upload
+    trains whole up to the uploader's limit; the Python engine keeps its limit and its offer. (A
+    0.1 MB limit stands for 4 MB, 1 MB for the uploads' 50.)"""
+    if engine == "rust" and engines.compiled() is None:
+        pytest.skip("the compiled engine is not built")
+    monkeypatch.setenv("EXPLORER_ENGINE", engine)
+    monkeypatch.setenv("EXPLORER_MAX_CORPUS_MB", "0.1")
+    monkeypatch.setenv("EXPLORER_MAX_UPLOAD_MB", "1")
+    assert 100_000 < len(OVER_THE_PYTHON_LIMIT) < 1_000_000
+    at = new_app()
+    at.file_uploader(key=W.UPLOAD).upload("big.txt", OVER_THE_PYTHON_LIMIT.encode(), "text/plain").run()
+    offers = {W.TRAIN_PREFIX, W.TRAIN_SAMPLE} & {button.key for button in at.button}
+    if engine == "python":
+        assert "the limit is 100,000 bytes" in joined(at, "error") and offers
+        return
+    assert not offers and "limit" not in joined(at, "error")
+    click(at, W.TRAIN)
+    run = session_value(at, CURRENT_RUN)
+    assert run is not None and run.characters == len(OVER_THE_PYTHON_LIMIT)
+
+
+def test_a_corpus_over_the_stores_bound_is_kept_out_of_the_store_and_its_link_opens_without_text(monkeypatch):
+    """Above `serving.STORED_CORPUS_BYTES` (here 1,000 bytes) the run is stored without its
+    corpus: the session that trained it still measures on its text; the link opens the run in
+    another session, whose views that need the text use a sample instead."""
+    monkeypatch.setattr(serving, "STORED_CORPUS_BYTES", 1_000)
+    at = new_app()
+    at.file_uploader(key=W.UPLOAD).upload(
+        "big.txt", OVER_THE_PYTHON_LIMIT[:5_000].encode(), "text/plain"
+    ).run()
+    click(at, W.TRAIN)
+    run = session_value(at, CURRENT_RUN)
+    assert run is not None and not run.from_counts
+    assert session_value(at, state.TRAINED_CORPUS)[1] == OVER_THE_PYTHON_LIMIT[:5_000]
+    entry = serving.store().get(run.store_key)
+    assert entry is not None and entry.corpus is None and entry.meta["from_counts"]
+    reopened = new_app({key: at.query_params[key] for key in at.query_params})
+    again = session_value(reopened, CURRENT_RUN)
+    assert again is not None and again.store_key == run.store_key and again.from_counts

@@ -49,7 +49,7 @@ from explorer.runs.run import Run, corpus_digest
 from explorer.runs.settings import Settings, from_query_params, limits_or_defaults, read_whole_number
 from explorer.runstore import is_run_key
 from explorer.samples import SAMPLES, sample_by_key
-from explorer.session import serving
+from explorer.session import host_corpora, serving
 from explorer.ui.common import state, training
 
 SAMPLE_PARAM = "sample"
@@ -126,14 +126,21 @@ def with_session_runs(params: dict[str, str]) -> dict[str, str]:
     return params
 
 
-def shows_form(run: Run | None, settings: Settings, corpus_text: str | None, sample_key: str | None) -> bool:
+def shows_form(
+    run: Run | None,
+    settings: Settings,
+    corpus_text: str | None,
+    sample_key: str | None,
+    digest: str | None = None,
+) -> bool:
     """True when `run` is exactly what the Train form says: its settings, its sample, its corpus
-    (or the corpus it was trained from, when Train used only a part of it)."""
+    (or the corpus it was trained from, when Train used only a part of it). `digest`: what stands
+    for the corpus's when it has no text here (a host's file: its fingerprint)."""
     if run is None or corpus_text is None:
         return False
     if run.settings.canonical() != settings.canonical() or run.sample_key != (sample_key or None):
         return False
-    return state.digest_trained_for(corpus_text) == run.key.corpus_sha256
+    return (digest or state.digest_trained_for(corpus_text)) == run.key.corpus_sha256
 
 
 def job_shows_form(settings: Settings, corpus_text: str | None, sample_key: str | None) -> bool:
@@ -165,8 +172,9 @@ def train_page_view(settings: Settings, corpus) -> tuple[Run | None, dict[str, s
     """The Train page's run to summarize (None: the form is not what trained the current run)
     and its URL, for the form's `settings` and `corpus` (explorer.ui.train.corpus_input.Corpus)."""
     text, sample_key = (corpus.text, corpus.sample_key) if corpus else (None, None)
+    digest = corpus.host.fingerprint if corpus is not None and corpus.host is not None else None
     run = state.current_run()
-    shown = run if shows_form(run, settings, text, sample_key) else None
+    shown = run if shows_form(run, settings, text, sample_key, digest) else None
     return shown, train_params(settings, sample_key, shown, job_shows_form(settings, text, sample_key))
 
 
@@ -257,7 +265,7 @@ def read() -> tuple[Settings, str | None, list[str]] | None:
     settings, notes = from_query_params(params, limits_or_defaults()[0])
     notes = lesson_notes + notes
     sample_key = params.get(SAMPLE_PARAM)
-    if sample_key and sample_key not in SAMPLES:
+    if sample_key and sample_key not in SAMPLES and host_corpora.find(sample_key) is None:
         notes.append(f"Unknown sample {sample_key!r} in the link (choose from {', '.join(SAMPLES)}).")
         sample_key = None
     return settings, sample_key, notes
@@ -284,7 +292,7 @@ def ignored_note(run: Run, params: Mapping[str, str]) -> str | None:
     )
 
 
-def _load(number: int, key: str) -> tuple[Run, str] | None:
+def _load(number: int, key: str) -> tuple[Run, str | None] | None:
     loaded = serving.load_run(key, number)
     if loaded is not None:
         state.run_cache().put(loaded[0])

@@ -137,6 +137,7 @@ class Widget:
     AUDIT_STONES = "vocab_audit_stones"  # the audit's tables (their links open Merge history's steps)
     AUDIT_UNREACHABLE = "vocab_audit_unreachable"
     AUDIT_UNUSED = "vocab_audit_unused"
+    AUDIT_STAND_IN = "vocab_audit_stand_in"  # the sample audited instead (a run without running text)
     # Compare
     SENTENCES = "sentences"
     TRY_TEXT = "train_try_text"
@@ -147,6 +148,7 @@ class Widget:
     TRAIN_OTHER = "train_other"
     STEPS_COLUMN = "compare_steps_column"
     MEASURE_WHOLE_BUTTON = "measure_whole_corpus"
+    MEASURE_STAND_IN = "compare_measure_stand_in"  # the sample measured instead (no running text)
     COMPARE_STEPS_TEXT = "compare_steps_text"
     COMPARE_SPECIAL_TOKENS = "compare_special_tokens"  # "Treat special-token text as special tokens"
     DECODE_COLUMN = "compare_decode_column"  # the decode panel's tokenizer (a column key)
@@ -324,8 +326,9 @@ def earlier_runs() -> list[Run]:
     return list(st.session_state.get(HISTORY, []))
 
 
-def set_current_run(run: Run, corpus_text: str) -> None:
-    """Make `run` the one every page shows; the previous one joins the earlier runs."""
+def set_current_run(run: Run, corpus_text: str | None) -> None:
+    """Make `run` the one every page shows; the previous one joins the earlier runs. `corpus_text`:
+    None for a run without running text (`Run.from_counts`)."""
     previous = current_run()
     if previous is run:
         return
@@ -333,7 +336,7 @@ def set_current_run(run: Run, corpus_text: str) -> None:
         _keep_earlier(remember(earlier_runs(), previous, HISTORY_LIMIT, HISTORY_CHARACTERS), run)
     st.session_state[HISTORY] = [r for r in earlier_runs() if r.store_key != run.store_key]
     st.session_state[CURRENT_RUN] = run
-    st.session_state[TRAINED_CORPUS] = (run.key.corpus_sha256, corpus_text)
+    st.session_state[TRAINED_CORPUS] = None if corpus_text is None else (run.key.corpus_sha256, corpus_text)
     # Merge history opens at the first merge; Training history (Unigram) at round 0, its seed pieces.
     st.session_state[STEP] = min(1, run.history.steps) if run.history.step_noun == "merge" else 0
     st.session_state[PLAYING] = False

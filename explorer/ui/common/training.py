@@ -44,6 +44,7 @@ from explorer.lessons.explain import stop_reason_text
 from explorer.runs.run import Run
 from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
 from explorer.session import requests, serving, training_jobs
+from explorer.session.host_corpora import HostCorpus
 from explorer.session.training_jobs import TrainingJob
 from explorer.ui.common import abandoned, state
 from explorer.work import admission
@@ -104,16 +105,26 @@ def request_stop() -> None:
     )
 
 
-def _request(text: str, settings: Settings, corpus_label: str, sample_key: str | None, limits: Limits):
+def _request(
+    text: str,
+    settings: Settings,
+    corpus_label: str,
+    sample_key: str | None,
+    limits: Limits,
+    host: HostCorpus | None = None,
+):
     """The run for this corpus and settings (session cache or store), the key to train it under,
-    or None after showing why it cannot be trained (`st.error`, markup shown literally)."""
+    or None after showing why it cannot be trained (`st.error`, markup shown literally). A host's
+    file (`host`) has no text to check: a host's own files are trusted in size."""
     asked = requests.asked_settings(settings, limits)
-    request = requests.request_training(text, asked, limits, corpus_check(text, limits))
+    checked = Check((), (), ()) if host is not None else corpus_check(text, limits)
+    request = requests.request_training(text, asked, limits, checked)
     if request.errors:
         for problem in request.errors:
             st.error(markdown_literal(problem))
         return None
-    key = serving.training_key(text, settings, limits, None if sample_key else state.run_salt())
+    owner = None if sample_key else state.run_salt()
+    key = serving.training_key(text, settings, limits, owner, host.fingerprint if host is not None else None)
     cached = state.run_cache().get(key)
     if cached is not None:
         return cached
@@ -134,10 +145,11 @@ def _submit(
     sample_key: str | None,
     limits: Limits,
     label: str,
+    host: HostCorpus | None = None,
 ) -> TrainingJob:
     """The pool's job for `key` (explorer.session.training_jobs.submit), held by this session."""
     label = training_jobs.shared_label(corpus_label, sample_key, label)
-    handle = training_jobs.submit(key, text, settings, sample_key, limits, label)
+    handle = training_jobs.submit(key, text, settings, sample_key, limits, label, host)
     abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.common.abandoned)
     return TrainingJob(
         handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), limits, label
@@ -145,20 +157,27 @@ def _submit(
 
 
 def start(
-    text: str, settings: Settings, corpus_label: str, sample_key: str | None = None, shared_label: str = ""
+    text: str,
+    settings: Settings,
+    corpus_label: str,
+    sample_key: str | None = None,
+    shared_label: str = "",
+    host: HostCorpus | None = None,
 ) -> Run | TrainingJob | None:
     """Start training in a worker; a run already trained (this session, or anyone's in the store)
     is made current at once instead. None (after an `st.error`) when the inputs block training."""
     limits, _ = limits_or_defaults()
     state.put(state.OUTCOME, [])
-    found = _request(text, settings, corpus_label, sample_key, limits)
+    found = _request(text, settings, corpus_label, sample_key, limits, host)
     if found is None:
         return None
     if isinstance(found, Run):
         state.put(state.OUTCOME, [("caption", REUSED)])
-        state.set_current_run(found, text)
+        if found.from_counts and host is None:  # a corpus the store does not keep: this session has it
+            found.from_counts = False
+        state.set_current_run(found, None if found.from_counts else text)
         return found
-    job = _submit(found, text, settings, corpus_label, sample_key, limits, shared_label)
+    job = _submit(found, text, settings, corpus_label, sample_key, limits, shared_label, host)
     state.put(state.JOB, job)
     return job
 

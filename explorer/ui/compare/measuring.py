@@ -5,6 +5,8 @@ button), kept in the run store beside the run, and drawn as a table, bars and re
 - `start_corpus_figures(run, columns)` asks the pool for what is not stored yet, without waiting
   (the page calls it before drawing anything slow); the session holds the handles, so a job nobody
   waits for any more is cancelled.
+- A run trained from word counts has no running text: the section says so and measures a sample
+  picked instead (explorer.ui.common.stand_in), keyed apart (`stand_in_sample`).
 - `metrics_section(run, columns)` draws what is known (stored, or finished since), asks for the
   rest and never waits: the live box's keys wait for a whole page's run to end, so a poller
   redraws the section once they are all in (a 1-second inline wait made the first keys typed on
@@ -24,14 +26,16 @@ from explorer import checks
 from explorer.checks import format_size, utf8_size
 from explorer.compare import TokenizerColumn
 from explorer.drawing import charts
-from explorer.drawing.wording import METRIC_DEFINITIONS
+from explorer.drawing.wording import METRIC_DEFINITIONS, character_count
 from explorer.measures.metrics import metrics_table
 from explorer.runs.run import Run
+from explorer.samples import SAMPLES
 from explorer.session import serving
 from explorer.session.measurements import MEASURE_TIME_LIMIT, Measured, measured, measurement_key, sample_note
-from explorer.ui.common import abandoned, frame, state, tables, worker_results
+from explorer.ui.common import abandoned, frame, stand_in, state, tables, worker_results
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.compare import research_figures
+from explorer.views.stand_in_text import stand_in_sample
 from explorer.work import tasks
 from explorer.work.jobs import DONE, JobHandle
 
@@ -68,7 +72,24 @@ def start_measurements(run: Run, columns: Sequence[TokenizerColumn], corpus_text
     """Ask the pool for every measurement not stored yet, without waiting: called at the top of
     the page, the workers measure while the server draws the sentence sections (and loads the
     pretrained vocabularies they need); `measurements` then finds the session's jobs."""
-    _request(run, columns, corpus_text, checks.corpus_sample(corpus_text, whole))
+    _request(run, columns, corpus_text, _sample(run, corpus_text, whole))
+
+
+def _sample(run: Run, corpus_text: str, whole: bool) -> dict:
+    """What of `corpus_text` is measured; a stand-in text's is keyed apart from a training corpus's."""
+    sample = checks.corpus_sample(corpus_text, whole)
+    return stand_in_sample(sample, corpus_text) if run.from_counts else sample
+
+
+def _measured_text(run: Run) -> tuple[str, str] | None:
+    """(the text measured, its name): the run's training corpus, or for a run without running text
+    the sample picked instead (widget `MEASURE_STAND_IN`); None when the session no longer holds
+    the corpus."""
+    if run.from_counts:
+        sample = SAMPLES[state.get(W.MEASURE_STAND_IN) or stand_in.DEFAULT]
+        return sample.text, sample.label
+    corpus_text = state.trained_corpus_text(run)
+    return None if corpus_text is None else (corpus_text, run.corpus_label)
 
 
 def _request(
@@ -106,7 +127,7 @@ def measurements(
 ) -> tuple[dict[str, Measured], dict[str, str], int]:
     """(measured by column key, failures by column key: one sentence each, how many still run);
     a finished job is stored with the run (and let go), a running one is not waited for."""
-    found, failed, pending = _request(run, columns, corpus_text, checks.corpus_sample(corpus_text, whole))
+    found, failed, pending = _request(run, columns, corpus_text, _sample(run, corpus_text, whole))
     held: dict[str, JobHandle] = state.get(state.MEASURE_JOBS) or {}
     for column_key, (key, handle) in list(pending.items()):
         job = handle.job
@@ -128,21 +149,25 @@ def measurements(
 def start_corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
     """Set the workers measuring the corpus now: the page draws its other sections meanwhile
     (on a fresh server the first visit's sentence columns load the GPT vocabularies, 0.8 s)."""
-    corpus_text = state.trained_corpus_text(run)
-    if corpus_text is not None and columns:
-        start_measurements(run, columns, corpus_text, bool(state.get(state.MEASURE_WHOLE)))
+    measured_text = _measured_text(run)
+    if measured_text is not None and columns:
+        start_measurements(run, columns, measured_text[0], bool(state.get(state.MEASURE_WHOLE)))
 
 
 def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
     """Every column measured on the run's training corpus in worker processes (a stated sample by
     default, the whole corpus on request), kept in the run store; redrawn once a second while
     measurements are still running."""
-    corpus_text = state.trained_corpus_text(run)
-    if corpus_text is None:
+    if run.from_counts:
+        stand_in.stand_in("measure", W.MEASURE_STAND_IN)
+    measured_text = _measured_text(run)
+    if measured_text is None:
         st.info("The corpus of this run is no longer in the session: train again to measure on it.")
         return
+    corpus_text, corpus_label = measured_text
     whole = bool(state.get(state.MEASURE_WHOLE))
-    sample_text = sample_note(corpus_text, whole, run.perceived_characters)
+    characters = character_count(corpus_text) if run.from_counts else run.perceived_characters
+    sample_text = sample_note(corpus_text, whole, characters)
     if checks.corpus_sample(corpus_text)["kind"] != "whole" and not whole:
         st.button(
             f"Measure the whole corpus ({format_size(utf8_size(corpus_text))})",
@@ -152,7 +177,7 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
             icon=":material/straighten:",
             help="Runs in a worker process; the figures below are then of every line.",
         )
-    st.markdown(f"**On the training corpus**: {sample_text}")
+    st.markdown(f"**On {'the sample text' if run.from_counts else 'the training corpus'}**: {sample_text}")
     found, failed, pending = measurements(run, columns, corpus_text, whole)
     for key, problem in failed.items():
         name = next(column.name for column in columns if column.key == key)
@@ -166,7 +191,7 @@ def corpus_figures(run: Run, columns: Sequence[TokenizerColumn]) -> None:
     table["seconds"] = [entry.seconds for entry in measured]
     tables.table(table, METRIC_FORMATS, hide_index=False)
     frame.note(
-        f"Corpus: {run.corpus_label}. Words are whitespace-separated; a word is split when two or more "
+        f"Corpus: {corpus_label}. Words are whitespace-separated; a word is split when two or more "
         "tokens overlap it. Measured in the server's worker processes: our tokenizers through their "
         "exported tokenizer.json by the tokenizers library (by our own encoder when they may drop "
         "characters, so that each lost character is counted), the GPT ones by tiktoken. Time: how long "

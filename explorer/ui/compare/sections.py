@@ -63,6 +63,9 @@ def other_run(run: Run) -> Run | None:
     if other is not None:
         return other
     label = ALGORITHM_LABELS[other_algorithm(run.settings.algorithm)]
+    if run.from_counts:
+        st.caption(f"{label} is not trained beside this run: it keeps its words and counts, not its text.")
+        return None
     corpus_text = state.trained_corpus_text(run)
     clicked = st.button(
         f"Train the other algorithm ({label})", key=W.TRAIN_OTHER, disabled=corpus_text is None

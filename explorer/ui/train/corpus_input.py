@@ -37,6 +37,7 @@ from explorer.checks import (
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import character_count, plural
 from explorer.samples import SAMPLES, Sample
+from explorer.session.host_corpora import HostCorpus, host_corpora
 from explorer.ui.common import frame, state, training
 
 W = state.Widget
@@ -50,13 +51,16 @@ AREA_HEIGHT = 220
 
 @dataclass(frozen=True)
 class Corpus:
-    """The text to train on, how the run will name it, and the built-in sample it is (or None)."""
+    """The text to train on, how the run will name it, and the built-in sample it is (or None).
+    A host's file (`host`, explorer.session.host_corpora) has no text here: its `sample_key` is
+    the file's key in the sample picker, and a worker reads it where it is."""
 
     text: str
     label: str
     sample_key: str | None
     # What others may see it called (the store keeps this): the label without a file name.
     shared_label: str = PASTED_LABEL
+    host: HostCorpus | None = None
 
 
 def text_area_text(sample_key: str | None) -> str:
@@ -145,6 +149,10 @@ def corpus_input(limits: Limits) -> Corpus | None:
         _uploader(limits)
         return upload.corpus
     sample = _sample_picker()
+    if isinstance(sample, HostCorpus):
+        _host_note(sample)
+        _uploader(limits)
+        return Corpus("", sample.name, sample.key, sample.name, host=sample)
     if sample is not None and sample.large:
         _sample_preview(sample)
     else:
@@ -158,18 +166,34 @@ def corpus_input(limits: Limits) -> Corpus | None:
     return Corpus(state.get(W.CORPUS) or "", PASTED_LABEL, None)
 
 
-def _sample_picker() -> Sample | None:
-    """The sample corpus selectbox; the sample chosen, if any."""
+def _sample_picker() -> Sample | HostCorpus | None:
+    """The sample corpus selectbox, the host's corpora files after the samples; the one chosen, if any."""
+    hosted, problem = host_corpora()
+    if problem:
+        frame.warning(problem)
+    by_key: dict[str, Sample | HostCorpus] = {**SAMPLES, **{corpus.key: corpus for corpus in hosted}}
+    chosen = state.get(W.SAMPLE)
+    if chosen and chosen not in by_key:  # a host's file gone since it was chosen
+        state.put(W.SAMPLE, NO_SAMPLE)
     st.selectbox(
         "Sample corpus",
-        [NO_SAMPLE, *SAMPLES],
-        format_func=lambda key: SAMPLES[key].label if key else "none: paste or upload your own",
+        [NO_SAMPLE, *by_key],
+        format_func=lambda key: by_key[key].label if key else "none: paste or upload your own",
         key=W.SAMPLE,
         on_change=_on_sample_change,
         persist_state=state.PERSIST,
     )
     sample_key = state.get(W.SAMPLE)
-    return SAMPLES.get(sample_key) if sample_key else None
+    return by_key.get(sample_key) if sample_key else None
+
+
+def _host_note(corpus: HostCorpus) -> None:
+    """A host's file, in place of the text area: what it is and how it is read."""
+    frame.note(
+        f"{corpus.name}: {format_size(corpus.size)} on the server, read where it is and counted as it "
+        "streams (never copied). Its run keeps its words and counts, not its text: the views that need "
+        "running text use a sample instead."
+    )
 
 
 def _sample_preview(sample: Sample) -> None:
@@ -229,9 +253,9 @@ def _uploader(limits: Limits) -> None:
         type=["txt"],
         key=W.UPLOAD,
         on_change=_on_upload_change,
-        help="The file is used instead of the text above; it stays when you visit other pages, and it is "
-        "stored with its run so that a reload or the run's link brings it back. A link never shows it to "
-        "anyone who does not have the link.",
+        help="The file is used instead of the text above; it stays when you visit other pages, and up to "
+        "4 MB it is stored with its run so that a reload or the run's link brings it back. A link never "
+        "shows it to anyone who does not have the link.",
         max_upload_size=limits.max_upload_mb,
     )
     # The uploader refuses a larger file in the browser, with only a red mark whose reason is a tooltip.
@@ -286,6 +310,8 @@ def corpus_feedback(corpus: Corpus | None, limits: Limits) -> tuple[bool, Corpus
 
     Returns (whether the corpus can be trained, the smaller corpus if one of the buttons was
     clicked in this script run)."""
+    if corpus is not None and corpus.host is not None:  # a host's file: trusted in size
+        return True, None
     if corpus is None or not corpus.text or corpus.text.isspace():  # no copy of a large text
         return False, None  # "empty" is said when Train is clicked, not while typing
     with st.spinner("Checking the corpus..."):

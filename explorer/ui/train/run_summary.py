@@ -86,12 +86,21 @@ def _corpus_row(run: Run) -> None:
     row = st.columns([2, 1, 1, 1])
     # A sentence, not a metric: a metric cuts long text off.
     row[0].markdown(f"Stop reason: **{stop_reason_text(run.history)}**")
-    row[1].metric(
-        "Corpus characters",
-        f"{run.perceived_characters:,}",
-        help="User-perceived characters (a grapheme cluster such as 👍🏽 is one), line breaks not "
-        f"counted; {plural(run.characters, 'code point')}, line breaks included.",
-    )
+    counted = getattr(run.history, "corpus", None) if run.from_counts else None
+    if run.from_counts:  # no text here: the counted corpus's figures
+        row[1].metric(
+            "Corpus characters",
+            f"{counted['characters']:,}" if counted else "n/a",
+            help="Code points of the corpus as it was counted, line breaks not counted (a run trained "
+            "from word counts keeps no text to count user-perceived characters in).",
+        )
+    else:
+        row[1].metric(
+            "Corpus characters",
+            f"{run.perceived_characters:,}",
+            help="User-perceived characters (a grapheme cluster such as 👍🏽 is one), line breaks not "
+            f"counted; {plural(run.characters, 'code point')}, line breaks included.",
+        )
     row[2].metric("Words", f"{run.words:,}", help="Pre-tokenized words (pieces), counted with repeats.")
     row[3].metric("Distinct words", f"{run.distinct_words:,}")
 

@@ -47,7 +47,9 @@ def train_controls(
     if chosen is not None and job is None:
         if corpus is not None:
             state.note_trained_part(corpus.text, chosen.text)
-        started = training.start(chosen.text, settings, chosen.label, chosen.sample_key, chosen.shared_label)
+        started = training.start(
+            chosen.text, settings, chosen.label, chosen.sample_key, chosen.shared_label, chosen.host
+        )
         if isinstance(started, TrainingJob):
             st.rerun()  # draw the page again with Train disabled and the Stop button
     training.show_job()
@@ -56,6 +58,8 @@ def train_controls(
 
 def _clicked_corpus(corpus: Corpus, inputs_ok: bool, limits: Limits) -> Corpus | None:
     """The corpus to train after a click on Train, or None after saying what to fix first."""
+    if corpus.host is not None:
+        return corpus if inputs_ok else None
     if not corpus.text or corpus.text.isspace():
         empty = training.corpus_check(corpus.text, limits).errors[0]
         frame.error(f"{empty} {EMPTY_HINT}")

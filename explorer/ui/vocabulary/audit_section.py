@@ -12,6 +12,8 @@ step, an upload by its key (`serving.upload_key`, an HMAC of its files), or the 
 the sample, so the same audit asked by any visitor is one job and one stored result (an upload's
 goes to the worker under a neutral name: the name a visitor gave its files stays in that
 session, which shows it); the run keeps the results it has shown in memory too (`AUDITS_KEPT`).
+A run trained from word counts has no running text: the section says so and audits a sample
+picked instead (explorer.ui.common.stand_in).
 The page waits for it up to `INLINE_SECONDS`, then a poller redraws the page when it is in.
 
 The choice goes into the page's link (`audit`, `audit_step`: explorer.views.audit_tables),
@@ -40,10 +42,11 @@ from explorer.runs.settings import limits_or_defaults
 from explorer.runstore import canonical_json, keys, run_key
 from explorer.session import serving, upload_jobs
 from explorer.training.history_kinds import as_merge_history
-from explorer.ui.common import frame, link, state, worker_results
+from explorer.ui.common import frame, link, stand_in, state, worker_results
 from explorer.ui.common.html_view import html_view
 from explorer.views import audit_tables as tables
 from explorer.views.run_views import labels
+from explorer.views.stand_in_text import stand_in_sample
 from explorer.work import tasks
 
 W = state.Widget
@@ -110,6 +113,8 @@ def audit_result(
     while it still runs in a worker (after waiting up to INLINE_SECONDS). `subject`:
     `subject_spec(run, choice)`."""
     sample = tables.audit_sample(corpus_text)
+    if run.from_counts:  # a stand-in text, keyed apart from a training corpus
+        sample = stand_in_sample(sample, corpus_text)
     key = audit_key(run, choice, sample)
     known = _kept(run).get(key)
     if known is not None:
@@ -207,7 +212,10 @@ def audit_section(run: Run) -> dict[str, str | None]:
         choice_from_link(run, st.query_params)
     choice = choose(run)
     params = tables.choice_params(choice)
-    corpus_text = state.trained_corpus_text(run)
+    if run.from_counts:
+        corpus_text: str | None = stand_in.stand_in("audit", W.AUDIT_STAND_IN).text
+    else:
+        corpus_text = state.trained_corpus_text(run)
     if not corpus_text:
         frame.info(NO_CORPUS)
         return params
