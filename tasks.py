@@ -10,17 +10,18 @@
 
 Both create `.venv` on first use and reinstall only when a requirements file changed (with uv,
 installed into .venv first, which takes seconds where pip takes minutes; with pip if uv cannot be
-had), and install the explorer package itself into it, editable, so that `python -m explorer`,
-the `explorer` command and a downloaded notebook's `import explorer` work from any folder. `app`
-and `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to end, so
-stopping this script never leaves an orphaned server behind. `test` also makes sure Debian's
-Chromium and the Noto CJK and emoji fonts are present for the browser tests, and Debian's
-postgresql for the run store's tests on PostgreSQL (installing what is missing with apt-get when
-running as root); without them those tests are skipped with a message saying so. `app` and `test`
-also build the compiled training engine (engine/, Rust) into .venv when cargo is there, again only
-when its files changed, and say in one line when it is not (training then uses the Python engine);
-`test` runs the crate's own tests (`cargo test`) first. With EXPLORER_ENGINE=rust (as .ci/run sets
-it) a missing cargo or a failed build is an error, not a note.
+had), and install the explorer package itself into it, editable, so that `python -m explorer`, the
+`explorer` command and a downloaded notebook's `import explorer` work from any folder. `app` and
+`test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to end, so stopping
+this script never leaves an orphaned server behind. `test` also makes sure Debian's Chromium and
+the Noto CJK and emoji fonts are present for the browser tests, Debian's postgresql for the run
+store's tests on PostgreSQL and nginx for the tests of several replicas (installing what is
+missing with apt-get when running as root); without them those tests are skipped with a message
+saying so. `app` and `test` also build the compiled training engine (engine/, Rust) into .venv
+when cargo is there, again only when its files changed, and say in one line when it is not
+(training then uses the Python engine); `test` runs the crate's own tests (`cargo test`) first.
+With EXPLORER_ENGINE=rust (as .ci/run sets it) a missing cargo or a failed build is an error, not
+a note.
 """
 
 from __future__ import annotations
@@ -168,17 +169,23 @@ BROWSER_PACKAGES = ("chromium", "fonts-noto-cjk", "fonts-noto-color-emoji")
 # The run store's tests on PostgreSQL start a private server with its initdb and pg_ctl
 # (tests/helpers/postgres_cluster.py); the package starts no server of its own here.
 STORE_PACKAGES = ("postgresql",)
-TEST_PACKAGES = BROWSER_PACKAGES + STORE_PACKAGES
+# The tests of several replicas run nginx in front of them as a private process (tasks.Replicas).
+REPLICA_PACKAGES = ("nginx",)
+TEST_PACKAGES = BROWSER_PACKAGES + STORE_PACKAGES + REPLICA_PACKAGES
 
 
 def missing_test_packages() -> list[str]:
     """Those of TEST_PACKAGES not installed (where dpkg is not there: chromium when
-    /usr/bin/chromium is missing, postgresql when initdb is not on the PATH, the fonts cannot be
-    asked after)."""
+    /usr/bin/chromium is missing, postgresql when initdb is not on the PATH, nginx when it is not
+    there either, the fonts cannot be asked after)."""
     if shutil.which("dpkg-query") is None:
         return [
             package
-            for package, there in (("chromium", CHROMIUM.exists()), ("postgresql", shutil.which("initdb")))
+            for package, there in (
+                ("chromium", CHROMIUM.exists()),
+                ("postgresql", shutil.which("initdb")),
+                ("nginx", nginx_program()),
+            )
             if not there
         ]
     listing = subprocess.run(
@@ -190,9 +197,15 @@ def missing_test_packages() -> list[str]:
     return [package for package in TEST_PACKAGES if package not in installed]
 
 
+def nginx_program() -> str | None:
+    """Debian's nginx (in /usr/sbin, which a user's PATH may not hold), or None."""
+    return shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+
+
 def ensure_test_packages() -> None:
-    """Install what the browser tests and the PostgreSQL store's tests need of TEST_PACKAGES with
-    apt-get when running as root; elsewhere, say what is missing. Nothing when all are there."""
+    """Install what the browser tests, the PostgreSQL store's tests and the replicas' tests need
+    of TEST_PACKAGES with apt-get when running as root; elsewhere, say what is missing. Nothing
+    when all are there."""
     missing = missing_test_packages()
     if not missing:
         return
@@ -218,6 +231,11 @@ def ensure_test_packages() -> None:
         print(
             "note: PostgreSQL is missing (Debian: apt-get install postgresql); "
             "the run store's tests on PostgreSQL will be skipped"
+        )
+    if "nginx" in missing:
+        print(
+            "note: nginx is missing (Debian: apt-get install nginx); "
+            "the tests of several replicas will be skipped"
         )
 
 
@@ -354,7 +372,7 @@ class Replicas:
     ):
         if count < 1:
             raise ValueError(f"--replicas takes a number of servers, at least 1, not {count}")
-        if shutil.which("nginx") is None and not Path("/usr/sbin/nginx").exists():
+        if nginx_program() is None:
             raise FileNotFoundError("nginx is not installed (Debian: apt-get install nginx)")
         self.python = python
         self.environ = dict(os.environ if environ is None else environ)
@@ -406,7 +424,7 @@ class Replicas:
             for index in range(len(self.ports)):
                 self.start_replica(index)
             self.wait_healthy(self.replica_urls, seconds)
-            nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+            nginx = nginx_program() or "nginx"
             config = self.folder / "nginx.conf"
             servers = [f"127.0.0.1:{port}" for port in self.ports]
             config.write_text(nginx_config(self.listen, servers, self.folder))

@@ -24,6 +24,7 @@ import sys
 import psycopg
 import pytest
 
+import tasks
 from tests import ROOT
 from tests.browser.helpers import (
     ARTIFACTS,
@@ -60,7 +61,7 @@ def replicas(postgres_cluster):
     reason = chromium_missing_reason()
     if reason:
         pytest.skip(reason)
-    if not os.path.exists("/usr/sbin/nginx"):
+    if tasks.nginx_program() is None:
         pytest.skip("nginx is not installed (python3 tasks.py test installs Debian's nginx)")
     logs = ARTIFACTS / "replicas"
     logs.mkdir(parents=True, exist_ok=True)
