@@ -43,7 +43,7 @@ from tests.browser.test_link_walk import settled_view
 from tests.browser.test_serving import paste_and_train, words
 from tests.helpers.replicas import cookie, cookie_for, replica_of, replicas_on
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.slow]  # slow: its file starts first (tests/conftest.py)
 expect = pytest.importorskip("playwright.sync_api", reason="the playwright package is missing").expect
 sys.path.insert(0, str(ROOT / "bench"))
 from visitors import visit  # noqa: E402
