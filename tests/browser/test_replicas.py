@@ -79,7 +79,7 @@ def visitors(browser, replicas):
             stack.callback(context.close)
             context.set_default_timeout(DEFAULT_TIMEOUT_MS)
             value = cookie_for(replicas, index)
-            context.add_cookies([{"name": "explorer_replica", "value": value, "url": replicas.url}])
+            context.add_cookies([{"name": tasks.REPLICA_COOKIE, "value": value, "url": replicas.url}])
             context.sticky = value
             pinned.append(Tabs(context))
         yield pinned
