@@ -2,35 +2,43 @@
 """The project's two commands, each bootstrapping what it needs on a machine with only python3.
 
     python3 tasks.py app    start the web app (http://localhost:8501; extra arguments go to
-                            `streamlit run`, `--dev` reloads it when a source file is saved)
+                            `streamlit run`, `--dev` reloads it when a source file is saved,
+                            `--replicas N` starts N servers behind nginx: docs/serving.md)
     python3 tasks.py test   run the whole test suite (extra arguments go to pytest)
     python3 tasks.py lint   check formatting and lint with the pinned ruff (`ruff format` fixes layout),
                             then type-check explorer/ with the pinned mypy (pyproject.toml [tool.mypy])
 
 Both create `.venv` on first use and reinstall only when a requirements file changed (with uv,
 installed into .venv first, which takes seconds where pip takes minutes; with pip if uv cannot be
-had), and install the explorer package itself into it, editable, so that `python -m explorer`,
-the `explorer` command and a downloaded notebook's `import explorer` work from any folder. `app`
-and `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to end, so
-stopping this script never leaves an orphaned server behind. `test` also makes sure Debian's
-Chromium and the Noto CJK and emoji fonts are present for the browser tests, and Debian's
-postgresql for the run store's tests on PostgreSQL (installing what is missing with apt-get when
-running as root); without them those tests are skipped with a message saying so. `app` and `test`
-also build the compiled training engine (engine/, Rust) into .venv when cargo is there, again only
-when its files changed, and say in one line when it is not (training then uses the Python engine);
-`test` runs the crate's own tests (`cargo test`) first. With EXPLORER_ENGINE=rust (as .ci/run sets
-it) a missing cargo or a failed build is an error, not a note.
+had), and install the explorer package itself into it, editable, so that `python -m explorer`, the
+`explorer` command and a downloaded notebook's `import explorer` work from any folder. `app` and
+`test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to end, so stopping
+this script never leaves an orphaned server behind. `test` also makes sure Debian's Chromium and
+the Noto CJK and emoji fonts are present for the browser tests, Debian's postgresql for the run
+store's tests on PostgreSQL and nginx for the tests of several replicas (installing what is
+missing with apt-get when running as root); without them those tests are skipped with a message
+saying so. `app` and `test` also build the compiled training engine (engine/, Rust) into .venv
+when cargo is there, again only when its files changed, and say in one line when it is not
+(training then uses the Python engine); `test` runs the crate's own tests (`cargo test`) first.
+With EXPLORER_ENGINE=rust (as .ci/run sets it) a missing cargo or a failed build is an error, not
+a note.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import re
+import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -161,17 +169,23 @@ BROWSER_PACKAGES = ("chromium", "fonts-noto-cjk", "fonts-noto-color-emoji")
 # The run store's tests on PostgreSQL start a private server with its initdb and pg_ctl
 # (tests/helpers/postgres_cluster.py); the package starts no server of its own here.
 STORE_PACKAGES = ("postgresql",)
-TEST_PACKAGES = BROWSER_PACKAGES + STORE_PACKAGES
+# The tests of several replicas run nginx in front of them as a private process (tasks.Replicas).
+REPLICA_PACKAGES = ("nginx",)
+TEST_PACKAGES = BROWSER_PACKAGES + STORE_PACKAGES + REPLICA_PACKAGES
 
 
 def missing_test_packages() -> list[str]:
     """Those of TEST_PACKAGES not installed (where dpkg is not there: chromium when
-    /usr/bin/chromium is missing, postgresql when initdb is not on the PATH, the fonts cannot be
-    asked after)."""
+    /usr/bin/chromium is missing, postgresql when initdb is not on the PATH, nginx when it is not
+    there either, the fonts cannot be asked after)."""
     if shutil.which("dpkg-query") is None:
         return [
             package
-            for package, there in (("chromium", CHROMIUM.exists()), ("postgresql", shutil.which("initdb")))
+            for package, there in (
+                ("chromium", CHROMIUM.exists()),
+                ("postgresql", shutil.which("initdb")),
+                ("nginx", nginx_program()),
+            )
             if not there
         ]
     listing = subprocess.run(
@@ -183,9 +197,15 @@ def missing_test_packages() -> list[str]:
     return [package for package in TEST_PACKAGES if package not in installed]
 
 
+def nginx_program() -> str | None:
+    """Debian's nginx (in /usr/sbin, which a user's PATH may not hold), or None."""
+    return shutil.which("nginx") or ("/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None)
+
+
 def ensure_test_packages() -> None:
-    """Install what the browser tests and the PostgreSQL store's tests need of TEST_PACKAGES with
-    apt-get when running as root; elsewhere, say what is missing. Nothing when all are there."""
+    """Install what the browser tests, the PostgreSQL store's tests and the replicas' tests need
+    of TEST_PACKAGES with apt-get when running as root; elsewhere, say what is missing. Nothing
+    when all are there."""
     missing = missing_test_packages()
     if not missing:
         return
@@ -211,6 +231,11 @@ def ensure_test_packages() -> None:
         print(
             "note: PostgreSQL is missing (Debian: apt-get install postgresql); "
             "the run store's tests on PostgreSQL will be skipped"
+        )
+    if "nginx" in missing:
+        print(
+            "note: nginx is missing (Debian: apt-get install nginx); "
+            "the tests of several replicas will be skipped"
         )
 
 
@@ -265,6 +290,218 @@ def run_forwarding_signals(command: list[str], env: dict[str, str]) -> int:
     return 128 - status if status < 0 else status
 
 
+# ---------------------------------------------------------------- several replicas
+
+NGINX_TEMPLATE = ROOT / "deploy" / "nginx.conf"
+REPLICA_COOKIE = "explorer_replica"  # the sticky cookie deploy/nginx.conf sets
+# Streamlit lets an upload's multipart body be this much larger than maxUploadSize (its framing).
+UPLOAD_FRAMING_MB = 1
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback interface right now (the OS picks it)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def upload_limit_mb() -> int:
+    """.streamlit/config.toml's `server.maxUploadSize` (in MB)."""
+    found = re.search(r"^maxUploadSize\s*=\s*(\d+)", (ROOT / ".streamlit/config.toml").read_text(), re.M)
+    if found is None:
+        raise ValueError(".streamlit/config.toml sets no maxUploadSize")
+    return int(found.group(1))
+
+
+def nginx_config(listen: str, replicas: list[str], folder: Path) -> str:
+    """deploy/nginx.conf with its places filled: nginx listening on `listen`, in front of the
+    `replicas` (host:port each), writing its pid, log and temporary files in `folder`."""
+    servers = "\n".join(f"        server {replica} max_fails=2 fail_timeout=10s;" for replica in replicas)
+    places = {
+        "@LISTEN@": listen,
+        "@SERVERS@": servers,
+        "@FOLDER@": str(folder),
+        "@UPLOAD_MB@": str(upload_limit_mb() + UPLOAD_FRAMING_MB),
+    }
+    text = NGINX_TEMPLATE.read_text()
+    for place, value in places.items():
+        text = text.replace(place, value)
+    return text
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as response:
+            return response.read().strip() == b"ok"
+    except OSError:
+        return False
+
+
+def _stop_group(process: subprocess.Popen, seconds: float = 10.0) -> None:
+    """End a process and its children (its own process group): SIGTERM, then SIGKILL."""
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        if process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signum)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=seconds)
+
+
+class Replicas:
+    """`count` servers of the app, each launched as server_launch launches one (the same command and
+    settings, its own loopback port and so its own worker pool), with one EXPLORER_SECRET (this
+    environment's, else a new one for them all) and one run store (EXPLORER_STORE_URL's PostgreSQL
+    if set, else the SQLite file every replica on this machine opens: EXPLORER_STORE_PATH or the
+    default), and nginx in front on `listen` (deploy/nginx.conf). `start()` returns once nginx and
+    every replica answer; `stop()` ends them all. Each process runs in a process group of its own;
+    `logs`, when given, is a folder for each one's output (replica-<i>.log; nginx writes its
+    error.log in its own folder, `folder`).
+
+    What it does not do: start PostgreSQL (the operator's, or the tests' private server), or
+    restart a replica that died (nginx sends its visitors to the others)."""
+
+    def __init__(
+        self,
+        python: str | Path,
+        count: int,
+        listen: str = "127.0.0.1:0",
+        environ: dict[str, str] | None = None,
+        options: tuple[str, ...] | list[str] = (),
+        logs: Path | None = None,
+    ):
+        if count < 1:
+            raise ValueError(f"--replicas takes a number of servers, at least 1, not {count}")
+        if nginx_program() is None:
+            raise FileNotFoundError("nginx is not installed (Debian: apt-get install nginx)")
+        self.python = python
+        self.environ = dict(os.environ if environ is None else environ)
+        self.environ.setdefault("EXPLORER_SECRET", secrets.token_hex(32))
+        self.options = list(options)
+        host, _, port = listen.rpartition(":")
+        self.listen = f"{host}:{port if port != '0' else free_port()}"
+        self.ports = [free_port() for _ in range(count)]
+        self.logs = logs
+        self.folder = Path(tempfile.mkdtemp(prefix="explorer-nginx-"))
+        self.processes: list[subprocess.Popen] = []
+        self.nginx: subprocess.Popen | None = None
+
+    @property
+    def url(self) -> str:
+        """Where visitors go: nginx."""
+        host, _, port = self.listen.rpartition(":")
+        return f"http://{'127.0.0.1' if host in ('', '0.0.0.0') else host}:{port}"
+
+    @property
+    def replica_urls(self) -> list[str]:
+        return [f"http://127.0.0.1:{port}" for port in self.ports]
+
+    def _output(self, name: str):
+        return open(self.logs / f"{name}.log", "wb") if self.logs else None
+
+    def start_replica(self, index: int) -> subprocess.Popen:
+        place = ("--server.address", "127.0.0.1", "--server.port", str(self.ports[index]))
+        command, env = server_launch(self.python, [*self.options, *place], self.environ)
+        output = self._output(f"replica-{index}")
+        process = subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT if output else None,
+            start_new_session=True,
+        )
+        if output:
+            output.close()
+        if index < len(self.processes):
+            self.processes[index] = process
+        else:
+            self.processes.append(process)
+        return process
+
+    def start(self, seconds: float = 60.0) -> Replicas:
+        try:
+            for index in range(len(self.ports)):
+                self.start_replica(index)
+            self.wait_healthy(self.replica_urls, seconds)
+            nginx = nginx_program() or "nginx"
+            config = self.folder / "nginx.conf"
+            servers = [f"127.0.0.1:{port}" for port in self.ports]
+            config.write_text(nginx_config(self.listen, servers, self.folder))
+            if os.geteuid() == 0:  # nginx's workers run as nobody: they write their temporary files here
+                self.folder.chmod(0o755)
+            self.nginx = subprocess.Popen(
+                [nginx, "-p", str(self.folder), "-c", str(config), "-e", str(self.folder / "error.log")],
+                start_new_session=True,
+            )
+            self.wait_healthy([self.url], seconds)
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def wait_healthy(self, urls: list[str], seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        for url in urls:
+            while not _healthy(url):
+                ended = [
+                    p.args for p in [*self.processes, self.nginx] if p is not None and p.poll() is not None
+                ]
+                if ended or time.monotonic() > deadline:
+                    log = self.folder / "error.log"
+                    detail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+                    raise RuntimeError(f"{url} did not answer (ended: {ended}) {detail}")
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        for process in [self.nginx, *self.processes]:
+            if process is not None:
+                _stop_group(process)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+    def __enter__(self) -> Replicas:
+        return self.start()
+
+    def __exit__(self, *_exception) -> None:
+        self.stop()
+
+
+def run_replicas(count: int, options: list[str]) -> int:
+    """`tasks.py app --replicas N`: N replicas and nginx in front on `--server.address`:`--server.port`
+    (default every address, port 8501), until SIGTERM or SIGINT, or until nginx ends."""
+    place = {name: options[i + 1] for i, name in enumerate(options[:-1]) if name in PLACE_OPTIONS}
+    rest = [
+        arg
+        for i, arg in enumerate(options)
+        if arg not in PLACE_OPTIONS and (i == 0 or options[i - 1] not in PLACE_OPTIONS)
+    ]
+    listen = f"{place.get('--server.address', '0.0.0.0')}:{place.get('--server.port', '8501')}"
+    replicas = Replicas(PYTHON, count, listen, options=rest)
+    ended: list[int] = []
+
+    def stop(signum, _frame) -> None:
+        ended.append(signum)
+
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        with replicas:
+            store = (
+                os.environ.get("EXPLORER_STORE_URL", "").split("@")[-1] or "the SQLite file on this machine"
+            )
+            print(
+                f"{count} replicas behind nginx at {replicas.url} (sticky cookie {REPLICA_COOKIE}); "
+                f"store: {store}",
+                flush=True,
+            )
+            while not ended and replicas.nginx is not None and replicas.nginx.poll() is None:
+                time.sleep(0.5)
+            status = 128 + ended[0] if ended else replicas.nginx.poll() if replicas.nginx else 1
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    return status
+
+
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in ("app", "test", "lint"):
         print(__doc__)
@@ -278,6 +515,13 @@ def main(argv: list[str]) -> int:
         options = [arg for arg in argv[1:] if arg != "--dev"]
         if "--dev" in argv[1:]:
             options[:0] = DEV_OPTIONS
+        if "--replicas" in options:
+            at = options.index("--replicas")
+            count = options[at + 1] if at + 1 < len(options) else ""
+            if not count.isdigit() or int(count) < 1:
+                print(f"--replicas takes a number of servers, at least 1, not {count!r}")
+                return 2
+            return run_replicas(int(count), options[:at] + options[at + 2 :])
         command, env = server_launch(PYTHON, options)
     elif argv[0] == "lint":
         ensure_venv("requirements-dev.txt")

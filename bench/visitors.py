@@ -32,14 +32,26 @@ LIVE_TEXT = "explorer_live_text"  # the live box's component name (explorer.ui.c
 PASTE = {"text_area": "Corpus", "number_input": "Exact vocabulary size", "button": "Train"}
 
 
-async def visit(base_url: str, query: str, wanted: str, timeout: float = 300.0, page_name: str = "") -> float:
+async def visit(
+    base_url: str,
+    query: str,
+    wanted: str,
+    timeout: float = 300.0,
+    page_name: str = "",
+    cookie: str | None = None,
+) -> float:
     """Open a session on `base_url` with `query` (no "?"), run the page `page_name` (Train by
     default), and return the seconds until `wanted` was in its deltas and the script run had
-    finished. Raises TimeoutError."""
+    finished. `cookie`: the Cookie header a browser would send (nginx's sticky one in front of
+    several replicas). Raises TimeoutError."""
     host = base_url.split("//", 1)[1]
     started = time.monotonic()
     async with websockets.connect(
-        f"ws://{host}/_stcore/stream", subprotocols=["streamlit"], origin=base_url, max_size=2**27
+        f"ws://{host}/_stcore/stream",
+        subprotocols=["streamlit"],
+        origin=base_url,
+        max_size=2**27,
+        additional_headers={"Cookie": cookie} if cookie else None,
     ) as socket:
         session = Session(socket, page_name=page_name)
         await session.run(query)

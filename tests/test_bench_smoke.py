@@ -40,6 +40,7 @@ SCRIPTS = {
     "bench_upload_stall.py": "the server's health while a large upload is read",
     "bench_workers.py": "the worker pool and the run store",
     "load_test.py": "many visitors training at once on one server",
+    "replicas_bench.py": "two replicas behind nginx: a class on one link, a link opened on the other",
     "serving_bench.py": "serving a class: the hosted demo's figures",
     "soak_test.py": "the server's memory over 100 distinct corpora",
     "corpus_growth.py": "(helper) the growing corpus for bench_growth.py",
@@ -138,7 +139,14 @@ CHECKS = {
 # Scripts with a second mode worth its own smoke run: script -> its extra arguments.
 MODES = {"bench_unigram.py": ("--prose",), "bench_growth.py": ("--tools", "ours")}
 # Scripts that start `streamlit run app.py` and Chromium.
-BROWSER = {"bench_app.py", "bench_live_compare.py", "load_test.py", "serving_bench.py", "soak_test.py"}
+BROWSER = {
+    "bench_app.py",
+    "bench_live_compare.py",
+    "load_test.py",
+    "replicas_bench.py",
+    "serving_bench.py",
+    "soak_test.py",
+}
 TIMEOUT_SECONDS = 300
 
 

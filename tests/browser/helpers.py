@@ -19,7 +19,6 @@ import contextlib
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -79,10 +78,8 @@ def server_log_path(name: str) -> Path:
 
 
 def free_port() -> int:
-    """A TCP port free on the loopback interface right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+    """A TCP port free on the loopback interface right now (tasks.free_port, as the replicas get theirs)."""
+    return tasks.free_port()
 
 
 def _healthy(base_url: str) -> bool:
