@@ -1,5 +1,9 @@
 """`python -m explorer`: train, encode, compare and audit tokenizers from the command line.
 
+    count INPUT... --out counts.parquet [--reading R] [--text-field F | --text-column C]
+          [--pre-tokenizer P] [--split-pattern S] [--normalizer N] [--chunk-mb MB] [--jobs N]
+    count --add counts1.parquet counts2.parquet ... --out counts.parquet
+    train --counts counts.parquet ... --algorithm ... --vocab-size N --out tokenizer.json
     train CORPUS --algorithm {bpe,wordpiece,unigram} --flavor {library,course} --vocab-size N
           --pre-tokenizer {byte-level,bert,whitespace,whitespace-split,metaspace}
           [--split-pattern {gpt2,cl100k,o200k,llama3}]   (byte-level's regex; gpt2 by default)
@@ -15,8 +19,9 @@
     audit (--tokenizer tokenizer.json | --pretrained NAME | --trace trace.json [--step K])
           --corpus FILE [--json]
 
-One module per command (train, encode, decode, compare, audit), each with `add_parser(commands, ...)` and
-`run(args)`; what they share (UserError, reading files, loading tokenizers) is in `common`.
+One module per command (train, count, encode, decode, compare, audit), each with
+`add_parser(commands, ...)` and `run(args)`; what they share (UserError, reading files, loading
+tokenizers) is in `common`.
 
 CORPUS is a path or `-` for stdin; each line is one sequence (like `train_from_iterator(lines)`).
 Files must be UTF-8 (explorer/checks/corpus_file.py names what a file looks like otherwise). Unlike the
@@ -39,6 +44,7 @@ import sys
 
 from explorer.cli import audit_command as audit
 from explorer.cli import compare_command as compare
+from explorer.cli import count_command as count
 from explorer.cli import decode_command as decode
 from explorer.cli import encode_command as encode
 from explorer.cli import train_command as train
@@ -48,7 +54,7 @@ EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool whose reader went away
 
 
-COMMANDS = ("train", "encode", "decode", "compare", "audit")
+COMMANDS = ("train", "count", "encode", "decode", "compare", "audit")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -59,7 +65,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     wanted = (command,) if command in COMMANDS else COMMANDS
     if "train" in wanted:
         train.add_parser(commands)
-    if wanted != ("train",):
+    if "count" in wanted:
+        count.add_parser(commands)
+    if wanted not in (("train",), ("count",)):
         from explorer.pretrained import BUNDLED
 
         for name, module in (("encode", encode), ("decode", decode), ("compare", compare), ("audit", audit)):

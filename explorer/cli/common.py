@@ -24,6 +24,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 EXIT_USAGE = 2
+PRE_TOKENIZER_CHOICES = [
+    "byte-level",
+    "bert",
+    "whitespace",
+    "whitespace-split",
+    "metaspace",
+]  # train's and count's
 # A bound on every file the CLI reads (a corpus without --max-corpus-mb, a tokenizer file, stdin):
 # far above what trains in reasonable time (4 MB trains in about 2 s and 100 MB of memory), and
 # what keeps `train /dev/urandom`-like input from filling memory. EXPLORER_CLI_MAX_FILE_MB overrides it.
@@ -220,22 +227,23 @@ def warn(lines, label: str = "warning") -> None:
         print(f"{label}: {line}", file=sys.stderr)
 
 
-def progress_printer(unit: str = "merges"):
-    """(report(step, planned), finish()): training's progress on stderr, shown once a second has
-    passed. On a terminal, one line rewritten in place (`\r`); redirected (a log file, a pipe), a
-    plain line each time another tenth of the planned steps is done: at most eleven lines, where
-    `\r` updates would be one line of a thousand in the file."""
+def progress_printer(unit: str = "merges", doing: str = "training"):
+    """(report(step, planned), finish()): training's (or counting's: `doing`) progress on stderr,
+    shown once a second has passed. On a terminal, one line rewritten in place (`\r`); redirected
+    (a log file, a pipe), a plain line each time another tenth of the planned steps is done: at
+    most eleven lines, where `\r` updates would be one line of a thousand in the file. `planned`
+    None (unknown: a corpus read from stdin): the steps alone, on a terminal only."""
     stream = sys.stderr
     in_place = stream.isatty()
     started = time.perf_counter()
     shown = False
     last_tenth = -1  # redirected: the tenth of the planned steps last printed
 
-    def report(step: int, planned: int) -> None:
+    def report(step: int, planned: int | None) -> None:
         nonlocal shown, last_tenth
-        if time.perf_counter() - started <= 1.0:
+        if time.perf_counter() - started <= 1.0 or planned is None and not in_place:
             return
-        line = f"training: {step:,}/{planned:,} {unit}"
+        line = f"{doing}: {step:,}{'' if planned is None else f'/{planned:,}'} {unit}"
         if in_place:
             shown = True
             print(f"\r{line}", end="", file=stream, flush=True)

@@ -23,6 +23,7 @@ from argparse import Namespace
 from dataclasses import replace
 
 from explorer.cli.common import (
+    PRE_TOKENIZER_CHOICES,
     UserError,
     check_output_path,
     comma_separated,
@@ -96,7 +97,7 @@ def add_parser(commands) -> None:
     train.add_argument("--vocab-size", type=int, required=True)
     train.add_argument(
         "--pre-tokenizer",
-        choices=["byte-level", "bert", "whitespace", "whitespace-split", "metaspace"],
+        choices=PRE_TOKENIZER_CHOICES,
         help=f"default, as in the app: {_per_algorithm('pre_tokenizer')}",
     )
     train.add_argument(

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
 from collections.abc import Iterator
 from contextlib import suppress
 from itertools import islice
@@ -58,9 +58,10 @@ def write_count_file(path: str | os.PathLike, counts: WordCounts) -> None:
     schema = pa.schema([("word", pa.string()), ("count", pa.int64())]).with_metadata(
         {METADATA_KEY: json.dumps(_metadata(counts), ensure_ascii=False)}
     )
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    os.close(handle)
+    # Beside the target (one filesystem: the rename is atomic), created as any file is (the umask's
+    # permissions, not mkstemp's owner-only ones).
+    folder, name = os.path.split(os.path.abspath(path))
+    temporary = os.path.join(folder, f".{name}.{secrets.token_hex(8)}.tmp")
     try:
         with pq.ParquetWriter(temporary, schema, compression="zstd") as writer:
             # A dict's keys and values iterate in the same order: one group of each at a time.

@@ -11,7 +11,7 @@ import re
 import pytest
 
 from explorer.cli import main
-from explorer.corpora.count_files import write_count_file
+from explorer.corpora.count_files import read_count_files, write_count_file
 from explorer.corpora.counting import Counting, WordCounts
 from explorer.samples import GERMAN, HF_COURSE, MULTILINGUAL, STUDY_IN_SCARLET
 from explorer.training.word_counts import count_corpus
@@ -24,25 +24,33 @@ def _lines(text: str) -> str:
 FIRST = _lines(HF_COURSE.text) + _lines(STUDY_IN_SCARLET.text)
 SECOND = _lines(MULTILINGUAL.text) + _lines(GERMAN.text)
 
-# (algorithm, flavor, vocabulary size, more options): every algorithm and flavor, and settings
-# other than the defaults (normalizers, a split pattern) that must come from the count files.
+# (algorithm, flavor, vocabulary size, count's options): every algorithm and flavor, with the
+# algorithm's default pre-tokenizer, and settings other than the defaults (normalizers, a split
+# pattern) that `train --counts` must take from the count files.
 RUNS = [
     ("bpe", "library", 300, ()),
     ("bpe", "library", 280, ("--normalizer", "nfkc,lowercase", "--split-pattern", "cl100k")),
     ("bpe", "course", 300, ()),
-    ("wordpiece", "library", 150, ()),
-    ("wordpiece", "course", 150, ()),
-    ("unigram", "library", 250, ()),
-    ("unigram", "course", 120, ()),
+    ("wordpiece", "library", 150, ("--pre-tokenizer", "bert")),
+    ("wordpiece", "course", 150, ("--pre-tokenizer", "bert")),
+    ("unigram", "library", 250, ("--pre-tokenizer", "metaspace")),
+    ("unigram", "course", 120, ("--pre-tokenizer", "metaspace")),
 ]
 
 
 def _count_file(path, text: str, counting: Counting):
-    """A count file of `text` (one-shot counting, reading "lines")."""
+    """A count file of `text` made by the one-shot counter (reading "lines"), for the refusals."""
     words, figures = count_corpus(text, counting.normalizers, counting.pre_tokenizer)
     assert figures is not None
     write_count_file(path, WordCounts(words, figures, counting, [path.name]))
     return path
+
+
+def _counted(tmp_path, name: str, *args) -> str:
+    """`count ARGS --out NAME.parquet`: the count file's path."""
+    out = tmp_path / f"{name}.parquet"
+    assert main(["count", *map(str, args), "--out", str(out)]) == 0
+    return str(out)
 
 
 def _trained(tmp_path, name: str, *args) -> tuple[bytes, bytes]:
@@ -53,33 +61,27 @@ def _trained(tmp_path, name: str, *args) -> tuple[bytes, bytes]:
     return out.read_bytes(), re.sub(run_facts, b"", trace.read_bytes())
 
 
-def _counting(algorithm: str, options: tuple[str, ...]) -> Counting:
-    """The settings `train` counts with for these options (the app's defaults per algorithm)."""
-    from explorer.cli import build_parser
-    from explorer.cli.train_command import _settings
-
-    args = build_parser("train").parse_args(
-        ["train", "-", "--algorithm", algorithm, "--vocab-size", "9", "--out", "x", *options]
-    )
-    settings = _settings(args)
-    return Counting(settings.normalizers, settings.pre_tokenizer)
-
-
 @pytest.mark.parametrize(("algorithm", "flavor", "vocab_size", "options"), RUNS)
-def test_training_from_count_files_is_training_on_the_concatenated_corpora(
+def test_count_then_train_from_the_counts_is_training_on_the_concatenated_corpora(
     tmp_path, algorithm, flavor, vocab_size, options
 ):
-    corpus = tmp_path / "corpus.txt"
-    corpus.write_text(FIRST + SECOND, encoding="utf-8")
-    counting = _counting(algorithm, options)
-    first = _count_file(tmp_path / "first.parquet", FIRST, counting)
-    second = _count_file(tmp_path / "second.parquet", SECOND, counting)
-    whole = _count_file(tmp_path / "whole.parquet", FIRST + SECOND, counting)
+    """`count` each part, `train --counts` the parts (or one count file of both): the tokenizer.json
+    and trace of `train` on the two parts' text, one after the other (reading "lines", train's)."""
+    (tmp_path / "first.txt").write_text(FIRST, encoding="utf-8")
+    (tmp_path / "second.txt").write_text(SECOND, encoding="utf-8")
+    (tmp_path / "corpus.txt").write_text(FIRST + SECOND, encoding="utf-8")
+    counting = ("--reading", "lines", *options)
+    first = _counted(tmp_path, "first", tmp_path / "first.txt", *counting)
+    second = _counted(tmp_path, "second", tmp_path / "second.txt", *counting)
+    both = _counted(tmp_path, "both", tmp_path / "first.txt", tmp_path / "second.txt", *counting)
+    added = _counted(tmp_path, "added", "--add", first, second)
+    assert read_count_files([added]).words == read_count_files([both]).words
     common = ["--algorithm", algorithm, "--flavor", flavor, "--vocab-size", vocab_size]
-    on_text = _trained(tmp_path, "text", corpus, *common, *options)
+    on_text = _trained(tmp_path, "text", tmp_path / "corpus.txt", *common, *options)
     assert _trained(tmp_path, "two", "--counts", first, second, *common) == on_text
     # Options that agree with the count files' settings may be given.
-    assert _trained(tmp_path, "one", "--counts", whole, *common, *options) == on_text
+    assert _trained(tmp_path, "one", "--counts", both, *common, *options) == on_text
+    assert _trained(tmp_path, "added", "--counts", added, *common) == on_text
 
 
 def test_count_files_of_different_settings_are_refused_in_one_sentence(tmp_path, capsys):
@@ -161,3 +163,87 @@ def test_out_naming_a_count_file_is_refused_before_any_work(tmp_path, capsys):
     assert main(["train", "--counts", str(counts), "--vocab-size", "300", "--out", str(counts)]) == 2
     assert "is the same file as a count file" in capsys.readouterr().err
     assert counts.read_bytes() == before
+
+
+def test_count_add_refuses_count_files_of_different_settings_in_one_sentence(tmp_path, capsys):
+    (tmp_path / "a.txt").write_text(FIRST, encoding="utf-8")
+    first = _counted(tmp_path, "first", tmp_path / "a.txt")
+    second = _counted(tmp_path, "second", tmp_path / "a.txt", "--normalizer", "lowercase")
+    capsys.readouterr()
+    out = tmp_path / "out.parquet"
+    assert main(["count", "--add", first, second, "--out", str(out)]) == 2
+    error = capsys.readouterr().err
+    assert (
+        error.startswith("error: the count file '")
+        and "second.parquet' was counted with other settings" in error
+    )
+    assert "(lowercase, pre-tokenizer byte-level, reading lines-with-endings)" in error
+    assert error.count("\n") == 1 and not out.exists()
+
+
+def test_count_add_may_write_over_one_of_the_files_it_adds(tmp_path):
+    (tmp_path / "a.txt").write_text(FIRST, encoding="utf-8")
+    (tmp_path / "b.txt").write_text(SECOND, encoding="utf-8")
+    (tmp_path / "ab.txt").write_text(FIRST + SECOND, encoding="utf-8")
+    total = _counted(tmp_path, "total", tmp_path / "a.txt")
+    more = _counted(tmp_path, "more", tmp_path / "b.txt")
+    assert main(["count", "--add", total, more, "--out", total]) == 0
+    whole = read_count_files([_counted(tmp_path, "whole", tmp_path / "ab.txt")])
+    added = read_count_files([total])
+    assert list(added.words.items()) == list(whole.words.items()) and added.figures == whole.figures
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["a.txt", "--add", "c.parquet"],
+            "give inputs to count, or --add FILE... (count files to add), not both",
+        ),
+        ([], "give inputs to count, or --add FILE... (count files to add), not both"),
+        (["--add", "c.parquet", "--normalizer", "nfkc"], "--normalizer is for counting inputs: --add adds"),
+        (["a.txt", "--out", "a.txt"], "--out 'a.txt' is the same file as the input 'a.txt'"),
+        (["*.txt", "--out", "./a.txt"], "--out './a.txt' is the same file as the input 'a.txt'"),
+        (["missing.txt"], "missing.txt"),
+        (
+            ["a.txt", "--split-pattern", "cl100k", "--pre-tokenizer", "bert"],
+            "--split-pattern is a byte-level setting",
+        ),
+        (["a.txt", "--reading", "records"], "the reading 'records' is for JSONL and Parquet files"),
+        (["a.txt", "--normalizer", "nope"], "unknown normalizer 'nope'"),
+    ],
+)
+def test_bad_count_arguments_are_one_sentence(tmp_path, monkeypatch, capsys, args, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.txt").write_text(FIRST, encoding="utf-8")
+    _count_file(tmp_path / "c.parquet", FIRST, Counting())
+    out = [] if "--out" in args else ["--out", "out.parquet"]
+    assert main(["count", *args, *out]) == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1, error
+    assert (tmp_path / "a.txt").read_text(encoding="utf-8") == FIRST
+
+
+def test_count_writes_the_settings_figures_and_sources_and_says_what_it_counted(tmp_path, capsys):
+    (tmp_path / "a.txt").write_text(FIRST, encoding="utf-8")
+    out = _counted(tmp_path, "c", tmp_path / "a.txt", "--split-pattern", "o200k", "--normalizer", "nfkc")
+    counts = read_count_files([out])
+    assert counts.counting == Counting(("nfkc",), "byte-level-o200k", "lines-with-endings")
+    assert counts.sources == [str(tmp_path / "a.txt")] and counts.figures["lines"] == FIRST.count("\n")
+    assert capsys.readouterr().err.endswith(f"({counts.counting.describe()}) -> {out}\n")
+
+
+def test_count_reports_its_progress_as_bytes_read_of_the_total(tmp_path, monkeypatch, capsys):
+    """As train's progress (explorer.cli.common.progress_printer), in bytes: redirected, a line per
+    tenth. The clock is moved by the test (two seconds a reading), not waited for."""
+    from explorer.cli import common
+
+    clock = iter(range(0, 10_000, 2))
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
+    text = "".join(f"line {number} of the corpus\n" for number in range(400))
+    (tmp_path / "a.txt").write_text(text, encoding="utf-8")
+    _counted(tmp_path, "c", tmp_path / "a.txt", "--chunk-mb", "0.0005")
+    lines = capsys.readouterr().err.splitlines()[:-1]
+    total = len(text.encode())
+    assert 5 < len(lines) <= 11 and lines[-1] == f"counting: {total:,}/{total:,} bytes"
+    assert all(line.startswith("counting: ") and line.endswith(f"/{total:,} bytes") for line in lines)

@@ -171,3 +171,10 @@ def test_a_missing_file_or_a_directory_is_one_sentence(tmp_path):
         read_count_files([tmp_path])
     with pytest.raises(ValueError, match="no count files to read"):
         read_count_files([])
+
+
+def test_a_count_file_gets_the_permissions_of_any_new_file(tmp_path):
+    """Not the owner-only permissions of a temporary file: others may read what `count` writes."""
+    (tmp_path / "plain").write_bytes(b"")
+    write_count_file(tmp_path / "c.parquet", _counts())
+    assert (tmp_path / "c.parquet").stat().st_mode == (tmp_path / "plain").stat().st_mode
