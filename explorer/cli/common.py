@@ -228,22 +228,24 @@ def warn(lines, label: str = "warning") -> None:
 
 
 def progress_printer(unit: str = "merges", doing: str = "training"):
-    """(report(step, planned), finish()): training's (or counting's: `doing`) progress on stderr,
-    shown once a second has passed. On a terminal, one line rewritten in place (`\r`); redirected
-    (a log file, a pipe), a plain line each time another tenth of the planned steps is done: at
-    most eleven lines, where `\r` updates would be one line of a thousand in the file. `planned`
-    None (unknown: a corpus read from stdin): the steps alone, on a terminal only."""
+    """(report(step, planned[, detail]), finish()): training's (or counting's: `doing`) progress
+    on stderr (`detail` in brackets after it), shown once a second has passed. On a terminal, one
+    line rewritten in place (`\r`); redirected (a log file, a pipe), a plain line each time another
+    tenth of the planned steps is done: at most eleven lines, where `\r` updates would be one line
+    of a thousand in the file. `planned` None (unknown: a corpus read from stdin): the steps
+    alone, on a terminal only."""
     stream = sys.stderr
     in_place = stream.isatty()
     started = time.perf_counter()
     shown = False
     last_tenth = -1  # redirected: the tenth of the planned steps last printed
 
-    def report(step: int, planned: int | None) -> None:
+    def report(step: int, planned: int | None, detail: str = "") -> None:
         nonlocal shown, last_tenth
         if time.perf_counter() - started <= 1.0 or planned is None and not in_place:
             return
         line = f"{doing}: {step:,}{'' if planned is None else f'/{planned:,}'} {unit}"
+        line += f" ({detail})" if detail else ""
         if in_place:
             shown = True
             print(f"\r{line}", end="", file=stream, flush=True)

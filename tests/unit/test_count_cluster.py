@@ -21,6 +21,7 @@ import sys
 
 import pytest
 
+from explorer.cli import main
 from explorer.corpora.cluster import count_on_cluster, default_shard_bytes
 from explorer.corpora.count_files import write_count_file
 from explorer.corpora.counting import Counting, WordCounts
@@ -79,8 +80,49 @@ def _same_file_as_one_process(tmp_path, inputs: list[CorpusInput], counting: Cou
 
 
 @pytest.mark.slow
-def test_a_local_cluster_gives_the_same_count_file_as_one_process(tmp_path, corpus):
-    _same_file_as_one_process(tmp_path, expand_inputs(corpus), Counting(), "local:2")
+def test_count_on_a_local_cluster_writes_the_file_count_writes_alone(tmp_path, corpus, monkeypatch, capsys):
+    """`count --scheduler local:2` (a LocalCluster of two processes) and `count`: the same file;
+    its progress is shards counted of all, and their bytes (redirected: a line per tenth; the
+    clock is moved by the test, two seconds a reading, not waited for)."""
+    from explorer.cli import common
+
+    clock = iter(range(0, 10_000, 2))
+    monkeypatch.setattr(common.time, "perf_counter", lambda: next(clock))
+    cluster, alone = tmp_path / "cluster.parquet", tmp_path / "alone.parquet"
+    assert (
+        main(["count", *corpus, "--scheduler", "local:2", "--shard-mb", "0.04", "--out", str(cluster)]) == 0
+    )
+    progress = capsys.readouterr().err.splitlines()[:-1]
+    assert main(["count", *corpus, "--out", str(alone)]) == 0
+    assert cluster.read_bytes() == alone.read_bytes()
+    total = sum(os.path.getsize(path) for path in corpus)
+    assert progress[-1].startswith("counting on local:2: ") and progress[-1].endswith(
+        f"shards ({total:,} of {total:,} bytes)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["a.txt", "--shard-mb", "64"], "--shard-mb cuts the inputs for a cluster: give --scheduler too"),
+        (["a.txt", "--scheduler", "8786"], "'8786' is not a scheduler: give a Dask scheduler's address"),
+        (["-", "--scheduler", "local:2"], "stdin cannot be counted on a cluster"),
+    ],
+)
+def test_bad_cluster_options_of_count_are_one_sentence(tmp_path, monkeypatch, capsys, args, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.txt").write_text("a line\n", encoding="utf-8")
+    assert main(["count", *args, "--out", "c.parquet"]) == 2
+    error = capsys.readouterr().err
+    assert message in error and error.count("\n") == 1, error
+
+
+def test_count_add_takes_no_scheduler(tmp_path, corpus, capsys):
+    counts = tmp_path / "c.parquet"
+    assert main(["count", corpus[0], "--out", str(counts)]) == 0
+    capsys.readouterr()
+    assert main(["count", "--add", str(counts), "--scheduler", "local:2", "--out", str(counts)]) == 2
+    assert "--scheduler is for counting inputs: --add adds" in capsys.readouterr().err
 
 
 def _start(argv: list[str], log, environment) -> subprocess.Popen:
@@ -154,6 +196,15 @@ def _stop(processes: list[subprocess.Popen]) -> None:
 @pytest.mark.parametrize("reading", ["lines", "lines-with-endings"])
 def test_a_scheduler_and_two_worker_processes_give_the_same_count_file(tmp_path, corpus, scheduler, reading):
     _same_file_as_one_process(tmp_path, expand_inputs(corpus), Counting(reading=reading), scheduler)
+
+
+@pytest.mark.slow
+def test_count_on_a_scheduler_writes_the_file_count_writes_alone(tmp_path, corpus, scheduler):
+    cluster, alone = tmp_path / "cluster.parquet", tmp_path / "alone.parquet"
+    options = ["--reading", "lines", "--normalizer", "nfkc", "--split-pattern", "cl100k"]
+    assert main(["count", *corpus, *options, "--scheduler", scheduler, "--out", str(cluster)]) == 0
+    assert main(["count", *corpus, *options, "--out", str(alone)]) == 0
+    assert cluster.read_bytes() == alone.read_bytes()
 
 
 @pytest.mark.slow
