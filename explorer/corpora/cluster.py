@@ -6,8 +6,9 @@ compressed and Parquet files) and submits one task per shard. Each task streams 
 the counter on its worker (`streaming.count_shard`: the compiled counter on the compiled engine)
 and sends back the shard's words and counts as one Arrow IPC buffer (two columns, figures in its
 metadata), not a Python object per word. The client adds the shards' counts as they arrive, but in
-shard order (a shard that finishes early waits for those before it), so the result is word for
-word, in the same order, `streaming.count_inputs(inputs)` in one process: the same count file.
+shard order (a shard that finishes early waits for those before it), as Arrow columns until the
+end, so the result is word for word, in the same order, `streaming.count_inputs(inputs)` in one
+process: the same count file.
 
 The scheduler is "local:N" (a `LocalCluster` of N worker processes of one thread each on this
 machine, closed afterwards) or the address of a running scheduler ("tcp://HOST:PORT", started
@@ -31,10 +32,10 @@ import dataclasses
 import json
 import os
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 
-from explorer.corpora.counting import Counting, WordCounts, add_word_counts
+from explorer.corpora.counting import Counting, WordCounts, no_figures
 from explorer.corpora.inputs import STDIN, CorpusInput
 from explorer.corpora.streaming import CHUNK_BYTES, Shard, count_shard, shards
 from explorer.training.word_counts import FIGURES
@@ -92,7 +93,7 @@ def count_on_cluster(
         size = sum(item.size or 0 for item in visible)
         cut = shards(visible, shard_bytes or default_shard_bytes(size, workers))
         futures = [client.submit(_count_packed, shard, counting, engine, pure=False) for shard in cut]
-        counts = add_word_counts(_in_shard_order(futures, cut, counting, progress))
+        counts = _add_in_order(_in_shard_order(futures, cut, progress), counting)
     counts.sources = [item.describe() for item in inputs]
     return counts
 
@@ -141,16 +142,20 @@ def _worker_count(client, address: str, seconds: float) -> int:
 
 
 def _count_packed(shard: Shard, counting: Counting, engine: str | None) -> bytes:
-    """A task, on a worker: the shard's counts as an Arrow IPC buffer (`_unpacked` reads it)."""
-    import pyarrow as pa
-
+    """A task, on a worker: the shard's counts, packed (`_unpacked` reads them)."""
     path = shard.input.path
     if not os.path.isfile(path):
         raise ValueError(
             f"the Dask worker on {socket.gethostname()} cannot see {path!r}: "
             "workers must see the corpus's files at the same paths (a shared filesystem)"
         )
-    counts = count_shard(shard, counting, engine=engine)
+    return _packed(count_shard(shard, counting, engine=engine))
+
+
+def _packed(counts: WordCounts) -> bytes:
+    """Words and counts as an Arrow IPC stream of two columns, the figures in its metadata."""
+    import pyarrow as pa
+
     table = pa.table(
         {
             "word": pa.array(list(counts.words), pa.string()),
@@ -163,31 +168,69 @@ def _count_packed(shard: Shard, counting: Counting, engine: str | None) -> bytes
     return sink.getvalue().to_pybytes()
 
 
-def _unpacked(data: bytes, counting: Counting) -> WordCounts:
+def _unpacked(data: bytes):
+    """The Arrow table `_count_packed` sent."""
     import pyarrow as pa
 
-    table = pa.ipc.open_stream(data).read_all()
-    figures = json.loads(table.schema.metadata[_FIGURES_KEY])
-    words = dict(zip(table.column("word").to_pylist(), table.column("count").to_pylist(), strict=True))
-    return WordCounts(words, {name: figures[name] for name in FIGURES}, counting)
+    return pa.ipc.open_stream(data).read_all()
 
 
-def _in_shard_order(
-    futures: list, cut: list[Shard], counting: Counting, progress: Progress | None
-) -> Iterator[WordCounts]:
-    """The shards' counts in shard order, each as soon as it and every shard before it arrived
-    (later ones are kept until their turn)."""
+def _add_in_order(tables: Iterable, counting: Counting) -> WordCounts:
+    """The shards' counts (Arrow tables, in shard order) added: each word where it first appears,
+    its counts summed; the figures summed.
+
+    Not `add_word_counts`, which adds dicts a word at a time in Python: here the words stay Arrow
+    columns until the end, so the client's share of the work stays small beside the workers'.
+    The total and the tables waiting are folded into one (Arrow's dictionary_encode keeps values
+    in order of first appearance) whenever the waiting tables hold as many rows as the total."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    words = pa.array([], pa.large_string())
+    counts = np.zeros(0, np.int64)
+    figures = no_figures()
+    waiting: list = []
+    waiting_rows = 0
+
+    def fold() -> None:
+        nonlocal words, counts, waiting, waiting_rows
+        every_word = pa.concat_arrays(
+            [words, *(table.column("word").combine_chunks().cast(pa.large_string()) for table in waiting)]
+        )
+        every_count = np.concatenate([counts, *(table.column("count").to_numpy() for table in waiting)])
+        encoded = pc.dictionary_encode(every_word)
+        words, counts = encoded.dictionary, np.zeros(len(encoded.dictionary), np.int64)
+        np.add.at(counts, encoded.indices.to_numpy(), every_count)
+        waiting, waiting_rows = [], 0
+
+    for table in tables:
+        shard_figures = json.loads(table.schema.metadata[_FIGURES_KEY])
+        for name in FIGURES:
+            figures[name] += shard_figures[name]
+        waiting.append(table)
+        waiting_rows += table.num_rows
+        if waiting_rows >= len(words):
+            fold()
+    if waiting:
+        fold()
+    return WordCounts(dict(zip(words.to_pylist(), counts.tolist(), strict=True)), figures, counting)
+
+
+def _in_shard_order(futures: list, cut: list[Shard], progress: Progress | None) -> Iterator:
+    """The shards' counts (Arrow tables) in shard order, each as soon as it and every shard
+    before it arrived (later ones are kept until their turn)."""
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
     sizes = [_shard_bytes(shard) for shard in cut]
     index_of = {future.key: index for index, future in enumerate(futures)}
-    waiting: dict[int, WordCounts] = {}
+    waiting: dict = {}
     turn = done_bytes = 0
     for done, future in enumerate(as_completed(futures), start=1):
         index = index_of[future.key]
         try:
-            waiting[index] = _unpacked(future.result(), counting)
+            waiting[index] = _unpacked(future.result())
         except KilledWorker:
             raise ValueError(
                 f"the workers counting {cut[index].describe()!r} kept dying (out of memory?): "

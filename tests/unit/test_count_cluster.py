@@ -22,11 +22,12 @@ import sys
 import pytest
 
 from explorer.cli import main
-from explorer.corpora.cluster import count_on_cluster, default_shard_bytes
+from explorer.corpora.cluster import _add_in_order, _packed, _unpacked, count_on_cluster, default_shard_bytes
 from explorer.corpora.count_files import write_count_file
-from explorer.corpora.counting import Counting, WordCounts
+from explorer.corpora.counting import Counting, WordCounts, add_word_counts
 from explorer.corpora.inputs import CorpusInput, expand_inputs
 from explorer.corpora.streaming import count_inputs
+from explorer.training.word_counts import FIGURES
 from tests import ROOT
 from tests.helpers.processes import wait_until
 
@@ -280,6 +281,28 @@ def test_a_scheduler_nobody_answers_at_is_one_sentence():
         ValueError, match=rf"^cannot reach the Dask scheduler at {address} within 1 s .*dask scheduler"
     ):
         count_on_cluster([CorpusInput("corpus.txt", size=1)], Counting(), address, connect_seconds=1)
+
+
+def test_shards_added_as_arrow_columns_are_the_shards_added_as_dicts():
+    """`_add_in_order` folds the shards' tables whenever those waiting hold as many rows as the
+    total: parts of many sizes (empty ones, one word, many new words, all repeats) fold at
+    different turns, and every way gives `add_word_counts`'s words, order, counts and figures."""
+    chooser = random.Random(5)
+    counting = Counting()
+    for _ in range(30):
+        parts = []
+        for _ in range(chooser.randint(1, 8)):
+            vocabulary = VOCABULARY[: chooser.choice([1, 5, 50, 3000])]
+            words = {
+                word: chooser.randint(1, 10**12)
+                for word in chooser.sample(vocabulary, chooser.randint(0, min(40, len(vocabulary))))
+            }
+            figures = {name: chooser.randint(0, 100) for name in FIGURES}
+            parts.append(WordCounts(words, figures, counting))
+        added = _add_in_order([_unpacked(_packed(part)) for part in parts], counting)
+        expected = add_word_counts(parts)
+        assert list(added.words.items()) == list(expected.words.items())
+        assert added.figures == expected.figures
 
 
 def test_shards_are_few_and_large():
