@@ -1,12 +1,13 @@
 """Corpus text -> trained history -> Tokenizer: the whole pipeline in two calls.
 
 `train_corpus(text, run)` counts words (the RunConfig's normalizers + pre-tokenizer, see
-explorer/training/word_counts.py), trains (explorer/training/trainers.py: a byte-level library
-run starts from 256 byte symbols, as GPT-2 and the library's ByteLevelBPETokenizer do), and
-leaves the RunConfig in the history (`trace.config`) so that `tokenizer_from_trace` can rebuild
-the matching Tokenizer (normalizer, pre-tokenizer, model, decoder, post-processor) for encoding
-and export: it is the history's own `tokenizer_at(k)` (explorer/training/history.py,
-`TrainingHistory`).
+explorer/training/word_counts.py; given a list of paths instead of the text, it streams the files
+with the RunConfig's reading, explorer/corpora/streaming.py), trains
+(explorer/training/trainers.py: a byte-level library run starts from 256 byte symbols, as GPT-2
+and the library's ByteLevelBPETokenizer do), and leaves the RunConfig in the history
+(`trace.config`) so that `tokenizer_from_trace` can rebuild the matching Tokenizer (normalizer,
+pre-tokenizer, model, decoder, post-processor) for encoding and export: it is the history's own
+`tokenizer_at(k)` (explorer/training/history.py, `TrainingHistory`).
 
 Unigram (a RunConfig whose trainer is a `UnigramConfig`): `train_corpus` returns a RoundHistory,
 and `tokenizer_from_trace` rebuilds a Unigram tokenizer from it (Metaspace pre-tokenizer and
@@ -20,8 +21,14 @@ What it does not do: enforce size limits or time budgets (the callers pass `shou
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Sequence
 from typing import cast
 
+from explorer.corpora.counter import ChunkCounter
+from explorer.corpora.counting import Counting
+from explorer.corpora.inputs import expand_inputs, reading_of
+from explorer.corpora.streaming import count_inputs
 from explorer.pipeline.bytelevel import symbols_to_bytes
 from explorer.pipeline.decoders import ByteLevelDecoder
 from explorer.pipeline.tokenizer import Tokenizer
@@ -37,17 +44,24 @@ from explorer.training.word_counts import count_corpus
 
 
 def train_corpus(
-    text: str,
+    corpus: str | Sequence[os.PathLike | str],
     run: RunConfig,
     progress=None,
     should_stop=None,
     max_steps: int | None = None,
     jobs: int = 1,
     engine: str | None = None,
+    text_field: str | None = None,
 ) -> TrainingHistory:
-    """Count the words of `text` through the run's normalizers and pre-tokenizer, train, and
+    """Count the words of the corpus through the run's normalizers and pre-tokenizer, train, and
     return the trace, which carries the run's config (the trainer's as it ran). `jobs` processes
     count the words of a large corpus (explorer.training.word_counts.count_words).
+
+    The corpus is its text (cut with the RunConfig's reading: by default "lines", one sequence
+    per line), or a list of paths (files, directories, globs; plain, .gz, .zst, and JSONL or
+    Parquet records whose `text_field` holds the text), streamed in chunks with the RunConfig's
+    `reading` (explorer.corpora.streaming.count_inputs; should_stop is asked while counting too,
+    and raises its CountingStopped).
 
     The course's corpus, as its BPE (chapter 6, section 5) and Unigram (section 7) train it:
 
@@ -64,11 +78,25 @@ def train_corpus(
     >>> unigram.tokenizer_at().encode("This is the Hugging Face course.", add_special_tokens=False).tokens
     ['▁This', '▁is', '▁the', '▁Hugging', '▁Face', '▁', 'c', 'ou', 'r', 's', 'e', '.']
     """
+    if not isinstance(corpus, str):
+        inputs = expand_inputs(
+            [os.fspath(path) for path in corpus], text_field=text_field, text_column=text_field
+        )
+        reading_of(inputs, run.reading)  # text mixed with records, or a reading records cannot have
+        counts = count_inputs(inputs, Counting.of(run), jobs=jobs, engine=engine, should_stop=should_stop)
+        return train_counted(counts.words, counts.figures, run, progress, should_stop, max_steps, engine)
+    if run.reading != "lines":  # the text cut as a file is: each line with its ending
+        if run.reading == "records":
+            raise ValueError("a corpus given as text has lines, not records: give the paths of its files")
+        counter = ChunkCounter(Counting.of(run), jobs=jobs, engine=engine)
+        counter.add_text(corpus)
+        counts = counter.result()
+        return train_counted(counts.words, counts.figures, run, progress, should_stop, max_steps, engine)
     # A RunConfig without a pre-tokenizer (words given directly) cannot count a text: count_words
     # rejects None as an unknown pre-tokenizer.
     # The corpus figures (lines, characters, words) come from the same pass, for a merge history.
     word_counts, figures = count_corpus(
-        text, run.normalizers, cast(str, run.pre_tokenizer), jobs, engine=engine
+        corpus, run.normalizers, cast(str, run.pre_tokenizer), jobs, engine=engine
     )
     return train_counted(word_counts, figures, run, progress, should_stop, max_steps, engine)
 

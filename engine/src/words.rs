@@ -1,12 +1,15 @@
-//! Counting a corpus's words: explorer/training/word_counts.py's `count_corpus` without normalizers,
-//! for the pre-tokenizers whose pieces are runs of character classes (byte-level with GPT-2's
-//! pattern, bert, whitespace, whitespace-split), the same words, counts, order and figures.
+//! Counting a corpus's words: explorer/corpora/counter.py's `ChunkCounter` (and
+//! explorer/training/word_counts.py's `count_corpus`) without normalizers, for the pre-tokenizers
+//! whose pieces are runs of character classes (byte-level with GPT-2's pattern, bert, whitespace,
+//! whitespace-split), the same words, counts, order and figures.
 //!
-//! A corpus is cut into lines at "\n" (a "\r" before it belongs to the break, as "\r\n" does), each
-//! line a sequence as the `tokenizers` library trains on it. Parts of the text cut at line breaks are
-//! counted on their own threads (rayon) and added up in order, so a word keeps the place of its first
-//! appearance. The classes come from classes.rs, generated from the Python pre-tokenizers' tables:
-//! the library's Unicode versions, not Rust's.
+//! A chunk of the corpus is cut into sequences by its reading: lines cut at "\n" (a "\r" before it
+//! belongs to the break, as "\r\n" does), lines with their endings kept (cut just after each "\n",
+//! as the `tokenizers` library's `Tokenizer.train(files)` reads a file), or records given one by one.
+//! Parts of a chunk cut at line breaks (or groups of records) are counted on their own threads
+//! (rayon) and added up in order into owned words (`WordCounter`), so a word keeps the place of its
+//! first appearance and the chunk can go. The classes come from classes.rs, generated from the
+//! Python pre-tokenizers' tables: the library's Unicode versions, not Rust's.
 //!
 //! What it does not do: normalize (a run with normalizers counts in Python), the byte-level split
 //! patterns of GPT-4 and others, or Metaspace.
@@ -86,7 +89,7 @@ fn class_of(table: &[u8], c: char) -> u8 {
     RUNS[index].1
 }
 
-/// The classes of the characters of one line, with their byte offsets.
+/// The classes of the characters of one sequence, with their byte offsets.
 struct Line<'a> {
     text: &'a str,
     table: &'a [u8],
@@ -150,7 +153,8 @@ fn contraction(after: &[u8]) -> Option<usize> {
     }
 }
 
-/// GPT-2's pattern on one line (no "\n" in it), each match passed to `emit`.
+/// GPT-2's pattern on one sequence (a line, or a line or record holding "\n" and "\r": they are
+/// white space like any other), each match passed to `emit`.
 fn gpt2_pieces<'a>(line: &Line<'a>, emit: &mut impl FnMut(&'a str)) {
     let text = line.text;
     let bytes = text.as_bytes();
@@ -205,7 +209,7 @@ fn gpt2_pieces<'a>(line: &Line<'a>, emit: &mut impl FnMut(&'a str)) {
     }
 }
 
-/// The pieces of one line for the pre-tokenizers that cut runs of one class.
+/// The pieces of one sequence for the pre-tokenizers that cut runs of one class.
 fn class_pieces<'a>(kind: PreTokenizer, line: &Line<'a>, emit: &mut impl FnMut(&'a str)) {
     let text = line.text;
     let end = text.len();
@@ -263,6 +267,28 @@ impl<'a> Counted<'a> {
     }
 }
 
+/// How a text is cut into sequences (explorer/run_config.py's READINGS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// One sequence per line, its break ("\n", and a "\r" before it) removed, empty lines dropped.
+    Lines,
+    /// Cut just after each "\n" (only there), the ending kept: the library's `Tokenizer.train(files)`.
+    LinesWithEndings,
+    /// Each record's text is one sequence.
+    Records,
+}
+
+impl Reading {
+    pub fn named(name: &str) -> Option<Reading> {
+        match name {
+            "lines" => Some(Reading::Lines),
+            "lines-with-endings" => Some(Reading::LinesWithEndings),
+            "records" => Some(Reading::Records),
+            _ => None,
+        }
+    }
+}
+
 /// The lines of `text`: cut at "\n", one "\r" before it dropped.
 fn lines(text: &str) -> impl Iterator<Item = &str> {
     let mut pieces = text.split('\n').peekable();
@@ -276,27 +302,74 @@ fn lines(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-fn count_part(text: &str, kind: PreTokenizer, figures: bool) -> Counted<'_> {
+/// The pieces of one sequence (white space and line breaks inside it included).
+#[inline]
+fn sequence_pieces<'a>(kind: PreTokenizer, sequence: &Line<'a>, emit: &mut impl FnMut(&'a str)) {
+    match kind {
+        PreTokenizer::ByteLevel => gpt2_pieces(sequence, emit),
+        _ => class_pieces(kind, sequence, emit),
+    }
+}
+
+/// Add one non-empty line (without its break) to `figures`.
+#[inline]
+fn add_line_figures(line: &Line<'_>, figures: &mut Figures) {
+    figures.lines += 1;
+    figures.characters += line.text.chars().count() as i64;
+    figures.utf8_bytes += line.text.len() as i64;
+    figures.words += python_words(line);
+}
+
+/// The words of `texts` (a part of a chunk of lines, or records) read as `reading`, and their
+/// figures (`count_text`'s, whatever the reading) when asked.
+fn count_part<'a>(
+    texts: &[&'a str],
+    kind: PreTokenizer,
+    reading: Reading,
+    figures: bool,
+) -> Counted<'a> {
     let table = plane_zero();
     let mut counted = Counted::default();
-    for line_text in lines(text) {
-        if line_text.is_empty() {
+    for &text in texts {
+        if reading == Reading::Lines {
+            // Words and figures in one pass over the lines.
+            for line_text in lines(text) {
+                if line_text.is_empty() {
+                    continue;
+                }
+                let line = Line {
+                    text: line_text,
+                    table,
+                };
+                sequence_pieces(kind, &line, &mut |piece| counted.add(piece, 1));
+                if figures {
+                    add_line_figures(&line, &mut counted.figures);
+                }
+            }
             continue;
         }
-        let line = Line {
-            text: line_text,
-            table,
-        };
-        let mut emit = |piece| counted.add(piece, 1);
-        match kind {
-            PreTokenizer::ByteLevel => gpt2_pieces(&line, &mut emit),
-            _ => class_pieces(kind, &line, &mut emit),
+        if reading == Reading::LinesWithEndings {
+            for sequence in text.split_inclusive('\n') {
+                let sequence = Line {
+                    text: sequence,
+                    table,
+                };
+                sequence_pieces(kind, &sequence, &mut |piece| counted.add(piece, 1));
+            }
+        } else {
+            let record = Line { text, table };
+            sequence_pieces(kind, &record, &mut |piece| counted.add(piece, 1));
         }
         if figures {
-            counted.figures.lines += 1;
-            counted.figures.characters += line_text.chars().count() as i64;
-            counted.figures.utf8_bytes += line_text.len() as i64;
-            counted.figures.words += python_words(&line);
+            for line_text in lines(text).filter(|line| !line.is_empty()) {
+                add_line_figures(
+                    &Line {
+                        text: line_text,
+                        table,
+                    },
+                    &mut counted.figures,
+                );
+            }
         }
     }
     counted
@@ -341,9 +414,129 @@ fn byte_symbols() -> [char; 256] {
     symbols
 }
 
-/// The words of `text` with their counts, in order of first appearance (byte-level words as GPT-2
-/// symbols), and the corpus figures when asked; parts of about `part_size` bytes counted on `jobs`
-/// threads.
+/// A corpus's words counted chunk by chunk: the distinct words, owned, with their counts in order of
+/// first appearance, and the figures. Each chunk (a run of whole lines, or records) is cut into
+/// parts of about `part_size` bytes counted on `jobs` threads and added in order; the parts' own
+/// words borrow from the chunk and are gone when `add_text` / `add_records` returns, so the memory
+/// held between chunks is the distinct words.
+pub struct WordCounter {
+    kind: PreTokenizer,
+    reading: Reading,
+    figures: bool,
+    pool: Option<rayon::ThreadPool>,
+    /// word (byte-level words as raw text: the symbols are made once, in `take`) -> (rank of first
+    /// appearance, count).
+    words: FxHashMap<Box<str>, (usize, i64)>,
+    totals: Figures,
+}
+
+impl WordCounter {
+    pub fn new(kind: PreTokenizer, reading: Reading, jobs: usize, figures: bool) -> WordCounter {
+        let pool = (jobs > 1).then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(jobs)
+                .build()
+                .expect("a thread pool")
+        });
+        WordCounter {
+            kind,
+            reading,
+            figures,
+            pool,
+            words: FxHashMap::default(),
+            totals: Figures::default(),
+        }
+    }
+
+    /// Count a chunk of whole lines (a chunk without a final "\n" ends its input).
+    pub fn add_text(&mut self, text: &str, part_size: usize) {
+        let groups: Vec<Vec<&str>> = parts(text, part_size)
+            .into_iter()
+            .map(|part| vec![part])
+            .collect();
+        self.add_groups(&groups);
+    }
+
+    /// Count records, each one sequence, in groups of about `part_size` bytes.
+    pub fn add_records(&mut self, records: &[&str], part_size: usize) {
+        let mut groups: Vec<Vec<&str>> = Vec::new();
+        let mut size = 0;
+        for &record in records {
+            if groups.is_empty() || size >= part_size.max(1) {
+                groups.push(Vec::new());
+                size = 0;
+            }
+            groups.last_mut().expect("a group").push(record);
+            size += record.len();
+        }
+        self.add_groups(&groups);
+    }
+
+    fn add_groups(&mut self, groups: &[Vec<&str>]) {
+        let (kind, reading, figures) = (self.kind, self.reading, self.figures);
+        match &self.pool {
+            Some(pool) if groups.len() > 1 => {
+                let counted: Vec<Counted> = pool.install(|| {
+                    groups
+                        .par_iter()
+                        .map(|group| count_part(group, kind, reading, figures))
+                        .collect()
+                });
+                for part in counted {
+                    self.add(part);
+                }
+            }
+            _ => {
+                for group in groups {
+                    let part = count_part(group, kind, reading, figures);
+                    self.add(part);
+                }
+            }
+        }
+    }
+
+    /// Add a part's counts after those before it: first appearance stays first.
+    fn add(&mut self, part: Counted<'_>) {
+        self.totals.add(&part.figures);
+        for (word, count) in part.words {
+            match self.words.get_mut(word) {
+                Some(entry) => entry.1 += count,
+                None => {
+                    let rank = self.words.len();
+                    self.words.insert(word.into(), (rank, count));
+                }
+            }
+        }
+    }
+
+    /// The words in order of first appearance (byte-level words as GPT-2 symbols) with their
+    /// counts, and the figures, of everything counted since the last `take`; the counter is empty
+    /// after it.
+    pub fn take(&mut self) -> (Vec<(String, i64)>, Figures) {
+        let mut entries: Vec<(Box<str>, (usize, i64))> =
+            std::mem::take(&mut self.words).into_iter().collect();
+        entries.sort_unstable_by_key(|entry| entry.1 .0);
+        let words = if self.kind == PreTokenizer::ByteLevel {
+            let symbols = byte_symbols();
+            entries
+                .into_iter()
+                .map(|(word, (_, count))| {
+                    (word.bytes().map(|b| symbols[b as usize]).collect(), count)
+                })
+                .collect()
+        } else {
+            entries
+                .into_iter()
+                .map(|(word, (_, count))| (String::from(word), count))
+                .collect()
+        };
+        (words, std::mem::take(&mut self.totals))
+    }
+}
+
+/// The words of `text` read as lines with their counts, in order of first appearance (byte-level
+/// words as GPT-2 symbols), and the corpus figures when asked; parts of about `part_size` bytes
+/// counted on `jobs` threads: a `WordCounter` given the whole text as one chunk.
 pub fn count_words(
     text: &str,
     kind: PreTokenizer,
@@ -351,52 +544,9 @@ pub fn count_words(
     jobs: usize,
     part_size: usize,
 ) -> (Vec<(String, i64)>, Figures) {
-    let parts = parts(text, part_size);
-    let counted: Vec<Counted> = if jobs > 1 && parts.len() > 1 {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs)
-            .build()
-            .expect("a thread pool");
-        pool.install(|| {
-            parts
-                .par_iter()
-                .map(|part| count_part(part, kind, figures))
-                .collect()
-        })
-    } else {
-        parts
-            .iter()
-            .map(|part| count_part(part, kind, figures))
-            .collect()
-    };
-    let mut total = Figures::default();
-    let mut merged: Counted = Counted::default();
-    for (index, part) in counted.into_iter().enumerate() {
-        total.add(&part.figures);
-        if index == 0 {
-            merged.index = part.index;
-            merged.words = part.words;
-            continue;
-        }
-        for (word, count) in part.words {
-            merged.add(word, count);
-        }
-    }
-    let words = if kind == PreTokenizer::ByteLevel {
-        let symbols = byte_symbols();
-        merged
-            .words
-            .into_iter()
-            .map(|(word, count)| (word.bytes().map(|b| symbols[b as usize]).collect(), count))
-            .collect()
-    } else {
-        merged
-            .words
-            .into_iter()
-            .map(|(word, count)| (word.to_string(), count))
-            .collect()
-    };
-    (words, total)
+    let mut counter = WordCounter::new(kind, Reading::Lines, jobs, figures);
+    counter.add_text(text, part_size);
+    counter.take()
 }
 
 #[cfg(test)]
@@ -463,5 +613,89 @@ mod tests {
         let found = words("a b\né", PreTokenizer::ByteLevel);
         let found: Vec<&str> = found.iter().map(|(w, _)| w.as_str()).collect();
         assert_eq!(found, ["a", "Ġb", "Ã©"]);
+    }
+
+    fn counted(
+        reading: Reading,
+        chunks: &[&str],
+        jobs: usize,
+        part_size: usize,
+    ) -> (Vec<(String, i64)>, Figures) {
+        let mut counter = WordCounter::new(PreTokenizer::ByteLevel, reading, jobs, true);
+        for chunk in chunks {
+            match reading {
+                Reading::Records => counter.add_records(&[chunk], part_size),
+                _ => counter.add_text(chunk, part_size),
+            }
+        }
+        counter.take()
+    }
+
+    fn names(words: &[(String, i64)]) -> Vec<&str> {
+        words.iter().map(|(w, _)| w.as_str()).collect()
+    }
+
+    #[test]
+    fn gpt2_pattern_sees_line_breaks_inside_a_sequence_as_the_library_does() {
+        // `\s+(?!\S)` takes white space up to the sequence's end, the break included.
+        assert_eq!(pieces("a  \n"), ["a", "  \n"]);
+        assert_eq!(pieces("\r\n"), ["\r\n"]);
+        assert_eq!(pieces("\n\n"), ["\n\n"]);
+        // Before a non-space it leaves the last white space character, which stands alone.
+        assert_eq!(pieces("a  \nb"), ["a", "  ", "\n", "b"]);
+        assert_eq!(pieces("x \r\n y"), ["x", " \r\n", " y"]);
+    }
+
+    #[test]
+    fn lines_with_endings_cut_after_each_line_feed_only() {
+        let (words, figures) = counted(
+            Reading::LinesWithEndings,
+            &["a  \nb\u{b}c\r\n\n", "d"],
+            1,
+            1 << 16,
+        );
+        assert_eq!(names(&words), ["a", "ĠĠĊ", "b", "ċ", "c", "čĊ", "Ċ", "d"]);
+        // The figures are count_text's whatever the reading: lines without their breaks.
+        assert_eq!(
+            (figures.lines, figures.characters, figures.words),
+            (3, 7, 4)
+        );
+    }
+
+    #[test]
+    fn a_record_is_one_sequence() {
+        let (words, figures) = counted(Reading::Records, &["a  \nb", "a  \n"], 1, 1 << 16);
+        let expected = [("a", 2), ("ĠĠ", 1), ("Ċ", 1), ("b", 1), ("ĠĠĊ", 1)];
+        assert_eq!(words, expected.map(|(w, c)| (w.to_string(), c)));
+        assert_eq!(figures.lines, 3);
+    }
+
+    #[test]
+    fn chunks_and_parts_add_up_to_the_whole_in_order() {
+        let text = "b a  \nc\r\nb\n\na d \n".repeat(4);
+        let chunks = parts(&text, 5);
+        for reading in [Reading::Lines, Reading::LinesWithEndings] {
+            let whole = counted(reading, &[&text], 1, 1 << 16);
+            assert_eq!(counted(reading, &chunks, 1, 1 << 16), whole);
+            assert_eq!(counted(reading, &[&text], 2, 1), whole);
+        }
+        let records: Vec<&str> = text.split_inclusive("d").collect();
+        let mut one = WordCounter::new(PreTokenizer::Bert, Reading::Records, 1, true);
+        one.add_records(&records, 1 << 16);
+        let mut many = WordCounter::new(PreTokenizer::Bert, Reading::Records, 2, true);
+        many.add_records(&records[..3], 1);
+        many.add_records(&records[3..], 1);
+        assert_eq!(one.take(), many.take());
+    }
+
+    #[test]
+    fn take_empties_the_counter() {
+        let mut counter = WordCounter::new(PreTokenizer::WhitespaceSplit, Reading::Lines, 1, true);
+        counter.add_text("a b\n", 1 << 16);
+        assert_eq!(counter.take().0.len(), 2);
+        counter.add_text("c\n", 1 << 16);
+        let (words, figures) = counter.take();
+        assert_eq!(words, [("c".to_string(), 1)]);
+        assert_eq!(figures.lines, 1);
     }
 }

@@ -20,20 +20,15 @@ import math
 import os
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 EXIT_USAGE = 2
-PRE_TOKENIZER_CHOICES = [
-    "byte-level",
-    "bert",
-    "whitespace",
-    "whitespace-split",
-    "metaspace",
-]  # train's and count's
-# A bound on every file the CLI reads (a corpus without --max-corpus-mb, a tokenizer file, stdin):
-# far above what trains in reasonable time (4 MB trains in about 2 s and 100 MB of memory), and
-# what keeps `train /dev/urandom`-like input from filling memory. EXPLORER_CLI_MAX_FILE_MB overrides it.
+PRE_TOKENIZER_CHOICES = ["byte-level", "bert", "whitespace", "whitespace-split", "metaspace"]  # train, count
+# A bound on every file the CLI reads whole (a tokenizer file, a corpus to compare on, stdin; a
+# corpus to train on is streamed, explorer.corpora.streaming, and has no bound but --max-corpus-mb):
+# far above what a command needs, and what keeps `compare --corpus /dev/urandom`-like input from
+# filling memory. EXPLORER_CLI_MAX_FILE_MB overrides it.
 DEFAULT_MAX_FILE_MB = 1_000
 READ_CHUNK_BYTES = 1 << 20
 
@@ -227,39 +222,52 @@ def warn(lines, label: str = "warning") -> None:
         print(f"{label}: {line}", file=sys.stderr)
 
 
-def progress_printer(unit: str = "merges", doing: str = "training"):
-    """(report(step, planned[, detail]), finish()): training's (or counting's: `doing`) progress
-    on stderr (`detail` in brackets after it), shown once a second has passed. On a terminal, one
-    line rewritten in place (`\r`); redirected (a log file, a pipe), a plain line each time another
-    tenth of the planned steps is done: at most eleven lines, where `\r` updates would be one line
-    of a thousand in the file. `planned` None (unknown: a corpus read from stdin): the steps
-    alone, on a terminal only."""
+def progress_printer(unit: str = "merges", line: Callable[[int, int | None], str] | None = None):
+    """(report(step, planned), finish()): progress on stderr, shown once a second has passed, as
+    `line(step, planned)` (by default "training: 120/1,000 merges"; `planned` None: unknown). On a
+    terminal, one line rewritten in place (`\r`); redirected (a log file, a pipe), a plain line
+    each time another tenth of the planned steps is done: at most eleven lines, where `\r` updates
+    would be one line of a thousand in the file (one line when the plan is unknown)."""
     stream = sys.stderr
     in_place = stream.isatty()
     started = time.perf_counter()
     shown = False
     last_tenth = -1  # redirected: the tenth of the planned steps last printed
 
-    def report(step: int, planned: int | None, detail: str = "") -> None:
+    def report(step: int, planned: int | None) -> None:
         nonlocal shown, last_tenth
-        if time.perf_counter() - started <= 1.0 or planned is None and not in_place:
+        if time.perf_counter() - started <= 1.0:
             return
-        line = f"{doing}: {step:,}{'' if planned is None else f'/{planned:,}'} {unit}"
-        line += f" ({detail})" if detail else ""
+        text = line(step, planned) if line is not None else f"training: {step:,}/{planned or 0:,} {unit}"
         if in_place:
             shown = True
-            print(f"\r{line}", end="", file=stream, flush=True)
+            print(f"\r{text}", end="", file=stream, flush=True)
             return
         tenth = step * 10 // planned if planned else 10
         if tenth > last_tenth:
             last_tenth = tenth
-            print(line, file=stream, flush=True)
+            print(text, file=stream, flush=True)
 
     def finish() -> None:
         if shown:
             print(file=stream)
 
     return report, finish
+
+
+def counting_line(done: int, total: int | None) -> str:
+    """Counting's progress in bytes of the total, in the total's unit.
+
+    >>> counting_line(1_200_000_000, 10_000_000_000), counting_line(3_500_000, None)
+    ('counting: 1.2 of 10.0 GB (12%)', 'counting: 3.5 MB read')
+    """
+    unit, scale = next(
+        ((name, size) for name, size in (("GB", 10**9), ("MB", 10**6)) if (total or done) >= size / 10),
+        ("KB", 10**3),
+    )
+    if total is None:
+        return f"counting: {done / scale:.1f} {unit} read"
+    return f"counting: {done / scale:.1f} of {total / scale:.1f} {unit} ({done * 100 // max(1, total)}%)"
 
 
 def load_our_tokenizer(path: str):

@@ -23,18 +23,20 @@ from __future__ import annotations
 import os
 import sys
 
+from explorer.checks import MB
 from explorer.cli.common import (
     PRE_TOKENIZER_CHOICES,
     UserError,
     check_output_path,
     comma_separated,
+    counting_line,
     positive,
     progress_printer,
     same_file,
 )
+from explorer.corpora.streaming import CHUNK_BYTES
 from explorer.drawing.wording import plural
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS
-from explorer.run_config import READINGS
 
 # The options that decide how inputs are read and counted: --add adds files counted already.
 COUNTING_OPTIONS = (
@@ -44,7 +46,6 @@ COUNTING_OPTIONS = (
     "pre_tokenizer",
     "split_pattern",
     "normalizer",
-    "chunk_mb",
     "scheduler",
     "shard_mb",
 )
@@ -72,7 +73,7 @@ def add_parser(commands) -> None:
     count.add_argument("--out", required=True, help="the count file to write (Parquet: word, count)")
     count.add_argument(
         "--reading",
-        choices=READINGS,
+        choices=["lines-with-endings", "lines"],  # records: what JSONL and Parquet inputs are
         help="how text files are cut into sequences: lines-with-endings (default: as the library's "
         "Tokenizer.train(files) reads a file), lines (each line without its break, as "
         "train_from_iterator(lines)); JSONL and Parquet are read as records",
@@ -91,7 +92,8 @@ def add_parser(commands) -> None:
     count.add_argument(
         "--chunk-mb",
         type=positive(float),
-        help="MB read and counted at a time (default 16 MiB): memory holds a few",
+        default=CHUNK_BYTES / MB,
+        help=f"MB of the corpus read at once (default {CHUNK_BYTES / MB:g}): memory holds a few chunks",
     )
     count.add_argument(
         "--jobs",
@@ -161,10 +163,8 @@ def _added(names: list[str]):
 
 def _counted_inputs(args):
     """The inputs' word counts, with the settings the options ask for."""
-    from explorer.checks import MB
     from explorer.corpora.counting import Counting
     from explorer.corpora.inputs import expand_inputs, reading_of
-    from explorer.corpora.streaming import CHUNK_BYTES
     from explorer.training import engines
 
     try:
@@ -183,8 +183,7 @@ def _counted_inputs(args):
                 f"--out {args.out!r} is the same file as the input {item.path!r}: writing it would overwrite "
                 "the corpus; give --out another file name."
             )
-    chunk_bytes = int(args.chunk_mb * MB) if args.chunk_mb else CHUNK_BYTES
-    return _count(inputs, counting, args, chunk_bytes)
+    return _count(inputs, counting, args, max(1, int(args.chunk_mb * MB)))
 
 
 def _pre_tokenizer(args) -> str:
@@ -209,7 +208,7 @@ def _count(inputs, counting, args, chunk_bytes: int):
     try:
         if args.scheduler is not None:
             return _count_on_cluster(inputs, counting, args)
-        report, finish = progress_printer("bytes", "counting")
+        report, finish = progress_printer(line=counting_line)
         try:
             return count_inputs(
                 inputs, counting, jobs=args.jobs, engine=args.engine, progress=report, chunk_bytes=chunk_bytes
@@ -221,13 +220,18 @@ def _count(inputs, counting, args, chunk_bytes: int):
 
 
 def _count_on_cluster(inputs, counting, args):
-    from explorer.checks import MB
     from explorer.corpora.cluster import count_on_cluster
 
-    report, finish = progress_printer("shards", f"counting on {args.scheduler}")
+    shards = [0, 0]  # counted, all
 
-    def progress(shards_done: int, shards: int, bytes_done: int, total_bytes: int) -> None:
-        report(shards_done, shards, f"{bytes_done:,} of {total_bytes:,} bytes")
+    def line(done: int, total: int | None) -> str:
+        return f"{counting_line(done, total)}, {shards[0]:,} of {shards[1]:,} shards on {args.scheduler}"
+
+    report, finish = progress_printer(line=line)
+
+    def progress(shards_done: int, shards_total: int, bytes_done: int, total_bytes: int) -> None:
+        shards[:] = [shards_done, shards_total]
+        report(bytes_done, total_bytes)
 
     try:
         return count_on_cluster(

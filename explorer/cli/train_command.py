@@ -1,15 +1,24 @@
-"""`python -m explorer train`: train a BPE, WordPiece or Unigram tokenizer on a corpus file and write
-its tokenizer.json (and, on request, the training trace).
+"""`python -m explorer train`: train a BPE, WordPiece or Unigram tokenizer on a corpus (files,
+directories, globs, stdin; plain, .gz, .zst; JSONL and Parquet records) and write its tokenizer.json
+(and, on request, the training trace).
 
 The options become the Train page's `Settings`, each one not given at the page's default for the
 algorithm (explorer.runs.settings.DEFAULTS: BPE adds <|endoftext|> as id 0, as the app does), and go
-through the app's checks (explorer.session.requests) with no limit unless asked for one
-(`--max-corpus-mb`, `--max-seconds`, `--max-steps`); the corpus is read with a bound all the same
-(explorer.cli.common.read_bytes), and `--out` / `--trace` are checked, before any work, to be
-writable and to name neither the corpus nor each other. The sentences printed after training are
-the app's (explorer.lessons.explain).
+through the app's checks of settings (explorer.session.requests) with no limit unless asked for one
+(`--max-corpus-mb`, compared with the inputs' size before reading, `--max-seconds`, which stops the
+counting too, `--max-steps`). The corpus is streamed, never held whole
+(explorer.corpora.streaming: progress in bytes read of the total on stderr); the corpus checks'
+warnings look at its first chunk. `--out` / `--trace` are checked, before any work, to be writable
+and to name neither an input nor each other. The sentences printed after training are the app's
+(explorer.lessons.explain); the summary says the reading the corpus was cut with.
 
-What it does not do: train (explorer.train.train_corpus does), or read tokenizers.
+`--counts FILE...` trains on count files (`python -m explorer count`, explorer.corpora.count_files)
+instead: added in order, with the normalizers, pre-tokenizer and reading they were counted with (an
+option that says otherwise is refused), they give the tokenizer and trace of training on the
+corpora they counted, one after the other.
+
+What it does not do: read or count the corpus (explorer.corpora does), train (explorer.training),
+or read tokenizers.
 """
 
 from __future__ import annotations
@@ -22,18 +31,20 @@ import sys
 from argparse import Namespace
 from dataclasses import replace
 
+from explorer.checks import MB
 from explorer.cli.common import (
     PRE_TOKENIZER_CHOICES,
     UserError,
     check_output_path,
     comma_separated,
+    counting_line,
     positive,
     progress_printer,
-    read_text,
     same_file,
     warn,
     write_json_fields,
 )
+from explorer.corpora.streaming import CHUNK_BYTES
 from explorer.drawing.wording import plural
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS
 from explorer.runs.settings import DEFAULTS, Settings, defaults_for
@@ -84,13 +95,35 @@ def _per_algorithm(name: str) -> str:
 def add_parser(commands) -> None:
     train = commands.add_parser("train", help="train a tokenizer on a corpus and write tokenizer.json")
     train.set_defaults(run=run)
-    train.add_argument("corpus", nargs="?", help="corpus file, or - for stdin; one sequence per line")
+    train.add_argument(
+        "inputs",
+        nargs="*",
+        metavar="INPUT",
+        help="corpus files, directories (every file under them, sorted), globs, or - for stdin; "
+        "plain text, .gz or .zst; .jsonl and .parquet records",
+    )
     train.add_argument(
         "--counts",
         nargs="+",
         metavar="FILE",
         help="train from count files (`python -m explorer count`) instead of a corpus, added in the order "
         "given; the normalizers, pre-tokenizer and reading are theirs",
+    )
+    train.add_argument(
+        "--reading",
+        choices=["lines-with-endings", "lines"],
+        help="how text files are cut into sequences: lines-with-endings (default: each line keeps its "
+        "ending, as tokenizers' Tokenizer.train(files) reads a file) or lines (one per line, breaks "
+        "removed, empty lines dropped: train_from_iterator(lines), the app's reading); JSONL and "
+        "Parquet records are one sequence each",
+    )
+    train.add_argument("--text-field", help="the JSON field that holds each JSONL record's text")
+    train.add_argument("--text-column", help="the Parquet column that holds each record's text")
+    train.add_argument(
+        "--chunk-mb",
+        type=positive(float),
+        default=CHUNK_BYTES / MB,
+        help=f"MB of the corpus read at once (default {CHUNK_BYTES / MB:g}): memory holds a few chunks",
     )
     train.add_argument("--algorithm", choices=["bpe", "wordpiece", "unigram"], default="bpe")
     train.add_argument("--flavor", choices=["library", "course"], help="default: library")
@@ -125,7 +158,7 @@ def add_parser(commands) -> None:
     train.add_argument("--max-seconds", type=positive(float), help="stop training after this many seconds")
     train.add_argument("--max-steps", type=positive(int), help="stop training after this many merges")
     train.add_argument(
-        "--max-corpus-mb", type=positive(float), help="refuse a corpus larger than this (MB of UTF-8)"
+        "--max-corpus-mb", type=positive(float), help="refuse a corpus larger than this (MB on disk)"
     )
     train.add_argument(
         "--jobs",
@@ -154,9 +187,15 @@ def add_parser(commands) -> None:
 
 
 def run(args) -> int:
-    from explorer.checks import Limits
+    from explorer.checks import Budget, Limits
+    from explorer.lessons.explain import (
+        explain_vocab_size,
+        initial_vocabulary_text,
+        special_token_notes,
+        stop_reason_text,
+    )
     from explorer.run_config import MAX_SYMBOLS
-    from explorer.session.requests import asked_settings, request_training
+    from explorer.session.requests import asked_settings, check_settings
     from explorer.training import engines
 
     if args.engine is not None:  # what bpe.train reads when no engine is passed to it
@@ -172,139 +211,48 @@ def run(args) -> int:
         max_steps=math.inf,
         max_vocab=MAX_SYMBOLS - 1,
     )
-    if (args.corpus is None) == (args.counts is None):
+    if bool(args.inputs) == bool(args.counts):
         raise UserError("give a corpus to train on, or --counts FILE... (count files), not both")
-    _refuse_overwriting(args)
+    inputs, reading = _inputs(args, limits) if args.inputs else ([], None)
+    _refuse_overwriting(args, inputs)
     check_output_path(args.out, "--out")
     if args.trace:
         check_output_path(args.trace, "--trace", "trace.json")
-    if args.counts:
-        return _train_counted(args, limits)
-    if args.max_corpus_mb:
-        # Read up to twice the limit: a corpus just over it is measured (check_corpus says by how
-        # much); an endless stream is cut off there.
-        text = read_text(
-            args.corpus,
-            "corpus",
-            2 * limits.max_corpus_bytes,
-            f"The corpus {args.corpus!r} is more than twice the limit of "
-            f"--max-corpus-mb {args.max_corpus_mb:g}: train on a part of it, or raise --max-corpus-mb.",
-        )
-    else:
-        text = read_text(args.corpus, "corpus")
-    _refuse_other_algorithms_options(args)
-    # The Train page's settings, checks and sentences (explorer.session.requests), in its order.
-    asked = asked_settings(_settings(args), limits)
-    request = request_training(text, asked, limits)
-    if request.errors:
-        raise UserError(" ".join(request.errors))
-    config, warnings = request.config, request.check.warnings
-    # Held in a list that training empties: once its words are counted, the corpus text (four
-    # bytes a character when it holds one emoji) is freed before the merges start.
-    corpus = [text]
-    if args.print_code:
-        _print_code(args, config, text)
-    del text
-    return _train(args, _text_counter(args, corpus, config), config, warnings)
-
-
-def _refuse_other_algorithms_options(args) -> None:
-    """UserError for a setting the chosen algorithm does not have."""
     if args.algorithm == "unigram":
         _refuse_merge_options(args)
     else:
         unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
         if unigram_only:
             raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
-
-
-def _train_counted(args, limits) -> int:
-    """`train --counts FILE...`: train on the words of count files, added in order, with the
-    settings they were counted with (options that say otherwise are refused); the same tokenizer
-    and trace as training on the corpora they counted, one after the other."""
-    from explorer.corpora.count_files import read_count_files
-    from explorer.session.requests import asked_settings, check_settings
-
-    if args.print_code:
-        raise UserError(
-            "--print-code writes a program that trains on the corpus text: train on the corpus to get it"
-        )
-    if args.max_corpus_mb:
-        raise UserError("--max-corpus-mb limits a corpus read as text: count files are not, leave it out")
-    _refuse_other_algorithms_options(args)
-    try:
-        counts = read_count_files(args.counts)
-    except ValueError as error:
-        raise UserError(str(error)) from None
-    _refuse_contradicting_options(args, counts.counting)
-    if not counts.words:
-        raise UserError("the count files hold no words: the corpora they counted were empty")
-    # The Train page's settings and checks, with the count files' normalizers and pre-tokenizer.
-    settings = replace(
-        _settings(
-            Namespace(**{**vars(args), "pre_tokenizer": None, "split_pattern": None, "normalizer": None})
-        ),
-        pre_tokenizer=counts.counting.pre_tokenizer,
-        normalizers=counts.counting.normalizers,
-    )
+    counted = _read_counts(args) if args.counts else None
+    settings = _settings(args) if counted is None else _counted_settings(args, counted.counting)
+    # The Train page's settings and checks (explorer.session.requests), in its order.
     check, config = check_settings(asked_settings(settings, limits), limits)
-    if check.errors:
+    if check.errors or config is None:
         raise UserError(" ".join(check.errors))
-    assert config is not None  # no error: check_settings made it
-    config = replace(config, reading=counts.counting.reading)
-
-    return _train(args, lambda: (counts.words, counts.figures), config, check.warnings)
-
-
-def _refuse_contradicting_options(args, counting) -> None:
-    """UserError naming the first of --pre-tokenizer, --split-pattern, --normalizer, --reading that
-    is given and says otherwise than the count files' settings (`counting`)."""
-    family = (
-        "byte-level"
-        if counting.pre_tokenizer in BYTE_LEVEL_PRE_TOKENIZERS.values()
-        else counting.pre_tokenizer
-    )
-    given = [
-        ("--pre-tokenizer", args.pre_tokenizer, family),
-        (
-            "--split-pattern",
-            args.split_pattern and BYTE_LEVEL_PRE_TOKENIZERS[args.split_pattern],
-            counting.pre_tokenizer,
-        ),
-        (
-            "--normalizer",
-            None if args.normalizer is None else comma_separated(args.normalizer),
-            counting.normalizers,
-        ),
-        ("--reading", getattr(args, "reading", None), counting.reading),
-    ]
-    for flag, value, counted in given:
-        if value is not None and value != counted:
-            raise UserError(
-                f"{flag} {getattr(args, flag[2:].replace('-', '_'))} says otherwise than the count files, "
-                f"counted with {counting.describe()}: leave {flag} out, or count the corpora again with it"
-            )
-
-
-def _train(args, count, config, warnings) -> int:
-    """Train `config` on the words `count()` gives, write the outputs and say how it went."""
-    from explorer.checks import Budget
-    from explorer.lessons.explain import (
-        explain_vocab_size,
-        initial_vocabulary_text,
-        special_token_notes,
-        stop_reason_text,
-    )
-
+    config = replace(config, reading=reading if counted is None else counted.counting.reading)
+    if args.print_code:
+        _print_code(config, inputs)
+    unit = "rounds" if args.algorithm == "unigram" else "merges"
+    report, finish = progress_printer(unit)
+    budget = Budget(args.max_seconds, None if unit == "rounds" else args.max_steps, progress=report)
+    # Counting and training build millions of small containers and no reference cycles: the cyclic
+    # garbage collector would only walk them again and again (5-6% of the instructions). A
+    # one-shot process can switch it off (`_train_and_write` switches it on again); the app, whose
+    # trainings run beside other visitors' scripts in threads, does not.
+    gc.disable()
+    if counted is None:
+        counts = [_count(args, inputs, config, budget, limits, check.warnings)]
+    else:
+        warn(check.warnings)
+        counts = [counted]
+        del counted  # held in `counts` alone, which training empties
     if args.algorithm == "unigram":
-        return _train_unigram(args, count, config, warnings)
-    warn(warnings)
-    report, finish = progress_printer()
-    budget = Budget(args.max_seconds, args.max_steps, progress=report)
-    trace = _train_and_write(args, count, config, budget, finish, max_steps=budget.step_limit)
+        return _train_unigram(args, counts, config, budget, finish)
+    trace = _train_and_write(args, counts, config, budget, finish, max_steps=budget.step_limit)
     print(
         f"{plural(trace.steps, 'merge')}, vocab {len(trace.vocab):,}, stopped: {stop_reason_text(trace)}, "
-        f"{trace.seconds:.2f} s ({trace.engine} engine) -> {args.out}",
+        f"{trace.seconds:.2f} s ({trace.engine} engine), reading {config.reading} -> {args.out}",
         file=sys.stderr,
     )
     print(f"{initial_vocabulary_text(trace)}.", file=sys.stderr)
@@ -317,21 +265,136 @@ def _train(args, count, config, warnings) -> int:
     return 0
 
 
-def _refuse_overwriting(args) -> None:
-    """UserError, before any work, when --out or --trace names the corpus or the other output
-    (`same_file`): writing it would destroy the corpus, or the trace would replace the tokenizer."""
+def _inputs(args, limits):
+    """(the inputs the names stand for, the reading), the inputs' size checked against
+    --max-corpus-mb before anything is read."""
+    from explorer.checks import format_size
+    from explorer.corpora.inputs import expand_inputs, reading_of, total_size
+
+    try:
+        inputs = expand_inputs(args.inputs, text_field=args.text_field, text_column=args.text_column)
+        reading = reading_of(inputs, args.reading)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    size = total_size(inputs)
+    if size is not None and size > limits.max_corpus_bytes:
+        raise UserError(
+            f"The corpus is {format_size(size)} on disk; the limit of --max-corpus-mb is "
+            f"{format_size(limits.max_corpus_bytes)}: train on a part of it, or raise --max-corpus-mb."
+        )
+    return inputs, reading
+
+
+def _count(args, inputs, config, budget, limits, warnings):
+    """The word counts of the inputs, with progress in bytes on stderr; stopped by --max-seconds
+    (UserError) and, for stdin, by --max-corpus-mb; the settings' `warnings` and the corpus
+    checks' warnings on its first chunk printed before the counting goes on."""
+    from explorer.checks import check_corpus, format_size
+    from explorer.corpora.counting import Counting
+    from explorer.corpora.streaming import CountingStopped, count_inputs
+
+    report, finish = progress_printer(line=counting_line)
+    read = [0]
+
+    def progress(done: int, total: int | None) -> None:
+        read[0] = done
+        if done > limits.max_corpus_bytes:  # stdin: its size is known only as it is read
+            raise UserError(
+                f"The corpus on stdin is more than --max-corpus-mb {args.max_corpus_mb:g}: "
+                "train on a part of it, or raise --max-corpus-mb."
+            )
+        report(done, total)
+
+    def first_text(text: str) -> None:
+        warn([*check_corpus(text, limits).warnings, *warnings])
+
+    try:
+        counts = count_inputs(
+            inputs,
+            Counting.of(config),
+            jobs=args.jobs,
+            engine=args.engine,
+            progress=progress,
+            should_stop=budget.should_stop,
+            chunk_bytes=max(1, int(args.chunk_mb * MB)),
+            first_text=first_text,
+        )
+    except CountingStopped:
+        raise UserError(
+            f"Stopped by {budget.stopped_by} while counting the corpus, {format_size(read[0])} into it: "
+            "nothing was trained; raise --max-seconds or train on a part of the corpus."
+        ) from None
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    finally:
+        finish()
+    if not counts.figures["words"]:
+        what = "only white space" if counts.figures["characters"] else "no text"
+        raise UserError(f"The corpus is empty: it has {what}.")
+    return counts
+
+
+def _read_counts(args):
+    """`train --counts FILE...`: the count files' word counts added in order (options that only
+    reading a corpus takes refused)."""
+    from explorer.corpora.count_files import read_count_files
+
+    if args.print_code:
+        raise UserError("--print-code writes a program that trains on the corpus: count files have no text")
+    if args.max_corpus_mb:
+        raise UserError("--max-corpus-mb limits a corpus read as text: count files are not, leave it out")
+    if args.text_field is not None or args.text_column is not None:
+        raise UserError(
+            "--text-field and --text-column are for records: count files hold words, leave out both"
+        )
+    try:
+        counted = read_count_files(args.counts)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    _refuse_contradicting_options(args, counted.counting)
+    if not counted.words:
+        raise UserError("The count files hold no words: the corpora they counted were empty.")
+    return counted
+
+
+def _counted_settings(args, counting) -> Settings:
+    """The Train page's `Settings` for these options with the count files' normalizers and
+    pre-tokenizer (`_refuse_contradicting_options` has refused options that say otherwise)."""
+    without = Namespace(**{**vars(args), "pre_tokenizer": None, "split_pattern": None, "normalizer": None})
+    return replace(_settings(without), pre_tokenizer=counting.pre_tokenizer, normalizers=counting.normalizers)
+
+
+def _refuse_contradicting_options(args, counting) -> None:
+    """UserError naming the first of --pre-tokenizer, --split-pattern, --normalizer, --reading that
+    is given and says otherwise than the count files' settings (`counting`)."""
+    byte_level = counting.pre_tokenizer in BYTE_LEVEL_PRE_TOKENIZERS.values()
+    pattern = args.split_pattern and BYTE_LEVEL_PRE_TOKENIZERS[args.split_pattern]
+    normalizers = None if args.normalizer is None else comma_separated(args.normalizer)
+    given = [
+        ("--pre-tokenizer", args.pre_tokenizer, "byte-level" if byte_level else counting.pre_tokenizer),
+        ("--split-pattern", pattern, counting.pre_tokenizer),
+        ("--normalizer", normalizers, counting.normalizers),
+        ("--reading", args.reading, counting.reading),
+    ]
+    for flag, value, counted in given:
+        if value is not None and value != counted:
+            raise UserError(
+                f"{flag} {getattr(args, flag[2:].replace('-', '_'))} says otherwise than the count files, "
+                f"counted with {counting.describe()}: leave {flag} out, or count the corpora again with it"
+            )
+
+
+def _refuse_overwriting(args, inputs) -> None:
+    """UserError, before any work, when --out or --trace names an input (a corpus, a count file) or
+    the other output (`same_file`): writing it would destroy the corpus, or the trace would replace
+    the tokenizer."""
     # (the name, its path, what writing over it destroys)
-    named = [("the corpus", args.corpus, "the corpus"), ("--out", args.out, "the tokenizer")]
+    named = [("the corpus", item.path, "the corpus") for item in inputs if item.path != "-"]
     named += [("a count file", path, "that count file") for path in args.counts or ()]
+    named.append(("--out", args.out, "the tokenizer"))
     for flag, path in (("--out", args.out), ("--trace", args.trace)):
         for name, other, lost in named:
-            if (
-                path is not None
-                and other is not None
-                and name != flag
-                and other != "-"
-                and same_file(path, other)
-            ):
+            if path is not None and name != flag and same_file(path, other):
                 raise UserError(
                     f"{flag} {path!r} is the same file as {name}: writing it would overwrite {lost}; "
                     f"give {flag} another file name."
@@ -350,6 +413,7 @@ def _print_json(args, trace, **figures) -> None:
             "stop_reason": trace.stop_reason,
             "seconds": round(trace.seconds, 3),
             "engine": trace.engine,
+            "reading": trace.config.reading,
             "out": args.out,
             "trace": args.trace,
         }
@@ -364,15 +428,17 @@ def _unigram_options(args) -> dict:
     }
 
 
-def _print_code(args, config, text: str) -> None:
+def _print_code(config, inputs) -> None:
     """--print-code: the program that trains this run, on stdout, before training. It names the
-    corpus by its path (a placeholder for stdin) and its hash."""
-    from explorer.reproduce import CorpusSource, training_program
+    inputs by their paths (stdin by a placeholder file) and reads them with the run's reading."""
+    from dataclasses import replace as replaced
 
-    source = (
-        CorpusSource.from_pasted(text) if args.corpus == "-" else CorpusSource.from_file(args.corpus, text)
-    )
-    print(training_program(config, source), flush=True)
+    from explorer.corpora.inputs import STDIN
+    from explorer.reproduce import CorpusFiles, training_program
+    from explorer.reproduce.corpus_source import PLACEHOLDER
+
+    named = tuple(replaced(item, path=PLACEHOLDER) if item.path == STDIN else item for item in inputs)
+    print(training_program(config, CorpusFiles(named, config.reading)), flush=True)
 
 
 def _refuse_merge_options(args) -> None:
@@ -389,22 +455,18 @@ def _refuse_merge_options(args) -> None:
         )
 
 
-def _train_unigram(args, count, config, warnings) -> int:
+def _train_unigram(args, counts: list, config, budget, finish) -> int:
     """`train --algorithm unigram`: the same outputs, a RoundHistory."""
-    from explorer.checks import Budget
     from explorer.lessons.explain import explain_unigram_size, stop_reason_text
 
-    warn(warnings)
-    report, finish = progress_printer("rounds")
-    budget = Budget(args.max_seconds, None, progress=report)
-    trace = _train_and_write(args, count, config, budget, finish)
+    trace = _train_and_write(args, counts, config, budget, finish)
     stopped = stop_reason_text(trace)
     if trace.stop_reason == "stopped" and budget.stopped_by:
         stopped = f"stopped by {budget.stopped_by}"
     print(
         f"{plural(len(trace.seeds), 'seed piece')}, {plural(len(trace.rounds), 'round')}, "
-        f"vocab {len(trace.vocab):,}, "
-        f"stopped: {stopped}, {trace.seconds:.2f} s ({trace.engine} engine) -> {args.out}",
+        f"vocab {len(trace.vocab):,}, stopped: {stopped}, {trace.seconds:.2f} s "
+        f"({trace.engine} engine), reading {config.reading} -> {args.out}",
         file=sys.stderr,
     )
     print(explain_unigram_size(trace, budget.stopped_by), file=sys.stderr)
@@ -412,36 +474,24 @@ def _train_unigram(args, count, config, warnings) -> int:
     return 0
 
 
-def _text_counter(args, corpus: list[str], config):
-    """What counts the words of the text in `corpus` (which it empties, so that the text is freed)."""
-
-    def count():
-        from explorer.training.word_counts import count_corpus
-
-        return count_corpus(
-            corpus.pop(), config.normalizers, config.pre_tokenizer, args.jobs, engine=args.engine
-        )
-
-    return count
-
-
-def _train_and_write(args, count, config, budget, finish, **stop):
-    """Count the words (`count()`: the word counts and the corpus figures), train, then write the
-    tokenizer to `args.out` (and the trace to `args.trace`)."""
+def _train_and_write(args, counts: list, config, budget, finish, **stop):
+    """Train on the word counts in `counts` (which it empties, so that they are freed with the
+    trainer's own copy), then write the tokenizer to `args.out` (and the trace to `args.trace`)."""
     from explorer.pipeline.tokenizer_json import save_tokenizer
     from explorer.train import tokenizer_from_trace
     from explorer.training.trainers import train_counted
 
-    # Training builds millions of small containers and no reference cycles: the cyclic garbage
-    # collector would only walk them again and again (5-6% of the instructions). A one-shot
-    # process can switch it off; the app, whose trainings run beside other visitors' scripts in
-    # threads, does not.
-    gc.disable()
     try:
-        counted = count()
+        counted = counts.pop()
         trace = train_counted(
-            *counted, config, progress=budget.progress, should_stop=budget.should_stop, **stop
+            counted.words,
+            counted.figures,
+            config,
+            progress=budget.progress,
+            should_stop=budget.should_stop,
+            **stop,
         )
+        del counted
         tokenizer = tokenizer_from_trace(trace)
     except ValueError as error:
         raise UserError(str(error)) from None

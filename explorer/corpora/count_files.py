@@ -30,13 +30,13 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import suppress
 from itertools import islice
 from typing import BinaryIO
 
 from explorer.corpora.counting import Counting, WordCounts, add_word_counts
-from explorer.run_config import LARGEST_COUNT, RunConfig
+from explorer.run_config import LARGEST_COUNT
 from explorer.training.word_counts import FIGURES
 
 FORMAT = "explorer-word-counts"
@@ -92,7 +92,7 @@ def _metadata(counts: WordCounts) -> dict:
     }
 
 
-def read_count_files(sources: list[CountSource]) -> WordCounts:
+def read_count_files(sources: Sequence[CountSource]) -> WordCounts:
     """The word counts of the count files `sources` (paths or binary files), added in their order:
     those of the concatenated corpora. ValueError, one sentence naming the file, for a file that is
     not a count file or is damaged, and for files counted with different settings."""
@@ -167,10 +167,7 @@ def _header(source: CountSource) -> tuple[str, dict]:
             f"the count file {name} is damaged: its columns are {found}, not word (string) and count (int64)"
         )
     try:
-        counting = Counting.from_dict(metadata["counting"])
-        RunConfig(
-            normalizers=counting.normalizers, pre_tokenizer=counting.pre_tokenizer, reading=counting.reading
-        )
+        counting = Counting.from_dict(metadata["counting"])  # known names only
     except (KeyError, TypeError, ValueError) as error:
         raise ValueError(f"the count file {name} holds settings this explorer cannot use ({error})") from None
     figures, sources = metadata.get("figures"), metadata.get("sources")

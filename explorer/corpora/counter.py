@@ -17,10 +17,14 @@ How a chunk is cut into sequences (`explorer.run_config.READINGS`):
 Normalizers apply to each sequence as cut. The figures keep `count_text`'s definitions whatever the
 reading (non-empty lines, their characters and UTF-8 bytes without breaks, `str.split` words).
 
-On the compiled engine (`explorer.training.engines.module_for`) the reading "lines" is counted in
-Rust (through `count_corpus`, where it can: no normalizers, a pre-tokenizer it knows); the other
-readings, and everything on the Python engine, are counted in Python with the pre-tokenizers of
-explorer.pipeline: the same words, order, counts and figures.
+On the compiled engine (`explorer.training.engines.module_for`) a chunk is counted in Rust by
+`explorer_engine.WordCounter` (engine/src/words.rs: the GIL released, a large chunk cut at line
+breaks into parts counted on `jobs` threads and added in order, the words kept in Rust between
+chunks); where it cannot (normalizers, a pre-tokenizer it does not know: Metaspace, the split
+patterns of GPT-4 and others; a chunk holding a lone surrogate), and on the Python engine, Python
+counts with the pre-tokenizers of explorer.pipeline (the reading "lines" through `count_corpus`,
+in `jobs` processes for a large chunk; the other readings in this process): the same words,
+order, counts and figures.
 
 What it does not do: read files (explorer.corpora.streaming), write counts
 (explorer.corpora.count_files) or train.
@@ -28,13 +32,21 @@ What it does not do: read files (explorer.corpora.streaming), write counts
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
 from collections.abc import Iterable
 
 from explorer.corpora.counting import Counting, WordCounts, no_figures
 from explorer.pipeline.normalizers import build_normalizer
 from explorer.pipeline.pre_tokenizers import build_pre_tokenizer
-from explorer.training.word_counts import FIGURES, count_corpus, count_text
+from explorer.training.engines import module_for
+from explorer.training.word_counts import (
+    COMPILED_PART_BYTES,
+    COMPILED_PRE_TOKENIZERS,
+    FIGURES,
+    count_corpus,
+    count_text,
+)
 
 
 def sequences_with_endings(text: str) -> list[str]:
@@ -51,27 +63,43 @@ def sequences_with_endings(text: str) -> list[str]:
     return sequences
 
 
+def _part_size(size: int) -> int:
+    """The size in bytes of the parts the compiled counter's threads take from a chunk of `size`."""
+    return max(COMPILED_PART_BYTES, size // 64)
+
+
 class ChunkCounter:
     """Words and figures of a corpus given in chunks, added up in order."""
 
     def __init__(self, counting: Counting, *, jobs: int = 1, engine: str | None = None) -> None:
         self.counting = counting
         self.jobs = jobs
-        self.engine = engine
         self._words: dict[str, int] = {}
         self._figures = no_figures()
         self._pre_tokenizer = build_pre_tokenizer(counting.pre_tokenizer)
         self._normalizer = build_normalizer(list(counting.normalizers)) if counting.normalizers else None
+        compiled = (
+            module_for(engine)
+            if not counting.normalizers and counting.pre_tokenizer in COMPILED_PRE_TOKENIZERS
+            else None
+        )
+        self._compiled = (
+            compiled.WordCounter(counting.pre_tokenizer, counting.reading, jobs)
+            if compiled is not None
+            else None
+        )
 
     def add_text(self, text: str) -> None:
         """Count a chunk of whole lines (reading "lines" or "lines-with-endings")."""
         reading = self.counting.reading
         if reading == "records":
             raise ValueError("the reading 'records' takes records (add_records), not text")
+        if self._counted_compiled(lambda counter: counter.add_text(text, part_size=_part_size(len(text)))):
+            return
         if reading == "lines":
             counting = self.counting
             words, figures = count_corpus(
-                text, counting.normalizers, counting.pre_tokenizer, self.jobs, engine=self.engine
+                text, counting.normalizers, counting.pre_tokenizer, self.jobs, engine="python"
             )
             self._add(words, figures or {})
             return
@@ -81,6 +109,9 @@ class ChunkCounter:
         """Count records (reading "records"): each text is one sequence."""
         if self.counting.reading != "records":
             raise ValueError(f"the reading {self.counting.reading!r} takes text (add_text), not records")
+        size = sum(map(len, texts))
+        if self._counted_compiled(lambda counter: counter.add_records(texts, part_size=_part_size(size))):
+            return
         figures = no_figures()
         for text in texts:
             for name, value in count_text(text).items():
@@ -88,8 +119,31 @@ class ChunkCounter:
         self._add(self._sequence_words(texts), figures)
 
     def result(self) -> WordCounts:
-        """The words and figures of everything counted so far."""
-        return WordCounts(dict(self._words), dict(self._figures), self.counting)
+        """The words and figures of everything counted so far, handed over: the counter starts
+        again from nothing (no copy of a large vocabulary is made)."""
+        self._take_compiled()
+        counts = WordCounts(self._words, self._figures, self.counting)
+        self._words, self._figures = {}, no_figures()
+        return counts
+
+    def _counted_compiled(self, count) -> bool:
+        """Whether the compiled counter counted a chunk (`count(counter)`); when it could not (a
+        lone surrogate), what it holds is added first, so that Python's count of the chunk comes
+        after it in order."""
+        if self._compiled is None:
+            return False
+        if count(self._compiled):
+            return True
+        self._take_compiled()
+        return False
+
+    def _take_compiled(self) -> None:
+        """Add what the compiled counter holds, in order, and empty it."""
+        if self._compiled is None:
+            return
+        words, counts, figures = self._compiled.take()
+        if words or any(figures):
+            self._add(dict(zip(words, array("q", counts))), dict(zip(FIGURES, figures)))
 
     def _sequence_words(self, sequences: Iterable[str]) -> Counter[str]:
         """The words of `sequences`, each normalized and pre-tokenized on its own (Python)."""
@@ -102,9 +156,10 @@ class ChunkCounter:
         return counts
 
     def _add(self, words: dict[str, int], figures: dict[str, int]) -> None:
-        """Add a chunk's counts after those before it: first appearance stays first."""
+        """Add a chunk's counts (a dict made for this call) after those before it: first
+        appearance stays first."""
         if not self._words:
-            self._words = dict(words)
+            self._words = words if type(words) is dict else dict(words)
         else:
             total = self._words
             for word, count in words.items():

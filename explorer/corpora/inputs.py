@@ -35,7 +35,7 @@ DEFAULT_TEXT_READING = "lines-with-endings"
 @dataclass(frozen=True)
 class CorpusInput:
     """One input of a corpus: a file (or stdin, path "-"), what it holds, how it is compressed,
-    its size in bytes on disk (None for stdin: unknown), and for records the JSON field or
+    its size in bytes on disk (None for stdin or a pipe: unknown), and for records the JSON field or
     Parquet column that holds each record's text."""
 
     path: str
@@ -82,6 +82,8 @@ def _paths(name: str) -> list[str]:
     """The files a name stands for."""
     if name == STDIN or os.path.isfile(name):
         return [name]
+    if os.path.exists(name) and not os.path.isdir(name):  # a pipe (`<(zcat c.gz)`) or a device
+        return [name]
     if os.path.isdir(name):
         found = sorted(
             os.path.join(folder, file)
@@ -98,8 +100,6 @@ def _paths(name: str) -> list[str]:
         if not matches:
             raise ValueError(f"no file matches {name!r}")
         return matches
-    if os.path.exists(name):
-        raise ValueError(f"{name!r} is neither a file nor a directory")
     raise ValueError(f"the corpus file {name!r} does not exist")
 
 
@@ -122,7 +122,8 @@ def _input(path: str, text_field: str | None, text_column: str | None) -> Corpus
                 f"{path!r} is a Parquet file: name the column that holds its text (--text-column)"
             )
         field = text_column
-    return CorpusInput(path, kind, compression, os.path.getsize(path), field)
+    size = os.path.getsize(path) if os.path.isfile(path) else None  # a pipe's size is unknown
+    return CorpusInput(path, kind, compression, size, field)
 
 
 def total_size(inputs: list[CorpusInput]) -> int | None:

@@ -74,8 +74,8 @@ def shards(inputs: list[CorpusInput], shard_bytes: int) -> list[Shard]:
         raise ValueError("a shard must hold at least one byte")
     cut: list[Shard] = []
     for item in inputs:
-        size = item.size or 0
-        if item.path == STDIN or item.compression or item.kind == "parquet" or size <= shard_bytes:
+        size = item.size
+        if size is None or item.compression or item.kind == "parquet" or size <= shard_bytes:
             cut.append(Shard(item))
             continue
         with _opened(item) as file:
@@ -115,10 +115,12 @@ def count_inputs(
     progress: Callable[[int, int | None], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
     chunk_bytes: int = CHUNK_BYTES,
+    first_text: Callable[[str], None] | None = None,
 ) -> WordCounts:
     """The word counts of the inputs, in order, read in chunks of `chunk_bytes`: the counts of
     their concatenation. `progress(bytes_read, total_bytes)` after each chunk; `should_stop()`
-    before each (CountingStopped when it says yes)."""
+    before each (CountingStopped when it says yes); `first_text(text)` once, with the first chunk
+    of text (not of records), for checks that look at a sample of the corpus."""
     return _count(
         [Shard(item) for item in inputs],
         counting,
@@ -128,6 +130,7 @@ def count_inputs(
         should_stop=should_stop,
         chunk_bytes=chunk_bytes,
         total=total_size(inputs),
+        first_text=first_text,
     )
 
 
@@ -141,6 +144,7 @@ def _count(
     should_stop: Callable[[], bool] | None = None,
     chunk_bytes: int = CHUNK_BYTES,
     total: int | None = None,
+    first_text: Callable[[str], None] | None = None,
 ) -> WordCounts:
     if chunk_bytes < 1:
         raise ValueError("a chunk must hold at least one byte")
@@ -153,6 +157,9 @@ def _count(
             if should_stop is not None and should_stop():
                 raise CountingStopped(f"stopped while counting {shard.input.describe()}")
             if isinstance(piece, str):
+                if first_text is not None:
+                    first_text(piece)
+                    first_text = None
                 counter.add_text(piece)
             else:
                 counter.add_records(piece)
@@ -251,7 +258,7 @@ def _decompressed(raw: BinaryIO, item: CorpusInput) -> BinaryIO:
     if item.compression == "zstd":
         import zstandard
 
-        return zstandard.ZstdDecompressor().stream_reader(raw, closefd=False)  # type: ignore[return-value]
+        return zstandard.ZstdDecompressor().stream_reader(raw, closefd=False)
     return raw
 
 
@@ -282,9 +289,12 @@ def _decoded(data: bytearray, end: int, offset: int, item: CorpusInput) -> str:
         return data[:end].decode("utf-8")
     except UnicodeDecodeError as error:
         where = "of its decompressed text " if item.compression else ""
+        byte = data[error.start]
+        latin1 = bytes([byte]).decode("cp1252", errors="replace")
         raise ValueError(
-            f"{item.describe()!r} is not UTF-8 text: the byte at offset {offset + error.start:,} "
-            f"{where}(0x{data[error.start]:02x}) is not part of a UTF-8 character; save it as UTF-8"
+            f"{item.describe()!r} is not UTF-8 text: the byte at offset {offset + error.start:,} {where}"
+            f"(0x{byte:02x}, {latin1!r} in Latin-1/Windows-1252) is not part of a UTF-8 character; "
+            "save it as UTF-8"
         ) from None
 
 

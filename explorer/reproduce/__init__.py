@@ -6,7 +6,7 @@
   library's own tie order can differ), the explorer package's API for the course's (`api_program`,
   which also saves the trace);
 - `CorpusSource`: the corpus as a program names it (a sample's key, or a path or placeholder) with
-  the SHA-256 the program checks;
+  the SHA-256 the program checks; `CorpusFiles`: files the CLI streamed, read with the run's reading;
 - `merge_step_program(k, trace_path)`: the Merge history page's merge k, printed from a trace;
 - `compare_program(text, columns, special_tokens=False)`: the Compare page's ids, one `CompareColumn`
   each, with the page's special-tokens switch;
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from explorer.reproduce.api_program import api_program, run_expression, training_program
 from explorer.reproduce.compare_program import CompareColumn, compare_program
+from explorer.reproduce.corpus_files import CorpusFiles
 from explorer.reproduce.corpus_source import CorpusSource, text_sha256
 from explorer.reproduce.history_program import merge_step_program
 from explorer.reproduce.library_program import library_program
@@ -36,6 +37,7 @@ from explorer.reproduce.trained_config import has_library_program, trained_confi
 
 __all__ = [
     "CompareColumn",
+    "CorpusFiles",
     "CorpusSource",
     "api_program",
     "compare_program",

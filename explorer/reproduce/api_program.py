@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET
+from explorer.reproduce.corpus_files import CorpusFiles
 from explorer.reproduce.corpus_source import CorpusSource
 from explorer.reproduce.library_program import library_program
 from explorer.reproduce.python_source import Call, Expression, Items, assignment, literal
@@ -52,12 +53,15 @@ def trainer_expression(run: RunConfig) -> Call:
 
 
 def run_expression(run: RunConfig) -> Call:
-    """`RunConfig(trainer, normalizers=..., pre_tokenizer=...)` for `run`."""
-    return Call(
-        "RunConfig",
-        (trainer_expression(run),),
-        (("normalizers", _value(tuple(run.normalizers))), ("pre_tokenizer", literal(run.pre_tokenizer))),
+    """`RunConfig(trainer, normalizers=..., pre_tokenizer=...)` for `run` (and `reading=` when it
+    is not the default, "lines")."""
+    keywords: tuple[tuple[str, Expression], ...] = (
+        ("normalizers", _value(tuple(run.normalizers))),
+        ("pre_tokenizer", literal(run.pre_tokenizer)),
     )
+    if run.reading != "lines":
+        keywords += (("reading", literal(run.reading)),)
+    return Call("RunConfig", (trainer_expression(run),), keywords)
 
 
 def api_imports(run: RunConfig) -> list[str]:
@@ -65,11 +69,12 @@ def api_imports(run: RunConfig) -> list[str]:
     return [f"from explorer import RunConfig, {config}, save_tokenizer, tokenizer_from_trace, train_corpus"]
 
 
-def training_lines(run: RunConfig) -> list[str]:
-    """`run = RunConfig(...)` and `trace = train_corpus(text, run)`, with what the run was."""
+def training_lines(run: RunConfig, call: str = "train_corpus(text, run)") -> list[str]:
+    """`run = RunConfig(...)` and `trace = train_corpus(text, run)` (or the corpus's own `call`),
+    with what the run was."""
     return [
         assignment("run", run_expression(run)),
-        "trace = train_corpus(text, run)",
+        f"trace = {call}",
         'print(f"{trace.steps} {trace.step_noun}s, vocabulary of {len(trace.vocab):,}, '
         'stopped: {trace.stop_reason}")',
     ]
@@ -100,7 +105,7 @@ SAVE_LINES = [
 ]
 
 
-def api_program(run: RunConfig, corpus: CorpusSource) -> str:
+def api_program(run: RunConfig, corpus: CorpusSource | CorpusFiles) -> str:
     """The program that trains `run` on `corpus` with the explorer package and saves tokenizer.json
     and trace.json in the folder it runs in."""
     lines = [
@@ -118,7 +123,7 @@ def api_program(run: RunConfig, corpus: CorpusSource) -> str:
         "",
         *corpus.corpus_lines(),
         "",
-        *training_lines(run),
+        *training_lines(run, corpus.train_corpus_call()),
         "",
         *first_steps_lines(run),
         "",
@@ -127,7 +132,7 @@ def api_program(run: RunConfig, corpus: CorpusSource) -> str:
     return "\n".join(lines) + "\n"
 
 
-def training_program(run: RunConfig, corpus: CorpusSource, style: str | None = None) -> str:
+def training_program(run: RunConfig, corpus: CorpusSource | CorpusFiles, style: str | None = None) -> str:
     """The program for a run: `style` "library" (plain `tokenizers` code; library flavor only) or
     "api" (the explorer package); None: "library" for the library flavor, "api" for the course's."""
     style = style or ("library" if run.flavor == "library" else "api")

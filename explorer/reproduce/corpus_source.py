@@ -97,3 +97,17 @@ class CorpusSource:
             "the run's is {CORPUS_SHA256}.\")",
         ]
         return lines
+
+    def sequence_lines(self) -> list[str]:
+        """Code that cuts `text` into the sequences `train_statement()` trains on."""
+        return [
+            "# One sequence per line, line breaks removed and empty lines dropped, as the app counts words.",
+            'lines = [line for line in text.replace("\\r\\n", "\\n").split("\\n") if line]',
+        ]
+
+    def train_statement(self) -> str:
+        return "tokenizer.train_from_iterator(lines, trainer)"
+
+    def train_corpus_call(self) -> str:
+        """The API's call that trains `run` on this corpus."""
+        return "train_corpus(text, run)"

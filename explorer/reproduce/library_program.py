@@ -5,8 +5,9 @@ with the Hugging Face library itself and saves its tokenizer.json.
 gives it), the normalizers, the pre-tokenizer (with its split pattern), the trainer with every
 setting of the run, and the decoder and post-processor the app puts around the trained model
 (explorer.pipeline.assemble, explorer.training.unigram.round_history). The corpus goes to the
-library one line at a time, empty lines dropped, as the app counts words
-(explorer.training.word_counts.split_lines).
+library as the run cut it: one line at a time, empty lines dropped, as the app counts words
+(explorer.training.word_counts.split_lines), or, for files the CLI streamed, with the run's
+reading (corpus_files.CorpusFiles: `tokenizer.train(FILES, trainer)` for lines with their endings).
 
 What the program gives, as docs/exactness.md says and each program repeats in a comment:
 - BPE without prefix or suffix: the app's tokenizer.json byte for byte (both break ties between
@@ -27,6 +28,7 @@ from typing import cast
 from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS, is_byte_level
 from explorer.pipeline.pre_tokenizers.split_patterns import LIBRARY_PATTERNS
+from explorer.reproduce.corpus_files import CorpusFiles
 from explorer.reproduce.corpus_source import CorpusSource
 from explorer.reproduce.python_source import Call, Expression, Items, assignment, literal, statement
 from explorer.reproduce.run_line import run_summary
@@ -96,7 +98,7 @@ def _unk_token(run: RunConfig) -> str | None:
     return None
 
 
-def library_program(run: RunConfig, corpus: CorpusSource) -> str:
+def library_program(run: RunConfig, corpus: CorpusSource | CorpusFiles) -> str:
     """The `tokenizers` program that trains the library-flavor run `run` on `corpus` and saves its
     tokenizer.json in the folder it runs in. ValueError for a course-flavor run."""
     if run.flavor != "library":
@@ -121,14 +123,13 @@ def library_program(run: RunConfig, corpus: CorpusSource) -> str:
         "",
         *corpus.corpus_lines(),
         "",
-        "# One sequence per line, line breaks removed and empty lines dropped, as the app counts words.",
-        'lines = [line for line in text.replace("\\r\\n", "\\n").split("\\n") if line]',
+        *corpus.sequence_lines(),
         "",
     ]
     if run.is_unigram:
-        lines += _unigram_training(run)
+        lines += _unigram_training(run, corpus.train_statement())
     else:
-        lines += _bpe_training(run)
+        lines += _bpe_training(run, corpus.train_statement())
     lines += _assembly(run)
     lines += [
         "",
@@ -149,7 +150,7 @@ def _stages(run: RunConfig) -> list[str]:
     return lines
 
 
-def _bpe_training(run: RunConfig) -> list[str]:
+def _bpe_training(run: RunConfig, train_statement: str) -> list[str]:
     trainer = cast(TrainerConfig, run.trainer)
     unk = _unk_token(run)
     prefix, suffix = trainer.prefix, trainer.suffix
@@ -184,7 +185,7 @@ def _bpe_training(run: RunConfig) -> list[str]:
         *_stages(run),
         assignment("trainer", Call(trainer_class, (), tuple(settings))),
         *ties,
-        "tokenizer.train_from_iterator(lines, trainer)",
+        train_statement,
         *_wordpiece_unknown(run),
     ]
 
@@ -210,7 +211,7 @@ def _wordpiece_unknown(run: RunConfig) -> list[str]:
     ]
 
 
-def _unigram_training(run: RunConfig) -> list[str]:
+def _unigram_training(run: RunConfig, train_statement: str) -> list[str]:
     trainer = cast(UnigramConfig, run.trainer)
     settings: list[tuple[str, Expression]] = [("vocab_size", literal(trainer.vocab_size))]
     if trainer.special_tokens:
@@ -228,7 +229,7 @@ def _unigram_training(run: RunConfig) -> list[str]:
         *_stages(run),
         assignment("trainer", Call("trainers.UnigramTrainer", (), tuple(settings))),
         *UNIGRAM_TIES,
-        "tokenizer.train_from_iterator(lines, trainer)",
+        train_statement,
     ]
 
 

@@ -165,7 +165,7 @@ def train_from_stdin(*options: str, vocab_size: str = "10") -> list[str]:
         (train_from_stdin("--algorithm", "sentencepiece"), b"hello", "invalid choice"),
         (train_from_stdin("--pre-tokenizer", "spaces"), b"hello", "invalid choice"),
         (train_from_stdin("--normalizer", "nfd,upper"), b"hello", "unknown normalizer"),
-        (train_from_stdin(), b"", "corpus '-' is empty (0 bytes)"),
+        (train_from_stdin(), b"", "The corpus is empty: it has no text."),
         (
             train_from_stdin(),
             "hello world\n".encode("utf-16-le"),
@@ -175,7 +175,7 @@ def train_from_stdin(*options: str, vocab_size: str = "10") -> list[str]:
         (
             train_from_stdin(),
             "Très café, déjà vu.\n".encode("latin-1"),
-            "it looks like Latin-1/Windows-1252 text",
+            "'stdin' is not UTF-8 text: the byte at offset 2 (0xe8, 'è' in Latin-1/Windows-1252) is not part",
         ),
         (train_from_stdin(), b"%PDF-1.7\n%\xe2\xe3", "looks like a PDF document, not text"),
         (train_from_stdin(), b"\x89PNG\r\n\x1a\n\x00", "looks like a PNG image"),
@@ -183,8 +183,7 @@ def train_from_stdin(*options: str, vocab_size: str = "10") -> list[str]:
         (
             train_from_stdin("--max-corpus-mb", "0.001"),
             b"word " * 400,
-            "The corpus is 2.0 KB of UTF-8 text; the limit is 1.0 KB. "
-            "Train on its first 1.0 KB or on a random sample",
+            "The corpus on stdin is more than --max-corpus-mb 0.001: train on a part of it",
         ),
         (train_from_stdin("--special-tokens", "[X],[X]"), b"hello", "'[X]' is listed twice"),
         (
@@ -280,15 +279,18 @@ def test_train_stops_at_max_steps_and_says_so(tmp_path):
     assert "after 40 merges, by the limit of 40 merges." in stderr
 
 
-def test_train_stops_at_max_seconds(tmp_path):
+def test_train_stops_at_max_seconds_while_counting(tmp_path):
     out = tmp_path / "tok.json"
     result = cli(
         "train", "-", "--vocab-size", "5000", "--max-seconds", "0.000001", "--out", out, stdin=CORPUS.encode()
     )
     stderr = result.stderr.decode()
-    assert result.returncode == 0, stderr
-    assert "after 0 merges, by the time limit (1e-06 s)." in stderr
-    assert Tokenizer.from_file(str(out)).get_vocab_size() == 257  # still a working tokenizer
+    assert result.returncode == 2 and "Traceback" not in stderr
+    assert stderr.strip() == (
+        "error: Stopped by the time limit (1e-06 s) while counting the corpus, 0.0 KB into it: "
+        "nothing was trained; raise --max-seconds or train on a part of the corpus."
+    )
+    assert not out.exists()
 
 
 def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly():
@@ -395,7 +397,7 @@ def test_train_with_a_split_pattern_trains_what_the_library_trains_with_it(tmp_p
     trainer = hf_trainers.BpeTrainer(
         vocab_size=290, initial_alphabet=hf_pre_tokenizers.ByteLevel.alphabet(), show_progress=False
     )
-    library.train_from_iterator(corpus.read_text(encoding="utf-8").splitlines(), trainer)
+    library.train([str(corpus)], trainer)  # each line with its ending: the CLI's default reading
     expected = json.loads(library.to_str())
     assert outputs["cl100k"]["model"]["vocab"] == expected["model"]["vocab"]
     assert outputs["cl100k"]["model"]["merges"] == expected["model"]["merges"]
@@ -469,7 +471,7 @@ class Stderr(io.StringIO):
         return self.terminal
 
 
-def reported(monkeypatch, terminal: bool, reports: int = 1000, planned: int = 5000) -> str:
+def reported(monkeypatch, terminal: bool, reports: int = 1000, planned: int = 5000, line=None) -> str:
     """What `progress_printer` writes for `reports` evenly spread reports, the clock past its first
     second from the second report on (a clock the test moves, not a wait)."""
     from explorer.cli import common
@@ -478,11 +480,19 @@ def reported(monkeypatch, terminal: bool, reports: int = 1000, planned: int = 50
     now = iter([0.0, 0.5, *[2.0 + index for index in range(reports)]])
     monkeypatch.setattr(common.sys, "stderr", stderr)
     monkeypatch.setattr(common.time, "perf_counter", lambda: next(now))
-    report, finish = common.progress_printer()
+    report, finish = common.progress_printer(line=line)
     for index in range(1, reports + 1):
         report(index * planned // reports, planned)
     finish()
     return stderr.getvalue()
+
+
+def test_counting_progress_is_bytes_read_of_the_total(monkeypatch):
+    """Issue 51: while a corpus is counted, the progress is its bytes read of the total on disk."""
+    from explorer.cli.common import counting_line
+
+    written = reported(monkeypatch, terminal=False, reports=10, planned=10**10, line=counting_line)
+    assert written.splitlines() == [f"counting: {tenth}.0 of 10.0 GB ({tenth}0%)" for tenth in range(2, 11)]
 
 
 def test_redirected_progress_is_a_plain_line_per_tenth_of_the_run(monkeypatch):
@@ -505,7 +515,8 @@ def test_progress_on_a_terminal_is_one_line_rewritten_in_place(monkeypatch):
 def test_the_cli_trains_what_the_app_trains_from_the_same_words(tmp_path, algorithm):
     """Issue 50: the app's BPE added <|endoftext|> as id 0 and the CLI did not, so their ids
     differed by one. Options not given take the app's defaults (explorer.runs.settings.DEFAULTS):
-    the same settings, tokenizer.json and trace configuration as the Train page's run."""
+    the same settings, tokenizer.json and trace configuration as the Train page's run. Issue 51:
+    with `--reading lines` (the app's reading) the streamed file gives today's result."""
     from dataclasses import replace
 
     from explorer.checks import Limits
@@ -516,7 +527,20 @@ def test_the_cli_trains_what_the_app_trains_from_the_same_words(tmp_path, algori
     corpus, out, trace = tmp_path / "corpus.txt", tmp_path / "cli.json", tmp_path / "trace.json"
     corpus.write_text(CORPUS, encoding="utf-8")
     result = cli(
-        "train", corpus, "--algorithm", algorithm, "--vocab-size", 60, "--out", out, "--trace", trace
+        "train",
+        corpus,
+        "--algorithm",
+        algorithm,
+        "--vocab-size",
+        60,
+        "--out",
+        out,
+        "--trace",
+        trace,
+        "--reading",
+        "lines",
+        "--chunk-mb",
+        "0.0001",
     )
     assert result.returncode == 0, result.stderr.decode()
     config = replace(defaults_for(algorithm), vocab_size=60).run_config(Limits())

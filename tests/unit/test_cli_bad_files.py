@@ -80,17 +80,38 @@ def test_an_endless_binary_input_is_refused_after_its_first_bytes(tmp_path, args
 
 def test_endless_text_on_stdin_is_read_only_up_to_the_corpus_limit(tmp_path):
     result = cli(
-        *TRAIN, "-", "--max-corpus-mb", "1", "--out", tmp_path / "tok.json", stdin=b"hello\n" * 400_000
+        *TRAIN,
+        "-",
+        "--max-corpus-mb",
+        "1",
+        "--chunk-mb",
+        "0.1",
+        "--out",
+        tmp_path / "tok.json",
+        stdin=b"hello\n" * 400_000,
     )
-    assert one_error_line(result) == (
-        "error: The corpus '-' is more than twice the limit of --max-corpus-mb 1: "
+    stderr = result.stderr.decode()
+    assert result.returncode == 2 and "Traceback" not in stderr
+    # The last line (a progress line may come before it on a slow machine: the counting went on).
+    assert stderr.strip().splitlines()[-1] == (
+        "error: The corpus on stdin is more than --max-corpus-mb 1: "
         "train on a part of it, or raise --max-corpus-mb."
     )
 
 
-def test_every_file_read_has_a_configurable_bound(tmp_path, corpus):
+def test_a_corpus_larger_than_max_corpus_mb_is_refused_by_its_size_before_reading(tmp_path, corpus):
+    result = cli(*TRAIN, corpus, corpus, "--max-corpus-mb", "0.0001", "--out", tmp_path / "tok.json")
+    size = 2 * corpus.stat().st_size / 1000
+    assert one_error_line(result) == (
+        f"error: The corpus is {size:.1f} KB on disk; the limit of --max-corpus-mb is 0.1 KB: "
+        "train on a part of it, or raise --max-corpus-mb."
+    )
+
+
+def test_every_file_read_whole_has_a_configurable_bound(tmp_path, corpus):
+    # A corpus to train on is streamed (no bound but --max-corpus-mb); a tokenizer file is read whole.
     result = subprocess.run(
-        [sys.executable, "-m", "explorer", *TRAIN, str(corpus), "--out", str(tmp_path / "tok.json")],
+        [sys.executable, "-m", "explorer", "encode", "--tokenizer", str(corpus), "hello"],
         capture_output=True,
         cwd=ROOT,
         timeout=120,
@@ -216,3 +237,10 @@ def test_decoding_ids_nested_deep_is_one_line():
     assert (
         line == "error: The list of ids nests arrays and objects more than 2 levels deep, which is not read."
     )
+
+
+def test_an_output_inside_a_directory_given_as_input_is_refused(tmp_path):
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.txt").write_text("some text\n", encoding="utf-8")
+    line = one_error_line(cli(*TRAIN, tmp_path / "corpus", "--out", tmp_path / "corpus" / "a.txt"))
+    assert "is the same file as the corpus: writing it would overwrite the corpus" in line

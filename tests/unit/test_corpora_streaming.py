@@ -162,7 +162,9 @@ def test_every_bad_input_is_one_sentence(tmp_path):
         ("missing.txt",): "the corpus file '{}/missing.txt' does not exist",
         ("nothing*.txt",): "no file matches '{}/nothing*.txt'",
         ("empty",): "the directory '{}/empty' holds no files",
-        ("latin1.txt",): "the byte at offset 13 (0xe9) is not part of a UTF-8 character",
+        (
+            "latin1.txt",
+        ): "the byte at offset 13 (0xe9, 'é' in Latin-1/Windows-1252) is not part of a UTF-8 character",
         ("bad.jsonl",): "{}/bad.jsonl:2 is not a JSON record",
         ("list.jsonl",): "{}/list.jsonl:2 is a JSON list, not a record with a 'text' field",
         ("nofield.jsonl",): "{}/nofield.jsonl:3 has no 'text' field (its fields: body)",

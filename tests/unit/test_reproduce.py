@@ -212,6 +212,10 @@ def test_the_readmes_example_is_what_print_code_prints():
 
     from explorer.runs.settings import defaults_for
 
-    run = replace(defaults_for("bpe"), vocab_size=300).run_config()  # the CLI's run: the app's defaults
-    program = training_program(run, CorpusSource.from_file("corpus.txt", "any text"))
+    from explorer.corpora.inputs import CorpusInput
+    from explorer.reproduce import CorpusFiles
+
+    # The CLI's run: the app's defaults, a file read with its line endings.
+    run = replace(replace(defaults_for("bpe"), vocab_size=300).run_config(), reading="lines-with-endings")
+    program = training_program(run, CorpusFiles((CorpusInput("corpus.txt", size=10),), run.reading))
     assert example in program
