@@ -37,7 +37,7 @@ from contextlib import ExitStack
 
 from explorer.corpora.counting import Counting, WordCounts, no_figures
 from explorer.corpora.inputs import STDIN, CorpusInput
-from explorer.corpora.streaming import CHUNK_BYTES, Shard, count_shard, shards
+from explorer.corpora.streaming import Shard, count_shard, shards
 from explorer.training.word_counts import FIGURES
 
 LOCAL = "local:"
@@ -46,7 +46,7 @@ CONNECT_SECONDS = 20.0  # how long a scheduler (and its first worker) may take t
 # and each worker should get a few shards so that a slow or lost one delays little.
 SHARDS_PER_WORKER = 4
 LARGEST_SHARD_BYTES = 256 << 20
-SMALLEST_SHARD_BYTES = CHUNK_BYTES
+SMALLEST_SHARD_BYTES = 16 << 20  # below this, a task's fixed costs (a message each way) start to show
 _FIGURES_KEY = b"figures"
 
 # progress(shards_done, shards_total, bytes_done, bytes_total): after each shard's counts arrive.

@@ -310,4 +310,4 @@ def test_shards_are_few_and_large():
     mb = 1 << 20
     assert default_shard_bytes(1 << 30, 2) == 128 * mb  # 1 GB on two workers: 8 shards
     assert default_shard_bytes(100 << 30, 4) == 256 * mb  # at most 256 MB
-    assert default_shard_bytes(10 * mb, 2) == 16 * mb  # at least a chunk: a small corpus is one shard
+    assert default_shard_bytes(10 * mb, 2) == 16 * mb  # at least 16 MB: a small corpus is one shard
