@@ -287,8 +287,8 @@ def _inputs(args, limits):
 
 def _count(args, inputs, config, budget, limits, warnings):
     """The word counts of the inputs, with progress in bytes on stderr; stopped by --max-seconds
-    (UserError) and, for stdin, by --max-corpus-mb; the settings' `warnings` and the corpus
-    checks' warnings on its first chunk printed before the counting goes on."""
+    (UserError) and, for stdin, by --max-corpus-mb; the settings' `warnings` printed first, the
+    corpus checks' warnings on its first chunk of text as it comes."""
     from explorer.checks import check_corpus, format_size
     from explorer.corpora.counting import Counting
     from explorer.corpora.streaming import CountingStopped, count_inputs
@@ -306,8 +306,9 @@ def _count(args, inputs, config, budget, limits, warnings):
         report(done, total)
 
     def first_text(text: str) -> None:
-        warn([*check_corpus(text, limits).warnings, *warnings])
+        warn(check_corpus(text, limits).warnings)
 
+    warn(warnings)
     try:
         counts = count_inputs(
             inputs,

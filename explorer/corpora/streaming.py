@@ -41,7 +41,9 @@ from explorer.corpora.counter import ChunkCounter
 from explorer.corpora.counting import Counting, WordCounts
 from explorer.corpora.inputs import STDIN, CorpusInput, total_size
 
-CHUNK_BYTES = 16 << 20  # what is read at once: memory holds a few of these, not the corpus
+# Read at once: memory holds a few of these, not the corpus. Training BPE 32,000 on 100 MB of prose
+# through the CLI peaked at 72 MB with chunks of 4 MB, 125 MB with 1 MB and 162 MB with 16 MB.
+CHUNK_BYTES = 4 << 20
 _SCAN_BYTES = 1 << 16  # what is read at a time while looking for a line break to cut a shard at
 _UTF8_BOM = "\ufeff"
 _PARQUET_BATCH_ROWS = 1 << 16  # the most rows of a Parquet batch
@@ -229,6 +231,7 @@ def _text_chunks(shard: Shard, chunk_bytes: int, strip_bom: bool) -> Iterator[tu
                 _check_start(block, item)
                 first = False
             pending += block
+            del block  # in `pending` now: one copy of the chunk, not two
             cut = pending.rfind(b"\n") + 1
             if cut:
                 text = _decoded(pending, cut, offset, item)
@@ -286,7 +289,8 @@ def _check_start(block: bytes, item: CorpusInput) -> None:
 
 def _decoded(data: bytearray, end: int, offset: int, item: CorpusInput) -> str:
     try:
-        return data[:end].decode("utf-8")
+        with memoryview(data) as view:  # decoded in place: no copy of the chunk's bytes
+            return str(view[:end], "utf-8")
     except UnicodeDecodeError as error:
         where = "of its decompressed text " if item.compression else ""
         byte = data[error.start]

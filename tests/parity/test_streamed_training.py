@@ -15,13 +15,13 @@ import gzip
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 import zstandard
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
 from tests import ROOT
+from tests.helpers.cli import cli
 from tests.parity.test_reproduce_code import run_program
 
 TEXT = (
@@ -31,15 +31,8 @@ TEXT = (
 
 
 def train_cli(*arguments, cwd=ROOT) -> subprocess.CompletedProcess:
-    done = subprocess.run(
-        [sys.executable, "-m", "explorer", "train", *map(str, arguments)],
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = cli("train", *arguments, cwd=cwd)
+    assert done.returncode == 0, done.stderr.decode()[-3000:]
     return done
 
 
@@ -49,7 +42,7 @@ def test_a_file_trains_as_the_librarys_train_of_it(tmp_path):
     out = tmp_path / "cli.json"
     done = train_cli(corpus, "--vocab-size", 300, "--out", out, "--json", "--chunk-mb", "0.00001")
     assert json.loads(done.stdout)["reading"] == "lines-with-endings"
-    assert "reading lines-with-endings" in done.stderr
+    assert "reading lines-with-endings" in done.stderr.decode()
 
     library = Tokenizer(models.BPE())
     library.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -94,7 +87,7 @@ def test_print_code_trains_what_the_cli_trains(tmp_path, files, options):
             path.write_bytes(data)
     out = tmp_path / "cli.json"
     done = train_cli(*files, "--vocab-size", 290, "--out", out, "--print-code", *options, cwd=tmp_path)
-    program = done.stdout
+    program = done.stdout.decode()
     (tmp_path / "run").mkdir()
     for name in files:  # the program names the files as the command line did: relative to its folder
         os.link(tmp_path / name, tmp_path / "run" / name)

@@ -569,3 +569,15 @@ def test_the_result_names_every_special_token_training_added(tmp_path, corpus, o
     stderr = result.stderr.decode()
     assert result.returncode == 0, stderr
     assert named in stderr.splitlines()
+
+
+def test_records_train_with_the_settings_warnings_and_say_their_reading(tmp_path):
+    """A JSONL corpus has no text chunk for the corpus checks: the settings' warnings still show."""
+    corpus = tmp_path / "records.jsonl"
+    corpus.write_text('{"text": "the cat sat"}\n{"text": "the end"}\n', encoding="utf-8")
+    options = ("--text-field", "text", "--vocab-size", 100, "--special-tokens", "the", "--json")
+    result = cli("train", corpus, *options, "--out", tmp_path / "tok.json")
+    stderr = result.stderr.decode()
+    assert result.returncode == 0, stderr
+    assert "warning: The special token 'the' is ordinary text" in stderr
+    assert json.loads(result.stdout)["reading"] == "records" and "reading records" in stderr
