@@ -2,10 +2,12 @@
 files into one.
 
     count INPUT... --out counts.parquet   (files, directories, globs, - for stdin; .gz, .zst, JSONL, Parquet)
+    count INPUT... --scheduler tcp://HOST:8786|local:N [--shard-mb MB] --out counts.parquet
     count --add FILE... --out counts.parquet
 
 The inputs are read in chunks and counted as `train` would count them (explorer.corpora.streaming:
-never the whole text at once), with the settings that decide the words: the pre-tokenizer (its split
+never the whole text at once; with `--scheduler`, in shards on a Dask cluster, explorer.corpora.cluster:
+the same file), with the settings that decide the words: the pre-tokenizer (its split
 pattern), the normalizers and the reading; a count file carries them, so that `train --counts` trains
 with them and files counted otherwise are never added together (explorer.corpora.count_files).
 `--out` is checked before any work to be writable and to name no input; it is written whole or not
@@ -44,6 +46,8 @@ COUNTING_OPTIONS = (
     "pre_tokenizer",
     "split_pattern",
     "normalizer",
+    "scheduler",
+    "shard_mb",
 )
 
 
@@ -96,6 +100,18 @@ def add_parser(commands) -> None:
         type=positive(int),
         default=os.cpu_count() or 1,
         help="threads that count a chunk on the compiled engine (default: the cores; the same counts)",
+    )
+    count.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="count on a Dask cluster: a scheduler's address (tcp://HOST:8786; its workers must see the "
+        "inputs at the same paths) or local:N (N worker processes here); the same count file "
+        "(docs/scaling.md)",
+    )
+    count.add_argument(
+        "--shard-mb",
+        type=positive(float),
+        help="with --scheduler: MB of input per task (default: 4 shards per worker, 16-256 MB)",
     )
     count.add_argument(
         "--engine",
@@ -183,19 +199,48 @@ def _pre_tokenizer(args) -> str:
 
 
 def _count(inputs, counting, args, chunk_bytes: int):
-    """Count `inputs` in this process, its progress on stderr as bytes read of the total.
-
-    The place for counting elsewhere (`--scheduler`, Dask): the same counts are
-    `add_word_counts(count_shard(shard, counting) for shard in shards(inputs, size))`, each shard
-    counted on a worker and the results added in shard order (explorer.corpora.streaming)."""
+    """Count `inputs` in this process (or on the Dask cluster of --scheduler), its progress on
+    stderr as bytes read of the total (on a cluster: shards counted of all, and their bytes)."""
     from explorer.corpora.streaming import count_inputs
 
-    report, finish = progress_printer(line=counting_line)
+    if args.scheduler is None and args.shard_mb is not None:
+        raise UserError("--shard-mb cuts the inputs for a cluster: give --scheduler too")
     try:
-        return count_inputs(
-            inputs, counting, jobs=args.jobs, engine=args.engine, progress=report, chunk_bytes=chunk_bytes
-        )
+        if args.scheduler is not None:
+            return _count_on_cluster(inputs, counting, args)
+        report, finish = progress_printer(line=counting_line)
+        try:
+            return count_inputs(
+                inputs, counting, jobs=args.jobs, engine=args.engine, progress=report, chunk_bytes=chunk_bytes
+            )
+        finally:
+            finish()
     except ValueError as error:
         raise UserError(str(error)) from None
+
+
+def _count_on_cluster(inputs, counting, args):
+    from explorer.corpora.cluster import count_on_cluster
+
+    shards = [0, 0]  # counted, all
+
+    def line(done: int, total: int | None) -> str:
+        return f"{counting_line(done, total)}, {shards[0]:,} of {shards[1]:,} shards on {args.scheduler}"
+
+    report, finish = progress_printer(line=line)
+
+    def progress(shards_done: int, shards_total: int, bytes_done: int, total_bytes: int) -> None:
+        shards[:] = [shards_done, shards_total]
+        report(bytes_done, total_bytes)
+
+    try:
+        return count_on_cluster(
+            inputs,
+            counting,
+            args.scheduler,
+            shard_bytes=int(args.shard_mb * MB) if args.shard_mb else None,
+            engine=args.engine,
+            progress=progress,
+        )
     finally:
         finish()

@@ -118,6 +118,28 @@ def test_streamlit_is_imported_only_by_the_app_its_pages_and_explorer_ui():
     assert offenders == []
 
 
+def test_dask_is_imported_only_when_a_count_runs_on_a_cluster():
+    """Dask is heavy: only explorer/corpora/cluster.py imports it, inside its functions."""
+    cluster = EXPLORER / "corpora" / "cluster.py"
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}"
+        for path in modules()
+        for line, module in runtime_imports(path)
+        if module.split(".")[0] in ("dask", "distributed") and path != cluster
+    ]
+    top_level = [
+        node.lineno
+        for node in ast.parse(cluster.read_text(encoding="utf-8")).body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        and any(name.split(".")[0] in ("dask", "distributed") for name in _imported_names(node))
+    ]
+    assert offenders == [] and top_level == []
+
+
+def _imported_names(node: ast.Import | ast.ImportFrom) -> list[str]:
+    return [alias.name for alias in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+
+
 def test_every_module_of_explorer_ui_imports_streamlit():
     """explorer/ui/ holds widgets only: a module that needs no Streamlit belongs below it."""
     without = [
