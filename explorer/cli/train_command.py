@@ -218,7 +218,8 @@ def run(args) -> int:
     check_output_path(args.out, "--out")
     if args.trace:
         check_output_path(args.trace, "--trace", "trace.json")
-    if args.algorithm == "unigram":
+    unigram = args.algorithm == "unigram"  # asked once: rounds, not merges, from here on
+    if unigram:
         _refuse_merge_options(args)
     else:
         unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
@@ -233,7 +234,7 @@ def run(args) -> int:
     config = replace(config, reading=reading if counted is None else counted.counting.reading)
     if args.print_code:
         _print_code(config, inputs)
-    unit = "rounds" if args.algorithm == "unigram" else "merges"
+    unit = "rounds" if unigram else "merges"
     report, finish = progress_printer(unit)
     budget = Budget(args.max_seconds, None if unit == "rounds" else args.max_steps, progress=report)
     # Counting and training build millions of small containers and no reference cycles: the cyclic
@@ -247,7 +248,7 @@ def run(args) -> int:
         warn(check.warnings)
         counts = [counted]
         del counted  # held in `counts` alone, which training empties
-    if args.algorithm == "unigram":
+    if unigram:
         return _train_unigram(args, counts, config, budget, finish)
     trace = _train_and_write(args, counts, config, budget, finish, max_steps=budget.step_limit)
     print(
