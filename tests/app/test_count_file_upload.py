@@ -135,3 +135,12 @@ def test_a_count_file_with_settings_the_form_cannot_take_is_one_sentence(tmp_pat
     at = upload(new_app(), "other.parquet", buffer.getvalue())
     errors = joined(at, "error")
     assert "'other.parquet'" in errors and "punctuation" in errors and "Traceback" not in errors
+
+
+def test_without_a_store_a_count_files_run_is_made_from_its_trace(tmp_path, monkeypatch):
+    monkeypatch.setattr(serving, "_store", [None])  # no store: the worker sends the trace back
+    at = upload(new_app(), "counts.parquet", count_file_bytes(tmp_path))
+    at.number_input(key=W.VOCAB_NUMBER).set_value(300).run()
+    run = run_of(train(at))
+    assert run is not None and run.from_counts and not joined(at, "error")
+    assert run.origin["count_file"]["size"] > 0 and run.settings.reading == "lines-with-endings"
