@@ -204,6 +204,13 @@ def _sample_picker() -> Sample | HostCorpus | None:
 
 def _host_note(corpus: HostCorpus) -> None:
     """A host's file, in place of the text area: what it is and how it is read."""
+    if corpus.counting is not None:
+        frame.note(
+            f"{corpus.name}: a count file of {format_size(corpus.size)} on the server, read where it is "
+            "(never copied). Its run keeps its words and counts, not its text: the views that need "
+            "running text use a sample instead."
+        )
+        return
     frame.note(
         f"{corpus.name}: {format_size(corpus.size)} on the server, read where it is and counted as it "
         "streams (never copied). Its run keeps its words and counts, not its text: the views that need "
@@ -305,7 +312,9 @@ def _upload_note(upload: Upload) -> None:
 
 def fixed_counting(corpus: Corpus | None) -> Counting | None:
     """The settings a count file's words were made with, which the form shows fixed (else None)."""
-    return corpus.counts.counting if corpus is not None and corpus.counts is not None else None
+    if corpus is None or corpus.source is None:
+        return None
+    return corpus.source.counting
 
 
 # ---------------------------------------------------------------- the check
