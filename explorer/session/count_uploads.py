@@ -53,10 +53,11 @@ class CountFile:
         return hashlib.sha256(f"count-file\0{self.sha256}".encode()).hexdigest()
 
     def describe(self) -> str:
-        """What the page says of it: its size, words, and the settings it was made with."""
-        words = self.figures.get("words", 0)
+        """What the page says of it: its size, distinct words, its corpus's lines, and the settings
+        it was made with."""
+        lines = self.figures.get("lines", 0)
         return (
-            f"{format_size(self.size)}, {self.distinct_words:,} distinct words of {words:,} "
+            f"{format_size(self.size)}, {self.distinct_words:,} distinct words from {lines:,} lines "
             f"({self.counting.describe()})"
         )
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from explorer.checks import Limits
+from explorer.checks import Limits, format_size
 from explorer.corpora.count_files import METADATA_KEY, write_count_file
 from explorer.corpora.counter import ChunkCounter
 from explorer.corpora.counting import Counting
@@ -74,10 +74,13 @@ def test_a_count_files_settings_are_shown_fixed_and_it_trains_from_its_counts(tr
     at = trained
     upload_read = session_value(at, UPLOADED_CORPUS)
     assert isinstance(upload_read.corpus.counts, CountFile)
-    assert any(
-        "Using the uploaded count file 'counts.parquet'" in body
-        for body in map(html.unescape, html_bodies(at))
+    counts = upload_read.corpus.counts
+    note = (
+        f"Using the uploaded count file 'counts.parquet' ({format_size(counts.size)}, "
+        f"{counts.distinct_words:,} distinct words from {counts.figures['lines']:,} lines "
+        "(nfkc, pre-tokenizer byte-level-cl100k, reading lines-with-endings))"
     )
+    assert any(note in body for body in map(html.unescape, html_bodies(at)))
     assert any("come from the count file" in caption for caption in texts(at, "caption"))
     assert at.selectbox(key=W.PRE_TOKENIZER).disabled and at.multiselect(key=W.NORMALIZERS).disabled
     assert at.selectbox(key=W.SPLIT_PATTERN).value == "cl100k"
