@@ -14,7 +14,7 @@ Compare's program for the columns it shows.
 - `step_program(run, merge)`: Merge history's merge, read from the trace the Vocabulary page
   downloads (its file name).
 - `compare_columns(...)`: Compare's columns as `CompareColumn`s, and the names of those no
-  program writes yet.
+  program writes yet (an upload of vocabulary files, Mistral's tekken, a run without text).
 
 What it does not do: write the programs (explorer.reproduce) or draw them (explorer.ui).
 """
@@ -156,7 +156,10 @@ def _compare_column(
 ) -> CompareColumn | None:
     run = runs.get(column.key)
     if run is not None:
-        return CompareColumn("run", run.name, trained_config(run.history, "api")[0], corpus_source(run))
+        source = corpus_source(run)
+        if not isinstance(source, CorpusSource):  # a run without text: Compare's program trains from text
+            return None
+        return CompareColumn("run", run.name, trained_config(run.history, "api")[0], source)
     upload = uploads.get(column.key)
     if upload is not None:
         names = [file.name for file in upload.files]

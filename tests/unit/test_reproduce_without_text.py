@@ -2,7 +2,8 @@
 count file's program checks the file's SHA-256 and trains from its counts, a host's count file's
 or text file's checks the size the server read; each printed program, run in a fresh interpreter,
 writes our tokenizer.json (and the API's our trace), and refuses a file that is not the run's. The
-library's code is not offered for counts (it trains from text only)."""
+library's code is not offered for counts (it trains from text only), nor Compare's program for
+such a run's column (it trains the run from text)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from explorer import tokenizer_from_trace, tokenizer_to_json, train_corpus
 from explorer.checks import Limits
+from explorer.compare import TokenizerColumn
 from explorer.corpora.count_files import write_count_file
 from explorer.corpora.counter import ChunkCounter
 from explorer.corpora.counting import Counting
@@ -120,3 +122,13 @@ def test_a_host_text_files_programs_check_its_size_and_train_our_tokenizer(tmp_p
         done = run_program(views.program(run, style), tmp_path)
         assert done.returncode == 0, done.stderr[-3000:]
         assert_ours(tmp_path, run, with_trace=style == "api")
+
+
+def test_compares_program_leaves_out_a_run_without_text_and_names_it(tmp_path):
+    def origin():
+        return {"count_file": {"sha256": "0" * 64, "size": 1}}
+
+    run = counted_run(tmp_path, origin)
+    run.store_key = "a" * 64
+    column = TokenizerColumn(run.name, lambda text: [], key=run.column_key)
+    assert views.compare_columns([column], [run], {}) == ([], [run.name])
