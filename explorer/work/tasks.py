@@ -161,7 +161,7 @@ def _train_from_file(reporter, source: dict, run: RunConfig, budget: Budget, sho
     from explorer.training.trainers import train_counted
 
     if "count_file" in source:
-        counts = _read_counts(named_bytes(source["name"], source["count_file"]), source["name"], run)
+        counts = _read_counts(_named_bytes(source["name"], source["count_file"]), source["name"], run)
     else:
         path = source["host_path"]
         name = os.path.basename(path)
@@ -186,13 +186,19 @@ def _train_from_file(reporter, source: dict, run: RunConfig, budget: Budget, sho
     )
 
 
-def named_bytes(name: str, data: bytes):
+def _named_bytes(name: str, data: bytes):
     """`data` as a binary file named `name` (a count file's sentences name it)."""
     import io
 
     buffer = io.BytesIO(data)
     buffer.name = name
     return buffer
+
+
+def _sentence(error: ValueError) -> str:
+    """A count file's problem (explorer.corpora.count_files: a clause) as the page's sentence."""
+    message = str(error)
+    return message[:1].upper() + message[1:] + "."
 
 
 def _read_counts(source, name: str, run: RunConfig):
@@ -203,8 +209,7 @@ def _read_counts(source, name: str, run: RunConfig):
     try:
         counts = read_count_files([source])
     except ValueError as error:  # its sentence names the file
-        message = str(error)
-        raise ValueError(message[:1].upper() + message[1:] + ".") from None
+        raise ValueError(_sentence(error)) from None
     if counts.counting != Counting.of(run):
         raise ValueError(
             f"The count file {name!r} was made with {counts.counting.describe()}, not this run's "
@@ -355,10 +360,9 @@ def read_count_file_task(reporter, name: str, data: bytes) -> dict:
 
     reporter.report(phase="reading")
     try:
-        counts = read_count_files([named_bytes(name, data)])
+        counts = read_count_files([_named_bytes(name, data)])
     except ValueError as error:  # its sentence names the file
-        message = str(error)
-        return {"error": message[:1].upper() + message[1:] + "."}
+        return {"error": _sentence(error)}
     return {
         "counting": counts.counting.to_dict(),
         "figures": counts.figures,

@@ -9,7 +9,9 @@ file when the visitor goes to another page: a rerun with a 49 MB upload reads no
 input goes through explorer.checks: an upload through `decode_upload`, the corpus through
 `check_corpus` (via `training.corpus_check`; errors block training, warnings do not); a corpus over
 the size limit gets "Train on the first X MB" and "Train on a random sample of lines"
-(`corpus_prefix`, `sample_lines`). Messages that hold user text go through `frame.error` /
+(`corpus_prefix`, `sample_lines`). A `.parquet` upload is a count file, read and checked in a
+worker (explorer.session.count_uploads): a corpus with no text (`Corpus.counts`), whose settings
+the form shows fixed (`fixed_counting`). Messages that hold user text go through `frame.error` /
 `frame.warning`.
 
 What it does not do: give the widgets their first values (explorer.ui.train.settings_form), start

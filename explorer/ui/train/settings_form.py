@@ -3,6 +3,8 @@ normalizers, special tokens (these and the next ones in a closed "Advanced setti
 label says what differs from the defaults); for BPE and WordPiece min frequency, continuing-subword prefix and
 end-of-word suffix; for Unigram seed size, longest piece, shrinking factor and unk token (empty
 seed size or longest piece: the flavor's default, as in the CLI); and their check, shown at once.
+A count file's corpus fixes the normalizers, pre-tokenizer and reading (its words were made with
+them): the form shows them, disabled, and says so.
 
 Widget values live under `state.Widget` keys with `persist_state="session"`, so they survive a
 visit to another page. The vocabulary slider and the exact number input are kept in sync by
