@@ -28,6 +28,7 @@ from explorer.views.stand_in_text import no_running_text
 from tests.app.helpers import (
     COMPARE,
     MERGES,
+    TRAIN,
     VOCABULARY,
     collect,
     column_token_counts,
@@ -63,9 +64,11 @@ def upload(at, name: str, data: bytes):
     return at
 
 
-@pytest.fixture
-def trained(tmp_path):
-    at = upload(new_app(), "counts.parquet", count_file_bytes(tmp_path))
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One session that uploaded a count file and trained it, shared by the tests that read it (in
+    file order: the Train page, then the other pages, then its link)."""
+    at = upload(new_app(), "counts.parquet", count_file_bytes(tmp_path_factory.mktemp("counts")))
     at.number_input(key=W.VOCAB_NUMBER).set_value(400).run()
     return train(at)
 
@@ -112,6 +115,7 @@ def test_a_count_files_run_is_explorable_on_every_page(trained):
 
 def test_a_count_files_link_reopens_its_run_in_a_fresh_session(trained):
     run = run_of(trained)
+    trained.switch_page(TRAIN).run()  # the Train page's link (the tests before went to other pages)
     reopened = new_app(query(trained))
     again = run_of(reopened)
     assert again is not None and again.store_key == run.store_key and again.from_counts
