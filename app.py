@@ -38,7 +38,7 @@ with frame.page(
         corpus = corpus_input.corpus_input(limits)
         corpus_ok, shrunk = corpus_input.corpus_feedback(corpus, limits)
     with settings_column:
-        settings = settings_form.settings_input(limits)
+        settings = settings_form.settings_input(limits, corpus_input.fixed_counting(corpus))
         settings_ok = settings_form.settings_feedback(settings, limits)
 
     # The summary shows the current run only when the form says exactly what trained it; the URL

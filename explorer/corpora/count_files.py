@@ -20,6 +20,7 @@ half a file. `read_count_files` checks every file before it trusts it (the forma
 version, the columns and their types, counts above 0 and at most `LARGEST_COUNT`, words non-empty
 and unique, the settings known), first the settings of all of them (so that mixed settings are
 refused before any rows are read), then adds their rows in order (`counting.add_word_counts`).
+`read_count_header` reads a file's settings and figures alone (its footer), as a listing does.
 Each problem is a ValueError of one sentence naming the file.
 
 What it does not do: count a corpus (explorer.corpora.streaming) or train.
@@ -112,6 +113,14 @@ def read_count_files(sources: Sequence[CountSource]) -> WordCounts:
     )
     # One file is its own total: add_word_counts would copy its words (as long again as reading them).
     return next(parts) if len(sources) == 1 else add_word_counts(parts)
+
+
+def read_count_header(source: CountSource) -> tuple[Counting, dict[str, int]]:
+    """A count file's settings and corpus figures, from its metadata alone (Parquet's footer: no
+    row is read, nor checked); ValueError, one sentence naming the file, for a file that is not a
+    count file of this version."""
+    metadata = _header(source)[1]
+    return metadata["counting"], metadata["figures"]
 
 
 def _name(source: CountSource) -> str:

@@ -6,7 +6,8 @@
   library's own tie order can differ), the explorer package's API for the course's (`api_program`,
   which also saves the trace);
 - `CorpusSource`: the corpus as a program names it (a sample's key, or a path or placeholder) with
-  the SHA-256 the program checks; `CorpusFiles`: files the CLI streamed, read with the run's reading;
+  the SHA-256 the program checks; `CorpusFiles`: files the CLI streamed (or a host's file the app
+  streamed), read with the run's reading; `CorpusCounts`: a count file a run was trained from;
 - `merge_step_program(k, trace_path)`: the Merge history page's merge k, printed from a trace;
 - `compare_program(text, columns, special_tokens=False)`: the Compare page's ids, one `CompareColumn`
   each, with the page's special-tokens switch;
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 from explorer.reproduce.api_program import api_program, run_expression, training_program
 from explorer.reproduce.compare_program import CompareColumn, compare_program
+from explorer.reproduce.corpus_counts import CorpusCounts
 from explorer.reproduce.corpus_files import CorpusFiles
 from explorer.reproduce.corpus_source import CorpusSource, text_sha256
 from explorer.reproduce.history_program import merge_step_program
@@ -37,6 +39,7 @@ from explorer.reproduce.trained_config import has_library_program, trained_confi
 
 __all__ = [
     "CompareColumn",
+    "CorpusCounts",
     "CorpusFiles",
     "CorpusSource",
     "api_program",

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import fields
 
 from explorer.pipeline.bytelevel import BYTE_LEVEL_ALPHABET
+from explorer.reproduce.corpus_counts import CorpusCounts
 from explorer.reproduce.corpus_files import CorpusFiles
 from explorer.reproduce.corpus_source import CorpusSource
 from explorer.reproduce.library_program import library_program
@@ -64,9 +65,12 @@ def run_expression(run: RunConfig) -> Call:
     return Call("RunConfig", (trainer_expression(run),), keywords)
 
 
-def api_imports(run: RunConfig) -> list[str]:
+def api_imports(run: RunConfig, call: str = "train_corpus(") -> list[str]:
+    """The package's names the program uses (`train_corpus` when its training `call` does)."""
     config = "UnigramConfig" if isinstance(run.trainer, UnigramConfig) else "TrainerConfig"
-    return [f"from explorer import RunConfig, {config}, save_tokenizer, tokenizer_from_trace, train_corpus"]
+    names = ["RunConfig", config, "save_tokenizer", "tokenizer_from_trace"]
+    names += ["train_corpus"] if call.startswith("train_corpus(") else []
+    return [f"from explorer import {', '.join(names)}"]
 
 
 def training_lines(run: RunConfig, call: str = "train_corpus(text, run)") -> list[str]:
@@ -105,7 +109,7 @@ SAVE_LINES = [
 ]
 
 
-def api_program(run: RunConfig, corpus: CorpusSource | CorpusFiles) -> str:
+def api_program(run: RunConfig, corpus: CorpusSource | CorpusFiles | CorpusCounts) -> str:
     """The program that trains `run` on `corpus` with the explorer package and saves tokenizer.json
     and trace.json in the folder it runs in."""
     lines = [
@@ -118,7 +122,7 @@ def api_program(run: RunConfig, corpus: CorpusSource | CorpusFiles) -> str:
         "import hashlib",
         "from pathlib import Path",
         "",
-        *api_imports(run),
+        *api_imports(run, corpus.train_corpus_call()),
         *corpus.imports(),
         "",
         *corpus.corpus_lines(),
@@ -132,11 +136,18 @@ def api_program(run: RunConfig, corpus: CorpusSource | CorpusFiles) -> str:
     return "\n".join(lines) + "\n"
 
 
-def training_program(run: RunConfig, corpus: CorpusSource | CorpusFiles, style: str | None = None) -> str:
-    """The program for a run: `style` "library" (plain `tokenizers` code; library flavor only) or
-    "api" (the explorer package); None: "library" for the library flavor, "api" for the course's."""
-    style = style or ("library" if run.flavor == "library" else "api")
+def training_program(
+    run: RunConfig, corpus: CorpusSource | CorpusFiles | CorpusCounts, style: str | None = None
+) -> str:
+    """The program for a run: `style` "library" (plain `tokenizers` code; library flavor only, and
+    not from counts, which the library does not train from) or "api" (the explorer package); None:
+    "library" for the library flavor, "api" for the course's and for counts."""
+    style = style or (
+        "library" if run.flavor == "library" and not isinstance(corpus, CorpusCounts) else "api"
+    )
     if style == "library":
+        if isinstance(corpus, CorpusCounts):
+            raise ValueError("the tokenizers library trains from text, not from word counts: use style 'api'")
         return library_program(run, corpus)
     if style == "api":
         return api_program(run, corpus)

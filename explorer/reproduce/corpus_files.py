@@ -135,6 +135,10 @@ class CorpusFiles:
             "                    yield json.loads(line)[FIELD]",
         ]
 
+    def summary_line(self) -> str:
+        """A line that prints what the corpus is (a notebook's corpus cell ends with it)."""
+        return 'print(f"{len(FILES)} file(s)")'
+
     def train_statement(self) -> str:
         if not self._opens_files():
             return "tokenizer.train(FILES, trainer)"

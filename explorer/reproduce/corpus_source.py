@@ -105,6 +105,10 @@ class CorpusSource:
             'lines = [line for line in text.replace("\\r\\n", "\\n").split("\\n") if line]',
         ]
 
+    def summary_line(self) -> str:
+        """A line that prints what the corpus is (a notebook's corpus cell ends with it)."""
+        return 'print(f"{len(text):,} characters")'
+
     def train_statement(self) -> str:
         return "tokenizer.train_from_iterator(lines, trainer)"
 

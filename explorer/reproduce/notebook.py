@@ -16,6 +16,8 @@ import hashlib
 import json
 
 from explorer.reproduce.api_program import SAVE_LINES, api_imports, first_steps_lines, training_lines
+from explorer.reproduce.corpus_counts import CorpusCounts
+from explorer.reproduce.corpus_files import CorpusFiles
 from explorer.reproduce.corpus_source import CorpusSource
 from explorer.reproduce.run_line import run_summary
 from explorer.run_config import RunConfig
@@ -64,7 +66,7 @@ def vocabulary_lines(run: RunConfig, rows: int = VOCABULARY_ROWS) -> list[str]:
     ]
 
 
-def run_notebook(run: RunConfig, corpus: CorpusSource) -> dict:
+def run_notebook(run: RunConfig, corpus: CorpusSource | CorpusFiles | CorpusCounts) -> dict:
     """The notebook that trains `run` on `corpus` step by step, as an nbformat 4 dict."""
     steps = "rounds" if run.is_unigram else "merges"
     cells = [
@@ -78,11 +80,20 @@ def run_notebook(run: RunConfig, corpus: CorpusSource) -> dict:
                 INSTALL_NOTE,
             ],
         ),
-        ("code", ["import hashlib", "from pathlib import Path", "", *api_imports(run), *corpus.imports()]),
+        (
+            "code",
+            [
+                "import hashlib",
+                "from pathlib import Path",
+                "",
+                *api_imports(run, corpus.train_corpus_call()),
+                *corpus.imports(),
+            ],
+        ),
         ("markdown", ["## The corpus"]),
-        ("code", [*corpus.corpus_lines(), 'print(f"{len(text):,} characters")']),
+        ("code", [*corpus.corpus_lines(), corpus.summary_line()]),
         ("markdown", ["## Training"]),
-        ("code", training_lines(run)),
+        ("code", training_lines(run, corpus.train_corpus_call())),
         ("markdown", [f"## The first {steps}"]),
         ("code", first_steps_lines(run)),
         ("markdown", ["## The vocabulary"]),

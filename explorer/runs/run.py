@@ -63,6 +63,9 @@ class Run:
     # Its words and counts without its running text (trained from counts, or a corpus the store
     # does not keep): views that need the text use a stand-in instead (explorer.views.stand_in_text).
     from_counts: bool = False
+    # Where a run without running text came from (explorer.session.serving.run_meta): {"host_file":
+    # {"name", "size", "mtime_ns"}} or {"count_file": {"sha256", "size"}}; {} for any other run.
+    origin: dict[str, dict] = field(default_factory=dict)
     # Objects derived from the history alone (`derive`); a run loaded from the store shares them with
     # every session showing it (explorer.session.serving). Objects that name this session's run (its
     # number) or change as it is used live in `own` (`derive(..., own=True)`).

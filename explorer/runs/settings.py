@@ -9,6 +9,12 @@ train alike are equal. `to_query_params` /
 defaults are written, and a hand-edited URL with a bad value falls back to the default with a
 note instead of failing.
 
+`reading` (explorer.run_config.READINGS) is how the corpus was cut into sequences: "lines" for
+text typed, pasted, uploaded or a sample (the form has no field for it); a count file's own
+(`counting_problem` says when the form cannot take a count file's settings). Like every field at
+its default, "lines" is left out of links, and RunConfig leaves it out of the run's key: every
+link and key made before the field existed is the same.
+
 Byte-level's split pattern is not a field: the form's two choices (pre-tokenizer, split pattern)
 name one pre-tokenizer ("byte-level-cl100k", `pre_tokenizer_name` / `pre_tokenizer_choice`), so the
 settings, links and run keys of GPT-2 runs are what they were.
@@ -28,12 +34,14 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from explorer.checks import InputError, Limits
+from explorer.corpora.counting import Counting
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS, is_byte_level
 from explorer.run_config import (
     COURSE_DEFAULTS,
     LARGEST_COUNT,
     LIBRARY_DEFAULTS,
     LONGEST_PIECE,
+    READINGS,
     RunConfig,
     TrainerConfig,
     UnigramConfig,
@@ -167,6 +175,7 @@ class Settings:
     shrinking_factor: float = 0.75  # the library flavor's; the course removes 10 % per round
     max_piece_length: int | None = None
     unk_token: str = "<unk>"
+    reading: str = "lines"  # READINGS; not "lines" only for a count file's run
 
     @property
     def is_unigram(self) -> bool:
@@ -196,7 +205,7 @@ class Settings:
         `limits_from_env()`)."""
         check_vocab_size(self.vocab_size, limits or limits_from_env())
         if self.is_unigram:
-            return RunConfig(self._unigram_config(), self.normalizers, self.pre_tokenizer)
+            return RunConfig(self._unigram_config(), self.normalizers, self.pre_tokenizer, self.reading)
         check_min_frequency(self.min_frequency)
         trainer = TrainerConfig(
             algorithm=self.algorithm,
@@ -207,7 +216,7 @@ class Settings:
             continuing_subword_prefix=self.prefix,
             end_of_word_suffix=self.suffix or None,
         )
-        return RunConfig(trainer, self.normalizers, self.pre_tokenizer)
+        return RunConfig(trainer, self.normalizers, self.pre_tokenizer, self.reading)
 
     def _unigram_config(self) -> UnigramConfig:
         """The app always has an unk token (explorer.checks.check_unigram says why)."""
@@ -264,9 +273,11 @@ ADVANCED_NAMES = {
     "seed_size": "seed size",
     "max_piece_length": "longest piece",
     "shrinking_factor": "shrinking factor",
+    "reading": "reading",
 }
 ADVANCED_VALUES_SHOWN = (
     "pre_tokenizer",
+    "reading",
     "min_frequency",
     "seed_size",
     "max_piece_length",
@@ -298,6 +309,29 @@ def advanced_label(settings: Settings) -> str:
     if not changes:
         return "Advanced settings (the defaults)"
     return f"Advanced settings ({len(changes)} changed: {', '.join(changes)})"
+
+
+def counting_problem(counting: Counting) -> str | None:
+    """What of a count file's settings the Train form does not offer ("pre-tokenizer 'x'", a
+    normalizer or a reading), for the sentence refusing the file; None when it takes them all."""
+    unknown = [name for name in counting.normalizers if name not in NORMALIZER_LABELS]
+    if unknown:
+        return f"normalizer {unknown[0]!r}"
+    if counting.pre_tokenizer not in PRE_TOKENIZER_NAMES:
+        return f"pre-tokenizer {counting.pre_tokenizer!r}"
+    if counting.reading not in READINGS:
+        return f"reading {counting.reading!r}"
+    return None
+
+
+def with_counting(settings: Settings, counting: Counting) -> Settings:
+    """`settings` with the normalizers, pre-tokenizer and reading a count file was made with."""
+    return replace(
+        settings,
+        normalizers=counting.normalizers,
+        pre_tokenizer=counting.pre_tokenizer,
+        reading=counting.reading,
+    )
 
 
 def defaults_for(algorithm: str) -> Settings:
@@ -349,6 +383,7 @@ def from_query_params(params: Mapping[str, str], limits: Limits | None = None) -
 
     choice("flavor", FLAVOR_LABELS)
     choice("pre_tokenizer", PRE_TOKENIZER_NAMES)
+    choice("reading", READINGS)
     if "vocab_size" in params:
         raw = params["vocab_size"]
         value = read_whole_number(raw, 0, LARGEST_COUNT)

@@ -61,6 +61,7 @@ from explorer.runstore import (
 from explorer.runstore.keys import UPLOAD_META_KIND
 from explorer.runstore.keys import upload_key as keyed_upload_key
 from explorer.samples import SAMPLES
+from explorer.session.count_uploads import CountFile
 from explorer.session.host_corpora import HostCorpus
 from explorer.training.history import TrainingHistory
 from explorer.work.config import default_pool
@@ -204,13 +205,19 @@ def store_spec(key: str, meta: dict, keep_corpus: bool) -> dict | None:
 
 
 def run_meta(
-    settings: Settings, shared_label: str, sample_key: str | None, text: str, host: HostCorpus | None = None
+    settings: Settings,
+    shared_label: str,
+    sample_key: str | None,
+    text: str,
+    host: HostCorpus | None = None,
+    count_file: CountFile | None = None,
 ) -> dict:
     """What the store keeps beside a run's trace, to make it a `Run` again in any session. Its
     label is `shared_label`, what anyone may see the corpus called ("pasted text", "uploaded
     file"): the name a visitor gave an uploaded corpus stays in that visitor's session. A run of a
-    host's file (`host`) has no text here: it is `from_counts`, and names the file, its size and
-    modification time."""
+    host's file (`host`) or of an uploaded count file (`count_file`) has no text here: it is
+    `from_counts`, and its `origin` names the host's file (its size and modification time) or the
+    count file's SHA-256 and size (not its name: the uploader's)."""
     if host is not None:
         return {
             "settings": dataclasses.asdict(settings),
@@ -220,6 +227,16 @@ def run_meta(
             "characters": 0,
             "from_counts": True,
             "host_file": {"name": host.name, "size": host.size, "mtime_ns": host.mtime_ns},
+        }
+    if count_file is not None:
+        return {
+            "settings": dataclasses.asdict(settings),
+            "corpus_label": shared_label,
+            "sample_key": None,
+            "corpus_sha256": count_file.fingerprint,
+            "characters": 0,
+            "from_counts": True,
+            "count_file": {"sha256": count_file.sha256, "size": count_file.size},
         }
     meta = {
         "settings": dataclasses.asdict(settings),
@@ -236,6 +253,14 @@ def run_meta(
 def keeps_corpus(text: str) -> bool:
     """Whether a pasted or uploaded corpus is stored with its run (`STORED_CORPUS_BYTES`)."""
     return utf8_size(text) <= STORED_CORPUS_BYTES
+
+
+def origin_of(meta: dict) -> dict:
+    """Where a run without running text came from, as its meta says: {"host_file": {...}} or
+    {"count_file": {...}} (`run_meta`), else {}."""
+    return {
+        name: dict(meta[name]) for name in ("host_file", "count_file") if isinstance(meta.get(name), dict)
+    }
 
 
 def settings_from_meta(meta: dict) -> Settings:
@@ -303,6 +328,7 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
         stopped_by=meta.get("stopped_by"),
         store_key=key,
         derived=derived,
+        origin=origin_of(meta),
     )
     with _shared_lock:
         _not_kept.pop(key, None)  # stored since (another visitor's training of it)
@@ -355,7 +381,10 @@ def save_run(run: Run, text: str) -> bool:
         **run_meta(run.settings, run.shared_label or STORED_CORPUS_LABEL, run.sample_key, text),
         "stopped_by": run.stopped_by,
     }
-    corpus = None if run.sample_key or not keeps_corpus(text) else text.encode("utf-8", "surrogatepass")
+    if run.origin:  # a host's file or a count file: no text, its digest and where it came from
+        meta.update(corpus_sha256=run.key.corpus_sha256, characters=0, from_counts=True, **run.origin)
+    keep = not (run.sample_key or run.origin) and keeps_corpus(text)
+    corpus = text.encode("utf-8", "surrogatepass") if keep else None
     return run_store.put(run.store_key, run.history.to_json().encode("utf-8"), corpus, meta)
 
 

@@ -17,7 +17,8 @@ from explorer.checks import Limits, format_size
 from explorer.drawing.wording import character_count, plural
 from explorer.runs.run import Run, RunKey, corpus_digest
 from explorer.runs.settings import ALGORITHM_LABELS, Settings
-from explorer.session import host_corpora, serving
+from explorer.session import count_uploads, host_corpora, serving
+from explorer.session.count_uploads import CountFile
 from explorer.session.host_corpora import HostCorpus
 from explorer.training import engines
 from explorer.work import tasks
@@ -39,6 +40,8 @@ class TrainingJob:
     number: int
     limits: Limits
     shared_label: str = ""
+    # A run without text here (a host's file, a count file): its digest and origin (serving.run_meta).
+    source: tuple[str, dict] | None = None
     started: float = field(default_factory=time.monotonic)
     stopping: bool = False
 
@@ -104,19 +107,30 @@ def submit(
     limits: Limits,
     label: str,
     host: HostCorpus | None = None,
+    count_file: CountFile | None = None,
 ) -> JobHandle:
     """Ask the pool for the run `key` names (a new job, or the one another visitor started), stored
     by the worker under `key` with `label`. A host's file (`host`) goes to the worker as its path,
-    never as its text, and is not stored (the run's key and meta name it)."""
-    meta = serving.run_meta(settings, label, sample_key, text, host)
+    never as its text, and an uploaded count file (`count_file`) as its bytes; neither is stored
+    (the run's key and meta name it, its trace holds its words and counts)."""
+    meta = serving.run_meta(settings, label, sample_key, text, host, count_file)
     pool = serving.pool()
+    corpus: str | dict = text
+    if host is not None:
+        corpus = host_corpora.worker_input(host)
+    elif count_file is not None:
+        corpus = count_uploads.worker_input(count_file)
     return pool.request(
         key,
         tasks.train_task,
-        text if host is None else host_corpora.worker_input(host),
+        corpus,
         serving.training_spec(settings, limits),
         dataclasses.asdict(limits),
-        serving.store_spec(key, meta, keep_corpus=sample_key is None and serving.keeps_corpus(text)),
+        serving.store_spec(
+            key,
+            meta,
+            keep_corpus=isinstance(corpus, str) and sample_key is None and serving.keeps_corpus(text),
+        ),
         pool.counting_jobs,
         _engine(),
         time_limit=limits.max_seconds + EXTRA_SECONDS,
@@ -137,13 +151,14 @@ def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
                     loaded[0].from_counts = False
                     return loaded[0], job.text
                 return loaded
-        if result.get("trace_json") is None or not job.text:
+        if result.get("trace_json") is None or not (job.text or job.source):
             return "Training finished, but its result could not be read back from the run store: train again."
         from explorer.train import trace_from_json  # here: the first page view trains nothing
 
         trace = trace_from_json(result["trace_json"])
+        digest, origin = job.source if job.source is not None else (corpus_digest(job.text), {})
         run = Run(
-            key=RunKey(corpus_digest(job.text), job.settings),
+            key=RunKey(digest, job.settings),
             history=trace,
             corpus_label=job.corpus_label,
             shared_label=job.shared_label,
@@ -153,6 +168,8 @@ def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
             number=job.number,
             stopped_by=result.get("stopped_by"),
             store_key=job.key,
+            from_counts=job.source is not None,
+            origin=origin,
         )
         if trace.stop_reason == "stopped" and result.get("stopped_by") == tasks.STOP_BUTTON:
             # Stopped by its visitor, and not stored by the worker (no store that can be written):

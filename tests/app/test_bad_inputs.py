@@ -13,6 +13,7 @@ import re
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from explorer.checks import Limits
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.training import engines
 from explorer.ui.common.state import Widget as W
@@ -296,7 +297,7 @@ UPLOADS = [
 
 @pytest.mark.parametrize("data, message", UPLOADS)
 def test_upload_handler_gives_the_message(data, message):
-    upload = corpus_input.read_upload("file-id", data, "upload.txt")
+    upload = corpus_input.read_upload("file-id", data, "upload.txt", Limits())
     corpus, problem = upload.corpus, upload.problem
     assert corpus is None and problem
     assert message in problem
@@ -314,7 +315,9 @@ def test_a_bad_upload_is_an_error_on_the_page_and_blocks_training(data, message)
 
 
 def test_utf8_upload_with_a_byte_order_mark_trains():
-    upload = corpus_input.read_upload("file-id", "\ufeffnaïve café\nnaïve\n".encode("utf-8"), "bom.txt")
+    upload = corpus_input.read_upload(
+        "file-id", "\ufeffnaïve café\nnaïve\n".encode("utf-8"), "bom.txt", Limits()
+    )
     corpus, problem = upload.corpus, upload.problem
     assert problem is None and corpus.text == "naïve café\nnaïve\n" and corpus.label == "bom.txt"
 

@@ -258,3 +258,21 @@ def test_a_repeated_parameter_is_settled_to_the_value_shown():
     at = new_app({"vocab_size": ["300", "500"], "algorithm": ["unigram", "bpe"], "sample": "german"})
     assert at.query_params["algorithm"] == "bpe" and at.query_params["vocab_size"] == "500"
     assert at.radio(key=W.ALGORITHM).value == "bpe"
+
+
+def test_a_link_and_a_stored_run_from_before_the_reading_open_the_same_run():
+    """A run stored before `Settings.reading` existed (its settings without it) and its link (which
+    never named a reading) open the same run: "lines" is left out of keys and links."""
+    at = new_app()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(120).run()
+    train(at)
+    run = run_of(at)
+    link = query(at)
+    assert "reading" not in link and run.settings.reading == "lines"
+    entry = serving.store().get(run.store_key)
+    old_meta = {**entry.meta, "settings": {k: v for k, v in entry.meta["settings"].items() if k != "reading"}}
+    serving.store().put(run.store_key, entry.payload, entry.corpus, old_meta)
+    assert "reading" not in serving.store().get(run.store_key).meta["settings"]
+    serving._shared.clear()  # read from the store again, as a server started since would
+    again = run_of(new_app(link))
+    assert again is not None and again.store_key == run.store_key and again.settings == run.settings

@@ -84,7 +84,7 @@ def test_an_upload_in_use_replaces_the_text_area_until_it_is_forgotten():
 def test_the_uploaders_limit_and_the_command_line_are_said_beside_it(monkeypatch):
     monkeypatch.setenv("EXPLORER_MAX_UPLOAD_MB", "7")
     at = new_app()
-    assert at.file_uploader(key=W.UPLOAD).label == "Or upload a .txt file (UTF-8, up to 7 MB)"
+    assert at.file_uploader(key=W.UPLOAD).label == "Or upload a .txt file (UTF-8) or a count file (.parquet), up to 7 MB"
     assert 'A file over 7 MB: train it with the command line, "python -m explorer train FILE' in joined(
         at, "caption"
     )

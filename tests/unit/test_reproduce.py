@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from explorer.reproduce import (
     CompareColumn,
+    CorpusCounts,
     CorpusSource,
     api_program,
     compare_program,
@@ -100,7 +101,8 @@ def test_programs_are_formatted_as_ruff_formats_them(tmp_path):
         columns = compare_columns("my run", RUNS[1], CorpusSource.from_sample("hf-course"))
         programs.append(compare_program("Hi <|endoftext|> [INST] 東京", columns, special_tokens))
     for run in RUNS:
-        for corpus in (CorpusSource.from_sample("hf-course"), CorpusSource.from_pasted("text")):
+        counts = (CorpusCounts("counts.parquet", sha256="0" * 64), CorpusCounts("host.parquet", size=12_345))
+        for corpus in (CorpusSource.from_sample("hf-course"), CorpusSource.from_pasted("text"), *counts):
             programs.append(training_program(run, corpus))
             programs.append("\n\n".join(code_cells(run_notebook(run, corpus))) + "\n")
     for index, program in enumerate(programs):
@@ -210,10 +212,9 @@ def test_the_readmes_example_is_what_print_code_prints():
     assert "--vocab-size 300" in section and "--print-code" in section
     from dataclasses import replace
 
-    from explorer.runs.settings import defaults_for
-
     from explorer.corpora.inputs import CorpusInput
     from explorer.reproduce import CorpusFiles
+    from explorer.runs.settings import defaults_for
 
     # The CLI's run: the app's defaults, a file read with its line endings.
     run = replace(replace(defaults_for("bpe"), vocab_size=300).run_config(), reading="lines-with-endings")

@@ -248,3 +248,28 @@ def test_a_warmed_up_worker_measures_without_reading_the_vocabulary_again(monkey
     assert set(tasks.WARM_UP_STEPS) == {"measuring", "gpt2", "cl100k_base", "o200k_base"}
     with pytest.raises(ValueError, match="unknown warm-up step 'llama3'"):
         tasks.warm_up("llama3")  # the other bundled tokenizers load when their column is first shown
+
+
+def test_a_count_file_trains_in_a_task_as_its_text_and_a_mismatched_one_is_one_sentence(tmp_path):
+    from explorer.corpora.count_files import write_count_file
+    from explorer.corpora.counter import ChunkCounter
+    from explorer.corpora.counting import Counting
+
+    run = RunConfig.from_dict(SETTINGS)
+    counter = ChunkCounter(Counting.of(run))
+    counter.add_text(CORPUS)
+    write_count_file(tmp_path / "counts.parquet", counter.result())
+    data = (tmp_path / "counts.parquet").read_bytes()
+    result = train_task(FakeReporter(), {"count_file": data, "name": "counts.parquet"}, SETTINGS, LIMITS)
+    assert without_seconds(MergeHistory.from_json(result["trace_json"])) == without_seconds(
+        train_corpus(CORPUS, run)
+    )
+    other = RunConfig(CONFIG, (), "byte-level").to_dict()  # no normalizer: not the file's settings
+    with pytest.raises(
+        ValueError, match=r"^The count file 'counts.parquet' was made with nfkc, .*not this run's"
+    ):
+        train_task(FakeReporter(), {"count_file": data, "name": "counts.parquet"}, other, LIMITS)
+    with pytest.raises(
+        ValueError, match=r"^'counts.parquet' is not a count file: it is not a Parquet file\.$"
+    ):
+        train_task(FakeReporter(), {"count_file": b"not parquet", "name": "counts.parquet"}, SETTINGS, LIMITS)

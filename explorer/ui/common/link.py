@@ -172,7 +172,7 @@ def train_page_view(settings: Settings, corpus) -> tuple[Run | None, dict[str, s
     """The Train page's run to summarize (None: the form is not what trained the current run)
     and its URL, for the form's `settings` and `corpus` (explorer.ui.train.corpus_input.Corpus)."""
     text, sample_key = (corpus.text, corpus.sample_key) if corpus else (None, None)
-    digest = corpus.host.fingerprint if corpus is not None and corpus.host is not None else None
+    digest = corpus.source.fingerprint if corpus is not None and corpus.source is not None else None
     run = state.current_run()
     shown = run if shows_form(run, settings, text, sample_key, digest) else None
     return shown, train_params(settings, sample_key, shown, job_shows_form(settings, text, sample_key))

@@ -34,18 +34,6 @@ STYLE_NOTES = {
 }
 
 
-def corpus_note(run: Run) -> str:
-    from explorer.views import reproduce_views as views
-
-    source = views.corpus_source(run)
-    if source.sample is not None:
-        return f"The corpus is the app's sample `{source.sample}`, read from the package."
-    return (
-        f"Save this run's corpus as `{source.path}` beside the program (UTF-8): it checks the text's "
-        f"SHA-256, `{source.sha256}`."
-    )
-
-
 # The widget keys of each place the code is drawn: (kind of program, program download, notebook).
 KEYS = {
     "page": (W.REPRODUCE_STYLE, W.REPRODUCE_PROGRAM, W.REPRODUCE_NOTEBOOK),
@@ -80,7 +68,7 @@ def code(run: Run, place: str = "page") -> None:
     # The RunConfig the program trains, and why it is not the run's own (a run stopped early, a
     # Unigram run the library would not finish).
     _, note = trained_config(run.history, style)
-    st.caption(" ".join(filter(None, [STYLE_NOTES[style], corpus_note(run), note])))
+    st.caption(" ".join(filter(None, [STYLE_NOTES[style], views.corpus_note(run), note])))
     program = views.program(run, style)
     # Wrapped: a block that scrolls sideways is a region the keyboard cannot reach (axe), and a
     # phone shows the whole line. Not highlighted: Streamlit's code colours (strings #09ab3b,

@@ -44,6 +44,7 @@ from explorer.lessons.explain import stop_reason_text
 from explorer.runs.run import Run
 from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
 from explorer.session import requests, serving, training_jobs
+from explorer.session.count_uploads import CountFile
 from explorer.session.host_corpora import HostCorpus
 from explorer.session.training_jobs import TrainingJob
 from explorer.ui.common import abandoned, state
@@ -111,20 +112,23 @@ def _request(
     corpus_label: str,
     sample_key: str | None,
     limits: Limits,
-    host: HostCorpus | None = None,
+    source: HostCorpus | CountFile | None = None,
 ):
     """The run for this corpus and settings (session cache or store), the key to train it under,
     or None after showing why it cannot be trained (`st.error`, markup shown literally). A host's
-    file (`host`) has no text to check: a host's own files are trusted in size."""
+    file or a count file (`source`) has no text to check: a host's own files are trusted in size,
+    and a count file was checked when it was read (explorer.session.count_uploads)."""
     asked = requests.asked_settings(settings, limits)
-    checked = Check((), (), ()) if host is not None else corpus_check(text, limits)
+    checked = Check((), (), ()) if source is not None else corpus_check(text, limits)
     request = requests.request_training(text, asked, limits, checked)
     if request.errors:
         for problem in request.errors:
             st.error(markdown_literal(problem))
         return None
     owner = None if sample_key else state.run_salt()
-    key = serving.training_key(text, settings, limits, owner, host.fingerprint if host is not None else None)
+    key = serving.training_key(
+        text, settings, limits, owner, source.fingerprint if source is not None else None
+    )
     cached = state.run_cache().get(key)
     if cached is not None:
         return cached
@@ -145,14 +149,26 @@ def _submit(
     sample_key: str | None,
     limits: Limits,
     label: str,
-    host: HostCorpus | None = None,
+    source: HostCorpus | CountFile | None = None,
 ) -> TrainingJob:
     """The pool's job for `key` (explorer.session.training_jobs.submit), held by this session."""
     label = training_jobs.shared_label(corpus_label, sample_key, label)
-    handle = training_jobs.submit(key, text, settings, sample_key, limits, label, host)
+    host = source if isinstance(source, HostCorpus) else None
+    count_file = source if isinstance(source, CountFile) else None
+    handle = training_jobs.submit(key, text, settings, sample_key, limits, label, host, count_file)
     abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.common.abandoned)
+    meta = serving.run_meta(settings, label, sample_key, text, host, count_file)
     return TrainingJob(
-        handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), limits, label
+        handle,
+        key,
+        text,
+        settings,
+        corpus_label,
+        sample_key,
+        state.next_run_number(),
+        limits,
+        label,
+        None if source is None else (source.fingerprint, serving.origin_of(meta)),
     )
 
 
@@ -162,22 +178,23 @@ def start(
     corpus_label: str,
     sample_key: str | None = None,
     shared_label: str = "",
-    host: HostCorpus | None = None,
+    source: HostCorpus | CountFile | None = None,
 ) -> Run | TrainingJob | None:
     """Start training in a worker; a run already trained (this session, or anyone's in the store)
-    is made current at once instead. None (after an `st.error`) when the inputs block training."""
+    is made current at once instead. None (after an `st.error`) when the inputs block training.
+    `source`: a host's file or a count file, which has no text here."""
     limits, _ = limits_or_defaults()
     state.put(state.OUTCOME, [])
-    found = _request(text, settings, corpus_label, sample_key, limits, host)
+    found = _request(text, settings, corpus_label, sample_key, limits, source)
     if found is None:
         return None
     if isinstance(found, Run):
         state.put(state.OUTCOME, [("caption", REUSED)])
-        if found.from_counts and host is None:  # a corpus the store does not keep: this session has it
+        if found.from_counts and source is None:  # a corpus the store does not keep: this session has it
             found.from_counts = False
         state.set_current_run(found, None if found.from_counts else text)
         return found
-    job = _submit(found, text, settings, corpus_label, sample_key, limits, shared_label, host)
+    job = _submit(found, text, settings, corpus_label, sample_key, limits, shared_label, source)
     state.put(state.JOB, job)
     return job
 

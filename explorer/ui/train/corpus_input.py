@@ -9,7 +9,9 @@ file when the visitor goes to another page: a rerun with a 49 MB upload reads no
 input goes through explorer.checks: an upload through `decode_upload`, the corpus through
 `check_corpus` (via `training.corpus_check`; errors block training, warnings do not); a corpus over
 the size limit gets "Train on the first X MB" and "Train on a random sample of lines"
-(`corpus_prefix`, `sample_lines`). Messages that hold user text go through `frame.error` /
+(`corpus_prefix`, `sample_lines`). A `.parquet` upload is a count file, read and checked in a
+worker (explorer.session.count_uploads): a corpus with no text (`Corpus.counts`), whose settings
+the form shows fixed (`fixed_counting`). Messages that hold user text go through `frame.error` /
 `frame.warning`.
 
 What it does not do: give the widgets their first values (explorer.ui.train.settings_form), start
@@ -34,9 +36,11 @@ from explorer.checks import (
     sample_lines,
     utf8_size,
 )
+from explorer.corpora.counting import Counting
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import character_count, plural
 from explorer.samples import SAMPLES, Sample
+from explorer.session.count_uploads import CountFile, is_count_file_name, read_count_upload
 from explorer.session.host_corpora import HostCorpus, host_corpora
 from explorer.ui.common import frame, state, training
 
@@ -61,6 +65,12 @@ class Corpus:
     # What others may see it called (the store keeps this): the label without a file name.
     shared_label: str = PASTED_LABEL
     host: HostCorpus | None = None
+    counts: CountFile | None = None  # an uploaded count file: its words and counts, no text
+
+    @property
+    def source(self) -> HostCorpus | CountFile | None:
+        """What a run without text here trains from: a host's file or a count file (else None)."""
+        return self.host if self.host is not None else self.counts
 
 
 def text_area_text(sample_key: str | None) -> str:
@@ -84,8 +94,15 @@ class Upload:
     lines: int
 
 
-def read_upload(file_id: str, data: bytes, name: str) -> Upload:
-    """An uploaded file as a corpus, or the message saying why it cannot be one (decode_upload)."""
+def read_upload(file_id: str, data: bytes, name: str, limits: Limits) -> Upload:
+    """An uploaded file as a corpus, or the message saying why it cannot be one (decode_upload;
+    a count file: explorer.session.count_uploads, read in a worker)."""
+    if is_count_file_name(name):
+        counts = read_count_upload(name, data, limits)
+        if isinstance(counts, str):
+            return Upload(file_id, None, counts, len(data), 0)
+        corpus = Corpus("", name, None, UPLOADED_LABEL, counts=counts)
+        return Upload(file_id, corpus, None, len(data), counts.figures.get("lines", 0))
     try:
         text = decode_upload(data, name)
     except InputError as error:
@@ -143,7 +160,7 @@ def corpus_input(limits: Limits) -> Corpus | None:
     never reaches the server's memory; the uploader takes `Limits.max_upload_mb`, and a larger
     file is pointed to the command line. A forgotten upload (`_forget_upload`) gives the text area
     back."""
-    upload = _current_upload()
+    upload = _current_upload(limits)
     if upload is not None and upload.corpus is not None:
         _upload_note(upload)
         _uploader(limits)
@@ -189,6 +206,13 @@ def _sample_picker() -> Sample | HostCorpus | None:
 
 def _host_note(corpus: HostCorpus) -> None:
     """A host's file, in place of the text area: what it is and how it is read."""
+    if corpus.counting is not None:
+        frame.note(
+            f"{corpus.name}: a count file of {format_size(corpus.size)} on the server, read where it is "
+            "(never copied). Its run keeps its words and counts, not its text: the views that need "
+            "running text use a sample instead."
+        )
+        return
     frame.note(
         f"{corpus.name}: {format_size(corpus.size)} on the server, read where it is and counted as it "
         "streams (never copied). Its run keeps its words and counts, not its text: the views that need "
@@ -218,7 +242,7 @@ def _text_area(limits: Limits) -> None:
     )
 
 
-def _current_upload() -> Upload | None:
+def _current_upload(limits: Limits) -> Upload | None:
     """The file in the uploader, read once per file (the session remembers it, and a rerun reads
     nothing again), or the file read last when the uploader has forgotten it (a page switch)."""
     remembered = state.get(state.UPLOADED_CORPUS)
@@ -227,7 +251,7 @@ def _current_upload() -> Upload | None:
         return remembered
     # A spinner (shown after half a second): a 49 MB file takes seconds to decode and check.
     with st.spinner(f"Reading {markdown_literal(file.name)} ({format_size(file.size)})..."):
-        upload = read_upload(file.file_id, file.getvalue(), file.name)
+        upload = read_upload(file.file_id, file.getvalue(), file.name, limits)
     state.put(state.UPLOADED_CORPUS, upload)
     # Its text (and what digested or checked it) goes when the visitor does (a closed tab).
     state.release_when_gone(state.UPLOADED_CORPUS, state.FORM_DIGEST, state.CORPUS_CHECK)
@@ -249,13 +273,14 @@ def _let_go(file_id: str) -> None:
 def _uploader(limits: Limits) -> None:
     """The file uploader (its file is read by `_current_upload`), and where a larger file goes."""
     st.file_uploader(
-        f"Or upload a .txt file (UTF-8, up to {limits.max_upload_mb:,} MB)",
-        type=["txt"],
+        f"Or upload a .txt file (UTF-8) or a count file (.parquet), up to {limits.max_upload_mb:,} MB",
+        type=["txt", "parquet"],
         key=W.UPLOAD,
         on_change=_on_upload_change,
         help="The file is used instead of the text above; it stays when you visit other pages, and up to "
         "4 MB it is stored with its run so that a reload or the run's link brings it back. A link never "
-        "shows it to anyone who does not have the link.",
+        "shows it to anyone who does not have the link. A count file (`python -m explorer count FILE "
+        "--out counts.parquet`) trains from its words and counts, with the settings it was made with.",
         max_upload_size=limits.max_upload_mb,
     )
     # The uploader refuses a larger file in the browser, with only a red mark whose reason is a tooltip.
@@ -273,11 +298,25 @@ def _upload_note(upload: Upload) -> None:
     assert corpus is not None  # only a file that is a corpus is used
     note, forget = st.columns([4, 1], vertical_alignment="center")
     with note:
-        frame.note(
-            f"Using the uploaded file {corpus.label!r} ({format_size(upload.size)}, "
-            f"{plural(upload.lines, 'line')}) as the corpus."
-        )
+        if corpus.counts is not None:
+            frame.note(
+                f"Using the uploaded count file {corpus.label!r} ({corpus.counts.describe()}) as the "
+                "corpus: its run keeps its words and counts, not its text (the views that need running "
+                "text use a sample instead)."
+            )
+        else:
+            frame.note(
+                f"Using the uploaded file {corpus.label!r} ({format_size(upload.size)}, "
+                f"{plural(upload.lines, 'line')}) as the corpus."
+            )
     forget.button("Forget it", key=W.FORGET_UPLOAD, on_click=_forget_upload, icon=":material/close:")
+
+
+def fixed_counting(corpus: Corpus | None) -> Counting | None:
+    """The settings a count file's words were made with, which the form shows fixed (else None)."""
+    if corpus is None or corpus.source is None:
+        return None
+    return corpus.source.counting
 
 
 # ---------------------------------------------------------------- the check
@@ -310,7 +349,7 @@ def corpus_feedback(corpus: Corpus | None, limits: Limits) -> tuple[bool, Corpus
 
     Returns (whether the corpus can be trained, the smaller corpus if one of the buttons was
     clicked in this script run)."""
-    if corpus is not None and corpus.host is not None:  # a host's file: trusted in size
+    if corpus is not None and corpus.source is not None:  # a host's file (trusted), a count file (read)
         return True, None
     if corpus is None or not corpus.text or corpus.text.isspace():  # no copy of a large text
         return False, None  # "empty" is said when Train is clicked, not while typing

@@ -3,6 +3,8 @@ normalizers, special tokens (these and the next ones in a closed "Advanced setti
 label says what differs from the defaults); for BPE and WordPiece min frequency, continuing-subword prefix and
 end-of-word suffix; for Unigram seed size, longest piece, shrinking factor and unk token (empty
 seed size or longest piece: the flavor's default, as in the CLI); and their check, shown at once.
+A count file's corpus fixes the normalizers, pre-tokenizer and reading (its words were made with
+them): the form shows them, disabled, and says so.
 
 Widget values live under `state.Widget` keys with `persist_state="session"`, so they survive a
 visit to another page. The vocabulary slider and the exact number input are kept in sync by
@@ -30,6 +32,7 @@ import math
 import streamlit as st
 
 from explorer.checks import Limits
+from explorer.corpora.counting import Counting
 from explorer.runs.run import Run
 from explorer.runs.settings import (
     ALGORITHM_LABELS,
@@ -45,6 +48,7 @@ from explorer.runs.settings import (
     pre_tokenizer_choice,
     pre_tokenizer_name,
     slider_max_vocab_size,
+    with_counting,
 )
 from explorer.session import requests
 from explorer.ui.common import frame, link, state
@@ -137,20 +141,44 @@ def _keep_set_value(key: str) -> None:
 # ---------------------------------------------------------------- widgets
 
 
-def settings_input(limits: Limits) -> Settings:
+def settings_input(limits: Limits, fixed: Counting | None = None) -> Settings:
     """The training settings widgets, in rows; returns what they say (checked by
-    `settings_feedback`)."""
+    `settings_feedback`). `fixed`: a count file's settings (normalizers, pre-tokenizer, reading),
+    which its words were made with: shown, and not to be changed."""
+    if fixed is not None:
+        _fix_counting(fixed)
     _algorithm_and_flavor()
     _vocabulary_size(limits)
+    if fixed is not None:
+        st.caption(
+            f"The normalizers, pre-tokenizer and reading come from the count file ({fixed.describe()}): "
+            "its words were made with them, so they cannot change here."
+        )
     # The rest in a closed section whose label says what differs from the defaults (read from the
     # widgets' values as this script run starts, so it follows every change).
-    with st.expander(advanced_label(settings_from_widgets()), key=W.ADVANCED):
-        _pre_tokenization()
+    with st.expander(advanced_label(_with_fixed(settings_from_widgets(), fixed)), key=W.ADVANCED):
+        _pre_tokenization(disabled=fixed is not None)
         if state.get(W.ALGORITHM) == "unigram":
             _unigram_settings()
         else:
             _special_tokens_and_markers()
-    return settings_from_widgets()
+    return _with_fixed(settings_from_widgets(), fixed)
+
+
+def _fix_counting(fixed: Counting) -> None:
+    """The pre-tokenization widgets set to a count file's settings (before they are drawn)."""
+    pre_tokenizer, split_pattern = pre_tokenizer_choice(fixed.pre_tokenizer)
+    state.put_all(
+        {
+            W.PRE_TOKENIZER: pre_tokenizer,
+            W.SPLIT_PATTERN: split_pattern,
+            W.NORMALIZERS: list(fixed.normalizers),
+        }
+    )
+
+
+def _with_fixed(settings: Settings, fixed: Counting | None) -> Settings:
+    return settings if fixed is None else with_counting(settings, fixed)
 
 
 def _labelled_choice(widget, label: str, labels: dict[str, str], key: str, **options) -> None:
@@ -211,7 +239,7 @@ def _shown_limit(value: float) -> str:
     return "any size" if math.isinf(value) else f"{int(value):,}"
 
 
-def _pre_tokenization() -> None:
+def _pre_tokenization(disabled: bool = False) -> None:
     left, right = st.columns(2)
     with left:
         _labelled_choice(
@@ -221,6 +249,7 @@ def _pre_tokenization() -> None:
             W.PRE_TOKENIZER,
             on_change=_keep_set_value,
             args=(W.PRE_TOKENIZER,),
+            disabled=disabled,
         )
         if state.get(W.PRE_TOKENIZER) == "byte-level":
             _labelled_choice(
@@ -230,6 +259,7 @@ def _pre_tokenization() -> None:
                 W.SPLIT_PATTERN,
                 on_change=_keep_set_value,
                 args=(W.SPLIT_PATTERN,),
+                disabled=disabled,
                 help="The regex that cuts text into pre-tokens before the bytes: GPT-4's, GPT-4o's "
                 "and Llama 3's cut numbers into groups of up to three digits.",
             )
@@ -239,6 +269,7 @@ def _pre_tokenization() -> None:
             "Normalizers",
             NORMALIZER_LABELS,
             W.NORMALIZERS,
+            disabled=disabled,
             help="Applied in the order chosen.",
         )
 

@@ -48,7 +48,7 @@ def train_controls(
         if corpus is not None:
             state.note_trained_part(corpus.text, chosen.text)
         started = training.start(
-            chosen.text, settings, chosen.label, chosen.sample_key, chosen.shared_label, chosen.host
+            chosen.text, settings, chosen.label, chosen.sample_key, chosen.shared_label, chosen.source
         )
         if isinstance(started, TrainingJob):
             st.rerun()  # draw the page again with Train disabled and the Stop button
@@ -58,7 +58,7 @@ def train_controls(
 
 def _clicked_corpus(corpus: Corpus, inputs_ok: bool, limits: Limits) -> Corpus | None:
     """The corpus to train after a click on Train, or None after saying what to fix first."""
-    if corpus.host is not None:
+    if corpus.source is not None:  # a host's file or a count file: no text here
         return corpus if inputs_ok else None
     if not corpus.text or corpus.text.isspace():
         empty = training.corpus_check(corpus.text, limits).errors[0]

@@ -1,0 +1,105 @@
+"""Count files as a corpus on the Train page: one uploaded (`.parquet`), or one of the host's
+(explorer.session.host_corpora lists them), trained from its words and counts, never its text.
+
+- `read_count_upload(name, data, limits)`: an uploaded file read and checked in a worker of the
+  pool (explorer.work.tasks.read_count_file_task: every row), never in the server; a `CountFile`
+  (the file's settings, figures and distinct words, and its bytes for the worker that trains), or
+  the one sentence saying why it cannot be used: not Parquet, a Parquet file that is not a count
+  file (it lacks the metadata `python -m explorer count` writes), damaged, or made with settings
+  the Train form does not offer (`explorer.runs.settings.counting_problem`).
+- `CountFile.fingerprint`: what stands for the corpus's digest in its run's key: the SHA-256 of
+  the file's bytes, told apart from any text's.
+- `worker_input(count_file)`: what `train_task` is sent in place of a text.
+
+The run store keeps the run, not the file: the run's trace holds every word and count of the file
+(`TrainingHistory.words`, `counts`), so the file's bytes would be the same counts twice; the run
+is stored `from_counts` (no running text), and its link reopens it in any browser.
+
+What it does not do: draw the upload or the form (explorer.ui.train), or train.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from explorer.checks import MB, Limits, format_size
+from explorer.corpora.counting import Counting
+from explorer.runs.settings import counting_problem
+from explorer.work import admission, tasks
+from explorer.work.config import default_pool
+from explorer.work.jobs import DONE
+
+READ_TIME_LIMIT = 120.0  # seconds a worker may take to read and check one count file
+COUNT_FILE_SUFFIX = ".parquet"
+
+
+@dataclass(frozen=True)
+class CountFile:
+    """A count file read and checked: its name, the SHA-256 and size of its bytes, the settings
+    that made it, its corpus figures and distinct words, and (an upload's) its bytes."""
+
+    name: str
+    sha256: str
+    size: int
+    counting: Counting
+    figures: dict[str, int]
+    distinct_words: int
+    data: bytes | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def fingerprint(self) -> str:
+        """The corpus's digest in its run's key: the file's SHA-256, never equal to a text's."""
+        return hashlib.sha256(f"count-file\0{self.sha256}".encode()).hexdigest()
+
+    def describe(self) -> str:
+        """What the page says of it: its size, distinct words, its corpus's lines, and the settings
+        it was made with."""
+        lines = self.figures.get("lines", 0)
+        return (
+            f"{format_size(self.size)}, {self.distinct_words:,} distinct words from {lines:,} lines "
+            f"({self.counting.describe()})"
+        )
+
+
+def is_count_file_name(name: str) -> bool:
+    return name.lower().endswith(COUNT_FILE_SUFFIX)
+
+
+def read_count_upload(name: str, data: bytes, limits: Limits) -> CountFile | str:
+    """The uploaded count file, read and checked in a worker, or one sentence saying why it cannot
+    be used."""
+    if len(data) > limits.max_upload_mb * MB:
+        return f"The count file {name!r} is over the upload limit of {limits.max_upload_mb:,} MB."
+    sha256 = hashlib.sha256(data).hexdigest()
+    handle = default_pool().request(  # the server's pool (serving.pool)
+        f"read-count-file:{sha256}:{hashlib.sha256(name.encode('utf-8', 'replace')).hexdigest()}",
+        tasks.read_count_file_task,
+        name,
+        data,
+        time_limit=READ_TIME_LIMIT,
+    )
+    try:
+        with admission.set_aside():  # an Event: the GIL is free while it waits, and the place too
+            handle.job.wait(READ_TIME_LIMIT + 30.0)
+        job = handle.job
+        if job.state != DONE:
+            return f"Could not read the count file {name!r}: {job.error or 'it took too long'}."
+        result = job.result
+    finally:
+        handle.release()
+    if "error" in result:
+        return result["error"]
+    counting = Counting.from_dict(result["counting"])
+    problem = counting_problem(counting)
+    if problem is not None:
+        return (
+            f"The count file {name!r} was made with the {problem}, which the Train form does not offer: "
+            "train it with the command line, python -m explorer train --counts FILE."
+        )
+    return CountFile(name, sha256, len(data), counting, result["figures"], result["distinct_words"], data)
+
+
+def worker_input(count_file: CountFile) -> dict:
+    """What `train_task` is sent for an uploaded count file in place of a text."""
+    return {"count_file": count_file.data, "name": count_file.name}
