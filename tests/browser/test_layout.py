@@ -16,7 +16,7 @@ One browser tab for the module, on the session's server: a small byte-level BPE 
 page is visited at each width by resizing the tab, Compare and Merge history with every section
 open (a closed one draws nothing); the last test trains a Unigram run and looks at
 its Training history. Screenshots of every page at every width, in viewport-high slices down the
-page, go to artifacts/screenshots/layout/ (gitignored).
+page, go to artifacts/screenshots/layout/ as JPEG (gitignored).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ DESKTOP = {"width": 1280, "height": 1000}
 # Streamlit's "auto" sidebar (explorer.ui.common.frame.page) is collapsed up to 768 px and follows a resize.
 SIDEBAR_OPEN_FROM = 800
 MAX_SLICES = 8
+SLICE_QUALITY = 80  # the slices are JPEG (shoot_slices)
 LAYOUT_JS = (Path(__file__).parent / "layout.js").read_text()
 SHOTS = SCREENSHOTS / "layout"
 LOCAL_HOSTS = {"127.0.0.1"}
@@ -116,19 +117,29 @@ def go(page, label: str, title: str | None = None) -> None:
     wait_idle(page)
 
 
+# Scroll the element to `top` and resolve once three frames have been drawn after it.
+SCROLLED_JS = """async (el, top) => {
+  el.scrollTop = top;
+  for (let frame = 0; frame < 3; frame++) await new Promise((drawn) => requestAnimationFrame(drawn));
+}"""
+
+
 def shoot_slices(page, name: str) -> None:
     """The page from top to bottom, one viewport-high screenshot per slice (Streamlit scrolls its
-    own container, so a full-page screenshot would show the first screen only)."""
+    own container, so a full-page screenshot would show the first screen only). JPEG: these
+    pictures are for a person's eye (`helpers.screenshot`'s PNGs are the ones docs/ keeps), and on
+    a page dense with coloured tokens Chromium encodes a 1920 px JPEG for about a third of a PNG's
+    CPU. Each slice is taken once the scroll has been drawn (three animation frames: the scroll
+    event, the redraw it schedules, its paint), not after a fixed interval."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    for old in SHOTS.glob(f"{name}-*.png"):
+    for old in [*SHOTS.glob(f"{name}-*.png"), *SHOTS.glob(f"{name}-*.jpg")]:
         old.unlink()
     scroller = main(page)
     height = scroller.evaluate("el => el.scrollHeight")
     step = page.viewport_size["height"]
     for index in range(min(MAX_SLICES, -(-height // step))):
-        scroller.evaluate("(el, top) => { el.scrollTop = top; }", index * step)
-        page.wait_for_timeout(150)
-        page.screenshot(path=str(SHOTS / f"{name}-{index + 1}.png"))
+        scroller.evaluate(SCROLLED_JS, index * step)
+        page.screenshot(path=str(SHOTS / f"{name}-{index + 1}.jpg"), type="jpeg", quality=SLICE_QUALITY)
     scroller.evaluate("el => { el.scrollTop = 0; }")
 
 
