@@ -247,10 +247,24 @@ def wait_drawn(page, timeout_ms: int = 60_000) -> None:
     )
 
 
+def pause_if_playing(page) -> None:
+    """Click Pause while the player plays. Its clock may stop at the last merge between the reading
+    and the click, which turns the button disabled (a smoke run on a loaded machine waited 30 s for
+    it): not playing any more is paused too."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    button = page.get_by_role("button", name="Pause", exact=True)
+    while player_state(page)["playing"]:
+        try:
+            button.click(timeout=2_000)
+            return
+        except PlaywrightTimeoutError:
+            continue
+
+
 def go_to_start(page) -> None:
     """The player paused at step 0 (its range input's Home key: one action), drawn, script idle."""
-    if player_state(page)["playing"]:
-        page.get_by_role("button", name="Pause", exact=True).click()
+    pause_if_playing(page)
     page.locator(STEP_RANGE).focus()
     page.keyboard.press("Home")
     page.wait_for_function(
@@ -454,8 +468,7 @@ def playback(page, speed: str, seconds: float) -> dict:
     while time.monotonic() < deadline and step_of(page) < steps:
         page.wait_for_timeout(100)
     probe = page.evaluate(PLAYER_PROBE_READ_JS)
-    if player_state(page)["playing"]:
-        page.get_by_role("button", name="Pause", exact=True).click()
+    pause_if_playing(page)
     wait_drawn(page)
     wait_idle(page)
     clicked = next(t for t, name in probe["clicks"] if name == "Play")
@@ -563,8 +576,7 @@ def responsiveness(page, seconds: float, figures: dict) -> None:
     at = step_of(page)
     page.wait_for_timeout(int(seconds * 1000))
     figures["still_playing"] = step_of(page) - at
-    if player_state(page)["playing"]:  # a short run may have played to its end meanwhile
-        page.get_by_role("button", name="Pause", exact=True).click()
+    pause_if_playing(page)  # a short run may have played to its end meanwhile
     wait_drawn(page)
     wait_idle(page)
     screenshot(page, "bench-merge_history")
