@@ -114,6 +114,7 @@ def go(page, label: str, title: str | None = None) -> None:
         ".some(h => h.innerText.trim() === title)",
         arg=title or label,
         timeout=60_000,
+        polling=100,  # a page's run takes seconds: not every frame
     )
     wait_idle(page)
 
@@ -159,7 +160,7 @@ def open_every_section(page) -> None:
     longer in the page) is found closed again and clicked again."""
     closed = main(page).locator("details:not([open]) > summary")
     for _ in range(30):
-        page.wait_for_function(CHARTS_MOUNTED_JS, timeout=60_000)
+        page.wait_for_function(CHARTS_MOUNTED_JS, timeout=60_000, polling=100)
         settled(page, collapsed=False)
         if not closed.count():
             return
