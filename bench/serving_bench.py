@@ -531,46 +531,56 @@ def crowd(
         f"class: {sessions} websocket visitors open one link at once; /_stcore/health probed every "
         f"{HEALTH_EVERY} s; a Chromium tab on Merge history steps meanwhile"
     )
-    for label, path, query, wanted in cases:
-        with (
-            tabs_for(tabs) as opener,
-            opener.open() as page,  # the watcher, on a run of its own
-            server_for(shared, f"bench-class-{path or 'train'}") as server,
-            MemorySampler(server.pid) as memory,
-        ):
-            page.goto(f"{server.url}/Merge_history?{SMOKE_LINK}", wait_until="domcontentloaded")
-            page.locator(STEP_INPUT).wait_for(timeout=120_000)
-            wait_idle(page)
-            if path:  # the teacher trains the run and opens the link first
-                with opener.open() as teacher:
-                    query, wanted = _teacher_opens(teacher, server.url, link, path, query, wanted)
-            results: list = []
-            visitors = threading.Thread(
-                target=_arrive, args=(results, server.url, path, query, wanted, sessions, timeout)
-            )
-            with Health(server.url) as health:
-                began = time.monotonic()
-                visitors.start()
-                steps = _scrub(page, 10_000, while_running=visitors)
-                visitors.join()
-                wall = time.monotonic() - began
-            trained = server.stored_runs()
-        times = sorted(result for result in results if isinstance(result, float))
-        failures = [
-            f"{type(result).__name__}: {result}"[:200] for result in results if not isinstance(result, float)
-        ]
-        seen = f"median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s" if times else "none"
-        keys = (
-            f"median {statistics.median(steps):.0f} ms, max {max(steps):.0f} ms ({len(steps)} keys)"
-            if steps
-            else "no key"
-        )
-        print(
-            f"  {label}: each visitor's page {seen} (wall {wall:.1f} s); runs trained {trained}; "
-            f"health slowest {max(health.times):.2f} s of {len(health.times)} probes; "
-            f"the watcher's step keys {keys}; server + workers peak RSS {memory.peak:.0f} MB; "
-            f"failures: {failures[:3] or 'none'}"
-        )
+    with contextlib.ExitStack() as kept:
+        page = None  # the watcher, on a run of its own: a new one per case, or (--smoke) one for all
+        for label, path, query, wanted in cases:
+            with (
+                tabs_for(tabs) as opener,
+                server_for(shared, f"bench-class-{path or 'train'}") as server,
+                MemorySampler(server.pid) as memory,
+                contextlib.ExitStack() as case,
+            ):
+                if page is None or tabs is None:
+                    page = (kept if tabs is not None else case).enter_context(opener.open())
+                    page.goto(f"{server.url}/Merge_history?{SMOKE_LINK}", wait_until="domcontentloaded")
+                    page.locator(STEP_INPUT).wait_for(timeout=120_000)
+                    wait_idle(page)
+                _class_case(opener, page, server, memory, sessions, timeout, link, label, path, query, wanted)
+
+
+def _class_case(opener, page, server, memory, sessions, timeout, link, label, path, query, wanted) -> None:
+    """One link of the `class` case: the teacher opens it first (but Train's), then `sessions`
+    websocket visitors at once while the watcher `page` (on Merge history) steps."""
+    if path:  # the teacher trains the run and opens the link first
+        with opener.open() as teacher:
+            query, wanted = _teacher_opens(teacher, server.url, link, path, query, wanted)
+    results: list = []
+    visitors = threading.Thread(
+        target=_arrive, args=(results, server.url, path, query, wanted, sessions, timeout)
+    )
+    with Health(server.url) as health:
+        began = time.monotonic()
+        visitors.start()
+        steps = _scrub(page, 10_000, while_running=visitors)
+        visitors.join()
+        wall = time.monotonic() - began
+    trained = server.stored_runs()
+    times = sorted(result for result in results if isinstance(result, float))
+    failures = [
+        f"{type(result).__name__}: {result}"[:200] for result in results if not isinstance(result, float)
+    ]
+    seen = f"median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s" if times else "none"
+    keys = (
+        f"median {statistics.median(steps):.0f} ms, max {max(steps):.0f} ms ({len(steps)} keys)"
+        if steps
+        else "no key"
+    )
+    print(
+        f"  {label}: each visitor's page {seen} (wall {wall:.1f} s); runs trained {trained}; "
+        f"health slowest {max(health.times):.2f} s of {len(health.times)} probes; "
+        f"the watcher's step keys {keys}; server + workers peak RSS {memory.peak:.0f} MB; "
+        f"failures: {failures[:3] or 'none'}"
+    )
 
 
 # ---------------------------------------------------------------- Compare on a big corpus
