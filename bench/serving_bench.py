@@ -33,9 +33,11 @@ own in a temporary folder.
   steps with ArrowRight (key -> merge line updated); each visitor's time to its page, and the
   server's peak RSS with its workers.
 --smoke: every case (unless one is named) on one server shared by all (not a new one per case),
-with the course's sample at vocab 300 for the link, one page load for cold, 2 websocket visitors
-and 1 tab where there are many, 20 KB corpora (5 KB for latency's other visitor), one corpus for
-compare, 2 moves: it keeps the script working, its figures mean little.
+latency, compare and class in the tabs of one Chromium (a tab given back is the next one: the
+app's scripts stay in its cache), with the course's sample at vocab 300 for the link, one page
+load for cold, 2 websocket visitors and 1 tab where there are many, 20 KB corpora (5 KB for
+latency's other visitor), one corpus for compare, 2 moves: it keeps the script working, its
+figures mean little.
 Server memory: the peak of the server's RSS plus its worker processes' (sampled every 0.25 s).
 
 A benchmark: it prints figures (no pass/fail besides failures to finish).
@@ -66,6 +68,7 @@ from tests.browser.helpers import (  # noqa: E402
     CHROMIUM_ARGS,
     SERVER_PROCESSES,
     VIEWPORT,
+    Tabs,
     chromium,
     chromium_missing_reason,
     streamlit_server,
@@ -130,6 +133,44 @@ def server_for(shared: Server | None, name: str):
         return
     with Server(name) as server:
         yield server
+
+
+class FirstVisits:
+    """Tabs of one Chromium, each in a new context (an empty cache, no session: a first visit),
+    closed with it after the block; `open()` as `helpers.Tabs.open()`."""
+
+    def __init__(self, browser):
+        self.browser = browser
+
+    @contextlib.contextmanager
+    def open(self):
+        context = self.browser.new_context(viewport=VIEWPORT)
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+
+
+@contextlib.contextmanager
+def tabs_for(shared: Tabs | None):
+    """`shared` when given (--smoke: the tabs of one context of one Chromium for the cases after
+    `distinct`, each given back for the next: the app's scripts stay in its cache), else
+    FirstVisits in a new Chromium."""
+    if shared is not None:
+        yield shared
+        return
+    with chromium() as browser:
+        yield FirstVisits(browser)
+
+
+@contextlib.contextmanager
+def shared_tabs(smoke: bool):
+    """--smoke: the tabs of one context of a new Chromium (helpers.Tabs); else None."""
+    if not smoke:
+        yield None
+        return
+    with chromium() as browser:
+        yield Tabs(browser.new_context(viewport=VIEWPORT))
 
 
 def wait_idle(page, settle_ms: int = 250, timeout: float = 120.0) -> None:
@@ -344,16 +385,20 @@ def _paste_and_train(page, url: str, text: str, vocab: int) -> None:
 
 
 def latency(
-    moves: int, link: str = SAMPLE_LINK, other_megabytes: float = 1.0, shared: Server | None = None
+    moves: int,
+    link: str = SAMPLE_LINK,
+    other_megabytes: float = 1.0,
+    shared: Server | None = None,
+    tabs: Tabs | None = None,
 ) -> None:
     from visitors import paste_and_train
 
     with (
-        chromium() as browser,
+        tabs_for(tabs) as opener,
+        opener.open() as visitor,
         server_for(shared, "bench-latency") as server,
         MemorySampler(server.pid) as memory,
     ):
-        visitor = browser.new_context(viewport=VIEWPORT).new_page()
         visitor.goto(f"{server.url}/Merge_history?{link}", wait_until="domcontentloaded")
         visitor.locator(STEP_INPUT).wait_for(timeout=120_000)
         wait_idle(visitor)
@@ -439,8 +484,34 @@ def _arrive(
     results.extend(asyncio.run(all_of_them()))
 
 
+def _teacher_opens(teacher, base_url: str, link: str, path: str, query: str, wanted: str) -> tuple[str, str]:
+    """The teacher's tab trains `link`'s run and opens `path` with it (Compare: with six columns):
+    the visitors' query and the text their page must hold."""
+    teacher.goto(f"{base_url}/?{link}", wait_until="domcontentloaded")
+    teacher.get_by_text("Merges learned", exact=True).wait_for(timeout=300_000)
+    wait_idle(teacher)
+    run = dict(part.split("=", 1) for part in teacher.url.split("?", 1)[1].split("&"))["run"]
+    query = query.format(run=run)
+    teacher.goto(f"{base_url}/{path}?{query}", wait_until="domcontentloaded")
+    if path == "Compare":  # the page's link names its four columns: two more before them
+        teacher.locator(".compare-column").nth(3).wait_for(timeout=120_000)
+        wait_idle(teacher)
+        query = teacher.url.split("?", 1)[1].replace("cols=", "cols=" + SIX_COLUMNS)
+        teacher.goto(f"{base_url}/{path}?{query}", wait_until="domcontentloaded")
+        teacher.locator(".compare-column").nth(5).wait_for(timeout=120_000)
+        last = teacher.locator(".compare-column").nth(5).get_attribute("data-tokenizer")
+        # as it travels: in the JSON of the columns' view, its quotes escaped
+        wanted = f'class=\\"compare-column\\" data-tokenizer=\\"{escape_text(last or "")}\\"'
+    wait_idle(teacher)
+    return query, wanted
+
+
 def crowd(
-    sessions: int, link: str = CLASS_LINK, timeout: float = 300.0, shared: Server | None = None
+    sessions: int,
+    link: str = CLASS_LINK,
+    timeout: float = 300.0,
+    shared: Server | None = None,
+    tabs: Tabs | None = None,
 ) -> None:
     """A class on one link (the `class` case): Train, then Merge history, then Compare with six
     columns, each on a new server (with --smoke: the shared one)."""
@@ -460,74 +531,72 @@ def crowd(
         f"class: {sessions} websocket visitors open one link at once; /_stcore/health probed every "
         f"{HEALTH_EVERY} s; a Chromium tab on Merge history steps meanwhile"
     )
-    for label, path, query, wanted in cases:
-        with (
-            chromium() as browser,
-            server_for(shared, f"bench-class-{path or 'train'}") as server,
-            MemorySampler(server.pid) as memory,
-        ):
-            page = browser.new_context(viewport=VIEWPORT).new_page()  # the watcher, on a run of its own
-            page.goto(f"{server.url}/Merge_history?{SMOKE_LINK}", wait_until="domcontentloaded")
-            page.locator(STEP_INPUT).wait_for(timeout=120_000)
-            wait_idle(page)
-            if path:  # the teacher trains the run and opens the link first
-                teacher = browser.new_context(viewport=VIEWPORT).new_page()
-                teacher.goto(f"{server.url}/?{link}", wait_until="domcontentloaded")
-                teacher.get_by_text("Merges learned", exact=True).wait_for(timeout=300_000)
-                wait_idle(teacher)
-                run = dict(part.split("=", 1) for part in teacher.url.split("?", 1)[1].split("&"))["run"]
-                query = query.format(run=run)
-                teacher.goto(f"{server.url}/{path}?{query}", wait_until="domcontentloaded")
-                if path == "Compare":  # the page's link names its four columns: two more before them
-                    teacher.locator(".compare-column").nth(3).wait_for(timeout=120_000)
-                    wait_idle(teacher)
-                    query = teacher.url.split("?", 1)[1].replace("cols=", "cols=" + SIX_COLUMNS)
-                    teacher.goto(f"{server.url}/{path}?{query}", wait_until="domcontentloaded")
-                    teacher.locator(".compare-column").nth(5).wait_for(timeout=120_000)
-                    last = teacher.locator(".compare-column").nth(5).get_attribute("data-tokenizer")
-                    # as it travels: in the JSON of the columns' view, its quotes escaped
-                    wanted = f'class=\\"compare-column\\" data-tokenizer=\\"{escape_text(last or "")}\\"'
-                wait_idle(teacher)
-                teacher.context.close()
-            results: list = []
-            visitors = threading.Thread(
-                target=_arrive, args=(results, server.url, path, query, wanted, sessions, timeout)
-            )
-            with Health(server.url) as health:
-                began = time.monotonic()
-                visitors.start()
-                steps = _scrub(page, 10_000, while_running=visitors)
-                visitors.join()
-                wall = time.monotonic() - began
-            trained = server.stored_runs()
-        times = sorted(result for result in results if isinstance(result, float))
-        failures = [
-            f"{type(result).__name__}: {result}"[:200] for result in results if not isinstance(result, float)
-        ]
-        seen = f"median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s" if times else "none"
-        keys = (
-            f"median {statistics.median(steps):.0f} ms, max {max(steps):.0f} ms ({len(steps)} keys)"
-            if steps
-            else "no key"
-        )
-        print(
-            f"  {label}: each visitor's page {seen} (wall {wall:.1f} s); runs trained {trained}; "
-            f"health slowest {max(health.times):.2f} s of {len(health.times)} probes; "
-            f"the watcher's step keys {keys}; server + workers peak RSS {memory.peak:.0f} MB; "
-            f"failures: {failures[:3] or 'none'}"
-        )
+    with contextlib.ExitStack() as kept:
+        page = None  # the watcher, on a run of its own: a new one per case, or (--smoke) one for all
+        for label, path, query, wanted in cases:
+            with (
+                tabs_for(tabs) as opener,
+                server_for(shared, f"bench-class-{path or 'train'}") as server,
+                MemorySampler(server.pid) as memory,
+                contextlib.ExitStack() as case,
+            ):
+                if page is None or tabs is None:
+                    page = (kept if tabs is not None else case).enter_context(opener.open())
+                    page.goto(f"{server.url}/Merge_history?{SMOKE_LINK}", wait_until="domcontentloaded")
+                    page.locator(STEP_INPUT).wait_for(timeout=120_000)
+                    wait_idle(page)
+                _class_case(opener, page, server, memory, sessions, timeout, link, label, path, query, wanted)
+
+
+def _class_case(opener, page, server, memory, sessions, timeout, link, label, path, query, wanted) -> None:
+    """One link of the `class` case: the teacher opens it first (but Train's), then `sessions`
+    websocket visitors at once while the watcher `page` (on Merge history) steps."""
+    if path:  # the teacher trains the run and opens the link first
+        with opener.open() as teacher:
+            query, wanted = _teacher_opens(teacher, server.url, link, path, query, wanted)
+    results: list = []
+    visitors = threading.Thread(
+        target=_arrive, args=(results, server.url, path, query, wanted, sessions, timeout)
+    )
+    with Health(server.url) as health:
+        began = time.monotonic()
+        visitors.start()
+        steps = _scrub(page, 10_000, while_running=visitors)
+        visitors.join()
+        wall = time.monotonic() - began
+    trained = server.stored_runs()
+    times = sorted(result for result in results if isinstance(result, float))
+    failures = [
+        f"{type(result).__name__}: {result}"[:200] for result in results if not isinstance(result, float)
+    ]
+    seen = f"median {statistics.median(times):.1f} s, slowest {times[-1]:.1f} s" if times else "none"
+    keys = (
+        f"median {statistics.median(steps):.0f} ms, max {max(steps):.0f} ms ({len(steps)} keys)"
+        if steps
+        else "no key"
+    )
+    print(
+        f"  {label}: each visitor's page {seen} (wall {wall:.1f} s); runs trained {trained}; "
+        f"health slowest {max(health.times):.2f} s of {len(health.times)} probes; "
+        f"the watcher's step keys {keys}; server + workers peak RSS {memory.peak:.0f} MB; "
+        f"failures: {failures[:3] or 'none'}"
+    )
 
 
 # ---------------------------------------------------------------- Compare on a big corpus
 
 
-def compare(megabytes: float = 3.9, seeds: tuple[int, ...] = (4, 5), shared: Server | None = None) -> None:
+def compare(
+    megabytes: float = 3.9,
+    seeds: tuple[int, ...] = (4, 5),
+    shared: Server | None = None,
+    tabs: Tabs | None = None,
+) -> None:
     """Compare's figures for corpora of `megabytes` (one per seed) in turn: the first visit of a fresh
     server (it and its workers load the GPT vocabularies then), and a second corpus once they are
     loaded."""
     timings, memory = [], []
-    with chromium() as browser, server_for(shared, "bench-compare") as server:
-        page = browser.new_context(viewport=VIEWPORT).new_page()
+    with tabs_for(tabs) as opener, opener.open() as page, server_for(shared, "bench-compare") as server:
         for seed in seeds:
             _paste_and_train(page, server.url, _random_corpus(megabytes, seed=seed), 2_000)
             page.get_by_text("Merges learned", exact=True).wait_for(timeout=300_000)
@@ -591,12 +660,16 @@ def main() -> int:
             classroom(args.sessions, **small.get("classroom", {}), shared=shared)
         if args.what in ("distinct", "all"):
             distinct(**small.get("distinct", {}), shared=shared)
-        if args.what in ("latency", "all"):
-            latency(args.moves, **small.get("latency", {}), shared=shared)
-        if args.what in ("compare", "all"):
-            compare(**small.get("compare", {}), shared=shared)
-        if args.what in ("class", "all"):
-            crowd(2 if args.smoke else args.sessions_for_class, **small.get("crowd", {}), shared=shared)
+        # --smoke: from here, one Chromium and its tabs for every case (opened after the cases that
+        # run asyncio in this thread: Playwright's sync API keeps an event loop of its own)
+        with shared_tabs(args.smoke) as tabs:
+            if args.what in ("latency", "all"):
+                latency(args.moves, **small.get("latency", {}), shared=shared, tabs=tabs)
+            if args.what in ("compare", "all"):
+                compare(**small.get("compare", {}), shared=shared, tabs=tabs)
+            if args.what in ("class", "all"):
+                sessions = 2 if args.smoke else args.sessions_for_class
+                crowd(sessions, **small.get("crowd", {}), shared=shared, tabs=tabs)
     print(f"load average {os.getloadavg()[0]:.2f} after")
     return 0
 

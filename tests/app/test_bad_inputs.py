@@ -505,7 +505,7 @@ def test_stop_button_keeps_a_partial_history_explorable_everywhere(monkeypatch):
     from tests.helpers import worker_tasks
 
     monkeypatch.setattr("explorer.work.tasks.train_task", worker_tasks.slow_training)
-    at = paste(new_app(), random_words(120_000))
+    at = paste(new_app(), random_words(20_000))
     at.number_input(key=W.VOCAB_NUMBER).set_value(30_000).run()
     at.button(key=W.TRAIN).click().run()
     assert not at.exception, at.exception

@@ -270,6 +270,42 @@ def wait_idle(page, settle_ms: int = 250, timeout: float = IDLE_SECONDS) -> None
         page.wait_for_timeout(settle_ms)
 
 
+# Resolves once the page has stopped moving after a resize: no CSS transition running (the
+# sidebar slides) and the boxes of the sidebar, the main block, the data grids and the charts the
+# same in three samples in a row (grids and charts redraw for the new width); with `collapsed`, the
+# sidebar off the screen too. False after 30 s.
+SETTLED_JS = """async (collapsed) => {
+  const boxes = () => JSON.stringify([...document.querySelectorAll(
+    '[data-testid="stSidebar"], [data-testid="stMainBlockContainer"], [data-testid="stDataFrame"], '
+    + '.stPlotlyChart, [data-testid="stVegaLiteChart"]')].map((el) => {
+      const r = el.getBoundingClientRect();
+      return [r.x, r.y, r.width, r.height].map(Math.round);
+    }));
+  const sidebarOff = () => {
+    const r = document.querySelector('[data-testid="stSidebar"]')?.getBoundingClientRect();
+    return !r || r.width < 2 || r.right <= 1;
+  };
+  const until = performance.now() + 30000;
+  let last = null, same = 0;
+  while (performance.now() < until) {
+    const sliding = document.getAnimations()
+      .some((a) => a instanceof CSSTransition && a.playState === 'running');
+    const now = boxes();
+    same = !sliding && now === last && (!collapsed || sidebarOff()) ? same + 1 : 0;
+    if (same >= 2) return true;
+    last = now;
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
+  }
+  return false;
+}"""
+
+
+def settled(page, collapsed: bool) -> None:
+    """Wait until the page has stopped moving after a resize (SETTLED_JS); if it never does, the
+    checks that follow say what is wrong."""
+    page.evaluate(SETTLED_JS, collapsed)
+
+
 def open_page(page, base_url: str, path: str, query: str = "") -> None:
     """Go to a page by URL and wait for its frame (title and sidebar) and the end of its script run."""
     page.goto(base_url + path + (f"?{query}" if query else ""), wait_until="domcontentloaded")

@@ -203,6 +203,7 @@ def wait_for_step(page, step: int) -> None:
                && line.innerText.includes(`Merge ${step} of`);
            }""",
         arg=[PLAYER_SELECTOR, step],
+        polling=100,  # the server's drawing of a step: not every frame
     )
 
 
@@ -279,6 +280,7 @@ def test_the_live_box_and_copy_ids_work_by_keyboard_with_visible_focus(server, p
                    && cells.every(cell => Number(cell.dataset.characters) === n);
                }""",
             arg=[len(TYPED), COLUMNS],
+            polling=100,
         )
 
         copy_ring = ring_of(page, 'button[data-copy="Copy ids"]')

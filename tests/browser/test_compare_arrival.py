@@ -80,7 +80,9 @@ def test_adding_a_column_leaves_the_other_columns_nodes_as_they_were(page, serve
     page.get_by_role("option").filter(has_text=" · Llama 3 · ").first.click()
     wait_idle(page)
     page.keyboard.press("Escape")
-    page.wait_for_function("() => document.querySelectorAll('.compare-column').length === 5", timeout=120_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('.compare-column').length === 5", timeout=120_000, polling=100
+    )
     wait_idle(page)
     kept = page.evaluate(
         "() => window.__before.map(el => el.isConnected"

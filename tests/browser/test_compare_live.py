@@ -46,6 +46,7 @@ from tests.browser.helpers import (
     assert_no_errors,
     main,
     open_page,
+    settled,
     sidebar,
     train,
     wait_idle,
@@ -679,8 +680,8 @@ def test_screenshots_with_six_columns_and_nothing_overflows_at_800_px_not_even_t
     page.screenshot(path=str(SCREENSHOTS / "compare-live-1280.png"))
 
     page.set_viewport_size({"width": 800, "height": 1600})
-    page.wait_for_timeout(700)  # the page redraws for the new width
     wait_idle(page)
+    settled(page, collapsed=False)  # the page redrawn for the new width (800 px: the sidebar stays open)
     page.screenshot(path=str(SCREENSHOTS / "compare-live-800.png"))
     measured = fits(page)
     assert measured["box"] <= measured["main"][1] + 1, measured

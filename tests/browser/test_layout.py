@@ -16,7 +16,7 @@ One browser tab for the module, on the session's server: a small byte-level BPE 
 page is visited at each width by resizing the tab, Compare and Merge history with every section
 open (a closed one draws nothing); the last test trains a Unigram run and looks at
 its Training history. Screenshots of every page at every width, in viewport-high slices down the
-page, go to artifacts/screenshots/layout/ (gitignored).
+page, go to artifacts/screenshots/layout/ as JPEG (gitignored).
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from tests.browser.helpers import (
     assert_no_errors,
     main,
     open_page,
+    settled,
     sidebar,
     sidebar_shown,
     train,
@@ -48,6 +49,7 @@ DESKTOP = {"width": 1280, "height": 1000}
 # Streamlit's "auto" sidebar (explorer.ui.common.frame.page) is collapsed up to 768 px and follows a resize.
 SIDEBAR_OPEN_FROM = 800
 MAX_SLICES = 8
+SLICE_QUALITY = 80  # the slices are JPEG (shoot_slices)
 LAYOUT_JS = (Path(__file__).parent / "layout.js").read_text()
 SHOTS = SCREENSHOTS / "layout"
 LOCAL_HOSTS = {"127.0.0.1"}
@@ -112,23 +114,34 @@ def go(page, label: str, title: str | None = None) -> None:
         ".some(h => h.innerText.trim() === title)",
         arg=title or label,
         timeout=60_000,
+        polling=100,  # a page's run takes seconds: not every frame
     )
     wait_idle(page)
 
 
+# Scroll the element to `top` and resolve once three frames have been drawn after it.
+SCROLLED_JS = """async (el, top) => {
+  el.scrollTop = top;
+  for (let frame = 0; frame < 3; frame++) await new Promise((drawn) => requestAnimationFrame(drawn));
+}"""
+
+
 def shoot_slices(page, name: str) -> None:
     """The page from top to bottom, one viewport-high screenshot per slice (Streamlit scrolls its
-    own container, so a full-page screenshot would show the first screen only)."""
+    own container, so a full-page screenshot would show the first screen only). JPEG: these
+    pictures are for a person's eye (`helpers.screenshot`'s PNGs are the ones docs/ keeps), and on
+    a page dense with coloured tokens Chromium encodes a 1920 px JPEG for about a third of a PNG's
+    CPU. Each slice is taken once the scroll has been drawn (three animation frames: the scroll
+    event, the redraw it schedules, its paint), not after a fixed interval."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    for old in SHOTS.glob(f"{name}-*.png"):
+    for old in [*SHOTS.glob(f"{name}-*.png"), *SHOTS.glob(f"{name}-*.jpg")]:
         old.unlink()
     scroller = main(page)
     height = scroller.evaluate("el => el.scrollHeight")
     step = page.viewport_size["height"]
     for index in range(min(MAX_SLICES, -(-height // step))):
-        scroller.evaluate("(el, top) => { el.scrollTop = top; }", index * step)
-        page.wait_for_timeout(150)
-        page.screenshot(path=str(SHOTS / f"{name}-{index + 1}.png"))
+        scroller.evaluate(SCROLLED_JS, index * step)
+        page.screenshot(path=str(SHOTS / f"{name}-{index + 1}.jpg"), type="jpeg", quality=SLICE_QUALITY)
     scroller.evaluate("el => { el.scrollTop = 0; }")
 
 
@@ -147,7 +160,7 @@ def open_every_section(page) -> None:
     longer in the page) is found closed again and clicked again."""
     closed = main(page).locator("details:not([open]) > summary")
     for _ in range(30):
-        page.wait_for_function(CHARTS_MOUNTED_JS, timeout=60_000)
+        page.wait_for_function(CHARTS_MOUNTED_JS, timeout=60_000, polling=100)
         settled(page, collapsed=False)
         if not closed.count():
             return
@@ -165,42 +178,6 @@ def open_every_section(page) -> None:
             ) from None
         wait_idle(page)
     raise AssertionError(f"still {closed.count()} closed sections after opening 30")
-
-
-# Resolves once the page has stopped moving after a resize: no CSS transition running (the
-# sidebar slides) and the boxes of the sidebar, the main block, the data grids and the charts the
-# same in three samples in a row (grids and charts redraw for the new width); with `collapsed`, the
-# sidebar off the screen too. False after 30 s.
-SETTLED_JS = """async (collapsed) => {
-  const boxes = () => JSON.stringify([...document.querySelectorAll(
-    '[data-testid="stSidebar"], [data-testid="stMainBlockContainer"], [data-testid="stDataFrame"], '
-    + '.stPlotlyChart, [data-testid="stVegaLiteChart"]')].map((el) => {
-      const r = el.getBoundingClientRect();
-      return [r.x, r.y, r.width, r.height].map(Math.round);
-    }));
-  const sidebarOff = () => {
-    const r = document.querySelector('[data-testid="stSidebar"]')?.getBoundingClientRect();
-    return !r || r.width < 2 || r.right <= 1;
-  };
-  const until = performance.now() + 30000;
-  let last = null, same = 0;
-  while (performance.now() < until) {
-    const sliding = document.getAnimations()
-      .some((a) => a instanceof CSSTransition && a.playState === 'running');
-    const now = boxes();
-    same = !sliding && now === last && (!collapsed || sidebarOff()) ? same + 1 : 0;
-    if (same >= 2) return true;
-    last = now;
-    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50)));
-  }
-  return false;
-}"""
-
-
-def settled(page, collapsed: bool) -> None:
-    """Wait until the page has stopped moving after a resize (SETTLED_JS); if it never does, the
-    checks that follow say what is wrong."""
-    page.evaluate(SETTLED_JS, collapsed)
 
 
 def look_at_every_width(page, name: str) -> None:

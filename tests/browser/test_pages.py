@@ -70,6 +70,7 @@ def go_by_sidebar(page, label: str) -> None:
         "?.innerText.trim() === title",
         arg=label,
         timeout=30_000,
+        polling=100,  # a page's run takes seconds: not every frame
     )
     wait_idle(page)
 
