@@ -8,6 +8,7 @@
   file name (a stage's per-algorithm files and a package's `base.py` excepted), so a file name is
   enough to find a feature's code;
 - every module says in its docstring what it does;
+- explorer/lessons/ builds no HTML (that is explorer/views/);
 - docs/architecture.md's layer list is `LAYERS`, and every arrow of its diagram is an import.
 
 What it does not check: import circles and private names (tests/unit/test_import_graph.py).
@@ -273,3 +274,17 @@ def test_every_arrow_of_the_architecture_diagram_is_an_import():
     false = [f"{a} ─► {c}" for a, c in arrows if c not in imported[a]]
     assert false == []
     assert set().union(*LAYERS) - drawn == set()
+
+
+HTML_TAG = re.compile(r"</?(?:a|b|br|code|details|div|i|li|p|pre|span|summary|table|td|th|tr|ul)[\s>/]")
+
+
+def test_lessons_build_no_html():
+    """What the pages teach is text and records; its HTML is explorer/views/'s."""
+    offenders = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sorted((EXPLORER / "lessons").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and HTML_TAG.search(node.value)
+    ]
+    assert offenders == []
