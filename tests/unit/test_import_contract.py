@@ -9,6 +9,7 @@
   enough to find a feature's code;
 - every module says in its docstring what it does;
 - explorer/lessons/ builds no HTML (that is explorer/views/);
+- only explorer/ui/common/state.py reads or writes `st.session_state`;
 - docs/architecture.md's layer list is `LAYERS`, and every arrow of its diagram is an import.
 
 What it does not check: import circles and private names (tests/unit/test_import_graph.py).
@@ -286,5 +287,19 @@ def test_lessons_build_no_html():
         for path in sorted((EXPLORER / "lessons").rglob("*.py"))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and HTML_TAG.search(node.value)
+    ]
+    assert offenders == []
+
+
+def test_only_state_py_touches_the_session_state():
+    """explorer/ui/common/state.py owns every session key: the app, its pages and the rest of
+    explorer/ go through it."""
+    state = EXPLORER / "ui" / "common" / "state.py"
+    offenders = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *modules()]
+        if path != state
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "session_state"
     ]
     assert offenders == []
