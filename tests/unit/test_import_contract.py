@@ -10,6 +10,7 @@
 - every module says in its docstring what it does;
 - explorer/lessons/ builds no HTML (that is explorer/views/);
 - only explorer/ui/common/state.py reads or writes `st.session_state`;
+- an `if TYPE_CHECKING:` block holds imports, and at least one;
 - docs/architecture.md's layer list is `LAYERS`, and every arrow of its diagram is an import.
 
 What it does not check: import circles and private names (tests/unit/test_import_graph.py).
@@ -201,6 +202,18 @@ def test_a_pages_package_in_explorer_ui_imports_only_common_and_itself():
                 other = parts[2]
                 if other in UI_PAGES and other != page:
                     offenders.append(f"{path.relative_to(ROOT)}:{line} imports {module}")
+    assert offenders == []
+
+
+def test_a_type_checking_block_holds_imports_only_and_at_least_one():
+    offenders = [
+        f"{path.relative_to(ROOT)}:{block.lineno}"
+        for path in modules()
+        for block in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(block, ast.If)
+        and "TYPE_CHECKING" in ast.unparse(block.test)
+        and not (block.body and all(isinstance(node, ast.Import | ast.ImportFrom) for node in block.body))
+    ]
     assert offenders == []
 
 
