@@ -8,8 +8,8 @@ byte-level:
      and one tiny job's round trip on a warm pool.
   2. Shipping a finished run to the server, per vocabulary size: (a) the trace JSON pickled back
      through the pool (from the moment the worker's function returns to the server holding the
-     result), then `MergeHistory.from_json`; (b) the worker stores the run (zlib + SQLite, timed inside
-     the worker as part of its job) and the server reads it back (`get` + `MergeHistory.from_json`).
+     result), then `trace_from_json`; (b) the worker stores the run (zlib + SQLite, timed inside
+     the worker as part of its job) and the server reads it back (`get` + `trace_from_json`).
   3. Compression of that trace JSON for the store: zlib and lzma at a few levels (size, times).
   4. The server while the largest vocabulary trains, in a worker and (the old design) in a thread
      of the server: the server process's CPU seconds, and how late a server thread that wants to
@@ -42,8 +42,7 @@ from bench.bench_train import smoke_corpus  # noqa: E402
 from explorer.checks import Limits  # noqa: E402
 from explorer.run_config import RunConfig, TrainerConfig  # noqa: E402
 from explorer.runstore import SQLiteRunStore  # noqa: E402
-from explorer.train import train_corpus  # noqa: E402
-from explorer.training.bpe.merge_history import MergeHistory  # noqa: E402
+from explorer.train import trace_from_json, train_corpus  # noqa: E402
 from explorer.work import DONE, WorkerPool  # noqa: E402
 
 SHARED = Path(os.environ.get("EXPLORER_SHARED_DIR") or ROOT.parent / "shared")
@@ -102,7 +101,7 @@ def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> str:
             pipe.append(received - job.result["finished_at"])
             trace_json = job.result["trace_json"]
             started = time.perf_counter()
-            MergeHistory.from_json(trace_json)
+            trace_from_json(trace_json)
             parse.append(time.perf_counter() - started)
             key = f"{vocab:064d}"[-64:]
             spec = {**store.location(), "key": key, "meta": {}, "keep_corpus": False}
@@ -113,18 +112,18 @@ def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> str:
             via_store.append(job.result["store_seconds"])
             started = time.perf_counter()
             entry = store.get(key)
-            MergeHistory.from_json(entry.payload.decode("utf-8"))
+            trace_from_json(entry.payload.decode("utf-8"))
             read.append(time.perf_counter() - started)
         steps = job.result["steps"]
         print(f"   BPE {vocab:,} ({steps:,} merges), trace JSON {len(trace_json.encode()) / 1e6:.1f} MB:")
         print(
             f"     (a) pickled through the pool: {best(pipe) * 1000:.0f} ms, "
-            f"then MergeHistory.from_json {best(parse) * 1000:.0f} ms "
+            f"then trace_from_json {best(parse) * 1000:.0f} ms "
             f"(server total {(best(pipe) + best(parse)) * 1000:.0f} ms)"
         )
         print(
             f"     (b) via the store: the worker's put {best(via_store) * 1000:.0f} ms; "
-            "the server's get + from_json "
+            "the server's get + trace_from_json "
             f"{best(read) * 1000:.0f} ms; stored {store.stored_bytes() / 1e6:.2f} MB in all so far"
         )
         largest_json = trace_json

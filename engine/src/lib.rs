@@ -169,7 +169,9 @@ mod python {
         }
     }
 
-    /// `num / den` as Python's `int / int` rounds it (exposed for the tests).
+    /// `num / den` as Python's `int / int` rounds it. Exported for one test only,
+    /// tests/parity/test_engines.py, which checks it against Python's own `int / int` (the
+    /// package never calls it; the queues call `crate::ratio::ratio`).
     #[pyfunction]
     fn ratio(num: u128, den: u128) -> PyResult<f64> {
         if num == 0 || den == 0 || num >= 1 << 127 || den >= 1 << 127 {
@@ -511,8 +513,9 @@ mod python {
         }
     }
 
-    /// fdlibm's exp and log element-wise over f64 bytes (exposed for the tests: the same bits as
-    /// explorer/training/unigram/portable_math.py).
+    /// fdlibm's exp element-wise over f64 bytes. Exported, with `portable_log`, for one test
+    /// only, tests/unit/test_portable_math.py, which checks that they give the same bits as
+    /// explorer/training/unigram/portable_math.py (the package never calls them).
     #[pyfunction]
     fn portable_exp<'py>(py: Python<'py>, values: &[u8]) -> Bound<'py, PyBytes> {
         let out: Vec<f64> = values
@@ -522,6 +525,7 @@ mod python {
         PyBytes::new(py, bytes_of(&out))
     }
 
+    /// fdlibm's log element-wise over f64 bytes (for the test named at `portable_exp`).
     #[pyfunction]
     fn portable_log<'py>(py: Python<'py>, values: &[u8]) -> Bound<'py, PyBytes> {
         let out: Vec<f64> = values

@@ -60,7 +60,8 @@ def metrics_curve(trace: MergeHistory, points: int = 100, characters: int | None
     """The corpus figures after k merges, for about `points` values of k from 0 to the last.
 
     Tokens after k merges are `trace.corpus_tokens[k]`. Characters, bytes and words are the raw
-    corpus counted as the Compare page counts a text (`trace.corpus`, from `corpus.count_text`;
+    corpus counted as the Compare page counts a text (`trace.corpus`, from
+    `explorer.training.word_counts.count_text`;
     `characters`, the corpus's user-perceived characters (`Run.perceived_characters`), when given:
     the trace counts code points),
     so characters / token, bytes / token and tokens per word mean exactly what they mean in the

@@ -6,7 +6,8 @@
   columns its link or picker names, before it draws anything.
 - `loading(columns)`: the keys of those still loading: the live columns say so in their place and
   are drawn when ready, rather than the page's run waiting for them.
-- `wait_all(timeout)`: wait for every load asked for (tests and benchmarks: no browser asks again).
+- `wait_all(timeout)`: wait for every load asked for (no browser asks again): for the app tests
+  (tests/app/helpers.py) and bench/bench_compare_columns.py only; the app never calls it.
 - `warm_defaults()`: the first columns of every Compare page (GPT-2, GPT-4, GPT-4o), loaded once
   per process once a visitor is past the Train page's first view (on another page, on Train's next
   run, or on Train with a run shown: explorer.ui.common.frame.page and serving.warm_compare).

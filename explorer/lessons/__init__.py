@@ -5,5 +5,6 @@ text encoded step by step (`encode_steps/`), a Unigram round and a word's lattic
 records in, numbers and records out. Measurements of a tokenizer on a text (figures, the audit)
 are explorer.measures.
 
-What it does not do: draw (explorer/drawing/) or import streamlit (explorer/ui/).
+What it does not do: draw (explorer/drawing/), build HTML (explorer/views/) or import streamlit
+(explorer/ui/).
 """

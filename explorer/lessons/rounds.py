@@ -14,7 +14,7 @@ computed here the course's way (`course_loss`: sum over words, in order, of coun
 word's encode_word score). A library round records its EM objective after each EM iteration.
 
 What it does not do: import streamlit, draw figures (explorer.drawing.charts.round_charts) or HTML of token
-boxes (explorer.drawing.token_html), or draw the lattice of a word (explorer.lessons.lattice).
+boxes (explorer.drawing.token_html), or draw the lattice of a word (explorer.views.lattice_table).
 """
 
 from __future__ import annotations

@@ -5,17 +5,16 @@ Follows tokenizers/src/decoders/ (0.23.3): `ByteLevelDecoder` is the library's B
 `WordPieceDecoder` its WordPiece (decoders/wordpiece.rs), `BPEDecoder` (decoders/bpe.rs) and
 `MetaspaceDecoder` its Metaspace (pre_tokenizers/metaspace.rs, one struct for pre-tokenizer and
 decoder). Each is a `Component` of stage "decoder", read from tokenizer.json's "decoder" entry by
-`decoder_from_hf_json`. A Tokenizer without a decoder joins its tokens with spaces.
+`component_from_hf_json` (explorer.pipeline.tokenizer_json). A Tokenizer without a decoder joins its
+tokens with spaces.
 
 What it does not do: the library's Strip, Replace, ByteFallback, Fuse, CTC and Sequence decoders.
 """
 
 from __future__ import annotations
 
-from typing import cast
-
 from explorer.pipeline.bytelevel import UNICODE_TO_BYTE
-from explorer.pipeline.components import Component, component_from_hf_json
+from explorer.pipeline.components import Component
 from explorer.pipeline.pre_tokenizers import Metaspace
 
 
@@ -159,8 +158,3 @@ class MetaspaceDecoder(Decoder):
         except ValueError as error:
             raise ValueError(f"{cls.stage}: {error}") from None
         return cls(settings.replacement, settings.prepend_scheme, settings.split_at_replacement)
-
-
-def decoder_from_hf_json(config: object) -> Decoder | None:
-    """The decoder of a tokenizer.json (its "decoder" value, possibly null)."""
-    return cast(Decoder | None, component_from_hf_json(Decoder.stage, config))

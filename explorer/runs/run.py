@@ -23,13 +23,10 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from explorer.runs.settings import Settings
 from explorer.training.history import TrainingHistory
-
-if TYPE_CHECKING:  # for the annotations only (a round history imports numpy)
-    pass
 
 
 def corpus_digest(text: str) -> str:

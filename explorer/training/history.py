@@ -15,8 +15,8 @@ questions and never ask which algorithm made it:
 - `stop_reason_text()`: why the run stopped, in a few words.
 - `record_final_frequencies()`: record what the Vocabulary page would otherwise compute (the
   worker calls it; a no-op for a merge history, which derives its frequencies cheaply).
-- `to_dict` / `to_json` and `from_dict` / `from_json`: the JSON form (each class's docstring
-  gives its schema; `explorer.train.trace_from_json` reads either kind back).
+- `to_dict` / `to_json` and `from_dict`: the JSON form (each class's docstring gives its schema;
+  `explorer.train.trace_from_json` reads either kind back from its text).
 
 Step 0 is the state before any merge (the initial alphabet) or before any round (the seeds).
 
@@ -84,6 +84,3 @@ class TrainingHistory(Protocol):
 
     @classmethod
     def from_dict(cls, data: dict) -> TrainingHistory: ...
-
-    @classmethod
-    def from_json(cls, text: str) -> TrainingHistory: ...

@@ -13,7 +13,8 @@ from tokenizers import Tokenizer as HFTokenizer
 from tokenizers import decoders as hf_decoders
 
 from explorer.pipeline import pre_tokenizers as ours
-from explorer.pipeline.decoders import MetaspaceDecoder, decoder_from_hf_json
+from explorer.pipeline.components import component_from_hf_json
+from explorer.pipeline.decoders import MetaspaceDecoder
 from explorer.pipeline.normalizers import BertNormalizer
 from explorer.pipeline.tokenizer_json import tokenizer_from_json
 from tests.helpers.component_parity import library_json, tokenizer_document
@@ -100,7 +101,7 @@ def test_decoder_json_is_what_the_library_writes(scheme):
     )
     decoder = MetaspaceDecoder("_", scheme, split=False)
     assert decoder.to_hf_json() == written
-    assert decoder_from_hf_json(written).to_hf_json() == written
+    assert component_from_hf_json("decoder", written).to_hf_json() == written
 
 
 LEGACY_FORMS = [
@@ -117,7 +118,7 @@ def test_older_forms_read_as_the_library_reads_them(form):
     document = tokenizer_json(form, None, "ab")
     library = json.loads(HFTokenizer.from_str(document).to_str())["pre_tokenizer"]
     assert ours.pre_tokenizer_from_hf_json(form).to_hf_json() == library
-    assert decoder_from_hf_json(form).to_hf_json() == library
+    assert component_from_hf_json("decoder", form).to_hf_json() == library
 
 
 @pytest.mark.parametrize(
@@ -135,4 +136,4 @@ def test_forms_the_library_refuses_are_clear_errors(form):
     with pytest.raises(ValueError, match="Metaspace|prepend_scheme|replacement"):
         ours.pre_tokenizer_from_hf_json(form)
     with pytest.raises(ValueError, match="decoder"):
-        decoder_from_hf_json(form)
+        component_from_hf_json("decoder", form)

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
 from explorer.run_config import RunConfig, TrainerConfig
+from explorer.train import trace_from_json
 from tests.helpers.engines import train
 from tests.helpers.shared_files import seed_text
 from tests.reference.course_corpus import COURSE_CORPUS
@@ -459,7 +460,7 @@ def test_the_trace_of_every_algorithm_and_flavor_is_consistent(algorithm, flavor
         stripped = [p.removeprefix(trace.prefix) if j else p for j, p in enumerate(pieces)]
         assert "".join(stripped) == word
         assert all(p in trace.vocab for p in pieces)
-    assert type(trace).from_json(trace.to_json()).to_dict() == trace.to_dict()
+    assert trace_from_json(trace.to_json()).to_dict() == trace.to_dict()
 
 
 @settings(max_examples=200, deadline=None)

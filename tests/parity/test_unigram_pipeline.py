@@ -13,9 +13,8 @@ from explorer.lessons.explain import explain_unigram_size, stop_reason_text
 from explorer.pipeline.json_numbers import library_float, library_json_float
 from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_json
 from explorer.run_config import RunConfig
-from explorer.train import tokenizer_from_trace, train_corpus
+from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus
 from explorer.training.unigram import UnigramConfig
-from explorer.training.unigram.round_history import RoundHistory
 from tests.helpers.cli import cli
 
 CORPUS = "\n".join(
@@ -95,7 +94,7 @@ def test_trace_config_names_the_pipeline(trained):
     trace, _, _ = trained
     assert trace.config.algorithm == "unigram"
     assert trace.config.pre_tokenizer == "metaspace"
-    assert RoundHistory.from_json(trace.to_json()).to_dict() == trace.to_dict()
+    assert trace_from_json(trace.to_json()).to_dict() == trace.to_dict()
 
 
 def test_step_limit_is_refused_for_unigram():
@@ -141,7 +140,7 @@ def test_the_cli_trains_unigram(tmp_path, corpus, flavor):
     assert [(t["id"], t["start"], t["end"]) for t in encoded] == list(
         zip(expected.ids, *zip(*expected.offsets))
     )
-    trace = RoundHistory.from_json(trace_path.read_text(encoding="utf-8"))
+    trace = trace_from_json(trace_path.read_text(encoding="utf-8"))
     assert trace.config.flavor == flavor and trace.config.trainer.seed_size == 400
     assert trace.config.trainer.max_piece_length == 8
     assert max(len(piece) for piece in trace.seeds) <= 8

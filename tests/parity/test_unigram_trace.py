@@ -7,6 +7,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from explorer.train import trace_from_json
 from explorer.training.unigram import UnigramConfig, train_unigram
 from explorer.training.unigram.round_history import REMOVAL_REASONS, RoundHistory
 from explorer.training.word_counts import count_words
@@ -66,7 +67,7 @@ def test_removed_pieces_leave_for_their_reason(trace):
 
 
 def test_the_trace_survives_a_json_round_trip(trace):
-    again = RoundHistory.from_json(trace.to_json())
+    again = trace_from_json(trace.to_json())
     assert again.to_dict() == trace.to_dict()
     for r in range(len(trace.rounds) + 1):
         assert again.pieces_at(r) == trace.pieces_at(r)
@@ -76,11 +77,11 @@ def test_the_trace_survives_a_json_round_trip(trace):
 
 def test_malformed_json_is_a_clear_error():
     with pytest.raises(ValueError, match="not a Unigram trace"):
-        RoundHistory.from_json('{"format": "tokenizer-explorer-trace"}')
+        RoundHistory.from_dict({"format": "tokenizer-explorer-trace"})
     with pytest.raises(ValueError, match="not valid JSON"):
-        RoundHistory.from_json("{")
+        trace_from_json("{")
     with pytest.raises(ValueError, match="malformed"):
-        RoundHistory.from_json('{"format": "tokenizer-explorer-unigram-trace", "config": {}}')
+        trace_from_json('{"format": "tokenizer-explorer-unigram-trace", "config": {}}')
 
 
 def test_lattice_best_path_is_the_segmentation(trace):

@@ -16,19 +16,18 @@ from explorer.pipeline.decoders import (
     ByteLevelDecoder,
     MetaspaceDecoder,
     WordPieceDecoder,
-    decoder_from_hf_json,
 )
 from explorer.pipeline.pre_tokenizers.split_patterns import LIBRARY_PATTERNS
 from explorer.pipeline.processors import TemplateProcessing
 from explorer.pipeline.tokenizer_json import COMPONENT_STAGES
 
-# Each stage's own reader, and the types it knows. The post-processor has no reader of its own:
-# explorer.pipeline.processors is imported above, so the shared reader knows its one type.
+# Each stage's own reader, and the types it knows. The post-processor and the decoder have no reader
+# of their own: their modules are imported above, so the shared reader knows their types.
 READERS = {
     "normalizer": normalizers.normalizer_from_hf_json,
     "pre_tokenizer": pre_tokenizers.pre_tokenizer_from_hf_json,
     "post_processor": functools.partial(component_from_hf_json, TemplateProcessing.stage),
-    "decoder": decoder_from_hf_json,
+    "decoder": functools.partial(component_from_hf_json, "decoder"),
 }
 TYPES = {
     "normalizer": ["BertNormalizer", "Lowercase", "NFD", "NFKC", "Sequence", "StripAccents"],

@@ -7,7 +7,11 @@
 - at most `MOST_LOOSE_MODULES` modules sit at the top of explorer/, and no two modules share a
   file name (a stage's per-algorithm files and a package's `base.py` excepted), so a file name is
   enough to find a feature's code;
-- every module says in its docstring what it does.
+- every module says in its docstring what it does;
+- explorer/lessons/ builds no HTML (that is explorer/views/);
+- only explorer/ui/common/state.py reads or writes `st.session_state`;
+- an `if TYPE_CHECKING:` block holds imports, and at least one;
+- docs/architecture.md's layer list is `LAYERS`, and every arrow of its diagram is an import.
 
 What it does not check: import circles and private names (tests/unit/test_import_graph.py).
 """
@@ -15,6 +19,7 @@ What it does not check: import circles and private names (tests/unit/test_import
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -200,6 +205,18 @@ def test_a_pages_package_in_explorer_ui_imports_only_common_and_itself():
     assert offenders == []
 
 
+def test_a_type_checking_block_holds_imports_only_and_at_least_one():
+    offenders = [
+        f"{path.relative_to(ROOT)}:{block.lineno}"
+        for path in modules()
+        for block in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(block, ast.If)
+        and "TYPE_CHECKING" in ast.unparse(block.test)
+        and not (block.body and all(isinstance(node, ast.Import | ast.ImportFrom) for node in block.body))
+    ]
+    assert offenders == []
+
+
 def test_few_loose_modules_at_the_top_of_explorer():
     loose = sorted(
         path.name for path in EXPLORER.glob("*.py") if path.name not in {"__init__.py", "__main__.py"}
@@ -216,3 +233,86 @@ def test_no_two_modules_share_a_file_name():
 def test_every_module_says_what_it_does(path):
     docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
     assert docstring and len(docstring.split()) >= 5
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+ARROW = " ─► "
+
+
+def doc_name(name: str) -> str:
+    """A package or module as the doc writes it (`training/`, `train.py`) -> its name in `LAYERS`."""
+    return name.removesuffix("/").removesuffix(".py")
+
+
+def imported_packages(name: str) -> set[str]:
+    """The packages of explorer/ that `name` imports (type hints included); `name` is a package of
+    explorer/ or `app` / `pages`."""
+    if name in ("app", "pages"):
+        paths = [ROOT / "app.py"] if name == "app" else sorted((ROOT / "pages").glob("*.py"))
+    else:
+        paths = [path for path in modules() if own_package(path) == name]
+    assert paths, f"{name} is neither a package of explorer/ nor the app"
+    return {
+        theirs
+        for path in paths
+        for _, module in every_import(path)
+        if (theirs := top_package(module)) is not None and theirs != name
+    }
+
+
+def architecture_section() -> str:
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    return text[text.index("## Layering") : text.index("Inside `ui/`, a page's package")]
+
+
+def test_the_architecture_docs_layers_are_the_checked_ones():
+    listed = [
+        {doc_name(name) for name in re.findall(r"`([^`]+)`", names)}
+        for names in re.findall(r"^\d+\. ((?:`[^`]+`(?:, )?)+)", architecture_section(), re.MULTILINE)
+    ]
+    assert listed == LAYERS
+
+
+def test_every_arrow_of_the_architecture_diagram_is_an_import():
+    """`a, b ─► c, d` says that each of a and b imports each of c and d; every package is drawn."""
+    diagram = architecture_section().split("```")[1]
+    arrows, drawn = [], set()
+    for line in diagram.strip().splitlines():
+        groups = [[doc_name(name.strip()) for name in group.split(",")] for group in line.split(ARROW)]
+        assert len(groups) > 1, f"a line of the diagram with no arrow: {line!r}"
+        drawn |= {name for group in groups for name in group}
+        arrows += [
+            (a, c) for left, right in zip(groups, groups[1:], strict=False) for a in left for c in right
+        ]
+    imported = {name: imported_packages(name) for name in {a for a, _ in arrows}}
+    false = [f"{a} ─► {c}" for a, c in arrows if c not in imported[a]]
+    assert false == []
+    assert set().union(*LAYERS) - drawn == set()
+
+
+HTML_TAG = re.compile(r"</?(?:a|b|br|code|details|div|i|li|p|pre|span|summary|table|td|th|tr|ul)[\s>/]")
+
+
+def test_lessons_build_no_html():
+    """What the pages teach is text and records; its HTML is explorer/views/'s."""
+    offenders = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sorted((EXPLORER / "lessons").rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and HTML_TAG.search(node.value)
+    ]
+    assert offenders == []
+
+
+def test_only_state_py_touches_the_session_state():
+    """explorer/ui/common/state.py owns every session key: the app, its pages and the rest of
+    explorer/ go through it."""
+    state = EXPLORER / "ui" / "common" / "state.py"
+    offenders = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *modules()]
+        if path != state
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "session_state"
+    ]
+    assert offenders == []

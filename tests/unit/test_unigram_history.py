@@ -21,6 +21,7 @@ from explorer.samples import SAMPLE_SENTENCES
 from explorer.train import encode_pieces, tokenizer_from_trace, train_corpus
 from explorer.training.unigram import UnigramConfig
 from explorer.ui.common.encode_panel import viterbi_html
+from explorer.views import lattice_table
 from explorer.views.unigram_table import removed_table
 from tests.reference.course_corpus import COURSE_CORPUS
 
@@ -142,13 +143,13 @@ def test_lattice_cells_are_the_model_edges_and_the_best_path_is_the_segmentation
         for word in trace.words[:8]:
             lattice = trace.lattice(word, r)
             assert lattice == trace.model_at(r).lattice(word)
-            lanes = lattice_view.lattice_lanes(lattice)
+            lanes = lattice_table.lattice_lanes(lattice)
             # Every edge exactly once, and no two edges of one row overlap.
             assert Counter(edge for lane in lanes for edge in lane) == Counter(lattice.edges)
             for lane in lanes:
                 assert all(a.end <= b.start for a, b in zip(lane, lane[1:]))
             assert [edge.piece for edge in lattice.best_path] == trace.segment(word, r)
-            markup = lattice_view.lattice_html(trace, lattice)
+            markup = lattice_table.lattice_html(trace, lattice)
             cells = re.findall(r'<td colspan="(\d+)" class="([^"]+)"', markup)
             assert len(cells) == len(lattice.edges)
             assert sum("lat-best" in classes for _, classes in cells) == len(lattice.best_path)
@@ -224,7 +225,7 @@ def test_every_corpus_string_is_escaped():
     tokenizer = tokenizer_from_trace(trace)
     r = len(trace.rounds)
     for word in trace.words:
-        markup = lattice_view.lattice_html(trace, trace.lattice(word, r))
+        markup = lattice_table.lattice_html(trace, trace.lattice(word, r))
         assert "<script" not in markup and "**" not in markup and "$x$" not in markup
         text = unescape(re.sub(r"<[^>]+>", "", markup))
         assert all(char in text for char in history.readable(trace, word))
@@ -270,7 +271,7 @@ def test_a_byte_level_run_shows_text_and_byte_tokens_as_a_bpe_run_does():
         line_html(sentence, encode_pieces(tokenizer, sentence)),  # Train page, Compare
         line_html(sentence, history.text_pieces(trace, tokenizer, sentence, last)),  # Training history
         *(pieces_html(history.word_pieces(trace, word, last)[0]) for word in trace.words),
-        *(lattice_view.lattice_html(trace, trace.lattice(word, last)) for word in trace.words),
+        *(lattice_table.lattice_html(trace, trace.lattice(word, last)) for word in trace.words),
         viterbi_html(viterbi_steps(tokenizer, sentence)),  # Training history's and Compare's table
     ]
     removed = [row.piece for r in every_round(trace) for row in history.removed_rows(trace, r)]

@@ -10,7 +10,7 @@ import pytest
 
 from explorer.checks import Limits
 from explorer.drawing.token_html import escape_text
-from explorer.lessons.encode_steps.viterbi import path_from_table, viterbi_steps, viterbi_table
+from explorer.lessons.encode_steps.viterbi import ViterbiRow, viterbi_steps, viterbi_table
 from explorer.lessons.explain import explain_unigram_size, stop_reason_text
 from explorer.pipeline.models.unigram import UnigramModel
 from explorer.run_config import RunConfig, UnigramConfig
@@ -150,6 +150,21 @@ def _random_model(rng: random.Random, alphabet: str) -> UnigramModel:
         length = rng.randint(2, 5)
         pieces["".join(rng.choice(alphabet) for _ in range(length))] = -rng.choice([1.0, 2.0, 3.5, 6.0])
     return UnigramModel([("<unk>", 0.0), *pieces.items()], unk_id=0)
+
+
+def path_from_table(rows: tuple[ViterbiRow, ...] | list[ViterbiRow]) -> list[tuple[int, int]]:
+    """The best segmentation's (start, end) spans, read from the back pointers (unknown
+    characters one span each, not fused)."""
+    by_end = {row.end: row for row in rows}
+    spans = []
+    end = len(rows)
+    while end > 0:
+        row = by_end[end]
+        if row.start is None:
+            raise ValueError(f"no segmentation reaches position {end}")
+        spans.append((row.start, end))
+        end = row.start
+    return spans[::-1]
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -19,7 +19,7 @@ from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_j
 from explorer.run_config import RunConfig, TrainerConfig
 from explorer.runstore import SQLiteRunStore, stopped_key_seed, stopped_run_key
 from explorer.samples import MULTILINGUAL, STUDY_IN_SCARLET
-from explorer.train import tokenizer_from_trace, train_corpus
+from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus
 from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.word_counts import split_lines
 from explorer.work import DONE, RUNNING, WorkerPool, tasks
@@ -60,7 +60,7 @@ def test_training_in_a_task_gives_the_same_trace_as_training_here():
     reporter = FakeReporter()
     result = train_task(reporter, CORPUS, SETTINGS, LIMITS)
     expected = train_corpus(CORPUS, RunConfig(CONFIG, ("nfkc",), "byte-level"))
-    assert without_seconds(MergeHistory.from_json(result["trace_json"])) == without_seconds(expected)
+    assert without_seconds(trace_from_json(result["trace_json"])) == without_seconds(expected)
     assert (result["steps"], result["stop_reason"], result["stopped_by"]) == (
         expected.steps,
         "vocab_size",
@@ -78,8 +78,8 @@ def test_a_task_counting_in_two_processes_gives_the_same_trace(monkeypatch):
     monkeypatch.setattr(word_counts, "PARALLEL_CHARACTERS", 1_000)  # the corpus is counted in parts
     one = train_task(FakeReporter(), CORPUS, SETTINGS, LIMITS)
     two = train_task(FakeReporter(), CORPUS, SETTINGS, LIMITS, None, 2)
-    assert without_seconds(MergeHistory.from_json(two["trace_json"])) == without_seconds(
-        MergeHistory.from_json(one["trace_json"])
+    assert without_seconds(trace_from_json(two["trace_json"])) == without_seconds(
+        trace_from_json(one["trace_json"])
     )
 
 
@@ -102,13 +102,11 @@ def test_the_stop_button_ends_training_with_the_merges_so_far_stored_under_a_key
     assert result["stored_key"] == stopped_run_key(seed, result["steps"]) and result["trace_json"] is None
     entry = store.get(result["stored_key"])
     assert entry.corpus.decode("utf-8") == CORPUS and entry.meta["stopped_by"] == "the Stop button"
-    assert MergeHistory.from_json(entry.payload.decode("utf-8")).steps == result["steps"]
+    assert trace_from_json(entry.payload.decode("utf-8")).steps == result["steps"]
     # Without a seed (a store spec of an older server) a stopped run comes back whole, unstored.
     reporter = FakeReporter(stop_after=1)
     result = train_task(reporter, CORPUS, SETTINGS, LIMITS, {**store.location(), "key": "k" * 64, "meta": {}})
-    assert (
-        result["stored_key"] is None and MergeHistory.from_json(result["trace_json"]).steps == result["steps"]
-    )
+    assert result["stored_key"] is None and trace_from_json(result["trace_json"]).steps == result["steps"]
 
 
 def test_the_step_limit_of_the_budget_applies():
@@ -127,7 +125,7 @@ def test_a_finished_run_is_stored_by_the_worker_and_only_its_key_returned(tmp_pa
     assert entry.corpus.decode("utf-8") == CORPUS
     assert entry.meta["label"] == "Study in Scarlet" and entry.meta["steps"] == result["steps"]
     expected = train_corpus(CORPUS, RunConfig(CONFIG, ("nfkc",), "byte-level"))
-    assert without_seconds(MergeHistory.from_json(entry.payload.decode("utf-8"))) == without_seconds(expected)
+    assert without_seconds(trace_from_json(entry.payload.decode("utf-8"))) == without_seconds(expected)
     train_task(FakeReporter(), CORPUS, SETTINGS, LIMITS, {**spec, "key": "f" * 64, "keep_corpus": False})
     assert store.get("f" * 64).corpus is None  # a built-in sample need not be stored again
 
@@ -200,9 +198,7 @@ def test_training_through_the_pool_and_stopping_it():
         small = pool.submit("small", train_task, CORPUS, SETTINGS, LIMITS)
         assert small.wait(60) and small.state == DONE, small.error
         expected = train_corpus(CORPUS, RunConfig(CONFIG, ("nfkc",), "byte-level"))
-        assert without_seconds(MergeHistory.from_json(small.result["trace_json"])) == without_seconds(
-            expected
-        )
+        assert without_seconds(trace_from_json(small.result["trace_json"])) == without_seconds(expected)
         letters = random.Random(0)  # 60,000 made-up words: far more merges to learn than we wait for
         words = [
             "".join(letters.choices("abcdefghijklmnopqrstuvwxyz", k=letters.randint(4, 12)))

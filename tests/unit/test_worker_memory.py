@@ -14,8 +14,8 @@ import pytest
 from explorer.checks import Limits
 from explorer.run_config import RunConfig, UnigramConfig
 from explorer.samples import SHAKESPEARE
+from explorer.train import trace_from_json
 from explorer.training.unigram import library as unigram_library
-from explorer.training.unigram.round_history import RoundHistory
 from explorer.work.tasks import train_task
 from explorer.work.worker import DEFAULT_MEMORY_MB, failure_sentence, memory_limit_mb
 
@@ -62,7 +62,7 @@ def test_an_allocation_past_the_limit_is_a_memory_error_in_the_worker():
 
 def test_a_unigram_run_past_the_limit_stops_with_its_rounds_so_far(monkeypatch):
     text = SHAKESPEARE.text[:50_000]
-    whole = RoundHistory.from_json(train_task(Reporter(), text, SETTINGS, LIMITS)["trace_json"])
+    whole = trace_from_json(train_task(Reporter(), text, SETTINGS, LIMITS)["trace_json"])
     assert len(whole.rounds) > 3
     prune, calls = unigram_library._Run.prune, []
 
@@ -76,7 +76,7 @@ def test_a_unigram_run_past_the_limit_stops_with_its_rounds_so_far(monkeypatch):
     result = train_task(Reporter(), text, SETTINGS, LIMITS)
     assert result["stop_reason"] == "stopped"
     assert result["stopped_by"] == "running out of memory"  # this process has no limit in force
-    stopped = RoundHistory.from_json(result["trace_json"])
+    stopped = trace_from_json(result["trace_json"])
     # The first round whole, the second's EM iterations, then the final assembly.
     assert len(stopped.rounds) == 3
     first, expected = stopped.rounds[0], whole.rounds[0]

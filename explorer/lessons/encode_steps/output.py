@@ -10,7 +10,7 @@ character as `[dropped: P]`, the unknown token as `[UNK] <- '서울'`, the rest 
 has not matched yet as `[rest: ing]`.
 
 What it does not do: compute anything (the other modules of explorer.lessons.encode_steps do), or draw
-HTML (explorer.lessons.encode_steps.steps_html).
+HTML (explorer.views.steps_html).
 """
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ table, one row per end position, the rows on the best path marked:
     ...
 
 - `viterbi_table(model, word)`: the rows for one word (from `UnigramModel.lattice`).
-- `path_from_table(rows)`: the (start, end) spans the back pointers give, last row first.
 - `viterbi_steps(tokenizer, text, name)`: the text cut as the tokenizer cuts it (special tokens,
   normalizer, pre-tokenizer), each pre-token with its table and its final tokens (runs of unknown
   characters fused into one token, as `encode` does). A course model before its last round has no
@@ -108,21 +107,6 @@ def viterbi_table(model: UnigramModel, word: str) -> tuple[ViterbiRow, ...]:
             )
         )
     return tuple(rows)
-
-
-def path_from_table(rows: tuple[ViterbiRow, ...] | list[ViterbiRow]) -> list[tuple[int, int]]:
-    """The best segmentation's (start, end) spans, read from the back pointers (unknown
-    characters one span each, not fused)."""
-    by_end = {row.end: row for row in rows}
-    spans = []
-    end = len(rows)
-    while end > 0:
-        row = by_end[end]
-        if row.start is None:
-            raise ValueError(f"no segmentation reaches position {end}")
-        spans.append((row.start, end))
-        end = row.start
-    return spans[::-1]
 
 
 def viterbi_steps(tokenizer: Tokenizer, text: str, name: str = "tokenizer") -> ViterbiSteps:

@@ -1,5 +1,5 @@
 """The compiled engine's front: the same inputs as the Python merge loop (`_merge` in
-`__init__.py`), the same MergeHistory out.
+`trainer.py`), the same MergeHistory out.
 
 The Rust crate (engine/, module `explorer_engine`) runs the engine, the queue of the flavor and the
 recording; this module hands it the words as symbol ids (one array, end to end) and the initial
@@ -8,7 +8,7 @@ progress checks between blocks of steps exactly where the Python loop does them,
 columns it returns into the MergeHistory's lists and arrays.
 
 What it does not do: choose the engine (explorer.training.engines) or build the initial
-vocabulary (`__init__.py`, shared by both engines).
+vocabulary (`trainer.py`, shared by both engines).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ occurrences it rewrote. For every character boundary inside every word it also k
 removed it (`boundary_steps`), so the segmentation of any word after any step k is a filter, not a
 replay: a boundary is still there after k merges iff its step is >= k.
 
-JSON schema (`to_json` / `from_json`), all lists indexed by step unless said otherwise:
+JSON schema (`to_json` / `from_dict`; explorer.train.trace_from_json reads the text), all lists
+indexed by step unless said otherwise:
     {"format": "tokenizer-explorer-trace", "version": 3,
      "config": {...},                                   # RunConfig.to_dict()
      "words": [str], "counts": [int],                  # per distinct word
@@ -339,7 +340,3 @@ class MergeHistory:
             engine=data.get("engine", "python"),
             corpus=data.get("corpus"),
         )
-
-    @classmethod
-    def from_json(cls, text: str) -> MergeHistory:
-        return cls.from_dict(json.loads(text))

@@ -39,7 +39,7 @@ from math import log
 import numpy as np
 
 from explorer.run_config import RunConfig
-from explorer.training.unigram.course_lattices import CourseLattices, word_edges
+from explorer.training.unigram.course_lattices import CourseLattices
 from explorer.training.unigram.round_history import RoundHistory, UnigramRound
 from explorer.training.unigram.round_recorder import RoundRecorder
 
@@ -66,44 +66,6 @@ def model_values(freqs: dict[str, int]) -> dict[str, float]:
     """The course's model: piece -> -log(freq / total), in the pieces' order."""
     total = sum(freqs.values())
     return {piece: -log(freq / total) for piece, freq in freqs.items()}
-
-
-def encode_word(word: str, model: dict[str, float], excluded: str | None = None):
-    """The course's encode_word: (tokens, score), or (["<unk>"], None). `excluded` acts as if that
-    piece were not in the model."""
-    longest = max(map(len, model), default=1)
-    score, spans = encode_edges(len(word), word_edges(word, model, longest), model, excluded)
-    if score is None:
-        return ["<unk>"], None
-    return [word[start:end] for start, end in spans], score
-
-
-def encode_edges(length: int, edges, model: dict[str, float], excluded: str | None = None):
-    """`encode_word` over a word's precomputed edges: its score and its tokens' (start, end)
-    (None when the word cannot be segmented). Same candidates, same order, same arithmetic."""
-    best_score: list[float | None] = [1] + [None] * length
-    best_start = [0] * (length + 1)
-    for start, end, token in edges:
-        at_start = best_score[start]
-        if at_start is None or token == excluded:
-            continue
-        value = model.get(token)
-        if value is None:
-            continue
-        score = value + at_start
-        current = best_score[end]
-        if current is None or current > score:
-            best_score[end] = score
-            best_start[end] = start
-    if best_score[length] is None:
-        return None, []
-    spans = []
-    end = length
-    while end > 0:
-        spans.append((best_start[end], end))
-        end = best_start[end]
-    spans.reverse()
-    return best_score[length], spans
 
 
 def sequential_sum(terms: np.ndarray, start: int = 0, initial: float = 0.0) -> float:

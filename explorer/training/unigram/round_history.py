@@ -20,7 +20,7 @@ Rounds (r = 1..len(rounds)); "after round 0" means the seeds:
   training-only "<UNK>" placeholder; the "final" round's size after is the whole final
   vocabulary (special tokens and unk token included), its snapshot `final_pieces`.
 
-JSON (`to_json` / `from_json`):
+JSON (`to_json` / `from_dict`; explorer.train.trace_from_json reads the text):
     {"format": "tokenizer-explorer-unigram-trace", "version": 1, "config": {...},
      "words": [str], "counts": [int], "seeds": [str], "seed_counts": i64, "seed_scores": f64,
      "rounds": [{"kind", "size_before", "size_after", "losses": [float], "em_sizes": [int],
@@ -438,11 +438,3 @@ class RoundHistory:
             )
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"Unigram trace: malformed ({type(error).__name__}: {error})") from None
-
-    @classmethod
-    def from_json(cls, text: str) -> RoundHistory:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"Unigram trace: not valid JSON ({error})") from None
-        return cls.from_dict(data)

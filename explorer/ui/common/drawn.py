@@ -21,6 +21,8 @@ from typing import Any
 
 import streamlit as st
 
+from explorer.ui.common import state
+
 WHEN_IDLE_JS = """
 const whenIdle = (send) => {  // explorer.ui.common.drawn.WHEN_IDLE_JS
   const app = document.querySelector('[data-testid="stApp"]');
@@ -49,11 +51,8 @@ def signal(name: str, event: str, detail: dict[str, Any]) -> None:
     """Dispatch `event` with `detail` in the browser once what precedes this element is drawn.
     `name` names the element (its key is `key_of(name)`); each call sends a new run number, so the
     browser runs the JavaScript every time, even when `detail` is unchanged."""
-    run_key = f"{key_of(name)}-runs"
-    runs = int(st.session_state.get(run_key, 0)) + 1
-    st.session_state[run_key] = runs
     draw: Any = _signal
-    draw(key=key_of(name), data={"event": event, "detail": detail, "run": runs})
+    draw(key=key_of(name), data={"event": event, "detail": detail, "run": state.next_signal_run(name)})
 
 
 def key_of(name: str) -> str:

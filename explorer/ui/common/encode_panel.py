@@ -5,7 +5,7 @@ start, the back pointer; the best path's rows highlighted), for one tokenizer. U
 history (the run's tokenizer after k merges) and by Compare (any column that can show its steps).
 
 What it does not do: encode (explorer.lessons.encode_steps, explorer.lessons.encode_steps.viterbi) or draw BPE
-and WordPiece steps (explorer.lessons.encode_steps.steps_html).
+and WordPiece steps (explorer.views.steps_html).
 """
 
 from __future__ import annotations
@@ -17,10 +17,10 @@ import streamlit as st
 from explorer.drawing.token_html import escape_text
 from explorer.drawing.wording import plural
 from explorer.lessons.encode_steps import EncodeSteps
-from explorer.lessons.encode_steps.steps_html import encode_steps_html
 from explorer.lessons.encode_steps.viterbi import ViterbiSteps, WordViterbi
 from explorer.ui.common import frame, link, state
 from explorer.ui.common.live_text import answered, live_text
+from explorer.views.steps_html import encode_steps_html
 
 MAX_CHARACTERS = 300  # each pre-token's steps grow with the square of its length
 DEFAULT_TEXT = "This is not a token."  # the course's own example (chapter 6, section 5)

@@ -63,6 +63,9 @@ SEEN_COLUMNS = (
 UPLOADED_TOKENIZERS = "compare_uploaded"  # OrderedDict key -> UploadedTokenizer: the session's uploads
 LAST_UPLOAD = "compare_last_upload"  # (digest of the uploader's files, messages): the upload read last
 AUDIT_JOBS = "audit_jobs"  # {audit key: JobHandle}: the Vocabulary page's audits still running
+SIGNAL_RUNS = (
+    "drawn_signal_runs"  # {signal name: int}: the drawings of each signal (explorer.ui.common.drawn)
+)
 
 PENDING_WIDGETS = "pending_widget_values"  # {widget key: (value set, value the browser showed, run)}
 SCRIPT_RUNS = "script_runs"  # int: the session's page script runs so far
@@ -316,6 +319,13 @@ def next_run_number() -> int:
     number = int(st.session_state.get(RUN_NUMBER, 0)) + 1
     st.session_state[RUN_NUMBER] = number
     return number
+
+
+def next_signal_run(name: str) -> int:
+    """The number of this drawing of the signal `name` in the session, counted from 1."""
+    runs = setdefault(SIGNAL_RUNS, {})
+    runs[name] = runs.get(name, 0) + 1
+    return runs[name]
 
 
 def current_run() -> Run | None:

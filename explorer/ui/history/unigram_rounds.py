@@ -5,7 +5,8 @@ pieces it removed and why, the words and the sample sentences segmented after it
 changed outlined), and the lattice of one word.
 
 Everything is read from the run's trace through explorer.lessons.rounds and
-explorer.lessons.lattice (pure) and drawn by explorer.drawing.token_html (escaped, classes only) and
+explorer.lessons.lattice (pure) and drawn by explorer.views.lattice_table and explorer.drawing.token_html
+(escaped, classes only) and
 explorer.drawing.charts.round_charts. Derived objects that do not depend on the round are memoized on the
 Run; a round's view segments ~30 words and the sample sentences twice (round r and r - 1, for
 the changes) and one word's lattice.
@@ -35,6 +36,7 @@ from explorer.training.unigram.round_history import RoundHistory
 from explorer.ui.common import encode_panel, state, tables
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.history import player
+from explorer.views import lattice_table
 from explorer.views import run_views as views
 
 W = state.Widget
@@ -218,7 +220,7 @@ def lattice_panel(run: Run, r: int) -> None:
         st.html(f'<div class="why">{escape_text(why_not)}</div>')
         return
     region = scroll_region("Lattice of the word")
-    st.html(f'<div class="lattice-wrap"{region}>{lattice_view.lattice_html(trace, lattice)}</div>')
+    st.html(f'<div class="lattice-wrap"{region}>{lattice_table.lattice_html(trace, lattice)}</div>')
     st.html(f'<div class="why">{escape_text(lattice_view.best_path_sentence(trace, lattice))}</div>')
 
 

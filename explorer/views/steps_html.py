@@ -3,8 +3,8 @@ step with its sentence (explorer.lessons.encode_steps.output.step_line, the CLI'
 after it, the piece the step made outlined; dropped characters and unknown tokens as the marked
 boxes every token display uses (`dropped: P`, `[UNK] ← 서울`).
 
-Every string from the text or the vocabulary goes through `render.escape_text`. Classes come from
-`explorer.drawing.stylesheet`.
+Every string from the text or the vocabulary goes through `explorer.drawing.token_html.escape_text`.
+Classes come from `explorer.drawing.stylesheet`.
 
 What it does not do: encode (the other modules of explorer.lessons.encode_steps), or import streamlit.
 """
