@@ -169,8 +169,9 @@ def training_key(
     time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
     of its own, never this shared one (`store_spec`'s "stopped_seed", `stopped_key`). `owner`: the
     salt of the session training a pasted or uploaded corpus (None for a sample, which every
-    visitor shares). `digest`: what stands for the corpus's sha256 when there is no text here (a
-    host's file: explorer.session.host_corpora.HostCorpus.fingerprint)."""
+    visitor shares). `digest`: the corpus's sha256 when the caller has it already (the Train
+    page's corpus check made it), or what stands for it when there is no text here (a host's file:
+    explorer.session.host_corpora.HostCorpus.fingerprint)."""
     run = settings.run_config(limits)
     described = {**run.to_dict(), "trace_version": TRACE_VERSION}
     if owner is not None:
@@ -204,13 +205,18 @@ def store_spec(key: str, meta: dict, keep_corpus: bool) -> dict | None:
 
 
 def run_meta(
-    settings: Settings, shared_label: str, sample_key: str | None, text: str, host: HostCorpus | None = None
+    settings: Settings,
+    shared_label: str,
+    sample_key: str | None,
+    text: str,
+    host: HostCorpus | None = None,
+    digest: str | None = None,
 ) -> dict:
     """What the store keeps beside a run's trace, to make it a `Run` again in any session. Its
     label is `shared_label`, what anyone may see the corpus called ("pasted text", "uploaded
     file"): the name a visitor gave an uploaded corpus stays in that visitor's session. A run of a
     host's file (`host`) has no text here: it is `from_counts`, and names the file, its size and
-    modification time."""
+    modification time. `digest`: the text's sha256 when the caller has it (else computed here)."""
     if host is not None:
         return {
             "settings": dataclasses.asdict(settings),
@@ -225,7 +231,7 @@ def run_meta(
         "settings": dataclasses.asdict(settings),
         "corpus_label": shared_label,
         "sample_key": sample_key,
-        "corpus_sha256": corpus_digest(text),
+        "corpus_sha256": digest or corpus_digest(text),
         "characters": len(text),
     }
     if sample_key is None and not keeps_corpus(text):
@@ -253,7 +259,7 @@ def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[TrainingHi
             return found[0], found[1]
     from explorer.train import trace_from_json  # here: the first page view trains nothing
 
-    trace = trace_from_json(payload.decode("utf-8"))
+    trace = trace_from_json(payload)
     with _shared_lock:
         found = _shared.setdefault(key, (trace, {}, characters))
         _shared.move_to_end(key)
@@ -324,11 +330,12 @@ _not_kept: OrderedDict[str, None] = OrderedDict()  # keys of finished runs the s
 NOT_KEPT_REMEMBERED = 1_000
 
 
-def keep_run(run: Run, text: str) -> bool:
+def keep_run(run: Run, text: str, trace_json: bytes | None = None) -> bool:
     """Store a finished run its worker did not store (no store that could write it, or a run over
-    the store's bound); when that fails too, remember that its key is not kept (`run_kept`), so
-    that no page hands out a link to it."""
-    kept = save_run(run, text)
+    the store's bound), with the trace JSON the worker sent when there is one (`save_run`); when
+    that fails too, remember that its key is not kept (`run_kept`), so that no page hands out a
+    link to it."""
+    kept = save_run(run, text, trace_json)
     with _shared_lock:
         if kept:
             _not_kept.pop(run.store_key, None)
@@ -345,18 +352,27 @@ def run_kept(key: str | None) -> bool:
         return key not in _not_kept
 
 
-def save_run(run: Run, text: str) -> bool:
+def save_run(run: Run, text: str, trace_json: bytes | None = None) -> bool:
     """Store a run the server made itself (the worker stores the others); False without a store
-    that can be written."""
+    that can be written. `trace_json`: the run's trace as UTF-8 JSON when the server holds it
+    already (a worker's), else built here."""
     run_store = store()
     if run_store is None or not run_store.writable:
         return False
     meta = {
-        **run_meta(run.settings, run.shared_label or STORED_CORPUS_LABEL, run.sample_key, text),
+        **run_meta(
+            run.settings,
+            run.shared_label or STORED_CORPUS_LABEL,
+            run.sample_key,
+            text,
+            digest=run.key.corpus_sha256,
+        ),
         "stopped_by": run.stopped_by,
     }
     corpus = None if run.sample_key or not keeps_corpus(text) else text.encode("utf-8", "surrogatepass")
-    return run_store.put(run.store_key, run.history.to_json().encode("utf-8"), corpus, meta)
+    if trace_json is None:
+        trace_json = run.history.to_json().encode("utf-8", "surrogatepass")
+    return run_store.put(run.store_key, trace_json, corpus, meta)
 
 
 # ---------------------------------------------------------------- Compare's uploaded tokenizers

@@ -39,6 +39,7 @@ class TrainingJob:
     number: int
     limits: Limits
     shared_label: str = ""
+    corpus_sha256: str = ""  # `text`'s, when the session had it already ("": digested when needed)
     started: float = field(default_factory=time.monotonic)
     stopping: bool = False
 
@@ -104,11 +105,13 @@ def submit(
     limits: Limits,
     label: str,
     host: HostCorpus | None = None,
+    digest: str | None = None,
 ) -> JobHandle:
     """Ask the pool for the run `key` names (a new job, or the one another visitor started), stored
     by the worker under `key` with `label`. A host's file (`host`) goes to the worker as its path,
-    never as its text, and is not stored (the run's key and meta name it)."""
-    meta = serving.run_meta(settings, label, sample_key, text, host)
+    never as its text, and is not stored (the run's key and meta name it). `digest`: the text's
+    sha256 when the caller has it (else it is computed)."""
+    meta = serving.run_meta(settings, label, sample_key, text, host, digest)
     pool = serving.pool()
     return pool.request(
         key,
@@ -143,7 +146,7 @@ def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
 
         trace = trace_from_json(result["trace_json"])
         run = Run(
-            key=RunKey(corpus_digest(job.text), job.settings),
+            key=RunKey(job.corpus_sha256 or corpus_digest(job.text), job.settings),
             history=trace,
             corpus_label=job.corpus_label,
             shared_label=job.shared_label,
@@ -158,7 +161,8 @@ def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
             # Stopped by its visitor, and not stored by the worker (no store that can be written):
             # theirs alone, under a key of its own (not the shared one).
             run.store_key = serving.stopped_key(job.key, tasks.trace_steps(trace))
-        serving.keep_run(run, job.text)  # not stored by the worker: by the server, else no link to it
+        # Not stored by the worker: by the server (the worker's bytes, not built again), else no link to it.
+        serving.keep_run(run, job.text, result["trace_json"])
         return run, job.text
     if ended.state == CANCELLED:
         return "Training was stopped before it learned anything."

@@ -124,7 +124,10 @@ def _request(
             st.error(markdown_literal(problem))
         return None
     owner = None if sample_key else state.run_salt()
-    key = serving.training_key(text, settings, limits, owner, host.fingerprint if host is not None else None)
+    # A host's file stands for its text by its fingerprint; a text's digest is the one its check
+    # just made (`corpus_check`): the text is digested once, not again for the key and the job.
+    digest = host.fingerprint if host is not None else state.form_corpus_digest(text)
+    key = serving.training_key(text, settings, limits, owner, digest)
     cached = state.run_cache().get(key)
     if cached is not None:
         return cached
@@ -149,10 +152,20 @@ def _submit(
 ) -> TrainingJob:
     """The pool's job for `key` (explorer.session.training_jobs.submit), held by this session."""
     label = training_jobs.shared_label(corpus_label, sample_key, label)
-    handle = training_jobs.submit(key, text, settings, sample_key, limits, label, host)
+    digest = None if host is not None else state.form_corpus_digest(text)  # remembered: not digested again
+    handle = training_jobs.submit(key, text, settings, sample_key, limits, label, host, digest)
     abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.common.abandoned)
     return TrainingJob(
-        handle, key, text, settings, corpus_label, sample_key, state.next_run_number(), limits, label
+        handle,
+        key,
+        text,
+        settings,
+        corpus_label,
+        sample_key,
+        state.next_run_number(),
+        limits,
+        label,
+        corpus_sha256=digest or "",
     )
 
 
