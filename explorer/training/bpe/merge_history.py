@@ -341,5 +341,5 @@ class MergeHistory:
         )
 
     @classmethod
-    def from_json(cls, text: str) -> MergeHistory:
+    def from_json(cls, text: str | bytes) -> MergeHistory:
         return cls.from_dict(json.loads(text))

@@ -440,7 +440,7 @@ class RoundHistory:
             raise ValueError(f"Unigram trace: malformed ({type(error).__name__}: {error})") from None
 
     @classmethod
-    def from_json(cls, text: str) -> RoundHistory:
+    def from_json(cls, text: str | bytes) -> RoundHistory:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
