@@ -21,6 +21,7 @@ from it, parsed once per process.
   `keep_run`: the same for a run its worker could not store, remembering the key when the store
   takes it neither (`run_kept(key)` False: a page then writes no link to it, and says
   `RUN_NOT_KEPT`).
+- `with_session_text(run, text)`: such a run made whole in the session holding its text.
 - `never_finished(key)`: a link's run that started training here and was never stored (a restart
   during its training), told apart from one that expired.
 - `upload_key(content_key)`: an uploaded tokenizer's key (`upload:` + an HMAC of its files under the
@@ -313,6 +314,16 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
     with _shared_lock:
         _not_kept.pop(key, None)  # stored since (another visitor's training of it)
     return run, text
+
+
+def with_session_text(run: Run, text: str) -> Run:
+    """A stored run without its corpus (`from_counts`: over `STORED_CORPUS_BYTES`) made whole again
+    in the session that holds the text: its views that need the text use it, and its summary
+    counts its characters (the stored run has none to count)."""
+    run.from_counts = False
+    run.characters = len(text)
+    run.perceived_characters = character_count(text)
+    return run
 
 
 def never_finished(key: str) -> bool:

@@ -137,8 +137,7 @@ def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
                 if job.corpus_label:  # this visitor's name for it (a reload's attached job has none)
                     loaded[0].corpus_label = job.corpus_label
                 if loaded[1] is None and job.text:  # not stored, but this session holds its text
-                    loaded[0].from_counts = False
-                    return loaded[0], job.text
+                    return serving.with_session_text(loaded[0], job.text), job.text
                 return loaded
         if result.get("trace_json") is None or not job.text:
             return "Training finished, but its result could not be read back from the run store: train again."

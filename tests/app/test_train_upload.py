@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 
+from explorer.drawing.wording import character_count
 from explorer.samples import SAMPLES
 from explorer.session import serving
 from explorer.training import engines
@@ -20,7 +21,7 @@ from explorer.ui.common import abandoned, state, training
 from explorer.ui.common.state import CURRENT_RUN
 from explorer.ui.common.state import Widget as W
 from explorer.ui.train import corpus_input
-from tests.app.helpers import click, html_bodies, joined, new_app, session_value
+from tests.app.helpers import click, html_bodies, joined, metrics, new_app, session_value
 
 JAPANESE = "".join(f"吾輩は猫である。名前はまだ無い。{index}\n" for index in range(3_000))
 
@@ -217,6 +218,11 @@ def test_a_corpus_over_the_stores_bound_is_kept_out_of_the_store_and_its_link_op
     run = session_value(at, CURRENT_RUN)
     assert run is not None and not run.from_counts
     assert session_value(at, state.TRAINED_CORPUS)[1] == OVER_THE_PYTHON_LIMIT[:5_000]
+    # Its summary counts the text this session holds (the stored run has none): 0 before.
+    assert run.characters == 5_000 and run.perceived_characters == character_count(
+        OVER_THE_PYTHON_LIMIT[:5_000]
+    )
+    assert metrics(at)["Corpus characters"] == f"{run.perceived_characters:,}"
     entry = serving.store().get(run.store_key)
     assert entry is not None and entry.corpus is None and entry.meta["from_counts"]
     reopened = new_app({key: at.query_params[key] for key in at.query_params})

@@ -187,7 +187,7 @@ def start(
     if isinstance(found, Run):
         state.put(state.OUTCOME, [("caption", REUSED)])
         if found.from_counts and host is None:  # a corpus the store does not keep: this session has it
-            found.from_counts = False
+            serving.with_session_text(found, text)
         state.set_current_run(found, None if found.from_counts else text)
         return found
     job = _submit(found, text, settings, corpus_label, sample_key, limits, shared_label, host)
