@@ -103,8 +103,7 @@ def train_corpus(
 
 def trace_from_json(text: str | bytes) -> TrainingHistory:
     """A trace's JSON read back (text, or its UTF-8 bytes as the run store and the workers hand
-    it over: parsed as they are, never decoded into a copy first): a RoundHistory when its
-    "format" says so, else a MergeHistory."""
+    it over): a RoundHistory when its "format" says so, else a MergeHistory."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

@@ -13,7 +13,7 @@
   and the worker's memory limit (explorer.work.worker): past it, it stops with its rounds so far.
   `settings` is a `RunConfig.to_dict()`, `limits` a `dataclasses.asdict(Limits)`. Returns
   {"trace_json" (the trace's JSON as UTF-8 bytes, built once: stored as they are, or handed
-  to the server, which parses them without decoding them first), "stored_key", "steps" (merges
+  to the server as bytes, which pickle copies as they are), "stored_key", "steps" (merges
   or rounds), "stop_reason", "stopped_by", "seconds"}; with a `store` dict
   (the store's `location()` plus "key", "stopped_seed", "meta" and "keep_corpus") the run is
   written to that store by the worker (compression included), under "key", or when the visitor
