@@ -8,9 +8,10 @@ byte-level:
      and one tiny job's round trip on a warm pool.
   2. Shipping a finished run to the server, per vocabulary size: (a) the trace JSON pickled back
      through the pool (from the moment the worker's function returns to the server holding the
-     result), then `trace_from_json`; (b) the worker stores the run (zlib + SQLite, timed inside
+     result), then `trace_from_json`; (b) the worker stores the run (zstd + SQLite, timed inside
      the worker as part of its job) and the server reads it back (`get` + `trace_from_json`).
-  3. Compression of that trace JSON for the store: zlib and lzma at a few levels (size, times).
+  3. Compression of that trace JSON for the store: zstd (the store's codec, level 3), zlib (an
+     older version's) and lzma at a few levels (size, times).
   4. The server while the largest vocabulary trains, in a worker and (the old design) in a thread
      of the server: the server process's CPU seconds, and how late a server thread that wants to
      run every millisecond wakes up (GIL contention shows as ~5 ms, the switch interval).
@@ -33,6 +34,8 @@ import threading
 import time
 import zlib
 from pathlib import Path
+
+import zstandard
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -83,12 +86,12 @@ def start_up(repeat: int, trips_timed: int = 20) -> None:
     )
 
 
-def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> str:
+def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> bytes:
     print("2. Shipping a finished run back to the server")
     store = SQLiteRunStore(folder / "runs.sqlite3", secret=b"s" * 32)
     pool = WorkerPool(size=1, preload=("explorer.work.tasks",))
     pool.warm_up()
-    largest_json = ""
+    largest_json = b""
     for vocab in vocabs:
         pipe, via_store, parse, read = [], [], [], []
         for attempt in range(repeat):
@@ -112,7 +115,7 @@ def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> str:
             via_store.append(job.result["store_seconds"])
             started = time.perf_counter()
             entry = store.get(key)
-            trace_from_json(entry.payload.decode("utf-8"))
+            trace_from_json(entry.payload)
             read.append(time.perf_counter() - started)
         steps = job.result["steps"]
         print(f"   BPE {vocab:,} ({steps:,} merges), trace JSON {len(trace_json.encode()) / 1e6:.1f} MB:")
@@ -131,10 +134,11 @@ def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> str:
     return largest_json
 
 
-def compression(trace_json: str, repeat: int) -> None:
-    data = trace_json.encode("utf-8")
+def compression(data: bytes, repeat: int) -> None:
     print(f"3. Compressing the last trace JSON ({len(data) / 1e6:.1f} MB), best of {repeat}")
     codecs = [
+        ("zstd 1", zstandard.ZstdCompressor(level=1).compress, zstandard.ZstdDecompressor().decompress),
+        ("zstd 3", zstandard.ZstdCompressor(level=3).compress, zstandard.ZstdDecompressor().decompress),
         ("zlib 1", lambda b: zlib.compress(b, 1), zlib.decompress),
         ("zlib 6", lambda b: zlib.compress(b, 6), zlib.decompress),
         ("zlib 9", lambda b: zlib.compress(b, 9), zlib.decompress),

@@ -101,8 +101,9 @@ def train_corpus(
     return train_counted(word_counts, figures, run, progress, should_stop, max_steps, engine)
 
 
-def trace_from_json(text: str) -> TrainingHistory:
-    """A trace's JSON read back: a RoundHistory when its "format" says so, else a MergeHistory."""
+def trace_from_json(text: str | bytes) -> TrainingHistory:
+    """A trace's JSON read back (text, or its UTF-8 bytes as the run store and the workers hand
+    it over): a RoundHistory when its "format" says so, else a MergeHistory."""
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:

@@ -38,7 +38,7 @@ from psycopg import errors
 
 from explorer.checks import MB
 from explorer.runstore.bounds import DAY, DEFAULT_MAX_DAYS, DEFAULT_MAX_MB, DEFAULT_POOL, positive_number
-from explorer.runstore.store import CODEC, TOUCH_SECONDS, Entry, pack, unpack
+from explorer.runstore.store import TOUCH_SECONDS, Entry, pack, readable, unpack
 
 LOG = logging.getLogger("explorer.runstore")
 T = TypeVar("T")
@@ -291,7 +291,16 @@ class PostgresRunStore:
                     "meta = excluded.meta, "
                     "codec = excluded.codec, size = excluded.size, created = excluded.created, "
                     "accessed = excluded.accessed",
-                    (key, packed.payload, packed.corpus, packed.meta_json, CODEC, packed.size, now, now),
+                    (
+                        key,
+                        packed.payload,
+                        packed.corpus,
+                        packed.meta_json,
+                        packed.codec,
+                        packed.size,
+                        now,
+                        now,
+                    ),
                 )
                 connection.execute("DELETE FROM started WHERE key = %s", (key,))
                 self._evict(connection, now, keep=key)
@@ -341,15 +350,15 @@ class PostgresRunStore:
                 return None
             payload, corpus, meta, codec, created, accessed = row
             now = self.clock()
-            if now - created > self.max_age or codec != CODEC:
-                if codec != CODEC:
+            if now - created > self.max_age or not readable(codec):
+                if not readable(codec):
                     LOG.warning("run %s has an unknown codec %r: dropped", key[:8], codec)
                 self._refresh(connection, "DELETE FROM runs WHERE key = %s", (key,))
                 return None
             if now - accessed >= TOUCH_SECONDS:
                 self._refresh(connection, "UPDATE runs SET accessed = %s WHERE key = %s", (now, key))
             return unpack(
-                key, bytes(payload), None if corpus is None else bytes(corpus), meta, created, accessed
+                key, bytes(payload), None if corpus is None else bytes(corpus), meta, created, accessed, codec
             )
 
         return self._run(read, None)

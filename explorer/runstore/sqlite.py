@@ -36,7 +36,7 @@ from explorer.checks import MB
 from explorer.runstore.bounds import DAY, DEFAULT_MAX_DAYS, DEFAULT_MAX_MB, default_path, positive_number
 from explorer.runstore.keys import load_secret
 from explorer.runstore.sqlite_connections import ThreadConnections, can_write
-from explorer.runstore.store import CODEC, TOUCH_SECONDS, Entry, pack, unpack
+from explorer.runstore.store import TOUCH_SECONDS, Entry, pack, readable, unpack
 
 LOG = logging.getLogger("explorer.runstore")
 
@@ -151,7 +151,16 @@ class SQLiteRunStore:
             try:
                 connection.execute(
                     "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (key, packed.payload, packed.corpus, packed.meta_json, CODEC, packed.size, now, now),
+                    (
+                        key,
+                        packed.payload,
+                        packed.corpus,
+                        packed.meta_json,
+                        packed.codec,
+                        packed.size,
+                        now,
+                        now,
+                    ),
                 )
                 connection.execute("DELETE FROM started WHERE key = ?", (key,))
                 self._evict(connection, now, keep=key)
@@ -232,14 +241,14 @@ class SQLiteRunStore:
                 return None
             payload, corpus, meta, codec, created, accessed = row
             now = self.clock()
-            if now - created > self.max_age or codec != CODEC:
-                if codec != CODEC:
+            if now - created > self.max_age or not readable(codec):
+                if not readable(codec):
                     LOG.warning("run %s has an unknown codec %r: dropped", key[:8], codec)
                 self._refresh(connection, "DELETE FROM runs WHERE key = ?", (key,))
                 return None
             if now - accessed >= TOUCH_SECONDS:
                 self._refresh(connection, "UPDATE runs SET accessed = ? WHERE key = ?", (now, key))
-            return unpack(key, payload, corpus, meta, created, accessed)
+            return unpack(key, payload, corpus, meta, created, accessed, codec)
 
         return self._connections.run(read, None)
 

@@ -21,6 +21,7 @@ from it, parsed once per process.
   `keep_run`: the same for a run its worker could not store, remembering the key when the store
   takes it neither (`run_kept(key)` False: a page then writes no link to it, and says
   `RUN_NOT_KEPT`).
+- `with_session_text(run, text)`: such a run made whole in the session holding its text.
 - `never_finished(key)`: a link's run that started training here and was never stored (a restart
   during its training), told apart from one that expired.
 - `upload_key(content_key)`: an uploaded tokenizer's key (`upload:` + an HMAC of its files under the
@@ -170,8 +171,9 @@ def training_key(
     time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
     of its own, never this shared one (`store_spec`'s "stopped_seed", `stopped_key`). `owner`: the
     salt of the session training a pasted or uploaded corpus (None for a sample, which every
-    visitor shares). `digest`: what stands for the corpus's sha256 when there is no text here (a
-    host's file: explorer.session.host_corpora.HostCorpus.fingerprint)."""
+    visitor shares). `digest`: the corpus's sha256 when the caller has it already (the Train
+    page's corpus check made it), or what stands for it when there is no text here (a host's file:
+    explorer.session.host_corpora.HostCorpus.fingerprint)."""
     run = settings.run_config(limits)
     described = {**run.to_dict(), "trace_version": TRACE_VERSION}
     if owner is not None:
@@ -211,13 +213,15 @@ def run_meta(
     text: str,
     host: HostCorpus | None = None,
     count_file: CountFile | None = None,
+    digest: str | None = None,
 ) -> dict:
     """What the store keeps beside a run's trace, to make it a `Run` again in any session. Its
     label is `shared_label`, what anyone may see the corpus called ("pasted text", "uploaded
     file"): the name a visitor gave an uploaded corpus stays in that visitor's session. A run of a
     host's file (`host`) or of an uploaded count file (`count_file`) has no text here: it is
     `from_counts`, and its `origin` names the host's file (its size and modification time) or the
-    count file's SHA-256 and size (not its name: the uploader's)."""
+    count file's SHA-256 and size (not its name: the uploader's). `digest`: the text's sha256 when
+    the caller has it (else computed here)."""
     if host is not None:
         return {
             "settings": dataclasses.asdict(settings),
@@ -242,7 +246,7 @@ def run_meta(
         "settings": dataclasses.asdict(settings),
         "corpus_label": shared_label,
         "sample_key": sample_key,
-        "corpus_sha256": corpus_digest(text),
+        "corpus_sha256": digest or corpus_digest(text),
         "characters": len(text),
     }
     if sample_key is None and not keeps_corpus(text):
@@ -278,7 +282,7 @@ def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[TrainingHi
             return found[0], found[1]
     from explorer.train import trace_from_json  # here: the first page view trains nothing
 
-    trace = trace_from_json(payload.decode("utf-8"))
+    trace = trace_from_json(payload)
     with _shared_lock:
         found = _shared.setdefault(key, (trace, {}, characters))
         _shared.move_to_end(key)
@@ -335,6 +339,16 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
     return run, text
 
 
+def with_session_text(run: Run, text: str) -> Run:
+    """A stored run without its corpus (`from_counts`: over `STORED_CORPUS_BYTES`) made whole again
+    in the session that holds the text: its views that need the text use it, and its summary
+    counts its characters (the stored run has none to count)."""
+    run.from_counts = False
+    run.characters = len(text)
+    run.perceived_characters = character_count(text)
+    return run
+
+
 def never_finished(key: str) -> bool:
     """Whether the run `key` names started training on this server and was never stored (the
     server restarted during its training, or it failed or was stopped): not an expired run."""
@@ -350,11 +364,12 @@ _not_kept: OrderedDict[str, None] = OrderedDict()  # keys of finished runs the s
 NOT_KEPT_REMEMBERED = 1_000
 
 
-def keep_run(run: Run, text: str) -> bool:
+def keep_run(run: Run, text: str, trace_json: bytes | None = None) -> bool:
     """Store a finished run its worker did not store (no store that could write it, or a run over
-    the store's bound); when that fails too, remember that its key is not kept (`run_kept`), so
-    that no page hands out a link to it."""
-    kept = save_run(run, text)
+    the store's bound), with the trace JSON the worker sent when there is one (`save_run`); when
+    that fails too, remember that its key is not kept (`run_kept`), so that no page hands out a
+    link to it."""
+    kept = save_run(run, text, trace_json)
     with _shared_lock:
         if kept:
             _not_kept.pop(run.store_key, None)
@@ -371,21 +386,30 @@ def run_kept(key: str | None) -> bool:
         return key not in _not_kept
 
 
-def save_run(run: Run, text: str) -> bool:
+def save_run(run: Run, text: str, trace_json: bytes | None = None) -> bool:
     """Store a run the server made itself (the worker stores the others); False without a store
-    that can be written."""
+    that can be written. `trace_json`: the run's trace as UTF-8 JSON when the server holds it
+    already (a worker's), else built here."""
     run_store = store()
     if run_store is None or not run_store.writable:
         return False
     meta = {
-        **run_meta(run.settings, run.shared_label or STORED_CORPUS_LABEL, run.sample_key, text),
+        **run_meta(
+            run.settings,
+            run.shared_label or STORED_CORPUS_LABEL,
+            run.sample_key,
+            text,
+            digest=run.key.corpus_sha256,
+        ),
         "stopped_by": run.stopped_by,
     }
     if run.origin:  # a host's file or a count file: no text, its digest and where it came from
         meta.update(corpus_sha256=run.key.corpus_sha256, characters=0, from_counts=True, **run.origin)
     keep = not (run.sample_key or run.origin) and keeps_corpus(text)
     corpus = text.encode("utf-8", "surrogatepass") if keep else None
-    return run_store.put(run.store_key, run.history.to_json().encode("utf-8"), corpus, meta)
+    if trace_json is None:
+        trace_json = run.history.to_json().encode("utf-8", "surrogatepass")
+    return run_store.put(run.store_key, trace_json, corpus, meta)
 
 
 # ---------------------------------------------------------------- Compare's uploaded tokenizers

@@ -42,6 +42,7 @@ class TrainingJob:
     shared_label: str = ""
     # A run without text here (a host's file, a count file): its digest and origin (serving.run_meta).
     source: tuple[str, dict] | None = None
+    corpus_sha256: str = ""  # `text`'s, when the session had it already ("": digested when needed)
     started: float = field(default_factory=time.monotonic)
     stopping: bool = False
 
@@ -108,12 +109,14 @@ def submit(
     label: str,
     host: HostCorpus | None = None,
     count_file: CountFile | None = None,
+    digest: str | None = None,
 ) -> JobHandle:
     """Ask the pool for the run `key` names (a new job, or the one another visitor started), stored
     by the worker under `key` with `label`. A host's file (`host`) goes to the worker as its path,
     never as its text, and an uploaded count file (`count_file`) as its bytes; neither is stored
-    (the run's key and meta name it, its trace holds its words and counts)."""
-    meta = serving.run_meta(settings, label, sample_key, text, host, count_file)
+    (the run's key and meta name it, its trace holds its words and counts). `digest`: the text's
+    sha256 when the caller has it (else it is computed)."""
+    meta = serving.run_meta(settings, label, sample_key, text, host, count_file, digest)
     pool = serving.pool()
     corpus: str | dict = text
     if host is not None:
@@ -148,15 +151,16 @@ def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
                 if job.corpus_label:  # this visitor's name for it (a reload's attached job has none)
                     loaded[0].corpus_label = job.corpus_label
                 if loaded[1] is None and job.text:  # not stored, but this session holds its text
-                    loaded[0].from_counts = False
-                    return loaded[0], job.text
+                    return serving.with_session_text(loaded[0], job.text), job.text
                 return loaded
         if result.get("trace_json") is None or not (job.text or job.source):
             return "Training finished, but its result could not be read back from the run store: train again."
         from explorer.train import trace_from_json  # here: the first page view trains nothing
 
         trace = trace_from_json(result["trace_json"])
-        digest, origin = job.source if job.source is not None else (corpus_digest(job.text), {})
+        digest, origin = (
+            job.source if job.source is not None else (job.corpus_sha256 or corpus_digest(job.text), {})
+        )
         run = Run(
             key=RunKey(digest, job.settings),
             history=trace,
@@ -175,7 +179,8 @@ def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
             # Stopped by its visitor, and not stored by the worker (no store that can be written):
             # theirs alone, under a key of its own (not the shared one).
             run.store_key = serving.stopped_key(job.key, tasks.trace_steps(trace))
-        serving.keep_run(run, job.text)  # not stored by the worker: by the server, else no link to it
+        # Not stored by the worker: by the server (the worker's bytes, not built again), else no link to it.
+        serving.keep_run(run, job.text, result["trace_json"])
         return run, job.text
     if ended.state == CANCELLED:
         return "Training was stopped before it learned anything."

@@ -14,8 +14,9 @@
   gone) or the budget does. The step limit counts merges: a Unigram run has the time limit only,
   and the worker's memory limit (explorer.work.worker): past it, it stops with its rounds so far.
   `settings` is a `RunConfig.to_dict()`, `limits` a `dataclasses.asdict(Limits)`. Returns
-  {"trace_json", "stored_key", "steps" (merges or rounds), "stop_reason", "stopped_by",
-  "seconds"}; with a `store` dict
+  {"trace_json" (the trace's JSON as UTF-8 bytes, built once: stored as they are, or handed
+  to the server as bytes, which pickle copies as they are), "stored_key", "steps" (merges
+  or rounds), "stop_reason", "stopped_by", "seconds"}; with a `store` dict
   (the store's `location()` plus "key", "stopped_seed", "meta" and "keep_corpus") the run is
   written to that store by the worker (compression included), under "key", or when the visitor
   stopped it under a key of its own (explorer.runstore.stopped_run_key), and only that key comes
@@ -123,7 +124,7 @@ def train_task(
         else:
             stopped_by = budget.stop_cause(trace.stop_reason, trace.steps)
     result = {
-        "trace_json": trace.to_json(),
+        "trace_json": trace.to_json().encode("utf-8", "surrogatepass"),
         "stored_key": None,
         "steps": trace_steps(trace),
         "stop_reason": trace.stop_reason,
@@ -254,7 +255,7 @@ def _store_run(store: dict, key: str, result: dict, corpus_text: str) -> str | N
         **{name: result[name] for name in ("steps", "stop_reason", "stopped_by", "seconds")},
     }
     corpus = corpus_text.encode("utf-8", "surrogatepass") if store.get("keep_corpus", True) else None
-    stored = run_store.put(key, result["trace_json"].encode("utf-8"), corpus, meta)
+    stored = run_store.put(key, result["trace_json"], corpus, meta)
     run_store.close()
     return key if stored else None
 

@@ -174,6 +174,26 @@ def test_merge_history_gives_the_program_that_prints_its_merge_from_the_trace(tm
     assert (tmp_path / "tokenizer.json").read_text(encoding="utf-8") == tokenizer_json(run)
 
 
+def test_the_trace_download_is_built_once_per_run_whatever_the_reruns_and_pages(served, monkeypatch):
+    """Merge history's step code and the Vocabulary page hand out one JSON, built once: a 50 MB
+    upload's trace is 110 MB and 1.6 s of the server's time to build."""
+    from explorer.training.bpe.merge_history import MergeHistory
+
+    built = []
+    to_json = MergeHistory.to_json
+    monkeypatch.setattr(MergeHistory, "to_json", lambda self: built.append(1) or to_json(self))
+    at = new_app({"sample": "hf-course", "vocab_size": "300", "step": "3"}, MERGES)
+    open_sections(at, W.SECTION_STEP_CODE)
+    at.query_params["step"] = "4"
+    at.run()
+    open_sections(at, W.SECTION_STEP_CODE)
+    trace = served["Trace (JSON)"][1]
+    at.switch_page(VOCABULARY).run()
+    assert not at.exception, at.exception
+    assert served["Trace (JSON)"][1] == trace == run_of(at).history.to_json()
+    assert len(built) == 2  # the download's, and this test's own call just above
+
+
 def test_compare_gives_the_program_that_prints_each_columns_ids_for_the_text_in_the_box(tmp_path):
     from explorer.compare.columns import pretrained_column, sentences_from
     from explorer.compare.counts import count_rows

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import html
 import weakref
 from collections import Counter
@@ -12,6 +13,7 @@ from collections import Counter
 import pytest
 from streamlit.runtime.memory_uploaded_file_manager import MemoryUploadedFileManager
 
+from explorer.drawing.wording import character_count
 from explorer.samples import SAMPLES
 from explorer.session import serving
 from explorer.training import engines
@@ -19,7 +21,7 @@ from explorer.ui.common import abandoned, state, training
 from explorer.ui.common.state import CURRENT_RUN
 from explorer.ui.common.state import Widget as W
 from explorer.ui.train import corpus_input
-from tests.app.helpers import click, html_bodies, joined, new_app, session_value
+from tests.app.helpers import click, html_bodies, joined, metrics, new_app, session_value
 
 JAPANESE = "".join(f"吾輩は猫である。名前はまだ無い。{index}\n" for index in range(3_000))
 
@@ -84,7 +86,10 @@ def test_an_upload_in_use_replaces_the_text_area_until_it_is_forgotten():
 def test_the_uploaders_limit_and_the_command_line_are_said_beside_it(monkeypatch):
     monkeypatch.setenv("EXPLORER_MAX_UPLOAD_MB", "7")
     at = new_app()
-    assert at.file_uploader(key=W.UPLOAD).label == "Or upload a .txt file (UTF-8) or a count file (.parquet), up to 7 MB"
+    assert (
+        at.file_uploader(key=W.UPLOAD).label
+        == "Or upload a .txt file (UTF-8) or a count file (.parquet), up to 7 MB"
+    )
     assert 'A file over 7 MB: train it with the command line, "python -m explorer train FILE' in joined(
         at, "caption"
     )
@@ -216,8 +221,36 @@ def test_a_corpus_over_the_stores_bound_is_kept_out_of_the_store_and_its_link_op
     run = session_value(at, CURRENT_RUN)
     assert run is not None and not run.from_counts
     assert session_value(at, state.TRAINED_CORPUS)[1] == OVER_THE_PYTHON_LIMIT[:5_000]
+    # Its summary counts the text this session holds (the stored run has none): 0 before.
+    assert run.characters == 5_000 and run.perceived_characters == character_count(
+        OVER_THE_PYTHON_LIMIT[:5_000]
+    )
+    assert metrics(at)["Corpus characters"] == f"{run.perceived_characters:,}"
     entry = serving.store().get(run.store_key)
     assert entry is not None and entry.corpus is None and entry.meta["from_counts"]
     reopened = new_app({key: at.query_params[key] for key in at.query_params})
     again = session_value(reopened, CURRENT_RUN)
     assert again is not None and again.store_key == run.store_key and again.from_counts
+
+
+def test_an_uploads_text_is_digested_once_from_its_upload_to_its_run(monkeypatch):
+    """Its check's digest is the run's key's, its job's and its stored meta's: the server hashes
+    the text once (a 50 MB upload's sha256 is a tenth of a second and a 50 MB copy each time)."""
+    data = JAPANESE.encode()
+    digests: Counter = Counter()
+    sha256 = hashlib.sha256
+
+    def counting(content=b"", *args, **kwargs):
+        if len(content) == len(data):
+            digests["corpus"] += 1
+        return sha256(content, *args, **kwargs)
+
+    at = new_app()
+    monkeypatch.setattr(hashlib, "sha256", counting)
+    at.file_uploader(key=W.UPLOAD).upload("neko.txt", data, "text/plain").run()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(300).run()
+    click(at, W.TRAIN)
+    run = session_value(at, CURRENT_RUN)
+    assert run is not None and run.key.corpus_sha256 == sha256(data).hexdigest()
+    assert serving.store().get(run.store_key).meta["corpus_sha256"] == run.key.corpus_sha256
+    assert digests == Counter(corpus=1)

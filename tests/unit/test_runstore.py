@@ -31,6 +31,7 @@ from explorer.runstore import (
     run_key,
     store_at,
 )
+from explorer.runstore import store as store_module
 from tests import ROOT
 
 SECRET = b"s" * 32
@@ -82,6 +83,21 @@ def test_a_stored_run_comes_back_whole_and_compressed(run_stores):
     store.delete("a" * 64)
     assert store.get("a" * 64) is None
     assert store.get("never stored") is None
+
+
+def test_runs_are_stored_with_zstd_and_runs_an_older_version_stored_with_zlib_still_read(
+    run_stores, monkeypatch
+):
+    store = run_stores()
+    payload, corpus = b'{"merges": [[1, 2, 3]]}' * 2000, "Ünïcode corpus\n".encode() * 500
+    monkeypatch.setattr(store_module, "CODEC", "zlib")  # what versions before zstd wrote
+    assert store.put("o" * 64, payload, corpus, {"label": "old"})
+    monkeypatch.undo()
+    assert store.put("n" * 64, payload, corpus, {"label": "new"})
+    assert (store.get("o" * 64).payload, store.get("o" * 64).corpus) == (payload, corpus)
+    assert (store.get("n" * 64).payload, store.get("n" * 64).corpus) == (payload, corpus)
+    assert store_module.pack("n" * 64, payload, corpus, {}).payload.startswith(b"\x28\xb5\x2f\xfd")  # zstd
+    assert store_module.pack("n" * 64, payload, corpus, {}).codec == "zstd"
 
 
 def test_the_byte_bound_evicts_the_least_recently_read_first(run_stores):

@@ -109,6 +109,23 @@ def test_the_stop_button_ends_training_with_the_merges_so_far_stored_under_a_key
     assert result["stored_key"] is None and trace_from_json(result["trace_json"]).steps == result["steps"]
 
 
+def test_the_trace_json_is_built_once_and_handed_over_as_the_bytes_the_store_keeps(tmp_path, monkeypatch):
+    built = []
+    to_json = MergeHistory.to_json
+    monkeypatch.setattr(MergeHistory, "to_json", lambda self: built.append(1) or to_json(self))
+    result = train_task(FakeReporter(), CORPUS, SETTINGS, LIMITS)
+    assert isinstance(result["trace_json"], bytes) and built == [1]
+    assert MergeHistory.from_json(result["trace_json"]).to_json().encode("utf-8") == result["trace_json"]
+    store = SQLiteRunStore(tmp_path / "runs.sqlite3", secret=b"s" * 32)
+    spec = {**store.location(), "key": "b" * 64, "meta": {}, "keep_corpus": False}
+    built.clear()
+    stored = train_task(FakeReporter(), CORPUS, SETTINGS, LIMITS, spec)
+    assert stored["stored_key"] == "b" * 64 and built == [1]
+    assert without_seconds(MergeHistory.from_json(store.get("b" * 64).payload)) == without_seconds(
+        MergeHistory.from_json(result["trace_json"])
+    )
+
+
 def test_the_step_limit_of_the_budget_applies():
     limits = {**LIMITS, "max_steps": 10}
     result = train_task(FakeReporter(), CORPUS, SETTINGS, limits)

@@ -155,7 +155,7 @@ def job_shows_form(settings: Settings, corpus_text: str | None, sample_key: str 
         job.settings.canonical() == settings.canonical()
         and job.sample_key == (sample_key or None)
         and corpus_text is not None
-        and state.digest_trained_for(corpus_text) == corpus_digest(job.text)
+        and state.digest_trained_for(corpus_text) == (job.corpus_sha256 or corpus_digest(job.text))
     )
 
 

@@ -401,8 +401,10 @@ def form_corpus_digest(text: str) -> str:
 
 def note_trained_part(form_text: str, trained_text: str) -> None:
     """Train used `trained_text` for the form's corpus `form_text` (its first MB, or a sample of its
-    lines, when the corpus is over the size limit)."""
-    put(TRAINED_FROM, (form_corpus_digest(form_text), corpus_digest(trained_text)))
+    lines, when the corpus is over the size limit), or all of it (digested once)."""
+    form_digest = form_corpus_digest(form_text)
+    trained = form_digest if trained_text is form_text else corpus_digest(trained_text)
+    put(TRAINED_FROM, (form_digest, trained))
 
 
 def digest_trained_for(form_text: str) -> str:

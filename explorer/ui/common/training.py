@@ -126,9 +126,11 @@ def _request(
             st.error(markdown_literal(problem))
         return None
     owner = None if sample_key else state.run_salt()
-    key = serving.training_key(
-        text, settings, limits, owner, source.fingerprint if source is not None else None
-    )
+    # A host's file or a count file stands for its text by its fingerprint; a text's digest is the
+    # one its check just made (`corpus_check`): the text is digested once, not again for the key
+    # and the job.
+    digest = source.fingerprint if source is not None else state.form_corpus_digest(text)
+    key = serving.training_key(text, settings, limits, owner, digest)
     cached = state.run_cache().get(key)
     if cached is not None:
         return cached
@@ -155,9 +157,10 @@ def _submit(
     label = training_jobs.shared_label(corpus_label, sample_key, label)
     host = source if isinstance(source, HostCorpus) else None
     count_file = source if isinstance(source, CountFile) else None
-    handle = training_jobs.submit(key, text, settings, sample_key, limits, label, host, count_file)
+    digest = None if source is not None else state.form_corpus_digest(text)  # remembered: not digested again
+    handle = training_jobs.submit(key, text, settings, sample_key, limits, label, host, count_file, digest)
     abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.common.abandoned)
-    meta = serving.run_meta(settings, label, sample_key, text, host, count_file)
+    meta = serving.run_meta(settings, label, sample_key, text, host, count_file, digest)
     return TrainingJob(
         handle,
         key,
@@ -169,6 +172,7 @@ def _submit(
         limits,
         label,
         None if source is None else (source.fingerprint, serving.origin_of(meta)),
+        corpus_sha256=digest or "",
     )
 
 
@@ -191,7 +195,7 @@ def start(
     if isinstance(found, Run):
         state.put(state.OUTCOME, [("caption", REUSED)])
         if found.from_counts and source is None:  # a corpus the store does not keep: this session has it
-            found.from_counts = False
+            serving.with_session_text(found, text)
         state.set_current_run(found, None if found.from_counts else text)
         return found
     job = _submit(found, text, settings, corpus_label, sample_key, limits, shared_label, source)

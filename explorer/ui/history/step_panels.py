@@ -27,6 +27,7 @@ from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common.frame import section
 from explorer.views import merge_views, reproduce_views
 from explorer.views import run_views as views
+from explorer.views.vocabulary_table import trace_json
 
 W = state.Widget
 FOLLOW_STEP = -1  # the merge tree's choice "the token made at this step"
@@ -164,7 +165,7 @@ def step_code(run: Run, step: MergeStep) -> None:
     st.code(reproduce_views.step_program(run, step.merge), language=None, wrap_lines=True)
     st.download_button(
         "Trace (JSON)",
-        step.history.to_json(),
+        trace_json(run),
         trace_name,
         "application/json",
         key=W.STEP_CODE_TRACE,
