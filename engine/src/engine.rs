@@ -1,7 +1,8 @@
 //! The incremental merge engine: explorer/training/bpe/engine.py, line for line in behaviour.
 //!
-//! Each distinct word is a vector of symbol ids with its corpus count; `pair_counts` holds every
-//! adjacent pair's weighted count, overlaps included; a merge rewrites only the words it is given
+//! Each distinct word is a run of symbol ids with its corpus count, all words end to end in one
+//! buffer (`Words`: no allocation per word); `pair_counts` holds every adjacent pair's weighted
+//! count, overlaps included; a merge rewrites only the words it is given
 //! and reports the same pair-count deltas, in the same places, as the Python engine (the library's
 //! `Word::merge`), and the step that removed each character boundary (`boundary_steps`).
 //!
@@ -23,6 +24,78 @@ pub fn unpack(pair: Pair) -> (u32, u32) {
 /// A boundary never removed (int32 max).
 pub const NEVER: i32 = i32::MAX;
 
+/// Every word's symbols end to end in one buffer: word i starts at `starts[i]` and holds
+/// `lengths[i]` symbols; a merge shortens a word where it is, leaving the rest of its room
+/// unused. A word of n symbols had n - 1 boundaries to begin with: they sit end to end at
+/// `starts[i] - i` in a buffer of the same layout (`boundaries`). 12 bytes a word beside the
+/// symbols, where a vector per word took 24 and an allocation (and as much again for its
+/// boundary steps).
+pub struct Words {
+    symbols: Vec<u32>,
+    /// One more than the words: where each word started, and the end of the last.
+    starts: Vec<usize>,
+    lengths: Vec<u32>,
+}
+
+impl Words {
+    /// Words given as their symbols end to end and each one's number of symbols (at least one).
+    pub fn new(symbols: Vec<u32>, lengths: Vec<u32>) -> Result<Words, &'static str> {
+        let mut starts = Vec::with_capacity(lengths.len() + 1);
+        let mut end = 0usize;
+        starts.push(end);
+        for &length in &lengths {
+            if length == 0 {
+                return Err("every word has at least one symbol");
+            }
+            end += length as usize;
+            starts.push(end);
+        }
+        if end != symbols.len() {
+            return Err("the words' lengths do not add up to their symbols");
+        }
+        Ok(Words {
+            symbols,
+            starts,
+            lengths,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.lengths.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lengths.is_empty()
+    }
+
+    /// Word `index`'s symbols as they are now.
+    pub fn get(&self, index: usize) -> &[u32] {
+        let start = self.starts[index];
+        &self.symbols[start..start + self.lengths[index] as usize]
+    }
+
+    /// Word `index` rewritten as `symbols`, no longer than it was.
+    fn set(&mut self, index: usize, symbols: &[u32]) {
+        let start = self.starts[index];
+        self.symbols[start..start + symbols.len()].copy_from_slice(symbols);
+        self.lengths[index] = symbols.len() as u32;
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &[u32]> {
+        (0..self.len()).map(|index| self.get(index))
+    }
+
+    /// Where word `index`'s boundaries sit in a buffer of every word's boundaries end to end.
+    pub fn boundaries(&self, index: usize) -> std::ops::Range<usize> {
+        self.starts[index] - index..self.starts[index + 1] - index - 1
+    }
+
+    /// How many boundaries all the words had to begin with.
+    fn boundary_count(&self) -> usize {
+        self.symbols.len() - self.len()
+    }
+}
+
 /// What one merge did: the pairs that gained (each with the words where they did, in the order
 /// first met), how many distinct words changed and how many corpus occurrences were merged.
 pub struct Merged {
@@ -32,13 +105,14 @@ pub struct Merged {
 }
 
 pub struct Engine {
-    pub words: Vec<Vec<u32>>,
+    pub words: Words,
     pub counts: Vec<i64>,
     /// Each token's length in characters, decorations included (grows with the vocabulary).
     pub token_lengths: Vec<i64>,
     pub prefix_length: i64,
-    /// Per word, per boundary between two characters: the step that removed it.
-    pub boundary_steps: Vec<Vec<i32>>,
+    /// Per word, per boundary between two characters: the step that removed it (every word's
+    /// end to end: `Words::boundaries`).
+    pub boundary_steps: Vec<i32>,
     pub pair_counts: FxHashMap<Pair, i64>,
     /// Pair -> the words that held it when first counted, in word order (the library flavor's
     /// first queue entries); emptied for the course flavor, whose live index is `pair_words`.
@@ -50,17 +124,14 @@ pub struct Engine {
 
 impl Engine {
     pub fn new(
-        words: Vec<Vec<u32>>,
+        words: Words,
         counts: Vec<i64>,
         token_lengths: Vec<i64>,
         prefix_length: i64,
         track_symbol_freqs: bool,
         track_pair_words: bool,
     ) -> Engine {
-        let boundary_steps = words
-            .iter()
-            .map(|w| vec![NEVER; w.len().saturating_sub(1)])
-            .collect();
+        let boundary_steps = vec![NEVER; words.boundary_count()];
         let mut engine = Engine {
             words,
             counts,
@@ -155,13 +226,13 @@ impl Engine {
         };
 
         for &index in candidates {
-            let symbols = &self.words[index as usize];
+            let symbols = self.words.get(index as usize);
             let size = symbols.len();
             if size < 2 || !symbols.windows(2).any(|w| w[0] == left && w[1] == right) {
                 continue;
             }
             let count = self.counts[index as usize];
-            let steps = &mut self.boundary_steps[index as usize];
+            let steps = &mut self.boundary_steps[self.words.boundaries(index as usize)];
             rebuilt.clear();
             // Characters before the symbol being written, less one prefix per symbol (see the
             // Python engine: the boundary removed sits after the left symbol's characters).
@@ -198,7 +269,7 @@ impl Engine {
             }
             words_changed += 1;
             occurrences += merged_here * count;
-            std::mem::swap(&mut self.words[index as usize], &mut rebuilt);
+            self.words.set(index as usize, &rebuilt);
         }
         if occurrences != 0 {
             if let Some(freqs) = self.symbol_freqs.as_mut() {
@@ -241,7 +312,7 @@ impl Engine {
         let mut sorted: Vec<u32> = set.iter().copied().collect();
         sorted.sort_unstable();
         for index in sorted {
-            let symbols = &self.words[index as usize];
+            let symbols = self.words.get(index as usize);
             if let Some(position) = symbols
                 .windows(2)
                 .position(|w| w[0] == left && w[1] == right)
