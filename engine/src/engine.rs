@@ -8,6 +8,8 @@
 //!
 //! What it does not do: choose the next pair (queues.rs) or name tokens (run.rs).
 
+use std::collections::hash_map::Entry;
+
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// A pair `(left, right)` as one `u64`; orders like the tuple.
@@ -104,6 +106,45 @@ pub struct Merged {
     pub occurrences: i64,
 }
 
+/// Pairs, each with the words that held it when first counted (in word order, each once): every
+/// pair's words end to end in one buffer, where a vector per pair took 24 bytes and an allocation.
+#[derive(Default)]
+pub struct PairWords {
+    /// In order of first appearance.
+    pub pairs: Vec<Pair>,
+    /// One more than the pairs: where each pair's words start in `words`, and the end of the last.
+    pub starts: Vec<usize>,
+    pub words: Vec<u32>,
+}
+
+impl PairWords {
+    /// Pair `at` and the words that hold it.
+    pub fn get(&self, at: usize) -> (Pair, &[u32]) {
+        (
+            self.pairs[at],
+            &self.words[self.starts[at]..self.starts[at + 1]],
+        )
+    }
+}
+
+/// `pair`'s count moved by `delta`; a count of 0 leaves the table (a pair not in it counts 0), so
+/// that the table holds the pairs the words hold now, not every pair a merge ever made.
+fn add_count(pair_counts: &mut FxHashMap<Pair, i64>, pair: Pair, delta: i64) {
+    match pair_counts.entry(pair) {
+        Entry::Occupied(mut entry) => {
+            *entry.get_mut() += delta;
+            if *entry.get() == 0 {
+                entry.remove();
+            }
+        }
+        Entry::Vacant(entry) => {
+            if delta != 0 {
+                entry.insert(delta);
+            }
+        }
+    }
+}
+
 pub struct Engine {
     pub words: Words,
     pub counts: Vec<i64>,
@@ -113,10 +154,11 @@ pub struct Engine {
     /// Per word, per boundary between two characters: the step that removed it (every word's
     /// end to end: `Words::boundaries`).
     pub boundary_steps: Vec<i32>,
+    /// Every pair's count, but those at 0 (`add_count`).
     pub pair_counts: FxHashMap<Pair, i64>,
-    /// Pair -> the words that held it when first counted, in word order (the library flavor's
-    /// first queue entries); emptied for the course flavor, whose live index is `pair_words`.
-    pub initial_pair_words: Vec<(Pair, Vec<u32>)>,
+    /// Every pair with the words that held it when first counted (the library flavor's first
+    /// queue entries); emptied for the course flavor, whose live index is `pair_words`.
+    pub initial_pair_words: PairWords,
     pub symbol_freqs: Option<FxHashMap<u32, i64>>,
     pub pair_words: Option<FxHashMap<Pair, FxHashSet<u32>>>,
     pub pairs_by_symbol: Option<FxHashMap<u32, FxHashSet<Pair>>>,
@@ -139,7 +181,7 @@ impl Engine {
             prefix_length,
             boundary_steps,
             pair_counts: FxHashMap::default(),
-            initial_pair_words: Vec::new(),
+            initial_pair_words: PairWords::default(),
             symbol_freqs: if track_symbol_freqs {
                 Some(FxHashMap::default())
             } else {
@@ -151,8 +193,10 @@ impl Engine {
         engine.count_pairs();
         if track_pair_words {
             let mut index = FxHashMap::default();
-            for (pair, holders) in engine.initial_pair_words.drain(..) {
-                index.insert(pair, holders.into_iter().collect::<FxHashSet<u32>>());
+            let initial = std::mem::take(&mut engine.initial_pair_words);
+            for at in 0..initial.pairs.len() {
+                let (pair, holders) = initial.get(at);
+                index.insert(pair, holders.iter().copied().collect::<FxHashSet<u32>>());
             }
             engine.pair_words = Some(index);
         }
@@ -168,9 +212,16 @@ impl Engine {
         engine
     }
 
+    /// Every pair's count, and the words holding each, in two passes over the words: the first
+    /// counts them (and how many words hold each pair), the second lists each pair's words in
+    /// its own part of one buffer.
     fn count_pairs(&mut self) {
+        const NO_WORD: u32 = u32::MAX;
         let mut slot: FxHashMap<Pair, usize> = FxHashMap::default();
-        let mut holders: Vec<(Pair, Vec<u32>)> = Vec::new();
+        let mut pairs: Vec<Pair> = Vec::new();
+        let mut holders: Vec<usize> = Vec::new();
+        // The last word counted for each pair: a word holding a pair twice is listed once.
+        let mut last_word: Vec<u32> = Vec::new();
         for (index, symbols) in self.words.iter().enumerate() {
             let count = self.counts[index];
             if let Some(freqs) = self.symbol_freqs.as_mut() {
@@ -182,16 +233,43 @@ impl Engine {
                 let pair = pack(window[0], window[1]);
                 *self.pair_counts.entry(pair).or_insert(0) += count;
                 let at = *slot.entry(pair).or_insert_with(|| {
-                    holders.push((pair, Vec::new()));
-                    holders.len() - 1
+                    pairs.push(pair);
+                    holders.push(0);
+                    last_word.push(NO_WORD);
+                    pairs.len() - 1
                 });
-                let words = &mut holders[at].1;
-                if words.last() != Some(&(index as u32)) {
-                    words.push(index as u32);
+                if last_word[at] != index as u32 {
+                    last_word[at] = index as u32;
+                    holders[at] += 1;
                 }
             }
         }
-        self.initial_pair_words = holders;
+        let mut starts = Vec::with_capacity(pairs.len() + 1);
+        let mut end = 0usize;
+        starts.push(end);
+        for &held in &holders {
+            end += held;
+            starts.push(end);
+        }
+        // `holders` becomes where each pair's next word goes.
+        holders.copy_from_slice(&starts[..pairs.len()]);
+        last_word.fill(NO_WORD);
+        let mut words = vec![0u32; end];
+        for (index, symbols) in self.words.iter().enumerate() {
+            for window in symbols.windows(2) {
+                let at = slot[&pack(window[0], window[1])];
+                if last_word[at] != index as u32 {
+                    last_word[at] = index as u32;
+                    words[holders[at]] = index as u32;
+                    holders[at] += 1;
+                }
+            }
+        }
+        self.initial_pair_words = PairWords {
+            pairs,
+            starts,
+            words,
+        };
     }
 
     /// Merge `pair` into `new_symbol` in every word of `candidates` that holds it, left to right
@@ -245,16 +323,16 @@ impl Engine {
                     steps[(characters - prefix_length * position + last_character_of_left)
                         as usize] = step;
                     if let Some(&previous) = rebuilt.last() {
-                        *pair_counts.entry(pack(previous, left)).or_insert(0) -= count;
+                        add_count(pair_counts, pack(previous, left), -count);
                         let gain = pack(previous, new_symbol);
-                        *pair_counts.entry(gain).or_insert(0) += count;
+                        add_count(pair_counts, gain, count);
                         note(gain, index, &mut new_pairs);
                     }
                     if i + 2 < size {
                         let following = symbols[i + 2];
-                        *pair_counts.entry(pack(right, following)).or_insert(0) -= count;
+                        add_count(pair_counts, pack(right, following), -count);
                         let gain = pack(new_symbol, following);
-                        *pair_counts.entry(gain).or_insert(0) += count;
+                        add_count(pair_counts, gain, count);
                         note(gain, index, &mut new_pairs);
                     }
                     rebuilt.push(new_symbol);

@@ -323,6 +323,8 @@ mod tests {
             .collect();
         assert!(!recount.is_empty());
         assert_eq!(live, recount);
+        // A pair at 0 has left the table: it holds the pairs the words hold, not every one made.
+        assert!(trace.engine.pair_counts.values().all(|&count| count != 0));
     }
 
     #[test]
