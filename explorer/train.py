@@ -84,14 +84,18 @@ def train_corpus(
         )
         reading_of(inputs, run.reading)  # text mixed with records, or a reading records cannot have
         counts = count_inputs(inputs, Counting.of(run), jobs=jobs, engine=engine, should_stop=should_stop)
-        return train_counted(counts.words, counts.figures, run, progress, should_stop, max_steps, engine)
+        return train_counted(
+            counts.hand_over(), counts.figures, run, progress, should_stop, max_steps, engine
+        )
     if run.reading != "lines":  # the text cut as a file is: each line with its ending
         if run.reading == "records":
             raise ValueError("a corpus given as text has lines, not records: give the paths of its files")
         counter = ChunkCounter(Counting.of(run), jobs=jobs, engine=engine)
         counter.add_text(corpus)
         counts = counter.result()
-        return train_counted(counts.words, counts.figures, run, progress, should_stop, max_steps, engine)
+        return train_counted(
+            counts.hand_over(), counts.figures, run, progress, should_stop, max_steps, engine
+        )
     # A RunConfig without a pre-tokenizer (words given directly) cannot count a text: count_words
     # rejects None as an unknown pre-tokenizer.
     # The corpus figures (lines, characters, words) come from the same pass, for a merge history.

@@ -1,11 +1,14 @@
 //! The incremental merge engine: explorer/training/bpe/engine.py, line for line in behaviour.
 //!
-//! Each distinct word is a vector of symbol ids with its corpus count; `pair_counts` holds every
-//! adjacent pair's weighted count, overlaps included; a merge rewrites only the words it is given
+//! Each distinct word is a run of symbol ids with its corpus count, all words end to end in one
+//! buffer (`Words`: no allocation per word); `pair_counts` holds every adjacent pair's weighted
+//! count, overlaps included; a merge rewrites only the words it is given
 //! and reports the same pair-count deltas, in the same places, as the Python engine (the library's
 //! `Word::merge`), and the step that removed each character boundary (`boundary_steps`).
 //!
 //! What it does not do: choose the next pair (queues.rs) or name tokens (run.rs).
+
+use std::collections::hash_map::Entry;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
@@ -23,6 +26,78 @@ pub fn unpack(pair: Pair) -> (u32, u32) {
 /// A boundary never removed (int32 max).
 pub const NEVER: i32 = i32::MAX;
 
+/// Every word's symbols end to end in one buffer: word i starts at `starts[i]` and holds
+/// `lengths[i]` symbols; a merge shortens a word where it is, leaving the rest of its room
+/// unused. A word of n symbols had n - 1 boundaries to begin with: they sit end to end at
+/// `starts[i] - i` in a buffer of the same layout (`boundaries`). 12 bytes a word beside the
+/// symbols, where a vector per word took 24 and an allocation (and as much again for its
+/// boundary steps).
+pub struct Words {
+    symbols: Vec<u32>,
+    /// One more than the words: where each word started, and the end of the last.
+    starts: Vec<usize>,
+    lengths: Vec<u32>,
+}
+
+impl Words {
+    /// Words given as their symbols end to end and each one's number of symbols (at least one).
+    pub fn new(symbols: Vec<u32>, lengths: Vec<u32>) -> Result<Words, &'static str> {
+        let mut starts = Vec::with_capacity(lengths.len() + 1);
+        let mut end = 0usize;
+        starts.push(end);
+        for &length in &lengths {
+            if length == 0 {
+                return Err("every word has at least one symbol");
+            }
+            end += length as usize;
+            starts.push(end);
+        }
+        if end != symbols.len() {
+            return Err("the words' lengths do not add up to their symbols");
+        }
+        Ok(Words {
+            symbols,
+            starts,
+            lengths,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.lengths.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lengths.is_empty()
+    }
+
+    /// Word `index`'s symbols as they are now.
+    pub fn get(&self, index: usize) -> &[u32] {
+        let start = self.starts[index];
+        &self.symbols[start..start + self.lengths[index] as usize]
+    }
+
+    /// Word `index` rewritten as `symbols`, no longer than it was.
+    fn set(&mut self, index: usize, symbols: &[u32]) {
+        let start = self.starts[index];
+        self.symbols[start..start + symbols.len()].copy_from_slice(symbols);
+        self.lengths[index] = symbols.len() as u32;
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &[u32]> {
+        (0..self.len()).map(|index| self.get(index))
+    }
+
+    /// Where word `index`'s boundaries sit in a buffer of every word's boundaries end to end.
+    pub fn boundaries(&self, index: usize) -> std::ops::Range<usize> {
+        self.starts[index] - index..self.starts[index + 1] - index - 1
+    }
+
+    /// How many boundaries all the words had to begin with.
+    fn boundary_count(&self) -> usize {
+        self.symbols.len() - self.len()
+    }
+}
+
 /// What one merge did: the pairs that gained (each with the words where they did, in the order
 /// first met), how many distinct words changed and how many corpus occurrences were merged.
 pub struct Merged {
@@ -31,18 +106,59 @@ pub struct Merged {
     pub occurrences: i64,
 }
 
+/// Pairs, each with the words that held it when first counted (in word order, each once): every
+/// pair's words end to end in one buffer, where a vector per pair took 24 bytes and an allocation.
+#[derive(Default)]
+pub struct PairWords {
+    /// In order of first appearance.
+    pub pairs: Vec<Pair>,
+    /// One more than the pairs: where each pair's words start in `words`, and the end of the last.
+    pub starts: Vec<usize>,
+    pub words: Vec<u32>,
+}
+
+impl PairWords {
+    /// Pair `at` and the words that hold it.
+    pub fn get(&self, at: usize) -> (Pair, &[u32]) {
+        (
+            self.pairs[at],
+            &self.words[self.starts[at]..self.starts[at + 1]],
+        )
+    }
+}
+
+/// `pair`'s count moved by `delta`; a count of 0 leaves the table (a pair not in it counts 0), so
+/// that the table holds the pairs the words hold now, not every pair a merge ever made.
+fn add_count(pair_counts: &mut FxHashMap<Pair, i64>, pair: Pair, delta: i64) {
+    match pair_counts.entry(pair) {
+        Entry::Occupied(mut entry) => {
+            *entry.get_mut() += delta;
+            if *entry.get() == 0 {
+                entry.remove();
+            }
+        }
+        Entry::Vacant(entry) => {
+            if delta != 0 {
+                entry.insert(delta);
+            }
+        }
+    }
+}
+
 pub struct Engine {
-    pub words: Vec<Vec<u32>>,
+    pub words: Words,
     pub counts: Vec<i64>,
     /// Each token's length in characters, decorations included (grows with the vocabulary).
     pub token_lengths: Vec<i64>,
     pub prefix_length: i64,
-    /// Per word, per boundary between two characters: the step that removed it.
-    pub boundary_steps: Vec<Vec<i32>>,
+    /// Per word, per boundary between two characters: the step that removed it (every word's
+    /// end to end: `Words::boundaries`).
+    pub boundary_steps: Vec<i32>,
+    /// Every pair's count, but those at 0 (`add_count`).
     pub pair_counts: FxHashMap<Pair, i64>,
-    /// Pair -> the words that held it when first counted, in word order (the library flavor's
-    /// first queue entries); emptied for the course flavor, whose live index is `pair_words`.
-    pub initial_pair_words: Vec<(Pair, Vec<u32>)>,
+    /// Every pair with the words that held it when first counted (the library flavor's first
+    /// queue entries); emptied for the course flavor, whose live index is `pair_words`.
+    pub initial_pair_words: PairWords,
     pub symbol_freqs: Option<FxHashMap<u32, i64>>,
     pub pair_words: Option<FxHashMap<Pair, FxHashSet<u32>>>,
     pub pairs_by_symbol: Option<FxHashMap<u32, FxHashSet<Pair>>>,
@@ -50,17 +166,14 @@ pub struct Engine {
 
 impl Engine {
     pub fn new(
-        words: Vec<Vec<u32>>,
+        words: Words,
         counts: Vec<i64>,
         token_lengths: Vec<i64>,
         prefix_length: i64,
         track_symbol_freqs: bool,
         track_pair_words: bool,
     ) -> Engine {
-        let boundary_steps = words
-            .iter()
-            .map(|w| vec![NEVER; w.len().saturating_sub(1)])
-            .collect();
+        let boundary_steps = vec![NEVER; words.boundary_count()];
         let mut engine = Engine {
             words,
             counts,
@@ -68,7 +181,7 @@ impl Engine {
             prefix_length,
             boundary_steps,
             pair_counts: FxHashMap::default(),
-            initial_pair_words: Vec::new(),
+            initial_pair_words: PairWords::default(),
             symbol_freqs: if track_symbol_freqs {
                 Some(FxHashMap::default())
             } else {
@@ -80,8 +193,10 @@ impl Engine {
         engine.count_pairs();
         if track_pair_words {
             let mut index = FxHashMap::default();
-            for (pair, holders) in engine.initial_pair_words.drain(..) {
-                index.insert(pair, holders.into_iter().collect::<FxHashSet<u32>>());
+            let initial = std::mem::take(&mut engine.initial_pair_words);
+            for at in 0..initial.pairs.len() {
+                let (pair, holders) = initial.get(at);
+                index.insert(pair, holders.iter().copied().collect::<FxHashSet<u32>>());
             }
             engine.pair_words = Some(index);
         }
@@ -97,9 +212,16 @@ impl Engine {
         engine
     }
 
+    /// Every pair's count, and the words holding each, in two passes over the words: the first
+    /// counts them (and how many words hold each pair), the second lists each pair's words in
+    /// its own part of one buffer.
     fn count_pairs(&mut self) {
+        const NO_WORD: u32 = u32::MAX;
         let mut slot: FxHashMap<Pair, usize> = FxHashMap::default();
-        let mut holders: Vec<(Pair, Vec<u32>)> = Vec::new();
+        let mut pairs: Vec<Pair> = Vec::new();
+        let mut holders: Vec<usize> = Vec::new();
+        // The last word counted for each pair: a word holding a pair twice is listed once.
+        let mut last_word: Vec<u32> = Vec::new();
         for (index, symbols) in self.words.iter().enumerate() {
             let count = self.counts[index];
             if let Some(freqs) = self.symbol_freqs.as_mut() {
@@ -111,16 +233,43 @@ impl Engine {
                 let pair = pack(window[0], window[1]);
                 *self.pair_counts.entry(pair).or_insert(0) += count;
                 let at = *slot.entry(pair).or_insert_with(|| {
-                    holders.push((pair, Vec::new()));
-                    holders.len() - 1
+                    pairs.push(pair);
+                    holders.push(0);
+                    last_word.push(NO_WORD);
+                    pairs.len() - 1
                 });
-                let words = &mut holders[at].1;
-                if words.last() != Some(&(index as u32)) {
-                    words.push(index as u32);
+                if last_word[at] != index as u32 {
+                    last_word[at] = index as u32;
+                    holders[at] += 1;
                 }
             }
         }
-        self.initial_pair_words = holders;
+        let mut starts = Vec::with_capacity(pairs.len() + 1);
+        let mut end = 0usize;
+        starts.push(end);
+        for &held in &holders {
+            end += held;
+            starts.push(end);
+        }
+        // `holders` becomes where each pair's next word goes.
+        holders.copy_from_slice(&starts[..pairs.len()]);
+        last_word.fill(NO_WORD);
+        let mut words = vec![0u32; end];
+        for (index, symbols) in self.words.iter().enumerate() {
+            for window in symbols.windows(2) {
+                let at = slot[&pack(window[0], window[1])];
+                if last_word[at] != index as u32 {
+                    last_word[at] = index as u32;
+                    words[holders[at]] = index as u32;
+                    holders[at] += 1;
+                }
+            }
+        }
+        self.initial_pair_words = PairWords {
+            pairs,
+            starts,
+            words,
+        };
     }
 
     /// Merge `pair` into `new_symbol` in every word of `candidates` that holds it, left to right
@@ -155,13 +304,13 @@ impl Engine {
         };
 
         for &index in candidates {
-            let symbols = &self.words[index as usize];
+            let symbols = self.words.get(index as usize);
             let size = symbols.len();
             if size < 2 || !symbols.windows(2).any(|w| w[0] == left && w[1] == right) {
                 continue;
             }
             let count = self.counts[index as usize];
-            let steps = &mut self.boundary_steps[index as usize];
+            let steps = &mut self.boundary_steps[self.words.boundaries(index as usize)];
             rebuilt.clear();
             // Characters before the symbol being written, less one prefix per symbol (see the
             // Python engine: the boundary removed sits after the left symbol's characters).
@@ -174,16 +323,16 @@ impl Engine {
                     steps[(characters - prefix_length * position + last_character_of_left)
                         as usize] = step;
                     if let Some(&previous) = rebuilt.last() {
-                        *pair_counts.entry(pack(previous, left)).or_insert(0) -= count;
+                        add_count(pair_counts, pack(previous, left), -count);
                         let gain = pack(previous, new_symbol);
-                        *pair_counts.entry(gain).or_insert(0) += count;
+                        add_count(pair_counts, gain, count);
                         note(gain, index, &mut new_pairs);
                     }
                     if i + 2 < size {
                         let following = symbols[i + 2];
-                        *pair_counts.entry(pack(right, following)).or_insert(0) -= count;
+                        add_count(pair_counts, pack(right, following), -count);
                         let gain = pack(new_symbol, following);
-                        *pair_counts.entry(gain).or_insert(0) += count;
+                        add_count(pair_counts, gain, count);
                         note(gain, index, &mut new_pairs);
                     }
                     rebuilt.push(new_symbol);
@@ -198,7 +347,7 @@ impl Engine {
             }
             words_changed += 1;
             occurrences += merged_here * count;
-            std::mem::swap(&mut self.words[index as usize], &mut rebuilt);
+            self.words.set(index as usize, &rebuilt);
         }
         if occurrences != 0 {
             if let Some(freqs) = self.symbol_freqs.as_mut() {
@@ -241,7 +390,7 @@ impl Engine {
         let mut sorted: Vec<u32> = set.iter().copied().collect();
         sorted.sort_unstable();
         for index in sorted {
-            let symbols = &self.words[index as usize];
+            let symbols = self.words.get(index as usize);
             if let Some(position) = symbols
                 .windows(2)
                 .position(|w| w[0] == left && w[1] == right)

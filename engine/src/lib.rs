@@ -25,6 +25,7 @@ mod python {
 
     use crate::unigram::Lattices;
 
+    use crate::engine::Words;
     use crate::run::{Run, Settings, CHECK_EVERY};
 
     fn bytes_of<T: Copy>(values: &[T]) -> &[u8] {
@@ -57,13 +58,6 @@ mod python {
         }
     }
 
-    /// Little-endian u32 values from their bytes (a trailing partial value is ignored).
-    fn u32s(data: &[u8]) -> Vec<u32> {
-        data.chunks_exact(4)
-            .map(|bytes| u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
-            .collect()
-    }
-
     fn finished() -> PyErr {
         pyo3::exceptions::PyRuntimeError::new_err("the run's columns were taken: it is over")
     }
@@ -71,13 +65,14 @@ mod python {
     #[pymethods]
     impl BpeRun {
         /// `symbols`: every word's initial symbol ids end to end, `lengths`: each word's number
-        /// of symbols (both little-endian u32 bytes: a compact handover of 100,000s of words).
+        /// of symbols (both arrays of u32, e.g. `array("I")`: a compact handover of 100,000s of
+        /// words, copied once, straight into the engine's buffer).
         #[new]
         #[pyo3(signature = (symbols, lengths, counts, tokens, *, library, likelihood, candidates, prefix, vocab_size, course_size, min_count, max_steps))]
         #[allow(clippy::too_many_arguments)]
         fn new(
-            symbols: &[u8],
-            lengths: &[u8],
+            symbols: &Bound<'_, PyAny>,
+            lengths: &Bound<'_, PyAny>,
             counts: Vec<i64>,
             tokens: Vec<String>,
             library: bool,
@@ -89,23 +84,14 @@ mod python {
             min_count: i64,
             max_steps: Option<i64>,
         ) -> PyResult<BpeRun> {
-            let symbols = u32s(symbols);
-            let lengths = u32s(lengths);
-            if lengths.len() != counts.len()
-                || lengths.iter().map(|&n| n as usize).sum::<usize>() != symbols.len()
-            {
+            let lengths = vector::<u32>(lengths)?;
+            if lengths.len() != counts.len() {
                 return Err(pyo3::exceptions::PyValueError::new_err(
-                    "symbols, lengths and counts do not match",
+                    "lengths and counts do not match",
                 ));
             }
-            let mut start = 0;
-            let words = lengths
-                .iter()
-                .map(|&length| {
-                    start += length as usize;
-                    symbols[start - length as usize..start].to_vec()
-                })
-                .collect();
+            let words = Words::new(vector::<u32>(symbols)?, lengths)
+                .map_err(pyo3::exceptions::PyValueError::new_err)?;
             let settings = Settings {
                 library,
                 likelihood,

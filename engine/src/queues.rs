@@ -19,7 +19,7 @@ use crate::engine::{unpack, Engine, Merged, Pair};
 use crate::ranking::{NegatedScore, Ranking};
 use crate::ratio::ratio;
 
-/// The course queues rebuild their heap once it holds more than STALE_FACTOR entries per pair plus
+/// The rankings rebuild their heap once it holds more than STALE_FACTOR entries per pair plus
 /// STALE_ENTRIES_KEPT (memory only: what `best` gives does not depend on it).
 const STALE_FACTOR: usize = 2;
 const STALE_ENTRIES_KEPT: usize = 50_000;
@@ -57,14 +57,27 @@ impl Queue {
     }
 }
 
+/// An entry of the library's heap: the pair's count when pushed (negated: a min-heap orders like
+/// the library's max-heap), the pair, and where the words it will rewrite sit in the queue's
+/// `lists`. An entry pushed later starts later (every entry has a word), so among entries of one
+/// count and pair the older comes first, as in the library.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    negated_count: i64,
+    pair: Pair,
+    start: usize,
+    length: u32,
+}
+
 pub struct LibraryQueue {
     limit: usize,
-    sequence: u64,
-    /// (negated count, pair, sequence): a min-heap orders like the library's max-heap.
-    heap: BinaryHeap<Reverse<(i64, Pair, u64)>>,
-    /// sequence -> the words its entry will rewrite
-    words: FxHashMap<u64, Vec<u32>>,
-    /// pair -> how many entries it has in the heap (a pair without one cannot be picked)
+    heap: BinaryHeap<Reverse<Entry>>,
+    /// Every entry's words end to end, in the order pushed: 4 bytes a word, where a vector and a
+    /// table slot per entry took about 90 bytes more. A popped entry's words stay, unused: over a
+    /// whole run they add up to about the words its merges rewrote.
+    lists: Vec<u32>,
+    /// pair -> how many entries it has in the heap, for pairs that have one (a pair without one
+    /// cannot be picked)
     entries: FxHashMap<Pair, i64>,
     /// The runners-up come from a ranking of their own, never from the heap.
     ranking: Ranking<i64>,
@@ -72,51 +85,53 @@ pub struct LibraryQueue {
 
 impl LibraryQueue {
     pub fn new(engine: &mut Engine, candidates: usize) -> LibraryQueue {
+        let initial = std::mem::take(&mut engine.initial_pair_words);
         let mut queue = LibraryQueue {
             limit: candidates.max(1),
-            sequence: 0,
             heap: BinaryHeap::new(),
-            words: FxHashMap::default(),
+            lists: Vec::new(),
             entries: FxHashMap::default(),
             ranking: Ranking::new(Vec::new()),
         };
         let mut ranked = Vec::new();
-        for (pair, words) in std::mem::take(&mut engine.initial_pair_words) {
+        for (at, &pair) in initial.pairs.iter().enumerate() {
             let count = engine.pair_counts.get(&pair).copied().unwrap_or(0);
             if count > 0 {
-                queue.heap.push(Reverse((-count, pair, queue.sequence)));
-                queue.words.insert(queue.sequence, words);
-                queue.sequence += 1;
+                let start = initial.starts[at];
+                queue.heap.push(Reverse(Entry {
+                    negated_count: -count,
+                    pair,
+                    start,
+                    length: (initial.starts[at + 1] - start) as u32,
+                }));
                 queue.entries.insert(pair, 1);
                 ranked.push((-count, pair));
             }
         }
+        queue.lists = initial.words;
         queue.ranking = Ranking::new(ranked);
         queue
     }
 
     fn pick(&mut self, engine: &mut Engine) -> Option<Pick> {
         let pair_counts = &engine.pair_counts;
-        let (winner, current, sequence) = loop {
-            let Reverse((negated, pair, sequence)) = self.heap.pop()?;
-            let current = pair_counts.get(&pair).copied().unwrap_or(0);
-            if -negated == current {
-                break (pair, current, sequence);
+        let (entry, current) = loop {
+            let Reverse(entry) = self.heap.pop()?;
+            let current = pair_counts.get(&entry.pair).copied().unwrap_or(0);
+            if -entry.negated_count == current {
+                break (entry, current);
             }
             if current > 0 {
-                self.heap.push(Reverse((-current, pair, sequence)));
+                self.heap.push(Reverse(Entry {
+                    negated_count: -current,
+                    ..entry
+                }));
             } else {
-                *self
-                    .entries
-                    .get_mut(&pair)
-                    .expect("a pair in the heap has entries") -= 1;
-                self.words.remove(&sequence);
+                self.drop_entry(entry.pair);
             }
         };
-        *self
-            .entries
-            .get_mut(&winner)
-            .expect("the winner has entries") -= 1;
+        let winner = entry.pair;
+        self.drop_entry(winner);
         let entries = &self.entries;
         let best = self.ranking.best(self.limit, false, |pair| {
             let count = pair_counts.get(&pair).copied().unwrap_or(0);
@@ -137,10 +152,7 @@ impl LibraryQueue {
             pair: winner,
             count: current,
             score: None,
-            words: self
-                .words
-                .remove(&sequence)
-                .expect("an entry's words wait under its sequence"),
+            words: self.lists[entry.start..entry.start + entry.length as usize].to_vec(),
             candidates,
             candidate_counts,
             candidate_scores: None,
@@ -148,16 +160,51 @@ impl LibraryQueue {
         })
     }
 
+    /// One entry of `pair` fewer in the heap; a pair with none leaves `entries`.
+    fn drop_entry(&mut self, pair: Pair) {
+        let held = self
+            .entries
+            .get_mut(&pair)
+            .expect("a pair in the heap has entries");
+        *held -= 1;
+        if *held == 0 {
+            self.entries.remove(&pair);
+        }
+    }
+
     fn after_merge(&mut self, engine: &Engine, merged: Merged) {
         for (pair, words) in merged.new_pairs {
             let current = engine.pair_counts.get(&pair).copied().unwrap_or(0);
             if current > 0 {
-                self.heap.push(Reverse((-current, pair, self.sequence)));
-                self.words.insert(self.sequence, words);
-                self.sequence += 1;
+                let start = self.lists.len();
+                if self.lists.capacity() - start < words.len() {
+                    // Grown by an eighth at a time: doubling would leave up to half of it unused.
+                    self.lists.reserve_exact(words.len().max(start / 8));
+                }
+                self.lists.extend_from_slice(&words);
+                self.heap.push(Reverse(Entry {
+                    negated_count: -current,
+                    pair,
+                    start,
+                    length: words.len() as u32,
+                }));
                 *self.entries.entry(pair).or_insert(0) += 1;
                 self.ranking.push(-current, pair);
             }
+        }
+        // The runners-up's heap keeps an entry per count a pair had: rebuilt from the pairs that
+        // can still be picked (a count and an entry in the heap), as the course's is.
+        if self.ranking.heap_size() > STALE_FACTOR * self.entries.len() + STALE_ENTRIES_KEPT {
+            let pair_counts = &engine.pair_counts;
+            self.ranking.compact(
+                self.entries
+                    .keys()
+                    .filter_map(|pair| {
+                        let count = pair_counts.get(pair).copied().unwrap_or(0);
+                        (count > 0).then_some((-count, *pair))
+                    })
+                    .collect(),
+            );
         }
     }
 }
@@ -307,7 +354,7 @@ impl CourseQueue {
     fn after_merge(&mut self, engine: &mut Engine, pair: Pair, merged: Merged) {
         // The course recounts after merging: the merged pair has no occurrence left, whatever the
         // overlap deltas say (in `aaa`, (a, a) counted 2 but only 1 was merged).
-        engine.pair_counts.insert(pair, 0);
+        engine.pair_counts.remove(&pair);
         engine
             .pair_words
             .as_mut()

@@ -9,7 +9,7 @@
 
 use rustc_hash::FxHashMap;
 
-use crate::engine::{unpack, Engine};
+use crate::engine::{unpack, Engine, Words};
 use crate::queues::{CourseQueue, LibraryQueue, Queue};
 
 pub const CHECK_EVERY: i64 = 32;
@@ -56,12 +56,7 @@ pub struct Run {
 
 impl Run {
     /// `words`: every word as its initial symbol ids; `tokens`: the initial vocabulary in id order.
-    pub fn new(
-        words: Vec<Vec<u32>>,
-        counts: Vec<i64>,
-        tokens: Vec<String>,
-        settings: Settings,
-    ) -> Run {
+    pub fn new(words: Words, counts: Vec<i64>, tokens: Vec<String>, settings: Settings) -> Run {
         let lengths = tokens
             .iter()
             .map(|token| token.chars().count() as i64)
@@ -207,9 +202,7 @@ impl Run {
             ..
         } = self;
         drop(queue);
-        let steps = engine.boundary_steps.iter().flatten().copied().collect();
-        drop(engine);
-        (columns, tokens, steps)
+        (columns, tokens, engine.boundary_steps)
     }
 }
 
@@ -217,6 +210,17 @@ impl Run {
 mod tests {
     use super::*;
     use crate::engine::pack;
+
+    /// Words given one vector of symbol ids each.
+    fn words_of(words: Vec<Vec<u32>>) -> Words {
+        let lengths = words.iter().map(|word| word.len() as u32).collect();
+        Words::new(words.concat(), lengths).unwrap()
+    }
+
+    /// The boundary steps of word `index`.
+    fn steps_of(run: &Run, index: usize) -> &[i32] {
+        &run.engine.boundary_steps[run.engine.words.boundaries(index)]
+    }
 
     /// Words as strings of one-character tokens over `alphabet` (ids in its order).
     fn run(
@@ -228,10 +232,12 @@ mod tests {
     ) -> Run {
         let tokens: Vec<String> = alphabet.chars().map(String::from).collect();
         let id = |c: char| tokens.iter().position(|t| t.starts_with(c)).unwrap() as u32;
-        let symbols = words
-            .iter()
-            .map(|(w, _)| w.chars().map(id).collect())
-            .collect();
+        let symbols = words_of(
+            words
+                .iter()
+                .map(|(w, _)| w.chars().map(id).collect())
+                .collect(),
+        );
         let counts = words.iter().map(|&(_, c)| c).collect();
         let initial = tokens.len() as i64;
         let settings = Settings {
@@ -280,11 +286,8 @@ mod tests {
     fn overlapping_pairs_merge_left_to_right_and_count_as_the_library_does() {
         // `aaa` holds (a, a) twice, overlapping; one merge makes `aa a`, with its boundary steps.
         let trace = run(&[("aaa", 1)], "a", true, false, 2);
-        assert_eq!(trace.engine.words[0], vec![1, 0]);
-        assert_eq!(
-            trace.engine.boundary_steps[0],
-            vec![0, crate::engine::NEVER]
-        );
+        assert_eq!(trace.engine.words.get(0), [1, 0]);
+        assert_eq!(steps_of(&trace, 0), [0, crate::engine::NEVER]);
         assert_eq!(trace.columns.merge_counts, vec![2]);
         // The merged pair is not decremented where it was merged (the library's Word::merge), and
         // (right, following) is: 2 - 1 = 1 left over for (a, a).
@@ -320,6 +323,30 @@ mod tests {
             .collect();
         assert!(!recount.is_empty());
         assert_eq!(live, recount);
+        // A pair at 0 has left the table: it holds the pairs the words hold, not every one made.
+        assert!(trace.engine.pair_counts.values().all(|&count| count != 0));
+    }
+
+    #[test]
+    fn a_merge_rewrites_its_words_in_place_and_leaves_their_neighbours_alone() {
+        // One buffer for every word: `abab` shrinks to `X X`, `a` and `bab` keep their symbols,
+        // and each word's boundary steps are its own.
+        let trace = run(&[("abab", 1), ("a", 1), ("bab", 1)], "ab", true, false, 3);
+        let words = &trace.engine.words;
+        assert_eq!(words.len(), 3);
+        assert_eq!(
+            words.iter().collect::<Vec<_>>(),
+            [&[2, 2][..], &[0], &[1, 2]]
+        );
+        assert_eq!(steps_of(&trace, 0), [0, crate::engine::NEVER, 0]);
+        assert_eq!(steps_of(&trace, 1), [] as [i32; 0]);
+        assert_eq!(steps_of(&trace, 2), [crate::engine::NEVER, 0]);
+    }
+
+    #[test]
+    fn words_without_symbols_or_lengths_that_do_not_add_up_are_refused() {
+        assert!(Words::new(vec![0, 1], vec![2, 0]).is_err());
+        assert!(Words::new(vec![0, 1], vec![1]).is_err());
     }
 
     #[test]
@@ -345,14 +372,14 @@ mod tests {
             min_count: 1,
             max_steps: None,
         };
-        let mut run = Run::new(vec![vec![0, 1, 0, 1]], vec![3], tokens, settings);
+        let mut run = Run::new(words_of(vec![vec![0, 1, 0, 1]]), vec![3], tokens, settings);
         let mut reason = run.advance();
         while reason.is_none() {
             reason = run.advance();
         }
         assert_eq!(&run.columns.merges[..3], &[0, 1, 2]);
         assert_eq!(run.tokens.len(), 4); // ab, then ab+ab = abab
-        assert_eq!(run.engine.words[0], vec![3]);
+        assert_eq!(run.engine.words.get(0), [3]);
         assert_eq!(reason, Some("no_pair_left"));
     }
 }

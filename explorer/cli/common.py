@@ -31,6 +31,8 @@ PRE_TOKENIZER_CHOICES = ["byte-level", "bert", "whitespace", "whitespace-split",
 # filling memory. EXPLORER_CLI_MAX_FILE_MB overrides it.
 DEFAULT_MAX_FILE_MB = 1_000
 READ_CHUNK_BYTES = 1 << 20
+# Items of a list `write_json_fields` turns into JSON text at a time.
+LIST_PART_ITEMS = 1 << 16
 
 
 class UserError(Exception):
@@ -165,10 +167,11 @@ def check_output_path(path: str, what: str, example: str = "tokenizer.json") -> 
 def write_json_fields(path: str, data: dict, what: str) -> None:
     """Write `data` as `json.dumps(data, ensure_ascii=False, separators=(",", ":"))` would, one
     field at a time (the fields of a nested object too), each `Packed` column packed as its turn
-    comes and written in parts (a trace's `json_fields()`): the same bytes as its `to_json()`,
-    without the whole text in memory at once (a 32,000-merge trace is 10 MB of JSON, its
-    candidates 7 MB of it, and the text would be held three times over: the values, the JSON
-    string and its bytes)."""
+    comes and written in parts (a trace's `json_fields()`), each list `LIST_PART_ITEMS` items at a
+    time: the same bytes as its `to_json()`, without the whole text in memory at once (a
+    32,000-merge trace is 10 MB of JSON, its candidates 7 MB of it, and the text would be held
+    three times over: the values, the JSON string and its bytes; its words and counts grow with
+    the corpus's distinct words)."""
     from explorer.training.packing import Packed
 
     def write_object(stream, value: dict) -> None:
@@ -176,16 +179,29 @@ def write_json_fields(path: str, data: dict, what: str) -> None:
         for index, (key, item) in enumerate(value.items()):
             if index:
                 stream.write(b",")
-            if isinstance(item, Packed) or isinstance(item, dict) and item:
+            if isinstance(item, Packed) or isinstance(item, dict | list) and item:
                 stream.write(json.dumps(key, ensure_ascii=False).encode("utf-8") + b":")
                 if isinstance(item, Packed):
                     stream.writelines(item.json_parts())
+                elif isinstance(item, list):
+                    write_list(stream, item)
                 else:
                     write_object(stream, item)
             else:
                 field = json.dumps({key: item}, ensure_ascii=False, separators=(",", ":"))[1:-1]
                 stream.write(field.encode("utf-8"))
         stream.write(b"}")
+
+    def write_list(stream, items: list) -> None:
+        stream.write(b"[")
+        for start in range(0, len(items), LIST_PART_ITEMS):
+            if start:
+                stream.write(b",")
+            part = json.dumps(
+                items[start : start + LIST_PART_ITEMS], ensure_ascii=False, separators=(",", ":")
+            )
+            stream.write(part[1:-1].encode("utf-8"))
+        stream.write(b"]")
 
     try:
         with open(path, "wb") as stream:

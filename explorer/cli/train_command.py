@@ -477,8 +477,9 @@ def _train_unigram(args, counts: list, config, budget, finish) -> int:
 
 
 def _train_and_write(args, counts: list, config, budget, finish, **stop):
-    """Train on the word counts in `counts` (which it empties, so that they are freed with the
-    trainer's own copy), then write the tokenizer to `args.out` (and the trace to `args.trace`)."""
+    """Train on the word counts in `counts` (which it empties, handing their words over: the
+    trainer's own lists are then their only copy), then write the tokenizer to `args.out` (and
+    the trace to `args.trace`)."""
     from explorer.pipeline.tokenizer_json import save_tokenizer
     from explorer.train import tokenizer_from_trace
     from explorer.training.trainers import train_counted
@@ -486,7 +487,7 @@ def _train_and_write(args, counts: list, config, budget, finish, **stop):
     try:
         counted = counts.pop()
         trace = train_counted(
-            counted.words,
+            counted.hand_over(),
             counted.figures,
             config,
             progress=budget.progress,

@@ -16,7 +16,7 @@ What it does not do: read a corpus (explorer.corpora.streaming) or a file of cou
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from explorer.run_config import RunConfig
@@ -69,6 +69,13 @@ class WordCounts:
     counting: Counting
     # Where the counts came from, for a person reading the file (names and sizes); never compared.
     sources: list[str] = field(default_factory=list)
+
+    def hand_over(self) -> Iterator[tuple[str, int]]:
+        """The words with their counts, in order, for a trainer that keeps its own lists of them:
+        these counts are left without words, and their table is freed once the last is given
+        (371,431 words: 21 MB that would otherwise stay beside the trainer's engine)."""
+        words, self.words = self.words, {}
+        yield from words.items()
 
 
 def no_figures() -> dict[str, int]:

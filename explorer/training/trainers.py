@@ -11,6 +11,7 @@ both).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import cast
 
@@ -33,7 +34,7 @@ def effective_config(run: RunConfig) -> RunConfig:
 
 
 def train_counted(
-    word_counts: dict[str, int],
+    word_counts: Mapping[str, int] | Iterable[tuple[str, int]],
     figures: dict[str, int] | None,
     run: RunConfig,
     progress=None,
@@ -42,8 +43,9 @@ def train_counted(
     engine: str | None = None,
 ) -> TrainingHistory:
     """Train `run` on `word_counts` (`word_counts.count_corpus` of the run's normalizers and
-    pre-tokenizer, with the corpus `figures` it gives a merge history). A caller that counted the
-    words can let the corpus text go before training. `engine`: the engine that trains
+    pre-tokenizer, with the corpus `figures` it gives a merge history; or (word, count) pairs in
+    that order, which the trainer reads once). A caller that counted the words can let the corpus
+    text go before training. `engine`: the engine that trains
     (explorer.training.engines; None: the environment's)."""
     history: TrainingHistory
     if run.is_unigram:

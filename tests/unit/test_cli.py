@@ -317,6 +317,7 @@ def test_a_reader_that_closes_the_pipe_early_ends_the_command_quietly():
     ids=["bpe", "unigram"],
 )
 def test_the_trace_file_is_written_field_by_field_with_the_bytes_of_its_json(tmp_path, monkeypatch, config):
+    from explorer.cli import common
     from explorer.cli.common import write_json_fields
     from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
     from explorer.train import train_corpus
@@ -331,6 +332,7 @@ def test_the_trace_file_is_written_field_by_field_with_the_bytes_of_its_json(tmp
     trace = train_corpus(CORPUS * 3 + "naïve café 東京 😀\n", RunConfig(trainer, (), pre_tokenizer))
     path = tmp_path / "trace.json"
     monkeypatch.setattr(packing, "PART_BYTES", 3 * 5)  # every column written in many parts
+    monkeypatch.setattr(common, "LIST_PART_ITEMS", 3)  # and every list (words, counts, merges ...)
     write_json_fields(str(path), trace.json_fields(), "--trace")
     assert path.read_bytes() == trace.to_json().encode("utf-8")
     write_json_fields(str(path), trace.to_dict(), "--trace")
@@ -354,13 +356,34 @@ def test_the_tokenizer_file_is_written_in_parts_with_the_bytes_of_its_json(tmp_p
 
 @pytest.mark.parametrize(
     "data",
-    [{}, {"a": {}}, {"a": {"b": {"c": [1, "é\n"]}, "d": None}, "e": 1.5}, {'k"': {"y": {"z": "\u2028"}}}],
+    [
+        {},
+        {"a": {}},
+        {"a": {"b": {"c": [1, "é\n"]}, "d": None}, "e": 1.5},
+        {'k"': {"y": {"z": "\u2028"}}},
+        {"a": [], "b": [[1, 2], ("x", "é"), None, 3, "\u2028"], "c": [{"d": [1]}]},
+    ],
 )
-def test_nested_objects_are_written_field_by_field_with_the_same_bytes(tmp_path, data):
+def test_nested_objects_are_written_field_by_field_with_the_same_bytes(tmp_path, monkeypatch, data):
+    from explorer.cli import common
     from explorer.cli.common import write_json_fields
 
+    monkeypatch.setattr(common, "LIST_PART_ITEMS", 2)  # lists written two items at a time
+    dumps, listed = json.dumps, []
+
+    def noting(value, **options):  # the lists in what is turned into text at once
+        listed.extend(
+            len(item)
+            for item in (value.values() if isinstance(value, dict) else [value])
+            if isinstance(item, list)
+        )
+        return dumps(value, **options)
+
+    monkeypatch.setattr(common.json, "dumps", noting)
     path = tmp_path / "data.json"
     write_json_fields(str(path), data, "--trace")
+    monkeypatch.setattr(common.json, "dumps", dumps)
+    assert max(listed, default=0) <= 2  # never a whole list's text at once
     assert path.read_bytes() == json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 

@@ -13,8 +13,12 @@ import pytest
 from explorer.cli import main
 from explorer.corpora.count_files import read_count_files, write_count_file
 from explorer.corpora.counting import Counting, WordCounts
+from explorer.run_config import RunConfig, TrainerConfig
 from explorer.samples import GERMAN, HF_COURSE, MULTILINGUAL, STUDY_IN_SCARLET
+from explorer.training.bpe import trainer as bpe_trainer
+from explorer.training.trainers import train_counted
 from explorer.training.word_counts import count_corpus
+from tests.helpers.engines import trace_bytes
 
 
 def _lines(text: str) -> str:
@@ -247,3 +251,29 @@ def test_count_reports_its_progress_as_bytes_read_of_the_total(tmp_path, monkeyp
     lines = capsys.readouterr().err.splitlines()[:-1]
     assert 5 < len(lines) <= 11 and lines[-1] == "counting: 9.1 of 9.1 KB (100%)"
     assert all(line.startswith("counting: ") and " of 9.1 KB (" in line for line in lines)
+
+
+def test_counts_handed_over_train_as_their_table_and_are_freed_before_the_vocabulary(monkeypatch):
+    """`WordCounts.hand_over()` (what `train` gives the trainer) trains as the table itself, and the
+    table is freed once the trainer has its own lists, before the initial vocabulary and the
+    engine: training holds the words once, not twice."""
+    freed: list[bool] = []
+
+    class Table(dict):
+        def __del__(self):
+            freed.append(True)
+
+    words, figures = count_corpus(FIRST, (), "byte-level")
+    counts = WordCounts(Table(words), figures or {}, Counting())
+    freed_at_vocabulary = []
+    initial_vocabulary = bpe_trainer._initial_vocabulary
+
+    def noting(*args):
+        freed_at_vocabulary.append(bool(freed))
+        return initial_vocabulary(*args)
+
+    monkeypatch.setattr(bpe_trainer, "_initial_vocabulary", noting)
+    config = RunConfig(TrainerConfig(vocab_size=300), (), "byte-level")
+    handed = train_counted(counts.hand_over(), figures, config)
+    assert freed_at_vocabulary == [True] and counts.words == {}
+    assert trace_bytes(handed) == trace_bytes(train_counted(words, figures, config))

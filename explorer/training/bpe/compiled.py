@@ -2,8 +2,9 @@
 `trainer.py`), the same MergeHistory out.
 
 The Rust crate (engine/, module `explorer_engine`) runs the engine, the queue of the flavor and the
-recording; this module hands it the words as symbol ids (one array, end to end) and the initial
-vocabulary, calls `advance()` (which releases the GIL) until a stop reason, doing the Stop and
+recording; this module hands it the words as symbol ids (one array, end to end, which the crate
+copies into its engine's one buffer: `compiled_run`) and the initial vocabulary, then
+(`merge_compiled`) calls `advance()` (which releases the GIL) until a stop reason, doing the Stop and
 progress checks between blocks of steps exactly where the Python loop does them, and turns the
 columns it returns into the MergeHistory's lists and arrays.
 
@@ -28,14 +29,23 @@ def _column(data: bytes, typecode: str) -> array:
     return column
 
 
+# Words whose symbol ids are listed at a time: the ids go into the array a batch at a time, never
+# as one list of the whole corpus's symbols (8 bytes each, and an array of 4 beside it).
+SYMBOL_BATCH_WORDS = 1 << 16
+
+
 def symbol_arrays(symbol_strings: list[str] | list[list[str]], ids: dict[str, int]) -> tuple[array, array]:
     """Every word's symbol ids end to end (four bytes each, where lists of ids would take 30 or
     so), and each word's length."""
     lengths = array("I", map(len, symbol_strings))
-    return array("I", [ids[symbol] for symbols in symbol_strings for symbol in symbols]), lengths
+    symbol_ids = array("I")
+    for start in range(0, len(symbol_strings), SYMBOL_BATCH_WORDS):
+        batch = symbol_strings[start : start + SYMBOL_BATCH_WORDS]
+        symbol_ids.extend([ids[symbol] for symbols in batch for symbol in symbols])
+    return symbol_ids, lengths
 
 
-def merge_compiled(
+def compiled_run(
     module: ModuleType,
     symbol_ids: array,
     lengths: array,
@@ -43,19 +53,17 @@ def merge_compiled(
     tokens: list[str],
     config: TrainerConfig,
     course_size: int | None,
-    progress: Callable[[int, int], None] | None,
-    should_stop: Callable[[], bool] | None,
     max_steps: int | None,
-) -> dict:
-    """Run the merges in Rust; the MergeHistory's fields that the merges decide (see `MergeHistory`)."""
-    likelihood = config.flavor == "course" and config.algorithm == "wordpiece"
-    run = module.BpeRun(
-        symbol_ids.tobytes(),
-        lengths.tobytes(),
+):
+    """The crate's run (`BpeRun`) over the words as symbol ids, before any merge: it copies
+    `symbol_ids` into its engine, so the caller can let its array go."""
+    return module.BpeRun(
+        symbol_ids,
+        lengths,
         counts,
         tokens,
         library=config.flavor == "library",
-        likelihood=likelihood,
+        likelihood=scores_by_likelihood(config),
         candidates=config.candidates,
         prefix=config.prefix or "",
         vocab_size=config.vocab_size,
@@ -63,7 +71,24 @@ def merge_compiled(
         min_count=max(1, config.min_frequency),
         max_steps=max_steps,
     )
-    planned = max(0, config.vocab_size - len(tokens))
+
+
+def scores_by_likelihood(config: TrainerConfig) -> bool:
+    """Whether the run picks pairs by likelihood score (the course's WordPiece), not by count."""
+    return config.flavor == "course" and config.algorithm == "wordpiece"
+
+
+def merge_compiled(
+    run,
+    lengths: array,
+    config: TrainerConfig,
+    initial_vocab_size: int,
+    progress: Callable[[int, int], None] | None,
+    should_stop: Callable[[], bool] | None,
+) -> dict:
+    """Run the merges in Rust; the MergeHistory's fields that the merges decide (see `MergeHistory`)."""
+    likelihood = scores_by_likelihood(config)
+    planned = max(0, config.vocab_size - initial_vocab_size)
     while True:
         stop_reason = run.advance()
         if stop_reason is not None:

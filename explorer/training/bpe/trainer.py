@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from explorer.run_config import RunConfig, TrainerConfig
 from explorer.training import engines
-from explorer.training.bpe.compiled import merge_compiled, symbol_arrays
+from explorer.training.bpe.compiled import compiled_run, merge_compiled, scores_by_likelihood, symbol_arrays
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
 from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.bpe.queues import CourseQueue, LibraryQueue, LikelihoodQueue
@@ -112,18 +112,9 @@ def train(
         # A WordPiece word's symbols are strings ("##x", an object each): freed once they are ids,
         # they take nothing from the merges (5 MB of CJK, course WordPiece: 155 -> 134 MB peak).
         del symbol_strings
-        merged = merge_compiled(
-            module,
-            symbol_ids,
-            lengths,
-            counts,
-            vocab.tokens,
-            config,
-            course_size,
-            progress,
-            should_stop,
-            max_steps,
-        )
+        run = compiled_run(module, symbol_ids, lengths, counts, vocab.tokens, config, course_size, max_steps)
+        del symbol_ids  # copied into the run's engine
+        merged = merge_compiled(run, lengths, config, initial_vocab_size, progress, should_stop)
         return MergeHistory(
             config=RunConfig(config, pre_tokenizer=None),
             words=words,
@@ -141,7 +132,7 @@ def train(
     merge_engine, queue = _engine_and_queue(symbol_words, counts, vocab, config)
 
     # 3. Merges, until the vocabulary is full, no pair is left or the caller stops us.
-    recorder = MergeRecorder(scored=_scores_by_likelihood(config))
+    recorder = MergeRecorder(scored=scores_by_likelihood(config))
     stop_reason = _merge(
         merge_engine, queue, vocab, config, recorder, course_size, progress, should_stop, max_steps
     )
@@ -189,15 +180,11 @@ def _initial_vocabulary(
     return vocab, symbol_strings, course_size
 
 
-def _scores_by_likelihood(config: TrainerConfig) -> bool:
-    return config.flavor == "course" and config.algorithm == "wordpiece"
-
-
 def _engine_and_queue(symbol_words: list[list[int]], counts: list[int], vocab: _Vocab, config: TrainerConfig):
     """One engine for every trainer; the queue is what differs. The likelihood score needs symbol
     frequencies, and the course's queues find a pair's first occurrence through the engine's index
     of words per pair."""
-    likelihood = _scores_by_likelihood(config)
+    likelihood = scores_by_likelihood(config)
     engine = MergeEngine(
         symbol_words,
         counts,
