@@ -1,17 +1,16 @@
 //! Which pair to merge next, as explorer/training/bpe/queues.py chooses it, with the runners-up
 //! recorded at each step.
 //!
-//! - `LibraryQueue`: the `tokenizers` library's heap of (count, smallest pair, older entry first)
-//!   entries, each carrying the words it will rewrite; only the top is looked at, a stale top is
-//!   corrected and pushed back; entries are pushed only for pairs that gained in the last merge.
+//! - `LibraryQueue`: the `tokenizers` library's heap of (count, smallest pair) entries, an 8-ary
+//!   `dary_heap::OctonaryHeap` replayed step for step (`OctonaryHeap`: two entries of one pair at
+//!   one count pop in the order its layout gives), each carrying the words it will rewrite; only
+//!   the top is looked at, a stale top is corrected and pushed back; entries are pushed only for
+//!   pairs that gained in the last merge.
 //! - `CourseQueue`: the course's loop (best score, ties to the pair met first scanning the words
 //!   in order), scored by count (BPE) or by likelihood `count(ab) / (count(a) * count(b))`
 //!   (WordPiece), with the score computed as Python computes it (ratio.rs).
 //!
 //! What it does not do: rewrite words (engine.rs) or name tokens (run.rs).
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
@@ -57,11 +56,87 @@ impl Queue {
     }
 }
 
+/// The library's `dary_heap::OctonaryHeap<Merge>` (tokenizers 0.23, `bpe/trainer.rs`), step for
+/// step, as explorer/training/bpe/queues.py's `OctonaryHeap`: 8 children per node; `push` sifts up,
+/// `pop` moves the last entry to the root, sifts it down to the bottom (to the last of the best
+/// children) and back up; sifting up stops at a parent that is not worse. Entries are
+/// (negated count, pair, sequence), ranked by (negated count, pair) alone, smallest first: two
+/// entries of one pair at one count are equal, as in the library, and pop in the order this layout
+/// gives them.
+struct OctonaryHeap {
+    data: Vec<(i64, Pair, u64)>,
+}
+
+const ARITY: usize = 8;
+
+fn rank(entry: &(i64, Pair, u64)) -> (i64, Pair) {
+    (entry.0, entry.1)
+}
+
+impl OctonaryHeap {
+    fn push(&mut self, entry: (i64, Pair, u64)) {
+        self.data.push(entry);
+        self.sift_up(self.data.len() - 1, entry);
+    }
+
+    fn pop(&mut self) -> Option<(i64, Pair, u64)> {
+        let mut entry = self.data.pop()?;
+        if !self.data.is_empty() {
+            std::mem::swap(&mut entry, &mut self.data[0]);
+            self.sift_down_to_bottom();
+        }
+        Some(entry)
+    }
+
+    fn sift_up(&mut self, mut pos: usize, entry: (i64, Pair, u64)) {
+        let data = &mut self.data;
+        while pos > 0 {
+            let parent = (pos - 1) / ARITY;
+            if rank(&entry) >= rank(&data[parent]) {
+                break;
+            }
+            data[pos] = data[parent];
+            pos = parent;
+        }
+        data[pos] = entry;
+    }
+
+    fn sift_down_to_bottom(&mut self) {
+        let data = &mut self.data;
+        let end = data.len();
+        let entry = data[0];
+        let mut pos = 0;
+        let mut child = 1;
+        while child + ARITY <= end {
+            child = Self::best_of(data, child, child + ARITY);
+            data[pos] = data[child];
+            pos = child;
+            child = ARITY * pos + 1;
+        }
+        if child < end {
+            child = Self::best_of(data, child, end);
+            data[pos] = data[child];
+            pos = child;
+        }
+        self.sift_up(pos, entry);
+    }
+
+    /// The last of the best entries in `data[first..end]`, as dary_heap picks a child.
+    fn best_of(data: &[(i64, Pair, u64)], first: usize, end: usize) -> usize {
+        let mut best = first;
+        for other in first + 1..end {
+            if rank(&data[best]) >= rank(&data[other]) {
+                best = other;
+            }
+        }
+        best
+    }
+}
+
 pub struct LibraryQueue {
     limit: usize,
     sequence: u64,
-    /// (negated count, pair, sequence): a min-heap orders like the library's max-heap.
-    heap: BinaryHeap<Reverse<(i64, Pair, u64)>>,
+    heap: OctonaryHeap,
     /// sequence -> the words its entry will rewrite
     words: FxHashMap<u64, Vec<u32>>,
     /// pair -> how many entries it has in the heap (a pair without one cannot be picked)
@@ -75,7 +150,7 @@ impl LibraryQueue {
         let mut queue = LibraryQueue {
             limit: candidates.max(1),
             sequence: 0,
-            heap: BinaryHeap::new(),
+            heap: OctonaryHeap { data: Vec::new() },
             words: FxHashMap::default(),
             entries: FxHashMap::default(),
             ranking: Ranking::new(Vec::new()),
@@ -84,7 +159,7 @@ impl LibraryQueue {
         for (pair, words) in std::mem::take(&mut engine.initial_pair_words) {
             let count = engine.pair_counts.get(&pair).copied().unwrap_or(0);
             if count > 0 {
-                queue.heap.push(Reverse((-count, pair, queue.sequence)));
+                queue.heap.push((-count, pair, queue.sequence));
                 queue.words.insert(queue.sequence, words);
                 queue.sequence += 1;
                 queue.entries.insert(pair, 1);
@@ -98,13 +173,13 @@ impl LibraryQueue {
     fn pick(&mut self, engine: &mut Engine) -> Option<Pick> {
         let pair_counts = &engine.pair_counts;
         let (winner, current, sequence) = loop {
-            let Reverse((negated, pair, sequence)) = self.heap.pop()?;
+            let (negated, pair, sequence) = self.heap.pop()?;
             let current = pair_counts.get(&pair).copied().unwrap_or(0);
             if -negated == current {
                 break (pair, current, sequence);
             }
             if current > 0 {
-                self.heap.push(Reverse((-current, pair, sequence)));
+                self.heap.push((-current, pair, sequence));
             } else {
                 *self
                     .entries
@@ -152,7 +227,7 @@ impl LibraryQueue {
         for (pair, words) in merged.new_pairs {
             let current = engine.pair_counts.get(&pair).copied().unwrap_or(0);
             if current > 0 {
-                self.heap.push(Reverse((-current, pair, self.sequence)));
+                self.heap.push((-current, pair, self.sequence));
                 self.words.insert(self.sequence, words);
                 self.sequence += 1;
                 *self.entries.entry(pair).or_insert(0) += 1;
