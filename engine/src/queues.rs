@@ -107,16 +107,12 @@ impl OctonaryHeap {
         let entry = data[0];
         let mut pos = 0;
         let mut child = 1;
-        while child + ARITY <= end {
-            child = Self::best_of(data, child, child + ARITY);
+        while child < end {
+            // The last of the best children (all ARITY of them, or the last few).
+            child = Self::best_of(data, child, (child + ARITY).min(end));
             data[pos] = data[child];
             pos = child;
             child = ARITY * pos + 1;
-        }
-        if child < end {
-            child = Self::best_of(data, child, end);
-            data[pos] = data[child];
-            pos = child;
         }
         self.sift_up(pos, entry);
     }

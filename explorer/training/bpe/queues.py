@@ -261,23 +261,13 @@ class OctonaryHeap:
         data = self.data
         end, pos, entry = len(data), 0, data[0]
         child = 1
-        while child <= end - ARITY:
-            best = data[child] >> SEQ_BITS
-            for other in range(child + 1, child + ARITY):
-                rank = data[other] >> SEQ_BITS
-                if best >= rank:
-                    child, best = other, rank
+        while child < end:
+            # The last of the best children (all ARITY of them, or the last few).
+            ranks = [other >> SEQ_BITS for other in data[child : child + ARITY]]
+            child += len(ranks) - 1 - ranks[::-1].index(min(ranks))
             data[pos] = data[child]
             pos = child
             child = ARITY * pos + 1
-        if child < end:
-            best = data[child] >> SEQ_BITS
-            for other in range(child + 1, end):
-                rank = data[other] >> SEQ_BITS
-                if best >= rank:
-                    child, best = other, rank
-            data[pos] = data[child]
-            pos = child
         self._sift_up(pos, entry)
 
 
