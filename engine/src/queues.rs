@@ -1,17 +1,16 @@
 //! Which pair to merge next, as explorer/training/bpe/queues.py chooses it, with the runners-up
 //! recorded at each step.
 //!
-//! - `LibraryQueue`: the `tokenizers` library's heap of (count, smallest pair, older entry first)
-//!   entries, each carrying the words it will rewrite; only the top is looked at, a stale top is
-//!   corrected and pushed back; entries are pushed only for pairs that gained in the last merge.
+//! - `LibraryQueue`: the `tokenizers` library's heap of (count, smallest pair) entries, an 8-ary
+//!   `dary_heap::OctonaryHeap` replayed step for step (`OctonaryHeap`: two entries of one pair at
+//!   one count pop in the order its layout gives), each carrying the words it will rewrite; only
+//!   the top is looked at, a stale top is corrected and pushed back; entries are pushed only for
+//!   pairs that gained in the last merge.
 //! - `CourseQueue`: the course's loop (best score, ties to the pair met first scanning the words
 //!   in order), scored by count (BPE) or by likelihood `count(ab) / (count(a) * count(b))`
 //!   (WordPiece), with the score computed as Python computes it (ratio.rs).
 //!
 //! What it does not do: rewrite words (engine.rs) or name tokens (run.rs).
-
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use rustc_hash::FxHashMap;
 
@@ -57,11 +56,11 @@ impl Queue {
     }
 }
 
-/// An entry of the library's heap: the pair's count when pushed (negated: a min-heap orders like
-/// the library's max-heap), the pair, and where the words it will rewrite sit in the queue's
-/// `lists`. An entry pushed later starts later (every entry has a word), so among entries of one
-/// count and pair the older comes first, as in the library.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// An entry of the library's heap: the pair's count when pushed (negated: smallest first orders
+/// like the library's max-heap), the pair, and where the words it will rewrite sit in the queue's
+/// `lists`. Ranked by (negated count, pair) alone (`rank`): two entries of one pair at one count
+/// are equal, as in the library, and pop in the order `OctonaryHeap`'s layout gives them.
+#[derive(Clone, Copy)]
 struct Entry {
     negated_count: i64,
     pair: Pair,
@@ -69,9 +68,79 @@ struct Entry {
     length: u32,
 }
 
+/// The library's `dary_heap::OctonaryHeap<Merge>` (tokenizers 0.23, `bpe/trainer.rs`), step for
+/// step, as explorer/training/bpe/queues.py's `OctonaryHeap`: 8 children per node; `push` sifts up,
+/// `pop` moves the last entry to the root, sifts it down to the bottom (to the last of the best
+/// children) and back up; sifting up stops at a parent that is not worse.
+struct OctonaryHeap {
+    data: Vec<Entry>,
+}
+
+const ARITY: usize = 8;
+
+fn rank(entry: &Entry) -> (i64, Pair) {
+    (entry.negated_count, entry.pair)
+}
+
+impl OctonaryHeap {
+    fn push(&mut self, entry: Entry) {
+        self.data.push(entry);
+        self.sift_up(self.data.len() - 1, entry);
+    }
+
+    fn pop(&mut self) -> Option<Entry> {
+        let mut entry = self.data.pop()?;
+        if !self.data.is_empty() {
+            std::mem::swap(&mut entry, &mut self.data[0]);
+            self.sift_down_to_bottom();
+        }
+        Some(entry)
+    }
+
+    fn sift_up(&mut self, mut pos: usize, entry: Entry) {
+        let data = &mut self.data;
+        while pos > 0 {
+            let parent = (pos - 1) / ARITY;
+            if rank(&entry) >= rank(&data[parent]) {
+                break;
+            }
+            data[pos] = data[parent];
+            pos = parent;
+        }
+        data[pos] = entry;
+    }
+
+    fn sift_down_to_bottom(&mut self) {
+        let data = &mut self.data;
+        let end = data.len();
+        let entry = data[0];
+        let mut pos = 0;
+        let mut child = 1;
+        while child < end {
+            // The last of the best children (all ARITY of them, or the last few).
+            child = Self::best_of(data, child, (child + ARITY).min(end));
+            data[pos] = data[child];
+            pos = child;
+            child = ARITY * pos + 1;
+        }
+        self.sift_up(pos, entry);
+    }
+
+    /// The last of the best entries in `data[first..end]`, as dary_heap picks a child.
+    fn best_of(data: &[Entry], first: usize, end: usize) -> usize {
+        let mut best = first;
+        for other in first + 1..end {
+            if rank(&data[best]) >= rank(&data[other]) {
+                best = other;
+            }
+        }
+        best
+    }
+}
+
 pub struct LibraryQueue {
     limit: usize,
-    heap: BinaryHeap<Reverse<Entry>>,
+    heap: OctonaryHeap,
     /// Every entry's words end to end, in the order pushed: 4 bytes a word, where a vector and a
     /// table slot per entry took about 90 bytes more. A popped entry's words stay, unused: over a
     /// whole run they add up to about the words its merges rewrote.
@@ -88,7 +157,7 @@ impl LibraryQueue {
         let initial = std::mem::take(&mut engine.initial_pair_words);
         let mut queue = LibraryQueue {
             limit: candidates.max(1),
-            heap: BinaryHeap::new(),
+            heap: OctonaryHeap { data: Vec::new() },
             lists: Vec::new(),
             entries: FxHashMap::default(),
             ranking: Ranking::new(Vec::new()),
@@ -98,12 +167,12 @@ impl LibraryQueue {
             let count = engine.pair_counts.get(&pair).copied().unwrap_or(0);
             if count > 0 {
                 let start = initial.starts[at];
-                queue.heap.push(Reverse(Entry {
+                queue.heap.push(Entry {
                     negated_count: -count,
                     pair,
                     start,
                     length: (initial.starts[at + 1] - start) as u32,
-                }));
+                });
                 queue.entries.insert(pair, 1);
                 ranked.push((-count, pair));
             }
@@ -116,16 +185,16 @@ impl LibraryQueue {
     fn pick(&mut self, engine: &mut Engine) -> Option<Pick> {
         let pair_counts = &engine.pair_counts;
         let (entry, current) = loop {
-            let Reverse(entry) = self.heap.pop()?;
+            let entry = self.heap.pop()?;
             let current = pair_counts.get(&entry.pair).copied().unwrap_or(0);
             if -entry.negated_count == current {
                 break (entry, current);
             }
             if current > 0 {
-                self.heap.push(Reverse(Entry {
+                self.heap.push(Entry {
                     negated_count: -current,
                     ..entry
-                }));
+                });
             } else {
                 self.drop_entry(entry.pair);
             }
@@ -182,12 +251,12 @@ impl LibraryQueue {
                     self.lists.reserve_exact(words.len().max(start / 8));
                 }
                 self.lists.extend_from_slice(&words);
-                self.heap.push(Reverse(Entry {
+                self.heap.push(Entry {
                     negated_count: -current,
                     pair,
                     start,
                     length: words.len() as u32,
-                }));
+                });
                 *self.entries.entry(pair).or_insert(0) += 1;
                 self.ranking.push(-current, pair);
             }

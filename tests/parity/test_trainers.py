@@ -14,7 +14,7 @@ from explorer.train import trace_from_json
 from tests.helpers.engines import train
 from tests.helpers.shared_files import seed_text
 from tests.reference.course_corpus import COURSE_CORPUS
-from tests.reference.trainers import course_reference, library_reference
+from tests.reference.trainers import EQUAL_ENTRIES, course_reference, library_reference
 
 ALPHABETS = ["ab", "abc", "abcde", "aé中😀", "xyz", "a\u0301bß", "ab#<>"]
 
@@ -225,6 +225,31 @@ def test_wordpiece_library_parity_given_its_decorated_block_order(lines, vocab_s
     block = _decorated_block(expected_vocab, word_counts, ["[UNK]"], "##", None)
     config = TrainerConfig(algorithm="wordpiece", vocab_size=vocab_size, special_tokens=("[UNK]",))
     assert train(word_counts, config, decorated_order=block).vocab == expected_vocab
+
+
+@pytest.mark.parametrize(
+    ("lines", "vocab_size", "options"), EQUAL_ENTRIES, ids=["newer-first", "older-first"]
+)
+def test_equal_entries_pop_as_the_library_heap_lays_them_out(lines, vocab_size, options):
+    expected = _library_train(
+        lines, trainers.BpeTrainer(vocab_size=vocab_size, show_progress=False, **options)
+    )
+    config = TrainerConfig(
+        vocab_size=vocab_size,
+        continuing_subword_prefix=options.get("continuing_subword_prefix", ""),
+        end_of_word_suffix=options.get("end_of_word_suffix"),
+    )
+    from unittest import mock
+
+    import explorer.training.bpe.trainer as trainer_module
+    from tests.reference.trainers import PLAIN_QUEUES
+
+    # One decorated token (`a>`, `#a`): the library's ids do not depend on its hash order.
+    trace = train(_word_counts(lines), config)
+    assert (trace.vocab, trace.model_merges()) == expected
+    with mock.patch.multiple(trainer_module, **PLAIN_QUEUES):  # the plain reference too
+        plain = train(_word_counts(lines), config)
+    assert (plain.vocab, plain.model_merges()) == expected
 
 
 def test_byte_level_bpe_parity_on_a_book_chapter():

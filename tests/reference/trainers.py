@@ -177,7 +177,7 @@ def course_reference(
     return vocab, merges
 
 
-# --- the queues, kept plainly: every pair scanned at every step ----------------------------------
+# --- the queues, kept plainly: every pair scanned at every step, the library's heap step by step ---
 #
 # Stand-ins for explorer/training/bpe/queues.py's three queues, for
 # tests/parity/test_trainers.py::test_queues_equal_a_scan_of_every_pair: the trainer is run with
@@ -185,9 +185,9 @@ def course_reference(
 # counts), so they answer the same three calls: `Queue(engine, candidates)`, `pick()` (an object
 # with Pick's fields, or None) and `after_merge(key, new_pairs)`. They share no code or encoding
 # with the production queues: entries are plain records, scanned with min()/sorted() under the
-# rule spelled out, where the production queues keep lazy heaps of packed ints.
+# rule spelled out (the library's: kept in a plainly written 8-ary heap, whose layout orders two
+# equal entries), where the production queues keep lazy heaps of packed ints.
 
-import itertools  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 
 from explorer.training.bpe.engine import PAIR_SHIFT  # noqa: E402  (the engine's pair key: left, right)
@@ -223,43 +223,81 @@ def _ranked(scores, winner, limit):
 class _Entry:
     count: int  # as the entry stores it: corrected only when the entry is at the top
     key: int
-    age: int  # order of pushing (a corrected entry keeps its age)
     words: object  # the words it will rewrite
+
+    def rank(self):
+        """Smaller is better: the highest count, then the smallest (left, right). Two entries of one
+        pair at one count rank the same, as in the library's `Merge` order."""
+        return (-self.count, _pair(self.key))
+
+
+class _PlainOctonaryHeap:
+    """dary_heap's OctonaryHeap as its steps are written: a list where node i's children are
+    8i+1 .. 8i+8. Push: append, then swap up while the parent ranks strictly worse. Pop: take the
+    root, put the last entry there, walk it down to a leaf, each time swapping with the last of the
+    best-ranked children, then swap it up as after a push."""
+
+    def __init__(self):
+        self.items = []
+
+    def push(self, entry):
+        self.items.append(entry)
+        self._up(len(self.items) - 1)
+
+    def pop(self):
+        items = self.items
+        items[0], items[-1] = items[-1], items[0]
+        top = items.pop()
+        if items:
+            at = 0
+            while children := list(range(8 * at + 1, min(8 * at + 9, len(items)))):
+                best = min(entry.rank() for entry in (items[child] for child in children))
+                child = [child for child in children if items[child].rank() == best][-1]
+                items[at], items[child] = items[child], items[at]
+                at = child
+            self._up(at)
+        return top
+
+    def _up(self, at):
+        items = self.items
+        while at and items[at].rank() < items[(at - 1) // 8].rank():
+            parent = (at - 1) // 8
+            items[at], items[parent] = items[parent], items[at]
+            at = parent
 
 
 class PlainLibraryQueue:
-    """The library's queue (tokenizers `bpe/trainer.rs`) as a plain list of entries.
+    """The library's queue (tokenizers `bpe/trainer.rs`) as a plain 8-ary heap of entries.
 
-    Each step takes the top entry: the highest stored count, then the smallest (left, right), then
-    (two entries of one pair at one count) the older. An entry whose stored count differs from the
-    pair's count now is corrected and put back (dropped when the pair is gone), and the next top is
-    taken. Entries are added only after a merge, one per pair whose count rose, carrying the words
-    where it rose. The runners-up: the other pairs that still have an entry, by count now.
+    Each step pops the top entry: the highest stored count, then the smallest (left, right); two
+    entries of one pair at one count in the order the heap's layout gives. An entry whose stored
+    count differs from the pair's count now is corrected and pushed back (dropped when the pair is
+    gone), and the next top is popped. Entries are added only after a merge, one per pair whose
+    count rose, carrying the words where it rose, in the engine's order. The runners-up: the other
+    pairs that still have an entry, by count now.
     """
 
     def __init__(self, engine, candidates):
         self.engine, self.limit = engine, max(1, candidates)
-        self.ages = itertools.count()
-        self.entries = [
-            _Entry(engine.pair_counts[key], key, next(self.ages), words)
-            for key, words in engine.initial_pair_words.items()
-            if engine.pair_counts[key] > 0
-        ]
+        self.heap = _PlainOctonaryHeap()
+        for key, words in engine.initial_pair_words.items():
+            if engine.pair_counts[key] > 0:
+                self.heap.push(_Entry(engine.pair_counts[key], key, words))
 
     def pick(self):
         pair_counts = self.engine.pair_counts
-        while self.entries:
-            top = min(self.entries, key=lambda entry: (-entry.count, _pair(entry.key), entry.age))
-            self.entries.remove(top)
+        while self.heap.items:
+            top = self.heap.pop()
             current = pair_counts[top.key]
             if current == top.count:
                 break
             if current > 0:
                 top.count = current
-                self.entries.append(top)
+                self.heap.push(top)
         else:
             return None
-        counts = {entry.key: pair_counts[entry.key] for entry in self.entries if pair_counts[entry.key] > 0}
+        entries = self.heap.items
+        counts = {entry.key: pair_counts[entry.key] for entry in entries if pair_counts[entry.key] > 0}
         counts[top.key] = top.count
         keys = _ranked(counts, top.key, self.limit)
         return PlainPick(top.key, top.count, None, top.words, keys, [counts[key] for key in keys], None)
@@ -268,7 +306,41 @@ class PlainLibraryQueue:
         pair_counts = self.engine.pair_counts
         for pair, words in new_pairs.items():
             if pair_counts[pair] > 0:
-                self.entries.append(_Entry(pair_counts[pair], pair, next(self.ages), words))
+                self.heap.push(_Entry(pair_counts[pair], pair, words))
+
+
+# Two queue entries of one pair at one count are equal in the library's `Merge` order: which pops
+# first is its OctonaryHeap's layout, and decides which words the merge rewrites. Such entries exist
+# once a merge makes an existing token again (here `a` + `>` in the text makes the suffixed `a>`):
+# an entry of a pair holding that token is pushed again while an older one, at a stale count, waits,
+# and is corrected to the same count. In these corpora (found by a search over random ones), the
+# library gave one answer in 30 runs (its hash maps' order changes from run to run; a replay of its
+# heap with 60 random push orders gave that answer every time too), and it is the newer entry first
+# in the first, the older in the second, so no rule on age can match both: (text lines, vocab size,
+# BpeTrainer options), for tests/parity/test_trainers.py and tests/unit/test_references_catch_bugs.py.
+EQUAL_ENTRIES = [
+    (
+        [
+            ">aaa a>a>>a a a>>a aaa>aa>a aaa >>aa>>a",
+            "aa>>>a>a >aa>aa a>a aaa aaa>a>>>a",
+            ">aaa",
+            ">>a>a >>>>a>>a >a",
+        ],
+        12,
+        {"end_of_word_suffix": ">"},
+    ),
+    (
+        [
+            "#aaaaaaa #aaaaaa aaa #aaaaaa #aaaa",
+            "aaaaaaaa #aa",
+            "aaa #aaaaaa",
+            "#aaaaa aa aaaaaaaa #aaaaaaaa #aaaa #a",
+            "a aaaa #aa #aaaaaaa aa aaaaaaaa",
+        ],
+        24,
+        {"continuing_subword_prefix": "#"},
+    ),
+]
 
 
 class PlainCourseQueue:

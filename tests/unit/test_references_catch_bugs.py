@@ -13,7 +13,6 @@ What this does not do: test the references against the `tokenizers` library (tes
 import __future__
 
 import inspect
-import itertools
 import random
 import textwrap
 from unittest import mock
@@ -25,7 +24,7 @@ from explorer.training.bpe import queues
 from explorer.training.bpe import trainer as bpe
 from explorer.training.unigram import nbest
 from tests.reference import unigram_library
-from tests.reference.trainers import PLAIN_QUEUES
+from tests.reference.trainers import EQUAL_ENTRIES, PLAIN_QUEUES
 
 
 def _mutant(function, old: str, new: str):
@@ -88,7 +87,8 @@ def test_the_unigram_reference_catches_a_flipped_tie_in_the_nbest_heap(monkeypat
 
 # ---------------------------------------------------------------- BPE: the library queue
 
-# Two entries of one pair at one count: the older one's words are rewritten first (found by search).
+# Two entries of one pair at one count (found by search), beside the corpora where the library's
+# heap layout decides between two such entries (EQUAL_ENTRIES).
 TIED_ENTRIES = (
     {"#a<": 3, "#>b#>a<b": 3, "#a#>": 4},
     TrainerConfig(vocab_size=21, continuing_subword_prefix="#"),
@@ -100,6 +100,16 @@ def _bpe_runs(count=40, seed=0):
     times (the library's stale counts), and the tied entries above."""
     rng = random.Random(seed)
     runs = [TIED_ENTRIES]
+    for lines, vocab_size, options in EQUAL_ENTRIES:
+        word_counts: dict[str, int] = {}
+        for word in " ".join(lines).split():
+            word_counts[word] = word_counts.get(word, 0) + 1
+        config = TrainerConfig(
+            vocab_size=vocab_size,
+            continuing_subword_prefix=options.get("continuing_subword_prefix", ""),
+            end_of_word_suffix=options.get("end_of_word_suffix"),
+        )
+        runs.append((word_counts, config))
     for _ in range(count):
         alphabet = rng.choice(["ab", "abc", "abcde", "ab#<>"])
         words = [
@@ -131,9 +141,18 @@ def _queue_disagreements(runs) -> int:
     return differing
 
 
-def _newer_entry_first(monkeypatch):
-    # Sequence numbers counting down: of two entries of one pair at one count, the newer comes first.
-    monkeypatch.setattr(queues, "counter", lambda: itertools.count(queues.SEQ_MASK, -1))
+def _equal_entry_rises(monkeypatch):
+    # An entry rises past a parent equal to it (dary_heap stops there).
+    heap = queues.OctonaryHeap
+    rises = _mutant(
+        heap._sift_up, "if rank >= data[parent] >> SEQ_BITS:", "if rank > data[parent] >> SEQ_BITS:"
+    )
+    monkeypatch.setattr(heap, "_sift_up", rises)
+
+
+def _binary_heap(monkeypatch):
+    # Two children per node, the layout of std's BinaryHeap, which the library no longer uses.
+    monkeypatch.setattr(queues, "ARITY", 2)
 
 
 def _stale_count_taken(monkeypatch):
@@ -143,7 +162,7 @@ def _stale_count_taken(monkeypatch):
     monkeypatch.setattr(queues.LibraryQueue, "pick", taken)
 
 
-@pytest.mark.parametrize("plant", [_newer_entry_first, _stale_count_taken])
+@pytest.mark.parametrize("plant", [_equal_entry_rises, _binary_heap, _stale_count_taken])
 def test_the_bpe_reference_catches_a_bug_in_the_library_queue(monkeypatch, plant):
     runs = _bpe_runs()
     assert _queue_disagreements(runs) == 0

@@ -5,8 +5,9 @@
   rewrite; only its top is ever looked at: a top entry whose count is stale is corrected and
   pushed back. Entries are only pushed for pairs that gained occurrences in the last merge, with
   the words where they did; this is the library's behaviour, quirks included (an entry only
-  rewrites the words it carries, and which of two entries of a pair comes first depends on when
-  each was corrected, so nothing but the top may be touched).
+  rewrites the words it carries, and which of two entries of one pair at one count comes first
+  is decided by the layout of the library's heap, an 8-ary `dary_heap::OctonaryHeap`, which
+  `OctonaryHeap` below replays; so nothing but the top may be touched).
 - `CourseQueue` reproduces the Hugging Face course loop (recount everything, take the first best
   pair in dict order) without recounting: the score is the pair frequency (BPE) or the likelihood
   count(ab) / (count(a) * count(b)) computed with the same float expression as the course
@@ -206,16 +207,76 @@ def _negated_packed_score(entry: int) -> int:
     return entry >> KEY_BITS
 
 
-# The library queue's heap entries are single ints too: `packed(count, key) << SEQ_BITS | sequence`
-# orders like the tuple (-count, key, sequence); the words an entry carries wait in a dict under its
-# sequence number.
+# The library queue's heap entries are single ints too: `packed(count, key) << SEQ_BITS | sequence`;
+# they are ranked by `entry >> SEQ_BITS` alone (two entries of one pair at one count are equal, as
+# in the library), and the words an entry carries wait in a dict under its sequence number.
 SEQ_BITS = 40
 SEQ_MASK = (1 << SEQ_BITS) - 1
+ARITY = 8  # dary_heap::OctonaryHeap
+
+
+class OctonaryHeap:
+    """The library's `dary_heap::OctonaryHeap<Merge>` (tokenizers 0.23, `bpe/trainer.rs`), step for
+    step: a max-heap with 8 children per node, where `push` sifts up and `pop` moves the last entry
+    to the root, sifts it down to the bottom (to the last of the greatest children) and back up;
+    sifting up stops at a parent that is not smaller. Its entries are the packed ints above, best
+    = smallest `entry >> SEQ_BITS`. Entries that compare equal (one pair, one count, two entries)
+    pop in the order this layout gives, which is why heapq will not do: that order decides which
+    words the merge rewrites (tests/parity/test_trainers.py, `test_equal_entries_pop_as_...`).
+    """
+
+    __slots__ = ("data",)
+
+    def __init__(self) -> None:
+        self.data: list[int] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.data)
+
+    def push(self, entry: int) -> None:
+        data = self.data
+        data.append(entry)
+        self._sift_up(len(data) - 1, entry)
+
+    def pop(self) -> int:
+        data = self.data
+        entry = data.pop()
+        if data:
+            entry, data[0] = data[0], entry
+            self._sift_down_to_bottom()
+        return entry
+
+    def _sift_up(self, pos: int, entry: int) -> None:
+        data = self.data
+        rank = entry >> SEQ_BITS
+        while pos > 0:
+            parent = (pos - 1) // ARITY
+            if rank >= data[parent] >> SEQ_BITS:
+                break
+            data[pos] = data[parent]
+            pos = parent
+        data[pos] = entry
+
+    def _sift_down_to_bottom(self) -> None:
+        data = self.data
+        end, pos, entry = len(data), 0, data[0]
+        child = 1
+        while child < end:
+            # The last of the best children (all ARITY of them, or the last few).
+            ranks = [other >> SEQ_BITS for other in data[child : child + ARITY]]
+            child += len(ranks) - 1 - ranks[::-1].index(min(ranks))
+            data[pos] = data[child]
+            pos = child
+            child = ARITY * pos + 1
+        self._sift_up(pos, entry)
 
 
 class LibraryQueue:
-    """The library's BinaryHeap<Merge>, replayed with heapq: max count first, then the smallest
-    (id_left, id_right), then (between two entries of one pair at one count) the older entry."""
+    """The library's OctonaryHeap<Merge>, replayed: max count first, then the smallest
+    (id_left, id_right); two entries of one pair at one count in the order the heap's layout
+    gives them. Entries are pushed in the engine's order (first occurrence), where the library
+    drains a hash map: where the library's own answer depends on that order, it changes from run
+    to run, and ours is one of its answers."""
 
     def __init__(self, engine: MergeEngine, candidates: int):
         self.engine = engine
@@ -224,19 +285,18 @@ class LibraryQueue:
         pair_counts = engine.pair_counts
         # sequence -> the words its entry will rewrite
         self.words: dict[int, object] = {}
-        self.heap: list[int] = []
+        self.heap = OctonaryHeap()
         for key, words in engine.initial_pair_words.items():
             count = pair_counts[key]
             if count > 0:
                 sequence = next(self._sequence)
-                self.heap.append(packed(count, key) << SEQ_BITS | sequence)
+                self.heap.push(packed(count, key) << SEQ_BITS | sequence)
                 self.words[sequence] = words
-        heapq.heapify(self.heap)
         # The runners-up for the trace come from a ranking of their own, never from the heap:
         # the pairs the library could still pick, i.e. with an entry in its heap (a merged pair
         # keeps its count in the library's pair_counts, but not its entry).
         self.entries = entries = dict.fromkeys(
-            (entry >> SEQ_BITS & KEY_MASK for entry in self.heap), 1
+            (entry >> SEQ_BITS & KEY_MASK for entry in self.heap.data), 1
         )  # pair -> entries in the heap
 
         def pickable_count(key: int) -> int | None:
@@ -244,26 +304,26 @@ class LibraryQueue:
             return count if count > 0 and entries.get(key) else None
 
         self.ranking = Ranking(
-            [entry >> SEQ_BITS for entry in self.heap], pickable_count, True, pair_counts, entries
+            [entry >> SEQ_BITS for entry in self.heap.data], pickable_count, True, pair_counts, entries
         )
 
     def pick(self) -> Pick | None:
         heap = self.heap
         pair_counts = self.engine.pair_counts
-        heappop, heappush = heapq.heappop, heapq.heappush
+        heappop, heappush = heap.pop, heap.push
         # The library's loop: pop the top; an entry whose count is stale is corrected and pushed
         # back. (The library pushes zero counts back too; such an entry can only stop training
         # once nothing positive is left, which an empty queue reports.)
         entries = self.entries
         while heap:
-            entry = heappop(heap)
+            entry = heappop()
             rest = entry >> SEQ_BITS
             key = rest & KEY_MASK
             current = pair_counts[key]
             if -(rest >> KEY_BITS) == current:
                 break
             if current > 0:
-                heappush(heap, (key - (current << KEY_BITS)) << SEQ_BITS | entry & SEQ_MASK)
+                heappush((key - (current << KEY_BITS)) << SEQ_BITS | entry & SEQ_MASK)
             else:
                 entries[key] -= 1
                 del self.words[entry & SEQ_MASK]
@@ -296,7 +356,7 @@ class LibraryQueue:
             if current > 0:
                 entry = pair - (current << KEY_BITS)
                 number = next(sequence)
-                heappush(heap, entry << SEQ_BITS | number)
+                heap.push(entry << SEQ_BITS | number)
                 words_of[number] = words
                 entries[pair] = entries.get(pair, 0) + 1
                 heappush(ranking_heap, entry)  # the ranking's invariant: a risen count gets an entry
