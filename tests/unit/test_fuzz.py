@@ -29,7 +29,7 @@ from explorer.pipeline.normalizers import NORMALIZERS, build_normalizer
 from explorer.pipeline.pre_tokenizers import PRE_TOKENIZERS, build_pre_tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_from_json, tokenizer_to_json
 from explorer.run_config import RunConfig, TrainerConfig
-from explorer.train import tokenizer_from_trace, train_corpus
+from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus
 from explorer.training.bpe.merge_history import STOP_REASONS, MergeHistory
 from explorer.training.settings_checks import check_special_tokens
 
@@ -80,7 +80,7 @@ def check_trace(trace: MergeHistory, config: TrainerConfig) -> None:
     if config.flavor == "library" and trace.initial_vocab_size <= config.vocab_size:
         assert len(trace.vocab) <= config.vocab_size
     assert all(new_id < len(trace.vocab) for _, _, new_id in trace.merges)
-    assert MergeHistory.from_json(trace.to_json()).to_dict() == trace.to_dict()
+    assert trace_from_json(trace.to_json()).to_dict() == trace.to_dict()
     assert explain_vocab_size(trace, config.vocab_size)
     special_token_notes(trace)
 

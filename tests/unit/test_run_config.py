@@ -7,7 +7,7 @@ import json
 import pytest
 
 from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
-from explorer.train import train_corpus
+from explorer.train import trace_from_json, train_corpus
 from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.unigram.round_history import RoundHistory
 
@@ -89,5 +89,6 @@ def test_a_trace_carries_its_run_config_through_json(trainer):
     run = RunConfig(trainer, ("nfkc",), "metaspace" if isinstance(trainer, UnigramConfig) else "byte-level")
     trace = train_corpus("the cat sat on the mat with the hat\nthe end", run)
     kind = RoundHistory if isinstance(trainer, UnigramConfig) else MergeHistory
-    assert kind.from_json(trace.to_json()).config == trace.config
+    again = trace_from_json(trace.to_json())
+    assert isinstance(again, kind) and again.config == trace.config
     assert trace.config.normalizers == ("nfkc",) and trace.config.algorithm == run.algorithm

@@ -115,14 +115,14 @@ def test_the_trace_json_is_built_once_and_handed_over_as_the_bytes_the_store_kee
     monkeypatch.setattr(MergeHistory, "to_json", lambda self: built.append(1) or to_json(self))
     result = train_task(FakeReporter(), CORPUS, SETTINGS, LIMITS)
     assert isinstance(result["trace_json"], bytes) and built == [1]
-    assert MergeHistory.from_json(result["trace_json"]).to_json().encode("utf-8") == result["trace_json"]
+    assert trace_from_json(result["trace_json"]).to_json().encode("utf-8") == result["trace_json"]
     store = SQLiteRunStore(tmp_path / "runs.sqlite3", secret=b"s" * 32)
     spec = {**store.location(), "key": "b" * 64, "meta": {}, "keep_corpus": False}
     built.clear()
     stored = train_task(FakeReporter(), CORPUS, SETTINGS, LIMITS, spec)
     assert stored["stored_key"] == "b" * 64 and built == [1]
-    assert without_seconds(MergeHistory.from_json(store.get("b" * 64).payload)) == without_seconds(
-        MergeHistory.from_json(result["trace_json"])
+    assert without_seconds(trace_from_json(store.get("b" * 64).payload)) == without_seconds(
+        trace_from_json(result["trace_json"])
     )
 
 
@@ -274,7 +274,7 @@ def test_a_count_file_trains_in_a_task_as_its_text_and_a_mismatched_one_is_one_s
     write_count_file(tmp_path / "counts.parquet", counter.result())
     data = (tmp_path / "counts.parquet").read_bytes()
     result = train_task(FakeReporter(), {"count_file": data, "name": "counts.parquet"}, SETTINGS, LIMITS)
-    assert without_seconds(MergeHistory.from_json(result["trace_json"])) == without_seconds(
+    assert without_seconds(trace_from_json(result["trace_json"])) == without_seconds(
         train_corpus(CORPUS, run)
     )
     other = RunConfig(CONFIG, (), "byte-level").to_dict()  # no normalizer: not the file's settings

@@ -45,6 +45,12 @@ def symbol_arrays(symbol_strings: list[str] | list[list[str]], ids: dict[str, in
     return symbol_ids, lengths
 
 
+def _aligned(values: array) -> array | memoryview:
+    """`values`, or for an empty array an empty u32 view of an aligned buffer: an empty array's
+    buffer may sit at any address, and the crate's u32 buffers must be aligned (PyO3 checks)."""
+    return values if len(values) else memoryview(bytearray(4)).cast("I")[:0]
+
+
 def compiled_run(
     module: ModuleType,
     symbol_ids: array,
@@ -58,8 +64,8 @@ def compiled_run(
     """The crate's run (`BpeRun`) over the words as symbol ids, before any merge: it copies
     `symbol_ids` into its engine, so the caller can let its array go."""
     return module.BpeRun(
-        symbol_ids,
-        lengths,
+        _aligned(symbol_ids),
+        _aligned(lengths),
         counts,
         tokens,
         library=config.flavor == "library",
