@@ -1,7 +1,9 @@
 """Where a CLI training's memory goes: the stages of `python -m explorer train FILE --trace` run one
 by one, with the process's memory after each.
 
-    python bench/bench_memory_stages.py CORPUS [--vocab-size 32000] [--tracemalloc]
+    python bench/bench_memory_stages.py CORPUS... [--vocab-size 32000] [--tracemalloc] [--smoke]
+
+--smoke (what CI runs): the first 20,000 characters of the bundled Shakespeare sample, vocabulary 400.
 
 Each stage calls what `explorer.cli.train_command` calls (count_inputs, train_counted,
 tokenizer_from_trace, save_tokenizer, write_json_fields) and prints, after it: the resident
@@ -47,10 +49,23 @@ def _reset_peak() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("corpus", nargs="+")
+    parser.add_argument("corpus", nargs="*")
     parser.add_argument("--vocab-size", type=int, default=32000)
     parser.add_argument("--tracemalloc", action="store_true")
+    parser.add_argument("--smoke", action="store_true", help="a small sample, vocabulary 400 (what CI runs)")
     args = parser.parse_args()
+    if args.smoke:
+        from pathlib import Path
+
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        from bench_train import smoke_corpus
+
+        args.corpus, args.vocab_size = (
+            [str(smoke_corpus(Path(tempfile.mkdtemp(prefix="memory-smoke-"))))],
+            400,
+        )
+    elif not args.corpus:
+        parser.error("give a corpus file (or --smoke)")
 
     from dataclasses import replace
 

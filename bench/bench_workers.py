@@ -118,7 +118,7 @@ def ship(corpus: str, vocabs: list[int], repeat: int, folder: Path) -> bytes:
             trace_from_json(entry.payload)
             read.append(time.perf_counter() - started)
         steps = job.result["steps"]
-        print(f"   BPE {vocab:,} ({steps:,} merges), trace JSON {len(trace_json.encode()) / 1e6:.1f} MB:")
+        print(f"   BPE {vocab:,} ({steps:,} merges), trace JSON {len(trace_json) / 1e6:.1f} MB:")
         print(
             f"     (a) pickled through the pool: {best(pipe) * 1000:.0f} ms, "
             f"then trace_from_json {best(parse) * 1000:.0f} ms "

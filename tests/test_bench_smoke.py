@@ -33,6 +33,7 @@ SCRIPTS = {
     "bench_growth.py": "training on corpora growing to 10 GB against the library; counting on Dask",
     "bench_encoders.py": "a corpus measurement against the encoder library it runs on, per column kind",
     "bench_live_compare.py": "Compare's live box: last key to six columns, and eight visitors typing",
+    "bench_memory_stages.py": "a CLI training's memory after each stage, per distinct word",
     "bench_pretrained.py": "the bundled pretrained tokenizers: first encoding, memory, install size",
     "bench_store.py": "the run store on PostgreSQL against SQLite: one run's put and get",
     "bench_train.py": "BPE and WordPiece training against the `tokenizers` library, same run",
