@@ -17,7 +17,7 @@ from explorer.checks import Limits, format_size
 from explorer.drawing.wording import character_count, plural
 from explorer.runs.run import Run, RunKey, corpus_digest
 from explorer.runs.settings import ALGORITHM_LABELS, Settings
-from explorer.session import count_uploads, host_corpora, serving
+from explorer.session import count_uploads, host_corpora, serving, stored_runs
 from explorer.session.count_uploads import CountFile
 from explorer.session.host_corpora import HostCorpus
 from explorer.training import engines
@@ -146,12 +146,12 @@ def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
     if ended.state == DONE:
         result = ended.result
         if result.get("stored_key"):
-            loaded = serving.load_run(result["stored_key"], job.number)
+            loaded = stored_runs.load_run(result["stored_key"], job.number)
             if loaded is not None:
                 if job.corpus_label:  # this visitor's name for it (a reload's attached job has none)
                     loaded[0].corpus_label = job.corpus_label
                 if loaded[1] is None and job.text:  # not stored, but this session holds its text
-                    return serving.with_session_text(loaded[0], job.text), job.text
+                    return stored_runs.with_session_text(loaded[0], job.text), job.text
                 return loaded
         if result.get("trace_json") is None or not (job.text or job.source):
             return "Training finished, but its result could not be read back from the run store: train again."
@@ -180,7 +180,7 @@ def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
             # theirs alone, under a key of its own (not the shared one).
             run.store_key = serving.stopped_key(job.key, tasks.trace_steps(trace))
         # Not stored by the worker: by the server (the worker's bytes, not built again), else no link to it.
-        serving.keep_run(run, job.text, result["trace_json"])
+        stored_runs.keep_run(run, job.text, result["trace_json"])
         return run, job.text
     if ended.state == CANCELLED:
         return "Training was stopped before it learned anything."

@@ -13,7 +13,7 @@ from explorer.checks import Limits
 from explorer.corpora.counting import Counting
 from explorer.runs import settings as settings_module
 from explorer.runs.settings import Settings, counting_problem, from_query_params, with_counting
-from explorer.session import serving
+from explorer.session import serving, stored_runs
 
 BEFORE_READING = [  # (settings, their key for b"k" * 32 and "a corpus\n", their link) before the field
     (Settings(), "c8ab399ae8734ba626fdaa1b03d938e357e30aa4e26a31f8036c5a48136287a7", {"algorithm": "bpe"}),
@@ -37,7 +37,7 @@ def test_keys_and_links_made_before_the_reading_are_the_same(monkeypatch, settin
     assert settings.to_query_params() == old_link
     assert from_query_params(old_link, Limits()) == (settings.canonical(), [])
     old_meta = {"settings": {name: value for name, value in asdict(settings).items() if name != "reading"}}
-    assert serving.settings_from_meta(old_meta) == settings  # a run stored before the field
+    assert stored_runs.settings_from_meta(old_meta) == settings  # a run stored before the field
 
 
 def test_another_reading_is_in_the_key_and_the_link(monkeypatch):

@@ -25,7 +25,7 @@ back into runs: from the store (a run key is an HMAC of the corpus and settings 
 deployment's secret, unguessable without the corpus); else the job still training it (a reload
 during training waits for it); else, for a sample, by training it again; else the visitor is
 told the run has expired, or never finished (`UNFINISHED`: a restart during its training), and
-what to do. A run the store could not keep is left out of every link (`serving.run_kept`). When
+what to do. A run the store could not keep is left out of every link (`stored_runs.run_kept`). When
 the link's settings contradict the run it names, the run wins and one sentence says what was
 ignored (`ignored_note`).
 
@@ -49,7 +49,7 @@ from explorer.runs.run import Run, corpus_digest
 from explorer.runs.settings import Settings, from_query_params, limits_or_defaults, read_whole_number
 from explorer.runstore import is_run_key
 from explorer.samples import SAMPLES, sample_by_key
-from explorer.session import host_corpora, serving
+from explorer.session import host_corpora, stored_runs
 from explorer.ui.common import state, training
 
 SAMPLE_PARAM = "sample"
@@ -83,7 +83,7 @@ def params_for(settings: Settings, sample_key: str | None, run_key: str | None =
     params = settings.to_query_params()
     if sample_key:
         params[SAMPLE_PARAM] = sample_key
-    if run_key and serving.run_kept(run_key):  # a run the store could not keep has no link
+    if run_key and stored_runs.run_kept(run_key):  # a run the store could not keep has no link
         params[RUN_PARAM] = run_key
     return params
 
@@ -97,7 +97,7 @@ def session_runs_param() -> str | None:
             run is not None
             and run.store_key
             and run.store_key not in seen
-            and serving.run_kept(run.store_key)
+            and stored_runs.run_kept(run.store_key)
         ):
             seen[run.store_key] = run.number
     return ",".join(f"{number}.{key}" for key, number in seen.items()) or None
@@ -293,7 +293,7 @@ def ignored_note(run: Run, params: Mapping[str, str]) -> str | None:
 
 
 def _load(number: int, key: str) -> tuple[Run, str | None] | None:
-    loaded = serving.load_run(key, number)
+    loaded = stored_runs.load_run(key, number)
     if loaded is not None:
         state.run_cache().put(loaded[0])
     return loaded
@@ -361,5 +361,5 @@ def open_from_url(train_sample: bool = True) -> Run | None:
                 state.start_player_at(1)  # a lesson opens at its first step
         return trained
     if key:
-        state.put(state.LINK_EXPIRED, UNFINISHED if serving.never_finished(key) else EXPIRED)
+        state.put(state.LINK_EXPIRED, UNFINISHED if stored_runs.never_finished(key) else EXPIRED)
     return None

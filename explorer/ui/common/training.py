@@ -43,7 +43,7 @@ from explorer.drawing.wording import format_seconds, plural
 from explorer.lessons.explain import stop_reason_text
 from explorer.runs.run import Run
 from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
-from explorer.session import requests, serving, training_jobs
+from explorer.session import requests, serving, stored_runs, training_jobs
 from explorer.session.count_uploads import CountFile
 from explorer.session.host_corpora import HostCorpus
 from explorer.session.training_jobs import TrainingJob
@@ -134,7 +134,7 @@ def _request(
     cached = state.run_cache().get(key)
     if cached is not None:
         return cached
-    loaded = state.numbered(serving.load_run(key))
+    loaded = state.numbered(stored_runs.load_run(key))
     if loaded is not None:
         run, _ = loaded
         run.corpus_label = corpus_label  # the name this visitor gave it, never a stored one
@@ -195,7 +195,7 @@ def start(
     if isinstance(found, Run):
         state.put(state.OUTCOME, [("caption", REUSED)])
         if found.from_counts and source is None:  # a corpus the store does not keep: this session has it
-            serving.with_session_text(found, text)
+            stored_runs.with_session_text(found, text)
         state.set_current_run(found, None if found.from_counts else text)
         return found
     job = _submit(found, text, settings, corpus_label, sample_key, limits, shared_label, source)
