@@ -6,9 +6,10 @@ is made with, and the keys and meta a run is stored under.
   disk: logged) the app still works; it trains every run and a reload starts over. A store that
   cannot be written is read-only: its runs are still served, new ones are not kept
   (`runs_kept()` is False, and the pages say so: `RUNS_NOT_KEPT`).
-- `training_key(text, settings, limits)`: a run's key in the store, an HMAC of the corpus and the
-  settings under the deployment's secret. Thirty visitors of one sample with one set of settings
-  have one key, so one training (`pool().request` shares a job by key) and one stored run.
+- `training_key(digest, settings, limits)`: a run's key in the store, an HMAC of the corpus's
+  digest and the settings under the deployment's secret. Thirty visitors of one sample with one
+  set of settings have one key, so one training (`pool().request` shares a job by key) and one
+  stored run.
   A pasted or uploaded corpus's key also holds its session's salt (`owner`): its run is that
   session's, never reused for nor shared with another visitor holding the same text, who would
   learn it was trained here (docs/reliability.md); links still open it anywhere.
@@ -40,7 +41,6 @@ import threading
 from collections.abc import Sequence
 
 from explorer.checks import MB, Limits, utf8_size
-from explorer.runs.run import corpus_digest
 from explorer.runs.settings import Settings
 from explorer.runstore import (
     RunStore,
@@ -148,23 +148,20 @@ def training_spec(settings: Settings, limits: Limits) -> dict:
     return settings.run_config(limits).to_dict()
 
 
-def training_key(
-    text: str, settings: Settings, limits: Limits, owner: bytes | None = None, digest: str | None = None
-) -> str:
-    """The store key of training `text` with `settings` under the step limit of `limits` (the
+def training_key(digest: str, settings: Settings, limits: Limits, owner: bytes | None = None) -> str:
+    """The store key of training the corpus `digest` stands for (its text's sha256, or a host's
+    file's or a count file's fingerprint) with `settings` under the step limit of `limits` (the
     time limit is not part of it: a run it stopped says so). A run stopped by its visitor has a key
     of its own, never this shared one (`store_spec`'s "stopped_seed", `stopped_key`). `owner`: the
     salt of the session training a pasted or uploaded corpus (None for a sample, which every
-    visitor shares). `digest`: the corpus's sha256 when the caller has it already (the Train
-    page's corpus check made it), or what stands for it when there is no text here (a host's file:
-    explorer.session.host_corpora.HostCorpus.fingerprint)."""
+    visitor shares)."""
     run = settings.run_config(limits)
     described = {**run.to_dict(), "trace_version": TRACE_VERSION}
     if owner is not None:
         described["owner"] = owner.hex()
     if run.trainer.takes_step_limit:  # the step limit counts merges: a Unigram run has none
         described["max_steps"] = limits.max_steps
-    return run_key(secret(), digest or corpus_digest(text), canonical_json(described))
+    return run_key(secret(), digest, canonical_json(described))
 
 
 def stopped_key(key: str, steps: int) -> str:
@@ -195,42 +192,41 @@ def run_meta(
     shared_label: str,
     sample_key: str | None,
     text: str,
-    host: HostCorpus | None = None,
-    count_file: CountFile | None = None,
-    digest: str | None = None,
+    digest: str,
+    source: HostCorpus | CountFile | None = None,
 ) -> dict:
     """What the store keeps beside a run's trace, to make it a `Run` again in any session. Its
     label is `shared_label`, what anyone may see the corpus called ("pasted text", "uploaded
-    file"): the name a visitor gave an uploaded corpus stays in that visitor's session. A run of a
-    host's file (`host`) or of an uploaded count file (`count_file`) has no text here: it is
-    `from_counts`, and its `origin` names the host's file (its size and modification time) or the
-    count file's SHA-256 and size (not its name: the uploader's). `digest`: the text's sha256 when
-    the caller has it (else computed here)."""
-    if host is not None:
+    file"): the name a visitor gave an uploaded corpus stays in that visitor's session. `digest`:
+    the corpus's (its text's sha256, or the source's fingerprint). A run of a host's file or of an
+    uploaded count file (`source`) has no text here: it is `from_counts`, and its `origin` names the
+    host's file (its size and modification time) or the count file's SHA-256 and size (not its
+    name: the uploader's)."""
+    if isinstance(source, HostCorpus):
         return {
             "settings": dataclasses.asdict(settings),
-            "corpus_label": host.name,
-            "sample_key": host.key,
-            "corpus_sha256": host.fingerprint,
+            "corpus_label": source.name,
+            "sample_key": source.key,
+            "corpus_sha256": digest,
             "characters": 0,
             "from_counts": True,
-            "host_file": {"name": host.name, "size": host.size, "mtime_ns": host.mtime_ns},
+            "host_file": {"name": source.name, "size": source.size, "mtime_ns": source.mtime_ns},
         }
-    if count_file is not None:
+    if isinstance(source, CountFile):
         return {
             "settings": dataclasses.asdict(settings),
             "corpus_label": shared_label,
             "sample_key": None,
-            "corpus_sha256": count_file.fingerprint,
+            "corpus_sha256": digest,
             "characters": 0,
             "from_counts": True,
-            "count_file": {"sha256": count_file.sha256, "size": count_file.size},
+            "count_file": {"sha256": source.sha256, "size": source.size},
         }
     meta = {
         "settings": dataclasses.asdict(settings),
         "corpus_label": shared_label,
         "sample_key": sample_key,
-        "corpus_sha256": digest or corpus_digest(text),
+        "corpus_sha256": digest,
         "characters": len(text),
     }
     if sample_key is None and not keeps_corpus(text):

@@ -176,7 +176,7 @@ def save_run(run: Run, text: str, trace_json: bytes | None = None) -> bool:
             run.shared_label or serving.STORED_CORPUS_LABEL,
             run.sample_key,
             text,
-            digest=run.key.corpus_sha256,
+            run.key.corpus_sha256,
         ),
         "stopped_by": run.stopped_by,
     }

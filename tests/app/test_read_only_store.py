@@ -12,6 +12,7 @@ gone, and the runs it kept open again once it is back."""
 from __future__ import annotations
 
 from explorer.checks import Limits
+from explorer.runs.run import corpus_digest
 from explorer.runs.settings import Settings
 from explorer.session import serving, stored_runs
 from explorer.ui.common import link
@@ -91,9 +92,9 @@ def test_a_postgres_store_gone_gives_no_link_says_so_and_its_runs_open_once_it_i
 def test_a_link_to_a_run_that_never_finished_says_so_not_that_it_expired():
     settings = Settings()
     text = words(300, seed=15)
-    key = serving.training_key(text, settings, Limits())
+    key = serving.training_key(corpus_digest(text), settings, Limits())
     serving.store_spec(key, {}, keep_corpus=True)  # its training started; the server restarted
     at = new_app({"run": key}, MERGES)
     assert link.UNFINISHED in texts(at, "info") and link.EXPIRED not in texts(at, "info")
-    at = new_app({"run": serving.training_key(words(300, seed=16), settings, Limits())})
+    at = new_app({"run": serving.training_key(corpus_digest(words(300, seed=16)), settings, Limits())})
     assert link.EXPIRED in texts(at, "info")  # never started here: expired (or never was)

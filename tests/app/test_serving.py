@@ -171,7 +171,7 @@ def test_a_reload_during_training_can_stop_it_and_keeps_the_merges_so_far(monkey
     first, _ = start_a_long_training(seed=8, monkeypatch=monkeypatch)
     reloaded = new_app(query(first))
     attached = session_value(reloaded, JOB)
-    assert attached is not None and attached.job is session_value(first, JOB).job and not attached.text
+    assert attached is not None and attached.job is session_value(first, JOB).job and not attached.corpus.text
     session_value(first, JOB).handle.release()  # what the abandoned-session watcher does
     click(reloaded, W.STOP)
     run = run_of(reloaded)

@@ -45,7 +45,7 @@ import streamlit as st
 
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, lesson_by_key
-from explorer.runs.run import Run, corpus_digest
+from explorer.runs.run import Run
 from explorer.runs.settings import Settings, from_query_params, limits_or_defaults, read_whole_number
 from explorer.runstore import is_run_key
 from explorer.samples import SAMPLES, sample_by_key
@@ -149,13 +149,13 @@ def job_shows_form(settings: Settings, corpus_text: str | None, sample_key: str 
     job = training.current_job()
     if job is None:
         return False
-    if not job.text:
+    if not job.corpus.text:
         return True
     return (
         job.settings.canonical() == settings.canonical()
-        and job.sample_key == (sample_key or None)
+        and job.corpus.sample_key == (sample_key or None)
         and corpus_text is not None
-        and state.digest_trained_for(corpus_text) == (job.corpus_sha256 or corpus_digest(job.text))
+        and state.digest_trained_for(corpus_text) == job.corpus.digest
     )
 
 
