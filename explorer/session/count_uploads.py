@@ -2,7 +2,7 @@
 (explorer.session.host_corpora lists them), trained from its words and counts, never its text.
 
 - `read_count_upload(name, data, limits)`: an uploaded file read and checked in a worker of the
-  pool (explorer.work.tasks.read_count_file_task: every row), never in the server; a `CountFile`
+  pool (explorer.work.count_tasks.read_count_file_task: every row), never in the server; a `CountFile`
   (the file's settings, figures and distinct words, and its bytes for the worker that trains), or
   the one sentence saying why it cannot be used: not Parquet, a Parquet file that is not a count
   file (it lacks the metadata `python -m explorer count` writes), damaged, or made with settings
@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from explorer.checks import MB, Limits, format_size
 from explorer.corpora.counting import Counting
 from explorer.runs.settings import counting_problem
-from explorer.work import admission, tasks
+from explorer.work import count_tasks
 from explorer.work.config import default_pool
-from explorer.work.jobs import DONE
+from explorer.work.jobs import result_of
 
 READ_TIME_LIMIT = 120.0  # seconds a worker may take to read and check one count file
 COUNT_FILE_SUFFIX = ".parquet"
@@ -74,20 +74,14 @@ def read_count_upload(name: str, data: bytes, limits: Limits) -> CountFile | str
     sha256 = hashlib.sha256(data).hexdigest()
     handle = default_pool().request(  # the server's pool (serving.pool)
         f"read-count-file:{sha256}:{hashlib.sha256(name.encode('utf-8', 'replace')).hexdigest()}",
-        tasks.read_count_file_task,
+        count_tasks.read_count_file_task,
         name,
         data,
         time_limit=READ_TIME_LIMIT,
     )
-    try:
-        with admission.set_aside():  # an Event: the GIL is free while it waits, and the place too
-            handle.job.wait(READ_TIME_LIMIT + 30.0)
-        job = handle.job
-        if job.state != DONE:
-            return f"Could not read the count file {name!r}: {job.error or 'it took too long'}."
-        result = job.result
-    finally:
-        handle.release()
+    done, result = result_of(handle, READ_TIME_LIMIT + 30.0)
+    if not done:
+        return f"Could not read the count file {name!r}: {result or 'it took too long'}."
     if "error" in result:
         return result["error"]
     counting = Counting.from_dict(result["counting"])
