@@ -36,7 +36,7 @@ from explorer.checks import MB
 from explorer.runstore.bounds import DAY, DEFAULT_MAX_DAYS, DEFAULT_MAX_MB, default_path, positive_number
 from explorer.runstore.keys import load_secret
 from explorer.runstore.sqlite_connections import ThreadConnections, can_write
-from explorer.runstore.store import TOUCH_SECONDS, Entry, pack, readable, unpack
+from explorer.runstore.store import BoundedStore, Entry, pack
 
 LOG = logging.getLogger("explorer.runstore")
 
@@ -60,8 +60,10 @@ CREATE TABLE IF NOT EXISTS started (
 """
 
 
-class SQLiteRunStore:
+class SQLiteRunStore(BoundedStore):
     """The default RunStore: one SQLite file (see the module docstring)."""
+
+    PARAM = "?"
 
     def __init__(
         self,
@@ -75,6 +77,7 @@ class SQLiteRunStore:
         """`read_only`: None finds out (`can_write`); True opens an existing file read-only.
         OSError when the file neither exists nor can be created."""
         self.path = Path(path)
+        self.name = str(self.path)
         self.max_bytes = max_bytes
         self.max_age = max_age
         self.clock = clock
@@ -136,13 +139,7 @@ class SQLiteRunStore:
         if not self.writable:
             return False
         packed = pack(key, payload, corpus, meta)
-        if packed.size > self.max_bytes:
-            LOG.warning(
-                "run %s not stored: %d bytes is over the store's bound of %d",
-                key[:8],
-                packed.size,
-                self.max_bytes,
-            )
+        if not self._fits(key, packed):
             return False
 
         def write(connection: sqlite3.Connection) -> bool:
@@ -184,78 +181,20 @@ class SQLiteRunStore:
             None,
         )
 
-    def was_started(self, key: str) -> bool:
-        """Whether the run `key` names started training here within `max_age` and was not stored
-        since: it never finished (a restart, a failure, a Stop before its first step)."""
-        found = self._connections.run(
-            lambda connection: connection.execute(
-                "SELECT 1 FROM started WHERE key = ? AND created >= ?", (key, self.clock() - self.max_age)
-            ).fetchone(),
-            None,
-        )
-        return found is not None
+    def _run(self, operation, default):
+        return self._connections.run(operation, default)
 
-    def _write(self, operation, default):
-        """`operation(connection)`, a write; a store that has become read-only (a refused write)
-        turns read-only here (`_became_read_only`), and the write gives `default`."""
-
-        def guarded(connection: sqlite3.Connection):
-            try:
-                return operation(connection)
-            except sqlite3.OperationalError as error:
-                if "readonly" not in str(error):
-                    raise
-                self._became_read_only(error)
-                return default
-
-        return self._connections.run(guarded, default)
-
-    def _refresh(self, connection: sqlite3.Connection, statement: str, values: tuple) -> None:
-        """A read's own write (its "last read", an expired entry dropped): skipped when read-only,
-        and never a reason for the read to fail."""
-        if not self.writable:
-            return
-        try:
-            connection.execute(statement, values)
-        except sqlite3.OperationalError as error:
-            if "readonly" not in str(error):
-                raise
-            self._became_read_only(error)
-
-    def _became_read_only(self, error: sqlite3.OperationalError) -> None:
-        if self.writable:
-            LOG.warning(
-                "run store %s can no longer be written (%s): stored runs are served read-only, new runs "
-                "are not kept",
-                self.path,
-                error,
-            )
-        self.writable = False
+    def _refused(self, error: Exception) -> bool:
+        return isinstance(error, sqlite3.OperationalError) and "readonly" in str(error)
 
     def get(self, key: str) -> Entry | None:
         def read(connection: sqlite3.Connection) -> Entry | None:
             row = connection.execute(
                 "SELECT payload, corpus, meta, codec, created, accessed FROM runs WHERE key = ?", (key,)
             ).fetchone()
-            if row is None:
-                return None
-            payload, corpus, meta, codec, created, accessed = row
-            now = self.clock()
-            if now - created > self.max_age or not readable(codec):
-                if not readable(codec):
-                    LOG.warning("run %s has an unknown codec %r: dropped", key[:8], codec)
-                self._refresh(connection, "DELETE FROM runs WHERE key = ?", (key,))
-                return None
-            if now - accessed >= TOUCH_SECONDS:
-                self._refresh(connection, "UPDATE runs SET accessed = ? WHERE key = ?", (now, key))
-            return unpack(key, payload, corpus, meta, created, accessed, codec)
+            return self._entry(connection, key, row)
 
         return self._connections.run(read, None)
-
-    def delete(self, key: str) -> None:
-        if not self.writable:
-            return
-        self._write(lambda connection: connection.execute("DELETE FROM runs WHERE key = ?", (key,)), None)
 
     def prune(self) -> None:
         """Apply the age and byte bounds now (`put` does it too); nothing when read-only."""
@@ -272,28 +211,6 @@ class SQLiteRunStore:
                 raise
 
         self._write(prune, None)
-
-    def stored_bytes(self) -> int:
-        """The total size the byte bound applies to (for tests and the operator's log)."""
-        return self._connections.run(
-            lambda connection: connection.execute("SELECT coalesce(sum(size), 0) FROM runs").fetchone()[0], 0
-        )
-
-    def _evict(self, connection: sqlite3.Connection, now: float, keep: str | None) -> None:
-        """Drop entries past their age, then the least recently read ones until under the bound."""
-        connection.execute("DELETE FROM runs WHERE created < ?", (now - self.max_age,))
-        connection.execute("DELETE FROM started WHERE created < ?", (now - self.max_age,))
-        total = connection.execute("SELECT coalesce(sum(size), 0) FROM runs").fetchone()[0]
-        if total <= self.max_bytes:
-            return
-        rows = connection.execute(
-            "SELECT key, size FROM runs WHERE key IS NOT ? ORDER BY accessed, created", (keep,)
-        ).fetchall()
-        for old_key, size in rows:
-            if total <= self.max_bytes:
-                break
-            connection.execute("DELETE FROM runs WHERE key = ?", (old_key,))
-            total -= size
 
 
 def create_private(path: Path) -> None:
