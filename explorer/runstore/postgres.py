@@ -1,7 +1,8 @@
 """The run store several servers share: PostgreSQL (psycopg 3, a connection pool per process).
 
 `EXPLORER_STORE_URL=postgresql://...` selects it (backends.py); it keeps the contract of the SQLite
-store (store.py) in two tables, `runs` and `started`, made on first use:
+store (store.py, whose `BoundedStore` holds the reads, bounds and eviction both keep) in two
+tables, `runs` and `started`, made on first use:
 
 - Writes are idempotent per key: `put` is an `INSERT ... ON CONFLICT (key) DO UPDATE`, so two
   replicas storing the same run at once leave one row. Each write takes one advisory lock for the
@@ -77,6 +78,12 @@ class PostgresRunStore(BoundedStore):
     """The RunStore in PostgreSQL (see the module docstring)."""
 
     PARAM = "%s"
+    INSERT = (
+        "INSERT INTO runs VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+        "ON CONFLICT (key) DO UPDATE SET payload = excluded.payload, corpus = excluded.corpus, "
+        "meta = excluded.meta, codec = excluded.codec, size = excluded.size, created = excluded.created, "
+        "accessed = excluded.accessed"
+    )
 
     def __init__(
         self,
@@ -262,25 +269,7 @@ class PostgresRunStore(BoundedStore):
             now = self.clock()
             with connection.transaction():
                 connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                connection.execute(
-                    "INSERT INTO runs VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
-                    "ON CONFLICT (key) DO UPDATE SET payload = excluded.payload, corpus = excluded.corpus, "
-                    "meta = excluded.meta, "
-                    "codec = excluded.codec, size = excluded.size, created = excluded.created, "
-                    "accessed = excluded.accessed",
-                    (
-                        key,
-                        packed.payload,
-                        packed.corpus,
-                        packed.meta_json,
-                        packed.codec,
-                        packed.size,
-                        now,
-                        now,
-                    ),
-                )
-                connection.execute("DELETE FROM started WHERE key = %s", (key,))
-                self._evict(connection, now, keep=key)
+                self._put_row(connection, key, packed, now)
             return True
 
         return self._write(write, False)

@@ -16,8 +16,9 @@
   stored since (within `max_age`), so that a link to a run that never finished (a restart during
   its training) is told apart from one that expired. `put` clears the mark.
 
-`SQLiteRunStore` is the default `RunStore` (store.py: the interface, the entry, the packing);
-several servers on several machines share a PostgreSQL one instead (postgres.py).
+`SQLiteRunStore` is the default `RunStore` (store.py: the interface, the entry, the packing, and
+`BoundedStore`, the reads, bounds and eviction both backends keep, which this one runs on its
+connections); several servers on several machines share a PostgreSQL one instead (postgres.py).
 
 What it does not do: know what a payload means (the caller stores a history's JSON), work on a
 network file system (SQLite's locking needs a local disk), or list entries.
@@ -64,6 +65,7 @@ class SQLiteRunStore(BoundedStore):
     """The default RunStore: one SQLite file (see the module docstring)."""
 
     PARAM = "?"
+    INSERT = "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 
     def __init__(
         self,
@@ -146,21 +148,7 @@ class SQLiteRunStore(BoundedStore):
             now = self.clock()
             connection.execute("BEGIN IMMEDIATE")
             try:
-                connection.execute(
-                    "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        key,
-                        packed.payload,
-                        packed.corpus,
-                        packed.meta_json,
-                        packed.codec,
-                        packed.size,
-                        now,
-                        now,
-                    ),
-                )
-                connection.execute("DELETE FROM started WHERE key = ?", (key,))
-                self._evict(connection, now, keep=key)
+                self._put_row(connection, key, packed, now)
                 connection.execute("COMMIT")
             except BaseException:
                 if connection.in_transaction:

@@ -137,6 +137,7 @@ class BoundedStore:
     `SQLiteRunStore` and `PostgresRunStore` derive from it."""
 
     PARAM: ClassVar[str]  # the backend's SQL placeholder, written "?" in the statements here
+    INSERT: ClassVar[str]  # the backend's statement storing (or replacing) one row of `runs`
     name: str  # what the log calls the store
     max_bytes: int
     max_age: float
@@ -219,6 +220,14 @@ class BoundedStore:
         if now - accessed >= TOUCH_SECONDS:
             self._refresh(connection, "UPDATE runs SET accessed = ? WHERE key = ?", (now, key))
         return unpack(key, payload, corpus, meta, created, accessed, codec)
+
+    def _put_row(self, connection: Any, key: str, packed: Packed, now: float) -> None:
+        """Inside the backend's write transaction: the entry stored (or replaced), its started mark
+        cleared, the bounds applied (`_evict`, never to the entry itself)."""
+        row = (key, packed.payload, packed.corpus, packed.meta_json, packed.codec, packed.size, now, now)
+        connection.execute(self.INSERT, row)
+        connection.execute(self._sql("DELETE FROM started WHERE key = ?"), (key,))
+        self._evict(connection, now, keep=key)
 
     def _evict(self, connection: Any, now: float, keep: str | None) -> None:
         """Drop entries past their age, then the least recently read ones (but `keep`) until under
