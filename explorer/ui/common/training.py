@@ -2,14 +2,16 @@
 (explorer.session.requests: the checks), then run in a worker process of the server's pool
 (explorer.session.training_jobs: the job), shared by key with every visitor asking for the same
 corpus and settings, and kept in the run store (explorer.session.serving); its progress, Stop
-button and outcome here.
+button and outcome here. What it does not do: check, key, look up or submit a training itself
+(explorer.session.training_jobs.start does, without Streamlit).
 
 How a training goes:
-- `start` checks the corpus and settings, computes the run's key and looks for it in the session's
-  cache, then in the store (a class opening one sample gets the run one of them trained, at once),
-  then asks the pool for it: `pool.request(key, train_task, ...)` returns a handle on the job
-  that trains it, a new one or the one another visitor started. The session keeps a `TrainingJob`
-  (the handle and what the run is) in `st.session_state`. The URL gets the run's key at once, so a
+- `start` makes one call, `training_jobs.start`, with the corpus's check and digest the form has
+  already (`corpus_check`, `state.form_corpus_digest`) and the session's salt, cache and run
+  numbers: `Refused` (its sentences shown as errors), `Reused` (a run of the session's cache or of
+  the store, made current at once: a class opening one sample gets the run one of them trained),
+  or `Submitted` (a job of the pool, a new one or the one another visitor started). The session
+  keeps that `TrainingJob` in `st.session_state`. The URL gets the run's key at once, so a
   reload finds the job (still training) or the stored run.
 - The Train page shows the progress (first inline for `INLINE_SECONDS`, then an
   `st.fragment(run_every=POLL_SECONDS)` poller) and a Stop button: `handle.cancel()` stops the
