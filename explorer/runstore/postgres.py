@@ -30,7 +30,8 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TypeVar
 
 import psycopg
@@ -39,7 +40,7 @@ from psycopg import errors
 
 from explorer.checks import MB
 from explorer.runstore.bounds import DAY, DEFAULT_MAX_DAYS, DEFAULT_MAX_MB, DEFAULT_POOL, positive_number
-from explorer.runstore.store import BoundedStore, Entry, pack
+from explorer.runstore.store import BoundedStore, Entry
 
 LOG = logging.getLogger("explorer.runstore")
 T = TypeVar("T")
@@ -84,6 +85,7 @@ class PostgresRunStore(BoundedStore):
         "meta = excluded.meta, codec = excluded.codec, size = excluded.size, created = excluded.created, "
         "accessed = excluded.accessed"
     )
+    STARTED = "INSERT INTO started VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET created = excluded.created"
 
     def __init__(
         self,
@@ -229,6 +231,13 @@ class PostgresRunStore(BoundedStore):
     def _refused(self, error: Exception) -> bool:
         return isinstance(error, _REFUSED)
 
+    @contextmanager
+    def _transaction(self, connection: psycopg.Connection) -> Iterator[None]:
+        """A transaction holding the one advisory lock every write holds (`WRITE_LOCK`)."""
+        with connection.transaction():
+            connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            yield
+
     def _answers(self) -> bool:
         """Whether the server takes a new connection now."""
         try:
@@ -240,8 +249,7 @@ class PostgresRunStore(BoundedStore):
     def _make_tables(self, connection: psycopg.Connection) -> None:
         """The tables (one server at a time), or read-only when this role may not make or write them."""
         try:
-            with connection.transaction():
-                connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            with self._transaction(connection):
                 exists = connection.execute("SELECT to_regclass('secret') IS NOT NULL").fetchone()
                 if not (exists and exists[0]):
                     connection.execute(_SCHEMA)
@@ -256,37 +264,6 @@ class PostgresRunStore(BoundedStore):
             self.writable = False
         self._ready = True
 
-    def put(self, key: str, payload: bytes, corpus: bytes | None, meta: dict) -> bool:
-        """Store (or replace) an entry; False when it alone exceeds the byte bound, when the store
-        is read-only or cannot be reached, or on error."""
-        if not self.writable:
-            return False
-        packed = pack(key, payload, corpus, meta)
-        if not self._fits(key, packed):
-            return False
-
-        def write(connection: psycopg.Connection) -> bool:
-            now = self.clock()
-            with connection.transaction():
-                connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                self._put_row(connection, key, packed, now)
-            return True
-
-        return self._write(write, False)
-
-    def mark_started(self, key: str) -> None:
-        """Remember that the run `key` names started training (`put` forgets it again)."""
-        if not self.writable:
-            return
-        self._write(
-            lambda connection: connection.execute(
-                "INSERT INTO started VALUES (%s, %s) "
-                "ON CONFLICT (key) DO UPDATE SET created = excluded.created",
-                (key, self.clock()),
-            ),
-            None,
-        )
-
     def get(self, key: str) -> Entry | None:
         def read(connection: psycopg.Connection) -> Entry | None:
             row = connection.execute(
@@ -295,15 +272,3 @@ class PostgresRunStore(BoundedStore):
             return self._entry(connection, key, row)
 
         return self._run(read, None)
-
-    def prune(self) -> None:
-        """Apply the age and byte bounds now (`put` does it too); nothing when read-only."""
-        if not self.writable:
-            return
-
-        def prune(connection: psycopg.Connection) -> None:
-            with connection.transaction():
-                connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                self._evict(connection, self.clock(), keep=None)
-
-        self._write(prune, None)

@@ -30,14 +30,15 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from explorer.checks import MB
 from explorer.runstore.bounds import DAY, DEFAULT_MAX_DAYS, DEFAULT_MAX_MB, default_path, positive_number
 from explorer.runstore.keys import load_secret
 from explorer.runstore.sqlite_connections import ThreadConnections, can_write
-from explorer.runstore.store import BoundedStore, Entry, pack
+from explorer.runstore.store import BoundedStore, Entry
 
 LOG = logging.getLogger("explorer.runstore")
 
@@ -66,6 +67,7 @@ class SQLiteRunStore(BoundedStore):
 
     PARAM = "?"
     INSERT = "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    STARTED = "INSERT OR REPLACE INTO started VALUES (?, ?)"
 
     def __init__(
         self,
@@ -135,45 +137,23 @@ class SQLiteRunStore(BoundedStore):
         """Close this thread's connection (others close when their thread ends)."""
         self._connections.close()
 
-    def put(self, key: str, payload: bytes, corpus: bytes | None, meta: dict) -> bool:
-        """Store (or replace) an entry; False when it alone exceeds the byte bound, when the store
-        is read-only, or on error."""
-        if not self.writable:
-            return False
-        packed = pack(key, payload, corpus, meta)
-        if not self._fits(key, packed):
-            return False
-
-        def write(connection: sqlite3.Connection) -> bool:
-            now = self.clock()
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                self._put_row(connection, key, packed, now)
-                connection.execute("COMMIT")
-            except BaseException:
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
-                raise
-            return True
-
-        return self._write(write, False)
-
-    def mark_started(self, key: str) -> None:
-        """Remember that the run `key` names started training (`put` forgets it again)."""
-        if not self.writable:
-            return
-        self._write(
-            lambda connection: connection.execute(
-                "INSERT OR REPLACE INTO started VALUES (?, ?)", (key, self.clock())
-            ),
-            None,
-        )
-
     def _run(self, operation, default):
         return self._connections.run(operation, default)
 
     def _refused(self, error: Exception) -> bool:
         return isinstance(error, sqlite3.OperationalError) and "readonly" in str(error)
+
+    @contextmanager
+    def _transaction(self, connection: sqlite3.Connection) -> Iterator[None]:
+        """BEGIN IMMEDIATE: the write lock at once, so two writers never both evict."""
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
 
     def get(self, key: str) -> Entry | None:
         def read(connection: sqlite3.Connection) -> Entry | None:
@@ -182,23 +162,7 @@ class SQLiteRunStore(BoundedStore):
             ).fetchone()
             return self._entry(connection, key, row)
 
-        return self._connections.run(read, None)
-
-    def prune(self) -> None:
-        """Apply the age and byte bounds now (`put` does it too); nothing when read-only."""
-        if not self.writable:
-            return
-
-        def prune(connection: sqlite3.Connection) -> None:
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                self._evict(connection, self.clock(), keep=None)
-                connection.execute("COMMIT")
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
-
-        self._write(prune, None)
+        return self._run(read, None)
 
 
 def create_private(path: Path) -> None:

@@ -18,12 +18,14 @@ when the entry alone is over the bound, the store is read-only or cannot be reac
 entry or None (a miss, expired, or an error: logged, never raised), refreshing "last read" at
 most once per `TOUCH_SECONDS`; a read-only store serves its entries and keeps nothing.
 
-`BoundedStore` is those rules written once over a backend's SQL connection: an entry read
-(expired or unreadable: dropped; "last read" refreshed), one entry over the byte bound refused
-with a log line, eviction (past `max_age`, then least recently read until under `max_bytes`),
-`delete`, `was_started`, `stored_bytes`, and a refused write turning the store read-only. A
-backend gives its placeholder (`PARAM`), how it runs an operation on a connection (`_run`) and
-which errors are a refused write (`_refused`).
+`BoundedStore` is those rules written once over a backend's SQL connection: `put` (one entry over
+the byte bound refused with a log line; else stored, its started mark cleared and the bounds
+applied in one write transaction), `prune`, eviction (past `max_age`, then least recently read
+until under `max_bytes`), an entry read (expired or unreadable: dropped; "last read" refreshed),
+`delete`, `mark_started`, `was_started`, `stored_bytes`, and a refused write turning the store
+read-only. A backend gives its SQL (`PARAM`, its placeholder; `INSERT`, `STARTED`), how it runs
+an operation on a connection (`_run`), its write transaction (`_transaction`), which errors are a
+refused write (`_refused`), and its `get`'s query.
 
 What it does not do: connect to a database, make tables or hold transactions (sqlite.py,
 postgres.py), or choose a backend (backends.py).
@@ -35,6 +37,7 @@ import json
 import logging
 import zlib
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -138,6 +141,7 @@ class BoundedStore:
 
     PARAM: ClassVar[str]  # the backend's SQL placeholder, written "?" in the statements here
     INSERT: ClassVar[str]  # the backend's statement storing (or replacing) one row of `runs`
+    STARTED: ClassVar[str]  # ... and marking a key started (again: its time replaced)
     name: str  # what the log calls the store
     max_bytes: int
     max_age: float
@@ -150,6 +154,10 @@ class BoundedStore:
 
     def _refused(self, error: Exception) -> bool:
         """Whether `error` is a write this store may not do (read-only)."""
+        raise NotImplementedError
+
+    def _transaction(self, connection: Any) -> AbstractContextManager[None]:
+        """The backend's write transaction, which evicting holds (one writer evicts at a time)."""
         raise NotImplementedError
 
     def _sql(self, statement: str) -> str:
@@ -221,13 +229,43 @@ class BoundedStore:
             self._refresh(connection, "UPDATE runs SET accessed = ? WHERE key = ?", (now, key))
         return unpack(key, payload, corpus, meta, created, accessed, codec)
 
-    def _put_row(self, connection: Any, key: str, packed: Packed, now: float) -> None:
-        """Inside the backend's write transaction: the entry stored (or replaced), its started mark
-        cleared, the bounds applied (`_evict`, never to the entry itself)."""
-        row = (key, packed.payload, packed.corpus, packed.meta_json, packed.codec, packed.size, now, now)
-        connection.execute(self.INSERT, row)
-        connection.execute(self._sql("DELETE FROM started WHERE key = ?"), (key,))
-        self._evict(connection, now, keep=key)
+    def put(self, key: str, payload: bytes, corpus: bytes | None, meta: dict) -> bool:
+        """Store (or replace) an entry, clear its started mark and apply the bounds (never to the
+        entry itself), in one write transaction; False when it alone exceeds the byte bound, when
+        the store is read-only or cannot be reached, or on error."""
+        if not self.writable:
+            return False
+        packed = pack(key, payload, corpus, meta)
+        if not self._fits(key, packed):
+            return False
+
+        def write(connection: Any) -> bool:
+            now = self.clock()
+            row = (key, packed.payload, packed.corpus, packed.meta_json, packed.codec, packed.size, now, now)
+            with self._transaction(connection):
+                connection.execute(self.INSERT, row)
+                connection.execute(self._sql("DELETE FROM started WHERE key = ?"), (key,))
+                self._evict(connection, now, keep=key)
+            return True
+
+        return self._write(write, False)
+
+    def mark_started(self, key: str) -> None:
+        """Remember that the run `key` names started training (`put` forgets it again)."""
+        if not self.writable:
+            return
+        self._write(lambda connection: connection.execute(self.STARTED, (key, self.clock())), None)
+
+    def prune(self) -> None:
+        """Apply the age and byte bounds now (`put` does it too); nothing when read-only."""
+        if not self.writable:
+            return
+
+        def prune(connection: Any) -> None:
+            with self._transaction(connection):
+                self._evict(connection, self.clock(), keep=None)
+
+        self._write(prune, None)
 
     def _evict(self, connection: Any, now: float, keep: str | None) -> None:
         """Drop entries past their age, then the least recently read ones (but `keep`) until under
