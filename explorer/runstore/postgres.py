@@ -255,13 +255,7 @@ class PostgresRunStore(BoundedStore):
                     connection.execute(_SCHEMA)
                 connection.execute("DELETE FROM started WHERE false")  # refused if this role may not write
         except _REFUSED as error:
-            LOG.warning(
-                "run store %s cannot be written (%s): stored runs are served read-only, new runs are not "
-                "kept",
-                self.name,
-                str(error).strip(),
-            )
-            self.writable = False
+            self._became_read_only(error, "cannot be written")
         self._ready = True
 
     def get(self, key: str) -> Entry | None:

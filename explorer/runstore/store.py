@@ -190,12 +190,13 @@ class BoundedStore:
 
         return self._run(guarded, default)
 
-    def _became_read_only(self, error: Exception) -> None:
+    def _became_read_only(self, error: Exception, how: str = "can no longer be written") -> None:
+        """Read-only from now on, said once in the log (`how`: found out when opened, or later)."""
         if self.writable:
             LOG.warning(
-                "run store %s can no longer be written (%s): stored runs are served read-only, new runs "
-                "are not kept",
+                "run store %s %s (%s): stored runs are served read-only, new runs are not kept",
                 self.name,
+                how,
                 str(error).strip(),
             )
         self.writable = False
