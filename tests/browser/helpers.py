@@ -1,7 +1,7 @@
 """Real-browser helpers: the app's server on a free loopback port (launched as `tasks.py app`
 launches it, `tasks.server_launch`), Debian's Chromium through Playwright, and the checks every
-browser test repeats (no error element, wait for the script to finish, screenshots under
-artifacts/screenshots/).
+browser test repeats (no error element, no page or console error (`Watch`), wait for the script to
+finish, screenshots under artifacts/screenshots/).
 
 Used by the tests of tests/browser/ (their fixtures, in conftest.py, are built on these), and by
 bench/ and docs/take_screenshots.py (as plain context managers). Playwright's own browsers are not
