@@ -1,10 +1,11 @@
 """The app's JavaScript lives in `.js` files, and every one of them parses (issue 53).
 
 - No script in a Python string: a string literal of explorer/, app.py or pages/ (docstrings aside)
-  holding a `<script` tag, an `export default`, an `addEventListener(`, an arrow `=>` or a
-  `function (` is a script body, and belongs in a `.js` file beside the module that declares its
-  component (explorer/ui/history/player.js beside player.py), read from there at import. The guard
-  is tested on planted snippets too.
+  holding a `<script` tag, an inline handler (`onclick="..."`), a `javascript:` URL, an
+  `export default`, an `addEventListener(`, an arrow `=>` or a `function (` is a script body, and
+  belongs in a `.js` file beside the module that declares its component
+  (explorer/ui/history/player.js beside player.py), read from there at import. The guard is tested
+  on planted snippets too.
 - Every `.js` file of explorer/ is read by a module beside it (no file left over), and every `.js`
   file of explorer/ and tests/ parses as an ES module by Node's parser (`node --check`: V8's, as
   Chromium's is), which rejects a syntax error (a broken snippet).
@@ -29,8 +30,12 @@ import pytest
 from tests import ROOT
 
 EXPLORER = ROOT / "explorer"
+# A script body: a <script> tag, an inline handler (`onclick="..."`) or a javascript: URL in HTML,
+# or the JavaScript a component's script is made of.
 SCRIPT_BODY = re.compile(
-    r"<script\b|\bexport\s+default\b|\baddEventListener\s*\(|=>|\bfunction\s*\(", re.IGNORECASE
+    r"""<script\b|\son[a-z]+\s*=\s*["'{\\]|javascript:"""
+    r"|\bexport\s+default\b|\baddEventListener\s*\(|=>|\bfunction\s*\(",
+    re.IGNORECASE,
 )
 JS_FILES = sorted(path for folder in (EXPLORER, ROOT / "tests") for path in folder.rglob("*.js"))
 BROKEN = "export default function(component) {\n  const { data } = component;\n  const shown = ;\n}\n"
@@ -81,6 +86,8 @@ def test_no_javascript_lives_in_a_python_string():
         "HTML = '<p>Hello</p><SCRIPT>alert(1)</SCRIPT>'",
         "def draw(handler):\n    return f\"el.addEventListener('click', {handler})\"",
         "SEND = 'const send = (value) => setStateValue(value);'",
+        'IMAGE = \'<img src="x.png" onerror="alert(1)">\'',
+        "LINK = '<a href=\"javascript:void(0)\">Play</a>'",
     ],
 )
 def test_the_guard_finds_a_script_in_a_string(source):
