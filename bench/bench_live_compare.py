@@ -114,10 +114,9 @@ def load_average() -> str:
 
 def tab_opener(browser, smoke: bool):
     """What opens a new tab: a new browser context each (a new visitor, an empty cache), or with
-    --smoke a tab of one context for all (Chromium keeps the app's scripts: fewer CPU-seconds),
-    with "reduce motion" on as the tests' contexts have it (helpers.new_context)."""
+    --smoke a tab of one context for all (Chromium keeps the app's scripts: fewer CPU-seconds)."""
     if smoke:
-        return browser.new_context(viewport=VIEWPORT, reduced_motion="reduce").new_page
+        return browser.new_context(viewport=VIEWPORT).new_page
     return lambda: browser.new_page(viewport=VIEWPORT)
 
 
