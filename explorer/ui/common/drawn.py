@@ -1,6 +1,7 @@
 """A fragment's run, told to the browser when it is drawn: `signal(key, event, detail)` draws an
 empty element (hidden by the stylesheet: its key ends in `SUFFIX`) whose JavaScript
-(`drawn_signal.js`) dispatches `CustomEvent(event, {detail})` on `window` every time it is drawn.
+(`drawn_signal.js`) dispatches `CustomEvent(event, {detail})` (the detail sent as JSON text) on
+`window` every time it is drawn.
 As a fragment's last element it says that everything above it is on the screen: the live text
 box then sends its next text (explorer.ui.common.live_text.answered), the player asks for its next
 step (explorer.ui.history.player).
@@ -17,6 +18,7 @@ What it does not do: carry anything back to the server.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +40,11 @@ def signal(name: str, event: str, detail: dict[str, Any]) -> None:
     `name` names the element (its key is `key_of(name)`); each call sends a new run number, so the
     browser runs the JavaScript every time, even when `detail` is unchanged."""
     draw: Any = _signal
-    draw(key=key_of(name), data={"event": event, "detail": detail, "run": state.next_signal_run(name)})
+    # `detail` goes as JSON text: Streamlit looks for a dataframe in every value of `data` that is
+    # not a plain scalar, and looking imports pandas (0.5-0.8 s on the first Train page drawn by a
+    # server that has drawn no chart or table yet: a restarted replica's first link).
+    data = {"event": event, "detail": json.dumps(detail), "run": state.next_signal_run(name)}
+    draw(key=key_of(name), data=data)
 
 
 def key_of(name: str) -> str:

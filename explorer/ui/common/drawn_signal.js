@@ -2,5 +2,5 @@
 // is drawn, as the last element of a fragment.
 export default function(component) {
   const { data } = component;
-  window.dispatchEvent(new CustomEvent(data.event, { detail: data.detail }));
+  window.dispatchEvent(new CustomEvent(data.event, { detail: JSON.parse(data.detail) }));
 }

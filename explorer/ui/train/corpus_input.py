@@ -38,6 +38,7 @@ from explorer.checks import (
 )
 from explorer.corpora.counting import Counting
 from explorer.drawing.markdown_literal import markdown_literal
+from explorer.drawing.token_html import escape_text, scroll_region
 from explorer.drawing.wording import character_count, plural
 from explorer.samples import SAMPLES, Sample
 from explorer.session.count_uploads import CountFile, is_count_file_name, read_count_upload
@@ -221,11 +222,16 @@ def _host_note(corpus: HostCorpus) -> None:
 
 
 def _sample_preview(sample: Sample) -> None:
-    """A large sample's size and first lines, in place of the text area."""
+    """A large sample's size and first lines, in place of the text area. Plain HTML, not `st.code`:
+    a code block makes the browser load Streamlit's syntax highlighter, whose script took about
+    0.75 s of CPU on every load of a page that shows one, before the rest of the page was drawn
+    (a large sample's run opened by its link: docs/serving.md)."""
     lines = sample.text.splitlines()
     size = f"{plural(character_count(sample.text), 'character')}, {plural(len(lines), 'line')}"
     st.caption(f"{sample.label}: {size} ({sample.source}). The first lines:")
-    st.code("\n".join(lines[:PREVIEW_LINES]), language=None, height=AREA_HEIGHT)
+    region = scroll_region(f"The first lines of {sample.label}")
+    first_lines = escape_text("\n".join(lines[:PREVIEW_LINES]))
+    st.html(f'<pre class="sample-preview"{region}>{first_lines}</pre>')
 
 
 def _text_area(limits: Limits) -> None:
