@@ -480,8 +480,6 @@ def _train_and_write(args, counts: list, config, budget, finish, **stop):
     """Train on the word counts in `counts` (which it empties, handing their words over: the
     trainer's own lists are then their only copy), then write the tokenizer to `args.out` (and
     the trace to `args.trace`)."""
-    from explorer.pipeline.tokenizer_json import save_tokenizer
-    from explorer.train import tokenizer_from_trace
     from explorer.training.trainers import train_counted
 
     try:
@@ -495,17 +493,17 @@ def _train_and_write(args, counts: list, config, budget, finish, **stop):
             **stop,
         )
         del counted
-        tokenizer = tokenizer_from_trace(trace)
     except ValueError as error:
         raise UserError(str(error)) from None
     finally:
         gc.enable()
         finish()
     try:
-        save_tokenizer(tokenizer, args.out)
+        trace.save_tokenizer(args.out)
     except OSError as error:
         raise UserError(f"cannot write --out {args.out!r}: {error.strerror or error}") from None
-    del tokenizer  # written: its tables need not stay beside the trace's JSON
+    except ValueError as error:
+        raise UserError(str(error)) from None
     if args.trace:
         write_json_fields(args.trace, trace.json_fields(), "--trace")
     return trace
