@@ -134,6 +134,7 @@ def merge_compiled(
         "stop_reason": stop_reason,
         "boundary_steps": boundary_steps,
     }
-    del merges, columns
+    del merges
+    columns.clear()  # what the run did not fill for this flavor
     release_free_memory()  # the columns' bytes, freed amid the heap (memory.py)
     return merged
