@@ -366,6 +366,7 @@ def _train_and_write(args, counts: list, config, budget, finish, **stop):
     """Train on the word counts in `counts` (which it empties, handing their words over: the
     trainer's own lists are then their only copy), then write the tokenizer to `args.out` (and
     the trace to `args.trace`)."""
+    from explorer.training.memory import release_free_memory
     from explorer.training.trainers import train_counted
 
     try:
@@ -390,6 +391,7 @@ def _train_and_write(args, counts: list, config, budget, finish, **stop):
         raise UserError(f"cannot write --out {args.out!r}: {error.strerror or error}") from None
     except ValueError as error:
         raise UserError(str(error)) from None
+    release_free_memory()  # the tokenizer's tables, freed: not kept beside the trace's JSON
     if args.trace:
         write_json_fields(args.trace, trace.json_fields(), "--trace")
     return trace

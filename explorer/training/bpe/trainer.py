@@ -112,9 +112,14 @@ def train(
         # A WordPiece word's symbols are strings ("##x", an object each): freed once they are ids,
         # they take nothing from the merges (5 MB of CJK, course WordPiece: 155 -> 134 MB peak).
         del symbol_strings
-        run = compiled_run(module, symbol_ids, lengths, counts, vocab.tokens, config, course_size, max_steps)
-        del symbol_ids  # copied into the run's engine
-        merged = merge_compiled(run, lengths, config, initial_vocab_size, progress, should_stop)
+        from explorer.training.memory import large_blocks_mapped
+
+        with large_blocks_mapped():
+            run = compiled_run(
+                module, symbol_ids, lengths, counts, vocab.tokens, config, course_size, max_steps
+            )
+            del symbol_ids  # copied into the run's engine
+            merged = merge_compiled(run, lengths, config, initial_vocab_size, progress, should_stop)
         return MergeHistory(
             config=RunConfig(config, pre_tokenizer=None),
             words=words,
