@@ -31,6 +31,7 @@ a history (explorer/views/, explorer/ui/).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 # The "format" field of a Unigram trace's JSON (a merge trace's JSON has none): what tells the two
@@ -49,13 +50,17 @@ class TrainingHistory(Protocol):
     """The questions the app asks of any training run's history (see the module docstring)."""
 
     config: RunConfig
-    words: list[str]
-    counts: list[int]
     stop_reason: str
     seconds: float
     engine: str  # which engine trained: "python" or "rust" (explorer.training.engines)
     step_noun: str  # "merge" or "round"
     vocabulary_grows: bool
+
+    @property
+    def words(self) -> Sequence[str]: ...  # the corpus's distinct words, first seen first
+
+    @property
+    def counts(self) -> Sequence[int]: ...
 
     @property
     def algorithm(self) -> str: ...

@@ -3,7 +3,8 @@
 
 The Rust crate (engine/, module `explorer_engine`) runs the engine, the queue of the flavor and the
 recording; this module hands it the words as symbol ids (one array, end to end, which the crate
-copies into its engine's one buffer: `compiled_run`) and the initial vocabulary, then
+copies into its engine's one buffer: `compiled_run`; words the compiled counter holds go over
+whole, `BpeRun.from_words`, and the crate makes their symbol ids) and the initial vocabulary, then
 (`merge_compiled`) calls `advance()` (which releases the GIL) until a stop reason, doing the Stop and
 progress checks between blocks of steps exactly where the Python loop does them, and turns the
 columns it returns into the MergeHistory's lists and arrays.
@@ -15,7 +16,7 @@ vocabulary (`trainer.py`, shared by both engines).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import ModuleType
 
 from explorer.run_config import TrainerConfig
@@ -69,15 +70,22 @@ def compiled_run(
         _aligned(lengths),
         counts,
         tokens,
-        library=config.flavor == "library",
-        likelihood=scores_by_likelihood(config),
-        candidates=config.candidates,
-        prefix=config.prefix or "",
-        vocab_size=config.vocab_size,
-        course_size=course_size,
-        min_count=max(1, config.min_frequency),
-        max_steps=max_steps,
+        **run_settings(config, course_size, max_steps),
     )
+
+
+def run_settings(config: TrainerConfig, course_size: int | None, max_steps: int | None) -> dict:
+    """The crate's run settings (`BpeRun` and `BpeRun.from_words` take the same)."""
+    return {
+        "library": config.flavor == "library",
+        "likelihood": scores_by_likelihood(config),
+        "candidates": config.candidates,
+        "prefix": config.prefix or "",
+        "vocab_size": config.vocab_size,
+        "course_size": course_size,
+        "min_count": max(1, config.min_frequency),
+        "max_steps": max_steps,
+    }
 
 
 def scores_by_likelihood(config: TrainerConfig) -> bool:
@@ -87,7 +95,7 @@ def scores_by_likelihood(config: TrainerConfig) -> bool:
 
 def merge_compiled(
     run,
-    lengths: array,
+    lengths: Iterable[int],
     config: TrainerConfig,
     initial_vocab_size: int,
     progress: Callable[[int, int], None] | None,

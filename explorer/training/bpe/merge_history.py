@@ -61,7 +61,7 @@ NEVER = 2**31 - 1
 TRACE_FORMAT = "tokenizer-explorer-trace"
 
 
-def _unpack_steps(packed: str, words: list[str]) -> Rows:
+def _unpack_steps(packed: str, words: Sequence[str]) -> Rows:
     lengths = (max(len(word) - 1, 0) for word in words)
     return unpack_rows(packed, "i32", lengths, "trace: boundary_steps does not match the words")
 
@@ -78,8 +78,10 @@ STOP_REASONS = {
 @dataclass
 class MergeHistory:
     config: RunConfig
-    words: list[str]
-    counts: list[int]
+    # Lists, or (trained from words the compiled counter held) a view of those words and an
+    # array of counts: explorer.training.held_words.
+    words: Sequence[str]
+    counts: Sequence[int]
     vocab: list[str]
     initial_vocab_size: int
     merges: list[tuple[int, int, int]]
@@ -315,7 +317,9 @@ class MergeHistory:
 
     # --- serialization -----------------------------------------------------------------------
     def to_dict(self) -> dict:
-        return resolve_packed(self.json_fields())
+        data = resolve_packed(self.json_fields())
+        data["words"], data["counts"] = list(self.words), list(self.counts)
+        return data
 
     def json_fields(self) -> dict:
         """`to_dict()` with its columns still to pack (explorer.training.packing.Packed)."""
