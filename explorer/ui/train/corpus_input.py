@@ -259,7 +259,8 @@ def _text_area(limits: Limits) -> None:
         on_change=_on_corpus_change,
         placeholder="Paste text here: each line is one training sequence.",
         max_chars=None if unlimited else PASTE_LIMIT_FACTOR * limits.max_corpus_bytes,
-        help="Each line is one sequence, like `train_from_iterator(lines)` in the tokenizers library.",
+        help="Each line is one sequence, like `train_from_iterator(lines)` in the tokenizers library, or "
+        "with its line break kept, like `train(files)` (the reading, in Advanced settings).",
         persist_state=state.PERSIST,
     )
 
