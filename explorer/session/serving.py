@@ -79,7 +79,9 @@ STORED_CORPUS_LABEL = "corpus"  # a stored run without a label of its own
 # one's run is kept without it (`from_counts`: its words and counts, no running text).
 STORED_CORPUS_BYTES = 4 * MB
 SHARED_RUNS = 8  # parsed runs kept for the whole server (each session keeps its own few too)
-SHARED_CHARACTERS = 16_000_000  # ... holding at most this many corpus characters in all
+# ... whose traces' JSON has at most this many bytes in all: a parsed history grows with its JSON,
+# a run without running text's too (its corpus's characters, none here, bounded nothing).
+SHARED_TRACE_BYTES = 40_000_000
 
 _store_lock = threading.Lock()
 _store: list[RunStore | None] = []
@@ -87,7 +89,7 @@ _process_secret = secrets.token_bytes(32)  # keys when there is no store (nothin
 _shared_lock = threading.Lock()
 _shared: OrderedDict[str, tuple[TrainingHistory, dict, int]] = (
     OrderedDict()
-)  # key -> (trace, derived, characters)
+)  # key -> (trace, derived, its JSON's bytes)
 
 
 def pool() -> WorkerPool:
@@ -273,8 +275,9 @@ def settings_from_meta(meta: dict) -> Settings:
     return Settings(**values)
 
 
-def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[TrainingHistory, dict]:
-    """The parsed trace of a stored run and its dict of derived objects, shared by every session."""
+def _shared_trace(key: str, payload: list[bytes]) -> tuple[TrainingHistory, dict]:
+    """The parsed trace of a stored run and its dict of derived objects, shared by every session.
+    `payload`: the trace's JSON bytes, the only reference to them, let go of before the parse."""
     with _shared_lock:
         found = _shared.get(key)
         if found is not None:
@@ -282,12 +285,15 @@ def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[TrainingHi
             return found[0], found[1]
     from explorer.train import trace_from_json  # here: the first page view trains nothing
 
-    trace = trace_from_json(payload)
+    size = len(payload[0])
+    trace_json = payload.pop().decode("utf-8", "surrogatepass")
+    trace = trace_from_json(trace_json)
+    del trace_json
     with _shared_lock:
-        found = _shared.setdefault(key, (trace, {}, characters))
+        found = _shared.setdefault(key, (trace, {}, size))
         _shared.move_to_end(key)
         while len(_shared) > 1 and (
-            len(_shared) > SHARED_RUNS or sum(entry[2] for entry in _shared.values()) > SHARED_CHARACTERS
+            len(_shared) > SHARED_RUNS or sum(held[2] for held in _shared.values()) > SHARED_TRACE_BYTES
         ):
             _shared.popitem(last=False)
     return found[0], found[1]
@@ -302,20 +308,22 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
     entry = run_store.get(key)
     if entry is None:
         return None
-    meta = entry.meta
+    meta, corpus, payload = entry.meta, entry.corpus, [entry.payload]
+    del entry  # its bytes are the payload's alone: `_shared_trace` lets go of them before parsing
     try:
         sample = SAMPLES.get(meta.get("sample_key") or "")
         text: str | None
         if meta.get("from_counts"):
             text = None
-        elif entry.corpus is not None:
-            text = entry.corpus.decode("utf-8", "surrogatepass")
+        elif corpus is not None:
+            text = corpus.decode("utf-8", "surrogatepass")
         elif sample is not None:
             text = sample.text
         else:
             raise KeyError(f"no corpus and no sample {meta.get('sample_key')!r}")
+        del corpus
         settings = settings_from_meta(meta)
-        trace, derived = _shared_trace(key, entry.payload, 0 if text is None else len(text))
+        trace, derived = _shared_trace(key, payload)
     except (KeyError, TypeError, ValueError, AttributeError) as error:  # a store from another version
         LOG.warning("stored run %s cannot be read (%s): ignored", key[:12], error)
         return None
