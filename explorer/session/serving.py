@@ -14,7 +14,8 @@ from it, parsed once per process.
   learn it was trained here (docs/reliability.md); links still open it anywhere.
 - `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its MergeHistory
   (a RoundHistory for a Unigram run) and derived objects are kept in a small process-wide LRU
-  (`SHARED_RUNS`), so a class opening the same run parses it once and holds it once.
+  (`SHARED_RUNS`, `SHARED_TRACE_BYTES` of trace JSON), so a class opening the same run parses it
+  once and holds it once.
 - `stopped_key(key, steps)`: the key of a run stopped by its visitor (the worker stores it there,
   never under the shared key: `store_spec`).
 - `save_run(run, corpus_text)`: store a run the server made itself, so a reload brings it back too;
@@ -275,9 +276,9 @@ def settings_from_meta(meta: dict) -> Settings:
     return Settings(**values)
 
 
-def _shared_trace(key: str, payload: list[bytes]) -> tuple[TrainingHistory, dict]:
-    """The parsed trace of a stored run and its dict of derived objects, shared by every session.
-    `payload`: the trace's JSON bytes, the only reference to them, let go of before the parse."""
+def _shared_trace(key: str, payload: bytes) -> tuple[TrainingHistory, dict]:
+    """The parsed trace of a stored run and its dict of derived objects, shared by every session,
+    counted by the size of its JSON."""
     with _shared_lock:
         found = _shared.get(key)
         if found is not None:
@@ -285,12 +286,9 @@ def _shared_trace(key: str, payload: list[bytes]) -> tuple[TrainingHistory, dict
             return found[0], found[1]
     from explorer.train import trace_from_json  # here: the first page view trains nothing
 
-    size = len(payload[0])
-    trace_json = payload.pop().decode("utf-8", "surrogatepass")
-    trace = trace_from_json(trace_json)
-    del trace_json
+    trace = trace_from_json(payload)
     with _shared_lock:
-        found = _shared.setdefault(key, (trace, {}, size))
+        found = _shared.setdefault(key, (trace, {}, len(payload)))
         _shared.move_to_end(key)
         while len(_shared) > 1 and (
             len(_shared) > SHARED_RUNS or sum(held[2] for held in _shared.values()) > SHARED_TRACE_BYTES
@@ -308,22 +306,20 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
     entry = run_store.get(key)
     if entry is None:
         return None
-    meta, corpus, payload = entry.meta, entry.corpus, [entry.payload]
-    del entry  # its bytes are the payload's alone: `_shared_trace` lets go of them before parsing
+    meta = entry.meta
     try:
         sample = SAMPLES.get(meta.get("sample_key") or "")
         text: str | None
         if meta.get("from_counts"):
             text = None
-        elif corpus is not None:
-            text = corpus.decode("utf-8", "surrogatepass")
+        elif entry.corpus is not None:
+            text = entry.corpus.decode("utf-8", "surrogatepass")
         elif sample is not None:
             text = sample.text
         else:
             raise KeyError(f"no corpus and no sample {meta.get('sample_key')!r}")
-        del corpus
         settings = settings_from_meta(meta)
-        trace, derived = _shared_trace(key, payload)
+        trace, derived = _shared_trace(key, entry.payload)
     except (KeyError, TypeError, ValueError, AttributeError) as error:  # a store from another version
         LOG.warning("stored run %s cannot be read (%s): ignored", key[:12], error)
         return None
