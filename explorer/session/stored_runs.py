@@ -4,7 +4,8 @@ one.
 
 - `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its MergeHistory
   (a RoundHistory for a Unigram run) and derived objects are kept in a small process-wide LRU
-  (`SHARED_RUNS`), so a class opening the same run parses it once and holds it once.
+  (`SHARED_RUNS`, `SHARED_TRACE_BYTES` of trace JSON), so a class opening the same run parses it
+  once and holds it once.
 - `save_run(run, corpus_text)`: store a run the server made itself, so a reload brings it back too;
   `keep_run`: the same for a run its worker could not store, remembering the key when the store
   takes it neither (`run_kept(key)` False: a page then writes no link to it, and says
@@ -36,12 +37,14 @@ from explorer.training.history import TrainingHistory
 LOG = logging.getLogger(__name__)
 
 SHARED_RUNS = 8  # parsed runs kept for the whole server (each session keeps its own few too)
-SHARED_CHARACTERS = 16_000_000  # ... holding at most this many corpus characters in all
+# ... whose traces' JSON has at most this many bytes in all: a parsed history grows with its JSON,
+# a run without running text's too (its corpus's characters, none here, bounded nothing).
+SHARED_TRACE_BYTES = 40_000_000
 
 _shared_lock = threading.Lock()
 _shared: OrderedDict[str, tuple[TrainingHistory, dict, int]] = (
     OrderedDict()
-)  # key -> (trace, derived, characters)
+)  # key -> (trace, derived, its JSON's bytes)
 
 
 def settings_from_meta(meta: dict) -> Settings:
@@ -50,8 +53,9 @@ def settings_from_meta(meta: dict) -> Settings:
     return Settings(**values)
 
 
-def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[TrainingHistory, dict]:
-    """The parsed trace of a stored run and its dict of derived objects, shared by every session."""
+def _shared_trace(key: str, payload: bytes) -> tuple[TrainingHistory, dict]:
+    """The parsed trace of a stored run and its dict of derived objects, shared by every session,
+    counted by the size of its JSON."""
     with _shared_lock:
         found = _shared.get(key)
         if found is not None:
@@ -61,10 +65,10 @@ def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[TrainingHi
 
     trace = trace_from_json(payload)
     with _shared_lock:
-        found = _shared.setdefault(key, (trace, {}, characters))
+        found = _shared.setdefault(key, (trace, {}, len(payload)))
         _shared.move_to_end(key)
         while len(_shared) > 1 and (
-            len(_shared) > SHARED_RUNS or sum(entry[2] for entry in _shared.values()) > SHARED_CHARACTERS
+            len(_shared) > SHARED_RUNS or sum(held[2] for held in _shared.values()) > SHARED_TRACE_BYTES
         ):
             _shared.popitem(last=False)
     return found[0], found[1]
@@ -92,7 +96,7 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
         else:
             raise KeyError(f"no corpus and no sample {meta.get('sample_key')!r}")
         settings = settings_from_meta(meta)
-        trace, derived = _shared_trace(key, entry.payload, 0 if text is None else len(text))
+        trace, derived = _shared_trace(key, entry.payload)
     except (KeyError, TypeError, ValueError, AttributeError) as error:  # a store from another version
         LOG.warning("stored run %s cannot be read (%s): ignored", key[:12], error)
         return None

@@ -183,6 +183,8 @@ def start(
         if run.from_counts and corpus.source is None:  # a corpus the store does not keep: the session has it
             stored_runs.with_session_text(run, corpus.text)
         return Reused(run)
+    if isinstance(corpus.source, CountFile) and corpus.source.data is None:  # a link's run: no file here
+        return Refused((count_uploads.REUPLOAD,))
     meta = serving.run_meta(
         settings, corpus.shared_label, corpus.sample_key, corpus.text, corpus.digest, corpus.source
     )

@@ -21,6 +21,7 @@ from types import ModuleType
 
 from explorer.run_config import TrainerConfig
 from explorer.training.bpe.candidates import Candidates
+from explorer.training.memory import release_free_memory
 from explorer.training.packing import Rows
 
 
@@ -123,7 +124,7 @@ def merge_compiled(
     steps = len(merges) // 3
     scores = take("merge_scores", "d").tolist() if likelihood else [None] * steps
     boundary_steps = Rows(take("boundary_steps", "i"), (max(length - 1, 0) for length in lengths))
-    return {
+    merged = {
         "vocab": columns.pop("tokens"),
         "merges": list(zip(merges[0::3], merges[1::3], merges[2::3])),
         "merge_counts": take("merge_counts", "q").tolist(),
@@ -141,3 +142,7 @@ def merge_compiled(
         "stop_reason": stop_reason,
         "boundary_steps": boundary_steps,
     }
+    del merges
+    columns.clear()  # what the run did not fill for this flavor
+    release_free_memory()  # the columns' bytes, freed amid the heap (memory.py)
+    return merged

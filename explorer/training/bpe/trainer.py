@@ -42,6 +42,7 @@ from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.bpe.queues import CourseQueue, LibraryQueue, LikelihoodQueue
 from explorer.training.bpe.recorder import MergeRecorder
 from explorer.training.held_words import HeldWords
+from explorer.training.memory import large_blocks_mapped
 
 # How often (in merges) the merge loop calls `should_stop` and `progress`.
 CHECK_EVERY = 32
@@ -125,9 +126,12 @@ def train(
         # A WordPiece word's symbols are strings ("##x", an object each): freed once they are ids,
         # they take nothing from the merges (5 MB of CJK, course WordPiece: 155 -> 134 MB peak).
         del symbol_strings
-        run = compiled_run(module, symbol_ids, lengths, counts, vocab.tokens, config, course_size, max_steps)
-        del symbol_ids  # copied into the run's engine
-        merged = merge_compiled(run, lengths, config, initial_vocab_size, progress, should_stop)
+        with large_blocks_mapped():  # the run's vectors, mapped apart (memory.py)
+            run = compiled_run(
+                module, symbol_ids, lengths, counts, vocab.tokens, config, course_size, max_steps
+            )
+            del symbol_ids  # copied into the run's engine
+            merged = merge_compiled(run, lengths, config, initial_vocab_size, progress, should_stop)
         return MergeHistory(
             config=RunConfig(config, pre_tokenizer=None),
             words=words,
@@ -211,12 +215,15 @@ def _train_held(
     characters = held.initial_symbols("", "")
     symbols = held.initial_symbols(prefix, suffix) if prefix or suffix else characters
     vocab, course_size = _initial_vocabulary(characters, symbols, config, decorated_order)
-    # 2. and 3. The run over the words as symbol ids, and its merges.
-    run = module.BpeRun.from_words(
-        held.held, vocab.tokens, suffix=suffix, **run_settings(config, course_size, max_steps)
-    )
+    # 2. and 3. The run over the words as symbol ids, and its merges. Its vectors grow by doubling,
+    # each a MB or more mapped apart and unmapped when it moves or is freed: left in the heap, they
+    # were 4 MB of a 47 MB peak on 5 MB of prose (memory.py).
     initial_vocab_size = len(vocab.tokens)
-    merged = merge_compiled(run, held.lengths(), config, initial_vocab_size, progress, should_stop)
+    with large_blocks_mapped():
+        run = module.BpeRun.from_words(
+            held.held, vocab.tokens, suffix=suffix, **run_settings(config, course_size, max_steps)
+        )
+        merged = merge_compiled(run, held.lengths(), config, initial_vocab_size, progress, should_stop)
     return MergeHistory(
         config=RunConfig(config, pre_tokenizer=None),
         words=held.words,
