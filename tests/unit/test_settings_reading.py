@@ -53,7 +53,7 @@ def test_another_reading_is_in_the_key_and_the_link(monkeypatch):
 def test_a_bad_reading_in_a_link_is_a_note_and_lines():
     settings, notes = from_query_params({"algorithm": "bpe", "reading": "pages"}, Limits())
     assert settings.reading == "lines" and notes == [
-        "Ignored reading='pages' from the link (choose from lines, lines-with-endings, records)."
+        "Ignored reading='pages' from the link (choose from lines, lines-with-endings)."
     ]
 
 
