@@ -44,8 +44,9 @@ from explorer.lessons.explain import stop_reason_text
 from explorer.runs.run import Run
 from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
 from explorer.session import requests, serving, training_jobs
-from explorer.session.count_uploads import REUPLOAD, CountFile
+from explorer.session.count_uploads import CountFile
 from explorer.session.host_corpora import HostCorpus
+from explorer.session.linked_corpus import REUPLOAD, LinkedCorpus
 from explorer.session.training_jobs import TrainingJob
 from explorer.ui.common import abandoned, state
 from explorer.work import admission
@@ -112,7 +113,7 @@ def _request(
     corpus_label: str,
     sample_key: str | None,
     limits: Limits,
-    source: HostCorpus | CountFile | None = None,
+    source: HostCorpus | CountFile | LinkedCorpus | None = None,
 ):
     """The run for this corpus and settings (session cache or store), the key to train it under,
     or None after showing why it cannot be trained (`st.error`, markup shown literally). A host's
@@ -182,11 +183,12 @@ def start(
     corpus_label: str,
     sample_key: str | None = None,
     shared_label: str = "",
-    source: HostCorpus | CountFile | None = None,
+    source: HostCorpus | CountFile | LinkedCorpus | None = None,
 ) -> Run | TrainingJob | None:
     """Start training in a worker; a run already trained (this session, or anyone's in the store)
     is made current at once instead. None (after an `st.error`) when the inputs block training.
-    `source`: a host's file or a count file, which has no text here."""
+    `source`: a host's file or a count file, which has no text here (a link's run's corpus the store
+    does not keep: nothing to train, `REUPLOAD`)."""
     limits, _ = limits_or_defaults()
     state.put(state.OUTCOME, [])
     found = _request(text, settings, corpus_label, sample_key, limits, source)
@@ -198,7 +200,7 @@ def start(
             serving.with_session_text(found, text)
         state.set_current_run(found, None if found.from_counts else text)
         return found
-    if isinstance(source, CountFile) and source.data is None:  # a link's run: the file is not here
+    if isinstance(source, LinkedCorpus):  # a link's run stored without its corpus: not here
         st.error(REUPLOAD)
         return None
     job = _submit(found, text, settings, corpus_label, sample_key, limits, shared_label, source)
