@@ -306,7 +306,8 @@ def _uploader(limits: Limits) -> None:
         key=W.UPLOAD,
         on_change=_on_upload_change,
         help="The file is used instead of the text above; it stays when you visit other pages, and up to "
-        "4 MB it is stored with its run so that a reload or the run's link brings it back. A link never "
+        "4 MB it is stored with its run so that a reload or the run's link brings it back (a larger file's "
+        "link brings back the run, not the file). A link never "
         "shows it to anyone who does not have the link. A count file (`python -m explorer count FILE "
         "--out counts.parquet`) trains from its words and counts, with the settings it was made with.",
         max_upload_size=limits.max_upload_mb,
