@@ -12,8 +12,8 @@
 - `worker_input(count_file)`: what `train_task` is sent in place of a text.
 - `count_file_of(run)`: the count file a stored run was trained from, as far as the run tells (its
   SHA-256, size, settings, figures and distinct words), without its bytes: a link opened in a
-  fresh session brings back the run, whose form shows that file as its corpus; training other
-  settings needs the file uploaded again (`REUPLOAD`).
+  fresh session brings back the run, whose form shows that file as its corpus
+  (explorer.session.linked_corpus); training other settings needs the file uploaded again.
 
 The run store keeps the run, not the file: the run's trace holds every word and count of the file
 (`TrainingHistory.words`, `counts`), so the file's bytes would be the same counts twice; the run
@@ -37,10 +37,6 @@ from explorer.work.jobs import result_of
 
 READ_TIME_LIMIT = 120.0  # seconds a worker may take to read and check one count file
 COUNT_FILE_SUFFIX = ".parquet"
-REUPLOAD = (
-    "A link brings back a count file's run, which keeps the file's words and counts but not the file: "
-    "upload the count file again to train other settings."
-)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from explorer.runs.settings import ALGORITHM_LABELS, Settings
 from explorer.session import count_uploads, host_corpora, requests, serving, stored_runs
 from explorer.session.count_uploads import CountFile
 from explorer.session.host_corpora import HostCorpus
+from explorer.session.linked_corpus import REUPLOAD, LinkedCorpus
 from explorer.training import engines
 from explorer.work import tasks
 from explorer.work.jobs import CANCELLED, CRASHED, DONE, QUEUED, JobHandle
@@ -49,7 +50,7 @@ class TrainingCorpus:
     label: str
     sample_key: str | None = None
     shared_label: str = ""
-    source: HostCorpus | CountFile | None = field(default=None, repr=False)
+    source: HostCorpus | CountFile | LinkedCorpus | None = field(default=None, repr=False)
     digest: str = ""
 
     def __post_init__(self) -> None:
@@ -183,8 +184,8 @@ def start(
         if run.from_counts and corpus.source is None:  # a corpus the store does not keep: the session has it
             stored_runs.with_session_text(run, corpus.text)
         return Reused(run)
-    if isinstance(corpus.source, CountFile) and corpus.source.data is None:  # a link's run: no file here
-        return Refused((count_uploads.REUPLOAD,))
+    if isinstance(corpus.source, LinkedCorpus):  # a link's run stored without its corpus: nothing here
+        return Refused((REUPLOAD,))
     meta = serving.run_meta(
         settings, corpus.shared_label, corpus.sample_key, corpus.text, corpus.digest, corpus.source
     )

@@ -20,7 +20,8 @@ from explorer.corpora.counter import ChunkCounter
 from explorer.corpora.counting import Counting
 from explorer.samples import SAMPLES
 from explorer.session import serving
-from explorer.session.count_uploads import REUPLOAD, CountFile
+from explorer.session.count_uploads import CountFile
+from explorer.session.linked_corpus import REUPLOAD
 from explorer.train import train_corpus
 from explorer.ui.common.state import AUDIT_JOBS, UPLOADED_CORPUS
 from explorer.ui.common.state import Widget as W

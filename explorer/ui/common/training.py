@@ -48,6 +48,7 @@ from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_default
 from explorer.session import serving, training_jobs
 from explorer.session.count_uploads import CountFile
 from explorer.session.host_corpora import HostCorpus
+from explorer.session.linked_corpus import LinkedCorpus
 from explorer.session.training_jobs import Refused, Reused, Submitted, TrainingCorpus, TrainingJob
 from explorer.ui.common import abandoned, state
 from explorer.work import admission
@@ -114,7 +115,7 @@ def _start(
     label: str,
     sample_key: str | None,
     shared_label: str,
-    source: HostCorpus | CountFile | None = None,
+    source: HostCorpus | CountFile | LinkedCorpus | None = None,
 ) -> Reused | Submitted | Refused:
     """`training_jobs.start` for this session: the corpus's check and digest the Train form has
     already (remembered: `corpus_check`), the session's salt, cache and run numbers. What blocks
@@ -147,12 +148,12 @@ def start(
     corpus_label: str,
     sample_key: str | None = None,
     shared_label: str = "",
-    source: HostCorpus | CountFile | None = None,
+    source: HostCorpus | CountFile | LinkedCorpus | None = None,
 ) -> Reused | Submitted | Refused:
     """Start training in a worker (`Submitted`: the session's job); a run already trained (this
     session's, or anyone's in the store) is made current at once instead (`Reused`). `Refused`
     (after an `st.error`) when the inputs block training. `source`: a host's file or a count file,
-    which has no text here."""
+    which has no text here, or a link's run's corpus the store does not keep (refused: `REUPLOAD`)."""
     state.put(state.OUTCOME, [])
     started = _start(text, settings, corpus_label, sample_key, shared_label, source)
     if isinstance(started, Reused):

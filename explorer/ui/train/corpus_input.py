@@ -11,8 +11,10 @@ input goes through explorer.checks: an upload through `decode_upload`, the corpu
 the size limit gets "Train on the first X MB" and "Train on a random sample of lines"
 (`corpus_prefix`, `sample_lines`). A `.parquet` upload is a count file, read and checked in a
 worker (explorer.session.count_uploads): a corpus with no text (`Corpus.counts`), whose settings
-the form shows fixed (`fixed_counting`). Messages that hold user text go through `frame.error` /
-`frame.warning`.
+the form shows fixed (`fixed_counting`). A link's run stored without its corpus (a count file's, a
+text's over the store's bound), opened in a session with no copy of it, has that corpus as the
+form's (`Corpus.linked`, explorer.session.linked_corpus), with a note saying the file is not kept.
+Messages that hold user text go through `frame.error` / `frame.warning`.
 
 What it does not do: give the widgets their first values (explorer.ui.train.settings_form), start
 training (explorer.ui.train.train_controls), or check the settings (explorer.ui.train.settings_form).
@@ -41,14 +43,9 @@ from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.token_html import escape_text, scroll_region
 from explorer.drawing.wording import character_count, plural
 from explorer.samples import SAMPLES, Sample
-from explorer.session.count_uploads import (
-    REUPLOAD,
-    CountFile,
-    count_file_of,
-    is_count_file_name,
-    read_count_upload,
-)
+from explorer.session.count_uploads import CountFile, is_count_file_name, read_count_upload
 from explorer.session.host_corpora import HostCorpus, host_corpora
+from explorer.session.linked_corpus import REUPLOAD, LinkedCorpus, linked_corpus_of
 from explorer.ui.common import frame, state, training
 
 W = state.Widget
@@ -73,11 +70,15 @@ class Corpus:
     shared_label: str = PASTED_LABEL
     host: HostCorpus | None = None
     counts: CountFile | None = None  # an uploaded count file: its words and counts, no text
+    linked: LinkedCorpus | None = None  # a link's run's, stored without it: nothing to train from here
 
     @property
-    def source(self) -> HostCorpus | CountFile | None:
-        """What a run without text here trains from: a host's file or a count file (else None)."""
-        return self.host if self.host is not None else self.counts
+    def source(self) -> HostCorpus | CountFile | LinkedCorpus | None:
+        """What stands for the text when there is none here: a host's file, a count file, or a
+        link's run's corpus the store does not keep (else None)."""
+        if self.host is not None:
+            return self.host
+        return self.counts if self.counts is not None else self.linked
 
 
 def text_area_text(sample_key: str | None) -> str:
@@ -181,7 +182,7 @@ def corpus_input(limits: Limits) -> Corpus | None:
         _sample_preview(sample)
     else:
         _text_area(limits)
-    linked = _linked_count_file() if sample is None and not state.get(W.CORPUS) else None
+    linked = _linked_corpus() if sample is None and not state.get(W.CORPUS) else None
     _uploader(limits)
     if upload is not None and upload.problem is not None:
         frame.error(upload.problem)
@@ -191,19 +192,17 @@ def corpus_input(limits: Limits) -> Corpus | None:
     return linked or Corpus(state.get(W.CORPUS) or "", PASTED_LABEL, None)
 
 
-def _linked_count_file() -> Corpus | None:
-    """The count file of the session's run when this session has no copy of it (a link opened in
-    a fresh session, or the upload forgotten), with a note saying so: the form's corpus is the
-    run's, as the link says, until a sample, a text or another file is chosen."""
+def _linked_corpus() -> Corpus | None:
+    """The corpus of the session's run when the store keeps it not and this session has no copy of
+    it (a link opened in a fresh session: an uploaded count file, a text over the store's bound),
+    with a note saying so: the form's corpus is the run's, as the link says, until a sample, a
+    text or another file is chosen."""
     run = state.current_run()
-    counts = count_file_of(run) if run is not None else None
-    if run is None or counts is None:
+    linked = linked_corpus_of(run) if run is not None else None
+    if run is None or linked is None:
         return None
-    frame.note(
-        f"The corpus of run #{run.number} is an uploaded count file ({counts.describe()}). "
-        f"{REUPLOAD} Or paste a text, pick a sample or upload another file."
-    )
-    return Corpus("", run.corpus_label, None, run.shared_label, counts=counts)
+    frame.note(f"The corpus of run #{run.number} is {linked.described}. {REUPLOAD}")
+    return Corpus("", run.corpus_label, None, run.shared_label, linked=linked)
 
 
 def _sample_picker() -> Sample | HostCorpus | None:
@@ -307,7 +306,8 @@ def _uploader(limits: Limits) -> None:
         key=W.UPLOAD,
         on_change=_on_upload_change,
         help="The file is used instead of the text above; it stays when you visit other pages, and up to "
-        "4 MB it is stored with its run so that a reload or the run's link brings it back. A link never "
+        "4 MB it is stored with its run so that a reload or the run's link brings it back (a larger file's "
+        "link brings back the run, not the file). A link never "
         "shows it to anyone who does not have the link. A count file (`python -m explorer count FILE "
         "--out counts.parquet`) trains from its words and counts, with the settings it was made with.",
         max_upload_size=limits.max_upload_mb,
@@ -342,7 +342,8 @@ def _upload_note(upload: Upload) -> None:
 
 
 def fixed_counting(corpus: Corpus | None) -> Counting | None:
-    """The settings a count file's words were made with, which the form shows fixed (else None)."""
+    """The settings a count file's words were made with (an upload's, or a link's run's), which the
+    form shows fixed (else None)."""
     if corpus is None or corpus.source is None:
         return None
     return corpus.source.counting
