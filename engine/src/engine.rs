@@ -23,8 +23,7 @@ pub fn unpack(pair: Pair) -> (u32, u32) {
     ((pair >> 32) as u32, pair as u32)
 }
 
-/// A boundary never removed (int32 max).
-pub const NEVER: i32 = i32::MAX;
+pub use crate::shared::NEVER;
 
 /// Every word's symbols end to end in one buffer: word i starts at `starts[i]` and holds
 /// `lengths[i]` symbols; a merge shortens a word where it is, leaving the rest of its room

@@ -12,6 +12,7 @@ pub mod queues;
 pub mod ranking;
 pub mod ratio;
 pub mod run;
+pub mod shared;
 pub mod unigram;
 pub mod words;
 

@@ -18,10 +18,9 @@ use crate::engine::{unpack, Engine, Merged, Pair};
 use crate::ranking::{NegatedScore, Ranking};
 use crate::ratio::ratio;
 
-/// The rankings rebuild their heap once it holds more than STALE_FACTOR entries per pair plus
-/// STALE_ENTRIES_KEPT (memory only: what `best` gives does not depend on it).
-const STALE_FACTOR: usize = 2;
-const STALE_ENTRIES_KEPT: usize = 50_000;
+// The rankings rebuild their heap once it holds more than STALE_FACTOR entries per pair plus
+// STALE_ENTRIES_KEPT (memory only: what `best` gives does not depend on it).
+use crate::shared::{STALE_ENTRIES_KEPT, STALE_FACTOR};
 
 /// The pair chosen at one step and its competitors (the chosen pair first).
 pub struct Pick {

@@ -11,8 +11,8 @@ use rustc_hash::FxHashMap;
 
 use crate::engine::{unpack, Engine, Words};
 use crate::queues::{CourseQueue, LibraryQueue, Queue};
-
-pub const CHECK_EVERY: i64 = 32;
+pub use crate::shared::Columns;
+use crate::shared::CHECK_EVERY;
 
 pub struct Settings {
     pub library: bool,
@@ -24,23 +24,6 @@ pub struct Settings {
     pub course_size: Option<i64>,
     pub min_count: i64,
     pub max_steps: Option<i64>,
-}
-
-/// The recorded columns (the Trace's, see explorer/training/bpe/merge_history.py).
-#[derive(Default)]
-pub struct Columns {
-    pub merges: Vec<i32>, // left, right, new: three per step
-    pub merge_counts: Vec<i64>,
-    pub merge_scores: Vec<f64>,
-    pub words_changed: Vec<i64>,
-    pub occurrences: Vec<i64>,
-    pub candidate_ends: Vec<i32>,
-    pub candidate_lefts: Vec<i32>,
-    pub candidate_rights: Vec<i32>,
-    pub candidate_counts: Vec<i64>,
-    pub candidate_scores: Vec<f64>,
-    pub candidate_left_counts: Vec<i64>,
-    pub candidate_right_counts: Vec<i64>,
 }
 
 pub struct Run {

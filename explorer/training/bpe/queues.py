@@ -31,11 +31,7 @@ from typing import Any
 
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
 from explorer.training.bpe.octonary_heap import SEQ_BITS, SEQ_MASK, OctonaryHeap
-
-# The course queues rebuild their heap once it holds more than STALE_FACTOR entries per pair
-# plus STALE_ENTRIES_KEPT.
-STALE_FACTOR = 2
-STALE_ENTRIES_KEPT = 50_000
+from explorer.training.bpe.shared import STALE_ENTRIES_KEPT, STALE_FACTOR
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass sets each field through object.__setattr__

@@ -34,9 +34,7 @@ from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
 from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.bpe.queues import CourseQueue, LibraryQueue, LikelihoodQueue
 from explorer.training.bpe.recorder import MergeRecorder
-
-# How often (in merges) the merge loop calls `should_stop` and `progress`.
-CHECK_EVERY = 32
+from explorer.training.bpe.shared import CHECK_EVERY
 
 
 @dataclass
