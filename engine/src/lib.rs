@@ -20,6 +20,7 @@ mod classes;
 
 #[cfg(feature = "python")]
 mod python {
+    use bytemuck::{cast_slice, NoUninit};
     use pyo3::buffer::PyBuffer;
     use pyo3::prelude::*;
     use pyo3::types::{PyBytes, PyDict, PyList, PyString};
@@ -27,13 +28,14 @@ mod python {
     use crate::unigram::Lattices;
 
     use crate::engine::Words;
-    use crate::run::{Run, Settings, CHECK_EVERY};
+    use crate::run::{Run, Settings};
+    use crate::shared::Column;
 
-    fn bytes_of<T: Copy>(values: &[T]) -> &[u8] {
-        // Plain integers and floats, little-endian on every platform this builds on (x86_64, arm64).
-        unsafe {
-            std::slice::from_raw_parts(values.as_ptr() as *const u8, std::mem::size_of_val(values))
-        }
+    /// `values` as Python bytes, in the machine's byte order: little-endian on every platform this
+    /// builds on (x86_64, arm64), which is what the Python side reads. `NoUninit` (bytemuck) rules
+    /// out padding: only plain integers and floats get here.
+    fn bytes_of<'py, T: NoUninit>(py: Python<'py>, values: &[T]) -> Bound<'py, PyBytes> {
+        PyBytes::new(py, cast_slice(values))
     }
 
     /// One BPE or WordPiece run: `advance()` until it returns a stop reason, then `columns()`.
@@ -67,23 +69,15 @@ mod python {
     impl BpeRun {
         /// `symbols`: every word's initial symbol ids end to end, `lengths`: each word's number
         /// of symbols (both arrays of u32, e.g. `array("I")`: a compact handover of 100,000s of
-        /// words, copied once, straight into the engine's buffer).
+        /// words, copied once, straight into the engine's buffer); `settings`: a
+        /// `MergeSettings` (explorer/training/bpe/shared.py), read by its attributes' names.
         #[new]
-        #[pyo3(signature = (symbols, lengths, counts, tokens, *, library, likelihood, candidates, prefix, vocab_size, course_size, min_count, max_steps))]
-        #[allow(clippy::too_many_arguments)]
         fn new(
             symbols: &Bound<'_, PyAny>,
             lengths: &Bound<'_, PyAny>,
             counts: Vec<i64>,
             tokens: Vec<String>,
-            library: bool,
-            likelihood: bool,
-            candidates: usize,
-            prefix: String,
-            vocab_size: i64,
-            course_size: Option<i64>,
-            min_count: i64,
-            max_steps: Option<i64>,
+            settings: Settings,
         ) -> PyResult<BpeRun> {
             let lengths = vector::<u32>(lengths)?;
             if lengths.len() != counts.len() {
@@ -93,16 +87,6 @@ mod python {
             }
             let words = Words::new(vector::<u32>(symbols)?, lengths)
                 .map_err(pyo3::exceptions::PyValueError::new_err)?;
-            let settings = Settings {
-                library,
-                likelihood,
-                candidates,
-                prefix,
-                vocab_size,
-                course_size,
-                min_count,
-                max_steps,
-            };
             Ok(BpeRun {
                 run: Some(Run::new(words, counts, tokens, settings)),
             })
@@ -122,37 +106,30 @@ mod python {
             Ok(self.run.as_ref().ok_or_else(finished)?.step)
         }
 
-        /// The recorded columns as little-endian bytes (i32, i64 or f64 arrays), the tokens the run
-        /// added, and every word's boundary steps end to end. Ends the run: its engine and queue
-        /// are freed first, and each column as soon as its bytes are made, so that the recording
-        /// is never held twice over.
-        fn columns<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        /// The recorded columns by name (explorer/training/bpe/shared.py's COLUMN_KINDS: each
+        /// one's bytes are an array of its kind), the tokens the run added, and every word's
+        /// boundary steps end to end (bytes of `BOUNDARY_STEP_KIND`). Ends the run: its engine and
+        /// queue are freed first, and each column as soon as its bytes are made, so that the
+        /// recording is never held twice over.
+        #[allow(clippy::type_complexity)]
+        fn columns<'py>(
+            &mut self,
+            py: Python<'py>,
+        ) -> PyResult<(Bound<'py, PyDict>, Vec<String>, Bound<'py, PyBytes>)> {
             let run = self.run.take().ok_or_else(finished)?;
             let (columns, tokens, steps) = run.into_recording();
             let out = PyDict::new(py);
-            fn put<T: Copy>(out: &Bound<'_, PyDict>, name: &str, values: Vec<T>) -> PyResult<()> {
-                out.set_item(name, PyBytes::new(out.py(), bytes_of(&values)))
+            for (name, column) in columns.into_named() {
+                let bytes = match column {
+                    Column::I32(values) => bytes_of(py, &values),
+                    Column::I64(values) => bytes_of(py, &values),
+                    Column::F64(values) => bytes_of(py, &values),
+                };
+                out.set_item(name, bytes)?;
             }
-            put(&out, "merges", columns.merges)?;
-            put(&out, "merge_counts", columns.merge_counts)?;
-            put(&out, "merge_scores", columns.merge_scores)?;
-            put(&out, "words_changed", columns.words_changed)?;
-            put(&out, "occurrences", columns.occurrences)?;
-            put(&out, "candidate_ends", columns.candidate_ends)?;
-            put(&out, "candidate_lefts", columns.candidate_lefts)?;
-            put(&out, "candidate_rights", columns.candidate_rights)?;
-            put(&out, "candidate_counts", columns.candidate_counts)?;
-            put(&out, "candidate_scores", columns.candidate_scores)?;
-            put(&out, "candidate_left_counts", columns.candidate_left_counts)?;
-            put(
-                &out,
-                "candidate_right_counts",
-                columns.candidate_right_counts,
-            )?;
-            put(&out, "boundary_steps", steps)?;
-            out.set_item("tokens", tokens)?;
+            let steps = bytes_of(py, &steps);
             release_free_memory();
-            Ok(out)
+            Ok((out, tokens, steps))
         }
     }
 
@@ -198,24 +175,36 @@ mod python {
         };
         let (counted, totals) =
             py.detach(|| crate::words::count_words(text, kind, figures, jobs, part_size));
-        let counts = PyBytes::new(
-            py,
-            bytes_of(
-                &counted
-                    .iter()
-                    .map(|(_, count)| *count)
-                    .collect::<Vec<i64>>(),
-            ),
-        );
+        let (words, counts, totals) = hand_over(py, counted, totals)?;
+        Ok(Some((words, counts, figures.then_some(totals))))
+    }
+
+    /// Counted words as Python gets them: the words in order, their counts as i64 bytes, and the
+    /// figures (lines, characters, utf8_bytes, words); the memory the count freed goes back to the
+    /// system.
+    #[allow(clippy::type_complexity)]
+    fn hand_over<'py>(
+        py: Python<'py>,
+        counted: Vec<(String, i64)>,
+        totals: crate::words::Figures,
+    ) -> PyResult<(
+        Bound<'py, PyList>,
+        Bound<'py, PyBytes>,
+        (i64, i64, i64, i64),
+    )> {
+        let counts = bytes_of(py, &counted.iter().map(|(_, count)| *count).collect::<Vec<i64>>());
         let words = PyList::new(py, counted.into_iter().map(|(word, _)| word))?;
-        let totals = figures.then_some((
-            totals.lines,
-            totals.characters,
-            totals.utf8_bytes,
-            totals.words,
-        ));
         release_free_memory();
-        Ok(Some((words, counts, totals)))
+        Ok((
+            words,
+            counts,
+            (
+                totals.lines,
+                totals.characters,
+                totals.utf8_bytes,
+                totals.words,
+            ),
+        ))
     }
 
     /// A chunk at least this large hands the memory its counting freed back to the system (a small
@@ -318,27 +307,7 @@ mod python {
             (i64, i64, i64, i64),
         )> {
             let (counted, totals) = self.counter.take();
-            let counts = PyBytes::new(
-                py,
-                bytes_of(
-                    &counted
-                        .iter()
-                        .map(|(_, count)| *count)
-                        .collect::<Vec<i64>>(),
-                ),
-            );
-            let words = PyList::new(py, counted.into_iter().map(|(word, _)| word))?;
-            release_free_memory();
-            Ok((
-                words,
-                counts,
-                (
-                    totals.lines,
-                    totals.characters,
-                    totals.utf8_bytes,
-                    totals.words,
-                ),
-            ))
+            hand_over(py, counted, totals)
         }
     }
 
@@ -357,6 +326,9 @@ mod python {
 
     /// The array's items, borrowed (the buffer keeps the array alive and unchanged meanwhile).
     fn items<T: pyo3::buffer::Element + Copy>(buffer: &(PyBuffer<T>, usize)) -> &[T] {
+        // SAFETY: `contiguous` checked that the buffer is C-contiguous and holds `buffer.1` items of
+        // T (PyBuffer::get checks the item format and alignment); the buffer export keeps the
+        // array alive and its memory in place until the PyBuffer, which the slice borrows, drops.
         unsafe { std::slice::from_raw_parts(buffer.0.buf_ptr() as *const T, buffer.1) }
     }
 
@@ -461,7 +433,7 @@ mod python {
             let (expected, objective) = py
                 .detach(|| lattices.expected_counts(&scores))
                 .map_err(out_of_memory)?;
-            Ok((PyBytes::new(py, bytes_of(&expected)), objective))
+            Ok((bytes_of(py, &expected), objective))
         }
 
         /// Viterbi counts as f64 bytes.
@@ -475,7 +447,7 @@ mod python {
             let freq = py
                 .detach(|| lattices.viterbi_counts(&scores))
                 .map_err(out_of_memory)?;
-            Ok(PyBytes::new(py, bytes_of(&freq)))
+            Ok(bytes_of(py, &freq))
         }
 
         /// (starts i32, lengths u16, pieces i32) bytes of the edges starting at marked positions.
@@ -493,9 +465,9 @@ mod python {
             let lattices = &self.lattices;
             let (starts, lengths, pieces) = py.detach(|| lattices.by_start(&marked));
             Ok((
-                PyBytes::new(py, bytes_of(&starts)),
-                PyBytes::new(py, bytes_of(&lengths)),
-                PyBytes::new(py, bytes_of(&pieces)),
+                bytes_of(py, &starts),
+                bytes_of(py, &lengths),
+                bytes_of(py, &pieces),
             ))
         }
     }
@@ -509,7 +481,7 @@ mod python {
             .chunks_exact(8)
             .map(|b| crate::unigram::exp(f64::from_le_bytes(b.try_into().unwrap())))
             .collect();
-        PyBytes::new(py, bytes_of(&out))
+        bytes_of(py, &out)
     }
 
     /// fdlibm's log element-wise over f64 bytes (for the test named at `portable_exp`).
@@ -519,7 +491,7 @@ mod python {
             .chunks_exact(8)
             .map(|b| crate::unigram::ln(f64::from_le_bytes(b.try_into().unwrap())))
             .collect();
-        PyBytes::new(py, bytes_of(&out))
+        bytes_of(py, &out)
     }
 
     #[pymodule]
@@ -531,7 +503,6 @@ mod python {
         module.add_class::<UnigramLattices>()?;
         module.add_function(wrap_pyfunction!(portable_exp, module)?)?;
         module.add_function(wrap_pyfunction!(portable_log, module)?)?;
-        module.add("CHECK_EVERY", CHECK_EVERY)?;
         Ok(())
     }
 }

@@ -14,6 +14,9 @@ use crate::queues::{CourseQueue, LibraryQueue, Queue};
 pub use crate::shared::Columns;
 use crate::shared::CHECK_EVERY;
 
+/// A run's settings; from Python, a `MergeSettings` (explorer/training/bpe/shared.py) read by its
+/// attributes' names.
+#[cfg_attr(feature = "python", derive(pyo3::FromPyObject))]
 pub struct Settings {
     pub library: bool,
     pub likelihood: bool,

@@ -13,11 +13,18 @@ reaches both engines, or fails that test until the Rust file is written again.
   the array typecode its bytes are read with both come from here. `BOUNDARY_STEP_KIND` is the
   kind of `boundary_steps`.
 
-What it does not do: hold the columns (columns.py) or the settings of a run (compiled.py's
-`MergeSettings`).
+`MergeSettings` is what a merge loop knows of a run's settings, on either engine: the compiled
+one reads its attributes by name (engine/src/run.rs `Settings`), so a name changed on one side
+fails every compiled training at once.
+
+What it does not do: hold the columns (columns.py) or check settings (explorer.run_config).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+
+from explorer.run_config import TrainerConfig
 
 CHECK_EVERY = 32
 NEVER = 2**31 - 1
@@ -39,3 +46,32 @@ COLUMN_KINDS = {
     "candidate_right_counts": "i64",
 }
 BOUNDARY_STEP_KIND = "i32"
+
+
+@dataclass(frozen=True)
+class MergeSettings:
+    """A run's settings as the merge loop uses them."""
+
+    library: bool  # the library's queue (else the course's)
+    likelihood: bool  # pairs ranked by likelihood score (the course's WordPiece), not by count
+    candidates: int  # candidates recorded per step, the chosen pair included
+    prefix: str  # the continuing-subword prefix ("" for none)
+    vocab_size: int
+    # The course counts every appended token: its vocabulary size before any merge; None for the
+    # library, which counts distinct tokens.
+    course_size: int | None
+    min_count: int  # a best pair below this count stops the run
+    max_steps: int | None  # stop (reason `stopped`) after exactly this many merges
+
+    @classmethod
+    def of(cls, config: TrainerConfig, course_size: int | None, max_steps: int | None) -> MergeSettings:
+        return cls(
+            library=config.flavor == "library",
+            likelihood=config.flavor == "course" and config.algorithm == "wordpiece",
+            candidates=config.candidates,
+            prefix=config.prefix or "",
+            vocab_size=config.vocab_size,
+            course_size=course_size,
+            min_count=max(1, config.min_frequency),
+            max_steps=max_steps,
+        )
