@@ -66,6 +66,7 @@ def render() -> str:
         "",
         "impl Columns {",
         "    /// Every column with its name, in shared.py's order.",
+        "    #[rustfmt::skip]",
         "    pub fn into_named(self) -> [(&'static str, Column); COLUMN_COUNT] {",
         "        [",
     ]

@@ -1,4 +1,4 @@
-"""Types of `explorer_engine`, the compiled engine (engine/src/lib.rs, built by maturin): what mypy
+"""Types of `explorer_engine`, the compiled engine (engine/src/python/, built by maturin): what mypy
 checks the package's calls against. tests/unit/test_engine_stub.py checks that this file names
 exactly what the built module exports, so the two cannot drift apart."""
 

@@ -9,8 +9,9 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::course_queue::CourseQueue;
 use crate::engine::{unpack, Engine, Words};
-use crate::queues::{CourseQueue, LibraryQueue, Queue};
+use crate::queues::{LibraryQueue, Queue};
 pub use crate::shared::Columns;
 use crate::shared::CHECK_EVERY;
 
@@ -53,19 +54,12 @@ impl Run {
             .map(|(id, token)| (token.clone(), id as u32))
             .collect();
         let prefix_length = settings.prefix.chars().count() as i64;
-        let mut engine = Engine::new(
-            words,
-            counts,
-            lengths,
-            prefix_length,
-            settings.likelihood,
-            !settings.library,
-        );
+        let mut engine = Engine::new(words, counts, lengths, prefix_length);
         let queue = if settings.library {
             Queue::Library(LibraryQueue::new(&mut engine, settings.candidates))
         } else {
             Queue::Course(CourseQueue::new(
-                &engine,
+                &mut engine,
                 settings.candidates,
                 settings.likelihood,
             ))

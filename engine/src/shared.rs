@@ -41,6 +41,7 @@ pub const COLUMN_COUNT: usize = 12;
 
 impl Columns {
     /// Every column with its name, in shared.py's order.
+    #[rustfmt::skip]
     pub fn into_named(self) -> [(&'static str, Column); COLUMN_COUNT] {
         [
             ("merges", Column::I32(self.merges)),
