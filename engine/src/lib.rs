@@ -15,6 +15,7 @@
 
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+pub mod counted;
 pub mod course_queue;
 pub mod engine;
 pub mod queues;

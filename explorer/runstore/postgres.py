@@ -344,7 +344,9 @@ class PostgresRunStore:
     def get(self, key: str) -> Entry | None:
         def read(connection: psycopg.Connection) -> Entry | None:
             row = connection.execute(
-                "SELECT payload, corpus, meta, codec, created, accessed FROM runs WHERE key = %s", (key,)
+                "SELECT payload, corpus, meta, codec, created, accessed FROM runs WHERE key = %s",
+                (key,),
+                binary=True,  # bytea as its bytes: in text, twice as long in hex, and decoded
             ).fetchone()
             if row is None:
                 return None

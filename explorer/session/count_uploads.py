@@ -10,6 +10,10 @@
 - `CountFile.fingerprint`: what stands for the corpus's digest in its run's key: the SHA-256 of
   the file's bytes, told apart from any text's.
 - `worker_input(count_file)`: what `train_task` is sent in place of a text.
+- `count_file_of(run)`: the count file a stored run was trained from, as far as the run tells (its
+  SHA-256, size, settings, figures and distinct words), without its bytes: a link opened in a
+  fresh session brings back the run, whose form shows that file as its corpus; training other
+  settings needs the file uploaded again (`REUPLOAD`).
 
 The run store keeps the run, not the file: the run's trace holds every word and count of the file
 (`TrainingHistory.words`, `counts`), so the file's bytes would be the same counts twice; the run
@@ -25,6 +29,7 @@ from dataclasses import dataclass, field
 
 from explorer.checks import MB, Limits, format_size
 from explorer.corpora.counting import Counting
+from explorer.runs.run import Run
 from explorer.runs.settings import counting_problem
 from explorer.work import admission, tasks
 from explorer.work.config import default_pool
@@ -32,6 +37,10 @@ from explorer.work.jobs import DONE
 
 READ_TIME_LIMIT = 120.0  # seconds a worker may take to read and check one count file
 COUNT_FILE_SUFFIX = ".parquet"
+REUPLOAD = (
+    "A link brings back a count file's run, which keeps the file's words and counts but not the file: "
+    "upload the count file again to train other settings."
+)
 
 
 @dataclass(frozen=True)
@@ -45,7 +54,9 @@ class CountFile:
     counting: Counting
     figures: dict[str, int]
     distinct_words: int
-    data: bytes | None = field(default=None, repr=False, compare=False)
+    data: bytes | None = field(
+        default=None, repr=False, compare=False
+    )  # None: a stored run's (`count_file_of`)
 
     @property
     def fingerprint(self) -> str:
@@ -103,3 +114,17 @@ def read_count_upload(name: str, data: bytes, limits: Limits) -> CountFile | str
 def worker_input(count_file: CountFile) -> dict:
     """What `train_task` is sent for an uploaded count file in place of a text."""
     return {"count_file": count_file.data, "name": count_file.name}
+
+
+def count_file_of(run: Run) -> CountFile | None:
+    """The count file `run` was trained from, without its bytes (see the module docstring); None
+    for a run of anything else. Its fingerprint is the run's corpus digest."""
+    origin = run.origin.get("count_file")
+    if origin is None:
+        return None
+    settings = run.settings
+    figures = dict(getattr(run.history, "corpus", None) or {})
+    counting = Counting(settings.normalizers, settings.pre_tokenizer, settings.reading)
+    return CountFile(
+        run.corpus_label, origin["sha256"], origin["size"], counting, figures, run.distinct_words
+    )

@@ -14,7 +14,8 @@ from it, parsed once per process.
   learn it was trained here (docs/reliability.md); links still open it anywhere.
 - `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its MergeHistory
   (a RoundHistory for a Unigram run) and derived objects are kept in a small process-wide LRU
-  (`SHARED_RUNS`), so a class opening the same run parses it once and holds it once.
+  (`SHARED_RUNS`, `SHARED_TRACE_BYTES` of trace JSON), so a class opening the same run parses it
+  once and holds it once.
 - `stopped_key(key, steps)`: the key of a run stopped by its visitor (the worker stores it there,
   never under the shared key: `store_spec`).
 - `save_run(run, corpus_text)`: store a run the server made itself, so a reload brings it back too;
@@ -79,7 +80,9 @@ STORED_CORPUS_LABEL = "corpus"  # a stored run without a label of its own
 # one's run is kept without it (`from_counts`: its words and counts, no running text).
 STORED_CORPUS_BYTES = 4 * MB
 SHARED_RUNS = 8  # parsed runs kept for the whole server (each session keeps its own few too)
-SHARED_CHARACTERS = 16_000_000  # ... holding at most this many corpus characters in all
+# ... whose traces' JSON has at most this many bytes in all: a parsed history grows with its JSON,
+# a run without running text's too (its corpus's characters, none here, bounded nothing).
+SHARED_TRACE_BYTES = 40_000_000
 
 _store_lock = threading.Lock()
 _store: list[RunStore | None] = []
@@ -87,7 +90,7 @@ _process_secret = secrets.token_bytes(32)  # keys when there is no store (nothin
 _shared_lock = threading.Lock()
 _shared: OrderedDict[str, tuple[TrainingHistory, dict, int]] = (
     OrderedDict()
-)  # key -> (trace, derived, characters)
+)  # key -> (trace, derived, its JSON's bytes)
 
 
 def pool() -> WorkerPool:
@@ -273,8 +276,9 @@ def settings_from_meta(meta: dict) -> Settings:
     return Settings(**values)
 
 
-def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[TrainingHistory, dict]:
-    """The parsed trace of a stored run and its dict of derived objects, shared by every session."""
+def _shared_trace(key: str, payload: bytes) -> tuple[TrainingHistory, dict]:
+    """The parsed trace of a stored run and its dict of derived objects, shared by every session,
+    counted by the size of its JSON."""
     with _shared_lock:
         found = _shared.get(key)
         if found is not None:
@@ -284,10 +288,10 @@ def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[TrainingHi
 
     trace = trace_from_json(payload)
     with _shared_lock:
-        found = _shared.setdefault(key, (trace, {}, characters))
+        found = _shared.setdefault(key, (trace, {}, len(payload)))
         _shared.move_to_end(key)
         while len(_shared) > 1 and (
-            len(_shared) > SHARED_RUNS or sum(entry[2] for entry in _shared.values()) > SHARED_CHARACTERS
+            len(_shared) > SHARED_RUNS or sum(held[2] for held in _shared.values()) > SHARED_TRACE_BYTES
         ):
             _shared.popitem(last=False)
     return found[0], found[1]
@@ -315,7 +319,7 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
         else:
             raise KeyError(f"no corpus and no sample {meta.get('sample_key')!r}")
         settings = settings_from_meta(meta)
-        trace, derived = _shared_trace(key, entry.payload, 0 if text is None else len(text))
+        trace, derived = _shared_trace(key, entry.payload)
     except (KeyError, TypeError, ValueError, AttributeError) as error:  # a store from another version
         LOG.warning("stored run %s cannot be read (%s): ignored", key[:12], error)
         return None

@@ -4,6 +4,7 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 
+use super::counting::CountedWords;
 use super::{bytes_of, release_free_memory, vector};
 use crate::engine::Words;
 use crate::run::{Run, Settings};
@@ -44,6 +45,34 @@ impl BpeRun {
             .map_err(pyo3::exceptions::PyValueError::new_err)?;
         Ok(BpeRun {
             run: Some(Run::new(words, counts, tokens, settings)),
+        })
+    }
+
+    /// The run over words the compiled counter holds (`WordCounter.take_words`), each as its
+    /// initial symbols (decorated with `settings.prefix` and `suffix` as the Python trainer's
+    /// `_initial_symbols` does) looked up in `tokens`; the words stay where they are.
+    #[staticmethod]
+    fn from_words(
+        py: Python<'_>,
+        words: &CountedWords,
+        tokens: Vec<String>,
+        suffix: String,
+        settings: Settings,
+    ) -> PyResult<BpeRun> {
+        let counted = &words.words;
+        let ids: rustc_hash::FxHashMap<String, u32> = tokens
+            .iter()
+            .enumerate()
+            .map(|(id, token)| (token.clone(), id as u32))
+            .collect();
+        let prefix = &settings.prefix;
+        let (symbols, lengths) = py
+            .detach(|| counted.symbols(&ids, prefix, &suffix))
+            .map_err(pyo3::exceptions::PyValueError::new_err)?;
+        let words =
+            Words::new(symbols, lengths).map_err(pyo3::exceptions::PyValueError::new_err)?;
+        Ok(BpeRun {
+            run: Some(Run::new(words, counted.counts().to_vec(), tokens, settings)),
         })
     }
 

@@ -1,5 +1,6 @@
 //! Word counting (crate::words) for explorer/training/word_counts.py (`count_words`) and
-//! explorer/corpora/counter.py (`WordCounter`).
+//! explorer/corpora/counter.py (`WordCounter`), and the words it keeps in Rust (`CountedWords`,
+//! crate::counted) for explorer/training/held_words.py.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyString};
@@ -160,6 +161,22 @@ impl WordCounter {
         Ok(true)
     }
 
+    /// The words counted since the last take, held in Rust (`CountedWords`), and the figures
+    /// (lines, characters, utf8_bytes, words); the counter is empty after it.
+    fn take_words(&mut self) -> (CountedWords, (i64, i64, i64, i64)) {
+        let (words, totals) = self.counter.take_words();
+        release_free_memory();
+        (
+            CountedWords { words },
+            (
+                totals.lines,
+                totals.characters,
+                totals.utf8_bytes,
+                totals.words,
+            ),
+        )
+    }
+
     /// The words counted since the last `take` (first appearance first), their counts as
     /// little-endian i64 bytes, and the figures (lines, characters, utf8_bytes, words); the
     /// counter is empty after it.
@@ -174,5 +191,49 @@ impl WordCounter {
     )> {
         let (counted, totals) = self.counter.take();
         hand_over(py, counted, totals)
+    }
+}
+
+/// A corpus's distinct words with their counts, in order of first appearance, held by the
+/// compiled engine (crate::counted) from counting to the trace: `word(i)`, `words(start,
+/// stop)`, `counts()` (little-endian i64 bytes), the initial symbols a trainer starts from.
+#[pyclass(module = "explorer_engine", frozen)]
+pub(crate) struct CountedWords {
+    pub(crate) words: crate::counted::CountedWords,
+}
+
+#[pymethods]
+impl CountedWords {
+    fn __len__(&self) -> usize {
+        self.words.len()
+    }
+
+    fn word(&self, at: usize) -> PyResult<String> {
+        if at >= self.words.len() {
+            return Err(pyo3::exceptions::PyIndexError::new_err("no such word"));
+        }
+        Ok(self.words.word(at))
+    }
+
+    /// Words `start` to `stop` (clipped to the words held).
+    fn words(&self, start: usize, stop: usize) -> Vec<String> {
+        let stop = stop.min(self.words.len());
+        (start.min(stop)..stop)
+            .map(|at| self.words.word(at))
+            .collect()
+    }
+
+    fn counts<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        bytes_of(py, self.words.counts())
+    }
+
+    /// Each word's number of characters (u32 bytes).
+    fn lengths<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        bytes_of(py, &self.words.lengths())
+    }
+
+    /// The distinct initial symbols, sorted (crate::counted::CountedWords::initial_symbols).
+    fn initial_symbols(&self, prefix: &str, suffix: &str) -> Vec<String> {
+        self.words.initial_symbols(prefix, suffix)
     }
 }

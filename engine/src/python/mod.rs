@@ -71,6 +71,7 @@ fn explorer_engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(bpe::ratio, module)?)?;
     module.add_function(wrap_pyfunction!(counting::count_words, module)?)?;
     module.add_class::<counting::WordCounter>()?;
+    module.add_class::<counting::CountedWords>()?;
     module.add_class::<unigram::UnigramLattices>()?;
     module.add_function(wrap_pyfunction!(unigram::portable_exp, module)?)?;
     module.add_function(wrap_pyfunction!(unigram::portable_log, module)?)?;

@@ -36,8 +36,8 @@ class MergeColumns:
     def history(
         self,
         config: TrainerConfig,
-        words: list[str],
-        counts: list[int],
+        words: Sequence[str],
+        counts: Sequence[int],
         initial_vocab_size: int,
         seconds: float,
         engine: str,

@@ -3,10 +3,12 @@
 
 The Rust crate (engine/, module `explorer_engine`, typed by stubs/explorer_engine.pyi) runs the
 engine, the queue of the flavor and the recording; this module hands it the words as symbol ids
-(one array, end to end, which the crate copies into its engine's one buffer: `compiled_run`) and
-the initial vocabulary, then (`merge_compiled`) calls `advance()` (which releases the GIL) until a
-stop reason, doing the Stop and progress checks between blocks of steps exactly where the Python
-loop does them, and reads the columns it returns as arrays of the kinds in shared.py.
+(one array, end to end, which the crate copies into its engine's one buffer: `compiled_run`; words
+the compiled counter holds go over whole, `compiled_run_from_words`, and the crate makes their
+symbol ids) and the initial vocabulary, then (`merge_compiled`) calls `advance()` (which releases
+the GIL) until a stop reason, doing the Stop and progress checks between blocks of steps exactly
+where the Python loop does them, and reads the columns it returns as arrays of the kinds in
+shared.py.
 
 What it does not do: choose the engine (explorer.training.engines) or build the initial
 vocabulary (`trainer.py`, shared by both engines).
@@ -15,12 +17,14 @@ vocabulary (`trainer.py`, shared by both engines).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from explorer.training.bpe.candidates import Candidates
 from explorer.training.bpe.columns import MergeColumns
 from explorer.training.bpe.shared import BOUNDARY_STEP_KIND, COLUMN_KINDS, MergeSettings
+from explorer.training.held_words import HeldWords
+from explorer.training.memory import release_free_memory
 from explorer.training.packing import KINDS, Rows
 
 if TYPE_CHECKING:
@@ -67,9 +71,19 @@ def compiled_run(
     return BpeRun(_aligned(symbol_ids), _aligned(lengths), counts, tokens, settings)
 
 
+def compiled_run_from_words(
+    held: HeldWords, tokens: list[str], suffix: str, settings: MergeSettings
+) -> BpeRun:
+    """The crate's run over words the compiled counter holds, each as its initial symbols
+    (decorated with the settings' prefix and `suffix`) looked up in `tokens`: the words stay in Rust."""
+    from explorer_engine import BpeRun
+
+    return BpeRun.from_words(held.held, tokens, suffix, settings)
+
+
 def merge_compiled(
     run: BpeRun,
-    lengths: array,
+    lengths: Iterable[int],
     settings: MergeSettings,
     initial_vocab_size: int,
     progress: Callable[[int, int], None] | None,
@@ -97,7 +111,7 @@ def merge_compiled(
     likelihood = settings.likelihood
     merges = take("merges").tolist()
     count = len(merges) // 3
-    return MergeColumns(
+    merged = MergeColumns(
         vocab=tokens,
         merges=list(zip(merges[0::3], merges[1::3], merges[2::3])),
         merge_counts=take("merge_counts").tolist(),
@@ -115,3 +129,7 @@ def merge_compiled(
         stop_reason=stop_reason,
         boundary_steps=Rows(_column(steps, BOUNDARY_STEP_KIND), (max(length - 1, 0) for length in lengths)),
     )
+    del merges, steps
+    columns.clear()  # what the run did not fill for this flavor
+    release_free_memory()  # the columns' bytes, freed amid the heap (memory.py)
+    return merged

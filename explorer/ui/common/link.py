@@ -39,6 +39,7 @@ What it does not do: read Compare's own parameters (explorer.ui.compare.compare_
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -205,26 +206,7 @@ def copy_link(page: str, in_sidebar: bool = True) -> None:
         st.caption(f"Opens, in any browser: {REPRODUCES[page]}. It never holds a pasted corpus.")
 
 
-_COPY_LINK_JS = """
-export default function(component) {
-  const { parentElement } = component;
-  const code = parentElement.querySelector('.copy-link-url');
-  const button = parentElement.querySelector('button');
-  const status = parentElement.querySelector('.copy-link-status');
-  const show = () => {
-    if (code.textContent !== window.location.href) code.textContent = window.location.href;
-  };
-  show();
-  if (parentElement.__copyLink) return;
-  const timer = setInterval(() => (code.isConnected ? show() : clearInterval(timer)), 250);
-  parentElement.__copyLink = timer;
-  button.addEventListener('click', async () => {
-    show();
-    try { await navigator.clipboard.writeText(window.location.href); status.textContent = 'Copied'; }
-    catch (error) { status.textContent = 'Select the link and copy it'; }
-  });
-}
-"""
+_COPY_LINK_JS = Path(__file__).with_name("copy_link.js").read_text(encoding="utf-8")
 
 _COPY_LINK_HTML = (
     '<div class="copy-link"><code class="copy-link-url"></code>'

@@ -100,6 +100,7 @@ class Widget:
     PRE_TOKENIZER = "pre_tokenizer"
     SPLIT_PATTERN = "split_pattern"  # byte-level only
     NORMALIZERS = "normalizers"
+    READING = "reading"  # how a text is cut into sequences (explorer.runs.settings.READING_LABELS)
     MIN_FREQUENCY = "min_frequency"
     SPECIAL_TOKENS = "special_tokens"
     PREFIX = "prefix"

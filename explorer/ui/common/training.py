@@ -44,7 +44,7 @@ from explorer.lessons.explain import stop_reason_text
 from explorer.runs.run import Run
 from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
 from explorer.session import requests, serving, training_jobs
-from explorer.session.count_uploads import CountFile
+from explorer.session.count_uploads import REUPLOAD, CountFile
 from explorer.session.host_corpora import HostCorpus
 from explorer.session.training_jobs import TrainingJob
 from explorer.ui.common import abandoned, state
@@ -198,6 +198,9 @@ def start(
             serving.with_session_text(found, text)
         state.set_current_run(found, None if found.from_counts else text)
         return found
+    if isinstance(source, CountFile) and source.data is None:  # a link's run: the file is not here
+        st.error(REUPLOAD)
+        return None
     job = _submit(found, text, settings, corpus_label, sample_key, limits, shared_label, source)
     state.put(state.JOB, job)
     return job
