@@ -6,11 +6,13 @@
 //! and reports the same pair-count deltas, in the same places, as the Python engine (the library's
 //! `Word::merge`), and the step that removed each character boundary (`boundary_steps`).
 //!
-//! What it does not do: choose the next pair (queues.rs) or name tokens (run.rs).
+//! What it does not do: choose the next pair, or keep the indexes only one flavor needs (the
+//! course's words per pair, the likelihood score's symbol frequencies: queues.rs, with their
+//! queue), or name tokens (run.rs).
 
 use std::collections::hash_map::Entry;
 
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::FxHashMap;
 
 /// A pair `(left, right)` as one `u64`; orders like the tuple.
 pub type Pair = u64;
@@ -23,8 +25,7 @@ pub fn unpack(pair: Pair) -> (u32, u32) {
     ((pair >> 32) as u32, pair as u32)
 }
 
-/// A boundary never removed (int32 max).
-pub const NEVER: i32 = i32::MAX;
+pub use crate::shared::NEVER;
 
 /// Every word's symbols end to end in one buffer: word i starts at `starts[i]` and holds
 /// `lengths[i]` symbols; a merge shortens a word where it is, leaving the rest of its room
@@ -98,9 +99,11 @@ impl Words {
     }
 }
 
-/// What one merge did: the pairs that gained (each with the words where they did, in the order
-/// first met), how many distinct words changed and how many corpus occurrences were merged.
+/// What one merge did: the symbol it made, the pairs that gained (each with the words where they
+/// did, in the order first met), how many distinct words changed and how many corpus occurrences
+/// were merged.
 pub struct Merged {
+    pub new_symbol: u32,
     pub new_pairs: Vec<(Pair, Vec<u32>)>,
     pub words_changed: i64,
     pub occurrences: i64,
@@ -156,12 +159,9 @@ pub struct Engine {
     pub boundary_steps: Vec<i32>,
     /// Every pair's count, but those at 0 (`add_count`).
     pub pair_counts: FxHashMap<Pair, i64>,
-    /// Every pair with the words that held it when first counted (the library flavor's first
-    /// queue entries); emptied for the course flavor, whose live index is `pair_words`.
+    /// Every pair with the words that held it when first counted, until the queue takes it over
+    /// (the library's first entries, the course's index of words per pair).
     pub initial_pair_words: PairWords,
-    pub symbol_freqs: Option<FxHashMap<u32, i64>>,
-    pub pair_words: Option<FxHashMap<Pair, FxHashSet<u32>>>,
-    pub pairs_by_symbol: Option<FxHashMap<u32, FxHashSet<Pair>>>,
 }
 
 impl Engine {
@@ -170,8 +170,6 @@ impl Engine {
         counts: Vec<i64>,
         token_lengths: Vec<i64>,
         prefix_length: i64,
-        track_symbol_freqs: bool,
-        track_pair_words: bool,
     ) -> Engine {
         let boundary_steps = vec![NEVER; words.boundary_count()];
         let mut engine = Engine {
@@ -182,33 +180,8 @@ impl Engine {
             boundary_steps,
             pair_counts: FxHashMap::default(),
             initial_pair_words: PairWords::default(),
-            symbol_freqs: if track_symbol_freqs {
-                Some(FxHashMap::default())
-            } else {
-                None
-            },
-            pair_words: None,
-            pairs_by_symbol: None,
         };
         engine.count_pairs();
-        if track_pair_words {
-            let mut index = FxHashMap::default();
-            let initial = std::mem::take(&mut engine.initial_pair_words);
-            for at in 0..initial.pairs.len() {
-                let (pair, holders) = initial.get(at);
-                index.insert(pair, holders.iter().copied().collect::<FxHashSet<u32>>());
-            }
-            engine.pair_words = Some(index);
-        }
-        if track_symbol_freqs {
-            let mut by_symbol: FxHashMap<u32, FxHashSet<Pair>> = FxHashMap::default();
-            for &pair in engine.pair_counts.keys() {
-                let (left, right) = unpack(pair);
-                by_symbol.entry(left).or_default().insert(pair);
-                by_symbol.entry(right).or_default().insert(pair);
-            }
-            engine.pairs_by_symbol = Some(by_symbol);
-        }
         engine
     }
 
@@ -224,11 +197,6 @@ impl Engine {
         let mut last_word: Vec<u32> = Vec::new();
         for (index, symbols) in self.words.iter().enumerate() {
             let count = self.counts[index];
-            if let Some(freqs) = self.symbol_freqs.as_mut() {
-                for &symbol in symbols {
-                    *freqs.entry(symbol).or_insert(0) += count;
-                }
-            }
             for window in symbols.windows(2) {
                 let pair = pack(window[0], window[1]);
                 *self.pair_counts.entry(pair).or_insert(0) += count;
@@ -349,56 +317,11 @@ impl Engine {
             occurrences += merged_here * count;
             self.words.set(index as usize, &rebuilt);
         }
-        if occurrences != 0 {
-            if let Some(freqs) = self.symbol_freqs.as_mut() {
-                *freqs.entry(left).or_insert(0) -= occurrences;
-                *freqs.entry(right).or_insert(0) -= occurrences;
-                *freqs.entry(new_symbol).or_insert(0) += occurrences;
-            }
-        }
-        if let Some(pair_words) = self.pair_words.as_mut() {
-            for (pair, holders) in &new_pairs {
-                pair_words
-                    .entry(*pair)
-                    .or_default()
-                    .extend(holders.iter().copied());
-            }
-        }
-        if let Some(by_symbol) = self.pairs_by_symbol.as_mut() {
-            for (pair, _) in &new_pairs {
-                let (a, b) = unpack(*pair);
-                by_symbol.entry(a).or_default().insert(*pair);
-                by_symbol.entry(b).or_default().insert(*pair);
-            }
-        }
         Merged {
+            new_symbol,
             new_pairs,
             words_changed,
             occurrences,
         }
-    }
-
-    /// (word index, position) of the pair's first occurrence in corpus order; prunes the words
-    /// that no longer hold it on the way. Needs `pair_words`.
-    pub fn first_occurrence(&mut self, pair: Pair) -> (u32, usize) {
-        let (left, right) = unpack(pair);
-        let holders = self
-            .pair_words
-            .as_mut()
-            .expect("the course's engine tracks pair words");
-        let set = holders.get_mut(&pair).expect("a live pair has holders");
-        let mut sorted: Vec<u32> = set.iter().copied().collect();
-        sorted.sort_unstable();
-        for index in sorted {
-            let symbols = self.words.get(index as usize);
-            if let Some(position) = symbols
-                .windows(2)
-                .position(|w| w[0] == left && w[1] == right)
-            {
-                return (index, position);
-            }
-            set.remove(&index);
-        }
-        panic!("pair has no occurrence left");
     }
 }

@@ -6,22 +6,19 @@
 //!   one count pop in the order its layout gives), each carrying the words it will rewrite; only
 //!   the top is looked at, a stale top is corrected and pushed back; entries are pushed only for
 //!   pairs that gained in the last merge.
-//! - `CourseQueue`: the course's loop (best score, ties to the pair met first scanning the words
-//!   in order), scored by count (BPE) or by likelihood `count(ab) / (count(a) * count(b))`
-//!   (WordPiece), with the score computed as Python computes it (ratio.rs).
+//! - `CourseQueue` (course_queue.rs): the course's loop.
 //!
 //! What it does not do: rewrite words (engine.rs) or name tokens (run.rs).
 
 use rustc_hash::FxHashMap;
 
-use crate::engine::{unpack, Engine, Merged, Pair};
-use crate::ranking::{NegatedScore, Ranking};
-use crate::ratio::ratio;
+use crate::course_queue::CourseQueue;
+use crate::engine::{Engine, Merged, Pair};
+use crate::ranking::Ranking;
 
-/// The rankings rebuild their heap once it holds more than STALE_FACTOR entries per pair plus
-/// STALE_ENTRIES_KEPT (memory only: what `best` gives does not depend on it).
-const STALE_FACTOR: usize = 2;
-const STALE_ENTRIES_KEPT: usize = 50_000;
+// The rankings rebuild their heap once it holds more than STALE_FACTOR entries per pair plus
+// STALE_ENTRIES_KEPT (memory only: what `best` gives does not depend on it).
+use crate::shared::{STALE_ENTRIES_KEPT, STALE_FACTOR};
 
 /// The pair chosen at one step and its competitors (the chosen pair first).
 pub struct Pick {
@@ -318,224 +315,6 @@ impl LibraryQueue {
                     })
                     .collect(),
             );
-        }
-    }
-}
-
-/// The course's ranking: by count, or by likelihood score.
-enum CourseRanking {
-    Count(Ranking<i64>),
-    Likelihood(Ranking<NegatedScore>),
-}
-
-pub struct CourseQueue {
-    limit: usize,
-    ranking: CourseRanking,
-}
-
-fn count_of(engine: &Engine, pair: Pair) -> i64 {
-    engine.pair_counts.get(&pair).copied().unwrap_or(0)
-}
-
-/// `count / (count(a) * count(b))`, negated; None for a pair that no longer occurs.
-fn likelihood_rank(engine: &Engine, pair: Pair) -> Option<NegatedScore> {
-    let count = count_of(engine, pair);
-    if count <= 0 {
-        return None;
-    }
-    let freqs = engine
-        .symbol_freqs
-        .as_ref()
-        .expect("a likelihood queue's engine tracks symbol frequencies");
-    let (left, right) = unpack(pair);
-    let product = freqs[&left] as u128 * freqs[&right] as u128;
-    Some(NegatedScore(-ratio(count as u128, product)))
-}
-
-fn count_rank(engine: &Engine, pair: Pair) -> Option<i64> {
-    let count = count_of(engine, pair);
-    (count > 0).then_some(-count)
-}
-
-impl CourseQueue {
-    pub fn new(engine: &Engine, candidates: usize, likelihood: bool) -> CourseQueue {
-        let ranking = if likelihood {
-            CourseRanking::Likelihood(Ranking::new(Self::entries(engine, likelihood_rank)))
-        } else {
-            CourseRanking::Count(Ranking::new(Self::entries(engine, count_rank)))
-        };
-        CourseQueue {
-            limit: candidates.max(1),
-            ranking,
-        }
-    }
-
-    fn entries<R: Copy>(engine: &Engine, rank: fn(&Engine, Pair) -> Option<R>) -> Vec<(R, Pair)> {
-        engine
-            .pair_counts
-            .keys()
-            .filter_map(|&pair| rank(engine, pair).map(|r| (r, pair)))
-            .collect()
-    }
-
-    fn pick(&mut self, engine: &mut Engine) -> Option<Pick> {
-        let limit = self.limit;
-        // The best pairs (every pair tied at the best too), as (score, pair), best first.
-        let held: Vec<(f64, i64, Pair)> = match &mut self.ranking {
-            CourseRanking::Count(ranking) => {
-                let view = &*engine;
-                ranking
-                    .best(limit, true, |pair| count_rank(view, pair))
-                    .iter()
-                    .map(|&(rank, pair)| (0.0, rank, pair))
-                    .collect()
-            }
-            CourseRanking::Likelihood(ranking) => {
-                let view = &*engine;
-                ranking
-                    .best(limit, true, |pair| likelihood_rank(view, pair))
-                    .iter()
-                    .map(|&(rank, pair)| (-rank.0, 0, pair))
-                    .collect()
-            }
-        };
-        let first = *held.first()?;
-        let tied: Vec<Pair> = held
-            .iter()
-            .filter(|entry| (entry.0, entry.1) == (first.0, first.1))
-            .map(|entry| entry.2)
-            .collect();
-        let winner = if tied.len() == 1 {
-            tied[0]
-        } else {
-            *tied
-                .iter()
-                .min_by_key(|&&pair| engine.first_occurrence(pair))
-                .expect("tied is not empty")
-        };
-        let mut ranked: Vec<(f64, i64, Pair)> = vec![(first.0, first.1, winner)];
-        ranked.extend(
-            held.iter()
-                .filter(|entry| entry.2 != winner)
-                .take(limit - 1),
-        );
-        let candidates: Vec<Pair> = ranked.iter().map(|entry| entry.2).collect();
-        let candidate_counts = candidates
-            .iter()
-            .map(|&pair| count_of(engine, pair))
-            .collect();
-        let words = engine
-            .pair_words
-            .as_ref()
-            .expect("the course's engine tracks pair words")[&winner]
-            .iter()
-            .copied()
-            .collect();
-        let likelihood = matches!(self.ranking, CourseRanking::Likelihood(_));
-        let (score, candidate_scores, candidate_symbol_counts) = if likelihood {
-            let freqs = engine
-                .symbol_freqs
-                .as_ref()
-                .expect("tracked for a likelihood queue");
-            let symbol_counts = candidates
-                .iter()
-                .map(|&pair| {
-                    let (left, right) = unpack(pair);
-                    (freqs[&left], freqs[&right])
-                })
-                .collect();
-            (
-                Some(first.0),
-                Some(ranked.iter().map(|entry| entry.0).collect()),
-                Some(symbol_counts),
-            )
-        } else {
-            (None, None, None)
-        };
-        Some(Pick {
-            pair: winner,
-            count: count_of(engine, winner),
-            score,
-            words,
-            candidates,
-            candidate_counts,
-            candidate_scores,
-            candidate_symbol_counts,
-        })
-    }
-
-    fn after_merge(&mut self, engine: &mut Engine, pair: Pair, merged: Merged) {
-        // The course recounts after merging: the merged pair has no occurrence left, whatever the
-        // overlap deltas say (in `aaa`, (a, a) counted 2 but only 1 was merged).
-        engine.pair_counts.remove(&pair);
-        engine
-            .pair_words
-            .as_mut()
-            .expect("tracked for the course")
-            .remove(&pair);
-        match &mut self.ranking {
-            CourseRanking::Count(ranking) => {
-                for (gained, _) in &merged.new_pairs {
-                    if let Some(rank) = count_rank(engine, *gained) {
-                        ranking.push(rank, *gained);
-                    }
-                }
-                if ranking.heap_size()
-                    > STALE_FACTOR * engine.pair_counts.len() + STALE_ENTRIES_KEPT
-                {
-                    ranking.compact(Self::entries(engine, count_rank));
-                }
-            }
-            CourseRanking::Likelihood(ranking) => {
-                // Lower frequencies for the two merged symbols raise the score of every pair
-                // holding them: each gets an entry at its new score.
-                let mut to_push: Vec<Pair> =
-                    merged.new_pairs.iter().map(|(gained, _)| *gained).collect();
-                let (left, right) = unpack(pair);
-                let freqs = engine
-                    .symbol_freqs
-                    .as_ref()
-                    .expect("tracked for a likelihood queue");
-                let by_symbol = engine
-                    .pairs_by_symbol
-                    .as_mut()
-                    .expect("tracked for a likelihood queue");
-                for symbol in [left, right] {
-                    if freqs.get(&symbol).copied().unwrap_or(0) == 0 {
-                        by_symbol.remove(&symbol); // gone from the corpus: its pairs are dead
-                        continue;
-                    }
-                    if let Some(holders) = by_symbol.get(&symbol) {
-                        to_push.extend(holders.iter().copied());
-                    }
-                }
-                to_push.sort_unstable();
-                to_push.dedup();
-                let mut dead = Vec::new();
-                for candidate in to_push {
-                    match likelihood_rank(engine, candidate) {
-                        Some(rank) => ranking.push(rank, candidate),
-                        None => dead.push(candidate),
-                    }
-                }
-                let by_symbol = engine
-                    .pairs_by_symbol
-                    .as_mut()
-                    .expect("tracked for a likelihood queue");
-                for candidate in dead {
-                    let (a, b) = unpack(candidate);
-                    for symbol in [a, b] {
-                        if let Some(holders) = by_symbol.get_mut(&symbol) {
-                            holders.remove(&candidate);
-                        }
-                    }
-                }
-                if ranking.heap_size()
-                    > STALE_FACTOR * engine.pair_counts.len() + STALE_ENTRIES_KEPT
-                {
-                    ranking.compact(Self::entries(engine, likelihood_rank));
-                }
-            }
         }
     }
 }

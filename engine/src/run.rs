@@ -9,11 +9,15 @@
 
 use rustc_hash::FxHashMap;
 
+use crate::course_queue::CourseQueue;
 use crate::engine::{unpack, Engine, Words};
-use crate::queues::{CourseQueue, LibraryQueue, Queue};
+use crate::queues::{LibraryQueue, Queue};
+pub use crate::shared::Columns;
+use crate::shared::CHECK_EVERY;
 
-pub const CHECK_EVERY: i64 = 32;
-
+/// A run's settings; from Python, a `MergeSettings` (explorer/training/bpe/shared.py) read by its
+/// attributes' names.
+#[cfg_attr(feature = "python", derive(pyo3::FromPyObject))]
 pub struct Settings {
     pub library: bool,
     pub likelihood: bool,
@@ -24,23 +28,6 @@ pub struct Settings {
     pub course_size: Option<i64>,
     pub min_count: i64,
     pub max_steps: Option<i64>,
-}
-
-/// The recorded columns (the Trace's, see explorer/training/bpe/merge_history.py).
-#[derive(Default)]
-pub struct Columns {
-    pub merges: Vec<i32>, // left, right, new: three per step
-    pub merge_counts: Vec<i64>,
-    pub merge_scores: Vec<f64>,
-    pub words_changed: Vec<i64>,
-    pub occurrences: Vec<i64>,
-    pub candidate_ends: Vec<i32>,
-    pub candidate_lefts: Vec<i32>,
-    pub candidate_rights: Vec<i32>,
-    pub candidate_counts: Vec<i64>,
-    pub candidate_scores: Vec<f64>,
-    pub candidate_left_counts: Vec<i64>,
-    pub candidate_right_counts: Vec<i64>,
 }
 
 pub struct Run {
@@ -67,19 +54,12 @@ impl Run {
             .map(|(id, token)| (token.clone(), id as u32))
             .collect();
         let prefix_length = settings.prefix.chars().count() as i64;
-        let mut engine = Engine::new(
-            words,
-            counts,
-            lengths,
-            prefix_length,
-            settings.likelihood,
-            !settings.library,
-        );
+        let mut engine = Engine::new(words, counts, lengths, prefix_length);
         let queue = if settings.library {
             Queue::Library(LibraryQueue::new(&mut engine, settings.candidates))
         } else {
             Queue::Course(CourseQueue::new(
-                &engine,
+                &mut engine,
                 settings.candidates,
                 settings.likelihood,
             ))

@@ -37,6 +37,7 @@ from __future__ import annotations
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from explorer.corpora.counting import Counting, WordCounts, no_figures
 from explorer.pipeline.normalizers import build_normalizer
@@ -51,6 +52,9 @@ from explorer.training.word_counts import (
     count_text,
     line_chunks,
 )
+
+if TYPE_CHECKING:
+    from explorer_engine import WordCounter  # typed by stubs/explorer_engine.pyi
 
 
 def _part_size(size: int) -> int:
@@ -73,7 +77,7 @@ class ChunkCounter:
             if not counting.normalizers and counting.pre_tokenizer in COMPILED_PRE_TOKENIZERS
             else None
         )
-        self._compiled = (
+        self._compiled: WordCounter | None = (
             compiled.WordCounter(counting.pre_tokenizer, counting.reading, jobs)
             if compiled is not None
             else None

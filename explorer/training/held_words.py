@@ -16,6 +16,10 @@ from __future__ import annotations
 from array import array
 from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
 from functools import cached_property
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from explorer_engine import CountedWords  # typed by stubs/explorer_engine.pyi
 
 # Words made into Python strings at a time when they are walked.
 BATCH_WORDS = 1 << 16
@@ -24,7 +28,7 @@ BATCH_WORDS = 1 << 16
 class WordList(Sequence[str]):
     """The held words in order, each made into a string when asked for (a slice: a list)."""
 
-    def __init__(self, held) -> None:
+    def __init__(self, held: CountedWords) -> None:
         self.held = held
 
     def __len__(self) -> int:
@@ -71,7 +75,7 @@ class _Items(ItemsView[str, int]):
 class HeldWords(Mapping[str, int]):
     """Words and counts held by the compiled engine, as a read-only mapping in first-seen order."""
 
-    def __init__(self, held) -> None:
+    def __init__(self, held: CountedWords) -> None:
         self.held = held
 
     @cached_property

@@ -20,7 +20,7 @@ from unittest import mock
 import pytest
 
 from explorer.run_config import TrainerConfig
-from explorer.training.bpe import queues
+from explorer.training.bpe import octonary_heap, queues
 from explorer.training.bpe import trainer as bpe
 from explorer.training.unigram import nbest
 from tests.reference import unigram_library
@@ -152,7 +152,7 @@ def _equal_entry_rises(monkeypatch):
 
 def _binary_heap(monkeypatch):
     # Two children per node, the layout of std's BinaryHeap, which the library no longer uses.
-    monkeypatch.setattr(queues, "ARITY", 2)
+    monkeypatch.setattr(octonary_heap, "ARITY", 2)
 
 
 def _stale_count_taken(monkeypatch):

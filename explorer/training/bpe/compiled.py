@@ -1,13 +1,14 @@
 """The compiled engine's front: the same inputs as the Python merge loop (`_merge` in
-`trainer.py`), the same MergeHistory out.
+`trainer.py`: the words, the initial vocabulary, a `MergeSettings`), the same `MergeColumns` out.
 
-The Rust crate (engine/, module `explorer_engine`) runs the engine, the queue of the flavor and the
-recording; this module hands it the words as symbol ids (one array, end to end, which the crate
-copies into its engine's one buffer: `compiled_run`; words the compiled counter holds go over
-whole, `BpeRun.from_words`, and the crate makes their symbol ids) and the initial vocabulary, then
-(`merge_compiled`) calls `advance()` (which releases the GIL) until a stop reason, doing the Stop and
-progress checks between blocks of steps exactly where the Python loop does them, and turns the
-columns it returns into the MergeHistory's lists and arrays.
+The Rust crate (engine/, module `explorer_engine`, typed by stubs/explorer_engine.pyi) runs the
+engine, the queue of the flavor and the recording; this module hands it the words as symbol ids
+(one array, end to end, which the crate copies into its engine's one buffer: `compiled_run`; words
+the compiled counter holds go over whole, `compiled_run_from_words`, and the crate makes their
+symbol ids) and the initial vocabulary, then (`merge_compiled`) calls `advance()` (which releases
+the GIL) until a stop reason, doing the Stop and progress checks between blocks of steps exactly
+where the Python loop does them, and reads the columns it returns as arrays of the kinds in
+shared.py.
 
 What it does not do: choose the engine (explorer.training.engines) or build the initial
 vocabulary (`trainer.py`, shared by both engines).
@@ -17,16 +18,22 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable
-from types import ModuleType
+from typing import TYPE_CHECKING
 
-from explorer.run_config import TrainerConfig
 from explorer.training.bpe.candidates import Candidates
+from explorer.training.bpe.columns import MergeColumns
+from explorer.training.bpe.shared import BOUNDARY_STEP_KIND, COLUMN_KINDS, MergeSettings
+from explorer.training.held_words import HeldWords
 from explorer.training.memory import release_free_memory
-from explorer.training.packing import Rows
+from explorer.training.packing import KINDS, Rows
+
+if TYPE_CHECKING:
+    from explorer_engine import BpeRun  # typed by stubs/explorer_engine.pyi
 
 
-def _column(data: bytes, typecode: str) -> array:
-    column = array(typecode)
+def _column(data: bytes, kind: str) -> array:
+    """An array of `kind` (explorer.training.packing's kinds) from the crate's bytes."""
+    column = array(KINDS[kind][0])
     column.frombytes(data)
     return column
 
@@ -54,56 +61,37 @@ def _aligned(values: array) -> array | memoryview:
 
 
 def compiled_run(
-    module: ModuleType,
-    symbol_ids: array,
-    lengths: array,
-    counts: list[int],
-    tokens: list[str],
-    config: TrainerConfig,
-    course_size: int | None,
-    max_steps: int | None,
-):
+    symbol_ids: array, lengths: array, counts: list[int], tokens: list[str], settings: MergeSettings
+) -> BpeRun:
     """The crate's run (`BpeRun`) over the words as symbol ids, before any merge: it copies
-    `symbol_ids` into its engine, so the caller can let its array go."""
-    return module.BpeRun(
-        _aligned(symbol_ids),
-        _aligned(lengths),
-        counts,
-        tokens,
-        **run_settings(config, course_size, max_steps),
-    )
+    `symbol_ids` into its engine, so the caller can let its array go. Only called when the engine
+    is built (explorer.training.engines)."""
+    from explorer_engine import BpeRun
+
+    return BpeRun(_aligned(symbol_ids), _aligned(lengths), counts, tokens, settings)
 
 
-def run_settings(config: TrainerConfig, course_size: int | None, max_steps: int | None) -> dict:
-    """The crate's run settings (`BpeRun` and `BpeRun.from_words` take the same)."""
-    return {
-        "library": config.flavor == "library",
-        "likelihood": scores_by_likelihood(config),
-        "candidates": config.candidates,
-        "prefix": config.prefix or "",
-        "vocab_size": config.vocab_size,
-        "course_size": course_size,
-        "min_count": max(1, config.min_frequency),
-        "max_steps": max_steps,
-    }
+def compiled_run_from_words(
+    held: HeldWords, tokens: list[str], suffix: str, settings: MergeSettings
+) -> BpeRun:
+    """The crate's run over words the compiled counter holds, each as its initial symbols
+    (decorated with the settings' prefix and `suffix`) looked up in `tokens`: the words stay in Rust."""
+    from explorer_engine import BpeRun
 
-
-def scores_by_likelihood(config: TrainerConfig) -> bool:
-    """Whether the run picks pairs by likelihood score (the course's WordPiece), not by count."""
-    return config.flavor == "course" and config.algorithm == "wordpiece"
+    return BpeRun.from_words(held.held, tokens, suffix, settings)
 
 
 def merge_compiled(
-    run,
+    run: BpeRun,
     lengths: Iterable[int],
-    config: TrainerConfig,
+    settings: MergeSettings,
     initial_vocab_size: int,
     progress: Callable[[int, int], None] | None,
     should_stop: Callable[[], bool] | None,
-) -> dict:
-    """Run the merges in Rust; the MergeHistory's fields that the merges decide (see `MergeHistory`)."""
-    likelihood = scores_by_likelihood(config)
-    planned = max(0, config.vocab_size - initial_vocab_size)
+) -> MergeColumns:
+    """Run the merges in Rust, between the same Stop and progress checks as the Python loop, and
+    read the columns it recorded."""
+    planned = max(0, settings.vocab_size - initial_vocab_size)
     while True:
         stop_reason = run.advance()
         if stop_reason is not None:
@@ -115,34 +103,33 @@ def merge_compiled(
             progress(run.step, planned)
     if progress is not None:
         progress(run.step, planned)
-    columns = run.columns()  # the run's memory is freed; each column's bytes go once converted
+    columns, tokens, steps = run.columns()  # the run's memory is freed; each column's bytes go once read
 
-    def take(name: str, typecode: str) -> array:
-        return _column(columns.pop(name), typecode)
+    def take(name: str) -> array:
+        return _column(columns.pop(name), COLUMN_KINDS[name])
 
-    merges = take("merges", "i").tolist()
-    steps = len(merges) // 3
-    scores = take("merge_scores", "d").tolist() if likelihood else [None] * steps
-    boundary_steps = Rows(take("boundary_steps", "i"), (max(length - 1, 0) for length in lengths))
-    merged = {
-        "vocab": columns.pop("tokens"),
-        "merges": list(zip(merges[0::3], merges[1::3], merges[2::3])),
-        "merge_counts": take("merge_counts", "q").tolist(),
-        "merge_scores": scores,
-        "words_changed": take("words_changed", "q").tolist(),
-        "occurrences": take("occurrences", "q").tolist(),
-        "candidates": Candidates(
-            take("candidate_ends", "i"),
-            take("candidate_lefts", "i"),
-            take("candidate_rights", "i"),
-            take("candidate_counts", "q"),
-            take("candidate_scores", "d") if likelihood else None,
-            (take("candidate_left_counts", "q"), take("candidate_right_counts", "q")) if likelihood else None,
+    likelihood = settings.likelihood
+    merges = take("merges").tolist()
+    count = len(merges) // 3
+    merged = MergeColumns(
+        vocab=tokens,
+        merges=list(zip(merges[0::3], merges[1::3], merges[2::3])),
+        merge_counts=take("merge_counts").tolist(),
+        merge_scores=take("merge_scores").tolist() if likelihood else [None] * count,
+        words_changed=take("words_changed").tolist(),
+        occurrences=take("occurrences").tolist(),
+        candidates=Candidates(
+            take("candidate_ends"),
+            take("candidate_lefts"),
+            take("candidate_rights"),
+            take("candidate_counts"),
+            take("candidate_scores") if likelihood else None,
+            (take("candidate_left_counts"), take("candidate_right_counts")) if likelihood else None,
         ),
-        "stop_reason": stop_reason,
-        "boundary_steps": boundary_steps,
-    }
-    del merges
+        stop_reason=stop_reason,
+        boundary_steps=Rows(_column(steps, BOUNDARY_STEP_KIND), (max(length - 1, 0) for length in lengths)),
+    )
+    del merges, steps
     columns.clear()  # what the run did not fill for this flavor
     release_free_memory()  # the columns' bytes, freed amid the heap (memory.py)
     return merged

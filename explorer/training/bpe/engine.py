@@ -21,6 +21,7 @@ from collections import defaultdict
 from typing import Any
 
 from explorer.run_config import MAX_SYMBOLS
+from explorer.training.bpe.shared import NEVER
 
 # A pair (left id, right id) is packed into one int: hashing and comparing an int is much cheaper
 # than a tuple on the hot path, and `left << PAIR_SHIFT | right` orders pairs exactly like
@@ -28,9 +29,6 @@ from explorer.run_config import MAX_SYMBOLS
 # Ids stay below MAX_SYMBOLS (a TrainerConfig checks its vocab_size against it).
 PAIR_SHIFT = MAX_SYMBOLS.bit_length() - 1
 PAIR_MASK = (1 << PAIR_SHIFT) - 1
-
-# Boundary never removed (int32 max, so it compares greater than every step).
-NEVER = 2**31 - 1
 
 # Words longer than this are held as numpy arrays and merged with whole-array operations (same
 # results and deltas as the loop), which keeps a merge linear and fast even for a 1,000,000-

@@ -57,7 +57,6 @@ from explorer.run_config import RunConfig
 from explorer.training.bpe.candidates import Candidates
 from explorer.training.packing import Rows, pack_rows, resolve_packed, unpack_rows
 
-NEVER = 2**31 - 1
 TRACE_FORMAT = "tokenizer-explorer-trace"
 
 

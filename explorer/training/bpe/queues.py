@@ -7,7 +7,7 @@
   the words where they did; this is the library's behaviour, quirks included (an entry only
   rewrites the words it carries, and which of two entries of one pair at one count comes first
   is decided by the layout of the library's heap, an 8-ary `dary_heap::OctonaryHeap`, which
-  `OctonaryHeap` below replays; so nothing but the top may be touched).
+  `OctonaryHeap` (octonary_heap.py) replays; so nothing but the top may be touched).
 - `CourseQueue` reproduces the Hugging Face course loop (recount everything, take the first best
   pair in dict order) without recounting: the score is the pair frequency (BPE) or the likelihood
   count(ab) / (count(a) * count(b)) computed with the same float expression as the course
@@ -30,11 +30,8 @@ from operator import itemgetter
 from typing import Any
 
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
-
-# The course queues rebuild their heap once it holds more than STALE_FACTOR entries per pair
-# plus STALE_ENTRIES_KEPT.
-STALE_FACTOR = 2
-STALE_ENTRIES_KEPT = 50_000
+from explorer.training.bpe.octonary_heap import SEQ_BITS, SEQ_MASK, OctonaryHeap
+from explorer.training.bpe.shared import STALE_ENTRIES_KEPT, STALE_FACTOR
 
 
 @dataclass(slots=True)  # not frozen: a frozen dataclass sets each field through object.__setattr__
@@ -205,70 +202,6 @@ class Ranking:
 def _negated_packed_score(entry: int) -> int:
     """-score of a packed entry (`packed(score, key)`)."""
     return entry >> KEY_BITS
-
-
-# The library queue's heap entries are single ints too: `packed(count, key) << SEQ_BITS | sequence`;
-# they are ranked by `entry >> SEQ_BITS` alone (two entries of one pair at one count are equal, as
-# in the library), and the words an entry carries wait in a dict under its sequence number.
-SEQ_BITS = 40
-SEQ_MASK = (1 << SEQ_BITS) - 1
-ARITY = 8  # dary_heap::OctonaryHeap
-
-
-class OctonaryHeap:
-    """The library's `dary_heap::OctonaryHeap<Merge>` (tokenizers 0.23, `bpe/trainer.rs`), step for
-    step: a max-heap with 8 children per node, where `push` sifts up and `pop` moves the last entry
-    to the root, sifts it down to the bottom (to the last of the greatest children) and back up;
-    sifting up stops at a parent that is not smaller. Its entries are the packed ints above, best
-    = smallest `entry >> SEQ_BITS`. Entries that compare equal (one pair, one count, two entries)
-    pop in the order this layout gives, which is why heapq will not do: that order decides which
-    words the merge rewrites (tests/parity/test_trainers.py, `test_equal_entries_pop_as_...`).
-    """
-
-    __slots__ = ("data",)
-
-    def __init__(self) -> None:
-        self.data: list[int] = []
-
-    def __bool__(self) -> bool:
-        return bool(self.data)
-
-    def push(self, entry: int) -> None:
-        data = self.data
-        data.append(entry)
-        self._sift_up(len(data) - 1, entry)
-
-    def pop(self) -> int:
-        data = self.data
-        entry = data.pop()
-        if data:
-            entry, data[0] = data[0], entry
-            self._sift_down_to_bottom()
-        return entry
-
-    def _sift_up(self, pos: int, entry: int) -> None:
-        data = self.data
-        rank = entry >> SEQ_BITS
-        while pos > 0:
-            parent = (pos - 1) // ARITY
-            if rank >= data[parent] >> SEQ_BITS:
-                break
-            data[pos] = data[parent]
-            pos = parent
-        data[pos] = entry
-
-    def _sift_down_to_bottom(self) -> None:
-        data = self.data
-        end, pos, entry = len(data), 0, data[0]
-        child = 1
-        while child < end:
-            # The last of the best children (all ARITY of them, or the last few).
-            ranks = [other >> SEQ_BITS for other in data[child : child + ARITY]]
-            child += len(ranks) - 1 - ranks[::-1].index(min(ranks))
-            data[pos] = data[child]
-            pos = child
-            child = ARITY * pos + 1
-        self._sift_up(pos, entry)
 
 
 class LibraryQueue:

@@ -1,13 +1,13 @@
-"""The trace's per-merge columns, owned by one recorder: `record` appends one merge, `trace` builds
-the MergeHistory at the end.
+"""The trace's per-merge columns, owned by one recorder: `record` appends one merge, `columns` hands
+them over at the end as `MergeColumns` (columns.py), the compiled engine's front does too.
 
 A merge step contributes one row to each per-step list (the merged pair and new id, its count and
 score, how many distinct words and corpus occurrences it rewrote) and a few rows to the candidate
 columns (the chosen pair, then the best others). Keeping them here, in one place, is what lets the
 merge loop in `trainer.py` stay a loop about merging.
 
-What it does not do: choose pairs (queues.py), merge (engine.py), or read a MergeHistory
-(explorer.training.bpe.merge_history).
+What it does not do: choose pairs (queues.py), merge (engine.py), or build or read a MergeHistory
+(columns.py, merge_history.py).
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ from __future__ import annotations
 from array import array
 from struct import pack
 
-from explorer.run_config import RunConfig, TrainerConfig
 from explorer.training.bpe.candidates import Candidates
+from explorer.training.bpe.columns import MergeColumns
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT
-from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.bpe.queues import Pick
 
 # The candidate columns wait in plain lists and go into their arrays in blocks of about this many
@@ -106,24 +105,11 @@ class MergeRecorder:
             (self.candidate_left_counts, self.candidate_right_counts) if scored else None,
         )
 
-    def trace(
-        self,
-        config: TrainerConfig,
-        words: list[str],
-        counts: list[int],
-        vocab: list[str],
-        initial_vocab_size: int,
-        stop_reason: str,
-        boundary_steps: list[array],
-        seconds: float,
-    ) -> MergeHistory:
-        """The finished run: the recorded columns plus what the trainer knows about the whole run."""
-        return MergeHistory(
-            config=RunConfig(config, pre_tokenizer=None),
-            words=words,
-            counts=counts,
+    def columns(self, vocab: list[str], stop_reason: str, boundary_steps: list[array]) -> MergeColumns:
+        """The recorded columns, with what the run ends with: its vocabulary, every word's
+        boundary steps and why it stopped."""
+        return MergeColumns(
             vocab=vocab,
-            initial_vocab_size=initial_vocab_size,
             merges=self.merges,
             merge_counts=self.merge_counts,
             merge_scores=self.merge_scores,
@@ -132,5 +118,4 @@ class MergeRecorder:
             candidates=self.candidates(),
             stop_reason=stop_reason,
             boundary_steps=boundary_steps,
-            seconds=seconds,
         )

@@ -14,7 +14,9 @@ Flavors:
 Both run on the same incremental engine (engine.py) and differ only in the queue (queues.py).
 `train` is three named stages, like the library's `BpeTrainer::do_train`: 1. the initial
 vocabulary, 2. the engine and the queue for the flavor, 3. the merges, each recorded by a
-`MergeRecorder` (recorder.py), which owns the trace's columns and builds the MergeHistory.
+`MergeRecorder` (recorder.py), which owns the trace's columns. Stages 2 and 3 run in Rust when the
+compiled engine trains (compiled.py); either way the run ends as `MergeColumns` (columns.py),
+which builds the MergeHistory.
 Stop reasons: `vocab_size` (target reached), `no_pair_left`, `min_frequency` (best count below it),
 `stopped` (the caller's `should_stop` said so: a Stop button or a time/step budget).
 
@@ -26,26 +28,23 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from types import ModuleType
 
-from explorer.run_config import RunConfig, TrainerConfig
+from explorer.run_config import TrainerConfig
 from explorer.training import engines
+from explorer.training.bpe.columns import MergeColumns
 from explorer.training.bpe.compiled import (
     compiled_run,
+    compiled_run_from_words,
     merge_compiled,
-    run_settings,
-    scores_by_likelihood,
     symbol_arrays,
 )
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
 from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.bpe.queues import CourseQueue, LibraryQueue, LikelihoodQueue
 from explorer.training.bpe.recorder import MergeRecorder
+from explorer.training.bpe.shared import CHECK_EVERY, MergeSettings
 from explorer.training.held_words import HeldWords
 from explorer.training.memory import large_blocks_mapped
-
-# How often (in merges) the merge loop calls `should_stop` and `progress`.
-CHECK_EVERY = 32
 
 
 @dataclass
@@ -106,9 +105,9 @@ def train(
     give the same MergeHistory.
     """
     started = time.perf_counter()
-    module = engines.module_for(engine)
-    if isinstance(word_counts, HeldWords) and module is not None:
-        return _train_held(module, word_counts, config, progress, should_stop, decorated_order, max_steps)
+    trained_on = engines.resolve(engine)
+    if isinstance(word_counts, HeldWords) and trained_on == "rust":
+        return _train_held(word_counts, config, progress, should_stop, decorated_order, max_steps)
     words, counts = [], []
     for word, count in word_counts.items() if isinstance(word_counts, Mapping) else word_counts:
         if word:
@@ -121,48 +120,37 @@ def train(
     symbols = characters if symbol_strings is words else set().union(*symbol_strings)
     vocab, course_size = _initial_vocabulary(characters, symbols, config, decorated_order)
     initial_vocab_size = len(vocab.tokens)
-    if module is not None:
+    settings = MergeSettings.of(config, course_size, max_steps)
+    columns: MergeColumns
+    if trained_on == "rust":
+        # 2 and 3 in Rust (compiled.py): the same engine, queue and merges.
         symbol_ids, lengths = symbol_arrays(symbol_strings, vocab.ids)
         # A WordPiece word's symbols are strings ("##x", an object each): freed once they are ids,
         # they take nothing from the merges (5 MB of CJK, course WordPiece: 155 -> 134 MB peak).
         del symbol_strings
         with large_blocks_mapped():  # the run's vectors, mapped apart (memory.py)
-            run = compiled_run(
-                module, symbol_ids, lengths, counts, vocab.tokens, config, course_size, max_steps
-            )
+            run = compiled_run(symbol_ids, lengths, counts, vocab.tokens, settings)
             del symbol_ids  # copied into the run's engine
-            merged = merge_compiled(run, lengths, config, initial_vocab_size, progress, should_stop)
-        return MergeHistory(
-            config=RunConfig(config, pre_tokenizer=None),
-            words=words,
-            counts=counts,
-            initial_vocab_size=initial_vocab_size,
-            seconds=time.perf_counter() - started,
-            engine="rust",
-            **merged,
-        )
+            columns = merge_compiled(run, lengths, settings, initial_vocab_size, progress, should_stop)
+    else:
+        # 2. The engine over the words as symbol ids, and the queue that picks pairs the way the
+        # flavor does.
+        symbol_words = [list(map(vocab.ids.__getitem__, symbols)) for symbols in symbol_strings]
+        del symbol_strings  # as above (the same run on this engine: 217 -> 151 MB peak)
+        merge_engine, queue = _engine_and_queue(symbol_words, counts, vocab, settings)
 
-    # 2. The engine over the words as symbol ids, and the queue that picks pairs the way the
-    # flavor does.
-    symbol_words = [list(map(vocab.ids.__getitem__, symbols)) for symbols in symbol_strings]
-    del symbol_strings  # as above (the same run on this engine: 217 -> 151 MB peak)
-    merge_engine, queue = _engine_and_queue(symbol_words, counts, vocab, config)
+        # 3. Merges, until the vocabulary is full, no pair is left or the caller stops us.
+        recorder = MergeRecorder(scored=settings.likelihood)
+        stop_reason = _merge(merge_engine, queue, vocab, settings, recorder, progress, should_stop)
+        columns = recorder.columns(vocab.tokens, stop_reason, merge_engine.boundary_steps)
 
-    # 3. Merges, until the vocabulary is full, no pair is left or the caller stops us.
-    recorder = MergeRecorder(scored=scores_by_likelihood(config))
-    stop_reason = _merge(
-        merge_engine, queue, vocab, config, recorder, course_size, progress, should_stop, max_steps
-    )
-
-    return recorder.trace(
+    return columns.history(
         config,
         words,
         counts,
-        vocab.tokens,
         initial_vocab_size,
-        stop_reason,
-        merge_engine.boundary_steps,
         seconds=time.perf_counter() - started,
+        engine=trained_on,
     )
 
 
@@ -199,7 +187,6 @@ def _initial_vocabulary(
 
 
 def _train_held(
-    module: ModuleType,
     held: HeldWords,
     config: TrainerConfig,
     progress: Callable[[int, int], None] | None,
@@ -218,41 +205,41 @@ def _train_held(
     # 2. and 3. The run over the words as symbol ids, and its merges. Its vectors grow by doubling,
     # each a MB or more mapped apart and unmapped when it moves or is freed: left in the heap, they
     # were 4 MB of a 47 MB peak on 5 MB of prose (memory.py).
+    settings = MergeSettings.of(config, course_size, max_steps)
     initial_vocab_size = len(vocab.tokens)
     with large_blocks_mapped():
-        run = module.BpeRun.from_words(
-            held.held, vocab.tokens, suffix=suffix, **run_settings(config, course_size, max_steps)
-        )
-        merged = merge_compiled(run, held.lengths(), config, initial_vocab_size, progress, should_stop)
-    return MergeHistory(
-        config=RunConfig(config, pre_tokenizer=None),
-        words=held.words,
-        counts=held.counts,
-        initial_vocab_size=initial_vocab_size,
+        run = compiled_run_from_words(held, vocab.tokens, suffix, settings)
+        columns = merge_compiled(run, held.lengths(), settings, initial_vocab_size, progress, should_stop)
+    return columns.history(
+        config,
+        held.words,
+        held.counts,
+        initial_vocab_size,
         seconds=time.perf_counter() - started,
         engine="rust",
-        **merged,
     )
 
 
-def _engine_and_queue(symbol_words: list[list[int]], counts: list[int], vocab: _Vocab, config: TrainerConfig):
+def _engine_and_queue(
+    symbol_words: list[list[int]], counts: list[int], vocab: _Vocab, settings: MergeSettings
+):
     """One engine for every trainer; the queue is what differs. The likelihood score needs symbol
     frequencies, and the course's queues find a pair's first occurrence through the engine's index
     of words per pair."""
-    likelihood = scores_by_likelihood(config)
+    likelihood = settings.likelihood
     engine = MergeEngine(
         symbol_words,
         counts,
         vocab.lengths,
-        prefix_length=len(config.prefix or ""),
+        prefix_length=len(settings.prefix),
         track_symbol_freqs=likelihood,
-        track_pair_words=config.flavor == "course",
+        track_pair_words=not settings.library,
     )
     queue: LibraryQueue | CourseQueue
-    if config.flavor == "library":
-        queue = LibraryQueue(engine, config.candidates)
+    if settings.library:
+        queue = LibraryQueue(engine, settings.candidates)
     else:
-        queue = (LikelihoodQueue if likelihood else CourseQueue)(engine, config.candidates)
+        queue = (LikelihoodQueue if likelihood else CourseQueue)(engine, settings.candidates)
     return engine, queue
 
 
@@ -260,25 +247,22 @@ def _merge(
     engine: MergeEngine,
     queue,
     vocab: _Vocab,
-    config: TrainerConfig,
+    settings: MergeSettings,
     recorder: MergeRecorder,
-    course_size: int | None,
     progress: Callable[[int, int], None] | None,
     should_stop: Callable[[], bool] | None,
-    max_steps: int | None,
 ) -> str:
     """Pick, merge, record, until a stop reason; returns it (a key of STOP_REASONS)."""
-    prefix = config.prefix
-    min_count = max(1, config.min_frequency)
-    planned = max(0, config.vocab_size - len(vocab.tokens))
+    prefix, min_count, course_size = settings.prefix, settings.min_count, settings.course_size
+    planned = max(0, settings.vocab_size - len(vocab.tokens))
     step = 0
     while True:
         # The library counts distinct tokens; the course counts every token it appended.
         size = len(vocab.tokens) if course_size is None else course_size + step
-        if size >= config.vocab_size:
+        if size >= settings.vocab_size:
             stop_reason = "vocab_size"
             break
-        if step == max_steps:
+        if step == settings.max_steps:
             stop_reason = "stopped"
             break
         if step % CHECK_EVERY == 0:

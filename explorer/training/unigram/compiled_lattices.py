@@ -15,11 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from explorer.training.unigram.lattices import CHECK_EVERY, StopTraining
 from explorer.training.unigram.seeds import FlatCorpus, Seeds
+
+if TYPE_CHECKING:
+    from explorer_engine import UnigramLattices  # typed by stubs/explorer_engine.pyi
 
 
 @dataclass
@@ -50,7 +54,7 @@ class CompiledLattices:
             raise ValueError(
                 f"the compiled engine takes pieces of at most 65,535 characters (got {max_length})"
             )
-        self.compiled = module.UnigramLattices(
+        self.compiled: UnigramLattices = module.UnigramLattices(
             flat.word_starts.astype(np.uint32),
             flat.word_ends.astype(np.uint32),
             flat.counts.astype(np.float64),
