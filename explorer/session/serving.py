@@ -48,7 +48,7 @@ from collections.abc import Sequence
 
 from explorer.checks import MB, Limits, utf8_size
 from explorer.drawing.wording import character_count
-from explorer.runs.run import Run, RunKey, corpus_digest
+from explorer.runs.run import MergeRun, RoundRun, Run, RunKey, corpus_digest, make_run
 from explorer.runs.settings import Settings
 from explorer.runstore import (
     RunStore,
@@ -293,7 +293,7 @@ def _shared_trace(key: str, payload: bytes, characters: int) -> tuple[TrainingHi
     return found[0], found[1]
 
 
-def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
+def load_run(key: str, number: int = 0) -> tuple[MergeRun | RoundRun, str | None] | None:
     """The stored run with this key and its corpus text (None for a run trained from word counts),
     or None (not stored, expired, no store, or a key that is not one)."""
     run_store = store()
@@ -319,7 +319,7 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
     except (KeyError, TypeError, ValueError, AttributeError) as error:  # a store from another version
         LOG.warning("stored run %s cannot be read (%s): ignored", key[:12], error)
         return None
-    run = Run(
+    run = make_run(
         key=RunKey(meta.get("corpus_sha256") or corpus_digest(text or ""), settings),
         history=trace,
         corpus_label=str(meta.get("corpus_label") or STORED_CORPUS_LABEL),
@@ -339,7 +339,7 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
     return run, text
 
 
-def with_session_text(run: Run, text: str) -> Run:
+def with_session_text(run: MergeRun | RoundRun, text: str) -> MergeRun | RoundRun:
     """A stored run without its corpus (`from_counts`: over `STORED_CORPUS_BYTES`) made whole again
     in the session that holds the text: its views that need the text use it, and its summary
     counts its characters (the stored run has none to count)."""

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from explorer.checks import Limits, format_size
 from explorer.drawing.wording import character_count, plural
-from explorer.runs.run import Run, RunKey, corpus_digest
+from explorer.runs.run import MergeRun, RoundRun, RunKey, corpus_digest, make_run
 from explorer.runs.settings import ALGORITHM_LABELS, Settings
 from explorer.session import count_uploads, host_corpora, serving
 from explorer.session.count_uploads import CountFile
@@ -140,7 +140,7 @@ def submit(
     )
 
 
-def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
+def finish(job: TrainingJob) -> tuple[MergeRun | RoundRun, str | None] | str:
     """(the run a finished job made, its corpus text), or the sentence saying why there is none."""
     ended = job.job
     if ended.state == DONE:
@@ -161,7 +161,7 @@ def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
         digest, origin = (
             job.source if job.source is not None else (job.corpus_sha256 or corpus_digest(job.text), {})
         )
-        run = Run(
+        run = make_run(
             key=RunKey(digest, job.settings),
             history=trace,
             corpus_label=job.corpus_label,

@@ -40,7 +40,7 @@ from explorer.reproduce import (
 )
 from explorer.reproduce.corpus_counts import PLACEHOLDER as COUNTS_PLACEHOLDER
 from explorer.reproduce.corpus_source import PLACEHOLDER
-from explorer.runs.run import Run
+from explorer.runs.run import Run, per_run
 from explorer.samples import SAMPLES
 from explorer.views.vocabulary_table import file_stem
 
@@ -98,24 +98,20 @@ def styles(run: Run) -> list[str]:
     return ["library", "api"] if library else ["api"]
 
 
+@per_run
 def program(run: Run, style: str) -> str:
     """The program that trains the run (`style` "library" or "api"), built once per run."""
-    return run.derive(
-        f"reproduce_program_{style}",
-        lambda: training_program(trained_config(run.history, style)[0], corpus_source(run), style),
-    )
+    return training_program(trained_config(run.history, style)[0], corpus_source(run), style)
 
 
 def program_file_name(run: Run, style: str) -> str:
     return f"{file_stem(run)}-{style}.py"
 
 
+@per_run
 def notebook(run: Run) -> str:
     """The run as a notebook (.ipynb text), built once per run."""
-    return run.derive(
-        "reproduce_notebook",
-        lambda: notebook_json(run_notebook(trained_config(run.history, "api")[0], corpus_source(run))),
-    )
+    return notebook_json(run_notebook(trained_config(run.history, "api")[0], corpus_source(run)))
 
 
 def notebook_file_name(run: Run) -> str:

@@ -11,7 +11,6 @@ from explorer.samples import SAMPLE_SENTENCES, SAMPLES
 from explorer.training import engines
 from explorer.ui.common.state import JOB, OTHER_RUN
 from explorer.ui.common.state import Widget as W
-from explorer.views import run_views as views
 from explorer.views import vocabulary_table as vocabulary_views
 from tests.app.helpers import (
     MERGES,
@@ -127,7 +126,7 @@ def test_the_downloaded_tokenizer_json_encodes_like_the_app_in_the_library(train
     run = run_of(trained)
     exported = next(file for file in vocabulary_views.downloads(run) if file.label == "tokenizer.json").data
     library = LibraryTokenizer.from_str(exported)
-    ours = views.tokenizer(run)
+    ours = run.tokenizer
     for sentence in [*SAMPLE_SENTENCES, SAMPLES["hf-course"].text, "Unknown ✓ characters ✓✓ here"]:
         assert library.encode(sentence).ids == ours.encode(sentence).ids
         assert library.encode(sentence).offsets == ours.encode(sentence).offsets

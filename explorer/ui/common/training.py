@@ -41,7 +41,7 @@ from explorer.checks import (
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import format_seconds, plural
 from explorer.lessons.explain import stop_reason_text
-from explorer.runs.run import Run
+from explorer.runs.run import MergeRun, RoundRun, Run
 from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
 from explorer.session import requests, serving, training_jobs
 from explorer.session.count_uploads import CountFile
@@ -113,7 +113,7 @@ def _request(
     sample_key: str | None,
     limits: Limits,
     source: HostCorpus | CountFile | None = None,
-):
+) -> MergeRun | RoundRun | str | None:
     """The run for this corpus and settings (session cache or store), the key to train it under,
     or None after showing why it cannot be trained (`st.error`, markup shown literally). A host's
     file or a count file (`source`) has no text to check: a host's own files are trusted in size,
@@ -183,7 +183,7 @@ def start(
     sample_key: str | None = None,
     shared_label: str = "",
     source: HostCorpus | CountFile | None = None,
-) -> Run | TrainingJob | None:
+) -> MergeRun | RoundRun | TrainingJob | None:
     """Start training in a worker; a run already trained (this session, or anyone's in the store)
     is made current at once instead. None (after an `st.error`) when the inputs block training.
     `source`: a host's file or a count file, which has no text here."""
@@ -218,7 +218,7 @@ def attach(key: str) -> bool:
     return True
 
 
-def collect() -> Run | None:
+def collect() -> MergeRun | RoundRun | None:
     """If the session's job has finished: its run becomes the current one (and enters the cache),
     or its sentence becomes the outcome to show. Returns the new run, if any."""
     job = current_job()
@@ -299,7 +299,7 @@ def train_run(
     corpus_label: str,
     sample_key: str | None = None,
     shared_label: str = "",
-) -> Run | None:
+) -> MergeRun | RoundRun | None:
     """The run for this corpus and settings: from the session, the store, or trained now by the
     pool while this script run waits (sleeping) with a progress bar. Problems are `st.error`s and
     give None."""
