@@ -9,7 +9,7 @@ Compare's program for the columns it shows.
   without text by its origin (`Run.origin`): an uploaded count file ("counts.parquet", checked by
   its SHA-256), a host's count file or text file by its name (checked by its size, what the
   server checked); `corpus_note(run)` says so on the page.
-- `program(run, style)`, `notebook(run)`: built once per run (`Run.derive`); `styles(run)` names
+- `program(run, style)`, `notebook(run)`: built once per run (`per_run`); `styles(run)` names
   the kinds of program a run has (the course flavor has no library code).
 - `step_program(run, merge)`: Merge history's merge, read from the trace the Vocabulary page
   downloads (its file name).

@@ -7,7 +7,8 @@ the link names another pretrained tokenizer than the default; nothing is compare
 The comparison runs in a worker process (explorer.work.tasks.merge_overlap_task: recovering a
 tiktoken vocabulary's merges takes seconds), keyed by an HMAC of the run's merges and the
 pretrained name, so any visitor comparing the same merges with the same tokenizer shares one job
-and one result in the run store; the result is also kept with the run (`Run.derive`). The section
+and one result in the run store; the result is also kept with the run
+(`explorer.runs.run.per_run`). The section
 waits for it up to `INLINE_SECONDS`, then a poller redraws the page once it is in.
 
 What it does not do: compare anything itself (explorer.compare.merge_overlap) or build the
