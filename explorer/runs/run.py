@@ -94,22 +94,21 @@ class run_property(Generic[R, T]):  # noqa: N801 (a decorator, named as functool
 def per_run(build: Callable[Concatenate[R, P], T]) -> Callable[Concatenate[R, P], T]:
     """`build(run, *args)` once per run and arguments, kept in `Run.derived` (shared by the
     sessions showing a stored run): for an object a layer above this one builds from a run."""
-
-    @functools.wraps(build)
-    def kept(run: R, *args: P.args, **kwargs: P.kwargs) -> T:
-        key = (kept, args, tuple(sorted(kwargs.items())))
-        return _kept(run.derived, key, lambda: build(run, *args, **kwargs))
-
-    return kept
+    return _kept_in(lambda run: run.derived, build)
 
 
 def per_session(build: Callable[Concatenate[R, P], T]) -> Callable[Concatenate[R, P], T]:
     """`per_run`, kept in `Run.own`: an object that names this session's run (its number)."""
+    return _kept_in(lambda run: run.own, build)
 
+
+def _kept_in(
+    store_of: Callable[[Run], dict[object, Any]], build: Callable[Concatenate[R, P], T]
+) -> Callable[Concatenate[R, P], T]:
     @functools.wraps(build)
     def kept(run: R, *args: P.args, **kwargs: P.kwargs) -> T:
-        key = (kept, args, tuple(sorted(kwargs.items())))
-        return _kept(run.own, key, lambda: build(run, *args, **kwargs))
+        key = (kept, args, tuple(sorted(kwargs.items())))  # the function itself, not a name
+        return _kept(store_of(run), key, lambda: build(run, *args, **kwargs))
 
     return kept
 
