@@ -15,11 +15,12 @@ had), and install the explorer package itself into it, editable, so that `python
 `test` pass SIGTERM and SIGINT on to the server (or pytest) and wait for it to end, so stopping
 this script never leaves an orphaned server behind. `test` also makes sure Debian's Chromium and
 the Noto CJK and emoji fonts are present for the browser tests, Debian's postgresql for the run
-store's tests on PostgreSQL and nginx for the tests of several replicas (installing what is
-missing with apt-get when running as root); without them those tests are skipped with a message
-saying so. `app` and `test` also build the compiled training engine (engine/, Rust) into .venv
-when cargo is there, again only when its files changed, and say in one line when it is not
-(training then uses the Python engine); `test` runs the crate's own tests (`cargo test`) first.
+store's tests on PostgreSQL, nginx for the tests of several replicas and Node.js, whose parser
+checks the JavaScript files (installing what is missing with apt-get when running as root);
+without them those tests are skipped with a message saying so. `app` and `test` also build the
+compiled training engine (engine/, Rust) into .venv when cargo is there, again only when its files
+changed, and say in one line when it is not (training then uses the Python engine); `test` runs
+the crate's own tests (`cargo test`) first.
 With EXPLORER_ENGINE=rust (as .ci/run sets it) a missing cargo or a failed build is an error, not
 a note.
 """
@@ -171,13 +172,16 @@ BROWSER_PACKAGES = ("chromium", "fonts-noto-cjk", "fonts-noto-color-emoji")
 STORE_PACKAGES = ("postgresql",)
 # The tests of several replicas run nginx in front of them as a private process (tasks.Replicas).
 REPLICA_PACKAGES = ("nginx",)
-TEST_PACKAGES = BROWSER_PACKAGES + STORE_PACKAGES + REPLICA_PACKAGES
+# The components' JavaScript files are checked by Node's parser, `node --check` (V8's, as Chromium's
+# is): tests/unit/test_javascript.py.
+SCRIPT_PACKAGES = ("nodejs",)
+TEST_PACKAGES = BROWSER_PACKAGES + STORE_PACKAGES + REPLICA_PACKAGES + SCRIPT_PACKAGES
 
 
 def missing_test_packages() -> list[str]:
     """Those of TEST_PACKAGES not installed (where dpkg is not there: chromium when
     /usr/bin/chromium is missing, postgresql when initdb is not on the PATH, nginx when it is not
-    there either, the fonts cannot be asked after)."""
+    there either, nodejs when node is not on the PATH, the fonts cannot be asked after)."""
     if shutil.which("dpkg-query") is None:
         return [
             package
@@ -185,6 +189,7 @@ def missing_test_packages() -> list[str]:
                 ("chromium", CHROMIUM.exists()),
                 ("postgresql", shutil.which("initdb")),
                 ("nginx", nginx_program()),
+                ("nodejs", shutil.which("node")),
             )
             if not there
         ]
@@ -203,9 +208,9 @@ def nginx_program() -> str | None:
 
 
 def ensure_test_packages() -> None:
-    """Install what the browser tests, the PostgreSQL store's tests and the replicas' tests need
-    of TEST_PACKAGES with apt-get when running as root; elsewhere, say what is missing. Nothing
-    when all are there."""
+    """Install what the browser tests, the PostgreSQL store's tests, the replicas' tests and the
+    JavaScript files' check need of TEST_PACKAGES with apt-get when running as root; elsewhere, say
+    what is missing. Nothing when all are there."""
     missing = missing_test_packages()
     if not missing:
         return
@@ -236,6 +241,11 @@ def ensure_test_packages() -> None:
         print(
             "note: nginx is missing (Debian: apt-get install nginx); "
             "the tests of several replicas will be skipped"
+        )
+    if "nodejs" in missing:
+        print(
+            "note: Node.js is missing (Debian: apt-get install nodejs); "
+            "the JavaScript files' syntax check will be skipped"
         )
 
 
@@ -540,7 +550,9 @@ def main(argv: list[str]) -> int:
         if shutil.which("cargo"):  # the crate's own invariants (a debug build, without Python)
             cargo_test = ["cargo", "test", "--quiet", "--manifest-path", str(ENGINE / "Cargo.toml")]
             print("+", " ".join(cargo_test), flush=True)
-            if subprocess.call(cargo_test):
+            # Without debug info (a failed assert still names its file and line): a fresh clone's
+            # build 19.5 -> 15.7 cpu-s.
+            if subprocess.call(cargo_test, env=dict(os.environ, CARGO_PROFILE_DEV_DEBUG="0")):
                 return 1
         chosen = any(arg.startswith(("-n", "--numprocesses")) for arg in argv[1:])  # the caller's -n wins
         # Whole files to a worker as it frees up, in tests/conftest.py's order (the longest first).

@@ -5,8 +5,8 @@ by one, with the process's memory after each.
 
 --smoke (what CI runs): the first 20,000 characters of the bundled Shakespeare sample, vocabulary 400.
 
-Each stage calls what `explorer.cli.train_command` calls (count_inputs, train_counted,
-tokenizer_from_trace, save_tokenizer, write_json_fields) and prints, after it: the resident
+Each stage calls what `explorer.cli.train_command` calls (count_inputs, train_counted, the
+history's save_tokenizer, write_json_fields) and prints, after it: the resident
 memory (VmRSS), the highest resident memory during the stage (VmHWM, reset before each stage
 through /proc/self/clear_refs), and, with --tracemalloc, the Python objects alive and their peak
 during the stage (Rust's allocations are not traced; tracemalloc slows the run and adds its own
@@ -74,11 +74,9 @@ def main() -> None:
     from explorer.corpora.counting import Counting
     from explorer.corpora.inputs import expand_inputs, reading_of
     from explorer.corpora.streaming import count_inputs
-    from explorer.pipeline.tokenizer_json import save_tokenizer
     from explorer.run_config import MAX_SYMBOLS
     from explorer.runs.settings import defaults_for
     from explorer.session.requests import asked_settings, check_settings
-    from explorer.train import tokenizer_from_trace
     from explorer.training.trainers import train_counted
 
     limits = Limits(
@@ -120,8 +118,7 @@ def main() -> None:
 
     trace = stage("trained (engine built, merges, trace)", train)
     gc.enable()
-    built = [stage("tokenizer built", lambda: tokenizer_from_trace(trace))]
-    stage("tokenizer.json written", lambda: save_tokenizer(built.pop(), os.path.join(out, "tokenizer.json")))
+    stage("tokenizer.json written", lambda: trace.save_tokenizer(os.path.join(out, "tokenizer.json")))
     stage(
         "trace written",
         lambda: write_json_fields(os.path.join(out, "trace.json"), trace.json_fields(), "--trace"),

@@ -13,13 +13,14 @@ tests/helpers/replicas.py: one worker per replica, the two replicas sharing this
   replica, how many runs were stored (one: each replica trains the link for its own visitors, and
   both store it under one key), and every replica's `/_stcore/health` probed every 0.25 s on its own port
   (the slowest answer).
-- A -> B: a visitor on replica A trains a link (BPE 5,000 on the same sample); its link, with the
-  run's key, opened in a Chromium tab sent to replica B that has drawn the app once before (so its
-  browser cache holds Streamlit's scripts, as a student's does after a first visit): the time
-  from the first byte of the page to the summary drawn, and whether B trained (the store's rows
+- A -> B, --links times (default 3): a visitor on replica A trains a link (BPE 5,000 on the same
+  sample, then 5,001, ...: each a run B has never read); its link, with the run's key, opened in a
+  Chromium tab sent to replica B that has drawn the app once before (so its browser cache holds
+  Streamlit's scripts, as a student's does after a first visit): the time from the first byte of
+  the page to the summary drawn (each, and their median), and whether B trained (the store's rows
   before and after).
---smoke: 2 visitors, the course's sample at BPE 300. Without PostgreSQL or nginx it says so and
-ends with status 0.
+--smoke: 2 visitors, the course's sample at BPE 300, one link. Without PostgreSQL or nginx it says
+so and ends with status 0.
 
 A benchmark: it prints figures (no pass/fail besides failures to finish).
 """
@@ -48,8 +49,9 @@ from tests.browser.helpers import ARTIFACTS, VIEWPORT, chromium, chromium_missin
 from tests.helpers.postgres_cluster import Cluster, programs  # noqa: E402
 from tests.helpers.replicas import cookie, cookie_for, replica_of, replicas_on  # noqa: E402
 
-A_TO_B_LINK = f"algorithm=bpe&sample=shakespeare&vocab_size=5000&{NOT_HERE}"
-A_TO_B_SMOKE = f"algorithm=bpe&sample=hf-course&vocab_size=310&{NOT_HERE}"
+A_TO_B_LINK = "algorithm=bpe&sample=shakespeare&vocab_size={size}&" + NOT_HERE
+A_TO_B_SIZE, A_TO_B_SMOKE_SIZE = 5000, 310
+A_TO_B_SMOKE = "algorithm=bpe&sample=hf-course&vocab_size={size}&" + NOT_HERE
 
 
 def stored_keys(replicas: tasks.Replicas) -> list[str]:
@@ -87,29 +89,41 @@ def a_class(replicas: tasks.Replicas, sessions: int, link: str) -> None:
     print(f"  each replica's /_stcore/health, slowest: {slowest}")
 
 
-def a_to_b(replicas: tasks.Replicas, link: str) -> None:
+def a_to_b(replicas: tasks.Replicas, link: str, size: int, links: int) -> None:
+    """`links` runs trained through replica A (vocabulary `size`, `size` + 1, ...), each opened by
+    its link on replica B in one tab (see the module docstring)."""
     on_a, on_b = cookie_for(replicas, 0), cookie_for(replicas, 1)
-    before = set(stored_keys(replicas))
-    trained = asyncio.run(visit(replicas.url, link, "Merges learned", 300.0, cookie=cookie(on_a)))
-    (key,) = set(stored_keys(replicas)) - before
-    stored = len(before) + 1
-    opened = link.replace(NOT_HERE, f"run={key}")
+    opened, trained = [], []
+    for number in range(links):
+        asked = link.format(size=size + number)
+        before = set(stored_keys(replicas))
+        trained.append(asyncio.run(visit(replicas.url, asked, "Merges learned", 300.0, cookie=cookie(on_a))))
+        (key,) = set(stored_keys(replicas)) - before
+        opened.append(asked.replace(NOT_HERE, f"run={key}"))
+    stored = len(stored_keys(replicas))
+    drawn = []
     with chromium() as browser:
         context = browser.new_context(viewport=VIEWPORT)
         context.add_cookies([{"name": tasks.REPLICA_COOKIE, "value": on_b, "url": replicas.url}])
         tab = context.new_page()
         tab.goto(replicas.url + "/", wait_until="domcontentloaded")  # a first visit: the scripts cached
         tab.get_by_role("button", name="Train", exact=True).wait_for(timeout=120_000)
-        tab.goto(f"{replicas.url}/?{opened}", wait_until="commit")  # the page's first byte
-        begun = time.monotonic()
-        tab.get_by_text("Merges learned", exact=True).wait_for(timeout=120_000)
-        drawn = time.monotonic() - begun
+        for query in opened:
+            tab.goto(f"{replicas.url}/?{query}", wait_until="commit")  # the page's first byte
+            begun = time.monotonic()
+            tab.get_by_text("Merges learned", exact=True).wait_for(timeout=120_000)
+            drawn.append(time.monotonic() - begun)
         context.close()
-    print(f"A -> B: /?{link} trained through replica A in {trained:.1f} s; its link opened on replica B")
+    print(
+        f"A -> B: /?{link.format(size=size)} (then vocabulary sizes up to {size + links - 1}) trained "
+        f"through replica A in {', '.join(f'{seconds:.1f}' for seconds in trained)} s; each link opened "
+        "on replica B"
+    )
     after = len(stored_keys(replicas))
     print(
-        f"  first byte -> summary drawn {drawn:.2f} s; runs stored {after} "
-        f"(before B's visit {stored}: B trained {'nothing' if after == stored else 'again'})"
+        f"  first byte -> summary drawn {', '.join(f'{seconds:.2f}' for seconds in drawn)} s "
+        f"(median {statistics.median(drawn):.2f} s); runs stored {after} "
+        f"(before B's visits {stored}: B trained {'nothing' if after == stored else 'again'})"
     )
 
 
@@ -117,6 +131,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--sessions", type=int, default=60)
+    parser.add_argument("--links", type=int, default=3, help="links trained on A and opened on B")
     args = parser.parse_args()
     missing = [
         what
@@ -138,7 +153,10 @@ def main() -> int:
     try:
         with replicas_on(cluster, "bench", logs=logs) as replicas:
             a_class(replicas, 2 if args.smoke else args.sessions, SMOKE_LINK if args.smoke else CLASS_LINK)
-            a_to_b(replicas, A_TO_B_SMOKE if args.smoke else A_TO_B_LINK)
+            if args.smoke:
+                a_to_b(replicas, A_TO_B_SMOKE, A_TO_B_SMOKE_SIZE, 1)
+            else:
+                a_to_b(replicas, A_TO_B_LINK, A_TO_B_SIZE, args.links)
     finally:
         cluster.stop()
     print(f"load average {os.getloadavg()[0]:.1f} at the end")

@@ -165,12 +165,14 @@ def tabs_for(shared: Tabs | None):
 
 @contextlib.contextmanager
 def shared_tabs(smoke: bool):
-    """--smoke: the tabs of one context of a new Chromium (helpers.Tabs); else None."""
+    """--smoke: the tabs of one context of a new Chromium (helpers.Tabs), with "reduce motion" on
+    as the tests' contexts have it (helpers.new_context: no entry animation painted frame by
+    frame); else None."""
     if not smoke:
         yield None
         return
     with chromium() as browser:
-        yield Tabs(browser.new_context(viewport=VIEWPORT))
+        yield Tabs(browser.new_context(viewport=VIEWPORT, reduced_motion="reduce"))
 
 
 def wait_idle(page, settle_ms: int = 250, timeout: float = 120.0) -> None:

@@ -125,7 +125,9 @@ def main() -> int:
         )
         index = 0
         for session in range(args.sessions):
-            context = browser.new_context(viewport=VIEWPORT)
+            # --smoke: "reduce motion" on, as the tests' contexts (helpers.new_context); else the default
+            motion = "reduce" if args.smoke else "no-preference"
+            context = browser.new_context(viewport=VIEWPORT, reduced_motion=motion)
             context.set_default_timeout(60_000)
             try:
                 page = context.new_page()

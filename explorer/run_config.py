@@ -37,6 +37,7 @@ LARGEST_COUNT = 2**53 - 1
 #   "records": each record's text is one sequence (a JSONL field, a Parquet column), as
 #            `train_from_iterator(record[field] for record in records)` gives.
 READINGS = ("lines", "lines-with-endings", "records")
+TEXT_READINGS = READINGS[:2]  # what a text can be read as: records are JSONL and Parquet files
 LONGEST_PIECE = 65_535  # the longest piece the Unigram trainers take (the compiled engine's u16)
 
 

@@ -40,6 +40,7 @@ SCRIPTS = {
     "bench_unigram.py": "Unigram training against the library and the course's loop",
     "bench_upload_stall.py": "the server's health while a large upload is read",
     "bench_upload_stages.py": "a 50 MB upload's CPU seconds per stage, from upload to parsed run",
+    "bench_upload_memory.py": "the server's memory for a 50 MB upload, trained and summarized",
     "bench_workers.py": "the worker pool and the run store",
     "load_test.py": "many visitors training at once on one server",
     "replicas_bench.py": "two replicas behind nginx: a class on one link, a link opened on the other",

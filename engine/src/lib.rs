@@ -7,6 +7,7 @@
 //! the Stop and progress checks between blocks of steps as the Python loop does, and builds the
 //! Trace from the columns. With the `python` feature off (`cargo test`) it is a plain Rust library.
 
+pub mod counted;
 pub mod engine;
 pub mod queues;
 pub mod ranking;
@@ -104,6 +105,51 @@ mod python {
             };
             Ok(BpeRun {
                 run: Some(Run::new(words, counts, tokens, settings)),
+            })
+        }
+
+        /// The run over words the compiled counter holds (`WordCounter.take_words`), each as its
+        /// initial symbols (decorated with `prefix` and `suffix` as the Python trainer's
+        /// `_initial_symbols` does) looked up in `tokens`; the words stay where they are.
+        #[staticmethod]
+        #[pyo3(signature = (words, tokens, *, library, likelihood, candidates, prefix, suffix, vocab_size, course_size, min_count, max_steps))]
+        #[allow(clippy::too_many_arguments)]
+        fn from_words(
+            py: Python<'_>,
+            words: &CountedWords,
+            tokens: Vec<String>,
+            library: bool,
+            likelihood: bool,
+            candidates: usize,
+            prefix: String,
+            suffix: String,
+            vocab_size: i64,
+            course_size: Option<i64>,
+            min_count: i64,
+            max_steps: Option<i64>,
+        ) -> PyResult<BpeRun> {
+            let counted = &words.words;
+            let ids: rustc_hash::FxHashMap<String, u32> = tokens
+                .iter()
+                .enumerate()
+                .map(|(id, token)| (token.clone(), id as u32))
+                .collect();
+            let (symbols, lengths) = py
+                .detach(|| counted.symbols(&ids, &prefix, &suffix))
+                .map_err(pyo3::exceptions::PyValueError::new_err)?;
+            let words = Words::new(symbols, lengths).map_err(pyo3::exceptions::PyValueError::new_err)?;
+            let settings = Settings {
+                library,
+                likelihood,
+                candidates,
+                prefix,
+                vocab_size,
+                course_size,
+                min_count,
+                max_steps,
+            };
+            Ok(BpeRun {
+                run: Some(Run::new(words, counted.counts().to_vec(), tokens, settings)),
             })
         }
 
@@ -304,6 +350,22 @@ mod python {
             Ok(true)
         }
 
+        /// The words counted since the last take, held in Rust (`CountedWords`), and the figures
+        /// (lines, characters, utf8_bytes, words); the counter is empty after it.
+        fn take_words(&mut self) -> (CountedWords, (i64, i64, i64, i64)) {
+            let (words, totals) = self.counter.take_words();
+            release_free_memory();
+            (
+                CountedWords { words },
+                (
+                    totals.lines,
+                    totals.characters,
+                    totals.utf8_bytes,
+                    totals.words,
+                ),
+            )
+        }
+
         /// The words counted since the last `take` (first appearance first), their counts as
         /// little-endian i64 bytes, and the figures (lines, characters, utf8_bytes, words); the
         /// counter is empty after it.
@@ -338,6 +400,48 @@ mod python {
                     totals.words,
                 ),
             ))
+        }
+    }
+
+    /// A corpus's distinct words with their counts, in order of first appearance, held by the
+    /// compiled engine (crate::counted) from counting to the trace: `word(i)`, `words(start,
+    /// stop)`, `counts()` (little-endian i64 bytes), the initial symbols a trainer starts from.
+    #[pyclass(module = "explorer_engine", frozen)]
+    struct CountedWords {
+        words: crate::counted::CountedWords,
+    }
+
+    #[pymethods]
+    impl CountedWords {
+        fn __len__(&self) -> usize {
+            self.words.len()
+        }
+
+        fn word(&self, at: usize) -> PyResult<String> {
+            if at >= self.words.len() {
+                return Err(pyo3::exceptions::PyIndexError::new_err("no such word"));
+            }
+            Ok(self.words.word(at))
+        }
+
+        /// Words `start` to `stop` (clipped to the words held).
+        fn words(&self, start: usize, stop: usize) -> Vec<String> {
+            let stop = stop.min(self.words.len());
+            (start.min(stop)..stop).map(|at| self.words.word(at)).collect()
+        }
+
+        fn counts<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+            PyBytes::new(py, bytes_of(self.words.counts()))
+        }
+
+        /// Each word's number of characters (u32 bytes).
+        fn lengths<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+            PyBytes::new(py, bytes_of(&self.words.lengths()))
+        }
+
+        /// The distinct initial symbols, sorted (crate::counted::CountedWords::initial_symbols).
+        fn initial_symbols(&self, prefix: &str, suffix: &str) -> Vec<String> {
+            self.words.initial_symbols(prefix, suffix)
         }
     }
 
@@ -527,6 +631,7 @@ mod python {
         module.add_function(wrap_pyfunction!(ratio, module)?)?;
         module.add_function(wrap_pyfunction!(count_words, module)?)?;
         module.add_class::<WordCounter>()?;
+        module.add_class::<CountedWords>()?;
         module.add_class::<UnigramLattices>()?;
         module.add_function(wrap_pyfunction!(portable_exp, module)?)?;
         module.add_function(wrap_pyfunction!(portable_log, module)?)?;

@@ -64,7 +64,7 @@ impl Queue {
 struct Entry {
     negated_count: i64,
     pair: Pair,
-    start: usize,
+    start: u32,
     length: u32,
 }
 
@@ -84,6 +84,10 @@ fn rank(entry: &Entry) -> (i64, Pair) {
 
 impl OctonaryHeap {
     fn push(&mut self, entry: Entry) {
+        if self.data.len() == self.data.capacity() {
+            // Grown by an eighth at a time, as the lists are.
+            self.data.reserve_exact((self.data.len() / 8).max(1 << 10));
+        }
         self.data.push(entry);
         self.sift_up(self.data.len() - 1, entry);
     }
@@ -142,9 +146,12 @@ pub struct LibraryQueue {
     limit: usize,
     heap: OctonaryHeap,
     /// Every entry's words end to end, in the order pushed: 4 bytes a word, where a vector and a
-    /// table slot per entry took about 90 bytes more. A popped entry's words stay, unused: over a
-    /// whole run they add up to about the words its merges rewrote.
+    /// table slot per entry took about 90 bytes more. A popped entry's words stay, unused, until
+    /// they are as many as the entries' own (`reclaim`): the first pops are the most frequent
+    /// pairs, whose lists are the longest.
     lists: Vec<u32>,
+    /// How many of `lists`' words belong to entries in the heap.
+    live_words: usize,
     /// pair -> how many entries it has in the heap, for pairs that have one (a pair without one
     /// cannot be picked)
     entries: FxHashMap<Pair, i64>,
@@ -159,19 +166,26 @@ impl LibraryQueue {
             limit: candidates.max(1),
             heap: OctonaryHeap { data: Vec::new() },
             lists: Vec::new(),
+            live_words: 0,
             entries: FxHashMap::default(),
             ranking: Ranking::new(Vec::new()),
         };
         let mut ranked = Vec::new();
+        assert!(
+            initial.words.len() <= u32::MAX as usize,
+            "the queue's lists are indexed by u32"
+        );
         for (at, &pair) in initial.pairs.iter().enumerate() {
             let count = engine.pair_counts.get(&pair).copied().unwrap_or(0);
             if count > 0 {
                 let start = initial.starts[at];
+                let length = initial.starts[at + 1] - start;
+                queue.live_words += length;
                 queue.heap.push(Entry {
                     negated_count: -count,
                     pair,
-                    start,
-                    length: (initial.starts[at + 1] - start) as u32,
+                    start: start as u32,
+                    length: length as u32,
                 });
                 queue.entries.insert(pair, 1);
                 ranked.push((-count, pair));
@@ -196,10 +210,12 @@ impl LibraryQueue {
                     ..entry
                 });
             } else {
+                self.live_words -= entry.length as usize;
                 self.drop_entry(entry.pair);
             }
         };
         let winner = entry.pair;
+        self.live_words -= entry.length as usize;
         self.drop_entry(winner);
         let entries = &self.entries;
         let best = self.ranking.best(self.limit, false, |pair| {
@@ -221,7 +237,7 @@ impl LibraryQueue {
             pair: winner,
             count: current,
             score: None,
-            words: self.lists[entry.start..entry.start + entry.length as usize].to_vec(),
+            words: self.lists[entry.start as usize..(entry.start + entry.length) as usize].to_vec(),
             candidates,
             candidate_counts,
             candidate_scores: None,
@@ -241,7 +257,30 @@ impl LibraryQueue {
         }
     }
 
+    /// The words of popped entries dropped from `lists`, the entries' own moved down in place
+    /// in the order they sit there, once the dropped are at least as many as the kept (so each
+    /// word is moved a bounded number of times, on average).
+    fn reclaim(&mut self) {
+        if self.lists.len() - self.live_words < self.live_words.max(1 << 16) {
+            return;
+        }
+        let data = &mut self.heap.data;
+        let mut order: Vec<u32> = (0..data.len() as u32).collect();
+        order.sort_unstable_by_key(|&at| data[at as usize].start);
+        let mut end = 0usize;
+        for at in order {
+            let entry = &mut data[at as usize];
+            let (start, length) = (entry.start as usize, entry.length as usize);
+            self.lists.copy_within(start..start + length, end);
+            entry.start = end as u32;
+            end += length;
+        }
+        self.lists.truncate(end);
+        self.lists.shrink_to(end + end / 8);
+    }
+
     fn after_merge(&mut self, engine: &Engine, merged: Merged) {
+        self.reclaim();
         for (pair, words) in merged.new_pairs {
             let current = engine.pair_counts.get(&pair).copied().unwrap_or(0);
             if current > 0 {
@@ -251,10 +290,15 @@ impl LibraryQueue {
                     self.lists.reserve_exact(words.len().max(start / 8));
                 }
                 self.lists.extend_from_slice(&words);
+                assert!(
+                    self.lists.len() <= u32::MAX as usize,
+                    "the queue's lists are indexed by u32"
+                );
+                self.live_words += words.len();
                 self.heap.push(Entry {
                     negated_count: -current,
                     pair,
-                    start,
+                    start: start as u32,
                     length: words.len() as u32,
                 });
                 *self.entries.entry(pair).or_insert(0) += 1;

@@ -18,6 +18,7 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
+use crate::counted::CountedWords;
 use crate::classes::{BERT_PUNCTUATION, LETTER, NUMBER, PYTHON_SPACE, RUNS, SPACE, WORD};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -396,24 +397,6 @@ pub fn parts(text: &str, size: usize) -> Vec<&str> {
     found
 }
 
-/// GPT-2's byte symbols: printable bytes stand for themselves, the others for 256 + n.
-fn byte_symbols() -> [char; 256] {
-    let mut symbols = ['\0'; 256];
-    let mut extra = 0u32;
-    for byte in 0..256u32 {
-        let printable = (0x21..=0x7E).contains(&byte)
-            || (0xA1..=0xAC).contains(&byte)
-            || (0xAE..=0xFF).contains(&byte);
-        symbols[byte as usize] = if printable {
-            char::from_u32(byte).expect("a byte")
-        } else {
-            extra += 1;
-            char::from_u32(255 + extra).expect("a symbol")
-        };
-    }
-    symbols
-}
-
 /// A corpus's words counted chunk by chunk: the distinct words, owned, with their counts in order of
 /// first appearance, and the figures. Each chunk (a run of whole lines, or records) is cut into
 /// parts of about `part_size` bytes counted on `jobs` threads and added in order; the parts' own
@@ -424,9 +407,8 @@ pub struct WordCounter {
     reading: Reading,
     figures: bool,
     pool: Option<rayon::ThreadPool>,
-    /// word (byte-level words as raw text: the symbols are made once, in `take`) -> (rank of first
-    /// appearance, count).
-    words: FxHashMap<Box<str>, (usize, i64)>,
+    /// The distinct words so far (byte-level words as raw text, spelled as symbols when read).
+    words: CountedWords,
     totals: Figures,
 }
 
@@ -443,7 +425,7 @@ impl WordCounter {
             reading,
             figures,
             pool,
-            words: FxHashMap::default(),
+            words: CountedWords::new(kind == PreTokenizer::ByteLevel),
             totals: Figures::default(),
         }
     }
@@ -499,38 +481,26 @@ impl WordCounter {
     fn add(&mut self, part: Counted<'_>) {
         self.totals.add(&part.figures);
         for (word, count) in part.words {
-            match self.words.get_mut(word) {
-                Some(entry) => entry.1 += count,
-                None => {
-                    let rank = self.words.len();
-                    self.words.insert(word.into(), (rank, count));
-                }
-            }
+            self.words.add(word.as_bytes(), count);
         }
     }
 
-    /// The words in order of first appearance (byte-level words as GPT-2 symbols) with their
-    /// counts, and the figures, of everything counted since the last `take`; the counter is empty
-    /// after it.
-    pub fn take(&mut self) -> (Vec<(String, i64)>, Figures) {
-        let mut entries: Vec<(Box<str>, (usize, i64))> =
-            std::mem::take(&mut self.words).into_iter().collect();
-        entries.sort_unstable_by_key(|entry| entry.1 .0);
-        let words = if self.kind == PreTokenizer::ByteLevel {
-            let symbols = byte_symbols();
-            entries
-                .into_iter()
-                .map(|(word, (_, count))| {
-                    (word.bytes().map(|b| symbols[b as usize]).collect(), count)
-                })
-                .collect()
-        } else {
-            entries
-                .into_iter()
-                .map(|(word, (_, count))| (String::from(word), count))
-                .collect()
-        };
+    /// The words in order of first appearance with their counts, and the figures, of everything
+    /// counted since the last take; the counter is empty after it.
+    pub fn take_words(&mut self) -> (CountedWords, Figures) {
+        let fresh = CountedWords::new(self.kind == PreTokenizer::ByteLevel);
+        let mut words = std::mem::replace(&mut self.words, fresh);
+        words.seal();
         (words, std::mem::take(&mut self.totals))
+    }
+
+    /// `take_words` as (word, count) pairs (byte-level words as GPT-2 symbols).
+    pub fn take(&mut self) -> (Vec<(String, i64)>, Figures) {
+        let (words, figures) = self.take_words();
+        let pairs = (0..words.len())
+            .map(|at| (words.word(at), words.counts()[at]))
+            .collect();
+        (pairs, figures)
     }
 }
 

@@ -20,7 +20,8 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable, Mapping
+from array import array
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 EXIT_USAGE = 2
@@ -164,6 +165,14 @@ def check_output_path(path: str, what: str, example: str = "tokenizer.json") -> 
         target.unlink(missing_ok=True)
 
 
+def _is_list(value) -> bool:
+    """Whether `value` is written as a JSON array: a list, or a sequence of values (a trace's
+    words and counts held by the compiled engine, an array of counts)."""
+    return (
+        isinstance(value, Sequence) and not isinstance(value, str | bytes | tuple) or isinstance(value, array)
+    )
+
+
 def write_json_fields(path: str, data: dict, what: str) -> None:
     """Write `data` as `json.dumps(data, ensure_ascii=False, separators=(",", ":"))` would, one
     field at a time (the fields of a nested object too), each `Packed` column packed as its turn
@@ -179,11 +188,11 @@ def write_json_fields(path: str, data: dict, what: str) -> None:
         for index, (key, item) in enumerate(value.items()):
             if index:
                 stream.write(b",")
-            if isinstance(item, Packed) or isinstance(item, dict | list) and item:
+            if isinstance(item, Packed) or isinstance(item, dict) and item or _is_list(item):
                 stream.write(json.dumps(key, ensure_ascii=False).encode("utf-8") + b":")
                 if isinstance(item, Packed):
                     stream.writelines(item.json_parts())
-                elif isinstance(item, list):
+                elif _is_list(item):
                     write_list(stream, item)
                 else:
                     write_object(stream, item)
@@ -192,13 +201,13 @@ def write_json_fields(path: str, data: dict, what: str) -> None:
                 stream.write(field.encode("utf-8"))
         stream.write(b"}")
 
-    def write_list(stream, items: list) -> None:
+    def write_list(stream, items: Sequence) -> None:
         stream.write(b"[")
         for start in range(0, len(items), LIST_PART_ITEMS):
             if start:
                 stream.write(b",")
             part = json.dumps(
-                items[start : start + LIST_PART_ITEMS], ensure_ascii=False, separators=(",", ":")
+                list(items[start : start + LIST_PART_ITEMS]), ensure_ascii=False, separators=(",", ":")
             )
             stream.write(part[1:-1].encode("utf-8"))
         stream.write(b"]")

@@ -1,24 +1,23 @@
 """`python -m explorer train`: train a BPE, WordPiece or Unigram tokenizer on a corpus (files,
-directories, globs, stdin; plain, .gz, .zst; JSONL and Parquet records) and write its tokenizer.json
-(and, on request, the training trace).
+directories, globs, stdin; plain, .gz, .zst; JSONL and Parquet records) or on count files, and
+write its tokenizer.json (and, on request, the training trace).
 
 The options become the Train page's `Settings`, each one not given at the page's default for the
 algorithm (explorer.runs.settings.DEFAULTS: BPE adds <|endoftext|> as id 0, as the app does), and go
 through the app's checks of settings (explorer.session.requests) with no limit unless asked for one
 (`--max-corpus-mb`, compared with the inputs' size before reading, `--max-seconds`, which stops the
-counting too, `--max-steps`). The corpus is streamed, never held whole
-(explorer.corpora.streaming: progress in bytes read of the total on stderr); the corpus checks'
-warnings look at its first chunk. `--out` / `--trace` are checked, before any work, to be writable
-and to name neither an input nor each other. The sentences printed after training are the app's
+counting too, `--max-steps`). The word counts come from explorer.cli.train_sources: the corpus
+streamed, never held whole (progress in bytes read of the total on stderr; the corpus checks'
+warnings look at its first piece of text), or `--counts FILE...`, count files (`python -m explorer
+count`) added in order with the normalizers, pre-tokenizer and reading they were counted with,
+which give the tokenizer and trace of training on the corpora they counted, one after the other.
+`--out` / `--trace` are checked, before any work, to be writable and to name neither an input nor
+each other. The tokenizer.json is written from the trace (`save_tokenizer` of the history: no
+model's table of merges is built). The sentences printed after training are the app's
 (explorer.lessons.explain); the summary says the reading the corpus was cut with.
 
-`--counts FILE...` trains on count files (`python -m explorer count`, explorer.corpora.count_files)
-instead: added in order, with the normalizers, pre-tokenizer and reading they were counted with (an
-option that says otherwise is refused), they give the tokenizer and trace of training on the
-corpora they counted, one after the other.
-
-What it does not do: read or count the corpus (explorer.corpora does), train (explorer.training),
-or read tokenizers.
+What it does not do: read or count the corpus or the count files (explorer.cli.train_sources and
+explorer.corpora do), train (explorer.training), or read tokenizers.
 """
 
 from __future__ import annotations
@@ -37,13 +36,13 @@ from explorer.cli.common import (
     UserError,
     check_output_path,
     comma_separated,
-    counting_line,
     positive,
     progress_printer,
     same_file,
     warn,
     write_json_fields,
 )
+from explorer.cli.train_sources import corpus_inputs, counted_corpus, read_counts
 from explorer.corpora.streaming import CHUNK_BYTES
 from explorer.drawing.wording import plural
 from explorer.pipeline.pre_tokenizers import BYTE_LEVEL_PRE_TOKENIZERS
@@ -213,7 +212,7 @@ def run(args) -> int:
     )
     if bool(args.inputs) == bool(args.counts):
         raise UserError("give a corpus to train on, or --counts FILE... (count files), not both")
-    inputs, reading = _inputs(args, limits) if args.inputs else ([], None)
+    inputs, reading = corpus_inputs(args, limits) if args.inputs else ([], None)
     _refuse_overwriting(args, inputs)
     check_output_path(args.out, "--out")
     if args.trace:
@@ -225,7 +224,7 @@ def run(args) -> int:
         unigram_only = [flag for flag, value in _unigram_options(args).items() if value is not None]
         if unigram_only:
             raise UserError(f"{unigram_only[0]} is a Unigram setting (use --algorithm unigram)")
-    counted = _read_counts(args) if args.counts else None
+    counted = read_counts(args) if args.counts else None
     settings = _settings(args) if counted is None else _counted_settings(args, counted.counting)
     # The Train page's settings and checks (explorer.session.requests), in its order.
     check, config = check_settings(asked_settings(settings, limits), limits)
@@ -243,7 +242,7 @@ def run(args) -> int:
     # trainings run beside other visitors' scripts in threads, does not.
     gc.disable()
     if counted is None:
-        counts = [_count(args, inputs, config, budget, limits, check.warnings)]
+        counts = [counted_corpus(args, inputs, config, budget, limits, check.warnings)]
     else:
         warn(check.warnings)
         counts = [counted]
@@ -266,124 +265,11 @@ def run(args) -> int:
     return 0
 
 
-def _inputs(args, limits):
-    """(the inputs the names stand for, the reading), the inputs' size checked against
-    --max-corpus-mb before anything is read."""
-    from explorer.checks import format_size
-    from explorer.corpora.inputs import expand_inputs, reading_of, total_size
-
-    try:
-        inputs = expand_inputs(args.inputs, text_field=args.text_field, text_column=args.text_column)
-        reading = reading_of(inputs, args.reading)
-    except ValueError as error:
-        raise UserError(str(error)) from None
-    size = total_size(inputs)
-    if size is not None and size > limits.max_corpus_bytes:
-        raise UserError(
-            f"The corpus is {format_size(size)} on disk; the limit of --max-corpus-mb is "
-            f"{format_size(limits.max_corpus_bytes)}: train on a part of it, or raise --max-corpus-mb."
-        )
-    return inputs, reading
-
-
-def _count(args, inputs, config, budget, limits, warnings):
-    """The word counts of the inputs, with progress in bytes on stderr; stopped by --max-seconds
-    (UserError) and, for stdin, by --max-corpus-mb; the settings' `warnings` printed first, the
-    corpus checks' warnings on its first chunk of text as it comes."""
-    from explorer.checks import check_corpus, format_size
-    from explorer.corpora.counting import Counting
-    from explorer.corpora.streaming import CountingStopped, count_inputs
-
-    report, finish = progress_printer(line=counting_line)
-    read = [0]
-
-    def progress(done: int, total: int | None) -> None:
-        read[0] = done
-        if done > limits.max_corpus_bytes:  # stdin: its size is known only as it is read
-            raise UserError(
-                f"The corpus on stdin is more than --max-corpus-mb {args.max_corpus_mb:g}: "
-                "train on a part of it, or raise --max-corpus-mb."
-            )
-        report(done, total)
-
-    def first_text(text: str) -> None:
-        warn(check_corpus(text, limits).warnings)
-
-    warn(warnings)
-    try:
-        counts = count_inputs(
-            inputs,
-            Counting.of(config),
-            jobs=args.jobs,
-            engine=args.engine,
-            progress=progress,
-            should_stop=budget.should_stop,
-            chunk_bytes=max(1, int(args.chunk_mb * MB)),
-            first_text=first_text,
-        )
-    except CountingStopped:
-        raise UserError(
-            f"Stopped by {budget.stopped_by} while counting the corpus, {format_size(read[0])} into it: "
-            "nothing was trained; raise --max-seconds or train on a part of the corpus."
-        ) from None
-    except ValueError as error:
-        raise UserError(str(error)) from None
-    finally:
-        finish()
-    if not counts.figures["words"]:
-        what = "only white space" if counts.figures["characters"] else "no text"
-        raise UserError(f"The corpus is empty: it has {what}.")
-    return counts
-
-
-def _read_counts(args):
-    """`train --counts FILE...`: the count files' word counts added in order (options that only
-    reading a corpus takes refused)."""
-    from explorer.corpora.count_files import read_count_files
-
-    if args.print_code:
-        raise UserError("--print-code writes a program that trains on the corpus: count files have no text")
-    if args.max_corpus_mb:
-        raise UserError("--max-corpus-mb limits a corpus read as text: count files are not, leave it out")
-    if args.text_field is not None or args.text_column is not None:
-        raise UserError(
-            "--text-field and --text-column are for records: count files hold words, leave out both"
-        )
-    try:
-        counted = read_count_files(args.counts)
-    except ValueError as error:
-        raise UserError(str(error)) from None
-    _refuse_contradicting_options(args, counted.counting)
-    if not counted.words:
-        raise UserError("The count files hold no words: the corpora they counted were empty.")
-    return counted
-
-
 def _counted_settings(args, counting) -> Settings:
     """The Train page's `Settings` for these options with the count files' normalizers and
-    pre-tokenizer (`_refuse_contradicting_options` has refused options that say otherwise)."""
+    pre-tokenizer (`train_sources.read_counts` has refused options that say otherwise)."""
     without = Namespace(**{**vars(args), "pre_tokenizer": None, "split_pattern": None, "normalizer": None})
     return replace(_settings(without), pre_tokenizer=counting.pre_tokenizer, normalizers=counting.normalizers)
-
-
-def _refuse_contradicting_options(args, counting) -> None:
-    """UserError naming the first of --pre-tokenizer, --split-pattern, --normalizer, --reading that
-    is given and says otherwise than the count files' settings (`counting`)."""
-    byte_level = counting.pre_tokenizer in BYTE_LEVEL_PRE_TOKENIZERS.values()
-    pattern = args.split_pattern and BYTE_LEVEL_PRE_TOKENIZERS[args.split_pattern]
-    normalizers = None if args.normalizer is None else comma_separated(args.normalizer)
-    given = [
-        ("--pre-tokenizer", args.pre_tokenizer, "byte-level" if byte_level else counting.pre_tokenizer),
-        ("--split-pattern", pattern, counting.pre_tokenizer),
-        ("--normalizer", normalizers, counting.normalizers),
-        ("--reading", args.reading, counting.reading),
-    ]
-    for flag, value, counted in given:
-        if value is not None and value != counted:
-            raise UserError(
-                f"{flag} {getattr(args, flag[2:].replace('-', '_'))} says otherwise than the count files, "
-                f"counted with {counting.describe()}: leave {flag} out, or count the corpora again with it"
-            )
 
 
 def _refuse_overwriting(args, inputs) -> None:
@@ -480,8 +366,7 @@ def _train_and_write(args, counts: list, config, budget, finish, **stop):
     """Train on the word counts in `counts` (which it empties, handing their words over: the
     trainer's own lists are then their only copy), then write the tokenizer to `args.out` (and
     the trace to `args.trace`)."""
-    from explorer.pipeline.tokenizer_json import save_tokenizer
-    from explorer.train import tokenizer_from_trace
+    from explorer.training.memory import release_free_memory
     from explorer.training.trainers import train_counted
 
     try:
@@ -495,17 +380,18 @@ def _train_and_write(args, counts: list, config, budget, finish, **stop):
             **stop,
         )
         del counted
-        tokenizer = tokenizer_from_trace(trace)
     except ValueError as error:
         raise UserError(str(error)) from None
     finally:
         gc.enable()
         finish()
     try:
-        save_tokenizer(tokenizer, args.out)
+        trace.save_tokenizer(args.out)
     except OSError as error:
         raise UserError(f"cannot write --out {args.out!r}: {error.strerror or error}") from None
-    del tokenizer  # written: its tables need not stay beside the trace's JSON
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    release_free_memory()  # the tokenizer's tables, freed: not kept beside the trace's JSON
     if args.trace:
         write_json_fields(args.trace, trace.json_fields(), "--trace")
     return trace

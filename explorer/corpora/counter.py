@@ -20,8 +20,10 @@ reading (non-empty lines, their characters and UTF-8 bytes without breaks, `str.
 On the compiled engine (`explorer.training.engines.module_for`) a chunk is counted in Rust by
 `explorer_engine.WordCounter` (engine/src/words.rs: the GIL released, a large chunk cut at line
 breaks into parts counted on `jobs` threads and added in order, the words kept in Rust between
-chunks); where it cannot (normalizers, a pre-tokenizer it does not know: Metaspace, the split
-patterns of GPT-4 and others; a chunk holding a lone surrogate), and on the Python engine, Python
+chunks and after the last: `result()` hands them over as `explorer.training.held_words.HeldWords`,
+never as Python strings); where it cannot (normalizers, a pre-tokenizer it does not know:
+Metaspace, the split patterns of GPT-4 and others; a chunk holding a lone surrogate), and on the
+Python engine, Python
 counts with the pre-tokenizers of explorer.pipeline (the reading "lines" through `count_corpus`,
 in `jobs` processes for a large chunk; the other readings in this process): the same words,
 order, counts and figures.
@@ -34,12 +36,13 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from explorer.corpora.counting import Counting, WordCounts, no_figures
 from explorer.pipeline.normalizers import build_normalizer
 from explorer.pipeline.pre_tokenizers import build_pre_tokenizer, lines_with_endings
 from explorer.training.engines import module_for
+from explorer.training.held_words import HeldWords
 from explorer.training.word_counts import (
     COMPILED_PART_BYTES,
     COMPILED_PRE_TOKENIZERS,
@@ -111,9 +114,17 @@ class ChunkCounter:
 
     def result(self) -> WordCounts:
         """The words and figures of everything counted so far, handed over: the counter starts
-        again from nothing (no copy of a large vocabulary is made)."""
-        self._take_compiled()
-        counts = WordCounts(self._words, self._figures, self.counting)
+        again from nothing (no copy of a large vocabulary is made). When the compiled counter
+        counted every chunk, its words stay in Rust (`HeldWords`)."""
+        words: Mapping[str, int]
+        if self._compiled is not None and not self._words:
+            held, figures = self._compiled.take_words()
+            self._add({}, dict(zip(FIGURES, figures)))
+            words = HeldWords(held)
+        else:
+            self._take_compiled()
+            words = self._words
+        counts = WordCounts(words, self._figures, self.counting)
         self._words, self._figures = {}, no_figures()
         return counts
 

@@ -16,10 +16,11 @@ What it does not do: read a corpus (explorer.corpora.streaming) or a file of cou
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from explorer.run_config import RunConfig
+from explorer.training.held_words import HeldWords
 from explorer.training.word_counts import FIGURES
 
 
@@ -64,18 +65,26 @@ class Counting:
 class WordCounts:
     """Distinct words with their counts (first appearance first), the corpus figures, the settings."""
 
-    words: dict[str, int]
+    # A dict, or the compiled counter's words held in Rust (explorer.training.held_words).
+    words: Mapping[str, int]
     figures: dict[str, int]
     counting: Counting
     # Where the counts came from, for a person reading the file (names and sizes); never compared.
     sources: list[str] = field(default_factory=list)
 
-    def hand_over(self) -> Iterator[tuple[str, int]]:
-        """The words with their counts, in order, for a trainer that keeps its own lists of them:
-        these counts are left without words, and their table is freed once the last is given
-        (371,431 words: 21 MB that would otherwise stay beside the trainer's engine)."""
+    def hand_over(self) -> HeldWords | Iterator[tuple[str, int]]:
+        """The words with their counts, in order, for a trainer: these counts are left without
+        words. Words held in Rust go over whole (the compiled trainer reads them there); a dict's
+        go one by one, for a trainer that keeps its own lists of them, and the table is freed
+        once the last is given (371,431 words: 21 MB that would otherwise stay beside it)."""
         words, self.words = self.words, {}
-        yield from words.items()
+        if isinstance(words, HeldWords):
+            return words
+        return iter(_emptied(words))
+
+
+def _emptied(words: Mapping[str, int]) -> Iterator[tuple[str, int]]:
+    yield from words.items()
 
 
 def no_figures() -> dict[str, int]:
@@ -86,16 +95,17 @@ def add_word_counts(parts: Iterable[WordCounts]) -> WordCounts:
     """The counts of `parts` added in their order: the counts of the concatenated corpora. A
     ValueError, in one sentence, when two parts were counted with different settings."""
     total: WordCounts | None = None
+    words: dict[str, int] = {}
     for part in parts:
         if total is None:
-            total = WordCounts(dict(part.words), dict(part.figures), part.counting, list(part.sources))
+            words = dict(part.words.items())
+            total = WordCounts(words, dict(part.figures), part.counting, list(part.sources))
             continue
         if part.counting != total.counting:
             raise ValueError(
                 f"these counts were made with different settings ({total.counting.describe()}; "
                 f"{part.counting.describe()}): count the corpora again with one set of settings"
             )
-        words = total.words
         for word, count in part.words.items():
             words[word] = words.get(word, 0) + count
         for name in FIGURES:

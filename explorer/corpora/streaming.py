@@ -44,6 +44,11 @@ from explorer.corpora.inputs import STDIN, CorpusInput, total_size
 # Read at once: memory holds a few of these, not the corpus. Training BPE 32,000 on 100 MB of prose
 # through the CLI peaked at 72 MB with chunks of 4 MB, 125 MB with 1 MB and 162 MB with 16 MB.
 CHUNK_BYTES = 4 << 20
+# A chunk's bytes become text a piece of about this size at a time: a str takes up to 4 bytes a
+# character (one character above U+FFFF is enough), and the compiled counter's UTF-8 view of it
+# one more, so a chunk decoded whole was 24 MB, a piece is 6. At least 1 MB, so that the compiled
+# counter still gives its freed memory back after each piece (engine/src/lib.rs TRIM_BYTES).
+DECODE_BYTES = 1 << 20
 _SCAN_BYTES = 1 << 16  # what is read at a time while looking for a line break to cut a shard at
 _UTF8_BOM = "\ufeff"
 _PARQUET_BATCH_ROWS = 1 << 16  # the most rows of a Parquet batch
@@ -165,6 +170,7 @@ def _count(
                 counter.add_text(piece)
             else:
                 counter.add_records(piece)
+            del piece  # counted: gone before the next piece is decoded
             if progress is not None:
                 progress(done + read, total)
         done += read
@@ -234,13 +240,13 @@ def _text_chunks(shard: Shard, chunk_bytes: int, strip_bom: bool) -> Iterator[tu
             del block  # in `pending` now: one copy of the chunk, not two
             cut = pending.rfind(b"\n") + 1
             if cut:
-                text = _decoded(pending, cut, offset, item)
+                position = _position(raw, item, shard, read)
+                yield from _decoded_pieces(pending, cut, offset, item, strip_bom, position)
                 del pending[:cut]
-                yield _without_bom(text, offset, strip_bom), _position(raw, item, shard, read)
                 offset += cut
         if pending:
-            text = _decoded(pending, len(pending), offset, item)
-            yield _without_bom(text, offset, strip_bom), _position(raw, item, shard, read)
+            position = _position(raw, item, shard, read)
+            yield from _decoded_pieces(pending, len(pending), offset, item, strip_bom, position)
 
 
 def _without_bom(text: str, offset: int, strip_bom: bool) -> str:
@@ -287,16 +293,30 @@ def _check_start(block: bytes, item: CorpusInput) -> None:
         raise ValueError(str(error)) from None
 
 
-def _decoded(data: bytearray, end: int, offset: int, item: CorpusInput) -> str:
+def _decoded_pieces(
+    data: bytearray, end: int, offset: int, item: CorpusInput, strip_bom: bool, position: int
+) -> Iterator[tuple[str, int]]:
+    """(text, `position`) for each piece of `data[:end]` (whole lines, `offset` its first byte's in
+    the input) of about `DECODE_BYTES`, cut just after a "\n" (so never inside a character). No
+    name here holds a piece once it is yielded: the next is decoded after the caller let go."""
+    start = 0
+    while start < end:
+        stop = data.find(b"\n", start + DECODE_BYTES - 1, end) + 1 or end
+        yield _without_bom(_decoded(data, start, stop, offset, item), offset + start, strip_bom), position
+        start = stop
+
+
+def _decoded(data: bytearray, start: int, end: int, offset: int, item: CorpusInput) -> str:
     try:
         with memoryview(data) as view:  # decoded in place: no copy of the chunk's bytes
-            return str(view[:end], "utf-8")
+            return str(view[start:end], "utf-8")
     except UnicodeDecodeError as error:
         where = "of its decompressed text " if item.compression else ""
-        byte = data[error.start]
+        bad = start + error.start  # in `data`
+        byte = data[bad]
         latin1 = bytes([byte]).decode("cp1252", errors="replace")
         raise ValueError(
-            f"{item.describe()!r} is not UTF-8 text: the byte at offset {offset + error.start:,} {where}"
+            f"{item.describe()!r} is not UTF-8 text: the byte at offset {offset + bad:,} {where}"
             f"(0x{byte:02x}, {latin1!r} in Latin-1/Windows-1252) is not part of a UTF-8 character; "
             "save it as UTF-8"
         ) from None

@@ -28,6 +28,8 @@ What it does not do: hold colours that are data (a token's background by positio
 # A box that scrolls (a wide table on a phone) takes the keyboard's focus
 # (explorer.drawing.token_html.scroll_region) and shows it with a ring in the theme's primary
 # colour (.streamlit/config.toml). Grey text is at least #666: 5.7:1 on white (WCAG AA).
+# A large sample's first lines (`.sample-preview`) stand where the text area would, as tall
+# (explorer.ui.train.corpus_input.AREA_HEIGHT).
 STYLESHEET = """
 .stHorizontalBlock{flex-wrap:wrap;}
 [class*="-drawn-signal"]{display:none;}
@@ -147,5 +149,7 @@ STYLESHEET = """
 .competition .bar-value{float:right;padding-left:1em;font-variant-numeric:tabular-nums;}
 .bars-unit{color:#555;font-size:0.85em;margin-top:2px;}
 .result-title{font-weight:600;}
+.sample-preview{height:220px;margin:0;padding:0.75rem 1rem;overflow:auto;white-space:pre;border-radius:0.5rem;
+  background:#f0f2f6;color:#111318;font-family:ui-monospace,monospace;font-size:0.85rem;line-height:1.5;}
 .token-legend td:first-child{padding:0 0.6em;}
 """

@@ -22,8 +22,8 @@ import json
 import os
 import re
 import warnings
-from collections.abc import Iterable, Iterator
-from itertools import islice
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, islice
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
@@ -107,6 +107,9 @@ def _pretty_parts(value: object, newline: str) -> Iterator[str]:
     text (a 32,000-token vocabulary and its merges are 2 MB, the lines they are made of 5 MB more).
     json.dumps encodes an indented document in pure Python, several times slower than this, which
     encodes each string in C and joins runs of plain items at once (a vocabulary, a merge)."""
+    if isinstance(value, StreamedMerges):
+        yield from _pretty_merges(value, newline)
+        return
     if not isinstance(value, dict | list | tuple):
         yield _pretty_scalar(value)
         return
@@ -134,8 +137,7 @@ def _pretty_parts(value: object, newline: str) -> Iterator[str]:
         elif all(type(item) in (list, tuple) and item for item in value) and all(
             type(part) is str for item in value for part in item
         ):  # the merges
-            opening, between, ending = "[" + inner + "  ", "," + inner + "  ", inner + "]"
-            lines = (opening + between.join(map(encode_basestring, item)) + ending for item in value)
+            lines = _merge_lines(value, inner)
         else:
             for index, item in enumerate(value):
                 if index:
@@ -143,12 +145,45 @@ def _pretty_parts(value: object, newline: str) -> Iterator[str]:
                 yield from _pretty_parts(item, inner)
         closing = newline + "]"
     if lines is not None:
-        lines = iter(lines)
-        before = ""
-        while block := list(islice(lines, PRETTY_BLOCK_LINES)):
-            yield before + separator.join(block)
-            before = separator
+        yield from _joined_blocks(lines, separator)
     yield closing
+
+
+class StreamedMerges:
+    """A BPE model's merges as (left, right) pairs in rank order, each pair once, taken one at a
+    time as tokenizer.json is written (`save_tokenizer(..., merges=)`): a trainer's tokenizer is
+    written from its run without a list of them, or the model's table of them, in memory."""
+
+    def __init__(self, pairs: Iterable[tuple[str, str]]):
+        self.pairs = pairs
+
+
+def _pretty_merges(merges: StreamedMerges, newline: str) -> Iterator[str]:
+    """What `_pretty_parts` writes for the same merges given as a list of pairs."""
+    pairs = iter(merges.pairs)
+    first = next(pairs, None)
+    if first is None:
+        yield "[]"
+        return
+    inner = newline + "  "
+    yield "[" + inner
+    yield from _joined_blocks(_merge_lines(chain([first], pairs), inner), "," + inner)
+    yield newline + "]"
+
+
+def _merge_lines(pairs: Iterable[Sequence[str]], inner: str) -> Iterator[str]:
+    """Each merge as its indented lines in a list of merges whose items start at `inner`."""
+    opening, between, ending = "[" + inner + "  ", "," + inner + "  ", inner + "]"
+    return (opening + between.join(map(encode_basestring, pair)) + ending for pair in pairs)
+
+
+def _joined_blocks(lines: Iterable[str], separator: str) -> Iterator[str]:
+    """`separator.join(lines)` in parts of `PRETTY_BLOCK_LINES` lines."""
+    lines = iter(lines)
+    before = ""
+    while block := list(islice(lines, PRETTY_BLOCK_LINES)):
+        yield before + separator.join(block)
+        before = separator
 
 
 def _pretty_scalar(value: object) -> str:
@@ -241,12 +276,18 @@ def _write_text(path: Path, text: str) -> None:
     path.write_bytes(text.encode("utf-8"))  # byte for byte: no newline translation
 
 
-def save_tokenizer(tok: Tokenizer, path: str | os.PathLike) -> Path:
+def save_tokenizer(tok: Tokenizer, path: str | os.PathLike, merges: StreamedMerges | None = None) -> Path:
     """Write tokenizer.json the way the library's `Tokenizer.save` does (pretty-printed), a part at
-    a time: the same text as `tokenizer_to_json(tok, pretty=True)`, never all of it in memory."""
+    a time: the same text as `tokenizer_to_json(tok, pretty=True)`, never all of it in memory.
+    `merges`, for a BPE model built without them: the merges to write as its own."""
     path = Path(path)
+    fields = tokenizer_to_hf_dict(tok)
+    if merges is not None:
+        if fields["model"].get("merges") != []:
+            raise ValueError("merges are written from StreamedMerges only for a BPE model built without any")
+        fields["model"]["merges"] = merges
     with open(path, "w", encoding="utf-8", newline="") as stream:  # byte for byte: no newline translation
-        stream.writelines(_pretty_parts(tokenizer_to_hf_dict(tok), "\n"))
+        stream.writelines(_pretty_parts(fields, "\n"))
     return path
 
 

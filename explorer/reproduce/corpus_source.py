@@ -5,7 +5,9 @@ file: the path the CLI trained on, or a placeholder path ("corpus.txt") where a 
 pasted or uploaded corpus. Either way it carries the SHA-256 of the text the run trained on (its
 UTF-8 bytes), and `corpus_lines()` writes the code that reads the text the way the app did (UTF-8,
 a leading byte order mark removed: `explorer.checks.decode_upload`) and stops with a sentence
-naming both digests when the text is not the run's.
+naming both digests when the text is not the run's. `sequence_lines()` cuts the text with the
+run's reading: its lines without their breaks, or each line with its ending ("\n" only ends a
+line, a "\r" before it kept), as the library's `Tokenizer.train(files)` reads a file.
 
 What it does not do: read a corpus itself, or split it into the trainer's sequences (each program
 says how it does).
@@ -17,6 +19,7 @@ import hashlib
 from dataclasses import dataclass
 
 from explorer.reproduce.python_source import literal
+from explorer.run_config import TEXT_READINGS
 from explorer.samples import SAMPLES
 
 PLACEHOLDER = "corpus.txt"
@@ -36,8 +39,11 @@ class CorpusSource:
     sample: str | None = None
     path: str | None = None
     pasted: bool = False
+    reading: str = "lines"  # TEXT_READINGS: a text has no records
 
     def __post_init__(self):
+        if self.reading not in TEXT_READINGS:
+            raise ValueError(f"a text is read as {' or '.join(TEXT_READINGS)}, not {self.reading!r}")
         if (self.sample is None) == (self.path is None):
             raise ValueError("a corpus source is either a sample or a path")
         if self.sample is not None and self.sample not in SAMPLES:
@@ -56,10 +62,10 @@ class CorpusSource:
         return cls(text_sha256(text), path=str(path))
 
     @classmethod
-    def from_pasted(cls, text: str, placeholder: str = PLACEHOLDER) -> CorpusSource:
+    def from_pasted(cls, text: str, placeholder: str = PLACEHOLDER, reading: str = "lines") -> CorpusSource:
         """A pasted or uploaded corpus: the program reads it from `placeholder`, where the reader
         saves it."""
-        return cls(text_sha256(text), path=placeholder, pasted=True)
+        return cls(text_sha256(text), path=placeholder, pasted=True, reading=reading)
 
     @property
     def description(self) -> str:
@@ -100,6 +106,15 @@ class CorpusSource:
 
     def sequence_lines(self) -> list[str]:
         """Code that cuts `text` into the sequences `train_statement()` trains on."""
+        if self.reading == "lines-with-endings":
+            return [
+                '# Each line keeps its ending ("\\n" only ends a line, a "\\r" before it kept), as',
+                "# Tokenizer.train(files) reads a file.",
+                'pieces = text.split("\\n")',
+                'lines = [piece + "\\n" for piece in pieces[:-1]]',
+                "if pieces[-1]:  # a last line without its break",
+                "    lines.append(pieces[-1])",
+            ]
         return [
             "# One sequence per line, line breaks removed and empty lines dropped, as the app counts words.",
             'lines = [line for line in text.replace("\\r\\n", "\\n").split("\\n") if line]',

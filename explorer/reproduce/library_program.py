@@ -5,9 +5,10 @@ with the Hugging Face library itself and saves its tokenizer.json.
 gives it), the normalizers, the pre-tokenizer (with its split pattern), the trainer with every
 setting of the run, and the decoder and post-processor the app puts around the trained model
 (explorer.pipeline.assemble, explorer.training.unigram.round_history). The corpus goes to the
-library as the run cut it: one line at a time, empty lines dropped, as the app counts words
-(explorer.training.word_counts.split_lines), or, for files the CLI streamed, with the run's
-reading (corpus_files.CorpusFiles: `tokenizer.train(FILES, trainer)` for lines with their endings).
+library as the run cut it, with the run's reading: one line at a time, empty lines dropped, as the
+app counts words (explorer.training.word_counts.split_lines), or each line with its ending, as
+`Tokenizer.train(files)` reads a file (corpus_source.CorpusSource); for files the CLI streamed,
+corpus_files.CorpusFiles (`tokenizer.train(FILES, trainer)` for lines with their endings).
 
 What the program gives, as docs/exactness.md says and each program repeats in a comment:
 - BPE without prefix or suffix: the app's tokenizer.json byte for byte (both break ties between
@@ -107,6 +108,8 @@ def library_program(run: RunConfig, corpus: CorpusSource | CorpusFiles) -> str:
         )
     if run.pre_tokenizer is None:
         raise ValueError("a run without a pre-tokenizer was given words, not a corpus")
+    if isinstance(corpus, CorpusSource) and corpus.reading != run.reading:
+        raise ValueError(f"the corpus is read as {corpus.reading!r}, the run read {run.reading!r}")
     uses_regex = run.pre_tokenizer not in PRE_TOKENIZER_CALLS
     names = ["Tokenizer", "decoders", "models", "normalizers", "pre_tokenizers", "processors", "trainers"]
     lines = [

@@ -14,7 +14,7 @@ through `explorer.ui.common.state`.
   run's token ids), and `@per_run` on a function of a run for what a layer above builds (a table,
   a figure's labels, a program). Both are typed by their function's signature and keyed by the
   function itself, not by a name. They live in `Run.derived`, which a run loaded from the store
-  shares with every session showing it (explorer.session.serving); `@per_session` keeps an object
+  shares with every session showing it (explorer.session.stored_runs); `@per_session` keeps an object
   that names this session's run (its number) or changes as it is used in `Run.own`.
   Runs compare by identity.
 - `RunCache` is a small LRU by store key (explorer.session.serving): at most `max_entries` runs and at
@@ -135,7 +135,7 @@ class Run:
     # {"name", "size", "mtime_ns"}} or {"count_file": {"sha256", "size"}}; {} for any other run.
     origin: dict[str, dict] = field(default_factory=dict)
     # Objects derived from the history alone (`run_property`, `per_run`); a run loaded from the store
-    # shares them with every session showing it (explorer.session.serving). Objects that name this
+    # shares them with every session showing it (explorer.session.stored_runs). Objects that name this
     # session's run (its number) live in `own` (`per_session`).
     derived: dict[object, Any] = field(default_factory=dict, repr=False)
     own: dict[object, Any] = field(default_factory=dict, repr=False)

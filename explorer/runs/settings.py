@@ -9,11 +9,13 @@ train alike are equal. `to_query_params` /
 defaults are written, and a hand-edited URL with a bad value falls back to the default with a
 note instead of failing.
 
-`reading` (explorer.run_config.READINGS) is how the corpus was cut into sequences: "lines" for
-text typed, pasted, uploaded or a sample (the form has no field for it); a count file's own
-(`counting_problem` says when the form cannot take a count file's settings). Like every field at
-its default, "lines" is left out of links, and RunConfig leaves it out of the run's key: every
-link and key made before the field existed is the same.
+`reading` (explorer.run_config.READINGS) is how the corpus was cut into sequences: a text (typed,
+pasted, uploaded or a sample) is read as "lines" (`train_from_iterator(lines)`, the default) or
+"lines-with-endings" (the library's `train(files)`), the form's two choices (`TEXT_READINGS`); a
+count file brings its own, "records" included (`counting_problem` says when the form cannot take a
+count file's settings). A link's "records" is ignored with a note: a text has no records. Like
+every field at its default, "lines" is left out of links, and RunConfig leaves it out of the run's
+key: every link and key made before the field existed is the same.
 
 Byte-level's split pattern is not a field: the form's two choices (pre-tokenizer, split pattern)
 name one pre-tokenizer ("byte-level-cl100k", `pre_tokenizer_name` / `pre_tokenizer_choice`), so the
@@ -42,6 +44,7 @@ from explorer.run_config import (
     LIBRARY_DEFAULTS,
     LONGEST_PIECE,
     READINGS,
+    TEXT_READINGS,
     RunConfig,
     TrainerConfig,
     UnigramConfig,
@@ -175,7 +178,7 @@ class Settings:
     shrinking_factor: float = 0.75  # the library flavor's; the course removes 10 % per round
     max_piece_length: int | None = None
     unk_token: str = "<unk>"
-    reading: str = "lines"  # READINGS; not "lines" only for a count file's run
+    reading: str = "lines"  # READINGS (READING_LABELS): TEXT_READINGS for a text, a count file's own
 
     @property
     def is_unigram(self) -> bool:
@@ -257,6 +260,13 @@ DEFAULTS = {
     ),
     # The course's Unigram (and XLNet's): Metaspace, no special tokens, "<unk>" for the unknown.
     "unigram": Settings(algorithm="unigram", pre_tokenizer="metaspace", special_tokens=""),
+}
+
+
+READING_LABELS = {
+    "lines": "lines, endings dropped: train_from_iterator(lines)",
+    "lines-with-endings": "lines with their endings: train(files)",
+    "records": "records: each JSONL or Parquet record one sequence",
 }
 
 
@@ -383,7 +393,7 @@ def from_query_params(params: Mapping[str, str], limits: Limits | None = None) -
 
     choice("flavor", FLAVOR_LABELS)
     choice("pre_tokenizer", PRE_TOKENIZER_NAMES)
-    choice("reading", READINGS)
+    choice("reading", TEXT_READINGS)
     if "vocab_size" in params:
         raw = params["vocab_size"]
         value = read_whole_number(raw, 0, LARGEST_COUNT)

@@ -1,7 +1,8 @@
 """The run store several servers share: PostgreSQL (psycopg 3, a connection pool per process).
 
 `EXPLORER_STORE_URL=postgresql://...` selects it (backends.py); it keeps the contract of the SQLite
-store (store.py) in two tables, `runs` and `started`, made on first use:
+store (store.py, whose `BoundedStore` holds the reads, bounds and eviction both keep) in two
+tables, `runs` and `started`, made on first use:
 
 - Writes are idempotent per key: `put` is an `INSERT ... ON CONFLICT (key) DO UPDATE`, so two
   replicas storing the same run at once leave one row. Each write takes one advisory lock for the
@@ -29,8 +30,9 @@ import os
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import TypeVar
 
 import psycopg
 import psycopg_pool
@@ -38,7 +40,7 @@ from psycopg import errors
 
 from explorer.checks import MB
 from explorer.runstore.bounds import DAY, DEFAULT_MAX_DAYS, DEFAULT_MAX_MB, DEFAULT_POOL, positive_number
-from explorer.runstore.store import TOUCH_SECONDS, Entry, pack, readable, unpack
+from explorer.runstore.store import BoundedStore, Entry
 
 LOG = logging.getLogger("explorer.runstore")
 T = TypeVar("T")
@@ -73,8 +75,17 @@ def describe(url: str) -> str:
     return f"postgresql://{parts.get('host', '')}:{parts.get('port', 5432)}/{parts.get('dbname', '')}"
 
 
-class PostgresRunStore:
+class PostgresRunStore(BoundedStore):
     """The RunStore in PostgreSQL (see the module docstring)."""
+
+    PARAM = "%s"
+    INSERT = (
+        "INSERT INTO runs VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+        "ON CONFLICT (key) DO UPDATE SET payload = excluded.payload, corpus = excluded.corpus, "
+        "meta = excluded.meta, codec = excluded.codec, size = excluded.size, created = excluded.created, "
+        "accessed = excluded.accessed"
+    )
+    STARTED = "INSERT INTO started VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET created = excluded.created"
 
     def __init__(
         self,
@@ -217,6 +228,16 @@ class PostgresRunStore:
             self.reachable = True
         return result
 
+    def _refused(self, error: Exception) -> bool:
+        return isinstance(error, _REFUSED)
+
+    @contextmanager
+    def _transaction(self, connection: psycopg.Connection) -> Iterator[None]:
+        """A transaction holding the one advisory lock every write holds (`WRITE_LOCK`)."""
+        with connection.transaction():
+            connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            yield
+
     def _answers(self) -> bool:
         """Whether the server takes a new connection now."""
         try:
@@ -228,180 +249,22 @@ class PostgresRunStore:
     def _make_tables(self, connection: psycopg.Connection) -> None:
         """The tables (one server at a time), or read-only when this role may not make or write them."""
         try:
-            with connection.transaction():
-                connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            with self._transaction(connection):
                 exists = connection.execute("SELECT to_regclass('secret') IS NOT NULL").fetchone()
                 if not (exists and exists[0]):
                     connection.execute(_SCHEMA)
                 connection.execute("DELETE FROM started WHERE false")  # refused if this role may not write
         except _REFUSED as error:
-            LOG.warning(
-                "run store %s cannot be written (%s): stored runs are served read-only, new runs are not "
-                "kept",
-                self.name,
-                str(error).strip(),
-            )
-            self.writable = False
+            self._became_read_only(error, "cannot be written")
         self._ready = True
-
-    def _write(self, operation: Callable[[psycopg.Connection], T], default: T) -> T:
-        """`operation(connection)`, a write; a refused write makes the store read-only."""
-
-        def guarded(connection: psycopg.Connection) -> T:
-            try:
-                return operation(connection)
-            except _REFUSED as error:
-                self._became_read_only(error)
-                return default
-
-        return self._run(guarded, default)
-
-    def _became_read_only(self, error: Exception) -> None:
-        if self.writable:
-            LOG.warning(
-                "run store %s can no longer be written (%s): stored runs are served read-only, new runs "
-                "are not kept",
-                self.name,
-                str(error).strip(),
-            )
-        self.writable = False
-
-    def put(self, key: str, payload: bytes, corpus: bytes | None, meta: dict) -> bool:
-        """Store (or replace) an entry; False when it alone exceeds the byte bound, when the store
-        is read-only or cannot be reached, or on error."""
-        if not self.writable:
-            return False
-        packed = pack(key, payload, corpus, meta)
-        if packed.size > self.max_bytes:
-            LOG.warning(
-                "run %s not stored: %d bytes is over the store's bound of %d",
-                key[:8],
-                packed.size,
-                self.max_bytes,
-            )
-            return False
-
-        def write(connection: psycopg.Connection) -> bool:
-            now = self.clock()
-            with connection.transaction():
-                connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                connection.execute(
-                    "INSERT INTO runs VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
-                    "ON CONFLICT (key) DO UPDATE SET payload = excluded.payload, corpus = excluded.corpus, "
-                    "meta = excluded.meta, "
-                    "codec = excluded.codec, size = excluded.size, created = excluded.created, "
-                    "accessed = excluded.accessed",
-                    (
-                        key,
-                        packed.payload,
-                        packed.corpus,
-                        packed.meta_json,
-                        packed.codec,
-                        packed.size,
-                        now,
-                        now,
-                    ),
-                )
-                connection.execute("DELETE FROM started WHERE key = %s", (key,))
-                self._evict(connection, now, keep=key)
-            return True
-
-        return self._write(write, False)
-
-    def mark_started(self, key: str) -> None:
-        """Remember that the run `key` names started training (`put` forgets it again)."""
-        if not self.writable:
-            return
-        self._write(
-            lambda connection: connection.execute(
-                "INSERT INTO started VALUES (%s, %s) "
-                "ON CONFLICT (key) DO UPDATE SET created = excluded.created",
-                (key, self.clock()),
-            ),
-            None,
-        )
-
-    def was_started(self, key: str) -> bool:
-        """Whether the run `key` names started training within `max_age` and was not stored since."""
-        found = self._run(
-            lambda connection: connection.execute(
-                "SELECT 1 FROM started WHERE key = %s AND created >= %s", (key, self.clock() - self.max_age)
-            ).fetchone(),
-            None,
-        )
-        return found is not None
-
-    def _refresh(self, connection: psycopg.Connection, statement: str, values: tuple[Any, ...]) -> None:
-        """A read's own write (its "last read", an expired entry dropped): skipped when read-only,
-        and never a reason for the read to fail."""
-        if not self.writable:
-            return
-        try:
-            connection.execute(statement, values)
-        except _REFUSED as error:
-            self._became_read_only(error)
 
     def get(self, key: str) -> Entry | None:
         def read(connection: psycopg.Connection) -> Entry | None:
             row = connection.execute(
-                "SELECT payload, corpus, meta, codec, created, accessed FROM runs WHERE key = %s", (key,)
+                "SELECT payload, corpus, meta, codec, created, accessed FROM runs WHERE key = %s",
+                (key,),
+                binary=True,  # bytea as its bytes: in text, twice as long in hex, and decoded
             ).fetchone()
-            if row is None:
-                return None
-            payload, corpus, meta, codec, created, accessed = row
-            now = self.clock()
-            if now - created > self.max_age or not readable(codec):
-                if not readable(codec):
-                    LOG.warning("run %s has an unknown codec %r: dropped", key[:8], codec)
-                self._refresh(connection, "DELETE FROM runs WHERE key = %s", (key,))
-                return None
-            if now - accessed >= TOUCH_SECONDS:
-                self._refresh(connection, "UPDATE runs SET accessed = %s WHERE key = %s", (now, key))
-            return unpack(
-                key, bytes(payload), None if corpus is None else bytes(corpus), meta, created, accessed, codec
-            )
+            return self._entry(connection, key, row)
 
         return self._run(read, None)
-
-    def delete(self, key: str) -> None:
-        if not self.writable:
-            return
-        self._write(lambda connection: connection.execute("DELETE FROM runs WHERE key = %s", (key,)), None)
-
-    def prune(self) -> None:
-        """Apply the age and byte bounds now (`put` does it too); nothing when read-only."""
-        if not self.writable:
-            return
-
-        def prune(connection: psycopg.Connection) -> None:
-            with connection.transaction():
-                connection.execute("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-                self._evict(connection, self.clock(), keep=None)
-
-        self._write(prune, None)
-
-    def stored_bytes(self) -> int:
-        """The total size the byte bound applies to (for tests and the operator's log)."""
-
-        def total(connection: psycopg.Connection) -> int:
-            row = connection.execute("SELECT coalesce(sum(size), 0) FROM runs").fetchone()
-            return int(row[0]) if row else 0
-
-        return self._run(total, 0)
-
-    def _evict(self, connection: psycopg.Connection, now: float, keep: str | None) -> None:
-        """Drop entries past their age, then the least recently read ones until under the bound."""
-        connection.execute("DELETE FROM runs WHERE created < %s", (now - self.max_age,))
-        connection.execute("DELETE FROM started WHERE created < %s", (now - self.max_age,))
-        row = connection.execute("SELECT coalesce(sum(size), 0) FROM runs").fetchone()
-        total = int(row[0]) if row else 0
-        if total <= self.max_bytes:
-            return
-        rows = connection.execute(
-            "SELECT key, size FROM runs WHERE key IS DISTINCT FROM %s ORDER BY accessed, created", (keep,)
-        ).fetchall()
-        for old_key, size in rows:
-            if total <= self.max_bytes:
-                break
-            connection.execute("DELETE FROM runs WHERE key = %s", (old_key,))
-            total -= size

@@ -16,8 +16,9 @@
   stored since (within `max_age`), so that a link to a run that never finished (a restart during
   its training) is told apart from one that expired. `put` clears the mark.
 
-`SQLiteRunStore` is the default `RunStore` (store.py: the interface, the entry, the packing);
-several servers on several machines share a PostgreSQL one instead (postgres.py).
+`SQLiteRunStore` is the default `RunStore` (store.py: the interface, the entry, the packing, and
+`BoundedStore`, the reads, bounds and eviction both backends keep, which this one runs on its
+connections); several servers on several machines share a PostgreSQL one instead (postgres.py).
 
 What it does not do: know what a payload means (the caller stores a history's JSON), work on a
 network file system (SQLite's locking needs a local disk), or list entries.
@@ -29,14 +30,15 @@ import logging
 import os
 import sqlite3
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 
 from explorer.checks import MB
 from explorer.runstore.bounds import DAY, DEFAULT_MAX_DAYS, DEFAULT_MAX_MB, default_path, positive_number
 from explorer.runstore.keys import load_secret
 from explorer.runstore.sqlite_connections import ThreadConnections, can_write
-from explorer.runstore.store import TOUCH_SECONDS, Entry, pack, readable, unpack
+from explorer.runstore.store import BoundedStore, Entry
 
 LOG = logging.getLogger("explorer.runstore")
 
@@ -60,8 +62,12 @@ CREATE TABLE IF NOT EXISTS started (
 """
 
 
-class SQLiteRunStore:
+class SQLiteRunStore(BoundedStore):
     """The default RunStore: one SQLite file (see the module docstring)."""
+
+    PARAM = "?"
+    INSERT = "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    STARTED = "INSERT OR REPLACE INTO started VALUES (?, ?)"
 
     def __init__(
         self,
@@ -75,6 +81,7 @@ class SQLiteRunStore:
         """`read_only`: None finds out (`can_write`); True opens an existing file read-only.
         OSError when the file neither exists nor can be created."""
         self.path = Path(path)
+        self.name = str(self.path)
         self.max_bytes = max_bytes
         self.max_age = max_age
         self.clock = clock
@@ -130,170 +137,32 @@ class SQLiteRunStore:
         """Close this thread's connection (others close when their thread ends)."""
         self._connections.close()
 
-    def put(self, key: str, payload: bytes, corpus: bytes | None, meta: dict) -> bool:
-        """Store (or replace) an entry; False when it alone exceeds the byte bound, when the store
-        is read-only, or on error."""
-        if not self.writable:
-            return False
-        packed = pack(key, payload, corpus, meta)
-        if packed.size > self.max_bytes:
-            LOG.warning(
-                "run %s not stored: %d bytes is over the store's bound of %d",
-                key[:8],
-                packed.size,
-                self.max_bytes,
-            )
-            return False
+    def _run(self, operation, default):
+        return self._connections.run(operation, default)
 
-        def write(connection: sqlite3.Connection) -> bool:
-            now = self.clock()
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                connection.execute(
-                    "INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        key,
-                        packed.payload,
-                        packed.corpus,
-                        packed.meta_json,
-                        packed.codec,
-                        packed.size,
-                        now,
-                        now,
-                    ),
-                )
-                connection.execute("DELETE FROM started WHERE key = ?", (key,))
-                self._evict(connection, now, keep=key)
-                connection.execute("COMMIT")
-            except BaseException:
-                if connection.in_transaction:
-                    connection.execute("ROLLBACK")
-                raise
-            return True
+    def _refused(self, error: Exception) -> bool:
+        return isinstance(error, sqlite3.OperationalError) and "readonly" in str(error)
 
-        return self._write(write, False)
-
-    def mark_started(self, key: str) -> None:
-        """Remember that the run `key` names started training (`put` forgets it again)."""
-        if not self.writable:
-            return
-        self._write(
-            lambda connection: connection.execute(
-                "INSERT OR REPLACE INTO started VALUES (?, ?)", (key, self.clock())
-            ),
-            None,
-        )
-
-    def was_started(self, key: str) -> bool:
-        """Whether the run `key` names started training here within `max_age` and was not stored
-        since: it never finished (a restart, a failure, a Stop before its first step)."""
-        found = self._connections.run(
-            lambda connection: connection.execute(
-                "SELECT 1 FROM started WHERE key = ? AND created >= ?", (key, self.clock() - self.max_age)
-            ).fetchone(),
-            None,
-        )
-        return found is not None
-
-    def _write(self, operation, default):
-        """`operation(connection)`, a write; a store that has become read-only (a refused write)
-        turns read-only here (`_became_read_only`), and the write gives `default`."""
-
-        def guarded(connection: sqlite3.Connection):
-            try:
-                return operation(connection)
-            except sqlite3.OperationalError as error:
-                if "readonly" not in str(error):
-                    raise
-                self._became_read_only(error)
-                return default
-
-        return self._connections.run(guarded, default)
-
-    def _refresh(self, connection: sqlite3.Connection, statement: str, values: tuple) -> None:
-        """A read's own write (its "last read", an expired entry dropped): skipped when read-only,
-        and never a reason for the read to fail."""
-        if not self.writable:
-            return
+    @contextmanager
+    def _transaction(self, connection: sqlite3.Connection) -> Iterator[None]:
+        """BEGIN IMMEDIATE: the write lock at once, so two writers never both evict."""
+        connection.execute("BEGIN IMMEDIATE")
         try:
-            connection.execute(statement, values)
-        except sqlite3.OperationalError as error:
-            if "readonly" not in str(error):
-                raise
-            self._became_read_only(error)
-
-    def _became_read_only(self, error: sqlite3.OperationalError) -> None:
-        if self.writable:
-            LOG.warning(
-                "run store %s can no longer be written (%s): stored runs are served read-only, new runs "
-                "are not kept",
-                self.path,
-                error,
-            )
-        self.writable = False
+            yield
+            connection.execute("COMMIT")
+        except BaseException:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+            raise
 
     def get(self, key: str) -> Entry | None:
         def read(connection: sqlite3.Connection) -> Entry | None:
             row = connection.execute(
                 "SELECT payload, corpus, meta, codec, created, accessed FROM runs WHERE key = ?", (key,)
             ).fetchone()
-            if row is None:
-                return None
-            payload, corpus, meta, codec, created, accessed = row
-            now = self.clock()
-            if now - created > self.max_age or not readable(codec):
-                if not readable(codec):
-                    LOG.warning("run %s has an unknown codec %r: dropped", key[:8], codec)
-                self._refresh(connection, "DELETE FROM runs WHERE key = ?", (key,))
-                return None
-            if now - accessed >= TOUCH_SECONDS:
-                self._refresh(connection, "UPDATE runs SET accessed = ? WHERE key = ?", (now, key))
-            return unpack(key, payload, corpus, meta, created, accessed, codec)
+            return self._entry(connection, key, row)
 
-        return self._connections.run(read, None)
-
-    def delete(self, key: str) -> None:
-        if not self.writable:
-            return
-        self._write(lambda connection: connection.execute("DELETE FROM runs WHERE key = ?", (key,)), None)
-
-    def prune(self) -> None:
-        """Apply the age and byte bounds now (`put` does it too); nothing when read-only."""
-        if not self.writable:
-            return
-
-        def prune(connection: sqlite3.Connection) -> None:
-            connection.execute("BEGIN IMMEDIATE")
-            try:
-                self._evict(connection, self.clock(), keep=None)
-                connection.execute("COMMIT")
-            except BaseException:
-                connection.execute("ROLLBACK")
-                raise
-
-        self._write(prune, None)
-
-    def stored_bytes(self) -> int:
-        """The total size the byte bound applies to (for tests and the operator's log)."""
-        return self._connections.run(
-            lambda connection: connection.execute("SELECT coalesce(sum(size), 0) FROM runs").fetchone()[0], 0
-        )
-
-    def _evict(self, connection: sqlite3.Connection, now: float, keep: str | None) -> None:
-        """Drop entries past their age, then the least recently read ones until under the bound."""
-        connection.execute("DELETE FROM runs WHERE created < ?", (now - self.max_age,))
-        connection.execute("DELETE FROM started WHERE created < ?", (now - self.max_age,))
-        total = connection.execute("SELECT coalesce(sum(size), 0) FROM runs").fetchone()[0]
-        if total <= self.max_bytes:
-            return
-        rows = connection.execute(
-            "SELECT key, size FROM runs WHERE key IS NOT ? ORDER BY accessed, created", (keep,)
-        ).fetchall()
-        for old_key, size in rows:
-            if total <= self.max_bytes:
-                break
-            connection.execute("DELETE FROM runs WHERE key = ?", (old_key,))
-            total -= size
+        return self._run(read, None)
 
 
 def create_private(path: Path) -> None:

@@ -25,8 +25,8 @@ from explorer.compare.library_host import LibraryFile
 from explorer.pretrained.decoding import Decoding
 from explorer.session import serving
 from explorer.tokens import Piece
-from explorer.work import admission, tasks
-from explorer.work.jobs import DONE
+from explorer.work import tasks
+from explorer.work.jobs import result_of
 
 WAIT_SECONDS = 60.0  # a first job parses the file: 6.4 s for 500,000 entries on an idle core
 
@@ -37,17 +37,12 @@ def _asked(what: object) -> str:
 
 def _run(key: str, function, library: LibraryFile, argument: list):
     handle = serving.pool().request(key, function, library, argument, time_limit=WAIT_SECONDS, first=True)
-    try:
-        with admission.set_aside():  # an Event: the GIL is free while it waits, and the place too
-            handle.job.wait(WAIT_SECONDS + 5.0)
-        job = handle.job
-        if job.state != DONE:
-            raise ValueError(
-                job.error or f"the server's workers did not answer within {WAIT_SECONDS:.0f} s: try again"
-            )
-        return job.result
-    finally:
-        handle.release()
+    done, result = result_of(handle, WAIT_SECONDS + 5.0)
+    if not done:
+        raise ValueError(
+            result or f"the server's workers did not answer within {WAIT_SECONDS:.0f} s: try again"
+        )
+    return result
 
 
 class WorkerHost:

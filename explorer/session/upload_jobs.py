@@ -39,8 +39,8 @@ from explorer.pretrained.sentencepiece_backend import SentencePieceTokenizer
 from explorer.runs.settings import limits_or_defaults
 from explorer.runstore.keys import is_upload_key
 from explorer.session import library_jobs, serving
-from explorer.work import admission, chunked, tasks
-from explorer.work.jobs import DONE
+from explorer.work import chunked, tasks
+from explorer.work.jobs import result_of
 
 READ_TIME_LIMIT = 120.0  # seconds a worker may take to read one upload (20 MB take about 10 s)
 
@@ -92,15 +92,9 @@ def read_in_worker(
         limits.max_tokenizer_entries,
         time_limit=READ_TIME_LIMIT,
     )
-    try:
-        with admission.set_aside():  # an Event: the GIL is free while it waits, and the place too
-            handle.job.wait(READ_TIME_LIMIT + 30.0)
-        job = handle.job
-        if job.state != DONE:
-            return [], [*errors, f"Could not read the uploaded files: {job.error or 'it took too long'}."]
-        result = job.result
-    finally:
-        handle.release()
+    done, result = result_of(handle, READ_TIME_LIMIT + 30.0)
+    if not done:
+        return [], [*errors, f"Could not read the uploaded files: {result or 'it took too long'}."]
     found = [
         _rebuilt(packed, tuple(checked[index] for index in indexes))
         for indexes, packed in result["tokenizers"]

@@ -9,7 +9,8 @@ questions and never ask which algorithm made it:
   "round") to write them; `algorithm` ("bpe", "wordpiece" or "unigram"), `config` (its
   RunConfig), `words` and `counts` (the corpus as distinct words), `stop_reason`, `seconds`.
 - `vocab` (the final vocabulary in id order) and `vocab_at(k)` (the vocabulary after step k);
-  `tokenizer_at(k)` (the tokenizer after step k; None: the trained one); `special_tokens`.
+  `tokenizer_at(k)` (the tokenizer after step k; None: the trained one); `special_tokens`;
+  `save_tokenizer(path)` (the trained one's tokenizer.json, written from the run).
 - `segment(word, k)`: a corpus word's pieces after step k (None: after the last step).
 - `vocabulary_grows`: whether the vocabulary grows step by step (merges) or shrinks (rounds).
 - `stop_reason_text()`: why the run stopped, in a few words.
@@ -31,6 +32,7 @@ a history (explorer/views/, explorer/ui/).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 # The "format" field of a Unigram trace's JSON (a merge trace's JSON has none): what tells the two
@@ -38,6 +40,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 UNIGRAM_TRACE_FORMAT = "tokenizer-explorer-unigram-trace"
 
 if TYPE_CHECKING:
+    import os
+
     from explorer.pipeline.tokenizer import Tokenizer
     from explorer.run_config import RunConfig
 
@@ -47,13 +51,17 @@ class TrainingHistory(Protocol):
     """The questions the app asks of any training run's history (see the module docstring)."""
 
     config: RunConfig
-    words: list[str]
-    counts: list[int]
     stop_reason: str
     seconds: float
     engine: str  # which engine trained: "python" or "rust" (explorer.training.engines)
     step_noun: str  # "merge" or "round"
     vocabulary_grows: bool
+
+    @property
+    def words(self) -> Sequence[str]: ...  # the corpus's distinct words, first seen first
+
+    @property
+    def counts(self) -> Sequence[int]: ...
 
     @property
     def algorithm(self) -> str: ...
@@ -70,6 +78,8 @@ class TrainingHistory(Protocol):
     def vocab_at(self, k: int | None = None) -> list[str]: ...
 
     def tokenizer_at(self, k: int | None = None) -> Tokenizer: ...
+
+    def save_tokenizer(self, path: str | os.PathLike) -> None: ...
 
     def segment(self, word: str, k: int | None = None) -> list[str]: ...
 

@@ -22,6 +22,7 @@ What it does not do: write the programs (explorer.reproduce) or draw them (explo
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from explorer.compare import TokenizerColumn, UploadedTokenizer
 from explorer.corpora.inputs import CorpusInput, kind_of
@@ -57,10 +58,11 @@ def corpus_source(run: Run) -> CorpusSource | CorpusFiles | CorpusCounts:
         return CorpusFiles(
             (CorpusInput(host["name"], kind, compression, host["size"]),), run.settings.reading
         )
+    reading = run.settings.reading
     if run.sample_key is not None and run.sample_key in SAMPLES:
-        return CorpusSource.from_sample(run.sample_key)
+        return replace(CorpusSource.from_sample(run.sample_key), reading=reading)
     # A pasted or uploaded text (kept in the store or not): the run's key holds its text's SHA-256.
-    return CorpusSource(run.key.corpus_sha256, path=PLACEHOLDER, pasted=True)
+    return CorpusSource(run.key.corpus_sha256, path=PLACEHOLDER, pasted=True, reading=reading)
 
 
 def corpus_note(run: Run) -> str:

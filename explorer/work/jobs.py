@@ -12,6 +12,8 @@
   session dropped by the server releases what it held), a queued or running job is cancelled.
   A job nobody ever attached to runs to its end.
 - `JobOwner`: what a job asks of the dispatcher that made it (cancel, attach, ...).
+- `result_of(handle, seconds)`: a page run waits for a short job (an upload read, a library
+  encode), its place and the GIL set aside, then lets go of it: the job's result, or its error.
 
 What it does not do: run anything, talk to processes or decide anything (explorer.work.dispatch
 does); it imports nothing of the pool.
@@ -24,6 +26,8 @@ import time
 import weakref
 from collections.abc import Callable
 from typing import Any, Protocol
+
+from explorer.work import admission
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED, CRASHED = (
     "queued",
@@ -274,3 +278,17 @@ class JobHandle:
 
     def __repr__(self) -> str:
         return f"<JobHandle {self.job!r}{' released' if self.released else ''}>"
+
+
+def result_of(handle: JobHandle, seconds: float) -> tuple[bool, Any]:
+    """Wait up to `seconds` for the job `handle` holds, this page run's place given to another
+    meanwhile (an Event: the GIL is free while it waits, and the place too: explorer.work.admission),
+    then let go of it (a job nobody else waits for is cancelled). (True, its result) when it is
+    done, else (False, its error: None when it did not end in time)."""
+    try:
+        with admission.set_aside():
+            handle.job.wait(seconds)
+        job = handle.job
+        return (True, job.result) if job.state == DONE else (False, job.error)
+    finally:
+        handle.release()

@@ -1,12 +1,9 @@
 """The real jobs of the worker pool, taking and returning plain data (small where possible).
 
 - `train_task(reporter, corpus_text, settings, limits, store=None, jobs=1, engine=None)`:
-  `explorer.train.train_corpus` (or, when `corpus_text` is a host's file,
-  explorer.session.host_corpora.worker_input, that file streamed into the counter where it is,
-  `count_inputs`, then `train_counted`; an uploaded count file's bytes,
-  explorer.session.count_uploads.worker_input, read and checked, then `train_counted`: neither
-  is ever stored; its words counted in `jobs`
-  forked processes: the pool's `counting_jobs`; its merges on `engine`, the server's,
+  `explorer.train.train_corpus` (or, when `corpus_text` is a host's file or an uploaded count
+  file's bytes, explorer.work.count_tasks.train_from_file: neither is ever stored); its words
+  counted in `jobs` forked processes: the pool's `counting_jobs`; its merges on `engine`, the server's,
   explorer.training.engines) under the run's budget (`Limits.budget()`), reporting
   {"phase": "counting"} (with "bytes_read" and "total_bytes" for a host's file) and then
   {"phase": "training", "step", "planned", "unit"} ("merge", or "round" for Unigram, whose
@@ -30,9 +27,6 @@
   TokenizerMetrics fields, "seconds", "lines", "characters", "complete", "research",
   "research_reason"}: the research figures of the same lines (explorer.compare.research, seconds
   are the corpus figures' alone), or None and one sentence saying why.
-- `read_count_file_task(reporter, name, data)`: the Train page's uploaded count file read and
-  checked (explorer.corpora.count_files); its settings, figures and distinct words come back, its
-  words stay here.
 - `read_uploads_task(reporter, files, max_entries)`: the Compare page's uploaded tokenizer files
   read (`explorer.compare.read_uploads`) and their entries counted; returns each tokenizer as an
   `explorer.work.chunked` pickle the server loads without a long hold of its GIL.
@@ -53,8 +47,9 @@
 
 Bad input raises ValueError with a sentence, which becomes the job's error.
 
-What it does not do: check a corpus or settings for the visitor first (explorer.checks does,
-before submitting), or decide a run's key (explorer.runstore.run_key).
+What it does not do: read count files or a host's files (explorer.work.count_tasks), check a
+corpus or settings for the visitor first (explorer.checks does, before submitting), or decide a
+run's key (explorer.runstore.run_key).
 """
 
 from __future__ import annotations
@@ -67,6 +62,7 @@ from explorer.pretrained.registry import PRETRAINED
 from explorer.run_config import RunConfig
 from explorer.runstore.keys import stopped_run_key
 from explorer.training.word_counts import split_lines
+from explorer.work.count_tasks import train_from_file
 
 STOP_BUTTON = "the Stop button"
 NO_WORDS = "The corpus has no words once normalized and pre-tokenized: try another pre-tokenizer or corpus."
@@ -98,7 +94,7 @@ def train_task(
     reporter.report(phase="counting")
     should_stop = lambda: reporter.should_stop() or budget.should_stop()  # noqa: E731
     if isinstance(corpus_text, dict):  # a count file, or a host's file streamed where it is
-        trace = _train_from_file(reporter, corpus_text, run, budget, should_stop, jobs, engine)
+        trace = train_from_file(reporter, corpus_text, run, budget, should_stop, jobs, engine)
         corpus_text = ""  # never stored: the run keeps its words and counts, its link names the file
     else:
         trace = train_corpus(
@@ -147,98 +143,6 @@ def train_task(
             if result["stored_key"] is not None:
                 result["trace_json"] = None
     return result
-
-
-def _train_from_file(reporter, source: dict, run: RunConfig, budget: Budget, should_stop, jobs: int, engine):
-    """A corpus that is not a text: an uploaded count file's bytes ("count_file",
-    explorer.session.count_uploads.worker_input), or a host's file
-    (explorer.session.host_corpora.worker_input): a count file read where it is, a text file
-    streamed into the counter in chunks (progress in bytes). Trained from its counts; a ValueError
-    of one sentence when the file is gone, changed since it was listed, not the run's settings'
-    counts, or stopped while counting."""
-    import os
-
-    from explorer.corpora.counting import Counting
-    from explorer.training.trainers import train_counted
-
-    if "count_file" in source:
-        counts = _read_counts(_named_bytes(source["name"], source["count_file"]), source["name"], run)
-    else:
-        path = source["host_path"]
-        name = os.path.basename(path)
-        try:
-            status = os.stat(path)
-        except OSError as error:
-            raise ValueError(f"The server's corpus {name!r} cannot be read ({error.strerror}).") from None
-        if (status.st_size, status.st_mtime_ns) != (source["size"], source["mtime_ns"]):
-            raise ValueError(f"The server's corpus {name!r} changed since it was listed: choose it again.")
-        if source.get("count_file_on_host"):
-            counts = _read_counts(path, name, run)
-        else:
-            counts = _count_host_file(reporter, path, name, Counting.of(run), should_stop, jobs, engine)
-    return train_counted(
-        counts.words,
-        counts.figures,
-        run,
-        progress=budget.progress,
-        should_stop=should_stop,
-        max_steps=budget.step_limit,
-        engine=engine,
-    )
-
-
-def _named_bytes(name: str, data: bytes):
-    """`data` as a binary file named `name` (a count file's sentences name it)."""
-    import io
-
-    buffer = io.BytesIO(data)
-    buffer.name = name
-    return buffer
-
-
-def _sentence(error: ValueError) -> str:
-    """A count file's problem (explorer.corpora.count_files: a clause) as the page's sentence."""
-    message = str(error)
-    return message[:1].upper() + message[1:] + "."
-
-
-def _read_counts(source, name: str, run: RunConfig):
-    """A count file's counts, checked (explorer.corpora.count_files) and made with the run's settings."""
-    from explorer.corpora.count_files import read_count_files
-    from explorer.corpora.counting import Counting
-
-    try:
-        counts = read_count_files([source])
-    except ValueError as error:  # its sentence names the file
-        raise ValueError(_sentence(error)) from None
-    if counts.counting != Counting.of(run):
-        raise ValueError(
-            f"The count file {name!r} was made with {counts.counting.describe()}, not this run's "
-            f"{Counting.of(run).describe()}."
-        )
-    return counts
-
-
-def _count_host_file(reporter, path: str, name: str, counting, should_stop, jobs: int, engine):
-    """A host's text file streamed into the counter in chunks, progress in bytes."""
-    from explorer.corpora.inputs import expand_inputs
-    from explorer.corpora.streaming import CountingStopped, count_inputs
-
-    try:
-        return count_inputs(
-            expand_inputs([path]),
-            counting,
-            jobs=jobs,
-            engine=engine,
-            progress=lambda done, total: reporter.report(
-                phase="counting", bytes_read=done, total_bytes=total
-            ),
-            should_stop=should_stop,
-        )
-    except CountingStopped:
-        raise ValueError(f"Training stopped while it counted the words of {name!r}.") from None
-    except OSError as error:
-        raise ValueError(f"The server's corpus {name!r} cannot be read ({error.strerror}).") from None
 
 
 def trace_steps(trace) -> int:
@@ -350,26 +254,6 @@ def warm_up(step: str) -> None:
 
 
 # ---------------------------------------------------------------- uploaded count files
-
-
-def read_count_file_task(reporter, name: str, data: bytes) -> dict:
-    """The Train page's uploaded count file read and checked here, not in the server
-    (explorer.corpora.count_files: every row checked): {"counting": Counting.to_dict(), "figures",
-    "distinct_words", "sources"}, or {"error": the sentence saying why it is not a count file this
-    explorer reads}. Its words stay here: the server needs only what the page shows."""
-    from explorer.corpora.count_files import read_count_files
-
-    reporter.report(phase="reading")
-    try:
-        counts = read_count_files([_named_bytes(name, data)])
-    except ValueError as error:  # its sentence names the file
-        return {"error": _sentence(error)}
-    return {
-        "counting": counts.counting.to_dict(),
-        "figures": counts.figures,
-        "distinct_words": len(counts.words),
-        "sources": counts.sources,
-    }
 
 
 # ---------------------------------------------------------------- uploaded tokenizers

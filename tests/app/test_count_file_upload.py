@@ -20,7 +20,7 @@ from explorer.corpora.counter import ChunkCounter
 from explorer.corpora.counting import Counting
 from explorer.samples import SAMPLES
 from explorer.session import serving
-from explorer.session.count_uploads import CountFile
+from explorer.session.count_uploads import REUPLOAD, CountFile
 from explorer.train import train_corpus
 from explorer.ui.common.state import AUDIT_JOBS, UPLOADED_CORPUS
 from explorer.ui.common.state import Widget as W
@@ -116,12 +116,42 @@ def test_a_count_files_run_is_explorable_on_every_page(trained):
 def test_a_count_files_link_reopens_its_run_in_a_fresh_session(trained):
     run = run_of(trained)
     trained.switch_page(TRAIN).run()  # the Train page's link (the tests before went to other pages)
+    shown = metrics(trained)
     reopened = new_app(query(trained))
     again = run_of(reopened)
     assert again is not None and again.store_key == run.store_key and again.from_counts
     assert again.settings == run.settings
-    reopened.switch_page(MERGES).run()
-    assert not reopened.exception and not joined(reopened, "error")
+    # The link is the truth: the fresh session shows the run's summary, as the session that trained it.
+    assert not any("changed since run" in caption for caption in texts(reopened, "caption"))
+    assert metrics(reopened) == shown and not joined(reopened, "error")
+    assert query(reopened) == query(trained)
+    assert at_least_the_count_files_settings_fixed(reopened)
+    for page in (MERGES, VOCABULARY, COMPARE):
+        reopened.switch_page(page).run()
+        assert not reopened.exception and not joined(reopened, "error")
+        assert run_of(reopened) is again and query(reopened)["run"] == run.store_key
+    reopened.switch_page(TRAIN).run()
+    assert metrics(reopened) == shown and query(reopened) == query(trained)
+
+
+def test_a_count_files_link_asks_for_the_file_again_to_train_other_settings(trained):
+    trained.switch_page(TRAIN).run()
+    reopened = new_app(query(trained))
+    assert any("is an uploaded count file" in note for note in map(html.unescape, html_bodies(reopened)))
+    reopened.number_input(key=W.VOCAB_NUMBER).set_value(350).run()
+    assert "run" not in query(reopened)  # the form no longer says what trained the run shown
+    reopened.button(key=W.TRAIN).click().run()
+    assert REUPLOAD in joined(reopened, "error") and not reopened.exception
+    assert run_of(reopened).store_key == run_of(trained).store_key
+
+
+def at_least_the_count_files_settings_fixed(at) -> bool:
+    """The form says what the count file's words were made with, and that they cannot change."""
+    return (
+        at.selectbox(key=W.PRE_TOKENIZER).disabled
+        and at.selectbox(key=W.SPLIT_PATTERN).value == "cl100k"
+        and at.multiselect(key=W.NORMALIZERS).value == ["nfkc"]
+    )
 
 
 def test_a_foreign_parquet_file_is_one_sentence():

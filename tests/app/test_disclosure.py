@@ -5,7 +5,10 @@ same step."""
 
 from __future__ import annotations
 
+from explorer.drawing.token_html import escape_text
+from explorer.samples import SAMPLES
 from explorer.ui.common.state import Widget as W
+from explorer.ui.train.corpus_input import PREVIEW_LINES
 from tests.app.helpers import MERGES, new_app, open_sections, player, player_tick
 
 COURSE_WORDPIECE = {"algorithm": "wordpiece", "flavor": "course", "vocab_size": "70", "sample": "hf-course"}
@@ -81,6 +84,16 @@ def test_a_lessons_course_check_is_closed_and_draws_its_printouts_only_when_open
     codes = [element.value for element in at.code]
     assert check.proto.expanded and codes and len(codes) % 2 == 0  # the course's printout, then ours
     assert all(codes[index] == codes[index + 1] for index in range(0, len(codes), 2))  # equal entries
+
+
+def test_a_large_samples_first_lines_are_escaped_html_and_no_code_block():
+    # A code block would make the browser load its syntax highlighter (about 0.75 s of CPU) before
+    # the Train page of a large sample's link is drawn.
+    at = new_app({"sample": "shakespeare"})
+    assert not at.code
+    (preview,) = [body for body in html_under(at.main) if 'class="sample-preview"' in body]
+    first_lines = SAMPLES["shakespeare"].text.splitlines()[:PREVIEW_LINES]
+    assert escape_text("\n".join(first_lines)) in preview and 'tabindex="0"' in preview
 
 
 def test_until_the_first_action_a_sentence_says_the_player_is_coming():

@@ -19,7 +19,7 @@ from tests.app.helpers import COMPARE, MERGES, TRAIN, VOCABULARY, new_app, run_o
 NAMES = [
     "run", "runs", "sample", "algorithm", "flavor", "vocab_size", "pre_tokenizer", "normalizers",
     "min_frequency", "special_tokens", "prefix", "suffix", "seed_size", "shrinking_factor",
-    "max_piece_length", "unk_token", "step", "search", "show", "sort", "desc", "cols", "text",
+    "max_piece_length", "unk_token", "reading", "step", "search", "show", "sort", "desc", "cols", "text",
     "special", "diff", "steps", "steps_text", "whole", "decode", "ids", "lesson", "overlap", "audit",
     "audit_step",
 ]  # fmt: skip

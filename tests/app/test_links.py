@@ -10,7 +10,7 @@ import json
 
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.runstore import keys
-from explorer.session import serving
+from explorer.session import serving, stored_runs
 from explorer.ui.common.state import Widget as W
 from explorer.ui.common.training import REUSED
 from tests.app.helpers import (
@@ -273,6 +273,6 @@ def test_a_link_and_a_stored_run_from_before_the_reading_open_the_same_run():
     old_meta = {**entry.meta, "settings": {k: v for k, v in entry.meta["settings"].items() if k != "reading"}}
     serving.store().put(run.store_key, entry.payload, entry.corpus, old_meta)
     assert "reading" not in serving.store().get(run.store_key).meta["settings"]
-    serving._shared.clear()  # read from the store again, as a server started since would
+    stored_runs._shared.clear()  # read from the store again, as a server started since would
     again = run_of(new_app(link))
     assert again is not None and again.store_key == run.store_key and again.settings == run.settings

@@ -12,8 +12,9 @@ gone, and the runs it kept open again once it is back."""
 from __future__ import annotations
 
 from explorer.checks import Limits
+from explorer.runs.run import corpus_digest
 from explorer.runs.settings import Settings
-from explorer.session import serving
+from explorer.session import serving, stored_runs
 from explorer.ui.common import link
 from tests.app.helpers import MERGES, new_app, query, run_of, texts
 from tests.app.test_serving import train_pasted, words
@@ -60,9 +61,9 @@ def test_a_run_larger_than_the_store_takes_gives_no_link_and_says_so(monkeypatch
     at = train_pasted(new_app(), words(300, seed=14))
     assert not at.exception and run_of(at) is not None and small.get(run_of(at).store_key) is None
     assert "run" not in query(at) and "runs" not in query(at)
-    assert texts(at, "warning").count(serving.RUN_NOT_KEPT) == 1
+    assert texts(at, "warning").count(stored_runs.RUN_NOT_KEPT) == 1
     at.switch_page(MERGES).run()
-    assert texts(at, "warning").count(serving.RUN_NOT_KEPT) == 1 and "run" not in query(at)
+    assert texts(at, "warning").count(stored_runs.RUN_NOT_KEPT) == 1 and "run" not in query(at)
 
 
 def test_a_postgres_store_gone_gives_no_link_says_so_and_its_runs_open_once_it_is_back(
@@ -80,7 +81,7 @@ def test_a_postgres_store_gone_gives_no_link_says_so_and_its_runs_open_once_it_i
         at = train_pasted(new_app(), words(300, seed=18))
         assert not at.exception and run_of(at) is not None
         assert "run" not in query(at) and "runs" not in query(at)
-        assert texts(at, "warning").count(serving.RUN_NOT_KEPT) == 1
+        assert texts(at, "warning").count(stored_runs.RUN_NOT_KEPT) == 1
     finally:
         postgres_cluster.start()
     again = new_app(link, MERGES)
@@ -91,9 +92,9 @@ def test_a_postgres_store_gone_gives_no_link_says_so_and_its_runs_open_once_it_i
 def test_a_link_to_a_run_that_never_finished_says_so_not_that_it_expired():
     settings = Settings()
     text = words(300, seed=15)
-    key = serving.training_key(text, settings, Limits())
+    key = serving.training_key(corpus_digest(text), settings, Limits())
     serving.store_spec(key, {}, keep_corpus=True)  # its training started; the server restarted
     at = new_app({"run": key}, MERGES)
     assert link.UNFINISHED in texts(at, "info") and link.EXPIRED not in texts(at, "info")
-    at = new_app({"run": serving.training_key(words(300, seed=16), settings, Limits())})
+    at = new_app({"run": serving.training_key(corpus_digest(words(300, seed=16)), settings, Limits())})
     assert link.EXPIRED in texts(at, "info")  # never started here: expired (or never was)

@@ -254,3 +254,30 @@ def test_an_uploads_text_is_digested_once_from_its_upload_to_its_run(monkeypatch
     assert run is not None and run.key.corpus_sha256 == sha256(data).hexdigest()
     assert serving.store().get(run.store_key).meta["corpus_sha256"] == run.key.corpus_sha256
     assert digests == Counter(corpus=1)
+
+
+def test_the_part_of_an_upload_train_used_is_digested_once_and_the_upload_not_again(monkeypatch):
+    """Over the size limit, "Train on the first X" trains a part of the upload: the part is digested
+    once (for the form's note of what was trained and for its run's key), and the upload's own
+    digest is still remembered on the reruns after it."""
+    monkeypatch.setenv("EXPLORER_ENGINE", "python")  # its limit (the compiled engine's is the upload's)
+    monkeypatch.setenv("EXPLORER_MAX_CORPUS_MB", "0.1")
+    data = JAPANESE.encode()  # 0.2 MB
+    sha256 = hashlib.sha256
+    digested: Counter = Counter()
+
+    def counting(content=b"", *args, **kwargs):
+        digested[len(content)] += 1
+        return sha256(content, *args, **kwargs)
+
+    at = new_app()
+    at.file_uploader(key=W.UPLOAD).upload("neko.txt", data, "text/plain").run()
+    monkeypatch.setattr(hashlib, "sha256", counting)
+    click(at, W.TRAIN_PREFIX)
+    run = session_value(at, CURRENT_RUN)
+    assert run is not None and 0 < run.characters < len(JAPANESE)
+    part = JAPANESE[: run.characters].encode()
+    assert run.key.corpus_sha256 == sha256(part).hexdigest()
+    at.number_input(key=W.VOCAB_NUMBER).set_value(300).run()  # a rerun after it
+    assert not at.exception, at.exception
+    assert digested[len(part)] == 1 and digested[len(data)] == 0

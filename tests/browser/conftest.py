@@ -21,12 +21,11 @@ import contextlib
 import pytest
 
 from tests.browser.helpers import (
-    DEFAULT_TIMEOUT_MS,
     SCREENSHOTS,
-    VIEWPORT,
     Tabs,
     chromium,
     chromium_missing_reason,
+    new_context,
     safe_file_name,
     screenshot,
     streamlit_server,
@@ -73,8 +72,7 @@ def fresh_server(request):
 
 @contextlib.contextmanager
 def _context(browser):
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    context = new_context(browser)
     try:
         yield context
     finally:

@@ -1,7 +1,7 @@
 """Real-browser helpers: the app's server on a free loopback port (launched as `tasks.py app`
 launches it, `tasks.server_launch`), Debian's Chromium through Playwright, and the checks every
-browser test repeats (no error element, wait for the script to finish, screenshots under
-artifacts/screenshots/).
+browser test repeats (no error element, no page or console error (`Watch`), wait for the script to
+finish, screenshots under artifacts/screenshots/).
 
 Used by the tests of tests/browser/ (their fixtures, in conftest.py, are built on these), and by
 bench/ and docs/take_screenshots.py (as plain context managers). Playwright's own browsers are not
@@ -26,6 +26,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import tasks
 from tests import ROOT
@@ -182,6 +183,18 @@ def chromium() -> Iterator:
             browser.close()
 
 
+def new_context(browser, **options):
+    """A browser context for a test's visitor: the laptop's window (VIEWPORT), the locators' timeout,
+    and the operating system's "reduce motion" setting on, as a visitor who chose it has it:
+    Streamlit then draws each element in its final place at once rather than animating its entry,
+    its transitions and its smooth scrolls, which Chromium otherwise paints frame after frame while
+    a test waits (the same three Merge history visits: 15.8 -> 9.2 cpu-s). What the tests check is
+    the drawn page, which both settings end on. `options` go to Playwright's new_context."""
+    context = browser.new_context(**{"viewport": VIEWPORT, "reduced_motion": "reduce", **options})
+    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    return context
+
+
 class Tabs:
     """The tabs of one browser context, kept for the next visitor: a tab a test is done with goes
     back to about:blank and the next `open()` takes it. Loading the app in it is a new session all
@@ -240,6 +253,51 @@ class Tabs:
 
 
 # ---------------------------------------------------------------- page helpers
+
+
+PROBES = re.compile(r"/_stcore/(health|host-config)$")  # Streamlit's own, answered 404 under a page path
+
+
+class Watch:
+    """The tab's page errors and console errors, as they happen."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.failed: list[str] = []
+
+    def _on_page_error(self, error) -> None:
+        self.errors.append(f"pageerror: {error}")
+
+    def _on_console(self, message) -> None:
+        if message.type == "error":
+            self.errors.append(message.text)
+
+    def _on_response(self, response) -> None:
+        if response.status >= 400 and not PROBES.search(urlsplit(response.url).path):
+            self.failed.append(f"{response.status} {response.url}")
+
+    @contextlib.contextmanager
+    def attached(self, page):
+        """Listen to the tab for the block (the tab is reused afterwards: tests/browser/conftest.py)."""
+        listeners = {
+            "pageerror": self._on_page_error,
+            "console": self._on_console,
+            "response": self._on_response,
+        }
+        for event, listener in listeners.items():
+            page.on(event, listener)
+        try:
+            yield self
+        finally:
+            if not page.is_closed():
+                for event, listener in listeners.items():
+                    page.remove_listener(event, listener)
+
+    def problems(self) -> list[str]:
+        resources = [text for text in self.errors if text.startswith("Failed to load resource")]
+        unexplained = [text for text in self.errors if text not in resources]
+        # A console "Failed to load resource" is explained when every failed response was a probe.
+        return unexplained + (self.failed if resources else [])
 
 
 def player_reading(page) -> tuple[int | None, str, bool]:

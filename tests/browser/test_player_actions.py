@@ -20,7 +20,6 @@ suite's budget). Every run then ends with a Pause, a reload and the link opened 
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import re
@@ -31,6 +30,7 @@ import pytest
 from tests.browser.helpers import (
     APP_SELECTOR,
     PLAYER_SELECTOR,
+    Watch,
     main,
     open_page,
     player_reading,
@@ -63,7 +63,6 @@ ACTIONS = {
 }
 SLIDER_KEYS = ["ArrowRight", "ArrowLeft", "PageUp", "PageDown", "Home", "End"]
 SPEED_KEYS = ["ArrowRight", "ArrowLeft", "Home", "End"]
-PROBES = re.compile(r"/_stcore/(health|host-config)$")  # Streamlit's own, answered 404 under a page path
 
 
 def seed() -> int:
@@ -72,48 +71,6 @@ def seed() -> int:
 
 def actions_per_run() -> int:
     return -(-int(os.environ.get("EXPLORER_PLAYER_ACTIONS", str(ACTIONS_DEFAULT))) // len(RUNS))
-
-
-class Watch:
-    """The tab's page errors and console errors, as they happen."""
-
-    def __init__(self) -> None:
-        self.errors: list[str] = []
-        self.failed: list[str] = []
-
-    def _on_page_error(self, error) -> None:
-        self.errors.append(f"pageerror: {error}")
-
-    def _on_console(self, message) -> None:
-        if message.type == "error":
-            self.errors.append(message.text)
-
-    def _on_response(self, response) -> None:
-        if response.status >= 400 and not PROBES.search(urlsplit(response.url).path):
-            self.failed.append(f"{response.status} {response.url}")
-
-    @contextlib.contextmanager
-    def attached(self, page):
-        """Listen to the tab for the block (the tab is reused afterwards: tests/browser/conftest.py)."""
-        listeners = {
-            "pageerror": self._on_page_error,
-            "console": self._on_console,
-            "response": self._on_response,
-        }
-        for event, listener in listeners.items():
-            page.on(event, listener)
-        try:
-            yield self
-        finally:
-            if not page.is_closed():
-                for event, listener in listeners.items():
-                    page.remove_listener(event, listener)
-
-    def problems(self) -> list[str]:
-        resources = [text for text in self.errors if text.startswith("Failed to load resource")]
-        unexplained = [text for text in self.errors if text not in resources]
-        # A console "Failed to load resource" is explained when every failed response was a probe.
-        return unexplained + (self.failed if resources else [])
 
 
 def url_step(page) -> int | None:

@@ -28,13 +28,12 @@ import tasks
 from tests import ROOT
 from tests.browser.helpers import (
     ARTIFACTS,
-    DEFAULT_TIMEOUT_MS,
     STEP_INPUT,
-    VIEWPORT,
     Tabs,
     assert_no_errors,
     chromium_missing_reason,
     main,
+    new_context,
     open_page,
     sidebar,
     wait_idle,
@@ -75,9 +74,8 @@ def visitors(browser, replicas):
     pinned = []
     with contextlib.ExitStack() as stack:
         for index in (A, B):
-            context = browser.new_context(viewport=VIEWPORT)
+            context = new_context(browser)
             stack.callback(context.close)
-            context.set_default_timeout(DEFAULT_TIMEOUT_MS)
             value = cookie_for(replicas, index)
             context.add_cookies([{"name": tasks.REPLICA_COOKIE, "value": value, "url": replicas.url}])
             context.sticky = value

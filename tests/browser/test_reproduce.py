@@ -11,10 +11,9 @@ import pytest
 from explorer.reproduce import CorpusSource, training_program
 from explorer.runs.settings import from_query_params
 from tests.browser.helpers import (
-    DEFAULT_TIMEOUT_MS,
-    VIEWPORT,
     assert_no_errors,
     main,
+    new_context,
     open_page,
     open_sections,
     screenshot,
@@ -28,8 +27,7 @@ SPECIAL = '<script>alert("x")</script>,"""x\\'
 
 def test_the_code_block_shows_the_program_as_written_and_copies_it(browser, server):
     settings = {"vocab_size": "300", "special_tokens": SPECIAL}
-    context = browser.new_context(viewport=VIEWPORT, permissions=["clipboard-read", "clipboard-write"])
-    context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+    context = new_context(browser, permissions=["clipboard-read", "clipboard-write"])
     page = context.new_page()
     dialogs: list[str] = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))

@@ -11,6 +11,7 @@ temporary folder, the repository on PYTHONPATH, no network) and gives what our r
 - `python -m explorer train --print-code`: the printed program, run, writes the --out file's bytes.
 """
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -31,6 +32,8 @@ from explorer import (
     tokenizer_to_json,
     train_corpus,
 )
+from explorer.corpora.counter import ChunkCounter
+from explorer.corpora.counting import Counting
 from explorer.reproduce import (
     CompareColumn,
     CorpusSource,
@@ -45,7 +48,6 @@ from explorer.reproduce.notebook import notebook_json
 from explorer.samples import SAMPLES
 from explorer.training.bpe.trainer import train
 from explorer.training.trainers import effective_config
-from explorer.training.word_counts import count_corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -139,7 +141,9 @@ def our_tokenizer_json(text: str, run: RunConfig, library_json: str) -> str:
     """Our run's tokenizer.json; with a prefix or suffix, trained given the library run's block order."""
     if run.is_unigram or (run.trainer.prefix is None and run.trainer.suffix is None):
         return tokenizer_to_json(tokenizer_from_trace(train_corpus(text, run)), pretty=True)
-    word_counts, _ = count_corpus(text, run.normalizers, run.pre_tokenizer)
+    counter = ChunkCounter(Counting.of(run))  # the words of the run's reading
+    counter.add_text(text)
+    word_counts = counter.result().words
     vocab = json.loads(library_json)["model"]["vocab"]
     effective = effective_config(run)
     trace = train(
@@ -157,6 +161,30 @@ def test_library_program_writes_our_tokenizer_json(tmp_path_factory, text, run):
     folder = fresh(tmp_path_factory)
     (folder / "corpus.txt").write_bytes(text.encode("utf-8"))
     run_program(library_program(run, CorpusSource.from_pasted(text)), folder)
+    library_json = (folder / "tokenizer.json").read_text(encoding="utf-8")
+    assert our_tokenizer_json(text, run, library_json) == library_json
+
+
+# Line endings that matter when kept: "\r\n", blank lines, a last line with or without its break.
+texts_with_endings = (
+    st.lists(
+        st.tuples(
+            st.text(st.sampled_from(list("abcé '")), max_size=7), st.sampled_from(["\n", "\r\n", "\n\n"])
+        ),
+        min_size=1,
+        max_size=6,
+    ).map(lambda lines: "".join(line + end for line, end in lines))
+    | corpus_texts
+)
+
+
+@PROGRAMS
+@given(text=texts_with_endings, run=library_runs())
+def test_library_program_reads_lines_with_their_endings_as_the_run(tmp_path_factory, text, run):
+    run = dataclasses.replace(run, reading="lines-with-endings")
+    folder = fresh(tmp_path_factory)
+    (folder / "corpus.txt").write_bytes(text.encode("utf-8"))
+    run_program(library_program(run, CorpusSource.from_pasted(text, reading=run.reading)), folder)
     library_json = (folder / "tokenizer.json").read_text(encoding="utf-8")
     assert our_tokenizer_json(text, run, library_json) == library_json
 

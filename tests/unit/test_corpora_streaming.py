@@ -193,6 +193,26 @@ def test_every_bad_input_is_one_sentence(tmp_path):
     )
 
 
+def test_a_chunk_becomes_text_a_piece_of_whole_lines_at_a_time(tmp_path, monkeypatch):
+    counting = Counting(reading="lines-with-endings")
+    whole = settled(count_inputs([text_input(tmp_path)], counting))
+    handed: list[str] = []
+    add_text = ChunkCounter.add_text
+    monkeypatch.setattr(
+        ChunkCounter, "add_text", lambda counter, text: handed.append(text) or add_text(counter, text)
+    )
+    monkeypatch.setattr("explorer.corpora.streaming.DECODE_BYTES", 5)
+    assert settled(count_inputs([text_input(tmp_path)], counting)) == whole
+    assert "".join(handed) == TEXT and len(handed) > 1
+    for piece in handed[:-1]:  # whole lines, cut at the first break at or after 5 bytes
+        assert piece.endswith("\n") and len(piece[:-1].rpartition("\n")[0].encode()) < 5
+    bad = text_input(tmp_path, "", "latin1.txt")
+    bad_path = tmp_path / "latin1.txt"
+    bad_path.write_bytes(b"good line\n" * 10 + "caf\xe9\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="the byte at offset 103 "):
+        count_inputs([bad], counting)
+
+
 class Stdin:
     """sys.stdin with a binary buffer, as a pipe gives it."""
 

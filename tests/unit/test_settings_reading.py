@@ -12,8 +12,9 @@ import pytest
 from explorer.checks import Limits
 from explorer.corpora.counting import Counting
 from explorer.runs import settings as settings_module
+from explorer.runs.run import corpus_digest
 from explorer.runs.settings import Settings, counting_problem, from_query_params, with_counting
-from explorer.session import serving
+from explorer.session import serving, stored_runs
 
 BEFORE_READING = [  # (settings, their key for b"k" * 32 and "a corpus\n", their link) before the field
     (Settings(), "c8ab399ae8734ba626fdaa1b03d938e357e30aa4e26a31f8036c5a48136287a7", {"algorithm": "bpe"}),
@@ -33,17 +34,17 @@ BEFORE_READING = [  # (settings, their key for b"k" * 32 and "a corpus\n", their
 @pytest.mark.parametrize(("settings", "old_key", "old_link"), BEFORE_READING)
 def test_keys_and_links_made_before_the_reading_are_the_same(monkeypatch, settings, old_key, old_link):
     monkeypatch.setattr(serving, "secret", lambda: b"k" * 32)
-    assert serving.training_key("a corpus\n", settings, Limits()) == old_key
+    assert serving.training_key(corpus_digest("a corpus\n"), settings, Limits()) == old_key
     assert settings.to_query_params() == old_link
     assert from_query_params(old_link, Limits()) == (settings.canonical(), [])
     old_meta = {"settings": {name: value for name, value in asdict(settings).items() if name != "reading"}}
-    assert serving.settings_from_meta(old_meta) == settings  # a run stored before the field
+    assert stored_runs.settings_from_meta(old_meta) == settings  # a run stored before the field
 
 
 def test_another_reading_is_in_the_key_and_the_link(monkeypatch):
     monkeypatch.setattr(serving, "secret", lambda: b"k" * 32)
     settings = Settings(reading="lines-with-endings")
-    assert serving.training_key("a corpus\n", settings, Limits()) != BEFORE_READING[0][1]
+    assert serving.training_key(corpus_digest("a corpus\n"), settings, Limits()) != BEFORE_READING[0][1]
     assert settings.to_query_params() == {"algorithm": "bpe", "reading": "lines-with-endings"}
     assert from_query_params(settings.to_query_params(), Limits()) == (settings, [])
     assert settings.run_config(Limits()).reading == "lines-with-endings"
@@ -52,7 +53,7 @@ def test_another_reading_is_in_the_key_and_the_link(monkeypatch):
 def test_a_bad_reading_in_a_link_is_a_note_and_lines():
     settings, notes = from_query_params({"algorithm": "bpe", "reading": "pages"}, Limits())
     assert settings.reading == "lines" and notes == [
-        "Ignored reading='pages' from the link (choose from lines, lines-with-endings, records)."
+        "Ignored reading='pages' from the link (choose from lines, lines-with-endings)."
     ]
 
 

@@ -1,8 +1,9 @@
 """What `python3 tasks.py` installs beside the requirements: for the browser tests (`test`),
 Debian's Chromium and the Noto CJK and emoji fonts, for the run store's tests on PostgreSQL,
-Debian's postgresql, and for the tests of several replicas, nginx, only those missing, and nothing at all when
-every one is there (issue 50: the fonts were installed by hand); for `app` and `test`, the explorer
-package itself into .venv, editable, once per change of pyproject.toml.
+Debian's postgresql, for the tests of several replicas, nginx, and for the JavaScript files' syntax
+check, nodejs, only those missing, and nothing at all when every one is there (issue 50: the
+fonts were installed by hand); for `app` and `test`, the explorer package itself into .venv,
+editable, once per change of pyproject.toml.
 
 What it does not do: run apt-get, dpkg or an installer (their calls are recorded; dpkg-query's
 answer is made up). tests/unit/test_packaging.py builds the package.
@@ -39,7 +40,7 @@ def debian(monkeypatch):
 
 def test_missing_fonts_are_installed_beside_an_installed_chromium(debian):
     installed, apt = debian
-    installed.update(("chromium", "postgresql", "nginx"))
+    installed.update(("chromium", "postgresql", "nginx", "nodejs"))
     tasks.ensure_test_packages()
     assert apt[-1][:4] == ["apt-get", "install", "-y", "-qq"]
     assert apt[-1][4:] == ["fonts-noto-cjk", "fonts-noto-color-emoji"]
@@ -56,7 +57,7 @@ def test_postgresql_is_installed_when_missing_for_the_stores_tests(debian):
     """Issue 52: the run store's contract tests run on PostgreSQL too, on a server they start with
     the package's initdb and pg_ctl."""
     installed, apt = debian
-    installed.update(tasks.BROWSER_PACKAGES + tasks.REPLICA_PACKAGES)
+    installed.update(tasks.BROWSER_PACKAGES + tasks.REPLICA_PACKAGES + tasks.SCRIPT_PACKAGES)
     tasks.ensure_test_packages()
     assert apt[-1] == ["apt-get", "install", "-y", "-qq", "postgresql"]
 
@@ -64,9 +65,17 @@ def test_postgresql_is_installed_when_missing_for_the_stores_tests(debian):
 def test_nginx_is_installed_when_missing_for_the_replicas_tests(debian):
     """Issue 52: the tests of several replicas run Debian's nginx in front of them."""
     installed, apt = debian
-    installed.update(tasks.BROWSER_PACKAGES + tasks.STORE_PACKAGES)
+    installed.update(tasks.BROWSER_PACKAGES + tasks.STORE_PACKAGES + tasks.SCRIPT_PACKAGES)
     tasks.ensure_test_packages()
     assert apt[-1] == ["apt-get", "install", "-y", "-qq", "nginx"]
+
+
+def test_nodejs_is_installed_when_missing_for_the_javascript_check(debian):
+    """Issue 53: the components' JavaScript files are checked by `node --check`."""
+    installed, apt = debian
+    installed.update(tasks.BROWSER_PACKAGES + tasks.STORE_PACKAGES + tasks.REPLICA_PACKAGES)
+    tasks.ensure_test_packages()
+    assert apt[-1] == ["apt-get", "install", "-y", "-qq", "nodejs"]
 
 
 def test_the_package_is_installed_into_the_venv_editable_once(monkeypatch, tmp_path):

@@ -4,10 +4,12 @@ its questions alike, and the code outside explorer/training/ works with a run of
 made a run (at most 5 such checks, settings forms included)."""
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from explorer.pipeline.tokenizer_json import save_tokenizer
 from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
 from explorer.runs.run import MergeRun, RoundRun, RunKey, make_run
 from explorer.runs.settings import Settings
@@ -104,6 +106,56 @@ def test_segment_a_word_at_step_k_agrees_with_the_old_methods(history):
                 model = history.tokenizer_at(k).model
                 assert pieces == [token.value for token in model.tokenize(word)]
             assert "".join(pieces).replace(history.config.prefix or "\0", "") or not word
+
+
+def test_a_history_writes_the_tokenizer_json_of_its_tokenizer(history, tmp_path):
+    history.save_tokenizer(tmp_path / "streamed.json")
+    save_tokenizer(history.tokenizer_at(), tmp_path / "built.json")
+    assert (tmp_path / "streamed.json").read_bytes() == (tmp_path / "built.json").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "trainer",
+    [
+        TrainerConfig(vocab_size=80, special_tokens=("[UNK]", "[CLS]", "[SEP]")),
+        TrainerConfig(vocab_size=80, continuing_subword_prefix="##", end_of_word_suffix="</w>"),
+        TrainerConfig(vocab_size=80, flavor="course", special_tokens=("<s>",), end_of_word_suffix="</w>"),
+        TrainerConfig("wordpiece", vocab_size=80, special_tokens=("[PAD]", "[CLS]", "[SEP]")),
+    ],
+)
+def test_a_merge_history_writes_its_tokenizer_json_with_special_tokens_and_affixes(trainer, tmp_path):
+    history = train_corpus(HF_COURSE.text, RunConfig(trainer, ("lowercase",), "whitespace"))
+    history.save_tokenizer(tmp_path / "streamed.json")
+    save_tokenizer(history.tokenizer_at(), tmp_path / "built.json")
+    assert (tmp_path / "streamed.json").read_bytes() == (tmp_path / "built.json").read_bytes()
+
+
+def _kept_by_a_table(merges: list[tuple[int, int, int]], keep_first: bool) -> list[tuple[int, int]]:
+    """The model's merges as a table keyed by pair keeps them: the library's map (the last rank
+    wins) or the course's dict (a key stays at its first position)."""
+    position: dict[tuple[int, int], int] = {}
+    for rank, (left, right, _) in enumerate(merges):
+        if not (keep_first and (left, right) in position):
+            position[(left, right)] = rank
+    return [pair for pair, _ in sorted(position.items(), key=lambda item: item[1])]
+
+
+@pytest.mark.parametrize("flavor", ["library", "course"])
+def test_a_pair_merged_twice_is_kept_once_where_the_flavor_keeps_it(flavor):
+    trace = train_corpus(
+        HF_COURSE.text, RunConfig(TrainerConfig(vocab_size=60, flavor=flavor), (), "whitespace")
+    )
+    merges = trace.merges
+    # Pairs merged again later (a stale library queue entry, a pair the course re-forms).
+    repeated = [*merges[:6], merges[1], *merges[6:12], merges[4], merges[1], *merges[12:]]
+    twice = replace(trace, merges=repeated)
+    expected = _kept_by_a_table(repeated, keep_first=flavor == "course")
+    assert twice.model_merges() == [(trace.vocab[left], trace.vocab[right]) for left, right in expected]
+    assert twice.model_merges(9) == [
+        (trace.vocab[left], trace.vocab[right])
+        for left, right in _kept_by_a_table(repeated[:9], flavor == "course")
+    ]
+    assert len(twice.model_merges()) == len(merges)
 
 
 def test_a_merge_history_segments_only_its_corpus_words():

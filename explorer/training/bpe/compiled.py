@@ -3,7 +3,8 @@
 
 The Rust crate (engine/, module `explorer_engine`) runs the engine, the queue of the flavor and the
 recording; this module hands it the words as symbol ids (one array, end to end, which the crate
-copies into its engine's one buffer: `compiled_run`) and the initial vocabulary, then
+copies into its engine's one buffer: `compiled_run`; words the compiled counter holds go over
+whole, `BpeRun.from_words`, and the crate makes their symbol ids) and the initial vocabulary, then
 (`merge_compiled`) calls `advance()` (which releases the GIL) until a stop reason, doing the Stop and
 progress checks between blocks of steps exactly where the Python loop does them, and turns the
 columns it returns into the MergeHistory's lists and arrays.
@@ -15,11 +16,12 @@ vocabulary (`trainer.py`, shared by both engines).
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from types import ModuleType
 
 from explorer.run_config import TrainerConfig
 from explorer.training.bpe.candidates import Candidates
+from explorer.training.memory import release_free_memory
 from explorer.training.packing import Rows
 
 
@@ -68,15 +70,22 @@ def compiled_run(
         _aligned(lengths),
         counts,
         tokens,
-        library=config.flavor == "library",
-        likelihood=scores_by_likelihood(config),
-        candidates=config.candidates,
-        prefix=config.prefix or "",
-        vocab_size=config.vocab_size,
-        course_size=course_size,
-        min_count=max(1, config.min_frequency),
-        max_steps=max_steps,
+        **run_settings(config, course_size, max_steps),
     )
+
+
+def run_settings(config: TrainerConfig, course_size: int | None, max_steps: int | None) -> dict:
+    """The crate's run settings (`BpeRun` and `BpeRun.from_words` take the same)."""
+    return {
+        "library": config.flavor == "library",
+        "likelihood": scores_by_likelihood(config),
+        "candidates": config.candidates,
+        "prefix": config.prefix or "",
+        "vocab_size": config.vocab_size,
+        "course_size": course_size,
+        "min_count": max(1, config.min_frequency),
+        "max_steps": max_steps,
+    }
 
 
 def scores_by_likelihood(config: TrainerConfig) -> bool:
@@ -86,7 +95,7 @@ def scores_by_likelihood(config: TrainerConfig) -> bool:
 
 def merge_compiled(
     run,
-    lengths: array,
+    lengths: Iterable[int],
     config: TrainerConfig,
     initial_vocab_size: int,
     progress: Callable[[int, int], None] | None,
@@ -115,7 +124,7 @@ def merge_compiled(
     steps = len(merges) // 3
     scores = take("merge_scores", "d").tolist() if likelihood else [None] * steps
     boundary_steps = Rows(take("boundary_steps", "i"), (max(length - 1, 0) for length in lengths))
-    return {
+    merged = {
         "vocab": columns.pop("tokens"),
         "merges": list(zip(merges[0::3], merges[1::3], merges[2::3])),
         "merge_counts": take("merge_counts", "q").tolist(),
@@ -133,3 +142,7 @@ def merge_compiled(
         "stop_reason": stop_reason,
         "boundary_steps": boundary_steps,
     }
+    del merges
+    columns.clear()  # what the run did not fill for this flavor
+    release_free_memory()  # the columns' bytes, freed amid the heap (memory.py)
+    return merged

@@ -43,14 +43,16 @@ What it does not do: train (explorer/training/bpe/) or encode new text (explorer
 from __future__ import annotations
 
 import json
+import os
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from itertools import accumulate
+from itertools import accumulate, pairwise
 
 from explorer.pipeline.assemble import build_tokenizer
 from explorer.pipeline.tokenizer import Tokenizer
+from explorer.pipeline.tokenizer_json import StreamedMerges, save_tokenizer
 from explorer.run_config import RunConfig
 from explorer.training.bpe.candidates import Candidates
 from explorer.training.packing import Rows, pack_rows, resolve_packed, unpack_rows
@@ -59,7 +61,7 @@ NEVER = 2**31 - 1
 TRACE_FORMAT = "tokenizer-explorer-trace"
 
 
-def _unpack_steps(packed: str, words: list[str]) -> Rows:
+def _unpack_steps(packed: str, words: Sequence[str]) -> Rows:
     lengths = (max(len(word) - 1, 0) for word in words)
     return unpack_rows(packed, "i32", lengths, "trace: boundary_steps does not match the words")
 
@@ -76,8 +78,10 @@ STOP_REASONS = {
 @dataclass
 class MergeHistory:
     config: RunConfig
-    words: list[str]
-    counts: list[int]
+    # Lists, or (trained from words the compiled counter held) a view of those words and an
+    # array of counts: explorer.training.held_words.
+    words: Sequence[str]
+    counts: Sequence[int]
     vocab: list[str]
     initial_vocab_size: int
     merges: list[tuple[int, int, int]]
@@ -133,13 +137,26 @@ class MergeHistory:
         map keyed by pair, so the last rank wins; the course's `merges` dict keeps a key at its
         first position.
         """
-        position: dict[tuple[int, int], int] = {}
-        keep_first = self.config.flavor == "course"
-        for rank, (left, right, _) in enumerate(self.merges[:k]):
-            if not (keep_first and (left, right) in position):
-                position[(left, right)] = rank
-        ordered = sorted(position.items(), key=lambda item: item[1])
-        return [(self.vocab[left], self.vocab[right]) for (left, right), _ in ordered]
+        return list(self.model_merge_pairs(k))
+
+    def model_merge_pairs(self, k: int | None = None) -> Iterator[tuple[str, str]]:
+        """`model_merges(k)` one at a time. Nearly every pair is merged once: only the pairs merged
+        more than once are looked up (no table of every pair)."""
+        merges = self.merges if k is None else self.merges[:k]
+        keys = sorted(left << 32 | right for left, right, _ in merges)  # ids are below 2**31
+        repeated = {key for key, following in pairwise(keys) if key == following}
+        del keys
+        kept: dict[int, int] = {}  # a repeated pair -> the rank the model keeps it at
+        if repeated:
+            keep_first = self.config.flavor == "course"
+            for rank, (left, right, _) in enumerate(merges):
+                key = left << 32 | right
+                if key in repeated and not (keep_first and key in kept):
+                    kept[key] = rank
+        vocab = self.vocab
+        for rank, (left, right, _) in enumerate(merges):
+            if not kept or kept.get(left << 32 | right, rank) == rank:
+                yield vocab[left], vocab[right]
 
     def token_ids(self) -> dict[str, int]:
         return {token: index for index, token in enumerate(self.vocab)}
@@ -150,11 +167,21 @@ class MergeHistory:
 
     def tokenizer_at(self, k: int | None = None) -> Tokenizer:
         """The trained tokenizer, or the one the first k merges make (vocabulary as it was then)."""
+        return self._assembled(self.vocab_at(k), self.model_merges(k) if self.algorithm == "bpe" else [])
+
+    def save_tokenizer(self, path: str | os.PathLike) -> None:
+        """Write the trained tokenizer's tokenizer.json: `save_tokenizer(self.tokenizer_at(), path)`,
+        byte for byte, the merges taken from the run's as they are written (the model's table of
+        merges, a tuple and two ints a merge, is never built)."""
+        merges = StreamedMerges(self.model_merge_pairs()) if self.algorithm == "bpe" else None
+        save_tokenizer(self._assembled(self.vocab, []), path, merges)
+
+    def _assembled(self, vocab: list[str], merges: list[tuple[str, str]]) -> Tokenizer:
         config = self.config
         return build_tokenizer(
             config.algorithm,
-            self.vocab_at(k),
-            self.model_merges(k),
+            vocab,
+            merges,
             list(config.normalizers),
             config.pre_tokenizer,
             list(config.special_tokens),
@@ -290,7 +317,9 @@ class MergeHistory:
 
     # --- serialization -----------------------------------------------------------------------
     def to_dict(self) -> dict:
-        return resolve_packed(self.json_fields())
+        data = resolve_packed(self.json_fields())
+        data["words"], data["counts"] = list(self.words), list(self.counts)
+        return data
 
     def json_fields(self) -> dict:
         """`to_dict()` with its columns still to pack (explorer.training.packing.Packed)."""

@@ -26,14 +26,23 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from types import ModuleType
 
 from explorer.run_config import RunConfig, TrainerConfig
 from explorer.training import engines
-from explorer.training.bpe.compiled import compiled_run, merge_compiled, scores_by_likelihood, symbol_arrays
+from explorer.training.bpe.compiled import (
+    compiled_run,
+    merge_compiled,
+    run_settings,
+    scores_by_likelihood,
+    symbol_arrays,
+)
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
 from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.bpe.queues import CourseQueue, LibraryQueue, LikelihoodQueue
 from explorer.training.bpe.recorder import MergeRecorder
+from explorer.training.held_words import HeldWords
+from explorer.training.memory import large_blocks_mapped
 
 # How often (in merges) the merge loop calls `should_stop` and `progress`.
 CHECK_EVERY = 32
@@ -97,6 +106,9 @@ def train(
     give the same MergeHistory.
     """
     started = time.perf_counter()
+    module = engines.module_for(engine)
+    if isinstance(word_counts, HeldWords) and module is not None:
+        return _train_held(module, word_counts, config, progress, should_stop, decorated_order, max_steps)
     words, counts = [], []
     for word, count in word_counts.items() if isinstance(word_counts, Mapping) else word_counts:
         if word:
@@ -104,17 +116,22 @@ def train(
             counts.append(count)
 
     # 1. The initial vocabulary: special tokens, then the alphabet, each word as its symbols.
-    vocab, symbol_strings, course_size = _initial_vocabulary(words, config, decorated_order)
+    symbol_strings = _initial_symbols(words, config.prefix, config.suffix)
+    characters: set[str] = set().union(*words)
+    symbols = characters if symbol_strings is words else set().union(*symbol_strings)
+    vocab, course_size = _initial_vocabulary(characters, symbols, config, decorated_order)
     initial_vocab_size = len(vocab.tokens)
-    module = engines.module_for(engine)
     if module is not None:
         symbol_ids, lengths = symbol_arrays(symbol_strings, vocab.ids)
         # A WordPiece word's symbols are strings ("##x", an object each): freed once they are ids,
         # they take nothing from the merges (5 MB of CJK, course WordPiece: 155 -> 134 MB peak).
         del symbol_strings
-        run = compiled_run(module, symbol_ids, lengths, counts, vocab.tokens, config, course_size, max_steps)
-        del symbol_ids  # copied into the run's engine
-        merged = merge_compiled(run, lengths, config, initial_vocab_size, progress, should_stop)
+        with large_blocks_mapped():  # the run's vectors, mapped apart (memory.py)
+            run = compiled_run(
+                module, symbol_ids, lengths, counts, vocab.tokens, config, course_size, max_steps
+            )
+            del symbol_ids  # copied into the run's engine
+            merged = merge_compiled(run, lengths, config, initial_vocab_size, progress, should_stop)
         return MergeHistory(
             config=RunConfig(config, pre_tokenizer=None),
             words=words,
@@ -150,34 +167,72 @@ def train(
 
 
 def _initial_vocabulary(
-    words: list[str], config: TrainerConfig, decorated_order: Iterable[str] | None
-) -> tuple[_Vocab, list[str] | list[list[str]], int | None]:
-    """The vocabulary before any merge, every word as its initial symbols (one per character:
-    the word itself when nothing decorates them), and (course flavor only, else None) the
+    characters: Iterable[str],
+    symbols: Iterable[str],
+    config: TrainerConfig,
+    decorated_order: Iterable[str] | None,
+) -> tuple[_Vocab, int | None]:
+    """The vocabulary before any merge, from the words' `characters` and their initial `symbols`
+    (a character each, decorated: `_initial_symbols`), and (course flavor only, else None) the
     vocabulary size the course's stop test counts before any merge."""
-    prefix, suffix = config.prefix, config.suffix
     vocab = _Vocab()
     for token in config.special_tokens:
         vocab.add(token)
-    symbol_strings = _initial_symbols(words, prefix, suffix)
     course_size = None
     if config.flavor == "library":
         # The library's order: every character by code point, then the decorated ones.
-        alphabet = sorted({c for word in words for c in word} | {a[0] for a in config.initial_alphabet if a})
+        alphabet = sorted(set(characters) | {a[0] for a in config.initial_alphabet if a})
         for char in alphabet:
             vocab.add(char)
-        decorated = sorted(set().union(*symbol_strings) - vocab.ids.keys())
+        decorated = sorted(set(symbols) - vocab.ids.keys())
         for token in decorated if decorated_order is None else decorated_order:
             vocab.add(token)
     else:
         # The course's: the sorted set of initial symbols, decorated or not.
-        initial = set().union(*symbol_strings)
+        initial = set(symbols)
         initial |= {_decorate(a[0], True, False, None, None) for a in config.initial_alphabet if a}
         for token in sorted(initial):
             vocab.add(token)
         # The course's `while len(vocab) < vocab_size` counts special tokens and alphabet as listed.
         course_size = len(config.special_tokens) + len(initial)
-    return vocab, symbol_strings, course_size
+    return vocab, course_size
+
+
+def _train_held(
+    module: ModuleType,
+    held: HeldWords,
+    config: TrainerConfig,
+    progress: Callable[[int, int], None] | None,
+    should_stop: Callable[[], bool] | None,
+    decorated_order: Iterable[str] | None,
+    max_steps: int | None,
+) -> MergeHistory:
+    """`train` on words the compiled counter holds: the run reads them where they are (its
+    symbols made in Rust), and the MergeHistory keeps them there as its words."""
+    started = time.perf_counter()
+    prefix, suffix = config.prefix or "", config.suffix or ""
+    # 1. The initial vocabulary, from the words' characters and symbols as Rust finds them.
+    characters = held.initial_symbols("", "")
+    symbols = held.initial_symbols(prefix, suffix) if prefix or suffix else characters
+    vocab, course_size = _initial_vocabulary(characters, symbols, config, decorated_order)
+    # 2. and 3. The run over the words as symbol ids, and its merges. Its vectors grow by doubling,
+    # each a MB or more mapped apart and unmapped when it moves or is freed: left in the heap, they
+    # were 4 MB of a 47 MB peak on 5 MB of prose (memory.py).
+    initial_vocab_size = len(vocab.tokens)
+    with large_blocks_mapped():
+        run = module.BpeRun.from_words(
+            held.held, vocab.tokens, suffix=suffix, **run_settings(config, course_size, max_steps)
+        )
+        merged = merge_compiled(run, held.lengths(), config, initial_vocab_size, progress, should_stop)
+    return MergeHistory(
+        config=RunConfig(config, pre_tokenizer=None),
+        words=held.words,
+        counts=held.counts,
+        initial_vocab_size=initial_vocab_size,
+        seconds=time.perf_counter() - started,
+        engine="rust",
+        **merged,
+    )
 
 
 def _engine_and_queue(symbol_words: list[list[int]], counts: list[int], vocab: _Vocab, config: TrainerConfig):

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -56,6 +57,7 @@ from explorer.pipeline.models.unigram import COURSE_START_SCORE
 from explorer.pipeline.normalizers import build_normalizer
 from explorer.pipeline.pre_tokenizers import build_pre_tokenizer, is_byte_level
 from explorer.pipeline.tokenizer import Tokenizer
+from explorer.pipeline.tokenizer_json import save_tokenizer
 from explorer.run_config import RunConfig
 from explorer.training.history import UNIGRAM_TRACE_FORMAT
 from explorer.training.packing import Packed, pack, resolve_packed, unpack_numpy
@@ -333,6 +335,10 @@ class RoundHistory:
         return self.model_at(len(self.rounds) if r is None else r).lattice(word)
 
     # --- the tokenizer -----------------------------------------------------------------------
+    def save_tokenizer(self, path: str | os.PathLike) -> None:
+        """Write the trained tokenizer's tokenizer.json (`save_tokenizer(self.tokenizer_at(), path)`)."""
+        save_tokenizer(self.tokenizer_at(), path)
+
     def tokenizer_at(self, r: int | None = None) -> Tokenizer:
         """The tokenizer the run gives: its final vocabulary (special tokens and the unk token
         first), or the pieces after round r (for showing the history: intermediate models keep the

@@ -41,7 +41,7 @@ from explorer.drawing.token_html import escape_text, legend_html
 from explorer.drawing.wording import history_page_name
 from explorer.lessons.explain import stop_reason_text
 from explorer.runs.run import MergeRun, RoundRun, Run
-from explorer.session import serving
+from explorer.session import serving, stored_runs
 from explorer.ui.common import link, reproduce_panel, state, training
 from explorer.work import admission
 
@@ -138,8 +138,8 @@ def _set_up(
             st.caption(intro)
     if not serving.runs_kept():
         warning(serving.RUNS_NOT_KEPT)
-    elif run is not None and not serving.run_kept(run.store_key):
-        warning(serving.RUN_NOT_KEPT)
+    elif run is not None and not stored_runs.run_kept(run.store_key):
+        warning(stored_runs.RUN_NOT_KEPT)
     return navigation
 
 

@@ -25,7 +25,7 @@ back into runs: from the store (a run key is an HMAC of the corpus and settings 
 deployment's secret, unguessable without the corpus); else the job still training it (a reload
 during training waits for it); else, for a sample, by training it again; else the visitor is
 told the run has expired, or never finished (`UNFINISHED`: a restart during its training), and
-what to do. A run the store could not keep is left out of every link (`serving.run_kept`). When
+what to do. A run the store could not keep is left out of every link (`stored_runs.run_kept`). When
 the link's settings contradict the run it names, the run wins and one sentence says what was
 ignored (`ignored_note`).
 
@@ -39,17 +39,18 @@ What it does not do: read Compare's own parameters (explorer.ui.compare.compare_
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, lesson_by_key
-from explorer.runs.run import MergeRun, RoundRun, Run, corpus_digest
+from explorer.runs.run import MergeRun, RoundRun, Run
 from explorer.runs.settings import Settings, from_query_params, limits_or_defaults, read_whole_number
 from explorer.runstore import is_run_key
 from explorer.samples import SAMPLES, sample_by_key
-from explorer.session import host_corpora, serving
+from explorer.session import host_corpora, stored_runs
 from explorer.ui.common import state, training
 
 SAMPLE_PARAM = "sample"
@@ -83,7 +84,7 @@ def params_for(settings: Settings, sample_key: str | None, run_key: str | None =
     params = settings.to_query_params()
     if sample_key:
         params[SAMPLE_PARAM] = sample_key
-    if run_key and serving.run_kept(run_key):  # a run the store could not keep has no link
+    if run_key and stored_runs.run_kept(run_key):  # a run the store could not keep has no link
         params[RUN_PARAM] = run_key
     return params
 
@@ -97,7 +98,7 @@ def session_runs_param() -> str | None:
             run is not None
             and run.store_key
             and run.store_key not in seen
-            and serving.run_kept(run.store_key)
+            and stored_runs.run_kept(run.store_key)
         ):
             seen[run.store_key] = run.number
     return ",".join(f"{number}.{key}" for key, number in seen.items()) or None
@@ -149,13 +150,13 @@ def job_shows_form(settings: Settings, corpus_text: str | None, sample_key: str 
     job = training.current_job()
     if job is None:
         return False
-    if not job.text:
+    if not job.corpus.text:
         return True
     return (
         job.settings.canonical() == settings.canonical()
-        and job.sample_key == (sample_key or None)
+        and job.corpus.sample_key == (sample_key or None)
         and corpus_text is not None
-        and state.digest_trained_for(corpus_text) == (job.corpus_sha256 or corpus_digest(job.text))
+        and state.digest_trained_for(corpus_text) == job.corpus.digest
     )
 
 
@@ -205,26 +206,7 @@ def copy_link(page: str, in_sidebar: bool = True) -> None:
         st.caption(f"Opens, in any browser: {REPRODUCES[page]}. It never holds a pasted corpus.")
 
 
-_COPY_LINK_JS = """
-export default function(component) {
-  const { parentElement } = component;
-  const code = parentElement.querySelector('.copy-link-url');
-  const button = parentElement.querySelector('button');
-  const status = parentElement.querySelector('.copy-link-status');
-  const show = () => {
-    if (code.textContent !== window.location.href) code.textContent = window.location.href;
-  };
-  show();
-  if (parentElement.__copyLink) return;
-  const timer = setInterval(() => (code.isConnected ? show() : clearInterval(timer)), 250);
-  parentElement.__copyLink = timer;
-  button.addEventListener('click', async () => {
-    show();
-    try { await navigator.clipboard.writeText(window.location.href); status.textContent = 'Copied'; }
-    catch (error) { status.textContent = 'Select the link and copy it'; }
-  });
-}
-"""
+_COPY_LINK_JS = Path(__file__).with_name("copy_link.js").read_text(encoding="utf-8")
 
 _COPY_LINK_HTML = (
     '<div class="copy-link"><code class="copy-link-url"></code>'
@@ -293,7 +275,7 @@ def ignored_note(run: Run, params: Mapping[str, str]) -> str | None:
 
 
 def _load(number: int, key: str) -> tuple[MergeRun | RoundRun, str | None] | None:
-    loaded = serving.load_run(key, number)
+    loaded = stored_runs.load_run(key, number)
     if loaded is not None:
         state.run_cache().put(loaded[0])
     return loaded
@@ -361,5 +343,5 @@ def open_from_url(train_sample: bool = True) -> MergeRun | RoundRun | None:
                 state.start_player_at(1)  # a lesson opens at its first step
         return trained
     if key:
-        state.put(state.LINK_EXPIRED, UNFINISHED if serving.never_finished(key) else EXPIRED)
+        state.put(state.LINK_EXPIRED, UNFINISHED if stored_runs.never_finished(key) else EXPIRED)
     return None

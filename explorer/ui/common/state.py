@@ -45,7 +45,8 @@ RUN_SALT = "run_salt"  # bytes: in the keys of this session's runs of a pasted c
 LINK_EXPIRED = "link_expired"  # str: why the run the URL named is not here (link.EXPIRED, link.UNFINISHED)
 IGNORED_NOTE = "link_ignored_note"  # (store key, sentence): the link's settings its run overruled
 TRAINED_FROM = "trained_from"  # (sha256 of the form's corpus, sha256 of the part of it Train used)
-FORM_DIGEST = "form_corpus_digest"  # (text, sha256): the last corpus digested, not digested again
+FORM_DIGEST = "form_corpus_digest"  # [(text, sha256)]: the last corpora digested, not digested again
+DIGESTS_KEPT = 2  # the form's corpus and the part of it Train used (`note_trained_part`)
 MEASURE_JOBS = "measure_jobs"  # {measurement key: JobHandle}: Compare's corpus measurements still running
 OVERLAP_JOBS = "merge_overlap_jobs"  # {key: JobHandle}: Compare's merges-vs-pretrained comparisons running
 MEASURE_WHOLE = "measure_whole"  # True once "Measure the whole corpus" was clicked (for the current run)
@@ -100,6 +101,7 @@ class Widget:
     PRE_TOKENIZER = "pre_tokenizer"
     SPLIT_PATTERN = "split_pattern"  # byte-level only
     NORMALIZERS = "normalizers"
+    READING = "reading"  # how a text is cut into sequences (explorer.runs.settings.READING_LABELS)
     MIN_FREQUENCY = "min_frequency"
     SPECIAL_TOKENS = "special_tokens"
     PREFIX = "prefix"
@@ -389,21 +391,20 @@ def is_other_algorithm_run(run: Run, other: Run) -> bool:
 
 def form_corpus_digest(text: str) -> str:
     """sha256 of a corpus (the Train form's, compared with its run's on every rerun), remembered
-    for the last text: the same text is not digested again."""
-    kept = st.session_state.get(FORM_DIGEST)
-    if kept is not None and (kept[0] is text or kept[0] == text):
-        return kept[1]
+    for the last `DIGESTS_KEPT` texts: the form's and the part Train used are not digested again."""
+    kept = st.session_state.get(FORM_DIGEST) or []
+    for earlier, digest in kept:
+        if earlier is text or earlier == text:
+            return digest
     digest = corpus_digest(text)
-    st.session_state[FORM_DIGEST] = (text, digest)
+    st.session_state[FORM_DIGEST] = [(text, digest), *kept][:DIGESTS_KEPT]
     return digest
 
 
 def note_trained_part(form_text: str, trained_text: str) -> None:
     """Train used `trained_text` for the form's corpus `form_text` (its first MB, or a sample of its
-    lines, when the corpus is over the size limit), or all of it (digested once)."""
-    form_digest = form_corpus_digest(form_text)
-    trained = form_digest if trained_text is form_text else corpus_digest(trained_text)
-    put(TRAINED_FROM, (form_digest, trained))
+    lines, when the corpus is over the size limit), or all of it (each digested once)."""
+    put(TRAINED_FROM, (form_corpus_digest(form_text), form_corpus_digest(trained_text)))
 
 
 def digest_trained_for(form_text: str) -> str:

@@ -2,14 +2,16 @@
 (explorer.session.requests: the checks), then run in a worker process of the server's pool
 (explorer.session.training_jobs: the job), shared by key with every visitor asking for the same
 corpus and settings, and kept in the run store (explorer.session.serving); its progress, Stop
-button and outcome here.
+button and outcome here. What it does not do: check, key, look up or submit a training itself
+(explorer.session.training_jobs.start does, without Streamlit).
 
 How a training goes:
-- `start` checks the corpus and settings, computes the run's key and looks for it in the session's
-  cache, then in the store (a class opening one sample gets the run one of them trained, at once),
-  then asks the pool for it: `pool.request(key, train_task, ...)` returns a handle on the job
-  that trains it, a new one or the one another visitor started. The session keeps a `TrainingJob`
-  (the handle and what the run is) in `st.session_state`. The URL gets the run's key at once, so a
+- `start` makes one call, `training_jobs.start`, with the corpus's check and digest the form has
+  already (`corpus_check`, `state.form_corpus_digest`) and the session's salt, cache and run
+  numbers: `Refused` (its sentences shown as errors), `Reused` (a run of the session's cache or of
+  the store, made current at once: a class opening one sample gets the run one of them trained),
+  or `Submitted` (a job of the pool, a new one or the one another visitor started). The session
+  keeps that `TrainingJob` in `st.session_state`. The URL gets the run's key at once, so a
   reload finds the job (still training) or the stored run.
 - The Train page shows the progress (first inline for `INLINE_SECONDS`, then an
   `st.fragment(run_every=POLL_SECONDS)` poller) and a Stop button: `handle.cancel()` stops the
@@ -41,12 +43,12 @@ from explorer.checks import (
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import format_seconds, plural
 from explorer.lessons.explain import stop_reason_text
-from explorer.runs.run import MergeRun, RoundRun, Run
+from explorer.runs.run import MergeRun, RoundRun
 from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
-from explorer.session import requests, serving, training_jobs
+from explorer.session import serving, training_jobs
 from explorer.session.count_uploads import CountFile
 from explorer.session.host_corpora import HostCorpus
-from explorer.session.training_jobs import TrainingJob
+from explorer.session.training_jobs import Refused, Reused, Submitted, TrainingCorpus, TrainingJob
 from explorer.ui.common import abandoned, state
 from explorer.work import admission
 from explorer.work.jobs import Job
@@ -106,74 +108,37 @@ def request_stop() -> None:
     )
 
 
-def _request(
+def _start(
     text: str,
     settings: Settings,
-    corpus_label: str,
-    sample_key: str | None,
-    limits: Limits,
-    source: HostCorpus | CountFile | None = None,
-) -> MergeRun | RoundRun | str | None:
-    """The run for this corpus and settings (session cache or store), the key to train it under,
-    or None after showing why it cannot be trained (`st.error`, markup shown literally). A host's
-    file or a count file (`source`) has no text to check: a host's own files are trusted in size,
-    and a count file was checked when it was read (explorer.session.count_uploads)."""
-    asked = requests.asked_settings(settings, limits)
-    checked = Check((), (), ()) if source is not None else corpus_check(text, limits)
-    request = requests.request_training(text, asked, limits, checked)
-    if request.errors:
-        for problem in request.errors:
-            st.error(markdown_literal(problem))
-        return None
-    owner = None if sample_key else state.run_salt()
-    # A host's file or a count file stands for its text by its fingerprint; a text's digest is the
-    # one its check just made (`corpus_check`): the text is digested once, not again for the key
-    # and the job.
-    digest = source.fingerprint if source is not None else state.form_corpus_digest(text)
-    key = serving.training_key(text, settings, limits, owner, digest)
-    cached = state.run_cache().get(key)
-    if cached is not None:
-        return cached
-    loaded = state.numbered(serving.load_run(key))
-    if loaded is not None:
-        run, _ = loaded
-        run.corpus_label = corpus_label  # the name this visitor gave it, never a stored one
-        state.run_cache().put(run)
-        return run
-    return key
-
-
-def _submit(
-    key: str,
-    text: str,
-    settings: Settings,
-    corpus_label: str,
-    sample_key: str | None,
-    limits: Limits,
     label: str,
+    sample_key: str | None,
+    shared_label: str,
     source: HostCorpus | CountFile | None = None,
-) -> TrainingJob:
-    """The pool's job for `key` (explorer.session.training_jobs.submit), held by this session."""
-    label = training_jobs.shared_label(corpus_label, sample_key, label)
-    host = source if isinstance(source, HostCorpus) else None
-    count_file = source if isinstance(source, CountFile) else None
-    digest = None if source is not None else state.form_corpus_digest(text)  # remembered: not digested again
-    handle = training_jobs.submit(key, text, settings, sample_key, limits, label, host, count_file, digest)
-    abandoned.hold(handle)  # released if this visitor goes away (explorer.ui.common.abandoned)
-    meta = serving.run_meta(settings, label, sample_key, text, host, count_file, digest)
-    return TrainingJob(
-        handle,
-        key,
-        text,
+) -> Reused | Submitted | Refused:
+    """`training_jobs.start` for this session: the corpus's check and digest the Train form has
+    already (remembered: `corpus_check`), the session's salt, cache and run numbers. What blocks
+    the training is shown (`st.error`, markup shown literally); a submitted job is watched in case
+    this visitor goes away (explorer.ui.common.abandoned)."""
+    limits, _ = limits_or_defaults()
+    checked = corpus_check(text, limits) if source is None else None
+    digest = state.form_corpus_digest(text) if source is None else ""  # made by the check: remembered
+    corpus = TrainingCorpus(text, label, sample_key, shared_label, source, digest)
+    started = training_jobs.start(
+        corpus,
         settings,
-        corpus_label,
-        sample_key,
-        state.next_run_number(),
         limits,
-        label,
-        None if source is None else (source.fingerprint, serving.origin_of(meta)),
-        corpus_sha256=digest or "",
+        salt=state.run_salt(),
+        cache=state.run_cache(),
+        next_number=state.next_run_number,
+        corpus_check=checked,
     )
+    if isinstance(started, Refused):
+        for problem in started.errors:
+            st.error(markdown_literal(problem))
+    elif isinstance(started, Submitted):
+        abandoned.hold(started.job.handle)  # released if this visitor goes away
+    return started
 
 
 def start(
@@ -183,24 +148,19 @@ def start(
     sample_key: str | None = None,
     shared_label: str = "",
     source: HostCorpus | CountFile | None = None,
-) -> MergeRun | RoundRun | TrainingJob | None:
-    """Start training in a worker; a run already trained (this session, or anyone's in the store)
-    is made current at once instead. None (after an `st.error`) when the inputs block training.
-    `source`: a host's file or a count file, which has no text here."""
-    limits, _ = limits_or_defaults()
+) -> Reused | Submitted | Refused:
+    """Start training in a worker (`Submitted`: the session's job); a run already trained (this
+    session's, or anyone's in the store) is made current at once instead (`Reused`). `Refused`
+    (after an `st.error`) when the inputs block training. `source`: a host's file or a count file,
+    which has no text here."""
     state.put(state.OUTCOME, [])
-    found = _request(text, settings, corpus_label, sample_key, limits, source)
-    if found is None:
-        return None
-    if isinstance(found, Run):
+    started = _start(text, settings, corpus_label, sample_key, shared_label, source)
+    if isinstance(started, Reused):
         state.put(state.OUTCOME, [("caption", REUSED)])
-        if found.from_counts and source is None:  # a corpus the store does not keep: this session has it
-            serving.with_session_text(found, text)
-        state.set_current_run(found, None if found.from_counts else text)
-        return found
-    job = _submit(found, text, settings, corpus_label, sample_key, limits, shared_label, source)
-    state.put(state.JOB, job)
-    return job
+        state.set_current_run(started.run, None if started.run.from_counts else text)
+    elif isinstance(started, Submitted):
+        state.put(state.JOB, started.job)
+    return started
 
 
 def attach(key: str) -> bool:
@@ -211,9 +171,8 @@ def attach(key: str) -> bool:
         return False
     handle = job.attach()
     abandoned.hold(handle)
-    waiting = TrainingJob(
-        handle, key, "", Settings(), "", None, state.next_run_number(), limits_or_defaults()[0]
-    )
+    unknown = TrainingCorpus("", "")  # its run is read from the store, whatever it trained
+    waiting = TrainingJob(handle, key, unknown, Settings(), state.next_run_number(), limits_or_defaults()[0])
     state.put(state.JOB, waiting)
     return True
 
@@ -303,13 +262,13 @@ def train_run(
     """The run for this corpus and settings: from the session, the store, or trained now by the
     pool while this script run waits (sleeping) with a progress bar. Problems are `st.error`s and
     give None."""
-    limits, _ = limits_or_defaults()
-    found = _request(corpus_text, settings, corpus_label, sample_key, limits)
-    if found is None or isinstance(found, Run):
-        if found is not None:
-            st.caption(REUSED)
-        return found
-    job = _submit(found, corpus_text, settings, corpus_label, sample_key, limits, shared_label)
+    started = _start(corpus_text, settings, corpus_label, sample_key, shared_label)
+    if isinstance(started, Refused):
+        return None
+    if isinstance(started, Reused):
+        st.caption(REUSED)
+        return started.run
+    job = started.job
     bar = st.progress(0.0, text=job.progress()[1])
     try:
         while not _waited(job.job, PROGRESS_INTERVAL_SECONDS):

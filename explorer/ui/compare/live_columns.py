@@ -29,13 +29,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed, wait
-from typing import Any, cast
+from typing import cast
 
 import streamlit as st
 
 from explorer.compare import TokenizerColumn
 from explorer.compare.columns import sentences_from
-from explorer.compare.counts import CountRow, count_rows, difference_text
+from explorer.compare.counts import count_rows
 from explorer.compare.diff import DiffSummary, boundary_diff, diff_summary
 from explorer.compare.html import (
     boundary_diff_html,
@@ -53,7 +53,7 @@ from explorer.tokens import Piece
 from explorer.ui.common import frame, link, state
 from explorer.ui.common.html_view import html_parts_view, html_view
 from explorer.ui.common.live_text import answered, live_text
-from explorer.ui.compare import compare_link
+from explorer.ui.compare import compare_link, token_counts
 
 W = state.Widget
 
@@ -145,7 +145,7 @@ def _counts_and_columns(
     names = [column.name for column in columns]
     if not pending:
         encodings = [_result(future) for future in futures]
-        _counts(count_rows(names, encodings, sentences), waiting_rows(columns, waiting))
+        token_counts.counts_table(count_rows(names, encodings, sentences), waiting_rows(columns, waiting))
         html_parts_view(_columns_parts(columns, futures, sentences), "live-columns", "live-columns")
         return encodings
     counts_place = st.empty()
@@ -159,7 +159,7 @@ def _counts_and_columns(
             html_parts_view(parts, "live-columns", f"live-columns-{done}")
     encodings = [_result(future) for future in futures]
     with counts_place.container():
-        _counts(count_rows(names, encodings, sentences), waiting_rows(columns, waiting))
+        token_counts.counts_table(count_rows(names, encodings, sentences), waiting_rows(columns, waiting))
     return encodings
 
 
@@ -206,34 +206,6 @@ def _column_html(column: TokenizerColumn, future: Future | None, sentences: Sequ
 def _head(column: TokenizerColumn) -> str:
     note = f'<div class="note">{escape_text(column.note)}</div>' if column.note else ""
     return column_head_html(column) + note
-
-
-def _counts(rows: Sequence[CountRow], loading_names: AbstractSet[str] = frozenset()) -> None:
-    """One row per column: tokens, characters per token, the difference to the first column, and
-    the Copy ids / Copy tokens buttons (a column still loading says so)."""
-    first = rows[0]
-    _counts_table(
-        key="compare_counts",
-        data={
-            "rows": [
-                {
-                    "name": row.name,
-                    "tokens": f"{row.tokens:,}"
-                    if row.tokens is not None
-                    else "loading …"
-                    if row.name in loading_names
-                    else "cannot encode",
-                    "per_token": f"{row.characters_per_token:.2f}" if row.characters_per_token else "",
-                    "difference": difference_text(row, first),
-                    "ids": row.ids_json if row.tokens is not None else "",
-                    "token_strings": row.tokens_json if row.tokens is not None else "",
-                }
-                for row in rows
-            ],
-            "first": first.name,
-            "characters": f"{first.characters:,}",
-        },
-    )
 
 
 def _boundary_diff(
@@ -300,108 +272,3 @@ def _figures(
         + figures_table_html(measured),
         "live-figures",
     )
-
-
-_COUNTS_HTML = '<div class="counts"><table><thead></thead><tbody></tbody></table></div>'
-
-# A table wider than its box scrolls inside it, the tokenizer's name kept in view. The Copy buttons
-# sit under the name, in that column, so that they are in view on a phone (as a last column they
-# were past the screen's edge, with no sign that the table scrolls); the difference wraps before
-# its percentage, so that on a phone the table fits.
-_COUNTS_CSS = """
-.counts { font-family: var(--st-font); color: var(--st-text-color); overflow-x: auto; }
-.counts table { border-collapse: collapse; width: 100%; font-size: 0.9rem; }
-.counts th { text-align: left; font-weight: 600; padding: 0.25rem 0.5rem; vertical-align: bottom;
-  border-bottom: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); }
-.counts td { padding: 0.2rem 0.5rem; border-bottom: 1px solid rgba(49, 51, 63, 0.08); }
-.counts td.number { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.counts td.name { min-width: 7rem; overflow-wrap: break-word; }
-.counts td.difference { white-space: normal; }
-.counts th:first-child, .counts td.name { position: sticky; left: 0; z-index: 1;
-  background: var(--st-background-color); }
-.counts .copy { display: flex; flex-wrap: wrap; gap: 0.25rem; align-items: center; margin-top: 0.2rem; }
-.counts button { font: inherit; font-size: 0.8rem; padding: 0.1rem 0.5rem; white-space: nowrap;
-  border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2)); border-radius: 0.4rem;
-  background: var(--st-background-color); color: var(--st-text-color); cursor: pointer; }
-.counts button:hover { border-color: var(--st-primary-color); color: var(--st-primary-color); }
-.counts button:focus-visible { outline: 2px solid var(--st-primary-color); outline-offset: 1px; }
-.counts .copied { font-size: 0.8rem; opacity: 0.7; }
-"""
-
-_COUNTS_JS = """
-export default function(component) {
-  const { parentElement, data } = component;
-  const table = parentElement.querySelector('table');
-  const head = table.querySelector('thead');
-  const body = table.querySelector('tbody');
-  const cell = (tag, text, cls) => {
-    const el = document.createElement(tag);
-    el.textContent = text;
-    if (cls) el.className = cls;
-    return el;
-  };
-  const copy = async (text, button, status) => {
-    let ok = false;
-    try { await navigator.clipboard.writeText(text); ok = true; } catch (error) {
-      const area = document.createElement('textarea');
-      area.value = text; area.style.position = 'fixed'; area.style.opacity = '0';
-      parentElement.appendChild(area); area.select();
-      try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
-      area.remove();
-    }
-    table.dataset.copied = text;
-    status.textContent = ok ? `${button} copied` : 'copy failed: select the text instead';
-  };
-  // The rows are drawn anew on every update: a copy button that had the keyboard's focus gets it
-  // back in its new row (a keyboard would otherwise be sent back to the page's start).
-  const focused = parentElement.getRootNode().activeElement;
-  const refocus = focused && focused.dataset && focused.dataset.copy
-    ? [focused.closest('tr').dataset.tokenizer, focused.dataset.copy] : null;
-  head.replaceChildren();
-  const titles = ['Tokenizer', 'Tokens', 'Characters / token', 'vs the first'];
-  const row = document.createElement('tr');
-  titles.forEach((title) => row.appendChild(cell('th', title)));
-  const characters = `${data.characters} character${data.characters === 1 ? '' : 's'}`;
-  row.children[2].title = `The ${characters} of the lines (user-perceived: ` +
-    'a grapheme cluster such as 👍🏽 is one, as in the box above) ÷ tokens';
-  row.children[3].title = `Tokens more (+) or fewer (\u2212) than ${data.first}`;
-  head.appendChild(row);
-  body.replaceChildren();
-  for (const item of data.rows) {
-    const tr = document.createElement('tr');
-    tr.dataset.tokenizer = item.name;
-    const name = cell('td', '', 'name');
-    name.appendChild(cell('div', item.name));
-    tr.appendChild(name);
-    tr.appendChild(cell('td', item.tokens, 'number tokens'));
-    tr.appendChild(cell('td', item.per_token, 'number'));
-    tr.appendChild(cell('td', item.difference, 'number difference'));
-    if (item.ids) {
-      const buttons = cell('div', '', 'copy');
-      const status = cell('span', '', 'copied');
-      for (const [label, text] of [['Copy ids', item.ids], ['Copy tokens', item.token_strings]]) {
-        const button = cell('button', label);
-        button.type = 'button';
-        button.dataset.copy = label;
-        button.title = label === 'Copy ids'
-          ? 'The ids as a JSON list (one list per line when there are several lines)'
-          : 'The tokens as the vocabulary spells them, as a JSON list';
-        button.addEventListener('click', () => copy(text, label === 'Copy ids' ? 'ids' : 'tokens', status));
-        buttons.appendChild(button);
-      }
-      buttons.appendChild(status);
-      name.appendChild(buttons);
-    }
-    body.appendChild(tr);
-  }
-  if (refocus) {
-    const again = [...body.querySelectorAll('button')].find((button) =>
-      button.dataset.copy === refocus[1] && button.closest('tr').dataset.tokenizer === refocus[0]);
-    if (again) again.focus();
-  }
-}
-"""
-
-_counts_table: Callable[..., Any] = st.components.v2.component(
-    "explorer_token_counts", html=_COUNTS_HTML, css=_COUNTS_CSS, js=_COUNTS_JS
-)

@@ -38,9 +38,16 @@ from explorer.checks import (
 )
 from explorer.corpora.counting import Counting
 from explorer.drawing.markdown_literal import markdown_literal
+from explorer.drawing.token_html import escape_text, scroll_region
 from explorer.drawing.wording import character_count, plural
 from explorer.samples import SAMPLES, Sample
-from explorer.session.count_uploads import CountFile, is_count_file_name, read_count_upload
+from explorer.session.count_uploads import (
+    REUPLOAD,
+    CountFile,
+    count_file_of,
+    is_count_file_name,
+    read_count_upload,
+)
 from explorer.session.host_corpora import HostCorpus, host_corpora
 from explorer.ui.common import frame, state, training
 
@@ -174,13 +181,29 @@ def corpus_input(limits: Limits) -> Corpus | None:
         _sample_preview(sample)
     else:
         _text_area(limits)
+    linked = _linked_count_file() if sample is None and not state.get(W.CORPUS) else None
     _uploader(limits)
     if upload is not None and upload.problem is not None:
         frame.error(upload.problem)
         return None
     if sample is not None and (sample.large or state.get(W.CORPUS) == sample.text):
         return Corpus(sample.text, sample.label, sample.key, sample.label)
-    return Corpus(state.get(W.CORPUS) or "", PASTED_LABEL, None)
+    return linked or Corpus(state.get(W.CORPUS) or "", PASTED_LABEL, None)
+
+
+def _linked_count_file() -> Corpus | None:
+    """The count file of the session's run when this session has no copy of it (a link opened in
+    a fresh session, or the upload forgotten), with a note saying so: the form's corpus is the
+    run's, as the link says, until a sample, a text or another file is chosen."""
+    run = state.current_run()
+    counts = count_file_of(run) if run is not None else None
+    if run is None or counts is None:
+        return None
+    frame.note(
+        f"The corpus of run #{run.number} is an uploaded count file ({counts.describe()}). "
+        f"{REUPLOAD} Or paste a text, pick a sample or upload another file."
+    )
+    return Corpus("", run.corpus_label, None, run.shared_label, counts=counts)
 
 
 def _sample_picker() -> Sample | HostCorpus | None:
@@ -221,11 +244,16 @@ def _host_note(corpus: HostCorpus) -> None:
 
 
 def _sample_preview(sample: Sample) -> None:
-    """A large sample's size and first lines, in place of the text area."""
+    """A large sample's size and first lines, in place of the text area. Plain HTML, not `st.code`:
+    a code block makes the browser load Streamlit's syntax highlighter, whose script took about
+    0.75 s of CPU on every load of a page that shows one, before the rest of the page was drawn
+    (a large sample's run opened by its link: docs/serving.md)."""
     lines = sample.text.splitlines()
     size = f"{plural(character_count(sample.text), 'character')}, {plural(len(lines), 'line')}"
     st.caption(f"{sample.label}: {size} ({sample.source}). The first lines:")
-    st.code("\n".join(lines[:PREVIEW_LINES]), language=None, height=AREA_HEIGHT)
+    region = scroll_region(f"The first lines of {sample.label}")
+    first_lines = escape_text("\n".join(lines[:PREVIEW_LINES]))
+    st.html(f'<pre class="sample-preview"{region}>{first_lines}</pre>')
 
 
 def _text_area(limits: Limits) -> None:
@@ -237,7 +265,8 @@ def _text_area(limits: Limits) -> None:
         on_change=_on_corpus_change,
         placeholder="Paste text here: each line is one training sequence.",
         max_chars=None if unlimited else PASTE_LIMIT_FACTOR * limits.max_corpus_bytes,
-        help="Each line is one sequence, like `train_from_iterator(lines)` in the tokenizers library.",
+        help="Each line is one sequence, like `train_from_iterator(lines)` in the tokenizers library, or "
+        "with its line break kept, like `train(files)` (the reading, in Advanced settings).",
         persist_state=state.PERSIST,
     )
 

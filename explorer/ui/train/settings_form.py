@@ -1,6 +1,7 @@
-"""The Train page's training settings: algorithm and flavor, vocabulary size, pre-tokenizer and
-normalizers, special tokens (these and the next ones in a closed "Advanced settings" section whose
-label says what differs from the defaults); for BPE and WordPiece min frequency, continuing-subword prefix and
+"""The Train page's training settings: algorithm and flavor, vocabulary size, pre-tokenizer,
+normalizers and reading (a text's lines with or without their endings), special tokens (these and
+the next ones in a closed "Advanced settings" section whose label says what differs from the
+defaults); for BPE and WordPiece min frequency, continuing-subword prefix and
 end-of-word suffix; for Unigram seed size, longest piece, shrinking factor and unk token (empty
 seed size or longest piece: the flavor's default, as in the CLI); and their check, shown at once.
 A count file's corpus fixes the normalizers, pre-tokenizer and reading (its words were made with
@@ -37,10 +38,7 @@ from explorer.runs.run import Run
 from explorer.runs.settings import (
     ALGORITHM_LABELS,
     FLAVOR_LABELS,
-    NORMALIZER_LABELS,
-    PRE_TOKENIZER_LABELS,
     SHRINKING_FACTOR_RANGE,
-    SPLIT_PATTERN_LABELS,
     UNIGRAM_DEFAULTS,
     Settings,
     advanced_label,
@@ -53,6 +51,7 @@ from explorer.runs.settings import (
 from explorer.session import requests
 from explorer.ui.common import frame, link, state
 from explorer.ui.train.corpus_input import NO_SAMPLE, text_area_text
+from explorer.ui.train.pre_tokenization import fix_counting, keep_set_value, labelled_choice, pre_tokenization
 
 W = state.Widget
 
@@ -68,6 +67,7 @@ def load_settings(settings: Settings, limits: Limits) -> None:
             W.PRE_TOKENIZER: pre_tokenizer_choice(settings.pre_tokenizer)[0],
             W.SPLIT_PATTERN: pre_tokenizer_choice(settings.pre_tokenizer)[1],
             W.NORMALIZERS: list(settings.normalizers),
+            W.READING: settings.reading,
             W.MIN_FREQUENCY: settings.min_frequency,
             W.SPECIAL_TOKENS: settings.special_tokens,
             W.PREFIX: settings.prefix,
@@ -94,6 +94,7 @@ def settings_from_widgets() -> Settings:
         vocab_size=int(vocab_size) if vocab_size is not None else 0,
         pre_tokenizer=pre_tokenizer_name(state.get(W.PRE_TOKENIZER), state.get(W.SPLIT_PATTERN)),
         normalizers=tuple(state.get(W.NORMALIZERS)),
+        reading=state.get(W.READING) or defaults.reading,
         min_frequency=int(state.get(W.MIN_FREQUENCY) or 0),
         special_tokens=state.get(W.SPECIAL_TOKENS) or "",
         prefix=state.get(W.PREFIX) or "",
@@ -133,11 +134,6 @@ def _on_number_change(slider_max: int) -> None:
         state.set_widget(W.VOCAB_SLIDER, int(max(1, min(value, slider_max))))
 
 
-def _keep_set_value(key: str) -> None:
-    """The on_change of a widget `_on_algorithm_change` sets: a stale value is undone."""
-    state.undo_stale(key)
-
-
 # ---------------------------------------------------------------- widgets
 
 
@@ -146,7 +142,7 @@ def settings_input(limits: Limits, fixed: Counting | None = None) -> Settings:
     `settings_feedback`). `fixed`: a count file's settings (normalizers, pre-tokenizer, reading),
     which its words were made with: shown, and not to be changed."""
     if fixed is not None:
-        _fix_counting(fixed)
+        fix_counting(fixed)
     _algorithm_and_flavor()
     _vocabulary_size(limits)
     if fixed is not None:
@@ -157,7 +153,7 @@ def settings_input(limits: Limits, fixed: Counting | None = None) -> Settings:
     # The rest in a closed section whose label says what differs from the defaults (read from the
     # widgets' values as this script run starts, so it follows every change).
     with st.expander(advanced_label(_with_fixed(settings_from_widgets(), fixed)), key=W.ADVANCED):
-        _pre_tokenization(disabled=fixed is not None)
+        pre_tokenization(disabled=fixed is not None)
         if state.get(W.ALGORITHM) == "unigram":
             _unigram_settings()
         else:
@@ -165,31 +161,14 @@ def settings_input(limits: Limits, fixed: Counting | None = None) -> Settings:
     return _with_fixed(settings_from_widgets(), fixed)
 
 
-def _fix_counting(fixed: Counting) -> None:
-    """The pre-tokenization widgets set to a count file's settings (before they are drawn)."""
-    pre_tokenizer, split_pattern = pre_tokenizer_choice(fixed.pre_tokenizer)
-    state.put_all(
-        {
-            W.PRE_TOKENIZER: pre_tokenizer,
-            W.SPLIT_PATTERN: split_pattern,
-            W.NORMALIZERS: list(fixed.normalizers),
-        }
-    )
-
-
 def _with_fixed(settings: Settings, fixed: Counting | None) -> Settings:
     return settings if fixed is None else with_counting(settings, fixed)
-
-
-def _labelled_choice(widget, label: str, labels: dict[str, str], key: str, **options) -> None:
-    """A radio, selectbox or multiselect over the keys of `labels`, showing their labels."""
-    widget(label, list(labels), format_func=labels.get, key=key, persist_state=state.PERSIST, **options)
 
 
 def _algorithm_and_flavor() -> None:
     left, right = st.columns(2)
     with left:
-        _labelled_choice(
+        labelled_choice(
             st.radio,
             "Algorithm",
             ALGORITHM_LABELS,
@@ -198,7 +177,7 @@ def _algorithm_and_flavor() -> None:
             horizontal=True,
         )
     with right:
-        _labelled_choice(
+        labelled_choice(
             st.radio,
             "Flavor",
             FLAVOR_LABELS,
@@ -239,41 +218,6 @@ def _shown_limit(value: float) -> str:
     return "any size" if math.isinf(value) else f"{int(value):,}"
 
 
-def _pre_tokenization(disabled: bool = False) -> None:
-    left, right = st.columns(2)
-    with left:
-        _labelled_choice(
-            st.selectbox,
-            "Pre-tokenizer",
-            PRE_TOKENIZER_LABELS,
-            W.PRE_TOKENIZER,
-            on_change=_keep_set_value,
-            args=(W.PRE_TOKENIZER,),
-            disabled=disabled,
-        )
-        if state.get(W.PRE_TOKENIZER) == "byte-level":
-            _labelled_choice(
-                st.selectbox,
-                "Split pattern",
-                SPLIT_PATTERN_LABELS,
-                W.SPLIT_PATTERN,
-                on_change=_keep_set_value,
-                args=(W.SPLIT_PATTERN,),
-                disabled=disabled,
-                help="The regex that cuts text into pre-tokens before the bytes: GPT-4's, GPT-4o's "
-                "and Llama 3's cut numbers into groups of up to three digits.",
-            )
-    with right:
-        _labelled_choice(
-            st.multiselect,
-            "Normalizers",
-            NORMALIZER_LABELS,
-            W.NORMALIZERS,
-            disabled=disabled,
-            help="Applied in the order chosen.",
-        )
-
-
 def _special_tokens_and_markers() -> None:
     """Special tokens, min frequency, and the prefix and suffix that mark a token's place in a word."""
     columns = st.columns(2) + st.columns(2)
@@ -285,7 +229,7 @@ def _special_tokens_and_markers() -> None:
             min_value=0,
             step=1,
             key=W.MIN_FREQUENCY,
-            on_change=_keep_set_value,
+            on_change=keep_set_value,
             args=(W.MIN_FREQUENCY,),
             persist_state=state.PERSIST,
         )
@@ -293,7 +237,7 @@ def _special_tokens_and_markers() -> None:
         st.text_input(
             "Continuing-subword prefix",
             key=W.PREFIX,
-            on_change=_keep_set_value,
+            on_change=keep_set_value,
             args=(W.PREFIX,),
             help="Marks a token that continues a word (WordPiece: ##). Empty: none.",
             persist_state=state.PERSIST,
@@ -302,7 +246,7 @@ def _special_tokens_and_markers() -> None:
         st.text_input(
             "End-of-word suffix",
             key=W.SUFFIX,
-            on_change=_keep_set_value,
+            on_change=keep_set_value,
             args=(W.SUFFIX,),
             help="Marks a token that ends a word (e.g. </w>).",
             persist_state=state.PERSIST,
@@ -313,7 +257,7 @@ def _special_tokens_input() -> None:
     st.text_input(
         "Special tokens (comma-separated)",
         key=W.SPECIAL_TOKENS,
-        on_change=_keep_set_value,
+        on_change=keep_set_value,
         args=(W.SPECIAL_TOKENS,),
         persist_state=state.PERSIST,
     )

@@ -15,7 +15,7 @@ import streamlit as st
 
 from explorer.checks import Limits
 from explorer.runs.settings import Settings
-from explorer.session.training_jobs import TrainingJob
+from explorer.session.training_jobs import Submitted
 from explorer.ui.common import frame, state, training
 from explorer.ui.train.corpus_input import Corpus
 
@@ -50,7 +50,7 @@ def train_controls(
         started = training.start(
             chosen.text, settings, chosen.label, chosen.sample_key, chosen.shared_label, chosen.source
         )
-        if isinstance(started, TrainingJob):
+        if isinstance(started, Submitted):
             st.rerun()  # draw the page again with Train disabled and the Stop button
     training.show_job()
     _outcome()
