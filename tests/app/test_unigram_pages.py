@@ -15,6 +15,7 @@ from explorer.views import vocabulary_table as vocabulary_views
 from tests.app.helpers import (
     MERGES,
     PAGES,
+    STOP_BEFORE_SECONDS,
     TRAIN,
     TRAIN_WAIT_SECONDS,
     VOCABULARY,
@@ -167,8 +168,10 @@ def test_the_link_brings_the_unigram_run_back(trained):
 @pytest.mark.slow
 def test_stop_ends_a_unigram_run_and_keeps_its_rounds_so_far(monkeypatch):
     # The Python engine, its stop checks slowed (tests.helpers.worker_tasks.slow_training): a
-    # training that lasts until Stop on any machine (the compiled engine ends it in a second or two).
+    # training that lasts until Stop on any machine (the compiled engine ends it in a second or two),
+    # under a time limit that no load lets it reach before the Stop.
     monkeypatch.setenv(engines.ENGINE_VARIABLE, "python")
+    monkeypatch.setenv("EXPLORER_MAX_SECONDS", STOP_BEFORE_SECONDS)
     monkeypatch.setattr("explorer.work.tasks.train_task", worker_tasks.slow_training)
     at = new_app()
     at.selectbox(key=W.SAMPLE).set_value("shakespeare").run()
