@@ -50,9 +50,7 @@ with frame.page(
         shown, params = link.train_page_view(settings, corpus)  # again: Train may have found a stored run
         run = state.current_run()
         if shown is not None and training.current_job() is None:
-            run_summary.summary(shown)
-            lessons.point_to_lesson(shown)
-            lessons.course_check(shown)
+            run_summary.summary(shown)  # with the lesson it reproduces, or should
         elif run is not None and training.current_job() is None:
             st.caption(
                 f"The corpus or the settings below changed since run #{run.number}: Train to see their "

@@ -380,7 +380,7 @@ def fragment_work_in_process(corpus: Path, vocab_size: int, around: int, figures
     from explorer.drawing import charts
     from explorer.drawing.wording import character_count
     from explorer.lessons.merge_step import MergeStep
-    from explorer.runs.run import Run, RunKey, corpus_digest
+    from explorer.runs.run import RunKey, corpus_digest, make_run
     from explorer.runs.settings import Settings
     from explorer.samples import SAMPLE_SENTENCES
     from explorer.train import train_corpus
@@ -392,7 +392,7 @@ def fragment_work_in_process(corpus: Path, vocab_size: int, around: int, figures
     text = corpus.read_text(encoding="utf-8")
     settings = Settings(vocab_size=vocab_size)
     trace = train_corpus(text, settings.run_config())
-    run = Run(
+    run = make_run(
         key=RunKey(corpus_digest(text), settings),
         history=trace,
         corpus_label=corpus.name,

@@ -15,10 +15,9 @@ with frame.page(
     retitle=by_kind.retitle,
 ):
     run = frame.require_run(PAGE)
-    lessons.course_check(run)  # a lesson's run: the course's printed results beside ours
     lessons.point_to_lesson(run)  # the course's corpus with settings that learn nothing
 
-    has_player = by_kind.show(run)  # the run's merges, or its rounds
+    has_player = by_kind.show(run)  # the run's merges, or its rounds (a lesson's: the course's beside)
     # The player's fragment keeps `step` in the URL and draws its own Copy link (it follows the step).
     step = st.query_params.get(player.STEP_PARAM) if has_player else None
     frame.finish(PAGE, link.run_params(run, {player.STEP_PARAM: step}), copy_link=not has_player)

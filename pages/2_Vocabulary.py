@@ -16,7 +16,8 @@ with frame.page(
     "Vocabulary", "Every token of the trained vocabulary; byte-level tokens shown as the bytes they hold."
 ):
     run = frame.require_run(PAGE)
-    table = vocabulary_views.vocabulary_table(run)
+    run_tables = vocabulary_views.vocabulary_tables(run)
+    table = run_tables.tokens
     run_kinds = vocabulary_views.kinds(run)
     sort_columns = vocabulary_views.sort_columns(run)
     if state.get(state.FIRST_RUN):  # a link: its search, filter and order
@@ -63,7 +64,7 @@ with frame.page(
         },
         height=420,
     )
-    removed = vocabulary_views.removed_pieces(run)  # a Unigram run's, None when nothing was removed
+    removed = run_tables.removed  # a Unigram run's, None for a merge run
     if removed is not None:
         st.subheader("Pieces removed during training")
         st.caption(
@@ -94,6 +95,6 @@ with frame.page(
         downloads_row.download_button(
             file.label, file.data, file_name=file.file_name, mime=file.mime, on_click="ignore"
         )
-    audit_params = audit_section.audit_section(run)  # last: it may wait for its worker
+    audit_params = audit_section.audit_section(run, run_tables.merge_run)  # last: it may wait for its worker
     page_params = vocabulary_views.link_params(query, chosen_kinds, run_kinds, sort_by, descending)
     frame.finish(PAGE, link.run_params(run, {**page_params, **audit_params}))

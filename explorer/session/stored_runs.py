@@ -2,10 +2,10 @@
 `Run`s a session shows: what makes a stored run a `Run` again, and a run the server made a stored
 one.
 
-- `load_run(key, number)`: the stored run as a `Run` (and its corpus text), or None. Its MergeHistory
-  (a RoundHistory for a Unigram run) and derived objects are kept in a small process-wide LRU
-  (`SHARED_RUNS`, `SHARED_TRACE_BYTES` of trace JSON), so a class opening the same run parses it
-  once and holds it once.
+- `load_run(key, number)`: the stored run as the `MergeRun` or `RoundRun` it is (`make_run`), and
+  its corpus text, or None. Its MergeHistory (a RoundHistory for a Unigram run) and derived
+  objects are kept in a small process-wide LRU (`SHARED_RUNS`, `SHARED_TRACE_BYTES` of trace
+  JSON), so a class opening the same run parses it once and holds it once.
 - `save_run(run, corpus_text)`: store a run the server made itself, so a reload brings it back too;
   `keep_run`: the same for a run its worker could not store, remembering the key when the store
   takes it neither (`run_kept(key)` False: a page then writes no link to it, and says
@@ -27,7 +27,7 @@ import threading
 from collections import OrderedDict
 
 from explorer.drawing.wording import character_count
-from explorer.runs.run import Run, RunKey, corpus_digest
+from explorer.runs.run import MergeRun, RoundRun, Run, RunKey, corpus_digest, make_run
 from explorer.runs.settings import Settings
 from explorer.runstore import is_run_key
 from explorer.samples import SAMPLES
@@ -74,7 +74,7 @@ def _shared_trace(key: str, payload: bytes) -> tuple[TrainingHistory, dict]:
     return found[0], found[1]
 
 
-def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
+def load_run(key: str, number: int = 0) -> tuple[MergeRun | RoundRun, str | None] | None:
     """The stored run with this key and its corpus text (None for a run trained from word counts),
     or None (not stored, expired, no store, or a key that is not one)."""
     run_store = serving.store()
@@ -100,7 +100,7 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
     except (KeyError, TypeError, ValueError, AttributeError) as error:  # a store from another version
         LOG.warning("stored run %s cannot be read (%s): ignored", key[:12], error)
         return None
-    run = Run(
+    run = make_run(
         key=RunKey(meta.get("corpus_sha256") or corpus_digest(text or ""), settings),
         history=trace,
         corpus_label=str(meta.get("corpus_label") or serving.STORED_CORPUS_LABEL),
@@ -120,7 +120,7 @@ def load_run(key: str, number: int = 0) -> tuple[Run, str | None] | None:
     return run, text
 
 
-def with_session_text(run: Run, text: str) -> Run:
+def with_session_text(run: MergeRun | RoundRun, text: str) -> MergeRun | RoundRun:
     """A stored run without its corpus (`from_counts`: over `STORED_CORPUS_BYTES`) made whole again
     in the session that holds the text: its views that need the text use it, and its summary
     counts its characters (the stored run has none to count)."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from explorer.checks import Check, Limits, format_size
 from explorer.drawing.wording import character_count, plural
-from explorer.runs.run import Run, RunCache, RunKey, corpus_digest
+from explorer.runs.run import MergeRun, RoundRun, RunCache, RunKey, corpus_digest, make_run
 from explorer.runs.settings import ALGORITHM_LABELS, Settings
 from explorer.session import count_uploads, host_corpora, requests, serving, stored_runs
 from explorer.session.count_uploads import CountFile
@@ -131,7 +131,7 @@ class Reused:
     """A run trained before (this session's, from its cache, or anyone's, from the store): the
     session shows it at once."""
 
-    run: Run
+    run: MergeRun | RoundRun
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,7 @@ def _submit(key: str, corpus: TrainingCorpus, settings: Settings, limits: Limits
     )
 
 
-def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
+def finish(job: TrainingJob) -> tuple[MergeRun | RoundRun, str | None] | str:
     """(the run a finished job made, its corpus text), or the sentence saying why there is none."""
     ended = job.job
     corpus = job.corpus
@@ -238,7 +238,7 @@ def finish(job: TrainingJob) -> tuple[Run, str | None] | str:
         from explorer.train import trace_from_json  # here: the first page view trains nothing
 
         trace = trace_from_json(result["trace_json"])
-        run = Run(
+        run = make_run(
             key=RunKey(corpus.digest, job.settings),
             history=trace,
             corpus_label=corpus.label,

@@ -22,8 +22,9 @@ questions and never ask which algorithm made it:
 Step 0 is the state before any merge (the initial alphabet) or before any round (the seeds).
 
 Questions only one kind answers (a merge's candidates, a round's removed pieces) stay on that
-class: a view that has dispatched on `step_noun` asks for that class with
-explorer.training.history_kinds (`as_merge_history`, `as_round_history`).
+class: the app holds a history in a run of its kind (explorer.runs.run.make_run gives a
+`MergeRun` or a `RoundRun`, whose `history` is typed as its class), so a view that takes a
+`MergeRun` asks its MergeHistory directly.
 
 What it does not do: hold a history's code (the two history classes do), or say how a page shows
 a history (explorer/views/, explorer/ui/).

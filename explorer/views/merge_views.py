@@ -17,29 +17,25 @@ from explorer.drawing import charts
 from explorer.drawing.token_html import PALETTE, escape_text, pieces_html, scroll_region
 from explorer.drawing.wording import plural
 from explorer.lessons.merge_step import MergeStep
-from explorer.runs.run import Run
+from explorer.runs.run import MergeRun
 from explorer.tokens import Piece
 from explorer.train import encode_pieces
-from explorer.training.history_kinds import as_merge_history
 from explorer.views.run_views import (
     SENTENCE_CHARACTERS_SHOWN,
     SENTENCES_SHOWN,
     TOP_WORDS,
     WORD_CHARACTERS_SHOWN,
     labels,
-    token_ids,
-    tokenizer_at_step,
-    top_word_indices,
 )
 
 
 def word_tokens(
-    run: Run, step: MergeStep, word_index: int, max_characters: int | None = None
+    run: MergeRun, step: MergeStep, word_index: int, max_characters: int | None = None
 ) -> tuple[list[Piece], set[int]]:
     """A corpus word's tokens at `step`, and the positions among them of the tokens its merge
     just joined. With `max_characters`, only the tokens that start within that many characters."""
     byte_level = step.history.config.is_byte_level
-    ids = token_ids(run)
+    ids = run.token_ids
     pieces: list[Piece] = []
     new: set[int] = set()
     for token, start, end, made in step.word_spans(word_index, max_characters):
@@ -50,17 +46,17 @@ def word_tokens(
     return pieces, new
 
 
-def vocab_token_html(run: Run, token_id: int, new: bool = False) -> str:
+def vocab_token_html(run: MergeRun, token_id: int, new: bool = False) -> str:
     """One vocabulary token as a box (outlined when `new`: the token merge k made)."""
     piece = charts.vocab_piece(run.history.vocab[token_id], token_id, run.history.config.is_byte_level)
     return pieces_html([piece], new={0} if new else ())
 
 
-def words_at_step_html(run: Run, step: MergeStep, limit: int = TOP_WORDS, show_ids: bool = False) -> str:
+def words_at_step_html(run: MergeRun, step: MergeStep, limit: int = TOP_WORDS, show_ids: bool = False) -> str:
     """The most frequent corpus words at `step`, as cards of token spans with their counts."""
     trace = step.history
     cards = []
-    for index in top_word_indices(run, limit):
+    for index in run.words_by_frequency[:limit]:
         pieces, new = word_tokens(run, step, index, WORD_CHARACTERS_SHOWN)
         spans = pieces_html(pieces, show_ids, new)
         hidden = len(trace.words[index]) - WORD_CHARACTERS_SHOWN
@@ -73,11 +69,13 @@ def words_at_step_html(run: Run, step: MergeStep, limit: int = TOP_WORDS, show_i
     return f'<div class="top-words">{"".join(cards)}</div>'
 
 
-def sentences_at_step_html(run: Run, step: MergeStep, sentences: list[str], show_ids: bool = False) -> str:
+def sentences_at_step_html(
+    run: MergeRun, step: MergeStep, sentences: list[str], show_ids: bool = False
+) -> str:
     """The sample sentences encoded with the first k merges, the last merge's token outlined,
     characters the tokenizer drops or cannot spell marked, each with its token count. At most
     SENTENCES_SHOWN sentences of at most SENTENCE_CHARACTERS_SHOWN characters each are drawn."""
-    tok = tokenizer_at_step(run, step.k)
+    tok = run.tokenizer_at(step.k)
     new_token = None if step.made is None else step.history.vocab[step.made]
     rows = []
     for sentence in sentences[:SENTENCES_SHOWN]:
@@ -95,7 +93,7 @@ def sentences_at_step_html(run: Run, step: MergeStep, sentences: list[str], show
     return f'<div class="step-sentences">{"".join(rows)}</div>'
 
 
-def step_panels_html(run: Run, step: MergeStep, sentences: list[str], show_ids: bool = False) -> str:
+def step_panels_html(run: MergeRun, step: MergeStep, sentences: list[str], show_ids: bool = False) -> str:
     """The panels of step k under the player, as one element: why merge k's pair won, the pairs
     that competed for it (table and bars), the most frequent words and the sample sentences after
     k merges. One element, so that a person never sees two steps at once while the player plays
@@ -129,7 +127,7 @@ def step_panels_html(run: Run, step: MergeStep, sentences: list[str], show_ids: 
     )
 
 
-def merge_summary_html(run: Run, step: MergeStep) -> str:
+def merge_summary_html(run: MergeRun, step: MergeStep) -> str:
     """One line about step k: merge k's pair, the new token, its count (and score), what it
     rewrote; or, at k = 0, the corpus before any merge."""
     trace, k = step.history, step.k
@@ -154,7 +152,7 @@ def merge_summary_html(run: Run, step: MergeStep) -> str:
     )
 
 
-def candidates_frame(run: Run, step: MergeStep) -> pd.DataFrame:
+def candidates_frame(run: MergeRun, step: MergeStep) -> pd.DataFrame:
     """The pairs that competed for the step's merge (`step.merge`), one row each, the chosen one
     first: rank, the pair readable and as stored, its count, and for likelihood scores count(a),
     count(b) and the score."""
@@ -192,7 +190,7 @@ CANDIDATE_HELP = {
 _TEXT_COLUMNS = ("pair", "as stored")
 
 
-def candidates_html(run: Run, step: MergeStep) -> str:
+def candidates_html(run: MergeRun, step: MergeStep) -> str:
     """`candidates_frame` as an HTML table (escaped; each number's exact value in `data-value`),
     the chosen pair's row first and marked: a plain table, so the first screen of Merge history
     loads no data grid, and a screen reader reads it as a table."""
@@ -250,16 +248,6 @@ def pair_table_frame(step: MergeStep) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------- merge tree
-
-
-def merged_token_ids(run: Run) -> list[int]:
-    """Tokens made by a merge, in the order they were made."""
-
-    def build() -> list[int]:
-        ranks = as_merge_history(run.history).merge_rank_of
-        return sorted(ranks, key=ranks.__getitem__)
-
-    return run.derive("merged_ids", build)
 
 
 def merge_tree_html(tree: dict, names: list[str], k: int | None = None) -> str:

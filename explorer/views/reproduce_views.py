@@ -9,7 +9,7 @@ Compare's program for the columns it shows.
   without text by its origin (`Run.origin`): an uploaded count file ("counts.parquet", checked by
   its SHA-256), a host's count file or text file by its name (checked by its size, what the
   server checked); `corpus_note(run)` says so on the page.
-- `program(run, style)`, `notebook(run)`: built once per run (`Run.derive`); `styles(run)` names
+- `program(run, style)`, `notebook(run)`: built once per run (`per_run`); `styles(run)` names
   the kinds of program a run has (the course flavor has no library code).
 - `step_program(run, merge)`: Merge history's merge, read from the trace the Vocabulary page
   downloads (its file name).
@@ -41,7 +41,7 @@ from explorer.reproduce import (
 )
 from explorer.reproduce.corpus_counts import PLACEHOLDER as COUNTS_PLACEHOLDER
 from explorer.reproduce.corpus_source import PLACEHOLDER
-from explorer.runs.run import Run
+from explorer.runs.run import Run, per_run
 from explorer.samples import SAMPLES
 from explorer.views.vocabulary_table import file_stem
 
@@ -100,24 +100,20 @@ def styles(run: Run) -> list[str]:
     return ["library", "api"] if library else ["api"]
 
 
+@per_run
 def program(run: Run, style: str) -> str:
     """The program that trains the run (`style` "library" or "api"), built once per run."""
-    return run.derive(
-        f"reproduce_program_{style}",
-        lambda: training_program(trained_config(run.history, style)[0], corpus_source(run), style),
-    )
+    return training_program(trained_config(run.history, style)[0], corpus_source(run), style)
 
 
 def program_file_name(run: Run, style: str) -> str:
     return f"{file_stem(run)}-{style}.py"
 
 
+@per_run
 def notebook(run: Run) -> str:
     """The run as a notebook (.ipynb text), built once per run."""
-    return run.derive(
-        "reproduce_notebook",
-        lambda: notebook_json(run_notebook(trained_config(run.history, "api")[0], corpus_source(run))),
-    )
+    return notebook_json(run_notebook(trained_config(run.history, "api")[0], corpus_source(run)))
 
 
 def notebook_file_name(run: Run) -> str:

@@ -8,8 +8,10 @@ quotes included, Markdown markup neutralised) before it becomes HTML. Messages t
 (file names, special tokens, characters of the corpus, values from a link) and go to Streamlit's
 Markdown elements (`st.error`, `st.warning`, `st.info`) go through `literal.markdown_literal`.
 
-Derived objects that do not depend on the step are memoized on the Run (`Run.derive`), so moving
-the merge player's slider only segments ~30 words and encodes the sample sentences.
+Derived objects that do not depend on the step are kept with the run (`per_run`, `per_session`:
+explorer.runs.run), so moving the merge player's slider only segments ~30 words and encodes the
+sample sentences. What the history and the layers below give (the tokenizer, a merge run's token
+ids) are the run's own properties (`Run.tokenizer`, `MergeRun.token_ids`).
 
 What it does not do: draw (the pages hand its results to `st.html`, `explorer.ui.common.tables`).
 """
@@ -21,11 +23,8 @@ from dataclasses import replace
 from explorer.compare.columns import TokenizerColumn, plain_text_tokenizer, tokenizer_column
 from explorer.drawing import charts
 from explorer.lessons.explain import special_token_notes
-from explorer.pipeline.tokenizer import Tokenizer
 from explorer.pipeline.tokenizer_json import tokenizer_to_json
-from explorer.runs.run import Run
-from explorer.train import tokenizer_from_trace
-from explorer.training.history_kinds import as_merge_history, as_round_history
+from explorer.runs.run import MergeRun, RoundRun, Run, per_run, per_session
 from explorer.training.settings_checks import check_special_tokens
 
 TOP_WORDS = 30
@@ -34,91 +33,58 @@ TOP_WORDS = 30
 WORD_CHARACTERS_SHOWN = 120  # a word's tokens drawn up to this many characters, then "+N more"
 SENTENCES_SHOWN = 12  # sample sentences drawn by the merge player
 SENTENCE_CHARACTERS_SHOWN = 600  # each cut to this many characters
-# ---------------------------------------------------------------- memoized per run
+# ---------------------------------------------------------------- kept per run
 
 
+@per_run
 def labels(run: Run) -> list[str]:
     """Readable form of every vocabulary token, by id (not escaped)."""
-    return run.derive("labels", lambda: charts.token_labels(run.history))
+    return charts.token_labels(run.history)
 
 
-def token_ids(run: Run) -> dict[str, int]:
-    return run.derive("token_ids", as_merge_history(run.history).token_ids)  # (the Merge history page's)
-
-
-def tokenizer(run: Run) -> Tokenizer:
-    """The trained tokenizer (normalizer, pre-tokenizer, model, decoder) rebuilt from the trace."""
-    return run.derive("tokenizer", lambda: tokenizer_from_trace(run.history))
-
-
-def top_word_indices(run: Run, limit: int = TOP_WORDS) -> list[int]:
-    return run.derive(
-        f"top_words_{limit}", lambda: as_merge_history(run.history).words_by_frequency()[:limit]
-    )
-
-
-def special_token_messages(run: Run) -> list[str]:
+@per_run
+def special_token_messages(run: MergeRun) -> list[str]:
     """What the run's special tokens do: notes from `check_special_tokens` (before training) and
     `special_token_notes` (tokens that are also corpus characters or were rebuilt by a merge)."""
-
-    def build() -> list[str]:
-        before = check_special_tokens(run.settings.special_token_list(), run.history.config.pre_tokenizer)
-        if run.history.config.is_unigram:  # no merge can rebuild a special token
-            return list(before.notes)
-        return [*before.notes, *special_token_notes(as_merge_history(run.history))]
-
-    return run.derive("special_token_messages", build)
+    before = check_special_tokens(run.settings.special_token_list(), run.history.config.pre_tokenizer)
+    return [*before.notes, *special_token_notes(run.history)]
 
 
-# ---------------------------------------------------------------- the state after k merges
+@per_run
+def exported_json(run: Run, special_tokens: bool = True) -> str:
+    """The run's tokenizer.json, compact (its special tokens plain text when not `special_tokens`):
+    shared by every session showing the run (thirty visitors of a Compare link exported the same
+    JSON thirty times: a third of the server's time in py-spy)."""
+    tok = run.tokenizer
+    return tokenizer_to_json(tok if special_tokens else plain_text_tokenizer(tok))
 
 
-def tokenizer_at_step(run: Run, k: int) -> Tokenizer:
-    """The tokenizer that knows only the first k merges (and the vocabulary they had made); the
-    last two asked for are kept (one step view asks twice; a book-size run takes ~15 ms to build)."""
-    kept: dict[int, Tokenizer] = run.derive("tokenizers_at_step", dict, own=True)
-    if k not in kept:
-        while len(kept) >= 2:
-            kept.pop(next(iter(kept)))
-        kept[k] = tokenizer_from_trace(run.history, k)
-    return kept[k]
+@per_session
+def _run_column(run: Run, special_tokens: bool) -> TokenizerColumn:
+    # The column names this session's run, so it is the session's own.
+    tok = run.tokenizer
+    return tokenizer_column(
+        tok,
+        run.name,
+        key=run.column_key,
+        exported=exported_json(run),
+        special_tokens=special_tokens,
+        source=f"trained here: run {run.number}",
+        plain_exported=None if special_tokens or not tok.special_tokens else exported_json(run, False),
+    )
 
 
 def run_column(run: Run, role: str, special_tokens: bool = True) -> TokenizerColumn:
     """A column for a run trained in this app; `role` says which one it is ('this run', ...).
     `special_tokens` False: the run's special tokens are plain text (the Compare page's switch)."""
-
-    def build() -> TokenizerColumn:
-        # The exports are shared by every session showing the run (thirty visitors of a Compare
-        # link exported the same JSON thirty times: a third of the server's time in py-spy); the
-        # column names this session's run, so it is the session's own.
-        tok = tokenizer(run)
-        exported = run.derive("tokenizer_json_compact", lambda: tokenizer_to_json(tok))
-        plain = (
-            None
-            if special_tokens or not tok.special_tokens
-            else run.derive(
-                "tokenizer_json_compact_plain", lambda: tokenizer_to_json(plain_text_tokenizer(tok))
-            )
-        )
-        return tokenizer_column(
-            tok,
-            run.name,
-            key=run.column_key,
-            exported=exported,
-            special_tokens=special_tokens,
-            source=f"trained here: run {run.number}",
-            plain_exported=plain,
-        )
-
-    name = "compare_column" if special_tokens else "compare_column_plain"
-    return replace(run.derive(name, build, own=True), caption=role)
+    return replace(_run_column(run, special_tokens), caption=role)
 
 
-def final_loss(run: Run) -> float | None:
+@per_run
+def final_loss(run: RoundRun) -> float | None:
     """A Unigram run's final loss (`lessons.rounds.final_loss`), computed once per run where the
     trace does not carry it (a course trace stored before the trainer recorded it: one Viterbi per
     word)."""
     from explorer.lessons import rounds  # here: numpy, for Unigram runs only
 
-    return run.derive("unigram_final_loss", lambda: rounds.final_loss(as_round_history(run.history)))
+    return rounds.final_loss(run.history)

@@ -1,8 +1,8 @@
 """The Vocabulary page's views of a run: the table (id, token, readable form, length, merge rank,
 parents, corpus frequency; a Unigram run's scores through explorer.views.unigram_table), its
 filters and sorting, the tutorial's grid, and the files to download. Pure Python (no streamlit).
-What differs between a merge history and a round history (Unigram) is looked up in tables keyed by
-`TrainingHistory.step_noun`, or by algorithm for the files.
+The table is built by the run's kind (`MergeRun`, `RoundRun`); the words that differ are looked up
+in tables keyed by `TrainingHistory.step_noun`, the files by algorithm.
 
 What it does not do: draw the page (pages/2_Vocabulary.py).
 """
@@ -19,11 +19,10 @@ import pandas as pd
 
 from explorer.pipeline.models import BPEModel, WordPieceModel
 from explorer.pipeline.tokenizer_json import tokenizer_to_json, write_vocab_merges, write_vocab_txt
-from explorer.runs.run import Run
+from explorer.runs.run import MergeRun, RoundRun, Run, per_run, per_session
 from explorer.training.bpe.merge_history import MergeHistory
-from explorer.training.history_kinds import as_merge_history
 from explorer.views import unigram_table as unigram_vocabulary
-from explorer.views.run_views import labels, tokenizer
+from explorer.views.run_views import labels
 
 # ---------------------------------------------------------------- vocabulary
 
@@ -65,18 +64,30 @@ def token_lengths(trace: MergeHistory) -> list[int]:
     return lengths
 
 
-def vocabulary_table(run: Run) -> pd.DataFrame:
-    """One row per token: id, token, readable, kind, length, merge rank, parents, corpus frequency
-    (Unigram: id, token, readable, kind, length, score, corpus frequency)."""
-    return run.derive("vocabulary_table", lambda: TABLES[run.history.step_noun](run))
+@dataclass(frozen=True, eq=False)
+class VocabularyTables:
+    """The Vocabulary page's tables of a run: one row per token (id, token, readable, kind, length,
+    merge rank, parents, corpus frequency; a Unigram run's: id, token, readable, kind, length,
+    score, corpus frequency), and a Unigram run's removed pieces with the round each went in (None
+    for a merge run: nothing is removed); `merge_run`, the run itself when it learned merges (the
+    audit's tokens link to the Merge history step that made them), else None."""
+
+    tokens: pd.DataFrame
+    removed: pd.DataFrame | None
+    merge_run: MergeRun | None
 
 
-def _unigram_table(run: Run) -> pd.DataFrame:
-    return unigram_vocabulary.vocabulary_table(run.history, labels(run), tokenizer(run).model)
+@per_run
+def vocabulary_tables(run: MergeRun | RoundRun) -> VocabularyTables:
+    """The run's tables, built by its kind (the Vocabulary page's one question of it)."""
+    if isinstance(run, MergeRun):
+        return VocabularyTables(_merge_table(run), None, run)
+    tokens = unigram_vocabulary.vocabulary_table(run.history, labels(run), run.tokenizer.model)
+    return VocabularyTables(tokens, unigram_vocabulary.removed_table(run.history), None)
 
 
-def _merge_table(run: Run) -> pd.DataFrame:
-    trace = as_merge_history(run.history)
+def _merge_table(run: MergeRun) -> pd.DataFrame:
+    trace = run.history
     names = labels(run)
     specials = set(trace.special_tokens)
     ranks = trace.merge_rank_of
@@ -104,17 +115,6 @@ def _merge_table(run: Run) -> pd.DataFrame:
         }
     )
     return table
-
-
-TABLES = {"merge": _merge_table, "round": _unigram_table}
-
-
-def removed_pieces(run: Run) -> pd.DataFrame | None:
-    """A Unigram run's removed pieces with the round each went in (explorer.views.unigram_table);
-    None for a run whose vocabulary grows (nothing is removed)."""
-    if run.history.vocabulary_grows:
-        return None
-    return run.derive("removed_pieces", lambda: unigram_vocabulary.removed_table(run.history))
 
 
 def filter_vocabulary(
@@ -160,13 +160,13 @@ def vocabulary_grid(names: list[str], start: int = 0, columns: int = 10, rows: i
 
 
 def tokenizer_json(run: Run) -> str:
-    return tokenizer_to_json(tokenizer(run), pretty=True)
+    return tokenizer_to_json(run.tokenizer, pretty=True)
 
 
 def vocab_and_merges(run: Run) -> tuple[str, str]:
     """vocab.json and merges.txt as the `tokenizers` library writes them (BPE)."""
     with tempfile.TemporaryDirectory() as folder:
-        model = cast(BPEModel, tokenizer(run).model)  # MODEL_FILES: a BPE run's
+        model = cast(BPEModel, run.tokenizer.model)  # MODEL_FILES: a BPE run's
         vocab_path, merges_path = write_vocab_merges(model, folder)
         return vocab_path.read_text(encoding="utf-8"), merges_path.read_text(encoding="utf-8")
 
@@ -174,15 +174,8 @@ def vocab_and_merges(run: Run) -> tuple[str, str]:
 def vocab_txt(run: Run) -> str:
     """vocab.txt as the library writes it (WordPiece)."""
     with tempfile.TemporaryDirectory() as folder:
-        model = cast(WordPieceModel, tokenizer(run).model)  # MODEL_FILES: a WordPiece run's
+        model = cast(WordPieceModel, run.tokenizer.model)  # MODEL_FILES: a WordPiece run's
         return Path(write_vocab_txt(model, folder)).read_text(encoding="utf-8")
-
-
-def trace_json(run: Run) -> str:
-    """The run's trace download (`TrainingHistory.to_json`), built once per run and shared by the
-    sessions showing it: the Vocabulary page's and Merge history's downloads, whose pages rerun on
-    every click (a 50 MB upload's trace is 110 MB of JSON and 1.6 s to build)."""
-    return run.derive("trace_json", run.history.to_json)
 
 
 @dataclass(frozen=True)
@@ -193,6 +186,7 @@ class Download:
     mime: str
 
 
+@per_session
 def downloads(run: Run) -> list[Download]:
     """The run's files (tokenizer.json, vocab.json + merges.txt or vocab.txt, the trace), built
     once per run. The Vocabulary page hands their text to `st.download_button` directly rather than
@@ -200,14 +194,11 @@ def downloads(run: Run) -> list[Download]:
     after two script runs of any session, which under load can come before the browser fetches it
     (measured: 2 of 8 simultaneous sessions got a cancelled download)."""
 
-    def build() -> list[Download]:
-        stem = file_stem(run)
-        files = [Download("tokenizer.json", tokenizer_json(run), "tokenizer.json", "application/json")]
-        files += MODEL_FILES[run.history.algorithm](run)
-        files.append(Download("Trace (JSON)", trace_json(run), f"{stem}-trace.json", "application/json"))
-        return files
-
-    return run.derive("downloads", build, own=True)
+    stem = file_stem(run)
+    files = [Download("tokenizer.json", tokenizer_json(run), "tokenizer.json", "application/json")]
+    files += MODEL_FILES[run.history.algorithm](run)
+    files.append(Download("Trace (JSON)", run.trace_json, f"{stem}-trace.json", "application/json"))
+    return files
 
 
 def _bpe_files(run: Run) -> list[Download]:

@@ -38,6 +38,11 @@ VOCABULARY = "pages/2_Vocabulary.py"
 COMPARE = "pages/3_Compare.py"
 PAGES = (MERGES, VOCABULARY, COMPARE)
 TRAIN_WAIT_SECONDS = 120
+# A time limit (EXPLORER_MAX_SECONDS) for a test that presses Stop: no loaded machine reaches it
+# first. Under the default 60 s of the worker's wall time, a slowed training that a loaded machine
+# had not brought to its Stop in time ended "by the time limit (60 s)" where "the Stop button" was
+# meant (the Unigram one reached its first round about 5 s after its start at a load of 5).
+STOP_BEFORE_SECONDS = str(30 * TRAIN_WAIT_SECONDS)
 
 
 def new_app(query: dict[str, str] | None = None, page: str | None = None) -> AppTest:

@@ -21,6 +21,7 @@ from explorer.ui.train import corpus_input
 from tests.app.helpers import (
     COMPARE,
     MERGES,
+    STOP_BEFORE_SECONDS,
     TRAIN,
     TRAIN_WAIT_SECONDS,
     VOCABULARY,
@@ -505,6 +506,7 @@ def test_stop_button_keeps_a_partial_history_explorable_everywhere(monkeypatch):
     from tests.helpers import worker_tasks
 
     monkeypatch.setattr("explorer.work.tasks.train_task", worker_tasks.slow_training)
+    monkeypatch.setenv("EXPLORER_MAX_SECONDS", STOP_BEFORE_SECONDS)  # the Stop ends it, on any load
     at = paste(new_app(), random_words(20_000))
     at.number_input(key=W.VOCAB_NUMBER).set_value(30_000).run()
     at.button(key=W.TRAIN).click().run()

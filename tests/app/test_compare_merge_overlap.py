@@ -12,7 +12,6 @@ import re
 from explorer.compare.merge_overlap import merge_overlap, pretrained_merges, run_byte_merges
 from explorer.drawing.token_html import readable_token
 from explorer.session.compare_params import OVERLAP_PARAM
-from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common.state import OVERLAP_JOBS
 from explorer.ui.common.state import Widget as W
 from explorer.ui.compare import merge_overlap_section
@@ -82,7 +81,7 @@ def test_the_section_shows_the_curve_and_partings_and_the_link_keeps_the_tokeniz
     assert picker.value == "gpt2" and OVERLAP_PARAM not in query(at)
     spec = overlap_spec(at)
     assert rank_title(spec) == "merge n in GPT-2"
-    trace = as_merge_history(run_of(at).history)
+    trace = run_of(at).history  # a MergeRun's
     expected = merge_overlap(
         run_byte_merges(trace.vocab, trace.merges, byte_level=True), pretrained_merges("gpt2")
     )

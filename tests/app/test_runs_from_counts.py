@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.checks import Limits
-from explorer.runs.run import Run, RunKey
+from explorer.runs.run import Run, RunKey, make_run
 from explorer.runs.settings import Settings
 from explorer.samples import SAMPLES
 from explorer.training.trainers import train_counted
@@ -34,7 +34,7 @@ def run_from_counts() -> Run:
     config = settings.run_config(Limits())
     words, figures = count_corpus(COUNTED, config.normalizers, config.pre_tokenizer or "byte-level")
     history = train_counted(words, figures, config)
-    return Run(
+    return make_run(
         key=RunKey("0" * 64, settings),
         history=history,
         corpus_label="counts.parquet",

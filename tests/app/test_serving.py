@@ -27,6 +27,7 @@ from tests import ROOT
 from tests.app.helpers import (
     APP,
     MERGES,
+    STOP_BEFORE_SECONDS,
     TRAIN_WAIT_SECONDS,
     VOCABULARY,
     click,
@@ -142,6 +143,7 @@ def start_a_long_training(seed: int, monkeypatch) -> tuple[AppTest, int]:
     once it trains."""
     monkeypatch.setenv(engines.ENGINE_VARIABLE, "python")  # the server's choice: sent with the job
     monkeypatch.setattr("explorer.work.tasks.train_task", worker_tasks.slow_training)  # lasts on any machine
+    monkeypatch.setenv("EXPLORER_MAX_SECONDS", STOP_BEFORE_SECONDS)  # ... until what the test does to it
     at = new_app()
     at.selectbox(key=W.SAMPLE).set_value("").run()
     at.text_area(key=W.CORPUS).set_value(words(60_000, seed=seed)).run()

@@ -22,7 +22,7 @@ from explorer.drawing.wording import character_count
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
 from explorer.run_config import RunConfig
-from explorer.runs.run import Run, RunKey, corpus_digest
+from explorer.runs.run import Run, RunKey, corpus_digest, make_run
 from explorer.runs.settings import Settings
 from explorer.train import train_corpus
 from explorer.training.unigram import UnigramConfig
@@ -38,8 +38,12 @@ HOSTILE = "<script>alert(1)</script> **bold** $x$ :red[x] <b>b</b>\n" * 3 + CORP
 
 def unigram_run(text: str, **settings) -> Run:
     trace = train_corpus(text, RunConfig(UnigramConfig(**settings), (), "metaspace"))
-    return Run(
-        RunKey(corpus_digest(text), Settings()), trace, "test corpus", len(text), character_count(text)
+    return make_run(
+        trace,
+        key=RunKey(corpus_digest(text), Settings()),
+        corpus_label="test corpus",
+        characters=len(text),
+        perceived_characters=character_count(text),
     )
 
 

@@ -11,11 +11,11 @@ from explorer.samples import SAMPLE_SENTENCES, SAMPLES
 from explorer.training import engines
 from explorer.ui.common.state import JOB, OTHER_RUN
 from explorer.ui.common.state import Widget as W
-from explorer.views import run_views as views
 from explorer.views import vocabulary_table as vocabulary_views
 from tests.app.helpers import (
     MERGES,
     PAGES,
+    STOP_BEFORE_SECONDS,
     TRAIN,
     TRAIN_WAIT_SECONDS,
     VOCABULARY,
@@ -127,7 +127,7 @@ def test_the_downloaded_tokenizer_json_encodes_like_the_app_in_the_library(train
     run = run_of(trained)
     exported = next(file for file in vocabulary_views.downloads(run) if file.label == "tokenizer.json").data
     library = LibraryTokenizer.from_str(exported)
-    ours = views.tokenizer(run)
+    ours = run.tokenizer
     for sentence in [*SAMPLE_SENTENCES, SAMPLES["hf-course"].text, "Unknown ✓ characters ✓✓ here"]:
         assert library.encode(sentence).ids == ours.encode(sentence).ids
         assert library.encode(sentence).offsets == ours.encode(sentence).offsets
@@ -168,8 +168,10 @@ def test_the_link_brings_the_unigram_run_back(trained):
 @pytest.mark.slow
 def test_stop_ends_a_unigram_run_and_keeps_its_rounds_so_far(monkeypatch):
     # The Python engine, its stop checks slowed (tests.helpers.worker_tasks.slow_training): a
-    # training that lasts until Stop on any machine (the compiled engine ends it in a second or two).
+    # training that lasts until Stop on any machine (the compiled engine ends it in a second or two),
+    # under a time limit that no load lets it reach before the Stop.
     monkeypatch.setenv(engines.ENGINE_VARIABLE, "python")
+    monkeypatch.setenv("EXPLORER_MAX_SECONDS", STOP_BEFORE_SECONDS)
     monkeypatch.setattr("explorer.work.tasks.train_task", worker_tasks.slow_training)
     at = new_app()
     at.selectbox(key=W.SAMPLE).set_value("shakespeare").run()

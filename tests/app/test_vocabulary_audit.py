@@ -20,7 +20,6 @@ from explorer.measures.audit_subjects import subject_from_pretrained, subject_fr
 from explorer.pipeline.tokenizer_json import tokenizer_from_json
 from explorer.runstore.keys import OLD_UPLOAD_LINK
 from explorer.samples import SAMPLES
-from explorer.training.history_kinds import as_merge_history
 from explorer.training.word_counts import split_lines
 from explorer.ui.common.state import AUDIT_JOBS, UPLOADED_TOKENIZERS
 from explorer.ui.common.state import Widget as W
@@ -109,7 +108,7 @@ def test_the_figures_are_the_audits_of_the_same_lines(trained):
 
 def test_a_stepping_stone_links_to_the_merge_that_made_it_and_those_that_ate_it(trained):
     run = run_of(trained)
-    trace = as_merge_history(run.history)
+    trace = run.history  # a MergeRun's
     for token_id, links in stone_links(trained)[:20]:
         (made_at, key), (made_at_cell, _), *consumers = links  # the token, its "made at step", ...
         assert key == run.store_key and made_at_cell == made_at

@@ -65,7 +65,7 @@ def test_lessons_are_found_by_key_and_their_settings_are_the_courses():
 
 
 def test_the_pages_verdict_says_differs_when_one_printout_differs():
-    from explorer.ui.train.lesson_buttons import verdict
+    from explorer.ui.common.course_check import verdict
 
     lesson = LESSONS["course-bpe"]
     results = compare(lesson, lesson.printouts[0].printed, [], lambda text: ["This", "is", "wrong"])

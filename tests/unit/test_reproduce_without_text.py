@@ -21,7 +21,7 @@ from explorer.compare import TokenizerColumn
 from explorer.corpora.count_files import write_count_file
 from explorer.corpora.counter import ChunkCounter
 from explorer.corpora.counting import Counting
-from explorer.runs.run import Run, RunKey
+from explorer.runs.run import Run, RunKey, make_run
 from explorer.runs.settings import Settings
 from explorer.samples import SAMPLES
 from explorer.training.trainers import train_counted
@@ -52,8 +52,14 @@ def counted_run(folder: Path, origin_of) -> Run:
     counts = counter.result()
     write_count_file(folder / "counts.parquet", counts)
     history = train_counted(counts.words, counts.figures, config)
-    return Run(
-        RunKey("f" * 64, SETTINGS), history, "counts.parquet", 0, 0, from_counts=True, origin=origin_of()
+    return make_run(
+        history,
+        key=RunKey("f" * 64, SETTINGS),
+        corpus_label="counts.parquet",
+        characters=0,
+        perceived_characters=0,
+        from_counts=True,
+        origin=origin_of(),
     )
 
 
@@ -107,13 +113,13 @@ def test_a_host_text_files_programs_check_its_size_and_train_our_tokenizer(tmp_p
     origin = {
         "host_file": {"name": "corpus.txt", "size": (tmp_path / "corpus.txt").stat().st_size, "mtime_ns": 1}
     }
-    run = Run(
-        RunKey("e" * 64, settings),
+    run = make_run(
         history,
-        "corpus.txt",
-        0,
-        0,
-        "host:corpus.txt",
+        key=RunKey("e" * 64, settings),
+        corpus_label="corpus.txt",
+        characters=0,
+        perceived_characters=0,
+        sample_key="host:corpus.txt",
         from_counts=True,
         origin=origin,
     )

@@ -1,6 +1,7 @@
 """Both training histories (BPE/WordPiece merges, Unigram rounds) are a `TrainingHistory`, answer
-its questions alike, and the code outside explorer/training/ dispatches on them instead of asking
-which algorithm made a run (at most 10 such checks, settings forms included)."""
+its questions alike, and the code outside explorer/training/ works with a run of its kind
+(`MergeRun`, `RoundRun`, made once by explorer.runs.run.make_run) instead of asking which algorithm
+made a run (at most 5 such checks, settings forms included)."""
 
 import ast
 from dataclasses import replace
@@ -10,11 +11,12 @@ import pytest
 
 from explorer.pipeline.tokenizer_json import save_tokenizer
 from explorer.run_config import RunConfig, TrainerConfig, UnigramConfig
+from explorer.runs.run import MergeRun, RoundRun, RunKey, make_run
+from explorer.runs.settings import Settings
 from explorer.samples import HF_COURSE
 from explorer.train import tokenizer_from_trace, trace_from_json, train_corpus
 from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.history import TrainingHistory
-from explorer.training.history_kinds import as_merge_history, as_round_history
 from explorer.training.unigram.round_history import RoundHistory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,17 +56,15 @@ def test_both_histories_are_training_histories(history):
     assert type(history).from_dict(history.to_dict()).steps == history.steps
 
 
-def test_a_history_is_narrowed_to_its_own_kind_only(history):
-    """A view asks for a MergeHistory or a RoundHistory after dispatching on `step_noun`; the
-    other kind is a TypeError, not a wrong attribute later."""
-    own, other = (
-        (as_merge_history, as_round_history)
-        if isinstance(history, MergeHistory)
-        else (as_round_history, as_merge_history)
+def test_a_run_is_made_of_its_historys_kind_once(history):
+    """`make_run` gives a MergeRun for merges and a RoundRun for rounds, its `history` the very
+    object it was given (typed as its class from then on)."""
+    run = make_run(
+        history, key=RunKey("0" * 64, Settings()), corpus_label="c", characters=1, perceived_characters=1
     )
-    assert own(history) is history
-    with pytest.raises(TypeError, match="not (merges|rounds)"):
-        other(history)
+    assert type(run) is (MergeRun if isinstance(history, MergeHistory) else RoundRun)
+    assert run.history is history
+    assert run.first_step == (min(1, history.steps) if isinstance(run, MergeRun) else 0)
 
 
 def test_a_words_spans_at_step_k_are_its_tokens_and_the_new_ones_are_those_merge_k_made(history):
@@ -175,10 +175,20 @@ def test_record_final_frequencies():
     assert bpe.to_json() == before
 
 
-# ---------------------------------------------------------------- algorithm checks outside training/
+# ---------------------------------------------------------------- kind checks outside training/
 
-KINDS = {"RoundHistory", "MergeHistory", "UnigramConfig", "TrainerConfig"}
-LIMIT = 10
+# Asking a run (or its history) which kind it is: at most RUN_LIMIT places outside training/ (the
+# one place a run is made, explorer.runs.run.make_run, and one per page: Train, Merge history,
+# Vocabulary, Compare).
+RUN_KINDS = {"MergeRun", "RoundRun", "MergeHistory", "RoundHistory"}
+NARROWING = {"as_merge_history", "as_round_history"}  # the narrowing helpers, gone with Run.derive
+# A history's kind, compared with ==, != or in (a run has no `kind`: `.kind` is a token's, a piece's).
+KIND_ATTRIBUTES = {"step_noun"}
+RUN_LIMIT = 5
+# Asking the settings which algorithm was chosen (the Train form's widgets, a Settings, a
+# RunConfig, the CLI's arguments): at most ALGORITHM_LIMIT places outside training/ and reproduce/.
+ALGORITHM_KINDS = {"UnigramConfig", "TrainerConfig"}
+ALGORITHM_LIMIT = 7
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -187,25 +197,47 @@ def _names(node: ast.AST) -> set[str]:
     }
 
 
+def _is_isinstance_of(node: ast.AST, kinds: set[str]) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "isinstance"
+        and len(node.args) == 2
+        and bool(_names(node.args[1]) & kinds)
+    )
+
+
+def _is_run_kind_check(node: ast.AST) -> bool:
+    """`isinstance(x, <a run or history class>)`, `as_merge_history(...)`, `as_round_history(...)`,
+    `x.step_noun == ...` (and !=, in): what the grep `isinstance(... MergeRun)|as_merge_history|
+    as_round_history|step_noun ==` finds, without imports, docstrings, comments and type hints."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in NARROWING:
+        return True
+    if isinstance(node, ast.Compare):
+        return any(
+            isinstance(side, ast.Attribute) and side.attr in KIND_ATTRIBUTES
+            for side in [node.left, *node.comparators]
+        )
+    return _is_isinstance_of(node, RUN_KINDS)
+
+
 def _is_algorithm_check(node: ast.AST) -> bool:
-    """`x.is_unigram`, `is_unigram(...)`, `isinstance(x, <a history or trainer config>)`,
-    `... == "unigram"` (and !=, in): what the grep `is_unigram|isinstance(... MergeHistory)|algorithm ==
-    "unigram"|UnigramConfig` finds, without imports, docstrings, comments and type hints."""
+    """`x.is_unigram`, `is_unigram(...)`, `isinstance(x, <a trainer config>)`, `... == "unigram"`
+    (and !=, in): what the grep `is_unigram|isinstance(... UnigramConfig)|algorithm == "unigram"`
+    finds, without imports, docstrings, comments and type hints."""
     if isinstance(node, ast.Attribute):
         return node.attr == "is_unigram"
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        if node.func.id == "is_unigram":
-            return True
-        return node.func.id == "isinstance" and len(node.args) == 2 and bool(_names(node.args[1]) & KINDS)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "is_unigram":
+        return True
     if isinstance(node, ast.Compare):
         return any(
             isinstance(side, ast.Constant) and side.value == "unigram"
             for side in [node.left, *node.comparators]
         )
-    return False
+    return _is_isinstance_of(node, ALGORITHM_KINDS)
 
 
-def algorithm_checks() -> list[str]:
+def checks(is_check, skipped: tuple[str, ...] = ()) -> list[str]:
     files = [
         ROOT / "app.py",
         *sorted((ROOT / "pages").rglob("*.py")),
@@ -214,28 +246,46 @@ def algorithm_checks() -> list[str]:
     found = []
     for path in files:
         name = path.relative_to(ROOT).as_posix()
-        # The trainers themselves, and the programs that write a trainer's code (which trainer to
-        # write is the question they answer: explorer/reproduce/).
-        if name.startswith(("explorer/training/", "explorer/reproduce/")):
+        if name.startswith(("explorer/training/", *skipped)):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        found += [f"{name}:{node.lineno}" for node in ast.walk(tree) if _is_algorithm_check(node)]
+        found += [f"{name}:{node.lineno}" for node in ast.walk(tree) if is_check(node)]
     return found
 
 
-def test_the_counter_finds_each_kind_of_check():
-    code = "\n".join(
-        [
-            "a.is_unigram",
-            "is_unigram(run)",
-            "isinstance(t, RoundHistory)",
-            'x.algorithm == "unigram"',
-            "isinstance(t, int)",
-        ]
-    )
-    assert sum(_is_algorithm_check(node) for node in ast.walk(ast.parse(code))) == 4
+def test_the_counters_find_each_kind_of_check():
+    run_checks = [
+        "isinstance(run, MergeRun)",
+        "isinstance(run, (MergeRun, RoundRun))",
+        "isinstance(t, RoundHistory)",
+        "as_merge_history(run.history)",
+        "as_round_history(run.history)",
+        'run.history.step_noun == "merge"',
+        '"round" != trace.step_noun',
+    ]
+    algorithm_checks = [
+        "a.is_unigram",
+        "is_unigram(run)",
+        'x.algorithm == "unigram"',
+        "isinstance(c, UnigramConfig)",
+    ]
+    neither = [
+        "isinstance(t, int)",
+        "run.history.step_noun",
+        "SHOW[run.history.step_noun]",
+        "isinstance(r, Run)",
+    ]
+    for is_check, counted in ((_is_run_kind_check, run_checks), (_is_algorithm_check, algorithm_checks)):
+        code = ast.parse("\n".join([*run_checks, *algorithm_checks, *neither]))
+        assert sum(is_check(node) for node in ast.walk(code)) == len(counted)
 
 
-def test_pages_dispatch_instead_of_asking_the_algorithm():
-    found = algorithm_checks()
-    assert len(found) <= LIMIT, "\n".join(found)
+def test_the_pages_work_with_a_run_of_its_kind_instead_of_asking_it():
+    found = checks(_is_run_kind_check)
+    assert len(found) <= RUN_LIMIT, "\n".join(found)
+
+
+def test_the_settings_forms_ask_the_algorithm_in_few_places():
+    # The programs that write a trainer's code ask which trainer to write: explorer/reproduce/.
+    found = checks(_is_algorithm_check, ("explorer/reproduce/",))
+    assert len(found) <= ALGORITHM_LIMIT, "\n".join(found)

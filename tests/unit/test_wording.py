@@ -16,8 +16,8 @@ from explorer.run_config import RunConfig, TrainerConfig
 from explorer.runs.run import Run, RunKey
 from explorer.runs.settings import Settings
 from explorer.train import train_corpus
+from explorer.ui.common.course_check import verdict
 from explorer.ui.common.link import ignored_note, params_for
-from explorer.ui.train.lesson_buttons import verdict
 from tests.helpers.cli import cli
 
 # A count and a plural noun where one thing is meant: "1 merges", "1 rounds", "1 of its results".

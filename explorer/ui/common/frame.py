@@ -40,7 +40,7 @@ from explorer.drawing.stylesheet import STYLESHEET
 from explorer.drawing.token_html import escape_text, legend_html
 from explorer.drawing.wording import history_page_name
 from explorer.lessons.explain import stop_reason_text
-from explorer.runs.run import Run
+from explorer.runs.run import MergeRun, RoundRun, Run
 from explorer.session import serving, stored_runs
 from explorer.ui.common import link, reproduce_panel, state, training
 from explorer.work import admission
@@ -243,7 +243,7 @@ def note(text: str) -> None:
     st.html(f'<div class="note">{escape_text(text)}</div>')
 
 
-def require_run(page: str) -> Run:
+def require_run(page: str) -> MergeRun | RoundRun:
     """The current run; else, while the run this session waits for is training (a reload during
     training), its progress; else a friendly message (train first, or the link's run expired) with
     a link to the Train page, and a stop."""

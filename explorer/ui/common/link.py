@@ -46,7 +46,7 @@ import streamlit as st
 
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, lesson_by_key
-from explorer.runs.run import Run
+from explorer.runs.run import MergeRun, RoundRun, Run
 from explorer.runs.settings import Settings, from_query_params, limits_or_defaults, read_whole_number
 from explorer.runstore import is_run_key
 from explorer.samples import SAMPLES, sample_by_key
@@ -169,7 +169,7 @@ def train_params(
     return with_session_runs(params_for(settings, sample_key, key))
 
 
-def train_page_view(settings: Settings, corpus) -> tuple[Run | None, dict[str, str]]:
+def train_page_view(settings: Settings, corpus) -> tuple[MergeRun | RoundRun | None, dict[str, str]]:
     """The Train page's run to summarize (None: the form is not what trained the current run)
     and its URL, for the form's `settings` and `corpus` (explorer.ui.train.corpus_input.Corpus)."""
     text, sample_key = (corpus.text, corpus.sample_key) if corpus else (None, None)
@@ -274,7 +274,7 @@ def ignored_note(run: Run, params: Mapping[str, str]) -> str | None:
     )
 
 
-def _load(number: int, key: str) -> tuple[Run, str | None] | None:
+def _load(number: int, key: str) -> tuple[MergeRun | RoundRun, str | None] | None:
     loaded = stored_runs.load_run(key, number)
     if loaded is not None:
         state.run_cache().put(loaded[0])
@@ -300,7 +300,7 @@ def _restore_session_runs(current: Run | None, pairs: list[tuple[int, str]]) -> 
             state.add_earlier_run(run)
 
 
-def open_from_url(train_sample: bool = True) -> Run | None:
+def open_from_url(train_sample: bool = True) -> MergeRun | RoundRun | None:
     """The run the URL names, made current, and the session's runs it lists (see the module
     docstring); None when there is none, or while it is still training (the session then holds
     the job: `training.current_job()`). A sample the link names is trained when its run expired,

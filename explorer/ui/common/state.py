@@ -22,7 +22,7 @@ from typing import Final
 import streamlit as st
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from explorer.runs.run import Run, RunCache, corpus_digest, remember, runs_left
+from explorer.runs.run import MergeRun, RoundRun, Run, RunCache, corpus_digest, remember, runs_left
 from explorer.runs.settings import other_algorithm
 from explorer.ui.common import abandoned
 
@@ -330,15 +330,15 @@ def next_signal_run(name: str) -> int:
     return runs[name]
 
 
-def current_run() -> Run | None:
+def current_run() -> MergeRun | RoundRun | None:
     return st.session_state.get(CURRENT_RUN)
 
 
-def earlier_runs() -> list[Run]:
+def earlier_runs() -> list[MergeRun | RoundRun]:
     return list(st.session_state.get(HISTORY, []))
 
 
-def set_current_run(run: Run, corpus_text: str | None) -> None:
+def set_current_run(run: MergeRun | RoundRun, corpus_text: str | None) -> None:
     """Make `run` the one every page shows; the previous one joins the earlier runs. `corpus_text`:
     None for a run without running text (`Run.from_counts`)."""
     previous = current_run()
@@ -349,8 +349,7 @@ def set_current_run(run: Run, corpus_text: str | None) -> None:
     st.session_state[HISTORY] = [r for r in earlier_runs() if r.store_key != run.store_key]
     st.session_state[CURRENT_RUN] = run
     st.session_state[TRAINED_CORPUS] = None if corpus_text is None else (run.key.corpus_sha256, corpus_text)
-    # Merge history opens at the first merge; Training history (Unigram) at round 0, its seed pieces.
-    st.session_state[STEP] = min(1, run.history.steps) if run.history.step_noun == "merge" else 0
+    st.session_state[STEP] = run.first_step
     st.session_state[PLAYING] = False
     st.session_state[MEASURE_WHOLE] = False
 
@@ -361,12 +360,12 @@ def run_salt() -> bytes:
     return setdefault(RUN_SALT, secrets.token_bytes(16))
 
 
-def add_earlier_run(run: Run) -> None:
+def add_earlier_run(run: MergeRun | RoundRun) -> None:
     """`run` first among the earlier runs (a run a link names, back after a reload)."""
     _keep_earlier(remember(earlier_runs(), run, HISTORY_LIMIT, HISTORY_CHARACTERS), current_run())
 
 
-def _keep_earlier(kept: list[Run], staying: Run | None) -> None:
+def _keep_earlier(kept: list[MergeRun | RoundRun], staying: Run | None) -> None:
     """`kept` as the earlier runs; the names of those it leaves out (but `staying`, the current
     run, and the other algorithm's) noted under RUNS_LEFT, for the Compare page to say."""
     left = runs_left(earlier_runs(), kept, [staying, st.session_state.get(OTHER_RUN)])
@@ -424,7 +423,7 @@ def trained_corpus_text(run: Run) -> str | None:
     return None
 
 
-def other_run(run: Run) -> Run | None:
+def other_run(run: Run) -> MergeRun | RoundRun | None:
     """The other algorithm's run on the same corpus, if it was trained."""
     other = st.session_state.get(OTHER_RUN)
     if other is not None and other.key.corpus_sha256 == run.key.corpus_sha256 and other is not run:
@@ -432,5 +431,5 @@ def other_run(run: Run) -> Run | None:
     return None
 
 
-def set_other_run(run: Run) -> None:
+def set_other_run(run: MergeRun | RoundRun) -> None:
     st.session_state[OTHER_RUN] = run

@@ -43,7 +43,7 @@ from explorer.checks import (
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import format_seconds, plural
 from explorer.lessons.explain import stop_reason_text
-from explorer.runs.run import Run
+from explorer.runs.run import MergeRun, RoundRun
 from explorer.runs.settings import ALGORITHM_LABELS, Settings, limits_or_defaults
 from explorer.session import serving, training_jobs
 from explorer.session.count_uploads import CountFile
@@ -178,7 +178,7 @@ def attach(key: str) -> bool:
     return True
 
 
-def collect() -> Run | None:
+def collect() -> MergeRun | RoundRun | None:
     """If the session's job has finished: its run becomes the current one (and enters the cache),
     or its sentence becomes the outcome to show. Returns the new run, if any."""
     job = current_job()
@@ -259,7 +259,7 @@ def train_run(
     corpus_label: str,
     sample_key: str | None = None,
     shared_label: str = "",
-) -> Run | None:
+) -> MergeRun | RoundRun | None:
     """The run for this corpus and settings: from the session, the store, or trained now by the
     pool while this script run waits (sleeping) with a progress bar. Problems are `st.error`s and
     give None."""

@@ -7,7 +7,8 @@ the link names another pretrained tokenizer than the default; nothing is compare
 The comparison runs in a worker process (explorer.work.tasks.merge_overlap_task: recovering a
 tiktoken vocabulary's merges takes seconds), keyed by an HMAC of the run's merges and the
 pretrained name, so any visitor comparing the same merges with the same tokenizer shares one job
-and one result in the run store; the result is also kept with the run (`Run.derive`). The section
+and one result in the run store; the result is also kept with the run
+(`explorer.runs.run.per_run`). The section
 waits for it up to `INLINE_SECONDS`, then a poller redraws the page once it is in.
 
 What it does not do: compare anything itself (explorer.compare.merge_overlap) or build the
@@ -35,12 +36,12 @@ from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.token_html import escape_text, readable_token, scroll_region
 from explorer.drawing.wording import plural
 from explorer.pretrained import info_for
-from explorer.runs.run import Run
+from explorer.runs.run import MergeRun, Run, per_run
 from explorer.runstore import canonical_json, run_key
 from explorer.session import serving
-from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import frame, state, worker_results
 from explorer.ui.common import plotly_figures as figures
+from explorer.ui.compare.sections import merge_runs
 from explorer.work import tasks
 
 W = state.Widget
@@ -50,12 +51,17 @@ INLINE_SECONDS = 1.0  # then the poller: the live box's keys wait for the page's
 TIME_LIMIT = 300.0
 
 
-def run_merges(run: Run) -> list[BytePair]:
+@per_run
+def run_merges(run: MergeRun) -> list[BytePair]:
     """The run's merges as byte pairs, in merge order (kept with the run)."""
-    trace = as_merge_history(run.history)
-    return run.derive(
-        "merge_byte_pairs", lambda: run_byte_merges(trace.vocab, trace.merges, trace.config.is_byte_level)
-    )
+    trace = run.history
+    return run_byte_merges(trace.vocab, trace.merges, trace.config.is_byte_level)
+
+
+@per_run
+def _comparisons(run: MergeRun) -> dict[str, MergeOverlap]:
+    """The comparisons of the run's merges with pretrained tokenizers, by name, as they come."""
+    return {}
 
 
 def overlap_key(merges: list[BytePair], pretrained: str) -> str:
@@ -74,10 +80,10 @@ def _overlap_result(result: dict) -> bool:
     return True
 
 
-def comparison(run: Run, pretrained: str) -> MergeOverlap | str | None:
+def comparison(run: MergeRun, pretrained: str) -> MergeOverlap | str | None:
     """The comparison (kept with the run, stored, or from a worker), a sentence when the worker
     failed, or None while it still runs."""
-    known: dict[str, MergeOverlap] = run.derive("merge_overlaps", dict)
+    known = _comparisons(run)
     if pretrained in known:
         return known[pretrained]
     merges = run_merges(run)
@@ -132,7 +138,8 @@ def merge_overlap_section(run: Run) -> None:
     the two part. Nothing is compared until it is opened."""
     config = run.history.config
     reason = not_comparable_reason(config.algorithm, config.prefix, config.suffix)
-    if reason is not None or not run.history.vocabulary_grows:
+    merges = merge_runs([run])
+    if reason is not None or not merges:
         st.subheader(TITLE)
         frame.info(
             f"Not compared for this run: {reason or 'it records no merges'}. Train a BPE run to see it."
@@ -140,10 +147,10 @@ def merge_overlap_section(run: Run) -> None:
         return
     with frame.section(TITLE, W.SECTION_OVERLAP) as opened:
         if opened:
-            _overlap(run)
+            _overlap(merges[0])
 
 
-def _overlap(run: Run) -> None:
+def _overlap(run: MergeRun) -> None:
     config = run.history.config
     state.keep_choice(W.OVERLAP_PRETRAINED, list(BYTE_LEVEL_BPE), DEFAULT_PRETRAINED)
     # A cast: Streamlit's selectbox types as None under python 3.10 (see explorer.ui.compare.live_columns).
@@ -157,7 +164,7 @@ def _overlap(run: Run) -> None:
         ),
     )
     label = info_for(pretrained).label
-    if not as_merge_history(run.history).merges:
+    if not run.history.merges:
         st.info("This run made no merges.")
         return
     found = comparison(run, pretrained)

@@ -13,7 +13,7 @@ explorer.views.run_views.run_column (the Train page draws its sample sentences w
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
@@ -33,7 +33,7 @@ from explorer.drawing import charts
 from explorer.drawing.token_html import legend_html
 from explorer.pretrained import BUNDLED
 from explorer.reproduce import compare_program
-from explorer.runs.run import Run
+from explorer.runs.run import MergeRun, Run, per_run
 from explorer.runs.settings import (
     ALGORITHM_LABELS,
     limits_or_defaults,
@@ -41,7 +41,6 @@ from explorer.runs.settings import (
     settings_for_other_algorithm,
 )
 from explorer.session import compare_params, upload_jobs
-from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import encode_panel, frame, state, training
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.compare import compare_link
@@ -192,19 +191,30 @@ def legend() -> None:
         st.html(legend_html())
 
 
+def merge_runs(runs: Iterable[Run]) -> list[MergeRun]:
+    """The runs that learned merges, in order: the Compare page's one question of a run's kind
+    (the vocabulary curves and the merge overlap are a merge run's)."""
+    return [run for run in runs if isinstance(run, MergeRun)]
+
+
 def curve_section(runs: Sequence[Run]) -> None:
     """The trained tokenizers' metrics against vocabulary size, read from their traces (merge runs
     only: a Unigram run's vocabulary shrinks, round by round)."""
-    unigram = [run for run in runs if not run.history.vocabulary_grows]
-    runs = [run for run in runs if run.history.vocabulary_grows]
-    if not runs and not unigram:
+    merges = merge_runs(runs)
+    unigram = [run for run in runs if run not in merges]
+    if not runs:
         return
     with frame.section("As the vocabulary grows", W.SECTION_CURVE) as opened:
         if opened:
-            _curves(runs, unigram)
+            _curves(merges, unigram)
 
 
-def _curves(runs: Sequence[Run], unigram: Sequence[Run]) -> None:
+@per_run
+def _curve(run: MergeRun) -> pd.DataFrame:
+    return metrics_curve(run.history, characters=run.perceived_characters)
+
+
+def _curves(runs: Sequence[MergeRun], unigram: Sequence[Run]) -> None:
     if unigram:
         st.caption(
             f"Not drawn here: {', '.join(run.name for run in unigram)}. A Unigram run prunes its vocabulary "
@@ -213,13 +223,7 @@ def _curves(runs: Sequence[Run], unigram: Sequence[Run]) -> None:
     if not runs:
         return
 
-    def curve(run: Run) -> pd.DataFrame:
-        return run.derive(
-            "metrics_curve",
-            lambda: metrics_curve(as_merge_history(run.history), characters=run.perceived_characters),
-        )
-
-    curves = {run.name: curve(run) for run in runs}
+    curves = {run.name: _curve(run) for run in runs}
     figures.plotly_chart(charts.metrics_curve_figure(curves), state.Chart.COMPARE_CURVE)
     st.caption(
         "Read from each run's training trace, about 100 points from the first to the last merge, without "

@@ -40,8 +40,7 @@ from typing import Any
 import streamlit as st
 
 from explorer.lessons.merge_step import MergeStep
-from explorer.runs.run import Run
-from explorer.training.history_kinds import as_merge_history
+from explorer.runs.run import MergeRun, Run
 from explorer.ui.common import drawn, link, state
 from explorer.ui.history import step_panels
 from explorer.views import merge_views
@@ -95,7 +94,9 @@ class Track:
 class MergeTrack(Track):
     """The merges of a BPE / WordPiece run, every panel of the Merge history page at each."""
 
-    def __init__(self, run: Run, sentences: list[str]) -> None:
+    run: MergeRun
+
+    def __init__(self, run: MergeRun, sentences: list[str]) -> None:
         steps = run.history.steps
         super().__init__(run, steps, "20 merges per tick" if steps > LONG_RUN else "1 s per merge")
         self.sentences = sentences
@@ -104,7 +105,7 @@ class MergeTrack(Track):
     def step_at(self, k: int) -> MergeStep:
         """What step k means, made once for the line and every panel of one drawing."""
         if self.step is None or self.step.k != k:
-            self.step = MergeStep(as_merge_history(self.run.history), k)
+            self.step = MergeStep(self.run.history, k)
         return self.step
 
     def summary_html(self, k: int) -> str:

@@ -21,19 +21,18 @@ from explorer.drawing import charts
 from explorer.drawing.wording import plural
 from explorer.lessons.encode_steps import encode_steps
 from explorer.lessons.merge_step import MergeStep, is_course_sized, stop_sentence
-from explorer.runs.run import Run
+from explorer.runs.run import MergeRun
 from explorer.ui.common import encode_panel, state, tables
 from explorer.ui.common import plotly_figures as figures
 from explorer.ui.common.frame import section
 from explorer.views import merge_views, reproduce_views
 from explorer.views import run_views as views
-from explorer.views.vocabulary_table import trace_json
 
 W = state.Widget
 FOLLOW_STEP = -1  # the merge tree's choice "the token made at this step"
 
 
-def show(run: Run, step: MergeStep, sentences: list[str]) -> None:
+def show(run: MergeRun, step: MergeStep, sentences: list[str]) -> None:
     """Everything below the step line at `step` (explorer.ui.history.player draws the step and what
     merge k did, from the same MergeStep)."""
     trace, k = step.history, step.k
@@ -70,7 +69,7 @@ def show(run: Run, step: MergeStep, sentences: list[str]) -> None:
                 "as characters (bytes for byte-level) and takes the merge of lowest rank present, again and "
                 "again; WordPiece takes the longest piece it knows, then the longest ## continuation."
             )
-            tokenizer = views.tokenizer_at_step(run, k)
+            tokenizer = run.tokenizer_at(k)
             encode_panel.show(
                 lambda text: encode_steps(tokenizer, text, name=f"{run.name}, after {plural(k, 'merge')}"),
                 key=W.STEPS_TEXT,
@@ -121,10 +120,10 @@ def course_tables(step: MergeStep) -> None:
             tables.table(styled, CANDIDATE_COLUMNS, height=320)
 
 
-def merge_tree(run: Run, step: MergeStep) -> None:
+def merge_tree(run: MergeRun, step: MergeStep) -> None:
     """How a token was built, down to characters: the token merge k made, unless another is picked."""
     names = views.labels(run)
-    merged = merge_views.merged_token_ids(run)
+    merged = run.merged_token_ids
     # A cast: under python_version 3.10, typing.Never (3.11+) is Any to mypy, so Streamlit's
     # overload for empty options (`Sequence[Never]`, returns None) matches every list.
     choice = cast(
@@ -151,7 +150,7 @@ def merge_tree(run: Run, step: MergeStep) -> None:
     figures.plotly_chart(charts.merge_tree_figure(tree, names), state.Chart.MERGE_TREE, right)
 
 
-def step_code(run: Run, step: MergeStep) -> None:
+def step_code(run: MergeRun, step: MergeStep) -> None:
     """The program that prints the step's merge (its pair, count and the candidates) from the run's
     trace, with the trace to download beside it."""
     if step.history.steps == 0:
@@ -165,7 +164,7 @@ def step_code(run: Run, step: MergeStep) -> None:
     st.code(reproduce_views.step_program(run, step.merge), language=None, wrap_lines=True)
     st.download_button(
         "Trace (JSON)",
-        trace_json(run),
+        run.trace_json,
         trace_name,
         "application/json",
         key=W.STEP_CODE_TRACE,

@@ -7,9 +7,9 @@ changed outlined), and the lattice of one word.
 Everything is read from the run's trace through explorer.lessons.rounds and
 explorer.lessons.lattice (pure) and drawn by explorer.views.lattice_table and explorer.drawing.token_html
 (escaped, classes only) and
-explorer.drawing.charts.round_charts. Derived objects that do not depend on the round are memoized on the
-Run; a round's view segments ~30 words and the sample sentences twice (round r and r - 1, for
-the changes) and one word's lattice.
+explorer.drawing.charts.round_charts. Derived objects that do not depend on the round are kept
+with the run (explorer.runs.run); a round's view segments ~30 words and the sample sentences
+twice (round r and r - 1, for the changes) and one word's lattice.
 
 What it does not do: train, or show the Viterbi table (the step-by-step encode panel's job).
 """
@@ -28,10 +28,8 @@ from explorer.drawing.wording import HISTORY_PAGE_NAMES, plural
 from explorer.lessons import lattice as lattice_view
 from explorer.lessons import rounds as history
 from explorer.lessons.encode_steps.viterbi import viterbi_steps
-from explorer.pipeline.tokenizer import Tokenizer
-from explorer.runs.run import Run
+from explorer.runs.run import RoundRun
 from explorer.samples import SAMPLE_SENTENCES
-from explorer.training.history_kinds import as_round_history
 from explorer.training.unigram.round_history import RoundHistory
 from explorer.ui.common import encode_panel, state, tables
 from explorer.ui.common import plotly_figures as figures
@@ -55,10 +53,10 @@ INTRO = (
 CHANGED = "changed in this round"  # the title of an outlined piece
 
 
-def show(run: Run) -> bool:
+def show(run: RoundRun) -> bool:
     """The player over the run's rounds and every panel of the current round; False when the run
     has no round to play."""
-    trace = as_round_history(run.history)
+    trace = run.history
     rounds = len(trace.rounds)
     if rounds == 0:
         st.info("This run has no round (its corpus has no word): there is nothing to play.")
@@ -76,8 +74,10 @@ class RoundTrack(player.Track):
     speeds = ROUND_SPEEDS
     speed_key = W.ROUND_SPEED
 
-    def __init__(self, run: Run, sentences: list[str]) -> None:
-        super().__init__(run, len(as_round_history(run.history).rounds), "2 s per round")
+    run: RoundRun
+
+    def __init__(self, run: RoundRun, sentences: list[str]) -> None:
+        super().__init__(run, len(run.history.rounds), "2 s per round")
         self.sentences = sentences
 
     def summary_html(self, k: int) -> str:
@@ -87,27 +87,17 @@ class RoundTrack(player.Track):
         panels(self.run, k, self.sentences)
 
 
-# ---------------------------------------------------------------- memoized per run
-
-
-def pre_tokenizer(run: Run) -> Tokenizer:
-    """A tokenizer of the run, for its special tokens, normalizer and pre-tokenizer only."""
-    return views.tokenizer(run)
-
-
 # ---------------------------------------------------------------- panels at round r
 
 
-def round_summary_html(run: Run, r: int) -> str:
-    last = r == len(as_round_history(run.history).rounds)
-    sentence = history.round_sentence(
-        as_round_history(run.history), r, views.final_loss(run) if last else None
-    )
+def round_summary_html(run: RoundRun, r: int) -> str:
+    last = r == len(run.history.rounds)
+    sentence = history.round_sentence(run.history, r, views.final_loss(run) if last else None)
     return f'<div class="round-summary">{escape_text(sentence)}</div>'
 
 
-def panels(run: Run, r: int, sentences: list[str]) -> None:
-    trace = as_round_history(run.history)
+def panels(run: RoundRun, r: int, sentences: list[str]) -> None:
+    trace = run.history
     show_ids = state.show_ids()
     sizes, losses = st.columns(2)
     target = trace.config.trainer.vocab_size
@@ -133,8 +123,8 @@ def panels(run: Run, r: int, sentences: list[str]) -> None:
     viterbi_panel(run, r)
 
 
-def removed_panel(run: Run, r: int) -> None:
-    trace = as_round_history(run.history)
+def removed_panel(run: RoundRun, r: int) -> None:
+    trace = run.history
     rows = history.removed_rows(trace, r, REMOVED_SHOWN)
     st.markdown(f"**The pieces round {r} removed**" if r else "**Round 0: nothing removed yet**")
     counts = history.removed_counts(trace, r)
@@ -168,8 +158,8 @@ def removed_frame(trace: RoundHistory, rows: list[history.RemovedRow]) -> pd.Dat
     )
 
 
-def words_html(run: Run, r: int, show_ids: bool) -> str:
-    trace = as_round_history(run.history)
+def words_html(run: RoundRun, r: int, show_ids: bool) -> str:
+    trace = run.history
     cards = []
     for index in history.shown_word_indices(trace):
         word = trace.words[index][: views.WORD_CHARACTERS_SHOWN]
@@ -183,12 +173,12 @@ def words_html(run: Run, r: int, show_ids: bool) -> str:
     return f'<div class="top-words">{"".join(cards)}</div>'
 
 
-def sentences_html(run: Run, r: int, sentences: list[str], show_ids: bool) -> str:
-    tokenizer = pre_tokenizer(run)
+def sentences_html(run: RoundRun, r: int, sentences: list[str], show_ids: bool) -> str:
+    tokenizer = run.tokenizer  # its special tokens, normalizer and pre-tokenizer
     rows = []
     for sentence in sentences[: views.SENTENCES_SHOWN]:
         cut = sentence[: views.SENTENCE_CHARACTERS_SHOWN]
-        pieces, changed = history.text_changes(as_round_history(run.history), tokenizer, cut, r)
+        pieces, changed = history.text_changes(run.history, tokenizer, cut, r)
         line = line_html(cut, pieces, show_ids, new_spans=changed, new_note=CHANGED)
         rows.append(
             f'<div class="step-sentence">{line}'
@@ -200,8 +190,8 @@ def sentences_html(run: Run, r: int, sentences: list[str], show_ids: bool) -> st
     return f'<div class="step-sentences">{"".join(rows)}</div>'
 
 
-def lattice_panel(run: Run, r: int) -> None:
-    trace = as_round_history(run.history)
+def lattice_panel(run: RoundRun, r: int) -> None:
+    trace = run.history
     st.subheader(f"The lattice of one word after round {r}")
     st.caption(
         "Every piece of the vocabulary found in the word, drawn over the characters it covers with its "
@@ -209,7 +199,7 @@ def lattice_panel(run: Run, r: int) -> None:
     )
     state.setdefault(W.LATTICE_WORD, history.default_lattice_word(trace))
     text = st.text_input("Word", key=W.LATTICE_WORD, max_chars=200)
-    word, note = lattice_view.lattice_word(trace, pre_tokenizer(run), text)
+    word, note = lattice_view.lattice_word(trace, run.tokenizer, text)
     if note:
         st.caption(markdown_literal(note))  # it quotes what was typed
     if not word:
@@ -224,7 +214,7 @@ def lattice_panel(run: Run, r: int) -> None:
     st.html(f'<div class="why">{escape_text(lattice_view.best_path_sentence(trace, lattice))}</div>')
 
 
-def viterbi_panel(run: Run, r: int) -> None:
+def viterbi_panel(run: RoundRun, r: int) -> None:
     """Any text encoded with the pieces alive after round r, as the Viterbi algorithm fills its
     table: for each end position the best total score, the piece that ends there, the back pointer."""
     st.subheader(f"How a text is tokenized after round {r}: the Viterbi table")
@@ -233,7 +223,7 @@ def viterbi_panel(run: Run, r: int) -> None:
         "(the best score at the piece's start plus the piece's log-probability); the best path is read "
         "back from the end through the back pointers."
     )
-    tokenizer = as_round_history(run.history).tokenizer_at(r)
+    tokenizer = run.history.tokenizer_at(r)
     encode_panel.show(
         lambda text: viterbi_steps(tokenizer, text, name=f"{run.name}, after round {r}"), key=W.STEPS_TEXT
     )

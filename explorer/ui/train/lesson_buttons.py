@@ -1,8 +1,9 @@
 """The course in one click, on the pages: the Train page's "Reproduce the course" buttons and its
 `?lesson=` link (the course's corpus and settings set in the form, trained while the script run
-waits, then Merge history / Training history at step 1), the course's printed results beside ours
-with a "matches the course" check computed from them, and a pointer to the lesson when the course's
-corpus was trained with settings that learn nothing.
+waits, then Merge history / Training history at step 1), a pointer to the lesson when the course's
+corpus was trained with settings that learn nothing (the course's printed results beside ours are
+explorer.ui.common.course_check's, which the Train and Merge history pages draw after dispatching
+on the run's kind).
 
 A lesson link opened on another page is trained by explorer.ui.common.link (`read` turns `lesson=` into
 its settings and sample), which also starts the player at step 1; every page then writes its
@@ -18,50 +19,13 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.checks import Limits
-from explorer.drawing.wording import plural
-from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, Comparison, Lesson, compare, lesson_by_key
+from explorer.lessons.course_lessons import LESSON_SAMPLE, LESSONS, Lesson, lesson_by_key
 from explorer.runs.run import Run
-from explorer.runs.settings import Settings, from_query_params, limits_or_defaults
+from explorer.runs.settings import limits_or_defaults
 from explorer.samples import SAMPLES
-from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import frame, link, state, training
+from explorer.ui.common.course_check import LESSON_BY_ALGORITHM, lesson_of, lesson_settings
 from explorer.ui.train import settings_form
-
-LESSON_BY_ALGORITHM = {lesson.params["algorithm"]: key for key, lesson in LESSONS.items()}
-
-
-def lesson_settings(lesson: Lesson, limits: Limits) -> Settings:
-    return from_query_params(lesson.params, limits)[0]
-
-
-def lesson_of(run: Run) -> Lesson | None:
-    """The lesson `run` reproduces: the course's corpus with exactly a lesson's settings."""
-    if run.sample_key != LESSON_SAMPLE:
-        return None
-    key = LESSON_BY_ALGORITHM.get(run.settings.algorithm)
-    lesson = lesson_by_key(key)
-    if lesson is None or lesson_settings(lesson, limits_or_defaults()[0]) != run.settings.canonical():
-        return None
-    return lesson
-
-
-def comparisons(run: Run, lesson: Lesson) -> list[Comparison]:
-    """The lesson's printouts beside this run's results (computed once per run)."""
-
-    def build() -> list[Comparison]:
-        from explorer.views import (
-            run_views as views,  # here: the Train page's first view imports no charts (numpy)
-        )
-
-        trace = run.history
-        tokenizer = views.tokenizer(run)
-        merges = None if trace.config.is_unigram else as_merge_history(run.history).merge_strings()
-        return compare(
-            lesson, merges, trace.vocab, lambda text: tokenizer.encode(text, add_special_tokens=False).tokens
-        )
-
-    return run.derive(f"lesson_{lesson.key}", build)
-
 
 # ---------------------------------------------------------------- reproducing a lesson
 
@@ -106,49 +70,6 @@ def reproduce_buttons(limits: Limits) -> None:
             clicked = lesson
     if clicked is not None:
         reproduce(clicked, limits)
-
-
-# ---------------------------------------------------------------- the course beside our run
-
-
-def verdict(results: list[Comparison]) -> tuple[str, str]:
-    """'Matches the course' or 'Differs from the course', with how many printouts agree, and its
-    icon (a Material icon: an emoji needs a font the visitor may not have)."""
-    equal = sum(result.matches for result in results)
-    if equal == len(results):
-        agree = "its printed result is" if equal == 1 else f"all {equal} of its printed results are"
-        return f"Matches the course: {agree} equal to ours", ":material/check_circle:"
-    return (
-        f"Differs from the course: {equal} of {plural(len(results), 'printed result')} "
-        f"{'is' if len(results) == 1 else 'are'} equal to ours",
-        ":material/cancel:",
-    )
-
-
-def course_check(run: Run) -> None:
-    """For a lesson's run, a closed section whose label says whether the run matches the course,
-    with each printout of the course beside our result."""
-    lesson = lesson_of(run)
-    if lesson is None:
-        return
-    results = comparisons(run, lesson)
-    label, icon = verdict(results)
-    # Drawn only when opened (frame.section): closed, it sends no code block, so a lesson link's
-    # first screen does not wait for the browser's syntax highlighter (1.5 MB of JavaScript).
-    with frame.section(f"{label} ({lesson.section})", state.Widget.SECTION_COURSE_CHECK, icon=icon) as opened:
-        if not opened:
-            return
-        st.caption(f"Quoted from {lesson.source}; ours computed from this run now, entry by entry.")
-        for result in results:
-            difference = result.first_difference()
-            sign = "equal" if difference is None else f"differs at entry {difference + 1}"
-            entries = plural(len(result.printout.printed), "entry", "entries")
-            st.markdown(f"`{result.printout.code}`: **{sign}** ({entries})")
-            course, ours = st.columns(2)
-            course.caption("The course prints")
-            course.code(repr(list(result.printout.printed)), language=None, wrap_lines=True)
-            ours.caption("Our run gives")
-            ours.code(repr(list(result.ours)), language=None, wrap_lines=True)
 
 
 def point_to_lesson(run: Run) -> None:

@@ -11,6 +11,7 @@ What it does not do: train (explorer.ui.common.training) or compute the sentence
 from __future__ import annotations
 
 import html
+from functools import partial
 
 import streamlit as st
 
@@ -22,13 +23,13 @@ from explorer.lessons.explain import (
     initial_vocabulary_text,
     stop_reason_text,
 )
-from explorer.runs.run import Run
+from explorer.runs.run import MergeRun, RoundRun, Run
 from explorer.samples import SAMPLE_SENTENCES
 from explorer.tokens import lost_characters
-from explorer.training.history_kinds import as_merge_history, as_round_history
-from explorer.ui.common import frame, reproduce_panel, state
+from explorer.ui.common import course_check, frame, reproduce_panel, state
 from explorer.ui.common.html_view import html_view
 from explorer.ui.common.live_text import answered, live_text
+from explorer.ui.train import lesson_buttons
 
 W = state.Widget
 
@@ -39,23 +40,31 @@ LOST_CHARACTERS = (
 )
 
 
-def summary(run: Run) -> None:
-    """The next step (Merge history), metric rows about a finished run, notes about it, then the
-    sample sentences it tokenizes."""
+def summary(run: MergeRun | RoundRun) -> None:
+    """The next step (Merge history), metric rows about a finished run, notes about it, the sample
+    sentences it tokenizes, and for the course's corpus the lesson it reproduces or should."""
     st.html(f'<div class="result-title">Result of run {html.escape(run.name, quote=True)}</div>')
-    figures, notes, label = BY_STEP[run.history.step_noun]
-    st.page_link(frame.HISTORY_SCRIPT, label=label, icon=":material/movie:")  # the next step
-    figures(run)
-    notes(run)
+    if isinstance(run, MergeRun):  # the page's one question of the run's kind
+        st.page_link(frame.HISTORY_SCRIPT, label="Watch the merges happen", icon=":material/movie:")
+        _figures(run)
+        _notes(run)
+        check_course = partial(course_check.show_merges, run)
+    else:
+        st.page_link(frame.HISTORY_SCRIPT, label="Watch the pieces being pruned", icon=":material/movie:")
+        _unigram_figures(run)
+        _unigram_notes(run)
+        check_course = partial(course_check.show_rounds, run)
     _sample_sentences(run)
     with frame.section("Reproduce in Python", W.SECTION_REPRODUCE) as opened:
         if opened:
             reproduce_panel.code(run)
+    lesson_buttons.point_to_lesson(run)  # the course's corpus with settings that learn nothing
+    check_course()  # a lesson's run: the course's printed results beside ours
 
 
-def _figures(run: Run) -> None:
+def _figures(run: MergeRun) -> None:
     """Two rows of metrics: what training made, then what it was trained on."""
-    trace = as_merge_history(run.history)
+    trace = run.history
     row = st.columns(4)
     row[0].metric("Merges learned", f"{trace.steps:,}")
     row[1].metric("Final vocabulary size", f"{len(trace.vocab):,}")
@@ -105,9 +114,9 @@ def _corpus_row(run: Run) -> None:
     row[3].metric("Distinct words", f"{run.distinct_words:,}")
 
 
-def _unigram_figures(run: Run) -> None:
+def _unigram_figures(run: RoundRun) -> None:
     """What pruning made (rounds, sizes, loss, time), then what it was trained on."""
-    trace = as_round_history(run.history)
+    trace = run.history
     row = st.columns(5)
     row[0].metric(
         "Rounds",
@@ -138,9 +147,9 @@ def _unigram_figures(run: Run) -> None:
     _corpus_row(run)
 
 
-def _unigram_notes(run: Run) -> None:
+def _unigram_notes(run: RoundRun) -> None:
     """Why the vocabulary has the size it has, and a run stopped early."""
-    trace = as_round_history(run.history)
+    trace = run.history
     frame.info(explain_unigram_size(trace, run.stopped_by))
     if trace.stop_reason == "stopped":
         stopped_by = run.stopped_by or "the Stop button or the time limit"
@@ -150,11 +159,11 @@ def _unigram_notes(run: Run) -> None:
         )
 
 
-def _notes(run: Run) -> None:
+def _notes(run: MergeRun) -> None:
     """Why the vocabulary has the size it has, a run stopped early, what the special tokens do."""
     from explorer.views import run_views as views  # here: the page's first view (no run yet) needs no pandas
 
-    trace = as_merge_history(run.history)
+    trace = run.history
     frame.info(explain_vocab_size(trace, run.settings.vocab_size, run.stopped_by))
     if trace.stop_reason == "stopped":
         stopped_by = run.stopped_by or "the Stop button or a limit"
@@ -221,10 +230,3 @@ def _tried_sentence(run: Run) -> None:
         return
     body, total = column_html(run_column(run, "this run"), sentences, show_ids=state.show_ids())
     html_view(f'<div class="column-count">Tokens<b>{total:,}</b></div>{body}', "train-try")
-
-
-# What the panel shows of a merge history (BPE, WordPiece) and of a round history (Unigram).
-BY_STEP = {
-    "merge": (_figures, _notes, "Watch the merges happen"),
-    "round": (_unigram_figures, _unigram_notes, "Watch the pieces being pruned"),
-}

@@ -37,11 +37,10 @@ from explorer.compare.upload_checks import keep_uploads
 from explorer.drawing.markdown_literal import markdown_literal
 from explorer.drawing.wording import plural
 from explorer.pretrained import BUNDLED
-from explorer.runs.run import Run
+from explorer.runs.run import MergeRun, Run, per_run
 from explorer.runs.settings import limits_or_defaults
 from explorer.runstore import canonical_json, keys, run_key
 from explorer.session import serving, upload_jobs
-from explorer.training.history_kinds import as_merge_history
 from explorer.ui.common import frame, link, stand_in, state, worker_results
 from explorer.ui.common.html_view import html_view
 from explorer.views import audit_tables as tables
@@ -94,8 +93,15 @@ def subject_spec(run: Run, choice: tables.AuditChoice) -> dict | None:
     return {"name": name, "tokenizer_json": tokenizer_to_json(run.history.tokenizer_at(choice.step))}
 
 
+@per_run
 def _kept(run: Run) -> dict[str, dict]:
-    return run.derive("audits", dict)
+    """The run's audit results by key, its last `AUDITS_KEPT` (shared by the sessions showing it)."""
+    return {}
+
+
+@per_run
+def _merge_steps(run: MergeRun) -> tables.MergeSteps:
+    return tables.merge_steps(run.history.merges)
 
 
 def _keep(run: Run, key: str, result: dict) -> dict:
@@ -200,8 +206,9 @@ def subject_label(run: Run, option: str, uploads: Mapping[str, UploadedTokenizer
 # ---------------------------------------------------------------- the section
 
 
-def audit_section(run: Run) -> dict[str, str | None]:
-    """The section; returns its link parameters (explorer.views.audit_tables.choice_params)."""
+def audit_section(run: Run, merge_run: MergeRun | None) -> dict[str, str | None]:
+    """The section; returns its link parameters (explorer.views.audit_tables.choice_params).
+    `merge_run`: the run itself when it learned merges (its tokens then link to Merge history)."""
     st.subheader("Audit")
     st.caption(
         "Which tokens the corpus never uses, which no text can produce alone, and which only lead to "
@@ -229,18 +236,17 @@ def audit_section(run: Run) -> dict[str, str | None]:
     elif result is None:
         worker_results.poll_until_done(state.AUDIT_JOBS, "Still auditing in a worker …")
     else:
-        show_audit(run, choice, result, corpus_text)
+        show_audit(run, choice, result, corpus_text, token_links(merge_run, choice))
     return params
 
 
-def token_links(run: Run, choice: tables.AuditChoice) -> tables.TokenLinks:
+def token_links(run: MergeRun | None, choice: tables.AuditChoice) -> tables.TokenLinks:
     """Our merge run's tokens link to the Merge history page; a pretrained or uploaded tokenizer's,
-    a Unigram run's (no merges), none."""
-    if not choice.this_run or run.history.step_noun != "merge":
+    a Unigram run's (no merges: `run` None), none."""
+    if not choice.this_run or run is None:
         return tables.TokenLinks()
-    merges = as_merge_history(run.history).merges
     return tables.TokenLinks(
-        steps=run.derive("audit_merge_steps", lambda: tables.merge_steps(merges)),
+        steps=_merge_steps(run),
         names=labels(run),
         href_at=lambda step: tables.history_href(
             link.run_params(run, {tables.HISTORY_STEP_PARAM: str(step)})
@@ -278,7 +284,9 @@ def figures(result: dict) -> dict[str, str]:
     }
 
 
-def show_audit(run: Run, choice: tables.AuditChoice, result: dict, corpus_text: str) -> None:
+def show_audit(
+    run: Run, choice: tables.AuditChoice, result: dict, corpus_text: str, links: tables.TokenLinks
+) -> None:
     audit = result["audit"]
     shown = audit["tokenizer"] if choice.this_run else subject_label(run, choice.subject, session_uploads())
     on = tables.sample_note(corpus_text, result["lines"])
@@ -295,7 +303,6 @@ def show_audit(run: Run, choice: tables.AuditChoice, result: dict, corpus_text: 
         f"{plural(audit['utf8_bytes'], 'byte')} (line breaks not counted). Audited in a "
         f"worker in {result['seconds']:.2f} s; kept with the run."
     )
-    links = token_links(run, choice)
     st.markdown("**Scripts**: each script's code points in the corpus and tokens in the encoding")
     st.html(tables.scripts_html(audit["scripts"]))
     stones = audit["stepping_stones"]
