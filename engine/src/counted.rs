@@ -94,11 +94,7 @@ impl CountedWords {
             let symbols = byte_symbols();
             Box::new(raw.iter().map(move |&byte| symbols[byte as usize]))
         } else {
-            Box::new(
-                std::str::from_utf8(raw)
-                    .expect("words are UTF-8")
-                    .chars(),
-            )
+            Box::new(std::str::from_utf8(raw).expect("words are UTF-8").chars())
         }
     }
 
@@ -141,7 +137,10 @@ impl CountedWords {
         self.text.extend_from_slice(word);
         self.ends.push(self.text.len());
         self.counts.push(count);
-        assert!(self.len() < u32::MAX as usize, "more distinct words than u32 ids");
+        assert!(
+            self.len() < u32::MAX as usize,
+            "more distinct words than u32 ids"
+        );
         self.index[slot] = self.len() as u32;
     }
 
@@ -255,7 +254,10 @@ mod tests {
         words.add(b"a", 1);
         words.seal();
         assert_eq!(words.len(), 3003);
-        assert_eq!((words.word(0), words.word(1), words.word(2)), ("b".into(), "a".into(), "ç".into()));
+        assert_eq!(
+            (words.word(0), words.word(1), words.word(2)),
+            ("b".into(), "a".into(), "ç".into())
+        );
         assert_eq!(&words.counts()[..3], &[4, 3, 1]);
         assert_eq!(&words.lengths()[..3], &[1, 1, 1]);
     }

@@ -18,8 +18,8 @@ use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use std::sync::OnceLock;
 
-use crate::counted::CountedWords;
 use crate::classes::{BERT_PUNCTUATION, LETTER, NUMBER, PYTHON_SPACE, RUNS, SPACE, WORD};
+use crate::counted::CountedWords;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PreTokenizer {
