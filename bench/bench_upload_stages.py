@@ -38,7 +38,7 @@ import explorer.train as train_module  # noqa: E402
 from explorer.checks import Limits, check_corpus  # noqa: E402
 from explorer.runs.run import corpus_digest  # noqa: E402
 from explorer.runs.settings import Settings  # noqa: E402
-from explorer.runstore import sqlite as sqlite_module  # noqa: E402
+from explorer.runstore import store as store_module  # noqa: E402
 from explorer.runstore.sqlite import SQLiteRunStore  # noqa: E402
 from explorer.training.bpe import trainer as trainer_module  # noqa: E402
 from explorer.training.bpe.merge_history import MergeHistory  # noqa: E402
@@ -118,7 +118,7 @@ def main() -> None:
         "worker: merges and the trace's columns", trainer_module.merge_compiled
     )
     MergeHistory.to_json = timed("worker: the trace's JSON", MergeHistory.to_json)
-    sqlite_module.pack = timed("worker: compression for the store", sqlite_module.pack)
+    store_module.pack = timed("worker: compression for the store", store_module.pack)
 
     text = stage("server: the upload decoded", lambda: data.decode("utf-8"))
     limits = Limits.from_env().for_engine(os.environ.get("EXPLORER_ENGINE", "rust"))

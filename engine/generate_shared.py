@@ -45,7 +45,7 @@ def render() -> str:
         "/// A boundary step (`boundary_steps`' element).",
         f"pub type BoundaryStep = {RUST_TYPES[shared.BOUNDARY_STEP_KIND][0]};",
         "",
-        "/// The columns a merge loop records (explorer/training/bpe/columns.py's `MergeColumns`).",
+        "/// The columns a merge loop records (explorer/training/bpe/merge_columns.py's `MergeColumns`).",
         "#[derive(Default)]",
         "pub struct Columns {",
     ]

@@ -13,7 +13,7 @@ pub const STALE_ENTRIES_KEPT: usize = 50000;
 /// A boundary step (`boundary_steps`' element).
 pub type BoundaryStep = i32;
 
-/// The columns a merge loop records (explorer/training/bpe/columns.py's `MergeColumns`).
+/// The columns a merge loop records (explorer/training/bpe/merge_columns.py's `MergeColumns`).
 #[derive(Default)]
 pub struct Columns {
     pub merges: Vec<i32>,

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from explorer.training.bpe.candidates import Candidates
-from explorer.training.bpe.columns import MergeColumns
+from explorer.training.bpe.merge_columns import MergeColumns
 from explorer.training.bpe.shared import BOUNDARY_STEP_KIND, COLUMN_KINDS, MergeSettings
 from explorer.training.held_words import HeldWords
 from explorer.training.memory import release_free_memory

@@ -1,5 +1,5 @@
 """The trace's per-merge columns, owned by one recorder: `record` appends one merge, `columns` hands
-them over at the end as `MergeColumns` (columns.py), the compiled engine's front does too.
+them over at the end as `MergeColumns` (merge_columns.py), the compiled engine's front does too.
 
 A merge step contributes one row to each per-step list (the merged pair and new id, its count and
 score, how many distinct words and corpus occurrences it rewrote) and a few rows to the candidate
@@ -7,7 +7,7 @@ columns (the chosen pair, then the best others). Keeping them here, in one place
 merge loop in `trainer.py` stay a loop about merging.
 
 What it does not do: choose pairs (queues.py), merge (engine.py), or build or read a MergeHistory
-(columns.py, merge_history.py).
+(merge_columns.py, merge_history.py).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from array import array
 from struct import pack
 
 from explorer.training.bpe.candidates import Candidates
-from explorer.training.bpe.columns import MergeColumns
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT
+from explorer.training.bpe.merge_columns import MergeColumns
 from explorer.training.bpe.queues import Pick
 
 # The candidate columns wait in plain lists and go into their arrays in blocks of about this many

@@ -8,7 +8,7 @@ reaches both engines, or fails that test until the Rust file is written again.
   greater than every step).
 - `STALE_FACTOR`, `STALE_ENTRIES_KEPT`: a ranking's heap is rebuilt once it holds more than
   STALE_FACTOR entries per live pair plus STALE_ENTRIES_KEPT (memory only: no pick depends on it).
-- `COLUMN_KINDS`: the columns a merge loop records (`MergeColumns`, columns.py), each with the
+- `COLUMN_KINDS`: the columns a merge loop records (`MergeColumns`, merge_columns.py), each with the
   kind of its elements (explorer.training.packing's kinds): the compiled engine's Rust type and
   the array typecode its bytes are read with both come from here. `BOUNDARY_STEP_KIND` is the
   kind of `boundary_steps`.
@@ -17,7 +17,7 @@ reaches both engines, or fails that test until the Rust file is written again.
 one reads its attributes by name (engine/src/run.rs `Settings`), so a name changed on one side
 fails every compiled training at once.
 
-What it does not do: hold the columns (columns.py) or check settings (explorer.run_config).
+What it does not do: hold the columns (merge_columns.py) or check settings (explorer.run_config).
 """
 
 from __future__ import annotations

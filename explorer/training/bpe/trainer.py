@@ -15,7 +15,7 @@ Both run on the same incremental engine (engine.py) and differ only in the queue
 `train` is three named stages, like the library's `BpeTrainer::do_train`: 1. the initial
 vocabulary, 2. the engine and the queue for the flavor, 3. the merges, each recorded by a
 `MergeRecorder` (recorder.py), which owns the trace's columns. Stages 2 and 3 run in Rust when the
-compiled engine trains (compiled.py); either way the run ends as `MergeColumns` (columns.py),
+compiled engine trains (compiled.py); either way the run ends as `MergeColumns` (merge_columns.py),
 which builds the MergeHistory.
 Stop reasons: `vocab_size` (target reached), `no_pair_left`, `min_frequency` (best count below it),
 `stopped` (the caller's `should_stop` said so: a Stop button or a time/step budget).
@@ -31,7 +31,6 @@ from dataclasses import dataclass, field
 
 from explorer.run_config import TrainerConfig
 from explorer.training import engines
-from explorer.training.bpe.columns import MergeColumns
 from explorer.training.bpe.compiled import (
     compiled_run,
     compiled_run_from_words,
@@ -39,6 +38,7 @@ from explorer.training.bpe.compiled import (
     symbol_arrays,
 )
 from explorer.training.bpe.engine import PAIR_MASK, PAIR_SHIFT, MergeEngine
+from explorer.training.bpe.merge_columns import MergeColumns
 from explorer.training.bpe.merge_history import MergeHistory
 from explorer.training.bpe.queues import CourseQueue, LibraryQueue, LikelihoodQueue
 from explorer.training.bpe.recorder import MergeRecorder
