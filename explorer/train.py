@@ -96,7 +96,7 @@ def train_corpus(
         return train_counted(
             counts.hand_over(), counts.figures, config, progress, should_stop, max_steps, engine
         )
-    # A RunConfig without a pre-tokenizer (words given directly) cannot count a text: count_words
+    # A RunConfig without a pre-tokenizer (words given directly) cannot count a text: count_corpus
     # rejects None as an unknown pre-tokenizer.
     # The corpus figures (lines, characters, words) come from the same pass, for a merge history.
     word_counts, figures = count_corpus(
