@@ -5,7 +5,7 @@ that encodes with what it learned, exactly as the library does.
 The public names, for a script or a notebook:
 
 - a run: `RunConfig` with a `TrainerConfig` (BPE, WordPiece) or a `UnigramConfig`;
-- training: `train_corpus(text, run)` gives the run's history (a `MergeHistory`, or a `RoundHistory`);
+- training: `train_corpus(text, config)` gives the run's history (a `MergeHistory`, or a `RoundHistory`);
 - a history: `trace_from_json` reads one back (the app's and the CLI's trace files);
 - a tokenizer: `tokenizer_from_trace(trace, k)` builds the tokenizer at step k (the last one by
   default); `Tokenizer.encode`, `encode_pieces` (tokens with their spans, as `Piece`s);
@@ -13,8 +13,8 @@ The public names, for a script or a notebook:
   tokenizer.json, as the library writes it.
 
 >>> from explorer import RunConfig, TrainerConfig, train_corpus, tokenizer_from_trace
->>> run = RunConfig(TrainerConfig("bpe", vocab_size=12, flavor="course"))
->>> trace = train_corpus("low lower lowest " * 3, run)
+>>> config = RunConfig(TrainerConfig("bpe", vocab_size=12, flavor="course"))
+>>> trace = train_corpus("low lower lowest " * 3, config)
 >>> trace.merge_strings()[:2]
 [('l', 'o'), ('lo', 'w')]
 >>> tokenizer_from_trace(trace).encode("lowest").tokens

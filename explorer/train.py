@@ -1,6 +1,6 @@
 """Corpus text -> trained history -> Tokenizer: the whole pipeline in two calls.
 
-`train_corpus(text, run)` counts words (the RunConfig's normalizers + pre-tokenizer, see
+`train_corpus(text, config)` counts words (the RunConfig's normalizers + pre-tokenizer, see
 explorer/training/word_counts.py; given a list of paths instead of the text, it streams the files
 with the RunConfig's reading, explorer/corpora/streaming.py), trains
 (explorer/training/trainers.py: a byte-level library run starts from 256 byte symbols, as GPT-2
@@ -45,7 +45,7 @@ from explorer.training.word_counts import count_corpus
 
 def train_corpus(
     corpus: str | Sequence[os.PathLike | str],
-    run: RunConfig,
+    config: RunConfig,
     progress=None,
     should_stop=None,
     max_steps: int | None = None,
@@ -82,27 +82,27 @@ def train_corpus(
         inputs = expand_inputs(
             [os.fspath(path) for path in corpus], text_field=text_field, text_column=text_field
         )
-        reading_of(inputs, run.reading)  # text mixed with records, or a reading records cannot have
-        counts = count_inputs(inputs, Counting.of(run), jobs=jobs, engine=engine, should_stop=should_stop)
+        reading_of(inputs, config.reading)  # text mixed with records, or a reading records cannot have
+        counts = count_inputs(inputs, Counting.of(config), jobs=jobs, engine=engine, should_stop=should_stop)
         return train_counted(
-            counts.hand_over(), counts.figures, run, progress, should_stop, max_steps, engine
+            counts.hand_over(), counts.figures, config, progress, should_stop, max_steps, engine
         )
-    if run.reading != "lines":  # the text cut as a file is: each line with its ending
-        if run.reading == "records":
+    if config.reading != "lines":  # the text cut as a file is: each line with its ending
+        if config.reading == "records":
             raise ValueError("a corpus given as text has lines, not records: give the paths of its files")
-        counter = ChunkCounter(Counting.of(run), jobs=jobs, engine=engine)
+        counter = ChunkCounter(Counting.of(config), jobs=jobs, engine=engine)
         counter.add_text(corpus)
         counts = counter.result()
         return train_counted(
-            counts.hand_over(), counts.figures, run, progress, should_stop, max_steps, engine
+            counts.hand_over(), counts.figures, config, progress, should_stop, max_steps, engine
         )
-    # A RunConfig without a pre-tokenizer (words given directly) cannot count a text: count_words
+    # A RunConfig without a pre-tokenizer (words given directly) cannot count a text: count_corpus
     # rejects None as an unknown pre-tokenizer.
     # The corpus figures (lines, characters, words) come from the same pass, for a merge history.
     word_counts, figures = count_corpus(
-        corpus, run.normalizers, cast(str, run.pre_tokenizer), jobs, engine=engine
+        corpus, config.normalizers, cast(str, config.pre_tokenizer), jobs, engine=engine
     )
-    return train_counted(word_counts, figures, run, progress, should_stop, max_steps, engine)
+    return train_counted(word_counts, figures, config, progress, should_stop, max_steps, engine)
 
 
 def trace_from_json(text: str | bytes) -> TrainingHistory:

@@ -7,7 +7,7 @@ from explorer.ui.common import frame, link
 from explorer.ui.history import by_kind, player
 from explorer.ui.train import lesson_buttons as lessons
 
-PAGE = "merges"
+PAGE = "history"
 with frame.page(
     "Merge history",
     "Play the run merge by merge, or scrub to any step: every panel shows that step, "

@@ -1,6 +1,6 @@
-//! Tokenizer Explorer's compiled engine: the BPE / WordPiece merge loop and its recording, the same
-//! trace as the Python engine in explorer/training/bpe/ (the readable reference it is tested
-//! against, byte for byte).
+//! Tokenizer Explorer's compiled engine: the BPE / WordPiece merge loop and the history it
+//! records (as columns), the same as the Python engine in explorer/training/bpe/ (the readable
+//! reference it is tested against, byte for byte).
 //!
 //! The Python front (explorer/training/bpe/compiled.py) builds the initial vocabulary, hands the
 //! words over as symbol ids, calls `BpeRun.advance` (the GIL released) until a stop reason, doing

@@ -171,9 +171,9 @@ impl Run {
             .push(columns.candidate_lefts.len() as i32);
     }
 
-    /// The recording, the rest of the run freed first: the columns, the tokens, and every word's
+    /// What the run recorded, the rest of it freed first: the columns, the tokens, and every word's
     /// boundary steps end to end.
-    pub fn into_recording(self) -> (Columns, Vec<String>, Vec<i32>) {
+    pub fn into_columns(self) -> (Columns, Vec<String>, Vec<i32>) {
         let Run {
             engine,
             queue,

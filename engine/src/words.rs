@@ -507,7 +507,7 @@ impl WordCounter {
 /// The words of `text` read as lines with their counts, in order of first appearance (byte-level
 /// words as GPT-2 symbols), and the corpus figures when asked; parts of about `part_size` bytes
 /// counted on `jobs` threads: a `WordCounter` given the whole text as one chunk.
-pub fn count_words(
+pub fn count_corpus(
     text: &str,
     kind: PreTokenizer,
     figures: bool,
@@ -524,7 +524,7 @@ mod tests {
     use super::*;
 
     fn words(text: &str, kind: PreTokenizer) -> Vec<(String, i64)> {
-        count_words(text, kind, false, 1, 1 << 16).0
+        count_corpus(text, kind, false, 1, 1 << 16).0
     }
 
     fn pieces(text: &str) -> Vec<String> {
@@ -555,8 +555,8 @@ mod tests {
     #[test]
     fn words_keep_the_order_of_first_appearance_across_parts() {
         let text = "b a\nc b\na d\n".repeat(5);
-        let one = count_words(&text, PreTokenizer::WhitespaceSplit, true, 1, 1 << 16);
-        let many = count_words(&text, PreTokenizer::WhitespaceSplit, true, 2, 1);
+        let one = count_corpus(&text, PreTokenizer::WhitespaceSplit, true, 1, 1 << 16);
+        let many = count_corpus(&text, PreTokenizer::WhitespaceSplit, true, 2, 1);
         assert_eq!(one, many);
         assert_eq!(
             one.0,

@@ -38,11 +38,11 @@ class Counting:
         RunConfig(normalizers=self.normalizers, pre_tokenizer=self.pre_tokenizer, reading=self.reading)
 
     @classmethod
-    def of(cls, run: RunConfig) -> Counting:
+    def of(cls, config: RunConfig) -> Counting:
         """The counting settings of a run (a run given words directly has none: a ValueError)."""
-        if run.pre_tokenizer is None:
+        if config.pre_tokenizer is None:
             raise ValueError("this run was given words directly: it has no counting settings")
-        return cls(run.normalizers, run.pre_tokenizer, run.reading)
+        return cls(config.normalizers, config.pre_tokenizer, config.reading)
 
     def to_dict(self) -> dict:
         return {

@@ -1,6 +1,6 @@
 """Reproduce in Python: programs (and a notebook) that redo what the app did, for a reader to run.
 
-- `training_program(run, corpus, style=None)`: the program that trains a run's tokenizer and saves
+- `training_program(config, corpus, style=None)`: the program that trains a run's tokenizer and saves
   tokenizer.json where it runs: plain `tokenizers` code for the library flavor
   (`library_program`, the same tokenizer.json as the run; library_program.py says where the
   library's own tie order can differ), the explorer package's API for the course's (`api_program`,
@@ -13,7 +13,7 @@
   each, with the page's special-tokens switch;
 - `trained_config(history, style)`: the settings a program trains to give a run's result (a run
   stopped early, a Unigram run the library would not finish);
-- `run_notebook(run, corpus)`: a notebook (nbformat 4, as a dict; `notebook_json` writes it).
+- `run_notebook(config, corpus)`: a notebook (nbformat 4, as a dict; `notebook_json` writes it).
 
 Pure: no Streamlit, nothing trained or read here; the page widgets call these functions.
 

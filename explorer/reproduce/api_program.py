@@ -1,10 +1,10 @@
 """A run as code of the `explorer` package's public API, as the package docstring's worked example
-writes it: the corpus, `RunConfig(...)` with every setting of the run, `train_corpus(text, run)`,
+writes it: the corpus, `RunConfig(...)` with every setting of the run, `train_corpus(text, config)`,
 the first steps of the trace, then tokenizer.json and the trace saved in the folder it runs in
 (byte for byte the app's and the CLI's, but for the trace's "seconds").
 
-`run_expression(run)` is the `RunConfig(...)` expression (settings left at their defaults are left
-out); `api_program(run, corpus)` the whole program; `training_program(run, corpus)` picks the
+`run_expression(config)` is the `RunConfig(...)` expression (settings left at their defaults are left
+out); `api_program(config, corpus)` the whole program; `training_program(config, corpus)` picks the
 program a run is shown with: plain `tokenizers` code for the library flavor, this API for the course.
 
 What it does not do: write the library's code (library_program.py) or a notebook (notebook.py).
@@ -30,16 +30,16 @@ def _value(value: object) -> Expression:
     return literal(value)
 
 
-def trainer_expression(run: RunConfig) -> Call:
+def trainer_expression(config: RunConfig) -> Call:
     """`TrainerConfig(...)` or `UnigramConfig(...)` with the run's settings that are not defaults."""
-    trainer = run.trainer
+    trainer = config.trainer
     defaults: dict[str, object] = {item.name: item.default for item in fields(trainer)}
     if isinstance(trainer, UnigramConfig):
         defaults.update(LIBRARY_DEFAULTS if trainer.flavor == "library" else COURSE_DEFAULTS)
         defaults["flavor"] = None  # always written
     else:
         defaults["algorithm"] = defaults["flavor"] = None
-        if run.is_byte_level and trainer.flavor == "library":
+        if config.is_byte_level and trainer.flavor == "library":
             # train_corpus gives a byte-level library run all 256 byte symbols
             # (explorer.training.trainers.effective_config).
             defaults["initial_alphabet"] = tuple(BYTE_LEVEL_ALPHABET)
@@ -53,40 +53,40 @@ def trainer_expression(run: RunConfig) -> Call:
     return Call(name, (), keywords)
 
 
-def run_expression(run: RunConfig) -> Call:
-    """`RunConfig(trainer, normalizers=..., pre_tokenizer=...)` for `run` (and `reading=` when it
+def run_expression(config: RunConfig) -> Call:
+    """`RunConfig(trainer, normalizers=..., pre_tokenizer=...)` for `config` (and `reading=` when it
     is not the default, "lines")."""
     keywords: tuple[tuple[str, Expression], ...] = (
-        ("normalizers", _value(tuple(run.normalizers))),
-        ("pre_tokenizer", literal(run.pre_tokenizer)),
+        ("normalizers", _value(tuple(config.normalizers))),
+        ("pre_tokenizer", literal(config.pre_tokenizer)),
     )
-    if run.reading != "lines":
-        keywords += (("reading", literal(run.reading)),)
-    return Call("RunConfig", (trainer_expression(run),), keywords)
+    if config.reading != "lines":
+        keywords += (("reading", literal(config.reading)),)
+    return Call("RunConfig", (trainer_expression(config),), keywords)
 
 
-def api_imports(run: RunConfig, call: str = "train_corpus(") -> list[str]:
+def api_imports(config: RunConfig, call: str = "train_corpus(") -> list[str]:
     """The package's names the program uses (`train_corpus` when its training `call` does)."""
-    config = "UnigramConfig" if isinstance(run.trainer, UnigramConfig) else "TrainerConfig"
-    names = ["RunConfig", config, "save_tokenizer", "tokenizer_from_trace"]
+    trainer_class = "UnigramConfig" if isinstance(config.trainer, UnigramConfig) else "TrainerConfig"
+    names = ["RunConfig", trainer_class, "save_tokenizer", "tokenizer_from_trace"]
     names += ["train_corpus"] if call.startswith("train_corpus(") else []
     return [f"from explorer import {', '.join(names)}"]
 
 
-def training_lines(run: RunConfig, call: str = "train_corpus(text, run)") -> list[str]:
-    """`run = RunConfig(...)` and `trace = train_corpus(text, run)` (or the corpus's own `call`),
+def training_lines(config: RunConfig, call: str = "train_corpus(text, config)") -> list[str]:
+    """`config = RunConfig(...)` and `trace = train_corpus(text, config)` (or the corpus's own `call`),
     with what the run was."""
     return [
-        assignment("run", run_expression(run)),
+        assignment("config", run_expression(config)),
         f"trace = {call}",
         'print(f"{trace.steps} {trace.step_noun}s, vocabulary of {len(trace.vocab):,}, '
         'stopped: {trace.stop_reason}")',
     ]
 
 
-def first_steps_lines(run: RunConfig, count: int = 10) -> list[str]:
+def first_steps_lines(config: RunConfig, count: int = 10) -> list[str]:
     """Print the first merges (pair and count) or, for Unigram, the first rounds (size, loss)."""
-    if run.is_unigram:
+    if config.is_unigram:
         return [
             f"# The first {count} rounds: the vocabulary's size before and after, and the loss.",
             f"for number, round_ in enumerate(trace.rounds[:{count}], 1):",
@@ -109,12 +109,13 @@ SAVE_LINES = [
 ]
 
 
-def api_program(run: RunConfig, corpus: CorpusSource | CorpusFiles | CorpusCounts) -> str:
-    """The program that trains `run` on `corpus` with the explorer package and saves tokenizer.json
+def api_program(config: RunConfig, corpus: CorpusSource | CorpusFiles | CorpusCounts) -> str:
+    """The program that trains `config` on `corpus` with the explorer package and saves tokenizer.json
     and trace.json in the folder it runs in."""
     lines = [
         '"""'
-        + f"Train this run with Tokenizer Explorer's Python API (the explorer package): {run_summary(run)}.",
+        + "Train this run with Tokenizer Explorer's Python API (the explorer package): "
+        + f"{run_summary(config)}.",
         "",
         "Saves tokenizer.json and the run's trace (trace.json) in the current folder.",
         '"""',
@@ -122,14 +123,14 @@ def api_program(run: RunConfig, corpus: CorpusSource | CorpusFiles | CorpusCount
         "import hashlib",
         "from pathlib import Path",
         "",
-        *api_imports(run, corpus.train_corpus_call()),
+        *api_imports(config, corpus.train_corpus_call()),
         *corpus.imports(),
         "",
         *corpus.corpus_lines(),
         "",
-        *training_lines(run, corpus.train_corpus_call()),
+        *training_lines(config, corpus.train_corpus_call()),
         "",
-        *first_steps_lines(run),
+        *first_steps_lines(config),
         "",
         *SAVE_LINES,
     ]
@@ -137,18 +138,18 @@ def api_program(run: RunConfig, corpus: CorpusSource | CorpusFiles | CorpusCount
 
 
 def training_program(
-    run: RunConfig, corpus: CorpusSource | CorpusFiles | CorpusCounts, style: str | None = None
+    config: RunConfig, corpus: CorpusSource | CorpusFiles | CorpusCounts, style: str | None = None
 ) -> str:
     """The program for a run: `style` "library" (plain `tokenizers` code; library flavor only, and
     not from counts, which the library does not train from) or "api" (the explorer package); None:
     "library" for the library flavor, "api" for the course's and for counts."""
     style = style or (
-        "library" if run.flavor == "library" and not isinstance(corpus, CorpusCounts) else "api"
+        "library" if config.flavor == "library" and not isinstance(corpus, CorpusCounts) else "api"
     )
     if style == "library":
         if isinstance(corpus, CorpusCounts):
             raise ValueError("the tokenizers library trains from text, not from word counts: use style 'api'")
-        return library_program(run, corpus)
+        return library_program(config, corpus)
     if style == "api":
-        return api_program(run, corpus)
+        return api_program(config, corpus)
     raise ValueError(f"style must be 'library' or 'api', not {style!r}")

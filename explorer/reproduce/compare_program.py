@@ -70,18 +70,18 @@ SENTENCEPIECE_IDS = '''def sentencepiece_ids(processor, text):
 @dataclass(frozen=True)
 class CompareColumn:
     """One column: `kind` (KINDS), `name` (the pretrained name, the file's path, or a run's label),
-    and for a run its `run` and `corpus`."""
+    and for a run its `config` and `corpus`."""
 
     kind: str
     name: str
-    run: RunConfig | None = None
+    config: RunConfig | None = None
     corpus: CorpusSource | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {', '.join(KINDS)}, not {self.kind!r}")
-        if self.kind == "run" and (self.run is None or self.corpus is None):
-            raise ValueError("a run's column needs its run and its corpus")
+        if self.kind == "run" and (self.config is None or self.corpus is None):
+            raise ValueError("a run's column needs its config and its corpus")
         if self.kind == "pretrained" and info_for(self.name).kind == TEKKEN:
             raise ValueError(f"{self.name!r} (tekken) cannot be written as code yet")
 
@@ -243,14 +243,14 @@ def _column_lines(column: CompareColumn, index: int, special_tokens: bool) -> li
             _sentencepiece_encode(variable, special_tokens),
             f"print({literal(column.name)}, {variable})",
         ]
-    assert column.run is not None and column.corpus is not None  # checked when made
+    assert column.config is not None and column.corpus is not None  # checked when made
     lines = [
         f"# This app's run {literal(column.name)}, retrained with the explorer package, encoded as the page"
         " does.",
         switch,
         *column.corpus.corpus_lines(),
-        assignment("run", run_expression(column.run)),
-        "tokenizer = tokenizer_from_trace(train_corpus(text, run))",
+        assignment("config", run_expression(column.config)),
+        "tokenizer = tokenizer_from_trace(train_corpus(text, config))",
     ]
     if not special_tokens:
         lines += [
@@ -315,7 +315,9 @@ def compare_program(text: str, columns: list[CompareColumn], special_tokens: boo
     if "run" in kinds:
         if third:
             lines.append("")
-        configs = sorted({type(column.run.trainer).__name__ for column in columns if column.run is not None})
+        configs = sorted(
+            {type(column.config.trainer).__name__ for column in columns if column.config is not None}
+        )
         classes = sorted(["RunConfig", *configs, *([] if special_tokens else ["Tokenizer"])])  # isort's order
         names = [*classes, "encode_pieces", "tokenizer_from_trace", "train_corpus"]
         one_line = f"from explorer import {', '.join(names)}"

@@ -6,7 +6,7 @@ are the run's: a count file (`python -m explorer count`'s Parquet, explorer.corp
   with the package (`read_count_files`: every row checked). An uploaded count file is checked by
   the SHA-256 of its bytes (the run's key holds it); a host's count file by its size in bytes,
   what the server checked when it read it (the server keeps no digest of a host's file);
-- `train_corpus_call()`: `train_counted(counts.words, counts.figures, run)`, the trainers the app's
+- `train_corpus_call()`: `train_counted(counts.words, counts.figures, config)`, the trainers the app's
   worker ran on the same counts.
 
 There is no `tokenizers` code for it: the library trains from text or files, not from counts.
@@ -84,5 +84,5 @@ class CorpusCounts:
         return 'print(f"{len(counts.words):,} distinct words, {sum(counts.words.values()):,} in all")'
 
     def train_corpus_call(self) -> str:
-        """The API's call that trains `run` on these counts."""
-        return "train_counted(counts.words, counts.figures, run)"
+        """The API's call that trains `config` on these counts."""
+        return "train_counted(counts.words, counts.figures, config)"

@@ -148,4 +148,4 @@ class CorpusFiles:
     def train_corpus_call(self) -> str:
         """The API's call that trains `run` on these files (streamed, with the run's reading)."""
         field = self._field
-        return "train_corpus(FILES, run" + (f", text_field={literal(field)}" if field else "") + ")"
+        return "train_corpus(FILES, config" + (f", text_field={literal(field)}" if field else "") + ")"

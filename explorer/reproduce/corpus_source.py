@@ -128,5 +128,5 @@ class CorpusSource:
         return "tokenizer.train_from_iterator(lines, trainer)"
 
     def train_corpus_call(self) -> str:
-        """The API's call that trains `run` on this corpus."""
-        return "train_corpus(text, run)"
+        """The API's call that trains `config` on this corpus."""
+        return "train_corpus(text, config)"

@@ -1,7 +1,7 @@
 """A run of the library flavor as plain `tokenizers` code: the program that trains the same tokenizer
 with the Hugging Face library itself and saves its tokenizer.json.
 
-`library_program(run, corpus)` writes the model (with the unknown token, prefix and suffix the app
+`library_program(config, corpus)` writes the model (with the unknown token, prefix and suffix the app
 gives it), the normalizers, the pre-tokenizer (with its split pattern), the trainer with every
 setting of the run, and the decoder and post-processor the app puts around the trained model
 (explorer.pipeline.assemble, explorer.training.unigram.round_history). The corpus goes to the
@@ -92,28 +92,29 @@ def pre_tokenizer_expression(name: str | None) -> Expression | None:
     return Call("pre_tokenizers.Sequence", (Items((split, byte_level)),))
 
 
-def _unk_token(run: RunConfig) -> str | None:
+def _unk_token(config: RunConfig) -> str | None:
     """The BPE/WordPiece model's unknown token, as explorer.pipeline.assemble.build_tokenizer picks it."""
-    if run.algorithm == "wordpiece" or "[UNK]" in run.special_tokens:
+    if config.algorithm == "wordpiece" or "[UNK]" in config.special_tokens:
         return "[UNK]"
     return None
 
 
-def library_program(run: RunConfig, corpus: CorpusSource | CorpusFiles) -> str:
-    """The `tokenizers` program that trains the library-flavor run `run` on `corpus` and saves its
+def library_program(config: RunConfig, corpus: CorpusSource | CorpusFiles) -> str:
+    """The `tokenizers` program that trains the library-flavor `config` on `corpus` and saves its
     tokenizer.json in the folder it runs in. ValueError for a course-flavor run."""
-    if run.flavor != "library":
+    if config.flavor != "library":
         raise ValueError(
             "only a library-flavor run can be written as `tokenizers` code (course: api_program)"
         )
-    if run.pre_tokenizer is None:
+    if config.pre_tokenizer is None:
         raise ValueError("a run without a pre-tokenizer was given words, not a corpus")
-    if isinstance(corpus, CorpusSource) and corpus.reading != run.reading:
-        raise ValueError(f"the corpus is read as {corpus.reading!r}, the run read {run.reading!r}")
-    uses_regex = run.pre_tokenizer not in PRE_TOKENIZER_CALLS
+    if isinstance(corpus, CorpusSource) and corpus.reading != config.reading:
+        raise ValueError(f"the corpus is read as {corpus.reading!r}, the run read {config.reading!r}")
+    uses_regex = config.pre_tokenizer not in PRE_TOKENIZER_CALLS
     names = ["Tokenizer", "decoders", "models", "normalizers", "pre_tokenizers", "processors", "trainers"]
     lines = [
-        '"""' + f"Train this run's tokenizer with the Hugging Face `tokenizers` library: {run_summary(run)}.",
+        '"""'
+        + f"Train this run's tokenizer with the Hugging Face `tokenizers` library: {run_summary(config)}.",
         "",
         "Written by Tokenizer Explorer. Saves tokenizer.json in the current folder.",
         '"""',
@@ -129,11 +130,11 @@ def library_program(run: RunConfig, corpus: CorpusSource | CorpusFiles) -> str:
         *corpus.sequence_lines(),
         "",
     ]
-    if run.is_unigram:
-        lines += _unigram_training(run, corpus.train_statement())
+    if config.is_unigram:
+        lines += _unigram_training(config, corpus.train_statement())
     else:
-        lines += _bpe_training(run, corpus.train_statement())
-    lines += _assembly(run)
+        lines += _bpe_training(config, corpus.train_statement())
+    lines += _assembly(config)
     lines += [
         "",
         'tokenizer.save("tokenizer.json")',
@@ -142,27 +143,27 @@ def library_program(run: RunConfig, corpus: CorpusSource | CorpusFiles) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _stages(run: RunConfig) -> list[str]:
+def _stages(config: RunConfig) -> list[str]:
     lines = []
-    normalizer = normalizer_expression(run.normalizers)
+    normalizer = normalizer_expression(config.normalizers)
     if normalizer is not None:
         lines.append(assignment("tokenizer.normalizer", normalizer))
-    pre_tokenizer = pre_tokenizer_expression(run.pre_tokenizer)
+    pre_tokenizer = pre_tokenizer_expression(config.pre_tokenizer)
     if pre_tokenizer is not None:
         lines.append(assignment("tokenizer.pre_tokenizer", pre_tokenizer))
     return lines
 
 
-def _bpe_training(run: RunConfig, train_statement: str) -> list[str]:
-    trainer = cast(TrainerConfig, run.trainer)
-    unk = _unk_token(run)
+def _bpe_training(config: RunConfig, train_statement: str) -> list[str]:
+    trainer = cast(TrainerConfig, config.trainer)
+    unk = _unk_token(config)
     prefix, suffix = trainer.prefix, trainer.suffix
     decoration: list[tuple[str, Expression]] = []
     if prefix is not None:
         decoration.append(("continuing_subword_prefix", literal(prefix)))
     if suffix is not None:
         decoration.append(("end_of_word_suffix", literal(suffix)))
-    if run.algorithm == "wordpiece":
+    if config.algorithm == "wordpiece":
         model = Call("models.WordPiece", (), (("unk_token", literal(unk)), *decoration[:1]))
         trainer_class = "trainers.WordPieceTrainer"
     else:
@@ -175,7 +176,7 @@ def _bpe_training(run: RunConfig, train_statement: str) -> list[str]:
     if trainer.special_tokens:
         settings.append(("special_tokens", Items(tuple(literal(token) for token in trainer.special_tokens))))
     alphabet = trainer.initial_alphabet
-    if run.is_byte_level and (not alphabet or tuple(alphabet) == tuple(BYTE_LEVEL_ALPHABET)):
+    if config.is_byte_level and (not alphabet or tuple(alphabet) == tuple(BYTE_LEVEL_ALPHABET)):
         # The app's byte-level runs start from all 256 byte symbols, as GPT-2's BPE does.
         settings.append(("initial_alphabet", "pre_tokenizers.ByteLevel.alphabet()"))
     elif alphabet:
@@ -185,20 +186,20 @@ def _bpe_training(run: RunConfig, train_statement: str) -> list[str]:
     ties = DECORATED_TIES if prefix is not None or suffix is not None else [BPE_TIES]
     return [
         assignment("tokenizer", Call("Tokenizer", (model,))),
-        *_stages(run),
+        *_stages(config),
         assignment("trainer", Call(trainer_class, (), tuple(settings))),
         *ties,
         train_statement,
-        *_wordpiece_unknown(run),
+        *_wordpiece_unknown(config),
     ]
 
 
-def _wordpiece_unknown(run: RunConfig) -> list[str]:
+def _wordpiece_unknown(config: RunConfig) -> list[str]:
     """The app's WordPiece always has "[UNK]": when it is not a special token of the run, it is added
     after the trained vocabulary and made a special token (explorer.pipeline.assemble)."""
-    if run.algorithm != "wordpiece" or "[UNK]" in run.special_tokens:
+    if config.algorithm != "wordpiece" or "[UNK]" in config.special_tokens:
         return []
-    trainer = cast(TrainerConfig, run.trainer)
+    trainer = cast(TrainerConfig, config.trainer)
     model = Call(
         "models.WordPiece",
         ("vocab",),
@@ -214,8 +215,8 @@ def _wordpiece_unknown(run: RunConfig) -> list[str]:
     ]
 
 
-def _unigram_training(run: RunConfig, train_statement: str) -> list[str]:
-    trainer = cast(UnigramConfig, run.trainer)
+def _unigram_training(config: RunConfig, train_statement: str) -> list[str]:
+    trainer = cast(UnigramConfig, config.trainer)
     settings: list[tuple[str, Expression]] = [("vocab_size", literal(trainer.vocab_size))]
     if trainer.special_tokens:
         settings.append(("special_tokens", Items(tuple(literal(token) for token in trainer.special_tokens))))
@@ -229,34 +230,34 @@ def _unigram_training(run: RunConfig, train_statement: str) -> list[str]:
     ]
     return [
         "tokenizer = Tokenizer(models.Unigram())",
-        *_stages(run),
+        *_stages(config),
         assignment("trainer", Call("trainers.UnigramTrainer", (), tuple(settings))),
         *UNIGRAM_TIES,
         train_statement,
     ]
 
 
-def _assembly(run: RunConfig) -> list[str]:
+def _assembly(config: RunConfig) -> list[str]:
     """The decoder and post-processor the app puts around the trained model."""
     decoder = None
-    if run.is_unigram and run.pre_tokenizer == "metaspace":
+    if config.is_unigram and config.pre_tokenizer == "metaspace":
         decoder = "decoders.Metaspace()"
-    elif is_byte_level(run.pre_tokenizer):
+    elif is_byte_level(config.pre_tokenizer):
         decoder = "decoders.ByteLevel()"
-    elif run.is_unigram:
+    elif config.is_unigram:
         decoder = None
-    elif run.algorithm == "wordpiece":
+    elif config.algorithm == "wordpiece":
         decoder = statement(
-            Call("decoders.WordPiece", (), (("prefix", literal(cast(TrainerConfig, run.trainer).prefix)),))
+            Call("decoders.WordPiece", (), (("prefix", literal(cast(TrainerConfig, config.trainer).prefix)),))
         )
-    elif run.suffix:
-        decoder = statement(Call("decoders.BPEDecoder", (), (("suffix", literal(run.suffix)),)))
+    elif config.suffix:
+        decoder = statement(Call("decoders.BPEDecoder", (), (("suffix", literal(config.suffix)),)))
     lines = ["", "# Around the trained model, as the app assembles it:"]
     if decoder is not None:
         lines.append(f"tokenizer.decoder = {decoder}")
     else:
         lines.append("# no decoder (tokens are joined with spaces when decoding).")
-    if "[CLS]" in run.special_tokens and "[SEP]" in run.special_tokens:
+    if "[CLS]" in config.special_tokens and "[SEP]" in config.special_tokens:
         lines.append(
             assignment(
                 "tokenizer.post_processor",

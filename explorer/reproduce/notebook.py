@@ -3,7 +3,7 @@ title, the corpus cell, the training cell, the first merges (or Unigram rounds),
 table, and tokenizer.json and the trace saved in the folder it runs in. Every cell trains and
 prints with the explorer package's API (api_program.py's lines), for either flavor.
 
-`run_notebook(run, corpus)` gives the notebook as a dict (JSON-ready, no outputs: it has not run);
+`run_notebook(config, corpus)` gives the notebook as a dict (JSON-ready, no outputs: it has not run);
 `notebook_json(notebook)` its .ipynb text. Written without nbformat (a plain JSON document whose
 fields nbformat 4.5 defines), so the app needs no Jupyter package.
 
@@ -48,9 +48,9 @@ def _cell(kind: str, lines: list[str], number: int) -> dict:
     return cell
 
 
-def vocabulary_lines(run: RunConfig, rows: int = VOCABULARY_ROWS) -> list[str]:
+def vocabulary_lines(config: RunConfig, rows: int = VOCABULARY_ROWS) -> list[str]:
     """Print the first `rows` tokens of the vocabulary with their ids (Unigram: and scores)."""
-    if run.is_unigram:
+    if config.is_unigram:
         return [
             f"# The first {rows} pieces of the vocabulary: id, piece, score (log probability).",
             f"for token_id, (piece, score) in enumerate(trace.final_pieces[:{rows}]):",
@@ -66,16 +66,16 @@ def vocabulary_lines(run: RunConfig, rows: int = VOCABULARY_ROWS) -> list[str]:
     ]
 
 
-def run_notebook(run: RunConfig, corpus: CorpusSource | CorpusFiles | CorpusCounts) -> dict:
-    """The notebook that trains `run` on `corpus` step by step, as an nbformat 4 dict."""
-    steps = "rounds" if run.is_unigram else "merges"
+def run_notebook(config: RunConfig, corpus: CorpusSource | CorpusFiles | CorpusCounts) -> dict:
+    """The notebook that trains `config` on `corpus` step by step, as an nbformat 4 dict."""
+    steps = "rounds" if config.is_unigram else "merges"
     cells = [
         (
             "markdown",
             [
                 "# Training a tokenizer step by step",
                 "",
-                f"{run_summary(run)}, as trained by Tokenizer Explorer (its Python package, `explorer`).",
+                f"{run_summary(config)}, as trained by Tokenizer Explorer (its Python package, `explorer`).",
                 "",
                 INSTALL_NOTE,
             ],
@@ -86,18 +86,18 @@ def run_notebook(run: RunConfig, corpus: CorpusSource | CorpusFiles | CorpusCoun
                 "import hashlib",
                 "from pathlib import Path",
                 "",
-                *api_imports(run, corpus.train_corpus_call()),
+                *api_imports(config, corpus.train_corpus_call()),
                 *corpus.imports(),
             ],
         ),
         ("markdown", ["## The corpus"]),
         ("code", [*corpus.corpus_lines(), corpus.summary_line()]),
         ("markdown", ["## Training"]),
-        ("code", training_lines(run, corpus.train_corpus_call())),
+        ("code", training_lines(config, corpus.train_corpus_call())),
         ("markdown", [f"## The first {steps}"]),
-        ("code", first_steps_lines(run)),
+        ("code", first_steps_lines(config)),
         ("markdown", ["## The vocabulary"]),
-        ("code", vocabulary_lines(run)),
+        ("code", vocabulary_lines(config)),
         ("markdown", ["## Saving the tokenizer"]),
         ("code", SAVE_LINES),
     ]

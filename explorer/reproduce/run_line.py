@@ -16,16 +16,20 @@ from explorer.runs.settings import ALGORITHM_LABELS
 SPLIT_PATTERN_LABELS = {"gpt2": "GPT-2", "cl100k": "GPT-4's", "o200k": "GPT-4o's", "llama3": "Llama 3's"}
 
 
-def run_summary(run: RunConfig) -> str:
+def run_summary(config: RunConfig) -> str:
     """E.g. "BPE, library flavor, vocabulary size 1,000, byte-level pre-tokenizer"."""
-    parts = [ALGORITHM_LABELS[run.algorithm], f"{run.flavor} flavor", f"vocabulary size {run.vocab_size:,}"]
+    parts = [
+        ALGORITHM_LABELS[config.algorithm],
+        f"{config.flavor} flavor",
+        f"vocabulary size {config.vocab_size:,}",
+    ]
     pattern = {name: pattern for pattern, name in BYTE_LEVEL_PRE_TOKENIZERS.items()}.get(
-        run.pre_tokenizer or ""
+        config.pre_tokenizer or ""
     )
     if pattern is not None and pattern != "gpt2":
         parts.append(f"byte-level pre-tokenizer with {SPLIT_PATTERN_LABELS[pattern]} split pattern")
-    elif run.pre_tokenizer is not None:
-        parts.append(f"{run.pre_tokenizer} pre-tokenizer")
-    if run.normalizers:
-        parts.append(f"normalizers {' + '.join(run.normalizers)}")
+    elif config.pre_tokenizer is not None:
+        parts.append(f"{config.pre_tokenizer} pre-tokenizer")
+    if config.normalizers:
+        parts.append(f"normalizers {' + '.join(config.normalizers)}")
     return ", ".join(parts)

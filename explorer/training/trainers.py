@@ -1,6 +1,6 @@
 """From word counts to a trained history: the one place that picks a run's trainer.
 
-`train_counted(word_counts, figures, run)` trains a BPE or WordPiece run (bpe/trainer.py; a
+`train_counted(word_counts, figures, config)` trains a BPE or WordPiece run (bpe/trainer.py; a
 byte-level library run starts from all 256 byte symbols, as GPT-2 and the library's
 ByteLevelBPETokenizer do: `effective_config`) or a Unigram run (unigram/), and leaves the
 RunConfig in the history (`history.config`), as the trainer ran it.
@@ -24,44 +24,44 @@ from explorer.training.history import TrainingHistory
 # 45 ms), which a BPE or WordPiece run never uses.
 
 
-def effective_config(run: RunConfig) -> RunConfig:
+def effective_config(config: RunConfig) -> RunConfig:
     """The library flavor with byte-level starts from all 256 byte symbols (a BPE or WordPiece
     run's config; a Unigram run has no initial alphabet)."""
-    trainer = cast(TrainerConfig, run.trainer)  # only a BPE or WordPiece run comes here
-    if run.is_byte_level and trainer.flavor == "library" and not trainer.initial_alphabet:
-        return replace(run, trainer=replace(trainer, initial_alphabet=tuple(BYTE_LEVEL_ALPHABET)))
-    return run
+    trainer = cast(TrainerConfig, config.trainer)  # only a BPE or WordPiece run comes here
+    if config.is_byte_level and trainer.flavor == "library" and not trainer.initial_alphabet:
+        return replace(config, trainer=replace(trainer, initial_alphabet=tuple(BYTE_LEVEL_ALPHABET)))
+    return config
 
 
 def train_counted(
     word_counts: Mapping[str, int] | Iterable[tuple[str, int]],
     figures: dict[str, int] | None,
-    run: RunConfig,
+    config: RunConfig,
     progress=None,
     should_stop=None,
     max_steps: int | None = None,
     engine: str | None = None,
 ) -> TrainingHistory:
-    """Train `run` on `word_counts` (`word_counts.count_corpus` of the run's normalizers and
+    """Train `config` on `word_counts` (`word_counts.count_corpus` of the run's normalizers and
     pre-tokenizer, with the corpus `figures` it gives a merge history; or (word, count) pairs in
     that order, which the trainer reads once). A caller that counted the words can let the corpus
     text go before training. `engine`: the engine that trains
     (explorer.training.engines; None: the environment's)."""
     history: TrainingHistory
-    if run.is_unigram:
+    if config.is_unigram:
         if max_steps is not None:
             raise ValueError("a step limit counts merges; a Unigram run has rounds, limit it by time instead")
-        unigram = cast(UnigramConfig, run.trainer)  # is_unigram: the trainer is a UnigramConfig
+        unigram = cast(UnigramConfig, config.trainer)  # is_unigram: the trainer is a UnigramConfig
         from explorer.training.unigram import train_unigram
 
         history = train_unigram(
             word_counts, unigram, progress=progress, should_stop=should_stop, engine=engine
         )
     else:
-        run = effective_config(run)
+        config = effective_config(config)
         merges = train(
             word_counts,
-            cast(TrainerConfig, run.trainer),  # not is_unigram: a TrainerConfig
+            cast(TrainerConfig, config.trainer),  # not is_unigram: a TrainerConfig
             progress=progress,
             should_stop=should_stop,
             max_steps=max_steps,
@@ -69,5 +69,5 @@ def train_counted(
         )
         merges.corpus = figures
         history = merges
-    history.config = run
+    history.config = config
     return history

@@ -152,7 +152,7 @@ def count_corpus(
     in the same order; otherwise, and always with `engine="python"`, Python counts."""
     compiled = module_for(engine) if not normalizers and pre_tokenizer in COMPILED_PRE_TOKENIZERS else None
     if compiled is not None:
-        counted = compiled.count_words(
+        counted = compiled.count_corpus(
             text,
             pre_tokenizer,
             figures=figures,

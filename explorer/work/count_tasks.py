@@ -44,7 +44,9 @@ def read_count_file_task(reporter, name: str, data: bytes) -> dict:
     }
 
 
-def train_from_file(reporter, source: dict, run: RunConfig, budget: Budget, should_stop, jobs: int, engine):
+def train_from_file(
+    reporter, source: dict, config: RunConfig, budget: Budget, should_stop, jobs: int, engine
+):
     """A corpus that is not a text: an uploaded count file's bytes ("count_file",
     explorer.session.count_uploads.worker_input), or a host's file
     (explorer.session.host_corpora.worker_input): a count file read where it is, a text file
@@ -57,7 +59,7 @@ def train_from_file(reporter, source: dict, run: RunConfig, budget: Budget, shou
     from explorer.training.trainers import train_counted
 
     if "count_file" in source:
-        counts = _read_counts(_named_bytes(source["name"], source["count_file"]), source["name"], run)
+        counts = _read_counts(_named_bytes(source["name"], source["count_file"]), source["name"], config)
     else:
         path = source["host_path"]
         name = os.path.basename(path)
@@ -68,13 +70,13 @@ def train_from_file(reporter, source: dict, run: RunConfig, budget: Budget, shou
         if (status.st_size, status.st_mtime_ns) != (source["size"], source["mtime_ns"]):
             raise ValueError(f"The server's corpus {name!r} changed since it was listed: choose it again.")
         if source.get("count_file_on_host"):
-            counts = _read_counts(path, name, run)
+            counts = _read_counts(path, name, config)
         else:
-            counts = _count_host_file(reporter, path, name, Counting.of(run), should_stop, jobs, engine)
+            counts = _count_host_file(reporter, path, name, Counting.of(config), should_stop, jobs, engine)
     return train_counted(
         counts.words,
         counts.figures,
-        run,
+        config,
         progress=budget.progress,
         should_stop=should_stop,
         max_steps=budget.step_limit,
@@ -97,7 +99,7 @@ def _sentence(error: ValueError) -> str:
     return message[:1].upper() + message[1:] + "."
 
 
-def _read_counts(source, name: str, run: RunConfig):
+def _read_counts(source, name: str, config: RunConfig):
     """A count file's counts, checked (explorer.corpora.count_files) and made with the run's settings."""
     from explorer.corpora.count_files import read_count_files
     from explorer.corpora.counting import Counting
@@ -106,10 +108,10 @@ def _read_counts(source, name: str, run: RunConfig):
         counts = read_count_files([source])
     except ValueError as error:  # its sentence names the file
         raise ValueError(_sentence(error)) from None
-    if counts.counting != Counting.of(run):
+    if counts.counting != Counting.of(config):
         raise ValueError(
             f"The count file {name!r} was made with {counts.counting.describe()}, not this run's "
-            f"{Counting.of(run).describe()}."
+            f"{Counting.of(config).describe()}."
         )
     return counts
 

@@ -69,7 +69,7 @@ def count(
     if pre_tokenizer in COMPILED_PRE_TOKENIZERS and not normalizers:
         figures = count_text(text)
         for part_size in (1, 7):
-            counted = module.count_words(text, pre_tokenizer, figures=True, jobs=2, part_size=part_size)
+            counted = module.count_corpus(text, pre_tokenizer, figures=True, jobs=2, part_size=part_size)
             if counted is None:  # a lone surrogate: Python counted it above
                 continue
             words, counts, totals = counted

@@ -23,7 +23,7 @@ texts = st.one_of(
 )
 
 
-def count_words(text, normalizers, pre_tokenizer):
+def count_words(text, normalizers, pre_tokenizer) -> dict[str, int]:
     return count(text, normalizers, pre_tokenizer)[0]
 
 

@@ -97,10 +97,10 @@ def test_bpe_from_the_counts_equals_the_library_reading_the_corpus(pre_tokenizer
     )
     model = library_read(library_tokenizer(models.BPE(), pre_tokenizer), trainer, reading, tmp_path)
     counts = counted(Counting((), pre_tokenizer, reading), RECORDS if reading == "records" else CORPUS)
-    run = RunConfig(
+    config = RunConfig(
         TrainerConfig(vocab_size=vocab_size, special_tokens=tuple(SPECIALS)), (), pre_tokenizer, reading
     )
-    trace = train_counted(counts.words, counts.figures, run)
+    trace = train_counted(counts.words, counts.figures, config)
     assert len(model["merges"]) > 20  # the corpus is long enough for merges to decide
     assert trace.token_ids() == model["vocab"]
     assert trace.model_merges() == [tuple(merge) for merge in model["merges"]]
@@ -133,6 +133,6 @@ def test_unigram_from_the_counts_equals_the_library(reading, tmp_path):
     trainer = trainers.UnigramTrainer(vocab_size=60, unk_token="<unk>", show_progress=False)
     model = library_read(library_tokenizer(models.Unigram(), "metaspace"), trainer, reading, tmp_path)
     counts = counted(Counting((), "metaspace", reading), RECORDS if reading == "records" else CORPUS)
-    run = RunConfig(UnigramConfig("library", 60), (), "metaspace", reading)
-    trace = train_counted(counts.words, counts.figures, run)
+    config = RunConfig(UnigramConfig("library", 60), (), "metaspace", reading)
+    trace = train_counted(counts.words, counts.figures, config)
     assert_parity(trace.final_pieces, [tuple(entry) for entry in model["vocab"]], counts.words)

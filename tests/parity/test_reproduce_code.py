@@ -121,9 +121,9 @@ def library_runs(draw):
     return RunConfig(trainer, draw(normalizer_choices), pre_tokenizer)
 
 
-def decorated_block(library_vocab: list[str], word_counts: dict[str, int], run: RunConfig) -> list[str]:
+def decorated_block(library_vocab: list[str], word_counts: dict[str, int], config: RunConfig) -> list[str]:
     """The order in which the library run added its decorated characters (its hash-map order)."""
-    trainer = effective_config(run).trainer
+    trainer = effective_config(config).trainer
     prefix, suffix = trainer.prefix, trainer.suffix
     specials = list(dict.fromkeys(trainer.special_tokens))
     characters = {c for word in word_counts for c in word} | set(trainer.initial_alphabet)
@@ -137,32 +137,32 @@ def decorated_block(library_vocab: list[str], word_counts: dict[str, int], run: 
     return library_vocab[len(initial) : len(initial) + len(decorated - set(initial))]
 
 
-def our_tokenizer_json(text: str, run: RunConfig, library_json: str) -> str:
+def our_tokenizer_json(text: str, config: RunConfig, library_json: str) -> str:
     """Our run's tokenizer.json; with a prefix or suffix, trained given the library run's block order."""
-    if run.is_unigram or (run.trainer.prefix is None and run.trainer.suffix is None):
-        return tokenizer_to_json(tokenizer_from_trace(train_corpus(text, run)), pretty=True)
-    counter = ChunkCounter(Counting.of(run))  # the words of the run's reading
+    if config.is_unigram or (config.trainer.prefix is None and config.trainer.suffix is None):
+        return tokenizer_to_json(tokenizer_from_trace(train_corpus(text, config)), pretty=True)
+    counter = ChunkCounter(Counting.of(config))  # the words of the run's reading
     counter.add_text(text)
     word_counts = counter.result().words
     vocab = json.loads(library_json)["model"]["vocab"]
-    effective = effective_config(run)
+    effective = effective_config(config)
     trace = train(
         word_counts,
         effective.trainer,
-        decorated_order=decorated_block(sorted(vocab, key=vocab.get), word_counts, run),
+        decorated_order=decorated_block(sorted(vocab, key=vocab.get), word_counts, config),
     )
     trace.config = effective
     return tokenizer_to_json(tokenizer_from_trace(trace), pretty=True)
 
 
 @PROGRAMS
-@given(text=corpus_texts, run=library_runs())
-def test_library_program_writes_our_tokenizer_json(tmp_path_factory, text, run):
+@given(text=corpus_texts, config=library_runs())
+def test_library_program_writes_our_tokenizer_json(tmp_path_factory, text, config):
     folder = fresh(tmp_path_factory)
     (folder / "corpus.txt").write_bytes(text.encode("utf-8"))
-    run_program(library_program(run, CorpusSource.from_pasted(text)), folder)
+    run_program(library_program(config, CorpusSource.from_pasted(text)), folder)
     library_json = (folder / "tokenizer.json").read_text(encoding="utf-8")
-    assert our_tokenizer_json(text, run, library_json) == library_json
+    assert our_tokenizer_json(text, config, library_json) == library_json
 
 
 # Line endings that matter when kept: "\r\n", blank lines, a last line with or without its break.
@@ -179,14 +179,14 @@ texts_with_endings = (
 
 
 @PROGRAMS
-@given(text=texts_with_endings, run=library_runs())
-def test_library_program_reads_lines_with_their_endings_as_the_run(tmp_path_factory, text, run):
-    run = dataclasses.replace(run, reading="lines-with-endings")
+@given(text=texts_with_endings, config=library_runs())
+def test_library_program_reads_lines_with_their_endings_as_the_run(tmp_path_factory, text, config):
+    config = dataclasses.replace(config, reading="lines-with-endings")
     folder = fresh(tmp_path_factory)
     (folder / "corpus.txt").write_bytes(text.encode("utf-8"))
-    run_program(library_program(run, CorpusSource.from_pasted(text, reading=run.reading)), folder)
+    run_program(library_program(config, CorpusSource.from_pasted(text, reading=config.reading)), folder)
     library_json = (folder / "tokenizer.json").read_text(encoding="utf-8")
-    assert our_tokenizer_json(text, run, library_json) == library_json
+    assert our_tokenizer_json(text, config, library_json) == library_json
 
 
 @settings(
@@ -205,7 +205,7 @@ def test_library_program_reads_lines_with_their_endings_as_the_run(tmp_path_fact
 def test_library_unigram_program_gives_our_pieces(
     tmp_path_factory, text, vocab_size, specials, unk, normalizers, pre_tokenizer
 ):
-    run = RunConfig(
+    config = RunConfig(
         UnigramConfig(vocab_size=vocab_size, special_tokens=specials, unk_token=unk),
         normalizers,
         pre_tokenizer,
@@ -213,14 +213,14 @@ def test_library_unigram_program_gives_our_pieces(
     folder = fresh(tmp_path_factory)
     (folder / "corpus.txt").write_bytes(text.encode("utf-8"))
     try:
-        trace = train_corpus(text, run)
+        trace = train_corpus(text, config)
     except ValueError:
         return  # a corpus our trainer refuses (e.g. no words)
     # A run stuck below the corpus's required pieces has no library program: the library's trainer
     # never finishes there (explorer.reproduce.trained_config.has_library_program).
     assume(has_library_program(trace))
     ours = json.loads(tokenizer_to_json(tokenizer_from_trace(trace)))
-    run_program(library_program(run, CorpusSource.from_pasted(text)), folder)
+    run_program(library_program(config, CorpusSource.from_pasted(text)), folder)
     library = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
     ours_vocab, library_vocab = ours["model"].pop("vocab"), library["model"].pop("vocab")
     assert ours == library
@@ -248,11 +248,13 @@ course_runs = st.builds(
 
 
 @PROGRAMS
-@given(run=st.one_of(course_runs, library_runs()), sample=st.sampled_from(["hf-course", "german", "scarlet"]))
-def test_api_program_writes_our_tokenizer_and_trace(tmp_path_factory, run, sample):
+@given(
+    config=st.one_of(course_runs, library_runs()), sample=st.sampled_from(["hf-course", "german", "scarlet"])
+)
+def test_api_program_writes_our_tokenizer_and_trace(tmp_path_factory, config, sample):
     folder = fresh(tmp_path_factory)
-    trace = train_corpus(SAMPLES[sample].text, run)
-    run_program(api_program(run, CorpusSource.from_sample(sample)), folder)
+    trace = train_corpus(SAMPLES[sample].text, config)
+    run_program(api_program(config, CorpusSource.from_sample(sample)), folder)
     assert (folder / "tokenizer.json").read_text(encoding="utf-8") == tokenizer_to_json(
         tokenizer_from_trace(trace), pretty=True
     )
@@ -263,10 +265,10 @@ def test_api_program_writes_our_tokenizer_and_trace(tmp_path_factory, run, sampl
 
 
 def test_a_corpus_that_is_not_the_runs_is_refused(tmp_path):
-    run = RunConfig(TrainerConfig(vocab_size=50))
+    config = RunConfig(TrainerConfig(vocab_size=50))
     (tmp_path / "corpus.txt").write_text("another text", encoding="utf-8")
     (tmp_path / "program.py").write_text(
-        library_program(run, CorpusSource.from_pasted("the run's text")), encoding="utf-8"
+        library_program(config, CorpusSource.from_pasted("the run's text")), encoding="utf-8"
     )
     done = subprocess.run(
         [sys.executable, "program.py"],
@@ -281,8 +283,8 @@ def test_a_corpus_that_is_not_the_runs_is_refused(tmp_path):
 
 
 def test_merge_step_program_prints_the_traces_merge(tmp_path):
-    run = RunConfig(TrainerConfig("wordpiece", "course", 70, special_tokens=("[UNK]",)), (), "bert")
-    trace = train_corpus(SAMPLES["hf-course"].text, run)
+    config = RunConfig(TrainerConfig("wordpiece", "course", 70, special_tokens=("[UNK]",)), (), "bert")
+    trace = train_corpus(SAMPLES["hf-course"].text, config)
     (tmp_path / "my 'trace'.json").write_text(trace.to_json(), encoding="utf-8")
     printed = run_program(merge_step_program(3, "my 'trace'.json"), tmp_path).stdout.splitlines()
     left, right, new = trace.merges[2]
@@ -335,8 +337,8 @@ def test_compare_program_prints_the_pages_ids(tmp_path, special_tokens):
         "<\uff5cbegin\u2581of\u2581sentence\uff5c><think> 東京 😀 l'e\u0301té"
     )
     names = [name for name in BUNDLED if name != "mistral-tekken"]
-    run = RunConfig(TrainerConfig(vocab_size=300, special_tokens=("<|endoftext|>", "<|run|>")))
-    trace = train_corpus(SAMPLES["scarlet"].text, run)
+    config = RunConfig(TrainerConfig(vocab_size=300, special_tokens=("<|endoftext|>", "<|run|>")))
+    trace = train_corpus(SAMPLES["scarlet"].text, config)
     ours = tokenizer_from_trace(trace)
     exported = tokenizer_to_json(ours)
     library = tokenizers.Tokenizer.from_str(exported)
@@ -358,7 +360,7 @@ def test_compare_program_prints_the_pages_ids(tmp_path, special_tokens):
     columns += [CompareColumn("tokenizer.json", name) for name in list(files)[:2]]
     columns += [
         CompareColumn("sentencepiece", "tiny.model"),
-        CompareColumn("run", "my run", run, CorpusSource.from_sample("scarlet")),
+        CompareColumn("run", "my run", config, CorpusSource.from_sample("scarlet")),
     ]
     printed = run_program(compare_program(text, columns, special_tokens), tmp_path).stdout.splitlines()
     sentences = sentences_from(text)

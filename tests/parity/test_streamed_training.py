@@ -102,9 +102,9 @@ def test_reading_lines_is_todays_result_and_train_corpus_takes_paths(tmp_path):
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_bytes(TEXT.encode("utf-8"))
-    run = RunConfig(TrainerConfig(vocab_size=300))
-    today = tokenizer_to_json(tokenizer_from_trace(train_corpus(TEXT, run)))
-    assert tokenizer_to_json(tokenizer_from_trace(train_corpus([corpus], run))) == today
+    config = RunConfig(TrainerConfig(vocab_size=300))
+    today = tokenizer_to_json(tokenizer_from_trace(train_corpus(TEXT, config)))
+    assert tokenizer_to_json(tokenizer_from_trace(train_corpus([corpus], config))) == today
     files = RunConfig(TrainerConfig(vocab_size=300), reading="lines-with-endings")
     streamed = train_corpus([corpus], files)
     assert streamed.config.reading == "lines-with-endings"

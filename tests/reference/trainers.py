@@ -183,30 +183,30 @@ def course_reference(
 # tests/parity/test_trainers.py::test_queues_equal_a_scan_of_every_pair: the trainer is run with
 # them in place of its own, on its own engine (explorer/training/bpe/engine.py, which keeps the pair
 # counts), so they answer the same three calls: `Queue(engine, candidates)`, `pick()` (an object
-# with Pick's fields, or None) and `after_merge(key, new_pairs)`. They share no code or encoding
+# with Pick's fields, or None) and `after_merge(merged_pair, new_pairs)`. They share no code or encoding
 # with the production queues: entries are plain records, scanned with min()/sorted() under the
 # rule spelled out (the library's: kept in a plainly written 8-ary heap, whose layout orders two
 # equal entries), where the production queues keep lazy heaps of packed ints.
 
 from dataclasses import dataclass  # noqa: E402
 
-from explorer.training.bpe.engine import PAIR_SHIFT  # noqa: E402  (the engine's pair key: left, right)
+from explorer.training.bpe.engine import PAIR_SHIFT  # noqa: E402  (a packed pair: left, right)
 
 
-def _pair(key):
-    """(left id, right id) of the engine's pair key."""
-    return divmod(key, 1 << PAIR_SHIFT)
+def _left_right(pair):
+    """(left id, right id) of a packed pair (the engine's int)."""
+    return divmod(pair, 1 << PAIR_SHIFT)
 
 
 @dataclass
 class PlainPick:
     """The fields of explorer.training.bpe.queues.Pick that the trainer and its recorder read."""
 
-    key: int
+    pair: int
     count: int
     score: float | None
     words: object
-    candidate_keys: list
+    candidate_pairs: list
     candidate_counts: list
     candidate_scores: list | None
     candidate_symbol_counts: list | None = None
@@ -215,20 +215,22 @@ class PlainPick:
 def _ranked(scores, winner, limit):
     """The winner, then the other pairs by score, best first (ties: smallest (left, right)), `limit`
     pairs in all."""
-    others = sorted((key for key in scores if key != winner), key=lambda key: (-scores[key], _pair(key)))
+    others = sorted(
+        (pair for pair in scores if pair != winner), key=lambda pair: (-scores[pair], _left_right(pair))
+    )
     return [winner, *others][:limit]
 
 
 @dataclass
 class _Entry:
     count: int  # as the entry stores it: corrected only when the entry is at the top
-    key: int
+    pair: int
     words: object  # the words it will rewrite
 
     def rank(self):
         """Smaller is better: the highest count, then the smallest (left, right). Two entries of one
         pair at one count rank the same, as in the library's `Merge` order."""
-        return (-self.count, _pair(self.key))
+        return (-self.count, _left_right(self.pair))
 
 
 class _PlainOctonaryHeap:
@@ -280,15 +282,15 @@ class PlainLibraryQueue:
     def __init__(self, engine, candidates):
         self.engine, self.limit = engine, max(1, candidates)
         self.heap = _PlainOctonaryHeap()
-        for key, words in engine.initial_pair_words.items():
-            if engine.pair_counts[key] > 0:
-                self.heap.push(_Entry(engine.pair_counts[key], key, words))
+        for pair, words in engine.initial_pair_words.items():
+            if engine.pair_counts[pair] > 0:
+                self.heap.push(_Entry(engine.pair_counts[pair], pair, words))
 
     def pick(self):
         pair_counts = self.engine.pair_counts
         while self.heap.items:
             top = self.heap.pop()
-            current = pair_counts[top.key]
+            current = pair_counts[top.pair]
             if current == top.count:
                 break
             if current > 0:
@@ -297,12 +299,12 @@ class PlainLibraryQueue:
         else:
             return None
         entries = self.heap.items
-        counts = {entry.key: pair_counts[entry.key] for entry in entries if pair_counts[entry.key] > 0}
-        counts[top.key] = top.count
-        keys = _ranked(counts, top.key, self.limit)
-        return PlainPick(top.key, top.count, None, top.words, keys, [counts[key] for key in keys], None)
+        counts = {entry.pair: pair_counts[entry.pair] for entry in entries if pair_counts[entry.pair] > 0}
+        counts[top.pair] = top.count
+        pairs = _ranked(counts, top.pair, self.limit)
+        return PlainPick(top.pair, top.count, None, top.words, pairs, [counts[pair] for pair in pairs], None)
 
-    def after_merge(self, key, new_pairs):
+    def after_merge(self, merged_pair, new_pairs):
         pair_counts = self.engine.pair_counts
         for pair, words in new_pairs.items():
             if pair_counts[pair] > 0:
@@ -354,30 +356,30 @@ class PlainCourseQueue:
     def __init__(self, engine, candidates):
         self.engine, self.limit = engine, max(1, candidates)
 
-    def score(self, key, count):
+    def score(self, pair, count):
         return count
 
     def pick(self):
         engine = self.engine
-        scores = {key: self.score(key, count) for key, count in engine.pair_counts.items() if count > 0}
+        scores = {pair: self.score(pair, count) for pair, count in engine.pair_counts.items() if count > 0}
         if not scores:
             return None
         best = max(scores.values())
-        winner = min((key for key in scores if scores[key] == best), key=engine.first_occurrence)
-        keys = _ranked(scores, winner, self.limit)
-        counts = [engine.pair_counts[key] for key in keys]
+        winner = min((pair for pair in scores if scores[pair] == best), key=engine.first_occurrence)
+        pairs = _ranked(scores, winner, self.limit)
+        counts = [engine.pair_counts[pair] for pair in pairs]
         if not self.likelihood:
-            return PlainPick(winner, counts[0], None, engine.pair_words[winner], keys, counts, None)
+            return PlainPick(winner, counts[0], None, engine.pair_words[winner], pairs, counts, None)
         freqs = engine.symbol_freqs
-        symbol_counts = [tuple(freqs[symbol] for symbol in _pair(key)) for key in keys]
-        values = [scores[key] for key in keys]
+        symbol_counts = [tuple(freqs[symbol] for symbol in _left_right(pair)) for pair in pairs]
+        values = [scores[pair] for pair in pairs]
         return PlainPick(
-            winner, counts[0], best, engine.pair_words[winner], keys, counts, values, symbol_counts
+            winner, counts[0], best, engine.pair_words[winner], pairs, counts, values, symbol_counts
         )
 
-    def after_merge(self, key, new_pairs):
-        self.engine.pair_counts[key] = 0
-        self.engine.pair_words.pop(key, None)
+    def after_merge(self, pair, new_pairs):
+        self.engine.pair_counts[pair] = 0
+        self.engine.pair_words.pop(pair, None)
 
 
 class PlainLikelihoodQueue(PlainCourseQueue):
@@ -385,8 +387,8 @@ class PlainLikelihoodQueue(PlainCourseQueue):
 
     likelihood = True
 
-    def score(self, key, count):
-        left, right = _pair(key)
+    def score(self, pair, count):
+        left, right = _left_right(pair)
         return count / (self.engine.symbol_freqs[left] * self.engine.symbol_freqs[right])
 
 

@@ -158,7 +158,7 @@ def _binary_heap(monkeypatch):
 def _stale_count_taken(monkeypatch):
     # A top entry whose stored count is above the pair's count now is taken instead of corrected.
     pick = queues.LibraryQueue.pick
-    taken = _mutant(pick, "if -(rest >> KEY_BITS) == current:", "if -(rest >> KEY_BITS) >= current:")
+    taken = _mutant(pick, "if -(rest >> PAIR_BITS) == current:", "if -(rest >> PAIR_BITS) >= current:")
     monkeypatch.setattr(queues.LibraryQueue, "pick", taken)
 
 

@@ -45,27 +45,27 @@ TRICKY = ('"""', "'", "\\", "a\nb", "x'); import os; ('", "{text}", "\u2028", "Ã
 
 @pytest.mark.parametrize("token", TRICKY)
 def test_user_strings_stay_inside_their_literals(token):
-    run = RunConfig(
+    config = RunConfig(
         TrainerConfig(vocab_size=40, special_tokens=(token,), continuing_subword_prefix=token + "#"),
         (),
         "whitespace",
     )
     corpus = CorpusSource.from_file(token + ".txt", "some text")
-    for code in (library_program(run, corpus), api_program(run, corpus), merge_step_program(2, token)):
+    for code in (library_program(config, corpus), api_program(config, corpus), merge_step_program(2, token)):
         constants = string_constants(code)  # parses: nothing broke out
         assert token in constants or token + ".txt" in constants or token + "#" in constants
     for special_tokens in (False, True):
-        code = compare_program(token, compare_columns(token, run, corpus), special_tokens)
+        code = compare_program(token, compare_columns(token, config, corpus), special_tokens)
         assert {token, token + ".json", token + ".model"} <= string_constants(code)
 
 
-def compare_columns(name: str, run: RunConfig, corpus: CorpusSource) -> list[CompareColumn]:
+def compare_columns(name: str, config: RunConfig, corpus: CorpusSource) -> list[CompareColumn]:
     """A column of every kind: each kind of bundled file, uploads named after `name`, a run."""
     pretrained = ("gpt2", "cl100k_base", "llama4", "qwen3.6", "deepseek-v4", "mistral-v3")
     return [CompareColumn("pretrained", one) for one in pretrained] + [
         CompareColumn("tokenizer.json", name + ".json"),
         CompareColumn("sentencepiece", name + ".model"),
-        CompareColumn("run", name, run, corpus),
+        CompareColumn("run", name, config, corpus),
     ]
 
 
@@ -148,8 +148,8 @@ def test_compare_programs_import_what_they_use_in_isorts_order(tmp_path):
 def test_training_program_picks_the_library_for_the_library_flavor():
     corpus = CorpusSource.from_sample("german")
     assert "trainers.BpeTrainer(" in training_program(RUNS[0], corpus)
-    assert "train_corpus(text, run)" in training_program(RUNS[0], corpus, style="api")
-    assert "train_corpus(text, run)" in training_program(RUNS[5], corpus)
+    assert "train_corpus(text, config)" in training_program(RUNS[0], corpus, style="api")
+    assert "train_corpus(text, config)" in training_program(RUNS[5], corpus)
     with pytest.raises(ValueError, match="library-flavor"):
         training_program(RUNS[5], corpus, style="library")
     with pytest.raises(ValueError, match="style"):

@@ -86,9 +86,11 @@ def test_an_older_trace_config_without_the_pipeline_reads_as_words_given_directl
 
 @pytest.mark.parametrize("trainer", [TrainerConfig(vocab_size=300), UnigramConfig(vocab_size=40)], ids=repr)
 def test_a_trace_carries_its_run_config_through_json(trainer):
-    run = RunConfig(trainer, ("nfkc",), "metaspace" if isinstance(trainer, UnigramConfig) else "byte-level")
-    trace = train_corpus("the cat sat on the mat with the hat\nthe end", run)
+    config = RunConfig(
+        trainer, ("nfkc",), "metaspace" if isinstance(trainer, UnigramConfig) else "byte-level"
+    )
+    trace = train_corpus("the cat sat on the mat with the hat\nthe end", config)
     kind = RoundHistory if isinstance(trainer, UnigramConfig) else MergeHistory
     again = trace_from_json(trace.to_json())
     assert isinstance(again, kind) and again.config == trace.config
-    assert trace.config.normalizers == ("nfkc",) and trace.config.algorithm == run.algorithm
+    assert trace.config.normalizers == ("nfkc",) and trace.config.algorithm == config.algorithm

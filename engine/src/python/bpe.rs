@@ -13,7 +13,7 @@ use crate::shared::Column;
 /// One BPE or WordPiece run: `advance()` until it returns a stop reason, then `columns()`.
 #[pyclass(module = "explorer_engine")]
 pub(crate) struct BpeRun {
-    /// None once `columns()` has handed the recording over.
+    /// None once `columns()` has handed the columns over.
     run: Option<Run>,
 }
 
@@ -94,14 +94,14 @@ impl BpeRun {
     /// one's bytes are an array of its kind), the tokens the run added, and every word's
     /// boundary steps end to end (bytes of `BOUNDARY_STEP_KIND`). Ends the run: its engine and
     /// queue are freed first, and each column as soon as its bytes are made, so that the
-    /// recording is never held twice over.
+    /// columns are never held twice over.
     #[allow(clippy::type_complexity)]
     fn columns<'py>(
         &mut self,
         py: Python<'py>,
     ) -> PyResult<(Bound<'py, PyDict>, Vec<String>, Bound<'py, PyBytes>)> {
         let run = self.run.take().ok_or_else(finished)?;
-        let (columns, tokens, steps) = run.into_recording();
+        let (columns, tokens, steps) = run.into_columns();
         let out = PyDict::new(py);
         for (name, column) in columns.into_named() {
             let bytes = match column {

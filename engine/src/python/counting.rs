@@ -1,4 +1,4 @@
-//! Word counting (crate::words) for explorer/training/word_counts.py (`count_words`) and
+//! Word counting (crate::words) for explorer/training/word_counts.py (`count_corpus`) and
 //! explorer/corpora/counter.py (`WordCounter`), and the words it keeps in Rust (`CountedWords`,
 //! crate::counted) for explorer/training/held_words.py.
 
@@ -14,7 +14,7 @@ use super::{bytes_of, release_free_memory};
 #[pyfunction]
 #[pyo3(signature = (text, pre_tokenizer, *, figures, jobs, part_size=1 << 20))]
 #[allow(clippy::type_complexity)]
-pub(crate) fn count_words<'py>(
+pub(crate) fn count_corpus<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
     pre_tokenizer: &str,
@@ -35,7 +35,7 @@ pub(crate) fn count_words<'py>(
         return Ok(None);
     };
     let (counted, totals) =
-        py.detach(|| crate::words::count_words(text, kind, figures, jobs, part_size));
+        py.detach(|| crate::words::count_corpus(text, kind, figures, jobs, part_size));
     let (words, counts, totals) = hand_over(py, counted, totals)?;
     Ok(Some((words, counts, figures.then_some(totals))))
 }
@@ -80,7 +80,7 @@ const TRIM_BYTES: usize = 1 << 20;
 
 /// A corpus's words counted chunk by chunk (crate::words::WordCounter), the GIL released while
 /// a chunk is counted: `add_text` (the readings "lines" and "lines-with-endings") or
-/// `add_records` ("records"), then `take()` as `count_words` gives its words, counts and figures.
+/// `add_records` ("records"), then `take()` as `count_corpus` gives its words, counts and figures.
 #[pyclass(module = "explorer_engine")]
 pub(crate) struct WordCounter {
     counter: crate::words::WordCounter,

@@ -69,7 +69,7 @@ pub(crate) fn vector<T: pyo3::buffer::Element + Copy>(
 fn explorer_engine(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<bpe::BpeRun>()?;
     module.add_function(wrap_pyfunction!(bpe::ratio, module)?)?;
-    module.add_function(wrap_pyfunction!(counting::count_words, module)?)?;
+    module.add_function(wrap_pyfunction!(counting::count_corpus, module)?)?;
     module.add_class::<counting::WordCounter>()?;
     module.add_class::<counting::CountedWords>()?;
     module.add_class::<unigram::UnigramLattices>()?;

@@ -2,7 +2,7 @@
 `trainer.py`: the words, the initial vocabulary, a `MergeSettings`), the same `MergeColumns` out.
 
 The Rust crate (engine/, module `explorer_engine`, typed by stubs/explorer_engine.pyi) runs the
-engine, the queue of the flavor and the recording; this module hands it the words as symbol ids
+engine, the queue of the flavor and the columns it records; this module hands it the words as symbol ids
 (one array, end to end, which the crate copies into its engine's one buffer: `compiled_run`; words
 the compiled counter holds go over whole, `compiled_run_from_words`, and the crate makes their
 symbol ids) and the initial vocabulary, then (`merge_compiled`) calls `advance()` (which releases

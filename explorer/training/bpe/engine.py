@@ -40,8 +40,8 @@ def pack(left: int, right: int) -> int:
     return left << PAIR_SHIFT | right
 
 
-def unpack(key: int) -> tuple[int, int]:
-    return key >> PAIR_SHIFT, key & PAIR_MASK
+def unpack(pair: int) -> tuple[int, int]:
+    return pair >> PAIR_SHIFT, pair & PAIR_MASK
 
 
 class MergeEngine:
@@ -80,10 +80,10 @@ class MergeEngine:
             self.initial_pair_words = {}
         if track_symbol_freqs:
             self.pairs_by_symbol = {}
-            for key in self.pair_counts:
-                left, right = unpack(key)
-                self.pairs_by_symbol.setdefault(left, set()).add(key)
-                self.pairs_by_symbol.setdefault(right, set()).add(key)
+            for pair in self.pair_counts:
+                left, right = unpack(pair)
+                self.pairs_by_symbol.setdefault(left, set()).add(pair)
+                self.pairs_by_symbol.setdefault(right, set()).add(pair)
 
     def _count_pairs(self) -> None:
         pair_counts = self.pair_counts
@@ -96,9 +96,9 @@ class MergeEngine:
             if symbol_freqs is not None:
                 for symbol in symbols:
                     symbol_freqs[symbol] = symbol_freqs.get(symbol, 0) + count
-            for key in [left << PAIR_SHIFT | right for left, right in zip(symbols, symbols[1:])]:
-                pair_counts[key] += count
-                pair_words[key].add(index)
+            for pair in [left << PAIR_SHIFT | right for left, right in zip(symbols, symbols[1:])]:
+                pair_counts[pair] += count
+                pair_words[pair].add(index)
         self.initial_pair_words = pair_words
 
     def _count_long_word(self, index: int, pair_words) -> None:
@@ -110,19 +110,19 @@ class MergeEngine:
             freqs = self.symbol_freqs
             for symbol, times in zip(*(part.tolist() for part in np.unique(symbols, return_counts=True))):
                 freqs[symbol] = freqs.get(symbol, 0) + times * count
-        keys = symbols[:-1] << PAIR_SHIFT | symbols[1:]
-        for key, times in zip(*(part.tolist() for part in np.unique(keys, return_counts=True))):
-            self.pair_counts[key] += times * count
-            pair_words[key].add(index)
+        pairs = symbols[:-1] << PAIR_SHIFT | symbols[1:]
+        for pair, times in zip(*(part.tolist() for part in np.unique(pairs, return_counts=True))):
+            self.pair_counts[pair] += times * count
+            pair_words[pair].add(index)
 
-    def merge(self, key: int, new_symbol: int, candidate_words, step: int):
-        """Merge `key` into `new_symbol` in every word of `candidate_words` that holds it.
+    def merge(self, merged_pair: int, new_symbol: int, candidate_words, step: int):
+        """Merge `merged_pair` into `new_symbol` in every word of `candidate_words` that holds it.
 
         Returns (new_pairs, words_changed, occurrences): `new_pairs` maps every pair that received
         a positive delta to the set of words where it did (the library's `where_to_update`);
         `occurrences` is the number of corpus occurrences merged (weighted by word counts).
         """
-        left, right = key >> PAIR_SHIFT, key & PAIR_MASK
+        left, right = merged_pair >> PAIR_SHIFT, merged_pair & PAIR_MASK
         words = self.words
         counts = self.counts
         pair_counts = self.pair_counts
@@ -248,11 +248,11 @@ class MergeEngine:
         lost = np.concatenate((previous << PAIR_SHIFT | left, right << PAIR_SHIFT | following))
         gained = np.concatenate((previous << PAIR_SHIFT | new_symbol, new_symbol << PAIR_SHIFT | following))
         pair_counts = self.pair_counts
-        for keys, change in ((lost, -count), (gained, count)):
-            for key, times in zip(*(part.tolist() for part in np.unique(keys, return_counts=True))):
-                pair_counts[key] += change * times
-        for key in np.unique(gained).tolist():
-            new_pairs[key].add(index)
+        for pairs, change in ((lost, -count), (gained, count)):
+            for pair, times in zip(*(part.tolist() for part in np.unique(pairs, return_counts=True))):
+                pair_counts[pair] += change * times
+        for pair in np.unique(gained).tolist():
+            new_pairs[pair].add(index)
         symbols[starts] = new_symbol
         keep = np.ones(size, dtype=bool)
         keep[starts + 1] = False
@@ -260,14 +260,14 @@ class MergeEngine:
         self.words[index] = merged if merged.size > LONG_WORD else merged.tolist()
         return int(starts.size)
 
-    def first_occurrence(self, key: int) -> tuple[int, int]:
+    def first_occurrence(self, pair: int) -> tuple[int, int]:
         """(word index, symbol position) of the pair's first occurrence in corpus order.
 
         Needs `track_pair_words`. Prunes words that no longer hold the pair on the way.
         """
-        left, right = key >> PAIR_SHIFT, key & PAIR_MASK
+        left, right = pair >> PAIR_SHIFT, pair & PAIR_MASK
         assert self.pair_words is not None  # needs track_pair_words
-        holders = self.pair_words[key]
+        holders = self.pair_words[pair]
         for index in sorted(holders):
             symbols = self.words[index]
             if len(symbols) > LONG_WORD:  # a numpy array

@@ -38,13 +38,13 @@ from explorer.training.bpe.shared import STALE_ENTRIES_KEPT, STALE_FACTOR
 class Pick:
     """The pair chosen at one step, with the runners-up seen while choosing it."""
 
-    key: int
+    pair: int
     count: int
     score: float | None
     words: object  # the words to rewrite (a set of word indices)
-    # The competing pairs as columns: keys, counts, scores (None when pairs are ranked by count):
+    # The competing pairs as columns: pairs, counts, scores (None when pairs are ranked by count):
     # the chosen pair first, then the best others.
-    candidate_keys: list[int]
+    candidate_pairs: list[int]
     candidate_counts: list[int]
     candidate_scores: list[float] | None
     # For likelihood scores: the frequencies of each candidate's two symbols, count(a) and
@@ -52,23 +52,23 @@ class Pick:
     candidate_symbol_counts: list[tuple[int, int]] | None = None
 
 
-# Integer scores (pair counts) are ranked as one int per entry, `key - (score << KEY_BITS)`:
-# it orders exactly like the tuple (-score, key) (keys are below 2**KEY_BITS), and comparing two
+# Integer scores (pair counts) are ranked as one int per entry, `pair - (score << PAIR_BITS)`:
+# it orders exactly like the tuple (-score, pair) (pairs are below 2**PAIR_BITS), and comparing two
 # ints is several times cheaper than comparing two tuples, which is what a heap does most.
-KEY_BITS = 2 * PAIR_SHIFT
-KEY_MASK = (1 << KEY_BITS) - 1
+PAIR_BITS = 2 * PAIR_SHIFT
+PAIR_BITS_MASK = (1 << PAIR_BITS) - 1
 
 
-def packed(score: int, key: int) -> int:
-    """The packed entry of an integer score: orders like (-score, key)."""
-    return key - (score << KEY_BITS)
+def packed(score: int, pair: int) -> int:
+    """The packed entry of an integer score: orders like (-score, pair)."""
+    return pair - (score << PAIR_BITS)
 
 
 class Ranking:
-    """Pairs by score, best first (ties: smallest key): a lazy max-heap of (-score, key) entries,
+    """Pairs by score, best first (ties: smallest pair): a lazy max-heap of (-score, pair) entries,
     with the best few held out of it, sorted, from one call to the next. With `packed`, scores are
-    ints and each entry is the single int `packed(score, key)` (same order); `best` still returns
-    (-score, key) tuples.
+    ints and each entry is the single int `packed(score, pair)` (same order); `best` still returns
+    (-score, pair) tuples.
 
     Invariant, kept by the owner: every live pair has an entry at its current score or a stale
     higher one, so whenever a pair's score rises the owner pushes an entry at the new score onto
@@ -94,26 +94,27 @@ class Ranking:
         self.counts: dict[int, int] = {} if counts is None else counts
         self.alive = alive
 
-    def compact(self, keys: Iterable[int]) -> None:
-        """The heap rebuilt with one entry per live pair of `keys` at its current score: the stale
+    def compact(self, pairs: Iterable[int]) -> None:
+        """The heap rebuilt with one entry per live pair of `pairs` at its current score: the stale
         entries dropped (the invariant holds: every live pair has its current entry), the held
         ones left held. Which pairs `best` gives does not change; only the memory does (a course
         WordPiece run on 1 MB of prose piled up a million stale entries, 45 MB)."""
         score = self.score
         entries: list = []
-        for key in keys:
-            value = score(key)
+        for pair in pairs:
+            value = score(pair)
             if value is not None:
-                entries.append(packed(value, key) if self.packed else (-value, key))  # type: ignore[arg-type]
+                entries.append(packed(value, pair) if self.packed else (-value, pair))  # type: ignore[arg-type]
         heapq.heapify(entries)
         self.heap = entries
 
     def best(self, limit: int, whole_tie_group: bool = False) -> list[tuple[float, int]]:
-        """The `limit` best pairs as (-score, key), best first, one entry per pair (and with
+        """The `limit` best pairs as (-score, pair), best first, one entry per pair (and with
         `whole_tie_group`, every pair tied at the best score, however many)."""
         if self.packed:
             return [
-                (entry >> KEY_BITS, entry & KEY_MASK) for entry in self.best_packed(limit, whole_tie_group)
+                (entry >> PAIR_BITS, entry & PAIR_BITS_MASK)
+                for entry in self.best_packed(limit, whole_tie_group)
             ]
         heap, score = self.heap, self.score
         heappop, heappush = heapq.heappop, heapq.heappush
@@ -130,58 +131,58 @@ class Ranking:
             if len(held) >= limit and top > held[limit - 1] and (not whole_tie_group or top[0] > held[0][0]):
                 break
             heappop(heap)
-            key = top[1]
-            if key in held_pairs:
+            pair = top[1]
+            if pair in held_pairs:
                 continue  # the same entry again
-            current = score(key)
+            current = score(pair)
             if current is None:
                 continue
             if current != -top[0]:
                 if current < -top[0]:  # a risen score already has its newer entry
-                    heappush(heap, (-current, key))
+                    heappush(heap, (-current, pair))
                 continue
             insort(held, top)
-            held_pairs.add(key)
+            held_pairs.add(pair)
         return self._hold(held, limit, whole_tie_group, itemgetter(0))
 
     def best_packed(self, limit: int, whole_tie_group: bool = False) -> list[int]:
-        """`best` of a packed ranking, as its packed entries (score -(entry >> KEY_BITS), key
+        """`best` of a packed ranking, as its packed entries (score -(entry >> PAIR_BITS), pair
         entry & KEY_MASK). Its score is inlined: a pair's count in `counts`, dead at 0, and with
-        `alive` also dead when `alive.get(key)` is falsy (the same as `score`, without a call)."""
+        `alive` also dead when `alive.get(pair)` is falsy (the same as `score`, without a call)."""
         heap, counts, alive = self.heap, self.counts, self.alive
         heappop, heappush = heapq.heappop, heapq.heappush
         held = []
         for entry in self.held:
-            key = entry & KEY_MASK
-            current = counts.get(key, 0)
-            if current <= 0 or (alive is not None and not alive.get(key)):
+            pair = entry & PAIR_BITS_MASK
+            current = counts.get(pair, 0)
+            if current <= 0 or (alive is not None and not alive.get(pair)):
                 continue
-            if current == -(entry >> KEY_BITS):
+            if current == -(entry >> PAIR_BITS):
                 held.append(entry)
-            elif current < -(entry >> KEY_BITS):
-                heappush(heap, key - (current << KEY_BITS))
-        held_pairs = {entry & KEY_MASK for entry in held}
+            elif current < -(entry >> PAIR_BITS):
+                heappush(heap, pair - (current << PAIR_BITS))
+        held_pairs = {entry & PAIR_BITS_MASK for entry in held}
         while heap:
             top = heap[0]
             if (
                 len(held) >= limit
                 and top > held[limit - 1]
-                and (not whole_tie_group or top >> KEY_BITS > held[0] >> KEY_BITS)
+                and (not whole_tie_group or top >> PAIR_BITS > held[0] >> PAIR_BITS)
             ):
                 break
             heappop(heap)
-            key = top & KEY_MASK
-            if key in held_pairs:
+            pair = top & PAIR_BITS_MASK
+            if pair in held_pairs:
                 continue  # the same entry again
-            current = counts.get(key, 0)
-            if current <= 0 or (alive is not None and not alive.get(key)):
+            current = counts.get(pair, 0)
+            if current <= 0 or (alive is not None and not alive.get(pair)):
                 continue
-            if current != -(top >> KEY_BITS):
-                if current < -(top >> KEY_BITS):  # a risen score already has its newer entry
-                    heappush(heap, key - (current << KEY_BITS))
+            if current != -(top >> PAIR_BITS):
+                if current < -(top >> PAIR_BITS):  # a risen score already has its newer entry
+                    heappush(heap, pair - (current << PAIR_BITS))
                 continue
             insort(held, top)
-            held_pairs.add(key)
+            held_pairs.add(pair)
         return self._hold(held, limit, whole_tie_group, _negated_packed_score)
 
     def _hold(self, held: list, limit: int, whole_tie_group: bool, negated_score: Callable) -> list:
@@ -200,8 +201,8 @@ class Ranking:
 
 
 def _negated_packed_score(entry: int) -> int:
-    """-score of a packed entry (`packed(score, key)`)."""
-    return entry >> KEY_BITS
+    """-score of a packed entry (`packed(score, pair)`)."""
+    return entry >> PAIR_BITS
 
 
 class LibraryQueue:
@@ -219,22 +220,22 @@ class LibraryQueue:
         # sequence -> the words its entry will rewrite
         self.words: dict[int, object] = {}
         self.heap = OctonaryHeap()
-        for key, words in engine.initial_pair_words.items():
-            count = pair_counts[key]
+        for pair, words in engine.initial_pair_words.items():
+            count = pair_counts[pair]
             if count > 0:
                 sequence = next(self._sequence)
-                self.heap.push(packed(count, key) << SEQ_BITS | sequence)
+                self.heap.push(packed(count, pair) << SEQ_BITS | sequence)
                 self.words[sequence] = words
         # The runners-up for the trace come from a ranking of their own, never from the heap:
         # the pairs the library could still pick, i.e. with an entry in its heap (a merged pair
         # keeps its count in the library's pair_counts, but not its entry).
         self.entries = entries = dict.fromkeys(
-            (entry >> SEQ_BITS & KEY_MASK for entry in self.heap.data), 1
+            (entry >> SEQ_BITS & PAIR_BITS_MASK for entry in self.heap.data), 1
         )  # pair -> entries in the heap
 
-        def pickable_count(key: int) -> int | None:
-            count = pair_counts[key]
-            return count if count > 0 and entries.get(key) else None
+        def pickable_count(pair: int) -> int | None:
+            count = pair_counts[pair]
+            return count if count > 0 and entries.get(pair) else None
 
         self.ranking = Ranking(
             [entry >> SEQ_BITS for entry in self.heap.data], pickable_count, True, pair_counts, entries
@@ -251,23 +252,23 @@ class LibraryQueue:
         while heap:
             entry = heappop()
             rest = entry >> SEQ_BITS
-            key = rest & KEY_MASK
-            current = pair_counts[key]
-            if -(rest >> KEY_BITS) == current:
+            pair = rest & PAIR_BITS_MASK
+            current = pair_counts[pair]
+            if -(rest >> PAIR_BITS) == current:
                 break
             if current > 0:
-                heappush((key - (current << KEY_BITS)) << SEQ_BITS | entry & SEQ_MASK)
+                heappush((pair - (current << PAIR_BITS)) << SEQ_BITS | entry & SEQ_MASK)
             else:
-                entries[key] -= 1
+                entries[pair] -= 1
                 del self.words[entry & SEQ_MASK]
         else:
             return None
-        winner = key
+        winner = pair
         entries[winner] -= 1
         # The pick first (usually the pair with the highest count; not always when a merge made an
         # existing token again and the library kept a stale count), then the best others.
-        others = [entry & KEY_MASK for entry in self.ranking.best_packed(self.limit)]
-        others = [key for key in others if key != winner][: self.limit - 1]
+        others = [entry & PAIR_BITS_MASK for entry in self.ranking.best_packed(self.limit)]
+        others = [pair for pair in others if pair != winner][: self.limit - 1]
         return Pick(
             winner,
             current,
@@ -278,7 +279,7 @@ class LibraryQueue:
             None,
         )
 
-    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
+    def after_merge(self, merged_pair: int, new_pairs: dict[int, set[int]]) -> None:
         pair_counts = self.engine.pair_counts
         heap, words_of, entries = self.heap, self.words, self.entries
         ranking_heap = self.ranking.heap
@@ -287,7 +288,7 @@ class LibraryQueue:
         for pair, words in new_pairs.items():
             current = pair_counts[pair]
             if current > 0:
-                entry = pair - (current << KEY_BITS)
+                entry = pair - (current << PAIR_BITS)
                 number = next(sequence)
                 heap.push(entry << SEQ_BITS | number)
                 words_of[number] = words
@@ -309,18 +310,18 @@ class CourseQueue:
         self.limit = max(1, candidates)
         score = self.scorer()
         entries: list = []
-        for key in engine.pair_counts:
-            value = score(key)
+        for pair in engine.pair_counts:
+            value = score(pair)
             if value is not None:
-                entries.append((-value, key) if self.likelihood else packed(value, key))  # type: ignore[arg-type]
+                entries.append((-value, pair) if self.likelihood else packed(value, pair))  # type: ignore[arg-type]
         self.ranking = Ranking(entries, score, not self.likelihood, engine.pair_counts)
 
     def scorer(self) -> Callable[[int], float | int | None]:
         """The course's score for a pair, or None when the pair no longer occurs."""
         pair_counts = self.engine.pair_counts
 
-        def score(key: int) -> int | None:
-            count = pair_counts.get(key, 0)
+        def score(pair: int) -> int | None:
+            count = pair_counts.get(pair, 0)
             return count if count > 0 else None
 
         return score
@@ -330,38 +331,38 @@ class CourseQueue:
         if not held:
             return None
         best = -held[0][0]
-        tied = [key for negated, key in held if -negated == best]
+        tied = [pair for negated, pair in held if -negated == best]
         winner = tied[0] if len(tied) == 1 else min(tied, key=self.engine.first_occurrence)
-        ranked = [(best, winner)] + [(-negated, key) for negated, key in held if key != winner][
+        ranked = [(best, winner)] + [(-negated, pair) for negated, pair in held if pair != winner][
             : self.limit - 1
         ]
         pair_counts, pair_words = self.engine.pair_counts, self.engine.pair_words
         assert pair_words is not None  # the course's engine tracks the words holding each pair
-        keys = [key for _, key in ranked]
+        pairs = [pair for _, pair in ranked]
         symbol_counts = None
         if self.likelihood:
             freqs = self.engine.symbol_freqs
             assert freqs is not None  # a likelihood queue's engine tracks symbol frequencies
-            symbol_counts = [(freqs[key >> PAIR_SHIFT], freqs[key & PAIR_MASK]) for key in keys]
+            symbol_counts = [(freqs[pair >> PAIR_SHIFT], freqs[pair & PAIR_MASK]) for pair in pairs]
         return Pick(
             winner,
             pair_counts[winner],
             best if self.likelihood else None,
             pair_words[winner],
-            keys,
-            [pair_counts[key] for key in keys],
+            pairs,
+            [pair_counts[pair] for pair in pairs],
             [score for score, _ in ranked] if self.likelihood else None,
             symbol_counts,
         )
 
-    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
+    def after_merge(self, merged_pair: int, new_pairs: dict[int, set[int]]) -> None:
         pair_counts = self.engine.pair_counts
-        self._forget(key)
+        self._forget(merged_pair)
         heap = self.ranking.heap
         for pair in new_pairs:
             count = pair_counts[pair]
             if count > 0:
-                heapq.heappush(heap, pair - (count << KEY_BITS))  # packed(count, pair)
+                heapq.heappush(heap, pair - (count << PAIR_BITS))  # packed(count, pair)
         self.compact_when_stale()
 
     def compact_when_stale(self) -> None:
@@ -371,13 +372,13 @@ class CourseQueue:
         if len(self.ranking.heap) > STALE_FACTOR * len(pair_counts) + STALE_ENTRIES_KEPT:
             self.ranking.compact(pair_counts)
 
-    def _forget(self, key: int) -> None:
+    def _forget(self, pair: int) -> None:
         # The course recounts after merging: a merged pair has no occurrence left, whatever the
         # overlap-counting deltas say (in `aaa`, (a, a) counted 2 but only 1 was merged).
-        self.engine.pair_counts[key] = 0
+        self.engine.pair_counts[pair] = 0
         pair_words = self.engine.pair_words
         assert pair_words is not None  # the course's engine tracks the words holding each pair
-        pair_words.pop(key, None)
+        pair_words.pop(pair, None)
 
 
 class LikelihoodQueue(CourseQueue):
@@ -394,22 +395,22 @@ class LikelihoodQueue(CourseQueue):
         pair_counts, freqs = self.engine.pair_counts, self.engine.symbol_freqs
         assert freqs is not None  # a likelihood queue's engine tracks symbol frequencies
 
-        def score(key: int) -> float | None:
-            count = pair_counts.get(key, 0)
+        def score(pair: int) -> float | None:
+            count = pair_counts.get(pair, 0)
             if count <= 0:
                 return None
             # Same expression as the course's compute_pair_scores: freq / (freq_a * freq_b).
-            return count / (freqs[key >> PAIR_SHIFT] * freqs[key & PAIR_MASK])
+            return count / (freqs[pair >> PAIR_SHIFT] * freqs[pair & PAIR_MASK])
 
         return score
 
-    def after_merge(self, key: int, new_pairs: dict[int, set[int]]) -> None:
+    def after_merge(self, merged_pair: int, new_pairs: dict[int, set[int]]) -> None:
         engine = self.engine
         pair_counts, freqs, by_symbol = engine.pair_counts, engine.symbol_freqs, engine.pairs_by_symbol
         assert freqs is not None and by_symbol is not None  # tracked for a likelihood queue
-        self._forget(key)
+        self._forget(merged_pair)
         to_push = set(new_pairs)
-        for symbol in (key >> PAIR_SHIFT, key & PAIR_MASK):
+        for symbol in (merged_pair >> PAIR_SHIFT, merged_pair & PAIR_MASK):
             if not freqs.get(symbol):
                 # Gone from the corpus: every pair holding it is dead.
                 by_symbol.pop(symbol, None)

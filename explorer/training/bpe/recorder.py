@@ -46,9 +46,9 @@ class MergeRecorder:
         self.candidate_ends, self.candidate_lefts, self.candidate_rights = array("i"), array("i"), array("i")
         self.candidate_counts, self.candidate_scores = array("q"), array("d")
         self.candidate_left_counts, self.candidate_right_counts = array("q"), array("q")
-        # Rows not yet in the arrays (see FLUSH_ROWS): the candidates' packed keys, counts, scores
+        # Rows not yet in the arrays (see FLUSH_ROWS): the candidates' packed pairs, counts, scores
         # and (count(a), count(b)) tuples, and the row count at the end of each step.
-        self._keys: list[int] = []
+        self._pairs: list[int] = []
         self._counts: list[int] = []
         self._scores: list[float] = []
         self._symbol_counts: list[tuple[int, int]] = []
@@ -61,29 +61,29 @@ class MergeRecorder:
 
     def record(self, pick: Pick, new_id: int, words_changed: int, occurrences: int) -> None:
         """One merge: `pick` (the pair and its competitors) made token `new_id`."""
-        key = pick.key
-        self.merges.append((key >> PAIR_SHIFT, key & PAIR_MASK, new_id))
+        pair = pick.pair
+        self.merges.append((pair >> PAIR_SHIFT, pair & PAIR_MASK, new_id))
         self.merge_counts.append(pick.count)
         self.merge_scores.append(pick.score)
         self.words_changed.append(words_changed)
         self.occurrences.append(occurrences)
-        keys = pick.candidate_keys
-        self._keys += keys
+        pairs = pick.candidate_pairs
+        self._pairs += pairs
         self._counts += pick.candidate_counts
         if pick.candidate_scores is not None:
             assert pick.candidate_symbol_counts is not None  # set with the scores (likelihood)
             self._scores += pick.candidate_scores
             self._symbol_counts += pick.candidate_symbol_counts
-        self._rows += len(keys)
+        self._rows += len(pairs)
         self._ends.append(self._rows)
-        if len(self._keys) >= FLUSH_ROWS:
+        if len(self._pairs) >= FLUSH_ROWS:
             self._flush()
 
     def _flush(self) -> None:
         """The waiting rows into the arrays."""
-        keys = self._keys
-        _extend(self.candidate_lefts, [key >> PAIR_SHIFT for key in keys])
-        _extend(self.candidate_rights, [key & PAIR_MASK for key in keys])
+        pairs = self._pairs
+        _extend(self.candidate_lefts, [pair >> PAIR_SHIFT for pair in pairs])
+        _extend(self.candidate_rights, [pair & PAIR_MASK for pair in pairs])
         _extend(self.candidate_counts, self._counts)
         _extend(self.candidate_ends, self._ends)
         if self._scores:
@@ -91,7 +91,7 @@ class MergeRecorder:
             symbol_counts = self._symbol_counts
             _extend(self.candidate_left_counts, [left for left, _ in symbol_counts])
             _extend(self.candidate_right_counts, [right for _, right in symbol_counts])
-        self._keys, self._counts, self._scores, self._symbol_counts, self._ends = [], [], [], [], []
+        self._pairs, self._counts, self._scores, self._symbol_counts, self._ends = [], [], [], [], []
 
     def candidates(self) -> Candidates:
         self._flush()

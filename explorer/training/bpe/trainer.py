@@ -280,13 +280,13 @@ def _merge(
             break
         # The new token: left + right without the right's continuing-subword prefix. It may
         # already exist (the same string made twice), then it keeps its id.
-        left, right = pick.key >> PAIR_SHIFT, pick.key & PAIR_MASK
+        left, right = pick.pair >> PAIR_SHIFT, pick.pair & PAIR_MASK
         right_part = vocab.tokens[right]
         if prefix and right_part.startswith(prefix):
             right_part = right_part[len(prefix) :]
         new_id = vocab.add(vocab.tokens[left] + right_part)
-        new_pairs, words_changed, occurrences = engine.merge(pick.key, new_id, pick.words, step)
-        queue.after_merge(pick.key, new_pairs)
+        new_pairs, words_changed, occurrences = engine.merge(pick.pair, new_id, pick.words, step)
+        queue.after_merge(pick.pair, new_pairs)
         recorder.record(pick, new_id, words_changed, occurrences)
         step += 1
     if progress is not None:

@@ -73,7 +73,7 @@ UNFINISHED = (
 )
 REPRODUCES = {
     "train": "the corpus choice and the settings, and the run's summary when one is shown",
-    "merges": "this run at this step (the player opens paused there)",
+    "history": "this run at this step (the player opens paused there)",
     "vocabulary": "this run's vocabulary with this search, filter and order",
     "compare": "these tokenizers on these sentences, the special-token switch and the decoded ids",
 }

@@ -171,7 +171,7 @@ def show(track: Track) -> None:
             + (f"; {track.noun}s per tick to sweep through a long run." if len(track.speeds) > 4 else "."),
         )
         with row:
-            link.copy_link("merges", in_sidebar=False)  # here: the step changes inside the fragment
+            link.copy_link("history", in_sidebar=False)  # here: the step changes inside the fragment
         if not state.is_playing():  # while playing, the browser keeps the URL's step (as it shows it)
             link.write(track.link_at(k))
         transport(track, k)
